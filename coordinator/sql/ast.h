@@ -1,0 +1,159 @@
+// The SQL syntax tree produced by the parser (coordinator/sql/parser.h) and consumed by the binder.
+// Operators are already turned into ClickHouse function names here (a + b -> plus(a, b)), so the
+// binder sees one uniform shape: literals, identifiers, `*`, and function calls.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/value.h"
+
+namespace granite::coordinator::sql {
+
+struct Expr;
+using ExprPtr = std::shared_ptr<Expr>;
+
+enum class ExprKind {
+  kLiteral,     // value: int64_t (negative), uint64_t (non-negative), double, std::string; or NULL
+  kIdentifier,  // name: column or alias; qualifier: optional table name (t.col)
+  kStar,        // * in SELECT * or count(*)
+  kFunction,    // name + args (+ distinct for count(DISTINCT x))
+};
+
+// Holds one expression node.
+//
+// Operators and special syntax map to functions with ClickHouse names:
+//   a + b plus, a - b minus, a * b multiply, a / b divide, a % b modulo, -a negate,
+//   = / == equals, != / <> notEquals, < less, > greater, <= lessOrEquals, >= greaterOrEquals,
+//   AND and (flattened: and(a, b, c)), OR or (flattened), NOT not,
+//   a LIKE p like, NOT LIKE notLike, ILIKE ilike, NOT ILIKE notILike,
+//   a IN (x, y) in(a, tuple(x, y)), NOT IN notIn(a, tuple(...)), a IN (x) in(a, tuple(x)),
+//   a BETWEEN x AND y  and(greaterOrEquals(a, x), lessOrEquals(a, y)),
+//   a IS NULL isNull(a), IS NOT NULL isNotNull(a),
+//   CASE WHEN c1 THEN r1 [WHEN ...] [ELSE e] END  multiIf(c1, r1, ..., e) (missing ELSE: NULL literal),
+//   CASE x WHEN v1 THEN r1 ... ELSE e END  caseWithExpression(x, v1, r1, ..., e),
+//   CAST(x AS T) and x::T  CAST(x, 'T') (second argument: string literal with the type as written),
+//   extract(minute FROM t)  toMinute(t) (likewise second/hour/day/month/year: toSecond, toHour,
+//     toDayOfMonth, toMonth, toYear),
+//   DATE 'yyyy-mm-dd'  toDate('yyyy-mm-dd'), TIMESTAMP '…'  toDateTime('…'),
+//   (a, b) with two or more elements: tuple(a, b),
+//   count(*) has one argument of kind kStar.
+// Function names keep the spelling of the query; the binder matches them case-insensitively where
+// ClickHouse does.
+struct Expr {
+  ExprKind kind = ExprKind::kLiteral;
+  size_t position = 0;  // byte offset of the node's first token in the query, for error messages
+
+  // kLiteral
+  bool is_null = false;
+  core::Value value;
+
+  // kIdentifier, kFunction
+  std::string name;
+  std::string qualifier;  // kIdentifier only: "t" in t.col
+
+  // kFunction
+  std::vector<ExprPtr> args;
+  bool distinct = false;  // count(DISTINCT x) / uniqExact-like spelling
+
+  // Any expression may carry an alias (expr AS name, or `expr name` in a select list).
+  std::string alias;
+
+  // Returns the query text of this node as the column name ClickHouse would show, e.g.
+  // "count()", "plus(a, 1)", "number" (see ColumnName in parser.h).
+};
+
+struct OrderItem {
+  ExprPtr expr;
+  bool descending = false;
+};
+
+// FROM: a table, or a table function such as numbers(10) / numbers_mt(1e8).
+struct TableRef {
+  std::string database;  // optional "db" in db.table; "system" for system.tables
+  std::string name;      // table or table-function name
+  bool is_function = false;
+  std::vector<ExprPtr> args;  // table-function arguments
+  std::string alias;
+  size_t position = 0;
+};
+
+struct SelectStatement {
+  bool distinct = false;
+  std::vector<ExprPtr> select;  // items; SELECT * gives one kStar item
+  std::optional<TableRef> from;
+  ExprPtr where;                // null if absent
+  std::vector<ExprPtr> group_by;
+  ExprPtr having;               // null if absent
+  std::vector<OrderItem> order_by;
+  std::optional<uint64_t> limit;
+  std::optional<uint64_t> offset;  // LIMIT n OFFSET m, or LIMIT m, n
+  std::string format;              // FORMAT x clause, empty if absent
+  std::map<std::string, std::string> settings;  // SETTINGS k = v, ...
+};
+
+struct ColumnDef {
+  std::string name;
+  std::string type;       // as written, e.g. "BIGINT", "VARCHAR(255)", "UInt64"
+  bool not_null = false;
+  size_t position = 0;
+};
+
+struct CreateTableStatement {
+  std::string name;
+  bool if_not_exists = false;
+  bool or_replace = false;
+  std::vector<ColumnDef> columns;
+  std::string engine;                // e.g. "MergeTree" (arguments ignored); empty if absent
+  std::vector<ExprPtr> order_by;     // ORDER BY x or ORDER BY (a, b); tuple() gives none
+  std::vector<ExprPtr> primary_key;  // PRIMARY KEY (a, b) after the columns or after ENGINE
+  ExprPtr partition_by;              // null if absent
+  std::map<std::string, std::string> settings;
+};
+
+struct DropTableStatement {
+  std::string name;
+  bool if_exists = false;
+};
+
+struct ShowTablesStatement {
+  std::string format;
+};
+
+struct DescribeStatement {
+  std::string table;
+  std::string format;
+};
+
+struct InsertStatement {
+  std::string table;
+  std::vector<std::string> columns;  // empty: all columns in table order
+  // "Values" for INSERT ... VALUES (rows in `values`); otherwise the FORMAT name as written
+  // (TabSeparated, TSV, CSV, JSONEachRow, ...) with the rows in `inline_data` and/or the request's
+  // input_data; or empty with `select` set for INSERT ... SELECT.
+  std::string format;
+  std::vector<std::vector<ExprPtr>> values;
+  std::string inline_data;  // text after "FORMAT x" and one whitespace character
+  std::shared_ptr<SelectStatement> select;
+};
+
+struct OptimizeStatement {
+  std::string table;
+  bool final = false;
+};
+
+// KILL QUERY WHERE <expr> [SYNC|ASYNC]
+struct KillQueryStatement {
+  ExprPtr where;
+};
+
+using Statement = std::variant<SelectStatement, CreateTableStatement, DropTableStatement,
+                               ShowTablesStatement, DescribeStatement, InsertStatement,
+                               OptimizeStatement, KillQueryStatement>;
+
+}  // namespace granite::coordinator::sql

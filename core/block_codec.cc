@@ -1,0 +1,115 @@
+#include "core/block_codec.h"
+
+#include <lz4.h>
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "core/error.h"
+
+namespace granite::core {
+namespace {
+
+void PutU64(std::string& out, uint64_t v) { out.append(reinterpret_cast<const char*>(&v), 8); }
+
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  bool U64(uint64_t& v) { return Raw(&v, 8); }
+  bool Raw(void* dst, size_t n) {
+    if (bytes_.size() - pos_ < n) return false;
+    std::memcpy(dst, bytes_.data() + pos_, n);
+    pos_ += n;
+    return true;
+  }
+  bool Skip(size_t n, const char** at) {
+    if (bytes_.size() - pos_ < n) return false;
+    *at = bytes_.data() + pos_;
+    pos_ += n;
+    return true;
+  }
+
+ private:
+  std::string_view bytes_;
+  size_t pos_ = 0;
+};
+
+absl::Status Corrupt(std::string_view what) {
+  return Error(ErrorCode::kCorruptedData, "Malformed block on the wire: " + std::string(what));
+}
+
+}  // namespace
+
+std::string EncodeBlock(const Block& block) {
+  std::string out;
+  PutU64(out, block.columns.size());
+  PutU64(out, block.rows());
+  for (const ColumnPtr& column : block.columns) {
+    out.push_back(static_cast<char>(column->type()));
+    if (column->type() == TypeId::kString) {
+      out.append(reinterpret_cast<const char*>(column->Offsets().data()), column->size() * 8);
+      PutU64(out, column->Chars().size());
+      out.append(column->Chars());
+    } else {
+      out.append(column->RawData(), column->RawSize());
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<Block> DecodeBlock(std::string_view bytes) {
+  Reader reader(bytes);
+  uint64_t columns = 0, rows = 0;
+  if (!reader.U64(columns) || !reader.U64(rows)) return Corrupt("header");
+  if (columns > 100000) return Corrupt("column count");
+  Block block;
+  block.rows_without_columns = rows;
+  for (uint64_t c = 0; c < columns; ++c) {
+    uint8_t type_byte = 0;
+    if (!reader.Raw(&type_byte, 1) || type_byte >= kTypeCount) return Corrupt("type");
+    auto column = std::make_shared<Column>(static_cast<TypeId>(type_byte));
+    if (column->type() == TypeId::kString) {
+      auto& offsets = column->MutableOffsets();
+      const char* at = nullptr;
+      if (rows > bytes.size() / 8 || !reader.Skip(rows * 8, &at)) return Corrupt("offsets");
+      offsets.resize(rows);
+      std::memcpy(offsets.data(), at, rows * 8);
+      uint64_t chars = 0;
+      if (!reader.U64(chars) || !reader.Skip(chars, &at)) return Corrupt("chars");
+      if (rows > 0 && offsets.back() != chars) return Corrupt("string offsets");
+      column->MutableChars().assign(at, chars);
+      column->SetSize(rows);
+    } else {
+      size_t n = rows * ValueSize(column->type());
+      const char* at = nullptr;
+      if (rows > bytes.size() || !reader.Skip(n, &at)) return Corrupt("values");
+      column->Resize(rows);
+      std::memcpy(column->RawData(), at, n);
+    }
+    block.columns.push_back(std::move(column));
+  }
+  return block;
+}
+
+std::string CompressLz4(std::string_view raw) {
+  std::string out;
+  out.resize(LZ4_compressBound(static_cast<int>(raw.size())));
+  int n = LZ4_compress_default(raw.data(), out.data(), static_cast<int>(raw.size()),
+                               static_cast<int>(out.size()));
+  out.resize(n > 0 ? n : 0);
+  return out;
+}
+
+absl::StatusOr<std::string> DecompressLz4(std::string_view compressed, size_t raw_size) {
+  std::string out;
+  out.resize(raw_size);
+  int n = LZ4_decompress_safe(compressed.data(), out.data(), static_cast<int>(compressed.size()),
+                              static_cast<int>(raw_size));
+  if (n < 0 || static_cast<size_t>(n) != raw_size) {
+    return Error(ErrorCode::kCorruptedData,
+                 absl::StrCat("Cannot decompress LZ4 data: expected ", raw_size, " bytes"));
+  }
+  return out;
+}
+
+}  // namespace granite::core

@@ -1,0 +1,93 @@
+// Column: one typed vector of values, the unit every kernel works on. Fixed-width values live in
+// one contiguous buffer; strings are a byte buffer plus end offsets (like ClickHouse's ColumnString).
+// Blocks (core/block.h) hold columns by shared pointer so filters and projections share them.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/types.h"
+
+namespace granite::core {
+
+// Holds the values of one column.
+// Thread-safety: none; share only as `const` (ColumnPtr) once built.
+// Invariants: fixed-width: data_.size() == size_ * ValueSize(type_);
+//             String: offsets_.size() == size_, offsets_[i] is the end of row i in chars_.
+class Column {
+ public:
+  explicit Column(TypeId type) : type_(type), width_(ValueSize(type)) {}
+
+  TypeId type() const { return type_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+  // Fixed-width access. REQUIRES: sizeof(T) == ValueSize(type()).
+  template <typename T>
+  T* Data() { return reinterpret_cast<T*>(data_.data()); }
+  template <typename T>
+  const T* Data() const { return reinterpret_cast<const T*>(data_.data()); }
+  template <typename T>
+  T Get(size_t row) const { return Data<T>()[row]; }
+  template <typename T>
+  void Append(T value) {
+    size_t old = data_.size();
+    data_.resize(old + sizeof(T));
+    std::memcpy(data_.data() + old, &value, sizeof(T));
+    ++size_;
+  }
+  // Resizes a fixed-width column; new values are zero.
+  void Resize(size_t rows);
+  // Returns the raw bytes of a fixed-width column (size() * ValueSize(type())).
+  const char* RawData() const { return data_.data(); }
+  char* RawData() { return data_.data(); }
+  size_t RawSize() const { return data_.size(); }
+
+  // String access. REQUIRES: type() == String.
+  std::string_view StringAt(size_t row) const {
+    uint64_t begin = row == 0 ? 0 : offsets_[row - 1];
+    return std::string_view(chars_.data() + begin, offsets_[row] - begin);
+  }
+  void AppendString(std::string_view value) {
+    chars_.append(value.data(), value.size());
+    offsets_.push_back(chars_.size());
+    ++size_;
+  }
+  const std::vector<uint64_t>& Offsets() const { return offsets_; }
+  const std::string& Chars() const { return chars_; }
+  std::vector<uint64_t>& MutableOffsets() { return offsets_; }
+  std::string& MutableChars() { return chars_; }
+  // Sets size after filling offsets/chars (or raw data) directly.
+  void SetSize(size_t rows) { size_ = rows; }
+
+  void Reserve(size_t rows);
+  // Appends row `row` of `other`. REQUIRES: other.type() == type().
+  void AppendFrom(const Column& other, size_t row);
+  // Appends rows [start, start + count) of `other`. REQUIRES: other.type() == type().
+  void AppendRange(const Column& other, size_t start, size_t count);
+  // Returns the rows whose mask byte is non-zero. REQUIRES: mask has size() bytes.
+  Column Filter(const uint8_t* mask) const;
+  // Returns rows in the order of `indices`. REQUIRES: each index < size().
+  Column Take(const uint32_t* indices, size_t count) const;
+  // Returns rows [start, start + count).
+  Column Slice(size_t start, size_t count) const;
+  // Approximate bytes held, for statistics.
+  size_t ByteSize() const { return data_.size() + chars_.size() + offsets_.size() * 8; }
+
+ private:
+  TypeId type_;
+  size_t width_;
+  size_t size_ = 0;
+  std::vector<char> data_;
+  std::vector<uint64_t> offsets_;
+  std::string chars_;
+};
+
+using ColumnPtr = std::shared_ptr<const Column>;
+using MutableColumnPtr = std::shared_ptr<Column>;
+
+}  // namespace granite::core

@@ -1,0 +1,105 @@
+#include "core/error.h"
+
+#include <cstdlib>
+#include <optional>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/numbers.h"
+
+namespace granite::core {
+namespace {
+
+constexpr char kPayloadUrl[] = "granite/error_code";
+
+absl::StatusCode CanonicalFor(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kOk: return absl::StatusCode::kOk;
+    case ErrorCode::kUnknownTable:
+    case ErrorCode::kUnknownIdentifier:
+    case ErrorCode::kUnknownFunction:
+    case ErrorCode::kNoSuchColumnInTable: return absl::StatusCode::kNotFound;
+    case ErrorCode::kTableAlreadyExists: return absl::StatusCode::kAlreadyExists;
+    case ErrorCode::kTimeoutExceeded: return absl::StatusCode::kDeadlineExceeded;
+    case ErrorCode::kQueryWasCancelled: return absl::StatusCode::kCancelled;
+    case ErrorCode::kAllConnectionTriesFailed: return absl::StatusCode::kUnavailable;
+    case ErrorCode::kMemoryLimitExceeded: return absl::StatusCode::kResourceExhausted;
+    case ErrorCode::kLogicalError: return absl::StatusCode::kInternal;
+    case ErrorCode::kNotImplemented: return absl::StatusCode::kUnimplemented;
+    case ErrorCode::kChecksumDoesntMatch:
+    case ErrorCode::kCorruptedData: return absl::StatusCode::kDataLoss;
+    case ErrorCode::kAuthenticationFailed: return absl::StatusCode::kUnauthenticated;
+    default: return absl::StatusCode::kInvalidArgument;
+  }
+}
+
+}  // namespace
+
+absl::Status Error(ErrorCode code, std::string_view message) {
+  absl::Status status(CanonicalFor(code), absl::string_view(message.data(), message.size()));
+  status.SetPayload(kPayloadUrl, absl::Cord(std::to_string(static_cast<int>(code))));
+  return status;
+}
+
+ErrorCode CodeOf(const absl::Status& status) {
+  if (status.ok()) return ErrorCode::kOk;
+  auto payload = status.GetPayload(kPayloadUrl);
+  int value = 0;
+  if (payload && absl::SimpleAtoi(std::string(*payload), &value)) return static_cast<ErrorCode>(value);
+  switch (status.code()) {
+    case absl::StatusCode::kDeadlineExceeded: return ErrorCode::kTimeoutExceeded;
+    case absl::StatusCode::kCancelled: return ErrorCode::kQueryWasCancelled;
+    case absl::StatusCode::kUnavailable: return ErrorCode::kAllConnectionTriesFailed;
+    case absl::StatusCode::kResourceExhausted: return ErrorCode::kMemoryLimitExceeded;
+    case absl::StatusCode::kUnimplemented: return ErrorCode::kNotImplemented;
+    case absl::StatusCode::kDataLoss: return ErrorCode::kCorruptedData;
+    case absl::StatusCode::kInvalidArgument: return ErrorCode::kBadArguments;
+    default: return ErrorCode::kLogicalError;
+  }
+}
+
+std::string_view ErrorName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kOk: return "OK";
+    case ErrorCode::kNotImplemented: return "NOT_IMPLEMENTED";
+    case ErrorCode::kLogicalError: return "LOGICAL_ERROR";
+    case ErrorCode::kIllegalTypeOfArgument: return "ILLEGAL_TYPE_OF_ARGUMENT";
+    case ErrorCode::kUnknownFunction: return "UNKNOWN_FUNCTION";
+    case ErrorCode::kUnknownIdentifier: return "UNKNOWN_IDENTIFIER";
+    case ErrorCode::kNumberOfArgumentsDoesntMatch: return "NUMBER_OF_ARGUMENTS_DOESNT_MATCH";
+    case ErrorCode::kIllegalColumn: return "ILLEGAL_COLUMN";
+    case ErrorCode::kCannotParseText: return "CANNOT_PARSE_TEXT";
+    case ErrorCode::kCannotParseInputAssertionFailed: return "CANNOT_PARSE_INPUT_ASSERTION_FAILED";
+    case ErrorCode::kTypeMismatch: return "TYPE_MISMATCH";
+    case ErrorCode::kUnknownTable: return "UNKNOWN_TABLE";
+    case ErrorCode::kSyntaxError: return "SYNTAX_ERROR";
+    case ErrorCode::kUnknownAggregateFunction: return "UNKNOWN_AGGREGATE_FUNCTION";
+    case ErrorCode::kTableAlreadyExists: return "TABLE_ALREADY_EXISTS";
+    case ErrorCode::kUnknownType: return "UNKNOWN_TYPE";
+    case ErrorCode::kUnknownFormat: return "UNKNOWN_FORMAT";
+    case ErrorCode::kIllegalDivision: return "ILLEGAL_DIVISION";
+    case ErrorCode::kTimeoutExceeded: return "TIMEOUT_EXCEEDED";
+    case ErrorCode::kTooManyColumns: return "TOO_MANY_COLUMNS";
+    case ErrorCode::kNotAnAggregate: return "NOT_AN_AGGREGATE";
+    case ErrorCode::kMemoryLimitExceeded: return "MEMORY_LIMIT_EXCEEDED";
+    case ErrorCode::kChecksumDoesntMatch: return "CHECKSUM_DOESNT_MATCH";
+    case ErrorCode::kCorruptedData: return "CORRUPTED_DATA";
+    case ErrorCode::kUnknownSetting: return "UNKNOWN_SETTING";
+    case ErrorCode::kQueryWasCancelled: return "QUERY_WAS_CANCELLED";
+    case ErrorCode::kAllConnectionTriesFailed: return "ALL_CONNECTION_TRIES_FAILED";
+    case ErrorCode::kAuthenticationFailed: return "AUTHENTICATION_FAILED";
+    case ErrorCode::kCannotWriteToFile: return "CANNOT_WRITE_TO_FILE_DESCRIPTOR";
+    case ErrorCode::kCannotReadFromFile: return "CANNOT_READ_FROM_FILE_DESCRIPTOR";
+    case ErrorCode::kBadArguments: return "BAD_ARGUMENTS";
+    case ErrorCode::kIllegalAggregation: return "ILLEGAL_AGGREGATION";
+    case ErrorCode::kNumberOfColumnsDoesntMatch: return "NUMBER_OF_COLUMNS_DOESNT_MATCH";
+    case ErrorCode::kEmptyListOfColumnsPassed: return "EMPTY_LIST_OF_COLUMNS_PASSED";
+    case ErrorCode::kDuplicateColumn: return "DUPLICATE_COLUMN";
+    case ErrorCode::kNoSuchColumnInTable: return "NO_SUCH_COLUMN_IN_TABLE";
+    case ErrorCode::kArgumentOutOfBound: return "ARGUMENT_OUT_OF_BOUND";
+    case ErrorCode::kValueIsOutOfRangeOfDataType: return "VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE";
+    case ErrorCode::kIncorrectData: return "INCORRECT_DATA";
+  }
+  return "UNKNOWN_EXCEPTION";
+}
+
+}  // namespace granite::core

@@ -1,0 +1,63 @@
+// ClickHouse-compatible error codes carried inside absl::Status, so that every layer returns a plain
+// Status and the RPC boundary turns it into Result.exception {code, name, display_text}.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+
+namespace granite::core {
+
+enum class ErrorCode : int {
+  kOk = 0,
+  kNotImplemented = 48,
+  kLogicalError = 49,
+  kIllegalTypeOfArgument = 43,
+  kUnknownFunction = 46,
+  kUnknownIdentifier = 47,
+  kNumberOfArgumentsDoesntMatch = 42,
+  kIllegalColumn = 44,
+  kCannotParseText = 6,
+  kCannotParseInputAssertionFailed = 27,
+  kTypeMismatch = 53,
+  kUnknownTable = 60,
+  kSyntaxError = 62,
+  kUnknownAggregateFunction = 63,
+  kTableAlreadyExists = 57,
+  kUnknownType = 50,
+  kUnknownFormat = 73,
+  kIllegalDivision = 153,
+  kTimeoutExceeded = 159,
+  kTooManyColumns = 161,
+  kNotAnAggregate = 215,
+  kMemoryLimitExceeded = 241,
+  kChecksumDoesntMatch = 40,
+  kCorruptedData = 246,
+  kUnknownSetting = 115,
+  kQueryWasCancelled = 394,
+  kAllConnectionTriesFailed = 279,
+  kAuthenticationFailed = 516,
+  kCannotWriteToFile = 76,
+  kCannotReadFromFile = 75,
+  kBadArguments = 36,
+  kIllegalAggregation = 184,
+  kNumberOfColumnsDoesntMatch = 7,
+  kEmptyListOfColumnsPassed = 51,
+  kDuplicateColumn = 15,
+  kNoSuchColumnInTable = 16,
+  kArgumentOutOfBound = 69,
+  kValueIsOutOfRangeOfDataType = 321,
+  kIncorrectData = 117,
+};
+
+// Returns a Status carrying `code` and `message` ("what went wrong: the values").
+absl::Status Error(ErrorCode code, std::string_view message);
+
+// Returns the ClickHouse code carried by `status`; statuses made elsewhere map by canonical code.
+ErrorCode CodeOf(const absl::Status& status);
+
+// Returns the ClickHouse name of `code`, e.g. "SYNTAX_ERROR".
+std::string_view ErrorName(ErrorCode code);
+
+}  // namespace granite::core
