@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Creates the Python venv used by the tests (.venv): grpcio and grpcio-tools for the ClickHouse gRPC
-# protocol. Idempotent. Pass --bench to add the benchmark peers (chdb, duckdb).
+# protocol, and the granite_client package (client/python) installed in editable mode, which
+# generates its gRPC stubs from proto/. Idempotent and quiet. Pass --bench to add the benchmark
+# peers (chdb, duckdb).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/.venv"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-want=(grpcio grpcio-tools)
+want=(grpcio grpcio-tools setuptools)
 if [ "${1:-}" = "--bench" ]; then
   want+=(chdb duckdb)
 fi
@@ -17,4 +19,16 @@ for p in "${want[@]}"; do
 done
 if [ ${#need[@]} -gt 0 ]; then
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "${need[@]}"
+fi
+# granite_client: (re)install when it is missing or installed from another checkout. Importing it
+# regenerates the stubs when the .proto is newer than them.
+if ! (cd / && "$venv/bin/python" - "$root/client/python" >/dev/null 2>&1) <<'PY'
+import os, sys
+import granite_client
+here = os.path.realpath(os.path.dirname(granite_client.__file__))
+sys.exit(0 if here.startswith(os.path.realpath(sys.argv[1]) + os.sep) else 1)
+PY
+then
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
+    -e "$root/client/python" >/dev/null
 fi

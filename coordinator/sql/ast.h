@@ -71,6 +71,7 @@ struct Expr {
 struct OrderItem {
   ExprPtr expr;
   bool descending = false;
+  std::optional<bool> nulls_first;  // NULLS FIRST (true) / NULLS LAST (false); unset: default
 };
 
 // FROM: a table, or a table function such as numbers(10) / numbers_mt(1e8).
@@ -101,6 +102,7 @@ struct ColumnDef {
   std::string name;
   std::string type;       // as written, e.g. "BIGINT", "VARCHAR(255)", "UInt64"
   bool not_null = false;
+  bool nullable = false;  // `col Type NULL`: ClickHouse makes the column Nullable(Type)
   size_t position = 0;
 };
 

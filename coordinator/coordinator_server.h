@@ -1,0 +1,40 @@
+// CoordinatorServer: the `granite coordinator` program's server — connects to the workers, and
+// serves the ClickHouse gRPC protocol plus grpc.health.v1 and reflection.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace granite::coordinator {
+
+struct CoordinatorOptions {
+  std::string host = "127.0.0.1";
+  int port = 9100;  // 0 = pick an ephemeral port
+  std::vector<std::string> workers;  // host:port of each worker
+  int threads = 0;  // merge pool size; 0 = hardware concurrency
+};
+
+// Owns the coordinator's services and gRPC server.
+// Thread-safety: Start, then Shutdown, from one thread.
+class CoordinatorServer {
+ public:
+  CoordinatorServer();
+  ~CoordinatorServer();
+
+  // Starts serving; returns the port it listens on.
+  absl::StatusOr<int> Start(const CoordinatorOptions& options);
+  // Stops accepting queries and waits (up to a deadline) for running ones.
+  void Shutdown();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Runs a coordinator in the foreground until SIGINT/SIGTERM; returns the exit status.
+int RunCoordinator(const CoordinatorOptions& options);
+
+}  // namespace granite::coordinator

@@ -1,0 +1,140 @@
+#include "coordinator/ddl_executor.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <map>
+#include <set>
+
+#include "core/error.h"
+#include "core/rpc_status.h"
+#include "core/status_macros.h"
+#include "core/types.h"
+#include "coordinator/sql/parser.h"
+
+namespace granite::coordinator {
+
+namespace pb = granite::worker::v1;
+using core::ErrorCode;
+
+namespace {
+
+constexpr auto kDdlTimeout = std::chrono::seconds(60);
+
+void SetDeadline(grpc::ClientContext* context) {
+  context->set_deadline(std::chrono::system_clock::now() + kDdlTimeout);
+}
+
+absl::StatusOr<pb::TableSchema> SchemaFrom(const sql::CreateTableStatement& create) {
+  pb::TableSchema schema;
+  schema.set_name(create.name);
+  std::set<std::string> seen;
+  for (const sql::ColumnDef& column : create.columns) {
+    if (!seen.insert(column.name).second) {
+      return core::Error(ErrorCode::kDuplicateColumn,
+                         "Column " + column.name + " is declared twice in table " + create.name);
+    }
+    absl::StatusOr<core::TypeId> type = core::ParseType(column.type);
+    if (!type.ok()) {
+      return core::Error(ErrorCode::kUnknownType,
+                         std::string(type.status().message()) + " (column " + column.name +
+                             ", at position " + std::to_string(column.position + 1) + ")");
+    }
+    pb::ColumnSpec* spec = schema.add_columns();
+    spec->set_name(column.name);
+    spec->set_type(static_cast<uint32_t>(*type));
+  }
+  if (create.columns.empty()) {
+    return core::Error(ErrorCode::kEmptyListOfColumnsPassed,
+                       "Table " + create.name + " must have at least one column");
+  }
+  // Keys are stored as written; storage uses plain column names, and checks them below.
+  auto add_keys = [&](const std::vector<sql::ExprPtr>& exprs,
+                      google::protobuf::RepeatedPtrField<std::string>* out) -> absl::Status {
+    for (const auto& expr : exprs) {
+      std::string name = sql::ColumnName(*expr);
+      if (expr->kind == sql::ExprKind::kIdentifier && !seen.count(expr->name)) {
+        return core::Error(ErrorCode::kUnknownIdentifier,
+                           "Missing column " + expr->name + " in the key of table " + create.name);
+      }
+      out->Add(std::move(name));
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(add_keys(create.order_by, schema.mutable_order_by()));
+  RETURN_IF_ERROR(add_keys(create.primary_key, schema.mutable_primary_key()));
+  if (create.partition_by) schema.set_partition_by(sql::ColumnName(*create.partition_by));
+  schema.set_engine(create.engine.empty() ? "MergeTree" : create.engine);
+  for (const auto& [key, value] : create.settings) (*schema.mutable_settings())[key] = value;
+  return schema;
+}
+
+}  // namespace
+
+absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
+  if (catalog->loaded()) return absl::OkStatus();
+  std::vector<pb::ListTablesResponse> responses(workers.size());
+  RETURN_IF_ERROR(workers.CallAll([&](size_t i) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    return core::FromGrpcStatus(
+        workers.stub(i)->ListTables(&context, pb::ListTablesRequest(), &responses[i]),
+        workers.address(i));
+  }));
+  std::map<std::string, pb::TableSchema> tables;
+  for (const auto& response : responses) {
+    for (const auto& table : response.tables()) tables[table.schema().name()] = table.schema();
+  }
+  std::vector<pb::TableSchema> schemas;
+  for (auto& [name, schema] : tables) schemas.push_back(std::move(schema));
+  catalog->Reset(schemas);
+  return absl::OkStatus();
+}
+
+absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSet& workers,
+                         Catalog* catalog) {
+  RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
+  ASSIGN_OR_RETURN(pb::TableSchema schema, SchemaFrom(create));
+  if (catalog->Find(create.name)) {
+    if (create.if_not_exists) return absl::OkStatus();
+    if (!create.or_replace) {
+      return core::Error(ErrorCode::kTableAlreadyExists,
+                         "Table default." + create.name + " already exists");
+    }
+  }
+  pb::CreateTableRequest request;
+  *request.mutable_schema() = schema;
+  request.set_if_not_exists(create.if_not_exists);
+  request.set_or_replace(create.or_replace);
+  RETURN_IF_ERROR(workers.CallAll([&](size_t i) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    pb::DdlResponse response;
+    return core::FromGrpcStatus(workers.stub(i)->CreateTable(&context, request, &response),
+                                workers.address(i));
+  }));
+  catalog->Put(schema);
+  return absl::OkStatus();
+}
+
+absl::Status DropTable(const sql::DropTableStatement& drop, const WorkerSet& workers,
+                       Catalog* catalog) {
+  RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
+  if (!catalog->Find(drop.name)) {
+    if (drop.if_exists) return absl::OkStatus();
+    return core::Error(ErrorCode::kUnknownTable, "Table default." + drop.name + " does not exist");
+  }
+  pb::DropTableRequest request;
+  request.set_name(drop.name);
+  request.set_if_exists(true);  // a worker that missed the CREATE must not fail the DROP
+  RETURN_IF_ERROR(workers.CallAll([&](size_t i) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    pb::DdlResponse response;
+    return core::FromGrpcStatus(workers.stub(i)->DropTable(&context, request, &response),
+                                workers.address(i));
+  }));
+  catalog->Remove(drop.name);
+  return absl::OkStatus();
+}
+
+}  // namespace granite::coordinator

@@ -1,0 +1,52 @@
+#include "coordinator/formats/csv_output.h"
+
+#include "coordinator/formats/text_escaping.h"
+#include "core/value_text.h"
+
+namespace granite::coordinator {
+
+void CsvOutput::Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
+                      std::string* out) {
+  if (with_names_) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (i > 0) out->push_back(',');
+      AppendCsvQuoted(names[i], out);
+    }
+    out->push_back('\n');
+  }
+  if (with_types_) {
+    for (size_t i = 0; i < types.size(); ++i) {
+      if (i > 0) out->push_back(',');
+      AppendCsvQuoted(core::TypeName(types[i]), out);
+    }
+    out->push_back('\n');
+  }
+}
+
+void CsvOutput::Write(const core::Block& block, std::string* out) {
+  const size_t rows = block.rows();
+  const size_t columns = block.columns.size();
+  for (size_t row = 0; row < rows; ++row) {
+    for (size_t c = 0; c < columns; ++c) {
+      if (c > 0) out->push_back(',');
+      const core::Column& column = *block.columns[c];
+      switch (column.type()) {
+        case core::TypeId::kString:
+          AppendCsvQuoted(column.StringAt(row), out);
+          break;
+        case core::TypeId::kDate:
+        case core::TypeId::kDateTime:
+          // Date and DateTime text never contains '"', so no doubling is needed.
+          out->push_back('"');
+          core::AppendValueText(column, row, out);
+          out->push_back('"');
+          break;
+        default:
+          core::AppendValueText(column, row, out);
+      }
+    }
+    out->push_back('\n');
+  }
+}
+
+}  // namespace granite::coordinator

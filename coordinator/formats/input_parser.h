@@ -1,0 +1,55 @@
+// Input formats: parse the rows of an INSERT (INSERT INTO t FORMAT x <data>, or an HTTP body)
+// into one Block whose columns have the table's (or the column list's) types, in order.
+// The coordinator concatenates streamed chunks and calls ParseInput once on the whole text.
+//
+// Formats (names case-sensitive like ClickHouse):
+// - TabSeparated / TSV: fields split by '\t', rows by '\n'; escapes \\ \t \n \r \0 \b \f \a \v
+//   \' \" \/ \xHH are decoded as ClickHouse does; a field that is exactly \N (NULL) becomes the
+//   column's default value, since granite has no Nullable. TSVRaw / TabSeparatedRaw: no escapes.
+// - CSV: fields split by ','; a field may be "quoted" with "" standing for '"' and may contain
+//   newlines; unquoted fields are trimmed of spaces and tabs; rows end with \n or \r\n. An empty
+//   field, or unquoted \N, of a non-String column becomes the default value (ClickHouse's
+//   input_format_csv_empty_as_default).
+// - JSONEachRow: objects {"name": value, ...}, separated by whitespace or commas, optionally
+//   wrapped in [ ]; keys name columns; a missing key or null gives the default value; an unknown
+//   or repeated key is an error (INCORRECT_DATA); numbers may be quoted ("5"), strings accept
+//   numbers, true / false, and nested objects / arrays as their raw text; true / false in a number
+//   column are 1 / 0.
+// - TSVWithNames, TSVWithNamesAndTypes, CSVWithNames, CSVWithNamesAndTypes (and the
+//   TabSeparated... spellings): the first line names the columns of the data, mapped by name like
+//   ClickHouse's input_format_with_names_use_header; columns not named get default values; the
+//   types line is skipped.
+// In every format, blank lines at the very end of the data are ignored.
+//
+// Default values: 0 for numbers, "" for String, 1970-01-01 (00:00:00) for Date (DateTime).
+//
+// Errors name the 1-based data row, the line where that row starts, the column (1-based number
+// and name) and the offending text, e.g.
+//   Cannot parse "abc" as UInt32: (at row 17, line 18, column 2 'b')
+//   Cannot parse input: expected '\t' before: '\n': (at row 3, line 3, column 1 'a') (the row
+//     has 1 of 2 columns)
+// Codes: CANNOT_PARSE_TEXT for a bad value, CANNOT_PARSE_INPUT_ASSERTION_FAILED for bad structure,
+// INCORRECT_DATA for unknown or repeated JSON keys and header names, UNKNOWN_FORMAT.
+// On error nothing is returned but the Status: the insert fails as a whole.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/block.h"
+#include "core/types.h"
+
+namespace granite::coordinator {
+
+// Returns true if `format` names an input format ParseInput understands.
+bool IsInputFormat(std::string_view format);
+
+// Parses all rows of `data` in `format` into a block with one column per name, of `types`.
+// REQUIRES: names.size() == types.size().
+absl::StatusOr<core::Block> ParseInput(std::string_view format, std::string_view data,
+                                       const std::vector<std::string>& names,
+                                       const std::vector<core::TypeId>& types);
+
+}  // namespace granite::coordinator

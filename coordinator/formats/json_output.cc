@@ -1,0 +1,92 @@
+#include "coordinator/formats/json_output.h"
+
+#include <cmath>
+
+#include "coordinator/formats/text_escaping.h"
+#include "core/value_text.h"
+
+namespace granite::coordinator {
+
+void AppendJsonValue(const core::Column& column, size_t row, std::string* out) {
+  switch (column.type()) {
+    case core::TypeId::kString:
+      AppendJsonString(column.StringAt(row), out);
+      return;
+    case core::TypeId::kDate:
+    case core::TypeId::kDateTime:
+      out->push_back('"');
+      core::AppendValueText(column, row, out);
+      out->push_back('"');
+      return;
+    case core::TypeId::kFloat32:
+      if (!std::isfinite(column.Get<float>(row))) {
+        out->append("null");
+        return;
+      }
+      break;
+    case core::TypeId::kFloat64:
+      if (!std::isfinite(column.Get<double>(row))) {
+        out->append("null");
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  core::AppendValueText(column, row, out);
+}
+
+void JsonOutput::Begin(const std::vector<std::string>& names,
+                       const std::vector<core::TypeId>& types, std::string* out) {
+  quoted_names_.clear();
+  for (const std::string& name : names) {
+    std::string quoted;
+    AppendJsonString(name, &quoted);
+    quoted_names_.push_back(std::move(quoted));
+  }
+  out->append("{\n\t\"meta\":\n\t[\n");
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out->append(",\n");
+    out->append("\t\t{\n\t\t\t\"name\": ");
+    out->append(quoted_names_[i]);
+    out->append(",\n\t\t\t\"type\": ");
+    AppendJsonString(core::TypeName(types[i]), out);
+    out->append("\n\t\t}");
+  }
+  out->append("\n\t],\n\n\t\"data\":\n\t[\n");
+}
+
+void JsonOutput::Write(const core::Block& block, std::string* out) {
+  const size_t rows = block.rows();
+  const size_t columns = block.columns.size();
+  for (size_t row = 0; row < rows; ++row) {
+    if (rows_ > 0) out->append(",\n");
+    ++rows_;
+    if (compact_) {
+      out->append("\t\t[");
+      for (size_t c = 0; c < columns; ++c) {
+        if (c > 0) out->append(", ");
+        AppendJsonValue(*block.columns[c], row, out);
+      }
+      out->push_back(']');
+    } else {
+      out->append("\t\t{\n");
+      for (size_t c = 0; c < columns; ++c) {
+        if (c > 0) out->append(",\n");
+        out->append("\t\t\t");
+        out->append(quoted_names_[c]);
+        out->append(": ");
+        AppendJsonValue(*block.columns[c], row, out);
+      }
+      out->append("\n\t\t}");
+    }
+  }
+}
+
+void JsonOutput::End(std::string* out) {
+  out->append("\n\t],\n\n\t\"rows\": ");
+  out->append(std::to_string(rows_));
+  out->append("\n}\n");
+}
+
+}  // namespace granite::coordinator

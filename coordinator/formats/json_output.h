@@ -1,0 +1,44 @@
+// JSON output formats: JSON and JSONCompact (one document with "meta", "data" and "rows"), and
+// the value writer shared with JSONEachRow (json_each_row_output.h). Part of the output formats
+// (coordinator/formats/output_format.h).
+//
+// Layout, byte for byte as ClickHouse writes it with output_format_write_statistics = 0:
+//   {\n\t"meta":\n\t[\n\t\t{\n\t\t\t"name": "a",\n\t\t\t"type": "UInt64"\n\t\t}\n\t],\n\n
+//   \t"data":\n\t[\n\t\t[1, "x"],\n\t\t[2, "y"]\n\t],\n\n\t"rows": 2\n}\n
+// JSON writes each row as \t\t{\n\t\t\t"a": 1,\n\t\t\t"s": "x"\n\t\t} instead.
+// Unlike ClickHouse's defaults, 64-bit integers are NOT quoted and "statistics" is omitted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "coordinator/formats/output_format.h"
+#include "core/column.h"
+
+namespace granite::coordinator {
+
+// Appends row `row` of `column` as a JSON value: integers and finite floats as numbers,
+// nan / inf as null, strings, Date and DateTime as JSON strings.
+void AppendJsonValue(const core::Column& column, size_t row, std::string* out);
+
+// Writes the JSON or JSONCompact document.
+// Thread-safety: none.
+class JsonOutput : public OutputFormat {
+ public:
+  explicit JsonOutput(bool compact) : compact_(compact) {}
+
+  void Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
+             std::string* out) override;
+  void Write(const core::Block& block, std::string* out) override;
+  void End(std::string* out) override;
+  std::string_view ContentType() const override { return "application/json; charset=UTF-8"; }
+
+ private:
+  // Constant after construction.
+  const bool compact_;
+  // Set by Begin.
+  std::vector<std::string> quoted_names_;  // JSON-escaped names with quotes, for JSON rows
+  size_t rows_ = 0;
+};
+
+}  // namespace granite::coordinator

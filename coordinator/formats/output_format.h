@@ -1,0 +1,52 @@
+// Output formats: turn the result blocks of a query into the bytes a client asked for
+// (FORMAT x / output_format). The coordinator calls Begin once with the result's column names and
+// types, Write once per result block (appending to a buffer it may flush to the client between
+// calls, so results stream), and End once.
+//
+// Supported names (case-sensitive like ClickHouse): TabSeparated (TSV), TabSeparatedRaw (TSVRaw),
+// TabSeparatedWithNames (TSVWithNames), TabSeparatedWithNamesAndTypes (TSVWithNamesAndTypes),
+// CSV, CSVWithNames, CSVWithNamesAndTypes, JSONEachRow, JSON, JSONCompact, Pretty, PrettyCompact,
+// PrettyCompactMonoBlock, Vertical, Null.
+//
+// Deliberate differences from ClickHouse (which granite documents rather than hides):
+// - JSON formats never quote 64-bit integers (output_format_json_quote_64bit_integers = 0) and
+//   JSON / JSONCompact omit the "statistics" object; nan and inf are written as null.
+// - Pretty formats print ONE table for the whole result in End (ClickHouse prints one table per
+//   block, which depends on block boundaries); like ClickHouse they stop after 10000 rows and say
+//   "  Showed first 10000.". Control characters in strings are shown TSV-escaped.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/block.h"
+#include "core/types.h"
+
+namespace granite::coordinator {
+
+// Writes result blocks in one output format.
+// Thread-safety: none; one instance serves one query's result.
+// REQUIRES: Begin is called once before any Write, End once after the last Write; every block
+// passed to Write has one column per name given to Begin, of the matching type.
+class OutputFormat {
+ public:
+  virtual ~OutputFormat() = default;
+
+  // Records the result's shape and appends any header (column names, JSON "meta", ...).
+  virtual void Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
+                     std::string* out) = 0;
+  // Appends the rows of `block`.
+  virtual void Write(const core::Block& block, std::string* out) = 0;
+  // Appends whatever closes the output (JSON footer, the buffered Pretty table, ...).
+  virtual void End(std::string* out) = 0;
+  // Returns the HTTP Content-Type ClickHouse sends for this format.
+  virtual std::string_view ContentType() const { return "text/plain; charset=UTF-8"; }
+};
+
+// Returns a new writer for format `name`, or Error(kUnknownFormat, "Unknown format Foo").
+absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view name);
+
+}  // namespace granite::coordinator

@@ -1,0 +1,158 @@
+// The TSV reader scans each field once for '\t', '\n' and '\\'; only fields that contain a
+// backslash are copied (unescaped into a reused buffer), all others are parsed in place.
+#include "coordinator/formats/tab_separated_input.h"
+
+#include <cstring>
+#include <vector>
+
+#include "core/status_macros.h"
+
+namespace granite::coordinator {
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Splits one header line into unescaped names.
+std::vector<std::string> SplitHeader(std::string_view line, bool raw) {
+  std::vector<std::string> names;
+  std::string name;
+  size_t start = 0;
+  while (true) {
+    size_t tab = line.find('\t', start);
+    std::string_view field = line.substr(start, tab == std::string_view::npos ? tab : tab - start);
+    if (raw) {
+      name.assign(field);
+    } else {
+      UnescapeTsv(field, &name);
+    }
+    names.push_back(name);
+    if (tab == std::string_view::npos) break;
+    start = tab + 1;
+  }
+  return names;
+}
+
+}  // namespace
+
+void UnescapeTsv(std::string_view text, std::string* out) {
+  out->clear();
+  const size_t n = text.size();
+  for (size_t i = 0; i < n; ++i) {
+    char c = text[i];
+    if (c != '\\' || i + 1 == n) {
+      out->push_back(c);
+      continue;
+    }
+    char e = text[++i];
+    if (e == 'x' && i + 2 < n && HexValue(text[i + 1]) >= 0 && HexValue(text[i + 2]) >= 0) {
+      out->push_back(static_cast<char>(HexValue(text[i + 1]) * 16 + HexValue(text[i + 2])));
+      i += 2;
+      continue;
+    }
+    if (e == 'N') continue;  // \N inside a longer field reads as nothing, as in ClickHouse
+    char decoded;
+    switch (e) {
+      case 'a': decoded = '\a'; break;
+      case 'b': decoded = '\b'; break;
+      case 'e': decoded = '\x1B'; break;
+      case 'f': decoded = '\f'; break;
+      case 'n': decoded = '\n'; break;
+      case 'r': decoded = '\r'; break;
+      case 't': decoded = '\t'; break;
+      case 'v': decoded = '\v'; break;
+      case '0': decoded = '\0'; break;
+      default: decoded = e;
+    }
+    // Like ClickHouse, an unknown escape such as \% keeps its backslash (handy for LIKE patterns).
+    bool keeps_backslash = decoded != '\\' && decoded != '\'' && decoded != '"' &&
+                           decoded != '`' && decoded != '/' && decoded != '=' &&
+                           static_cast<unsigned char>(decoded) >= 0x20 && decoded != 0x7F;
+    if (keeps_backslash) out->push_back('\\');
+    out->push_back(decoded);
+  }
+}
+
+absl::Status ParseTabSeparated(std::string_view data, int header_lines, bool raw,
+                               InputBlockBuilder* builder) {
+  const char* p = data.data();
+  const char* end = p + data.size();
+  while (end > p && end[-1] == '\n') --end;
+
+  size_t line = 0;
+  std::vector<int> field_to_column;
+  for (size_t c = 0; c < builder->column_count(); ++c) field_to_column.push_back(static_cast<int>(c));
+  for (int h = 0; h < header_lines && p < end; ++h) {
+    const char* eol = static_cast<const char*>(memchr(p, '\n', end - p));
+    if (eol == nullptr) eol = end;
+    ++line;
+    if (h == 0) {
+      builder->SetPosition(0, line);
+      ASSIGN_OR_RETURN(field_to_column,
+                       builder->MapHeader(SplitHeader(std::string_view(p, eol - p), raw)));
+    }
+    p = eol == end ? end : eol + 1;
+  }
+  const size_t fields = field_to_column.size();
+  if (fields == 0) {
+    if (p < end) {
+      return builder->ExpectedError("end of data", std::string_view(p, end - p), -1,
+                                    "no columns to read");
+    }
+    return absl::OkStatus();
+  }
+
+  std::string scratch;
+  size_t row = 0;
+  while (p < end) {
+    ++row;
+    ++line;
+    builder->SetPosition(row, line);
+    for (size_t f = 0; f < fields; ++f) {
+      const int column = field_to_column[f];
+      const char* start = p;
+      bool escaped = false;
+      while (p < end && *p != '\t' && *p != '\n') {
+        if (*p == '\\' && !raw) {
+          escaped = true;
+          if (p + 1 < end) ++p;  // the escaped byte may itself be '\t' or '\n'
+        }
+        ++p;
+      }
+      std::string_view field(start, p - start);
+      if (escaped) {
+        if (field == "\\N") {
+          builder->AppendDefault(column);
+        } else {
+          UnescapeTsv(field, &scratch);
+          RETURN_IF_ERROR(builder->AppendText(column, scratch));
+        }
+      } else {
+        RETURN_IF_ERROR(builder->AppendText(column, field));
+      }
+      if (f + 1 < fields) {
+        if (p == end || *p != '\t') {
+          return builder->ExpectedError(
+              "'\\t'", std::string_view(p, end - p), column,
+              "the row has " + std::to_string(f + 1) + " of " + std::to_string(fields) + " columns");
+        }
+        ++p;
+      } else if (p < end) {
+        if (*p != '\n') {
+          return builder->ExpectedError("'\\n'", std::string_view(p, end - p), column,
+                                        "the row has more than " + std::to_string(fields) +
+                                            " columns");
+        }
+        ++p;
+      }
+    }
+    builder->AppendDefaultsForUnmapped(field_to_column);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace granite::coordinator

@@ -1,0 +1,129 @@
+// ColumnName (declared in parser.h): the ClickHouse display name of an expression.
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <variant>
+
+#include "coordinator/sql/parser.h"
+
+namespace granite::coordinator::sql {
+namespace {
+
+// Appends `value` as ClickHouse prints a Float64 (double-conversion's shortest form): fixed
+// notation for decimal exponents in [-6, 21) with a trailing '.' for whole numbers ("1.", "0.001",
+// "10000000000."), exponential otherwise ("1e30", "1.5e-7").
+void AppendDouble(double value, std::string* out) {
+  if (std::isnan(value)) {
+    out->append("nan");
+    return;
+  }
+  if (std::isinf(value)) {
+    out->append(value < 0 ? "-inf" : "inf");
+    return;
+  }
+  char buffer[64];
+  auto result =
+      std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
+  std::string_view text(buffer, result.ptr - buffer);  // "-d.ddde+XX"
+  if (!text.empty() && text.front() == '-') {
+    out->push_back('-');
+    text.remove_prefix(1);
+  }
+  const size_t e = text.find('e');
+  std::string digits;
+  for (char c : text.substr(0, e)) {
+    if (c != '.') digits.push_back(c);
+  }
+  const int exponent = std::atoi(std::string(text.substr(e + 1)).c_str());
+  if (exponent < -6 || exponent >= 21) {
+    out->push_back(digits[0]);
+    if (digits.size() > 1) {
+      out->push_back('.');
+      out->append(digits, 1);
+    }
+    out->push_back('e');
+    out->append(std::to_string(exponent));
+    return;
+  }
+  const int point = exponent + 1;  // digits before the decimal point
+  if (point <= 0) {
+    out->append("0.");
+    out->append(static_cast<size_t>(-point), '0');
+    out->append(digits);
+  } else if (static_cast<size_t>(point) >= digits.size()) {
+    out->append(digits);
+    out->append(point - digits.size(), '0');
+    out->push_back('.');
+  } else {
+    out->append(digits, 0, point);
+    out->push_back('.');
+    out->append(digits, point);
+  }
+}
+
+// Appends `value` as a ClickHouse quoted string literal.
+void AppendQuoted(const std::string& value, std::string* out) {
+  out->push_back('\'');
+  for (char c : value) {
+    switch (c) {
+      case '\'': out->append("\\'"); break;
+      case '\\': out->append("\\\\"); break;
+      case '\n': out->append("\\n"); break;
+      case '\t': out->append("\\t"); break;
+      case '\r': out->append("\\r"); break;
+      case '\b': out->append("\\b"); break;
+      case '\f': out->append("\\f"); break;
+      case '\0': out->append("\\0"); break;
+      default: out->push_back(c);
+    }
+  }
+  out->push_back('\'');
+}
+
+void AppendName(const Expr& expr, std::string* out) {
+  switch (expr.kind) {
+    case ExprKind::kLiteral:
+      if (expr.is_null) {
+        out->append("NULL");
+      } else if (const auto* i = std::get_if<int64_t>(&expr.value)) {
+        out->append(std::to_string(*i));
+      } else if (const auto* u = std::get_if<uint64_t>(&expr.value)) {
+        out->append(std::to_string(*u));
+      } else if (const auto* d = std::get_if<double>(&expr.value)) {
+        AppendDouble(*d, out);
+      } else {
+        AppendQuoted(std::get<std::string>(expr.value), out);
+      }
+      return;
+    case ExprKind::kIdentifier:
+      out->append(expr.name);
+      return;
+    case ExprKind::kStar:
+      out->push_back('*');
+      return;
+    case ExprKind::kFunction:
+      out->append(expr.name);
+      if (expr.distinct) out->append("Distinct");
+      out->push_back('(');
+      bool first = true;
+      for (const ExprPtr& arg : expr.args) {
+        if (arg->kind == ExprKind::kStar) continue;  // count(*) is count()
+        if (!first) out->append(", ");
+        first = false;
+        AppendName(*arg, out);
+      }
+      out->push_back(')');
+      return;
+  }
+}
+
+}  // namespace
+
+std::string ColumnName(const Expr& expr) {
+  std::string out;
+  AppendName(expr, &out);
+  return out;
+}
+
+}  // namespace granite::coordinator::sql

@@ -1,0 +1,515 @@
+#include "coordinator/sql/expression_parser.h"
+
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "core/absl_compat.h"
+#include "core/status_macros.h"
+
+namespace granite::coordinator::sql {
+namespace {
+
+// Adds to a depth counter for the lifetime of the guard.
+class DepthGuard {
+ public:
+  explicit DepthGuard(int* counter, int initial = 1) : counter_(*counter), added_(initial) {
+    counter_ += initial;
+  }
+  ~DepthGuard() { counter_ -= added_; }
+  DepthGuard(const DepthGuard&) = delete;
+  DepthGuard& operator=(const DepthGuard&) = delete;
+
+  // Counts one more link of an operator chain (a + b + c), which deepens the tree by one.
+  void Add() {
+    ++counter_;
+    ++added_;
+  }
+
+ private:
+  int& counter_;
+  int added_;
+};
+
+ExprPtr MakeFunction(std::string name, std::vector<ExprPtr> args, size_t position) {
+  auto expr = std::make_shared<Expr>();
+  expr->kind = ExprKind::kFunction;
+  expr->name = std::move(name);
+  expr->args = std::move(args);
+  expr->position = position;
+  return expr;
+}
+
+ExprPtr MakeLiteral(core::Value value, size_t position) {
+  auto expr = std::make_shared<Expr>();
+  expr->kind = ExprKind::kLiteral;
+  expr->value = std::move(value);
+  expr->position = position;
+  return expr;
+}
+
+ExprPtr MakeNull(size_t position) {
+  ExprPtr expr = MakeLiteral(core::Value(uint64_t{0}), position);
+  expr->is_null = true;
+  return expr;
+}
+
+ExprPtr MakeBinary(const char* name, ExprPtr left, ExprPtr right) {
+  const size_t position = left->position;
+  return MakeFunction(name, {std::move(left), std::move(right)}, position);
+}
+
+// Maps a comparison symbol to its ClickHouse function; nullptr if `token` is not one.
+const char* ComparisonFunction(const Token& token) {
+  if (token.kind != TokenKind::kPunctuation) return nullptr;
+  if (token.text == "=" || token.text == "==") return "equals";
+  if (token.text == "!=" || token.text == "<>") return "notEquals";
+  if (token.text == "<") return "less";
+  if (token.text == ">") return "greater";
+  if (token.text == "<=") return "lessOrEquals";
+  if (token.text == ">=") return "greaterOrEquals";
+  return nullptr;
+}
+
+// Maps the unit of extract(UNIT FROM x) to its ClickHouse function; nullptr if unknown.
+const char* ExtractFunction(const Token& unit) {
+  static constexpr std::pair<std::string_view, const char*> kUnits[] = {
+      {"SECOND", "toSecond"}, {"MINUTE", "toMinute"}, {"HOUR", "toHour"},
+      {"DAY", "toDayOfMonth"}, {"MONTH", "toMonth"},   {"QUARTER", "toQuarter"},
+      {"YEAR", "toYear"}};
+  for (const auto& [word, function] : kUnits) {
+    if (unit.Is(word)) return function;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::Status ExpressionParser::CheckDepth() {
+  if (recursion_ > kMaxRecursion) {
+    return tokens_.Error(absl::StrCat("Maximum parse depth (", kMaxRecursion, ") exceeded"));
+  }
+  if (tree_depth_ > kMaxTreeDepth) {
+    return tokens_.Error(absl::StrCat("Maximum expression depth (", kMaxTreeDepth, ") exceeded"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::Parse() {
+  DepthGuard recursion(&recursion_);
+  DepthGuard tree(&tree_depth_);
+  RETURN_IF_ERROR(CheckDepth());
+  return ParseOr();
+}
+
+absl::StatusOr<std::vector<ExprPtr>> ExpressionParser::ParseList() {
+  std::vector<ExprPtr> list;
+  do {
+    ASSIGN_OR_RETURN(ExprPtr expr, Parse());
+    list.push_back(std::move(expr));
+  } while (tokens_.TakeSymbol(","));
+  return list;
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseOr() {
+  ASSIGN_OR_RETURN(ExprPtr first, ParseAnd());
+  if (!tokens_.Peek().Is("OR")) return first;
+  std::vector<ExprPtr> args{first};
+  while (tokens_.TakeKeyword("OR")) {
+    ASSIGN_OR_RETURN(ExprPtr next, ParseAnd());
+    args.push_back(std::move(next));
+  }
+  return MakeFunction("or", std::move(args), first->position);
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseAnd() {
+  ASSIGN_OR_RETURN(ExprPtr first, ParseNot());
+  if (!tokens_.Peek().Is("AND")) return first;
+  std::vector<ExprPtr> args{first};
+  while (tokens_.TakeKeyword("AND")) {
+    ASSIGN_OR_RETURN(ExprPtr next, ParseNot());
+    args.push_back(std::move(next));
+  }
+  return MakeFunction("and", std::move(args), first->position);
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseNot() {
+  if (!tokens_.Peek().Is("NOT")) return ParseComparison();
+  DepthGuard recursion(&recursion_);
+  DepthGuard tree(&tree_depth_);
+  RETURN_IF_ERROR(CheckDepth());
+  const Token not_token = tokens_.Take();
+  ASSIGN_OR_RETURN(ExprPtr operand, ParseNot());
+  return MakeFunction("not", {std::move(operand)}, not_token.position);
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseComparison() {
+  ASSIGN_OR_RETURN(ExprPtr left, ParseAdditive());
+  DepthGuard links(&tree_depth_, 0);
+  while (true) {
+    links.Add();
+    RETURN_IF_ERROR(CheckDepth());
+    const Token token = tokens_.Peek();
+    if (const char* function = ComparisonFunction(token)) {
+      tokens_.Take();
+      ASSIGN_OR_RETURN(ExprPtr right, ParseAdditive());
+      left = MakeBinary(function, std::move(left), std::move(right));
+      continue;
+    }
+    bool negated = false;
+    if (token.Is("NOT")) {
+      const Token next = tokens_.Peek(1);
+      if (!next.Is("LIKE") && !next.Is("ILIKE") && !next.Is("IN") && !next.Is("BETWEEN")) break;
+      tokens_.Take();
+      negated = true;
+    }
+    const Token op = tokens_.Peek();
+    if (op.Is("LIKE") || op.Is("ILIKE")) {
+      tokens_.Take();
+      ASSIGN_OR_RETURN(ExprPtr pattern, ParseAdditive());
+      const char* function = op.Is("LIKE") ? (negated ? "notLike" : "like")
+                                           : (negated ? "notILike" : "ilike");
+      left = MakeBinary(function, std::move(left), std::move(pattern));
+    } else if (op.Is("IN")) {
+      tokens_.Take();
+      ASSIGN_OR_RETURN(ExprPtr list, ParseInList());
+      left = MakeBinary(negated ? "notIn" : "in", std::move(left), std::move(list));
+    } else if (op.Is("BETWEEN")) {
+      tokens_.Take();
+      ASSIGN_OR_RETURN(ExprPtr low, ParseAdditive());
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("AND"));
+      ASSIGN_OR_RETURN(ExprPtr high, ParseAdditive());
+      const size_t position = left->position;
+      if (negated) {
+        left = MakeFunction(
+            "or", {MakeBinary("less", left, std::move(low)), MakeBinary("greater", left, high)},
+            position);
+      } else {
+        left = MakeFunction("and",
+                            {MakeBinary("greaterOrEquals", left, std::move(low)),
+                             MakeBinary("lessOrEquals", left, std::move(high))},
+                            position);
+      }
+    } else if (op.Is("IS")) {
+      tokens_.Take();
+      const bool is_not = tokens_.TakeKeyword("NOT");
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("NULL"));
+      const size_t position = left->position;
+      left = MakeFunction(is_not ? "isNotNull" : "isNull", {std::move(left)}, position);
+    } else {
+      break;
+    }
+  }
+  return left;
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseAdditive() {
+  ASSIGN_OR_RETURN(ExprPtr left, ParseMultiplicative());
+  DepthGuard links(&tree_depth_, 0);
+  while (true) {
+    const Token token = tokens_.Peek();
+    const char* function = token.IsSymbol("+")    ? "plus"
+                           : token.IsSymbol("-")  ? "minus"
+                           : token.IsSymbol("||") ? "concat"
+                                                  : nullptr;
+    if (function == nullptr) break;
+    links.Add();
+    RETURN_IF_ERROR(CheckDepth());
+    tokens_.Take();
+    ASSIGN_OR_RETURN(ExprPtr right, ParseMultiplicative());
+    left = MakeBinary(function, std::move(left), std::move(right));
+  }
+  return left;
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseMultiplicative() {
+  ASSIGN_OR_RETURN(ExprPtr left, ParseUnary());
+  DepthGuard links(&tree_depth_, 0);
+  while (true) {
+    const Token token = tokens_.Peek();
+    const char* function = token.IsSymbol("*")   ? "multiply"
+                           : token.IsSymbol("/") ? "divide"
+                           : token.IsSymbol("%") ? "modulo"
+                           : token.Is("DIV")     ? "intDiv"
+                           : token.Is("MOD")     ? "modulo"
+                                                 : nullptr;
+    if (function == nullptr) break;
+    links.Add();
+    RETURN_IF_ERROR(CheckDepth());
+    tokens_.Take();
+    ASSIGN_OR_RETURN(ExprPtr right, ParseUnary());
+    left = MakeBinary(function, std::move(left), std::move(right));
+  }
+  return left;
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseUnary() {
+  if (!tokens_.Peek().IsSymbol("-")) {
+    ASSIGN_OR_RETURN(ExprPtr primary, ParsePrimary());
+    return ParsePostfix(std::move(primary));
+  }
+  DepthGuard recursion(&recursion_);
+  DepthGuard tree(&tree_depth_);
+  RETURN_IF_ERROR(CheckDepth());
+  const Token minus = tokens_.Take();
+  if (tokens_.Peek().kind == TokenKind::kNumber) {
+    ASSIGN_OR_RETURN(ExprPtr literal, ParseNumber(tokens_.Take(), true, minus.position));
+    return ParsePostfix(std::move(literal));
+  }
+  ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary());
+  return MakeFunction("negate", {std::move(operand)}, minus.position);
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParsePostfix(ExprPtr operand) {
+  DepthGuard links(&tree_depth_, 0);
+  while (tokens_.Peek().IsSymbol("::")) {
+    links.Add();
+    RETURN_IF_ERROR(CheckDepth());
+    tokens_.Take();
+    const size_t type_position = tokens_.Peek().position;
+    ASSIGN_OR_RETURN(std::string type, ParseTypeText());
+    const size_t position = operand->position;
+    operand = MakeFunction(
+        "CAST", {std::move(operand), MakeLiteral(core::Value(std::move(type)), type_position)},
+        position);
+  }
+  return operand;
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
+  const Token token = tokens_.Peek();
+  switch (token.kind) {
+    case TokenKind::kNumber:
+      tokens_.Take();
+      return ParseNumber(token, false, token.position);
+    case TokenKind::kString:
+      tokens_.Take();
+      return MakeLiteral(core::Value(Unquote(token.text)), token.position);
+    case TokenKind::kQuotedIdentifier:
+      return ParseIdentifier();
+    case TokenKind::kPunctuation:
+      if (token.IsSymbol("(")) return ParseParenthesized();
+      break;
+    case TokenKind::kBareWord: {
+      const Token next = tokens_.Peek(1);
+      if (token.Is("CASE")) return ParseCase();
+      if (next.IsSymbol("(")) {
+        if (token.Is("CAST")) return ParseCast();
+        if (token.Is("EXTRACT")) return ParseExtract();
+        return ParseFunctionCall();
+      }
+      if (token.Is("NULL")) {
+        tokens_.Take();
+        return MakeNull(token.position);
+      }
+      if (token.Is("TRUE") || token.Is("FALSE")) {
+        tokens_.Take();
+        return MakeLiteral(core::Value(uint64_t{token.Is("TRUE") ? 1u : 0u}), token.position);
+      }
+      if (token.Is("INF") || token.Is("NAN")) {
+        tokens_.Take();
+        const double value = token.Is("INF") ? std::numeric_limits<double>::infinity()
+                                             : std::numeric_limits<double>::quiet_NaN();
+        return MakeLiteral(core::Value(value), token.position);
+      }
+      if ((token.Is("DATE") || token.Is("TIMESTAMP")) && next.kind == TokenKind::kString) {
+        tokens_.Take();
+        tokens_.Take();
+        return MakeFunction(token.Is("DATE") ? "toDate" : "toDateTime",
+                            {MakeLiteral(core::Value(Unquote(next.text)), next.position)},
+                            token.position);
+      }
+      if (IsReservedWord(token.text)) break;
+      return ParseIdentifier();
+    }
+    default:
+      break;
+  }
+  return tokens_.Error("Expected expression");
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseIdentifier() {
+  Token part = tokens_.Take();
+  auto expr = std::make_shared<Expr>();
+  expr->kind = ExprKind::kIdentifier;
+  expr->position = part.position;
+  auto text = [](const Token& token) {
+    return token.kind == TokenKind::kQuotedIdentifier ? Unquote(token.text)
+                                                      : std::string(token.text);
+  };
+  expr->name = text(part);
+  while (tokens_.Peek().IsSymbol(".")) {
+    const Token next = tokens_.Peek(1);
+    if (next.kind != TokenKind::kBareWord && next.kind != TokenKind::kQuotedIdentifier) {
+      tokens_.Take();
+      return tokens_.Error("Expected identifier");
+    }
+    tokens_.Take();
+    tokens_.Take();
+    if (!expr->qualifier.empty()) expr->qualifier.push_back('.');
+    expr->qualifier += expr->name;
+    expr->name = text(next);
+  }
+  return expr;
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseParenthesized() {
+  const Token open = tokens_.Take();
+  if (tokens_.TakeSymbol(")")) return MakeFunction("tuple", {}, open.position);
+  ASSIGN_OR_RETURN(std::vector<ExprPtr> items, ParseList());
+  RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  if (items.size() == 1) return items.front();
+  return MakeFunction("tuple", std::move(items), open.position);
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseInList() {
+  const Token open = tokens_.Peek();
+  RETURN_IF_ERROR(tokens_.ExpectSymbol("("));
+  std::vector<ExprPtr> items;
+  if (!tokens_.Peek().IsSymbol(")")) {
+    ASSIGN_OR_RETURN(items, ParseList());
+  }
+  RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  return MakeFunction("tuple", std::move(items), open.position);
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseFunctionCall() {
+  const Token name = tokens_.Take();
+  tokens_.Take();  // '('
+  ExprPtr call = MakeFunction(std::string(name.text), {}, name.position);
+  if (tokens_.TakeSymbol(")")) return call;
+  if (tokens_.Peek().IsSymbol("*") && tokens_.Peek(1).IsSymbol(")")) {
+    auto star = std::make_shared<Expr>();
+    star->kind = ExprKind::kStar;
+    star->position = tokens_.Take().position;
+    tokens_.Take();
+    call->args.push_back(std::move(star));
+    return call;
+  }
+  call->distinct = tokens_.TakeKeyword("DISTINCT");
+  ASSIGN_OR_RETURN(call->args, ParseList());
+  RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  return call;
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseCase() {
+  const Token case_token = tokens_.Take();
+  std::vector<ExprPtr> args;
+  const bool has_operand = !tokens_.Peek().Is("WHEN");
+  if (has_operand) {
+    ASSIGN_OR_RETURN(ExprPtr operand, Parse());
+    args.push_back(std::move(operand));
+  }
+  if (!tokens_.Peek().Is("WHEN")) return tokens_.Error("Expected WHEN");
+  while (tokens_.TakeKeyword("WHEN")) {
+    ASSIGN_OR_RETURN(ExprPtr condition, Parse());
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("THEN"));
+    ASSIGN_OR_RETURN(ExprPtr result, Parse());
+    args.push_back(std::move(condition));
+    args.push_back(std::move(result));
+  }
+  const bool has_else = tokens_.TakeKeyword("ELSE");
+  if (has_else) {
+    ASSIGN_OR_RETURN(ExprPtr otherwise, Parse());
+    args.push_back(std::move(otherwise));
+  } else {
+    args.push_back(MakeNull(tokens_.Peek().position));
+  }
+  if (!tokens_.TakeKeyword("END")) {
+    return tokens_.Error(has_else ? "Expected END" : "Expected one of: WHEN, ELSE, END");
+  }
+  return MakeFunction(has_operand ? "caseWithExpression" : "multiIf", std::move(args),
+                      case_token.position);
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseCast() {
+  const Token name = tokens_.Take();
+  tokens_.Take();  // '('
+  ASSIGN_OR_RETURN(ExprPtr operand, Parse());
+  ExprPtr type;
+  if (tokens_.TakeKeyword("AS")) {
+    const size_t type_position = tokens_.Peek().position;
+    ASSIGN_OR_RETURN(std::string text, ParseTypeText());
+    type = MakeLiteral(core::Value(std::move(text)), type_position);
+  } else if (tokens_.TakeSymbol(",")) {
+    ASSIGN_OR_RETURN(type, Parse());
+  } else {
+    return tokens_.Error("Expected one of: AS, ','");
+  }
+  RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  return MakeFunction("CAST", {std::move(operand), std::move(type)}, name.position);
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseExtract() {
+  const char* function = ExtractFunction(tokens_.Peek(2));
+  if (function == nullptr || !tokens_.Peek(3).Is("FROM")) return ParseFunctionCall();
+  const Token name = tokens_.Take();
+  for (int i = 0; i < 3; ++i) tokens_.Take();  // '(' UNIT FROM
+  ASSIGN_OR_RETURN(ExprPtr operand, Parse());
+  RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  return MakeFunction(function, {std::move(operand)}, name.position);
+}
+
+absl::StatusOr<std::string> ExpressionParser::ParseTypeText() {
+  const Token first = tokens_.Peek();
+  if (first.kind != TokenKind::kBareWord) return tokens_.Error("Expected data type");
+  tokens_.Take();
+  size_t end = first.end();
+  for (Token word = tokens_.Peek(); word.Is("PRECISION") || word.Is("UNSIGNED") ||
+                                    word.Is("SIGNED") || word.Is("VARYING");
+       word = tokens_.Peek()) {
+    end = tokens_.Take().end();
+  }
+  if (tokens_.Peek().IsSymbol("(")) {
+    int open = 0;
+    do {
+      const Token token = tokens_.Peek();
+      if (token.kind == TokenKind::kEnd || token.kind == TokenKind::kError) {
+        return tokens_.Error("Expected ')'");
+      }
+      if (token.IsSymbol("(")) {
+        ++open;
+      } else if (token.IsSymbol(")")) {
+        --open;
+      }
+      end = tokens_.Take().end();
+    } while (open > 0);
+  }
+  return std::string(tokens_.query().substr(first.position, end - first.position));
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseNumber(const Token& token, bool negative,
+                                                      size_t position) {
+  const std::string_view text = token.text;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const std::string sign = negative ? "-" : "";
+  if (!hex && text.find_first_of(".eE") != std::string_view::npos) {
+    double value = 0;
+    auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (ec != std::errc() || ptr != end) {
+      return tokens_.ErrorAt(token, absl::StrCat("Cannot parse number ", sign,
+                                                 core::ToAbsl(text), ": out of range of Float64"));
+    }
+    return MakeLiteral(core::Value(negative ? -value : value), position);
+  }
+  uint64_t value = 0;
+  auto [ptr, ec] = hex ? std::from_chars(begin + 2, end, value, 16)
+                       : std::from_chars(begin, end, value, 10);
+  constexpr uint64_t kInt64MinMagnitude = uint64_t{1} << 63;
+  if (ec != std::errc() || ptr != end || (negative && value > kInt64MinMagnitude)) {
+    return tokens_.ErrorAt(
+        token, absl::StrCat("Integer literal ", sign, core::ToAbsl(text), " is out of range of ",
+                            negative ? "Int64" : "UInt64"));
+  }
+  if (!negative) return MakeLiteral(core::Value(value), position);
+  const int64_t signed_value = value == kInt64MinMagnitude
+                                   ? std::numeric_limits<int64_t>::min()
+                                   : -static_cast<int64_t>(value);
+  return MakeLiteral(core::Value(signed_value), position);
+}
+
+}  // namespace granite::coordinator::sql

@@ -1,0 +1,70 @@
+// The expression half of the recursive-descent parser (parser.h is the statement half). It turns
+// operators and special syntax into ClickHouse function calls as documented in ast.h.
+//
+// Precedence, lowest first; each level is one method:
+//   OR (flattened) < AND (flattened) < NOT < comparison (= != < LIKE IN BETWEEN IS NULL ...)
+//   < additive (+ - ||) < multiplicative (* / % DIV MOD) < unary minus < postfix ::Type < primary.
+// A unary minus directly before a number folds into a negative literal (-1 is Int64 -1, and
+// -1::UInt8 casts the literal -1), as in ClickHouse.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "coordinator/sql/ast.h"
+#include "coordinator/sql/token_stream.h"
+
+namespace granite::coordinator::sql {
+
+// Parses expressions from a TokenStream, stopping before the first token that cannot continue one.
+// Thread-safety: none; one per parse.
+class ExpressionParser {
+ public:
+  // Limits like ClickHouse's max_parser_depth and max_ast_depth: deeper input fails with a
+  // syntax error instead of overflowing the stack, here (about 2.5 KB per nesting level) or in
+  // the recursive consumers of the tree.
+  static constexpr int kMaxRecursion = 256;   // nested parentheses, calls, CASE, NOT, unary minus
+  static constexpr int kMaxTreeDepth = 1000;  // also counts each link of an operator chain
+
+  // REQUIRES: `tokens` outlives the parser.
+  explicit ExpressionParser(TokenStream* tokens) : tokens_(*tokens) {}
+
+  // Parses one full expression (OR level).
+  absl::StatusOr<ExprPtr> Parse();
+  // Parses `expr [, expr ...]`; stops before the first token after an expression that is not ','.
+  absl::StatusOr<std::vector<ExprPtr>> ParseList();
+  // Parses a data type and returns its text as written: a name, optional extra words
+  // (DOUBLE PRECISION, INT UNSIGNED) and an optional balanced (argument list).
+  absl::StatusOr<std::string> ParseTypeText();
+  // Parses a number literal, folding a leading '-' into it when `negative`.
+  absl::StatusOr<ExprPtr> ParseNumber(const Token& token, bool negative, size_t position);
+
+ private:
+  absl::StatusOr<ExprPtr> ParseOr();
+  absl::StatusOr<ExprPtr> ParseAnd();
+  absl::StatusOr<ExprPtr> ParseNot();
+  absl::StatusOr<ExprPtr> ParseComparison();
+  absl::StatusOr<ExprPtr> ParseAdditive();
+  absl::StatusOr<ExprPtr> ParseMultiplicative();
+  absl::StatusOr<ExprPtr> ParseUnary();
+  absl::StatusOr<ExprPtr> ParsePostfix(ExprPtr operand);
+  absl::StatusOr<ExprPtr> ParsePrimary();
+  absl::StatusOr<ExprPtr> ParseParenthesized();
+  absl::StatusOr<ExprPtr> ParseFunctionCall();
+  absl::StatusOr<ExprPtr> ParseCase();
+  absl::StatusOr<ExprPtr> ParseCast();
+  absl::StatusOr<ExprPtr> ParseExtract();
+  absl::StatusOr<ExprPtr> ParseIdentifier();
+  // Parses `(expr, ...)` after IN / NOT IN into a tuple(...) call.
+  absl::StatusOr<ExprPtr> ParseInList();
+
+  // Fails with a syntax error at the next token once a depth limit is passed.
+  absl::Status CheckDepth();
+
+  TokenStream& tokens_;
+  int recursion_ = 0;   // active recursive calls
+  int tree_depth_ = 0;  // bound on the depth of the node being built
+};
+
+}  // namespace granite::coordinator::sql

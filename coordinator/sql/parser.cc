@@ -1,0 +1,522 @@
+// Statement half of the recursive-descent parser; expressions live in expression_parser.cc.
+#include "coordinator/sql/parser.h"
+
+#include <iterator>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "core/absl_compat.h"
+#include "core/status_macros.h"
+#include "coordinator/sql/expression_parser.h"
+#include "coordinator/sql/token_stream.h"
+
+namespace granite::coordinator::sql {
+namespace {
+
+constexpr char kStatementKeywords[] =
+    "Expected one of: SELECT, INSERT, CREATE, DROP, SHOW, DESCRIBE, DESC, OPTIMIZE, KILL";
+
+// Returns the items of a key given as `(a, b)` or `tuple(a, b)`, or the key itself.
+std::vector<ExprPtr> KeyColumns(ExprPtr key) {
+  if (key->kind == ExprKind::kFunction && key->name == "tuple" && !key->distinct) {
+    return key->args;
+  }
+  return {std::move(key)};
+}
+
+template <typename T>
+absl::StatusOr<Statement> ToStatement(absl::StatusOr<T> parsed) {
+  if (!parsed.ok()) return parsed.status();
+  return absl::StatusOr<Statement>(absl::in_place, std::in_place_type<T>, std::move(*parsed));
+}
+
+// Parses statements; see ParseStatement in parser.h.
+class StatementParser {
+ public:
+  explicit StatementParser(std::string_view sql) : tokens_(sql), expressions_(&tokens_) {}
+
+  absl::StatusOr<Statement> Parse();
+
+ private:
+  absl::StatusOr<SelectStatement> ParseSelect();
+  absl::Status ParseSelectItems(SelectStatement* select);
+  absl::Status ParseOrderBy(SelectStatement* select);
+  absl::Status ParseLimit(SelectStatement* select);
+  absl::StatusOr<TableRef> ParseTableRef();
+  absl::StatusOr<CreateTableStatement> ParseCreate();
+  absl::Status ParseColumnDef(CreateTableStatement* create);
+  absl::Status ParseTableOptions(CreateTableStatement* create);
+  absl::StatusOr<DropTableStatement> ParseDrop();
+  absl::StatusOr<ShowTablesStatement> ParseShow();
+  absl::StatusOr<DescribeStatement> ParseDescribe();
+  absl::StatusOr<InsertStatement> ParseInsert();
+  absl::Status ParseValuesRows(InsertStatement* insert);
+  absl::StatusOr<OptimizeStatement> ParseOptimize();
+  absl::StatusOr<KillQueryStatement> ParseKill();
+
+  // Parses an identifier, bare or quoted; `what` names it in the error.
+  absl::StatusOr<std::string> ParseName(std::string_view what = "identifier");
+  // Parses [db.]name for DDL and INSERT: "default." is dropped, another database is kept.
+  absl::StatusOr<std::string> ParseTableName();
+  absl::StatusOr<uint64_t> ParseUnsigned();
+  absl::Status ParseSettings(std::map<std::string, std::string>* settings);
+  // Parses an alias after AS, or a bare alias when the next word is not reserved.
+  absl::StatusOr<std::string> ParseOptionalAlias();
+  // Accepts an optional ';' and then requires the end of the query.
+  absl::Status ExpectEnd(std::string_view expected);
+
+  TokenStream tokens_;
+  ExpressionParser expressions_;
+  std::string select_expected_;  // what could have continued the last SELECT parsed
+};
+
+absl::StatusOr<Statement> StatementParser::Parse() {
+  const Token first = tokens_.Peek();
+  if (first.kind == TokenKind::kEnd) return tokens_.Error("Empty query");
+  if (first.Is("SELECT")) {
+    ASSIGN_OR_RETURN(SelectStatement select, ParseSelect());
+    RETURN_IF_ERROR(ExpectEnd(select_expected_));
+    return absl::StatusOr<Statement>(absl::in_place, std::in_place_type<SelectStatement>,
+                                     std::move(select));
+  }
+  if (first.Is("CREATE")) return ToStatement(ParseCreate());
+  if (first.Is("DROP")) return ToStatement(ParseDrop());
+  if (first.Is("SHOW")) return ToStatement(ParseShow());
+  if (first.Is("DESCRIBE") || first.Is("DESC")) return ToStatement(ParseDescribe());
+  if (first.Is("INSERT")) return ToStatement(ParseInsert());
+  if (first.Is("OPTIMIZE")) return ToStatement(ParseOptimize());
+  if (first.Is("KILL")) return ToStatement(ParseKill());
+  return tokens_.Error(kStatementKeywords);
+}
+
+absl::Status StatementParser::ExpectEnd(std::string_view expected) {
+  const bool semicolon = tokens_.TakeSymbol(";");
+  if (tokens_.Peek().kind == TokenKind::kEnd) return absl::OkStatus();
+  if (semicolon) return tokens_.Error("Expected end of query (multi-statements are not allowed)");
+  return tokens_.Error(expected);
+}
+
+absl::StatusOr<std::string> StatementParser::ParseName(std::string_view what) {
+  const Token token = tokens_.Peek();
+  if (token.kind == TokenKind::kBareWord) return std::string(tokens_.Take().text);
+  if (token.kind == TokenKind::kQuotedIdentifier) return Unquote(tokens_.Take().text);
+  return tokens_.Error(absl::StrCat("Expected ", core::ToAbsl(what)));
+}
+
+absl::StatusOr<std::string> StatementParser::ParseTableName() {
+  ASSIGN_OR_RETURN(std::string name, ParseName("table name"));
+  if (!tokens_.TakeSymbol(".")) return name;
+  ASSIGN_OR_RETURN(std::string table, ParseName("table name"));
+  if (name == "default") return table;
+  return absl::StrCat(name, ".", table);
+}
+
+absl::StatusOr<uint64_t> StatementParser::ParseUnsigned() {
+  const Token token = tokens_.Peek();
+  if (token.kind == TokenKind::kNumber) {
+    ASSIGN_OR_RETURN(ExprPtr literal, expressions_.ParseNumber(token, false, token.position));
+    if (const auto* value = std::get_if<uint64_t>(&literal->value)) {
+      tokens_.Take();
+      return *value;
+    }
+  }
+  return tokens_.Error("Expected unsigned integer");
+}
+
+absl::Status StatementParser::ParseSettings(std::map<std::string, std::string>* settings) {
+  do {
+    ASSIGN_OR_RETURN(std::string name, ParseName("setting name"));
+    RETURN_IF_ERROR(tokens_.ExpectSymbol("="));
+    const Token token = tokens_.Peek();
+    std::string value;
+    if (token.IsSymbol("-") && tokens_.Peek(1).kind == TokenKind::kNumber) {
+      tokens_.Take();
+      value = absl::StrCat("-", core::ToAbsl(tokens_.Take().text));
+    } else if (token.kind == TokenKind::kNumber || token.kind == TokenKind::kBareWord) {
+      value = std::string(tokens_.Take().text);
+      if (token.Is("TRUE")) value = "1";
+      if (token.Is("FALSE")) value = "0";
+    } else if (token.kind == TokenKind::kString) {
+      value = Unquote(tokens_.Take().text);
+    } else {
+      return tokens_.Error("Expected setting value (number, string or identifier)");
+    }
+    (*settings)[std::move(name)] = std::move(value);
+  } while (tokens_.TakeSymbol(","));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> StatementParser::ParseOptionalAlias() {
+  if (tokens_.TakeKeyword("AS")) return ParseName("alias");
+  const Token token = tokens_.Peek();
+  if (token.kind == TokenKind::kQuotedIdentifier ||
+      (token.kind == TokenKind::kBareWord && !IsReservedWord(token.text))) {
+    return ParseName("alias");
+  }
+  return std::string();
+}
+
+absl::StatusOr<SelectStatement> StatementParser::ParseSelect() {
+  SelectStatement select;
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("SELECT"));
+  select.distinct = tokens_.TakeKeyword("DISTINCT");
+  if (!select.distinct) tokens_.TakeKeyword("ALL");
+  RETURN_IF_ERROR(ParseSelectItems(&select));
+  // Clauses in their fixed order; `expected` lists those that may still follow.
+  static constexpr std::string_view kClauses[] = {"FROM",     "WHERE",    "GROUP BY",
+                                                  "HAVING",   "ORDER BY", "LIMIT",
+                                                  "OFFSET",   "SETTINGS", "FORMAT"};
+  size_t next_clause = 0;
+  auto done = [&next_clause](size_t clause) { next_clause = clause + 1; };
+  if (tokens_.TakeKeyword("FROM")) {
+    ASSIGN_OR_RETURN(select.from, ParseTableRef());
+    done(0);
+  }
+  if (tokens_.TakeKeyword("WHERE")) {
+    ASSIGN_OR_RETURN(select.where, expressions_.Parse());
+    done(1);
+  }
+  if (tokens_.Peek().Is("GROUP")) {
+    tokens_.Take();
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("BY"));
+    ASSIGN_OR_RETURN(select.group_by, expressions_.ParseList());
+    done(2);
+  }
+  if (tokens_.TakeKeyword("HAVING")) {
+    ASSIGN_OR_RETURN(select.having, expressions_.Parse());
+    done(3);
+  }
+  if (tokens_.Peek().Is("ORDER")) {
+    RETURN_IF_ERROR(ParseOrderBy(&select));
+    done(4);
+  }
+  if (tokens_.Peek().Is("LIMIT") || tokens_.Peek().Is("OFFSET")) {
+    RETURN_IF_ERROR(ParseLimit(&select));
+    done(6);
+  }
+  bool has_settings = false;
+  if (tokens_.TakeKeyword("SETTINGS")) {
+    RETURN_IF_ERROR(ParseSettings(&select.settings));
+    has_settings = true;
+    done(7);
+  }
+  if (tokens_.TakeKeyword("FORMAT")) {
+    ASSIGN_OR_RETURN(select.format, ParseName("format name"));
+    done(8);
+    if (!has_settings && tokens_.TakeKeyword("SETTINGS")) {
+      RETURN_IF_ERROR(ParseSettings(&select.settings));
+    }
+  }
+  select_expected_ = "Expected one of: ";
+  for (size_t i = next_clause; i < std::size(kClauses); ++i) {
+    absl::StrAppend(&select_expected_, core::ToAbsl(kClauses[i]), ", ");
+  }
+  absl::StrAppend(&select_expected_, "';', end of query");
+  return select;
+}
+
+absl::Status StatementParser::ParseSelectItems(SelectStatement* select) {
+  do {
+    const Token token = tokens_.Peek();
+    if (token.IsSymbol("*")) {
+      tokens_.Take();
+      auto star = std::make_shared<Expr>();
+      star->kind = ExprKind::kStar;
+      star->position = token.position;
+      select->select.push_back(std::move(star));
+      continue;
+    }
+    ASSIGN_OR_RETURN(ExprPtr item, expressions_.Parse());
+    ASSIGN_OR_RETURN(item->alias, ParseOptionalAlias());
+    select->select.push_back(std::move(item));
+  } while (tokens_.TakeSymbol(","));
+  return absl::OkStatus();
+}
+
+absl::Status StatementParser::ParseOrderBy(SelectStatement* select) {
+  tokens_.Take();  // ORDER
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("BY"));
+  do {
+    OrderItem item;
+    ASSIGN_OR_RETURN(item.expr, expressions_.Parse());
+    if (tokens_.TakeKeyword("DESC") || tokens_.TakeKeyword("DESCENDING")) {
+      item.descending = true;
+    } else if (!tokens_.TakeKeyword("ASC")) {
+      tokens_.TakeKeyword("ASCENDING");
+    }
+    if (tokens_.TakeKeyword("NULLS")) {
+      if (tokens_.TakeKeyword("FIRST")) {
+        item.nulls_first = true;
+      } else if (tokens_.TakeKeyword("LAST")) {
+        item.nulls_first = false;
+      } else {
+        return tokens_.Error("Expected one of: FIRST, LAST");
+      }
+    }
+    select->order_by.push_back(std::move(item));
+  } while (tokens_.TakeSymbol(","));
+  return absl::OkStatus();
+}
+
+absl::Status StatementParser::ParseLimit(SelectStatement* select) {
+  if (tokens_.TakeKeyword("LIMIT")) {
+    ASSIGN_OR_RETURN(uint64_t first, ParseUnsigned());
+    if (tokens_.TakeSymbol(",")) {
+      select->offset = first;
+      ASSIGN_OR_RETURN(select->limit, ParseUnsigned());
+      return absl::OkStatus();
+    }
+    select->limit = first;
+  }
+  if (tokens_.TakeKeyword("OFFSET")) {
+    ASSIGN_OR_RETURN(select->offset, ParseUnsigned());
+    if (!tokens_.TakeKeyword("ROWS")) tokens_.TakeKeyword("ROW");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TableRef> StatementParser::ParseTableRef() {
+  TableRef table;
+  table.position = tokens_.Peek().position;
+  if (tokens_.Peek().kind == TokenKind::kBareWord && IsReservedWord(tokens_.Peek().text) &&
+      !tokens_.Peek(1).IsSymbol("(")) {
+    return tokens_.Error("Expected table name or table function");
+  }
+  ASSIGN_OR_RETURN(table.name, ParseName("table name or table function"));
+  if (tokens_.TakeSymbol(".")) {
+    table.database = std::move(table.name);
+    ASSIGN_OR_RETURN(table.name, ParseName("table name"));
+  }
+  if (table.database.empty() && tokens_.TakeSymbol("(")) {
+    table.is_function = true;
+    if (!tokens_.Peek().IsSymbol(")")) {
+      ASSIGN_OR_RETURN(table.args, expressions_.ParseList());
+    }
+    RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  }
+  ASSIGN_OR_RETURN(table.alias, ParseOptionalAlias());
+  return table;
+}
+
+absl::StatusOr<CreateTableStatement> StatementParser::ParseCreate() {
+  CreateTableStatement create;
+  tokens_.Take();  // CREATE
+  if (tokens_.TakeKeyword("OR")) {
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("REPLACE"));
+    create.or_replace = true;
+  }
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
+  if (tokens_.TakeKeyword("IF")) {
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
+    create.if_not_exists = true;
+  }
+  ASSIGN_OR_RETURN(create.name, ParseTableName());
+  RETURN_IF_ERROR(tokens_.ExpectSymbol("("));
+  do {
+    if (tokens_.Peek().Is("PRIMARY") && tokens_.Peek(1).Is("KEY")) {
+      tokens_.Take();
+      tokens_.Take();
+      ASSIGN_OR_RETURN(ExprPtr key, expressions_.Parse());
+      create.primary_key = KeyColumns(std::move(key));
+    } else {
+      RETURN_IF_ERROR(ParseColumnDef(&create));
+    }
+  } while (tokens_.TakeSymbol(","));
+  RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  RETURN_IF_ERROR(ParseTableOptions(&create));
+  RETURN_IF_ERROR(ExpectEnd(
+      "Expected one of: ENGINE, PARTITION BY, ORDER BY, PRIMARY KEY, SETTINGS, ';', end of query"));
+  return create;
+}
+
+absl::Status StatementParser::ParseColumnDef(CreateTableStatement* create) {
+  ColumnDef column;
+  column.position = tokens_.Peek().position;
+  ASSIGN_OR_RETURN(column.name, ParseName("column name or PRIMARY KEY"));
+  ASSIGN_OR_RETURN(column.type, expressions_.ParseTypeText());
+  while (true) {
+    const Token token = tokens_.Peek();
+    if (token.Is("NOT") && tokens_.Peek(1).Is("NULL")) {
+      tokens_.Take();
+      tokens_.Take();
+      column.not_null = true;
+    } else if (token.Is("NULL")) {
+      tokens_.Take();
+      column.nullable = true;
+    } else if (token.Is("DEFAULT") || token.Is("MATERIALIZED") || token.Is("ALIAS") ||
+               token.Is("EPHEMERAL") || token.Is("CODEC") || token.Is("TTL")) {
+      // Accepted for compatibility and ignored: granite has no column defaults or codecs.
+      if (!token.Is("CODEC")) tokens_.Take();
+      RETURN_IF_ERROR(expressions_.Parse().status());
+    } else if (token.Is("COMMENT") && tokens_.Peek(1).kind == TokenKind::kString) {
+      tokens_.Take();
+      tokens_.Take();
+    } else {
+      break;
+    }
+  }
+  create->columns.push_back(std::move(column));
+  return absl::OkStatus();
+}
+
+absl::Status StatementParser::ParseTableOptions(CreateTableStatement* create) {
+  while (true) {
+    const Token token = tokens_.Peek();
+    if (token.Is("ENGINE")) {
+      tokens_.Take();
+      tokens_.TakeSymbol("=");
+      ASSIGN_OR_RETURN(create->engine, ParseName("engine name"));
+      if (tokens_.TakeSymbol("(")) {
+        if (!tokens_.Peek().IsSymbol(")")) RETURN_IF_ERROR(expressions_.ParseList().status());
+        RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+      }
+    } else if (token.Is("PARTITION") || token.Is("ORDER") || token.Is("PRIMARY") ||
+               token.Is("SAMPLE")) {
+      tokens_.Take();
+      RETURN_IF_ERROR(tokens_.ExpectKeyword(token.Is("PRIMARY") ? "KEY" : "BY"));
+      ASSIGN_OR_RETURN(ExprPtr key, expressions_.Parse());
+      if (token.Is("PARTITION")) create->partition_by = std::move(key);
+      if (token.Is("ORDER")) create->order_by = KeyColumns(std::move(key));
+      if (token.Is("PRIMARY")) create->primary_key = KeyColumns(std::move(key));
+    } else if (token.Is("SETTINGS")) {
+      tokens_.Take();
+      RETURN_IF_ERROR(ParseSettings(&create->settings));
+    } else if (token.Is("COMMENT") && tokens_.Peek(1).kind == TokenKind::kString) {
+      tokens_.Take();
+      tokens_.Take();
+    } else {
+      return absl::OkStatus();
+    }
+  }
+}
+
+absl::StatusOr<DropTableStatement> StatementParser::ParseDrop() {
+  DropTableStatement drop;
+  tokens_.Take();  // DROP
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
+  if (tokens_.TakeKeyword("IF")) {
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
+    drop.if_exists = true;
+  }
+  ASSIGN_OR_RETURN(drop.name, ParseTableName());
+  tokens_.TakeKeyword("SYNC");
+  RETURN_IF_ERROR(ExpectEnd("Expected one of: SYNC, ';', end of query"));
+  return drop;
+}
+
+absl::StatusOr<ShowTablesStatement> StatementParser::ParseShow() {
+  ShowTablesStatement show;
+  tokens_.Take();  // SHOW
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLES"));
+  if (tokens_.TakeKeyword("FORMAT")) {
+    ASSIGN_OR_RETURN(show.format, ParseName("format name"));
+  }
+  RETURN_IF_ERROR(ExpectEnd("Expected one of: FORMAT, ';', end of query"));
+  return show;
+}
+
+absl::StatusOr<DescribeStatement> StatementParser::ParseDescribe() {
+  DescribeStatement describe;
+  tokens_.Take();  // DESCRIBE or DESC
+  tokens_.TakeKeyword("TABLE");
+  ASSIGN_OR_RETURN(describe.table, ParseTableName());
+  if (tokens_.TakeKeyword("FORMAT")) {
+    ASSIGN_OR_RETURN(describe.format, ParseName("format name"));
+  }
+  RETURN_IF_ERROR(ExpectEnd("Expected one of: FORMAT, ';', end of query"));
+  return describe;
+}
+
+absl::StatusOr<InsertStatement> StatementParser::ParseInsert() {
+  InsertStatement insert;
+  tokens_.Take();  // INSERT
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("INTO"));
+  tokens_.TakeKeyword("TABLE");
+  ASSIGN_OR_RETURN(insert.table, ParseTableName());
+  if (tokens_.TakeSymbol("(")) {
+    do {
+      ASSIGN_OR_RETURN(std::string column, ParseName("column name"));
+      insert.columns.push_back(std::move(column));
+    } while (tokens_.TakeSymbol(","));
+    RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  }
+  if (tokens_.TakeKeyword("VALUES")) {
+    insert.format = "Values";
+    RETURN_IF_ERROR(ParseValuesRows(&insert));
+    RETURN_IF_ERROR(ExpectEnd("Expected one of: '(', ';', end of query"));
+    return insert;
+  }
+  if (tokens_.TakeKeyword("FORMAT")) {
+    // Nothing after the format name has been read: the lexer must not see the data.
+    const Token name = tokens_.Peek();
+    ASSIGN_OR_RETURN(insert.format, ParseName("format name"));
+    if (absl::AsciiStrToLower(insert.format) == "values") {
+      insert.format = "Values";
+      RETURN_IF_ERROR(ParseValuesRows(&insert));
+      RETURN_IF_ERROR(ExpectEnd("Expected one of: '(', ';', end of query"));
+      return insert;
+    }
+    const std::string_view query = tokens_.query();
+    size_t data = name.end();
+    if (data < query.size() && (query[data] == ' ' || query[data] == '\t' ||
+                                query[data] == '\n' || query[data] == '\r')) {
+      data += query.compare(data, 2, "\r\n") == 0 ? 2 : 1;
+    }
+    insert.inline_data = std::string(query.substr(data));
+    return insert;
+  }
+  if (tokens_.Peek().Is("SELECT")) {
+    ASSIGN_OR_RETURN(SelectStatement select, ParseSelect());
+    RETURN_IF_ERROR(ExpectEnd(select_expected_));
+    insert.select = std::make_shared<SelectStatement>(std::move(select));
+    return insert;
+  }
+  return tokens_.Error(insert.columns.empty() ? "Expected one of: '(', VALUES, FORMAT, SELECT"
+                                              : "Expected one of: VALUES, FORMAT, SELECT");
+}
+
+absl::Status StatementParser::ParseValuesRows(InsertStatement* insert) {
+  if (!tokens_.Peek().IsSymbol("(")) return tokens_.Error("Expected '('");
+  while (tokens_.TakeSymbol("(")) {
+    std::vector<ExprPtr> row;
+    if (!tokens_.Peek().IsSymbol(")")) {
+      ASSIGN_OR_RETURN(row, expressions_.ParseList());
+    }
+    RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+    insert->values.push_back(std::move(row));
+    tokens_.TakeSymbol(",");  // ClickHouse also accepts rows without commas between them
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<OptimizeStatement> StatementParser::ParseOptimize() {
+  OptimizeStatement optimize;
+  tokens_.Take();  // OPTIMIZE
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
+  ASSIGN_OR_RETURN(optimize.table, ParseTableName());
+  optimize.final = tokens_.TakeKeyword("FINAL");
+  RETURN_IF_ERROR(ExpectEnd("Expected one of: FINAL, ';', end of query"));
+  return optimize;
+}
+
+absl::StatusOr<KillQueryStatement> StatementParser::ParseKill() {
+  KillQueryStatement kill;
+  tokens_.Take();  // KILL
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("QUERY"));
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("WHERE"));
+  ASSIGN_OR_RETURN(kill.where, expressions_.Parse());
+  if (!tokens_.TakeKeyword("SYNC") && !tokens_.TakeKeyword("ASYNC")) tokens_.TakeKeyword("TEST");
+  RETURN_IF_ERROR(ExpectEnd("Expected one of: SYNC, ASYNC, ';', end of query"));
+  return kill;
+}
+
+}  // namespace
+
+absl::StatusOr<Statement> ParseStatement(std::string_view sql) {
+  StatementParser parser(sql);
+  return parser.Parse();
+}
+
+}  // namespace granite::coordinator::sql

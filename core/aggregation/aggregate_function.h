@@ -1,0 +1,72 @@
+// AggregateFunction: the interface every aggregate (count, sum, avg, min, max, any, uniqExact,
+// uniq) implements for hash aggregation. One object holds the states of ONE aggregate for ALL
+// groups of one Aggregator, stored column-wise (a state vector indexed by dense group id), so the
+// Aggregator makes one virtual call per batch per aggregate and the loop over rows inside is a
+// template with no virtual call.
+//
+// Partial states leave the process as ordinary columns (StateTypes()) inside a Block, are merged
+// by MergeBatch() in another Aggregator (possibly another process), and are turned into results by
+// Finalize(). Merging is order-independent up to floating-point rounding (and `any`, which keeps
+// whichever value it saw first).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "core/column.h"
+#include "core/types.h"
+
+namespace granite::core {
+
+// Names one aggregate call of a query after resolution: the canonical function name (as returned
+// by ResolveAggregate, e.g. "uniqExact" for countDistinct) and the types of its arguments.
+struct AggregateSpec {
+  std::string name;
+  std::vector<TypeId> arg_types;
+};
+
+// Holds and updates the states of one aggregate for every group of an Aggregator.
+// Thread-safety: none; owned by one Aggregator, used by one thread at a time.
+// Invariants: every method taking group ids REQUIRES each id < the last Resize() argument.
+class AggregateFunction {
+ public:
+  virtual ~AggregateFunction() = default;
+
+  // Returns the column types of the partial state (one or more columns).
+  virtual std::vector<TypeId> StateTypes() const = 0;
+  // Returns the type of the finalized result column.
+  virtual TypeId ResultType() const = 0;
+  // Returns the number of groups with a state.
+  virtual size_t groups() const = 0;
+
+  // Grows the states to `groups` groups; new groups start with the empty state.
+  // REQUIRES: groups >= groups().
+  virtual void Resize(size_t groups) = 0;
+
+  // Adds row i of the argument columns to group group_ids[i], for i < rows.
+  // REQUIRES: args match the spec's argument types and hold at least `rows` rows.
+  virtual void AddBatch(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
+                        size_t rows) = 0;
+  // Adds rows [0, rows) all to `group` (the no-key case: lets the loop keep the state in registers).
+  virtual void AddBatchOneGroup(uint32_t group, const std::vector<ColumnPtr>& args, size_t rows) = 0;
+
+  // Merges partial state row i (columns states[0 .. StateTypes().size()), types StateTypes())
+  // into group group_ids[i]. Fails with CORRUPTED_DATA on malformed serialized states.
+  virtual absl::Status MergeBatch(const uint32_t* group_ids, const ColumnPtr* states,
+                                  size_t rows) = 0;
+
+  // Appends the states of groups[0 .. count) in that order to out[0 .. StateTypes().size()).
+  // REQUIRES: out[j] has type StateTypes()[j].
+  virtual void WriteStates(const uint32_t* groups, size_t count, Column* const* out) const = 0;
+
+  // Appends the result of every group 0 .. groups() - 1 to `out` (type ResultType()).
+  virtual void Finalize(Column* out) const = 0;
+
+  // Drops every state (groups() becomes 0) and frees the memory they held.
+  virtual void Clear() = 0;
+};
+
+}  // namespace granite::core

@@ -1,0 +1,261 @@
+// Targeted Aggregator tests: avg exactness beyond Int64, empty inputs, string min/max ordering,
+// the pinned key hash / bucket definition, and error reporting.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/aggregation/aggregator.h"
+#include "core/aggregation/key_hash.h"
+#include "core/block_codec.h"
+#include "core/error.h"
+
+namespace granite::core {
+namespace {
+
+template <typename T>
+ColumnPtr MakeColumn(TypeId type, const std::vector<T>& values) {
+  auto column = std::make_shared<Column>(type);
+  for (const T& v : values) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      column->AppendString(v);
+    } else {
+      column->Append<T>(v);
+    }
+  }
+  return column;
+}
+
+std::unique_ptr<Aggregator> MustCreate(std::vector<TypeId> keys, std::vector<AggregateSpec> specs) {
+  auto aggregator = Aggregator::Create(std::move(keys), std::move(specs));
+  EXPECT_TRUE(aggregator.ok()) << aggregator.status();
+  return std::move(aggregator).value();
+}
+
+TEST(AggregatorEdgeTest, AvgIsExactWhenInt64SumOverflows) {
+  // Values 2^62 and 2^62 + 2048 alternate: the sum overflows Int64 after 2 rows, the mean
+  // 2^62 + 1024 is exactly representable as a double.
+  const int64_t base = int64_t{1} << 62;
+  std::vector<int64_t> values;
+  for (int i = 0; i < 1000; ++i) values.push_back(base + (i % 2) * 2048);
+  std::vector<int64_t> negative;
+  for (int64_t v : values) negative.push_back(-v);
+  auto column = MakeColumn(TypeId::kInt64, values);
+  auto negative_column = MakeColumn(TypeId::kInt64, negative);
+  std::vector<AggregateSpec> specs = {{"avg", {TypeId::kInt64}}, {"avg", {TypeId::kInt64}}};
+
+  // Split over two aggregators and merged through the codec, so the 128-bit state travels.
+  auto first = MustCreate({}, specs);
+  auto second = MustCreate({}, specs);
+  auto half = [](const ColumnPtr& c, size_t start) {
+    return std::make_shared<Column>(c->Slice(start, 500));
+  };
+  ASSERT_TRUE(first->Add({}, {{half(column, 0)}, {half(negative_column, 0)}}, 500).ok());
+  ASSERT_TRUE(second->Add({}, {{half(column, 500)}, {half(negative_column, 500)}}, 500).ok());
+  auto merged = MustCreate({}, specs);
+  for (auto* part : {first.get(), second.get()}) {
+    auto decoded = DecodeBlock(EncodeBlock(part->Partial()));
+    ASSERT_TRUE(decoded.ok());
+    ASSERT_TRUE(merged->Merge(*decoded).ok());
+  }
+  auto result = merged->Finalize();
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->columns[0]->Get<double>(0), std::ldexp(1.0, 62) + 1024);
+  EXPECT_EQ(result->columns[1]->Get<double>(0), -(std::ldexp(1.0, 62) + 1024));
+}
+
+TEST(AggregatorEdgeTest, AvgOfLargeUInt64IsExact) {
+  const uint64_t top = std::numeric_limits<uint64_t>::max();
+  auto column = MakeColumn(TypeId::kUInt64, std::vector<uint64_t>(100, top));
+  auto aggregator = MustCreate({}, {{"avg", {TypeId::kUInt64}}, {"sum", {TypeId::kUInt64}}});
+  ASSERT_TRUE(aggregator->Add({}, {{column}, {column}}, 100).ok());
+  auto result = aggregator->Finalize();
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->columns[0]->Get<double>(0), static_cast<double>(top));
+  EXPECT_EQ(result->columns[1]->Get<uint64_t>(0), top * 100);  // wraps like ClickHouse
+}
+
+TEST(AggregatorEdgeTest, NoKeysEmptyInputReturnsOneDefaultRow) {
+  auto aggregator = MustCreate({}, {{"count", {}},
+                                    {"sum", {TypeId::kInt32}},
+                                    {"avg", {TypeId::kFloat64}},
+                                    {"min", {TypeId::kString}},
+                                    {"max", {TypeId::kDateTime}},
+                                    {"any", {TypeId::kUInt16}},
+                                    {"uniqExact", {TypeId::kString}},
+                                    {"uniq", {TypeId::kUInt64}}});
+  EXPECT_EQ(aggregator->Partial().rows(), 0u);  // nothing to send yet
+  auto result = aggregator->Finalize();
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->rows(), 1u);
+  EXPECT_EQ(result->columns[0]->Get<uint64_t>(0), 0u);
+  EXPECT_EQ(result->columns[1]->Get<int64_t>(0), 0);
+  EXPECT_TRUE(std::isnan(result->columns[2]->Get<double>(0)));
+  EXPECT_EQ(result->columns[3]->StringAt(0), "");
+  EXPECT_EQ(result->columns[4]->Get<uint32_t>(0), 0u);
+  EXPECT_EQ(result->columns[5]->Get<uint16_t>(0), 0u);
+  EXPECT_EQ(result->columns[6]->Get<uint64_t>(0), 0u);
+  EXPECT_EQ(result->columns[7]->Get<uint64_t>(0), 0u);
+}
+
+TEST(AggregatorEdgeTest, KeyedEmptyInputReturnsNoRows) {
+  auto aggregator = MustCreate({TypeId::kString}, {{"count", {}}});
+  auto result = aggregator->Finalize();
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->columns.size(), 2u);
+  EXPECT_EQ(result->rows(), 0u);
+  std::vector<Block> buckets = aggregator->PartialByBucket();
+  ASSERT_EQ(buckets.size(), kBucketCount);
+  EXPECT_EQ(buckets[17].columns.size(), 2u);
+  EXPECT_EQ(buckets[17].columns[0]->type(), TypeId::kString);
+  EXPECT_EQ(buckets[17].columns[1]->type(), TypeId::kUInt64);
+}
+
+TEST(AggregatorEdgeTest, StringMinMaxCompareBytesUnsigned) {
+  auto keys = MakeColumn<uint32_t>(TypeId::kUInt32, {1, 1, 1, 1, 2, 2});
+  auto values = MakeColumn<std::string>(TypeId::kString,
+                                        {"b", "\xff", "", "ab", "zz", "z"});
+  auto aggregator = MustCreate({TypeId::kUInt32}, {{"min", {TypeId::kString}},
+                                                   {"max", {TypeId::kString}},
+                                                   {"any", {TypeId::kString}}});
+  ASSERT_TRUE(aggregator->Add({keys}, {{values}, {values}, {values}}, 6).ok());
+  auto result = aggregator->Finalize();
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->rows(), 2u);
+  EXPECT_EQ(result->columns[0]->Get<uint32_t>(0), 1u);  // groups in order of first appearance
+  EXPECT_EQ(result->columns[1]->StringAt(0), "");
+  EXPECT_EQ(result->columns[2]->StringAt(0), "\xff");
+  EXPECT_EQ(result->columns[3]->StringAt(0), "b");
+  EXPECT_EQ(result->columns[1]->StringAt(1), "z");
+  EXPECT_EQ(result->columns[2]->StringAt(1), "zz");
+}
+
+TEST(AggregatorEdgeTest, KeyHashIsPinned) {
+  // The bucket of a key must be the same in every process: pin the definition.
+  uint64_t hash = 0;
+  HashKeys({MakeColumn<int8_t>(TypeId::kInt8, {-1})}, 1, &hash);
+  EXPECT_EQ(hash, HashInt(~uint64_t{0}));  // sign-extended
+  HashKeys({MakeColumn<uint32_t>(TypeId::kDateTime, {7})}, 1, &hash);
+  EXPECT_EQ(hash, HashInt(7));
+  HashKeys({MakeColumn<double>(TypeId::kFloat64, {-0.0})}, 1, &hash);
+  EXPECT_EQ(hash, HashInt(0));  // -0.0 is 0.0
+  HashKeys({MakeColumn<std::string>(TypeId::kString, {"abc"}),
+            MakeColumn<uint16_t>(TypeId::kUInt16, {5})},
+           1, &hash);
+  EXPECT_EQ(hash, HashCombine(HashBytes("abc"), HashInt(5)));
+
+  // PartialByBucket places each group by BucketOf(hash) for every layout.
+  auto aggregator = MustCreate({TypeId::kString, TypeId::kUInt16}, {{"count", {}}});
+  ASSERT_TRUE(aggregator->Add({MakeColumn<std::string>(TypeId::kString, {"abc"}),
+                               MakeColumn<uint16_t>(TypeId::kUInt16, {5})},
+                              {{}}, 1)
+                  .ok());
+  std::vector<Block> buckets = aggregator->PartialByBucket();
+  EXPECT_EQ(buckets[BucketOf(HashCombine(HashBytes("abc"), HashInt(5)))].rows(), 1u);
+  auto direct = MustCreate({TypeId::kInt8}, {{"count", {}}});
+  ASSERT_TRUE(direct->Add({MakeColumn<int8_t>(TypeId::kInt8, {-1})}, {{}}, 1).ok());
+  EXPECT_EQ(direct->PartialByBucket()[BucketOf(HashInt(~uint64_t{0}))].rows(), 1u);
+}
+
+TEST(AggregatorEdgeTest, ReportsMismatchedInputs) {
+  auto aggregator = MustCreate({TypeId::kUInt32}, {{"sum", {TypeId::kInt64}}});
+  auto keys = MakeColumn<uint32_t>(TypeId::kUInt32, {1});
+  auto wrong = MakeColumn<int32_t>(TypeId::kInt32, {1});
+  absl::Status status = aggregator->Add({keys}, {{wrong}}, 1);
+  EXPECT_EQ(CodeOf(status), ErrorCode::kLogicalError);
+  EXPECT_NE(status.message().find("sum"), std::string::npos) << status;
+  EXPECT_EQ(CodeOf(aggregator->Add({wrong}, {{wrong}}, 1)), ErrorCode::kLogicalError);
+  EXPECT_EQ(CodeOf(aggregator->Add({keys}, {{}}, 1)), ErrorCode::kLogicalError);
+  EXPECT_EQ(aggregator->size(), 0u);
+
+  Block partial;
+  partial.columns = {keys, wrong};
+  EXPECT_EQ(CodeOf(aggregator->Merge(partial)), ErrorCode::kLogicalError);
+
+  auto unknown = Aggregator::Create({}, {{"median", {TypeId::kInt64}}});
+  EXPECT_EQ(CodeOf(unknown.status()), ErrorCode::kUnknownAggregateFunction);
+}
+
+TEST(AggregatorEdgeTest, RejectsCorruptedSerializedStates) {
+  for (const char* function : {"uniqExact", "uniq"}) {
+    for (TypeId type : {TypeId::kUInt64, TypeId::kString}) {
+      auto aggregator = MustCreate({TypeId::kUInt8}, {{function, {type}}});
+      Block partial;
+      partial.columns = {MakeColumn<uint8_t>(TypeId::kUInt8, {1, 2}),
+                         MakeColumn<std::string>(TypeId::kString, {"\x01", "\x01\x01\x05xyz"})};
+      absl::Status status = aggregator->Merge(partial);
+      EXPECT_EQ(CodeOf(status), ErrorCode::kCorruptedData) << function << " " << status;
+    }
+  }
+}
+
+TEST(AggregatorEdgeTest, UniqIsWithinOnePercentAcrossMerges) {
+  // 300000 distinct values (each twice), split over three aggregators by bucket and merged.
+  const size_t rows = 600000;
+  std::vector<uint64_t> numbers;
+  std::vector<std::string> strings;
+  for (size_t i = 0; i < rows; ++i) {
+    numbers.push_back((i % 300000) * 0x9E3779B97F4A7C15ULL);
+    strings.push_back("s" + std::to_string(i % 300000));
+  }
+  auto number_column = MakeColumn(TypeId::kUInt64, numbers);
+  auto string_column = MakeColumn(TypeId::kString, strings);
+  std::vector<AggregateSpec> specs = {{"uniq", {TypeId::kUInt64}},
+                                      {"uniq", {TypeId::kString}},
+                                      {"uniqExact", {TypeId::kUInt64}},
+                                      {"uniqExact", {TypeId::kString}}};
+  auto single = MustCreate({}, specs);
+  ASSERT_TRUE(single->Add({}, {{number_column}, {string_column}, {number_column}, {string_column}},
+                          rows)
+                  .ok());
+  auto merged = MustCreate({}, specs);
+  for (size_t part = 0; part < 3; ++part) {
+    auto slice = [&](const ColumnPtr& c) {
+      return std::make_shared<Column>(c->Slice(part * rows / 3, rows / 3));
+    };
+    auto aggregator = MustCreate({}, specs);
+    ASSERT_TRUE(aggregator->Add({}, {{slice(number_column)}, {slice(string_column)},
+                                     {slice(number_column)}, {slice(string_column)}},
+                                rows / 3)
+                    .ok());
+    for (const Block& bucket : aggregator->PartialByBucket()) {
+      auto decoded = DecodeBlock(EncodeBlock(bucket));
+      ASSERT_TRUE(decoded.ok());
+      ASSERT_TRUE(merged->Merge(*decoded).ok());
+    }
+  }
+  auto single_result = single->Finalize();
+  auto merged_result = merged->Finalize();
+  ASSERT_TRUE(single_result.ok() && merged_result.ok());
+  for (size_t a = 0; a < specs.size(); ++a) {
+    uint64_t estimate = merged_result->columns[a]->Get<uint64_t>(0);
+    EXPECT_EQ(estimate, single_result->columns[a]->Get<uint64_t>(0)) << a;
+    if (specs[a].name == "uniqExact") {
+      EXPECT_EQ(estimate, 300000u);
+    } else {
+      EXPECT_NEAR(static_cast<double>(estimate), 300000.0, 3000.0) << a;
+    }
+  }
+}
+
+TEST(AggregatorEdgeTest, ReusableAfterPartial) {
+  auto aggregator = MustCreate({TypeId::kUInt64}, {{"count", {}}, {"max", {TypeId::kString}}});
+  auto keys = MakeColumn<uint64_t>(TypeId::kUInt64, {1, 2, 1});
+  auto values = MakeColumn<std::string>(TypeId::kString, {"a", "b", "c"});
+  ASSERT_TRUE(aggregator->Add({keys}, {{}, {values}}, 3).ok());
+  EXPECT_EQ(aggregator->size(), 2u);
+  Block first = aggregator->Partial();
+  EXPECT_EQ(first.rows(), 2u);
+  EXPECT_EQ(aggregator->size(), 0u);
+  ASSERT_TRUE(aggregator->Add({keys}, {{}, {values}}, 1).ok());
+  ASSERT_TRUE(aggregator->Merge(first).ok());
+  auto result = aggregator->Finalize();
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->rows(), 2u);
+  EXPECT_EQ(result->columns[0]->Get<uint64_t>(0), 1u);
+  EXPECT_EQ(result->columns[1]->Get<uint64_t>(0), 3u);
+  EXPECT_EQ(result->columns[2]->StringAt(0), "c");
+}
+
+}  // namespace
+}  // namespace granite::core

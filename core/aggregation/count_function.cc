@@ -1,0 +1,61 @@
+// count() and count(x): the number of rows per group (granite has no NULLs, so count(x) counts
+// every row too). State: UInt64.
+#include <algorithm>
+#include <vector>
+
+#include "core/aggregation/builtin_aggregate_functions.h"
+
+namespace granite::core {
+namespace {
+
+// Counts rows per group.
+// Thread-safety: none (see AggregateFunction).
+class CountFunction final : public AggregateFunction {
+ public:
+  std::vector<TypeId> StateTypes() const override { return {TypeId::kUInt64}; }
+  TypeId ResultType() const override { return TypeId::kUInt64; }
+  size_t groups() const override { return counts_.size(); }
+  void Resize(size_t groups) override { counts_.resize(groups, 0); }
+
+  void AddBatch(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
+                size_t rows) override {
+    uint64_t* counts = counts_.data();
+    for (size_t i = 0; i < rows; ++i) ++counts[group_ids[i]];
+  }
+
+  void AddBatchOneGroup(uint32_t group, const std::vector<ColumnPtr>& args, size_t rows) override {
+    counts_[group] += rows;
+  }
+
+  absl::Status MergeBatch(const uint32_t* group_ids, const ColumnPtr* states,
+                          size_t rows) override {
+    const uint64_t* other = states[0]->Data<uint64_t>();
+    uint64_t* counts = counts_.data();
+    for (size_t i = 0; i < rows; ++i) counts[group_ids[i]] += other[i];
+    return absl::OkStatus();
+  }
+
+  void WriteStates(const uint32_t* groups, size_t count, Column* const* out) const override {
+    size_t old = out[0]->size();
+    out[0]->Resize(old + count);
+    uint64_t* dst = out[0]->Data<uint64_t>() + old;
+    for (size_t i = 0; i < count; ++i) dst[i] = counts_[groups[i]];
+  }
+
+  void Finalize(Column* out) const override {
+    size_t old = out->size();
+    out->Resize(old + counts_.size());
+    std::copy(counts_.begin(), counts_.end(), out->Data<uint64_t>() + old);
+  }
+
+  void Clear() override { std::vector<uint64_t>().swap(counts_); }
+
+ private:
+  std::vector<uint64_t> counts_;
+};
+
+}  // namespace
+
+std::unique_ptr<AggregateFunction> MakeCount() { return std::make_unique<CountFunction>(); }
+
+}  // namespace granite::core

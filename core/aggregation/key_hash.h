@@ -1,0 +1,49 @@
+// The hash of GROUP BY keys. It decides the bucket (core::BucketOf) a group's partial state travels
+// in, so it is a pure function of the key values and types, identical in every process:
+//   - a fixed-width value is widened to uint64 (WidenKey) and hashed with core::HashInt;
+//   - a String value is hashed with core::HashBytes;
+//   - several keys: h = hash(key0), then h = core::HashCombine(h, hash(key_i)) in key order;
+//   - no keys: 0.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "core/column.h"
+#include "core/hash.h"
+
+namespace granite::core {
+
+// Returns the 64-bit integer that stands for a fixed-width key value in hash tables and hashes:
+// signed integers sign-extend, unsigned integers (and Date, DateTime) zero-extend, floats give their
+// bit pattern (Float32: 32 bits zero-extended) with -0.0 folded into +0.0 so both are one group.
+template <typename T>
+inline uint64_t WidenKey(T value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (value == 0) value = 0;  // -0.0 == 0.0: fold the sign
+    if constexpr (sizeof(T) == 4) {
+      uint32_t bits;
+      std::memcpy(&bits, &value, 4);
+      return bits;
+    } else {
+      uint64_t bits;
+      std::memcpy(&bits, &value, 8);
+      return bits;
+    }
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<uint64_t>(static_cast<int64_t>(value));
+  } else {
+    return static_cast<uint64_t>(value);
+  }
+}
+
+// Writes the key hash of rows [0, rows) of `keys` to out[0 .. rows).
+// REQUIRES: every column holds at least `rows` rows.
+void HashKeys(const std::vector<ColumnPtr>& keys, size_t rows, uint64_t* out);
+
+// Same as HashKeys for columns held by mutable pointers (an Aggregator's own key columns).
+void HashKeys(const std::vector<MutableColumnPtr>& keys, size_t rows, uint64_t* out);
+
+}  // namespace granite::core

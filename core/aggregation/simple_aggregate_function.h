@@ -1,0 +1,115 @@
+// SimpleAggregateFunction<Op>: the AggregateFunction for aggregates whose per-group state is a
+// small trivially copyable struct (sum, avg, min, max, any over fixed-width values). Following
+// DuckDB, the Op supplies the arithmetic as static methods and this template supplies the loops
+// over a batch once for all of them.
+//
+// An Op provides:
+//   using In;      // physical C++ type of the argument column
+//   using State;   // trivially copyable per-group state
+//   using Result;  // physical C++ type of the result column
+//   static State Init();                                   // the empty state
+//   static void Add(State& s, In value);
+//   static void Merge(State& s, const State& other);
+//   static Result Final(const State& s);
+//   static std::vector<TypeId> StateTypes(TypeId arg);     // partial-state column types
+//   static TypeId ResultType(TypeId arg);
+//   static void Write(const State& s, char* const* columns, size_t row);  // raw column data
+//   static State Read(const char* const* columns, size_t row);
+#pragma once
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "core/aggregation/aggregate_function.h"
+
+namespace granite::core {
+
+// Stores `value` as row `row` of the raw data of a fixed-width column of T.
+template <typename T>
+inline void StoreAt(char* column, size_t row, T value) {
+  std::memcpy(column + row * sizeof(T), &value, sizeof(T));
+}
+
+// Loads row `row` of the raw data of a fixed-width column of T.
+template <typename T>
+inline T LoadAt(const char* column, size_t row) {
+  T value;
+  std::memcpy(&value, column + row * sizeof(T), sizeof(T));
+  return value;
+}
+
+// Keeps one Op::State per group in a vector indexed by group id.
+// Thread-safety: none (see AggregateFunction).
+template <typename Op>
+class SimpleAggregateFunction final : public AggregateFunction {
+ public:
+  using In = typename Op::In;
+  using State = typename Op::State;
+  using Result = typename Op::Result;
+
+  explicit SimpleAggregateFunction(TypeId arg_type) : arg_type_(arg_type) {}
+
+  std::vector<TypeId> StateTypes() const override { return Op::StateTypes(arg_type_); }
+  TypeId ResultType() const override { return Op::ResultType(arg_type_); }
+  size_t groups() const override { return states_.size(); }
+  void Resize(size_t groups) override { states_.resize(groups, Op::Init()); }
+
+  void AddBatch(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
+                size_t rows) override {
+    const In* values = args[0]->Data<In>();
+    State* states = states_.data();
+    for (size_t i = 0; i < rows; ++i) Op::Add(states[group_ids[i]], values[i]);
+  }
+
+  void AddBatchOneGroup(uint32_t group, const std::vector<ColumnPtr>& args, size_t rows) override {
+    const In* values = args[0]->Data<In>();
+    State state = states_[group];
+    for (size_t i = 0; i < rows; ++i) Op::Add(state, values[i]);
+    states_[group] = state;
+  }
+
+  absl::Status MergeBatch(const uint32_t* group_ids, const ColumnPtr* states,
+                          size_t rows) override {
+    const char* columns[kMaxStateColumns];
+    size_t state_columns = Op::StateTypes(arg_type_).size();
+    for (size_t j = 0; j < state_columns; ++j) columns[j] = states[j]->RawData();
+    State* own = states_.data();
+    for (size_t i = 0; i < rows; ++i) Op::Merge(own[group_ids[i]], Op::Read(columns, i));
+    return absl::OkStatus();
+  }
+
+  void WriteStates(const uint32_t* groups, size_t count, Column* const* out) const override {
+    char* columns[kMaxStateColumns];
+    std::vector<TypeId> types = Op::StateTypes(arg_type_);
+    for (size_t j = 0; j < types.size(); ++j) {
+      size_t old = out[j]->size();
+      out[j]->Resize(old + count);
+      columns[j] = out[j]->RawData() + old * ValueSize(types[j]);
+    }
+    for (size_t i = 0; i < count; ++i) Op::Write(states_[groups[i]], columns, i);
+  }
+
+  void Finalize(Column* out) const override {
+    size_t old = out->size();
+    out->Resize(old + states_.size());
+    Result* results = out->Data<Result>() + old;
+    for (size_t g = 0; g < states_.size(); ++g) results[g] = Op::Final(states_[g]);
+  }
+
+  void Clear() override { std::vector<State>().swap(states_); }
+
+ private:
+  static constexpr size_t kMaxStateColumns = 4;
+
+  const TypeId arg_type_;
+  std::vector<State> states_;
+};
+
+// Returns a new SimpleAggregateFunction<Op> for an argument of type `arg_type`.
+template <typename Op>
+std::unique_ptr<AggregateFunction> MakeSimpleAggregate(TypeId arg_type) {
+  return std::make_unique<SimpleAggregateFunction<Op>>(arg_type);
+}
+
+}  // namespace granite::core

@@ -1,0 +1,67 @@
+// sum(x): ClickHouse result types — Int64 for signed integers, UInt64 for unsigned integers,
+// Float64 for floats. Integer sums wrap around on overflow (two's complement), like ClickHouse.
+// The state is the running sum in the result type.
+#include <type_traits>
+
+#include "core/aggregation/builtin_aggregate_functions.h"
+#include "core/aggregation/simple_aggregate_function.h"
+
+namespace granite::core {
+namespace {
+
+template <typename T>
+constexpr TypeId TypeIdOf() {
+  if constexpr (std::is_same_v<T, int64_t>) return TypeId::kInt64;
+  if constexpr (std::is_same_v<T, uint64_t>) return TypeId::kUInt64;
+  return TypeId::kFloat64;
+}
+
+// Adds values of type InT into an accumulator of type AccT (int64_t, uint64_t or double).
+template <typename InT, typename AccT>
+struct SumOp {
+  using In = InT;
+  using State = AccT;
+  using Result = AccT;
+
+  static State Init() { return 0; }
+  static void Add(State& s, In value) {
+    if constexpr (std::is_floating_point_v<AccT>) {
+      s += static_cast<double>(value);
+    } else {
+      // Unsigned arithmetic: wraps on overflow without undefined behaviour.
+      s = static_cast<AccT>(static_cast<uint64_t>(s) +
+                            static_cast<uint64_t>(static_cast<AccT>(value)));
+    }
+  }
+  static void Merge(State& s, const State& other) {
+    if constexpr (std::is_floating_point_v<AccT>) {
+      s += other;
+    } else {
+      s = static_cast<AccT>(static_cast<uint64_t>(s) + static_cast<uint64_t>(other));
+    }
+  }
+  static Result Final(const State& s) { return s; }
+  static std::vector<TypeId> StateTypes(TypeId) { return {TypeIdOf<AccT>()}; }
+  static TypeId ResultType(TypeId) { return TypeIdOf<AccT>(); }
+  static void Write(const State& s, char* const* columns, size_t row) {
+    StoreAt<AccT>(columns[0], row, s);
+  }
+  static State Read(const char* const* columns, size_t row) { return LoadAt<AccT>(columns[0], row); }
+};
+
+}  // namespace
+
+std::unique_ptr<AggregateFunction> MakeSum(TypeId arg) {
+  return DispatchFixed(arg, [&](auto tag) -> std::unique_ptr<AggregateFunction> {
+    using T = typename decltype(tag)::Type;
+    if constexpr (std::is_floating_point_v<T>) {
+      return MakeSimpleAggregate<SumOp<T, double>>(arg);
+    } else if constexpr (std::is_signed_v<T>) {
+      return MakeSimpleAggregate<SumOp<T, int64_t>>(arg);
+    } else {
+      return MakeSimpleAggregate<SumOp<T, uint64_t>>(arg);
+    }
+  });
+}
+
+}  // namespace granite::core

@@ -1,0 +1,94 @@
+#include "core/block_sort.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace granite::core {
+namespace {
+
+// Compares row a with row b on one column: negative, zero or positive.
+int CompareRows(const Column& column, uint32_t a, uint32_t b) {
+  if (column.type() == TypeId::kString) {
+    int c = column.StringAt(a).compare(column.StringAt(b));
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
+  }
+  return DispatchFixed(column.type(), [&](auto tag) {
+    using T = typename decltype(tag)::Type;
+    T x = column.Get<T>(a), y = column.Get<T>(b);
+    if constexpr (std::is_floating_point_v<T>) {
+      // NaN sorts last in ascending order, like ClickHouse's default NULLS LAST for NaN.
+      bool xn = x != x, yn = y != y;
+      if (xn || yn) return xn == yn ? 0 : (xn ? 1 : -1);
+    }
+    return x < y ? -1 : (y < x ? 1 : 0);
+  });
+}
+
+}  // namespace
+
+std::vector<uint32_t> SortPermutation(const Block& block, const std::vector<SortColumn>& keys,
+                                      size_t limit) {
+  size_t rows = block.rows();
+  std::vector<uint32_t> perm(rows);
+  std::iota(perm.begin(), perm.end(), 0);
+  if (keys.empty()) {
+    if (limit > 0 && limit < rows) perm.resize(limit);
+    return perm;
+  }
+  auto less = [&](uint32_t a, uint32_t b) {
+    for (const SortColumn& key : keys) {
+      int c = CompareRows(*block.columns[key.column], a, b);
+      if (c != 0) return key.descending ? c > 0 : c < 0;
+    }
+    return a < b;  // stable
+  };
+  if (limit > 0 && limit < rows) {
+    std::partial_sort(perm.begin(), perm.begin() + limit, perm.end(), less);
+    perm.resize(limit);
+  } else {
+    std::sort(perm.begin(), perm.end(), less);
+  }
+  return perm;
+}
+
+Block TakeRows(const Block& block, const std::vector<uint32_t>& permutation) {
+  Block out;
+  out.rows_without_columns = permutation.size();
+  for (const ColumnPtr& column : block.columns) {
+    out.columns.push_back(
+        std::make_shared<Column>(column->Take(permutation.data(), permutation.size())));
+  }
+  return out;
+}
+
+Block SliceRows(const Block& block, size_t offset, size_t limit) {
+  size_t rows = block.rows();
+  size_t start = std::min(offset, rows);
+  size_t count = rows - start;
+  if (limit > 0) count = std::min(count, limit);
+  if (start == 0 && count == rows) return block;
+  Block out;
+  out.rows_without_columns = count;
+  for (const ColumnPtr& column : block.columns) {
+    out.columns.push_back(std::make_shared<Column>(column->Slice(start, count)));
+  }
+  return out;
+}
+
+Block ConcatBlocks(const std::vector<Block>& blocks) {
+  if (blocks.empty()) return Block{};
+  if (blocks.size() == 1) return blocks[0];
+  Block out;
+  size_t total = 0;
+  for (const Block& b : blocks) total += b.rows();
+  out.rows_without_columns = total;
+  for (size_t c = 0; c < blocks[0].columns.size(); ++c) {
+    auto column = std::make_shared<Column>(blocks[0].columns[c]->type());
+    column->Reserve(total);
+    for (const Block& b : blocks) column->AppendRange(*b.columns[c], 0, b.rows());
+    out.columns.push_back(std::move(column));
+  }
+  return out;
+}
+
+}  // namespace granite::core

@@ -1,0 +1,195 @@
+#include "core/expression.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/absl_compat.h"
+#include "core/error.h"
+#include "core/functions/constant_column.h"
+#include "core/functions/function_registry.h"
+#include "core/functions/scalar_kernel.h"
+#include "core/status_macros.h"
+#include "granite/worker/v1/plan.pb.h"
+
+namespace granite::core {
+
+namespace pb = ::granite::worker::v1;
+
+// One node of the compiled tree.
+struct ExpressionNode {
+  enum class Kind { kColumn, kConstant, kCall };
+
+  Kind kind = Kind::kConstant;
+  TypeId type = TypeId::kUInt8;
+  uint32_t column = 0;     // kColumn: index into the input block
+  ColumnPtr constant;      // kConstant: one row
+  std::string name;        // kCall: canonical function name
+  std::unique_ptr<ScalarKernel> kernel;
+  std::vector<std::unique_ptr<ExpressionNode>> children;
+};
+
+namespace {
+
+using Node = ExpressionNode;
+
+absl::StatusOr<TypeId> TypeOf(const pb::Expr& expr) {
+  if (expr.type() >= static_cast<uint32_t>(kTypeCount)) {
+    return Error(ErrorCode::kLogicalError, absl::StrCat("Unknown type id ", expr.type(), " in plan"));
+  }
+  return static_cast<TypeId>(expr.type());
+}
+
+absl::StatusOr<Value> ValueOf(const pb::Value& value) {
+  switch (value.kind_case()) {
+    case pb::Value::kIntValue: return Value(value.int_value());
+    case pb::Value::kUintValue: return Value(value.uint_value());
+    case pb::Value::kFloatValue: return Value(value.float_value());
+    case pb::Value::kStringValue: return Value(value.string_value());
+    case pb::Value::KIND_NOT_SET: break;
+  }
+  return Error(ErrorCode::kLogicalError, "Literal without a value in plan");
+}
+
+bool IsTupleCall(const pb::Expr& expr) {
+  return expr.node_case() == pb::Expr::kCall && expr.call().name() == "tuple";
+}
+
+// Returns the plan arguments of a call; the tuple of in(x, tuple(...)) is flattened.
+std::vector<const pb::Expr*> ArgumentsOf(const pb::FunctionCall& call) {
+  std::vector<const pb::Expr*> args;
+  const bool is_in = call.name() == "in" || call.name() == "notIn";
+  for (int i = 0; i < call.args_size(); ++i) {
+    const pb::Expr& arg = call.args(i);
+    if (is_in && i == 1 && IsTupleCall(arg)) {
+      for (const pb::Expr& element : arg.call().args()) args.push_back(&element);
+    } else {
+      args.push_back(&arg);
+    }
+  }
+  return args;
+}
+
+absl::StatusOr<std::unique_ptr<Node>> Compile(const pb::Expr& expr);
+
+absl::StatusOr<std::unique_ptr<Node>> CompileCall(const pb::FunctionCall& call, TypeId type) {
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::kCall;
+  node->type = type;
+  std::vector<ArgumentInfo> infos;
+  bool all_constant = true;
+  for (const pb::Expr* arg : ArgumentsOf(call)) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Node> child, Compile(*arg));
+    ArgumentInfo info{child->type, std::nullopt};
+    if (child->kind == Node::Kind::kConstant) {
+      info.constant = ValueAt(*child->constant, 0);
+    } else {
+      all_constant = false;
+    }
+    infos.push_back(std::move(info));
+    node->children.push_back(std::move(child));
+  }
+  ASSIGN_OR_RETURN(CompiledFunction compiled, CompileFunction(call.name(), infos));
+  if (compiled.resolved.result_type != type) {
+    return Error(ErrorCode::kLogicalError,
+                 absl::StrCat("Plan declares type ", ToAbsl(TypeName(type)), " for function ",
+                              compiled.resolved.name, ", which returns ",
+                              ToAbsl(TypeName(compiled.resolved.result_type))));
+  }
+  node->name = std::move(compiled.resolved.name);
+  node->kernel = std::move(compiled.kernel);
+  if (!all_constant) return node;
+
+  // Constant folding: evaluate once on the one-row constants.
+  std::vector<Operand> operands;
+  for (const auto& child : node->children) operands.push_back(Operand{child->constant, true});
+  ASSIGN_OR_RETURN(ColumnPtr folded, node->kernel->Execute(operands, 1));
+  auto constant = std::make_unique<Node>();
+  constant->kind = Node::Kind::kConstant;
+  constant->type = type;
+  constant->constant = std::move(folded);
+  return constant;
+}
+
+absl::StatusOr<std::unique_ptr<Node>> Compile(const pb::Expr& expr) {
+  ASSIGN_OR_RETURN(TypeId type, TypeOf(expr));
+  switch (expr.node_case()) {
+    case pb::Expr::kColumn: {
+      auto node = std::make_unique<Node>();
+      node->kind = Node::Kind::kColumn;
+      node->type = type;
+      node->column = expr.column();
+      return node;
+    }
+    case pb::Expr::kLiteral: {
+      auto node = std::make_unique<Node>();
+      node->kind = Node::Kind::kConstant;
+      node->type = type;
+      ASSIGN_OR_RETURN(Value value, ValueOf(expr.literal()));
+      ASSIGN_OR_RETURN(node->constant, MakeConstantColumn(value, type));
+      return node;
+    }
+    case pb::Expr::kCall:
+      return CompileCall(expr.call(), type);
+    case pb::Expr::NODE_NOT_SET:
+      break;
+  }
+  return Error(ErrorCode::kLogicalError, "Expression node without content in plan");
+}
+
+absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input) {
+  switch (node.kind) {
+    case Node::Kind::kConstant:
+      return Operand{node.constant, true};
+    case Node::Kind::kColumn: {
+      if (node.column >= input.columns.size()) {
+        return Error(ErrorCode::kLogicalError,
+                     absl::StrCat("Expression refers to column ", node.column, " of a block with ",
+                                  input.columns.size(), " columns"));
+      }
+      const ColumnPtr& column = input.columns[node.column];
+      if (column->type() != node.type) {
+        return Error(ErrorCode::kLogicalError,
+                     absl::StrCat("Column ", node.column, " has type ",
+                                  ToAbsl(TypeName(column->type())), ", the plan expects ",
+                                  ToAbsl(TypeName(node.type))));
+      }
+      return Operand{column, false};
+    }
+    case Node::Kind::kCall:
+      break;
+  }
+  std::vector<Operand> operands;
+  operands.reserve(node.children.size());
+  for (const auto& child : node.children) {
+    ASSIGN_OR_RETURN(Operand operand, EvaluateNode(*child, input));
+    operands.push_back(std::move(operand));
+  }
+  ASSIGN_OR_RETURN(ColumnPtr result, node.kernel->Execute(operands, input.rows()));
+  return Operand{std::move(result), false};
+}
+
+}  // namespace
+
+Expression::Expression(std::unique_ptr<ExpressionNode> root) : root_(std::move(root)) {}
+Expression::~Expression() = default;
+
+absl::StatusOr<std::unique_ptr<Expression>> Expression::FromProto(const pb::Expr& expr) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ExpressionNode> root, Compile(expr));
+  return std::unique_ptr<Expression>(new Expression(std::move(root)));
+}
+
+TypeId Expression::type() const { return root_->type; }
+
+std::optional<Value> Expression::constant() const {
+  if (root_->kind != Node::Kind::kConstant) return std::nullopt;
+  return ValueAt(*root_->constant, 0);
+}
+
+absl::StatusOr<ColumnPtr> Expression::Evaluate(const Block& input) const {
+  ASSIGN_OR_RETURN(Operand result, EvaluateNode(*root_, input));
+  if (result.is_constant) return Broadcast(*result.column, input.rows());
+  return result.column;
+}
+
+}  // namespace granite::core

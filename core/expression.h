@@ -1,0 +1,62 @@
+// Expression: a scalar expression tree compiled from a plan's protobuf Expr and evaluated over
+// Blocks by the coordinator and the workers (filters, projections, group keys, aggregate
+// arguments).
+//
+// FromProto compiles once per fragment: every call is resolved in the function registry
+// (core/functions/function_registry.h) and its kernel prepared (IN sets, LIKE matchers, regexes,
+// CAST target types, constants converted to the operand types); calls whose arguments are all
+// constant are evaluated right away (constant folding), so toDate('2013-07-01') or 1 + 2 never
+// runs per batch. Literals and folded results stay one-row constants that kernels read directly
+// instead of broadcast columns. in(x, tuple(c1, ..., cn)) is flattened to in(x, c1, ..., cn).
+//
+// Evaluate walks the tree once per block: a column reference returns the input column itself
+// (no copy), a call runs its kernel on its evaluated arguments.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "core/block.h"
+#include "core/types.h"
+#include "core/value.h"
+
+namespace granite::worker::v1 {
+class Expr;
+}
+
+namespace granite::core {
+
+struct ExpressionNode;  // defined in expression.cc
+
+// Evaluates one compiled expression.
+// Thread-safety: immutable after FromProto; Evaluate may run on many threads at once.
+class Expression {
+ public:
+  // Compiles `expr`. Errors: those of ResolveFunction / CompileFunction (unknown function, illegal
+  // argument types, ...), of constant folding (division by zero, unparsable CAST), an out-of-range
+  // literal (kValueIsOutOfRangeOfDataType), and kLogicalError when the plan's declared type of a
+  // call differs from the type the registry resolves or a node is malformed.
+  static absl::StatusOr<std::unique_ptr<Expression>> FromProto(const worker::v1::Expr& expr);
+
+  ~Expression();
+  Expression(const Expression&) = delete;
+  Expression& operator=(const Expression&) = delete;
+
+  TypeId type() const;
+
+  // Returns the value of a constant expression (a literal or a folded call), nullopt otherwise.
+  std::optional<Value> constant() const;
+
+  // Returns a column of input.rows() rows. Errors: per-batch kernel errors (kIllegalDivision,
+  // kCannotParseText, ...); kLogicalError when a referenced column is missing or has another type
+  // than the plan says.
+  absl::StatusOr<ColumnPtr> Evaluate(const Block& input) const;
+
+ private:
+  explicit Expression(std::unique_ptr<ExpressionNode> root);
+
+  std::unique_ptr<ExpressionNode> root_;
+};
+
+}  // namespace granite::core

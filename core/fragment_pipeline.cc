@@ -1,0 +1,189 @@
+#include "core/fragment_pipeline.h"
+
+#include "core/hash.h"
+#include "core/status_macros.h"
+
+namespace granite::core {
+
+namespace pb = granite::worker::v1;
+
+absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
+    const pb::Fragment& fragment) {
+  std::unique_ptr<FragmentPipeline> p(new FragmentPipeline());
+  if (fragment.has_filter()) {
+    ASSIGN_OR_RETURN(p->filter_, Expression::FromProto(fragment.filter()));
+  }
+  p->aggregating_ = fragment.aggregate();
+  if (p->aggregating_) {
+    for (const pb::Expr& key : fragment.group_keys()) {
+      ASSIGN_OR_RETURN(auto expr, Expression::FromProto(key));
+      p->key_types_.push_back(expr->type());
+      p->keys_.push_back(std::move(expr));
+    }
+    for (const pb::AggregateCall& call : fragment.aggregates()) {
+      AggregateSpec spec;
+      spec.name = call.name();
+      std::vector<std::unique_ptr<Expression>> args;
+      for (const pb::Expr& arg : call.args()) {
+        ASSIGN_OR_RETURN(auto expr, Expression::FromProto(arg));
+        spec.arg_types.push_back(expr->type());
+        args.push_back(std::move(expr));
+      }
+      p->specs_.push_back(std::move(spec));
+      p->aggregate_args_.push_back(std::move(args));
+    }
+    // Fail at compile time, not per thread, if the aggregation cannot be built.
+    RETURN_IF_ERROR(Aggregator::Create(p->key_types_, p->specs_).status());
+  } else {
+    for (const pb::Expr& projection : fragment.projections()) {
+      ASSIGN_OR_RETURN(auto expr, Expression::FromProto(projection));
+      p->projections_.push_back(std::move(expr));
+    }
+    for (const pb::SortKey& key : fragment.order_by()) {
+      p->order_.push_back(SortColumn{key.column(), key.descending()});
+    }
+  }
+  p->limit_ = fragment.limit();
+  return p;
+}
+
+absl::StatusOr<std::unique_ptr<FragmentPipeline::LocalState>> FragmentPipeline::NewLocalState()
+    const {
+  auto state = std::make_unique<LocalState>();
+  if (aggregating_) {
+    ASSIGN_OR_RETURN(state->aggregator, Aggregator::Create(key_types_, specs_));
+  }
+  return state;
+}
+
+absl::StatusOr<Block> FragmentPipeline::Filter(const Block& input) const {
+  if (!filter_) return input;
+  ASSIGN_OR_RETURN(ColumnPtr mask_column, filter_->Evaluate(input));
+  // The filter's result is UInt8 (comparisons, logic); other integer types are normalised by the
+  // planner with notEquals(x, 0).
+  const uint8_t* mask = mask_column->Data<uint8_t>();
+  size_t rows = input.rows();
+  size_t kept = 0;
+  for (size_t i = 0; i < rows; ++i) kept += mask[i] != 0;
+  if (kept == rows) return input;
+  Block out;
+  out.rows_without_columns = kept;
+  if (kept == 0) {
+    for (const ColumnPtr& column : input.columns) {
+      out.columns.push_back(std::make_shared<Column>(column->type()));
+    }
+    return out;
+  }
+  for (const ColumnPtr& column : input.columns) {
+    out.columns.push_back(std::make_shared<Column>(column->Filter(mask)));
+  }
+  return out;
+}
+
+absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) const {
+  ASSIGN_OR_RETURN(Block block, Filter(input));
+  size_t rows = block.rows();
+  if (rows == 0) return absl::OkStatus();
+  if (aggregating_) {
+    std::vector<ColumnPtr> keys;
+    keys.reserve(keys_.size());
+    for (const auto& key : keys_) {
+      ASSIGN_OR_RETURN(ColumnPtr column, key->Evaluate(block));
+      keys.push_back(std::move(column));
+    }
+    std::vector<std::vector<ColumnPtr>> args(aggregate_args_.size());
+    for (size_t a = 0; a < aggregate_args_.size(); ++a) {
+      for (const auto& arg : aggregate_args_[a]) {
+        ASSIGN_OR_RETURN(ColumnPtr column, arg->Evaluate(block));
+        args[a].push_back(std::move(column));
+      }
+    }
+    return state.aggregator->Add(keys, args, rows);
+  }
+  Block projected;
+  projected.rows_without_columns = rows;
+  for (const auto& projection : projections_) {
+    ASSIGN_OR_RETURN(ColumnPtr column, projection->Evaluate(block));
+    projected.columns.push_back(std::move(column));
+  }
+  if (limit_ > 0 && order_.empty() && state.rows + rows > limit_) {
+    projected = SliceRows(projected, 0, limit_ - state.rows);
+    rows = projected.rows();
+  }
+  state.rows += rows;
+  state.blocks.push_back(std::move(projected));
+  if (limit_ > 0 && !order_.empty() && state.rows > 2 * limit_ + 65536) return Compact(state);
+  return absl::OkStatus();
+}
+
+absl::Status FragmentPipeline::Compact(LocalState& state) const {
+  Block all = ConcatBlocks(state.blocks);
+  Block top = TakeRows(all, SortPermutation(all, order_, limit_));
+  state.blocks.clear();
+  state.rows = top.rows();
+  state.blocks.push_back(std::move(top));
+  return absl::OkStatus();
+}
+
+bool FragmentPipeline::Satisfied(const LocalState& state) const {
+  return !aggregating_ && limit_ > 0 && order_.empty() && state.rows >= limit_;
+}
+
+absl::StatusOr<Block> FragmentPipeline::FinishRows(
+    std::vector<std::unique_ptr<LocalState>> states) const {
+  std::vector<Block> blocks;
+  for (auto& state : states) {
+    for (Block& block : state->blocks) {
+      if (block.rows() > 0) blocks.push_back(std::move(block));
+    }
+  }
+  if (blocks.empty()) {
+    Block empty;
+    for (const auto& projection : projections_) {
+      empty.columns.push_back(std::make_shared<Column>(projection->type()));
+    }
+    return empty;
+  }
+  Block all = ConcatBlocks(blocks);
+  if (!order_.empty()) return TakeRows(all, SortPermutation(all, order_, limit_));
+  return SliceRows(all, 0, limit_);
+}
+
+absl::StatusOr<std::vector<Block>> FragmentPipeline::FinishBuckets(
+    std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool) const {
+  if (states.size() == 1) return states[0]->aggregator->PartialByBucket();
+  std::vector<std::vector<Block>> per_state;
+  size_t groups = 0;
+  for (auto& state : states) {
+    groups += state->aggregator->size();
+    per_state.push_back(state->aggregator->PartialByBucket());
+  }
+  std::vector<Block> result(kBucketCount);
+  std::vector<absl::Status> errors(kBucketCount);
+  auto merge_bucket = [&](size_t b) {
+    auto merged = Aggregator::Create(key_types_, specs_);
+    if (!merged.ok()) {
+      errors[b] = merged.status();
+      return;
+    }
+    for (auto& buckets : per_state) {
+      if (buckets[b].rows() == 0) continue;
+      absl::Status status = (*merged)->Merge(buckets[b]);
+      if (!status.ok()) {
+        errors[b] = status;
+        return;
+      }
+    }
+    result[b] = (*merged)->Partial();
+  };
+  // Small results take the serial path: parallel merging must never slow down a trivial query.
+  if (pool != nullptr && groups > 4096) {
+    pool->ParallelFor(kBucketCount, merge_bucket);
+  } else {
+    for (size_t b = 0; b < kBucketCount; ++b) merge_bucket(b);
+  }
+  for (const absl::Status& status : errors) RETURN_IF_ERROR(status);
+  return result;
+}
+
+}  // namespace granite::core

@@ -1,0 +1,80 @@
+// FragmentPipeline: the per-row part of a plan fragment — filter, then projection or partial
+// aggregation, then partial top-N — compiled once and run by many threads over input blocks.
+// Workers run it over morsels of their parts; the coordinator runs the same pipeline over the
+// in-memory blocks of system tables, so both paths share one implementation.
+//
+// Data flow: Consume(state, block) per morsel on each thread (thread-local state: an Aggregator or
+// a list of projected blocks), then one Finish* call merges the thread-local states: rows are
+// concatenated and cut to the top-N; aggregates are split into kBucketCount buckets and bucket b of
+// every thread is merged in parallel over b.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/aggregation/aggregator.h"
+#include "core/block.h"
+#include "core/block_sort.h"
+#include "core/expression.h"
+#include "core/thread_pool.h"
+#include "granite/worker/v1/plan.pb.h"
+
+namespace granite::core {
+
+// Runs one fragment's filter / projection / aggregation over blocks.
+// Thread-safety: const methods may run concurrently, each thread with its own LocalState.
+class FragmentPipeline {
+ public:
+  // Holds one thread's partial result.
+  struct LocalState {
+    std::unique_ptr<Aggregator> aggregator;  // aggregating fragments
+    std::vector<Block> blocks;               // projecting fragments
+    size_t rows = 0;
+    uint64_t rows_read = 0;
+    uint64_t bytes_read = 0;
+  };
+
+  static absl::StatusOr<std::unique_ptr<FragmentPipeline>> Compile(
+      const granite::worker::v1::Fragment& fragment);
+
+  absl::StatusOr<std::unique_ptr<LocalState>> NewLocalState() const;
+
+  // Filters `input` and projects or aggregates it into `state`.
+  absl::Status Consume(LocalState& state, const Block& input) const;
+
+  // Returns true once a LIMIT without ORDER BY is satisfied by `state`: the scan may stop.
+  bool Satisfied(const LocalState& state) const;
+
+  // Projecting fragments: concatenates all states' rows, applies the top-N / limit.
+  absl::StatusOr<Block> FinishRows(std::vector<std::unique_ptr<LocalState>> states) const;
+
+  // Aggregating fragments: returns kBucketCount partial-state blocks (keys, then states), bucket b
+  // merged from every state. Buckets are merged in parallel on `pool` when there is enough work.
+  absl::StatusOr<std::vector<Block>> FinishBuckets(std::vector<std::unique_ptr<LocalState>> states,
+                                                   ThreadPool* pool) const;
+
+  bool aggregating() const { return aggregating_; }
+  std::vector<TypeId> key_types() const { return key_types_; }
+  const std::vector<AggregateSpec>& aggregate_specs() const { return specs_; }
+
+ private:
+  FragmentPipeline() = default;
+  // Applies the filter; returns the input unchanged when there is none.
+  absl::StatusOr<Block> Filter(const Block& input) const;
+  // Cuts accumulated rows down to the top-N when they grow past twice the limit.
+  absl::Status Compact(LocalState& state) const;
+
+  // Constant after construction.
+  std::unique_ptr<Expression> filter_;
+  std::vector<std::unique_ptr<Expression>> projections_;
+  bool aggregating_ = false;
+  std::vector<std::unique_ptr<Expression>> keys_;
+  std::vector<TypeId> key_types_;
+  std::vector<std::vector<std::unique_ptr<Expression>>> aggregate_args_;
+  std::vector<AggregateSpec> specs_;
+  std::vector<SortColumn> order_;
+  size_t limit_ = 0;
+};
+
+}  // namespace granite::core

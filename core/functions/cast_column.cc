@@ -1,0 +1,101 @@
+#include "core/functions/cast_column.h"
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "core/date_time.h"
+#include "core/status_macros.h"
+#include "core/value_text.h"
+
+namespace granite::core {
+namespace {
+
+template <typename To, typename From>
+void ConvertLoop(const From* in, To* out, size_t rows) {
+  for (size_t i = 0; i < rows; ++i) out[i] = CastNumber<To>(in[i]);
+}
+
+// Number -> Date: day numbers up to 65535, unix timestamps above.
+template <typename From>
+void ToDateLoop(const From* in, uint16_t* out, size_t rows) {
+  for (size_t i = 0; i < rows; ++i) {
+    int64_t v;
+    if constexpr (std::is_floating_point_v<From>) {
+      v = CastNumber<int64_t>(in[i]);
+    } else if constexpr (std::is_same_v<From, uint64_t>) {
+      v = in[i] > static_cast<uint64_t>(kMaxDateTime) ? kMaxDateTime : static_cast<int64_t>(in[i]);
+    } else {
+      v = static_cast<int64_t>(in[i]);
+    }
+    int64_t days = v < 0 ? 0 : (v <= kMaxDate ? v : v / kSecondsPerDay);
+    out[i] = static_cast<uint16_t>(days > kMaxDate ? kMaxDate : days);
+  }
+}
+
+ColumnPtr CastToString(const Column& in) {
+  auto out = std::make_shared<Column>(TypeId::kString);
+  const size_t rows = in.size();
+  std::string& chars = out->MutableChars();
+  std::vector<uint64_t>& offsets = out->MutableOffsets();
+  chars.reserve(rows * 8);
+  offsets.resize(rows);
+  for (size_t i = 0; i < rows; ++i) {
+    AppendValueText(in, i, &chars);
+    offsets[i] = chars.size();
+  }
+  out->SetSize(rows);
+  return out;
+}
+
+absl::StatusOr<ColumnPtr> CastFromString(const Column& in, TypeId to) {
+  auto out = std::make_shared<Column>(to);
+  out->Reserve(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    RETURN_IF_ERROR(ParseValueText(in.StringAt(i), to, out.get()));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<ColumnPtr> CastColumn(const ColumnPtr& column, TypeId to) {
+  const TypeId from = column->type();
+  if (from == to) return column;
+  if (to == TypeId::kString) return CastToString(*column);
+  if (from == TypeId::kString) return CastFromString(*column, to);
+
+  const size_t rows = column->size();
+  auto out = std::make_shared<Column>(to);
+  out->Resize(rows);
+  if (from == TypeId::kDate && to == TypeId::kDateTime) {
+    const uint16_t* in = column->Data<uint16_t>();
+    uint32_t* dst = out->Data<uint32_t>();
+    for (size_t i = 0; i < rows; ++i) dst[i] = static_cast<uint32_t>(in[i] * kSecondsPerDay);
+    return out;
+  }
+  if (from == TypeId::kDateTime && to == TypeId::kDate) {
+    const uint32_t* in = column->Data<uint32_t>();
+    uint16_t* dst = out->Data<uint16_t>();
+    for (size_t i = 0; i < rows; ++i) dst[i] = static_cast<uint16_t>(in[i] / kSecondsPerDay);
+    return out;
+  }
+  if (to == TypeId::kDate) {
+    DispatchFixed(from, [&](auto tag) {
+      using From = typename decltype(tag)::Type;
+      ToDateLoop(column->Data<From>(), out->Data<uint16_t>(), rows);
+    });
+    return out;
+  }
+  DispatchFixed(from, [&](auto from_tag) {
+    using From = typename decltype(from_tag)::Type;
+    DispatchFixed(to, [&](auto to_tag) {
+      using To = typename decltype(to_tag)::Type;
+      ConvertLoop(column->Data<From>(), out->Data<To>(), rows);
+    });
+  });
+  return out;
+}
+
+}  // namespace granite::core

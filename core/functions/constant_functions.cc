@@ -1,0 +1,64 @@
+// Functions whose result does not depend on the argument values: isNull, isNotNull (granite has
+// no Nullable types yet, so nothing is NULL) and version().
+#include <cstring>
+#include <memory>
+
+#include "core/functions/constant_column.h"
+#include "core/functions/function_table.h"
+#include "core/functions/vector_loops.h"
+
+namespace granite::core {
+namespace {
+
+// isNull, isNotNull: granite has no Nullable types yet, so the answer is a constant.
+absl::StatusOr<TypeId> ResolveNullCheck(std::string_view, const std::vector<ArgumentInfo>&) {
+  return TypeId::kUInt8;
+}
+
+class FillKernel : public ScalarKernel {
+ public:
+  explicit FillKernel(uint8_t value) : value_(value) {}
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>&, size_t rows) const override {
+    auto out = NewColumn(TypeId::kUInt8, rows);
+    std::memset(out->Data<uint8_t>(), value_, rows);
+    return ColumnPtr(std::move(out));
+  }
+
+ private:
+  const uint8_t value_;
+};
+
+absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileNullCheck(
+    std::string_view name, const std::vector<ArgumentInfo>&, TypeId) {
+  return std::make_unique<FillKernel>(name == "isNotNull" ? 1 : 0);
+}
+
+// version(): the granite version as a String constant.
+absl::StatusOr<TypeId> ResolveVersion(std::string_view, const std::vector<ArgumentInfo>&) {
+  return TypeId::kString;
+}
+
+class VersionKernel : public ScalarKernel {
+ public:
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>&, size_t rows) const override {
+    Column one(TypeId::kString);
+    one.AppendString("0.1.0");
+    return Broadcast(one, rows);
+  }
+};
+
+absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileVersion(std::string_view,
+                                                             const std::vector<ArgumentInfo>&,
+                                                             TypeId) {
+  return std::make_unique<VersionKernel>();
+}
+
+}  // namespace
+
+void RegisterConstantFunctions(FunctionTable& table) {
+  table.Add({"isNull", 1, 1, true, ResolveNullCheck, CompileNullCheck});
+  table.Add({"isNotNull", 1, 1, true, ResolveNullCheck, CompileNullCheck});
+  table.Add({"version", 0, 0, true, ResolveVersion, CompileVersion});
+}
+
+}  // namespace granite::core

@@ -1,0 +1,86 @@
+// Type conversions: CAST(x, 'T'), toUInt8 ... toUInt64, toInt8 ... toInt64, toFloat32,
+// toFloat64, toString, toDate, toDateTime, toUnixTimestamp. Semantics are CastColumn's
+// (cast_column.h); an unparsable string fails with kCannotParseText naming the value.
+#include <memory>
+
+#include "core/error.h"
+#include "core/functions/cast_column.h"
+#include "core/functions/function_errors.h"
+#include "core/functions/function_table.h"
+#include "core/status_macros.h"
+#include "core/value_text.h"
+
+namespace granite::core {
+namespace {
+
+struct NamedConversion {
+  std::string_view name;
+  TypeId type;
+};
+
+constexpr NamedConversion kConversions[] = {
+    {"toUInt8", TypeId::kUInt8},     {"toUInt16", TypeId::kUInt16},
+    {"toUInt32", TypeId::kUInt32},   {"toUInt64", TypeId::kUInt64},
+    {"toInt8", TypeId::kInt8},       {"toInt16", TypeId::kInt16},
+    {"toInt32", TypeId::kInt32},     {"toInt64", TypeId::kInt64},
+    {"toFloat32", TypeId::kFloat32}, {"toFloat64", TypeId::kFloat64},
+    {"toString", TypeId::kString},   {"toDate", TypeId::kDate},
+    {"toDateTime", TypeId::kDateTime},
+};
+
+absl::StatusOr<TypeId> ResolveNamedConversion(std::string_view name,
+                                              const std::vector<ArgumentInfo>& args) {
+  if (name == "toUnixTimestamp") {
+    if (args[0].type != TypeId::kDateTime && !IsString(args[0].type)) {
+      return IllegalArgumentType(name, 0, args[0].type);
+    }
+    return TypeId::kUInt32;
+  }
+  for (const NamedConversion& conversion : kConversions) {
+    if (conversion.name == name) return conversion.type;
+  }
+  return Error(ErrorCode::kLogicalError, "Unhandled conversion function");
+}
+
+absl::StatusOr<TypeId> ResolveCast(std::string_view name, const std::vector<ArgumentInfo>& args) {
+  if (!IsString(args[1].type)) return IllegalArgumentType(name, 1, args[1].type);
+  if (!args[1].constant) return ArgumentMustBeConstant(name, 1);
+  return ParseType(ValueToText(*args[1].constant));
+}
+
+// Converts argument 0 through `via` (when set) to `to`.
+class CastKernel : public ScalarKernel {
+ public:
+  CastKernel(TypeId to, std::optional<TypeId> via) : to_(to), via_(via) {}
+
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    ColumnPtr column = args[0].column;
+    if (via_) {
+      ASSIGN_OR_RETURN(column, CastColumn(column, *via_));
+    }
+    return CastColumn(column, to_);
+  }
+
+ private:
+  const TypeId to_;
+  const std::optional<TypeId> via_;
+};
+
+absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileConversion(
+    std::string_view name, const std::vector<ArgumentInfo>& args, TypeId result_type) {
+  std::optional<TypeId> via;
+  if (name == "toUnixTimestamp") via = TypeId::kDateTime;
+  return std::make_unique<CastKernel>(result_type, via);
+}
+
+}  // namespace
+
+void RegisterConversionFunctions(FunctionTable& table) {
+  table.Add({"CAST", 2, 2, true, ResolveCast, CompileConversion});
+  for (const NamedConversion& conversion : kConversions) {
+    table.Add({conversion.name, 1, 1, false, ResolveNamedConversion, CompileConversion});
+  }
+  table.Add({"toUnixTimestamp", 1, 1, false, ResolveNamedConversion, CompileConversion});
+}
+
+}  // namespace granite::core

@@ -1,0 +1,98 @@
+#include "core/functions/function_registry.h"
+
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "core/absl_compat.h"
+#include "core/error.h"
+#include "core/status_macros.h"
+#include "core/functions/function_table.h"
+
+namespace granite::core {
+namespace {
+
+std::string Lower(std::string_view s) { return absl::AsciiStrToLower(ToAbsl(s)); }
+
+const FunctionTable& Table() {
+  static const FunctionTable* table = [] {
+    auto* t = new FunctionTable();
+    RegisterArithmeticFunctions(*t);
+    RegisterRoundingFunctions(*t);
+    RegisterComparisonFunctions(*t);
+    RegisterLogicalFunctions(*t);
+    RegisterConstantFunctions(*t);
+    RegisterInFunctions(*t);
+    RegisterLikeFunctions(*t);
+    RegisterConditionalFunctions(*t);
+    RegisterConversionFunctions(*t);
+    RegisterDateFunctions(*t);
+    RegisterStringFunctions(*t);
+    RegisterRegexpFunctions(*t);
+    return t;
+  }();
+  return *table;
+}
+
+std::string ExpectedCount(const FunctionDef& def) {
+  if (def.max_args == kVariadic) return absl::StrCat("at least ", def.min_args);
+  if (def.min_args == def.max_args) return absl::StrCat(def.min_args);
+  return absl::StrCat(def.min_args, " to ", def.max_args);
+}
+
+absl::StatusOr<const FunctionDef*> Lookup(std::string_view name,
+                                          const std::vector<ArgumentInfo>& args) {
+  const FunctionDef* def = Table().Find(name);
+  if (def == nullptr) {
+    return Error(ErrorCode::kUnknownFunction, absl::StrCat("Unknown function ", ToAbsl(name)));
+  }
+  int n = static_cast<int>(args.size());
+  if (n < def->min_args || (def->max_args != kVariadic && n > def->max_args)) {
+    return Error(ErrorCode::kNumberOfArgumentsDoesntMatch,
+                 absl::StrCat("Number of arguments for function ", ToAbsl(def->name),
+                              " doesn't match: passed ", n, ", should be ", ExpectedCount(*def)));
+  }
+  return def;
+}
+
+}  // namespace
+
+void FunctionTable::Add(const FunctionDef& def) {
+  defs_.push_back(std::make_unique<FunctionDef>(def));
+  const FunctionDef* stored = defs_.back().get();
+  exact_[std::string(def.name)] = stored;
+  if (def.case_insensitive) lowercase_[Lower(def.name)] = stored;
+}
+
+void FunctionTable::AddAlias(std::string_view alias, std::string_view canonical,
+                             bool case_insensitive) {
+  auto it = exact_.find(std::string(canonical));
+  if (it == exact_.end()) return;  // a registration bug; caught by the registry tests
+  exact_[std::string(alias)] = it->second;
+  if (case_insensitive) lowercase_[Lower(alias)] = it->second;
+}
+
+const FunctionDef* FunctionTable::Find(std::string_view name) const {
+  if (auto it = exact_.find(std::string(name)); it != exact_.end()) return it->second;
+  if (auto it = lowercase_.find(Lower(name)); it != lowercase_.end()) return it->second;
+  return nullptr;
+}
+
+absl::StatusOr<ResolvedFunction> ResolveFunction(std::string_view name,
+                                                 const std::vector<ArgumentInfo>& args) {
+  ASSIGN_OR_RETURN(const FunctionDef* def, Lookup(name, args));
+  ASSIGN_OR_RETURN(TypeId type, def->resolve(def->name, args));
+  return ResolvedFunction{std::string(def->name), type};
+}
+
+bool IsScalarFunction(std::string_view name) { return Table().Find(name) != nullptr; }
+
+absl::StatusOr<CompiledFunction> CompileFunction(std::string_view name,
+                                                 const std::vector<ArgumentInfo>& args) {
+  ASSIGN_OR_RETURN(const FunctionDef* def, Lookup(name, args));
+  ASSIGN_OR_RETURN(TypeId type, def->resolve(def->name, args));
+  ASSIGN_OR_RETURN(std::unique_ptr<ScalarKernel> kernel, def->compile(def->name, args, type));
+  return CompiledFunction{ResolvedFunction{std::string(def->name), type}, std::move(kernel)};
+}
+
+}  // namespace granite::core

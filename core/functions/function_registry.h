@@ -1,0 +1,69 @@
+// Scalar function registry: the one place that knows every scalar function granite evaluates, its
+// canonical name, which argument types it accepts and what it returns. The coordinator's binder asks
+// it for result types (ResolveFunction); core::Expression asks it for compiled kernels
+// (CompileFunction) when a plan fragment arrives.
+//
+// Names follow ClickHouse: SQL-standard functions (lower, upper, substring, if, abs, CAST,
+// DATE_TRUNC, REGEXP_REPLACE, ...) match case-insensitively, ClickHouse's own camelCase functions
+// (intDiv, toStartOfMinute, multiIf, ...) case-sensitively. Aliases resolve to one canonical name
+// (date_trunc, DATE_TRUNC -> dateTrunc; REGEXP_REPLACE -> replaceRegexpAll; mod -> modulo), which is
+// what plans carry.
+//
+// in / notIn: the binder passes x followed by the elements of the IN list, each a constant
+// (ResolveFunction("in", {x, 1, 2, 3})). In a plan the list travels as in(x, tuple(1, 2, 3)).
+// tuple is not a function of its own: resolving it fails.
+//
+// Thread-safety: all functions are safe to call concurrently.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/functions/scalar_kernel.h"
+#include "core/types.h"
+#include "core/value.h"
+
+namespace granite::core {
+
+// Describes one argument of a call: its type and, for literals and constant-folded arguments, its
+// value (int64_t for signed types, uint64_t for unsigned, Date and DateTime, double for floats,
+// std::string for String; other alternatives are accepted and converted).
+struct ArgumentInfo {
+  TypeId type;
+  std::optional<Value> constant;
+};
+
+struct ResolvedFunction {
+  std::string name;  // canonical name, e.g. "dateTrunc" for DATE_TRUNC
+  TypeId result_type;
+};
+
+// Resolves a scalar function call: checks the number and types of the arguments and returns the
+// canonical name and the result type. Errors: unknown name -> kUnknownFunction ("Unknown function
+// foo"); wrong argument count -> kNumberOfArgumentsDoesntMatch; an argument of a type the function
+// does not accept -> kIllegalTypeOfArgument naming the function, the argument position and type; a
+// non-constant argument where a constant is required (LIKE pattern, CAST type) -> kIllegalColumn.
+absl::StatusOr<ResolvedFunction> ResolveFunction(std::string_view name,
+                                                 const std::vector<ArgumentInfo>& args);
+
+// Returns true if `name` (or an alias of it) is a scalar function known to the registry.
+bool IsScalarFunction(std::string_view name);
+
+// A resolved call together with its kernel, ready to run on blocks.
+struct CompiledFunction {
+  ResolvedFunction resolved;
+  std::unique_ptr<ScalarKernel> kernel;
+};
+
+// Resolves a call like ResolveFunction and compiles its kernel: constant arguments are prepared
+// once here (LIKE matchers, IN sets, regexes, CAST target types, constants converted to the
+// operand type). At execution, argument i must be a constant operand exactly when
+// args[i].constant is set.
+absl::StatusOr<CompiledFunction> CompileFunction(std::string_view name,
+                                                 const std::vector<ArgumentInfo>& args);
+
+}  // namespace granite::core

@@ -1,0 +1,66 @@
+// FunctionTable: the registry's table of function definitions, filled once by the Register*
+// functions of each functions/*.cc file (arithmetic, comparison, ...). Internal to core/functions;
+// the public entry points are in function_registry.h.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "core/functions/function_registry.h"
+#include "core/functions/scalar_kernel.h"
+
+namespace granite::core {
+
+// Returns the result type of a call, or an error naming `name`. Called after the argument count
+// was checked against the definition.
+using ResolveFn = absl::StatusOr<TypeId> (*)(std::string_view name,
+                                            const std::vector<ArgumentInfo>& args);
+// Builds the kernel of a call that `resolve` accepted with `result_type`.
+using CompileFn = absl::StatusOr<std::unique_ptr<ScalarKernel>> (*)(
+    std::string_view name, const std::vector<ArgumentInfo>& args, TypeId result_type);
+
+inline constexpr int kVariadic = -1;
+
+struct FunctionDef {
+  std::string_view name;  // canonical name
+  int min_args;
+  int max_args;  // kVariadic: no upper bound
+  bool case_insensitive;
+  ResolveFn resolve;
+  CompileFn compile;
+};
+
+// Maps names and aliases to definitions.
+// Thread-safety: filled once during the registry's initialization, read-only afterwards.
+class FunctionTable {
+ public:
+  void Add(const FunctionDef& def);
+  // Registers `alias` for the already added `canonical`.
+  void AddAlias(std::string_view alias, std::string_view canonical, bool case_insensitive);
+  // Returns the definition for `name`: exact spelling first, then case-insensitive names.
+  const FunctionDef* Find(std::string_view name) const;
+
+ private:
+  std::vector<std::unique_ptr<FunctionDef>> defs_;
+  absl::flat_hash_map<std::string, const FunctionDef*> exact_;
+  absl::flat_hash_map<std::string, const FunctionDef*> lowercase_;
+};
+
+void RegisterArithmeticFunctions(FunctionTable& table);
+void RegisterRoundingFunctions(FunctionTable& table);
+void RegisterComparisonFunctions(FunctionTable& table);
+void RegisterLogicalFunctions(FunctionTable& table);
+void RegisterConstantFunctions(FunctionTable& table);
+void RegisterInFunctions(FunctionTable& table);
+void RegisterLikeFunctions(FunctionTable& table);
+void RegisterConditionalFunctions(FunctionTable& table);
+void RegisterConversionFunctions(FunctionTable& table);
+void RegisterDateFunctions(FunctionTable& table);
+void RegisterStringFunctions(FunctionTable& table);
+void RegisterRegexpFunctions(FunctionTable& table);
+
+}  // namespace granite::core

@@ -1,0 +1,167 @@
+// in(x, c1, ..., cn) and notIn -> UInt8. Plans carry in(x, tuple(c1, ..., cn)); core::Expression
+// flattens the tuple, so kernels see x followed by the constants.
+//
+// The set is built once at compile time, in x's type: each constant is converted exactly
+// (ConvertConstantExactly); constants with no equal value in x's type (300 for a UInt8 x) can
+// never match and are dropped. Lookup by type: 1- and 2-byte types index a byte table, up to
+// eight values compare directly (a vectorizable loop per value), larger sets use a hash set.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "core/absl_compat.h"
+#include "core/error.h"
+#include "core/functions/constant_column.h"
+#include "core/functions/function_errors.h"
+#include "core/functions/function_table.h"
+#include "core/functions/vector_loops.h"
+#include "core/status_macros.h"
+
+namespace granite::core {
+namespace {
+
+constexpr size_t kMaxLinearValues = 8;
+
+// Returns the constants converted to x's type; those without an exact counterpart are dropped.
+absl::StatusOr<std::vector<Value>> SetValues(std::string_view name,
+                                             const std::vector<ArgumentInfo>& args) {
+  std::vector<Value> values;
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (!args[i].constant) return ArgumentMustBeConstant(name, i);
+    auto converted = ConvertConstantExactly(*args[i].constant, args[i].type, args[0].type);
+    if (!converted.ok()) {
+      if (CodeOf(converted.status()) == ErrorCode::kIllegalTypeOfArgument) {
+        return IllegalArgumentType(name, i, args[i].type);
+      }
+      return converted.status();
+    }
+    if (converted->has_value()) values.push_back(**converted);
+  }
+  return values;
+}
+
+absl::StatusOr<TypeId> ResolveIn(std::string_view name, const std::vector<ArgumentInfo>& args) {
+  RETURN_IF_ERROR(SetValues(name, args).status());
+  return TypeId::kUInt8;
+}
+
+template <typename T>
+T ValueAs(const Value& v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(std::get<double>(v));
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<T>(std::get<int64_t>(v));
+  } else {
+    return static_cast<T>(std::get<uint64_t>(v));
+  }
+}
+
+// Membership in a set of fixed-width values of physical type T.
+template <typename T>
+class FixedInKernel : public ScalarKernel {
+ public:
+  FixedInKernel(const std::vector<Value>& values, bool negated) : negated_(negated) {
+    for (const Value& v : values) {
+      T t = ValueAs<T>(v);
+      if constexpr (kUseTable) {
+        if (table_.empty()) table_.resize(size_t{1} << (8 * sizeof(T)));
+        table_[static_cast<std::make_unsigned_t<T>>(t)] = 1;
+      } else {
+        set_.insert(t);
+      }
+    }
+    if constexpr (!kUseTable) {
+      if (set_.size() <= kMaxLinearValues) linear_.assign(set_.begin(), set_.end());
+    }
+  }
+
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    auto out = NewColumn(TypeId::kUInt8, rows);
+    uint8_t* result = out->Data<uint8_t>();
+    const T* x = args[0].column->template Data<T>();
+    const uint8_t miss = negated_ ? 1 : 0;
+    if constexpr (kUseTable) {
+      if (table_.empty()) {
+        std::memset(result, miss, rows);
+      } else {
+        const uint8_t* table = table_.data();
+        for (size_t i = 0; i < rows; ++i) {
+          result[i] = table[static_cast<std::make_unsigned_t<T>>(x[i])] ^ miss;
+        }
+      }
+    } else if (set_.size() <= kMaxLinearValues) {
+      std::memset(result, 0, rows);
+      for (T v : linear_) {
+        for (size_t i = 0; i < rows; ++i) result[i] |= x[i] == v;
+      }
+      for (size_t i = 0; i < rows; ++i) result[i] ^= miss;
+    } else {
+      for (size_t i = 0; i < rows; ++i) result[i] = set_.contains(x[i]) ^ miss;
+    }
+    return ColumnPtr(std::move(out));
+  }
+
+ private:
+  static constexpr bool kUseTable = std::is_integral_v<T> && sizeof(T) <= 2;
+  const bool negated_;
+  std::vector<uint8_t> table_;  // indexed by the unsigned bits of a 1- or 2-byte value
+  absl::flat_hash_set<T> set_;
+  std::vector<T> linear_;
+};
+
+class StringInKernel : public ScalarKernel {
+ public:
+  StringInKernel(const std::vector<Value>& values, bool negated) : negated_(negated) {
+    for (const Value& v : values) set_.insert(std::get<std::string>(v));
+  }
+
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    auto out = NewColumn(TypeId::kUInt8, rows);
+    uint8_t* result = out->Data<uint8_t>();
+    const Column& x = *args[0].column;
+    for (size_t i = 0; i < rows; ++i) {
+      result[i] = set_.contains(ToAbsl(x.StringAt(i))) != negated_;
+    }
+    return ColumnPtr(std::move(out));
+  }
+
+ private:
+  const bool negated_;
+  absl::flat_hash_set<std::string> set_;
+};
+
+absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileIn(std::string_view name,
+                                                        const std::vector<ArgumentInfo>& args,
+                                                        TypeId result_type) {
+  ASSIGN_OR_RETURN(std::vector<Value> values, SetValues(name, args));
+  const bool negated = name == "notIn";
+  if (IsString(args[0].type)) return std::make_unique<StringInKernel>(values, negated);
+  return DispatchFixed(args[0].type, [&](auto tag) -> std::unique_ptr<ScalarKernel> {
+    using T = typename decltype(tag)::Type;
+    return std::make_unique<FixedInKernel<T>>(values, negated);
+  });
+}
+
+absl::StatusOr<TypeId> ResolveTuple(std::string_view, const std::vector<ArgumentInfo>&) {
+  return Error(ErrorCode::kNotImplemented,
+               "Function tuple is supported only as the list of values of IN");
+}
+
+absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileTuple(std::string_view name,
+                                                           const std::vector<ArgumentInfo>& args,
+                                                           TypeId) {
+  return ResolveTuple(name, args).status();
+}
+
+}  // namespace
+
+void RegisterInFunctions(FunctionTable& table) {
+  table.Add({"in", 2, kVariadic, false, ResolveIn, CompileIn});
+  table.Add({"notIn", 2, kVariadic, false, ResolveIn, CompileIn});
+  table.Add({"tuple", 0, kVariadic, false, ResolveTuple, CompileTuple});
+}
+
+}  // namespace granite::core

@@ -1,0 +1,57 @@
+// LikeMatcher: a compiled SQL LIKE pattern ('%' any bytes, '_' one character, '\' escapes the
+// next character). Compiling picks the cheapest way to match:
+//   'abc'    exact: length check + memcmp
+//   'abc%'   prefix, '%abc' suffix
+//   '%abc%'  substring: one memmem over the whole chars buffer of a column, matches mapped back to
+//            rows (rows without the needle cost nothing, as in ClickHouse)
+//   '%'      anything
+//   else     an RE2 regex with '.*' and '.', matched in full (UTF-8, '.' matches newlines)
+// Case-insensitive matching (ILIKE) folds ASCII letters.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "core/column.h"
+
+namespace re2 {
+class RE2;
+}
+
+namespace granite::core {
+
+// Matches strings against one LIKE pattern.
+// Thread-safety: immutable after Compile; matching may run concurrently.
+class LikeMatcher {
+ public:
+  enum class Kind { kExact, kPrefix, kSuffix, kSubstring, kAny, kRegex };
+
+  // Compiles `pattern`. Errors: kCannotCompileRegexp-like failures of RE2 as kBadArguments.
+  static absl::StatusOr<std::unique_ptr<LikeMatcher>> Compile(std::string_view pattern,
+                                                              bool case_insensitive);
+  ~LikeMatcher();
+
+  Kind kind() const { return kind_; }
+
+  // Returns true if `text` matches.
+  bool Matches(std::string_view text) const;
+
+  // Sets out[i] to 1 where row i of `strings` matches and to 0 elsewhere; `negated` flips both.
+  // REQUIRES: strings.type() == String; out has strings.size() bytes.
+  void MatchColumn(const Column& strings, bool negated, uint8_t* out) const;
+
+ private:
+  LikeMatcher() = default;
+  bool MatchesLiteral(std::string_view text) const;
+  void MatchSubstring(const Column& strings, bool negated, uint8_t* out) const;
+
+  Kind kind_ = Kind::kExact;
+  bool case_insensitive_ = false;
+  std::string needle_;  // the literal part; lowercase when case-insensitive
+  std::unique_ptr<re2::RE2> regex_;
+};
+
+}  // namespace granite::core

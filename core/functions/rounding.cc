@@ -1,0 +1,148 @@
+// Rounding: round, floor, ceil, trunc (x[, N]) -> the type of x. N is a constant integer
+// (default 0): the number of decimal places to keep, negative to round to tens, hundreds, ...
+// Floats: round uses banker's rounding like ClickHouse (round(0.5) = 0, round(1.5) = 2);
+// integers with N < 0 round half away from zero (round(15, -1) = 20); integers with N >= 0 are
+// unchanged.
+#include <cmath>
+#include <memory>
+#include <type_traits>
+
+#include "core/functions/constant_column.h"
+#include "core/functions/function_errors.h"
+#include "core/functions/function_table.h"
+#include "core/functions/vector_loops.h"
+#include "core/status_macros.h"
+
+namespace granite::core {
+namespace {
+
+enum class RoundingMode { kRound, kFloor, kCeil, kTrunc };
+
+absl::StatusOr<TypeId> ResolveRounding(std::string_view name,
+                                       const std::vector<ArgumentInfo>& args) {
+  if (!IsNumeric(args[0].type) || IsDateOrDateTime(args[0].type)) {
+    return IllegalArgumentType(name, 0, args[0].type);
+  }
+  if (args.size() == 2) {
+    if (!IsInteger(args[1].type) || IsDateOrDateTime(args[1].type)) {
+      return IllegalArgumentType(name, 1, args[1].type);
+    }
+    if (!args[1].constant) return ArgumentMustBeConstant(name, 1);
+  }
+  return args[0].type;
+}
+
+template <RoundingMode kMode>
+double RoundFloat(double v) {
+  switch (kMode) {
+    case RoundingMode::kRound: return std::nearbyint(v);  // ties to even in the default mode
+    case RoundingMode::kFloor: return std::floor(v);
+    case RoundingMode::kCeil: return std::ceil(v);
+    case RoundingMode::kTrunc: return std::trunc(v);
+  }
+  return v;
+}
+
+// Rounds integer v (in its 64-bit domain W) to a multiple of scale.
+template <RoundingMode kMode, typename W>
+W RoundInteger(W v, W scale) {
+  const W q = v / scale;
+  const W r = v % scale;
+  W steps = q;
+  if constexpr (kMode == RoundingMode::kFloor) {
+    if constexpr (std::is_signed_v<W>) steps -= r < 0;
+  } else if constexpr (kMode == RoundingMode::kCeil) {
+    steps += r > 0;
+  } else if constexpr (kMode == RoundingMode::kRound) {
+    if constexpr (std::is_signed_v<W>) {
+      const W twice = r < 0 ? -2 * r : 2 * r;
+      if (twice >= scale) steps += v < 0 ? -1 : 1;
+    } else {
+      if (2 * r >= scale) steps += 1;
+    }
+  }
+  return static_cast<W>(static_cast<uint64_t>(steps) * static_cast<uint64_t>(scale));
+}
+
+template <RoundingMode kMode>
+class RoundingKernel : public ScalarKernel {
+ public:
+  explicit RoundingKernel(int64_t places) : places_(places) {}
+
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    const Column& in = *args[0].column;
+    auto out = NewColumn(in.type(), rows);
+    DispatchFixed(in.type(), [&](auto tag) {
+      using T = typename decltype(tag)::Type;
+      const T* x = in.Data<T>();
+      T* result = out->template Data<T>();
+      if constexpr (std::is_floating_point_v<T>) {
+        if (places_ == 0) {
+          UnaryLoop(x, result, rows, [](T v) { return static_cast<T>(RoundFloat<kMode>(v)); });
+        } else if (places_ > 0) {
+          const double scale = std::pow(10.0, static_cast<double>(places_));
+          UnaryLoop(x, result, rows, [scale](T v) {
+            const double scaled = v * scale;  // too many places for v: v is already exact
+            return std::isfinite(scaled) ? static_cast<T>(RoundFloat<kMode>(scaled) / scale) : v;
+          });
+        } else {
+          const double scale = std::pow(10.0, static_cast<double>(-places_));
+          if (!std::isfinite(scale)) {
+            UnaryLoop(x, result, rows, [](T) { return T{0}; });
+            return;
+          }
+          UnaryLoop(x, result, rows,
+                    [scale](T v) { return static_cast<T>(RoundFloat<kMode>(v / scale) * scale); });
+        }
+      } else {
+        using W = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
+        if (places_ >= 0) {
+          UnaryLoop(x, result, rows, [](T v) { return v; });
+        } else if (places_ < -18) {
+          UnaryLoop(x, result, rows, [](T) { return T{0}; });
+        } else {
+          W scale = 1;
+          for (int64_t i = 0; i < -places_; ++i) scale *= 10;
+          UnaryLoop(x, result, rows, [scale](T v) {
+            return static_cast<T>(RoundInteger<kMode, W>(static_cast<W>(v), scale));
+          });
+        }
+      }
+    });
+    return ColumnPtr(std::move(out));
+  }
+
+ private:
+  const int64_t places_;
+};
+
+absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileRounding(
+    std::string_view name, const std::vector<ArgumentInfo>& args, TypeId result_type) {
+  int64_t places = 0;
+  if (args.size() == 2) {
+    ASSIGN_OR_RETURN(ColumnPtr constant, MakeConstantColumn(*args[1].constant, args[1].type));
+    Value v = ValueAt(*constant, 0);
+    if (const auto* u = std::get_if<uint64_t>(&v)) {
+      places = *u > 1000 ? 1000 : static_cast<int64_t>(*u);
+    } else {
+      places = std::max<int64_t>(std::get<int64_t>(v), -1000);
+    }
+  }
+  if (name == "floor") return std::make_unique<RoundingKernel<RoundingMode::kFloor>>(places);
+  if (name == "ceil") return std::make_unique<RoundingKernel<RoundingMode::kCeil>>(places);
+  if (name == "trunc") return std::make_unique<RoundingKernel<RoundingMode::kTrunc>>(places);
+  return std::make_unique<RoundingKernel<RoundingMode::kRound>>(places);
+}
+
+}  // namespace
+
+void RegisterRoundingFunctions(FunctionTable& table) {
+  table.Add({"round", 1, 2, true, ResolveRounding, CompileRounding});
+  table.Add({"floor", 1, 2, true, ResolveRounding, CompileRounding});
+  table.Add({"ceil", 1, 2, true, ResolveRounding, CompileRounding});
+  table.AddAlias("ceiling", "ceil", true);
+  table.Add({"trunc", 1, 2, true, ResolveRounding, CompileRounding});
+  table.AddAlias("truncate", "trunc", true);
+}
+
+}  // namespace granite::core

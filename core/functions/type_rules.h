@@ -1,0 +1,37 @@
+// Type rules shared by the scalar functions: integer widths, the common supertype of branches
+// (if, multiIf, CASE, greatest) and the type both sides of a comparison are brought to.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "core/types.h"
+
+namespace granite::core {
+
+// Returns the integer type of the given signedness and width in bytes (1, 2, 4 or 8).
+TypeId IntegerType(bool is_signed, size_t bytes);
+
+// Returns the next wider integer width: 1 -> 2 -> 4 -> 8, and 8 stays 8.
+size_t NextSize(size_t bytes);
+
+// Returns the plain number type that carries a value: UInt16 for Date, UInt32 for DateTime, the
+// type itself otherwise.
+TypeId NumberCarrier(TypeId type);
+
+// Returns the least common supertype of two branch types, or nullopt when there is none.
+// Equal types: that type. Date and DateTime: DateTime. Numbers: the wider type of the same
+// signedness; unsigned with signed: the signed type one size wider than the unsigned one (UInt8
+// and Int8 -> Int16), Float64 when that would exceed 64 bits (UInt64 and Int8); a float with
+// integers up to 16 bits: Float32 if the float is Float32, otherwise Float64. String only with
+// String; Date/DateTime never with numbers.
+std::optional<TypeId> CommonSupertype(TypeId a, TypeId b);
+
+// Returns the type both sides of a comparison of numbers (Date and DateTime included) are
+// converted to: Date with DateTime compares as DateTime; Date and DateTime with numbers as
+// UInt16 / UInt32; otherwise like CommonSupertype, except that UInt64 with a signed type returns
+// nullopt (the comparison then runs on UInt64 and Int64 operands with an exact mixed-sign loop).
+// REQUIRES: both types numeric.
+std::optional<TypeId> ComparisonType(TypeId a, TypeId b);
+
+}  // namespace granite::core

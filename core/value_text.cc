@@ -1,0 +1,266 @@
+// Float printing: std::to_chars in scientific form yields the shortest round-trip digits; they are
+// then laid out the way ClickHouse (double-conversion's ToShortest with decimal_in_shortest_low
+// = -6 and decimal_in_shortest_high = 21) does: fixed notation for decimal exponents -6 .. 20,
+// otherwise "d.ddde[-]x" without a '+' sign or leading exponent zeros.
+#include "core/value_text.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include "core/date_time.h"
+#include "core/error.h"
+
+namespace granite::core {
+namespace {
+
+template <typename F>
+void AppendFloatImpl(F value, std::string* out) {
+  if (std::isnan(value)) {
+    out->append("nan");
+    return;
+  }
+  if (std::isinf(value)) {
+    out->append(value < 0 ? "-inf" : "inf");
+    return;
+  }
+  char buffer[64];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value, std::chars_format::scientific);
+  const char* p = buffer;
+  const char* end = result.ptr;
+  if (*p == '-') {
+    out->push_back('-');
+    ++p;
+  }
+  char digits[32];
+  int count = 0;
+  while (p < end && *p != 'e') {
+    if (*p != '.') digits[count++] = *p;
+    ++p;
+  }
+  int exponent = 0;
+  if (p < end) {
+    ++p;  // 'e'
+    bool negative = *p == '-';
+    ++p;  // sign
+    while (p < end) exponent = exponent * 10 + (*p++ - '0');
+    if (negative) exponent = -exponent;
+  }
+  if (exponent >= -6 && exponent < 21) {
+    if (exponent >= 0) {
+      if (count <= exponent + 1) {
+        out->append(digits, count);
+        out->append(exponent + 1 - count, '0');
+      } else {
+        out->append(digits, exponent + 1);
+        out->push_back('.');
+        out->append(digits + exponent + 1, count - exponent - 1);
+      }
+    } else {
+      out->append("0.");
+      out->append(-exponent - 1, '0');
+      out->append(digits, count);
+    }
+    return;
+  }
+  out->push_back(digits[0]);
+  if (count > 1) {
+    out->push_back('.');
+    out->append(digits + 1, count - 1);
+  }
+  out->push_back('e');
+  char exp_buffer[8];
+  auto exp_result = std::to_chars(exp_buffer, exp_buffer + sizeof(exp_buffer), exponent);
+  out->append(exp_buffer, exp_result.ptr);
+}
+
+template <typename F>
+bool ParseFloatImpl(std::string_view text, F* value) {
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (begin < end && *begin == '+') {
+    ++begin;
+    if (begin < end && *begin == '-') return false;
+  }
+  if (begin == end) return false;
+  F parsed;
+  auto result = std::from_chars(begin, end, parsed);
+  if (result.ec == std::errc::result_out_of_range && result.ptr == end) {
+    // Overflow or underflow: strtod saturates to inf / 0 as ClickHouse does.
+    std::string copy(begin, end);
+    parsed = static_cast<F>(std::strtod(copy.c_str(), nullptr));
+  } else if (result.ec != std::errc() || result.ptr != end) {
+    return false;
+  }
+  *value = parsed;
+  return true;
+}
+
+template <typename T>
+void AppendIntegerText(T value, std::string* out) {
+  char buffer[24];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  out->append(buffer, result.ptr);
+}
+
+absl::Status CannotParse(std::string_view text, TypeId type) {
+  // Long garbage (a whole line in a number column) is cut so that errors stay readable.
+  constexpr size_t kMaxShown = 100;
+  std::string message = "Cannot parse \"";
+  message.append(text.substr(0, kMaxShown));
+  if (text.size() > kMaxShown) message.append("...");
+  message.append("\" as ");
+  message.append(TypeName(type));
+  return Error(ErrorCode::kCannotParseText, message);
+}
+
+absl::Status OutOfRange(const Value& value, TypeId type) {
+  return Error(ErrorCode::kValueIsOutOfRangeOfDataType,
+               "Value " + ValueToText(value) + " is out of range of " + std::string(TypeName(type)));
+}
+
+// Converts an integer literal to integer type T with a range check.
+template <typename T, typename V>
+bool IntegerFits(V v) {
+  if constexpr (std::is_signed_v<V>) {
+    if (v < 0) {
+      return std::is_signed_v<T> && v >= static_cast<int64_t>(std::numeric_limits<T>::min());
+    }
+  }
+  return static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+}
+
+// Truncates a double toward zero into integer type T; false when not finite or out of range.
+template <typename T>
+bool DoubleToInteger(double v, T* result) {
+  if (!std::isfinite(v)) return false;
+  double t = std::trunc(v);
+  // max() + 1 is a power of two, so this bound is exact in double.
+  const double upper = 2.0 * static_cast<double>(std::numeric_limits<T>::max() / 2 + 1);
+  const double lower = static_cast<double>(std::numeric_limits<T>::min());
+  if (t < lower || t >= upper) return false;
+  *result = static_cast<T>(t);
+  return true;
+}
+
+}  // namespace
+
+void AppendFloatText(double value, std::string* out) { AppendFloatImpl(value, out); }
+void AppendFloatText(float value, std::string* out) { AppendFloatImpl(value, out); }
+
+bool ParseFloatText(std::string_view text, double* value) { return ParseFloatImpl(text, value); }
+bool ParseFloatText(std::string_view text, float* value) { return ParseFloatImpl(text, value); }
+
+void AppendValueText(const Column& column, size_t row, std::string* out) {
+  switch (column.type()) {
+    case TypeId::kUInt8: return AppendIntegerText(column.Get<uint8_t>(row), out);
+    case TypeId::kUInt16: return AppendIntegerText(column.Get<uint16_t>(row), out);
+    case TypeId::kUInt32: return AppendIntegerText(column.Get<uint32_t>(row), out);
+    case TypeId::kUInt64: return AppendIntegerText(column.Get<uint64_t>(row), out);
+    case TypeId::kInt8: return AppendIntegerText(column.Get<int8_t>(row), out);
+    case TypeId::kInt16: return AppendIntegerText(column.Get<int16_t>(row), out);
+    case TypeId::kInt32: return AppendIntegerText(column.Get<int32_t>(row), out);
+    case TypeId::kInt64: return AppendIntegerText(column.Get<int64_t>(row), out);
+    case TypeId::kFloat32: return AppendFloatText(column.Get<float>(row), out);
+    case TypeId::kFloat64: return AppendFloatText(column.Get<double>(row), out);
+    case TypeId::kDate: return AppendDate(column.Get<uint16_t>(row), out);
+    case TypeId::kDateTime: return AppendDateTime(column.Get<uint32_t>(row), out);
+    case TypeId::kString: out->append(column.StringAt(row)); return;
+  }
+}
+
+absl::Status ParseValueText(std::string_view text, TypeId type, Column* column) {
+  bool ok = false;
+  switch (type) {
+    case TypeId::kString:
+      column->AppendString(text);
+      return absl::OkStatus();
+    case TypeId::kDate: {
+      uint16_t days;
+      ok = ParseDate(text, &days);
+      if (ok) column->Append(days);
+      break;
+    }
+    case TypeId::kDateTime: {
+      uint32_t seconds;
+      ok = ParseDateTime(text, &seconds);
+      if (ok) column->Append(seconds);
+      break;
+    }
+    case TypeId::kFloat32: {
+      float v;
+      ok = ParseFloatText(text, &v);
+      if (ok) column->Append(v);
+      break;
+    }
+    case TypeId::kFloat64: {
+      double v;
+      ok = ParseFloatText(text, &v);
+      if (ok) column->Append(v);
+      break;
+    }
+    default:
+      DispatchFixed(type, [&](auto tag) {
+        using T = typename decltype(tag)::Type;
+        T v;
+        ok = ParseIntegerText(text, &v);
+        if (ok) column->Append(v);
+      });
+  }
+  return ok ? absl::OkStatus() : CannotParse(text, type);
+}
+
+std::string ValueToText(const Value& value) {
+  std::string out;
+  if (const auto* i = std::get_if<int64_t>(&value)) {
+    AppendIntegerText(*i, &out);
+  } else if (const auto* u = std::get_if<uint64_t>(&value)) {
+    AppendIntegerText(*u, &out);
+  } else if (const auto* d = std::get_if<double>(&value)) {
+    AppendFloatText(*d, &out);
+  } else {
+    out = std::get<std::string>(value);
+  }
+  return out;
+}
+
+absl::Status AppendValue(const Value& value, TypeId type, Column* column) {
+  if (const auto* s = std::get_if<std::string>(&value)) return ParseValueText(*s, type, column);
+  if (type == TypeId::kString) {
+    column->AppendString(ValueToText(value));
+    return absl::OkStatus();
+  }
+  if (IsFloat(type)) {
+    double d = 0;
+    if (const auto* i = std::get_if<int64_t>(&value)) d = static_cast<double>(*i);
+    if (const auto* u = std::get_if<uint64_t>(&value)) d = static_cast<double>(*u);
+    if (const auto* f = std::get_if<double>(&value)) d = *f;
+    if (type == TypeId::kFloat32) {
+      column->Append(static_cast<float>(d));
+    } else {
+      column->Append(d);
+    }
+    return absl::OkStatus();
+  }
+  bool ok = false;
+  DispatchFixed(type, [&](auto tag) {
+    using T = typename decltype(tag)::Type;
+    if constexpr (std::is_integral_v<T>) {
+      T result{};
+      if (const auto* i = std::get_if<int64_t>(&value)) {
+        ok = IntegerFits<T>(*i);
+        result = static_cast<T>(*i);
+      } else if (const auto* u = std::get_if<uint64_t>(&value)) {
+        ok = IntegerFits<T>(*u);
+        result = static_cast<T>(*u);
+      } else if (const auto* f = std::get_if<double>(&value)) {
+        ok = DoubleToInteger(*f, &result);
+      }
+      if (ok) column->Append(result);
+    }
+  });
+  return ok ? absl::OkStatus() : OutOfRange(value, type);
+}
+
+}  // namespace granite::core

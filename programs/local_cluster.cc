@@ -1,0 +1,118 @@
+#include "programs/local_cluster.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coordinator/coordinator_server.h"
+#include "core/process.h"
+
+namespace granite {
+
+namespace {
+
+struct WorkerProcess {
+  pid_t pid = -1;
+  std::string address;
+};
+
+// Starts `granite worker` as a child process and waits for its "listening on" line.
+bool StartWorker(const LocalOptions& options, int index, WorkerProcess* worker) {
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return false;
+  std::string data = options.data_dir + "/worker-" + std::to_string(index);
+  std::filesystem::create_directories(data);
+  pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    // The child starts with the shutdown signals unblocked so SIGTERM stops it.
+    sigset_t set;
+    sigemptyset(&set);
+    pthread_sigmask(SIG_SETMASK, &set, nullptr);
+    std::string port = "--port=0";
+    std::string data_flag = "--data=" + data;
+    std::string threads = "--threads=" + std::to_string(options.threads);
+    std::string host = "--host=" + options.host;
+    execl("/proc/self/exe", "granite", "worker", port.c_str(), data_flag.c_str(),
+          threads.c_str(), host.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  worker->pid = pid;
+  // Read the ready line; the pipe stays open (the worker prints nothing else to stdout).
+  std::string line;
+  char c;
+  while (read(pipe_fds[0], &c, 1) == 1 && c != '\n') line.push_back(c);
+  const std::string marker = " listening on ";
+  size_t at = line.find(marker);
+  if (at == std::string::npos) return false;
+  worker->address = line.substr(at + marker.size());
+  return true;
+}
+
+void StopWorkers(std::vector<WorkerProcess>& workers) {
+  for (const auto& worker : workers) {
+    if (worker.pid > 0) kill(worker.pid, SIGTERM);
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (auto& worker : workers) {
+    if (worker.pid <= 0) continue;
+    while (waitpid(worker.pid, nullptr, WNOHANG) == 0) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        kill(worker.pid, SIGKILL);
+        waitpid(worker.pid, nullptr, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+}
+
+}  // namespace
+
+int RunLocalCluster(const LocalOptions& options) {
+  if (options.workers < 1) {
+    std::fprintf(stderr, "granite local: --workers must be at least 1\n");
+    return 2;
+  }
+  std::vector<WorkerProcess> workers(options.workers);
+  coordinator::CoordinatorOptions coordinator_options;
+  coordinator_options.host = options.host;
+  coordinator_options.port = options.port;
+  for (int i = 0; i < options.workers; ++i) {
+    if (!StartWorker(options, i, &workers[i])) {
+      std::fprintf(stderr, "granite local: worker %d failed to start\n", i);
+      StopWorkers(workers);
+      return 1;
+    }
+    coordinator_options.workers.push_back(workers[i].address);
+  }
+  coordinator::CoordinatorServer server;
+  absl::StatusOr<int> port = server.Start(coordinator_options);
+  if (!port.ok()) {
+    std::fprintf(stderr, "granite local: %s\n", std::string(port.status().message()).c_str());
+    StopWorkers(workers);
+    return 1;
+  }
+  std::printf("granite local listening on %s:%d (%d workers)\n", options.host.c_str(), *port,
+              options.workers);
+  std::fflush(stdout);
+  int signal = core::WaitForShutdownSignal();
+  std::fprintf(stderr, "granite local: signal %d, stopping\n", signal);
+  server.Shutdown();
+  StopWorkers(workers);
+  return 0;
+}
+
+}  // namespace granite

@@ -1,0 +1,203 @@
+#include "storage/part.h"
+
+#include <lz4.h>
+#include <xxhash.h>
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "core/error.h"
+#include "core/status_macros.h"
+
+namespace granite::storage {
+namespace {
+
+using core::Error;
+using core::ErrorCode;
+
+absl::Status Corrupt(std::string_view what, std::string_view detail) {
+  return Error(ErrorCode::kCorruptedData,
+               absl::StrCat("Broken ", std::string(what), ": ", std::string(detail)));
+}
+
+// Checks that the marks of one column describe `granule_rows` and a .bin file of `bin_size`
+// bytes with blocks back to back.
+absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& granule_rows,
+                        core::TypeId type, uint64_t bin_size, std::string_view what,
+                        std::string_view column) {
+  if (marks.marks.size() != granule_rows.size()) {
+    return Corrupt(what, absl::StrCat("column ", std::string(column), " has ", marks.marks.size(),
+                                      " marks for ", granule_rows.size(), " granules"));
+  }
+  size_t width = core::ValueSize(type);
+  uint64_t offset = 0;
+  for (size_t g = 0; g < granule_rows.size(); ++g) {
+    const GranuleMark& mark = marks.marks[g];
+    bool raw_ok = core::IsString(type) ? mark.raw_size >= uint64_t{granule_rows[g]} * 4
+                                       : mark.raw_size == uint64_t{granule_rows[g]} * width;
+    if (mark.offset != offset || mark.compressed_size == 0 || !raw_ok) {
+      return Corrupt(what, absl::StrCat("column ", std::string(column),
+                                        " has a bad mark for granule ", g));
+    }
+    offset += mark.compressed_size;
+  }
+  if (offset != bin_size) {
+    return Corrupt(what, absl::StrCat("data file of column ", std::string(column), " has ",
+                                      bin_size, " bytes, expected ", offset));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSystem> fs,
+                                                       std::shared_ptr<const TableSchema> schema,
+                                                       std::string dir, PartName name) {
+  std::string what = absl::StrCat("part ", name.ToString(), " of table ", schema->name);
+  ASSIGN_OR_RETURN(std::vector<std::string> files, fs->ListDir(dir));
+  auto require = [&](const std::string& file) -> absl::Status {
+    if (std::binary_search(files.begin(), files.end(), file)) return absl::OkStatus();
+    return Corrupt(what, absl::StrCat("file ", file, " is missing"));
+  };
+  RETURN_IF_ERROR(require(kMetaFileName));
+  for (size_t i = 0; i < schema->columns.size(); ++i) {
+    RETURN_IF_ERROR(require(DataFileName(i)));
+    RETURN_IF_ERROR(require(MarksFileName(i)));
+  }
+
+  ASSIGN_OR_RETURN(std::string meta_bytes, fs->ReadFile(JoinPath(dir, kMetaFileName)));
+  ASSIGN_OR_RETURN(PartMeta meta, DecodePartMeta(meta_bytes, what));
+  if (meta.columns != schema->columns) return Corrupt(what, "its columns differ from the table's");
+  uint64_t size_on_disk = meta_bytes.size();
+
+  std::vector<ColumnMarks> columns;
+  columns.reserve(meta.columns.size());
+  for (size_t i = 0; i < meta.columns.size(); ++i) {
+    const ColumnSchema& column = meta.columns[i];
+    ASSIGN_OR_RETURN(std::string marks_bytes, fs->ReadFile(JoinPath(dir, MarksFileName(i))));
+    ASSIGN_OR_RETURN(ColumnMarks marks, DecodeColumnMarks(marks_bytes, column.type, what));
+    ASSIGN_OR_RETURN(uint64_t bin_size, fs->FileSize(JoinPath(dir, DataFileName(i))));
+    RETURN_IF_ERROR(CheckMarks(marks, meta.granule_rows, column.type, bin_size, what, column.name));
+    size_on_disk += marks_bytes.size() + bin_size;
+    columns.push_back(std::move(marks));
+  }
+  return std::make_shared<const Part>(std::move(fs), std::move(schema), std::move(dir), name,
+                                      std::move(meta.granule_rows), std::move(columns),
+                                      size_on_disk);
+}
+
+Part::Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> schema,
+           std::string dir, PartName name, std::vector<uint32_t> granule_rows,
+           std::vector<ColumnMarks> columns, uint64_t size_on_disk)
+    : fs_(std::move(fs)),
+      schema_(std::move(schema)),
+      dir_(std::move(dir)),
+      name_(name),
+      name_string_(name.ToString()),
+      granule_rows_(std::move(granule_rows)),
+      columns_(std::move(columns)),
+      size_on_disk_(size_on_disk) {
+  granule_starts_.reserve(granule_rows_.size() + 1);
+  granule_starts_.push_back(0);
+  for (uint32_t rows : granule_rows_) granule_starts_.push_back(granule_starts_.back() + rows);
+  rows_ = granule_starts_.back();
+}
+
+uint64_t Part::column_compressed_bytes(size_t column_index) const {
+  uint64_t total = 0;
+  for (const GranuleMark& mark : columns_[column_index].marks) total += mark.compressed_size;
+  return total;
+}
+
+uint64_t Part::column_uncompressed_bytes(size_t column_index) const {
+  uint64_t total = 0;
+  for (const GranuleMark& mark : columns_[column_index].marks) total += mark.raw_size;
+  return total;
+}
+
+absl::Status Part::BlockError(size_t column_index, size_t granule, bool checksum) const {
+  std::string where = absl::StrCat("table ", schema_->name, ", part ", name_string_, ", column ",
+                                   schema_->columns[column_index].name, ", granule ", granule);
+  if (checksum) {
+    return Error(ErrorCode::kChecksumDoesntMatch, absl::StrCat("Checksum mismatch in ", where));
+  }
+  return Error(ErrorCode::kCorruptedData, absl::StrCat("Cannot decompress block in ", where));
+}
+
+absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t granule_begin,
+                                                 size_t granule_end) const {
+  if (column_index >= columns_.size() || granule_begin > granule_end ||
+      granule_end > granule_count()) {
+    return Error(ErrorCode::kArgumentOutOfBound,
+                 absl::StrCat("Cannot read column ", column_index, ", granules [", granule_begin,
+                              ", ", granule_end, ") of part ", name_string_, " of table ",
+                              schema_->name, ": it has ", columns_.size(), " columns and ",
+                              granule_count(), " granules"));
+  }
+  core::TypeId type = schema_->columns[column_index].type;
+  auto column = std::make_shared<core::Column>(type);
+  if (granule_begin == granule_end) return column;
+
+  // One pread covers the compressed blocks of every requested granule.
+  const std::vector<GranuleMark>& marks = columns_[column_index].marks;
+  uint64_t first = marks[granule_begin].offset;
+  uint64_t last = marks[granule_end - 1].offset + marks[granule_end - 1].compressed_size;
+  std::unique_ptr<char[]> compressed(new char[last - first]);
+  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
+                   fs_->NewRandomAccessFile(JoinPath(dir_, DataFileName(column_index))));
+  RETURN_IF_ERROR(file->Read(first, last - first, compressed.get()));
+
+  bool is_string = core::IsString(type);
+  uint64_t rows = granule_starts_[granule_end] - granule_starts_[granule_begin];
+  char* out = nullptr;
+  std::unique_ptr<char[]> scratch;  // one raw String granule
+  if (is_string) {
+    uint32_t max_raw = 0;
+    uint64_t chars = 0;
+    for (size_t g = granule_begin; g < granule_end; ++g) {
+      max_raw = std::max(max_raw, marks[g].raw_size);
+      chars += marks[g].raw_size - uint64_t{granule_rows_[g]} * 4;
+    }
+    scratch.reset(new char[max_raw]);
+    column->MutableOffsets().reserve(rows);
+    column->MutableChars().reserve(chars);
+  } else {
+    column->Resize(rows);
+    out = column->RawData();  // fixed-width blocks decompress straight into the column
+  }
+
+  for (size_t g = granule_begin; g < granule_end; ++g) {
+    const GranuleMark& mark = marks[g];
+    const char* block = compressed.get() + (mark.offset - first);
+    if (XXH64(block, mark.compressed_size, 0) != mark.checksum) {
+      return BlockError(column_index, g, /*checksum=*/true);
+    }
+    char* target = is_string ? scratch.get() : out;
+    int n = LZ4_decompress_safe(block, target, static_cast<int>(mark.compressed_size),
+                                static_cast<int>(mark.raw_size));
+    if (n < 0 || static_cast<uint32_t>(n) != mark.raw_size) {
+      return BlockError(column_index, g, /*checksum=*/false);
+    }
+    if (is_string) {
+      if (!AppendStringGranule(std::string_view(target, mark.raw_size), granule_rows_[g],
+                               column.get())) {
+        return BlockError(column_index, g, /*checksum=*/false);
+      }
+    } else {
+      out += mark.raw_size;
+    }
+  }
+  return column;
+}
+
+bool Part::GranuleMinMax(size_t column_index, size_t granule, core::Value* min,
+                         core::Value* max) const {
+  if (column_index >= columns_.size() || granule >= granule_count()) return false;
+  const GranuleBounds& bounds = columns_[column_index].bounds[granule];
+  if (!bounds.present) return false;
+  *min = bounds.min;
+  *max = bounds.max;
+  return true;
+}
+
+}  // namespace granite::storage

@@ -1,0 +1,82 @@
+// Part: one immutable, durable slice of a table on disk (format in storage/part_format.h). Loaded
+// once (meta and marks stay in memory); column data is read on demand, a range of granules at a
+// time, with every compressed block's checksum verified. Scans hold parts by shared_ptr through a
+// PartsSnapshot (storage/table.h), so a part stays usable while inserts publish new snapshots.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/column.h"
+#include "core/value.h"
+#include "storage/file_system.h"
+#include "storage/part_format.h"
+#include "storage/table_schema.h"
+
+namespace granite::storage {
+
+// Reads the columns of one part.
+// Thread-safety: immutable after construction; all methods may be called concurrently.
+// Invariants: granule_rows_ sum to rows(); columns_[i].marks has granule_count() entries and
+//             describes a .bin file of exactly the recorded size.
+class Part {
+ public:
+  // Loads the part in directory `dir` of table `schema`. Fails with CORRUPTED_DATA if a file is
+  // missing, truncated, fails its checksum or does not match the schema (the caller treats such a
+  // part as a leftover), and with CANNOT_READ_FROM_FILE on other I/O errors.
+  static absl::StatusOr<std::shared_ptr<const Part>> Load(std::shared_ptr<FileSystem> fs,
+                                                         std::shared_ptr<const TableSchema> schema,
+                                                         std::string dir, PartName name);
+
+  // Builds a part from what PartWriter just wrote. REQUIRES: the arguments describe the files in
+  // `dir` (as Load would have read them).
+  Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> schema, std::string dir,
+       PartName name, std::vector<uint32_t> granule_rows, std::vector<ColumnMarks> columns,
+       uint64_t size_on_disk);
+
+  const std::string& name() const { return name_string_; }
+  const PartName& part_name() const { return name_; }
+  const std::string& directory() const { return dir_; }
+  uint64_t rows() const { return rows_; }
+  size_t granule_count() const { return granule_rows_.size(); }
+  size_t granule_rows(size_t granule) const { return granule_rows_[granule]; }
+  // Returns the part-relative number of the first row of `granule` (granule_count() → rows()).
+  uint64_t granule_first_row(size_t granule) const { return granule_starts_[granule]; }
+  // Returns the bytes of all files of the part.
+  uint64_t size_on_disk() const { return size_on_disk_; }
+  // Returns the bytes of column `column_index` on disk (compressed) and uncompressed.
+  uint64_t column_compressed_bytes(size_t column_index) const;
+  uint64_t column_uncompressed_bytes(size_t column_index) const;
+
+  // Returns the rows of granules [granule_begin, granule_end) of one column, concatenated. Reads
+  // the compressed range with one pread and verifies each block's checksum; a mismatch returns
+  // CHECKSUM_DOESNT_MATCH naming table, part, column and granule.
+  // Errors: ARGUMENT_OUT_OF_BOUND for a bad index or range; CANNOT_READ_FROM_FILE on I/O errors.
+  absl::StatusOr<core::ColumnPtr> ReadColumn(size_t column_index, size_t granule_begin,
+                                             size_t granule_end) const;
+
+  // Sets *min / *max to the bounds of one granule's values (forms: see GranuleBounds) and returns
+  // true, or returns false when they are unknown or the indexes are out of range.
+  bool GranuleMinMax(size_t column_index, size_t granule, core::Value* min,
+                     core::Value* max) const;
+
+ private:
+  absl::Status BlockError(size_t column_index, size_t granule, bool checksum) const;
+
+  // Constant after construction.
+  std::shared_ptr<FileSystem> fs_;
+  std::shared_ptr<const TableSchema> schema_;
+  std::string dir_;
+  PartName name_;
+  std::string name_string_;
+  uint64_t rows_ = 0;
+  std::vector<uint32_t> granule_rows_;
+  std::vector<uint64_t> granule_starts_;  // prefix sums of granule_rows_, one extra at the end
+  std::vector<ColumnMarks> columns_;
+  uint64_t size_on_disk_ = 0;
+};
+
+}  // namespace granite::storage

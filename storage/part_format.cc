@@ -1,0 +1,269 @@
+#include "storage/part_format.h"
+
+#include <cmath>
+#include <type_traits>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/absl_compat.h"
+#include "core/error.h"
+#include "storage/coding.h"
+
+namespace granite::storage {
+namespace {
+
+using core::Error;
+using core::ErrorCode;
+using core::TypeId;
+
+constexpr char kMetaMagic[] = "GRPART01";   // 8 bytes
+constexpr char kMarksMagic[] = "GRMARK01";  // 8 bytes
+
+absl::Status Corrupt(std::string_view file, std::string_view what, std::string_view detail) {
+  return Error(ErrorCode::kCorruptedData,
+               absl::StrCat("Cannot decode ", std::string(file), " of ", std::string(what), ": ",
+                            std::string(detail)));
+}
+
+bool GetMagic(ByteReader& r, const char* magic) {
+  char got[8];
+  return r.GetRaw(got, 8) && std::string_view(got, 8) == std::string_view(magic, 8);
+}
+
+// Writes one bound in the form its type uses (see GranuleBounds).
+void PutBound(ByteWriter& w, const core::Value& value, TypeId type) {
+  if (core::IsString(type)) {
+    w.PutString(std::get<std::string>(value));
+  } else if (core::IsFloat(type)) {
+    w.PutRaw(&std::get<double>(value), 8);
+  } else if (core::IsSignedInteger(type)) {
+    w.PutRaw(&std::get<int64_t>(value), 8);
+  } else {
+    w.PutRaw(&std::get<uint64_t>(value), 8);
+  }
+}
+
+bool GetBound(ByteReader& r, TypeId type, core::Value* value) {
+  if (core::IsString(type)) {
+    std::string s;
+    if (!r.GetString(&s)) return false;
+    *value = std::move(s);
+    return true;
+  }
+  auto get = [&](auto zero) {
+    decltype(zero) v = zero;
+    if (!r.GetRaw(&v, 8)) return false;
+    *value = v;
+    return true;
+  };
+  if (core::IsFloat(type)) return get(0.0);
+  if (core::IsSignedInteger(type)) return get(int64_t{0});
+  return get(uint64_t{0});
+}
+
+// Returns the widest physical form of a fixed-width value, as stored in a Value.
+template <typename T>
+core::Value Widen(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<double>(v);
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<int64_t>(v);
+  } else {
+    return static_cast<uint64_t>(v);
+  }
+}
+
+}  // namespace
+
+std::string PartName::ToString() const {
+  return absl::StrCat("all_", min_block, "_", max_block, "_", level);
+}
+
+std::optional<PartName> PartName::Parse(std::string_view name) {
+  std::vector<absl::string_view> pieces = absl::StrSplit(core::ToAbsl(name), '_');
+  PartName out;
+  if (pieces.size() != 4 || pieces[0] != "all" || !absl::SimpleAtoi(pieces[1], &out.min_block) ||
+      !absl::SimpleAtoi(pieces[2], &out.max_block) || !absl::SimpleAtoi(pieces[3], &out.level) ||
+      out.min_block > out.max_block || out.ToString() != name) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::string DataFileName(size_t column_index) { return absl::StrCat("c", column_index, ".bin"); }
+std::string MarksFileName(size_t column_index) { return absl::StrCat("c", column_index, ".mrk"); }
+
+std::string EncodePartMeta(const PartMeta& meta) {
+  ByteWriter w;
+  w.PutRaw(kMetaMagic, 8);
+  w.PutU64(meta.rows);
+  w.PutU32(static_cast<uint32_t>(meta.columns.size()));
+  for (const ColumnSchema& column : meta.columns) {
+    w.PutString(column.name);
+    w.PutU8(static_cast<uint8_t>(column.type));
+  }
+  w.PutU64(meta.granule_rows.size());
+  for (uint32_t rows : meta.granule_rows) w.PutU32(rows);
+  return Seal(std::move(w.bytes()));
+}
+
+absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view what) {
+  auto body = Unseal(bytes, absl::StrCat("meta of ", std::string(what)));
+  if (!body.ok()) return body.status();
+  ByteReader r(*body);
+  PartMeta meta;
+  uint32_t column_count = 0;
+  if (!GetMagic(r, kMetaMagic) || !r.GetU64(&meta.rows) || !r.GetU32(&column_count)) {
+    return Corrupt("meta", what, "bad header");
+  }
+  for (uint32_t i = 0; i < column_count; ++i) {
+    ColumnSchema column;
+    uint8_t type = 0;
+    if (!r.GetString(&column.name) || !r.GetU8(&type) || type >= core::kTypeCount) {
+      return Corrupt("meta", what, "bad column");
+    }
+    column.type = static_cast<TypeId>(type);
+    meta.columns.push_back(std::move(column));
+  }
+  uint64_t granules = 0;
+  if (!r.GetU64(&granules) || granules > r.remaining() / 4) {
+    return Corrupt("meta", what, "bad granule count");
+  }
+  uint64_t total = 0;
+  meta.granule_rows.resize(granules);
+  for (uint32_t& rows : meta.granule_rows) {
+    if (!r.GetU32(&rows) || rows == 0) return Corrupt("meta", what, "bad granule");
+    total += rows;
+  }
+  if (!r.done() || total != meta.rows) return Corrupt("meta", what, "row counts disagree");
+  return meta;
+}
+
+std::string EncodeColumnMarks(const ColumnMarks& marks, TypeId type) {
+  ByteWriter w;
+  w.PutRaw(kMarksMagic, 8);
+  w.PutU64(marks.marks.size());
+  for (size_t g = 0; g < marks.marks.size(); ++g) {
+    const GranuleMark& mark = marks.marks[g];
+    w.PutU64(mark.offset);
+    w.PutU32(mark.compressed_size);
+    w.PutU32(mark.raw_size);
+    w.PutU64(mark.checksum);
+    const GranuleBounds& bounds = marks.bounds[g];
+    w.PutU8(bounds.present ? 1 : 0);
+    if (bounds.present) {
+      PutBound(w, bounds.min, type);
+      PutBound(w, bounds.max, type);
+    }
+  }
+  return Seal(std::move(w.bytes()));
+}
+
+absl::StatusOr<ColumnMarks> DecodeColumnMarks(std::string_view bytes, TypeId type,
+                                              std::string_view what) {
+  auto body = Unseal(bytes, absl::StrCat("marks of ", std::string(what)));
+  if (!body.ok()) return body.status();
+  ByteReader r(*body);
+  uint64_t granules = 0;
+  // Each granule takes at least 25 bytes, which bounds the count before allocating.
+  if (!GetMagic(r, kMarksMagic) || !r.GetU64(&granules) || granules > r.remaining() / 25) {
+    return Corrupt("marks", what, "bad header");
+  }
+  ColumnMarks out;
+  out.marks.resize(granules);
+  out.bounds.resize(granules);
+  for (size_t g = 0; g < granules; ++g) {
+    GranuleMark& mark = out.marks[g];
+    uint8_t present = 0;
+    if (!r.GetU64(&mark.offset) || !r.GetU32(&mark.compressed_size) ||
+        !r.GetU32(&mark.raw_size) || !r.GetU64(&mark.checksum) || !r.GetU8(&present)) {
+      return Corrupt("marks", what, "truncated");
+    }
+    GranuleBounds& bounds = out.bounds[g];
+    bounds.present = present != 0;
+    if (bounds.present && (!GetBound(r, type, &bounds.min) || !GetBound(r, type, &bounds.max))) {
+      return Corrupt("marks", what, "truncated bounds");
+    }
+  }
+  if (!r.done()) return Corrupt("marks", what, "trailing bytes");
+  return out;
+}
+
+std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t end,
+                               std::string* scratch) {
+  if (!core::IsString(column.type())) {
+    size_t width = core::ValueSize(column.type());
+    return std::string_view(column.RawData() + begin * width, (end - begin) * width);
+  }
+  const std::vector<uint64_t>& offsets = column.Offsets();
+  uint64_t chars_begin = begin == 0 ? 0 : offsets[begin - 1];
+  uint64_t chars_end = end == 0 ? 0 : offsets[end - 1];
+  scratch->resize((end - begin) * 4);
+  char* lengths = scratch->data();
+  uint64_t previous = chars_begin;
+  for (size_t row = begin; row < end; ++row) {
+    // PartWriter keeps granules below 2 GiB, so every length fits in 32 bits.
+    uint32_t length = static_cast<uint32_t>(offsets[row] - previous);
+    std::memcpy(lengths + (row - begin) * 4, &length, 4);
+    previous = offsets[row];
+  }
+  scratch->append(column.Chars().data() + chars_begin, chars_end - chars_begin);
+  return *scratch;
+}
+
+bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out) {
+  if (raw.size() < rows * 4) return false;
+  std::string_view chars = raw.substr(rows * 4);
+  std::vector<uint64_t>& offsets = out->MutableOffsets();
+  std::string& out_chars = out->MutableChars();
+  uint64_t base = out_chars.size();
+  uint64_t end = 0;
+  offsets.reserve(offsets.size() + rows);
+  for (size_t row = 0; row < rows; ++row) {
+    uint32_t length;
+    std::memcpy(&length, raw.data() + row * 4, 4);
+    end += length;
+    offsets.push_back(base + end);
+  }
+  if (end != chars.size()) {
+    offsets.resize(offsets.size() - rows);
+    return false;
+  }
+  out_chars.append(chars.data(), chars.size());
+  out->SetSize(out->size() + rows);
+  return true;
+}
+
+GranuleBounds ComputeBounds(const core::Column& column, size_t begin, size_t end) {
+  GranuleBounds bounds;
+  if (core::IsString(column.type())) {
+    std::string_view min = column.StringAt(begin);
+    std::string_view max = min;
+    for (size_t row = begin + 1; row < end; ++row) {
+      std::string_view v = column.StringAt(row);
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+    if (min.size() > kMaxStringBoundBytes || max.size() > kMaxStringBoundBytes) return bounds;
+    bounds = {true, std::string(min), std::string(max)};
+    return bounds;
+  }
+  core::DispatchFixed(column.type(), [&](auto tag) {
+    using T = typename decltype(tag)::Type;
+    const T* values = column.Data<T>();
+    T min = values[begin];
+    T max = min;
+    bool nan = false;
+    for (size_t row = begin; row < end; ++row) {
+      T v = values[row];
+      if constexpr (std::is_floating_point_v<T>) nan |= std::isnan(v);
+      min = v < min ? v : min;
+      max = v > max ? v : max;
+    }
+    if (!nan) bounds = {true, Widen(min), Widen(max)};
+  });
+  return bounds;
+}
+
+}  // namespace granite::storage

@@ -1,0 +1,99 @@
+// On-disk format of one part, shared by PartWriter (writes it) and Part (reads it).
+//
+// A part is a directory <table>/parts/<part name>/ holding, for column i of the schema:
+//   c<i>.bin  one LZ4 block per granule, back to back. A granule's raw bytes are the values as
+//             stored in memory (fixed width), or for String: a u32 length per row, then the chars.
+//   c<i>.mrk  per granule: offset and compressed size of its block in c<i>.bin, raw size, XXH64 of
+//             the compressed block, and min/max of the granule's values (when known).
+// and one `meta` file: format version, row count, column names and types, rows per granule.
+// Column files are named by index, so any column name is safe. .mrk and meta end with an XXH64 of
+// their contents (storage/coding.h); block checksums are verified on every read.
+//
+// Part names are all_<min_block>_<max_block>_<level> (partition id "all" in v1); the block numbers
+// are allocated per table, monotonically. Directories being written are named tmp_insert_<name>.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/column.h"
+#include "core/value.h"
+#include "storage/table_schema.h"
+
+namespace granite::storage {
+
+// Identifies a part by its block range and merge level.
+struct PartName {
+  uint64_t min_block = 0;
+  uint64_t max_block = 0;
+  uint32_t level = 0;
+
+  // Returns "all_<min>_<max>_<level>".
+  std::string ToString() const;
+  // Parses ToString()'s output; nullopt for any other name (leftovers, foreign entries).
+  static std::optional<PartName> Parse(std::string_view name);
+};
+
+// Prefix of the directory a part is written in before it is renamed into place.
+inline constexpr char kInsertTmpPrefix[] = "tmp_insert_";
+inline constexpr char kMetaFileName[] = "meta";
+
+std::string DataFileName(size_t column_index);   // "c<i>.bin"
+std::string MarksFileName(size_t column_index);  // "c<i>.mrk"
+
+// Locates the compressed block of one granule in a column's .bin file.
+struct GranuleMark {
+  uint64_t offset = 0;
+  uint32_t compressed_size = 0;
+  uint32_t raw_size = 0;
+  uint64_t checksum = 0;  // XXH64 of the compressed block
+};
+
+// Min and max of one granule's values: int64_t for signed integers, uint64_t for unsigned integers,
+// Date and DateTime, double for floats, std::string for String. Absent when unknown (a float
+// granule holding NaN, a String granule whose bounds are longer than kMaxStringBoundBytes).
+struct GranuleBounds {
+  bool present = false;
+  core::Value min;
+  core::Value max;
+};
+inline constexpr size_t kMaxStringBoundBytes = 256;
+
+// Contents of one .mrk file.
+struct ColumnMarks {
+  std::vector<GranuleMark> marks;
+  std::vector<GranuleBounds> bounds;  // same length as marks
+};
+
+// Contents of the meta file.
+struct PartMeta {
+  uint64_t rows = 0;
+  std::vector<ColumnSchema> columns;
+  std::vector<uint32_t> granule_rows;
+};
+
+std::string EncodePartMeta(const PartMeta& meta);
+// Fails with CORRUPTED_DATA naming `what` (e.g. "part all_1_1_0 of table hits").
+absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view what);
+
+std::string EncodeColumnMarks(const ColumnMarks& marks, core::TypeId type);
+absl::StatusOr<ColumnMarks> DecodeColumnMarks(std::string_view bytes, core::TypeId type,
+                                              std::string_view what);
+
+// Returns the raw (uncompressed) bytes of rows [begin, end) of `column`: a view of the column's own
+// buffer for fixed-width types, or the String layout built in `*scratch`.
+std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t end,
+                               std::string* scratch);
+
+// Appends `rows` rows decoded from a raw granule to `out`. REQUIRES: out->type() is String.
+// Returns false if `raw` is malformed.
+bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out);
+
+// Returns the bounds of rows [begin, end) of `column`. REQUIRES: begin < end.
+GranuleBounds ComputeBounds(const core::Column& column, size_t begin, size_t end);
+
+}  // namespace granite::storage

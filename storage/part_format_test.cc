@@ -1,0 +1,123 @@
+#include "storage/part_format.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+
+namespace granite::storage {
+namespace {
+
+using core::CodeOf;
+using core::ErrorCode;
+using core::TypeId;
+
+TEST(PartFormatTest, PartNamesRoundTripAndRejectOtherEntries) {
+  PartName name{12, 15, 2};
+  EXPECT_EQ(name.ToString(), "all_12_15_2");
+  std::optional<PartName> parsed = PartName::Parse("all_12_15_2");
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(parsed->min_block, 12u);
+  EXPECT_EQ(parsed->max_block, 15u);
+  EXPECT_EQ(parsed->level, 2u);
+  for (const char* bad : {"tmp_insert_all_1_1_0", "all_1_1", "all_01_1_0", "all_2_1_0",
+                          "all_1_1_0_", "x_1_1_0", "all_-1_1_0", ""}) {
+    EXPECT_FALSE(PartName::Parse(bad).has_value()) << bad;
+  }
+}
+
+TEST(PartFormatTest, MetaRoundTripsAndDetectsDamage) {
+  PartMeta meta;
+  meta.rows = 8192 + 10;
+  meta.columns = {{"a", TypeId::kInt16}, {"b", TypeId::kString}};
+  meta.granule_rows = {8192, 10};
+  std::string bytes = EncodePartMeta(meta);
+  absl::StatusOr<PartMeta> decoded = DecodePartMeta(bytes, "part all_1_1_0 of table t");
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->rows, meta.rows);
+  EXPECT_EQ(decoded->columns, meta.columns);
+  EXPECT_EQ(decoded->granule_rows, meta.granule_rows);
+
+  bytes[10] ^= 1;
+  absl::Status status = DecodePartMeta(bytes, "part all_1_1_0 of table t").status();
+  EXPECT_EQ(CodeOf(status), ErrorCode::kCorruptedData);
+  EXPECT_NE(status.message().find("part all_1_1_0 of table t"), std::string::npos);
+}
+
+TEST(PartFormatTest, MarksRoundTripWithBoundsOfEachForm) {
+  struct Case {
+    TypeId type;
+    core::Value min, max;
+  };
+  for (const Case& c : {Case{TypeId::kInt8, int64_t{-5}, int64_t{7}},
+                        Case{TypeId::kDateTime, uint64_t{1}, uint64_t{4000000000}},
+                        Case{TypeId::kFloat32, -1.5, 2.25},
+                        Case{TypeId::kString, std::string(""), std::string("zz")}}) {
+    ColumnMarks marks;
+    marks.marks = {{0, 10, 20, 123}, {10, 5, 20, 456}};
+    marks.bounds = {{true, c.min, c.max}, {}};
+    absl::StatusOr<ColumnMarks> decoded =
+        DecodeColumnMarks(EncodeColumnMarks(marks, c.type), c.type, "t");
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    ASSERT_EQ(decoded->marks.size(), 2u);
+    EXPECT_EQ(decoded->marks[1].offset, 10u);
+    EXPECT_EQ(decoded->marks[1].compressed_size, 5u);
+    EXPECT_EQ(decoded->marks[1].checksum, 456u);
+    EXPECT_TRUE(decoded->bounds[0].present);
+    EXPECT_EQ(decoded->bounds[0].min, c.min);
+    EXPECT_EQ(decoded->bounds[0].max, c.max);
+    EXPECT_FALSE(decoded->bounds[1].present);
+  }
+}
+
+TEST(PartFormatTest, StringGranuleRoundTripsAndRejectsMalformedInput) {
+  core::Column column(TypeId::kString);
+  for (const char* s : {"", "a", "", "hello world", ""}) column.AppendString(s);
+  std::string scratch;
+  std::string raw(EncodeGranule(column, 1, 4, &scratch));
+  EXPECT_EQ(raw.size(), 3 * 4 + 12u);
+
+  core::Column out(TypeId::kString);
+  out.AppendString("prefix");
+  ASSERT_TRUE(AppendStringGranule(raw, 3, &out));
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out.StringAt(0), "prefix");
+  EXPECT_EQ(out.StringAt(1), "a");
+  EXPECT_EQ(out.StringAt(2), "");
+  EXPECT_EQ(out.StringAt(3), "hello world");
+
+  core::Column bad(TypeId::kString);
+  EXPECT_FALSE(AppendStringGranule(raw.substr(0, raw.size() - 1), 3, &bad));
+  EXPECT_FALSE(AppendStringGranule(raw.substr(0, 5), 3, &bad));
+  EXPECT_EQ(bad.size(), 0u);
+  EXPECT_TRUE(bad.Offsets().empty());
+}
+
+TEST(PartFormatTest, BoundsIgnoreNothingAndGiveUpOnNaNAndLongStrings) {
+  core::Column ints(TypeId::kInt32);
+  for (int32_t v : {5, -3, 12, 0}) ints.Append(v);
+  GranuleBounds bounds = ComputeBounds(ints, 0, 4);
+  ASSERT_TRUE(bounds.present);
+  EXPECT_EQ(bounds.min, core::Value(int64_t{-3}));
+  EXPECT_EQ(bounds.max, core::Value(int64_t{12}));
+  bounds = ComputeBounds(ints, 3, 4);
+  EXPECT_EQ(bounds.min, core::Value(int64_t{0}));
+
+  core::Column floats(TypeId::kFloat64);
+  floats.Append(1.0);
+  floats.Append(std::nan(""));
+  EXPECT_FALSE(ComputeBounds(floats, 0, 2).present);
+  EXPECT_TRUE(ComputeBounds(floats, 0, 1).present);
+
+  core::Column strings(TypeId::kString);
+  strings.AppendString("b");
+  strings.AppendString("a");
+  strings.AppendString(std::string(kMaxStringBoundBytes + 1, 'z'));
+  bounds = ComputeBounds(strings, 0, 2);
+  ASSERT_TRUE(bounds.present);
+  EXPECT_EQ(bounds.min, core::Value(std::string("a")));
+  EXPECT_EQ(bounds.max, core::Value(std::string("b")));
+  EXPECT_FALSE(ComputeBounds(strings, 0, 3).present);
+}
+
+}  // namespace
+}  // namespace granite::storage

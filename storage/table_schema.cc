@@ -1,0 +1,159 @@
+#include "storage/table_schema.h"
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "core/error.h"
+#include "storage/coding.h"
+
+namespace granite::storage {
+namespace {
+
+using core::Error;
+using core::ErrorCode;
+
+constexpr char kSchemaMagic[] = "GRSCHEMA";  // 8 bytes, followed by the format version
+constexpr uint32_t kSchemaVersion = 1;
+constexpr size_t kMaxGranuleRows = 1 << 20;
+
+void PutStrings(ByteWriter& w, const std::vector<std::string>& strings) {
+  w.PutU32(static_cast<uint32_t>(strings.size()));
+  for (const std::string& s : strings) w.PutString(s);
+}
+
+bool GetStrings(ByteReader& r, std::vector<std::string>* strings) {
+  uint32_t n = 0;
+  if (!r.GetU32(&n)) return false;
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string s;
+    if (!r.GetString(&s)) return false;
+    strings->push_back(std::move(s));
+  }
+  return true;
+}
+
+absl::Status Truncated(std::string_view what) {
+  return Error(ErrorCode::kCorruptedData,
+               absl::StrCat("Cannot decode table schema: ", std::string(what)));
+}
+
+}  // namespace
+
+int TableSchema::ColumnIndex(std::string_view column) const {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].name == column) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+absl::Status ValidateTableSchema(const TableSchema& schema) {
+  if (schema.name.empty()) return Error(ErrorCode::kBadArguments, "Table name is empty");
+  if (schema.columns.empty()) {
+    return Error(ErrorCode::kEmptyListOfColumnsPassed,
+                 absl::StrCat("Table ", schema.name, " has no columns"));
+  }
+  std::set<std::string_view> seen;
+  for (size_t i = 0; i < schema.columns.size(); ++i) {
+    const ColumnSchema& column = schema.columns[i];
+    if (column.name.empty()) {
+      return Error(ErrorCode::kBadArguments,
+                   absl::StrCat("Column ", i + 1, " of table ", schema.name, " has an empty name"));
+    }
+    if (!seen.insert(column.name).second) {
+      return Error(ErrorCode::kDuplicateColumn,
+                   absl::StrCat("Column ", column.name, " specified more than once in table ",
+                                schema.name));
+    }
+    if (static_cast<int>(column.type) >= core::kTypeCount) {
+      return Error(ErrorCode::kUnknownType,
+                   absl::StrCat("Unknown type id ", static_cast<int>(column.type), " of column ",
+                                column.name, " in table ", schema.name));
+    }
+  }
+  if (auto it = schema.settings.find("index_granularity"); it != schema.settings.end()) {
+    uint64_t rows = 0;
+    if (!absl::SimpleAtoi(it->second, &rows) || rows == 0 || rows > kMaxGranuleRows) {
+      return Error(ErrorCode::kBadArguments,
+                   absl::StrCat("Setting index_granularity of table ", schema.name, " is \"",
+                                it->second, "\"; expected an integer from 1 to ", kMaxGranuleRows));
+    }
+  }
+  return absl::OkStatus();
+}
+
+size_t GranuleRowsOf(const TableSchema& schema) {
+  auto it = schema.settings.find("index_granularity");
+  uint64_t rows = 0;
+  if (it == schema.settings.end() || !absl::SimpleAtoi(it->second, &rows) || rows == 0) {
+    return kDefaultGranuleRows;
+  }
+  return std::min<size_t>(rows, kMaxGranuleRows);
+}
+
+std::string EncodeTableSchema(const TableSchema& schema) {
+  ByteWriter w;
+  w.PutRaw(kSchemaMagic, 8);
+  w.PutU32(kSchemaVersion);
+  w.PutString(schema.name);
+  w.PutU32(static_cast<uint32_t>(schema.columns.size()));
+  for (const ColumnSchema& column : schema.columns) {
+    w.PutString(column.name);
+    w.PutU8(static_cast<uint8_t>(column.type));
+  }
+  PutStrings(w, schema.order_by);
+  PutStrings(w, schema.primary_key);
+  w.PutString(schema.partition_by);
+  w.PutString(schema.engine);
+  w.PutU32(static_cast<uint32_t>(schema.settings.size()));
+  for (const auto& [key, value] : schema.settings) {
+    w.PutString(key);
+    w.PutString(value);
+  }
+  return Seal(std::move(w.bytes()));
+}
+
+absl::StatusOr<TableSchema> DecodeTableSchema(std::string_view bytes) {
+  auto body = Unseal(bytes, "table schema");
+  if (!body.ok()) return body.status();
+  ByteReader r(*body);
+  char magic[8];
+  uint32_t version = 0;
+  if (!r.GetRaw(magic, 8) || std::string_view(magic, 8) != std::string_view(kSchemaMagic, 8) ||
+      !r.GetU32(&version)) {
+    return Truncated("bad header");
+  }
+  if (version != kSchemaVersion) {
+    return Truncated(absl::StrCat("unsupported format version ", version));
+  }
+  TableSchema schema;
+  uint32_t column_count = 0;
+  if (!r.GetString(&schema.name) || !r.GetU32(&column_count)) return Truncated("truncated");
+  for (uint32_t i = 0; i < column_count; ++i) {
+    ColumnSchema column;
+    uint8_t type = 0;
+    if (!r.GetString(&column.name) || !r.GetU8(&type)) return Truncated("truncated column");
+    if (type >= core::kTypeCount) {
+      return Truncated(absl::StrCat("unknown type id ", static_cast<int>(type), " of column ",
+                                    column.name));
+    }
+    column.type = static_cast<core::TypeId>(type);
+    schema.columns.push_back(std::move(column));
+  }
+  uint32_t setting_count = 0;
+  if (!GetStrings(r, &schema.order_by) || !GetStrings(r, &schema.primary_key) ||
+      !r.GetString(&schema.partition_by) || !r.GetString(&schema.engine) ||
+      !r.GetU32(&setting_count)) {
+    return Truncated("truncated clauses");
+  }
+  for (uint32_t i = 0; i < setting_count; ++i) {
+    std::string key, value;
+    if (!r.GetString(&key) || !r.GetString(&value)) return Truncated("truncated settings");
+    schema.settings[std::move(key)] = std::move(value);
+  }
+  if (!r.done()) return Truncated("trailing bytes");
+  return schema;
+}
+
+}  // namespace granite::storage

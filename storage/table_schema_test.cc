@@ -1,0 +1,88 @@
+#include "storage/table_schema.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+
+namespace granite::storage {
+namespace {
+
+using core::CodeOf;
+using core::ErrorCode;
+using core::TypeId;
+
+TableSchema FullSchema() {
+  TableSchema schema;
+  schema.name = "hits/with odd name";
+  schema.columns = {{"CounterID", TypeId::kUInt32},
+                    {"EventDate", TypeId::kDate},
+                    {"URL", TypeId::kString},
+                    {"", TypeId::kFloat64}};
+  schema.columns[3].name = "weird \"col\"\n";
+  schema.order_by = {"CounterID", "EventDate", "intHash32(UserID)"};
+  schema.primary_key = {"CounterID"};
+  schema.partition_by = "toYYYYMM(EventDate)";
+  schema.engine = "MergeTree";
+  schema.settings = {{"index_granularity", "8192"}, {"other", ""}};
+  return schema;
+}
+
+TEST(TableSchemaTest, EncodeDecodeRoundTrip) {
+  TableSchema schema = FullSchema();
+  absl::StatusOr<TableSchema> decoded = DecodeTableSchema(EncodeTableSchema(schema));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, schema);
+  EXPECT_EQ(decoded->ColumnIndex("URL"), 2);
+  EXPECT_EQ(decoded->ColumnIndex("url"), -1);
+}
+
+TEST(TableSchemaTest, DecodeRejectsEveryFlippedByteAndTruncation) {
+  std::string bytes = EncodeTableSchema(FullSchema());
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    std::string damaged = bytes;
+    damaged[i] ^= 0x20;
+    EXPECT_EQ(CodeOf(DecodeTableSchema(damaged).status()), ErrorCode::kCorruptedData) << i;
+  }
+  for (size_t n : {size_t{0}, size_t{7}, bytes.size() - 1}) {
+    EXPECT_EQ(CodeOf(DecodeTableSchema(bytes.substr(0, n)).status()), ErrorCode::kCorruptedData);
+  }
+}
+
+TEST(TableSchemaTest, ValidateReportsClickHouseCodes) {
+  TableSchema schema = FullSchema();
+  EXPECT_TRUE(ValidateTableSchema(schema).ok());
+
+  TableSchema no_columns = schema;
+  no_columns.columns.clear();
+  EXPECT_EQ(CodeOf(ValidateTableSchema(no_columns)), ErrorCode::kEmptyListOfColumnsPassed);
+
+  TableSchema duplicate = schema;
+  duplicate.columns.push_back({"URL", TypeId::kUInt8});
+  absl::Status status = ValidateTableSchema(duplicate);
+  EXPECT_EQ(CodeOf(status), ErrorCode::kDuplicateColumn);
+  EXPECT_NE(status.message().find("URL"), std::string::npos);
+
+  TableSchema bad_type = schema;
+  bad_type.columns[0].type = static_cast<TypeId>(200);
+  EXPECT_EQ(CodeOf(ValidateTableSchema(bad_type)), ErrorCode::kUnknownType);
+
+  for (const char* value : {"0", "abc", "99999999"}) {
+    TableSchema bad_setting = schema;
+    bad_setting.settings["index_granularity"] = value;
+    EXPECT_EQ(CodeOf(ValidateTableSchema(bad_setting)), ErrorCode::kBadArguments) << value;
+  }
+  TableSchema unnamed = schema;
+  unnamed.name.clear();
+  EXPECT_EQ(CodeOf(ValidateTableSchema(unnamed)), ErrorCode::kBadArguments);
+}
+
+TEST(TableSchemaTest, GranuleRowsComeFromIndexGranularity) {
+  TableSchema schema = FullSchema();
+  schema.settings.clear();
+  EXPECT_EQ(GranuleRowsOf(schema), kDefaultGranuleRows);
+  schema.settings["index_granularity"] = "100";
+  EXPECT_EQ(GranuleRowsOf(schema), 100u);
+}
+
+}  // namespace
+}  // namespace granite::storage

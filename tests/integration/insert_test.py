@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Bulk inserts into a 3-worker cluster: a 1,000,000-row CSV insert streamed in 1 MiB chunks is
+exact; a malformed row fails the whole insert with its line number and leaves nothing visible;
+likewise for TabSeparated and JSONEachRow input."""
+
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "harness"))
+import cluster  # noqa: E402
+import testmain  # noqa: E402
+
+import granite_client  # noqa: E402
+
+ROWS = 1000000
+BAD_LINE = 500001
+PARSE_ERRORS = (27, 6, 26, 72, 117)  # ClickHouse's CANNOT_PARSE_* / INCORRECT_DATA codes
+CHUNK = 1 << 20
+
+
+def csv_lines(n, bad_line=None):
+    """Yields the CSV text of rows 0..n-1 as (x, "s<x>"); line bad_line (1-based) is malformed."""
+    for i in range(n):
+        if i + 1 == bad_line:
+            yield "12x4,\"broken\"\n"
+        else:
+            yield "%d,\"s%d\"\n" % (i, i)
+
+
+def chunked(lines, size=CHUNK):
+    """Groups text lines into byte chunks of about size bytes (rows split across chunks)."""
+    buf, length = [], 0
+    for line in lines:
+        buf.append(line)
+        length += len(line)
+        if length >= size:
+            data = "".join(buf).encode()
+            # Split the chunk mid-row so the server must carry partial rows over.
+            yield data[:-3]
+            buf, length = [data[-3:].decode()], 3
+    if buf:
+        yield "".join(buf).encode()
+
+
+class InsertTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = cluster.LocalCluster(testmain.granite(), workers=3).start()
+        cls.client = cls.cluster.client(timeout=120)
+        cls.client.query("CREATE TABLE big (x UInt64, s String) ENGINE = MergeTree ORDER BY x")
+        cls.client.insert_stream("INSERT INTO big FORMAT CSV", chunked(csv_lines(ROWS)))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.cluster.stop()
+
+    def count_sum(self, table="big"):
+        return self.client.query_text("SELECT count(), sum(x) FROM %s" % table)
+
+    def test_million_row_csv_insert_is_exact(self):
+        self.assertEqual(self.count_sum(), "%d\t%d\n" % (ROWS, ROWS * (ROWS - 1) // 2))
+        self.assertEqual(self.client.query_text(
+            "SELECT x, s FROM big WHERE x IN (0, 499999, 999999) ORDER BY x"),
+            "0\ts0\n499999\ts499999\n999999\ts999999\n")
+
+    def test_no_row_lost_or_duplicated(self):
+        self.assertEqual(self.client.query_text(
+            "SELECT count() FROM big GROUP BY x % 3 ORDER BY x % 3"), "333334\n333333\n333333\n")
+
+    def assert_parse_error_with_line(self, error, line):
+        self.assertIn(error.code, PARSE_ERRORS, str(error))
+        self.assertRegex(error.message, r"(?<!\d)%d(?!\d)" % line,
+                         "the message does not name line %d: %s" % (line, error.message))
+
+    def test_malformed_csv_row_fails_the_whole_insert(self):
+        before = self.count_sum()
+        with self.assertRaises(granite_client.GraniteError) as ctx:
+            self.client.insert_stream("INSERT INTO big FORMAT CSV",
+                                      chunked(csv_lines(ROWS, bad_line=BAD_LINE)))
+        self.assertNotIsInstance(ctx.exception, granite_client.TransportError)
+        self.assert_parse_error_with_line(ctx.exception, BAD_LINE)
+        self.assertEqual(self.count_sum(), before)
+
+    def test_bad_tsv_value_fails_the_whole_insert(self):
+        self.client.query("CREATE TABLE tsv (x UInt64, d Date, s String) ENGINE = MergeTree "
+                          "ORDER BY x")
+        good = "".join("%d\t2024-01-%02d\tv%d\n" % (i, i % 28 + 1, i) for i in range(1000))
+        self.client.insert_stream("INSERT INTO tsv FORMAT TabSeparated", [good.encode()])
+        lines = ["%d\t2024-02-%02d\tw%d\n" % (i, i % 28 + 1, i) for i in range(2000)]
+        lines[776] = "abc\t2024-02-01\tw776\n"  # line 777: not a number
+        with self.assertRaises(granite_client.GraniteError) as ctx:
+            self.client.insert_stream("INSERT INTO tsv FORMAT TabSeparated",
+                                      chunked(lines, size=4096))
+        self.assert_parse_error_with_line(ctx.exception, 777)
+        self.assertEqual(self.count_sum("tsv"), "1000\t499500\n")
+
+    def test_json_each_row_insert(self):
+        self.client.query("CREATE TABLE js (x UInt64, s String) ENGINE = MergeTree ORDER BY x")
+        rows = "".join('{"x":%d,"s":"j%d"}\n' % (i, i) for i in range(5000))
+        self.client.insert_stream("INSERT INTO js FORMAT JSONEachRow", chunked([rows], 1000))
+        self.assertEqual(self.count_sum("js"), "5000\t12497500\n")
+        with self.assertRaises(granite_client.GraniteError):
+            self.client.insert_stream("INSERT INTO js FORMAT JSONEachRow",
+                                      [b'{"x":1,"s":"a"}\n{"x":"no","s":"b"}\n'])
+        self.assertEqual(self.count_sum("js"), "5000\t12497500\n")
+
+
+if __name__ == "__main__":
+    testmain.main([InsertTest])

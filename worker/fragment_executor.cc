@@ -1,0 +1,107 @@
+#include "worker/fragment_executor.h"
+
+#include <chrono>
+
+#include "core/block_codec.h"
+#include "core/error.h"
+#include "core/fragment_pipeline.h"
+#include "core/hash.h"
+#include "core/status_macros.h"
+#include "worker/morsel_source.h"
+
+namespace granite::worker {
+
+namespace pb = granite::worker::v1;
+
+namespace {
+
+void FillBlockData(const core::Block& block, pb::BlockData* data) {
+  std::string raw = core::EncodeBlock(block);
+  data->set_rows(block.rows());
+  data->set_raw_size(raw.size());
+  data->set_data(core::CompressLz4(raw));
+}
+
+absl::Status SinkGone() {
+  return core::Error(core::ErrorCode::kQueryWasCancelled, "Query was cancelled by the coordinator");
+}
+
+}  // namespace
+
+absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atomic<bool>& cancelled,
+                                   const ChunkSink& sink) {
+  auto started = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(auto pipeline, core::FragmentPipeline::Compile(fragment));
+  ASSIGN_OR_RETURN(auto source, MorselSource::Open(fragment, store_));
+
+  const auto& morsels = source->morsels();
+  size_t threads = source->ordered() ? 1 : std::min(pool_->size(), std::max<size_t>(1, morsels.size()));
+  std::vector<std::unique_ptr<core::FragmentPipeline::LocalState>> states(threads);
+  for (auto& state : states) {
+    ASSIGN_OR_RETURN(state, pipeline->NewLocalState());
+  }
+  std::vector<absl::Status> errors(threads);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  pool_->ParallelFor(threads, [&](size_t t) {
+    auto& state = *states[t];
+    while (!failed.load(std::memory_order_relaxed) && !cancelled.load(std::memory_order_relaxed)) {
+      if (pipeline->Satisfied(state)) break;
+      size_t m = next.fetch_add(1);
+      if (m >= morsels.size()) break;
+      absl::StatusOr<core::Block> block = source->Read(morsels[m]);
+      absl::Status status = block.ok() ? pipeline->Consume(state, *block) : block.status();
+      if (!status.ok()) {
+        errors[t] = status;
+        failed = true;
+        break;
+      }
+      state.rows_read += block->rows();
+      for (const auto& column : block->columns) state.bytes_read += column->ByteSize();
+    }
+  });
+  for (const absl::Status& status : errors) RETURN_IF_ERROR(status);
+  if (cancelled) return SinkGone();
+
+  pb::FragmentStats stats;
+  for (const auto& state : states) {
+    stats.set_read_rows(stats.read_rows() + state->rows_read);
+    stats.set_read_bytes(stats.read_bytes() + state->bytes_read);
+  }
+  stats.set_parts_total(source->parts_total());
+  stats.set_parts_selected(source->parts_total());
+  stats.set_granules_total(morsels.size());
+  stats.set_granules_selected(morsels.size());
+
+  pb::FragmentChunk chunk;
+  if (pipeline->aggregating()) {
+    ASSIGN_OR_RETURN(std::vector<core::Block> buckets,
+                     pipeline->FinishBuckets(std::move(states), pool_));
+    for (uint32_t b = 0; b < buckets.size(); ++b) {
+      chunk.Clear();
+      pb::Bucket* bucket = chunk.mutable_bucket();
+      bucket->set_id(b);
+      FillBlockData(buckets[b], bucket->mutable_states());
+      if (!sink(chunk)) return SinkGone();
+    }
+  } else {
+    ASSIGN_OR_RETURN(core::Block rows, pipeline->FinishRows(std::move(states)));
+    // Stream in slices so no message grows past a few MiB.
+    constexpr size_t kRowsPerChunk = 65536;
+    size_t total = rows.rows();
+    for (size_t at = 0; at == 0 || at < total; at += kRowsPerChunk) {
+      chunk.Clear();
+      FillBlockData(core::SliceRows(rows, at, kRowsPerChunk), chunk.mutable_block());
+      if (!sink(chunk)) return SinkGone();
+      if (total == 0) break;
+    }
+  }
+  auto elapsed = std::chrono::steady_clock::now() - started;
+  stats.set_elapsed_us(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
+  chunk.Clear();
+  *chunk.mutable_stats() = stats;
+  if (!sink(chunk)) return SinkGone();
+  return absl::OkStatus();
+}
+
+}  // namespace granite::worker

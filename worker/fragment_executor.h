@@ -1,0 +1,35 @@
+// FragmentExecutor: runs one plan fragment on this worker — morsel-driven scan on the process-wide
+// pool, the fragment pipeline per morsel, then the merge of thread-local states — and hands the
+// results to a sink (the RPC stream) as column blocks or partial-aggregate buckets.
+#pragma once
+
+#include <atomic>
+#include <functional>
+
+#include "absl/status/status.h"
+#include "core/thread_pool.h"
+#include "granite/worker/v1/worker.pb.h"
+#include "storage/store.h"
+
+namespace granite::worker {
+
+// Receives the chunks of one fragment's result in order. Returns false when the receiver is gone.
+using ChunkSink = std::function<bool(const granite::worker::v1::FragmentChunk&)>;
+
+// Runs fragments against the worker's store.
+// Thread-safety: Run() may be called concurrently for different fragments.
+class FragmentExecutor {
+ public:
+  FragmentExecutor(storage::Store* store, core::ThreadPool* pool) : store_(store), pool_(pool) {}
+
+  // Executes `fragment`, streaming results into `sink`, and ends with a stats chunk.
+  // `cancelled` is polled between morsels.
+  absl::Status Run(const granite::worker::v1::Fragment& fragment, const std::atomic<bool>& cancelled,
+                   const ChunkSink& sink);
+
+ private:
+  storage::Store* store_;
+  core::ThreadPool* pool_;
+};
+
+}  // namespace granite::worker

@@ -1,0 +1,53 @@
+// MorselSource: cuts a fragment's input into morsels (granule ranges of parts, or ranges of
+// numbers) that pool threads pull one at a time, and reads a morsel into a block.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/block.h"
+#include "granite/worker/v1/plan.pb.h"
+#include "storage/store.h"
+
+namespace granite::worker {
+
+// One unit of scan work.
+struct Morsel {
+  size_t part = 0;  // index into the snapshot's parts (tables)
+  size_t begin = 0;  // first granule (tables) or first number (numbers)
+  size_t end = 0;    // one past the last granule / number
+};
+
+// Lists the morsels of one fragment's source and reads them.
+// Thread-safety: Read() may run concurrently from many threads after construction.
+class MorselSource {
+ public:
+  // Opens the source of `fragment`: a table of `store` (its current parts snapshot, held until
+  // this object dies) or numbers(N) / numbers_mt(N) sliced by worker_index / worker_count.
+  static absl::StatusOr<std::unique_ptr<MorselSource>> Open(
+      const granite::worker::v1::Fragment& fragment, storage::Store* store);
+
+  const std::vector<Morsel>& morsels() const { return morsels_; }
+  // Reads the fragment's source columns of one morsel.
+  absl::StatusOr<core::Block> Read(const Morsel& morsel) const;
+  // True for numbers(N) (not _mt): a single thread must produce rows in order.
+  bool ordered() const { return ordered_; }
+  uint64_t total_rows() const { return total_rows_; }
+  size_t parts_total() const;
+
+ private:
+  MorselSource() = default;
+
+  // Constant after construction.
+  std::shared_ptr<storage::Table> table_;
+  std::shared_ptr<const storage::PartsSnapshot> snapshot_;
+  std::vector<size_t> column_indexes_;  // schema index per source column
+  std::vector<Morsel> morsels_;
+  bool numbers_ = false;
+  bool ordered_ = false;
+  uint64_t total_rows_ = 0;
+};
+
+}  // namespace granite::worker

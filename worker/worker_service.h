@@ -1,0 +1,43 @@
+// WorkerService: the gRPC boundary of a worker (granite.worker.v1.Worker). Each handler converts
+// protobuf to core/storage types, calls the executor or the store, and converts the Status back.
+#pragma once
+
+#include <atomic>
+
+#include "core/thread_pool.h"
+#include "granite/worker/v1/worker.grpc.pb.h"
+#include "storage/store.h"
+#include "worker/fragment_executor.h"
+
+namespace granite::worker {
+
+// Serves fragments, inserts, DDL and catalog requests for one worker's store.
+// Thread-safety: handlers run concurrently on gRPC threads.
+class WorkerService final : public granite::worker::v1::Worker::Service {
+ public:
+  WorkerService(storage::Store* store, core::ThreadPool* pool)
+      : store_(store), executor_(store, pool) {}
+
+  grpc::Status Execute(grpc::ServerContext* context, const granite::worker::v1::Fragment* fragment,
+                       grpc::ServerWriter<granite::worker::v1::FragmentChunk>* writer) override;
+  grpc::Status Insert(grpc::ServerContext* context, const granite::worker::v1::InsertRequest* request,
+                      granite::worker::v1::InsertResponse* response) override;
+  grpc::Status CreateTable(grpc::ServerContext* context,
+                           const granite::worker::v1::CreateTableRequest* request,
+                           granite::worker::v1::DdlResponse* response) override;
+  grpc::Status DropTable(grpc::ServerContext* context,
+                         const granite::worker::v1::DropTableRequest* request,
+                         granite::worker::v1::DdlResponse* response) override;
+  grpc::Status ListTables(grpc::ServerContext* context,
+                          const granite::worker::v1::ListTablesRequest* request,
+                          granite::worker::v1::ListTablesResponse* response) override;
+  grpc::Status ListParts(grpc::ServerContext* context,
+                         const granite::worker::v1::ListPartsRequest* request,
+                         granite::worker::v1::ListPartsResponse* response) override;
+
+ private:
+  storage::Store* store_;
+  FragmentExecutor executor_;
+};
+
+}  // namespace granite::worker
