@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include "core/date_time.h"
+#include "core/error.h"
+#include "core/functions/test_columns.h"
+
+namespace granite::core {
+namespace {
+
+using T = TypeId;
+
+worker::v1::Expr Tuple(std::vector<worker::v1::Expr> elements) {
+  return Call("tuple", T::kUInt8, std::move(elements));
+}
+
+TEST(LogicalTest, AndOrXorNot) {
+  Block b = BlockOf({MakeColumn<uint8_t>(T::kUInt8, {0, 1, 2, 0}),
+                     MakeColumn<int32_t>(T::kInt32, {0, 0, -5, 7}),
+                     MakeColumn<double>(T::kFloat64, {0.5, 0, 1, 0})});
+  EXPECT_EQ(Eval(Fn("and", {Col(0, T::kUInt8), Col(1, T::kInt32)}), b),
+            (Rows{"0", "0", "1", "0"}));
+  EXPECT_EQ(Eval(Fn("or", {Col(0, T::kUInt8), Col(1, T::kInt32)}), b), (Rows{"0", "1", "1", "1"}));
+  EXPECT_EQ(Eval(Fn("or", {Col(0, T::kUInt8), Col(1, T::kInt32), Col(2, T::kFloat64)}), b),
+            (Rows{"1", "1", "1", "1"}));
+  EXPECT_EQ(Eval(Fn("xor", {Col(0, T::kUInt8), Col(1, T::kInt32)}), b),
+            (Rows{"0", "1", "0", "1"}));
+  EXPECT_EQ(Eval(Fn("not", {Col(0, T::kUInt8)}), b), (Rows{"1", "0", "0", "1"}));
+  EXPECT_EQ(Eval(Fn("not", {Col(2, T::kFloat64)}), b), (Rows{"0", "1", "0", "1"}));
+  // Constant arguments.
+  EXPECT_EQ(Eval(Fn("and", {Col(0, T::kUInt8), Lit(uint64_t{1})}), b), (Rows{"0", "1", "1", "0"}));
+  EXPECT_EQ(Eval(Fn("and", {Col(0, T::kUInt8), Lit(uint64_t{0})}), b), (Rows{"0", "0", "0", "0"}));
+  EXPECT_EQ(Eval(Fn("or", {Col(0, T::kUInt8), Lit(uint64_t{3})}), b), (Rows{"1", "1", "1", "1"}));
+  EXPECT_EQ(Eval(Fn("xor", {Col(0, T::kUInt8), Lit(uint64_t{1})}), b), (Rows{"1", "0", "0", "1"}));
+  EXPECT_EQ(EvalConstant(Fn("and", {Lit(uint64_t{1}), Lit(uint64_t{2})})), "1");
+}
+
+TEST(LogicalTest, NullChecksAndVersion) {
+  Block b = BlockOf({StringColumn({"a", ""})});
+  EXPECT_EQ(Eval(Fn("isNull", {Col(0, T::kString)}), b), (Rows{"0", "0"}));
+  EXPECT_EQ(Eval(Fn("isNotNull", {Col(0, T::kString)}), b), (Rows{"1", "1"}));
+  EXPECT_EQ(Eval(Fn("version", {}), b), (Rows{"0.1.0", "0.1.0"}));
+}
+
+TEST(InTest, Numbers) {
+  Block b = BlockOf({MakeColumn<uint8_t>(T::kUInt8, {1, 6, 255}),
+                     MakeColumn<int16_t>(T::kInt16, {-1, 6, 0}),
+                     MakeColumn<uint64_t>(T::kUInt64, {1, 7, 1000000})});
+  auto in8 = Fn("in", {Col(0, T::kUInt8), Tuple({Lit(int64_t{-1}), Lit(uint64_t{6}),
+                                                 Lit(uint64_t{300})})});
+  EXPECT_EQ(Eval(in8, b), (Rows{"0", "1", "0"}));
+  EXPECT_EQ(Eval(Fn("in", {Col(1, T::kInt16), Tuple({Lit(int64_t{-1}), Lit(uint64_t{6})})}), b),
+            (Rows{"1", "1", "0"}));
+  EXPECT_EQ(Eval(Fn("notIn", {Col(1, T::kInt16), Tuple({Lit(int64_t{-1}), Lit(uint64_t{6})})}), b),
+            (Rows{"0", "0", "1"}));
+  // A single value without a tuple.
+  EXPECT_EQ(Eval(Fn("in", {Col(2, T::kUInt64), Lit(uint64_t{7})}), b), (Rows{"0", "1", "0"}));
+  // Fractional values never match an integer column.
+  EXPECT_EQ(Eval(Fn("in", {Col(2, T::kUInt64), Tuple({Lit(1.5), Lit(1.0)})}), b),
+            (Rows{"1", "0", "0"}));
+  // A large set takes the hash path.
+  std::vector<worker::v1::Expr> many;
+  for (uint64_t v = 1000000; v < 1000020; ++v) many.push_back(Lit(v));
+  EXPECT_EQ(Eval(Fn("in", {Col(2, T::kUInt64), Tuple(std::move(many))}), b),
+            (Rows{"0", "0", "1"}));
+  std::vector<worker::v1::Expr> none;
+  for (uint64_t v = 2; v < 22; ++v) none.push_back(Lit(v));
+  EXPECT_EQ(Eval(Fn("notIn", {Col(2, T::kUInt64), Tuple(std::move(none))}), b),
+            (Rows{"1", "0", "1"}));
+}
+
+TEST(InTest, StringsAndDates) {
+  uint16_t day;
+  ASSERT_TRUE(ParseDate("2013-07-01", &day));
+  Block b = BlockOf({StringColumn({"a", "bb", ""}),
+                     MakeColumn<uint16_t>(T::kDate, {day, static_cast<uint16_t>(day + 1), 0})});
+  EXPECT_EQ(Eval(Fn("in", {Col(0, T::kString), Tuple({Lit(std::string("bb")),
+                                                      Lit(std::string(""))})}),
+                 b),
+            (Rows{"0", "1", "1"}));
+  EXPECT_EQ(Eval(Fn("notIn", {Col(0, T::kString), Lit(std::string("a"))}), b),
+            (Rows{"0", "1", "1"}));
+  EXPECT_EQ(Eval(Fn("in", {Col(1, T::kDate), Tuple({Lit(std::string("2013-07-02")),
+                                                    Lit(std::string("1970-01-01"))})}),
+                 b),
+            (Rows{"0", "1", "1"}));
+  auto mixed = TypedCall("in", {Col(0, T::kString), Tuple({Lit(uint64_t{1})})});
+  EXPECT_EQ(CodeOf(mixed.status()), ErrorCode::kIllegalTypeOfArgument);
+  auto bad_date = TypedCall("in", {Col(1, T::kDate), Tuple({Lit(std::string("July"))})});
+  EXPECT_EQ(CodeOf(bad_date.status()), ErrorCode::kCannotParseText);
+  auto non_constant = TypedCall("in", {Col(0, T::kString), Tuple({Col(0, T::kString)})});
+  EXPECT_EQ(CodeOf(non_constant.status()), ErrorCode::kIllegalColumn);
+}
+
+TEST(InTest, ConstantLeftSideFolds) {
+  auto expr = Fn("in", {Lit(uint64_t{3}), Tuple({Lit(uint64_t{1}), Lit(uint64_t{3})})});
+  auto compiled = Expression::FromProto(expr);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ASSERT_TRUE((*compiled)->constant().has_value());
+  EXPECT_EQ(std::get<uint64_t>(*(*compiled)->constant()), 1u);
+}
+
+}  // namespace
+}  // namespace granite::core
