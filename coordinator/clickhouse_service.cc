@@ -58,7 +58,6 @@ class CancellationWatcher {
 
 void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& info,
                             const std::string& input, const Emit& emit) {
-  auto started = std::chrono::steady_clock::now();
   QueryContext query(info.query_id().empty() ? NewQueryId() : info.query_id());
   absl::StatusOr<QueryResult> outcome;
   {
@@ -121,7 +120,6 @@ void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& i
   stats->set_blocks(rows > 0 ? 1 : 0);
   stats->set_applied_limit(false);
   stats->set_rows_before_limit(rows);
-  (void)started;
   emit(result);
 }
 

@@ -63,6 +63,10 @@ void CoordinatorServer::Shutdown() {
     state_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(10));
     state_->server.reset();
   }
+  // Close the worker channels too, so workers stopping next see no open connection.
+  state_->service.reset();
+  state_->executor.reset();
+  state_->workers.reset();
 }
 
 int RunCoordinator(const CoordinatorOptions& options) {

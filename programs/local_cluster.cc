@@ -98,6 +98,7 @@ int RunLocalCluster(const LocalOptions& options) {
     }
     coordinator_options.workers.push_back(workers[i].address);
   }
+  std::fprintf(stderr, "granite local (coordinator): %s\n", core::AllocatorSummary().c_str());
   coordinator::CoordinatorServer server;
   absl::StatusOr<int> port = server.Start(coordinator_options);
   if (!port.ok()) {
