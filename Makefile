@@ -10,7 +10,7 @@ deps:
 	@bash scripts/install-deps.sh
 
 venv: deps
-	@bash scripts/make-venv.sh
+	@bash scripts/make-venv.sh --bench
 
 build: deps
 	cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)

@@ -98,6 +98,21 @@ bool IsAggregateName(const Expr& e) {
   return e.kind == ExprKind::kFunction && (e.distinct || core::IsAggregateFunction(e.name));
 }
 
+// Returns a copy of `e` whose SQL-standard aggregate names are spelled as ClickHouse shows them
+// in column names (COUNT(*) is named "count()").
+sql::ExprPtr CanonicalForName(const Expr& e) {
+  auto copy = std::make_shared<Expr>(e);
+  if (e.kind == ExprKind::kFunction) {
+    std::string lower = absl::AsciiStrToLower(e.name);
+    static const char* kCaseInsensitive[] = {"count", "sum", "avg", "min", "max", "any"};
+    for (const char* name : kCaseInsensitive) {
+      if (lower == name) copy->name = lower;
+    }
+    for (auto& arg : copy->args) arg = CanonicalForName(*arg);
+  }
+  return copy;
+}
+
 absl::Status ErrorAt(ErrorCode code, const std::string& message, size_t position) {
   return core::Error(code, message + " (at position " + std::to_string(position + 1) + ")");
 }
@@ -144,7 +159,11 @@ class SelectBinder {
         return WithAlias(e.name, [&] { return BindPostAggregation(*target); });
       }
     }
-    if (e.kind == ExprKind::kFunction && IsAggregateName(e)) return BindAggregate(e);
+    if (e.kind == ExprKind::kFunction && IsAggregateName(e)) {
+      ASSIGN_OR_RETURN(sql::ExprPtr rewritten, RewriteSumOfAffine(e));
+      if (rewritten) return BindPostAggregation(*rewritten);
+      return BindAggregate(e);
+    }
     if (!ContainsAggregate(e)) {
       absl::StatusOr<pb::Expr> input = BindInput(e);
       if (input.ok()) {
@@ -169,6 +188,46 @@ class SelectBinder {
                      e.position);
     }
     return BindCall(e, [this](const Expr& arg) { return BindPostAggregation(arg); });
+  }
+
+  // Rewrites sum(x + c), sum(c + x), sum(x - c), sum(c - x), sum(c * x), sum(x * c) for an integer
+  // column expression x and an integer constant c into sum(x) and count(x): ninety sums of
+  // `x + k` then cost one sum and one count, since identical aggregates are computed once.
+  // Returns null when the pattern does not apply. Integers only: for floats the rewrite would
+  // change rounding.
+  absl::StatusOr<sql::ExprPtr> RewriteSumOfAffine(const Expr& e) {
+    if (e.distinct || Lower(e.name) != "sum" || e.args.size() != 1) return sql::ExprPtr();
+    const Expr& inner = *e.args[0];
+    if (inner.kind != ExprKind::kFunction || inner.args.size() != 2) return sql::ExprPtr();
+    const std::string& op = inner.name;
+    if (op != "plus" && op != "minus" && op != "multiply") return sql::ExprPtr();
+    auto is_int_literal = [](const Expr& x) {
+      return x.kind == ExprKind::kLiteral && !x.is_null &&
+             (std::holds_alternative<uint64_t>(x.value) || std::holds_alternative<int64_t>(x.value));
+    };
+    bool constant_left = is_int_literal(*inner.args[0]);
+    bool constant_right = is_int_literal(*inner.args[1]);
+    if (constant_left == constant_right) return sql::ExprPtr();
+    sql::ExprPtr x = inner.args[constant_left ? 1 : 0];
+    sql::ExprPtr c = inner.args[constant_left ? 0 : 1];
+    if (ContainsAggregate(*x)) return sql::ExprPtr();
+    absl::StatusOr<pb::Expr> bound = BindInput(*x);
+    if (!bound.ok() || !core::IsInteger(TypeOf(*bound)) || core::IsDateOrDateTime(TypeOf(*bound))) {
+      return sql::ExprPtr();
+    }
+    auto call = [&](std::string name, std::vector<sql::ExprPtr> args) {
+      auto node = std::make_shared<Expr>();
+      node->kind = ExprKind::kFunction;
+      node->name = std::move(name);
+      node->args = std::move(args);
+      node->position = e.position;
+      return node;
+    };
+    sql::ExprPtr sum = call("sum", {x});
+    if (op == "multiply") return call("multiply", {c, sum});
+    sql::ExprPtr scaled = call("multiply", {c, call("count", {x})});
+    if (op == "plus") return call("plus", {sum, scaled});
+    return constant_left ? call("minus", {scaled, sum}) : call("minus", {sum, scaled});
   }
 
   // Adds a GROUP BY key bound at row level.
@@ -431,6 +490,7 @@ absl::StatusOr<uint64_t> NumbersCount(const sql::TableRef& from) {
 absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
   QueryPlan plan;
   plan.format = select.format;
+  for (const auto& [key, value] : select.settings) (*plan.fragment.mutable_settings())[key] = value;
   std::vector<std::string> names;
   std::vector<TypeId> types;
   pb::Source* source = plan.fragment.mutable_source();
@@ -496,7 +556,8 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
   SelectBinder binder(names, types);
   for (const auto& item : items) binder.AddAlias(*item);
   for (const auto& item : items) {
-    plan.names.push_back(item->alias.empty() ? sql::ColumnName(*item) : item->alias);
+    plan.names.push_back(item->alias.empty() ? sql::ColumnName(*CanonicalForName(*item))
+                                             : item->alias);
   }
 
   bool aggregating = !select.group_by.empty() || select.distinct || select.having != nullptr;

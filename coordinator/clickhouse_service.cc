@@ -3,11 +3,13 @@
 #include <atomic>
 #include <chrono>
 #include <random>
-#include <thread>
 
 #include "absl/strings/str_format.h"
-#include "core/error.h"
 #include "coordinator/formats/output_format.h"
+#include "core/cancellation_poller.h"
+#include "core/error.h"
+#include "core/metrics/events.h"
+#include "core/metrics/histogram.h"
 
 namespace granite::coordinator {
 
@@ -17,10 +19,13 @@ namespace {
 
 constexpr size_t kOutputChunkBytes = 1 << 20;
 
+// Returns a random version 4 UUID. The generator is per thread: no shared state per query.
 std::string NewQueryId() {
-  static std::atomic<uint64_t> counter{0};
-  std::random_device device;
-  return absl::StrFormat("%08x-%04x-%016x", device(), device() & 0xffff, counter.fetch_add(1));
+  thread_local std::mt19937_64 random(std::random_device{}());
+  uint64_t high = random();
+  uint64_t low = random();
+  return absl::StrFormat("%08x-%04x-4%03x-%04x-%012x", high >> 32, (high >> 16) & 0xffff,
+                         high & 0xfff, 0x8000 | ((low >> 48) & 0x3fff), low & 0xffffffffffffULL);
 }
 
 void SetException(const absl::Status& status, ch::Result* result) {
@@ -31,40 +36,46 @@ void SetException(const absl::Status& status, ch::Result* result) {
   exception->set_display_text(std::string(status.message()));
 }
 
-// Mirrors the client's RPC cancellation into the query while it runs.
-class CancellationWatcher {
- public:
-  CancellationWatcher(grpc::ServerContext* context, QueryContext* query)
-      : thread_([this, context, query] {
-          while (!done_.load()) {
-            if (context->IsCancelled()) {
-              query->Cancel();
-              return;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-          }
-        }) {}
-  ~CancellationWatcher() {
-    done_ = true;
-    thread_.join();
-  }
-
- private:
-  std::atomic<bool> done_{false};
-  std::thread thread_;
-};
+// Returns the event that counts a finished query of `kind` with this outcome.
+core::Event QueryEvent(QueryKind kind, bool ok, bool cancelled) {
+  using core::Event;
+  static constexpr Event kEvents[4][3] = {
+      {Event::kSelectQueriesSucceeded, Event::kSelectQueriesFailed, Event::kSelectQueriesCancelled},
+      {Event::kInsertQueriesSucceeded, Event::kInsertQueriesFailed, Event::kInsertQueriesCancelled},
+      {Event::kDdlQueriesSucceeded, Event::kDdlQueriesFailed, Event::kDdlQueriesCancelled},
+      {Event::kOtherQueriesSucceeded, Event::kOtherQueriesFailed, Event::kOtherQueriesCancelled},
+  };
+  return kEvents[static_cast<int>(kind)][ok ? 0 : cancelled ? 2 : 1];
+}
 
 }  // namespace
 
 void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& info,
                             const std::string& input, const Emit& emit) {
-  QueryContext query(info.query_id().empty() ? NewQueryId() : info.query_id());
+  QueryContext query(info.query_id().empty() ? NewQueryId() : info.query_id(), info.query());
+  registry_->Start(&query);
+  Produced produced;
+  ch::Result last;
+  absl::Status status = Serve(context, info, input, emit, &query, &produced, &last);
+  // Logged before the last message goes out, so a client that sees the end of its query finds it
+  // in system.query_log.
+  Record(&query, status, produced);
+  emit(last);
+}
+
+absl::Status ClickHouseService::Serve(grpc::ServerContext* context, const ch::QueryInfo& info,
+                                      const std::string& input, const Emit& emit,
+                                      QueryContext* query_context, Produced* produced,
+                                      ch::Result* last) {
+  QueryContext& query = *query_context;
   absl::StatusOr<QueryResult> outcome;
   {
-    CancellationWatcher watcher(context, &query);
+    // A client that goes away cancels the query (and with it every worker stream).
+    core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
+        [context] { return context->IsCancelled(); }, [&query] { query.Cancel(); });
     outcome = executor_->Execute(info.query(), input, &query);
   }
-  ch::Result result;
+  ch::Result& result = *last;
   result.set_query_id(query.query_id());
   result.set_time_zone("UTC");
   if (!outcome.ok()) {
@@ -72,9 +83,9 @@ void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& i
       result.set_cancelled(true);
     }
     SetException(outcome.status(), &result);
-    emit(result);
-    return;
+    return outcome.status();
   }
+  produced->written_rows = outcome->written_rows;
   std::string output;
   uint64_t rows = 0;
   if (outcome->has_rows) {
@@ -84,8 +95,7 @@ void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& i
     absl::StatusOr<std::unique_ptr<OutputFormat>> format = MakeOutputFormat(format_name);
     if (!format.ok()) {
       SetException(format.status(), &result);
-      emit(result);
-      return;
+      return format.status();
     }
     result.set_output_format(format_name);
     if (info.send_output_columns()) {
@@ -96,6 +106,7 @@ void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& i
       }
     }
     rows = outcome->block.rows();
+    produced->result_rows = rows;
     (*format)->Begin(outcome->names, outcome->types, &output);
     constexpr size_t kRowsPerWrite = 8192;
     for (size_t at = 0; at < rows; at += kRowsPerWrite) {
@@ -103,7 +114,13 @@ void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& i
       if (output.size() >= kOutputChunkBytes) {
         result.set_output(std::move(output));
         output.clear();
-        if (!emit(result)) return;
+        if (!emit(result)) {
+          absl::Status gone = core::Error(core::ErrorCode::kQueryWasCancelled,
+                                          "The client went away while the result was sent");
+          result.Clear();
+          SetException(gone, &result);
+          return gone;
+        }
         result.Clear();
         result.set_query_id(query.query_id());
       }
@@ -120,7 +137,42 @@ void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& i
   stats->set_blocks(rows > 0 ? 1 : 0);
   stats->set_applied_limit(false);
   stats->set_rows_before_limit(rows);
-  emit(result);
+  return absl::OkStatus();
+}
+
+void ClickHouseService::Record(QueryContext* query, const absl::Status& status,
+                               const Produced& produced) {
+  auto finished = std::chrono::steady_clock::now();
+  uint64_t duration_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(finished - query->start()).count();
+  bool cancelled = !status.ok() && (query->cancelled() || core::CodeOf(status) ==
+                                                              core::ErrorCode::kQueryWasCancelled);
+  core::CountEvent(QueryEvent(query->kind(), status.ok(), cancelled));
+  core::QueryDurationHistogram().ObserveMicroseconds(duration_us);
+  core::CountEvent(core::Event::kReadRows, query->read_rows.load());
+  core::CountEvent(core::Event::kReadBytes, query->read_bytes.load());
+  core::CountEvent(core::Event::kInsertedRows, produced.written_rows);
+  core::CountEvent(core::Event::kMergeMicroseconds, query->merge_ns.load() / 1000);
+
+  QueryLogEntry entry;
+  entry.query_id = query->query_id();
+  entry.query = query->query();
+  entry.kind = query->kind();
+  entry.start_time = query->start_time();
+  entry.finish_time = std::chrono::system_clock::now();
+  entry.duration_us = duration_us;
+  entry.read_rows = query->read_rows.load();
+  entry.read_bytes = query->read_bytes.load();
+  entry.written_rows = produced.written_rows;
+  entry.result_rows = produced.result_rows;
+  entry.memory_usage = query->peak_memory();
+  entry.worker_elapsed_us = query->WorkerElapsed();
+  if (!status.ok()) {
+    entry.exception_code = static_cast<int32_t>(core::CodeOf(status));
+    entry.exception = std::string(status.message());
+    entry.cancelled = cancelled;
+  }
+  registry_->Finish(query, std::move(entry));
 }
 
 grpc::Status ClickHouseService::ExecuteQuery(grpc::ServerContext* context, const ch::QueryInfo* info,

@@ -1,13 +1,17 @@
 // ClickHouseService: the coordinator's client-facing gRPC boundary, wire-compatible with
 // ClickHouse's clickhouse.grpc.ClickHouse service (all four methods). It gathers the query and its
 // streamed input, runs it through the QueryExecutor, formats the result, and streams Result
-// messages: output chunks, then a final one with progress and stats — or an exception.
+// messages: output chunks, then a final one with progress and stats — or an exception. Every query
+// is registered in the QueryRegistry while it runs (system.processes, KILL QUERY) and, when it
+// ends, counted (granite_queries_total, granite_query_duration_seconds, rows/bytes read) and logged
+// (system.query_log).
 #pragma once
 
 #include <functional>
 
 #include "clickhouse/grpc/clickhouse_grpc.grpc.pb.h"
 #include "coordinator/query_executor.h"
+#include "coordinator/query_registry.h"
 
 namespace granite::coordinator {
 
@@ -15,7 +19,9 @@ namespace granite::coordinator {
 // Thread-safety: handlers run concurrently on gRPC threads; each query has its own state.
 class ClickHouseService final : public clickhouse::grpc::ClickHouse::Service {
  public:
-  explicit ClickHouseService(QueryExecutor* executor) : executor_(executor) {}
+  // REQUIRES: both outlive the service.
+  ClickHouseService(QueryExecutor* executor, QueryRegistry* registry)
+      : executor_(executor), registry_(registry) {}
 
   grpc::Status ExecuteQuery(grpc::ServerContext* context, const clickhouse::grpc::QueryInfo* info,
                             clickhouse::grpc::Result* result) override;
@@ -32,11 +38,26 @@ class ClickHouseService final : public clickhouse::grpc::ClickHouse::Service {
 
  private:
   using Emit = std::function<bool(clickhouse::grpc::Result&)>;
-  // Runs the query of `info` with `input`, emitting Results; the last one carries stats.
+  // What a query produced, for its log entry.
+  struct Produced {
+    uint64_t result_rows = 0;
+    uint64_t written_rows = 0;
+  };
+
+  // Runs the query of `info` with `input`, emitting Results; the last one carries stats. Registers,
+  // counts and logs the query.
   void Run(grpc::ServerContext* context, const clickhouse::grpc::QueryInfo& info,
            const std::string& input, const Emit& emit);
+  // Executes and emits all but the last Result, which it leaves in `last` (the stats, or the
+  // exception); returns the error sent to the client (OK if none).
+  absl::Status Serve(grpc::ServerContext* context, const clickhouse::grpc::QueryInfo& info,
+                     const std::string& input, const Emit& emit, QueryContext* query,
+                     Produced* produced, clickhouse::grpc::Result* last);
+  // Counts the finished query in the metrics and logs it.
+  void Record(QueryContext* query, const absl::Status& status, const Produced& produced);
 
   QueryExecutor* executor_;
+  QueryRegistry* registry_;
 };
 
 }  // namespace granite::coordinator

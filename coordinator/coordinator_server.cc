@@ -9,9 +9,15 @@
 
 #include "coordinator/catalog.h"
 #include "coordinator/clickhouse_service.h"
+#include "coordinator/membership.h"
 #include "coordinator/query_executor.h"
+#include "coordinator/query_registry.h"
 #include "coordinator/worker_set.h"
 #include "core/error.h"
+#include "core/status_macros.h"
+#include "core/metrics/callback_metrics.h"
+#include "core/metrics/grpc_metrics_interceptor.h"
+#include "core/metrics/prometheus_exporter.h"
 #include "core/process.h"
 #include "core/thread_pool.h"
 
@@ -20,11 +26,40 @@ namespace granite::coordinator {
 struct CoordinatorServer::State {
   std::unique_ptr<WorkerSet> workers;
   Catalog catalog;
+  QueryRegistry queries;
+  std::unique_ptr<Membership> membership;  // health of each worker, for granite_worker_up
   std::unique_ptr<core::ThreadPool> pool;
   std::unique_ptr<QueryExecutor> executor;
   std::unique_ptr<ClickHouseService> service;
   std::unique_ptr<grpc::Server> server;
+  std::vector<core::CallbackRegistration> gauges;  // before `metrics`: unregistered after it stops
+  std::unique_ptr<core::MetricsServer> metrics;
 };
+
+namespace {
+
+// Registers the coordinator's gauges: running queries and each worker's health.
+std::vector<core::CallbackRegistration> RegisterCoordinatorGauges(QueryRegistry* queries,
+                                                                  Membership* membership) {
+  std::vector<core::CallbackRegistration> gauges;
+  gauges.push_back(core::RegisterGauge(
+      "granite_running_queries", "RunningQueries", "Client queries running on the coordinator",
+      [queries] { return static_cast<int64_t>(queries->RunningCount()); }));
+  core::CallbackMetricInfo up{"granite_worker_up", "WorkerUp",
+                              "1 if the worker answers health checks (SERVING), else 0"};
+  gauges.push_back(core::RegisterCallbackMetric(up, [membership] {
+    std::vector<core::CallbackSample> samples;
+    std::vector<WorkerHealth> health = membership->Snapshot();
+    for (size_t i = 0; i < health.size(); ++i) {
+      samples.push_back({{{"worker", std::to_string(i)}, {"address", health[i].address}},
+                         health[i].state == ServingState::kServing ? 1 : 0});
+    }
+    return samples;
+  }));
+  return gauges;
+}
+
+}  // namespace
 
 CoordinatorServer::CoordinatorServer() : state_(std::make_unique<State>()) {}
 
@@ -38,8 +73,15 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   s.workers = std::make_unique<WorkerSet>(options.workers);
   size_t threads = options.threads > 0 ? options.threads : std::thread::hardware_concurrency();
   s.pool = std::make_unique<core::ThreadPool>(threads);
-  s.executor = std::make_unique<QueryExecutor>(s.workers.get(), &s.catalog, s.pool.get());
-  s.service = std::make_unique<ClickHouseService>(s.executor.get());
+  s.membership = std::make_unique<Membership>(options.workers);
+  s.membership->Start();
+  s.executor = std::make_unique<QueryExecutor>(s.workers.get(), &s.catalog, s.pool.get(),
+                                               &s.queries, s.membership.get());
+  s.service = std::make_unique<ClickHouseService>(s.executor.get(), &s.queries);
+  if (options.metrics_port >= 0) {
+    s.gauges = RegisterCoordinatorGauges(&s.queries, s.membership.get());
+    ASSIGN_OR_RETURN(s.metrics, core::MetricsServer::Start(options.host, options.metrics_port));
+  }
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -50,6 +92,7 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   builder.SetMaxReceiveMessageSize(1 << 30);
   builder.SetMaxSendMessageSize(1 << 30);
   builder.RegisterService(s.service.get());
+  builder.experimental().SetInterceptorCreators(core::MetricsInterceptorCreators());
   s.server = builder.BuildAndStart();
   if (!s.server || port == 0) {
     return core::Error(core::ErrorCode::kBadArguments,
@@ -66,7 +109,18 @@ void CoordinatorServer::Shutdown() {
   // Close the worker channels too, so workers stopping next see no open connection.
   state_->service.reset();
   state_->executor.reset();
+  state_->metrics.reset();
+  state_->gauges.clear();
+  state_->membership.reset();
   state_->workers.reset();
+}
+
+int CoordinatorServer::metrics_port() const {
+  return state_->metrics ? state_->metrics->port() : -1;
+}
+
+void CoordinatorServer::AbandonMetricsAtExit() {
+  if (state_->metrics) core::MetricsServer::AbandonAtExit(std::move(state_->metrics));
 }
 
 int RunCoordinator(const CoordinatorOptions& options) {
@@ -77,10 +131,15 @@ int RunCoordinator(const CoordinatorOptions& options) {
     std::fprintf(stderr, "granite coordinator: %s\n", std::string(port.status().message()).c_str());
     return 1;
   }
+  if (server.metrics_port() >= 0) {
+    std::printf("granite coordinator metrics on http://%s:%d/metrics\n", options.host.c_str(),
+                server.metrics_port());
+  }
   std::printf("granite coordinator listening on %s:%d\n", options.host.c_str(), *port);
   std::fflush(stdout);
   int signal = core::WaitForShutdownSignal();
   std::fprintf(stderr, "granite coordinator: signal %d, shutting down\n", signal);
+  server.AbandonMetricsAtExit();
   server.Shutdown();
   return 0;
 }

@@ -1,5 +1,6 @@
 // CoordinatorServer: the `granite coordinator` program's server — connects to the workers, and
-// serves the ClickHouse gRPC protocol plus grpc.health.v1 and reflection.
+// serves the ClickHouse gRPC protocol plus grpc.health.v1 and reflection; optionally Prometheus
+// metrics over HTTP (--metrics-port), including each worker's health as seen from here.
 #pragma once
 
 #include <memory>
@@ -15,6 +16,7 @@ struct CoordinatorOptions {
   int port = 9100;  // 0 = pick an ephemeral port
   std::vector<std::string> workers;  // host:port of each worker
   int threads = 0;  // merge pool size; 0 = hardware concurrency
+  int metrics_port = -1;  // Prometheus /metrics port; -1 = off, 0 = ephemeral
 };
 
 // Owns the coordinator's services and gRPC server.
@@ -28,6 +30,12 @@ class CoordinatorServer {
   absl::StatusOr<int> Start(const CoordinatorOptions& options);
   // Stops accepting queries and waits (up to a deadline) for running ones.
   void Shutdown();
+
+  // The metrics port actually bound (after Start), or -1 when metrics are off.
+  int metrics_port() const;
+  // Leaves the metrics endpoint running until the process exits instead of paying civetweb's
+  // ~2 s shutdown; for programs about to exit.
+  void AbandonMetricsAtExit();
 
  private:
   struct State;

@@ -72,14 +72,21 @@ absl::StatusOr<pb::TableSchema> SchemaFrom(const sql::CreateTableStatement& crea
 
 absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
   if (catalog->loaded()) return absl::OkStatus();
+  // The union of every reachable worker's tables: one worker being down must not stop queries
+  // that do not need it (system.workers, or tables the others hold a copy of the schema of).
   std::vector<pb::ListTablesResponse> responses(workers.size());
-  RETURN_IF_ERROR(workers.CallAll([&](size_t i) {
+  std::vector<absl::Status> statuses(workers.size());
+  workers.CallAll([&](size_t i) {
     grpc::ClientContext context;
     SetDeadline(&context);
-    return core::FromGrpcStatus(
+    statuses[i] = core::FromGrpcStatus(
         workers.stub(i)->ListTables(&context, pb::ListTablesRequest(), &responses[i]),
         workers.address(i));
-  }));
+    return absl::OkStatus();
+  }).IgnoreError();
+  size_t answered = 0;
+  for (const absl::Status& status : statuses) answered += status.ok();
+  if (answered == 0) return statuses[0];
   std::map<std::string, pb::TableSchema> tables;
   for (const auto& response : responses) {
     for (const auto& table : response.tables()) tables[table.schema().name()] = table.schema();

@@ -51,6 +51,7 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, pb::Fragment fr
     } else if (chunk.has_stats()) {
       query->read_rows += chunk.stats().read_rows();
       query->read_bytes += chunk.stats().read_bytes();
+      query->RecordWorkerElapsed(index, chunk.stats().elapsed_us());
     }
   }
   if (!status.ok()) context.TryCancel();

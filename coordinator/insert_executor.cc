@@ -2,6 +2,9 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <random>
+#include <string>
+
 #include "core/block_codec.h"
 #include "core/block_sort.h"
 #include "core/error.h"
@@ -137,6 +140,18 @@ absl::StatusOr<core::Block> ValuesBlock(const sql::InsertStatement& insert, cons
   return block;
 }
 
+// Returns a fresh random token naming one two-phase insert on every worker (32 hex digits).
+std::string NewInsertToken() {
+  static thread_local std::mt19937_64 random(std::random_device{}());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (int half = 0; half < 2; ++half) {
+    uint64_t bits = random();
+    for (int i = 0; i < 16; ++i, bits >>= 4) token.push_back(kHex[bits & 15]);
+  }
+  return token;
+}
+
 // Returns the full-width block in table column order; columns not inserted get default values.
 core::Block Widen(const core::Block& block, const Target& target, const pb::TableSchema& schema) {
   core::Block out;
@@ -179,21 +194,55 @@ absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::
   core::Block full = Widen(rows, target, schema);
 
   // Contiguous, even slices: worker i gets rows [total * i / n, total * (i + 1) / n).
+  // Two phases, so that the insert is all-or-nothing across workers: every worker first writes
+  // its slice durably but invisibly (PrepareInsert); only when all succeeded does each one make
+  // it visible (CommitInsert). If any prepare fails, every worker is told to abort — also those
+  // whose answer never came, which refuse the token if their prepare is still running.
   size_t n = workers.size();
-  RETURN_IF_ERROR(workers.CallAll([&](size_t i) -> absl::Status {
+  std::string token = NewInsertToken();
+  std::vector<bool> has_slice(n, false);
+  auto deadline = [] { return std::chrono::system_clock::now() + std::chrono::minutes(10); };
+  absl::Status prepared = workers.CallAll([&](size_t i) -> absl::Status {
     size_t begin = total * i / n, end = total * (i + 1) / n;
     if (begin == end) return absl::OkStatus();
+    has_slice[i] = true;
     core::Block slice = core::SliceRows(full, begin, end - begin);
     std::string raw = core::EncodeBlock(slice);
     pb::InsertRequest request;
     request.set_table(schema.name());
+    request.set_insert_id(token);
     request.mutable_block()->set_rows(slice.rows());
     request.mutable_block()->set_raw_size(raw.size());
     request.mutable_block()->set_data(core::CompressLz4(raw));
     pb::InsertResponse response;
     grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(10));
-    return core::FromGrpcStatus(workers.stub(i)->Insert(&context, request, &response),
+    context.set_deadline(deadline());
+    return core::FromGrpcStatus(workers.stub(i)->PrepareInsert(&context, request, &response),
+                                workers.address(i));
+  });
+  if (!prepared.ok()) {
+    workers.CallAll([&](size_t i) -> absl::Status {
+      if (!has_slice[i]) return absl::OkStatus();
+      pb::AbortInsertRequest request;
+      request.set_table(schema.name());
+      request.set_token(token);
+      pb::AbortInsertResponse response;
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+      (void)workers.stub(i)->AbortInsert(&context, request, &response);  // best effort
+      return absl::OkStatus();
+    });
+    return prepared;
+  }
+  RETURN_IF_ERROR(workers.CallAll([&](size_t i) -> absl::Status {
+    if (!has_slice[i]) return absl::OkStatus();
+    pb::CommitInsertRequest request;
+    request.set_table(schema.name());
+    request.set_token(token);
+    pb::CommitInsertResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(deadline());
+    return core::FromGrpcStatus(workers.stub(i)->CommitInsert(&context, request, &response),
                                 workers.address(i));
   }));
   return total;

@@ -1,7 +1,8 @@
 // INSERT on the cluster: parses the rows (VALUES, a text format, or a SELECT), converts them to the
-// table's column types, splits them evenly across workers and sends each worker its share; the
-// insert is acknowledged once every worker has made its part durable. A malformed row fails the
-// whole insert before anything is sent, so nothing becomes visible.
+// table's column types, splits them evenly across workers and sends each worker its share in two
+// phases (prepare everywhere, then commit everywhere); the insert is acknowledged once every
+// worker has committed. A malformed row fails the whole insert before anything is sent, and a
+// worker failing to prepare aborts it on all, so nothing becomes visible.
 #pragma once
 
 #include <functional>

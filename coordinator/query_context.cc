@@ -4,6 +4,20 @@
 
 namespace granite::coordinator {
 
+std::string_view QueryKindName(QueryKind kind) {
+  switch (kind) {
+    case QueryKind::kSelect:
+      return "select";
+    case QueryKind::kInsert:
+      return "insert";
+    case QueryKind::kDdl:
+      return "ddl";
+    case QueryKind::kOther:
+      return "other";
+  }
+  return "other";
+}
+
 void QueryContext::Cancel() {
   cancelled_ = true;
   core::MutexLock lock(mu_);
@@ -20,6 +34,23 @@ bool QueryContext::Register(grpc::ClientContext* context) {
 void QueryContext::Unregister(grpc::ClientContext* context) {
   core::MutexLock lock(mu_);
   calls_.erase(std::remove(calls_.begin(), calls_.end(), context), calls_.end());
+}
+
+void QueryContext::RecordWorkerElapsed(size_t index, uint64_t micros) {
+  core::MutexLock lock(mu_);
+  if (worker_elapsed_us_.size() <= index) worker_elapsed_us_.resize(index + 1);
+  worker_elapsed_us_[index] += micros;
+}
+
+std::vector<uint64_t> QueryContext::WorkerElapsed() const {
+  core::MutexLock lock(mu_);
+  return worker_elapsed_us_;
+}
+
+void QueryContext::NoteMemory(uint64_t bytes) {
+  uint64_t peak = peak_memory_.load(std::memory_order_relaxed);
+  while (bytes > peak && !peak_memory_.compare_exchange_weak(peak, bytes)) {
+  }
 }
 
 }  // namespace granite::coordinator

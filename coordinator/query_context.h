@@ -1,10 +1,13 @@
 // QueryContext: the per-query state shared by the service handler, the fan-out threads and the
-// merger: id, cancellation (reaching every worker stream at once), and read statistics.
+// merger: id, text, kind, cancellation (reaching every worker stream at once), read statistics and
+// the per-worker timings that end up in system.query_log.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <grpcpp/client_context.h>
@@ -13,13 +16,29 @@
 
 namespace granite::coordinator {
 
+// What a statement does; the `kind` label of granite_queries_total.
+enum class QueryKind : uint8_t { kSelect, kInsert, kDdl, kOther };
+
+// Returns "select", "insert", "ddl" or "other".
+std::string_view QueryKindName(QueryKind kind);
+
 // Tracks one running query.
 // Thread-safety: all methods are safe to call concurrently.
 class QueryContext {
  public:
-  explicit QueryContext(std::string query_id) : query_id_(std::move(query_id)) {}
+  explicit QueryContext(std::string query_id, std::string query = "")
+      : query_id_(std::move(query_id)),
+        query_(std::move(query)),
+        start_(std::chrono::steady_clock::now()),
+        start_time_(std::chrono::system_clock::now()) {}
 
   const std::string& query_id() const { return query_id_; }
+  const std::string& query() const { return query_; }
+  std::chrono::steady_clock::time_point start() const { return start_; }
+  std::chrono::system_clock::time_point start_time() const { return start_time_; }
+
+  QueryKind kind() const { return kind_.load(std::memory_order_relaxed); }
+  void set_kind(QueryKind kind) { kind_.store(kind, std::memory_order_relaxed); }
 
   // Cancels the query: every registered worker call is cancelled now, later ones at once.
   void Cancel() EXCLUDES(mu_);
@@ -29,16 +48,34 @@ class QueryContext {
   bool Register(grpc::ClientContext* context) EXCLUDES(mu_);
   void Unregister(grpc::ClientContext* context) EXCLUDES(mu_);
 
+  // Records how long worker `index` spent on this query's fragment (its FragmentStats).
+  void RecordWorkerElapsed(size_t index, uint64_t micros) EXCLUDES(mu_);
+  // Returns the recorded per-worker times, indexed by worker (0 for workers not heard from).
+  std::vector<uint64_t> WorkerElapsed() const EXCLUDES(mu_);
+
+  // Raises the peak estimate of memory held by the query on the coordinator to `bytes`.
+  void NoteMemory(uint64_t bytes);
+  uint64_t peak_memory() const { return peak_memory_.load(std::memory_order_relaxed); }
+
   std::atomic<uint64_t> read_rows{0};
   std::atomic<uint64_t> read_bytes{0};
   std::atomic<uint64_t> total_rows_to_read{0};
   std::atomic<uint64_t> merge_ns{0};
 
  private:
+  // Constant after construction.
   const std::string query_id_;
+  const std::string query_;
+  const std::chrono::steady_clock::time_point start_;
+  const std::chrono::system_clock::time_point start_time_;
+
+  std::atomic<QueryKind> kind_{QueryKind::kOther};
   std::atomic<bool> cancelled_{false};
-  core::Mutex mu_{"query_context"};
+  std::atomic<uint64_t> peak_memory_{0};
+
+  mutable core::Mutex mu_{"query_context"};
   std::vector<grpc::ClientContext*> calls_ GUARDED_BY(mu_);
+  std::vector<uint64_t> worker_elapsed_us_ GUARDED_BY(mu_);
 };
 
 }  // namespace granite::coordinator

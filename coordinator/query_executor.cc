@@ -1,8 +1,15 @@
 #include "coordinator/query_executor.h"
 
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <thread>
+
 #include "core/block_sort.h"
 #include "core/error.h"
 #include "core/fragment_pipeline.h"
+#include "core/metrics/events.h"
+#include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "coordinator/binder.h"
 #include "coordinator/bucketed_merger.h"
@@ -10,6 +17,7 @@
 #include "coordinator/fan_out.h"
 #include "coordinator/final_stage.h"
 #include "coordinator/insert_executor.h"
+#include "coordinator/sql/lexer.h"
 #include "coordinator/sql/parser.h"
 #include "coordinator/system_tables.h"
 
@@ -37,6 +45,63 @@ QueryResult StringTable(std::vector<std::string> names,
   return result;
 }
 
+uint64_t ByteSizeOf(const core::Block& block) {
+  uint64_t bytes = 0;
+  for (const auto& column : block.columns) bytes += column->ByteSize();
+  return bytes;
+}
+
+// Returns the kind of a parsed statement (the `kind` label of granite_queries_total).
+QueryKind KindOf(const sql::Statement& statement) {
+  if (std::holds_alternative<sql::SelectStatement>(statement) ||
+      std::holds_alternative<sql::ShowTablesStatement>(statement) ||
+      std::holds_alternative<sql::DescribeStatement>(statement)) {
+    return QueryKind::kSelect;
+  }
+  if (std::holds_alternative<sql::InsertStatement>(statement)) return QueryKind::kInsert;
+  if (std::holds_alternative<sql::CreateTableStatement>(statement) ||
+      std::holds_alternative<sql::DropTableStatement>(statement) ||
+      std::holds_alternative<sql::OptimizeStatement>(statement)) {
+    return QueryKind::kDdl;
+  }
+  return QueryKind::kOther;
+}
+
+// Returns the last keyword of a KILL QUERY statement, upper-cased ("SYNC", "ASYNC", "TEST"), or "".
+std::string KillMode(std::string_view sql) {
+  sql::Lexer lexer(sql);
+  sql::Token last;
+  for (sql::Token token = lexer.Next();
+       token.kind != sql::TokenKind::kEnd && token.kind != sql::TokenKind::kError;
+       token = lexer.Next()) {
+    if (!token.IsSymbol(";")) last = token;
+  }
+  for (const char* mode : {"SYNC", "ASYNC", "TEST"}) {
+    if (last.Is(mode)) return mode;
+  }
+  return "";
+}
+
+// OPTIMIZE TABLE t [FINAL]: every worker merges its shard of the table (storage/merge_scheduler.h).
+absl::Status ExecuteOptimize(const sql::OptimizeStatement& optimize, const WorkerSet& workers,
+                             Catalog* catalog) {
+  RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
+  if (!catalog->Find(optimize.table)) {
+    return core::Error(ErrorCode::kUnknownTable,
+                       "Table default." + optimize.table + " does not exist");
+  }
+  return workers.CallAll([&](size_t i) -> absl::Status {
+    pb::OptimizeRequest request;
+    request.set_table(optimize.table);
+    request.set_final(optimize.final);
+    pb::OptimizeResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(30));
+    return core::FromGrpcStatus(workers.stub(i)->Optimize(&context, request, &response),
+                                workers.address(i));
+  });
+}
+
 std::vector<core::AggregateSpec> SpecsOf(const pb::Fragment& fragment) {
   std::vector<core::AggregateSpec> specs;
   for (const auto& call : fragment.aggregates()) {
@@ -53,6 +118,8 @@ std::vector<core::AggregateSpec> SpecsOf(const pb::Fragment& fragment) {
 absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql, std::string_view input,
                                                    QueryContext* query) {
   ASSIGN_OR_RETURN(sql::Statement statement, sql::ParseStatement(sql));
+  query->set_kind(KindOf(statement));
+  if (auto* kill = std::get_if<sql::KillQueryStatement>(&statement)) return Kill(*kill, sql, query);
   if (auto* select = std::get_if<sql::SelectStatement>(&statement)) return Select(*select, query);
   if (auto* insert = std::get_if<sql::InsertStatement>(&statement)) {
     return Insert(*insert, input, query);
@@ -65,6 +132,10 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql, std::st
     RETURN_IF_ERROR(DropTable(*drop, *workers_, catalog_));
     return QueryResult{};
   }
+  if (auto* optimize = std::get_if<sql::OptimizeStatement>(&statement)) {
+    RETURN_IF_ERROR(ExecuteOptimize(*optimize, *workers_, catalog_));
+    return QueryResult{};
+  }
   if (auto* show = std::get_if<sql::ShowTablesStatement>(&statement)) return ShowTables(*show);
   if (auto* describe = std::get_if<sql::DescribeStatement>(&statement)) return Describe(*describe);
   return core::Error(ErrorCode::kNotImplemented, "This statement is not supported yet");
@@ -75,7 +146,9 @@ absl::StatusOr<QueryResult> QueryExecutor::Select(const sql::SelectStatement& se
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
   Binder binder(
       catalog_,
-      [this](const std::string& name) { return BuildSystemTable(name, *workers_, *catalog_); },
+      [this](const std::string& name) {
+        return BuildSystemTable(name, *workers_, *catalog_, registry_);
+      },
       workers_->size());
   ASSIGN_OR_RETURN(QueryPlan plan, binder.Bind(select));
   QueryResult result;
@@ -84,6 +157,7 @@ absl::StatusOr<QueryResult> QueryExecutor::Select(const sql::SelectStatement& se
   result.types = plan.types;
   result.format = plan.format;
   ASSIGN_OR_RETURN(result.block, Run(plan, query));
+  query->NoteMemory(ByteSizeOf(result.block));
   return result;
 }
 
@@ -103,6 +177,9 @@ absl::StatusOr<core::Block> QueryExecutor::RunLocal(const QueryPlan& plan) {
 
 absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryContext* query) {
   core::Block stage;
+  if (plan.source != SourceKind::kLocal && membership_ != nullptr) {
+    RETURN_IF_ERROR(membership_->EnsureAllAvailable());  // fail fast, naming the worker
+  }
   if (plan.source == SourceKind::kLocal) {
     ASSIGN_OR_RETURN(stage, RunLocal(plan));
   } else if (plan.fragment.aggregate()) {
@@ -110,10 +187,12 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
     for (const auto& key : plan.fragment.group_keys()) {
       key_types.push_back(static_cast<TypeId>(key.type()));
     }
-    BucketedMerger merger(key_types, SpecsOf(plan.fragment), workers_->size(), pool_);
+    BucketedMerger merger(key_types, SpecsOf(plan.fragment), workers_->size(), pool_,
+                          [query] { return query->cancelled(); });
     RETURN_IF_ERROR(FanOut(*workers_, plan.fragment, query, &merger).status());
     ASSIGN_OR_RETURN(stage, merger.Finish());
     query->merge_ns += merger.merge_ns();
+    query->NoteMemory(ByteSizeOf(stage));
   } else {
     ASSIGN_OR_RETURN(auto per_worker, FanOut(*workers_, plan.fragment, query, nullptr));
     std::vector<core::Block> blocks;
@@ -121,6 +200,8 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
       for (auto& block : worker_blocks) blocks.push_back(std::move(block));
     }
     stage = core::ConcatBlocks(blocks);
+    // The workers' blocks and their concatenation are both alive here.
+    query->NoteMemory(2 * ByteSizeOf(stage));
   }
   return RunFinalStage(plan, stage);
 }
@@ -168,6 +249,59 @@ absl::StatusOr<QueryResult> QueryExecutor::Describe(const sql::DescribeStatement
                                    rows);
   result.format = describe.format;
   return result;
+}
+
+}  // namespace granite::coordinator
+
+namespace granite::coordinator {
+
+absl::StatusOr<QueryResult> QueryExecutor::Kill(const sql::KillQueryStatement& kill,
+                                                std::string_view sql, QueryContext* query) {
+  if (registry_ == nullptr) {
+    return core::Error(ErrorCode::kNotImplemented, "KILL QUERY needs the query registry");
+  }
+  std::string mode = KillMode(sql);
+  // The condition is evaluated by an ordinary SELECT over system.processes.
+  sql::SelectStatement select;
+  for (const char* column : {"query_id", "query"}) {
+    auto item = std::make_shared<sql::Expr>();
+    item->kind = sql::ExprKind::kIdentifier;
+    item->name = column;
+    select.select.push_back(std::move(item));
+  }
+  sql::TableRef from;
+  from.database = "system";
+  from.name = "processes";
+  select.from = std::move(from);
+  select.where = kill.where;
+  ASSIGN_OR_RETURN(QueryResult matches, Select(select, query));
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> killed;
+  for (size_t r = 0; r < matches.block.rows(); ++r) {
+    std::string id(matches.block.columns[0]->StringAt(r));
+    if (id == query->query_id()) continue;  // a KILL never cancels itself
+    std::string text(matches.block.columns[1]->StringAt(r));
+    std::string status = "waiting";
+    if (mode == "TEST") {
+      status = "test";
+    } else {
+      registry_->Cancel(id);
+      core::CountEvent(core::Event::kKilledQueries);
+      killed.push_back(id);
+    }
+    rows.push_back({status, id, "default", text});
+  }
+  if (mode == "SYNC") {
+    // Waits (bounded) for the cancelled queries to end.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (size_t i = 0; i < killed.size(); ++i) {
+      while (registry_->IsRunning(killed[i]) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      rows[i][0] = registry_->IsRunning(killed[i]) ? "pending" : "finished";
+    }
+  }
+  return StringTable({"kill_status", "query_id", "user", "query"}, rows);
 }
 
 }  // namespace granite::coordinator

@@ -1,6 +1,6 @@
 // QueryExecutor: runs one SQL statement on the cluster — parse, then per statement kind: SELECT
 // (bind, fan out or run locally, bucketed merge, final stage), INSERT, CREATE / DROP TABLE,
-// SHOW TABLES, DESCRIBE. Formatting is left to the caller (the gRPC service).
+// SHOW TABLES, DESCRIBE, KILL QUERY. Formatting is left to the caller (the gRPC service).
 #pragma once
 
 #include <string>
@@ -9,8 +9,10 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/catalog.h"
+#include "coordinator/membership.h"
 #include "coordinator/query_context.h"
 #include "coordinator/query_plan.h"
+#include "coordinator/query_registry.h"
 #include "coordinator/sql/ast.h"
 #include "coordinator/worker_set.h"
 #include "core/block.h"
@@ -32,10 +34,14 @@ struct QueryResult {
 // Thread-safety: Execute() runs concurrently for many queries.
 class QueryExecutor {
  public:
-  QueryExecutor(const WorkerSet* workers, Catalog* catalog, core::ThreadPool* pool)
-      : workers_(workers), catalog_(catalog), pool_(pool) {}
+  // `registry` (may be null in tests) backs system.processes, system.query_log and KILL QUERY.
+  QueryExecutor(const WorkerSet* workers, Catalog* catalog, core::ThreadPool* pool,
+                QueryRegistry* registry = nullptr, Membership* membership = nullptr)
+      : workers_(workers), catalog_(catalog), pool_(pool), registry_(registry),
+        membership_(membership) {}
 
-  // Runs `sql`; `input` is the data streamed with it (for INSERT ... FORMAT).
+  // Runs `sql`; `input` is the data streamed with it (for INSERT ... FORMAT). Sets the query's
+  // kind once the statement is parsed.
   absl::StatusOr<QueryResult> Execute(std::string_view sql, std::string_view input,
                                       QueryContext* query);
 
@@ -48,10 +54,16 @@ class QueryExecutor {
                                      QueryContext* query);
   absl::StatusOr<QueryResult> ShowTables(const sql::ShowTablesStatement& show);
   absl::StatusOr<QueryResult> Describe(const sql::DescribeStatement& describe);
+  // KILL QUERY WHERE <expr> [SYNC | ASYNC | TEST]: cancels the running queries that
+  // `SELECT ... FROM system.processes WHERE <expr>` finds (never the KILL itself).
+  absl::StatusOr<QueryResult> Kill(const sql::KillQueryStatement& kill, std::string_view sql,
+                                   QueryContext* query);
 
   const WorkerSet* workers_;
   Catalog* catalog_;
   core::ThreadPool* pool_;
+  QueryRegistry* registry_;
+  Membership* membership_;  // may be null (tests): then no fail-fast check
 };
 
 }  // namespace granite::coordinator

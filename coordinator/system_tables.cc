@@ -4,7 +4,9 @@
 
 #include <map>
 
+#include "absl/strings/str_join.h"
 #include "core/error.h"
+#include "core/metrics/metrics_snapshot.h"
 #include "core/rpc_status.h"
 
 namespace granite::coordinator {
@@ -37,7 +39,7 @@ class TableBuilder {
 // Asks every worker for its tables; a worker that does not answer gets an empty response and
 // `up[i] = false`.
 std::vector<pb::ListTablesResponse> ListTablesEverywhere(const WorkerSet& workers,
-                                                         std::vector<bool>* up) {
+                                                         std::vector<char>* up) {
   std::vector<pb::ListTablesResponse> responses(workers.size());
   up->assign(workers.size(), false);
   workers.CallAll([&](size_t i) {
@@ -49,12 +51,128 @@ std::vector<pb::ListTablesResponse> ListTablesEverywhere(const WorkerSet& worker
   return responses;
 }
 
+// The coordinator's own metrics and every answering worker's, labelled by the `worker` column.
+struct ProcessMetrics {
+  std::string worker;
+  pb::GetMetricsResponse metrics;
+};
+
+std::vector<ProcessMetrics> MetricsEverywhere(const WorkerSet& workers) {
+  std::vector<ProcessMetrics> out(1);
+  out[0].worker = "coordinator";
+  core::SnapshotToProto(core::TakeMetricsSnapshot(), &out[0].metrics);
+  std::vector<pb::GetMetricsResponse> responses(workers.size());
+  std::vector<char> ok(workers.size(), 0);
+  (void)workers.CallAll([&](size_t i) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    ok[i] = workers.stub(i)->GetMetrics(&context, pb::GetMetricsRequest(), &responses[i]).ok();
+    return absl::OkStatus();
+  });
+  for (size_t i = 0; i < workers.size(); ++i) {
+    if (ok[i]) out.push_back({std::to_string(i), std::move(responses[i])});
+  }
+  return out;
+}
+
+LocalTable MetricRowsTable(const std::string& name_column, bool signed_value,
+                           const std::vector<ProcessMetrics>& processes, bool events) {
+  TableBuilder t({name_column, "value", "description", "worker"},
+                 {TypeId::kString, signed_value ? TypeId::kInt64 : TypeId::kUInt64,
+                  TypeId::kString, TypeId::kString});
+  for (const ProcessMetrics& process : processes) {
+    const auto& rows = events ? process.metrics.events() : process.metrics.metrics();
+    for (const pb::MetricRow& row : rows) {
+      t[0].AppendString(row.name());
+      if (signed_value) {
+        t[1].Append<int64_t>(row.value());
+      } else {
+        t[1].Append<uint64_t>(static_cast<uint64_t>(row.value()));
+      }
+      t[2].AppendString(row.description());
+      t[3].AppendString(process.worker);
+    }
+  }
+  return t.Build();
+}
+
+LocalTable LocksTable(const std::vector<ProcessMetrics>& processes) {
+  TableBuilder t({"name", "acquisitions", "contended", "wait_microseconds", "worker"},
+                 {TypeId::kString, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
+                  TypeId::kString});
+  for (const ProcessMetrics& process : processes) {
+    for (const pb::LockRow& lock : process.metrics.locks()) {
+      t[0].AppendString(lock.name());
+      t[1].Append<uint64_t>(lock.acquisitions());
+      t[2].Append<uint64_t>(lock.contended());
+      t[3].Append<uint64_t>(lock.wait_ns() / 1000);
+      t[4].AppendString(process.worker);
+    }
+  }
+  return t.Build();
+}
+
+LocalTable ProcessesTable(const QueryRegistry* queries) {
+  TableBuilder t({"query_id", "query", "query_kind", "elapsed", "read_rows", "read_bytes"},
+                 {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kFloat64,
+                  TypeId::kUInt64, TypeId::kUInt64});
+  if (queries == nullptr) return t.Build();
+  for (const RunningQuery& query : queries->Running()) {
+    t[0].AppendString(query.query_id);
+    t[1].AppendString(query.query);
+    t[2].AppendString(QueryKindName(query.kind));
+    t[3].Append<double>(query.elapsed_seconds);
+    t[4].Append<uint64_t>(query.read_rows);
+    t[5].Append<uint64_t>(query.read_bytes);
+  }
+  return t.Build();
+}
+
+uint32_t EpochSeconds(std::chrono::system_clock::time_point time) {
+  return static_cast<uint32_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count());
+}
+
+LocalTable QueryLogTable(const QueryRegistry* queries) {
+  TableBuilder t({"type", "event_time", "query_start_time", "query_duration_ms", "read_rows",
+                  "read_bytes", "written_rows", "result_rows", "memory_usage", "query",
+                  "query_kind", "exception_code", "exception", "query_id", "worker_elapsed_us"},
+                 {TypeId::kString, TypeId::kDateTime, TypeId::kDateTime, TypeId::kUInt64,
+                  TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
+                  TypeId::kUInt64, TypeId::kString, TypeId::kString, TypeId::kInt32,
+                  TypeId::kString, TypeId::kString, TypeId::kString});
+  if (queries == nullptr) return t.Build();
+  for (const QueryLogEntry& entry : queries->Log()) {
+    t[0].AppendString(entry.exception_code == 0 ? "QueryFinish" : "ExceptionWhileProcessing");
+    t[1].Append<uint32_t>(EpochSeconds(entry.finish_time));
+    t[2].Append<uint32_t>(EpochSeconds(entry.start_time));
+    t[3].Append<uint64_t>(entry.duration_us / 1000);
+    t[4].Append<uint64_t>(entry.read_rows);
+    t[5].Append<uint64_t>(entry.read_bytes);
+    t[6].Append<uint64_t>(entry.written_rows);
+    t[7].Append<uint64_t>(entry.result_rows);
+    t[8].Append<uint64_t>(entry.memory_usage);
+    t[9].AppendString(entry.query);
+    t[10].AppendString(QueryKindName(entry.kind));
+    t[11].Append<int32_t>(entry.exception_code);
+    t[12].AppendString(entry.exception);
+    t[13].AppendString(entry.query_id);
+    t[14].AppendString(absl::StrJoin(entry.worker_elapsed_us, ","));
+  }
+  return t.Build();
+}
+
 }  // namespace
 
 absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const WorkerSet& workers,
-                                            const Catalog& catalog) {
+                                            const Catalog& catalog, const QueryRegistry* queries) {
+  if (name == "metrics") return MetricRowsTable("metric", true, MetricsEverywhere(workers), false);
+  if (name == "events") return MetricRowsTable("event", false, MetricsEverywhere(workers), true);
+  if (name == "locks") return LocksTable(MetricsEverywhere(workers));
+  if (name == "processes") return ProcessesTable(queries);
+  if (name == "query_log") return QueryLogTable(queries);
   if (name == "tables") {
-    std::vector<bool> up;
+    std::vector<char> up;  // not vector<bool>: threads write neighbouring entries
     auto responses = ListTablesEverywhere(workers, &up);
     std::map<std::string, std::pair<uint64_t, uint64_t>> totals;  // rows, bytes
     for (const auto& response : responses) {
@@ -77,7 +195,7 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
     return t.Build();
   }
   if (name == "workers") {
-    std::vector<bool> up;
+    std::vector<char> up;  // not vector<bool>: threads write neighbouring entries
     auto responses = ListTablesEverywhere(workers, &up);
     TableBuilder t({"index", "address", "state", "tables", "rows"},
                    {TypeId::kUInt32, TypeId::kString, TypeId::kString, TypeId::kUInt64,
@@ -94,6 +212,7 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
     return t.Build();
   }
   if (name == "parts") {
+    // Active parts and, with active = 0, parts replaced by a merge that a query still reads.
     std::vector<pb::ListPartsResponse> responses(workers.size());
     workers.CallAll([&](size_t i) {
       grpc::ClientContext context;
@@ -101,22 +220,64 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
       workers.stub(i)->ListParts(&context, pb::ListPartsRequest(), &responses[i]);
       return absl::OkStatus();
     });
-    TableBuilder t({"database", "table", "partition", "name", "rows", "bytes_on_disk", "level",
-                    "active", "worker"},
+    TableBuilder t({"database", "table", "partition", "partition_id", "name", "rows",
+                    "bytes_on_disk", "data_uncompressed_bytes", "marks", "min_block_number",
+                    "max_block_number", "level", "active", "worker"},
                    {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString,
-                    TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt32, TypeId::kUInt8,
-                    TypeId::kUInt32});
+                    TypeId::kString, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
+                    TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt32,
+                    TypeId::kUInt8, TypeId::kUInt32});
     for (size_t i = 0; i < workers.size(); ++i) {
       for (const auto& part : responses[i].parts()) {
         t[0].AppendString("default");
         t[1].AppendString(part.table());
         t[2].AppendString(part.partition());
-        t[3].AppendString(part.name());
-        t[4].Append<uint64_t>(part.rows());
-        t[5].Append<uint64_t>(part.bytes_on_disk());
-        t[6].Append<uint32_t>(part.level());
-        t[7].Append<uint8_t>(part.active() ? 1 : 0);
-        t[8].Append<uint32_t>(i);
+        t[3].AppendString(part.partition_id());
+        t[4].AppendString(part.name());
+        t[5].Append<uint64_t>(part.rows());
+        t[6].Append<uint64_t>(part.bytes_on_disk());
+        t[7].Append<uint64_t>(part.data_uncompressed_bytes());
+        t[8].Append<uint64_t>(part.marks());
+        t[9].Append<uint64_t>(part.min_block());
+        t[10].Append<uint64_t>(part.max_block());
+        t[11].Append<uint32_t>(part.level());
+        t[12].Append<uint8_t>(part.active() ? 1 : 0);
+        t[13].Append<uint32_t>(i);
+      }
+    }
+    return t.Build();
+  }
+  if (name == "merges") {
+    std::vector<pb::ListMergesResponse> responses(workers.size());
+    workers.CallAll([&](size_t i) {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+      workers.stub(i)->ListMerges(&context, pb::ListMergesRequest(), &responses[i]);
+      return absl::OkStatus();
+    });
+    TableBuilder t({"database", "table", "elapsed", "progress", "num_parts", "source_part_names",
+                    "result_part_name", "partition_id", "total_size_bytes_compressed",
+                    "rows_read", "rows_written", "total_rows", "is_optimize", "worker"},
+                   {TypeId::kString, TypeId::kString, TypeId::kFloat64, TypeId::kFloat64,
+                    TypeId::kUInt64, TypeId::kString, TypeId::kString, TypeId::kString,
+                    TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
+                    TypeId::kUInt8, TypeId::kUInt32});
+    for (size_t i = 0; i < workers.size(); ++i) {
+      for (const auto& merge : responses[i].merges()) {
+        t[0].AppendString("default");
+        t[1].AppendString(merge.table());
+        t[2].Append<double>(merge.elapsed());
+        t[3].Append<double>(merge.progress());
+        t[4].Append<uint64_t>(merge.source_parts_size());
+        t[5].AppendString(absl::StrJoin(merge.source_parts(), ","));
+        t[6].AppendString(merge.result_part());
+        t[7].AppendString(merge.partition_id());
+        t[8].Append<uint64_t>(merge.total_bytes_compressed());
+        t[9].Append<uint64_t>(merge.rows_read());
+        t[10].Append<uint64_t>(merge.rows_written());
+        t[11].Append<uint64_t>(merge.total_rows());
+        t[12].Append<uint8_t>(merge.optimize() ? 1 : 0);
+        t[13].Append<uint32_t>(i);
       }
     }
     return t.Build();

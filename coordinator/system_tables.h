@@ -1,4 +1,9 @@
-// system.* tables, built on demand from the catalog and the workers: tables, parts, workers.
+// system.* tables, built on demand from the catalog, the workers and the query registry:
+//   tables, parts, workers            the catalog and what the workers store
+//   metrics, events, locks            current values, event counters and named-lock statistics of
+//                                     the coordinator and (via GetMetrics) every worker; column
+//                                     `worker` is "coordinator" or the worker's index
+//   processes, query_log              running queries and recently finished ones
 #pragma once
 
 #include <string>
@@ -6,12 +11,15 @@
 #include "absl/status/statusor.h"
 #include "coordinator/binder.h"
 #include "coordinator/catalog.h"
+#include "coordinator/query_registry.h"
 #include "coordinator/worker_set.h"
 
 namespace granite::coordinator {
 
-// Builds system.<name>; UNKNOWN_TABLE for names granite does not have.
+// Builds system.<name>; UNKNOWN_TABLE for names granite does not have. `queries` may be null
+// (processes and query_log are then empty). Workers that do not answer are left out of metrics,
+// events and locks (system.workers shows them down).
 absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const WorkerSet& workers,
-                                            const Catalog& catalog);
+                                            const Catalog& catalog, const QueryRegistry* queries);
 
 }  // namespace granite::coordinator

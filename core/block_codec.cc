@@ -73,7 +73,7 @@ absl::StatusOr<Block> DecodeBlock(std::string_view bytes) {
       const char* at = nullptr;
       if (rows > bytes.size() / 8 || !reader.Skip(rows * 8, &at)) return Corrupt("offsets");
       offsets.resize(rows);
-      std::memcpy(offsets.data(), at, rows * 8);
+      if (rows > 0) std::memcpy(offsets.data(), at, rows * 8);
       uint64_t chars = 0;
       if (!reader.U64(chars) || !reader.Skip(chars, &at)) return Corrupt("chars");
       if (rows > 0 && offsets.back() != chars) return Corrupt("string offsets");
@@ -84,7 +84,7 @@ absl::StatusOr<Block> DecodeBlock(std::string_view bytes) {
       const char* at = nullptr;
       if (rows > bytes.size() || !reader.Skip(n, &at)) return Corrupt("values");
       column->Resize(rows);
-      std::memcpy(column->RawData(), at, n);
+      if (n > 0) std::memcpy(column->RawData(), at, n);
     }
     block.columns.push_back(std::move(column));
   }

@@ -166,6 +166,12 @@ absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input) {
     operands.push_back(std::move(operand));
   }
   ASSIGN_OR_RETURN(ColumnPtr result, node.kernel->Execute(operands, input.rows()));
+  if (result->size() != input.rows() || result->type() != node.type) {
+    return Error(ErrorCode::kLogicalError,
+                 absl::StrCat("Function ", node.name, " returned ", result->size(), " rows of ",
+                              ToAbsl(TypeName(result->type())), " for ", input.rows(),
+                              " rows of ", ToAbsl(TypeName(node.type))));
+  }
   return Operand{std::move(result), false};
 }
 

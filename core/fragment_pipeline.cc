@@ -1,11 +1,32 @@
 #include "core/fragment_pipeline.h"
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "core/aggregation/local_merger.h"
+#include "core/error.h"
 #include "core/hash.h"
 #include "core/status_macros.h"
 
 namespace granite::core {
 
 namespace pb = granite::worker::v1;
+
+namespace {
+
+// Reads a non-negative integer setting; absent leaves *value unchanged.
+absl::Status ReadSizeSetting(const pb::Fragment& fragment, const std::string& name, size_t* value) {
+  auto it = fragment.settings().find(name);
+  if (it == fragment.settings().end()) return absl::OkStatus();
+  uint64_t parsed = 0;
+  if (!absl::SimpleAtoi(it->second, &parsed)) {
+    return Error(ErrorCode::kCannotParseText,
+                 absl::StrCat("Cannot parse \"", it->second, "\" as UInt64: setting ", name));
+  }
+  *value = parsed;
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     const pb::Fragment& fragment) {
@@ -32,8 +53,14 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
       p->specs_.push_back(std::move(spec));
       p->aggregate_args_.push_back(std::move(args));
     }
+    RETURN_IF_ERROR(ReadSizeSetting(fragment, "group_by_two_level_threshold",
+                                    &p->aggregator_options_.two_level_threshold));
+    RETURN_IF_ERROR(ReadSizeSetting(fragment, "group_by_two_level_threshold_bytes",
+                                    &p->aggregator_options_.two_level_threshold_bytes));
+    p->parallel_merge_threshold_ = p->aggregator_options_.two_level_threshold;
+    p->final_only_states_ = fragment.worker_count() <= 1;
     // Fail at compile time, not per thread, if the aggregation cannot be built.
-    RETURN_IF_ERROR(Aggregator::Create(p->key_types_, p->specs_).status());
+    RETURN_IF_ERROR(Aggregator::Create(p->key_types_, p->specs_, p->aggregator_options_).status());
   } else {
     for (const pb::Expr& projection : fragment.projections()) {
       ASSIGN_OR_RETURN(auto expr, Expression::FromProto(projection));
@@ -51,7 +78,8 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline::LocalState>> FragmentPipeline::
     const {
   auto state = std::make_unique<LocalState>();
   if (aggregating_) {
-    ASSIGN_OR_RETURN(state->aggregator, Aggregator::Create(key_types_, specs_));
+    ASSIGN_OR_RETURN(state->aggregator,
+                     Aggregator::Create(key_types_, specs_, aggregator_options_));
   }
   return state;
 }
@@ -151,39 +179,12 @@ absl::StatusOr<Block> FragmentPipeline::FinishRows(
 
 absl::StatusOr<std::vector<Block>> FragmentPipeline::FinishBuckets(
     std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool) const {
-  if (states.size() == 1) return states[0]->aggregator->PartialByBucket();
-  std::vector<std::vector<Block>> per_state;
-  size_t groups = 0;
-  for (auto& state : states) {
-    groups += state->aggregator->size();
-    per_state.push_back(state->aggregator->PartialByBucket());
-  }
-  std::vector<Block> result(kBucketCount);
-  std::vector<absl::Status> errors(kBucketCount);
-  auto merge_bucket = [&](size_t b) {
-    auto merged = Aggregator::Create(key_types_, specs_);
-    if (!merged.ok()) {
-      errors[b] = merged.status();
-      return;
-    }
-    for (auto& buckets : per_state) {
-      if (buckets[b].rows() == 0) continue;
-      absl::Status status = (*merged)->Merge(buckets[b]);
-      if (!status.ok()) {
-        errors[b] = status;
-        return;
-      }
-    }
-    result[b] = (*merged)->Partial();
-  };
-  // Small results take the serial path: parallel merging must never slow down a trivial query.
-  if (pool != nullptr && groups > 4096) {
-    pool->ParallelFor(kBucketCount, merge_bucket);
-  } else {
-    for (size_t b = 0; b < kBucketCount; ++b) merge_bucket(b);
-  }
-  for (const absl::Status& status : errors) RETURN_IF_ERROR(status);
-  return result;
+  std::vector<std::unique_ptr<Aggregator>> aggregators;
+  for (auto& state : states) aggregators.push_back(std::move(state->aggregator));
+  LocalMerger::Options options;
+  options.parallel_threshold = parallel_merge_threshold_;
+  options.final_only = final_only_states_;
+  return LocalMerger::Merge(std::move(aggregators), pool, options);
 }
 
 }  // namespace granite::core

@@ -5,8 +5,13 @@
 //
 // Data flow: Consume(state, block) per morsel on each thread (thread-local state: an Aggregator or
 // a list of projected blocks), then one Finish* call merges the thread-local states: rows are
-// concatenated and cut to the top-N; aggregates are split into kBucketCount buckets and bucket b of
-// every thread is merged in parallel over b.
+// concatenated and cut to the top-N; aggregators are merged in memory by LocalMerger into
+// kBucketCount partial blocks (in parallel over buckets or key ranges when the result is big).
+//
+// Settings read from Fragment.settings (absent = default): group_by_two_level_threshold (groups;
+// also the size below which the thread-local merge stays serial), group_by_two_level_threshold_bytes.
+// A fragment sent to a single worker (worker_count <= 1) writes final-only states: the coordinator
+// then finalizes each group from its only partial state (uniq sends its estimate, not its hashes).
 #pragma once
 
 #include <memory>
@@ -57,6 +62,7 @@ class FragmentPipeline {
   bool aggregating() const { return aggregating_; }
   std::vector<TypeId> key_types() const { return key_types_; }
   const std::vector<AggregateSpec>& aggregate_specs() const { return specs_; }
+  const AggregatorOptions& aggregator_options() const { return aggregator_options_; }
 
  private:
   FragmentPipeline() = default;
@@ -73,6 +79,9 @@ class FragmentPipeline {
   std::vector<TypeId> key_types_;
   std::vector<std::vector<std::unique_ptr<Expression>>> aggregate_args_;
   std::vector<AggregateSpec> specs_;
+  AggregatorOptions aggregator_options_;
+  size_t parallel_merge_threshold_ = 20000;
+  bool final_only_states_ = false;
   std::vector<SortColumn> order_;
   size_t limit_ = 0;
 };

@@ -1,17 +1,24 @@
 #include "core/mutex.h"
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
-#include <map>
+
+#include "core/hash.h"
 
 namespace granite::core {
 namespace {
 
-// The registry of lock stats; a plain std::mutex because it is taken only when a lock is created.
+// Lock names, registered once and never removed, in an open-addressing table that readers probe
+// without a lock (double-checked: probe; on a miss, lock, probe again, insert). A plain std::mutex
+// guards insertion, which happens when a lock of a new name is first constructed.
+constexpr size_t kTableSize = 2 * kLockSlots;  // power of two, at most half full
+
 struct Registry {
   std::mutex mu;
-  std::map<std::string, LockStats*> by_name;
-  std::deque<LockStats> storage;
+  std::atomic<LockStats*> table[kTableSize] = {};
+  std::deque<LockStats> storage;  // stable addresses; index = slot - kLockSlotBase
+  LockStats* other = nullptr;     // shared by names past the capacity
 };
 
 Registry& GetRegistry() {
@@ -19,38 +26,90 @@ Registry& GetRegistry() {
   return *registry;
 }
 
-template <typename F>
-void TimedWait(LockStats* stats, F&& acquire) {
+LockStats* Probe(Registry& registry, std::string_view name, size_t* free_index) {
+  size_t i = HashBytes(name) & (kTableSize - 1);
+  while (true) {
+    LockStats* stats = registry.table[i].load(std::memory_order_acquire);
+    if (stats == nullptr) {
+      *free_index = i;
+      return nullptr;
+    }
+    if (stats->name() == name) return stats;
+    i = (i + 1) & (kTableSize - 1);
+  }
+}
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Times the wait of a contended acquisition. Critical sections of granite's locks are short, so
+// it first retries for a few microseconds — the holder, running on another core, is likely to
+// release soon — before blocking in the kernel (a futex sleep costs two context switches).
+template <typename TryAcquire, typename Acquire>
+void TimedWait(LockStats* stats, TryAcquire&& try_acquire, Acquire&& acquire) {
+  constexpr int kSpins = 64;
   auto start = std::chrono::steady_clock::now();
-  acquire();
+  bool acquired = false;
+  for (int i = 0; i < kSpins && !acquired; ++i) {
+    CpuRelax();
+    acquired = try_acquire();
+  }
+  if (!acquired) acquire();
   auto waited = std::chrono::steady_clock::now() - start;
-  stats->contended.fetch_add(1, std::memory_order_relaxed);
-  stats->wait_ns.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count(),
-                           std::memory_order_relaxed);
+  stats->RecordWait(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count());
 }
 
 }  // namespace
 
-LockStats* LockStatsFor(const std::string& name) {
+LockStats* LockStatsFor(std::string_view name) {
   Registry& registry = GetRegistry();
+  size_t free_index = 0;
+  if (LockStats* stats = Probe(registry, name, &free_index)) return stats;
   std::lock_guard<std::mutex> guard(registry.mu);
-  auto it = registry.by_name.find(name);
-  if (it != registry.by_name.end()) return it->second;
-  LockStats* stats = &registry.storage.emplace_back(name);
-  registry.by_name.emplace(name, stats);
+  if (LockStats* stats = Probe(registry, name, &free_index)) return stats;
+  // The last slot is reserved for "other".
+  if (registry.storage.size() >= kLockSlots - 1) {
+    if (registry.other == nullptr) {
+      registry.other = &registry.storage.emplace_back("other", kLockSlotBase + kLockSlots - 1);
+    }
+    return registry.other;
+  }
+  LockStats* stats =
+      &registry.storage.emplace_back(std::string(name), kLockSlotBase + registry.storage.size());
+  registry.table[free_index].store(stats, std::memory_order_release);
   return stats;
 }
 
-std::vector<const LockStats*> AllLockStats() {
+std::vector<LockTotals> AllLockTotals() {
+  std::vector<uint64_t> acquisitions(kLockSlots);
+  ThreadCounters::SumRange(kLockSlotBase, kLockSlots, acquisitions.data());
+  std::vector<LockTotals> out;
   Registry& registry = GetRegistry();
-  std::lock_guard<std::mutex> guard(registry.mu);
-  std::vector<const LockStats*> out;
-  for (const auto& [name, stats] : registry.by_name) out.push_back(stats);
+  {
+    std::lock_guard<std::mutex> guard(registry.mu);
+    for (const LockStats& stats : registry.storage) {
+      out.push_back({stats.name(), acquisitions[stats.slot() - kLockSlotBase], stats.contended(),
+                     stats.wait_ns()});
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const LockTotals& a, const LockTotals& b) { return a.name < b.name; });
   return out;
 }
 
-void Mutex::LockSlow() { TimedWait(stats_, [this] { mu_.lock(); }); }
-void SharedMutex::LockSlow() { TimedWait(stats_, [this] { mu_.lock(); }); }
-void SharedMutex::LockSharedSlow() { TimedWait(stats_, [this] { mu_.lock_shared(); }); }
+void Mutex::LockSlow() {
+  TimedWait(stats_, [this] { return mu_.try_lock(); }, [this] { mu_.lock(); });
+}
+void SharedMutex::LockSlow() {
+  TimedWait(stats_, [this] { return mu_.try_lock(); }, [this] { mu_.lock(); });
+}
+void SharedMutex::LockSharedSlow() {
+  TimedWait(stats_, [this] { return mu_.try_lock_shared(); }, [this] { mu_.lock_shared(); });
+}
 
 }  // namespace granite::core

@@ -1,45 +1,83 @@
 #include "core/thread_pool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
+
+#include "core/metrics/events.h"
 
 namespace granite::core {
 
 ThreadPool::ThreadPool(size_t threads, std::function<void(size_t)> on_thread_start)
     : on_thread_start_(std::move(on_thread_start)) {
   if (threads == 0) threads = 1;
+  thread_count_ = threads;
+  shard_count_ = std::max<size_t>(8, threads);
+  shards_ = std::make_unique<Shard[]>(shard_count_);
   for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this, i] { Loop(i); });
 }
 
 ThreadPool::~ThreadPool() {
+  stopping_ = true;
   {
-    MutexLock lock(mu_);
-    stopping_ = true;
+    MutexLock lock(idle_mu_);
+    wake_.notify_all();
   }
-  wake_.notify_all();
   for (auto& t : threads_) t.join();
 }
 
 void ThreadPool::Submit(std::function<void()> task) {
+  // Each submitting thread walks the shards round-robin from its own starting point.
+  thread_local size_t next = std::hash<std::thread::id>()(std::this_thread::get_id());
+  Shard& shard = shards_[next++ % shard_count_];
+  Task entry{std::move(task), std::chrono::steady_clock::now()};
   {
-    MutexLock lock(mu_);
-    queue_.push_back(std::move(task));
+    MutexLock lock(shard.mu);
+    shard.queue.push_back(std::move(entry));
+    shard.size.store(shard.queue.size(), std::memory_order_relaxed);
   }
-  wake_.notify_one();
+  pending_.fetch_add(1);
+  // Busy threads take the task when they finish theirs: no futex wake-up for them.
+  if (idle_.load() > 0) {
+    MutexLock lock(idle_mu_);
+    wake_.notify_one();
+  }
+}
+
+bool ThreadPool::TryPop(size_t home, Task* task) {
+  for (size_t k = 0; k < shard_count_; ++k) {
+    Shard& shard = shards_[(home + k) % shard_count_];
+    if (shard.size.load(std::memory_order_relaxed) == 0) continue;
+    MutexLock lock(shard.mu);
+    if (shard.queue.empty()) continue;
+    *task = std::move(shard.queue.front());
+    shard.queue.pop_front();
+    shard.size.store(shard.queue.size(), std::memory_order_relaxed);
+    pending_.fetch_sub(1);
+    return true;
+  }
+  return false;
 }
 
 void ThreadPool::Loop(size_t index) {
   if (on_thread_start_) on_thread_start_(index);
+  // Thread i starts its search at shard i * shards / threads, so threads begin apart.
+  size_t home = index * shard_count_ / thread_count_;
   while (true) {
-    std::function<void()> task;
-    {
-      MutexLock lock(mu_);
-      wake_.wait(mu_, [this]() NO_THREAD_SAFETY_ANALYSIS { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
-      task = std::move(queue_.front());
-      queue_.pop_front();
+    Task task;
+    if (!TryPop(home, &task)) {
+      if (stopping_.load() && pending_.load() == 0) return;
+      MutexLock lock(idle_mu_);
+      idle_.fetch_add(1);
+      while (pending_.load() == 0 && !stopping_.load()) wake_.wait(idle_mu_);
+      idle_.fetch_sub(1);
+      continue;
     }
-    task();
+    auto waited = std::chrono::steady_clock::now() - task.enqueued;
+    CountEvent(Event::kThreadPoolTasks);
+    CountEvent(Event::kThreadPoolQueueMicroseconds,
+               std::chrono::duration_cast<std::chrono::microseconds>(waited).count());
+    task.run();
   }
 }
 

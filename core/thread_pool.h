@@ -1,11 +1,21 @@
 // ThreadPool: the process-wide pool that runs morsels of fragments (worker) and bucket merges
-// (coordinator). Tasks are plain closures; TaskGroup waits for a set of tasks.
+// (coordinator). Tasks are plain closures; ParallelFor runs an index range with the caller helping.
+//
+// The queue is split into shards, each behind its own "thread_pool_queue" lock: submitters (every
+// query's handler thread) spread over the shards round-robin, and a pool thread takes from its
+// home shard first, then from the others. With hundreds of concurrent queries on two cores, one
+// queue lock was the most waited-for lock in granite (its holder gets preempted; see
+// bench/results/2026-11-22-observability.md). Tasks leave each shard in FIFO order; across
+// shards the order is approximate.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -13,17 +23,19 @@
 
 namespace granite::core {
 
-// Runs closures on a fixed set of threads.
+// Runs closures on a fixed set of threads. Counts tasks run and the time each waited in the queue
+// (ThreadPoolTasks, ThreadPoolQueueMicroseconds).
 // Thread-safety: Submit() may be called from any thread, including pool threads.
 class ThreadPool {
  public:
   // Starts `threads` threads (at least 1). `on_thread_start(i)` runs first on thread i (pinning).
   explicit ThreadPool(size_t threads, std::function<void(size_t)> on_thread_start = nullptr);
+  // Runs the tasks still queued, then joins the threads.
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  void Submit(std::function<void()> task) EXCLUDES(mu_);
+  void Submit(std::function<void()> task) EXCLUDES(idle_mu_);
   size_t size() const { return threads_.size(); }
 
   // Runs fn(i) for i in [0, n) on the pool and the calling thread, and returns when all are done.
@@ -31,14 +43,35 @@ class ThreadPool {
   void ParallelFor(size_t n, const std::function<void(size_t)>& fn);
 
  private:
-  void Loop(size_t index);
+  struct Task {
+    std::function<void()> run;
+    std::chrono::steady_clock::time_point enqueued;
+  };
+  struct Shard {
+    Mutex mu{"thread_pool_queue"};
+    std::deque<Task> queue GUARDED_BY(mu);
+    std::atomic<size_t> size{0};  // queue.size(), readable without the lock to skip empty shards
+  };
 
-  Mutex mu_{"thread_pool_queue"};
-  std::condition_variable_any wake_;
-  std::deque<std::function<void()>> queue_ GUARDED_BY(mu_);
-  bool stopping_ GUARDED_BY(mu_) = false;
-  std::vector<std::thread> threads_;
+  // Takes the oldest task of the first non-empty shard, starting at `home`.
+  bool TryPop(size_t home, Task* task);
+  void Loop(size_t index) EXCLUDES(idle_mu_);
+
+  // Constant after construction.
+  size_t thread_count_ = 0;
+  size_t shard_count_ = 0;
+  std::unique_ptr<Shard[]> shards_;
   std::function<void(size_t)> on_thread_start_;
+  std::vector<std::thread> threads_;
+
+  // Tasks submitted and not yet taken, and threads about to sleep or asleep. A submitter that
+  // sees idle_ > 0 after raising pending_ wakes one; a thread going idle re-reads pending_ after
+  // raising idle_ (both sequentially consistent), so no wake-up is lost.
+  std::atomic<size_t> pending_{0};
+  std::atomic<size_t> idle_{0};
+  std::atomic<bool> stopping_{false};
+  Mutex idle_mu_{"thread_pool_idle"};
+  std::condition_variable_any wake_;
 };
 
 }  // namespace granite::core

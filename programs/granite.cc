@@ -1,7 +1,11 @@
-// The granite multi-tool binary: granite coordinator | worker | client | local.
+// The granite multi-tool binary: granite coordinator | worker | client | local | benchmark.
 // Flags are absl flags; each may also come from the environment as GRANITE_<FLAG> (for containers).
+// Dashes in flag names are accepted for underscores (--metrics-port = --metrics_port).
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -10,10 +14,14 @@
 #include "absl/flags/reflection.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
+#include "client/benchmark.h"
 #include "client/client.h"
 #include "coordinator/coordinator_server.h"
+#include "coordinator/health_prober.h"
+#include "coordinator/membership.h"
 #include "core/process.h"
 #include "programs/local_cluster.h"
+#include "tools/hits_generator.h"
 #include "worker/worker_server.h"
 
 ABSL_FLAG(std::string, host, "127.0.0.1", "Address to listen on (servers) or connect to (client)");
@@ -27,6 +35,21 @@ ABSL_FLAG(std::string, format, "", "client: output format (-f)");
 ABSL_FLAG(std::string, user, "default", "client: user name");
 ABSL_FLAG(std::string, password, "", "client: password");
 ABSL_FLAG(bool, interactive, false, "client: interactive mode even with a query or piped input");
+ABSL_FLAG(int, metrics_port, -1,
+          "Prometheus /metrics port (coordinator, worker; local: coordinator on P, worker i on "
+          "P+1+i); -1 = off, 0 = ephemeral");
+ABSL_FLAG(std::string, numa_node, "",
+          "worker: NUMA node to run on: a number, \"auto\" (the node of the allowed CPUs) or empty "
+          "(not pinned)");
+ABSL_FLAG(int, shutdown_timeout, 30,
+          "Seconds that SIGTERM leaves running queries and fragments before cancelling them");
+ABSL_FLAG(int, concurrency, 1, "benchmark: concurrent clients (-c)");
+ABSL_FLAG(uint64_t, iterations, 0, "benchmark: total queries to run, 0 = no limit (-i)");
+ABSL_FLAG(double, timelimit, 0, "benchmark: seconds to run, 0 = no limit (-t)");
+ABSL_FLAG(std::string, queries_file, "", "benchmark: file of queries, one per line");
+ABSL_FLAG(bool, server_report, true,
+          "benchmark: report the servers' CPU time and lock waits during the run");
+ABSL_FLAG(bool, json, false, "benchmark: print the report as JSON");
 
 namespace {
 
@@ -35,7 +58,10 @@ constexpr char kUsage[] =
     "  coordinator --port 9100 --workers host:port,...   serve SQL (ClickHouse gRPC protocol)\n"
     "  worker      --port 9200 --data DIR [--threads T]   serve one shard\n"
     "  local       --workers N --data DIR --port 9100      coordinator + N workers on loopback\n"
-    "  client      --host H --port P --query SQL [--format F]\n";
+    "  client      --host H --port P --query SQL [--format F]\n"
+    "  benchmark   --host H --port P --concurrency N [--query SQL | --queries_file F | < F]\n"
+    "              [--iterations N] [--timelimit S] [--json]   load generator\n"
+    "servers and local take --metrics-port P to serve Prometheus metrics.\n";
 
 // Applies GRANITE_<NAME> environment variables as flag values (command-line flags still win).
 void ApplyEnvironment() {
@@ -62,14 +88,32 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string command = argv[1];
+  // gen has its own flags (--rows, --seed), parsed before absl sees them.
+  if (command == "gen") return granite::tools::RunGenerator(argc - 2, argv + 2);
   // Short client options, as ClickHouse's client spells them.
   std::vector<char*> args = {argv[0]};
-  static std::string kQuery = "--query", kFormat = "--format";
+  static std::string kQuery = "--query", kFormat = "--format", kConcurrency = "--concurrency",
+                     kIterations = "--iterations", kTimelimit = "--timelimit";
+  static std::vector<std::string> renamed;
+  renamed.reserve(argc);
+  bool benchmark = command == "benchmark";
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-q") args.push_back(kQuery.data());
     else if (arg == "-f") args.push_back(kFormat.data());
-    else args.push_back(argv[i]);
+    else if (benchmark && arg == "-c") args.push_back(kConcurrency.data());
+    else if (benchmark && arg == "-i") args.push_back(kIterations.data());
+    else if (benchmark && arg == "-t") args.push_back(kTimelimit.data());
+    else if (arg.size() > 2 && arg.compare(0, 2, "--") == 0 && arg.find('-', 2) != std::string::npos &&
+             arg.find('-', 2) < arg.find('=')) {
+      // --metrics-port[=P] → --metrics_port[=P]: dashes only in the name part.
+      size_t name_end = std::min(arg.find('='), arg.size());
+      std::replace(arg.begin() + 2, arg.begin() + name_end, '-', '_');
+      renamed.push_back(arg);
+      args.push_back(renamed.back().data());
+    } else {
+      args.push_back(argv[i]);
+    }
   }
   ApplyEnvironment();
   absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
@@ -85,6 +129,32 @@ int main(int argc, char** argv) {
     options.interactive = absl::GetFlag(FLAGS_interactive);
     return granite::client::RunClient(options);
   }
+  if (command == "benchmark") {
+    granite::client::BenchmarkOptions options;
+    options.host = absl::GetFlag(FLAGS_host);
+    options.port = PortOr(9100);
+    options.user = absl::GetFlag(FLAGS_user);
+    options.password = absl::GetFlag(FLAGS_password);
+    options.concurrency = absl::GetFlag(FLAGS_concurrency);
+    options.iterations = absl::GetFlag(FLAGS_iterations);
+    options.timelimit_seconds = absl::GetFlag(FLAGS_timelimit);
+    options.server_report = absl::GetFlag(FLAGS_server_report);
+    options.json = absl::GetFlag(FLAGS_json);
+    std::string file = absl::GetFlag(FLAGS_queries_file);
+    if (!absl::GetFlag(FLAGS_query).empty()) {
+      options.queries.push_back(absl::GetFlag(FLAGS_query));
+    } else if (!file.empty()) {
+      std::ifstream in(file);
+      if (!in) {
+        std::fprintf(stderr, "granite benchmark: cannot read --queries_file %s\n", file.c_str());
+        return 1;
+      }
+      options.queries = granite::client::ReadQueries(in);
+    } else {
+      options.queries = granite::client::ReadQueries(std::cin);
+    }
+    return granite::client::RunBenchmark(options);
+  }
   granite::core::BlockShutdownSignals();
   if (command == "worker") {
     granite::worker::WorkerOptions options;
@@ -92,6 +162,9 @@ int main(int argc, char** argv) {
     options.port = PortOr(9200);
     options.data_dir = absl::GetFlag(FLAGS_data);
     options.threads = absl::GetFlag(FLAGS_threads);
+    options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+    options.numa_node = absl::GetFlag(FLAGS_numa_node);
+    options.shutdown_timeout_seconds = absl::GetFlag(FLAGS_shutdown_timeout);
     return granite::worker::RunWorker(options);
   }
   if (command == "coordinator") {
@@ -99,11 +172,21 @@ int main(int argc, char** argv) {
     options.host = absl::GetFlag(FLAGS_host);
     options.port = PortOr(9100);
     options.threads = absl::GetFlag(FLAGS_threads);
-    for (absl::string_view address :
-         absl::StrSplit(absl::GetFlag(FLAGS_workers), ',', absl::SkipEmpty())) {
-      options.workers.emplace_back(address);
+    options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+    auto workers = granite::coordinator::ExpandWorkerSpec(absl::GetFlag(FLAGS_workers));
+    if (!workers.ok()) {
+      std::fprintf(stderr, "granite coordinator: %s\n",
+                   std::string(workers.status().message()).c_str());
+      return 2;
     }
+    options.workers = *workers;
     return granite::coordinator::RunCoordinator(options);
+  }
+  if (command == "health") {
+    std::string host = absl::GetFlag(FLAGS_host);
+    if (host == "0.0.0.0" || host == "::" || host == "[::]") host = "127.0.0.1";
+    return granite::coordinator::RunHealthCheck(host + ":" + std::to_string(PortOr(9100)),
+                                                std::chrono::seconds(2));
   }
   if (command == "local") {
     granite::LocalOptions options;
@@ -111,6 +194,7 @@ int main(int argc, char** argv) {
     options.port = PortOr(9100);
     options.data_dir = absl::GetFlag(FLAGS_data);
     options.threads = absl::GetFlag(FLAGS_threads);
+    options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
     std::string workers = absl::GetFlag(FLAGS_workers);
     options.workers = workers.empty() ? 2 : std::atoi(workers.c_str());
     return granite::RunLocalCluster(options);

@@ -22,6 +22,7 @@ namespace {
 struct WorkerProcess {
   pid_t pid = -1;
   std::string address;
+  std::string metrics_url;  // empty when metrics are off
 };
 
 // Starts `granite worker` as a child process and waits for its "listening on" line.
@@ -44,21 +45,40 @@ bool StartWorker(const LocalOptions& options, int index, WorkerProcess* worker) 
     std::string data_flag = "--data=" + data;
     std::string threads = "--threads=" + std::to_string(options.threads);
     std::string host = "--host=" + options.host;
+    int metrics = options.metrics_port < 0    ? -1
+                  : options.metrics_port == 0 ? 0
+                                              : options.metrics_port + 1 + index;
+    std::string metrics_port = "--metrics-port=" + std::to_string(metrics);
     execl("/proc/self/exe", "granite", "worker", port.c_str(), data_flag.c_str(),
-          threads.c_str(), host.c_str(), static_cast<char*>(nullptr));
+          threads.c_str(), host.c_str(), metrics_port.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(pipe_fds[1]);
   worker->pid = pid;
-  // Read the ready line; the pipe stays open (the worker prints nothing else to stdout).
-  std::string line;
-  char c;
-  while (read(pipe_fds[0], &c, 1) == 1 && c != '\n') line.push_back(c);
+  // Read up to the ready line, noting the metrics line before it; the pipe stays open (the worker
+  // prints nothing else to stdout).
+  const std::string metrics_marker = " metrics on ";
   const std::string marker = " listening on ";
-  size_t at = line.find(marker);
-  if (at == std::string::npos) return false;
-  worker->address = line.substr(at + marker.size());
-  return true;
+  while (true) {
+    std::string line;
+    char c;
+    bool got = false;
+    while (read(pipe_fds[0], &c, 1) == 1) {
+      got = true;
+      if (c == '\n') break;
+      line.push_back(c);
+    }
+    if (!got) return false;
+    size_t at = line.find(metrics_marker);
+    if (at != std::string::npos) {
+      worker->metrics_url = line.substr(at + metrics_marker.size());
+      continue;
+    }
+    at = line.find(marker);
+    if (at == std::string::npos) return false;
+    worker->address = line.substr(at + marker.size());
+    return true;
+  }
 }
 
 void StopWorkers(std::vector<WorkerProcess>& workers) {
@@ -90,6 +110,7 @@ int RunLocalCluster(const LocalOptions& options) {
   coordinator::CoordinatorOptions coordinator_options;
   coordinator_options.host = options.host;
   coordinator_options.port = options.port;
+  coordinator_options.metrics_port = options.metrics_port;
   for (int i = 0; i < options.workers; ++i) {
     if (!StartWorker(options, i, &workers[i])) {
       std::fprintf(stderr, "granite local: worker %d failed to start\n", i);
@@ -106,11 +127,19 @@ int RunLocalCluster(const LocalOptions& options) {
     StopWorkers(workers);
     return 1;
   }
+  if (server.metrics_port() >= 0) {
+    std::printf("granite local metrics: coordinator http://%s:%d/metrics\n", options.host.c_str(),
+                server.metrics_port());
+    for (int i = 0; i < options.workers; ++i) {
+      std::printf("granite local metrics: worker %d %s\n", i, workers[i].metrics_url.c_str());
+    }
+  }
   std::printf("granite local listening on %s:%d (%d workers)\n", options.host.c_str(), *port,
               options.workers);
   std::fflush(stdout);
   int signal = core::WaitForShutdownSignal();
   std::fprintf(stderr, "granite local: signal %d, stopping\n", signal);
+  server.AbandonMetricsAtExit();
   server.Shutdown();
   StopWorkers(workers);
   return 0;

@@ -68,7 +68,22 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
   ASSIGN_OR_RETURN(std::string meta_bytes, fs->ReadFile(JoinPath(dir, kMetaFileName)));
   ASSIGN_OR_RETURN(PartMeta meta, DecodePartMeta(meta_bytes, what));
   if (meta.columns != schema->columns) return Corrupt(what, "its columns differ from the table's");
+  if (PartitionId(meta.partition) != name.partition_id) {
+    return Corrupt(what, absl::StrCat("its partition id is ", PartitionId(meta.partition)));
+  }
   uint64_t size_on_disk = meta_bytes.size();
+  PrimaryIndex index;
+  if (!meta.sort_key.empty()) {
+    RETURN_IF_ERROR(require(kPrimaryIndexFileName));
+    ASSIGN_OR_RETURN(std::string index_bytes,
+                     fs->ReadFile(JoinPath(dir, kPrimaryIndexFileName)));
+    ASSIGN_OR_RETURN(index, DecodePrimaryIndex(index_bytes, what));
+    if (index.types.size() != meta.sort_key.size() ||
+        index.values[0].size() != meta.granule_rows.size() + 1) {
+      return Corrupt(what, "its primary index does not match its granules");
+    }
+    size_on_disk += index_bytes.size();
+  }
 
   std::vector<ColumnMarks> columns;
   columns.reserve(meta.columns.size());
@@ -81,22 +96,41 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
     size_on_disk += marks_bytes.size() + bin_size;
     columns.push_back(std::move(marks));
   }
+  PartContents contents{std::move(meta.granule_rows), std::move(columns), size_on_disk,
+                        std::move(meta.partition), std::move(meta.sort_key), std::move(index)};
   return std::make_shared<const Part>(std::move(fs), std::move(schema), std::move(dir), name,
-                                      std::move(meta.granule_rows), std::move(columns),
-                                      size_on_disk);
+                                      std::move(contents));
 }
 
 Part::Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> schema,
-           std::string dir, PartName name, std::vector<uint32_t> granule_rows,
-           std::vector<ColumnMarks> columns, uint64_t size_on_disk)
+           std::string dir, PartName name, PartContents contents)
     : fs_(std::move(fs)),
       schema_(std::move(schema)),
       dir_(std::move(dir)),
       name_(name),
       name_string_(name.ToString()),
-      granule_rows_(std::move(granule_rows)),
-      columns_(std::move(columns)),
-      size_on_disk_(size_on_disk) {
+      granule_rows_(std::move(contents.granule_rows)),
+      columns_(std::move(contents.columns)),
+      size_on_disk_(contents.size_on_disk),
+      partition_(std::move(contents.partition)),
+      sort_key_(std::move(contents.sort_key)),
+      index_(std::move(contents.index)) {
+  column_bounds_.resize(columns_.size());
+  for (const ColumnMarks& column : columns_) {
+    for (const GranuleMark& mark : column.marks) uncompressed_bytes_ += mark.raw_size;
+  }
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    const std::vector<GranuleBounds>& bounds = columns_[c].bounds;
+    bool all = !bounds.empty();
+    for (const GranuleBounds& b : bounds) all = all && b.present;
+    if (!all) continue;
+    GranuleBounds& out = column_bounds_[c];
+    out = bounds[0];
+    for (const GranuleBounds& b : bounds) {
+      if (b.min < out.min) out.min = b.min;
+      if (out.max < b.max) out.max = b.max;
+    }
+  }
   granule_starts_.reserve(granule_rows_.size() + 1);
   granule_starts_.push_back(0);
   for (uint32_t rows : granule_rows_) granule_starts_.push_back(granule_starts_.back() + rows);

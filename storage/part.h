@@ -18,6 +18,16 @@
 
 namespace granite::storage {
 
+// What PartWriter wrote into a part's directory, as Part keeps it in memory.
+struct PartContents {
+  std::vector<uint32_t> granule_rows;
+  std::vector<ColumnMarks> columns;  // one per schema column
+  uint64_t size_on_disk = 0;
+  PartitionValue partition;
+  std::vector<std::string> sort_key;  // expressions the rows are sorted by
+  PrimaryIndex index;                 // empty without a sort key
+};
+
 // Reads the columns of one part.
 // Thread-safety: immutable after construction; all methods may be called concurrently.
 // Invariants: granule_rows_ sum to rows(); columns_[i].marks has granule_count() entries and
@@ -31,14 +41,18 @@ class Part {
                                                          std::shared_ptr<const TableSchema> schema,
                                                          std::string dir, PartName name);
 
-  // Builds a part from what PartWriter just wrote. REQUIRES: the arguments describe the files in
-  // `dir` (as Load would have read them).
+  // Builds a part from what PartWriter wrote. REQUIRES: `contents` describes the files in `dir`
+  // (as Load would have read them).
   Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> schema, std::string dir,
-       PartName name, std::vector<uint32_t> granule_rows, std::vector<ColumnMarks> columns,
-       uint64_t size_on_disk);
+       PartName name, PartContents contents);
 
   const std::string& name() const { return name_string_; }
   const PartName& part_name() const { return name_; }
+  const std::string& partition_id() const { return name_.partition_id; }
+  uint32_t level() const { return name_.level; }
+  const PartitionValue& partition() const { return partition_; }
+  const std::vector<std::string>& sort_key() const { return sort_key_; }
+  const PrimaryIndex& primary_index() const { return index_; }
   const std::string& directory() const { return dir_; }
   uint64_t rows() const { return rows_; }
   size_t granule_count() const { return granule_rows_.size(); }
@@ -50,6 +64,8 @@ class Part {
   // Returns the bytes of column `column_index` on disk (compressed) and uncompressed.
   uint64_t column_compressed_bytes(size_t column_index) const;
   uint64_t column_uncompressed_bytes(size_t column_index) const;
+  // Returns the uncompressed bytes of all columns.
+  uint64_t uncompressed_bytes() const { return uncompressed_bytes_; }
 
   // Returns the rows of granules [granule_begin, granule_end) of one column, concatenated. Reads
   // the compressed range with one pread and verifies each block's checksum; a mismatch returns
@@ -62,6 +78,15 @@ class Part {
   // true, or returns false when they are unknown or the indexes are out of range.
   bool GranuleMinMax(size_t column_index, size_t granule, core::Value* min,
                      core::Value* max) const;
+  // Returns the bounds of one column's granule (not present when unknown).
+  // REQUIRES: column_index < column count, granule < granule_count().
+  const GranuleBounds& granule_bounds(size_t column_index, size_t granule) const {
+    return columns_[column_index].bounds[granule];
+  }
+  // Returns the bounds of one column over the whole part: present only when every granule's are.
+  const GranuleBounds& column_bounds(size_t column_index) const {
+    return column_bounds_[column_index];
+  }
 
  private:
   absl::Status BlockError(size_t column_index, size_t granule, bool checksum) const;
@@ -76,7 +101,12 @@ class Part {
   std::vector<uint32_t> granule_rows_;
   std::vector<uint64_t> granule_starts_;  // prefix sums of granule_rows_, one extra at the end
   std::vector<ColumnMarks> columns_;
+  std::vector<GranuleBounds> column_bounds_;
   uint64_t size_on_disk_ = 0;
+  uint64_t uncompressed_bytes_ = 0;
+  PartitionValue partition_;
+  std::vector<std::string> sort_key_;
+  PrimaryIndex index_;
 };
 
 }  // namespace granite::storage

@@ -1,5 +1,7 @@
 #include "storage/part_format.h"
 
+#include <xxhash.h>
+
 #include <cmath>
 #include <type_traits>
 
@@ -7,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/absl_compat.h"
+#include "core/date_time.h"
 #include "core/error.h"
 #include "storage/coding.h"
 
@@ -17,7 +20,9 @@ using core::Error;
 using core::ErrorCode;
 using core::TypeId;
 
-constexpr char kMetaMagic[] = "GRPART01";   // 8 bytes
+constexpr char kMetaMagicV1[] = "GRPART01";  // 8 bytes
+constexpr char kMetaMagic[] = "GRPART02";    // 8 bytes: v1 + partition + sort key
+constexpr char kIndexMagic[] = "GRIDX001";   // 8 bytes
 constexpr char kMarksMagic[] = "GRMARK01";  // 8 bytes
 
 absl::Status Corrupt(std::string_view file, std::string_view what, std::string_view detail) {
@@ -77,22 +82,89 @@ core::Value Widen(T v) {
 }  // namespace
 
 std::string PartName::ToString() const {
-  return absl::StrCat("all_", min_block, "_", max_block, "_", level);
+  return absl::StrCat(partition_id, "_", min_block, "_", max_block, "_", level);
 }
 
 std::optional<PartName> PartName::Parse(std::string_view name) {
   std::vector<absl::string_view> pieces = absl::StrSplit(core::ToAbsl(name), '_');
   PartName out;
-  if (pieces.size() != 4 || pieces[0] != "all" || !absl::SimpleAtoi(pieces[1], &out.min_block) ||
+  if (pieces.size() != 4 || pieces[0].empty() || !absl::SimpleAtoi(pieces[1], &out.min_block) ||
       !absl::SimpleAtoi(pieces[2], &out.max_block) || !absl::SimpleAtoi(pieces[3], &out.level) ||
-      out.min_block > out.max_block || out.ToString() != name) {
+      out.min_block > out.max_block) {
     return std::nullopt;
   }
+  for (char c : pieces[0]) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+    if (!ok) return std::nullopt;
+  }
+  out.partition_id = std::string(pieces[0]);
+  if (out.ToString() != name) return std::nullopt;
   return out;
+}
+
+bool PartName::Covers(const PartName& other) const {
+  return partition_id == other.partition_id && min_block <= other.min_block &&
+         other.max_block <= max_block && !(*this == other);
+}
+
+std::string PartitionId(const PartitionValue& partition) {
+  if (!partition.present) return "all";
+  TypeId type = partition.type;
+  if (type == TypeId::kDate) {
+    int year = 0;
+    unsigned month = 0, day = 0;
+    core::CivilFromDays(static_cast<int64_t>(std::get<uint64_t>(partition.value)), &year, &month,
+                        &day);
+    return absl::StrCat(year * 10000 + month * 100 + day);
+  }
+  if (core::IsSignedInteger(type)) return absl::StrCat(std::get<int64_t>(partition.value));
+  if (core::IsUnsignedInteger(type)) return absl::StrCat(std::get<uint64_t>(partition.value));
+  ByteWriter w;
+  PutBound(w, partition.value, type);
+  return absl::StrCat(absl::Hex(XXH64(w.bytes().data(), w.bytes().size(), 0), absl::kZeroPad16));
 }
 
 std::string DataFileName(size_t column_index) { return absl::StrCat("c", column_index, ".bin"); }
 std::string MarksFileName(size_t column_index) { return absl::StrCat("c", column_index, ".mrk"); }
+
+std::string EncodePrimaryIndex(const PrimaryIndex& index) {
+  ByteWriter w;
+  w.PutRaw(kIndexMagic, 8);
+  w.PutU32(static_cast<uint32_t>(index.types.size()));
+  w.PutU64(index.values.empty() ? 0 : index.values[0].size());
+  for (size_t k = 0; k < index.types.size(); ++k) {
+    w.PutU8(static_cast<uint8_t>(index.types[k]));
+    for (const core::Value& value : index.values[k]) PutBound(w, value, index.types[k]);
+  }
+  return Seal(std::move(w.bytes()));
+}
+
+absl::StatusOr<PrimaryIndex> DecodePrimaryIndex(std::string_view bytes, std::string_view what) {
+  auto body = Unseal(bytes, absl::StrCat("primary index of ", std::string(what)));
+  if (!body.ok()) return body.status();
+  ByteReader r(*body);
+  uint32_t keys = 0;
+  uint64_t entries = 0;
+  if (!GetMagic(r, kIndexMagic) || !r.GetU32(&keys) || !r.GetU64(&entries) ||
+      entries > r.remaining() || keys > 1024) {
+    return Corrupt("primary.idx", what, "bad header");
+  }
+  PrimaryIndex index;
+  for (uint32_t k = 0; k < keys; ++k) {
+    uint8_t type = 0;
+    if (!r.GetU8(&type) || type >= core::kTypeCount) return Corrupt("primary.idx", what, "bad type");
+    index.types.push_back(static_cast<TypeId>(type));
+    std::vector<core::Value> values(entries);
+    for (core::Value& value : values) {
+      if (!GetBound(r, index.types.back(), &value)) {
+        return Corrupt("primary.idx", what, "truncated");
+      }
+    }
+    index.values.push_back(std::move(values));
+  }
+  if (!r.done()) return Corrupt("primary.idx", what, "trailing bytes");
+  return index;
+}
 
 std::string EncodePartMeta(const PartMeta& meta) {
   ByteWriter w;
@@ -105,6 +177,13 @@ std::string EncodePartMeta(const PartMeta& meta) {
   }
   w.PutU64(meta.granule_rows.size());
   for (uint32_t rows : meta.granule_rows) w.PutU32(rows);
+  w.PutU8(meta.partition.present ? 1 : 0);
+  if (meta.partition.present) {
+    w.PutU8(static_cast<uint8_t>(meta.partition.type));
+    PutBound(w, meta.partition.value, meta.partition.type);
+  }
+  w.PutU32(static_cast<uint32_t>(meta.sort_key.size()));
+  for (const std::string& key : meta.sort_key) w.PutString(key);
   return Seal(std::move(w.bytes()));
 }
 
@@ -114,7 +193,11 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
   ByteReader r(*body);
   PartMeta meta;
   uint32_t column_count = 0;
-  if (!GetMagic(r, kMetaMagic) || !r.GetU64(&meta.rows) || !r.GetU32(&column_count)) {
+  char magic[8];
+  if (!r.GetRaw(magic, 8)) return Corrupt("meta", what, "bad header");
+  bool v2 = std::string_view(magic, 8) == std::string_view(kMetaMagic, 8);
+  bool v1 = std::string_view(magic, 8) == std::string_view(kMetaMagicV1, 8);
+  if ((!v1 && !v2) || !r.GetU64(&meta.rows) || !r.GetU32(&column_count)) {
     return Corrupt("meta", what, "bad header");
   }
   for (uint32_t i = 0; i < column_count; ++i) {
@@ -135,6 +218,24 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
   for (uint32_t& rows : meta.granule_rows) {
     if (!r.GetU32(&rows) || rows == 0) return Corrupt("meta", what, "bad granule");
     total += rows;
+  }
+  if (v2) {
+    uint8_t present = 0, type = 0;
+    uint32_t keys = 0;
+    if (!r.GetU8(&present)) return Corrupt("meta", what, "bad partition");
+    meta.partition.present = present != 0;
+    if (meta.partition.present) {
+      if (!r.GetU8(&type) || type >= core::kTypeCount) return Corrupt("meta", what, "bad partition");
+      meta.partition.type = static_cast<TypeId>(type);
+      if (!GetBound(r, meta.partition.type, &meta.partition.value)) {
+        return Corrupt("meta", what, "bad partition");
+      }
+    }
+    if (!r.GetU32(&keys) || keys > r.remaining() / 4) return Corrupt("meta", what, "bad sort key");
+    meta.sort_key.resize(keys);
+    for (std::string& key : meta.sort_key) {
+      if (!r.GetString(&key)) return Corrupt("meta", what, "bad sort key");
+    }
   }
   if (!r.done() || total != meta.rows) return Corrupt("meta", what, "row counts disagree");
   return meta;

@@ -5,12 +5,17 @@
 //             stored in memory (fixed width), or for String: a u32 length per row, then the chars.
 //   c<i>.mrk  per granule: offset and compressed size of its block in c<i>.bin, raw size, XXH64 of
 //             the compressed block, and min/max of the granule's values (when known).
-// and one `meta` file: format version, row count, column names and types, rows per granule.
-// Column files are named by index, so any column name is safe. .mrk and meta end with an XXH64 of
-// their contents (storage/coding.h); block checksums are verified on every read.
+// one `meta` file: format version, row count, column names and types, rows per granule, the
+// partition value (v2) and the sort key's expressions (v2); and, when the table has a sort key,
+// `primary.idx`: the sparse primary index — the key's values at the first row of every granule
+// and at the part's last row. Rows of a part are sorted by the key.
+// Column files are named by index, so any column name is safe. .mrk, meta and primary.idx end
+// with an XXH64 of their contents (storage/coding.h); block checksums are verified on every read.
 //
-// Part names are all_<min_block>_<max_block>_<level> (partition id "all" in v1); the block numbers
-// are allocated per table, monotonically. Directories being written are named tmp_insert_<name>.
+// Part names are <partition id>_<min_block>_<max_block>_<level>; the partition id is "all" for a
+// table without PARTITION BY, else derived from the partition value (PartitionId). The block
+// numbers are allocated per table, monotonically; a merged part spans its sources' blocks and has
+// a higher level. Directories being written start with "tmp_".
 #pragma once
 
 #include <cstdint>
@@ -26,20 +31,53 @@
 
 namespace granite::storage {
 
-// Identifies a part by its block range and merge level.
+// Identifies a part by its partition, block range and merge level.
 struct PartName {
   uint64_t min_block = 0;
   uint64_t max_block = 0;
   uint32_t level = 0;
+  std::string partition_id = "all";  // [A-Za-z0-9-]+
 
-  // Returns "all_<min>_<max>_<level>".
+  // Returns "<partition_id>_<min>_<max>_<level>".
   std::string ToString() const;
   // Parses ToString()'s output; nullopt for any other name (leftovers, foreign entries).
   static std::optional<PartName> Parse(std::string_view name);
+  // True when this part's block range contains `other`'s (same partition) and it is a different
+  // part: `other` was merged into this one.
+  bool Covers(const PartName& other) const;
+
+  bool operator==(const PartName&) const = default;
 };
+
+// The value of the table's PARTITION BY expression shared by all rows of a part.
+struct PartitionValue {
+  bool present = false;  // false: the table has no PARTITION BY
+  core::TypeId type = core::TypeId::kUInt8;
+  core::Value value;     // GranuleBounds form
+
+  bool operator==(const PartitionValue&) const = default;
+};
+
+// Returns the partition id of a value: "all" when absent; decimal for integers and DateTime;
+// YYYYMMDD for Date; 16 hex digits of a hash for floats and strings.
+std::string PartitionId(const PartitionValue& partition);
+
+// The sparse primary index of a part: values[k][g] is key expression k at the first row of
+// granule g; values[k][granule_count] is its value at the last row.
+struct PrimaryIndex {
+  std::vector<core::TypeId> types;                // one per key expression
+  std::vector<std::vector<core::Value>> values;   // [key][granule_count + 1]
+};
+
+inline constexpr char kPrimaryIndexFileName[] = "primary.idx";
+std::string EncodePrimaryIndex(const PrimaryIndex& index);
+absl::StatusOr<PrimaryIndex> DecodePrimaryIndex(std::string_view bytes, std::string_view what);
 
 // Prefix of the directory a part is written in before it is renamed into place.
 inline constexpr char kInsertTmpPrefix[] = "tmp_insert_";
+inline constexpr char kMergeTmpPrefix[] = "tmp_merge_";
+inline constexpr char kPreparedPrefix[] = "tmp_prepared_";  // a prepared insert's staging dir
+inline constexpr char kCommittingPrefix[] = "committing_";  // a decided multi-part commit
 inline constexpr char kMetaFileName[] = "meta";
 
 std::string DataFileName(size_t column_index);   // "c<i>.bin"
@@ -74,6 +112,8 @@ struct PartMeta {
   uint64_t rows = 0;
   std::vector<ColumnSchema> columns;
   std::vector<uint32_t> granule_rows;
+  PartitionValue partition;          // v2; absent in v1 files
+  std::vector<std::string> sort_key;  // v2: the key expressions rows are sorted by
 };
 
 std::string EncodePartMeta(const PartMeta& meta);

@@ -20,9 +20,58 @@ TEST(PartFormatTest, PartNamesRoundTripAndRejectOtherEntries) {
   EXPECT_EQ(parsed->max_block, 15u);
   EXPECT_EQ(parsed->level, 2u);
   for (const char* bad : {"tmp_insert_all_1_1_0", "all_1_1", "all_01_1_0", "all_2_1_0",
-                          "all_1_1_0_", "x_1_1_0", "all_-1_1_0", ""}) {
+                          "all_1_1_0_", "x.y_1_1_0", "_1_1_0", "all_-1_1_0", "committing_x",
+                          "tmp_prepared_abc", ""}) {
     EXPECT_FALSE(PartName::Parse(bad).has_value()) << bad;
   }
+  std::optional<PartName> partitioned = PartName::Parse("202401_3_9_1");
+  ASSERT_TRUE(partitioned.has_value());
+  EXPECT_EQ(partitioned->partition_id, "202401");
+  EXPECT_EQ(partitioned->ToString(), "202401_3_9_1");
+  EXPECT_TRUE(PartName::Parse("-5_1_1_0").has_value());  // a negative partition value
+
+  EXPECT_TRUE(PartName::Parse("202401_3_9_1")->Covers(*PartName::Parse("202401_4_4_0")));
+  EXPECT_FALSE(PartName::Parse("202401_3_9_1")->Covers(*PartName::Parse("202402_4_4_0")));
+  EXPECT_FALSE(PartName::Parse("202401_3_9_1")->Covers(*PartName::Parse("202401_3_9_1")));
+  EXPECT_FALSE(PartName::Parse("202401_3_9_1")->Covers(*PartName::Parse("202401_8_10_1")));
+}
+
+TEST(PartFormatTest, PartitionIdsFollowClickHouse) {
+  EXPECT_EQ(PartitionId(PartitionValue()), "all");
+  EXPECT_EQ(PartitionId({true, TypeId::kUInt32, uint64_t{202401}}), "202401");
+  EXPECT_EQ(PartitionId({true, TypeId::kInt16, int64_t{-7}}), "-7");
+  EXPECT_EQ(PartitionId({true, TypeId::kDate, uint64_t{19737}}), "20240115");  // 2024-01-15
+  std::string hashed = PartitionId({true, TypeId::kString, std::string("Moscow")});
+  EXPECT_EQ(hashed.size(), 16u);
+  EXPECT_NE(hashed, PartitionId({true, TypeId::kString, std::string("London")}));
+  EXPECT_TRUE(PartName::Parse(hashed + "_1_1_0").has_value());
+}
+
+TEST(PartFormatTest, MetaV2KeepsPartitionAndSortKey) {
+  PartMeta meta;
+  meta.rows = 3;
+  meta.columns = {{"d", TypeId::kDate}};
+  meta.granule_rows = {3};
+  meta.partition = {true, TypeId::kUInt32, uint64_t{202401}};
+  meta.sort_key = {"d", "intDiv(d, 7)"};
+  absl::StatusOr<PartMeta> decoded = DecodePartMeta(EncodePartMeta(meta), "part");
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->partition, meta.partition);
+  EXPECT_EQ(decoded->sort_key, meta.sort_key);
+}
+
+TEST(PartFormatTest, PrimaryIndexRoundTripsAndDetectsDamage) {
+  PrimaryIndex index;
+  index.types = {TypeId::kUInt32, TypeId::kString};
+  index.values = {{uint64_t{1}, uint64_t{5}, uint64_t{9}}, {std::string("a"), std::string("b"),
+                                                             std::string("zz")}};
+  std::string bytes = EncodePrimaryIndex(index);
+  absl::StatusOr<PrimaryIndex> decoded = DecodePrimaryIndex(bytes, "part");
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->types, index.types);
+  EXPECT_EQ(decoded->values, index.values);
+  bytes[12] ^= 1;
+  EXPECT_EQ(CodeOf(DecodePrimaryIndex(bytes, "part").status()), ErrorCode::kCorruptedData);
 }
 
 TEST(PartFormatTest, MetaRoundTripsAndDetectsDamage) {

@@ -6,8 +6,10 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "storage/key_expression.h"
 
 namespace granite::storage {
 
@@ -93,53 +95,92 @@ absl::Status PartWriter::WriteColumn(const std::string& dir, size_t index,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<const Part>> PartWriter::WriteAndPublish(
-    const core::Block& block, PartName name, const std::string& tmp_dir,
-    const std::string& final_dir) const {
-  RETURN_IF_ERROR(fs_->CreateDir(tmp_dir));
+absl::StatusOr<PartContents> PartWriter::WriteFiles(const core::Block& block,
+                                                    const PartDescription& description,
+                                                    const std::string& dir) const {
+  RETURN_IF_ERROR(fs_->CreateDir(dir));
   PartMeta meta;
   meta.rows = block.rows();
   meta.columns = schema_->columns;
   meta.granule_rows = SplitIntoGranules(block);
-  std::vector<ColumnMarks> columns(block.columns.size());
+  meta.partition = description.partition;
+  meta.sort_key = description.sort_key;
+  PartContents contents;
+  contents.columns.resize(block.columns.size());
   uint64_t bytes = 0;
   for (size_t i = 0; i < block.columns.size(); ++i) {
     RETURN_IF_ERROR(
-        WriteColumn(tmp_dir, i, *block.columns[i], meta.granule_rows, &columns[i], &bytes));
+        WriteColumn(dir, i, *block.columns[i], meta.granule_rows, &contents.columns[i], &bytes));
+  }
+  if (!description.sort_key.empty()) {
+    // The sparse primary index: the key at the first row of every granule and at the last row.
+    PrimaryIndex& index = contents.index;
+    for (const core::ColumnPtr& key : description.key_columns) {
+      index.types.push_back(key->type());
+      std::vector<core::Value> values;
+      values.reserve(meta.granule_rows.size() + 1);
+      size_t row = 0;
+      for (uint32_t rows : meta.granule_rows) {
+        values.push_back(ValueAt(*key, row));
+        row += rows;
+      }
+      values.push_back(ValueAt(*key, row - 1));
+      index.values.push_back(std::move(values));
+    }
+    std::string index_bytes = EncodePrimaryIndex(index);
+    RETURN_IF_ERROR(WriteFile(*fs_, JoinPath(dir, kPrimaryIndexFileName), index_bytes));
+    bytes += index_bytes.size();
   }
   std::string meta_bytes = EncodePartMeta(meta);
-  RETURN_IF_ERROR(WriteFile(*fs_, JoinPath(tmp_dir, kMetaFileName), meta_bytes));
+  RETURN_IF_ERROR(WriteFile(*fs_, JoinPath(dir, kMetaFileName), meta_bytes));
   bytes += meta_bytes.size();
 
   // The part becomes durable and complete before its final name appears. Syncing only after every
   // file is written lets the kernel flush them together (several times faster on ext4 than
   // syncing each file as it is finished).
   for (size_t i = 0; i < block.columns.size(); ++i) {
-    RETURN_IF_ERROR(fs_->SyncFile(JoinPath(tmp_dir, DataFileName(i))));
-    RETURN_IF_ERROR(fs_->SyncFile(JoinPath(tmp_dir, MarksFileName(i))));
+    RETURN_IF_ERROR(fs_->SyncFile(JoinPath(dir, DataFileName(i))));
+    RETURN_IF_ERROR(fs_->SyncFile(JoinPath(dir, MarksFileName(i))));
   }
-  RETURN_IF_ERROR(fs_->SyncFile(JoinPath(tmp_dir, kMetaFileName)));
-  RETURN_IF_ERROR(fs_->SyncDir(tmp_dir));
-  RETURN_IF_ERROR(fs_->Rename(tmp_dir, final_dir));
-  RETURN_IF_ERROR(fs_->SyncDir(parts_dir_));
-  return std::make_shared<const Part>(fs_, schema_, final_dir, name, std::move(meta.granule_rows),
-                                      std::move(columns), bytes);
+  if (!description.sort_key.empty()) {
+    RETURN_IF_ERROR(fs_->SyncFile(JoinPath(dir, kPrimaryIndexFileName)));
+  }
+  RETURN_IF_ERROR(fs_->SyncFile(JoinPath(dir, kMetaFileName)));
+  RETURN_IF_ERROR(fs_->SyncDir(dir));
+  contents.granule_rows = std::move(meta.granule_rows);
+  contents.size_on_disk = bytes;
+  contents.partition = std::move(meta.partition);
+  contents.sort_key = std::move(meta.sort_key);
+  return contents;
+}
+
+absl::StatusOr<PartContents> PartWriter::WriteDirectory(const core::Block& block,
+                                                        const PartDescription& description,
+                                                        const std::string& dir) const {
+  absl::StatusOr<PartContents> contents = WriteFiles(block, description, dir);
+  if (!contents.ok()) (void)fs_->RemoveAll(dir);
+  return contents;
 }
 
 absl::StatusOr<std::shared_ptr<const Part>> PartWriter::Write(const core::Block& block,
-                                                              PartName name) const {
+                                                              const PartDescription& description,
+                                                              PartName name,
+                                                              std::string_view tmp_prefix) const {
   std::string part_name = name.ToString();
-  std::string tmp_dir = JoinPath(parts_dir_, absl::StrCat(kInsertTmpPrefix, part_name));
+  std::string tmp_dir = JoinPath(parts_dir_, absl::StrCat(core::ToAbsl(tmp_prefix), part_name));
   std::string final_dir = JoinPath(parts_dir_, part_name);
-  auto part = WriteAndPublish(block, name, tmp_dir, final_dir);
-  if (!part.ok()) {
+  ASSIGN_OR_RETURN(PartContents contents, WriteDirectory(block, description, tmp_dir));
+  absl::Status status = fs_->Rename(tmp_dir, final_dir);
+  if (status.ok()) status = fs_->SyncDir(parts_dir_);
+  if (!status.ok()) {
     // Best effort: whatever remains is a tmp_ directory (deleted on open) or, if only the last
     // directory fsync failed, a complete part that the caller never published.
     (void)fs_->RemoveAll(tmp_dir);
     (void)fs_->RemoveAll(final_dir);
     (void)fs_->SyncDir(parts_dir_);
+    return status;
   }
-  return part;
+  return std::make_shared<const Part>(fs_, schema_, final_dir, name, std::move(contents));
 }
 
 }  // namespace granite::storage

@@ -1,15 +1,19 @@
 // PartWriter: turns one block of rows into one new durable part (format in
-// storage/part_format.h). This is the only place parts are created, so it owns the durability
-// protocol:
-//   1. create <parts>/tmp_insert_<name>/ and write every column's .bin and .mrk and the meta file;
-//   2. fsync every file, then the temporary directory; rename it to <parts>/<name>, fsync <parts>.
-// A failure at any step removes what was written and returns the error, so a part directory that
-// does not start with "tmp_" is always complete; a crash leaves at most a tmp_ directory, which
+// storage/part_format.h). This is the only place part files are created, so it owns the first half
+// of the durability protocol:
+//   1. create a directory that Table::Open never loads (its name starts with "tmp_") and write
+//      every column's .bin and .mrk and the meta file into it;
+//   2. fsync every file, then the directory.
+// The second half — rename to the final name, fsync of <parts> — is done by Write() for parts
+// written in one go (merges), or later by Table::CommitInsert for the parts of a prepared insert.
+// A failure removes what was written and returns the error, so a part directory that does not
+// start with "tmp_" is always complete; a crash leaves at most a tmp_ directory, which
 // Table::Open deletes.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "core/block.h"
@@ -18,6 +22,13 @@
 #include "storage/table_schema.h"
 
 namespace granite::storage {
+
+// What a new part holds besides its rows.
+struct PartDescription {
+  PartitionValue partition;                  // the rows' partition (absent: no PARTITION BY)
+  std::vector<std::string> sort_key;         // the expressions the rows are sorted by
+  std::vector<core::ColumnPtr> key_columns;  // their values for every row, same order
+};
 
 // Writes parts of one table.
 // Thread-safety: Write() may run concurrently for different part names.
@@ -34,10 +45,22 @@ class PartWriter {
   PartWriter(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> schema,
              std::string parts_dir, Options options);
 
-  // Writes `block` as part `name` and returns it, loaded. REQUIRES: block.rows() > 0, its columns
-  // match the schema (count, order, types, equal lengths) and no part `name` exists.
+  // Steps 1 and 2: writes `block` into the new directory `dir` (which must not exist) and makes
+  // it durable. On error removes `dir`.
+  // REQUIRES: block.rows() > 0 and its columns match the schema (count, order, types, lengths).
   // Errors: CANNOT_WRITE_TO_FILE (I/O), ARGUMENT_OUT_OF_BOUND (a value too large for a block).
-  absl::StatusOr<std::shared_ptr<const Part>> Write(const core::Block& block, PartName name) const;
+  // `description` gives the partition and, when the rows are sorted, the key (for primary.idx).
+  absl::StatusOr<PartContents> WriteDirectory(const core::Block& block,
+                                              const PartDescription& description,
+                                              const std::string& dir) const;
+
+  // Writes `block` as part `name` in one go: WriteDirectory into <parts>/<tmp_prefix><name>,
+  // then rename to <parts>/<name> and fsync <parts>. Returns the part, loaded.
+  // REQUIRES: as WriteDirectory, and no part `name` exists.
+  absl::StatusOr<std::shared_ptr<const Part>> Write(const core::Block& block,
+                                                    const PartDescription& description,
+                                                    PartName name,
+                                                    std::string_view tmp_prefix) const;
 
  private:
   std::vector<uint32_t> SplitIntoGranules(const core::Block& block) const;
@@ -45,11 +68,10 @@ class PartWriter {
   absl::Status WriteColumn(const std::string& dir, size_t index, const core::Column& column,
                            const std::vector<uint32_t>& granule_rows, ColumnMarks* marks,
                            uint64_t* bytes) const;
-  // Steps 1 and 2 above; leaves cleanup to Write().
-  absl::StatusOr<std::shared_ptr<const Part>> WriteAndPublish(const core::Block& block,
-                                                              PartName name,
-                                                              const std::string& tmp_dir,
-                                                              const std::string& final_dir) const;
+  // WriteDirectory without the cleanup.
+  absl::StatusOr<PartContents> WriteFiles(const core::Block& block,
+                                          const PartDescription& description,
+                                          const std::string& dir) const;
 
   // Constant after construction.
   std::shared_ptr<FileSystem> fs_;

@@ -5,6 +5,7 @@
 #include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "storage/part_splitter.h"
 
 namespace granite::storage {
 namespace {
@@ -47,7 +48,24 @@ std::string EscapeTableName(std::string_view name) {
 Store::Store(std::string data_dir, std::shared_ptr<FileSystem> fs)
     : data_dir_(std::move(data_dir)),
       tables_dir_(JoinPath(data_dir_, "tables")),
-      fs_(std::move(fs)) {}
+      fs_(std::move(fs)),
+      merges_(std::make_unique<MergeScheduler>([this] { return Tables(); }, MergeOptions())) {}
+
+void Store::StartBackgroundMerges(const MergeOptions& options) {
+  merges_ = std::make_unique<MergeScheduler>([this] { return Tables(); }, options);
+  merges_->Start();
+}
+
+absl::Status Store::Optimize(std::string_view name, bool final) {
+  std::shared_ptr<Table> table = GetTable(name);
+  if (table == nullptr) {
+    return Error(ErrorCode::kUnknownTable,
+                 absl::StrCat("Table ", std::string(name), " does not exist"));
+  }
+  return merges_->Optimize(table, final);
+}
+
+std::vector<MergeInfo> Store::RunningMerges() const { return merges_->Running(); }
 
 absl::StatusOr<std::unique_ptr<Store>> Store::Open(std::string data_dir,
                                                    std::shared_ptr<FileSystem> fs) {
@@ -84,6 +102,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(std::string data_dir,
 
 absl::Status Store::CreateTable(const TableSchema& schema, bool if_not_exists, bool or_replace) {
   RETURN_IF_ERROR(ValidateTableSchema(schema));
+  RETURN_IF_ERROR(PartSplitter::Create(schema, /*strict=*/true).status());
   core::MutexLock ddl(ddl_mu_);
   std::shared_ptr<Table> existing = GetTable(schema.name);
   if (existing != nullptr && !or_replace) {

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "core/mutex.h"
 #include "storage/file_system.h"
+#include "storage/merge_scheduler.h"
 #include "storage/table.h"
 #include "storage/table_schema.h"
 
@@ -56,6 +57,15 @@ class Store {
 
   const std::string& data_dir() const { return data_dir_; }
 
+  // Starts background merges of every table with `options` (storage/merge_scheduler.h).
+  // REQUIRES: called once, before the store is used concurrently (worker start-up).
+  void StartBackgroundMerges(const MergeOptions& options);
+  // OPTIMIZE TABLE `name` [FINAL]: merges now (see MergeScheduler::Optimize).
+  // Errors: UNKNOWN_TABLE; those of the merge.
+  absl::Status Optimize(std::string_view name, bool final);
+  // Returns the running merges (system.merges).
+  std::vector<MergeInfo> RunningMerges() const;
+
  private:
   Store(std::string data_dir, std::shared_ptr<FileSystem> fs);
 
@@ -76,6 +86,9 @@ class Store {
   core::Mutex ddl_mu_{"ddl"};
   mutable core::SharedMutex catalog_mu_{"catalog"};
   std::map<std::string, std::shared_ptr<Table>, std::less<>> tables_ GUARDED_BY(catalog_mu_);
+
+  // Declared last: destroyed first, so no merge outlives the tables.
+  std::unique_ptr<MergeScheduler> merges_;
 };
 
 // Returns the directory name of table `name` (see the layout above).

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "storage/part_recovery.h"
 #include "storage/part_writer.h"
 
 namespace granite::storage {
@@ -13,53 +17,40 @@ namespace granite::storage {
 using core::Error;
 using core::ErrorCode;
 
+namespace {
+
+// Returns true for a token that is safe as part of a directory name.
+bool ValidToken(const std::string& token) {
+  if (token.empty() || token.size() > 64) return false;
+  for (char c : token) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Table::Table(std::shared_ptr<FileSystem> fs, std::string dir,
-             std::shared_ptr<const TableSchema> schema)
+             std::shared_ptr<const TableSchema> schema,
+             std::shared_ptr<const PartSplitter> splitter)
     : fs_(std::move(fs)),
       dir_(std::move(dir)),
       parts_dir_(JoinPath(dir_, "parts")),
       schema_(std::move(schema)),
+      splitter_(std::move(splitter)),
       granule_rows_(GranuleRowsOf(*schema_)) {}
 
 absl::StatusOr<std::shared_ptr<Table>> Table::Open(std::shared_ptr<FileSystem> fs,
                                                    std::string dir, TableSchema schema) {
+  auto shared_schema = std::make_shared<const TableSchema>(std::move(schema));
+  ASSIGN_OR_RETURN(std::shared_ptr<const PartSplitter> splitter,
+                   PartSplitter::Create(*shared_schema, /*strict=*/false));
   std::shared_ptr<Table> table(
-      new Table(fs, std::move(dir), std::make_shared<const TableSchema>(std::move(schema))));
-  const std::string& parts_dir = table->parts_dir_;
-  ASSIGN_OR_RETURN(std::vector<std::string> entries, fs->ListDir(parts_dir));
-
-  auto snapshot = std::make_shared<PartsSnapshot>();
-  snapshot->version = 1;
-  uint64_t max_block = 0;
-  bool removed = false;
-  for (const std::string& entry : entries) {
-    std::string path = JoinPath(parts_dir, entry);
-    // Complete parts carry their final name; tmp_* directories are unfinished writes.
-    std::optional<PartName> name = PartName::Parse(entry);
-    absl::StatusOr<std::shared_ptr<const Part>> part =
-        Error(ErrorCode::kCorruptedData, absl::StrCat("Leftover ", path));
-    if (name) part = Part::Load(fs, table->schema_, path, *name);
-    if (!part.ok()) {
-      // Incomplete or broken parts are leftovers; other errors (I/O) must not delete data.
-      if (core::CodeOf(part.status()) != ErrorCode::kCorruptedData) return part.status();
-      RETURN_IF_ERROR(fs->RemoveAll(path));
-      removed = true;
-      continue;
-    }
-    max_block = std::max(max_block, name->max_block);
-    snapshot->rows += (*part)->rows();
-    snapshot->bytes_on_disk += (*part)->size_on_disk();
-    snapshot->parts.push_back(*std::move(part));
-  }
-  if (removed) RETURN_IF_ERROR(fs->SyncDir(parts_dir));
-  std::sort(snapshot->parts.begin(), snapshot->parts.end(), [](const auto& a, const auto& b) {
-    return a->part_name().min_block < b->part_name().min_block;
-  });
-  table->next_block_.store(max_block + 1);
-  {
-    core::WriterLock lock(table->parts_mu_);
-    table->snapshot_ = std::move(snapshot);
-  }
+      new Table(fs, std::move(dir), std::move(shared_schema), std::move(splitter)));
+  ASSIGN_OR_RETURN(RecoveredParts recovered, RecoverParts(fs, table->schema_, table->dir_));
+  table->registry_.Reset(std::move(recovered.parts), recovered.max_block);
   return table;
 }
 
@@ -89,55 +80,319 @@ absl::Status Table::CheckBlock(const core::Block& block) const {
 }
 
 absl::StatusOr<std::string> Table::Insert(const core::Block& block) {
+  // A process-unique token: inserts of this process never collide with each other, and prepared
+  // inserts do not survive a restart, so no earlier token can be pending.
+  static std::atomic<uint64_t> local_inserts{0};
+  std::string token = absl::StrCat("local-", local_inserts.fetch_add(1));
+  RETURN_IF_ERROR(PrepareInsert(block, token));
+  ASSIGN_OR_RETURN(std::vector<std::string> names, CommitInsert(token));
+  return absl::StrJoin(names, ",");
+}
+
+absl::StatusOr<Table::PreparedInsert> Table::WriteStaging(const core::Block& block,
+                                                          const std::string& staging_dir) const {
+  PreparedInsert prepared;
+  prepared.staging_dir = staging_dir;
+  ASSIGN_OR_RETURN(std::vector<PartSplitter::Piece> pieces, splitter_->Split(block));
+  if (pieces.empty()) return prepared;
+  RETURN_IF_ERROR(fs_->CreateDir(staging_dir));
+  PartWriter::Options options;
+  options.granule_rows = granule_rows_;
+  PartWriter writer(fs_, schema_, parts_dir_, options);
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    std::string subdir = absl::StrCat("p", i);
+    ASSIGN_OR_RETURN(PartContents contents,
+                     writer.WriteDirectory(pieces[i].block, pieces[i].description,
+                                           JoinPath(staging_dir, subdir)));
+    prepared.parts.push_back({std::move(subdir), std::move(contents)});
+  }
+  return prepared;
+}
+
+absl::Status Table::PrepareInsert(const core::Block& block, const std::string& token) {
+  if (!ValidToken(token)) {
+    return Error(ErrorCode::kBadArguments,
+                 absl::StrCat("Cannot prepare an insert into table ", name(), ": bad token \"",
+                              token, "\""));
+  }
+  std::vector<PreparedInsert> expired;
+  {
+    core::MutexLock lock(prepared_mu_);
+    if (prepared_.count(token) || preparing_.count(token) || aborted_.count(token)) {
+      return Error(ErrorCode::kBadArguments,
+                   absl::StrCat("Cannot prepare an insert into table ", name(), ": token ", token,
+                                " was already used"));
+    }
+    preparing_.insert(token);
+    expired = TakeExpired();
+  }
+  for (const PreparedInsert& old : expired) (void)fs_->RemoveAll(old.staging_dir);
+
+  std::string staging_dir = JoinPath(parts_dir_, absl::StrCat(kPreparedPrefix, token));
+  absl::StatusOr<PreparedInsert> prepared = [&]() -> absl::StatusOr<PreparedInsert> {
+    core::ReaderLock drop_lock(drop_mu_);
+    if (dropped_) {
+      return Error(ErrorCode::kUnknownTable,
+                   absl::StrCat("Cannot insert into table ", name(), ": it was dropped"));
+    }
+    RETURN_IF_ERROR(CheckBlock(block));
+    return WriteStaging(block, staging_dir);
+  }();
+
+  core::MutexLock lock(prepared_mu_);
+  preparing_.erase(token);
+  absl::Status status = prepared.status();
+  if (status.ok() && aborted_.count(token)) {
+    status = Error(ErrorCode::kQueryWasCancelled,
+                   absl::StrCat("Insert ", token, " into table ", name(),
+                                " was aborted while it was being prepared"));
+  }
+  if (!status.ok()) {
+    (void)fs_->RemoveAll(staging_dir);
+    return status;
+  }
+  prepared->prepared_at = std::chrono::steady_clock::now();
+  prepared_.emplace(token, *std::move(prepared));
+  return absl::OkStatus();
+}
+
+std::vector<Table::PreparedInsert> Table::TakeExpired() {
+  std::vector<PreparedInsert> expired;
+  auto now = std::chrono::steady_clock::now();
+  for (auto it = prepared_.begin(); it != prepared_.end();) {
+    if (now - it->second.prepared_at > kPreparedInsertTtl) {
+      expired.push_back(std::move(it->second));
+      it = prepared_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return expired;
+}
+
+absl::StatusOr<std::vector<std::shared_ptr<const Part>>> Table::Commit(PreparedInsert prepared,
+                                                                       const std::string& token) {
+  std::vector<std::shared_ptr<const Part>> parts;
+  if (prepared.parts.empty()) {
+    (void)fs_->RemoveAll(prepared.staging_dir);
+    return parts;
+  }
+  // Block numbers are taken at commit, so parts are numbered in the order they become visible
+  // and a merge never spans the number of a part that is still to come.
+  std::vector<PartName> names;
+  for (const PreparedPart& part : prepared.parts) {
+    std::string partition_id = PartitionId(part.contents.partition);
+    uint64_t number = registry_.AllocateBlock(partition_id);
+    names.push_back(PartName{number, number, 0, std::move(partition_id)});
+  }
+  auto release = [&] {
+    for (const PartName& name : names) registry_.ReleaseBlock(name.partition_id, name.min_block);
+  };
+  // Where the staged parts are renamed from: the staging directory itself for one part (a single
+  // rename is atomic), else the committing_ directory the staging directory becomes.
+  std::string source_dir = prepared.staging_dir;
+  std::vector<std::string> moved;  // final directories already renamed into place
+  absl::Status status;
+  if (prepared.parts.size() > 1) {
+    // Open rolls a committing_ directory forward by the names of its entries, so the staged
+    // parts get their final names first.
+    for (size_t i = 0; status.ok() && i < prepared.parts.size(); ++i) {
+      std::string& subdir = prepared.parts[i].subdir;
+      status = fs_->Rename(JoinPath(prepared.staging_dir, subdir),
+                           JoinPath(prepared.staging_dir, names[i].ToString()));
+      if (status.ok()) subdir = names[i].ToString();
+    }
+    if (status.ok()) status = fs_->SyncDir(prepared.staging_dir);
+    source_dir = JoinPath(parts_dir_, absl::StrCat(kCommittingPrefix, token));
+    if (status.ok()) status = fs_->Rename(prepared.staging_dir, source_dir);
+    if (status.ok()) status = fs_->SyncDir(parts_dir_);  // the commit is decided here
+  }
+  for (size_t i = 0; status.ok() && i < prepared.parts.size(); ++i) {
+    std::string final_dir = JoinPath(parts_dir_, names[i].ToString());
+    status = fs_->Rename(JoinPath(source_dir, prepared.parts[i].subdir), final_dir);
+    if (status.ok()) moved.push_back(final_dir);
+  }
+  if (status.ok()) status = fs_->SyncDir(parts_dir_);
+  if (!status.ok()) {
+    // Takes the commit back: the committing_ directory goes first so that a crash during the
+    // cleanup cannot roll the rest of the commit forward.
+    (void)fs_->RemoveAll(source_dir);
+    (void)fs_->RemoveAll(prepared.staging_dir);
+    (void)fs_->SyncDir(parts_dir_);
+    for (const std::string& dir : moved) (void)fs_->RemoveAll(dir);
+    (void)fs_->SyncDir(parts_dir_);
+    release();
+    return status;
+  }
+  (void)fs_->RemoveAll(source_dir);  // empty now; a leftover is removed by Open
+  for (size_t i = 0; i < prepared.parts.size(); ++i) {
+    parts.push_back(std::make_shared<const Part>(fs_, schema_,
+                                                 JoinPath(parts_dir_, names[i].ToString()),
+                                                 names[i], std::move(prepared.parts[i].contents)));
+  }
+  return parts;
+}
+
+absl::StatusOr<std::vector<std::string>> Table::CommitInsert(const std::string& token) {
   core::ReaderLock drop_lock(drop_mu_);
+  std::optional<PreparedInsert> prepared;
+  {
+    core::MutexLock lock(prepared_mu_);
+    auto it = prepared_.find(token);
+    if (it != prepared_.end()) {
+      prepared = std::move(it->second);
+      prepared_.erase(it);
+    }
+  }
+  if (!prepared) {
+    return Error(ErrorCode::kBadArguments,
+                 absl::StrCat("Cannot commit insert ", token, " into table ", name(),
+                              ": it is not prepared (aborted, expired, or lost in a restart)"));
+  }
   if (dropped_) {
     return Error(ErrorCode::kUnknownTable,
                  absl::StrCat("Cannot insert into table ", name(), ": it was dropped"));
   }
-  RETURN_IF_ERROR(CheckBlock(block));
-  if (block.rows() == 0) return std::string();
-  uint64_t number = next_block_.fetch_add(1);
-  PartName part_name{number, number, 0};
-  PartWriter::Options options;
-  options.granule_rows = granule_rows_;
-  PartWriter writer(fs_, schema_, parts_dir_, options);
-  ASSIGN_OR_RETURN(std::shared_ptr<const Part> part, writer.Write(block, part_name));
-  Publish(std::move(part));
-  return part_name.ToString();
+  ASSIGN_OR_RETURN(std::vector<std::shared_ptr<const Part>> parts,
+                   Commit(*std::move(prepared), token));
+  std::vector<std::string> names;
+  for (const auto& part : parts) names.push_back(part->name());
+  if (!parts.empty()) registry_.Add(parts);  // also releases their block numbers
+  return names;
 }
 
-std::shared_ptr<const PartsSnapshot> Table::Snapshot() const {
-  core::ReaderLock lock(parts_mu_);
-  return snapshot_;
-}
-
-void Table::Publish(std::shared_ptr<const Part> part) {
-  // Builds the next snapshot outside the exclusive lock and installs it only if no other writer
-  // published in between (checked by version); otherwise rebuilds from the newer snapshot.
-  while (true) {
-    std::shared_ptr<const PartsSnapshot> current = Snapshot();
-    auto next = std::make_shared<PartsSnapshot>();
-    next->version = current->version + 1;
-    next->rows = current->rows + part->rows();
-    next->bytes_on_disk = current->bytes_on_disk + part->size_on_disk();
-    next->parts.reserve(current->parts.size() + 1);
-    next->parts = current->parts;
-    auto at = std::upper_bound(next->parts.begin(), next->parts.end(), part,
-                               [](const auto& a, const auto& b) {
-                                 return a->part_name().min_block < b->part_name().min_block;
-                               });
-    next->parts.insert(at, part);
-    {
-      core::WriterLock lock(parts_mu_);
-      if (snapshot_->version == current->version) {
-        snapshot_ = std::move(next);
-        break;
+absl::Status Table::AbortInsert(const std::string& token) {
+  std::optional<PreparedInsert> prepared;
+  {
+    core::MutexLock lock(prepared_mu_);
+    auto it = prepared_.find(token);
+    if (it != prepared_.end()) {
+      prepared = std::move(it->second);
+      prepared_.erase(it);
+    } else if (aborted_.insert(token).second) {
+      aborted_order_.push_back(token);
+      if (aborted_order_.size() > kRememberedAborts) {
+        aborted_.erase(aborted_order_.front());
+        aborted_order_.pop_front();
       }
     }
   }
+  if (prepared) RETURN_IF_ERROR(fs_->RemoveAll(prepared->staging_dir));
+  return absl::OkStatus();
+}
+
+size_t Table::prepared_count() const {
+  core::MutexLock lock(prepared_mu_);
+  return prepared_.size();
+}
+
+MergeLimits Table::LimitsFor(const MergeLimits& defaults) const {
+  MergeLimits limits = defaults;
+  auto setting = [&](const char* key, auto* value) {
+    auto it = schema_->settings.find(key);
+    if (it != schema_->settings.end()) (void)absl::SimpleAtoi(it->second, value);
+  };
+  setting("max_bytes_to_merge_at_max_space_in_pool", &limits.max_bytes);
+  setting("max_parts_to_merge_at_once", &limits.max_parts);
+  return limits;
+}
+
+std::optional<Table::MergeTask> Table::ReserveMerge(const MergeLimits& limits) {
+  std::shared_ptr<const PartsSnapshot> snapshot = Snapshot();
+  const auto& partitions = snapshot->partitions;
+  core::MutexLock lock(merges_mu_);
+  // Starts where the previous call stopped, so every partition gets its turn.
+  for (size_t n = 0; n < partitions.size(); ++n) {
+    const PartsSnapshot::Partition& partition =
+        partitions[(next_partition_ + n) % partitions.size()];
+    if (partition.end - partition.begin < 2) continue;
+    std::vector<MergeCandidate> candidates;
+    for (size_t i = partition.begin; i < partition.end; ++i) {
+      const Part& part = *snapshot->parts[i];
+      candidates.push_back({part.uncompressed_bytes(), merging_.count(part.name()) == 0});
+    }
+    std::optional<MergeRun> run = SelectMerge(candidates, limits);
+    if (!run) continue;
+    MergeTask task;
+    for (size_t i = run->begin; i < run->end; ++i) {
+      task.sources.push_back(snapshot->parts[partition.begin + i]);
+    }
+    task.result = PartMerger::ResultName(task.sources);
+    if (registry_.InFlight(task.result.partition_id, task.result.min_block,
+                           task.result.max_block)) {
+      continue;  // an insert is committing a block inside the range: try again later
+    }
+    for (const auto& source : task.sources) merging_.insert(source->name());
+    next_partition_ = (next_partition_ + n + 1) % partitions.size();
+    return task;
+  }
+  return std::nullopt;
+}
+
+std::vector<Table::MergeTask> Table::ReserveFinalMerges(bool* busy) {
+  std::shared_ptr<const PartsSnapshot> snapshot = Snapshot();
+  std::vector<MergeTask> tasks;
+  *busy = false;
+  core::MutexLock lock(merges_mu_);
+  for (const PartsSnapshot::Partition& partition : snapshot->partitions) {
+    if (partition.end - partition.begin < 2) continue;
+    MergeTask task;
+    bool available = true;
+    for (size_t i = partition.begin; i < partition.end; ++i) {
+      available = available && merging_.count(snapshot->parts[i]->name()) == 0;
+      task.sources.push_back(snapshot->parts[i]);
+    }
+    task.result = PartMerger::ResultName(task.sources);
+    if (!available || registry_.InFlight(task.result.partition_id, task.result.min_block,
+                                         task.result.max_block)) {
+      *busy = true;
+      continue;
+    }
+    for (const auto& source : task.sources) merging_.insert(source->name());
+    tasks.push_back(std::move(task));
+  }
+  return tasks;
+}
+
+void Table::ReleaseMerge(const MergeTask& task) {
+  core::MutexLock lock(merges_mu_);
+  for (const auto& source : task.sources) merging_.erase(source->name());
+}
+
+absl::StatusOr<std::shared_ptr<const Part>> Table::RunMerge(const MergeTask& task,
+                                                            MergeProgress* progress) {
+  absl::StatusOr<std::shared_ptr<const Part>> merged = [&]()
+      -> absl::StatusOr<std::shared_ptr<const Part>> {
+    core::ReaderLock drop_lock(drop_mu_);
+    if (dropped_) {
+      return Error(ErrorCode::kUnknownTable,
+                   absl::StrCat("Cannot merge parts of table ", name(), ": it was dropped"));
+    }
+    PartWriter::Options options;
+    options.granule_rows = granule_rows_;
+    PartMerger merger(fs_, schema_, splitter_, parts_dir_, options);
+    ASSIGN_OR_RETURN(std::shared_ptr<const Part> part,
+                     merger.Merge(task.sources, progress, cancel_merges_));
+    if (!registry_.Replace(task.sources, part)) {
+      (void)fs_->RemoveAll(part->directory());
+      return Error(ErrorCode::kQueryWasCancelled,
+                   absl::StrCat("Merge into ", part->name(), " of table ", name(),
+                                " was superseded: its sources changed"));
+    }
+    return part;
+  }();
+  ReleaseMerge(task);
+  return merged;
+}
+
+size_t Table::DeleteUnusedParts() {
+  std::vector<std::shared_ptr<const Part>> unused = registry_.TakeUnused();
+  for (const auto& part : unused) (void)fs_->RemoveAll(part->directory());
+  return unused.size();
 }
 
 void Table::MarkDropped() {
+  cancel_merges_ = true;
   core::WriterLock lock(drop_mu_);
   dropped_ = true;
 }
@@ -145,6 +400,7 @@ void Table::MarkDropped() {
 void Table::Undrop() {
   core::WriterLock lock(drop_mu_);
   dropped_ = false;
+  cancel_merges_ = false;
 }
 
 }  // namespace granite::storage

@@ -1,17 +1,29 @@
-// Table: one table's shard on this worker — its schema and its registry of active parts.
-// Inserts write a new part (storage/part_writer.h) and then publish a new PartsSnapshot; SELECTs
-// take the current snapshot and read its parts without holding any lock.
+// Table: one table's shard on this worker — its schema, its partition and sort keys, and its
+// registry of active parts (storage/parts_registry.h). Inserts split their rows by partition,
+// sort them by the key and write one new part per partition (storage/part_splitter.h,
+// storage/part_writer.h), then publish; SELECTs take the current snapshot and read its parts
+// without holding any lock.
 //
-// Snapshot publication: the registry holds a shared_ptr to an immutable PartsSnapshot. Readers
-// copy that pointer under the shared side of the "parts_registry" lock (a few nanoseconds); a
-// writer builds the next snapshot from the current one and swaps it in under the exclusive side,
-// so the copy-and-swap is atomic and no update is lost. The version number increases with every
-// publication; a future writer that builds a snapshot outside the lock (a merge) must check it.
+// Two-phase inserts (an insert spread over several workers is all-or-nothing):
+//   PrepareInsert(block, token)  writes the rows as complete, fsynced parts inside
+//                                parts/tmp_prepared_<token>/ (never loaded: Open deletes tmp_*).
+//   CommitInsert(token)          gives the parts block numbers, renames them into parts/, fsyncs
+//                                parts/ and publishes them in one snapshot.
+//   AbortInsert(token)           deletes the staging directory.
+// A commit of several parts (several partitions) first renames the staging directory to
+// parts/committing_<token> and fsyncs parts/: from then on the commit is decided, and Open
+// finishes it (moves the parts out) after a crash. So on one worker a commit is atomic; across
+// workers the coordinator commits only after every worker prepared (docs/architecture.md).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,28 +32,28 @@
 #include "core/block.h"
 #include "core/mutex.h"
 #include "storage/file_system.h"
+#include "storage/merge_selector.h"
 #include "storage/part.h"
+#include "storage/part_merger.h"
+#include "storage/part_splitter.h"
+#include "storage/parts_registry.h"
 #include "storage/table_schema.h"
 
 namespace granite::storage {
 
-// Immutable set of the parts a query reads, ordered by block number.
-struct PartsSnapshot {
-  uint64_t version = 0;
-  std::vector<std::shared_ptr<const Part>> parts;
-  uint64_t rows = 0;
-  uint64_t bytes_on_disk = 0;
-};
+// A prepared insert that is neither committed nor aborted after this long is aborted.
+inline constexpr std::chrono::minutes kPreparedInsertTtl{30};
+inline constexpr size_t kRememberedAborts = 4096;
 
 // Holds one table's schema and active parts.
-// Thread-safety: all methods may be called concurrently; Insert() calls run in parallel (they
-// share only the block-number counter and the brief publication step).
+// Thread-safety: all methods may be called concurrently; inserts run in parallel (they share
+// only block-number allocation and the brief publication step).
 class Table {
  public:
-  // Opens the table stored in `dir` (which holds `schema` and `parts/`): deletes leftovers in
-  // parts/ (tmp_* directories, unparsable names, parts missing or failing files), loads every
-  // complete part and resumes block numbering after the largest one.
-  // Errors: CANNOT_READ_FROM_FILE / CANNOT_WRITE_TO_FILE on I/O errors.
+  // Opens the table stored in `dir` (which holds `schema` and `parts/`): recovers its parts
+  // (storage/part_recovery.h) and resumes block numbering after the largest one.
+  // Errors: CANNOT_READ_FROM_FILE / CANNOT_WRITE_TO_FILE on I/O errors; a PARTITION BY or sort
+  // key that does not compile (KeyExpression::Parse's errors).
   static absl::StatusOr<std::shared_ptr<Table>> Open(std::shared_ptr<FileSystem> fs,
                                                      std::string dir, TableSchema schema);
 
@@ -49,47 +61,127 @@ class Table {
   const std::string& name() const { return schema_->name; }
   const std::string& directory() const { return dir_; }
 
-  // Writes the rows of `block` as ONE new durable part and only then makes it visible; returns
-  // the part's name, or "" for a block of 0 rows (nothing is written).
+  // Writes the rows of `block` as new durable parts and only then makes them visible (prepare
+  // and commit in one call); returns the parts' names joined by ',', or "" for a block of 0 rows
+  // (nothing is written).
   // REQUIRES: block.columns are in schema order.
   // Errors: NUMBER_OF_COLUMNS_DOESNT_MATCH, TYPE_MISMATCH, BAD_ARGUMENTS (columns of different
   // lengths), UNKNOWN_TABLE (dropped), CANNOT_WRITE_TO_FILE. On error nothing becomes visible.
-  absl::StatusOr<std::string> Insert(const core::Block& block) EXCLUDES(drop_mu_, parts_mu_);
+  absl::StatusOr<std::string> Insert(const core::Block& block)
+      EXCLUDES(drop_mu_, prepared_mu_);
+
+  // Phase 1 of a two-phase insert: writes `block` durably but invisibly, under `token` (1 to 64
+  // characters of [A-Za-z0-9_-], unique per insert). A block of 0 rows prepares nothing but the
+  // token. Prepared inserts older than kPreparedInsertTtl are aborted by later calls.
+  // Errors: as Insert; BAD_ARGUMENTS for a bad or already used token; QUERY_WAS_CANCELLED if
+  // the token was aborted meanwhile. On error nothing is left on disk.
+  absl::Status PrepareInsert(const core::Block& block, const std::string& token)
+      EXCLUDES(drop_mu_, prepared_mu_);
+  // Phase 2: makes the prepared parts visible; returns their names.
+  // Errors: BAD_ARGUMENTS for an unknown token (never prepared, aborted, expired, or lost in a
+  // restart); UNKNOWN_TABLE (dropped); CANNOT_WRITE_TO_FILE, after which nothing is visible and
+  // the prepared insert is gone.
+  absl::StatusOr<std::vector<std::string>> CommitInsert(const std::string& token)
+      EXCLUDES(drop_mu_, prepared_mu_);
+  // Discards a prepared insert. An unknown token is remembered (a bounded number of them), so a
+  // PrepareInsert still running for it fails instead of leaving its parts behind.
+  absl::Status AbortInsert(const std::string& token) EXCLUDES(prepared_mu_);
+  // Returns the number of prepared, not yet committed or aborted inserts.
+  size_t prepared_count() const EXCLUDES(prepared_mu_);
 
   // Returns the current set of parts; holding it keeps those parts readable.
-  std::shared_ptr<const PartsSnapshot> Snapshot() const EXCLUDES(parts_mu_);
+  std::shared_ptr<const PartsSnapshot> Snapshot() const { return registry_.Snapshot(); }
+  PartsRegistry& registry() { return registry_; }
+  const PartsRegistry& registry() const { return registry_; }
+  const PartSplitter& splitter() const { return *splitter_; }
 
   uint64_t rows() const { return Snapshot()->rows; }
   uint64_t bytes_on_disk() const { return Snapshot()->bytes_on_disk; }
 
-  // Waits for running inserts to finish and makes later ones fail with UNKNOWN_TABLE. Called by
-  // Store before it moves the table's directory away; Undrop() reverts it if that fails.
+  // Merges (driven by storage/merge_scheduler.h). A reserved merge's sources are excluded from
+  // other merges until RunMerge or ReleaseMerge.
+  struct MergeTask {
+    std::vector<std::shared_ptr<const Part>> sources;  // one partition, contiguous blocks
+    PartName result;
+  };
+  // Returns the limits of this table: `defaults` overridden by the table's SETTINGS
+  // max_bytes_to_merge_at_max_space_in_pool and max_parts_to_merge_at_once.
+  MergeLimits LimitsFor(const MergeLimits& defaults) const;
+  // Reserves the next merge MergeSelector chooses in some partition, or nullopt.
+  std::optional<MergeTask> ReserveMerge(const MergeLimits& limits) EXCLUDES(merges_mu_);
+  // Reserves, in every partition with at least two parts, a merge of all of them (OPTIMIZE ...
+  // FINAL, no size limit). Sets *busy when some partition has a part in a running merge (those
+  // partitions are skipped).
+  std::vector<MergeTask> ReserveFinalMerges(bool* busy) EXCLUDES(merges_mu_);
+  // Runs a reserved merge, publishes the result in place of the sources and releases the
+  // reservation. The replaced parts are deleted later, by DeleteUnusedParts, once no query reads
+  // them. Errors: those of PartMerger::Merge; UNKNOWN_TABLE when dropped; QUERY_WAS_CANCELLED
+  // when the result cannot be published (a block inside its range is still being committed): the
+  // result is then deleted.
+  absl::StatusOr<std::shared_ptr<const Part>> RunMerge(const MergeTask& task,
+                                                       MergeProgress* progress)
+      EXCLUDES(drop_mu_, merges_mu_);
+  void ReleaseMerge(const MergeTask& task) EXCLUDES(merges_mu_);
+  // Deletes the directories of replaced parts that no query holds any more; returns how many.
+  size_t DeleteUnusedParts();
+
+  // Waits for running inserts and merges to finish (merges are cancelled) and makes later ones
+  // fail with UNKNOWN_TABLE. Called by Store before it moves the table's directory away; Undrop()
+  // reverts it if that fails.
   void MarkDropped() EXCLUDES(drop_mu_);
   void Undrop() EXCLUDES(drop_mu_);
 
  private:
-  Table(std::shared_ptr<FileSystem> fs, std::string dir, std::shared_ptr<const TableSchema> schema);
+  Table(std::shared_ptr<FileSystem> fs, std::string dir, std::shared_ptr<const TableSchema> schema,
+        std::shared_ptr<const PartSplitter> splitter);
+
+  // One part of a prepared insert: the subdirectory of the staging directory it was written to.
+  struct PreparedPart {
+    std::string subdir;
+    PartContents contents;  // its partition decides the part's name at commit
+  };
+  struct PreparedInsert {
+    std::string staging_dir;  // parts/tmp_prepared_<token>
+    std::vector<PreparedPart> parts;
+    std::chrono::steady_clock::time_point prepared_at;
+  };
 
   absl::Status CheckBlock(const core::Block& block) const;
-  // Adds `part` to a new snapshot and publishes it.
-  void Publish(std::shared_ptr<const Part> part) EXCLUDES(parts_mu_);
+  // Writes the prepared parts of `block` into `staging_dir`.
+  absl::StatusOr<PreparedInsert> WriteStaging(const core::Block& block,
+                                              const std::string& staging_dir) const;
+  // Renames the staged parts into place and returns them (not yet published).
+  absl::StatusOr<std::vector<std::shared_ptr<const Part>>> Commit(PreparedInsert prepared,
+                                                                  const std::string& token);
+  // Removes and returns prepared inserts older than kPreparedInsertTtl.
+  std::vector<PreparedInsert> TakeExpired() REQUIRES(prepared_mu_);
 
   // Constant after construction.
   std::shared_ptr<FileSystem> fs_;
   std::string dir_;
   std::string parts_dir_;
   std::shared_ptr<const TableSchema> schema_;
+  std::shared_ptr<const PartSplitter> splitter_;
   size_t granule_rows_;
-
-  // Next block number; each insert takes one.
-  std::atomic<uint64_t> next_block_{1};
 
   // Held shared by every running insert, exclusively by MarkDropped().
   core::SharedMutex drop_mu_{"table_drop"};
   bool dropped_ GUARDED_BY(drop_mu_) = false;
 
-  mutable core::SharedMutex parts_mu_{"parts_registry"};
-  std::shared_ptr<const PartsSnapshot> snapshot_ GUARDED_BY(parts_mu_);
+  mutable core::Mutex prepared_mu_{"prepared_inserts"};
+  std::map<std::string, PreparedInsert> prepared_ GUARDED_BY(prepared_mu_);
+  std::set<std::string> preparing_ GUARDED_BY(prepared_mu_);  // tokens being written
+  // Tokens aborted while unknown, oldest first (bounded by kRememberedAborts).
+  std::deque<std::string> aborted_order_ GUARDED_BY(prepared_mu_);
+  std::set<std::string> aborted_ GUARDED_BY(prepared_mu_);
+
+  PartsRegistry registry_;
+
+  // Set while the table is being dropped: running merges stop at their next step.
+  std::atomic<bool> cancel_merges_{false};
+  core::Mutex merges_mu_{"table_merges"};
+  std::set<std::string> merging_ GUARDED_BY(merges_mu_);  // names of parts in reserved merges
+  size_t next_partition_ GUARDED_BY(merges_mu_) = 0;       // where ReserveMerge starts looking
 };
 
 }  // namespace granite::storage

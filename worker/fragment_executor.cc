@@ -68,10 +68,12 @@ absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atom
     stats.set_read_rows(stats.read_rows() + state->rows_read);
     stats.set_read_bytes(stats.read_bytes() + state->bytes_read);
   }
-  stats.set_parts_total(source->parts_total());
-  stats.set_parts_selected(source->parts_total());
-  stats.set_granules_total(morsels.size());
-  stats.set_granules_selected(morsels.size());
+  const storage::PruneStats& pruned = source->prune_stats();
+  stats.set_parts_total(pruned.parts_total);
+  stats.set_parts_selected(pruned.parts_selected);
+  stats.set_granules_total(pruned.granules_total);
+  stats.set_granules_selected(pruned.granules_selected);
+  stats.set_choose_parts_us(source->choose_parts_ns() / 1000);
 
   pb::FragmentChunk chunk;
   if (pipeline->aggregating()) {

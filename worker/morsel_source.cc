@@ -1,9 +1,11 @@
 #include "worker/morsel_source.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "worker/filter_ranges.h"
 
 namespace granite::worker {
 
@@ -51,19 +53,33 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
     }
     source->column_indexes_.push_back(index);
   }
-  source->snapshot_ = source->table_->Snapshot();
+  auto started = std::chrono::steady_clock::now();
+  auto setting = fragment.settings().find("use_parts_snapshot");
+  bool shared = setting == fragment.settings().end() || setting->second != "0";
+  source->snapshot_ = shared ? source->table_->Snapshot()
+                             : source->table_->registry().BuildUncached();
+  auto pruning = fragment.settings().find("use_pruning");
+  bool prune = pruning == fragment.settings().end() || pruning->second != "0";
+  storage::PartPruner pruner(source->table_->splitter(),
+                             prune ? RangesFromFilter(fragment, schema) : storage::ColumnRanges());
+  std::vector<storage::SelectedPart> selected =
+      pruner.Select(*source->snapshot_, &source->prune_stats_);
+  source->choose_parts_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now() - started)
+                                 .count();
   const auto& parts = source->snapshot_->parts;
-  for (size_t p = 0; p < parts.size(); ++p) {
-    size_t granules = parts[p]->granule_count();
-    source->total_rows_ += parts[p]->rows();
-    for (size_t g = 0; g < granules; g += kGranulesPerMorsel) {
-      source->morsels_.push_back(Morsel{p, g, std::min(granules, g + kGranulesPerMorsel)});
+  for (const storage::SelectedPart& part : selected) {
+    for (const storage::GranuleRange& range : part.granules) {
+      for (size_t g = range.begin; g < range.end; g += kGranulesPerMorsel) {
+        size_t end = std::min(range.end, g + kGranulesPerMorsel);
+        source->morsels_.push_back(Morsel{part.part, g, end});
+        source->total_rows_ += parts[part.part]->granule_first_row(end) -
+                               parts[part.part]->granule_first_row(g);
+      }
     }
   }
   return source;
 }
-
-size_t MorselSource::parts_total() const { return snapshot_ ? snapshot_->parts.size() : 0; }
 
 absl::StatusOr<core::Block> MorselSource::Read(const Morsel& morsel) const {
   core::Block block;

@@ -1,5 +1,12 @@
 // MorselSource: cuts a fragment's input into morsels (granule ranges of parts, or ranges of
-// numbers) that pool threads pull one at a time, and reads a morsel into a block.
+// numbers) that pool threads pull one at a time, and reads a morsel into a block. For a table it
+// takes the parts snapshot and keeps only the parts and granules that the fragment's filter can
+// match (worker/filter_ranges.h, storage/part_pruner.h).
+//
+// Settings (Fragment.settings, from SELECT ... SETTINGS): use_parts_snapshot = 0 builds a private
+// snapshot of the parts for this query instead of sharing the table's (what every query paid
+// before the shared snapshot; for benchmarks); use_pruning = 0 reads every granule (for tests
+// that compare pruned and unpruned answers).
 #pragma once
 
 #include <memory>
@@ -9,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "core/block.h"
 #include "granite/worker/v1/plan.pb.h"
+#include "storage/part_pruner.h"
 #include "storage/store.h"
 
 namespace granite::worker {
@@ -35,7 +43,10 @@ class MorselSource {
   // True for numbers(N) (not _mt): a single thread must produce rows in order.
   bool ordered() const { return ordered_; }
   uint64_t total_rows() const { return total_rows_; }
-  size_t parts_total() const;
+  // Parts and granules of the table vs those selected by pruning (zeros for numbers).
+  const storage::PruneStats& prune_stats() const { return prune_stats_; }
+  // Nanoseconds spent taking the snapshot and choosing parts and granules.
+  uint64_t choose_parts_ns() const { return choose_parts_ns_; }
 
  private:
   MorselSource() = default;
@@ -45,6 +56,8 @@ class MorselSource {
   std::shared_ptr<const storage::PartsSnapshot> snapshot_;
   std::vector<size_t> column_indexes_;  // schema index per source column
   std::vector<Morsel> morsels_;
+  storage::PruneStats prune_stats_;
+  uint64_t choose_parts_ns_ = 0;
   bool numbers_ = false;
   bool ordered_ = false;
   uint64_t total_rows_ = 0;

@@ -7,24 +7,81 @@
 #include <cstdio>
 #include <thread>
 
+#include "core/metrics/callback_metrics.h"
+#include "core/metrics/events.h"
+#include "core/metrics/grpc_metrics_interceptor.h"
+#include "core/metrics/prometheus_exporter.h"
 #include "core/process.h"
 #include "core/thread_pool.h"
 #include "storage/store.h"
+#include "worker/numa_placement.h"
 #include "worker/worker_service.h"
 
 namespace granite::worker {
 
+namespace {
+
+// Registers the worker's gauges: parts and tables in the store, running fragments, pool size.
+std::vector<core::CallbackRegistration> RegisterWorkerGauges(storage::Store* store,
+                                                             core::ThreadPool* pool) {
+  std::vector<core::CallbackRegistration> gauges;
+  gauges.push_back(core::RegisterGauge(
+      "granite_active_parts", "ActiveParts", "Active data parts in this worker's tables", [store] {
+        int64_t parts = 0;
+        for (const auto& table : store->Tables()) parts += table->Snapshot()->parts.size();
+        return parts;
+      }));
+  gauges.push_back(core::RegisterGauge(
+      "granite_tables", "Tables", "Tables in this worker's store",
+      [store] { return static_cast<int64_t>(store->Tables().size()); }));
+  gauges.push_back(core::RegisterGauge(
+      "granite_running_fragments", "RunningFragments", "Plan fragments executing on this worker",
+      [] {
+        return static_cast<int64_t>(core::EventTotal(core::Event::kFragmentsStarted) -
+                                    core::EventTotal(core::Event::kFragmentsFinished));
+      }));
+  gauges.push_back(core::RegisterGauge("granite_thread_pool_threads", "ThreadPoolThreads",
+                                       "Threads of the process-wide pool", [pool] {
+                                         return static_cast<int64_t>(pool->size());
+                                       }));
+  return gauges;
+}
+
+}  // namespace
+
 int RunWorker(const WorkerOptions& options) {
   std::fprintf(stderr, "granite worker: %s\n", core::AllocatorSummary().c_str());
+  // NUMA placement first: the memory policy and CPU mask it sets are inherited only by threads
+  // started after it (store, pool, gRPC).
+  absl::StatusOr<NumaTopology> topology = ReadTopology(SysfsReader());
+  absl::StatusOr<NumaPlacement> placement =
+      topology.ok() ? ChooseNumaPlacement(*topology, options.numa_node, options.threads)
+                    : absl::StatusOr<NumaPlacement>(topology.status());
+  absl::Status applied = placement.ok() ? ApplyNumaPlacement(&*placement) : placement.status();
+  if (!applied.ok()) {
+    std::fprintf(stderr, "granite worker: %s\n", std::string(applied.message()).c_str());
+    return 2;
+  }
+  std::fprintf(stderr, "granite worker: %s\n", placement->log_line.c_str());
   auto store = storage::Store::Open(options.data_dir);
   if (!store.ok()) {
     std::fprintf(stderr, "granite worker: cannot open %s: %s\n", options.data_dir.c_str(),
                  std::string(store.status().message()).c_str());
     return 1;
   }
-  size_t threads = options.threads > 0 ? options.threads : std::thread::hardware_concurrency();
-  core::ThreadPool pool(threads);
+  core::ThreadPool pool(placement->threads, MakeThreadPinner(*placement));
   WorkerService service(store->get(), &pool);
+  std::vector<core::CallbackRegistration> gauges = RegisterWorkerGauges(store->get(), &pool);
+  std::unique_ptr<core::MetricsServer> metrics;
+  if (options.metrics_port >= 0) {
+    auto started = core::MetricsServer::Start(options.host, options.metrics_port);
+    if (!started.ok()) {
+      std::fprintf(stderr, "granite worker: %s\n", std::string(started.status().message()).c_str());
+      return 1;
+    }
+    metrics = std::move(*started);
+    std::printf("granite worker metrics on %s\n", metrics->url().c_str());
+  }
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -35,6 +92,7 @@ int RunWorker(const WorkerOptions& options) {
   builder.SetMaxReceiveMessageSize(1 << 30);
   builder.SetMaxSendMessageSize(1 << 30);
   builder.RegisterService(&service);
+  builder.experimental().SetInterceptorCreators(core::MetricsInterceptorCreators());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {
     std::fprintf(stderr, "granite worker: cannot listen on %s:%d\n", options.host.c_str(),
@@ -44,8 +102,16 @@ int RunWorker(const WorkerOptions& options) {
   std::printf("granite worker listening on %s:%d\n", options.host.c_str(), port);
   std::fflush(stdout);
   int signal = core::WaitForShutdownSignal();
-  std::fprintf(stderr, "granite worker: signal %d, shutting down\n", signal);
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  std::fprintf(stderr, "granite worker: signal %d, shutting down (running fragments get %d s)\n",
+               signal, options.shutdown_timeout_seconds);
+  // Not serving first: health checks (coordinator, kubelet) stop sending work; then Shutdown
+  // refuses new RPCs, waits for running ones, and cancels those left at the deadline.
+  server->GetHealthCheckService()->SetServingStatus(false);
+  server->Shutdown(std::chrono::system_clock::now() +
+                   std::chrono::seconds(options.shutdown_timeout_seconds));
+  std::fprintf(stderr, "granite worker: stopped\n");
+  // The process exits next; skip civetweb's ~2 s shutdown.
+  if (metrics) core::MetricsServer::AbandonAtExit(std::move(metrics));
   return 0;
 }
 

@@ -1,5 +1,7 @@
 // RunWorker: the `granite worker` program — opens the store, starts the pool and the gRPC server
-// (worker API, grpc.health.v1, reflection), and serves until SIGINT/SIGTERM.
+// (worker API, grpc.health.v1, reflection), optionally the Prometheus endpoint, and serves until
+// SIGINT/SIGTERM. With metrics on it prints "granite worker metrics on http://H:P/metrics" before
+// its "granite worker listening on H:P" line.
 #pragma once
 
 #include <string>
@@ -11,6 +13,9 @@ struct WorkerOptions {
   int port = 9200;       // 0 = pick an ephemeral port
   std::string data_dir = "data/worker";
   int threads = 0;       // 0 = hardware concurrency
+  int metrics_port = -1;  // Prometheus /metrics port; -1 = off, 0 = ephemeral
+  std::string numa_node;  // --numa-node: "" (unpinned), "auto" or a node number
+  int shutdown_timeout_seconds = 30;  // SIGTERM: running fragments get this long, then cancelled
 };
 
 // Runs a worker in the foreground; returns the process exit status.

@@ -1,12 +1,17 @@
 #include "worker/worker_service.h"
 
-#include <thread>
+#include <cstdlib>
 
+#include "absl/strings/numbers.h"
 #include "core/block_codec.h"
+#include "core/cancellation_poller.h"
 #include "core/error.h"
+#include "core/metrics/events.h"
+#include "core/metrics/metrics_snapshot.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/types.h"
+#include "core/value_text.h"
 
 namespace granite::worker {
 
@@ -47,27 +52,73 @@ absl::StatusOr<core::Block> BlockFromProto(const pb::BlockData& data) {
   return core::DecodeBlock(raw);
 }
 
+absl::StatusOr<std::shared_ptr<storage::Table>> FindTable(storage::Store* store,
+                                                          const std::string& name) {
+  std::shared_ptr<storage::Table> table = store->GetTable(name);
+  if (!table) {
+    return core::Error(core::ErrorCode::kUnknownTable, "Table default." + name + " does not exist");
+  }
+  return table;
+}
+
+// Returns the partition value as system.parts shows it.
+std::string PartitionText(const storage::PartitionValue& partition) {
+  if (!partition.present) return "tuple()";
+  core::Column column(partition.type);
+  if (!core::AppendValue(partition.value, partition.type, &column).ok()) return "?";
+  std::string text;
+  core::AppendValueText(column, 0, &text);
+  return text;
+}
+
+void FillPartInfo(const storage::Table& table, const storage::Part& part, bool active,
+                  pb::PartInfo* info) {
+  info->set_table(table.schema().name);
+  info->set_name(part.name());
+  info->set_rows(part.rows());
+  info->set_bytes_on_disk(part.size_on_disk());
+  info->set_active(active);
+  info->set_partition(PartitionText(part.partition()));
+  info->set_partition_id(part.partition_id());
+  info->set_level(part.level());
+  info->set_marks(part.granule_count());
+  info->set_min_block(part.part_name().min_block);
+  info->set_max_block(part.part_name().max_block);
+  info->set_data_uncompressed_bytes(part.uncompressed_bytes());
+}
+
 }  // namespace
+
+WorkerService::WorkerService(storage::Store* store, core::ThreadPool* pool)
+    : store_(store), executor_(store, pool) {
+  storage::MergeOptions options;
+  if (const char* threads = std::getenv("GRANITE_MERGE_THREADS")) {
+    int n = 0;
+    if (absl::SimpleAtoi(threads, &n) && n >= 0) options.threads = static_cast<size_t>(n);
+  }
+  store_->StartBackgroundMerges(options);
+}
 
 grpc::Status WorkerService::Execute(grpc::ServerContext* context, const pb::Fragment* fragment,
                                     grpc::ServerWriter<pb::FragmentChunk>* writer) {
-  // The pool threads poll this flag between morsels; a watcher mirrors the RPC's cancellation.
+  // The pool threads poll this flag between morsels; the process's cancellation poller mirrors
+  // the RPC's cancellation into it.
   std::atomic<bool> cancelled{false};
-  std::atomic<bool> done{false};
-  std::thread watcher([&] {
-    while (!done.load()) {
-      if (context->IsCancelled()) {
-        cancelled = true;
-        return;
+  core::CountEvent(core::Event::kFragmentsStarted);
+  absl::Status status;
+  {
+    core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
+        [context] { return context->IsCancelled(); }, [&cancelled] { cancelled = true; });
+    status = executor_.Run(*fragment, cancelled, [&](const pb::FragmentChunk& chunk) {
+      if (chunk.has_stats()) {
+        core::CountEvent(core::Event::kReadRows, chunk.stats().read_rows());
+        core::CountEvent(core::Event::kReadBytes, chunk.stats().read_bytes());
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  });
-  absl::Status status = executor_.Run(*fragment, cancelled, [&](const pb::FragmentChunk& chunk) {
-    return writer->Write(chunk);
-  });
-  done = true;
-  watcher.join();
+      return writer->Write(chunk);
+    });
+  }
+  if (!status.ok()) core::CountEvent(core::Event::kFragmentsFailed);
+  core::CountEvent(core::Event::kFragmentsFinished);
   return core::ToGrpcStatus(status);
 }
 
@@ -85,6 +136,39 @@ grpc::Status WorkerService::Insert(grpc::ServerContext* context, const pb::Inser
   response->set_rows(block->rows());
   response->set_part(*part);
   return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
+                                          const pb::InsertRequest* request,
+                                          pb::InsertResponse* response) {
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
+  if (!table.ok()) return core::ToGrpcStatus(table.status());
+  absl::StatusOr<core::Block> block = BlockFromProto(request->block());
+  if (!block.ok()) return core::ToGrpcStatus(block.status());
+  absl::Status status = (*table)->PrepareInsert(*block, request->insert_id());
+  if (!status.ok()) return core::ToGrpcStatus(status);
+  response->set_rows(block->rows());
+  response->set_token(request->insert_id());
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::CommitInsert(grpc::ServerContext* context,
+                                         const pb::CommitInsertRequest* request,
+                                         pb::CommitInsertResponse* response) {
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
+  if (!table.ok()) return core::ToGrpcStatus(table.status());
+  absl::StatusOr<std::vector<std::string>> parts = (*table)->CommitInsert(request->token());
+  if (!parts.ok()) return core::ToGrpcStatus(parts.status());
+  for (const std::string& part : *parts) response->add_parts(part);
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::AbortInsert(grpc::ServerContext* context,
+                                        const pb::AbortInsertRequest* request,
+                                        pb::AbortInsertResponse* response) {
+  std::shared_ptr<storage::Table> table = store_->GetTable(request->table());
+  if (!table) return grpc::Status::OK;  // dropped: its prepared inserts went with it
+  return core::ToGrpcStatus(table->AbortInsert(request->token()));
 }
 
 grpc::Status WorkerService::CreateTable(grpc::ServerContext* context,
@@ -124,16 +208,44 @@ grpc::Status WorkerService::ListParts(grpc::ServerContext* context,
                                       pb::ListPartsResponse* response) {
   for (const auto& table : store_->Tables()) {
     auto snapshot = table->Snapshot();
-    for (const auto& part : snapshot->parts) {
-      pb::PartInfo* info = response->add_parts();
-      info->set_table(table->schema().name);
-      info->set_name(part->name());
-      info->set_rows(part->rows());
-      info->set_bytes_on_disk(part->size_on_disk());
-      info->set_active(true);
-      info->set_partition("all");
+    for (const auto& part : snapshot->parts) FillPartInfo(*table, *part, true, response->add_parts());
+    for (const auto& part : table->registry().Outdated()) {
+      FillPartInfo(*table, *part, false, response->add_parts());
     }
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::Optimize(grpc::ServerContext* context,
+                                     const pb::OptimizeRequest* request,
+                                     pb::OptimizeResponse* response) {
+  return core::ToGrpcStatus(store_->Optimize(request->table(), request->final()));
+}
+
+grpc::Status WorkerService::ListMerges(grpc::ServerContext* context,
+                                       const pb::ListMergesRequest* request,
+                                       pb::ListMergesResponse* response) {
+  for (const storage::MergeInfo& merge : store_->RunningMerges()) {
+    pb::MergeInfo* info = response->add_merges();
+    info->set_table(merge.table);
+    info->set_partition_id(merge.partition_id);
+    info->set_result_part(merge.result_part);
+    for (const std::string& source : merge.source_parts) info->add_source_parts(source);
+    info->set_elapsed(merge.elapsed_seconds);
+    info->set_progress(merge.progress);
+    info->set_rows_read(merge.rows_read);
+    info->set_rows_written(merge.rows_written);
+    info->set_total_rows(merge.total_rows);
+    info->set_total_bytes_compressed(merge.total_bytes_compressed);
+    info->set_optimize(merge.optimize);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::GetMetrics(grpc::ServerContext* context,
+                                       const pb::GetMetricsRequest* request,
+                                       pb::GetMetricsResponse* response) {
+  core::SnapshotToProto(core::TakeMetricsSnapshot(), response);
   return grpc::Status::OK;
 }
 

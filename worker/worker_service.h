@@ -15,8 +15,9 @@ namespace granite::worker {
 // Thread-safety: handlers run concurrently on gRPC threads.
 class WorkerService final : public granite::worker::v1::Worker::Service {
  public:
-  WorkerService(storage::Store* store, core::ThreadPool* pool)
-      : store_(store), executor_(store, pool) {}
+  // Also starts the store's background merges: GRANITE_MERGE_THREADS (environment) merges at
+  // once, default 2; 0 turns them off.
+  WorkerService(storage::Store* store, core::ThreadPool* pool);
 
   grpc::Status Execute(grpc::ServerContext* context, const granite::worker::v1::Fragment* fragment,
                        grpc::ServerWriter<granite::worker::v1::FragmentChunk>* writer) override;
@@ -34,6 +35,25 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
   grpc::Status ListParts(grpc::ServerContext* context,
                          const granite::worker::v1::ListPartsRequest* request,
                          granite::worker::v1::ListPartsResponse* response) override;
+  grpc::Status GetMetrics(grpc::ServerContext* context,
+                          const granite::worker::v1::GetMetricsRequest* request,
+                          granite::worker::v1::GetMetricsResponse* response) override;
+  // Two-phase insert (storage/table.h): phase 1, then commit or abort by token.
+  grpc::Status PrepareInsert(grpc::ServerContext* context,
+                             const granite::worker::v1::InsertRequest* request,
+                             granite::worker::v1::InsertResponse* response) override;
+  grpc::Status CommitInsert(grpc::ServerContext* context,
+                            const granite::worker::v1::CommitInsertRequest* request,
+                            granite::worker::v1::CommitInsertResponse* response) override;
+  grpc::Status AbortInsert(grpc::ServerContext* context,
+                           const granite::worker::v1::AbortInsertRequest* request,
+                           granite::worker::v1::AbortInsertResponse* response) override;
+  grpc::Status Optimize(grpc::ServerContext* context,
+                        const granite::worker::v1::OptimizeRequest* request,
+                        granite::worker::v1::OptimizeResponse* response) override;
+  grpc::Status ListMerges(grpc::ServerContext* context,
+                          const granite::worker::v1::ListMergesRequest* request,
+                          granite::worker::v1::ListMergesResponse* response) override;
 
  private:
   storage::Store* store_;

@@ -62,6 +62,44 @@ class AggregateFunction {
   // REQUIRES: out[j] has type StateTypes()[j].
   virtual void WriteStates(const uint32_t* groups, size_t count, Column* const* out) const = 0;
 
+  // Writes states like WriteStates, in a form that can be finalized but never merged with another
+  // non-empty state of the same group (e.g. uniq sends its estimate, not its hashes). Used when
+  // this process holds the only state of every group (a single worker). Default: WriteStates.
+  virtual void WriteFinalOnlyStates(const uint32_t* groups, size_t count,
+                                    Column* const* out) const {
+    WriteStates(groups, count, out);
+  }
+
+  // Merges, in memory, src's state of group src_groups[i] into group dst_groups[i], i < count.
+  // REQUIRES: src was created from the same AggregateSpec (another Aggregator's function), and
+  // each dst group appears once per call.
+  // Touches only the named states of src, so calls naming disjoint src groups may run concurrently
+  // on one src; those states are left valid but unspecified (they may be moved from). The merged
+  // states may point into memory src owns (arenas): src must outlive them (until they are
+  // written out or cleared).
+  virtual void MergeFrom(const uint32_t* dst_groups, AggregateFunction& src,
+                         const uint32_t* src_groups, size_t count) = 0;
+
+  // Splitting one big state into kBucketCount disjoint parts by value hash lets COUNT(DISTINCT x)
+  // without GROUP BY merge in parallel. Returns true if this function's states split so.
+  virtual bool SplitsIntoParts() const { return false; }
+  // Prepares src-side states for MergePartFrom (e.g. builds the per-part index). Call once per
+  // function object before concurrent MergePartFrom calls read it.
+  virtual void PrepareParts() {}
+  // Merges part `part` (< kBucketCount) of src's state src_group into dst_group. Functions that
+  // do not split carry their whole state in part 0 and nothing in the others. Concurrency as
+  // MergeFrom, per (group, part).
+  virtual void MergePartFrom(uint32_t dst_group, AggregateFunction& src, uint32_t src_group,
+                             uint32_t part) {
+    if (part == 0) MergeFrom(&dst_group, src, &src_group, 1);
+  }
+  // Merges states known to share no value with this object's (different parts of one split
+  // state): exact distinct counts just add up. Default: MergeFrom.
+  virtual void MergeDisjointFrom(const uint32_t* dst_groups, AggregateFunction& src,
+                                 const uint32_t* src_groups, size_t count) {
+    MergeFrom(dst_groups, src, src_groups, count);
+  }
+
   // Appends the result of every group 0 .. groups() - 1 to `out` (type ResultType()).
   virtual void Finalize(Column* out) const = 0;
 

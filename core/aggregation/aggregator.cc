@@ -1,27 +1,22 @@
-// Aggregator implementation. Parts:
+// Aggregator, part 1. Parts:
 //   1. Create and the layout choice.
-//   2. Add / Merge: validation, then AssignGroups (group ids of a batch) and one call per aggregate.
-//   3. The per-layout group assignment templates (direct array, int map, string map, serialized).
-//   4. Emitting groups: Partial, PartialByBucket, Finalize; Clear.
+//   2. Add / Merge: validation, then AssignGroups (aggregator_assign.cc) and one call per aggregate.
+//   3. In-memory merges between aggregators (the worker's end-of-query merge, LocalMerger).
+//   4. Emitting groups: Partial, PartialByBucket, Finalize, the bucket index; Clear.
 #include "core/aggregation/aggregator.h"
 
 #include <numeric>
-#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
 #include "core/aggregation/aggregate_function_factory.h"
-#include "core/aggregation/key_hash.h"
+#include "core/aggregation/packed_keys.h"
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/status_macros.h"
 
 namespace granite::core {
 namespace {
-
-// Prefetching slots pays off only once the table no longer fits in the L2 cache.
-constexpr size_t kPrefetchCapacity = 1 << 15;
-constexpr size_t kPrefetchDistance = 16;
 
 std::string TypeList(const std::vector<TypeId>& types) {
   std::string out;
@@ -34,35 +29,49 @@ std::string TypeList(const std::vector<TypeId>& types) {
 // ---- 1. Create and the layout choice ----------------------------------------------------------
 
 absl::StatusOr<std::unique_ptr<Aggregator>> Aggregator::Create(
-    std::vector<TypeId> key_types, std::vector<AggregateSpec> aggregates) {
+    std::vector<TypeId> key_types, std::vector<AggregateSpec> aggregates,
+    AggregatorOptions options) {
   std::vector<std::unique_ptr<AggregateFunction>> functions;
   for (const AggregateSpec& spec : aggregates) {
     ASSIGN_OR_RETURN(std::unique_ptr<AggregateFunction> function, CreateAggregateFunction(spec));
     functions.push_back(std::move(function));
   }
+  return std::unique_ptr<Aggregator>(new Aggregator(std::move(key_types), std::move(aggregates),
+                                                    std::move(functions), options));
+}
+
+std::unique_ptr<Aggregator> Aggregator::CloneEmpty(bool sparse) const {
+  std::vector<std::unique_ptr<AggregateFunction>> functions;
+  // The specs resolved once in Create, so they resolve again.
+  for (const AggregateSpec& spec : specs_) functions.push_back(*CreateAggregateFunction(spec));
+  AggregatorOptions options = options_;
+  options.sparse = sparse;
   return std::unique_ptr<Aggregator>(
-      new Aggregator(std::move(key_types), std::move(aggregates), std::move(functions)));
+      new Aggregator(key_types_, specs_, std::move(functions), options));
 }
 
 Aggregator::Aggregator(std::vector<TypeId> key_types, std::vector<AggregateSpec> specs,
-                       std::vector<std::unique_ptr<AggregateFunction>> functions)
-    : key_types_(std::move(key_types)), specs_(std::move(specs)), functions_(std::move(functions)) {
+                       std::vector<std::unique_ptr<AggregateFunction>> functions,
+                       AggregatorOptions options)
+    : key_types_(std::move(key_types)), specs_(std::move(specs)),
+      functions_(std::move(functions)), options_(options) {
   for (const auto& function : functions_) state_types_.push_back(function->StateTypes());
+  size_t packed = PackedWidth(key_types_);
   if (key_types_.empty()) {
     layout_ = KeyLayout::kNoKeys;
-  } else if (key_types_.size() == 1 && !IsString(key_types_[0]) && ValueSize(key_types_[0]) <= 2) {
-    layout_ = KeyLayout::kDirect16;  // the array is allocated on first use (AssignGroups)
-  } else if (key_types_.size() == 1 && !IsString(key_types_[0])) {
-    layout_ = KeyLayout::kFixed64;
-  } else if (key_types_.size() == 1) {
+  } else if (key_types_.size() == 1 && IsString(key_types_[0])) {
     layout_ = KeyLayout::kString;
+  } else if (key_types_.size() == 1) {
+    layout_ = ValueSize(key_types_[0]) <= 2 && !options_.sparse ? KeyLayout::kDirect16
+                                                                  : KeyLayout::kFixed64;
+  } else if (packed > 0 && packed <= 8) {
+    layout_ = KeyLayout::kPacked64;
+  } else if (packed > 0 && packed <= 16) {
+    layout_ = KeyLayout::kPacked128;
   } else {
     layout_ = KeyLayout::kSerialized;
   }
-  // The map a layout does not use keeps only a token allocation.
-  if (layout_ != KeyLayout::kFixed64) int_map_.Reset(4);
-  if (layout_ != KeyLayout::kString && layout_ != KeyLayout::kSerialized) string_map_.Reset(4);
-  ResetKeyColumns();
+  ResetKeys();
 }
 
 std::vector<TypeId> Aggregator::PartialTypes() const {
@@ -75,6 +84,17 @@ std::vector<TypeId> Aggregator::ResultTypes() const {
   std::vector<TypeId> types = key_types_;
   for (const auto& function : functions_) types.push_back(function->ResultType());
   return types;
+}
+
+size_t Aggregator::MemoryBytes() const {
+  size_t bytes = group_hashes_.capacity() * sizeof(uint64_t) + fixed_.MemoryBytes() +
+                 int_map_.MemoryBytes() + wide_map_.MemoryBytes() + string_map_.MemoryBytes() +
+                 string_keys_.capacity() * sizeof(KeyRef) + key_arena_.BytesReserved();
+  if (int_map2_) bytes += int_map2_->MemoryBytes();
+  if (wide_map2_) bytes += wide_map2_->MemoryBytes();
+  if (string_map2_) bytes += string_map2_->MemoryBytes();
+  for (const MutableColumnPtr& key : key_columns_) bytes += key->ByteSize();
+  return bytes;
 }
 
 // ---- 2. Add / Merge ---------------------------------------------------------------------------
@@ -118,7 +138,7 @@ absl::Status Aggregator::Add(const std::vector<ColumnPtr>& keys,
     }
   }
   if (rows == 0) return absl::OkStatus();
-  AssignGroups(keys, rows);
+  AssignGroups(keys, rows, nullptr);
   for (size_t a = 0; a < functions_.size(); ++a) {
     if (layout_ == KeyLayout::kNoKeys) {
       functions_[a]->AddBatchOneGroup(0, args[a], rows);
@@ -146,7 +166,7 @@ absl::Status Aggregator::Merge(const Block& partial) {
   size_t rows = partial.rows();
   if (rows == 0) return absl::OkStatus();
   std::vector<ColumnPtr> keys(partial.columns.begin(), partial.columns.begin() + key_types_.size());
-  AssignGroups(keys, rows);
+  AssignGroups(keys, rows, nullptr);
   size_t column = key_types_.size();
   for (size_t a = 0; a < functions_.size(); ++a) {
     RETURN_IF_ERROR(functions_[a]->MergeBatch(group_ids_.data(), &partial.columns[column], rows));
@@ -155,181 +175,77 @@ absl::Status Aggregator::Merge(const Block& partial) {
   return absl::OkStatus();
 }
 
-// ---- 3. Group assignment per layout -----------------------------------------------------------
+// ---- 3. In-memory merges ----------------------------------------------------------------------
 
-void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows) {
-  group_ids_.resize(rows);
-  bool prefetch = false;
-  switch (layout_) {
-    case KeyLayout::kNoKeys:
-      if (groups_ == 0) groups_ = 1;
-      std::fill(group_ids_.begin(), group_ids_.end(), 0);
-      break;
-    case KeyLayout::kDirect16:
-      if (direct_.empty()) {
-        direct_.assign(size_t{1} << (8 * ValueSize(key_types_[0])), IntHashMap::kEmpty);
-      }
-      DispatchFixed(key_types_[0], [&](auto tag) {
-        using T = typename decltype(tag)::Type;
-        if constexpr (sizeof(T) <= 2) AssignDirect<T>(*keys[0], rows);
-      });
-      break;
-    case KeyLayout::kFixed64:
-      prefetch = int_map_.capacity() >= kPrefetchCapacity;
-      DispatchFixed(key_types_[0], [&](auto tag) {
-        using T = typename decltype(tag)::Type;
-        if (prefetch) {
-          AssignFixed<T, true>(*keys[0], rows);
-        } else {
-          AssignFixed<T, false>(*keys[0], rows);
-        }
-      });
-      break;
-    case KeyLayout::kString:
-      prefetch = string_map_.size() * 2 >= kPrefetchCapacity;
-      if (prefetch) {
-        AssignString<true>(*keys[0], rows);
-      } else {
-        AssignString<false>(*keys[0], rows);
-      }
-      break;
-    case KeyLayout::kSerialized:
-      prefetch = string_map_.size() * 2 >= kPrefetchCapacity;
-      if (prefetch) {
-        AssignSerialized<true>(keys, rows);
-      } else {
-        AssignSerialized<false>(keys, rows);
-      }
-      break;
+std::vector<ColumnPtr> Aggregator::KeysOf(const uint32_t* groups, size_t count) const {
+  std::vector<ColumnPtr> keys;
+  if (layout_ == KeyLayout::kString) {
+    auto column = std::make_shared<Column>(TypeId::kString);
+    column->Reserve(count);
+    for (size_t i = 0; i < count; ++i) column->AppendString(string_keys_[groups[i]].View());
+    keys.push_back(std::move(column));
+    return keys;
   }
-  for (const auto& function : functions_) function->Resize(groups_);
+  for (const MutableColumnPtr& key : key_columns_) {
+    keys.push_back(std::make_shared<Column>(key->Take(groups, count)));
+  }
+  return keys;
 }
 
-template <typename T>
-void Aggregator::AssignDirect(const Column& key, size_t rows) {
-  using Index = std::make_unsigned_t<T>;
-  const T* values = key.Data<T>();
-  uint32_t* direct = direct_.data();
-  uint32_t* ids = group_ids_.data();
-  Column& key_column = *key_columns_[0];
-  for (size_t i = 0; i < rows; ++i) {
-    auto index = static_cast<Index>(values[i]);
-    uint32_t group = direct[index];
-    if (group == IntHashMap::kEmpty) {
-      group = static_cast<uint32_t>(groups_++);
-      direct[index] = group;
-      key_column.Append<T>(values[i]);
-      direct_min_ = std::min<uint32_t>(direct_min_, index);
-      direct_max_ = std::max<uint32_t>(direct_max_, index);
+void Aggregator::MergeGroupsFrom(Aggregator& src, const uint32_t* groups, size_t count) {
+  if (count == 0) return;
+  if (layout_ == KeyLayout::kNoKeys) {
+    if (groups_ == 0) groups_ = 1;
+    uint32_t zero = 0;
+    for (size_t a = 0; a < functions_.size(); ++a) {
+      functions_[a]->Resize(1);
+      functions_[a]->MergeFrom(&zero, *src.functions_[a], groups, 1);
     }
-    ids[i] = group;
+    return;
+  }
+  std::vector<ColumnPtr> keys = src.KeysOf(groups, count);
+  std::vector<uint64_t> hashes(count);
+  for (size_t i = 0; i < count; ++i) hashes[i] = src.group_hashes_[groups[i]];
+  AssignGroups(keys, count, hashes.data());
+  for (size_t a = 0; a < functions_.size(); ++a) {
+    functions_[a]->MergeFrom(group_ids_.data(), *src.functions_[a], groups, count);
   }
 }
 
-template <typename T, bool kPrefetch>
-void Aggregator::AssignFixed(const Column& key, size_t rows) {
-  const T* values = key.Data<T>();
-  hashes_.resize(rows);
-  uint64_t* hashes = hashes_.data();
-  for (size_t i = 0; i < rows; ++i) hashes[i] = HashInt(WidenKey(values[i]));
-  uint32_t* ids = group_ids_.data();
-  Column& key_column = *key_columns_[0];
-  for (size_t i = 0; i < rows; ++i) {
-    if (kPrefetch && i + kPrefetchDistance < rows) int_map_.Prefetch(hashes[i + kPrefetchDistance]);
-    auto next = static_cast<uint32_t>(groups_);
-    uint32_t group = int_map_.FindOrInsert(WidenKey(values[i]), hashes[i], next);
-    if (group == next) {
-      ++groups_;
-      key_column.Append<T>(values[i]);
-    }
-    ids[i] = group;
+void Aggregator::MergeAllFrom(Aggregator& src) {
+  std::vector<uint32_t> all(src.groups_);
+  std::iota(all.begin(), all.end(), 0u);
+  MergeGroupsFrom(src, all.data(), all.size());
+}
+
+void Aggregator::MergePartFrom(Aggregator& src, uint32_t part) {
+  if (src.groups_ == 0) return;
+  if (groups_ == 0) groups_ = 1;
+  for (size_t a = 0; a < functions_.size(); ++a) {
+    functions_[a]->Resize(1);
+    functions_[a]->MergePartFrom(0, *src.functions_[a], 0, part);
   }
 }
 
-template <bool kPrefetch>
-void Aggregator::AssignString(const Column& key, size_t rows) {
-  hashes_.resize(rows);
-  uint64_t* hashes = hashes_.data();
-  for (size_t i = 0; i < rows; ++i) hashes[i] = HashBytes(key.StringAt(i));
-  uint32_t* ids = group_ids_.data();
-  Column& key_column = *key_columns_[0];
-  for (size_t i = 0; i < rows; ++i) {
-    if (kPrefetch && i + kPrefetchDistance < rows) {
-      string_map_.Prefetch(hashes[i + kPrefetchDistance]);
-    }
-    std::string_view value = key.StringAt(i);
-    auto next = static_cast<uint32_t>(groups_);
-    uint32_t group = string_map_.FindOrInsert(value, hashes[i], next);
-    if (group == next) {
-      ++groups_;
-      key_column.AppendString(value);
-    }
-    ids[i] = group;
+void Aggregator::MergeDisjointFrom(Aggregator& src) {
+  if (src.groups_ == 0) return;
+  if (groups_ == 0) groups_ = 1;
+  uint32_t zero = 0;
+  for (size_t a = 0; a < functions_.size(); ++a) {
+    functions_[a]->Resize(1);
+    functions_[a]->MergeDisjointFrom(&zero, *src.functions_[a], &zero, 1);
   }
 }
 
-void Aggregator::SerializeKeys(const std::vector<ColumnPtr>& keys, size_t rows) {
-  // Lengths first (fixed widths plus each string with its 4-byte prefix), then column by column,
-  // so the type dispatch happens once per column rather than once per value.
-  size_t fixed_width = 0;
-  for (TypeId type : key_types_) fixed_width += IsString(type) ? sizeof(uint32_t) : ValueSize(type);
-  serialized_offsets_.assign(rows + 1, 0);
-  size_t* offsets = serialized_offsets_.data();
-  for (size_t i = 0; i < rows; ++i) offsets[i + 1] = fixed_width;
-  for (const ColumnPtr& key : keys) {
-    if (!IsString(key->type())) continue;
-    for (size_t i = 0; i < rows; ++i) offsets[i + 1] += key->StringAt(i).size();
+bool Aggregator::SplitsIntoParts() const {
+  for (const auto& function : functions_) {
+    if (function->SplitsIntoParts()) return true;
   }
-  for (size_t i = 0; i < rows; ++i) offsets[i + 1] += offsets[i];
-  serialized_.resize(offsets[rows]);
-  std::vector<size_t> cursor(offsets, offsets + rows);
-  char* out = serialized_.data();
-  for (const ColumnPtr& key : keys) {
-    if (IsString(key->type())) {
-      for (size_t i = 0; i < rows; ++i) {
-        std::string_view value = key->StringAt(i);
-        auto size = static_cast<uint32_t>(value.size());
-        std::memcpy(out + cursor[i], &size, sizeof(size));
-        std::memcpy(out + cursor[i] + sizeof(size), value.data(), value.size());
-        cursor[i] += sizeof(size) + value.size();
-      }
-      continue;
-    }
-    DispatchFixed(key->type(), [&](auto tag) {
-      using T = typename decltype(tag)::Type;
-      const T* values = key->Data<T>();
-      for (size_t i = 0; i < rows; ++i) {
-        // The low sizeof(T) bytes of the widened value (little-endian): the value itself, with
-        // -0.0 folded into 0.0 like the hash.
-        uint64_t widened = WidenKey(values[i]);
-        std::memcpy(out + cursor[i], &widened, sizeof(T));
-        cursor[i] += sizeof(T);
-      }
-    });
-  }
+  return false;
 }
 
-template <bool kPrefetch>
-void Aggregator::AssignSerialized(const std::vector<ColumnPtr>& keys, size_t rows) {
-  hashes_.resize(rows);
-  HashKeys(keys, rows, hashes_.data());
-  SerializeKeys(keys, rows);
-  const uint64_t* hashes = hashes_.data();
-  const size_t* offsets = serialized_offsets_.data();
-  uint32_t* ids = group_ids_.data();
-  for (size_t i = 0; i < rows; ++i) {
-    if (kPrefetch && i + kPrefetchDistance < rows) {
-      string_map_.Prefetch(hashes[i + kPrefetchDistance]);
-    }
-    std::string_view bytes(serialized_.data() + offsets[i], offsets[i + 1] - offsets[i]);
-    auto next = static_cast<uint32_t>(groups_);
-    uint32_t group = string_map_.FindOrInsert(bytes, hashes[i], next);
-    if (group == next) {
-      ++groups_;
-      for (size_t k = 0; k < keys.size(); ++k) key_columns_[k]->AppendFrom(*keys[k], i);
-    }
-    ids[i] = group;
-  }
+void Aggregator::PrepareParts() {
+  for (const auto& function : functions_) function->PrepareParts();
 }
 
 // ---- 4. Emitting groups -----------------------------------------------------------------------
@@ -342,17 +258,19 @@ std::vector<MutableColumnPtr> Aggregator::NewStateColumns() const {
   return columns;
 }
 
-Block Aggregator::EmitGroups(const uint32_t* groups, size_t count) const {
+Block Aggregator::EmitGroups(const uint32_t* groups, size_t count, bool final_only) const {
   Block block;
-  for (const MutableColumnPtr& key : key_columns_) {
-    block.columns.push_back(std::make_shared<Column>(key->Take(groups, count)));
-  }
+  block.columns = KeysOf(groups, count);
   std::vector<MutableColumnPtr> states = NewStateColumns();
   std::vector<Column*> raw;
   for (const MutableColumnPtr& column : states) raw.push_back(column.get());
   size_t column = 0;
   for (size_t a = 0; a < functions_.size(); ++a) {
-    functions_[a]->WriteStates(groups, count, raw.data() + column);
+    if (final_only) {
+      functions_[a]->WriteFinalOnlyStates(groups, count, raw.data() + column);
+    } else {
+      functions_[a]->WriteStates(groups, count, raw.data() + column);
+    }
     column += state_types_[a].size();
   }
   block.columns.insert(block.columns.end(), states.begin(), states.end());
@@ -360,35 +278,41 @@ Block Aggregator::EmitGroups(const uint32_t* groups, size_t count) const {
   return block;
 }
 
-Block Aggregator::Partial() {
+Block Aggregator::Partial(bool final_only) {
   std::vector<uint32_t> all(groups_);
   std::iota(all.begin(), all.end(), 0u);
-  Block block;
-  // The key columns already hold every group in id order: move them instead of copying.
-  for (MutableColumnPtr& key : key_columns_) block.columns.push_back(std::move(key));
-  key_columns_.clear();
-  Block states = EmitGroups(all.data(), all.size());
-  block.columns.insert(block.columns.end(), states.columns.begin(), states.columns.end());
-  block.rows_without_columns = groups_;
+  Block block = EmitGroups(all.data(), all.size(), final_only);
   Clear();
   return block;
 }
 
-std::vector<Block> Aggregator::PartialByBucket() {
-  size_t count = groups_;
-  std::vector<uint64_t> hashes(count);
-  HashKeys(key_columns_, count, hashes.data());
-  // Counting sort of group ids by bucket.
-  std::vector<uint32_t> starts(kBucketCount + 1, 0);
-  for (uint64_t hash : hashes) ++starts[BucketOf(hash) + 1];
-  for (uint32_t b = 0; b < kBucketCount; ++b) starts[b + 1] += starts[b];
-  std::vector<uint32_t> order(count);
-  std::vector<uint32_t> cursor(starts.begin(), starts.end() - 1);
-  for (uint32_t g = 0; g < count; ++g) order[cursor[BucketOf(hashes[g])]++] = g;
+void Aggregator::BucketOrder(std::vector<uint32_t>* order, std::vector<uint32_t>* starts) const {
+  // Counting sort of group ids by the bucket of their saved hash.
+  starts->assign(kBucketCount + 1, 0);
+  for (size_t g = 0; g < groups_; ++g) ++(*starts)[BucketOf(group_hashes_[g]) + 1];
+  for (uint32_t b = 0; b < kBucketCount; ++b) (*starts)[b + 1] += (*starts)[b];
+  order->resize(groups_);
+  std::vector<uint32_t> cursor(starts->begin(), starts->end() - 1);
+  for (uint32_t g = 0; g < groups_; ++g) (*order)[cursor[BucketOf(group_hashes_[g])]++] = g;
+}
 
+void Aggregator::GroupsInKeyRange(uint32_t lo, uint32_t hi, std::vector<uint32_t>* out) const {
+  fixed_.ForEachInRange(lo, hi, [&](uint32_t, uint32_t group) { out->push_back(group); });
+}
+
+std::vector<Block> Aggregator::PartialByBucket(bool final_only) {
   std::vector<Block> buckets(kBucketCount);
+  if (layout_ == KeyLayout::kNoKeys) {
+    // One group: it travels in bucket 0 (LocalMerger splits parts of big states instead).
+    for (uint32_t b = 0; b < kBucketCount; ++b) buckets[b] = EmitGroups(nullptr, 0, final_only);
+    if (groups_ > 0) buckets[0] = Partial(final_only);
+    return buckets;
+  }
+  std::vector<uint32_t> order;
+  std::vector<uint32_t> starts;
+  BucketOrder(&order, &starts);
   for (uint32_t b = 0; b < kBucketCount; ++b) {
-    buckets[b] = EmitGroups(order.data() + starts[b], starts[b + 1] - starts[b]);
+    buckets[b] = EmitGroups(order.data() + starts[b], starts[b + 1] - starts[b], final_only);
   }
   Clear();
   return buckets;
@@ -400,8 +324,14 @@ absl::StatusOr<Block> Aggregator::Finalize() {
     for (const auto& function : functions_) function->Resize(1);
   }
   Block block;
-  for (MutableColumnPtr& key : key_columns_) block.columns.push_back(std::move(key));
-  key_columns_.clear();
+  if (layout_ == KeyLayout::kString) {
+    std::vector<uint32_t> all(groups_);
+    std::iota(all.begin(), all.end(), 0u);
+    block.columns = KeysOf(all.data(), all.size());
+  } else {
+    for (MutableColumnPtr& key : key_columns_) block.columns.push_back(std::move(key));
+    key_columns_.clear();
+  }
   for (const auto& function : functions_) {
     auto result = std::make_shared<Column>(function->ResultType());
     result->Reserve(groups_);
@@ -418,36 +348,33 @@ absl::StatusOr<Block> Aggregator::Finalize() {
   return block;
 }
 
-void Aggregator::ResetKeyColumns() {
+void Aggregator::ResetKeys() {
   key_columns_.clear();
+  std::vector<KeyRef>().swap(string_keys_);
+  if (layout_ == KeyLayout::kString) return;
   for (TypeId type : key_types_) key_columns_.push_back(std::make_shared<Column>(type));
 }
 
 void Aggregator::Clear() {
   groups_ = 0;
-  ResetKeyColumns();
+  ResetKeys();
+  std::vector<uint64_t>().swap(group_hashes_);
   for (const auto& function : functions_) function->Clear();
-  switch (layout_) {
-    case KeyLayout::kNoKeys:
-      break;
-    case KeyLayout::kDirect16:
-      if (direct_min_ <= direct_max_) {
-        std::fill(direct_.begin() + direct_min_, direct_.begin() + direct_max_ + 1,
-                  IntHashMap::kEmpty);
-      }
-      direct_min_ = UINT32_MAX;
-      direct_max_ = 0;
-      break;
-    case KeyLayout::kFixed64:
-      int_map_.Reset();
-      break;
-    case KeyLayout::kString:
-    case KeyLayout::kSerialized:
-      string_map_.Reset();
-      break;
-  }
+  fixed_.Clear();
+  int_map_.Reset(4);
+  wide_map_.Reset(4);
+  string_map_.Reset(4);
+  int_map2_.reset();
+  wide_map2_.reset();
+  string_map2_.reset();
+  two_level_ = false;
+  key_arena_.Clear();
   std::vector<uint32_t>().swap(group_ids_);
   std::vector<uint64_t>().swap(hashes_);
+  std::vector<uint64_t>().swap(keys64_);
+  std::vector<UInt128>().swap(keys128_);
+  std::vector<std::string_view>().swap(views_);
+  std::vector<uint32_t>().swap(new_rows_);
 }
 
 }  // namespace granite::core

@@ -1,24 +1,32 @@
 // Aggregator: hash aggregation of GROUP BY keys, the hot core of `SELECT keys, aggs ... GROUP BY`.
 //
-// Data flow: each worker thread feeds its morsels to its own Aggregator (Add). At the end every
-// thread's groups are split into core::kBucketCount buckets by the key hash (PartialByBucket);
-// bucket b of all threads is merged in a fresh Aggregator (Merge, in parallel over b) and emitted
-// again (Partial) to the coordinator, which merges bucket b of every worker the same way and calls
-// Finalize. Partial blocks are ordinary columns (key columns, then each aggregate's state columns,
-// see AggregateFunction::StateTypes) encoded with core::EncodeBlock.
+// Data flow: each worker thread feeds its morsels to its own Aggregator (Add). At the end the
+// threads' Aggregators are merged in memory by LocalMerger (local_merger.h) into kBucketCount
+// partial blocks, bucket b holding the groups whose key hash has BucketOf(hash) == b; the
+// coordinator merges bucket b of every worker (Merge) and calls Finalize. Partial blocks are
+// ordinary columns (key columns, then each aggregate's state columns, AggregateFunction::
+// StateTypes) encoded with core::EncodeBlock.
 //
-// The key hash (key_hash.h) is a pure function of key values and types, so a key falls in the same
-// bucket in every Aggregator of every process.
+// The key hash is a pure function of the key values and the key layout (which is a function of the
+// key types), so a key falls in the same bucket in every Aggregator of every process.
 //
-// Key layouts, chosen once in Create; the per-row loop of each is a template, and each aggregate
-// gets one virtual AddBatch call per batch:
-//   kNoKeys      no GROUP BY keys: one group (created on first use; Finalize always returns a row).
-//   kDirect16    one key of 1 or 2 bytes (UInt8, Int8, UInt16, Int16, Date): a direct-indexed array
-//                of group ids, tracking the lowest and highest used index.
-//   kFixed64     one other fixed-width key (<= 8 bytes): IntHashMap over the widened key.
-//   kString      one String key: StringHashMap (bytes in an arena, saved hash).
+// Key layouts, chosen once in Create from the key types; the per-row loop of each is a template
+// and each aggregate gets one virtual call per batch (cap: these seven, each measured in bench/):
+//   kNoKeys      no GROUP BY keys: one group (Finalize always returns a row).
+//   kDirect16    one key of 1 or 2 bytes (UInt8, Int8, UInt16, Int16, Date): FixedHashMap, a
+//                direct-indexed array of group ids with a min/max occupied index.
+//   kFixed64     one other fixed-width key: IntHashMap over the widened key (hash HashInt), with
+//                a FixedHashMap in front for values below 2^16, so small values of a wide type
+//                cost what a UInt16 key costs.
+//   kPacked64    several fixed-width keys of at most 8 bytes in total, packed (packed_keys.h) into
+//                one uint64: the kFixed64 path over the packed value.
+//   kPacked128   several fixed-width keys of at most 16 bytes: UInt128HashMap (hash HashUInt128).
+//   kString      one String key: StringHashMap (saved hash, keys of <= 8 bytes inline, longer ones
+//                in the aggregator's arena, stored once; hash HashBytes).
 //   kSerialized  anything else: keys serialized into bytes (fixed widths raw, strings with a 4-byte
-//                length prefix) in a StringHashMap keyed by the combined key hash.
+//                length prefix) in a StringHashMap keyed by the combined key hash (key_hash.h).
+// Hashed layouts start with a single-level table and convert to a two-level one
+// (two_level_hash_map.h) past options.two_level_threshold groups or two_level_threshold_bytes.
 #pragma once
 
 #include <cstdint>
@@ -29,23 +37,43 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "core/aggregation/aggregate_function.h"
+#include "core/aggregation/arena.h"
+#include "core/aggregation/fixed_hash_map.h"
 #include "core/aggregation/int_hash_map.h"
 #include "core/aggregation/string_hash_map.h"
+#include "core/aggregation/two_level_hash_map.h"
 #include "core/block.h"
 #include "core/column.h"
 
 namespace granite::core {
 
+// Tuning of one Aggregator; query settings of the same names override the defaults.
+struct AggregatorOptions {
+  // Convert to two-level past this many groups (group_by_two_level_threshold; 0 = never).
+  size_t two_level_threshold = 100000;
+  // ... or past this many bytes of table, keys and hashes (group_by_two_level_threshold_bytes).
+  size_t two_level_threshold_bytes = size_t{50} << 20;
+  // For aggregators that merge one bucket (few keys spread over the whole key range): use no
+  // direct arrays (a 1-2 byte key gets the kFixed64 layout, with the same key hash).
+  bool sparse = false;
+};
+
 // Groups rows by key and keeps every aggregate's state per group.
-// Thread-safety: none; one thread per Aggregator (they are per-thread and per-bucket by design).
-// Invariants: every function holds size() states; key column k holds size() values.
+// Thread-safety: none; one thread per Aggregator (they are per-thread and per-bucket by design),
+// except that MergeGroupsFrom calls on different destinations may read one source concurrently
+// when they name disjoint source groups.
+// Invariants: every function holds size() states; every group has a key and (hashed and direct
+// layouts) a saved key hash.
 class Aggregator {
  public:
-  enum class KeyLayout { kNoKeys, kDirect16, kFixed64, kString, kSerialized };
+  enum class KeyLayout { kNoKeys, kDirect16, kFixed64, kPacked64, kPacked128, kString, kSerialized };
 
   // Creates an aggregator. Each spec must resolve (see ResolveAggregate); fails like it otherwise.
   static absl::StatusOr<std::unique_ptr<Aggregator>> Create(std::vector<TypeId> key_types,
-                                                            std::vector<AggregateSpec> aggregates);
+                                                            std::vector<AggregateSpec> aggregates,
+                                                            AggregatorOptions options = {});
+  // Returns an empty aggregator with the same keys, aggregates and options (sparse if asked).
+  std::unique_ptr<Aggregator> CloneEmpty(bool sparse) const;
 
   // Adds `rows` input rows: the key columns and, per aggregate, its argument columns.
   // Fails with LOGICAL_ERROR if column counts or types do not match Create's (nothing is added).
@@ -57,72 +85,122 @@ class Aggregator {
   // process. Fails with LOGICAL_ERROR on a column mismatch, CORRUPTED_DATA on malformed states.
   absl::Status Merge(const Block& partial);
 
+  // In-memory merges from an Aggregator with the same key types and specs (see
+  // AggregateFunction::MergeFrom for what happens to src's states and why src must outlive this
+  // aggregator's states). Merges src's groups groups[0 .. count).
+  void MergeGroupsFrom(Aggregator& src, const uint32_t* groups, size_t count);
+  // Merges every group of src.
+  void MergeAllFrom(Aggregator& src);
+  // kNoKeys only: merges part `part` of src's states (AggregateFunction::MergePartFrom).
+  void MergePartFrom(Aggregator& src, uint32_t part);
+  // kNoKeys only: merges src, whose states hold other parts than this one's.
+  void MergeDisjointFrom(Aggregator& src);
+  // Returns true if some aggregate splits its states into parts (SplitsIntoParts).
+  bool SplitsIntoParts() const;
+  // Prepares every aggregate for MergePartFrom reading this aggregator.
+  void PrepareParts();
+
   // Returns the key types then every aggregate's state column types.
   std::vector<TypeId> PartialTypes() const;
   // Returns the key types then every aggregate's result type (the columns of Finalize).
   std::vector<TypeId> ResultTypes() const;
 
   // Moves every group's key and states out as one block; the aggregator is empty afterwards.
-  Block Partial();
+  // final_only: states are written with WriteFinalOnlyStates (this block holds every group's only
+  // state: the receiver finalizes without merging).
+  Block Partial(bool final_only = false);
   // Moves every group out split into kBucketCount blocks by BucketOf(key hash); empty buckets are
   // blocks of empty columns of PartialTypes(). The aggregator is empty afterwards.
-  std::vector<Block> PartialByBucket();
+  std::vector<Block> PartialByBucket(bool final_only = false);
   // Returns the key columns then one result column per aggregate, and empties the aggregator.
   // With no keys it returns exactly one row even if nothing was added (count() = 0, sum = 0,
   // avg = nan, min/max/any = the type's default), like ClickHouse.
   absl::StatusOr<Block> Finalize();
 
+  // Sorts the group ids by bucket: order[starts[b] .. starts[b + 1]) are the groups of bucket b.
+  // REQUIRES: layout() != kNoKeys.
+  void BucketOrder(std::vector<uint32_t>* order, std::vector<uint32_t>* starts) const;
+  // kDirect16 only: appends the groups whose key index lies in [lo, hi) to `out`.
+  void GroupsInKeyRange(uint32_t lo, uint32_t hi, std::vector<uint32_t>* out) const;
+  const FixedHashMap& direct_map() const { return fixed_; }
+
+  // Converts the hashed table to two-level now (no-op if not hashed or already two-level).
+  void ConvertToTwoLevel();
+
   // Returns the number of groups.
   size_t size() const { return groups_; }
   KeyLayout layout() const { return layout_; }
+  bool two_level() const { return two_level_; }
+  const AggregatorOptions& options() const { return options_; }
+  // Returns the bytes held by tables, keys and key hashes (not the aggregate states).
+  size_t MemoryBytes() const;
 
  private:
   Aggregator(std::vector<TypeId> key_types, std::vector<AggregateSpec> specs,
-             std::vector<std::unique_ptr<AggregateFunction>> functions);
+             std::vector<std::unique_ptr<AggregateFunction>> functions, AggregatorOptions options);
 
   // Checks that `keys` match key_types_ and hold at least `rows` rows.
   absl::Status CheckKeys(const std::vector<ColumnPtr>& keys, size_t rows) const;
-  // Sets group_ids_[0 .. rows) to the groups of the key rows, creating groups (and appending
-  // their keys) as needed, then resizes every function to the new group count.
-  void AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows);
+  // Sets group_ids_[0 .. rows) to the groups of the key rows, creating groups (with their keys
+  // and hashes) as needed, then resizes every function. `known_hashes`, if not null, holds the
+  // key hashes of the rows (an in-memory merge reuses the source's).
+  void AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
+                    const uint64_t* known_hashes);
+  // Layout loops (aggregator_assign.cc).
   template <typename T>
   void AssignDirect(const Column& key, size_t rows);
-  template <typename T, bool kPrefetch>
-  void AssignFixed(const Column& key, size_t rows);
-  template <bool kPrefetch>
-  void AssignString(const Column& key, size_t rows);
-  template <bool kPrefetch>
-  void AssignSerialized(const std::vector<ColumnPtr>& keys, size_t rows);
-  // Writes the serialized keys of rows [0, rows) to serialized_ / serialized_offsets_.
+  template <bool kTwoLevel, bool kPrefetch, bool kSmall>
+  void AssignInt(const uint64_t* keys, const uint64_t* hashes, size_t rows);
+  template <bool kTwoLevel, bool kPrefetch>
+  void AssignWide(const UInt128* keys, const uint64_t* hashes, size_t rows);
+  template <bool kTwoLevel, bool kPrefetch, bool kSerialized>
+  void AssignBytes(const std::string_view* keys, const uint64_t* hashes, size_t rows);
+  void AssignIntLayout(const uint64_t* keys, const uint64_t* known_hashes, size_t rows);
+  // Writes the serialized keys of rows [0, rows) to serialized_ / serialized_views_.
   void SerializeKeys(const std::vector<ColumnPtr>& keys, size_t rows);
+  // Appends the keys of the rows in new_rows_ to the key columns.
+  void AppendNewKeys(const std::vector<ColumnPtr>& keys);
+  // Returns the key columns of `groups` (taken from this aggregator's keys).
+  std::vector<ColumnPtr> KeysOf(const uint32_t* groups, size_t count) const;
 
-  // Returns a block of the keys of `groups` (taken from the key columns) and their states.
-  Block EmitGroups(const uint32_t* groups, size_t count) const;
+  // Returns a block of the keys of `groups` and their states.
+  Block EmitGroups(const uint32_t* groups, size_t count, bool final_only) const;
   // Returns empty state columns of every aggregate, in PartialTypes() order after the keys.
   std::vector<MutableColumnPtr> NewStateColumns() const;
   // Drops every group and state; keeps the layout.
   void Clear();
-  void ResetKeyColumns();
+  void ResetKeys();
 
   // Constant after construction.
   const std::vector<TypeId> key_types_;
   const std::vector<AggregateSpec> specs_;
   std::vector<std::unique_ptr<AggregateFunction>> functions_;
   std::vector<std::vector<TypeId>> state_types_;  // per aggregate
+  const AggregatorOptions options_;
   KeyLayout layout_ = KeyLayout::kNoKeys;
 
   // Groups.
   size_t groups_ = 0;
-  std::vector<MutableColumnPtr> key_columns_;
-  std::vector<uint32_t> direct_;  // kDirect16: group id per key index, IntHashMap::kEmpty if none
-  uint32_t direct_min_ = UINT32_MAX;
-  uint32_t direct_max_ = 0;
-  IntHashMap int_map_;        // kFixed64
-  StringHashMap string_map_;  // kString, kSerialized
+  std::vector<uint64_t> group_hashes_;          // key hash per group (every layout but kNoKeys)
+  std::vector<MutableColumnPtr> key_columns_;   // every layout but kNoKeys and kString
+  std::vector<KeyRef> string_keys_;             // kString: key per group (inline or in arena)
+  Arena key_arena_;                             // kString and kSerialized key bytes
+  bool two_level_ = false;
+  FixedHashMap fixed_;                          // kDirect16; small values of kFixed64/kPacked64
+  IntHashMap int_map_{4};                       // kFixed64, kPacked64
+  std::unique_ptr<TwoLevelHashMap<IntHashMap>> int_map2_;
+  UInt128HashMap wide_map_{4};                  // kPacked128
+  std::unique_ptr<TwoLevelHashMap<UInt128HashMap>> wide_map2_;
+  StringHashMap string_map_{4};                 // kString, kSerialized
+  std::unique_ptr<TwoLevelHashMap<StringHashMap>> string_map2_;
 
   // Scratch buffers of the current batch.
   std::vector<uint32_t> group_ids_;
   std::vector<uint64_t> hashes_;
+  std::vector<uint64_t> keys64_;
+  std::vector<UInt128> keys128_;
+  std::vector<std::string_view> views_;
+  std::vector<uint32_t> new_rows_;  // rows that created a group, in group order
   std::string serialized_;
   std::vector<size_t> serialized_offsets_;
 };

@@ -2,7 +2,10 @@
 // rows split across 1, 2 and 3 Aggregators (threads / workers), PartialByBucket, encoded and
 // decoded, merged bucket by bucket in fresh Aggregators, re-emitted with Partial (as a worker
 // does), merged again (as the coordinator does) and finalized, must equal a single-pass
-// Aggregator and a naive std::map reference.
+// Aggregator and a naive std::map reference. The same holds for the real worker path: 1-3 threads
+// merged in memory by LocalMerger (serial fast path, parallel per bucket / per key range / per
+// part, with and without two-level tables, final-only states for one worker), then 1-3 workers
+// merged per bucket as BucketedMerger does.
 #include "core/aggregation/aggregator.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +16,8 @@
 #include <set>
 
 #include "core/aggregation/key_hash.h"
+#include "core/aggregation/local_merger.h"
+#include "core/thread_pool.h"
 #include "core/block_codec.h"
 #include "core/value.h"
 
@@ -52,7 +57,9 @@ std::string RowKey(const std::vector<ColumnPtr>& keys, size_t row) {
 }
 
 // Draws `rows` values of `type` from a pool of `cardinality` random values.
-ColumnPtr RandomColumn(TypeId type, size_t rows, size_t cardinality, std::mt19937_64& rng) {
+// With `modulo` > 0, integer values are drawn below it.
+ColumnPtr RandomColumn(TypeId type, size_t rows, size_t cardinality, std::mt19937_64& rng,
+                       uint64_t modulo = 0) {
   auto column = std::make_shared<Column>(type);
   if (type == TypeId::kString) {
     std::vector<std::string> pool;
@@ -73,7 +80,7 @@ ColumnPtr RandomColumn(TypeId type, size_t rows, size_t cardinality, std::mt1993
         T v = i == 0 ? T(0.0) : i == 1 ? T(-0.0) : static_cast<T>(rng() % 20001) / T(8) - T(1250);
         pool.push_back(v);
       } else {
-        pool.push_back(static_cast<T>(rng()));
+        pool.push_back(static_cast<T>(modulo > 0 ? rng() % modulo : rng()));
       }
     }
     for (size_t i = 0; i < rows; ++i) column->Append<T>(pool[rng() % pool.size()]);
@@ -113,13 +120,13 @@ struct Dataset {
 };
 
 Dataset MakeDataset(const std::vector<std::pair<TypeId, size_t>>& keys, size_t rows,
-                    uint64_t seed) {
+                    uint64_t seed, uint64_t key_modulo = 0) {
   std::mt19937_64 rng(seed);
   Dataset data;
   data.rows = rows;
   for (const auto& [type, cardinality] : keys) {
     data.key_types.push_back(type);
-    data.keys.push_back(RandomColumn(type, rows, cardinality, rng));
+    data.keys.push_back(RandomColumn(type, rows, cardinality, rng, key_modulo));
   }
   for (const Argument& arg : kAggregates) {
     AggregateSpec spec{arg.function, {}};
@@ -328,10 +335,74 @@ Block AggregateDistributed(const Dataset& data, size_t parts, std::mt19937_64& r
   return result;
 }
 
+// The worker path: rows split over `workers` x `threads` Aggregators; each worker's threads are
+// merged by LocalMerger, its buckets encoded, and bucket b of every worker merged and finalized
+// as BucketedMerger does (no keys: parts merged, then added up with MergeDisjointFrom).
+Block AggregateLikeCluster(const Dataset& data, size_t workers, size_t threads,
+                           const AggregatorOptions& options, size_t parallel_threshold,
+                           ThreadPool* pool, std::mt19937_64& rng) {
+  size_t parts = workers * threads;
+  std::vector<size_t> bounds = {0};
+  for (size_t p = 1; p < parts; ++p) bounds.push_back(rng() % (data.rows + 1));
+  bounds.push_back(data.rows);
+  std::sort(bounds.begin(), bounds.end());
+  std::vector<std::vector<Block>> sent(workers);
+  for (size_t w = 0; w < workers; ++w) {
+    std::vector<std::unique_ptr<Aggregator>> locals;
+    for (size_t t = 0; t < threads; ++t) {
+      auto aggregator = Aggregator::Create(data.key_types, data.specs, options);
+      EXPECT_TRUE(aggregator.ok()) << aggregator.status();
+      size_t p = w * threads + t;
+      AddRange(data, bounds[p], bounds[p + 1], aggregator->get(), rng);
+      locals.push_back(std::move(*aggregator));
+    }
+    LocalMerger::Options merge_options;
+    merge_options.parallel_threshold = parallel_threshold;
+    merge_options.final_only = workers == 1;
+    std::vector<Block> buckets = LocalMerger::Merge(std::move(locals), pool, merge_options);
+    EXPECT_EQ(buckets.size(), kBucketCount);
+    for (Block& bucket : buckets) sent[w].push_back(RoundTrip(bucket));
+  }
+  AggregatorOptions sparse;
+  sparse.sparse = true;
+  std::vector<std::unique_ptr<Aggregator>> no_key_parts;
+  Block result;
+  for (uint32_t b = 0; b < kBucketCount; ++b) {
+    auto coordinator = Aggregator::Create(data.key_types, data.specs, sparse);
+    for (size_t w = 0; w < workers; ++w) {
+      absl::Status status = (*coordinator)->Merge(sent[w][b]);
+      EXPECT_TRUE(status.ok()) << status;
+    }
+    if (data.key_types.empty()) {
+      no_key_parts.push_back(std::move(*coordinator));
+      continue;
+    }
+    auto finalized = (*coordinator)->Finalize();
+    EXPECT_TRUE(finalized.ok());
+    if (result.columns.empty()) {
+      for (const ColumnPtr& column : finalized->columns) {
+        result.columns.push_back(std::make_shared<Column>(column->type()));
+      }
+    }
+    for (size_t c = 0; c < result.columns.size(); ++c) {
+      std::const_pointer_cast<Column>(result.columns[c])
+          ->AppendRange(*finalized->columns[c], 0, finalized->rows());
+    }
+  }
+  if (data.key_types.empty()) {
+    for (size_t p = 1; p < no_key_parts.size(); ++p) {
+      no_key_parts[0]->MergeDisjointFrom(*no_key_parts[p]);
+    }
+    return *no_key_parts[0]->Finalize();
+  }
+  return result;
+}
+
 struct LayoutCase {
   std::string name;
   std::vector<std::pair<TypeId, size_t>> keys;  // type, cardinality
   Aggregator::KeyLayout layout;
+  uint64_t key_modulo = 0;  // > 0: integer key values below it
 };
 
 void PrintTo(const LayoutCase& layout, std::ostream* os) { *os << layout.name; }
@@ -342,7 +413,8 @@ TEST_P(AggregatorRandomTest, DistributedMergeEqualsSinglePassAndReference) {
   const LayoutCase& layout = GetParam();
   for (uint64_t seed : {1, 2}) {
     size_t rows = seed == 1 ? 10000 : 300;
-    Dataset data = MakeDataset(layout.keys, rows, seed * 7919 + layout.keys.size());
+    Dataset data = MakeDataset(layout.keys, rows, seed * 7919 + layout.keys.size(),
+                               layout.key_modulo);
     std::mt19937_64 rng(seed);
     Reference reference = BuildReference(data);
 
@@ -359,6 +431,33 @@ TEST_P(AggregatorRandomTest, DistributedMergeEqualsSinglePassAndReference) {
       Block merged = AggregateDistributed(data, parts, rng);
       ExpectMatchesReference(data, reference, merged, layout.name + " parts " + std::to_string(parts) +
                                                " seed " + std::to_string(seed));
+    }
+  }
+}
+
+TEST_P(AggregatorRandomTest, ThreadAndWorkerMergeEqualsReference) {
+  const LayoutCase& layout = GetParam();
+  ThreadPool pool(3);
+  Dataset data = MakeDataset(layout.keys, 3000, 4243 + layout.keys.size(), layout.key_modulo);
+  Reference reference = BuildReference(data);
+  std::mt19937_64 rng(17);
+  struct Shape {
+    size_t workers, threads;
+  };
+  for (Shape shape : {Shape{1, 1}, Shape{1, 3}, Shape{2, 2}, Shape{3, 1}}) {
+    for (bool forced : {false, true}) {
+      AggregatorOptions options;
+      size_t parallel_threshold = 1000000;  // default-like: the serial fast path
+      if (forced) {
+        options.two_level_threshold = 1;   // every hashed table converts at once
+        parallel_threshold = 0;            // and the merge always takes the parallel path
+      }
+      Block merged = AggregateLikeCluster(data, shape.workers, shape.threads, options,
+                                          parallel_threshold, forced ? &pool : nullptr, rng);
+      ExpectMatchesReference(data, reference, merged,
+                             layout.name + " workers " + std::to_string(shape.workers) +
+                                 " threads " + std::to_string(shape.threads) +
+                                 (forced ? " forced" : ""));
     }
   }
 }
@@ -385,7 +484,22 @@ INSTANTIATE_TEST_SUITE_P(
                    Aggregator::KeyLayout::kSerialized},
         LayoutCase{"UInt16UInt16",
                    {{TypeId::kUInt16, 60}, {TypeId::kUInt16, 60}},
-                   Aggregator::KeyLayout::kSerialized}),
+                   Aggregator::KeyLayout::kPacked64},
+        LayoutCase{"UInt8Int16Float32",
+                   {{TypeId::kUInt8, 6}, {TypeId::kInt16, 50}, {TypeId::kFloat32, 8}},
+                   Aggregator::KeyLayout::kPacked64},
+        LayoutCase{"UInt32Int64",
+                   {{TypeId::kUInt32, 30}, {TypeId::kInt64, 40}},
+                   Aggregator::KeyLayout::kPacked128},
+        LayoutCase{"Int64Int64",
+                   {{TypeId::kInt64, 100}, {TypeId::kInt64, 100}},
+                   Aggregator::KeyLayout::kPacked128},
+        LayoutCase{"ThreeUInt64",
+                   {{TypeId::kUInt64, 10}, {TypeId::kUInt64, 10}, {TypeId::kUInt64, 10}},
+                   Aggregator::KeyLayout::kSerialized},
+        LayoutCase{"UInt64SmallAndLarge", {{TypeId::kUInt64, 3000}},
+                   Aggregator::KeyLayout::kFixed64, 131072},
+        LayoutCase{"Int64Small", {{TypeId::kInt64, 800}}, Aggregator::KeyLayout::kFixed64, 1000}),
     [](const testing::TestParamInfo<LayoutCase>& info) { return info.param.name; });
 
 }  // namespace

@@ -25,7 +25,8 @@ class Arena {
 
   // Returns `size` bytes aligned to 8. A size of 0 returns a valid non-null pointer.
   char* Allocate(size_t size) {
-    size_t rounded = (size + 7) & ~size_t{7};
+    // Zero bytes still take 8, so the result is never null (memcmp/memcpy of 0 bytes need that).
+    size_t rounded = size == 0 ? 8 : (size + 7) & ~size_t{7};
     if (rounded > static_cast<size_t>(end_ - head_)) NewChunk(rounded);
     char* result = head_;
     head_ += rounded;

@@ -35,6 +35,13 @@ class CountFunction final : public AggregateFunction {
     return absl::OkStatus();
   }
 
+  void MergeFrom(const uint32_t* dst_groups, AggregateFunction& src, const uint32_t* src_groups,
+                 size_t count) override {
+    const uint64_t* other = static_cast<const CountFunction&>(src).counts_.data();
+    uint64_t* counts = counts_.data();
+    for (size_t i = 0; i < count; ++i) counts[dst_groups[i]] += other[src_groups[i]];
+  }
+
   void WriteStates(const uint32_t* groups, size_t count, Column* const* out) const override {
     size_t old = out[0]->size();
     out[0]->Resize(old + count);

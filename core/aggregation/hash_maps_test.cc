@@ -1,13 +1,18 @@
-// Tests of the GROUP BY tables (IntHashMap, StringHashMap) and their Arena.
+// Tests of the GROUP BY tables (FixedHashMap, IntHashMap, UInt128HashMap, StringHashMap, the
+// two-level variant), the distinct-value set Int64HashSet, and the Arena.
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <random>
 #include <string>
 
 #include "core/aggregation/arena.h"
+#include "core/aggregation/fixed_hash_map.h"
+#include "core/aggregation/int_hash_set.h"
 #include "core/aggregation/int_hash_map.h"
 #include "core/aggregation/string_hash_map.h"
+#include "core/aggregation/two_level_hash_map.h"
 #include "core/hash.h"
 
 namespace granite::core {
@@ -33,23 +38,125 @@ TEST(IntHashMapTest, AssignsDenseIdsAcrossGrowth) {
 
 TEST(StringHashMapTest, CopiesKeysAndFindsThemAgain) {
   StringHashMap map(4);
+  Arena arena;
   std::map<std::string, uint32_t> reference;
+  std::vector<KeyRef> stored_keys;
   for (int i = 0; i < 30000; ++i) {
     std::string key = std::string(i % 17, 'k') + std::to_string(i % 7001);
     auto next = static_cast<uint32_t>(reference.size());
-    uint32_t group = map.FindOrInsert(key, HashBytes(key), next);
+    KeyRef stored;
+    uint32_t group = map.FindOrInsert(key, HashBytes(key), next, arena, &stored);
+    if (group == next) stored_keys.push_back(stored);
     key.assign("clobbered");  // the map must hold its own copy
     auto [it, inserted] = reference.emplace(std::string(i % 17, 'k') + std::to_string(i % 7001),
                                             next);
     ASSERT_EQ(group, it->second);
   }
   EXPECT_EQ(map.size(), reference.size());
-  EXPECT_EQ(map.FindOrInsert("", HashBytes(""), 99999), 99999u);
-  EXPECT_EQ(map.FindOrInsert("", HashBytes(""), 100000), 99999u);
+  for (const auto& [key, group] : reference) EXPECT_EQ(stored_keys[group].View(), key);
+  KeyRef stored;
+  EXPECT_EQ(map.FindOrInsert("", HashBytes(""), 99999, arena, &stored), 99999u);
+  EXPECT_EQ(map.FindOrInsert("", HashBytes(""), 100000, arena, &stored), 99999u);
+}
+
+TEST(StringHashMapTest, ShortKeysStayInline) {
+  StringHashMap map(4);
+  Arena arena;
+  KeyRef stored;
+  // Keys of up to 8 bytes, including ones that differ only in trailing zero bytes.
+  std::vector<std::string> keys = {"", std::string(1, '\0'), std::string(2, '\0'), "a",
+                                   std::string("a\0", 2), "12345678"};
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(map.FindOrInsert(keys[i], HashBytes(keys[i]), i, arena, &stored), i) << i;
+    EXPECT_EQ(stored.View(), keys[i]);
+  }
+  EXPECT_EQ(arena.BytesReserved(), 0u);  // nothing copied
+  map.FindOrInsert("123456789", HashBytes("123456789"), 50, arena, &stored);
+  EXPECT_GT(arena.BytesReserved(), 0u);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(map.FindOrInsert(keys[i], HashBytes(keys[i]), 99, arena, &stored), i) << i;
+  }
+}
+
+TEST(UInt128HashMapTest, AssignsDenseIds) {
+  UInt128HashMap map(4);
+  std::map<std::pair<uint64_t, uint64_t>, uint32_t> reference;
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 100000; ++i) {
+    UInt128 key{rng() % 300, rng() % 300};
+    auto next = static_cast<uint32_t>(reference.size());
+    uint32_t group = map.FindOrInsert(key, HashUInt128(key), next);
+    auto [it, inserted] = reference.emplace(std::make_pair(key.low, key.high), next);
+    ASSERT_EQ(group, it->second);
+  }
+  EXPECT_EQ(map.size(), reference.size());
+}
+
+TEST(FixedHashMapTest, TracksOccupiedRange) {
+  FixedHashMap map;
+  EXPECT_TRUE(map.empty());
+  EXPECT_EQ(map.Find(7), FixedHashMap::kEmpty);
+  EXPECT_EQ(map.FindOrInsert(300, 0), 0u);
+  EXPECT_EQ(map.FindOrInsert(65535, 1), 1u);
+  EXPECT_EQ(map.FindOrInsert(300, 2), 0u);
+  EXPECT_EQ(map.FindOrInsert(12, 2), 2u);
+  EXPECT_EQ(map.min(), 12u);
+  EXPECT_EQ(map.max(), 65535u);
+  std::vector<std::pair<uint32_t, uint32_t>> seen;
+  map.ForEachInRange(13, 65535, [&](uint32_t i, uint32_t g) { seen.emplace_back(i, g); });
+  EXPECT_EQ(seen, (std::vector<std::pair<uint32_t, uint32_t>>{{300, 0}}));
+  map.Clear();
+  EXPECT_TRUE(map.empty());
+  EXPECT_EQ(map.Find(300), FixedHashMap::kEmpty);
+  EXPECT_EQ(map.Find(65535), FixedHashMap::kEmpty);
+}
+
+TEST(TwoLevelHashMapTest, ConversionKeepsGroupsAndSplitsByTopBits) {
+  IntHashMap single(4);
+  for (uint64_t key = 0; key < 20000; ++key) {
+    single.FindOrInsert(key * 7, HashInt(key * 7), static_cast<uint32_t>(key));
+  }
+  TwoLevelHashMap<IntHashMap> two;
+  two.ConvertFrom(single);
+  EXPECT_EQ(two.size(), 20000u);
+  for (uint32_t b = 0; b < kBucketCount; ++b) {
+    two.bucket(b).ForEach([&](uint64_t key, uint64_t hash, uint32_t group) {
+      EXPECT_EQ(BucketOf(hash), b);
+      EXPECT_EQ(key, uint64_t{group} * 7);
+    });
+    // 20000 keys over 256 sub-tables: each gets some.
+    EXPECT_GT(two.bucket(b).size(), 20u);
+  }
+  for (uint64_t key = 0; key < 20000; ++key) {
+    uint64_t hash = HashInt(key * 7);
+    ASSERT_EQ(two.sub(hash).FindOrInsert(key * 7, hash, 999999), key);
+  }
+  uint64_t hash = HashInt(1);
+  EXPECT_EQ(two.sub(hash).FindOrInsert(1, hash, 999999), 999999u);
+}
+
+TEST(Int64HashSetTest, CountsDistinctValuesIncludingZero) {
+  Int64HashSet set;
+  std::set<uint64_t> reference;
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t value = rng() % 70000;
+    set.Insert(value, HashInt(value));
+    reference.insert(value);
+  }
+  EXPECT_EQ(set.size(), reference.size());
+  EXPECT_LE(set.size() * 2, set.capacity() + 2);
+  std::set<uint64_t> seen;
+  set.ForEach([&](uint64_t value) { EXPECT_TRUE(seen.insert(value).second); });
+  EXPECT_EQ(seen, reference);
+  Int64HashSet moved = std::move(set);
+  EXPECT_EQ(moved.size(), reference.size());
+  EXPECT_EQ(set.size(), 0u);  // NOLINT: moved-from is empty by contract (swap)
 }
 
 TEST(ArenaTest, KeepsAllocationsValidAndAligned) {
   Arena arena;
+  EXPECT_NE(arena.Allocate(0), nullptr);  // even before the first chunk
   std::vector<std::string_view> copies;
   for (int i = 0; i < 10000; ++i) {
     copies.push_back(arena.Copy(std::string(i % 300, static_cast<char>('a' + i % 26))));

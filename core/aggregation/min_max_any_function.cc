@@ -101,6 +101,16 @@ class StringExtremeFunction final : public AggregateFunction {
     return absl::OkStatus();
   }
 
+  void MergeFrom(const uint32_t* dst_groups, AggregateFunction& src, const uint32_t* src_groups,
+                 size_t count) override {
+    const auto& other = static_cast<const StringExtremeFunction&>(src);
+    for (size_t i = 0; i < count; ++i) {
+      uint32_t g = src_groups[i];
+      // The view may stay in src's arena: src outlives the merged states (see MergeFrom).
+      if (other.has_[g]) AddView(dst_groups[i], other.values_[g]);
+    }
+  }
+
   void WriteStates(const uint32_t* groups, size_t count, Column* const* out) const override {
     out[0]->Reserve(out[0]->size() + count);
     out[1]->Reserve(out[1]->size() + count);
@@ -125,6 +135,13 @@ class StringExtremeFunction final : public AggregateFunction {
   void Add(uint32_t group, std::string_view value) {
     if (has_[group] && !Replaces<kKind>(value, values_[group])) return;
     values_[group] = arena_.Copy(value);
+    has_[group] = 1;
+  }
+
+  // Like Add, keeping `value` (which outlives the state) without copying it.
+  void AddView(uint32_t group, std::string_view value) {
+    if (has_[group] && !Replaces<kKind>(value, values_[group])) return;
+    values_[group] = value;
     has_[group] = 1;
   }
 

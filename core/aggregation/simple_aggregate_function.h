@@ -79,6 +79,13 @@ class SimpleAggregateFunction final : public AggregateFunction {
     return absl::OkStatus();
   }
 
+  void MergeFrom(const uint32_t* dst_groups, AggregateFunction& src, const uint32_t* src_groups,
+                 size_t count) override {
+    const State* other = static_cast<const SimpleAggregateFunction&>(src).states_.data();
+    State* own = states_.data();
+    for (size_t i = 0; i < count; ++i) Op::Merge(own[dst_groups[i]], other[src_groups[i]]);
+  }
+
   void WriteStates(const uint32_t* groups, size_t count, Column* const* out) const override {
     char* columns[kMaxStateColumns];
     std::vector<TypeId> types = Op::StateTypes(arg_type_);

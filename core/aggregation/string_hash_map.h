@@ -1,11 +1,16 @@
 // StringHashMap: the GROUP BY table for one String key and for several keys serialized into bytes.
-// Maps key bytes to a dense group id with open addressing and linear probing. The caller passes
-// the key hash (HashBytes for one String key, the combined key hash for serialized keys); it is
-// saved in the slot so probes compare hashes before bytes and growth needs no rehashing. Key bytes
-// are copied into an arena owned by the map on insert. The slot comes from the LOW hash bits
-// (buckets use the top bits).
+// Maps key bytes to a dense group id.
+//
+// Algorithm: open addressing with linear probing over a power-of-two array of 24-byte slots
+// {saved hash, key reference, group}; the array doubles when half full. The caller passes the key
+// hash (HashBytes for one String key, the combined key hash for serialized keys); it is saved in
+// the slot, so probes compare hashes before bytes and growth never rehashes.
+// Short keys are cheap: a key of at most 8 bytes lives inside its KeyRef (no arena copy, compared
+// as one 8-byte word); longer keys are copied once into the caller's per-thread Arena.
+// The slot comes from the LOW hash bits (buckets and two-level sub-tables use the top bits).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -15,8 +20,47 @@
 
 namespace granite::core {
 
+// A stored key: up to 8 bytes inline, otherwise a pointer into an arena.
+struct KeyRef {
+  static constexpr uint32_t kInlineBytes = 8;
+
+  union {
+    const char* data;
+    uint64_t word;  // inline bytes, zero-padded
+  };
+  uint32_t size;
+
+  // Returns a reference to `key`: inline when short, else to a copy in `arena`.
+  static KeyRef Store(std::string_view key, Arena& arena) {
+    KeyRef ref;
+    ref.size = static_cast<uint32_t>(key.size());
+    if (key.size() <= kInlineBytes) {
+      ref.word = InlineWord(key);
+    } else {
+      ref.data = arena.Copy(key).data();
+    }
+    return ref;
+  }
+  // Returns the zero-padded first 8 bytes of a key of at most 8 bytes.
+  static uint64_t InlineWord(std::string_view key) {
+    uint64_t word = 0;
+    if (!key.empty()) std::memcpy(&word, key.data(), key.size());
+    return word;
+  }
+  // Returns the key bytes. The view of an inline key points into this KeyRef.
+  std::string_view View() const {
+    return size <= kInlineBytes ? std::string_view(reinterpret_cast<const char*>(&word), size)
+                                : std::string_view(data, size);
+  }
+  bool Equals(std::string_view key) const {
+    if (key.size() != size) return false;
+    if (size <= kInlineBytes) return word == InlineWord(key);
+    return std::memcmp(data, key.data(), size) == 0;
+  }
+};
+
 // Maps byte strings to uint32 group ids.
-// Thread-safety: none; one thread per map.
+// Thread-safety: none; one thread per map (and per arena).
 // Invariants: capacity is a power of two; size() <= capacity / 2. Keys are shorter than 4 GiB.
 class StringHashMap {
  public:
@@ -24,41 +68,70 @@ class StringHashMap {
 
   explicit StringHashMap(size_t initial_capacity = 256) { Reset(initial_capacity); }
 
-  // Returns the group of `key`; if absent copies it into the arena, inserts it with group
-  // `new_group` and returns that.
+  // Returns the group of `key`; if absent stores it (KeyRef::Store into `arena`), inserts it with
+  // group `new_group` and returns that. `*stored` receives the stored key of a new group.
   // REQUIRES: `hash` is the same function of the key bytes for every call; new_group != kEmpty.
-  uint32_t FindOrInsert(std::string_view key, uint64_t hash, uint32_t new_group) {
+  uint32_t FindOrInsert(std::string_view key, uint64_t hash, uint32_t new_group, Arena& arena,
+                        KeyRef* stored) {
     size_t pos = hash & mask_;
     while (true) {
       Slot& slot = slots_[pos];
       if (slot.group == kEmpty) {
-        std::string_view copy = arena_.Copy(key);
-        slot = Slot{hash, copy.data(), static_cast<uint32_t>(copy.size()), new_group};
+        *stored = KeyRef::Store(key, arena);
+        slot = Slot::Of(*stored, hash, new_group);
         if (++size_ * 2 > slots_.size()) Grow();
         return new_group;
       }
-      if (slot.hash == hash && slot.size == key.size() &&
-          std::memcmp(slot.data, key.data(), key.size()) == 0) {
-        return slot.group;
-      }
+      if (slot.hash == hash && slot.Key().Equals(key)) return slot.group;
       pos = (pos + 1) & mask_;
     }
+  }
+
+  // Inserts a stored key known to be absent (conversion to two-level).
+  void InsertNew(const KeyRef& key, uint64_t hash, uint32_t group) {
+    if ((size_ + 1) * 2 > slots_.size()) Grow();
+    size_t pos = hash & mask_;
+    while (slots_[pos].group != kEmpty) pos = (pos + 1) & mask_;
+    slots_[pos] = Slot::Of(key, hash, group);
+    ++size_;
   }
 
   // Hints the CPU to load the slot of `hash`.
   void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & mask_]); }
 
+  // Calls fn(key_ref, hash, group) for every key, in slot order.
+  template <typename F>
+  void ForEach(F&& fn) const {
+    for (const Slot& slot : slots_) {
+      if (slot.group != kEmpty) fn(slot.Key(), slot.hash, slot.group);
+    }
+  }
+
   size_t size() const { return size_; }
-  // Removes every key, frees the arena and shrinks to `initial_capacity` slots.
+  size_t capacity() const { return slots_.size(); }
+  size_t MemoryBytes() const { return slots_.capacity() * sizeof(Slot); }
+  // Removes every key and shrinks to `initial_capacity` slots. Keys in arenas are not freed here.
   void Reset(size_t initial_capacity = 256);
 
  private:
+  // A KeyRef flattened with the hash and the group into 24 bytes.
   struct Slot {
     uint64_t hash;
-    const char* data;
+    uint64_t payload;  // KeyRef::word or the bits of KeyRef::data
     uint32_t size;
     uint32_t group;
+
+    static Slot Of(const KeyRef& key, uint64_t hash, uint32_t group) {
+      return Slot{hash, key.word, key.size, group};
+    }
+    KeyRef Key() const {
+      KeyRef key;
+      key.word = payload;
+      key.size = size;
+      return key;
+    }
   };
+  static_assert(sizeof(Slot) == 24);
 
   // Doubles the capacity and moves every slot by its saved hash.
   void Grow();
@@ -66,7 +139,6 @@ class StringHashMap {
   std::vector<Slot> slots_;
   size_t mask_ = 0;
   size_t size_ = 0;
-  Arena arena_;
 };
 
 }  // namespace granite::core

@@ -65,6 +65,25 @@ class UniqFunction final : public AggregateFunction {
     }
   }
 
+  void WriteFinalOnlyStates(const uint32_t* groups, size_t count,
+                            Column* const* out) const override {
+    std::string bytes;
+    out[0]->Reserve(out[0]->size() + count);
+    for (size_t i = 0; i < count; ++i) {
+      bytes.clear();
+      sets_[groups[i]].SerializeFinalOnly(&bytes);
+      out[0]->AppendString(bytes);
+    }
+  }
+
+  void MergeFrom(const uint32_t* dst_groups, AggregateFunction& src, const uint32_t* src_groups,
+                 size_t count) override {
+    auto& other = static_cast<UniqFunction&>(src);
+    for (size_t i = 0; i < count; ++i) {
+      sets_[dst_groups[i]].MergeConsuming(other.sets_[src_groups[i]]);
+    }
+  }
+
   void Finalize(Column* out) const override {
     for (const UniquesHashSet& set : sets_) out->Append<uint64_t>(set.Estimate());
   }

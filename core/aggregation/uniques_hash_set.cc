@@ -11,6 +11,7 @@ namespace granite::core {
 namespace {
 
 constexpr uint8_t kVersion = 1;
+constexpr uint8_t kFinalOnlyVersion = 2;
 
 }  // namespace
 
@@ -77,6 +78,20 @@ void UniquesHashSet::Merge(const UniquesHashSet& other) {
   }
 }
 
+void UniquesHashSet::MergeConsuming(UniquesHashSet& other) {
+  if (other.count_ == 0) return;
+  if (count_ == 0) {
+    std::swap(*this, other);
+    return;
+  }
+  if (final_only_ || other.final_only_) {
+    if (other.Estimate() > Estimate()) std::swap(*this, other);
+    return;
+  }
+  if (count_ < other.count_) std::swap(*this, other);
+  Merge(other);
+}
+
 uint64_t UniquesHashSet::Estimate() const {
   if (skip_degree_ == 0) return count_;
   double sampled = static_cast<double>(uint64_t{count_} << skip_degree_);
@@ -102,7 +117,36 @@ void UniquesHashSet::Serialize(std::string* out) const {
   }
 }
 
+void UniquesHashSet::SerializeFinalOnly(std::string* out) const {
+  out->push_back(static_cast<char>(kFinalOnlyVersion));
+  out->push_back(static_cast<char>(skip_degree_));
+  PutVarint64(out, count_);
+}
+
 absl::Status UniquesHashSet::MergeSerialized(std::string_view bytes) {
+  if (bytes.size() >= 2 && static_cast<uint8_t>(bytes[0]) == kFinalOnlyVersion) {
+    auto skip = static_cast<uint8_t>(bytes[1]);
+    bytes.remove_prefix(2);
+    uint64_t count = 0;
+    if (skip >= 32 || !GetVarint64(&bytes, &count) || !bytes.empty() || count > (1u << 17)) {
+      return Error(ErrorCode::kCorruptedData, "Cannot read final-only uniq state");
+    }
+    if (count == 0) return absl::OkStatus();
+    if (count_ != 0) {
+      return Error(ErrorCode::kLogicalError,
+                   "Cannot merge a final-only uniq state into a non-empty one");
+    }
+    table_.reset();
+    size_degree_ = 0;
+    has_zero_ = false;
+    skip_degree_ = skip;
+    count_ = static_cast<uint32_t>(count);
+    final_only_ = true;
+    return absl::OkStatus();
+  }
+  if (final_only_ && count_ != 0) {
+    return Error(ErrorCode::kLogicalError, "Cannot merge a uniq state into a final-only one");
+  }
   if (bytes.size() < 2 || static_cast<uint8_t>(bytes[0]) != kVersion) {
     return Error(ErrorCode::kCorruptedData,
                  absl::StrCat("Cannot read uniq state: bad header of ", bytes.size(), " bytes"));

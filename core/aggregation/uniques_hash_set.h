@@ -16,6 +16,10 @@
 // Merging is exact: the merged state equals the state of a single set fed both inputs, whatever
 // the order, because the final skip_degree is the smallest one at which the union fits.
 // Memory: 4 bytes per slot, at most 512 KiB per set; small sets start with 8 slots.
+//
+// Serialized forms (versioned): 1 = full set (mergeable); 2 = final-only summary (skip_degree and
+// count, no hashes), written when this process holds the group's only state (one worker): it can
+// be finalized, and merged into an empty set, but not merged with another non-empty set.
 #pragma once
 
 #include <cstdint>
@@ -43,13 +47,20 @@ class UniquesHashSet {
   void Insert(uint32_t hash);
   // Adds every hash kept by `other`.
   void Merge(const UniquesHashSet& other);
+  // Merges `other` into this set, consuming it: an empty side is swapped rather than copied, and
+  // the smaller set is inserted into the larger. A final-only set merged with a non-empty set keeps
+  // the larger estimate (callers never do this: final-only states meet only empty ones).
+  void MergeConsuming(UniquesHashSet& other);
   // Returns the estimated number of distinct values inserted.
   uint64_t Estimate() const;
 
   // Appends the serialized set: version byte (1), skip_degree byte, varint count, then count
   // 32-bit little-endian hashes.
   void Serialize(std::string* out) const;
-  // Merges a serialized set into this one. Fails with CORRUPTED_DATA on malformed bytes.
+  // Appends the final-only summary: version byte (2), skip_degree byte, varint count.
+  void SerializeFinalOnly(std::string* out) const;
+  // Merges a serialized set into this one. Fails with CORRUPTED_DATA on malformed bytes, and with
+  // LOGICAL_ERROR when a final-only summary meets a non-empty set.
   absl::Status MergeSerialized(std::string_view bytes);
 
   // Returns the number of hashes kept.
@@ -73,6 +84,7 @@ class UniquesHashSet {
   uint8_t size_degree_ = 0;            // 0: no table yet
   uint8_t skip_degree_ = 0;
   bool has_zero_ = false;
+  bool final_only_ = false;  // count_ and skip_degree_ only; no table
 };
 
 }  // namespace granite::core

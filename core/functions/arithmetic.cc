@@ -17,12 +17,14 @@
 //
 // Each kernel first brings both operands to one compute type (a constant once, at compile time),
 // then runs a homogeneous loop: few template instantiations and no per-row type dispatch.
+// Integer division by a constant multiplies by a precomputed reciprocal (constant_divider.h).
 #include <cmath>
 #include <memory>
 #include <type_traits>
 
 #include "core/error.h"
 #include "core/functions/cast_column.h"
+#include "core/functions/constant_divider.h"
 #include "core/functions/function_errors.h"
 #include "core/functions/function_table.h"
 #include "core/functions/operand_caster.h"
@@ -198,6 +200,35 @@ inline R SafeDivideOrRemainder(C a, C b) {
   }
 }
 
+// intDiv / modulo of integer column `a` by the constant divisor `d` (not 0 or -1 when signed)
+// through ConstantDivider: signed values divide by magnitudes, then the C++ signs are applied
+// (quotient negative when the signs differ, remainder with the dividend's sign).
+template <bool kModulo, typename C, typename R>
+void DivideByConstant(const C* a, C d, R* out, size_t rows) {
+  if constexpr (std::is_signed_v<C>) {
+    const bool negative_divisor = d < 0;
+    const ConstantDivider divider(negative_divisor ? uint64_t{0} - static_cast<uint64_t>(d)
+                                                   : static_cast<uint64_t>(d));
+    for (size_t i = 0; i < rows; ++i) {
+      const bool negative = a[i] < 0;
+      const uint64_t magnitude =
+          negative ? uint64_t{0} - static_cast<uint64_t>(a[i]) : static_cast<uint64_t>(a[i]);
+      if constexpr (kModulo) {
+        const uint64_t r = divider.Remainder(magnitude);
+        out[i] = static_cast<R>(negative ? uint64_t{0} - r : r);
+      } else {
+        const uint64_t q = divider.Divide(magnitude);
+        out[i] = static_cast<R>(negative != negative_divisor ? uint64_t{0} - q : q);
+      }
+    }
+  } else {
+    const ConstantDivider divider(d);
+    for (size_t i = 0; i < rows; ++i) {
+      out[i] = static_cast<R>(kModulo ? divider.Remainder(a[i]) : divider.Divide(a[i]));
+    }
+  }
+}
+
 // Calls f(TypeTag<C>{}) for the compute types of intDiv and modulo: Int64, UInt64, Float64.
 template <typename F>
 void DispatchDivisionCompute(TypeId type, F&& f) {
@@ -230,6 +261,16 @@ class DivisionKernel : public ScalarKernel {
       }
       DispatchFixed(result_, [&](auto result_tag) {
         using R = typename decltype(result_tag)::Type;
+        if constexpr (std::is_integral_v<C>) {
+          if (ops[1].is_constant && !ops[0].is_constant) {
+            const C d = b[0];
+            if (d != 0 && !(std::is_signed_v<C> && d == C(-1))) {
+              DivideByConstant<kModulo, C, R>(ops[0].column->template Data<C>(), d,
+                                              out->template Data<R>(), rows);
+              return;
+            }
+          }
+        }
         BinaryLoop<C, C>(ops[0], ops[1], out->template Data<R>(), rows,
                          [](C a, C d) { return SafeDivideOrRemainder<kModulo, C, R>(a, d); });
       });

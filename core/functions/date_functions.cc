@@ -36,16 +36,43 @@ struct DayPart {
   static Out Time(uint32_t s) { return F(DayOf(s)); }
 };
 
-uint16_t Year(int64_t d) { return static_cast<uint16_t>(YearOf(d)); }
-uint8_t Quarter(int64_t d) { return static_cast<uint8_t>(QuarterOf(d)); }
-uint8_t Month(int64_t d) { return static_cast<uint8_t>(MonthOf(d)); }
-uint8_t DayOfMonth(int64_t d) { return static_cast<uint8_t>(DayOfMonthOf(d)); }
+// Year, month and day of every day number a Date or a DateTime can hold (0 .. 65535; a DateTime's
+// last day is 49710), computed once: a table lookup instead of the civil-date arithmetic per row.
+struct CivilDay {
+  uint16_t year;
+  uint8_t month;
+  uint8_t day;
+};
+
+const CivilDay* CivilDays() {
+  static const CivilDay* table = [] {
+    auto* days = new CivilDay[kMaxDate + 1];
+    for (int64_t d = 0; d <= kMaxDate; ++d) {
+      int y;
+      unsigned m, dd;
+      CivilFromDays(d, &y, &m, &dd);
+      days[d] = {static_cast<uint16_t>(y), static_cast<uint8_t>(m), static_cast<uint8_t>(dd)};
+    }
+    return days;
+  }();
+  return table;
+}
+
+inline const CivilDay& Civil(int64_t d) { return CivilDays()[static_cast<uint16_t>(d)]; }
+
+uint16_t Year(int64_t d) { return Civil(d).year; }
+uint8_t Quarter(int64_t d) { return static_cast<uint8_t>((Civil(d).month + 2) / 3); }
+uint8_t Month(int64_t d) { return Civil(d).month; }
+uint8_t DayOfMonth(int64_t d) { return Civil(d).day; }
 uint8_t DayOfWeek(int64_t d) { return static_cast<uint8_t>(DayOfWeekOf(d)); }
 uint16_t DayOfYear(int64_t d) { return static_cast<uint16_t>(DayOfYearOf(d)); }
-uint32_t YyyyMm(int64_t d) { return YyyyMmOf(d); }
-uint32_t YyyyMmDd(int64_t d) { return YyyyMmDdOf(d); }
+uint32_t YyyyMm(int64_t d) { return Civil(d).year * 100u + Civil(d).month; }
+uint32_t YyyyMmDd(int64_t d) {
+  const CivilDay& c = Civil(d);
+  return c.year * 10000u + c.month * 100u + c.day;
+}
 uint16_t Monday(int64_t d) { return static_cast<uint16_t>(StartOfWeekMonday(d)); }
-uint16_t MonthStart(int64_t d) { return static_cast<uint16_t>(StartOfMonth(d)); }
+uint16_t MonthStart(int64_t d) { return static_cast<uint16_t>(d - Civil(d).day + 1); }
 uint16_t QuarterStart(int64_t d) { return static_cast<uint16_t>(StartOfQuarter(d)); }
 uint16_t YearStart(int64_t d) { return static_cast<uint16_t>(StartOfYear(d)); }
 uint16_t SameDay(int64_t d) { return static_cast<uint16_t>(d); }

@@ -7,6 +7,7 @@
 #include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "core/functions/constant_column.h"
 #include "core/functions/function_table.h"
 
 namespace granite::core {
@@ -55,6 +56,19 @@ absl::StatusOr<const FunctionDef*> Lookup(std::string_view name,
   return def;
 }
 
+// Returns `args` with every constant in canonical form for its type (int64_t for signed types,
+// uint64_t for unsigned and dates, double for floats, std::string for String), so that the
+// functions can rely on the alternative. Errors: a constant that does not fit its type.
+absl::StatusOr<std::vector<ArgumentInfo>> Canonical(const std::vector<ArgumentInfo>& args) {
+  std::vector<ArgumentInfo> out = args;
+  for (ArgumentInfo& arg : out) {
+    if (!arg.constant) continue;
+    ASSIGN_OR_RETURN(ColumnPtr column, MakeConstantColumn(*arg.constant, arg.type));
+    arg.constant = ValueAt(*column, 0);
+  }
+  return out;
+}
+
 }  // namespace
 
 void FunctionTable::Add(const FunctionDef& def) {
@@ -81,7 +95,8 @@ const FunctionDef* FunctionTable::Find(std::string_view name) const {
 absl::StatusOr<ResolvedFunction> ResolveFunction(std::string_view name,
                                                  const std::vector<ArgumentInfo>& args) {
   ASSIGN_OR_RETURN(const FunctionDef* def, Lookup(name, args));
-  ASSIGN_OR_RETURN(TypeId type, def->resolve(def->name, args));
+  ASSIGN_OR_RETURN(std::vector<ArgumentInfo> canonical, Canonical(args));
+  ASSIGN_OR_RETURN(TypeId type, def->resolve(def->name, canonical));
   return ResolvedFunction{std::string(def->name), type};
 }
 
@@ -90,8 +105,9 @@ bool IsScalarFunction(std::string_view name) { return Table().Find(name) != null
 absl::StatusOr<CompiledFunction> CompileFunction(std::string_view name,
                                                  const std::vector<ArgumentInfo>& args) {
   ASSIGN_OR_RETURN(const FunctionDef* def, Lookup(name, args));
-  ASSIGN_OR_RETURN(TypeId type, def->resolve(def->name, args));
-  ASSIGN_OR_RETURN(std::unique_ptr<ScalarKernel> kernel, def->compile(def->name, args, type));
+  ASSIGN_OR_RETURN(std::vector<ArgumentInfo> canonical, Canonical(args));
+  ASSIGN_OR_RETURN(TypeId type, def->resolve(def->name, canonical));
+  ASSIGN_OR_RETURN(std::unique_ptr<ScalarKernel> kernel, def->compile(def->name, canonical, type));
   return CompiledFunction{ResolvedFunction{std::string(def->name), type}, std::move(kernel)};
 }
 

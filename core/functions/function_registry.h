@@ -13,6 +13,10 @@
 // (ResolveFunction("in", {x, 1, 2, 3})). In a plan the list travels as in(x, tuple(1, 2, 3)).
 // tuple is not a function of its own: resolving it fails.
 //
+// Result types follow ClickHouse; each functions/*.cc file opens with the rules of its functions
+// (arithmetic.cc: integer promotion, modulo and Date arithmetic; type_rules.h: supertypes of
+// if/multiIf branches and the common type of comparisons).
+//
 // Thread-safety: all functions are safe to call concurrently.
 #pragma once
 

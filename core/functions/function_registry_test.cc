@@ -150,6 +150,15 @@ TEST(FunctionRegistryTest, OtherResultTypes) {
   EXPECT_EQ(ResultOf("greatest", {Arg(T::kUInt8), Arg(T::kInt32)}), T::kInt32);
 }
 
+TEST(FunctionRegistryTest, ConstantsInAnyValueAlternative) {
+  // A Date constant given as int64_t, a String constant given as a number.
+  EXPECT_EQ(ResultOf("in", {Arg(T::kDateTime), Const(T::kDate, int64_t{15887})}), T::kUInt8);
+  EXPECT_EQ(ResultOf("like", {Arg(T::kString), Const(T::kString, uint64_t{5})}), T::kUInt8);
+  EXPECT_EQ(ResultOf("round", {Arg(T::kFloat64), Const(T::kInt8, uint64_t{2})}), T::kFloat64);
+  EXPECT_EQ(ErrorOf("plus", {Arg(T::kUInt8), Const(T::kUInt8, uint64_t{300})}),
+            ErrorCode::kValueIsOutOfRangeOfDataType);
+}
+
 TEST(FunctionRegistryTest, ParseErrorOfConstantSurfacesAtResolve) {
   auto resolved = ResolveFunction("equals", {Arg(T::kDate), Const(T::kString, "yesterday")});
   ASSERT_FALSE(resolved.ok());

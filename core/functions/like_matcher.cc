@@ -3,7 +3,6 @@
 #include <re2/re2.h>
 
 #include <cstring>
-#include <string.h>  // memmem
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -84,15 +83,19 @@ absl::StatusOr<std::unique_ptr<LikeMatcher>> LikeMatcher::Compile(std::string_vi
   }
 
   std::string regex;
+  std::string run;  // the current run of literal bytes
   for (const PatternItem& item : items) {
-    switch (item.type) {
-      case PatternItem::kAnyRun: regex += ".*"; break;
-      case PatternItem::kOneChar: regex += "."; break;
-      case PatternItem::kLiteral:
-        regex += RE2::QuoteMeta(re2::StringPiece(&item.byte, 1));
-        break;
+    if (item.type == PatternItem::kLiteral) {
+      regex += RE2::QuoteMeta(re2::StringPiece(&item.byte, 1));
+      run.push_back(item.byte);
+      continue;
     }
+    regex += item.type == PatternItem::kAnyRun ? ".*" : ".";
+    if (run.size() > matcher->needle_.size()) matcher->needle_ = run;
+    run.clear();
   }
+  if (run.size() > matcher->needle_.size()) matcher->needle_ = run;
+  if (case_insensitive) matcher->needle_ = absl::AsciiStrToLower(matcher->needle_);
   RE2::Options options;
   options.set_dot_nl(true);
   options.set_log_errors(false);
@@ -145,17 +148,25 @@ void LikeMatcher::MatchColumn(const Column& strings, bool negated, uint8_t* out)
     return;
   }
   if (kind_ == Kind::kSubstring) {
-    MatchSubstring(strings, negated, out);
+    std::memset(out, 0, rows);
+    MarkRowsContaining(strings, needle_, out);
+    if (negated) {
+      for (size_t i = 0; i < rows; ++i) out[i] ^= 1;
+    }
     return;
   }
   const uint64_t* offsets = strings.Offsets().data();
   const char* chars = strings.Chars().data();
   uint64_t begin = 0;
   if (kind_ == Kind::kRegex) {
+    // Rows without the pattern's longest literal run cannot match: RE2 sees only candidates.
+    std::memset(out, needle_.empty() ? 1 : 0, rows);
+    if (!needle_.empty()) MarkRowsContaining(strings, needle_, out);
     for (size_t i = 0; i < rows; ++i) {
-      re2::StringPiece text(chars + begin, offsets[i] - begin);
-      out[i] = RE2::FullMatch(text, *regex_) != negated;
-      begin = offsets[i];
+      const uint64_t end = offsets[i];
+      if (out[i]) out[i] = RE2::FullMatch(re2::StringPiece(chars + begin, end - begin), *regex_);
+      out[i] ^= negated;
+      begin = end;
     }
     return;
   }
@@ -167,27 +178,27 @@ void LikeMatcher::MatchColumn(const Column& strings, bool negated, uint8_t* out)
 
 // Searches the needle in the whole chars buffer at once and maps each hit to its row: a hit that
 // runs past the end of its row is discarded and the search resumes at the next row.
-void LikeMatcher::MatchSubstring(const Column& strings, bool negated, uint8_t* out) const {
+// std::string_view::find (memchr on the first byte, then compare) beats glibc's memmem on URL-like
+// data by about 2x; a SIMD search will replace both.
+void LikeMatcher::MarkRowsContaining(const Column& strings, std::string_view needle,
+                                     uint8_t* out) const {
   const size_t rows = strings.size();
-  std::memset(out, negated ? 1 : 0, rows);
   if (rows == 0) return;
   std::string lowered;
-  const char* chars = strings.Chars().data();
-  const size_t total = strings.Chars().size();
+  std::string_view chars = strings.Chars();
   if (case_insensitive_) {
     lowered = absl::AsciiStrToLower(ToAbsl(strings.Chars()));
-    chars = lowered.data();
+    chars = lowered;
   }
   const uint64_t* offsets = strings.Offsets().data();
-  const size_t n = needle_.size();
+  const size_t n = needle.size();
   size_t row = 0;
   uint64_t pos = 0;
-  while (row < rows && pos < total) {
-    const void* found = memmem(chars + pos, total - pos, needle_.data(), n);
-    if (found == nullptr) break;
-    const uint64_t at = static_cast<const char*>(found) - chars;
-    while (offsets[row] <= at) ++row;  // the row holding byte `at`; exists since at < total
-    if (at + n <= offsets[row]) out[row] = negated ? 0 : 1;
+  while (row < rows && pos < chars.size()) {
+    const size_t at = chars.find(needle, pos);
+    if (at == std::string_view::npos) break;
+    while (offsets[row] <= at) ++row;  // the row holding byte `at`; exists since at < size
+    if (at + n <= offsets[row]) out[row] = 1;
     pos = offsets[row];
     ++row;
   }

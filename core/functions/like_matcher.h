@@ -2,10 +2,12 @@
 // next character). Compiling picks the cheapest way to match:
 //   'abc'    exact: length check + memcmp
 //   'abc%'   prefix, '%abc' suffix
-//   '%abc%'  substring: one memmem over the whole chars buffer of a column, matches mapped back to
+//   '%abc%'  substring: one search over the whole chars buffer of a column, matches mapped back to
 //            rows (rows without the needle cost nothing, as in ClickHouse)
 //   '%'      anything
-//   else     an RE2 regex with '.*' and '.', matched in full (UTF-8, '.' matches newlines)
+//   else     an RE2 regex with '.*' and '.', matched in full (UTF-8, '.' matches newlines); the
+//            longest literal run of the pattern is searched first like a substring, so only rows
+//            that contain it reach RE2 ('%goo_le%' runs RE2 only on rows containing "goo")
 // Case-insensitive matching (ILIKE) folds ASCII letters.
 #pragma once
 
@@ -46,11 +48,14 @@ class LikeMatcher {
  private:
   LikeMatcher() = default;
   bool MatchesLiteral(std::string_view text) const;
-  void MatchSubstring(const Column& strings, bool negated, uint8_t* out) const;
+  // Sets out[i] = 1 for the rows of `strings` that contain `needle` (ASCII-folded when
+  // case-insensitive; then `needle` must be lowercase); leaves other rows untouched.
+  void MarkRowsContaining(const Column& strings, std::string_view needle, uint8_t* out) const;
 
   Kind kind_ = Kind::kExact;
   bool case_insensitive_ = false;
-  std::string needle_;  // the literal part; lowercase when case-insensitive
+  std::string needle_;  // the literal part (kRegex: the longest literal run); lowercase when
+                        // case-insensitive
   std::unique_ptr<re2::RE2> regex_;
 };
 

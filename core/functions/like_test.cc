@@ -78,6 +78,23 @@ TEST(LikeMatcherTest, SubstringSearchRespectsRowBoundaries) {
   EXPECT_EQ(std::vector<uint8_t>(out3, out3 + 3), (std::vector<uint8_t>{0, 0, 1}));
 }
 
+TEST(LikeMatcherTest, RegexRunsOnlyWhereTheLongestLiteralOccurs) {
+  Column strings(TypeId::kString);
+  for (const char* s : {"google", "goo", "gle", "gooXle", "xgooglex", "GOOGLE", "goo\nle"}) {
+    strings.AppendString(s);
+  }
+  uint8_t out[7];
+  // '_' matches a newline too.
+  Compile("%goo_le%")->MatchColumn(strings, false, out);
+  EXPECT_EQ(std::vector<uint8_t>(out, out + 7), (std::vector<uint8_t>{1, 0, 0, 1, 1, 0, 1}));
+  Compile("%goo_le%")->MatchColumn(strings, true, out);
+  EXPECT_EQ(std::vector<uint8_t>(out, out + 7), (std::vector<uint8_t>{0, 1, 1, 0, 0, 1, 0}));
+  Compile("%Goo_lE%", true)->MatchColumn(strings, false, out);
+  EXPECT_EQ(std::vector<uint8_t>(out, out + 7), (std::vector<uint8_t>{1, 0, 0, 1, 1, 1, 1}));
+  Compile("_%_")->MatchColumn(strings, false, out);  // no literal at all
+  EXPECT_EQ(std::vector<uint8_t>(out, out + 7), (std::vector<uint8_t>{1, 1, 1, 1, 1, 1, 1}));
+}
+
 TEST(LikeFunctionTest, AllFourFunctions) {
   Block b = BlockOf({StringColumn({"Google", "google.com", "yandex", ""})});
   EXPECT_EQ(Eval(Fn("like", {Col(0, T::kString), Lit(std::string("%oogle%"))}), b),

@@ -4,7 +4,6 @@ exact; a malformed row fails the whole insert with its line number and leaves no
 likewise for TabSeparated and JSONEachRow input."""
 
 import os
-import re
 import sys
 import unittest
 

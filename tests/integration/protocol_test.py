@@ -7,7 +7,6 @@ streamed in chunks with next_query_info, cancel, and the stock ClickHouse client
 
 import json
 import os
-import re
 import sys
 import threading
 import time

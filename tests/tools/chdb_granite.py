@@ -22,7 +22,6 @@ import re
 import signal
 import sys
 import threading
-import time
 from concurrent import futures
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(

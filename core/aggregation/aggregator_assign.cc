@@ -1,0 +1,370 @@
+// Aggregator, part 2: group assignment — the per-row loops that map a batch of keys to group ids,
+// one template per key layout (see aggregator.h), and the conversion to two-level tables.
+//
+// Every loop follows the same shape: hash the whole batch first (or reuse known hashes), then walk
+// the rows, prefetching the slot of row i + kPrefetchDistance once the table outgrows the L2 cache;
+// a row that creates a group records its hash (group_hashes_) and its row index (new_rows_), and
+// the new keys are appended to the key columns after the loop, column by column.
+#include <type_traits>
+
+#include "core/aggregation/aggregator.h"
+#include "core/aggregation/key_hash.h"
+#include "core/aggregation/packed_keys.h"
+#include "core/hash.h"
+
+namespace granite::core {
+namespace {
+
+// Prefetching slots pays off only once the table no longer fits in the L2 cache.
+constexpr size_t kPrefetchCapacity = 1 << 15;
+constexpr size_t kPrefetchDistance = 16;
+constexpr uint64_t kSmallLimit = FixedHashMap::kSize;
+
+}  // namespace
+
+void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
+                              const uint64_t* known_hashes) {
+  group_ids_.resize(rows);
+  new_rows_.clear();
+  switch (layout_) {
+    case KeyLayout::kNoKeys:
+      if (groups_ == 0) groups_ = 1;
+      std::fill(group_ids_.begin(), group_ids_.end(), 0);
+      break;
+    case KeyLayout::kDirect16:
+      DispatchFixed(key_types_[0], [&](auto tag) {
+        using T = typename decltype(tag)::Type;
+        if constexpr (sizeof(T) <= 2) AssignDirect<T>(*keys[0], rows);
+      });
+      break;
+    case KeyLayout::kFixed64:
+      keys64_.resize(rows);
+      DispatchFixed(key_types_[0], [&](auto tag) {
+        using T = typename decltype(tag)::Type;
+        const T* values = keys[0]->Data<T>();
+        for (size_t i = 0; i < rows; ++i) keys64_[i] = WidenKey(values[i]);
+      });
+      AssignIntLayout(keys64_.data(), known_hashes, rows);
+      break;
+    case KeyLayout::kPacked64:
+      keys64_.resize(rows);
+      PackKeys64(keys, rows, keys64_.data());
+      AssignIntLayout(keys64_.data(), known_hashes, rows);
+      break;
+    case KeyLayout::kPacked128: {
+      keys128_.resize(rows);
+      PackKeys128(keys, rows, keys128_.data());
+      const uint64_t* hashes = known_hashes;
+      if (hashes == nullptr) {
+        hashes_.resize(rows);
+        for (size_t i = 0; i < rows; ++i) hashes_[i] = HashUInt128(keys128_[i]);
+        hashes = hashes_.data();
+      }
+      bool prefetch = groups_ * 2 >= kPrefetchCapacity;
+      if (two_level_) {
+        prefetch ? AssignWide<true, true>(keys128_.data(), hashes, rows)
+                 : AssignWide<true, false>(keys128_.data(), hashes, rows);
+      } else {
+        prefetch ? AssignWide<false, true>(keys128_.data(), hashes, rows)
+                 : AssignWide<false, false>(keys128_.data(), hashes, rows);
+      }
+      break;
+    }
+    case KeyLayout::kString:
+    case KeyLayout::kSerialized: {
+      bool serialized = layout_ == KeyLayout::kSerialized;
+      views_.resize(rows);
+      if (serialized) {
+        SerializeKeys(keys, rows);
+      } else {
+        for (size_t i = 0; i < rows; ++i) views_[i] = keys[0]->StringAt(i);
+      }
+      const uint64_t* hashes = known_hashes;
+      if (hashes == nullptr) {
+        hashes_.resize(rows);
+        if (serialized) {
+          HashKeys(keys, rows, hashes_.data());
+        } else {
+          for (size_t i = 0; i < rows; ++i) hashes_[i] = HashBytes(views_[i]);
+        }
+        hashes = hashes_.data();
+      }
+      bool prefetch = groups_ * 2 >= kPrefetchCapacity;
+      const std::string_view* views = views_.data();
+      if (serialized) {
+        if (two_level_) {
+          prefetch ? AssignBytes<true, true, true>(views, hashes, rows)
+                   : AssignBytes<true, false, true>(views, hashes, rows);
+        } else {
+          prefetch ? AssignBytes<false, true, true>(views, hashes, rows)
+                   : AssignBytes<false, false, true>(views, hashes, rows);
+        }
+      } else if (two_level_) {
+        prefetch ? AssignBytes<true, true, false>(views, hashes, rows)
+                 : AssignBytes<true, false, false>(views, hashes, rows);
+      } else {
+        prefetch ? AssignBytes<false, true, false>(views, hashes, rows)
+                 : AssignBytes<false, false, false>(views, hashes, rows);
+      }
+      break;
+    }
+  }
+  if (layout_ != KeyLayout::kNoKeys && layout_ != KeyLayout::kString) AppendNewKeys(keys);
+  for (const auto& function : functions_) function->Resize(groups_);
+  if (!two_level_ && layout_ != KeyLayout::kNoKeys && layout_ != KeyLayout::kDirect16 &&
+      ((options_.two_level_threshold > 0 && groups_ >= options_.two_level_threshold) ||
+       (options_.two_level_threshold_bytes > 0 &&
+        MemoryBytes() >= options_.two_level_threshold_bytes))) {
+    ConvertToTwoLevel();
+  }
+}
+
+template <typename T>
+void Aggregator::AssignDirect(const Column& key, size_t rows) {
+  using Index = std::make_unsigned_t<T>;
+  const T* values = key.Data<T>();
+  uint32_t* direct = fixed_.Data();
+  uint32_t* ids = group_ids_.data();
+  for (size_t i = 0; i < rows; ++i) {
+    auto index = static_cast<Index>(values[i]);
+    uint32_t group = direct[index];
+    if (group == FixedHashMap::kEmpty) {
+      group = static_cast<uint32_t>(groups_++);
+      direct[index] = group;
+      fixed_.NoteOccupied(index);
+      group_hashes_.push_back(HashInt(WidenKey(values[i])));
+      new_rows_.push_back(static_cast<uint32_t>(i));
+    }
+    ids[i] = group;
+  }
+}
+
+void Aggregator::AssignIntLayout(const uint64_t* keys, const uint64_t* known_hashes,
+                                 size_t rows) {
+  bool small = !options_.sparse;
+  if (small) {
+    // All rows below 2^16 (their OR is): the direct array alone, no hashing at all.
+    uint64_t any_bits = 0;
+    for (size_t i = 0; i < rows; ++i) any_bits |= keys[i];
+    if (any_bits < kSmallLimit) {
+      uint32_t* direct = fixed_.Data();
+      uint32_t* ids = group_ids_.data();
+      for (size_t i = 0; i < rows; ++i) {
+        auto index = static_cast<uint32_t>(keys[i]);
+        uint32_t group = direct[index];
+        if (group == FixedHashMap::kEmpty) {
+          group = static_cast<uint32_t>(groups_++);
+          direct[index] = group;
+          fixed_.NoteOccupied(index);
+          group_hashes_.push_back(HashInt(keys[i]));
+          new_rows_.push_back(static_cast<uint32_t>(i));
+        }
+        ids[i] = group;
+      }
+      return;
+    }
+  }
+  const uint64_t* hashes = known_hashes;
+  if (hashes == nullptr) {
+    hashes_.resize(rows);
+    for (size_t i = 0; i < rows; ++i) hashes_[i] = HashInt(keys[i]);
+    hashes = hashes_.data();
+  }
+  bool prefetch = groups_ * 2 >= kPrefetchCapacity;
+  if (two_level_) {
+    if (prefetch) {
+      small ? AssignInt<true, true, true>(keys, hashes, rows)
+            : AssignInt<true, true, false>(keys, hashes, rows);
+    } else {
+      small ? AssignInt<true, false, true>(keys, hashes, rows)
+            : AssignInt<true, false, false>(keys, hashes, rows);
+    }
+  } else if (prefetch) {
+    small ? AssignInt<false, true, true>(keys, hashes, rows)
+          : AssignInt<false, true, false>(keys, hashes, rows);
+  } else {
+    small ? AssignInt<false, false, true>(keys, hashes, rows)
+          : AssignInt<false, false, false>(keys, hashes, rows);
+  }
+}
+
+template <bool kTwoLevel, bool kPrefetch, bool kSmall>
+void Aggregator::AssignInt(const uint64_t* keys, const uint64_t* hashes, size_t rows) {
+  uint32_t* ids = group_ids_.data();
+  uint32_t* direct = kSmall ? fixed_.Data() : nullptr;
+  IntHashMap* single = &int_map_;
+  TwoLevelHashMap<IntHashMap>* two = int_map2_.get();
+  for (size_t i = 0; i < rows; ++i) {
+    if (kPrefetch && i + kPrefetchDistance < rows) {
+      uint64_t ahead = hashes[i + kPrefetchDistance];
+      if constexpr (kTwoLevel) {
+        two->Prefetch(ahead);
+      } else {
+        single->Prefetch(ahead);
+      }
+    }
+    uint64_t key = keys[i];
+    uint32_t group;
+    if (kSmall && key < kSmallLimit) {
+      group = direct[key];
+      if (group == FixedHashMap::kEmpty) {
+        group = static_cast<uint32_t>(groups_++);
+        direct[key] = group;
+        fixed_.NoteOccupied(static_cast<uint32_t>(key));
+        group_hashes_.push_back(hashes[i]);
+        new_rows_.push_back(static_cast<uint32_t>(i));
+      }
+    } else {
+      auto next = static_cast<uint32_t>(groups_);
+      IntHashMap& table = kTwoLevel ? two->sub(hashes[i]) : *single;
+      group = table.FindOrInsert(key, hashes[i], next);
+      if (group == next) {
+        ++groups_;
+        group_hashes_.push_back(hashes[i]);
+        new_rows_.push_back(static_cast<uint32_t>(i));
+      }
+    }
+    ids[i] = group;
+  }
+}
+
+template <bool kTwoLevel, bool kPrefetch>
+void Aggregator::AssignWide(const UInt128* keys, const uint64_t* hashes, size_t rows) {
+  uint32_t* ids = group_ids_.data();
+  for (size_t i = 0; i < rows; ++i) {
+    if (kPrefetch && i + kPrefetchDistance < rows) {
+      uint64_t ahead = hashes[i + kPrefetchDistance];
+      if constexpr (kTwoLevel) {
+        wide_map2_->Prefetch(ahead);
+      } else {
+        wide_map_.Prefetch(ahead);
+      }
+    }
+    auto next = static_cast<uint32_t>(groups_);
+    UInt128HashMap& table = kTwoLevel ? wide_map2_->sub(hashes[i]) : wide_map_;
+    uint32_t group = table.FindOrInsert(keys[i], hashes[i], next);
+    if (group == next) {
+      ++groups_;
+      group_hashes_.push_back(hashes[i]);
+      new_rows_.push_back(static_cast<uint32_t>(i));
+    }
+    ids[i] = group;
+  }
+}
+
+template <bool kTwoLevel, bool kPrefetch, bool kSerialized>
+void Aggregator::AssignBytes(const std::string_view* keys, const uint64_t* hashes, size_t rows) {
+  uint32_t* ids = group_ids_.data();
+  for (size_t i = 0; i < rows; ++i) {
+    if (kPrefetch && i + kPrefetchDistance < rows) {
+      uint64_t ahead = hashes[i + kPrefetchDistance];
+      if constexpr (kTwoLevel) {
+        string_map2_->Prefetch(ahead);
+      } else {
+        string_map_.Prefetch(ahead);
+      }
+    }
+    auto next = static_cast<uint32_t>(groups_);
+    StringHashMap& table = kTwoLevel ? string_map2_->sub(hashes[i]) : string_map_;
+    KeyRef stored;
+    uint32_t group = table.FindOrInsert(keys[i], hashes[i], next, key_arena_, &stored);
+    if (group == next) {
+      ++groups_;
+      group_hashes_.push_back(hashes[i]);
+      if constexpr (kSerialized) {
+        new_rows_.push_back(static_cast<uint32_t>(i));
+      } else {
+        string_keys_.push_back(stored);
+      }
+    }
+    ids[i] = group;
+  }
+}
+
+void Aggregator::AppendNewKeys(const std::vector<ColumnPtr>& keys) {
+  size_t count = new_rows_.size();
+  if (count == 0) return;
+  // Every row new and in order (a merge of distinct keys, a first batch of distinct values).
+  bool all_rows = new_rows_.back() + 1 == count;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (all_rows) {
+      key_columns_[k]->AppendRange(*keys[k], 0, count);
+    } else {
+      Column taken = keys[k]->Take(new_rows_.data(), count);
+      key_columns_[k]->AppendRange(taken, 0, count);
+    }
+  }
+}
+
+void Aggregator::SerializeKeys(const std::vector<ColumnPtr>& keys, size_t rows) {
+  // Lengths first (fixed widths plus each string with its 4-byte prefix), then column by column,
+  // so the type dispatch happens once per column rather than once per value.
+  size_t fixed_width = 0;
+  for (TypeId type : key_types_) fixed_width += IsString(type) ? sizeof(uint32_t) : ValueSize(type);
+  serialized_offsets_.assign(rows + 1, 0);
+  size_t* offsets = serialized_offsets_.data();
+  for (size_t i = 0; i < rows; ++i) offsets[i + 1] = fixed_width;
+  for (const ColumnPtr& key : keys) {
+    if (!IsString(key->type())) continue;
+    for (size_t i = 0; i < rows; ++i) offsets[i + 1] += key->StringAt(i).size();
+  }
+  for (size_t i = 0; i < rows; ++i) offsets[i + 1] += offsets[i];
+  serialized_.resize(offsets[rows]);
+  std::vector<size_t> cursor(offsets, offsets + rows);
+  char* out = serialized_.data();
+  for (const ColumnPtr& key : keys) {
+    if (IsString(key->type())) {
+      for (size_t i = 0; i < rows; ++i) {
+        std::string_view value = key->StringAt(i);
+        auto size = static_cast<uint32_t>(value.size());
+        std::memcpy(out + cursor[i], &size, sizeof(size));
+        if (!value.empty()) std::memcpy(out + cursor[i] + sizeof(size), value.data(), size);
+        cursor[i] += sizeof(size) + value.size();
+      }
+      continue;
+    }
+    DispatchFixed(key->type(), [&](auto tag) {
+      using T = typename decltype(tag)::Type;
+      const T* values = key->Data<T>();
+      for (size_t i = 0; i < rows; ++i) {
+        // The low sizeof(T) bytes of the widened value (little-endian): the value itself, with
+        // -0.0 folded into 0.0 like the hash.
+        uint64_t widened = WidenKey(values[i]);
+        std::memcpy(out + cursor[i], &widened, sizeof(T));
+        cursor[i] += sizeof(T);
+      }
+    });
+  }
+  for (size_t i = 0; i < rows; ++i) {
+    views_[i] = std::string_view(out + offsets[i], offsets[i + 1] - offsets[i]);
+  }
+}
+
+void Aggregator::ConvertToTwoLevel() {
+  if (two_level_) return;
+  switch (layout_) {
+    case KeyLayout::kFixed64:
+    case KeyLayout::kPacked64:
+      int_map2_ = std::make_unique<TwoLevelHashMap<IntHashMap>>();
+      int_map2_->ConvertFrom(int_map_);
+      int_map_.Reset(4);
+      break;
+    case KeyLayout::kPacked128:
+      wide_map2_ = std::make_unique<TwoLevelHashMap<UInt128HashMap>>();
+      wide_map2_->ConvertFrom(wide_map_);
+      wide_map_.Reset(4);
+      break;
+    case KeyLayout::kString:
+    case KeyLayout::kSerialized:
+      string_map2_ = std::make_unique<TwoLevelHashMap<StringHashMap>>();
+      string_map2_->ConvertFrom(string_map_);
+      string_map_.Reset(4);
+      break;
+    case KeyLayout::kNoKeys:
+    case KeyLayout::kDirect16:
+      return;
+  }
+  two_level_ = true;
+}
+
+}  // namespace granite::core

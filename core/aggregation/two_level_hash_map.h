@@ -1,0 +1,59 @@
+// TwoLevelHashMap<Map>: kBucketCount (256) sub-tables of type Map (IntHashMap, UInt128HashMap,
+// StringHashMap); a key goes to sub-table BucketOf(hash), the TOP 8 bits of its hash, while each
+// sub-table takes its slot from the LOW bits, so the two choices are independent and every
+// sub-table stays evenly filled.
+//
+// Why: a big single-level table doubles by rehashing everything at once (a pause, and old + new
+// arrays alive together); a two-level table grows one small sub-table at a time, and its
+// sub-table b holds exactly the groups of output bucket b. An Aggregator starts single-level and
+// converts (ConvertFrom) once it passes group_by_two_level_threshold groups or
+// group_by_two_level_threshold_bytes bytes; the payoff is measured in bench/results.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/hash.h"
+
+namespace granite::core {
+
+// Routes keys to one of kBucketCount sub-tables by the top bits of their hash.
+// Thread-safety: none; one thread per map.
+template <typename Map>
+class TwoLevelHashMap {
+ public:
+  static constexpr uint32_t kEmpty = Map::kEmpty;
+
+  explicit TwoLevelHashMap(size_t sub_capacity = 4) {
+    subs_.reserve(kBucketCount);
+    for (uint32_t b = 0; b < kBucketCount; ++b) subs_.emplace_back(sub_capacity);
+  }
+
+  // Returns the sub-table of a key with hash `hash`; callers FindOrInsert there.
+  Map& sub(uint64_t hash) { return subs_[BucketOf(hash)]; }
+  const Map& bucket(uint32_t b) const { return subs_[b]; }
+  void Prefetch(uint64_t hash) const { subs_[BucketOf(hash)].Prefetch(hash); }
+
+  // Moves every key of the single-level `single` here (single keeps its keys; Reset it after).
+  void ConvertFrom(const Map& single) {
+    single.ForEach([&](const auto& key, uint64_t hash, uint32_t group) {
+      subs_[BucketOf(hash)].InsertNew(key, hash, group);
+    });
+  }
+
+  size_t size() const {
+    size_t total = 0;
+    for (const Map& sub : subs_) total += sub.size();
+    return total;
+  }
+  size_t MemoryBytes() const {
+    size_t total = 0;
+    for (const Map& sub : subs_) total += sub.MemoryBytes();
+    return total;
+  }
+
+ private:
+  std::vector<Map> subs_;
+};
+
+}  // namespace granite::core

@@ -1,0 +1,64 @@
+#include "core/cancellation_poller.h"
+
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+namespace granite::core {
+
+namespace {
+constexpr std::chrono::milliseconds kInterval{20};
+}  // namespace
+
+CancellationPoller::Registration::Registration(Registration&& other) noexcept
+    : shard_(std::exchange(other.shard_, nullptr)), entry_(other.entry_) {}
+
+CancellationPoller::Registration::~Registration() {
+  if (shard_ == nullptr) return;
+  MutexLock lock(shard_->mu);
+  shard_->entries.erase(entry_);
+}
+
+CancellationPoller& CancellationPoller::Global() {
+  static CancellationPoller* poller = nullptr;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    poller = new CancellationPoller();
+    std::thread([] { poller->Loop(); }).detach();
+  });
+  return *poller;
+}
+
+CancellationPoller::CancellationPoller() : shards_(new Shard[kShards]) {}
+
+CancellationPoller::Registration CancellationPoller::Watch(std::function<bool()> gone,
+                                                           std::function<void()> cancel) {
+  // Each thread walks the shards round-robin from its own starting point.
+  thread_local size_t next = std::hash<std::thread::id>()(std::this_thread::get_id());
+  Shard& shard = shards_[next++ % kShards];
+  Registration registration;
+  MutexLock lock(shard.mu);
+  registration.shard_ = &shard;
+  registration.entry_ = shard.entries.insert(shard.entries.end(), {std::move(gone), std::move(cancel)});
+  return registration;
+}
+
+void CancellationPoller::Loop() {
+  while (true) {
+    std::this_thread::sleep_for(kInterval);
+    for (size_t i = 0; i < kShards; ++i) {
+      Shard& shard = shards_[i];
+      MutexLock lock(shard.mu);
+      for (Entry& entry : shard.entries) {
+        if (!entry.fired && entry.gone()) {
+          entry.fired = true;
+          entry.cancel();
+        }
+      }
+    }
+  }
+}
+
+}  // namespace granite::core

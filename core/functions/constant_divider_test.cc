@@ -1,0 +1,52 @@
+#include "core/functions/constant_divider.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core/functions/test_columns.h"
+
+namespace granite::core {
+namespace {
+
+TEST(ConstantDividerTest, MatchesHardwareDivision) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  std::vector<uint64_t> divisors = {1, 2, 3, 5, 7, 10, 60, 641, 10000, 86400, 1000000007,
+                                    (uint64_t{1} << 32) + 1, uint64_t{1} << 63,
+                                    (uint64_t{1} << 63) + 1, kMax - 1, kMax};
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 200; ++i) divisors.push_back(rng() >> (rng() % 64) | 1);
+  std::vector<uint64_t> numerators = {0, 1, 2, 9999, 10000, 10001, kMax, kMax - 1, uint64_t{1} << 63};
+  for (int i = 0; i < 200; ++i) numerators.push_back(rng() >> (rng() % 64));
+  for (uint64_t d : divisors) {
+    ConstantDivider divider(d);
+    for (uint64_t n : numerators) {
+      ASSERT_EQ(divider.Divide(n), n / d) << n << " / " << d;
+      ASSERT_EQ(divider.Remainder(n), n % d) << n << " % " << d;
+    }
+  }
+}
+
+TEST(ConstantDividerTest, SignedColumnsByConstants) {
+  using T = TypeId;
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  Block b = BlockOf({MakeColumn<int64_t>(T::kInt64, {kMin, -7, -1, 0, 7, 100}),
+                     MakeColumn<uint32_t>(T::kUInt32, {4294967295u, 0, 7, 86399, 86400, 123456})});
+  EXPECT_EQ(Eval(Fn("intDiv", {Col(0, T::kInt64), Lit(uint64_t{3})}), b),
+            (Rows{"-3074457345618258602", "-2", "0", "0", "2", "33"}));
+  EXPECT_EQ(Eval(Fn("intDiv", {Col(0, T::kInt64), Lit(int64_t{-3})}), b),
+            (Rows{"3074457345618258602", "2", "0", "0", "-2", "-33"}));
+  EXPECT_EQ(Eval(Fn("modulo", {Col(0, T::kInt64), Lit(int64_t{-3})}), b),
+            (Rows{"-2", "-1", "-1", "0", "1", "1"}));
+  EXPECT_EQ(Eval(Fn("modulo", {Col(0, T::kInt64), Lit(uint64_t{8})}), b),
+            (Rows{"0", "-7", "-1", "0", "7", "4"}));
+  EXPECT_EQ(Eval(Fn("intDiv", {Col(1, T::kUInt32), Lit(uint64_t{86400})}), b),
+            (Rows{"49710", "0", "0", "0", "1", "1"}));
+  EXPECT_EQ(Eval(Fn("modulo", {Col(1, T::kUInt32), Lit(uint64_t{10000})}), b),
+            (Rows{"7295", "0", "7", "6399", "6400", "3456"}));
+}
+
+}  // namespace
+}  // namespace granite::core

@@ -1,0 +1,44 @@
+// Start-up recovery of one table's parts directory: what Table::Open finds after a clean stop or
+// a crash at any point of an insert, a merge or a commit, turned back into a consistent set.
+//   1. parts/committing_<token>/  a decided multi-part commit: its parts are moved into parts/.
+//   2. parts/tmp_*                unfinished writes, prepared inserts and merges: deleted.
+//   3. entries that are not part names: deleted.
+//   4. parts that fail to load (missing or damaged meta, marks or index): moved to
+//      <table>/detached/broken_<name> for inspection, never loaded.
+//   5. parts covered by another part of the same partition (sources of a merge whose result was
+//      made durable before the crash, but which were not deleted yet): deleted.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "storage/file_system.h"
+#include "storage/part.h"
+#include "storage/table_schema.h"
+
+namespace granite::storage {
+
+struct RecoveredParts {
+  std::vector<std::shared_ptr<const Part>> parts;  // active parts, any order
+  uint64_t max_block = 0;                          // largest block number of any part kept
+  std::vector<std::string> detached;               // names of parts moved to detached/
+};
+
+inline constexpr char kDetachedDirName[] = "detached";
+inline constexpr char kBrokenPrefix[] = "broken_";
+
+// Recovers the parts of the table in `table_dir` (holding parts/).
+// Errors: CANNOT_READ_FROM_FILE / CANNOT_WRITE_TO_FILE on I/O errors (data is never deleted
+// because of an I/O error).
+absl::StatusOr<RecoveredParts> RecoverParts(const std::shared_ptr<FileSystem>& fs,
+                                            const std::shared_ptr<const TableSchema>& schema,
+                                            const std::string& table_dir);
+
+// Moves part directory `part_dir` to <table_dir>/detached/broken_<name> (replacing an older one).
+absl::Status DetachPartDirectory(FileSystem& fs, const std::string& table_dir,
+                                 const std::string& part_dir, const std::string& name);
+
+}  // namespace granite::storage

@@ -1,0 +1,173 @@
+#include "storage/parts_registry.h"
+
+#include <algorithm>
+
+namespace granite::storage {
+
+void PartsRegistry::Reset(std::vector<std::shared_ptr<const Part>> parts, uint64_t max_block) {
+  core::MutexLock writers(writers_mu_);
+  core::WriterLock lock(mu_);
+  active_.clear();
+  for (auto& part : parts) {
+    Key key = KeyOf(*part);
+    active_.emplace(std::move(key), std::move(part));
+  }
+  next_block_ = std::max(next_block_, max_block + 1);
+  ++version_;
+  snapshot_.reset();
+}
+
+std::vector<std::shared_ptr<const Part>> PartsRegistry::Change(
+    const PartsSnapshot& base, const std::vector<std::shared_ptr<const Part>>& added,
+    const std::vector<std::shared_ptr<const Part>>& removed) {
+  std::vector<std::shared_ptr<const Part>> parts;
+  parts.reserve(base.parts.size() + added.size());
+  for (const auto& part : base.parts) {
+    if (std::find(removed.begin(), removed.end(), part) == removed.end()) parts.push_back(part);
+  }
+  for (const auto& part : added) {
+    Key key = KeyOf(*part);
+    auto at = std::upper_bound(parts.begin(), parts.end(), key,
+                               [](const Key& k, const auto& p) { return k < KeyOf(*p); });
+    parts.insert(at, part);
+  }
+  return parts;
+}
+
+std::shared_ptr<PartsSnapshot> PartsRegistry::Build(
+    std::vector<std::shared_ptr<const Part>> parts, uint64_t version) {
+  auto snapshot = std::make_shared<PartsSnapshot>();
+  snapshot->version = version;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Part& part = *parts[i];
+    snapshot->rows += part.rows();
+    snapshot->granules += part.granule_count();
+    snapshot->bytes_on_disk += part.size_on_disk();
+    if (snapshot->partitions.empty() ||
+        !(snapshot->partitions.back().value.value == part.partition().value)) {
+      snapshot->partitions.push_back({part.partition(), i, i});
+    }
+    snapshot->partitions.back().end = i + 1;
+  }
+  snapshot->parts = std::move(parts);
+  return snapshot;
+}
+
+std::pair<std::vector<std::shared_ptr<const Part>>, uint64_t> PartsRegistry::CopyActive() const {
+  core::ReaderLock lock(mu_);
+  std::vector<std::shared_ptr<const Part>> parts;
+  parts.reserve(active_.size());
+  for (const auto& [key, part] : active_) parts.push_back(part);
+  return {std::move(parts), version_};
+}
+
+std::shared_ptr<const PartsSnapshot> PartsRegistry::Snapshot() const {
+  std::function<void()> hook;
+  {
+    core::ReaderLock lock(mu_);
+    if (snapshot_ != nullptr) return snapshot_;
+    hook = before_install_hook_;
+  }
+  auto [parts, version] = CopyActive();
+  std::shared_ptr<const PartsSnapshot> built = Build(std::move(parts), version);
+  if (hook) hook();
+  core::WriterLock lock(mu_);
+  // A writer may have changed the set since the copy (and published its own snapshot): then
+  // `built` is stale and must not become the shared snapshot. This query may still use it: it is
+  // a consistent view of the moment it was copied.
+  if (version_ == version) snapshot_ = built;
+  return built;
+}
+
+std::shared_ptr<const PartsSnapshot> PartsRegistry::BuildUncached() const {
+  auto [parts, version] = CopyActive();
+  return Build(std::move(parts), version);
+}
+
+uint64_t PartsRegistry::AllocateBlock(const std::string& partition_id) {
+  core::WriterLock lock(mu_);
+  uint64_t block = next_block_++;
+  in_flight_.emplace(partition_id, block);
+  return block;
+}
+
+void PartsRegistry::ReleaseBlock(const std::string& partition_id, uint64_t block) {
+  core::WriterLock lock(mu_);
+  in_flight_.erase({partition_id, block});
+}
+
+bool PartsRegistry::InFlightLocked(const std::string& partition_id, uint64_t min_block,
+                                   uint64_t max_block) const {
+  auto it = in_flight_.lower_bound({partition_id, min_block});
+  return it != in_flight_.end() && it->first == partition_id && it->second <= max_block;
+}
+
+bool PartsRegistry::InFlight(const std::string& partition_id, uint64_t min_block,
+                             uint64_t max_block) const {
+  core::ReaderLock lock(mu_);
+  return InFlightLocked(partition_id, min_block, max_block);
+}
+
+void PartsRegistry::Add(const std::vector<std::shared_ptr<const Part>>& parts) {
+  core::MutexLock writers(writers_mu_);
+  // Only writers change the set and they are serialized, so `base` is the current set.
+  std::shared_ptr<const PartsSnapshot> base = Snapshot();
+  std::shared_ptr<PartsSnapshot> next = Build(Change(*base, parts, {}), 0);
+  core::WriterLock lock(mu_);
+  for (const auto& part : parts) {
+    active_[KeyOf(*part)] = part;
+    in_flight_.erase({part->partition_id(), part->part_name().min_block});
+  }
+  next->version = ++version_;
+  snapshot_ = std::move(next);
+}
+
+bool PartsRegistry::Replace(const std::vector<std::shared_ptr<const Part>>& sources,
+                            std::shared_ptr<const Part> merged) {
+  core::MutexLock writers(writers_mu_);
+  std::shared_ptr<const PartsSnapshot> base = Snapshot();
+  {
+    core::ReaderLock lock(mu_);
+    for (const auto& source : sources) {
+      auto it = active_.find(KeyOf(*source));
+      if (it == active_.end() || it->second != source) return false;
+    }
+  }
+  std::shared_ptr<PartsSnapshot> next = Build(Change(*base, {merged}, sources), 0);
+  core::WriterLock lock(mu_);
+  // Blocks are allocated without the writers' mutex: check them under the exclusive lock.
+  const PartName& name = merged->part_name();
+  if (InFlightLocked(name.partition_id, name.min_block, name.max_block)) return false;
+  for (const auto& source : sources) {
+    active_.erase(KeyOf(*source));
+    outdated_.push_back(source);
+  }
+  active_[KeyOf(*merged)] = std::move(merged);
+  next->version = ++version_;
+  snapshot_ = std::move(next);
+  return true;
+}
+
+std::vector<std::shared_ptr<const Part>> PartsRegistry::TakeUnused() {
+  std::vector<std::shared_ptr<const Part>> unused;
+  core::WriterLock lock(mu_);
+  // Only this list holds a part that no snapshot or query references: once it is removed here
+  // nobody can obtain it again (snapshots are built from the active set only).
+  auto it = std::partition(outdated_.begin(), outdated_.end(),
+                           [](const auto& part) { return part.use_count() > 1; });
+  unused.assign(std::make_move_iterator(it), std::make_move_iterator(outdated_.end()));
+  outdated_.erase(it, outdated_.end());
+  return unused;
+}
+
+std::vector<std::shared_ptr<const Part>> PartsRegistry::Outdated() const {
+  core::ReaderLock lock(mu_);
+  return outdated_;
+}
+
+void PartsRegistry::SetBeforeInstallHookForTest(std::function<void()> hook) {
+  core::WriterLock lock(mu_);
+  before_install_hook_ = std::move(hook);
+}
+
+}  // namespace granite::storage

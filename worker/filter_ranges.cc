@@ -1,0 +1,171 @@
+#include "worker/filter_ranges.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/expression.h"
+#include "core/value_text.h"
+#include "storage/key_expression.h"
+
+namespace granite::worker {
+namespace {
+
+namespace pb = granite::worker::v1;
+using core::TypeId;
+using storage::ColumnRanges;
+using storage::ValueRange;
+
+// Resolves column references of the filter to schema columns.
+struct Context {
+  const pb::Fragment& fragment;
+  const storage::TableSchema& schema;
+
+  // Returns the schema column of `expr` when it is a column reference, else -1.
+  int SchemaColumn(const pb::Expr& expr) const {
+    if (expr.node_case() != pb::Expr::kColumn) return -1;
+    if (expr.column() >= static_cast<uint32_t>(fragment.source().columns_size())) return -1;
+    return schema.ColumnIndex(fragment.source().columns(expr.column()));
+  }
+};
+
+// Returns the value of a constant expression converted to the column type `type`, in
+// GranuleBounds form; nullopt when it is not constant or does not convert.
+std::optional<core::Value> ConstantFor(const pb::Expr& expr, TypeId type) {
+  if (expr.node_case() == pb::Expr::kColumn) return std::nullopt;
+  absl::StatusOr<std::unique_ptr<core::Expression>> compiled = core::Expression::FromProto(expr);
+  if (!compiled.ok()) return std::nullopt;
+  std::optional<core::Value> value = (*compiled)->constant();
+  if (!value) return std::nullopt;
+  TypeId from = (*compiled)->type();
+  if (core::IsString(from) && core::IsString(type)) return value;
+  if (core::IsString(from) && core::IsDateOrDateTime(type)) {
+    // Parses the text as the comparison would; text that does not parse constrains nothing.
+    core::Column column(type);
+    if (!core::AppendValue(*value, type, &column).ok()) return std::nullopt;
+    return storage::ValueAt(column, 0);
+  }
+  if (from == TypeId::kDate && type == TypeId::kDateTime) {
+    // A Date compares with a DateTime as its midnight.
+    if (const auto* days = std::get_if<uint64_t>(&*value)) return core::Value(*days * 86400);
+    return std::nullopt;
+  }
+  if (from == TypeId::kDateTime && type == TypeId::kDate) return std::nullopt;
+  if (core::IsNumeric(from) && core::IsNumeric(type)) {
+    // Comparisons between numbers are exact across types: keep the constant's own value (a UInt8
+    // column compared with 300 matches nothing, which the range then says).
+    if (const auto* d = std::get_if<double>(&*value)) {
+      if (*d != *d) return std::nullopt;  // NaN
+    }
+    return value;
+  }
+  return std::nullopt;
+}
+
+std::optional<ColumnRanges> Derive(const pb::Expr& expr, const Context& context);
+
+// A comparison `column op constant` (or mirrored) as a range.
+std::optional<ColumnRanges> Comparison(const std::string& name, const pb::Expr& a,
+                                       const pb::Expr& b, const Context& context) {
+  int column = context.SchemaColumn(a);
+  const pb::Expr* constant = &b;
+  bool mirrored = false;
+  if (column < 0) {
+    column = context.SchemaColumn(b);
+    constant = &a;
+    mirrored = true;
+  }
+  if (column < 0) return std::nullopt;
+  std::optional<core::Value> value = ConstantFor(*constant, context.schema.columns[column].type);
+  if (!value) return std::nullopt;
+  std::string op = name;
+  if (mirrored) {
+    if (op == "less") op = "greater";
+    else if (op == "greater") op = "less";
+    else if (op == "lessOrEquals") op = "greaterOrEquals";
+    else if (op == "greaterOrEquals") op = "lessOrEquals";
+  }
+  ValueRange range;
+  if (op == "equals") range = ValueRange::Point(*value);
+  else if (op == "less") range = ValueRange::AtMost(*value, false);
+  else if (op == "lessOrEquals") range = ValueRange::AtMost(*value, true);
+  else if (op == "greater") range = ValueRange::AtLeast(*value, false);
+  else if (op == "greaterOrEquals") range = ValueRange::AtLeast(*value, true);
+  else return std::nullopt;
+  return ColumnRanges{{column, range}};
+}
+
+std::optional<ColumnRanges> In(const pb::FunctionCall& call, const Context& context) {
+  if (call.args_size() != 2) return std::nullopt;
+  int column = context.SchemaColumn(call.args(0));
+  if (column < 0) return std::nullopt;
+  TypeId type = context.schema.columns[column].type;
+  const pb::Expr& set = call.args(1);
+  std::vector<core::Value> values;
+  if (set.node_case() == pb::Expr::kCall && set.call().name() == "tuple") {
+    for (const pb::Expr& element : set.call().args()) {
+      std::optional<core::Value> value = ConstantFor(element, type);
+      if (!value) return std::nullopt;
+      values.push_back(*std::move(value));
+    }
+  } else {
+    std::optional<core::Value> value = ConstantFor(set, type);
+    if (!value) return std::nullopt;
+    values.push_back(*std::move(value));
+  }
+  return ColumnRanges{{column, ValueRange::Points(std::move(values))}};
+}
+
+std::optional<ColumnRanges> Derive(const pb::Expr& expr, const Context& context) {
+  if (expr.node_case() != pb::Expr::kCall) return std::nullopt;
+  const pb::FunctionCall& call = expr.call();
+  const std::string& name = call.name();
+  if (name == "and") {
+    ColumnRanges out;
+    for (const pb::Expr& arg : call.args()) {
+      std::optional<ColumnRanges> part = Derive(arg, context);
+      if (!part) continue;  // an unknown conjunct constrains nothing
+      for (auto& [column, range] : *part) {
+        auto [it, inserted] = out.emplace(column, range);
+        if (!inserted) it->second.IntersectWith(range);
+      }
+    }
+    return out;
+  }
+  if (name == "or") {
+    std::optional<ColumnRanges> out;
+    for (const pb::Expr& arg : call.args()) {
+      std::optional<ColumnRanges> part = Derive(arg, context);
+      if (!part) return std::nullopt;  // an unknown branch may match anything
+      if (!out) {
+        out = std::move(part);
+        continue;
+      }
+      ColumnRanges united;
+      for (auto& [column, range] : *out) {
+        auto it = part->find(column);
+        if (it == part->end()) continue;  // unconstrained in this branch
+        ValueRange both = range;
+        both.UniteWith(it->second);
+        united.emplace(column, std::move(both));
+      }
+      out = std::move(united);
+    }
+    return out;
+  }
+  if (name == "in") return In(call, context);
+  if (call.args_size() == 2) return Comparison(name, call.args(0), call.args(1), context);
+  return std::nullopt;
+}
+
+}  // namespace
+
+storage::ColumnRanges RangesFromFilter(const pb::Fragment& fragment,
+                                       const storage::TableSchema& schema) {
+  if (!fragment.has_filter()) return {};
+  Context context{fragment, schema};
+  std::optional<ColumnRanges> ranges = Derive(fragment.filter(), context);
+  return ranges ? *std::move(ranges) : ColumnRanges{};
+}
+
+}  // namespace granite::worker
