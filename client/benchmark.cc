@@ -288,8 +288,8 @@ void PrintBenchmarkReport(const BenchmarkOptions& options, const BenchmarkReport
   std::string cpu;
   for (const auto& [process, seconds] : report.cpu_seconds) {
     cpu_total += seconds;
-    absl::StrAppendFormat(&cpu, "  %s %.2f s", process == "coordinator" ? process : "worker " + process,
-                          seconds);
+    std::string name = process == "coordinator" ? process : "worker " + process;
+    absl::StrAppendFormat(&cpu, "  %s %.2f s", name, seconds);
   }
   out << absl::StrFormat("server CPU: %.2f s = %.0f%% of %d cores;%s\n", cpu_total,
                          100 * cpu_total / std::max(1e-9, report.seconds * report.cores),

@@ -78,8 +78,9 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   s.executor = std::make_unique<QueryExecutor>(s.workers.get(), &s.catalog, s.pool.get(),
                                                &s.queries, s.membership.get());
   s.service = std::make_unique<ClickHouseService>(s.executor.get(), &s.queries);
+  // Registered even without the endpoint: system.metrics shows them too.
+  s.gauges = RegisterCoordinatorGauges(&s.queries, s.membership.get());
   if (options.metrics_port >= 0) {
-    s.gauges = RegisterCoordinatorGauges(&s.queries, s.membership.get());
     ASSIGN_OR_RETURN(s.metrics, core::MetricsServer::Start(options.host, options.metrics_port));
   }
 

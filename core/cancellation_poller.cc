@@ -41,7 +41,8 @@ CancellationPoller::Registration CancellationPoller::Watch(std::function<bool()>
   Registration registration;
   MutexLock lock(shard.mu);
   registration.shard_ = &shard;
-  registration.entry_ = shard.entries.insert(shard.entries.end(), {std::move(gone), std::move(cancel)});
+  registration.entry_ =
+      shard.entries.insert(shard.entries.end(), {std::move(gone), std::move(cancel)});
   return registration;
 }
 

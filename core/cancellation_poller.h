@@ -1,6 +1,6 @@
 // CancellationPoller: one background thread per process that notices when the client of a running
-// RPC has gone away (gRPC's sync API offers no callback for that, only ServerContext::IsCancelled())
-// and runs that RPC's cancel action. It replaces a watcher thread per call, whose creation and
+// RPC has gone away (gRPC's sync API offers no callback for that, only
+// ServerContext::IsCancelled()) and runs that RPC's cancel action. It replaces a watcher thread per call, whose creation and
 // 20 ms sleep showed up in every short query's latency.
 //
 // Registrations are spread over shards, each behind its own lock, so queries starting and ending

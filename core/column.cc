@@ -53,7 +53,8 @@ Column Column::Filter(const uint8_t* mask) const {
     }
     return out;
   }
-  out.data_.resize(kept * width_);
+  // One spare byte: the branch-free width-1 loop writes every row, including dropped ones.
+  out.data_.resize(kept * width_ + 1);
   char* dst = out.data_.data();
   const char* src = data_.data();
   switch (width_) {
@@ -65,6 +66,7 @@ Column Column::Filter(const uint8_t* mask) const {
         if (mask[i]) { std::memcpy(dst, src + i * width_, width_); dst += width_; }
       }
   }
+  out.data_.resize(kept * width_);
   out.size_ = kept;
   return out;
 }

@@ -1,5 +1,7 @@
 #include "core/fragment_pipeline.h"
 
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/aggregation/local_merger.h"
@@ -53,11 +55,17 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
       p->specs_.push_back(std::move(spec));
       p->aggregate_args_.push_back(std::move(args));
     }
-    RETURN_IF_ERROR(ReadSizeSetting(fragment, "group_by_two_level_threshold",
-                                    &p->aggregator_options_.two_level_threshold));
+    // group_by_two_level_threshold sets both the conversion of tables and the size at which the
+    // thread-local merge goes parallel (ClickHouse's meaning); without it they keep their own
+    // defaults (late conversion, early parallel merge).
+    size_t threshold = 0;
+    if (fragment.settings().contains("group_by_two_level_threshold")) {
+      RETURN_IF_ERROR(ReadSizeSetting(fragment, "group_by_two_level_threshold", &threshold));
+      p->aggregator_options_.two_level_threshold = threshold;
+      p->parallel_merge_threshold_ = threshold;
+    }
     RETURN_IF_ERROR(ReadSizeSetting(fragment, "group_by_two_level_threshold_bytes",
                                     &p->aggregator_options_.two_level_threshold_bytes));
-    p->parallel_merge_threshold_ = p->aggregator_options_.two_level_threshold;
     p->final_only_states_ = fragment.worker_count() <= 1;
     // Fail at compile time, not per thread, if the aggregation cannot be built.
     RETURN_IF_ERROR(Aggregator::Create(p->key_types_, p->specs_, p->aggregator_options_).status());
@@ -183,6 +191,10 @@ absl::StatusOr<std::vector<Block>> FragmentPipeline::FinishBuckets(
   for (auto& state : states) aggregators.push_back(std::move(state->aggregator));
   LocalMerger::Options options;
   options.parallel_threshold = parallel_merge_threshold_;
+  if (aggregator_options_.two_level_threshold_bytes > 0) {
+    options.parallel_threshold_bytes =
+        std::min(options.parallel_threshold_bytes, aggregator_options_.two_level_threshold_bytes);
+  }
   options.final_only = final_only_states_;
   return LocalMerger::Merge(std::move(aggregators), pool, options);
 }

@@ -8,8 +8,10 @@
 // concatenated and cut to the top-N; aggregators are merged in memory by LocalMerger into
 // kBucketCount partial blocks (in parallel over buckets or key ranges when the result is big).
 //
-// Settings read from Fragment.settings (absent = default): group_by_two_level_threshold (groups;
-// also the size below which the thread-local merge stays serial), group_by_two_level_threshold_bytes.
+// Settings read from Fragment.settings (absent = default): group_by_two_level_threshold (groups:
+// tables convert to two-level, and the thread-local merge goes parallel, past it; default 4M for
+// the conversion, 100000 for the merge), group_by_two_level_threshold_bytes (default 256 MiB for
+// the conversion; the merge also goes parallel past min(16 MiB, this) of tables and states).
 // A fragment sent to a single worker (worker_count <= 1) writes final-only states: the coordinator
 // then finalizes each group from its only partial state (uniq sends its estimate, not its hashes).
 #pragma once
@@ -80,7 +82,7 @@ class FragmentPipeline {
   std::vector<std::vector<std::unique_ptr<Expression>>> aggregate_args_;
   std::vector<AggregateSpec> specs_;
   AggregatorOptions aggregator_options_;
-  size_t parallel_merge_threshold_ = 20000;
+  size_t parallel_merge_threshold_ = 100000;
   bool final_only_states_ = false;
   std::vector<SortColumn> order_;
   size_t limit_ = 0;

@@ -8,6 +8,10 @@
 
 namespace granite::core {
 
+namespace {
+constexpr int kYieldsBeforeSleep = 16;
+}  // namespace
+
 ThreadPool::ThreadPool(size_t threads, std::function<void(size_t)> on_thread_start)
     : on_thread_start_(std::move(on_thread_start)) {
   if (threads == 0) threads = 1;
@@ -39,7 +43,9 @@ void ThreadPool::Submit(std::function<void()> task) {
   pending_.fetch_add(1);
   // Busy threads take the task when they finish theirs: no futex wake-up for them.
   if (idle_.load() > 0) {
-    MutexLock lock(idle_mu_);
+    // Taking and dropping the lock orders this after a sleeper's check of pending_: the sleeper
+    // is then inside wait(), and the notification reaches it.
+    { MutexLock lock(idle_mu_); }
     wake_.notify_one();
   }
 }
@@ -67,6 +73,14 @@ void ThreadPool::Loop(size_t index) {
     Task task;
     if (!TryPop(home, &task)) {
       if (stopping_.load() && pending_.load() == 0) return;
+      // Tasks come in bursts (a query's bucket merges): yield a few times before sleeping, so a
+      // burst finds the thread awake and its submitters need not wake it.
+      bool more = false;
+      for (int i = 0; i < kYieldsBeforeSleep && !more; ++i) {
+        std::this_thread::yield();
+        more = pending_.load(std::memory_order_relaxed) > 0;
+      }
+      if (more) continue;
       MutexLock lock(idle_mu_);
       idle_.fetch_add(1);
       while (pending_.load() == 0 && !stopping_.load()) wake_.wait(idle_mu_);

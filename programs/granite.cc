@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
     else if (benchmark && arg == "-c") args.push_back(kConcurrency.data());
     else if (benchmark && arg == "-i") args.push_back(kIterations.data());
     else if (benchmark && arg == "-t") args.push_back(kTimelimit.data());
-    else if (arg.size() > 2 && arg.compare(0, 2, "--") == 0 && arg.find('-', 2) != std::string::npos &&
-             arg.find('-', 2) < arg.find('=')) {
+    else if (arg.size() > 2 && arg.compare(0, 2, "--") == 0 &&
+             arg.find('-', 2) != std::string::npos && arg.find('-', 2) < arg.find('=')) {
       // --metrics-port[=P] → --metrics_port[=P]: dashes only in the name part.
       size_t name_end = std::min(arg.find('='), arg.size());
       std::replace(arg.begin() + 2, arg.begin() + name_end, '-', '_');

@@ -52,12 +52,11 @@ class KeyParser {
   }
 
   absl::Status Unexpected() const {
+    std::string what = at_ < text_.size() ? absl::StrCat("'", std::string(1, text_[at_]), "'")
+                                          : std::string("end");
     return Error(ErrorCode::kSyntaxError,
                  absl::StrCat("Cannot parse key expression \"", std::string(text_),
-                              "\": unexpected ",
-                              at_ < text_.size() ? absl::StrCat("'", std::string(1, text_[at_]), "'")
-                                                 : std::string("end"),
-                              " at position ", at_ + 1));
+                              "\": unexpected ", what, " at position ", at_ + 1));
   }
 
   absl::StatusOr<pb::Expr> ParseExpr() {

@@ -43,7 +43,8 @@ class KeyExpression {
   absl::StatusOr<core::ColumnPtr> Evaluate(const core::Block& table_block) const;
 
   // Returns the expression's value when source_column() holds `value` (in GranuleBounds form).
-  // REQUIRES: source_column() >= 0. Errors: the value does not fit the column's type, kernel errors.
+  // REQUIRES: source_column() >= 0.
+  // Errors: the value does not fit the column's type; kernel errors.
   absl::StatusOr<core::Value> EvaluateAt(const core::Value& value) const;
 
  private:

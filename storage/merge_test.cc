@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "core/date_time.h"
@@ -234,6 +235,26 @@ TEST_F(MergeTest, AFailedMergeChangesNothing) {
     keys = InsertBlocks(3);
   }
   EXPECT_GT(failures, 10);
+}
+
+TEST_F(MergeTest, ADamagedSourceFailsTheMergeAndIsDetached) {
+  InsertBlocks(3);
+  std::shared_ptr<const Part> victim = table_->Snapshot()->parts[0];
+  std::string name = victim->name();
+  {
+    std::fstream file(victim->directory() + "/c2.bin", std::ios::in | std::ios::out |
+                                                           std::ios::binary);
+    file.seekp(10);
+    file.put('\x55');
+  }
+  victim.reset();
+  absl::Status status = store_->Optimize("m", true);
+  EXPECT_EQ(CodeOf(status), ErrorCode::kChecksumDoesntMatch) << status;
+  EXPECT_NE(status.message().find("part " + name + ", column s"), std::string::npos) << status;
+  EXPECT_TRUE(fs::exists(dir_.path() + "/tables/m/detached/broken_" + name));
+  ASSERT_TRUE(store_->Optimize("m", true).ok());  // the rest merges without it
+  EXPECT_EQ(table_->Snapshot()->parts.size(), 2u);
+  EXPECT_EQ(table_->rows(), 250u);
 }
 
 TEST_F(MergeTest, BackgroundMergesKeepThePartCountDown) {

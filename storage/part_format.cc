@@ -94,7 +94,8 @@ std::optional<PartName> PartName::Parse(std::string_view name) {
     return std::nullopt;
   }
   for (char c : pieces[0]) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-';
     if (!ok) return std::nullopt;
   }
   out.partition_id = std::string(pieces[0]);
@@ -152,7 +153,9 @@ absl::StatusOr<PrimaryIndex> DecodePrimaryIndex(std::string_view bytes, std::str
   PrimaryIndex index;
   for (uint32_t k = 0; k < keys; ++k) {
     uint8_t type = 0;
-    if (!r.GetU8(&type) || type >= core::kTypeCount) return Corrupt("primary.idx", what, "bad type");
+    if (!r.GetU8(&type) || type >= core::kTypeCount) {
+      return Corrupt("primary.idx", what, "bad type");
+    }
     index.types.push_back(static_cast<TypeId>(type));
     std::vector<core::Value> values(entries);
     for (core::Value& value : values) {
@@ -225,7 +228,9 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
     if (!r.GetU8(&present)) return Corrupt("meta", what, "bad partition");
     meta.partition.present = present != 0;
     if (meta.partition.present) {
-      if (!r.GetU8(&type) || type >= core::kTypeCount) return Corrupt("meta", what, "bad partition");
+      if (!r.GetU8(&type) || type >= core::kTypeCount) {
+        return Corrupt("meta", what, "bad partition");
+      }
       meta.partition.type = static_cast<TypeId>(type);
       if (!GetBound(r, meta.partition.type, &meta.partition.value)) {
         return Corrupt("meta", what, "bad partition");

@@ -39,7 +39,7 @@ PartName PartMerger::ResultName(const std::vector<std::shared_ptr<const Part>>& 
 
 absl::StatusOr<std::shared_ptr<const Part>> PartMerger::Merge(
     const std::vector<std::shared_ptr<const Part>>& sources, MergeProgress* progress,
-    const std::atomic<bool>& cancelled) const {
+    const std::atomic<bool>& cancelled, std::shared_ptr<const Part>* broken) const {
   uint64_t total_rows = 0, total_compressed = 0;
   for (const auto& source : sources) {
     total_rows += source->rows();
@@ -56,8 +56,15 @@ absl::StatusOr<std::shared_ptr<const Part>> PartMerger::Merge(
     core::Block block;
     block.rows_without_columns = source->rows();
     for (size_t c = 0; c < schema_->columns.size(); ++c) {
-      ASSIGN_OR_RETURN(core::ColumnPtr column, source->ReadColumn(c, 0, source->granule_count()));
-      block.columns.push_back(std::move(column));
+      absl::StatusOr<core::ColumnPtr> column = source->ReadColumn(c, 0, source->granule_count());
+      if (!column.ok()) {
+        core::ErrorCode code = core::CodeOf(column.status());
+        bool damaged = code == core::ErrorCode::kChecksumDoesntMatch ||
+                       code == core::ErrorCode::kCorruptedData;
+        if (damaged && broken != nullptr) *broken = source;
+        return column.status();
+      }
+      block.columns.push_back(*std::move(column));
     }
     blocks.push_back(std::move(block));
     progress->rows_read += source->rows();

@@ -45,11 +45,12 @@ class PartMerger {
   // Merges `sources` (same partition, contiguous in block order) into part ResultName(sources),
   // durable and in place but not registered. `cancelled` is polled between steps.
   // Errors: QUERY_WAS_CANCELLED when cancelled; read errors of the sources (e.g.
-  // CHECKSUM_DOESNT_MATCH naming table, part and column); CANNOT_WRITE_TO_FILE. On error nothing
-  // is left behind.
+  // CHECKSUM_DOESNT_MATCH naming table, part and column; then *broken, if given, is set to the
+  // damaged source); CANNOT_WRITE_TO_FILE. On error nothing is left behind.
   absl::StatusOr<std::shared_ptr<const Part>> Merge(
       const std::vector<std::shared_ptr<const Part>>& sources, MergeProgress* progress,
-      const std::atomic<bool>& cancelled) const;
+      const std::atomic<bool>& cancelled,
+      std::shared_ptr<const Part>* broken = nullptr) const;
 
  private:
   // Constant after construction.

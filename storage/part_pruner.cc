@@ -31,10 +31,9 @@ std::optional<ValueRange> MapThrough(const KeyExpression& key, const ValueRange&
   return out;
 }
 
-// Orders a partition by its value against a bound: <0 when the partition is below.
-int ComparePartition(const PartsSnapshot::Partition& partition, const core::Value& bound) {
-  std::optional<int> c = CompareValues(partition.value.value, bound);
-  return c ? *c : 0;  // incomparable: treat as inside, never skip
+// Returns the comparison of a part's partition value with `bound`, or nullopt.
+std::optional<int> ComparePartition(const Part& part, const core::Value& bound) {
+  return CompareValues(part.partition().value, bound);
 }
 
 }  // namespace
@@ -55,42 +54,43 @@ PartPruner::PartPruner(const PartSplitter& keys, ColumnRanges ranges) : ranges_(
   }
 }
 
-std::vector<size_t> PartPruner::CandidatePartitions(const PartsSnapshot& snapshot) const {
-  const auto& partitions = snapshot.partitions;
-  std::vector<size_t> out;
+std::vector<GranuleRange> PartPruner::CandidateParts(const PartsSnapshot& snapshot) const {
+  const PartList& parts = snapshot.parts;
+  std::vector<GranuleRange> out;  // here: ranges of part indexes
+  if (parts.empty()) return out;
+  // Partition values of one table share one type, so if the first one compares with the bounds
+  // every one does; otherwise partitions are not pruned.
+  auto comparable = [&](const core::Value& bound) {
+    return ComparePartition(*parts[0], bound).has_value();
+  };
   if (!partition_range_ || partition_range_->unbounded()) {
-    out.resize(partitions.size());
-    for (size_t i = 0; i < out.size(); ++i) out[i] = i;
+    out.push_back({0, parts.size()});
     return out;
   }
   const ValueRange& range = *partition_range_;
   if (range.empty()) return out;
-  auto first_not_below = [&](const core::Value& bound) {
-    return std::lower_bound(partitions.begin(), partitions.end(), bound,
-                            [](const auto& p, const auto& v) { return ComparePartition(p, v) < 0; }) -
-           partitions.begin();
+  // The first part whose partition is not below `bound` (or, with `inclusive`, not at or below).
+  auto first_not_below = [&](const core::Value& bound, bool past_equal) {
+    return parts.PartitionPoint([&](const Part& part) {
+      int c = *ComparePartition(part, bound);
+      return c < 0 || (past_equal && c == 0);
+    });
   };
   if (range.points()) {
     for (const core::Value& point : *range.points()) {
-      size_t i = first_not_below(point);
-      for (; i < partitions.size() && ComparePartition(partitions[i], point) == 0; ++i) {
-        out.push_back(i);
-      }
+      if (!comparable(point)) return {{0, parts.size()}};
+      size_t begin = first_not_below(point, false);
+      size_t end = first_not_below(point, true);
+      if (begin < end) out.push_back({begin, end});
     }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
+    return out;  // points are sorted and distinct, so the ranges are too
   }
-  size_t i = range.low() ? first_not_below(*range.low()) : 0;
-  for (; i < partitions.size(); ++i) {
-    const core::Value& value = partitions[i].value.value;
-    if (!range.MayOverlap(value, value)) {
-      std::optional<int> c = range.high() ? CompareValues(value, *range.high()) : std::nullopt;
-      if (c && *c > 0) break;  // past the upper end
-      continue;                // an excluded low end
-    }
-    out.push_back(i);
+  if ((range.low() && !comparable(*range.low())) || (range.high() && !comparable(*range.high()))) {
+    return {{0, parts.size()}};
   }
+  size_t begin = range.low() ? first_not_below(*range.low(), !range.low_inclusive()) : 0;
+  size_t end = range.high() ? first_not_below(*range.high(), range.high_inclusive()) : parts.size();
+  if (begin < end) out.push_back({begin, end});
   return out;
 }
 
@@ -138,12 +138,13 @@ std::vector<SelectedPart> PartPruner::Select(const PartsSnapshot& snapshot,
   stats->granules_selected = 0;
   std::vector<SelectedPart> selected;
   if (impossible_) return selected;
-  for (size_t p : CandidatePartitions(snapshot)) {
-    const PartsSnapshot::Partition& partition = snapshot.partitions[p];
-    for (size_t i = partition.begin; i < partition.end; ++i) {
-      const Part& part = *snapshot.parts[i];
+  for (const GranuleRange& candidates : CandidateParts(snapshot)) {
+    auto it = snapshot.parts.iterator_at(candidates.begin);
+    for (size_t i = candidates.begin; i < candidates.end; ++i, ++it) {
+      const Part& part = **it;
       SelectedPart candidate;
       candidate.part = i;
+      candidate.data = it->get();
       if (ranges_.empty()) {
         if (part.granule_count() > 0) candidate.granules.push_back({0, part.granule_count()});
       } else if (!SelectGranules(part, &candidate)) {

@@ -2,8 +2,8 @@
 // per-column ranges (derived from its WHERE clause by the worker), in three steps:
 //   1. partitions: the range of the PARTITION BY expression's column is mapped through the
 //      expression (point by point for IN / =, or end by end when the expression is monotonic,
-//      like toYYYYMM(EventDate)) and the snapshot's partition index, sorted by value, is binary
-//      searched: O(log partitions), so choosing 1 part of 100,000 costs microseconds;
+//      like toYYYYMM(EventDate)) and the snapshot's parts, sorted by partition value, are binary
+//      searched: O(log parts), so choosing 1 part of 100,000 costs microseconds;
 //   2. parts: every constrained column's min/max over the part;
 //   3. granules: every constrained column's min/max per granule (from the marks), and the
 //      sparse primary index (a key column is bounded within a granule by the index entries around
@@ -27,9 +27,10 @@ struct GranuleRange {
   size_t end = 0;
 };
 
-// The granules to read of snapshot part `part`, in ascending order.
+// The granules to read of snapshot part `part` (its index), in ascending order.
 struct SelectedPart {
   size_t part = 0;
+  const Part* data = nullptr;  // the part; the snapshot keeps it alive
   std::vector<GranuleRange> granules;
 };
 
@@ -54,8 +55,8 @@ class PartPruner {
   const std::optional<ValueRange>& partition_range() const { return partition_range_; }
 
  private:
-  // Returns the indexes of the snapshot's partitions that may match.
-  std::vector<size_t> CandidatePartitions(const PartsSnapshot& snapshot) const;
+  // Returns the ranges of snapshot part indexes whose partitions may match, ascending.
+  std::vector<GranuleRange> CandidateParts(const PartsSnapshot& snapshot) const;
   // Appends the granules of `part` that may match to `out`; false if none.
   bool SelectGranules(const Part& part, SelectedPart* out) const;
 

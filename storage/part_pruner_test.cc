@@ -95,7 +95,7 @@ class PartPrunerTest : public ::testing::Test {
 
 TEST_F(PartPrunerTest, InsertSplitsByPartitionAndSortsByKey) {
   auto snapshot = table_->Snapshot();
-  ASSERT_EQ(snapshot->partitions.size(), 3u);
+  ASSERT_EQ(snapshot->Partitions().size(), 3u);
   const Part& july = *snapshot->parts[1];
   EXPECT_EQ(july.partition_id(), "201307");
   EXPECT_EQ(july.partition().value, core::Value(uint64_t{201307}));
@@ -135,9 +135,10 @@ TEST_F(PartPrunerTest, CounterAndDateRangeReadOnlyMatchingGranules) {
   ranges[1] = ValueRange::AtLeast(uint64_t{Day(2013, 7, 1)}, true);
   ranges[1].IntersectWith(ValueRange::AtMost(uint64_t{Day(2013, 7, 31)}, true));
   PruneStats stats;
-  size_t matched = CheckSelection(
-      ranges, [](uint32_t c, uint16_t d) { return c == 21 && d >= Day(2013, 7, 1) && d <= Day(2013, 7, 31); },
-      &stats);
+  auto match = [](uint32_t c, uint16_t d) {
+    return c == 21 && d >= Day(2013, 7, 1) && d <= Day(2013, 7, 31);
+  };
+  size_t matched = CheckSelection(ranges, match, &stats);
   EXPECT_GT(matched, 0u);
   EXPECT_EQ(stats.parts_total, 3u);
   EXPECT_EQ(stats.parts_selected, 1u);  // only July's partition
@@ -158,8 +159,9 @@ TEST_F(PartPrunerTest, RangesPointsAndContradictions) {
   // d IN (2013-06-25, 2013-08-02): two partitions by point lookup.
   ColumnRanges points;
   points[1] = ValueRange::Points({uint64_t{Day(2013, 8, 2)}, uint64_t{Day(2013, 6, 25)}});
-  CheckSelection(points, [](uint32_t, uint16_t d) { return d == Day(2013, 8, 2) || d == Day(2013, 6, 25); },
-                 &stats);
+  CheckSelection(
+      points, [](uint32_t, uint16_t d) { return d == Day(2013, 8, 2) || d == Day(2013, 6, 25); },
+      &stats);
   EXPECT_EQ(stats.parts_selected, 2u);
 
   // counter > 48: every partition, few granules.

@@ -1,5 +1,6 @@
 #include "storage/part_splitter.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/block_sort.h"
 #include "core/error.h"
@@ -43,8 +44,18 @@ absl::StatusOr<std::shared_ptr<const PartSplitter>> PartSplitter::Create(
     return core::Error(core::CodeOf(status), absl::StrCat("In ", clause, " of table ", schema.name,
                                                           ": ", status.message()));
   };
-  if (!schema.partition_by.empty()) {
-    auto key = KeyExpression::Parse(schema.partition_by, schema);
+  // PARTITION BY tuple() is ClickHouse's spelling of "no partitioning"; tuples of several
+  // expressions are not supported.
+  const std::string& partition_by = schema.partition_by;
+  bool tuple = absl::StartsWith(partition_by, "tuple(");
+  if (tuple && partition_by != "tuple()" && strict) {
+    return core::Error(core::ErrorCode::kNotImplemented,
+                       absl::StrCat("PARTITION BY ", partition_by, " of table ", schema.name,
+                                    ": a partition key of several expressions is not supported; "
+                                    "use one expression"));
+  }
+  if (!partition_by.empty() && !tuple) {
+    auto key = KeyExpression::Parse(partition_by, schema);
     if (key.ok()) {
       splitter->partition_key_ = *std::move(key);
     } else if (strict) {

@@ -27,8 +27,8 @@ TEST(PartWriterTest, LongStringsEndGranulesEarlyAndLoadBackIdentically) {
   options.granule_rows = 16;
   options.max_granule_bytes = 1000;
   PartWriter writer(Posix(), schema, dir.path(), options);
-  absl::StatusOr<std::shared_ptr<const Part>> written = writer.Write(block, PartDescription(), PartName{5, 5, 0},
-                                                                     kInsertTmpPrefix);
+  absl::StatusOr<std::shared_ptr<const Part>> written =
+      writer.Write(block, PartDescription(), PartName{5, 5, 0}, kInsertTmpPrefix);
   ASSERT_TRUE(written.ok()) << written.status();
   EXPECT_EQ((*written)->directory(), dir.path() + "/all_5_5_0");
 

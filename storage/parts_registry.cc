@@ -17,39 +17,49 @@ void PartsRegistry::Reset(std::vector<std::shared_ptr<const Part>> parts, uint64
   snapshot_.reset();
 }
 
-std::vector<std::shared_ptr<const Part>> PartsRegistry::Change(
-    const PartsSnapshot& base, const std::vector<std::shared_ptr<const Part>>& added,
-    const std::vector<std::shared_ptr<const Part>>& removed) {
-  std::vector<std::shared_ptr<const Part>> parts;
-  parts.reserve(base.parts.size() + added.size());
-  for (const auto& part : base.parts) {
-    if (std::find(removed.begin(), removed.end(), part) == removed.end()) parts.push_back(part);
+std::vector<PartsSnapshot::Partition> PartsSnapshot::Partitions() const {
+  std::vector<Partition> out;
+  size_t i = 0;
+  for (const auto& part : parts) {
+    if (out.empty() || !(out.back().value.value == part->partition().value)) {
+      out.push_back({part->partition(), i, i});
+    }
+    out.back().end = ++i;
   }
-  for (const auto& part : added) {
-    Key key = KeyOf(*part);
-    auto at = std::upper_bound(parts.begin(), parts.end(), key,
-                               [](const Key& k, const auto& p) { return k < KeyOf(*p); });
-    parts.insert(at, part);
-  }
-  return parts;
+  return out;
 }
 
 std::shared_ptr<PartsSnapshot> PartsRegistry::Build(
-    std::vector<std::shared_ptr<const Part>> parts, uint64_t version) {
+    const std::vector<std::shared_ptr<const Part>>& parts, uint64_t version) {
   auto snapshot = std::make_shared<PartsSnapshot>();
   snapshot->version = version;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const Part& part = *parts[i];
-    snapshot->rows += part.rows();
-    snapshot->granules += part.granule_count();
-    snapshot->bytes_on_disk += part.size_on_disk();
-    if (snapshot->partitions.empty() ||
-        !(snapshot->partitions.back().value.value == part.partition().value)) {
-      snapshot->partitions.push_back({part.partition(), i, i});
-    }
-    snapshot->partitions.back().end = i + 1;
+  for (const auto& part : parts) {
+    snapshot->rows += part->rows();
+    snapshot->granules += part->granule_count();
+    snapshot->bytes_on_disk += part->size_on_disk();
   }
-  snapshot->parts = std::move(parts);
+  snapshot->parts = PartList::FromSorted(parts);
+  return snapshot;
+}
+
+std::shared_ptr<PartsSnapshot> PartsRegistry::Change(
+    const PartsSnapshot& base, const std::vector<std::shared_ptr<const Part>>& added,
+    const std::vector<std::shared_ptr<const Part>>& removed) {
+  auto snapshot = std::make_shared<PartsSnapshot>();
+  snapshot->rows = base.rows;
+  snapshot->granules = base.granules;
+  snapshot->bytes_on_disk = base.bytes_on_disk;
+  for (const auto& part : added) {
+    snapshot->rows += part->rows();
+    snapshot->granules += part->granule_count();
+    snapshot->bytes_on_disk += part->size_on_disk();
+  }
+  for (const auto& part : removed) {
+    snapshot->rows -= part->rows();
+    snapshot->granules -= part->granule_count();
+    snapshot->bytes_on_disk -= part->size_on_disk();
+  }
+  snapshot->parts = base.parts.With(added, removed);
   return snapshot;
 }
 
@@ -112,7 +122,7 @@ void PartsRegistry::Add(const std::vector<std::shared_ptr<const Part>>& parts) {
   core::MutexLock writers(writers_mu_);
   // Only writers change the set and they are serialized, so `base` is the current set.
   std::shared_ptr<const PartsSnapshot> base = Snapshot();
-  std::shared_ptr<PartsSnapshot> next = Build(Change(*base, parts, {}), 0);
+  std::shared_ptr<PartsSnapshot> next = Change(*base, parts, {});
   core::WriterLock lock(mu_);
   for (const auto& part : parts) {
     active_[KeyOf(*part)] = part;
@@ -133,7 +143,7 @@ bool PartsRegistry::Replace(const std::vector<std::shared_ptr<const Part>>& sour
       if (it == active_.end() || it->second != source) return false;
     }
   }
-  std::shared_ptr<PartsSnapshot> next = Build(Change(*base, {merged}, sources), 0);
+  std::shared_ptr<PartsSnapshot> next = Change(*base, {merged}, sources);
   core::WriterLock lock(mu_);
   // Blocks are allocated without the writers' mutex: check them under the exclusive lock.
   const PartName& name = merged->part_name();
@@ -143,6 +153,22 @@ bool PartsRegistry::Replace(const std::vector<std::shared_ptr<const Part>>& sour
     outdated_.push_back(source);
   }
   active_[KeyOf(*merged)] = std::move(merged);
+  next->version = ++version_;
+  snapshot_ = std::move(next);
+  return true;
+}
+
+bool PartsRegistry::Remove(const std::shared_ptr<const Part>& part) {
+  core::MutexLock writers(writers_mu_);
+  std::shared_ptr<const PartsSnapshot> base = Snapshot();
+  {
+    core::ReaderLock lock(mu_);
+    auto it = active_.find(KeyOf(*part));
+    if (it == active_.end() || it->second != part) return false;
+  }
+  std::shared_ptr<PartsSnapshot> next = Change(*base, {}, {part});
+  core::WriterLock lock(mu_);
+  active_.erase(KeyOf(*part));
   next->version = ++version_;
   snapshot_ = std::move(next);
   return true;

@@ -29,26 +29,29 @@
 
 #include "core/mutex.h"
 #include "storage/part.h"
+#include "storage/part_list.h"
 
 namespace granite::storage {
 
 // Immutable set of the parts a query reads.
 struct PartsSnapshot {
-  // A run of parts of one partition value.
+  // A run of parts of one partition value: parts[begin, end).
   struct Partition {
     PartitionValue value;
-    size_t begin = 0;  // parts[begin, end)
+    size_t begin = 0;
     size_t end = 0;
   };
 
   uint64_t version = 0;
-  // Ordered by partition value, then by first block number.
-  std::vector<std::shared_ptr<const Part>> parts;
-  // Ascending by value; a table without PARTITION BY has one (absent value) when it has parts.
-  std::vector<Partition> partitions;
+  // Ordered by partition value, then by first block (PartKeyLess).
+  PartList parts;
   uint64_t rows = 0;
   uint64_t granules = 0;
   uint64_t bytes_on_disk = 0;
+
+  // Returns the runs of parts sharing a partition value, ascending. O(parts): for merges and
+  // tests; pruning binary-searches `parts` instead.
+  std::vector<Partition> Partitions() const;
 };
 
 // Holds one table's parts.
@@ -86,6 +89,10 @@ class PartsRegistry {
   bool Replace(const std::vector<std::shared_ptr<const Part>>& sources,
                std::shared_ptr<const Part> merged) EXCLUDES(mu_, writers_mu_);
 
+  // Removes `part` from the active set (a broken part being detached) and publishes; false if it
+  // is not active. Unlike Replace, the part is not kept as outdated: the caller moves it away.
+  bool Remove(const std::shared_ptr<const Part>& part) EXCLUDES(mu_, writers_mu_);
+
   // Removes and returns the outdated parts no snapshot or query references any more; the caller
   // deletes their directories.
   std::vector<std::shared_ptr<const Part>> TakeUnused() EXCLUDES(mu_);
@@ -105,13 +112,15 @@ class PartsRegistry {
       return min_block < other.min_block;
     }
   };
-  static Key KeyOf(const Part& part) { return {part.partition().value, part.part_name().min_block}; }
+  static Key KeyOf(const Part& part) {
+    return {part.partition().value, part.part_name().min_block};
+  }
 
-  // Returns a snapshot of `parts` (in key order) with its partition index.
-  static std::shared_ptr<PartsSnapshot> Build(std::vector<std::shared_ptr<const Part>> parts,
+  // Returns a snapshot of `parts` (in key order).
+  static std::shared_ptr<PartsSnapshot> Build(const std::vector<std::shared_ptr<const Part>>& parts,
                                               uint64_t version);
-  // Returns the parts of `base` without `removed` and with `added`, in key order.
-  static std::vector<std::shared_ptr<const Part>> Change(
+  // Returns `base` without `removed` and with `added` (sharing its unchanged chunks).
+  static std::shared_ptr<PartsSnapshot> Change(
       const PartsSnapshot& base, const std::vector<std::shared_ptr<const Part>>& added,
       const std::vector<std::shared_ptr<const Part>>& removed);
   bool InFlightLocked(const std::string& partition_id, uint64_t min_block,

@@ -59,11 +59,12 @@ TEST(PartsRegistryTest, PartsAreOrderedByPartitionThenBlockWithAPartitionIndex) 
   auto snapshot = registry.Snapshot();
   EXPECT_EQ(Names(*snapshot), (std::vector<std::string>{"202401_1_1_0", "202401_5_5_0",
                                                          "202402_3_3_0", "202403_2_2_0"}));
-  ASSERT_EQ(snapshot->partitions.size(), 3u);
-  EXPECT_EQ(snapshot->partitions[0].value.value, core::Value(uint64_t{202401}));
-  EXPECT_EQ(snapshot->partitions[0].begin, 0u);
-  EXPECT_EQ(snapshot->partitions[0].end, 2u);
-  EXPECT_EQ(snapshot->partitions[2].begin, 3u);
+  std::vector<PartsSnapshot::Partition> partitions = snapshot->Partitions();
+  ASSERT_EQ(partitions.size(), 3u);
+  EXPECT_EQ(partitions[0].value.value, core::Value(uint64_t{202401}));
+  EXPECT_EQ(partitions[0].begin, 0u);
+  EXPECT_EQ(partitions[0].end, 2u);
+  EXPECT_EQ(partitions[2].begin, 3u);
 }
 
 // The race of DESIGN.md §5.9, forced step by step with two threads:

@@ -299,8 +299,11 @@ MergeLimits Table::LimitsFor(const MergeLimits& defaults) const {
 
 std::optional<Table::MergeTask> Table::ReserveMerge(const MergeLimits& limits) {
   std::shared_ptr<const PartsSnapshot> snapshot = Snapshot();
-  const auto& partitions = snapshot->partitions;
   core::MutexLock lock(merges_mu_);
+  // Nothing changed since a scan found nothing: the answer is the same (a finished merge or a
+  // committed insert publishes a new version). Saves an O(parts) scan per tick of the scheduler.
+  if (snapshot->version == idle_version_) return std::nullopt;
+  const std::vector<PartsSnapshot::Partition> partitions = snapshot->Partitions();
   // Starts where the previous call stopped, so every partition gets its turn.
   for (size_t n = 0; n < partitions.size(); ++n) {
     const PartsSnapshot::Partition& partition =
@@ -326,6 +329,7 @@ std::optional<Table::MergeTask> Table::ReserveMerge(const MergeLimits& limits) {
     next_partition_ = (next_partition_ + n + 1) % partitions.size();
     return task;
   }
+  idle_version_ = snapshot->version;
   return std::nullopt;
 }
 
@@ -334,7 +338,7 @@ std::vector<Table::MergeTask> Table::ReserveFinalMerges(bool* busy) {
   std::vector<MergeTask> tasks;
   *busy = false;
   core::MutexLock lock(merges_mu_);
-  for (const PartsSnapshot::Partition& partition : snapshot->partitions) {
+  for (const PartsSnapshot::Partition& partition : snapshot->Partitions()) {
     if (partition.end - partition.begin < 2) continue;
     MergeTask task;
     bool available = true;
@@ -357,10 +361,12 @@ std::vector<Table::MergeTask> Table::ReserveFinalMerges(bool* busy) {
 void Table::ReleaseMerge(const MergeTask& task) {
   core::MutexLock lock(merges_mu_);
   for (const auto& source : task.sources) merging_.erase(source->name());
+  idle_version_ = 0;  // the released parts are candidates again
 }
 
 absl::StatusOr<std::shared_ptr<const Part>> Table::RunMerge(const MergeTask& task,
                                                             MergeProgress* progress) {
+  std::shared_ptr<const Part> broken;
   absl::StatusOr<std::shared_ptr<const Part>> merged = [&]()
       -> absl::StatusOr<std::shared_ptr<const Part>> {
     core::ReaderLock drop_lock(drop_mu_);
@@ -372,7 +378,7 @@ absl::StatusOr<std::shared_ptr<const Part>> Table::RunMerge(const MergeTask& tas
     options.granule_rows = granule_rows_;
     PartMerger merger(fs_, schema_, splitter_, parts_dir_, options);
     ASSIGN_OR_RETURN(std::shared_ptr<const Part> part,
-                     merger.Merge(task.sources, progress, cancel_merges_));
+                     merger.Merge(task.sources, progress, cancel_merges_, &broken));
     if (!registry_.Replace(task.sources, part)) {
       (void)fs_->RemoveAll(part->directory());
       return Error(ErrorCode::kQueryWasCancelled,
@@ -382,6 +388,8 @@ absl::StatusOr<std::shared_ptr<const Part>> Table::RunMerge(const MergeTask& tas
     return part;
   }();
   ReleaseMerge(task);
+  // A damaged source would fail every later merge of its neighbours: it leaves the table.
+  if (broken != nullptr) (void)DetachBrokenPart(broken);
   return merged;
 }
 
@@ -389,6 +397,13 @@ size_t Table::DeleteUnusedParts() {
   std::vector<std::shared_ptr<const Part>> unused = registry_.TakeUnused();
   for (const auto& part : unused) (void)fs_->RemoveAll(part->directory());
   return unused.size();
+}
+
+absl::StatusOr<bool> Table::DetachBrokenPart(const std::shared_ptr<const Part>& part) {
+  core::ReaderLock drop_lock(drop_mu_);
+  if (dropped_ || !registry_.Remove(part)) return false;
+  RETURN_IF_ERROR(DetachPartDirectory(*fs_, dir_, part->directory(), part->name()));
+  return true;
 }
 
 void Table::MarkDropped() {

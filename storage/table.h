@@ -115,7 +115,7 @@ class Table {
   std::vector<MergeTask> ReserveFinalMerges(bool* busy) EXCLUDES(merges_mu_);
   // Runs a reserved merge, publishes the result in place of the sources and releases the
   // reservation. The replaced parts are deleted later, by DeleteUnusedParts, once no query reads
-  // them. Errors: those of PartMerger::Merge; UNKNOWN_TABLE when dropped; QUERY_WAS_CANCELLED
+  // them. A source whose data fails its checksum is detached (DetachBrokenPart). Errors: those of PartMerger::Merge; UNKNOWN_TABLE when dropped; QUERY_WAS_CANCELLED
   // when the result cannot be published (a block inside its range is still being committed): the
   // result is then deleted.
   absl::StatusOr<std::shared_ptr<const Part>> RunMerge(const MergeTask& task,
@@ -124,6 +124,14 @@ class Table {
   void ReleaseMerge(const MergeTask& task) EXCLUDES(merges_mu_);
   // Deletes the directories of replaced parts that no query holds any more; returns how many.
   size_t DeleteUnusedParts();
+
+  // Takes a part that failed a checksum out of the table: it leaves the active set and its
+  // directory moves to detached/broken_<name> (as ClickHouse does), so later queries answer
+  // without it instead of failing. Returns false if it was not active (already detached, merged
+  // away). Queries still reading it fail. Errors: I/O errors moving the directory (the part is
+  // then out of the active set but still in parts/, and comes back at the next start).
+  absl::StatusOr<bool> DetachBrokenPart(const std::shared_ptr<const Part>& part)
+      EXCLUDES(drop_mu_);
 
   // Waits for running inserts and merges to finish (merges are cancelled) and makes later ones
   // fail with UNKNOWN_TABLE. Called by Store before it moves the table's directory away; Undrop()
@@ -182,6 +190,7 @@ class Table {
   core::Mutex merges_mu_{"table_merges"};
   std::set<std::string> merging_ GUARDED_BY(merges_mu_);  // names of parts in reserved merges
   size_t next_partition_ GUARDED_BY(merges_mu_) = 0;       // where ReserveMerge starts looking
+  uint64_t idle_version_ GUARDED_BY(merges_mu_) = 0;       // snapshot version with no merge
 };
 
 }  // namespace granite::storage

@@ -263,7 +263,7 @@ TEST_F(TableTest, ConcurrentInsertsAndSnapshotReaders) {
         if (snapshot->version < last_version || rows != snapshot->rows) failures.fetch_add(1);
         last_version = snapshot->version;
         if (!snapshot->parts.empty()) {
-          const Part& part = *snapshot->parts.back();
+          const Part& part = *snapshot->parts[snapshot->parts.size() - 1];
           auto ids = part.ReadColumn(0, 0, part.granule_count());
           auto strings = part.ReadColumn(1, 0, part.granule_count());
           if (!ids.ok() || !strings.ok() || (*ids)->size() != part.rows() ||

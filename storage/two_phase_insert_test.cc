@@ -2,7 +2,9 @@
 // publishes them, abort removes them, a decided commit is finished by Open after a crash.
 #include <gtest/gtest.h>
 
+#include "core/date_time.h"
 #include "core/error.h"
+#include "storage/fault_injection_file_system.h"
 #include "storage/part_writer.h"
 #include "storage/store.h"
 #include "storage/temp_directory.h"
@@ -146,12 +148,14 @@ TEST_F(TwoPhaseInsertTest, OpenFinishesADecidedCommit) {
   ASSERT_TRUE(Posix()->CreateDir(committing).ok());
   auto schema = std::make_shared<const TableSchema>(Schema());
   PartWriter writer(Posix(), schema, parts_dir(), PartWriter::Options());
-  ASSERT_TRUE(writer.WriteDirectory(Rows(100, 7), PartDescription(), committing + "/all_3_3_0").ok());
-  ASSERT_TRUE(writer.WriteDirectory(Rows(200, 9), PartDescription(), committing + "/all_4_4_0").ok());
+  PartDescription plain;
+  ASSERT_TRUE(writer.WriteDirectory(Rows(100, 7), plain, committing + "/all_3_3_0").ok());
+  ASSERT_TRUE(writer.WriteDirectory(Rows(200, 9), plain, committing + "/all_4_4_0").ok());
 
   Reopen();
   EXPECT_EQ(table_->rows(), 5u + 7 + 9);
-  EXPECT_EQ(Entries(parts_dir()), (std::vector<std::string>{"all_1_1_0", "all_3_3_0", "all_4_4_0"}));
+  EXPECT_EQ(Entries(parts_dir()),
+            (std::vector<std::string>{"all_1_1_0", "all_3_3_0", "all_4_4_0"}));
   absl::StatusOr<std::string> next = table_->Insert(Rows(300, 1));
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(*next, "all_5_5_0");
@@ -161,6 +165,54 @@ TEST_F(TwoPhaseInsertTest, CommitAfterDropFails) {
   ASSERT_TRUE(table_->PrepareInsert(Rows(0, 10), "tok").ok());
   ASSERT_TRUE(store_->DropTable("t", false).ok());
   EXPECT_EQ(CodeOf(table_->CommitInsert("tok").status()), ErrorCode::kUnknownTable);
+}
+
+// A commit of parts of three partitions goes through parts/committing_<token>; a failure of any
+// rename or fsync of it leaves nothing visible, now or after a restart.
+TEST(TwoPhaseCommitFaultTest, AFailedMultiPartCommitLeavesNothing) {
+  TableSchema schema;
+  schema.name = "p";
+  schema.columns = {{"d", TypeId::kDate}, {"v", TypeId::kUInt64}};
+  schema.partition_by = "toYYYYMM(d)";
+  auto rows = [] {
+    auto d = std::make_shared<core::Column>(TypeId::kDate);
+    auto v = std::make_shared<core::Column>(TypeId::kUInt64);
+    for (int month = 1; month <= 3; ++month) {
+      d->Append<uint16_t>(static_cast<uint16_t>(core::DaysFromCivil(2024, month, 5)));
+      v->Append<uint64_t>(month);
+    }
+    return core::Block{{d, v}};
+  };
+  int failures = 0;
+  for (FaultOp op : {FaultOp::kRename, FaultOp::kSync}) {
+    for (int n = 1; n < 20; ++n) {
+      SCOPED_TRACE(::testing::Message() << "op " << static_cast<int>(op) << " #" << n);
+      TempDirectory dir;
+      auto faulty = std::make_shared<FaultInjectionFileSystem>(Posix());
+      auto store = Store::Open(dir.path(), faulty);
+      ASSERT_TRUE(store.ok());
+      ASSERT_TRUE((*store)->CreateTable(schema, false, false).ok());
+      std::shared_ptr<Table> table = (*store)->GetTable("p");
+      ASSERT_TRUE(table->PrepareInsert(rows(), "tok").ok());
+      faulty->FailNth(op, n);
+      absl::StatusOr<std::vector<std::string>> committed = table->CommitInsert("tok");
+      if (faulty->InjectedFailures() == 0) {
+        ASSERT_TRUE(committed.ok()) << committed.status();
+        EXPECT_EQ(committed->size(), 3u);
+        break;
+      }
+      ++failures;
+      EXPECT_FALSE(committed.ok());
+      EXPECT_EQ(table->rows(), 0u);
+      std::string parts = dir.path() + "/tables/p/parts";
+      EXPECT_TRUE(Entries(parts).empty()) << ::testing::PrintToString(Entries(parts));
+      faulty->Clear();
+      auto reopened = Store::Open(dir.path());
+      ASSERT_TRUE(reopened.ok());
+      EXPECT_EQ((*reopened)->GetTable("p")->rows(), 0u);
+    }
+  }
+  EXPECT_GE(failures, 6);  // 4 renames in the staging dir and to committing_, 3 moves, fsyncs
 }
 
 }  // namespace

@@ -205,10 +205,11 @@ bool ValueRange::MayOverlap(const core::Value& min, const core::Value& max) cons
   }
   if (points_) {
     // Points are sorted: the first one not below `min` decides.
-    auto it = std::lower_bound(points_->begin(), points_->end(), min, [](const auto& p, const auto& v) {
+    auto below = [](const auto& p, const auto& v) {
       std::optional<int> c = CompareValues(p, v);
       return c && *c < 0;
-    });
+    };
+    auto it = std::lower_bound(points_->begin(), points_->end(), min, below);
     if (it == points_->end()) return false;
     std::optional<int> c = CompareValues(*it, max);
     if (c && *c > 0) return false;

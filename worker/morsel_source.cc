@@ -5,6 +5,7 @@
 
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "storage/part_recovery.h"
 #include "worker/filter_ranges.h"
 
 namespace granite::worker {
@@ -67,18 +68,28 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
   source->choose_parts_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                  std::chrono::steady_clock::now() - started)
                                  .count();
-  const auto& parts = source->snapshot_->parts;
   for (const storage::SelectedPart& part : selected) {
     for (const storage::GranuleRange& range : part.granules) {
       for (size_t g = range.begin; g < range.end; g += kGranulesPerMorsel) {
         size_t end = std::min(range.end, g + kGranulesPerMorsel);
-        source->morsels_.push_back(Morsel{part.part, g, end});
-        source->total_rows_ += parts[part.part]->granule_first_row(end) -
-                               parts[part.part]->granule_first_row(g);
+        source->morsels_.push_back(Morsel{part.part, g, end, part.data});
+        source->total_rows_ += part.data->granule_first_row(end) - part.data->granule_first_row(g);
       }
     }
   }
   return source;
+}
+
+absl::Status MorselSource::Broken(const Morsel& morsel, const absl::Status& status) const {
+  core::ErrorCode code = core::CodeOf(status);
+  if (code != core::ErrorCode::kChecksumDoesntMatch && code != core::ErrorCode::kCorruptedData) {
+    return status;
+  }
+  // The data of the part is damaged: the query fails naming it, and the part leaves the table.
+  absl::StatusOr<bool> detached = table_->DetachBrokenPart(snapshot_->parts[morsel.part]);
+  if (!detached.ok() || !*detached) return status;
+  return core::Error(code, std::string(status.message()) + "; the part was moved to detached/" +
+                               storage::kBrokenPrefix + morsel.data->name());
 }
 
 absl::StatusOr<core::Block> MorselSource::Read(const Morsel& morsel) const {
@@ -92,13 +103,14 @@ absl::StatusOr<core::Block> MorselSource::Read(const Morsel& morsel) const {
     block.columns.push_back(std::move(column));
     return block;
   }
-  const storage::Part& part = *snapshot_->parts[morsel.part];
+  const storage::Part& part = *morsel.data;
   size_t rows = 0;
   for (size_t g = morsel.begin; g < morsel.end; ++g) rows += part.granule_rows(g);
   block.rows_without_columns = rows;
   for (size_t index : column_indexes_) {
-    ASSIGN_OR_RETURN(core::ColumnPtr column, part.ReadColumn(index, morsel.begin, morsel.end));
-    block.columns.push_back(std::move(column));
+    absl::StatusOr<core::ColumnPtr> column = part.ReadColumn(index, morsel.begin, morsel.end);
+    if (!column.ok()) return Broken(morsel, column.status());
+    block.columns.push_back(*std::move(column));
   }
   return block;
 }

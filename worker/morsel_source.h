@@ -23,9 +23,10 @@ namespace granite::worker {
 
 // One unit of scan work.
 struct Morsel {
-  size_t part = 0;  // index into the snapshot's parts (tables)
+  size_t part = 0;   // index into the snapshot's parts (tables)
   size_t begin = 0;  // first granule (tables) or first number (numbers)
   size_t end = 0;    // one past the last granule / number
+  const storage::Part* data = nullptr;  // the part (tables); the snapshot keeps it alive
 };
 
 // Lists the morsels of one fragment's source and reads them.
@@ -38,7 +39,8 @@ class MorselSource {
       const granite::worker::v1::Fragment& fragment, storage::Store* store);
 
   const std::vector<Morsel>& morsels() const { return morsels_; }
-  // Reads the fragment's source columns of one morsel.
+  // Reads the fragment's source columns of one morsel. A part whose data fails its checksum is
+  // detached from the table (Table::DetachBrokenPart) and the error says so.
   absl::StatusOr<core::Block> Read(const Morsel& morsel) const;
   // True for numbers(N) (not _mt): a single thread must produce rows in order.
   bool ordered() const { return ordered_; }
@@ -50,6 +52,8 @@ class MorselSource {
 
  private:
   MorselSource() = default;
+  // Returns `status` of a failed read of `morsel`, detaching the part when its data is broken.
+  absl::Status Broken(const Morsel& morsel, const absl::Status& status) const;
 
   // Constant after construction.
   std::shared_ptr<storage::Table> table_;

@@ -208,7 +208,9 @@ grpc::Status WorkerService::ListParts(grpc::ServerContext* context,
                                       pb::ListPartsResponse* response) {
   for (const auto& table : store_->Tables()) {
     auto snapshot = table->Snapshot();
-    for (const auto& part : snapshot->parts) FillPartInfo(*table, *part, true, response->add_parts());
+    for (const auto& part : snapshot->parts) {
+      FillPartInfo(*table, *part, true, response->add_parts());
+    }
     for (const auto& part : table->registry().Outdated()) {
       FillPartInfo(*table, *part, false, response->add_parts());
     }

@@ -100,6 +100,11 @@ class AggregateFunction {
     MergeFrom(dst_groups, src, src_groups, count);
   }
 
+  // Returns the heap bytes held by states beyond the fixed per-group part (distinct-value sets,
+  // strings), so a merge of few but heavy states (uniq by 10000 keys) is still parallel.
+  // O(groups). Default: 0.
+  virtual size_t StateBytes() const { return 0; }
+
   // Appends the result of every group 0 .. groups() - 1 to `out` (type ResultType()).
   virtual void Finalize(Column* out) const = 0;
 

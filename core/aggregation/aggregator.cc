@@ -97,6 +97,12 @@ size_t Aggregator::MemoryBytes() const {
   return bytes;
 }
 
+size_t Aggregator::StateBytes() const {
+  size_t bytes = 0;
+  for (const auto& function : functions_) bytes += function->StateBytes();
+  return bytes;
+}
+
 // ---- 2. Add / Merge ---------------------------------------------------------------------------
 
 absl::Status Aggregator::CheckKeys(const std::vector<ColumnPtr>& keys, size_t rows) const {

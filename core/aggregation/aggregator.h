@@ -48,11 +48,15 @@
 namespace granite::core {
 
 // Tuning of one Aggregator; query settings of the same names override the defaults.
+// The defaults come from bench/results (hash_map_bench): a two-level table inserts 30-40% slower
+// than a single-level one at 1e5-1e6 keys (one more dependent load a row) and as fast at 1e7,
+// where it saves the transient old + new arrays of a huge rehash; so tables convert late. The
+// parallel merge does not need two-level tables (LocalMerger indexes groups by bucket).
 struct AggregatorOptions {
   // Convert to two-level past this many groups (group_by_two_level_threshold; 0 = never).
-  size_t two_level_threshold = 100000;
+  size_t two_level_threshold = 4'000'000;
   // ... or past this many bytes of table, keys and hashes (group_by_two_level_threshold_bytes).
-  size_t two_level_threshold_bytes = size_t{50} << 20;
+  size_t two_level_threshold_bytes = size_t{256} << 20;
   // For aggregators that merge one bucket (few keys spread over the whole key range): use no
   // direct arrays (a 1-2 byte key gets the kFixed64 layout, with the same key hash).
   bool sparse = false;
@@ -134,6 +138,9 @@ class Aggregator {
   const AggregatorOptions& options() const { return options_; }
   // Returns the bytes held by tables, keys and key hashes (not the aggregate states).
   size_t MemoryBytes() const;
+  // Returns the heap bytes of the aggregate states beyond their fixed part (see
+  // AggregateFunction::StateBytes). O(groups).
+  size_t StateBytes() const;
 
  private:
   Aggregator(std::vector<TypeId> key_types, std::vector<AggregateSpec> specs,

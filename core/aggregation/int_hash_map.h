@@ -87,6 +87,13 @@ class IntHashMapT {
     }
   }
 
+  // Keeps the load factor at 1/2 whatever the capacity: sub-tables of a two-level table are
+  // small but together as big as the single-level table they replace.
+  void SetDense() {
+    dense_ = true;
+    limit_ = LimitOf(slots_.size());
+  }
+
   size_t size() const { return size_; }
   size_t capacity() const { return slots_.size(); }
   size_t MemoryBytes() const { return slots_.capacity() * sizeof(Slot); }
@@ -106,8 +113,8 @@ class IntHashMapT {
     uint32_t group;
   };
 
-  static size_t LimitOf(size_t capacity) {
-    return capacity < kDenseCapacity ? capacity / 4 : capacity / 2;
+  size_t LimitOf(size_t capacity) const {
+    return capacity < kDenseCapacity && !dense_ ? capacity / 4 : capacity / 2;
   }
 
   // Doubles the capacity and reinserts every key.
@@ -128,6 +135,7 @@ class IntHashMapT {
   size_t mask_ = 0;
   size_t size_ = 0;
   size_t limit_ = 0;  // grow past this many keys
+  bool dense_ = false;
 };
 
 using IntHashMap = IntHashMapT<uint64_t>;

@@ -1,8 +1,11 @@
 // The hash of GROUP BY keys. It decides the bucket (core::BucketOf) a group's partial state travels
-// in, so it is a pure function of the key values and types, identical in every process:
-//   - a fixed-width value is widened to uint64 (WidenKey) and hashed with core::HashInt;
-//   - a String value is hashed with core::HashBytes;
-//   - several keys: h = hash(key0), then h = core::HashCombine(h, hash(key_i)) in key order;
+// in, so it is a pure function of the key values and types, identical in every process. It
+// depends on the key layout, itself a function of the key types (Aggregator::Create):
+//   - one fixed-width key: the value widened to uint64 (WidenKey) and hashed with core::HashInt;
+//   - one String key: core::HashBytes;
+//   - several fixed-width keys of <= 16 bytes: the hash of their packed form (packed_keys.h);
+//   - other combinations (HashKeys below): h = hash(key0), then h = core::HashCombine(h,
+//     hash(key_i)) in key order;
 //   - no keys: 0.
 #pragma once
 

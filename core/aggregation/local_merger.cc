@@ -26,9 +26,13 @@ std::vector<Block> LocalMerger::Merge(std::vector<std::unique_ptr<Aggregator>> a
     return MergeParts(aggregators, pool, options.final_only);
   }
   size_t groups = 0;
-  for (const auto& aggregator : aggregators) groups += aggregator->size();
-  if (aggregators.size() == 1 || groups < options.parallel_threshold ||
-      first.layout() == Aggregator::KeyLayout::kNoKeys) {
+  size_t bytes = 0;
+  for (const auto& aggregator : aggregators) {
+    groups += aggregator->size();
+    bytes += aggregator->MemoryBytes() + aggregator->StateBytes();
+  }
+  bool small = groups < options.parallel_threshold && bytes < options.parallel_threshold_bytes;
+  if (aggregators.size() == 1 || small || first.layout() == Aggregator::KeyLayout::kNoKeys) {
     for (size_t t = 1; t < aggregators.size(); ++t) first.MergeAllFrom(*aggregators[t]);
     // first may reference the other aggregators' arenas until its states are written out.
     return first.PartialByBucket(options.final_only);

@@ -3,9 +3,11 @@
 // cuts the result into kBucketCount partial blocks for the coordinator.
 //
 // Paths, chosen by the shape of the input:
-//   - one thread, or few groups in total (< options.parallel_threshold): the single-level fast
-//     path, a serial merge into the first aggregator, so a trivial count() by a few keys never
-//     pays for parallelism;
+//   - one thread, or a small result (fewer groups than options.parallel_threshold and fewer
+//     bytes of tables and states than parallel_threshold_bytes): the single-level fast path, a
+//     serial merge into the first aggregator, so a trivial count() by a few keys never pays for
+//     parallelism — while uniq() by 10000 keys, few groups but megabytes of sets, still merges
+//     in parallel;
 //   - hashed layouts: every thread indexes its groups by bucket (a counting sort of the saved key
 //     hashes, in parallel over threads — what ClickHouse's conversion of single-level tables to
 //     two-level achieves, without building 256 tables), then bucket b of all threads is merged by
@@ -32,8 +34,10 @@ namespace granite::core {
 class LocalMerger {
  public:
   struct Options {
-    // Below this many groups in total, merge serially (the single-level fast path).
+    // Below this many groups in total, and below parallel_threshold_bytes of tables, keys and
+    // states, merge serially (the single-level fast path).
     size_t parallel_threshold = 20000;
+    size_t parallel_threshold_bytes = size_t{16} << 20;
     // Write final-only states: this worker holds the only state of every group (one worker).
     bool final_only = false;
   };

@@ -120,6 +120,8 @@ class StringExtremeFunction final : public AggregateFunction {
     }
   }
 
+  size_t StateBytes() const override { return arena_.BytesReserved(); }
+
   void Finalize(Column* out) const override {
     out->Reserve(out->size() + values_.size());
     for (std::string_view value : values_) out->AppendString(value);

@@ -26,7 +26,10 @@ class TwoLevelHashMap {
 
   explicit TwoLevelHashMap(size_t sub_capacity = 4) {
     subs_.reserve(kBucketCount);
-    for (uint32_t b = 0; b < kBucketCount; ++b) subs_.emplace_back(sub_capacity);
+    for (uint32_t b = 0; b < kBucketCount; ++b) {
+      subs_.emplace_back(sub_capacity);
+      if constexpr (requires(Map& m) { m.SetDense(); }) subs_.back().SetDense();
+    }
   }
 
   // Returns the sub-table of a key with hash `hash`; callers FindOrInsert there.

@@ -68,6 +68,7 @@ struct FixedTraits {
   static void InsertKept(Set& set, Value value) { set.Insert(value, HashInt(value)); }
   static void Prefetch(const Set& set, uint64_t hash) { set.Prefetch(hash); }
   static size_t Size(const Set& set) { return set.size(); }
+  static size_t MemoryBytes(const Set& set) { return set.MemoryBytes(); }
   static void Reserve(Set& set, size_t count) { set.Reserve(count); }
   template <typename F>
   static void ForEach(const Set& set, F&& fn) {
@@ -108,6 +109,7 @@ struct StringTraits {
   static void InsertKept(Set& set, Value value) { set.insert(value); }
   static void Prefetch(const Set&, uint64_t) {}
   static size_t Size(const Set& set) { return set.size(); }
+  static size_t MemoryBytes(const Set& set) { return set.capacity() * (sizeof(Value) + 1); }
   static void Reserve(Set& set, size_t count) { set.reserve(count); }
   template <typename F>
   static void ForEach(const Set& set, F&& fn) {
@@ -298,6 +300,17 @@ class UniqExactFunction final : public AggregateFunction {
   void WriteFinalOnlyStates(const uint32_t* groups, size_t count,
                             Column* const* out) const override {
     Write(groups, count, out[0], /*final_only=*/true);
+  }
+
+  size_t StateBytes() const override {
+    size_t bytes = arena_.BytesReserved();
+    for (const State& state : states_) {
+      bytes += Traits::MemoryBytes(state.set);
+      for (uint32_t p = 0; state.parts != nullptr && p < kBucketCount; ++p) {
+        bytes += Traits::MemoryBytes(state.parts[p]);
+      }
+    }
+    return bytes;
   }
 
   void Finalize(Column* out) const override {

@@ -84,6 +84,12 @@ class UniqFunction final : public AggregateFunction {
     }
   }
 
+  size_t StateBytes() const override {
+    size_t bytes = 0;
+    for (const UniquesHashSet& set : sets_) bytes += set.MemoryBytes();
+    return bytes;
+  }
+
   void Finalize(Column* out) const override {
     for (const UniquesHashSet& set : sets_) out->Append<uint64_t>(set.Estimate());
   }

@@ -63,6 +63,8 @@ class UniquesHashSet {
   // LOGICAL_ERROR when a final-only summary meets a non-empty set.
   absl::Status MergeSerialized(std::string_view bytes);
 
+  // Returns the bytes of the table.
+  size_t MemoryBytes() const { return size_degree_ == 0 ? 0 : (size_t{4} << size_degree_); }
   // Returns the number of hashes kept.
   uint32_t size() const { return count_; }
   int skip_degree() const { return skip_degree_; }

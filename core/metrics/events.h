@@ -1,7 +1,7 @@
-// Event counters, like ClickHouse's ProfileEvents: one declarative list of everything granite counts
-// (name, Prometheus family and labels, unit, description). CountEvent() adds to the calling thread's
-// slot (thread_counters.h) — no shared atomic per increment — and readers sum over threads. The
-// list feeds system.events, the worker GetMetrics RPC and the Prometheus endpoint alike.
+// Event counters, like ClickHouse's ProfileEvents: one declarative list of everything granite
+// counts (name, Prometheus family and labels, unit, description). CountEvent() adds to the calling
+// thread's slot (thread_counters.h) — no shared atomic per increment — and readers sum over
+// threads. The list feeds system.events, the worker GetMetrics RPC and the Prometheus endpoint.
 //
 // Adding an event: append one M(...) line. Prometheus names follow its conventions: snake_case,
 // base units, `_total` for counters; events in microseconds are exported in seconds.

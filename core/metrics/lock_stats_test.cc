@@ -58,7 +58,7 @@ TEST(LockStatsTest, SharedMutexCountsBothModes) {
   SharedMutex mu("lock_stats_test_shared_mutex");
   {
     ReaderLock a(mu);
-    ReaderLock b(mu);  // shared holders do not contend
+    std::thread([&] { ReaderLock b(mu); }).join();  // shared holders do not contend
   }
   {
     WriterLock lock(mu);
@@ -82,9 +82,16 @@ TEST(LockStatsTest, SharedMutexCountsBothModes) {
 
 TEST(LockStatsTest, TryLockCountsOnlySuccess) {
   Mutex mu("lock_stats_test_try");
-  ASSERT_TRUE(mu.try_lock());
-  std::thread([&] { EXPECT_FALSE(mu.try_lock()); }).join();
-  mu.unlock();
+  if (mu.try_lock()) {
+    std::thread([&] {
+      bool got = mu.try_lock();
+      if (got) mu.unlock();
+      EXPECT_FALSE(got);
+    }).join();
+    mu.unlock();
+  } else {
+    ADD_FAILURE() << "an unheld mutex refused try_lock";
+  }
   EXPECT_EQ(TotalsOf("lock_stats_test_try").acquisitions, 1u);
 }
 

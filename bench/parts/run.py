@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Many-parts benchmark: a SELECT that partition pruning narrows to one part, and small INSERTs,
+against tables of 100, 10,000 and 100,000 parts (one per partition), through the whole stack
+(`granite local --workers 1`, load from `granite benchmark`).
+
+For each table size:
+  - the pruned SELECT (`SELECT count(), sum(x) FROM t WHERE p = <random>`) at concurrency 1, 8
+    and 64: QPS, p50 / p99 latency, and lock waits — with the shared parts snapshot (default) and
+    with it switched off (`SETTINGS use_parts_snapshot = 0`: a private snapshot per query);
+  - small INSERTs (one row into a random existing partition) at concurrency 4, alone and with 8
+    and 64 concurrent pruned SELECTs (at 64 also with the snapshot off).
+Time spent choosing parts alone is measured by bench/parts/parts_registry_bench (C++).
+
+Data lives under --data-root (default /dev/shm, where fsync costs nothing, so that creating
+100,000 parts takes seconds and the figures show CPU and locks, not the disk); --data-root on a
+real disk adds ~2-4 ms per fsync to every INSERT. Writes a Markdown report to --out.
+
+  .venv/bin/python bench/parts/run.py --granite build/granite [--parts 100,10000,100000]
+      [--seconds 5] [--out bench/results/parts-DATE.md]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "tests", "harness"))
+import cluster  # noqa: E402
+
+
+def write_queries(path, lines):
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def benchmark(granite, port, queries_file, concurrency, seconds):
+    """Runs `granite benchmark` and returns its JSON report."""
+    out = subprocess.run(granite + ["benchmark", "--port", str(port), "--concurrency",
+                                    str(concurrency), "--timelimit", str(seconds), "--json",
+                                    "--queries_file", queries_file],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
+    if not lines:
+        raise RuntimeError("granite benchmark failed: %s %s" % (out.stdout, out.stderr))
+    return json.loads(lines[-1])
+
+
+def lock_summary(report, names=("parts_registry", "parts_registry_writers", "table_drop")):
+    parts = []
+    for lock in report.get("locks", []):
+        if lock["name"] in names and lock["acquisitions"]:
+            parts.append("%s %d/%d contended, %.1f ms" % (lock["name"], lock["contended"],
+                                                        lock["acquisitions"],
+                                                        lock["wait_seconds"] * 1000))
+    return "; ".join(parts) or "-"
+
+
+def fill(client, parts):
+    """Creates t with `parts` partitions of one row each."""
+    client.query("CREATE TABLE t (p UInt32, x UInt64) ENGINE = MergeTree PARTITION BY p ORDER BY x")
+    step = 10000
+    started = time.monotonic()
+    for first in range(0, parts, step):
+        n = min(step, parts - first)
+        client.query("INSERT INTO t SELECT number + %d, number FROM numbers(%d)" % (first, n))
+    return time.monotonic() - started
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--granite", default=None)
+    parser.add_argument("--parts", default="100,10000,100000")
+    parser.add_argument("--concurrency", default="1,8,64")
+    parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--data-root", default="/dev/shm")
+    parser.add_argument("--out", default=os.path.join(
+        REPO, "bench", "results", "parts-%s.md" % datetime.date.today().isoformat()))
+    args = parser.parse_args()
+    granite = cluster.find_granite(args.granite)
+    rng = random.Random(1)
+    rows = []
+    insert_rows = []
+    workdir = tempfile.mkdtemp(prefix="granite-parts-bench-")
+    try:
+        for parts in [int(p) for p in args.parts.split(",")]:
+            data = tempfile.mkdtemp(prefix="granite-parts-", dir=args.data_root)
+            local = cluster.LocalCluster(granite, workers=1, data_dir=data).start()
+            try:
+                client = local.client(timeout=600)
+                fill_seconds = fill(client, parts)
+                count = client.query_text("SELECT count() FROM system.parts WHERE table = 't' "
+                                          "AND active").strip()
+                print("%d parts (%s active) created in %.1f s" % (parts, count, fill_seconds),
+                      flush=True)
+                keys = [rng.randrange(parts) for _ in range(2000)]
+                shared = os.path.join(workdir, "shared.sql")
+                private = os.path.join(workdir, "private.sql")
+                inserts = os.path.join(workdir, "inserts.sql")
+                write_queries(shared, ["SELECT count(), sum(x) FROM t WHERE p = %d" % k
+                                       for k in keys])
+                write_queries(private, ["SELECT count(), sum(x) FROM t WHERE p = %d "
+                                        "SETTINGS use_parts_snapshot = 0" % k for k in keys])
+                write_queries(inserts, ["INSERT INTO t VALUES (%d, %d)" % (k, 1000000 + i)
+                                        for i, k in enumerate(keys)])
+                for concurrency in [int(c) for c in args.concurrency.split(",")]:
+                    for mode, path in (("shared", shared), ("private", private)):
+                        report = benchmark(granite, local.port, path, concurrency, args.seconds)
+                        rows.append((parts, concurrency, mode, report))
+                        print("  SELECT c=%d %-7s qps %8.1f p50 %7.3f ms p99 %7.3f ms errors %d; %s"
+                              % (concurrency, mode, report["qps"], report["p50_ms"],
+                                 report["p99_ms"], report["errors"], lock_summary(report)),
+                              flush=True)
+                # Small inserts alone, then under 8 and 64 concurrent pruned SELECTs (with the
+                # shared snapshot, and at 64 also without it).
+                alone = benchmark(granite, local.port, inserts, 4, args.seconds)
+                print("  INSERT c=4 alone %.1f/s p50 %.2f ms" % (alone["qps"], alone["p50_ms"]),
+                      flush=True)
+                for clients, mode, path in ((8, "shared", shared), (64, "shared", shared),
+                                            (64, "private", private)):
+                    loaded = {}
+
+                    def select_load():
+                        loaded["select"] = benchmark(granite, local.port, path, clients,
+                                                     args.seconds + 2)
+                    thread = threading.Thread(target=select_load)
+                    thread.start()
+                    time.sleep(1)
+                    under = benchmark(granite, local.port, inserts, 4, args.seconds)
+                    thread.join()
+                    insert_rows.append((parts, clients, mode, alone, under, loaded["select"]))
+                    print("  INSERT c=4 with %d %s SELECT clients %.1f/s p50 %.2f ms (SELECTs "
+                          "meanwhile %.0f qps); %s"
+                          % (clients, mode, under["qps"], under["p50_ms"],
+                             loaded["select"]["qps"], lock_summary(under)), flush=True)
+            finally:
+                local.stop()
+                shutil.rmtree(data, ignore_errors=True)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    with open(args.out, "w") as f:
+        f.write("# Many-parts benchmark (%s)\n\n" % datetime.date.today().isoformat())
+        f.write("`bench/parts/run.py --parts %s --seconds %g --data-root %s`; `granite local "
+                "--workers 1` on %d cores; table `t (p UInt32, x UInt64) PARTITION BY p ORDER BY "
+                "x` with one one-row part per partition.\n\n"
+                % (args.parts, args.seconds, args.data_root, os.cpu_count()))
+        f.write("## Pruned SELECT (`WHERE p = <random>`: one part of N)\n\n")
+        f.write("| parts | clients | snapshot | QPS | p50 ms | p99 ms | errors | locks |\n")
+        f.write("|---:|---:|---|---:|---:|---:|---:|---|\n")
+        for parts, concurrency, mode, r in rows:
+            f.write("| %d | %d | %s | %.1f | %.3f | %.3f | %d | %s |\n"
+                    % (parts, concurrency, mode, r["qps"], r["p50_ms"], r["p99_ms"],
+                       r["errors"], lock_summary(r)))
+        f.write("\n## Small INSERTs (one row into a random partition, 4 clients)\n\n")
+        f.write("| parts | SELECT clients | snapshot | INSERT/s alone | p50 ms | INSERT/s loaded | "
+                "p50 ms | slowdown | SELECT QPS meanwhile | insert-side locks |\n"
+                "|---:|---:|---|---:|---:|---:|---:|---:|---:|---|\n")
+        for parts, clients, mode, alone, under, select in insert_rows:
+            f.write("| %d | %d | %s | %.1f | %.2f | %.1f | %.2f | %.2fx | %.0f | %s |\n"
+                    % (parts, clients, mode, alone["qps"], alone["p50_ms"], under["qps"],
+                       under["p50_ms"], alone["qps"] / max(under["qps"], 1e-9), select["qps"],
+                       lock_summary(under)))
+    print("wrote", args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+// Tests of LocalMerger paths the randomized Aggregator tests reach only with small data: a no-key
+// uniqExact state big enough to split into parts while it is filled, and the bucket placement of
+// the parallel direct-array and hashed merges.
+#include "core/aggregation/local_merger.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "core/block_codec.h"
+#include "core/hash.h"
+#include "core/thread_pool.h"
+
+namespace granite::core {
+namespace {
+
+ColumnPtr Sequence(TypeId type, uint64_t from, uint64_t count, uint64_t modulo) {
+  auto column = std::make_shared<Column>(type);
+  for (uint64_t i = from; i < from + count; ++i) {
+    if (type == TypeId::kUInt64) column->Append<uint64_t>(i % modulo);
+    if (type == TypeId::kUInt32) column->Append<uint32_t>(static_cast<uint32_t>(i % modulo));
+    if (type == TypeId::kUInt16) column->Append<uint16_t>(static_cast<uint16_t>(i % modulo));
+  }
+  return column;
+}
+
+// Adds values [from, from + count) % modulo in batches of 65536 as argument of every aggregate.
+void AddValues(Aggregator* aggregator, size_t aggregates, uint64_t from, uint64_t count,
+               uint64_t modulo, TypeId type) {
+  for (uint64_t at = from; at < from + count; at += 65536) {
+    uint64_t n = std::min<uint64_t>(65536, from + count - at);
+    ColumnPtr values = Sequence(type, at, n, modulo);
+    std::vector<std::vector<ColumnPtr>> args(aggregates, {values});
+    ASSERT_TRUE(aggregator->Add({}, args, n).ok());
+  }
+}
+
+TEST(LocalMergerTest, CountDistinctSplitsWhileFillingAndAddsUpParts) {
+  ThreadPool pool(2);
+  for (bool final_only : {false, true}) {
+    for (TypeId type : {TypeId::kUInt64, TypeId::kUInt32}) {
+      std::vector<AggregateSpec> specs = {{"uniqExact", {type}}, {"sum", {type}}, {"uniq", {type}}};
+      std::vector<std::unique_ptr<Aggregator>> threads;
+      for (int t = 0; t < 2; ++t) {
+        auto aggregator = Aggregator::Create({}, specs);
+        ASSERT_TRUE(aggregator.ok());
+        // Thread 0 sees 0..149999, thread 1 sees 100000..249999: 250000 distinct in total, and
+        // each thread's set passes the split threshold (65536) while it is filled.
+        AddValues(aggregator->get(), specs.size(), t * 100000, 150000, 1u << 30, type);
+        threads.push_back(std::move(*aggregator));
+      }
+      LocalMerger::Options options;
+      options.final_only = final_only;
+      std::vector<Block> buckets = LocalMerger::Merge(std::move(threads), &pool, options);
+      ASSERT_EQ(buckets.size(), kBucketCount);
+      // Coordinator side: parts merged one by one, then added up.
+      std::vector<std::unique_ptr<Aggregator>> parts;
+      size_t non_empty = 0;
+      for (const Block& bucket : buckets) {
+        auto part = Aggregator::Create({}, specs);
+        auto decoded = DecodeBlock(EncodeBlock(bucket));
+        ASSERT_TRUE(decoded.ok());
+        ASSERT_TRUE((*part)->Merge(*decoded).ok());
+        non_empty += bucket.rows();
+        parts.push_back(std::move(*part));
+      }
+      EXPECT_EQ(non_empty, kBucketCount);  // every part holds some of the 250000 values
+      for (size_t p = 1; p < parts.size(); ++p) parts[0]->MergeDisjointFrom(*parts[p]);
+      auto result = parts[0]->Finalize();
+      ASSERT_TRUE(result.ok());
+      EXPECT_EQ(result->columns[0]->Get<uint64_t>(0), 250000u) << final_only;
+      // sum travels whole in part 0: 0..149999 plus 100000..249999.
+      uint64_t sum = 149999ull * 150000 / 2 + (100000ull + 249999) * 150000 / 2;
+      EXPECT_EQ(result->columns[1]->Get<uint64_t>(0), sum);
+      double uniq = static_cast<double>(result->columns[2]->Get<uint64_t>(0));
+      EXPECT_NEAR(uniq, 250000, 2500);
+    }
+  }
+}
+
+TEST(LocalMergerTest, ParallelPathsPlaceEveryKeyInItsBucketOnce) {
+  ThreadPool pool(2);
+  for (TypeId type : {TypeId::kUInt16, TypeId::kUInt64}) {
+    std::vector<AggregateSpec> specs = {{"count", {}}};
+    std::vector<std::unique_ptr<Aggregator>> threads;
+    for (int t = 0; t < 3; ++t) {
+      AggregatorOptions options;
+      options.two_level_threshold = 1;
+      auto aggregator = Aggregator::Create({type}, specs, options);
+      ASSERT_TRUE(aggregator.ok());
+      ColumnPtr keys = Sequence(type, t * 7, 30000, 20000);
+      ASSERT_TRUE((*aggregator)->Add({keys}, {{}}, 30000).ok());
+      threads.push_back(std::move(*aggregator));
+    }
+    LocalMerger::Options options;
+    options.parallel_threshold = 0;
+    std::vector<Block> buckets = LocalMerger::Merge(std::move(threads), &pool, options);
+    std::vector<uint64_t> count_of(20000, 0);
+    for (uint32_t b = 0; b < kBucketCount; ++b) {
+      for (size_t row = 0; row < buckets[b].rows(); ++row) {
+        uint64_t key = type == TypeId::kUInt16 ? buckets[b].columns[0]->Get<uint16_t>(row)
+                                               : buckets[b].columns[0]->Get<uint64_t>(row);
+        EXPECT_EQ(BucketOf(HashInt(key)), b);
+        ASSERT_LT(key, 20000u);
+        EXPECT_EQ(count_of[key], 0u) << "key " << key << " twice";
+        count_of[key] = buckets[b].columns[1]->Get<uint64_t>(row);
+      }
+    }
+    // 3 threads x 30000 rows over 20000 keys: each thread hits a key once or twice.
+    EXPECT_EQ(std::accumulate(count_of.begin(), count_of.end(), uint64_t{0}), 90000u);
+    for (uint64_t count : count_of) EXPECT_TRUE(count >= 3 && count <= 6) << count;
+  }
+}
+
+}  // namespace
+}  // namespace granite::core
