@@ -82,8 +82,10 @@ void FunctionTable::AddAlias(std::string_view alias, std::string_view canonical,
                              bool case_insensitive) {
   auto it = exact_.find(std::string(canonical));
   if (it == exact_.end()) return;  // a registration bug; caught by the registry tests
-  exact_[std::string(alias)] = it->second;
-  if (case_insensitive) lowercase_[Lower(alias)] = it->second;
+  // Copy the definition first: inserting the alias may rehash exact_ and invalidate `it`.
+  const FunctionDef* def = it->second;
+  exact_[std::string(alias)] = def;
+  if (case_insensitive) lowercase_[Lower(alias)] = def;
 }
 
 const FunctionDef* FunctionTable::Find(std::string_view name) const {
