@@ -126,9 +126,8 @@ absl::StatusOr<core::Block> BucketedMerger::Finish() {
       if (!total) {
         ASSIGN_OR_RETURN(total, NewBucketAggregator(key_types_, specs_));
       }
-      ASSIGN_OR_RETURN(core::Block block, total->Finalize());
-      parts_.clear();  // after Finalize: the total may reference the parts' memory
-      return block;
+      // The parts stay until the merger is destroyed: total may hold their memory.
+      return total->Finalize();
     }
     std::vector<core::Block> pieces;
     for (auto& block : merged_) {

@@ -13,7 +13,13 @@ MergeScheduler::~MergeScheduler() {
     stopping_ = true;
   }
   wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  if (thread_.joinable()) {
+    thread_.join();
+    // Running merges stop at their next step instead of delaying the shutdown; their temporary
+    // directories are removed now or at the next start. (A scheduler that was never started
+    // runs no merges of its own and leaves the tables alone: Store replaces it at start-up.)
+    for (const auto& table : tables_()) table->CancelMerges();
+  }
   {
     core::MutexLock lock(mu_);
     wake_.wait(mu_, [this]() REQUIRES(mu_) { return background_running_ == 0; });

@@ -51,7 +51,7 @@ class MergeScheduler {
   using TableLister = std::function<std::vector<std::shared_ptr<Table>>()>;
 
   MergeScheduler(TableLister tables, MergeOptions options);
-  // Stops the background thread and waits for running merges.
+  // Stops the background thread, cancels running merges and waits for them.
   ~MergeScheduler();
   MergeScheduler(const MergeScheduler&) = delete;
   MergeScheduler& operator=(const MergeScheduler&) = delete;

@@ -133,6 +133,9 @@ class Table {
   absl::StatusOr<bool> DetachBrokenPart(const std::shared_ptr<const Part>& part)
       EXCLUDES(drop_mu_);
 
+  // Makes running merges stop at their next step (shutdown); later merges fail at once.
+  void CancelMerges() { cancel_merges_ = true; }
+
   // Waits for running inserts and merges to finish (merges are cancelled) and makes later ones
   // fail with UNKNOWN_TABLE. Called by Store before it moves the table's directory away; Undrop()
   // reverts it if that fails.

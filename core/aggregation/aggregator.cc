@@ -243,6 +243,31 @@ void Aggregator::MergeDisjointFrom(Aggregator& src) {
   }
 }
 
+void Aggregator::Reserve(size_t groups) {
+  if (two_level_ || groups_ != 0) return;
+  switch (layout_) {
+    case KeyLayout::kFixed64:
+    case KeyLayout::kPacked64:
+      int_map_.Reserve(groups);
+      break;
+    case KeyLayout::kPacked128:
+      wide_map_.Reserve(groups);
+      break;
+    case KeyLayout::kString:
+      string_keys_.reserve(groups);
+      string_map_.Reserve(groups);
+      break;
+    case KeyLayout::kSerialized:
+      string_map_.Reserve(groups);
+      break;
+    case KeyLayout::kNoKeys:
+    case KeyLayout::kDirect16:
+      return;
+  }
+  group_hashes_.reserve(groups);
+  for (const MutableColumnPtr& key : key_columns_) key->Reserve(groups);
+}
+
 bool Aggregator::SplitsIntoParts() const {
   for (const auto& function : functions_) {
     if (function->SplitsIntoParts()) return true;

@@ -128,6 +128,10 @@ class Aggregator {
   void GroupsInKeyRange(uint32_t lo, uint32_t hi, std::vector<uint32_t>* out) const;
   const FixedHashMap& direct_map() const { return fixed_; }
 
+  // Prepares an empty single-level aggregator for about `groups` groups (no table growth while
+  // merging them). REQUIRES: size() == 0.
+  void Reserve(size_t groups);
+
   // Converts the hashed table to two-level now (no-op if not hashed or already two-level).
   void ConvertToTwoLevel();
 

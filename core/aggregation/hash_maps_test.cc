@@ -11,6 +11,7 @@
 #include "core/aggregation/fixed_hash_map.h"
 #include "core/aggregation/int_hash_set.h"
 #include "core/aggregation/int_hash_map.h"
+#include "core/aggregation/slot_pool.h"
 #include "core/aggregation/string_hash_map.h"
 #include "core/aggregation/two_level_hash_map.h"
 #include "core/hash.h"
@@ -149,6 +150,38 @@ TEST(Int64HashSetTest, CountsDistinctValuesIncludingZero) {
   std::set<uint64_t> seen;
   set.ForEach([&](uint64_t value) { EXPECT_TRUE(seen.insert(value).second); });
   EXPECT_EQ(seen, reference);
+  Int64HashSet moved = std::move(set);
+  EXPECT_EQ(moved.size(), reference.size());
+  EXPECT_EQ(set.size(), 0u);  // NOLINT: moved-from is empty by contract (swap)
+}
+
+TEST(Int64HashSetTest, PooledSetsRecycleArraysAndStayCorrect) {
+  SlotPool pool;
+  void* first = SlotPool::Allocate(&pool, 1024);
+  static_cast<char*>(first)[5] = 7;
+  pool.Release(first, 1024);
+  void* again = SlotPool::Allocate(&pool, 1024);
+  EXPECT_EQ(again, first);                       // recycled
+  EXPECT_EQ(static_cast<char*>(again)[5], 0);    // and zeroed
+  pool.Release(again, 1024);
+  std::vector<Int32HashSet> sets(50);
+  for (auto& set : sets) set.set_pool(&pool);
+  for (uint32_t round = 0; round < 3; ++round) {
+    for (size_t s = 0; s < sets.size(); ++s) {
+      for (uint32_t v = 0; v < 3000; ++v) sets[s].Insert(v * 7 + s, HashInt(v * 7 + s));
+    }
+  }
+  for (auto& set : sets) EXPECT_EQ(set.size(), 3000u);
+  Int32HashSet other;
+  other.Swap(sets[0]);  // contents move, pools stay
+  EXPECT_EQ(other.size(), 3000u);
+  EXPECT_EQ(sets[0].size(), 0u);
+}
+
+TEST(Int64HashSetTest, MovedSetKeepsValues) {
+  Int64HashSet set;
+  std::set<uint64_t> reference = {0, 1, 99};
+  for (uint64_t v : reference) set.Insert(v, HashInt(v));
   Int64HashSet moved = std::move(set);
   EXPECT_EQ(moved.size(), reference.size());
   EXPECT_EQ(set.size(), 0u);  // NOLINT: moved-from is empty by contract (swap)

@@ -87,6 +87,13 @@ class IntHashMapT {
     }
   }
 
+  // Makes room for `keys` keys without growth. REQUIRES: the map is empty.
+  void Reserve(size_t keys) {
+    size_t capacity = slots_.size();
+    while (LimitOf(capacity) < keys) capacity *= 2;
+    if (capacity > slots_.size()) Reset(capacity);
+  }
+
   // Keeps the load factor at 1/2 whatever the capacity: sub-tables of a two-level table are
   // small but together as big as the single-level table they replace.
   void SetDense() {

@@ -9,8 +9,9 @@
 // on every call). The caller passes the hash (core::HashInt of the value), so a batch can hash first and
 // prefetch slots a few rows ahead. The slot comes from the LOW hash bits; the TOP 8 bits name the
 // value's part (PartOf) when a big state is split into kBucketCount disjoint parts for a parallel
-// merge. Load factor at most 1/2; the array grows 4x while small (< 2^16 slots) and 2x after, like
-// ClickHouse's HashSet, so the many small per-group sets of a GROUP BY rehash rarely.
+// merge. Load factor at most 1/2; the array starts at 16 slots and grows 4x while small (< 2^16
+// slots) and 2x after, like ClickHouse's HashSet, so the many small per-group sets of a GROUP BY
+// rehash rarely. Arrays come from the owner's SlotPool (slot_pool.h) when one is set.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <memory>
 
+#include "core/aggregation/slot_pool.h"
 #include "core/hash.h"
 
 namespace granite::core {
@@ -29,14 +31,18 @@ template <typename Slot>
 class IntHashSet {
  public:
   IntHashSet() = default;
-  IntHashSet(IntHashSet&& other) noexcept { Swap(other); }
+  // Moves the values; the new set keeps other's pool (the pool stays with the owner's storage).
+  IntHashSet(IntHashSet&& other) noexcept : pool_(other.pool_) { Swap(other); }
   IntHashSet& operator=(IntHashSet&& other) noexcept {
     Swap(other);
     return *this;
   }
   IntHashSet(const IntHashSet&) = delete;
   IntHashSet& operator=(const IntHashSet&) = delete;
-  ~IntHashSet() { std::free(slots_); }
+  ~IntHashSet() { Free(slots_, capacity()); }
+
+  // Takes arrays from `pool` from now on (null: malloc / free). The pool must outlive the set.
+  void set_pool(SlotPool* pool) { pool_ = pool; }
 
   // Inserts `value`. REQUIRES: hash == HashInt(value).
   __attribute__((always_inline)) void Insert(Slot value, uint64_t hash) {
@@ -77,6 +83,7 @@ class IntHashSet {
   size_t capacity() const { return slots_ == nullptr ? 0 : mask_ + 1; }
   size_t MemoryBytes() const { return capacity() * sizeof(Slot); }
 
+  // Swaps the values, not the pools.
   void Swap(IntHashSet& other) noexcept {
     std::swap(slots_, other.slots_);
     std::swap(mask_, other.mask_);
@@ -85,11 +92,14 @@ class IntHashSet {
   }
 
  private:
-  static constexpr size_t kInitialCapacity = 8;
+  static constexpr size_t kInitialCapacity = 16;
 
   __attribute__((noinline)) void Allocate(size_t capacity) {
-    slots_ = static_cast<Slot*>(std::calloc(capacity, sizeof(Slot)));
+    slots_ = static_cast<Slot*>(SlotPool::Allocate(pool_, capacity * sizeof(Slot)));
     mask_ = capacity - 1;
+  }
+  void Free(Slot* slots, size_t capacity) {
+    SlotPool::Release(pool_, slots, capacity * sizeof(Slot));
   }
   // Rehashes into a larger array (4x below 2^16 slots, 2x above).
   __attribute__((noinline)) void Grow() {
@@ -98,7 +108,8 @@ class IntHashSet {
   }
   void Rehash(size_t capacity);
 
-  Slot* slots_ = nullptr;  // calloc'ed: zero pages come cheap for big sets
+  SlotPool* pool_ = nullptr;
+  Slot* slots_ = nullptr;
   size_t mask_ = 0;
   size_t in_table_ = 0;
   bool has_zero_ = false;
@@ -116,7 +127,7 @@ inline void IntHashSet<Slot>::Rehash(size_t capacity) {
     while (slots_[pos] != 0) pos = (pos + 1) & mask_;
     slots_[pos] = value;
   }
-  std::free(old);
+  Free(old, old_capacity);
 }
 
 template <typename Slot>

@@ -52,6 +52,9 @@ std::vector<Block> LocalMerger::MergeHashed(std::vector<std::unique_ptr<Aggregat
   std::vector<Block> result(kBucketCount);
   ForEachIndex(pool, kBucketCount, [&](size_t b) {
     std::unique_ptr<Aggregator> merged = aggregators[0]->CloneEmpty(/*sparse=*/true);
+    size_t most = 0;
+    for (size_t t = 0; t < threads; ++t) most = std::max<size_t>(most, starts[t][b + 1] - starts[t][b]);
+    merged->Reserve(most);
     // Start from the thread with the most groups in this bucket: its states move, the others merge.
     size_t largest = 0;
     for (size_t t = 1; t < threads; ++t) {

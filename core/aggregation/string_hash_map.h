@@ -110,6 +110,12 @@ class StringHashMap {
   size_t size() const { return size_; }
   size_t capacity() const { return slots_.size(); }
   size_t MemoryBytes() const { return slots_.capacity() * sizeof(Slot); }
+  // Makes room for `keys` keys without growth. REQUIRES: the map is empty.
+  void Reserve(size_t keys) {
+    size_t capacity = slots_.size();
+    while (capacity < keys * 2) capacity *= 2;
+    if (capacity > slots_.size()) Reset(capacity);
+  }
   // Removes every key and shrinks to `initial_capacity` slots. Keys in arenas are not freed here.
   void Reset(size_t initial_capacity = 256);
 

@@ -30,6 +30,7 @@
 #include "core/aggregation/builtin_aggregate_functions.h"
 #include "core/aggregation/int_hash_set.h"
 #include "core/aggregation/key_hash.h"
+#include "core/aggregation/slot_pool.h"
 #include "core/aggregation/varint.h"
 #include "core/error.h"
 
@@ -38,7 +39,7 @@ namespace {
 
 constexpr uint8_t kVersion = 1;
 constexpr uint8_t kFinalOnlyVersion = 2;
-constexpr size_t kPrefetchDistance = 8;
+constexpr size_t kPrefetchDistance = 16;
 // A no-key state (COUNT(DISTINCT x)) past this many values splits into its kBucketCount parts
 // while it is being filled: 256 small tables grow and rehash in cache, instead of one huge table
 // rehashing (and page-faulting) at every doubling, and the end-of-query split costs nothing.
@@ -75,6 +76,7 @@ struct FixedTraits {
     set.ForEach(fn);
   }
   static void Swap(Set& a, Set& b) { a.Swap(b); }
+  static void SetPool(Set& set, SlotPool* pool) { set.set_pool(pool); }
   static void Write(Value value, std::string* out) {
     char bytes[8];
     uint64_t wide = value;
@@ -116,6 +118,7 @@ struct StringTraits {
     for (std::string_view value : set) fn(value);
   }
   static void Swap(Set& a, Set& b) { a.swap(b); }
+  static void SetPool(Set&, SlotPool*) {}
   static void Write(Value value, std::string* out) {
     PutVarint64(out, value.size());
     out->append(value.data(), value.size());
@@ -178,7 +181,11 @@ class UniqExactFunction final : public AggregateFunction {
   std::vector<TypeId> StateTypes() const override { return {TypeId::kString}; }
   TypeId ResultType() const override { return TypeId::kUInt64; }
   size_t groups() const override { return states_.size(); }
-  void Resize(size_t groups) override { states_.resize(groups); }
+  void Resize(size_t groups) override {
+    size_t old = states_.size();
+    states_.resize(groups);
+    for (size_t g = old; g < groups; ++g) Traits::SetPool(states_[g].set, &pool_);
+  }
 
   void AddBatch(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
                 size_t rows) override {
@@ -324,12 +331,14 @@ class UniqExactFunction final : public AggregateFunction {
     std::vector<State>().swap(states_);
     std::vector<uint64_t>().swap(hashes_);
     arena_.Clear();
+    pool_.Clear();
   }
 
  private:
   // Moves the values of state->set into kBucketCount part sets by value hash.
-  static void Split(State* state) {
+  void Split(State* state) {
     state->parts = std::make_unique<typename State::Set[]>(kBucketCount);
+    for (uint32_t p = 0; p < kBucketCount; ++p) Traits::SetPool(state->parts[p], &pool_);
     Traits::ForEach(state->set, [&](Value value) {
       Traits::InsertKept(state->parts[BucketOf(Traits::Hash(value))], value);
     });
@@ -417,6 +426,8 @@ class UniqExactFunction final : public AggregateFunction {
     return absl::OkStatus();
   }
 
+  // Declared first, destroyed last: the sets below give their arrays back to it.
+  SlotPool pool_;
   std::vector<State> states_;
   std::vector<uint64_t> hashes_;  // scratch: hashes of the current batch
   Arena arena_;                   // String values
