@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/functions/function_registry.h"
 #include "core/status_macros.h"
+#include "coordinator/shard_local_aggregation.h"
 #include "coordinator/sql/parser.h"
 
 namespace granite::coordinator {
@@ -247,6 +248,22 @@ class SelectBinder {
     return absl::OkStatus();
   }
 
+  // Drops GROUP BY keys that are integer arithmetic of the other keys and constants
+  // (`ClientIP - 1` beside `ClientIP`) or constants alone (`GROUP BY 1, URL`): the tuples (k, f(k))
+  // form exactly the groups of k, so such a key only widens the hash-table key (ClickBench Q36:
+  // four keys of 28 bytes serialized become one Int32). Post-aggregation binding computes the
+  // dropped key from the kept key columns (BindCall). One key always stays: GROUP BY never turns
+  // into a keyless aggregate, which would return a row on empty input. Float keys never count as
+  // sources (-0.0 and 0.0 are one group but may differ after a function).
+  // REQUIRES: every AddKey call is done and nothing was bound post-aggregation yet.
+  void DropDependentKeys() {
+    for (size_t k = keys_.size(); k-- > 0 && keys_.size() > 1;) {
+      if (!IsFunctionOfOtherKeys(keys_[k], k, /*top=*/true)) continue;
+      keys_.erase(keys_.begin() + static_cast<std::ptrdiff_t>(k));
+      key_signatures_.erase(key_signatures_.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+  }
+
   bool ContainsAggregate(const Expr& e) {
     if (e.kind == ExprKind::kFunction) {
       if (IsAggregateName(e)) return true;
@@ -286,6 +303,25 @@ class SelectBinder {
   }
 
  private:
+  // True if `e` (bound at input level) is a literal, another key than keys_[self] (when not at
+  // the top), or plus / minus / multiply / negate of such expressions.
+  bool IsFunctionOfOtherKeys(const pb::Expr& e, size_t self, bool top) const {
+    if (!top) {
+      std::string signature = e.SerializeAsString();
+      for (size_t k = 0; k < key_signatures_.size(); ++k) {
+        if (k != self && key_signatures_[k] == signature) return !core::IsFloat(TypeOf(e));
+      }
+    }
+    if (e.has_literal()) return true;
+    if (!e.has_call()) return false;
+    const std::string& name = e.call().name();
+    if (name != "plus" && name != "minus" && name != "multiply" && name != "negate") return false;
+    for (const pb::Expr& arg : e.call().args()) {
+      if (!IsFunctionOfOtherKeys(arg, self, /*top=*/false)) return false;
+    }
+    return true;
+  }
+
   const Expr* AliasTarget(const Expr& e) {
     if (!e.qualifier.empty()) return nullptr;
     auto it = aliases_.find(e.name);
@@ -494,6 +530,7 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
   std::vector<std::string> names;
   std::vector<TypeId> types;
   pb::Source* source = plan.fragment.mutable_source();
+  std::optional<pb::TableSchema> table_schema;  // the table read, if any
   if (!select.from) {
     plan.source = SourceKind::kLocal;
     plan.local_input.rows_without_columns = 1;
@@ -531,6 +568,7 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
         names.push_back(column.name());
         types.push_back(static_cast<TypeId>(column.type()));
       }
+      table_schema = std::move(schema);
     }
   }
 
@@ -607,6 +645,7 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
       ASSIGN_OR_RETURN(const Expr* positional, Positional(*key, items));
       RETURN_IF_ERROR(binder.AddKey(positional ? *positional : *key));
     }
+    binder.DropDependentKeys();
     for (const auto& item : items) {
       ASSIGN_OR_RETURN(pb::Expr bound, binder.BindPostAggregation(*item));
       plan.types.push_back(TypeOf(bound));
@@ -674,6 +713,10 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
     input.rows_without_columns = plan.local_input.rows();
     for (size_t position : positions) input.columns.push_back(plan.local_input.columns[position]);
     plan.local_input = std::move(input);
+  }
+  if (table_schema && plan.fragment.aggregate()) {
+    plan.fragment.set_finalize_on_worker(
+        DecideShardLocalAggregation(plan.fragment, *table_schema, worker_count_).fire);
   }
   return plan;
 }

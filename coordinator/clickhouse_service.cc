@@ -4,6 +4,10 @@
 #include <chrono>
 #include <random>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "coordinator/formats/output_format.h"
 #include "core/cancellation_poller.h"
@@ -48,15 +52,114 @@ core::Event QueryEvent(QueryKind kind, bool ok, bool cancelled) {
   return kEvents[static_cast<int>(kind)][ok ? 0 : cancelled ? 2 : 1];
 }
 
+// Adds the pruning summary as a server log entry when the client asked for debug logs
+// (SETTINGS send_logs_level = 'debug' or 'trace'), as ClickHouse reports it: Stats and Progress
+// have no field for parts or marks.
+void AddPruningLog(const ch::QueryInfo& info, const QueryContext& query, ch::Result* result) {
+  auto level = info.settings().find("send_logs_level");
+  if (level == info.settings().end()) return;
+  std::string value = absl::AsciiStrToLower(level->second);
+  if (value != "debug" && value != "trace" && value != "test") return;
+  uint64_t parts_total = query.parts_total.load();
+  if (parts_total == 0) return;
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  uint64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(now).count();
+  ch::LogEntry* entry = result->add_logs();
+  entry->set_time(static_cast<uint32_t>(micros / 1000000));
+  entry->set_time_microseconds(static_cast<uint32_t>(micros % 1000000));
+  entry->set_query_id(query.query_id());
+  entry->set_level(ch::LOG_DEBUG);
+  entry->set_source("MergeTreeDataSelectExecutor");
+  entry->set_text(absl::StrFormat(
+      "Selected %d/%d parts by partition key and primary key, %d/%d marks by primary key "
+      "(summed over the workers)",
+      query.parts_selected.load(), parts_total, query.granules_selected.load(),
+      query.granules_total.load()));
+}
+
+// Returns the chunk limits of an insert: SETTINGS input_chunk_rows / input_chunk_bytes of the
+// QueryInfo override the defaults (tests force small chunks with them).
+absl::StatusOr<InsertOptions> InsertOptionsOf(const ch::QueryInfo& info) {
+  InsertOptions options;
+  for (auto [name, limit] : {std::pair{"input_chunk_rows", &options.chunk.max_rows},
+                             std::pair{"input_chunk_bytes", &options.chunk.max_bytes}}) {
+    auto it = info.settings().find(name);
+    if (it == info.settings().end()) continue;
+    uint64_t value = 0;
+    if (!absl::SimpleAtoi(it->second, &value) || value == 0) {
+      return core::Error(core::ErrorCode::kBadArguments,
+                         absl::StrCat("Cannot parse \"", it->second,
+                                      "\" as a positive UInt64: setting ", name));
+    }
+    *limit = value;
+  }
+  return options;
+}
+
+// Returns true if `query` is an INSERT: only an INSERT reads its input while it runs, so other
+// queries (and a cancel sent after them) see all input messages first, as before.
+bool IsInsert(const std::string& query) {
+  return absl::StartsWithIgnoreCase(absl::StripLeadingAsciiWhitespace(query), "insert");
+}
+
+// Reads the input of a streamed query: the input_data of each further QueryInfo while the one
+// before said next_query_info. A cancel message ends the input with QUERY_WAS_CANCELLED.
+class StreamInput : public InputSource {
+ public:
+  using Read = std::function<bool(ch::QueryInfo*)>;
+  StreamInput(bool more, Read read) : more_(more), read_(std::move(read)) {}
+
+  absl::StatusOr<bool> Next(std::string* piece) override {
+    while (more_) {
+      if (!read_(&next_)) break;  // the client closed its side: the input ends
+      if (next_.cancel()) {
+        more_ = false;
+        cancelled_ = true;
+        return core::Error(core::ErrorCode::kQueryWasCancelled,
+                           "The client cancelled the query while it sent the input");
+      }
+      more_ = next_.next_query_info();
+      if (next_.input_data().empty()) continue;
+      piece->swap(*next_.mutable_input_data());
+      return true;
+    }
+    more_ = false;
+    if (cancelled_) {
+      return core::Error(core::ErrorCode::kQueryWasCancelled,
+                         "The client cancelled the query while it sent the input");
+    }
+    return false;
+  }
+
+  // Reads all remaining input into *out (for queries that take their input at once).
+  void ReadAll(std::string* out) {
+    std::string piece;
+    while (true) {
+      absl::StatusOr<bool> got = Next(&piece);
+      if (!got.ok() || !*got) return;
+      out->append(piece);
+    }
+  }
+
+  bool cancelled() const { return cancelled_; }
+
+ private:
+  bool more_;
+  Read read_;
+  ch::QueryInfo next_;
+  bool cancelled_ = false;
+};
+
 }  // namespace
 
 void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& info,
-                            const std::string& input, const Emit& emit) {
+                            const std::string& input, InputSource* more_input,
+                            const Emit& emit) {
   QueryContext query(info.query_id().empty() ? NewQueryId() : info.query_id(), info.query());
   registry_->Start(&query);
   Produced produced;
   ch::Result last;
-  absl::Status status = Serve(context, info, input, emit, &query, &produced, &last);
+  absl::Status status = Serve(context, info, input, more_input, emit, &query, &produced, &last);
   // Logged before the last message goes out, so a client that sees the end of its query finds it
   // in system.query_log.
   Record(&query, status, produced);
@@ -64,16 +167,19 @@ void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& i
 }
 
 absl::Status ClickHouseService::Serve(grpc::ServerContext* context, const ch::QueryInfo& info,
-                                      const std::string& input, const Emit& emit,
-                                      QueryContext* query_context, Produced* produced,
-                                      ch::Result* last) {
+                                      const std::string& input, InputSource* more_input,
+                                      const Emit& emit, QueryContext* query_context,
+                                      Produced* produced, ch::Result* last) {
   QueryContext& query = *query_context;
   absl::StatusOr<QueryResult> outcome;
-  {
+  absl::StatusOr<InsertOptions> insert_options = InsertOptionsOf(info);
+  if (!insert_options.ok()) {
+    outcome = insert_options.status();
+  } else {
     // A client that goes away cancels the query (and with it every worker stream).
     core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
         [context] { return context->IsCancelled(); }, [&query] { query.Cancel(); });
-    outcome = executor_->Execute(info.query(), input, &query);
+    outcome = executor_->Execute(info.query(), input, &query, more_input, *insert_options);
   }
   ch::Result& result = *last;
   result.set_query_id(query.query_id());
@@ -132,6 +238,7 @@ absl::Status ClickHouseService::Serve(grpc::ServerContext* context, const ch::Qu
   progress->set_read_rows(query.read_rows.load());
   progress->set_read_bytes(query.read_bytes.load());
   progress->set_written_rows(outcome->written_rows);
+  AddPruningLog(info, query, &result);
   ch::Stats* stats = result.mutable_stats();
   stats->set_rows(rows);
   stats->set_blocks(rows > 0 ? 1 : 0);
@@ -167,6 +274,12 @@ void ClickHouseService::Record(QueryContext* query, const absl::Status& status,
   entry.result_rows = produced.result_rows;
   entry.memory_usage = query->peak_memory();
   entry.worker_elapsed_us = query->WorkerElapsed();
+  entry.final_merge_skipped = query->final_merge_skipped.load();
+  entry.selected_parts = query->parts_selected.load();
+  entry.selected_parts_total = query->parts_total.load();
+  entry.selected_marks = query->granules_selected.load();
+  entry.selected_marks_total = query->granules_total.load();
+  entry.queue_wait_us = query->queue_wait_us.load();
   if (!status.ok()) {
     entry.exception_code = static_cast<int32_t>(core::CodeOf(status));
     entry.exception = std::string(status.message());
@@ -179,7 +292,7 @@ grpc::Status ClickHouseService::ExecuteQuery(grpc::ServerContext* context, const
                                              ch::Result* result) {
   // One Result holds everything: output chunks are concatenated, stats and errors kept.
   std::string output;
-  Run(context, *info, info->input_data(), [&](ch::Result& part) {
+  Run(context, *info, info->input_data(), nullptr, [&](ch::Result& part) {
     output += part.output();
     ch::Result merged = part;
     merged.set_output(output);
@@ -189,26 +302,31 @@ grpc::Status ClickHouseService::ExecuteQuery(grpc::ServerContext* context, const
   return grpc::Status::OK;
 }
 
+// The stream-input methods hand an INSERT the first message's input and then the stream itself,
+// which the insert reads chunk by chunk as it parses: the input is never held whole. Any other
+// query gets all its input first.
 grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
     grpc::ServerContext* context, grpc::ServerReader<ch::QueryInfo>* reader, ch::Result* result) {
   ch::QueryInfo first;
   if (!reader->Read(&first)) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no query");
-  std::string input = first.input_data();
-  ch::QueryInfo next;
-  bool more = first.next_query_info();
-  while (more && reader->Read(&next)) {
-    if (next.cancel()) {
+  StreamInput stream(first.next_query_info(), [reader](ch::QueryInfo* next) {
+    return reader->Read(next);
+  });
+  std::string input = std::move(*first.mutable_input_data());
+  const bool streamed = IsInsert(first.query());
+  if (!streamed) {
+    stream.ReadAll(&input);
+    if (stream.cancelled()) {
       result->set_cancelled(true);
       return grpc::Status::OK;
     }
-    input += next.input_data();
-    more = next.next_query_info();
   }
   std::string output;
-  Run(context, first, input, [&](ch::Result& part) {
+  Run(context, first, input, streamed ? &stream : nullptr, [&](ch::Result& part) {
     output += part.output();
     ch::Result merged = part;
     merged.set_output(output);
+    if (stream.cancelled()) merged.set_cancelled(true);
     *result = std::move(merged);
     return true;
   });
@@ -218,7 +336,8 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
 grpc::Status ClickHouseService::ExecuteQueryWithStreamOutput(
     grpc::ServerContext* context, const ch::QueryInfo* info,
     grpc::ServerWriter<ch::Result>* writer) {
-  Run(context, *info, info->input_data(), [&](ch::Result& part) { return writer->Write(part); });
+  Run(context, *info, info->input_data(), nullptr,
+      [&](ch::Result& part) { return writer->Write(part); });
   return grpc::Status::OK;
 }
 
@@ -226,21 +345,25 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamIO(
     grpc::ServerContext* context, grpc::ServerReaderWriter<ch::Result, ch::QueryInfo>* stream) {
   ch::QueryInfo first;
   if (!stream->Read(&first)) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no query");
-  std::string input = first.input_data();
-  bool more = first.next_query_info();
-  ch::QueryInfo next;
-  while (more && stream->Read(&next)) {
-    if (next.cancel()) {
+  StreamInput input_stream(first.next_query_info(), [stream](ch::QueryInfo* next) {
+    return stream->Read(next);
+  });
+  std::string input = std::move(*first.mutable_input_data());
+  const bool streamed = IsInsert(first.query());
+  if (!streamed) {
+    input_stream.ReadAll(&input);
+    if (input_stream.cancelled()) {
       ch::Result cancelled;
       cancelled.set_cancelled(true);
       cancelled.set_query_id(first.query_id());
       stream->Write(cancelled);
       return grpc::Status::OK;
     }
-    input += next.input_data();
-    more = next.next_query_info();
   }
-  Run(context, first, input, [&](ch::Result& part) { return stream->Write(part); });
+  Run(context, first, input, streamed ? &input_stream : nullptr, [&](ch::Result& part) {
+    if (input_stream.cancelled()) part.set_cancelled(true);
+    return stream->Write(part);
+  });
   return grpc::Status::OK;
 }
 

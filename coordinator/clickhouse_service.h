@@ -46,12 +46,14 @@ class ClickHouseService final : public clickhouse::grpc::ClickHouse::Service {
 
   // Runs the query of `info` with `input`, emitting Results; the last one carries stats. Registers,
   // counts and logs the query.
+  // An INSERT reads further input from `more_input` (may be null) as it parses.
   void Run(grpc::ServerContext* context, const clickhouse::grpc::QueryInfo& info,
-           const std::string& input, const Emit& emit);
+           const std::string& input, InputSource* more_input, const Emit& emit);
   // Executes and emits all but the last Result, which it leaves in `last` (the stats, or the
   // exception); returns the error sent to the client (OK if none).
   absl::Status Serve(grpc::ServerContext* context, const clickhouse::grpc::QueryInfo& info,
-                     const std::string& input, const Emit& emit, QueryContext* query,
+                     const std::string& input, InputSource* more_input, const Emit& emit,
+                     QueryContext* query,
                      Produced* produced, clickhouse::grpc::Result* last);
   // Counts the finished query in the metrics and logs it.
   void Record(QueryContext* query, const absl::Status& status, const Produced& produced);

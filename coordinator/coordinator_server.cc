@@ -4,13 +4,16 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
+#include "coordinator/admission_queue.h"
 #include "coordinator/catalog.h"
 #include "coordinator/clickhouse_service.h"
 #include "coordinator/membership.h"
 #include "coordinator/query_executor.h"
+#include "core/thread_priority.h"
 #include "coordinator/query_registry.h"
 #include "coordinator/worker_set.h"
 #include "core/error.h"
@@ -29,6 +32,7 @@ struct CoordinatorServer::State {
   QueryRegistry queries;
   std::unique_ptr<Membership> membership;  // health of each worker, for granite_worker_up
   std::unique_ptr<core::ThreadPool> pool;
+  std::unique_ptr<AdmissionQueue> admission;
   std::unique_ptr<QueryExecutor> executor;
   std::unique_ptr<ClickHouseService> service;
   std::unique_ptr<grpc::Server> server;
@@ -38,13 +42,18 @@ struct CoordinatorServer::State {
 
 namespace {
 
-// Registers the coordinator's gauges: running queries and each worker's health.
+// Registers the coordinator's gauges: running and queued queries, and each worker's health.
 std::vector<core::CallbackRegistration> RegisterCoordinatorGauges(QueryRegistry* queries,
-                                                                  Membership* membership) {
+                                                                  Membership* membership,
+                                                                  AdmissionQueue* admission) {
   std::vector<core::CallbackRegistration> gauges;
   gauges.push_back(core::RegisterGauge(
       "granite_running_queries", "RunningQueries", "Client queries running on the coordinator",
       [queries] { return static_cast<int64_t>(queries->RunningCount()); }));
+  gauges.push_back(core::RegisterGauge(
+      "granite_queued_queries", "QueuedQueries",
+      "SELECTs waiting for an execution slot (max_concurrent_select_queries)",
+      [admission] { return static_cast<int64_t>(admission->queued()); }));
   core::CallbackMetricInfo up{"granite_worker_up", "WorkerUp",
                               "1 if the worker answers health checks (SERVING), else 0"};
   gauges.push_back(core::RegisterCallbackMetric(up, [membership] {
@@ -69,17 +78,30 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   if (options.workers.empty()) {
     return core::Error(core::ErrorCode::kBadArguments, "The coordinator needs at least one worker");
   }
+  if (options.query_thread_nice < 0 || options.query_thread_nice > 19) {
+    return core::Error(core::ErrorCode::kBadArguments,
+                       "--query_thread_nice must be in 0..19, got " +
+                           std::to_string(options.query_thread_nice));
+  }
   State& s = *state_;
   s.workers = std::make_unique<WorkerSet>(options.workers);
   size_t threads = options.threads > 0 ? options.threads : std::thread::hardware_concurrency();
-  s.pool = std::make_unique<core::ThreadPool>(threads);
+  int nice = options.query_thread_nice;
+  s.pool = std::make_unique<core::ThreadPool>(
+      threads, [nice](size_t) { (void)core::LowerThreadPriority(nice); });
+  size_t max_select = options.max_concurrent_select_queries >= 0
+                          ? static_cast<size_t>(options.max_concurrent_select_queries)
+                          : 2 * std::max(1u, std::thread::hardware_concurrency());
+  s.admission = std::make_unique<AdmissionQueue>(max_select, options.max_queued_select_queries);
   s.membership = std::make_unique<Membership>(options.workers);
   s.membership->Start();
   s.executor = std::make_unique<QueryExecutor>(s.workers.get(), &s.catalog, s.pool.get(),
                                                &s.queries, s.membership.get());
+  s.executor->set_admission_queue(s.admission.get());
+  s.executor->set_select_nice(options.query_thread_nice);
   s.service = std::make_unique<ClickHouseService>(s.executor.get(), &s.queries);
   // Registered even without the endpoint: system.metrics shows them too.
-  s.gauges = RegisterCoordinatorGauges(&s.queries, s.membership.get());
+  s.gauges = RegisterCoordinatorGauges(&s.queries, s.membership.get(), s.admission.get());
   if (options.metrics_port >= 0) {
     ASSIGN_OR_RETURN(s.metrics, core::MetricsServer::Start(options.host, options.metrics_port));
   }
@@ -93,6 +115,11 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   builder.SetMaxReceiveMessageSize(1 << 30);
   builder.SetMaxSendMessageSize(1 << 30);
   builder.RegisterService(s.service.get());
+  // gRPC's sync server ends a handler thread after its call whenever more than MAX_POLLERS
+  // (default 2) threads are idle, so with dozens of concurrent queries nearly every call started
+  // and ended a thread (stack mapping, page faults, TLB-shootdown IPIs at exit). Idle threads
+  // block on the completion queue and cost no CPU.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 256);
   builder.experimental().SetInterceptorCreators(core::MetricsInterceptorCreators());
   s.server = builder.BuildAndStart();
   if (!s.server || port == 0) {

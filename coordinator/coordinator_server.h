@@ -17,6 +17,12 @@ struct CoordinatorOptions {
   std::vector<std::string> workers;  // host:port of each worker
   int threads = 0;  // merge pool size; 0 = hardware concurrency
   int metrics_port = -1;  // Prometheus /metrics port; -1 = off, 0 = ephemeral
+  // SELECTs over tables that execute at once; the rest queue (coordinator/admission_queue.h).
+  // -1 = 2 x hardware threads, 0 = no limit.
+  int max_concurrent_select_queries = -1;
+  size_t max_queued_select_queries = 10000;  // beyond: TOO_MANY_SIMULTANEOUS_QUERIES
+  // Nice value added to the merge pool and SELECT handlers (core/thread_priority.h); 0 = off.
+  int query_thread_nice = 0;
 };
 
 // Owns the coordinator's services and gRPC server.

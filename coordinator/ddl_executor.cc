@@ -9,6 +9,7 @@
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/types.h"
+#include "coordinator/sharding_key.h"
 #include "coordinator/sql/parser.h"
 
 namespace granite::coordinator {
@@ -24,7 +25,8 @@ void SetDeadline(grpc::ClientContext* context) {
   context->set_deadline(std::chrono::system_clock::now() + kDdlTimeout);
 }
 
-absl::StatusOr<pb::TableSchema> SchemaFrom(const sql::CreateTableStatement& create) {
+absl::StatusOr<pb::TableSchema> SchemaFrom(const sql::CreateTableStatement& create,
+                                           size_t worker_count) {
   pb::TableSchema schema;
   schema.set_name(create.name);
   std::set<std::string> seen;
@@ -64,7 +66,16 @@ absl::StatusOr<pb::TableSchema> SchemaFrom(const sql::CreateTableStatement& crea
   RETURN_IF_ERROR(add_keys(create.primary_key, schema.mutable_primary_key()));
   if (create.partition_by) schema.set_partition_by(sql::ColumnName(*create.partition_by));
   schema.set_engine(create.engine.empty() ? "MergeTree" : create.engine);
-  for (const auto& [key, value] : create.settings) (*schema.mutable_settings())[key] = value;
+  for (const auto& [key, value] : create.settings) {
+    if (key == kShardingKeySetting) {
+      // Kept in its own fields (with the worker count the routing depends on), not as a setting.
+      ASSIGN_OR_RETURN(std::vector<std::string> columns, ParseShardingKey(value, schema));
+      for (std::string& column : columns) schema.add_sharding_key(std::move(column));
+      schema.set_shard_count(static_cast<uint32_t>(worker_count));
+      continue;
+    }
+    (*schema.mutable_settings())[key] = value;
+  }
   return schema;
 }
 
@@ -100,7 +111,7 @@ absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
 absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSet& workers,
                          Catalog* catalog) {
   RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
-  ASSIGN_OR_RETURN(pb::TableSchema schema, SchemaFrom(create));
+  ASSIGN_OR_RETURN(pb::TableSchema schema, SchemaFrom(create, workers.size()));
   if (catalog->Find(create.name)) {
     if (create.if_not_exists) return absl::OkStatus();
     if (!create.or_replace) {

@@ -33,6 +33,7 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, pb::Fragment fr
   auto reader = workers.stub(index)->Execute(&context, fragment);
   pb::FragmentChunk chunk;
   absl::Status status;
+  bool enough = false;  // the merger holds enough groups (LIMIT): the rest of the stream is moot
   while (reader->Read(&chunk)) {
     if (chunk.has_block()) {
       absl::StatusOr<core::Block> block = DecodeBlockData(chunk.block());
@@ -47,20 +48,33 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, pb::Fragment fr
         status = block.status();
         break;
       }
-      merger->Add(index, chunk.bucket().id(), std::move(*block));
+      if (chunk.bucket().single()) {
+        merger->AddSingle(index, std::move(*block));
+      } else {
+        merger->Add(index, chunk.bucket().id(), std::move(*block), chunk.bucket().last());
+      }
+      if (merger->enough()) {
+        enough = true;
+        break;
+      }
     } else if (chunk.has_stats()) {
       query->read_rows += chunk.stats().read_rows();
       query->read_bytes += chunk.stats().read_bytes();
+      query->parts_total += chunk.stats().parts_total();
+      query->parts_selected += chunk.stats().parts_selected();
+      query->granules_total += chunk.stats().granules_total();
+      query->granules_selected += chunk.stats().granules_selected();
       query->RecordWorkerElapsed(index, chunk.stats().elapsed_us());
     }
   }
-  if (!status.ok()) context.TryCancel();
+  if (!status.ok() || enough) context.TryCancel();
   grpc::Status finished = reader->Finish();
   query->Unregister(&context);
   if (!status.ok()) return status;
   if (query->cancelled()) {
     return core::Error(core::ErrorCode::kQueryWasCancelled, "Query was cancelled");
   }
+  if (enough) return absl::OkStatus();  // cancelled by us (its statistics chunk is lost)
   return core::FromGrpcStatus(finished, workers.address(index));
 }
 
@@ -73,15 +87,18 @@ absl::StatusOr<std::vector<std::vector<core::Block>>> FanOut(const WorkerSet& wo
   size_t n = workers.size();
   std::vector<std::vector<core::Block>> blocks(n);
   std::vector<absl::Status> statuses(n);
+  auto run = [&](size_t i) {
+    statuses[i] = RunOnWorker(workers, i, fragment, query, merger, &blocks[i]);
+    // One failure stops every other worker at once.
+    if (!statuses[i].ok()) query->Cancel();
+  };
+  // The calling thread reads the last worker's stream itself: a thread per query costs a stack
+  // mapping, page faults and, at exit, TLB-shootdown IPIs — ~10% of the coordinator's CPU at
+  // ~1000 small SELECTs/s (bench/results/parts-2026-11-22.md) — and a 1-worker cluster needs none.
   std::vector<std::thread> threads;
-  threads.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    threads.emplace_back([&, i] {
-      statuses[i] = RunOnWorker(workers, i, fragment, query, merger, &blocks[i]);
-      // One failure stops every other worker at once.
-      if (!statuses[i].ok()) query->Cancel();
-    });
-  }
+  threads.reserve(n > 0 ? n - 1 : 0);
+  for (size_t i = 0; i + 1 < n; ++i) threads.emplace_back(run, i);
+  if (n > 0) run(n - 1);
   for (auto& thread : threads) thread.join();
   // Report the root cause, not the cancellations it caused.
   for (const absl::Status& status : statuses) {

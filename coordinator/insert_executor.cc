@@ -2,6 +2,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "core/status_macros.h"
 #include "core/value_text.h"
 #include "coordinator/formats/input_parser.h"
+#include "coordinator/sharding_key.h"
 
 namespace granite::coordinator {
 
@@ -172,80 +174,198 @@ core::Block Widen(const core::Block& block, const Target& target, const pb::Tabl
   return out;
 }
 
-}  // namespace
-
-absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::string_view input,
-                                       const pb::TableSchema& schema, const WorkerSet& workers,
-                                       const SelectRunner& run_select) {
-  ASSIGN_OR_RETURN(Target target, ResolveTarget(insert, schema));
-  core::Block rows;
-  if (insert.select) {
-    ASSIGN_OR_RETURN(core::Block selected, run_select(*insert.select));
-    ASSIGN_OR_RETURN(rows, ConvertBlock(selected, target));
-  } else if (insert.format == "Values" || !insert.values.empty()) {
-    ASSIGN_OR_RETURN(rows, ValuesBlock(insert, target, run_select));
-  } else {
-    std::string data = insert.inline_data;
-    data.append(input.data(), input.size());
-    ASSIGN_OR_RETURN(rows, ParseInput(insert.format, data, target.names, target.types));
+// Sends the chunks of one insert to the workers under one token, then commits or aborts them.
+// Without a sharding key each chunk is cut into contiguous even slices: worker i gets rows
+// [rows * i / n, rows * (i + 1) / n) of it. With one, worker hash(key) % n gets the row.
+// Two phases, so that the insert is all-or-nothing across workers: every worker first writes
+// its slices durably but invisibly (PrepareInsert, chunk 0, 1, ... of the token); only when all
+// chunks succeeded everywhere does each one make them visible (CommitInsert). If anything fails,
+// every worker that was sent a chunk is told to abort — also those whose answer never came,
+// which refuse the token if their prepare is still running.
+class ChunkedInsert {
+ public:
+  ChunkedInsert(const pb::TableSchema& schema, const WorkerSet& workers)
+      : schema_(schema), workers_(workers), token_(NewInsertToken()),
+        chunks_(workers.size(), 0), touched_(workers.size(), 0) {
+    for (const std::string& key : schema.sharding_key()) {
+      for (int i = 0; i < schema.columns_size(); ++i) {
+        if (schema.columns(i).name() == key) key_columns_.push_back(i);
+      }
+    }
   }
-  size_t total = rows.rows();
-  if (total == 0) return 0;
-  core::Block full = Widen(rows, target, schema);
 
-  // Contiguous, even slices: worker i gets rows [total * i / n, total * (i + 1) / n).
-  // Two phases, so that the insert is all-or-nothing across workers: every worker first writes
-  // its slice durably but invisibly (PrepareInsert); only when all succeeded does each one make
-  // it visible (CommitInsert). If any prepare fails, every worker is told to abort — also those
-  // whose answer never came, which refuse the token if their prepare is still running.
-  size_t n = workers.size();
-  std::string token = NewInsertToken();
-  std::vector<bool> has_slice(n, false);
-  auto deadline = [] { return std::chrono::system_clock::now() + std::chrono::minutes(10); };
-  absl::Status prepared = workers.CallAll([&](size_t i) -> absl::Status {
-    size_t begin = total * i / n, end = total * (i + 1) / n;
-    if (begin == end) return absl::OkStatus();
-    has_slice[i] = true;
-    core::Block slice = core::SliceRows(full, begin, end - begin);
-    std::string raw = core::EncodeBlock(slice);
-    pb::InsertRequest request;
-    request.set_table(schema.name());
-    request.set_insert_id(token);
-    request.mutable_block()->set_rows(slice.rows());
-    request.mutable_block()->set_raw_size(raw.size());
-    request.mutable_block()->set_data(core::CompressLz4(raw));
-    pb::InsertResponse response;
-    grpc::ClientContext context;
-    context.set_deadline(deadline());
-    return core::FromGrpcStatus(workers.stub(i)->PrepareInsert(&context, request, &response),
-                                workers.address(i));
-  });
-  if (!prepared.ok()) {
-    workers.CallAll([&](size_t i) -> absl::Status {
-      if (!has_slice[i]) return absl::OkStatus();
+  // Prepares the rows of `full` (all table columns, in order) on the workers.
+  absl::Status Send(const core::Block& full) {
+    const size_t total = full.rows();
+    if (total == 0) return absl::OkStatus();
+    const size_t n = workers_.size();
+    std::vector<core::Block> shards;
+    if (!key_columns_.empty()) shards = SplitByShard(full, key_columns_, n);
+    RETURN_IF_ERROR(workers_.CallAll([&](size_t i) -> absl::Status {
+      size_t begin = total * i / n, end = total * (i + 1) / n;
+      if (shards.empty() && begin == end) return absl::OkStatus();  // SliceRows(.., 0) = all rows
+      core::Block slice =
+          shards.empty() ? core::SliceRows(full, begin, end - begin) : std::move(shards[i]);
+      if (slice.rows() == 0) return absl::OkStatus();
+      touched_[i] = 1;
+      std::string raw = core::EncodeBlock(slice);
+      pb::InsertRequest request;
+      request.set_table(schema_.name());
+      request.set_insert_id(token_);
+      request.set_chunk(chunks_[i]);
+      request.mutable_block()->set_rows(slice.rows());
+      request.mutable_block()->set_raw_size(raw.size());
+      request.mutable_block()->set_data(core::CompressLz4(raw));
+      raw.clear();
+      raw.shrink_to_fit();
+      pb::InsertResponse response;
+      grpc::ClientContext context;
+      context.set_deadline(Deadline());
+      RETURN_IF_ERROR(core::FromGrpcStatus(
+          workers_.stub(i)->PrepareInsert(&context, request, &response), workers_.address(i)));
+      ++chunks_[i];
+      return absl::OkStatus();
+    }));
+    rows_ += total;
+    return absl::OkStatus();
+  }
+
+  // Discards every chunk on every worker that was sent one (best effort).
+  void Abort() {
+    workers_.CallAll([&](size_t i) -> absl::Status {
+      if (!touched_[i]) return absl::OkStatus();
       pb::AbortInsertRequest request;
-      request.set_table(schema.name());
-      request.set_token(token);
+      request.set_table(schema_.name());
+      request.set_token(token_);
       pb::AbortInsertResponse response;
       grpc::ClientContext context;
       context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-      (void)workers.stub(i)->AbortInsert(&context, request, &response);  // best effort
+      (void)workers_.stub(i)->AbortInsert(&context, request, &response);
       return absl::OkStatus();
     });
-    return prepared;
   }
-  RETURN_IF_ERROR(workers.CallAll([&](size_t i) -> absl::Status {
-    if (!has_slice[i]) return absl::OkStatus();
-    pb::CommitInsertRequest request;
-    request.set_table(schema.name());
-    request.set_token(token);
-    pb::CommitInsertResponse response;
-    grpc::ClientContext context;
-    context.set_deadline(deadline());
-    return core::FromGrpcStatus(workers.stub(i)->CommitInsert(&context, request, &response),
-                                workers.address(i));
-  }));
-  return total;
+
+  // Makes every chunk visible; returns the rows inserted.
+  absl::StatusOr<uint64_t> Commit() {
+    RETURN_IF_ERROR(workers_.CallAll([&](size_t i) -> absl::Status {
+      if (!touched_[i]) return absl::OkStatus();
+      pb::CommitInsertRequest request;
+      request.set_table(schema_.name());
+      request.set_token(token_);
+      pb::CommitInsertResponse response;
+      grpc::ClientContext context;
+      context.set_deadline(Deadline());
+      return core::FromGrpcStatus(workers_.stub(i)->CommitInsert(&context, request, &response),
+                                  workers_.address(i));
+    }));
+    return rows_;
+  }
+
+ private:
+  static std::chrono::system_clock::time_point Deadline() {
+    return std::chrono::system_clock::now() + std::chrono::minutes(10);
+  }
+
+  const pb::TableSchema& schema_;
+  const WorkerSet& workers_;
+  const std::string token_;
+  std::vector<size_t> key_columns_;
+  std::vector<uint64_t> chunks_;  // per worker: chunks prepared so far
+  std::vector<uint8_t> touched_;  // per worker: was sent a PrepareInsert
+  uint64_t rows_ = 0;
+};
+
+// Feeds the text of an INSERT ... FORMAT to the parser chunk by chunk and sends each chunk.
+// Holds the unparsed rest of the text plus about one chunk (limits.max_bytes) of new text.
+absl::Status SendText(const sql::InsertStatement& insert, std::string_view input,
+                      InputSource* more_input, const Target& target,
+                      const pb::TableSchema& schema, const InsertOptions& options,
+                      ChunkedInsert* session) {
+  const InputLimits& limits = options.chunk;
+  ASSIGN_OR_RETURN(InputParser parser,
+                   InputParser::Create(insert.format, target.names, target.types));
+  std::string pending = insert.inline_data;
+  size_t offset = 0;       // parsed bytes at the front of `pending`
+  size_t input_at = 0;     // bytes of `input` moved to `pending`
+  bool exhausted = false;  // every piece of text is in `pending`
+  std::string piece;
+  const size_t slice = std::max<size_t>(limits.max_bytes, 1 << 20);
+  // Appends the next piece of text to `pending`; sets `exhausted` at the end.
+  auto read_more = [&]() -> absl::Status {
+    if (offset > 0) {
+      pending.erase(0, offset);
+      offset = 0;
+    }
+    if (input_at < input.size()) {
+      size_t take = std::min(input.size() - input_at, slice);
+      pending.append(input.data() + input_at, take);
+      input_at += take;
+      return absl::OkStatus();
+    }
+    if (more_input != nullptr) {
+      ASSIGN_OR_RETURN(bool got, more_input->Next(&piece));
+      if (got) {
+        pending.append(piece);
+        return absl::OkStatus();
+      }
+    }
+    exhausted = true;
+    return absl::OkStatus();
+  };
+  while (true) {
+    while (!exhausted && pending.size() - offset < limits.max_bytes) RETURN_IF_ERROR(read_more());
+    size_t consumed;
+    ASSIGN_OR_RETURN(core::Block rows,
+                     parser.Parse(std::string_view(pending).substr(offset), exhausted, limits,
+                                  &consumed));
+    offset += consumed;
+    if (options.cancelled && options.cancelled()) {
+      return core::Error(core::ErrorCode::kQueryWasCancelled,
+                         "INSERT into " + schema.name() + " was cancelled; nothing was written");
+    }
+    if (rows.rows() > 0) RETURN_IF_ERROR(session->Send(Widen(rows, target, schema)));
+    if (exhausted && offset == pending.size()) return absl::OkStatus();
+    if (consumed == 0) RETURN_IF_ERROR(read_more());  // a row longer than the text so far
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::string_view input,
+                                       InputSource* more_input, const pb::TableSchema& schema,
+                                       const WorkerSet& workers, const SelectRunner& run_select,
+                                       const InsertOptions& options) {
+  ASSIGN_OR_RETURN(Target target, ResolveTarget(insert, schema));
+  if (schema.sharding_key_size() > 0 && schema.shard_count() != 0 &&
+      schema.shard_count() != workers.size()) {
+    // Routing modulo another worker count would scatter equal keys over workers and silently
+    // break the final-merge rule (shard_local_aggregation.h) for the rows already there.
+    return core::Error(core::ErrorCode::kBadArguments,
+                       "Table " + schema.name() + " is sharded by its sharding_key over " +
+                           std::to_string(schema.shard_count()) + " workers, but the cluster has " +
+                           std::to_string(workers.size()) +
+                           "; INSERT ... SELECT its rows into a table created on this cluster");
+  }
+  ChunkedInsert session(schema, workers);
+  absl::Status sent;
+  if (insert.select || insert.format == "Values" || !insert.values.empty()) {
+    absl::StatusOr<core::Block> rows;
+    if (insert.select) {
+      ASSIGN_OR_RETURN(core::Block selected, run_select(*insert.select));
+      rows = ConvertBlock(selected, target);
+    } else {
+      rows = ValuesBlock(insert, target, run_select);
+    }
+    if (!rows.ok()) return rows.status();
+    sent = session.Send(Widen(*rows, target, schema));
+  } else {
+    sent = SendText(insert, input, more_input, target, schema, options, &session);
+  }
+  if (!sent.ok()) {
+    session.Abort();
+    return sent;
+  }
+  return session.Commit();
 }
 
 }  // namespace granite::coordinator

@@ -22,6 +22,19 @@ void QueryContext::Cancel() {
   cancelled_ = true;
   core::MutexLock lock(mu_);
   for (grpc::ClientContext* call : calls_) call->TryCancel();
+  if (cancel_hook_) cancel_hook_();
+}
+
+bool QueryContext::SetCancelHook(std::function<void()> hook) {
+  core::MutexLock lock(mu_);
+  if (cancelled_) return false;
+  cancel_hook_ = std::move(hook);
+  return true;
+}
+
+void QueryContext::ClearCancelHook() {
+  core::MutexLock lock(mu_);
+  cancel_hook_ = nullptr;
 }
 
 bool QueryContext::Register(grpc::ClientContext* context) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,12 @@ class QueryContext {
   void Cancel() EXCLUDES(mu_);
   bool cancelled() const { return cancelled_.load(); }
 
+  // Makes Cancel() run `hook` (under this query's lock, so it must not call back into the query)
+  // until ClearCancelHook(); returns false, setting nothing, if the query is already cancelled.
+  // Used by the admission queue to wake a queued query that is killed or whose client went away.
+  bool SetCancelHook(std::function<void()> hook) EXCLUDES(mu_);
+  void ClearCancelHook() EXCLUDES(mu_);
+
   // Registers a worker call so Cancel() reaches it; returns false if already cancelled.
   bool Register(grpc::ClientContext* context) EXCLUDES(mu_);
   void Unregister(grpc::ClientContext* context) EXCLUDES(mu_);
@@ -61,6 +68,17 @@ class QueryContext {
   std::atomic<uint64_t> read_bytes{0};
   std::atomic<uint64_t> total_rows_to_read{0};
   std::atomic<uint64_t> merge_ns{0};
+  // The aggregation was finalized on the workers and the coordinator's merge skipped
+  // (coordinator/shard_local_aggregation.h); system.query_log's final_merge_skipped.
+  std::atomic<bool> final_merge_skipped{false};
+  // Partition / primary-key pruning, summed over the workers' FragmentStats.
+  std::atomic<uint64_t> parts_total{0};
+  std::atomic<uint64_t> parts_selected{0};
+  std::atomic<uint64_t> granules_total{0};
+  std::atomic<uint64_t> granules_selected{0};
+  // Time spent waiting in the coordinator's SELECT admission queue; `queued` while it waits.
+  std::atomic<uint64_t> queue_wait_us{0};
+  std::atomic<bool> queued{false};
 
  private:
   // Constant after construction.
@@ -75,6 +93,7 @@ class QueryContext {
 
   mutable core::Mutex mu_{"query_context"};
   std::vector<grpc::ClientContext*> calls_ GUARDED_BY(mu_);
+  std::function<void()> cancel_hook_ GUARDED_BY(mu_);
   std::vector<uint64_t> worker_elapsed_us_ GUARDED_BY(mu_);
 };
 

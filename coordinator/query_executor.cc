@@ -5,12 +5,14 @@
 #include <chrono>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "core/block_sort.h"
 #include "core/error.h"
 #include "core/fragment_pipeline.h"
 #include "core/metrics/events.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
+#include "core/thread_priority.h"
 #include "coordinator/binder.h"
 #include "coordinator/bucketed_merger.h"
 #include "coordinator/ddl_executor.h"
@@ -113,16 +115,29 @@ std::vector<core::AggregateSpec> SpecsOf(const pb::Fragment& fragment) {
   return specs;
 }
 
+// Returns the SETTINGS queue_max_wait_ms of a SELECT (0, the default: wait as long as it takes).
+absl::StatusOr<std::chrono::milliseconds> QueueMaxWait(const pb::Fragment& fragment) {
+  auto setting = fragment.settings().find("queue_max_wait_ms");
+  if (setting == fragment.settings().end()) return std::chrono::milliseconds(0);
+  uint64_t ms = 0;
+  if (!absl::SimpleAtoi(setting->second, &ms)) {
+    return core::Error(ErrorCode::kCannotParseText, "Cannot parse \"" + setting->second +
+                                                        "\" as UInt64: setting queue_max_wait_ms");
+  }
+  return std::chrono::milliseconds(ms);
+}
+
 }  // namespace
 
 absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql, std::string_view input,
-                                                   QueryContext* query) {
+                                                   QueryContext* query, InputSource* more_input,
+                                                   const InsertOptions& insert_options) {
   ASSIGN_OR_RETURN(sql::Statement statement, sql::ParseStatement(sql));
   query->set_kind(KindOf(statement));
   if (auto* kill = std::get_if<sql::KillQueryStatement>(&statement)) return Kill(*kill, sql, query);
   if (auto* select = std::get_if<sql::SelectStatement>(&statement)) return Select(*select, query);
   if (auto* insert = std::get_if<sql::InsertStatement>(&statement)) {
-    return Insert(*insert, input, query);
+    return Insert(*insert, input, more_input, insert_options, query);
   }
   if (auto* create = std::get_if<sql::CreateTableStatement>(&statement)) {
     RETURN_IF_ERROR(CreateTable(*create, *workers_, catalog_));
@@ -168,10 +183,17 @@ absl::StatusOr<core::Block> QueryExecutor::RunLocal(const QueryPlan& plan) {
   std::vector<std::unique_ptr<core::FragmentPipeline::LocalState>> states;
   states.push_back(std::move(state));
   if (!pipeline->aggregating()) return pipeline->FinishRows(std::move(states));
-  ASSIGN_OR_RETURN(std::vector<core::Block> buckets,
-                   pipeline->FinishBuckets(std::move(states), nullptr));
+  ASSIGN_OR_RETURN(core::LocalMerger::PartialResult partial,
+                   pipeline->FinishPartial(std::move(states), nullptr));
   BucketedMerger merger(pipeline->key_types(), pipeline->aggregate_specs(), 1, pool_);
-  for (uint32_t b = 0; b < buckets.size(); ++b) merger.Add(0, b, std::move(buckets[b]));
+  for (size_t i = 0; i < partial.blocks.size(); ++i) {
+    if (partial.single) {
+      merger.AddSingle(0, std::move(partial.blocks[i]));  // merged on this thread by Finish
+    } else {
+      merger.Add(0, partial.bucket_ids[i], std::move(partial.blocks[i]),
+                 i + 1 == partial.blocks.size());
+    }
+  }
   return merger.Finish();
 }
 
@@ -180,20 +202,38 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
   if (plan.source != SourceKind::kLocal && membership_ != nullptr) {
     RETURN_IF_ERROR(membership_->EnsureAllAvailable());  // fail fast, naming the worker
   }
+  // Client SELECTs over tables wait for an execution slot; INSERT ... SELECT, DDL and system
+  // tables never queue behind them. Held through the final stage.
+  AdmissionQueue::Slot slot;
+  bool client_select = plan.source != SourceKind::kLocal && query->kind() == QueryKind::kSelect;
+  if (admission_ != nullptr && client_select) {
+    ASSIGN_OR_RETURN(std::chrono::milliseconds max_wait, QueueMaxWait(plan.fragment));
+    ASSIGN_OR_RETURN(slot, admission_->Admit(query, max_wait));
+  }
+  core::ScopedThreadNice nice(client_select ? select_nice_ : 0);
   if (plan.source == SourceKind::kLocal) {
     ASSIGN_OR_RETURN(stage, RunLocal(plan));
-  } else if (plan.fragment.aggregate()) {
+  } else if (plan.fragment.aggregate() && !plan.fragment.finalize_on_worker()) {
     std::vector<TypeId> key_types;
     for (const auto& key : plan.fragment.group_keys()) {
       key_types.push_back(static_cast<TypeId>(key.type()));
     }
     BucketedMerger merger(key_types, SpecsOf(plan.fragment), workers_->size(), pool_,
                           [query] { return query->cancelled(); });
+    // LIMIT n without ORDER BY or HAVING: any n complete groups answer it (final expressions
+    // are computed row by row and never drop rows), so the merge may stop at n + offset groups.
+    if (plan.has_limit && plan.limit > 0 && !plan.has_having && plan.order.empty() &&
+        !key_types.empty()) {
+      merger.SetGroupLimit(plan.limit + plan.offset);
+    }
     RETURN_IF_ERROR(FanOut(*workers_, plan.fragment, query, &merger).status());
     ASSIGN_OR_RETURN(stage, merger.Finish());
     query->merge_ns += merger.merge_ns();
     query->NoteMemory(ByteSizeOf(stage));
   } else {
+    // Projections, or groups each worker finalized itself (shard_local_aggregation.h): the final
+    // merge is skipped and the blocks are only concatenated.
+    if (plan.fragment.finalize_on_worker()) query->final_merge_skipped = true;
     ASSIGN_OR_RETURN(auto per_worker, FanOut(*workers_, plan.fragment, query, nullptr));
     std::vector<core::Block> blocks;
     for (auto& worker_blocks : per_worker) {
@@ -207,7 +247,9 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
 }
 
 absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& insert,
-                                                  std::string_view input, QueryContext* query) {
+                                                  std::string_view input, InputSource* more_input,
+                                                  const InsertOptions& options,
+                                                  QueryContext* query) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
   std::optional<pb::TableSchema> schema = catalog_->Find(insert.table);
   if (!schema) {
@@ -217,9 +259,12 @@ absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& in
     ASSIGN_OR_RETURN(QueryResult result, Select(select, query));
     return result.block;
   };
+  InsertOptions insert_options = options;
+  if (!insert_options.cancelled) insert_options.cancelled = [query] { return query->cancelled(); };
   QueryResult result;
   ASSIGN_OR_RETURN(result.written_rows,
-                   ExecuteInsert(insert, input, *schema, *workers_, run_select));
+                   ExecuteInsert(insert, input, more_input, *schema, *workers_, run_select,
+                                 insert_options));
   return result;
 }
 

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "coordinator/admission_queue.h"
 #include "coordinator/catalog.h"
+#include "coordinator/insert_executor.h"
 #include "coordinator/membership.h"
 #include "coordinator/query_context.h"
 #include "coordinator/query_plan.h"
@@ -40,10 +42,18 @@ class QueryExecutor {
       : workers_(workers), catalog_(catalog), pool_(pool), registry_(registry),
         membership_(membership) {}
 
-  // Runs `sql`; `input` is the data streamed with it (for INSERT ... FORMAT). Sets the query's
-  // kind once the statement is parsed.
+  // Runs `sql`; `input` and then the pieces of `more_input` (may be null; read only by an
+  // INSERT ... FORMAT) are the data streamed with it, inserted in chunks as `insert_options`
+  // says. Sets the query's kind once the statement is parsed.
   absl::StatusOr<QueryResult> Execute(std::string_view sql, std::string_view input,
-                                      QueryContext* query);
+                                      QueryContext* query, InputSource* more_input = nullptr,
+                                      const InsertOptions& insert_options = {});
+
+  // SELECTs that read from workers pass through `admission` (coordinator/admission_queue.h);
+  // null (the default) admits them all at once. REQUIRES: outlives the executor; set before use.
+  void set_admission_queue(AdmissionQueue* admission) { admission_ = admission; }
+  // Admitted SELECTs run with the handler thread's nice value raised by `delta` (0 = off).
+  void set_select_nice(int delta) { select_nice_ = delta; }
 
  private:
   absl::StatusOr<QueryResult> Select(const sql::SelectStatement& select, QueryContext* query);
@@ -51,6 +61,7 @@ class QueryExecutor {
   absl::StatusOr<core::Block> Run(const QueryPlan& plan, QueryContext* query);
   absl::StatusOr<core::Block> RunLocal(const QueryPlan& plan);
   absl::StatusOr<QueryResult> Insert(const sql::InsertStatement& insert, std::string_view input,
+                                     InputSource* more_input, const InsertOptions& options,
                                      QueryContext* query);
   absl::StatusOr<QueryResult> ShowTables(const sql::ShowTablesStatement& show);
   absl::StatusOr<QueryResult> Describe(const sql::DescribeStatement& describe);
@@ -64,6 +75,8 @@ class QueryExecutor {
   core::ThreadPool* pool_;
   QueryRegistry* registry_;
   Membership* membership_;  // may be null (tests): then no fail-fast check
+  AdmissionQueue* admission_ = nullptr;
+  int select_nice_ = 0;
 };
 
 }  // namespace granite::coordinator

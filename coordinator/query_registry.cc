@@ -23,6 +23,7 @@ RunningQuery Describe(const QueryContext& query) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - query.start()).count();
   out.read_rows = query.read_rows.load();
   out.read_bytes = query.read_bytes.load();
+  out.queued = query.queued.load();
   return out;
 }
 

@@ -35,6 +35,14 @@ struct QueryLogEntry {
   uint64_t result_rows = 0;
   uint64_t memory_usage = 0;  // peak estimate of what the query held on the coordinator
   std::vector<uint64_t> worker_elapsed_us;  // per worker, by index
+  bool final_merge_skipped = false;  // groups were finalized on the workers
+  // Pruning summed over the workers (ClickHouse's SelectedParts / SelectedPartsTotal /
+  // SelectedMarks / SelectedMarksTotal), and the wait for a SELECT execution slot.
+  uint64_t selected_parts = 0;
+  uint64_t selected_parts_total = 0;
+  uint64_t selected_marks = 0;
+  uint64_t selected_marks_total = 0;
+  uint64_t queue_wait_us = 0;
   int32_t exception_code = 0;  // 0 when the query succeeded
   std::string exception;
   bool cancelled = false;
@@ -48,6 +56,7 @@ struct RunningQuery {
   double elapsed_seconds = 0;
   uint64_t read_rows = 0;
   uint64_t read_bytes = 0;
+  bool queued = false;  // waiting in the SELECT admission queue
 };
 
 // Tracks running and recently finished queries.

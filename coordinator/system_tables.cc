@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_join.h"
+#include "coordinator/workers_table.h"
 #include "core/error.h"
 #include "core/metrics/metrics_snapshot.h"
 #include "core/rpc_status.h"
@@ -113,9 +114,10 @@ LocalTable LocksTable(const std::vector<ProcessMetrics>& processes) {
 }
 
 LocalTable ProcessesTable(const QueryRegistry* queries) {
-  TableBuilder t({"query_id", "query", "query_kind", "elapsed", "read_rows", "read_bytes"},
+  TableBuilder t({"query_id", "query", "query_kind", "elapsed", "read_rows", "read_bytes",
+                  "queued"},
                  {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kFloat64,
-                  TypeId::kUInt64, TypeId::kUInt64});
+                  TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt8});
   if (queries == nullptr) return t.Build();
   for (const RunningQuery& query : queries->Running()) {
     t[0].AppendString(query.query_id);
@@ -124,6 +126,7 @@ LocalTable ProcessesTable(const QueryRegistry* queries) {
     t[3].Append<double>(query.elapsed_seconds);
     t[4].Append<uint64_t>(query.read_rows);
     t[5].Append<uint64_t>(query.read_bytes);
+    t[6].Append<uint8_t>(query.queued ? 1 : 0);  // waiting for a SELECT execution slot
   }
   return t.Build();
 }
@@ -136,11 +139,15 @@ uint32_t EpochSeconds(std::chrono::system_clock::time_point time) {
 LocalTable QueryLogTable(const QueryRegistry* queries) {
   TableBuilder t({"type", "event_time", "query_start_time", "query_duration_ms", "read_rows",
                   "read_bytes", "written_rows", "result_rows", "memory_usage", "query",
-                  "query_kind", "exception_code", "exception", "query_id", "worker_elapsed_us"},
+                  "query_kind", "exception_code", "exception", "query_id", "worker_elapsed_us",
+                  "final_merge_skipped", "selected_parts", "selected_parts_total",
+                  "selected_marks", "selected_marks_total", "queue_wait_us"},
                  {TypeId::kString, TypeId::kDateTime, TypeId::kDateTime, TypeId::kUInt64,
                   TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
                   TypeId::kUInt64, TypeId::kString, TypeId::kString, TypeId::kInt32,
-                  TypeId::kString, TypeId::kString, TypeId::kString});
+                  TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kUInt8,
+                  TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
+                  TypeId::kUInt64});
   if (queries == nullptr) return t.Build();
   for (const QueryLogEntry& entry : queries->Log()) {
     t[0].AppendString(entry.exception_code == 0 ? "QueryFinish" : "ExceptionWhileProcessing");
@@ -158,6 +165,12 @@ LocalTable QueryLogTable(const QueryRegistry* queries) {
     t[12].AppendString(entry.exception);
     t[13].AppendString(entry.query_id);
     t[14].AppendString(absl::StrJoin(entry.worker_elapsed_us, ","));
+    t[15].Append<uint8_t>(entry.final_merge_skipped ? 1 : 0);
+    t[16].Append<uint64_t>(entry.selected_parts);
+    t[17].Append<uint64_t>(entry.selected_parts_total);
+    t[18].Append<uint64_t>(entry.selected_marks);
+    t[19].Append<uint64_t>(entry.selected_marks_total);
+    t[20].Append<uint64_t>(entry.queue_wait_us);
   }
   return t.Build();
 }
@@ -182,35 +195,20 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
         total.second += table.bytes_on_disk();
       }
     }
-    TableBuilder t({"database", "name", "engine", "total_rows", "total_bytes"},
+    TableBuilder t({"database", "name", "engine", "total_rows", "total_bytes", "sharding_key"},
                    {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kUInt64,
-                    TypeId::kUInt64});
+                    TypeId::kUInt64, TypeId::kString});
     for (const auto& schema : catalog.All()) {
       t[0].AppendString("default");
       t[1].AppendString(schema.name());
       t[2].AppendString(schema.engine());
       t[3].Append<uint64_t>(totals[schema.name()].first);
       t[4].Append<uint64_t>(totals[schema.name()].second);
+      t[5].AppendString(absl::StrJoin(schema.sharding_key(), ", "));
     }
     return t.Build();
   }
-  if (name == "workers") {
-    std::vector<char> up;  // not vector<bool>: threads write neighbouring entries
-    auto responses = ListTablesEverywhere(workers, &up);
-    TableBuilder t({"index", "address", "state", "tables", "rows"},
-                   {TypeId::kUInt32, TypeId::kString, TypeId::kString, TypeId::kUInt64,
-                    TypeId::kUInt64});
-    for (size_t i = 0; i < workers.size(); ++i) {
-      uint64_t rows = 0;
-      for (const auto& table : responses[i].tables()) rows += table.rows();
-      t[0].Append<uint32_t>(i);
-      t[1].AppendString(workers.address(i));
-      t[2].AppendString(up[i] ? "up" : "down");
-      t[3].Append<uint64_t>(responses[i].tables_size());
-      t[4].Append<uint64_t>(rows);
-    }
-    return t.Build();
-  }
+  if (name == "workers") return BuildWorkersTable(workers);  // health and placement
   if (name == "parts") {
     // Active parts and, with active = 0, parts replaced by a merge that a query still reads.
     std::vector<pb::ListPartsResponse> responses(workers.size());

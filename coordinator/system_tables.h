@@ -1,5 +1,7 @@
 // system.* tables, built on demand from the catalog, the workers and the query registry:
-//   tables, parts, workers            the catalog and what the workers store
+//   tables, parts                     the catalog and what the workers store
+//   workers                           health, tables and placement of each worker
+//                                     (workers_table.h)
 //   metrics, events, locks            current values, event counters and named-lock statistics of
 //                                     the coordinator and (via GetMetrics) every worker; column
 //                                     `worker` is "coordinator" or the worker's index

@@ -22,7 +22,8 @@ absl::StatusCode CanonicalFor(ErrorCode code) {
     case ErrorCode::kTimeoutExceeded: return absl::StatusCode::kDeadlineExceeded;
     case ErrorCode::kQueryWasCancelled: return absl::StatusCode::kCancelled;
     case ErrorCode::kAllConnectionTriesFailed: return absl::StatusCode::kUnavailable;
-    case ErrorCode::kMemoryLimitExceeded: return absl::StatusCode::kResourceExhausted;
+    case ErrorCode::kMemoryLimitExceeded:
+    case ErrorCode::kTooManySimultaneousQueries: return absl::StatusCode::kResourceExhausted;
     case ErrorCode::kLogicalError: return absl::StatusCode::kInternal;
     case ErrorCode::kNotImplemented: return absl::StatusCode::kUnimplemented;
     case ErrorCode::kChecksumDoesntMatch:
@@ -85,6 +86,7 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kCorruptedData: return "CORRUPTED_DATA";
     case ErrorCode::kUnknownSetting: return "UNKNOWN_SETTING";
     case ErrorCode::kQueryWasCancelled: return "QUERY_WAS_CANCELLED";
+    case ErrorCode::kTooManySimultaneousQueries: return "TOO_MANY_SIMULTANEOUS_QUERIES";
     case ErrorCode::kAllConnectionTriesFailed: return "ALL_CONNECTION_TRIES_FAILED";
     case ErrorCode::kAuthenticationFailed: return "AUTHENTICATION_FAILED";
     case ErrorCode::kCannotWriteToFile: return "CANNOT_WRITE_TO_FILE_DESCRIPTOR";

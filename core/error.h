@@ -36,6 +36,7 @@ enum class ErrorCode : int {
   kCorruptedData = 246,
   kUnknownSetting = 115,
   kQueryWasCancelled = 394,
+  kTooManySimultaneousQueries = 202,
   kAllConnectionTriesFailed = 279,
   kAuthenticationFailed = 516,
   kCannotWriteToFile = 76,

@@ -66,7 +66,9 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     }
     RETURN_IF_ERROR(ReadSizeSetting(fragment, "group_by_two_level_threshold_bytes",
                                     &p->aggregator_options_.two_level_threshold_bytes));
-    p->final_only_states_ = fragment.worker_count() <= 1;
+    RETURN_IF_ERROR(ReadSizeSetting(fragment, "group_by_single_block_threshold",
+                                    &p->single_block_threshold_));
+    p->final_only_states_ = fragment.worker_count() <= 1 || fragment.finalize_on_worker();
     // Fail at compile time, not per thread, if the aggregation cannot be built.
     RETURN_IF_ERROR(Aggregator::Create(p->key_types_, p->specs_, p->aggregator_options_).status());
   } else {
@@ -146,6 +148,12 @@ absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) co
     projected = SliceRows(projected, 0, limit_ - state.rows);
     rows = projected.rows();
   }
+  if (limit_ > 0 && !order_.empty() && rows > limit_) {
+    // Only this block's own top-N can reach the result: keep just those rows, so the state never
+    // copies and re-sorts a whole morsel's projected rows.
+    projected = TakeRows(projected, SortPermutation(projected, order_, limit_));
+    rows = projected.rows();
+  }
   state.rows += rows;
   state.blocks.push_back(std::move(projected));
   if (limit_ > 0 && !order_.empty() && state.rows > 2 * limit_ + 65536) return Compact(state);
@@ -185,10 +193,7 @@ absl::StatusOr<Block> FragmentPipeline::FinishRows(
   return SliceRows(all, 0, limit_);
 }
 
-absl::StatusOr<std::vector<Block>> FragmentPipeline::FinishBuckets(
-    std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool) const {
-  std::vector<std::unique_ptr<Aggregator>> aggregators;
-  for (auto& state : states) aggregators.push_back(std::move(state->aggregator));
+LocalMerger::Options FragmentPipeline::MergeOptions() const {
   LocalMerger::Options options;
   options.parallel_threshold = parallel_merge_threshold_;
   if (aggregator_options_.two_level_threshold_bytes > 0) {
@@ -196,7 +201,55 @@ absl::StatusOr<std::vector<Block>> FragmentPipeline::FinishBuckets(
         std::min(options.parallel_threshold_bytes, aggregator_options_.two_level_threshold_bytes);
   }
   options.final_only = final_only_states_;
-  return LocalMerger::Merge(std::move(aggregators), pool, options);
+  options.single_threshold = single_block_threshold_;
+  return options;
+}
+
+absl::StatusOr<std::vector<Block>> FragmentPipeline::FinishBuckets(
+    std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool) const {
+  std::vector<std::unique_ptr<Aggregator>> aggregators;
+  for (auto& state : states) aggregators.push_back(std::move(state->aggregator));
+  return LocalMerger::Merge(std::move(aggregators), pool, MergeOptions());
+}
+
+absl::StatusOr<LocalMerger::PartialResult> FragmentPipeline::FinishPartial(
+    std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool) const {
+  std::vector<std::unique_ptr<Aggregator>> aggregators;
+  for (auto& state : states) aggregators.push_back(std::move(state->aggregator));
+  return LocalMerger::MergeToPartial(std::move(aggregators), pool, MergeOptions());
+}
+
+absl::StatusOr<Block> FragmentPipeline::FinishFinalized(
+    std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool) const {
+  ASSIGN_OR_RETURN(std::vector<Block> buckets, FinishBuckets(std::move(states), pool));
+  // Buckets hold disjoint keys: each is merged into its own sparse aggregator and finalized.
+  AggregatorOptions options;
+  options.sparse = true;
+  std::vector<absl::StatusOr<Block>> finalized(buckets.size(), Block());
+  auto finalize = [&](size_t b) {
+    if (buckets[b].rows() == 0) return;
+    finalized[b] = [&]() -> absl::StatusOr<Block> {
+      ASSIGN_OR_RETURN(auto aggregator, Aggregator::Create(key_types_, specs_, options));
+      RETURN_IF_ERROR(aggregator->Merge(buckets[b]));
+      return aggregator->Finalize();
+    }();
+  };
+  if (pool != nullptr) {
+    pool->ParallelFor(buckets.size(), finalize);
+  } else {
+    for (size_t b = 0; b < buckets.size(); ++b) finalize(b);
+  }
+  std::vector<Block> pieces;
+  for (auto& block : finalized) {
+    RETURN_IF_ERROR(block.status());
+    if (block->rows() > 0) pieces.push_back(std::move(*block));
+  }
+  if (pieces.empty()) {
+    // No groups: an empty block with the result's column types.
+    ASSIGN_OR_RETURN(auto aggregator, Aggregator::Create(key_types_, specs_, options));
+    return aggregator->Finalize();
+  }
+  return ConcatBlocks(pieces);
 }
 
 }  // namespace granite::core

@@ -11,9 +11,12 @@
 // Settings read from Fragment.settings (absent = default): group_by_two_level_threshold (groups:
 // tables convert to two-level, and the thread-local merge goes parallel, past it; default 4M for
 // the conversion, 100000 for the merge), group_by_two_level_threshold_bytes (default 256 MiB for
-// the conversion; the merge also goes parallel past min(16 MiB, this) of tables and states).
+// the conversion; the merge also goes parallel past min(16 MiB, this) of tables and states),
+// group_by_single_block_threshold (groups, default 4096, 0 = never: below it a result whose
+// tables stayed single-level is sent as one block instead of buckets, see LocalMerger).
 // A fragment sent to a single worker (worker_count <= 1) writes final-only states: the coordinator
 // then finalizes each group from its only partial state (uniq sends its estimate, not its hashes).
+// So does a fragment with finalize_on_worker, finalized by FinishFinalized on the worker itself.
 #pragma once
 
 #include <memory>
@@ -21,6 +24,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/aggregation/aggregator.h"
+#include "core/aggregation/local_merger.h"
 #include "core/block.h"
 #include "core/block_sort.h"
 #include "core/expression.h"
@@ -60,6 +64,14 @@ class FragmentPipeline {
   // merged from every state. Buckets are merged in parallel on `pool` when there is enough work.
   absl::StatusOr<std::vector<Block>> FinishBuckets(std::vector<std::unique_ptr<LocalState>> states,
                                                    ThreadPool* pool) const;
+  // Aggregating fragments: returns what is sent to the coordinator — one block with every group
+  // for a small result, else the non-empty buckets (LocalMerger::MergeToPartial).
+  absl::StatusOr<LocalMerger::PartialResult> FinishPartial(
+      std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool) const;
+  // Aggregating fragments with finalize_on_worker (this worker holds every row of its groups):
+  // returns the finalized groups — keys, then aggregate results — like the coordinator's merge.
+  absl::StatusOr<Block> FinishFinalized(std::vector<std::unique_ptr<LocalState>> states,
+                                        ThreadPool* pool) const;
 
   bool aggregating() const { return aggregating_; }
   std::vector<TypeId> key_types() const { return key_types_; }
@@ -72,6 +84,8 @@ class FragmentPipeline {
   absl::StatusOr<Block> Filter(const Block& input) const;
   // Cuts accumulated rows down to the top-N when they grow past twice the limit.
   absl::Status Compact(LocalState& state) const;
+  // Returns the thread-local merge options of this fragment.
+  LocalMerger::Options MergeOptions() const;
 
   // Constant after construction.
   std::unique_ptr<Expression> filter_;
@@ -83,6 +97,7 @@ class FragmentPipeline {
   std::vector<AggregateSpec> specs_;
   AggregatorOptions aggregator_options_;
   size_t parallel_merge_threshold_ = 100000;
+  size_t single_block_threshold_ = LocalMerger::Options().single_threshold;
   bool final_only_states_ = false;
   std::vector<SortColumn> order_;
   size_t limit_ = 0;

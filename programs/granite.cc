@@ -43,6 +43,16 @@ ABSL_FLAG(std::string, numa_node, "",
           "(not pinned)");
 ABSL_FLAG(int, shutdown_timeout, 30,
           "Seconds that SIGTERM leaves running queries and fragments before cancelling them");
+ABSL_FLAG(int, max_concurrent_select_queries, -1,
+          "coordinator, local: SELECTs over tables that execute at once, the rest wait in a FIFO "
+          "queue (INSERT, DDL and system tables never wait); -1 = 2 x hardware threads, 0 = no "
+          "limit");
+ABSL_FLAG(int, max_queued_select_queries, 10000,
+          "coordinator, local: SELECTs that may wait for a slot; beyond, "
+          "TOO_MANY_SIMULTANEOUS_QUERIES");
+ABSL_FLAG(int, query_thread_nice, 0,
+          "Nice value (0-19) added to the threads that execute SELECTs (worker fragment pool and "
+          "handlers, coordinator merge pool and SELECT handlers), so inserts win the CPU; 0 = off");
 ABSL_FLAG(int, concurrency, 1, "benchmark: concurrent clients (-c)");
 ABSL_FLAG(uint64_t, iterations, 0, "benchmark: total queries to run, 0 = no limit (-i)");
 ABSL_FLAG(double, timelimit, 0, "benchmark: seconds to run, 0 = no limit (-t)");
@@ -165,6 +175,7 @@ int main(int argc, char** argv) {
     options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
     options.numa_node = absl::GetFlag(FLAGS_numa_node);
     options.shutdown_timeout_seconds = absl::GetFlag(FLAGS_shutdown_timeout);
+    options.query_thread_nice = absl::GetFlag(FLAGS_query_thread_nice);
     return granite::worker::RunWorker(options);
   }
   if (command == "coordinator") {
@@ -173,6 +184,10 @@ int main(int argc, char** argv) {
     options.port = PortOr(9100);
     options.threads = absl::GetFlag(FLAGS_threads);
     options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+    options.max_concurrent_select_queries = absl::GetFlag(FLAGS_max_concurrent_select_queries);
+    options.max_queued_select_queries =
+        static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_max_queued_select_queries)));
+    options.query_thread_nice = absl::GetFlag(FLAGS_query_thread_nice);
     auto workers = granite::coordinator::ExpandWorkerSpec(absl::GetFlag(FLAGS_workers));
     if (!workers.ok()) {
       std::fprintf(stderr, "granite coordinator: %s\n",
@@ -195,6 +210,10 @@ int main(int argc, char** argv) {
     options.data_dir = absl::GetFlag(FLAGS_data);
     options.threads = absl::GetFlag(FLAGS_threads);
     options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+    options.max_concurrent_select_queries = absl::GetFlag(FLAGS_max_concurrent_select_queries);
+    options.max_queued_select_queries =
+        static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_max_queued_select_queries)));
+    options.query_thread_nice = absl::GetFlag(FLAGS_query_thread_nice);
     std::string workers = absl::GetFlag(FLAGS_workers);
     options.workers = workers.empty() ? 2 : std::atoi(workers.c_str());
     return granite::RunLocalCluster(options);

@@ -49,8 +49,10 @@ bool StartWorker(const LocalOptions& options, int index, WorkerProcess* worker) 
                   : options.metrics_port == 0 ? 0
                                               : options.metrics_port + 1 + index;
     std::string metrics_port = "--metrics-port=" + std::to_string(metrics);
+    std::string nice = "--query_thread_nice=" + std::to_string(options.query_thread_nice);
     execl("/proc/self/exe", "granite", "worker", port.c_str(), data_flag.c_str(),
-          threads.c_str(), host.c_str(), metrics_port.c_str(), static_cast<char*>(nullptr));
+          threads.c_str(), host.c_str(), metrics_port.c_str(), nice.c_str(),
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   close(pipe_fds[1]);
@@ -111,6 +113,9 @@ int RunLocalCluster(const LocalOptions& options) {
   coordinator_options.host = options.host;
   coordinator_options.port = options.port;
   coordinator_options.metrics_port = options.metrics_port;
+  coordinator_options.max_concurrent_select_queries = options.max_concurrent_select_queries;
+  coordinator_options.max_queued_select_queries = options.max_queued_select_queries;
+  coordinator_options.query_thread_nice = options.query_thread_nice;
   for (int i = 0; i < options.workers; ++i) {
     if (!StartWorker(options, i, &workers[i])) {
       std::fprintf(stderr, "granite local: worker %d failed to start\n", i);

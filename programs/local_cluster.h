@@ -2,6 +2,7 @@
 // embedded default for one machine. Runs in the foreground until SIGINT/SIGTERM.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace granite {
@@ -15,6 +16,9 @@ struct LocalOptions {
   // Prometheus endpoints: the coordinator on metrics_port, worker i on metrics_port + 1 + i
   // (all ephemeral when 0); -1 = off.
   int metrics_port = -1;
+  int max_concurrent_select_queries = -1;  // coordinator admission (CoordinatorOptions)
+  size_t max_queued_select_queries = 10000;
+  int query_thread_nice = 0;  // coordinator and workers (core/thread_priority.h)
 };
 
 // Starts the cluster, prints one "granite local metrics: <process> http://H:P/metrics" line per

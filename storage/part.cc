@@ -4,6 +4,9 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
@@ -46,6 +49,26 @@ absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& g
                                       bin_size, " bytes, expected ", offset));
   }
   return absl::OkStatus();
+}
+
+// Returns a buffer of at least `size` bytes for one read on this thread. Scans read the same
+// column ranges morsel after morsel: reusing one buffer per thread and purpose avoids mapping
+// (and page-faulting) fresh megabytes for every read. Reads larger than kMaxReused get their own
+// allocation, held in *owned, so one huge read does not pin its memory to the thread.
+char* ReadBuffer(int slot, size_t size, std::unique_ptr<char[]>* owned) {
+  constexpr size_t kMaxReused = size_t{32} << 20;
+  if (size > kMaxReused) {
+    owned->reset(new char[size]);
+    return owned->get();
+  }
+  thread_local std::vector<char> buffers[2];
+  std::vector<char>& buffer = buffers[slot];
+  if (buffer.size() < size) {
+    buffer.clear();
+    buffer.shrink_to_fit();
+    buffer.resize(std::max(size, size_t{64} << 10));
+  }
+  return buffer.data();
 }
 
 }  // namespace
@@ -176,15 +199,17 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
   uint64_t first = marks[granule_begin].offset;
   uint64_t last = marks[granule_end - 1].offset + marks[granule_end - 1].compressed_size;
-  std::unique_ptr<char[]> compressed(new char[last - first]);
+  std::unique_ptr<char[]> compressed_owned;
+  char* compressed = ReadBuffer(0, last - first, &compressed_owned);
   ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
                    fs_->NewRandomAccessFile(JoinPath(dir_, DataFileName(column_index))));
-  RETURN_IF_ERROR(file->Read(first, last - first, compressed.get()));
+  RETURN_IF_ERROR(file->Read(first, last - first, compressed));
 
   bool is_string = core::IsString(type);
   uint64_t rows = granule_starts_[granule_end] - granule_starts_[granule_begin];
   char* out = nullptr;
-  std::unique_ptr<char[]> scratch;  // one raw String granule
+  std::unique_ptr<char[]> scratch_owned;
+  char* scratch = nullptr;  // one raw String granule
   if (is_string) {
     uint32_t max_raw = 0;
     uint64_t chars = 0;
@@ -192,7 +217,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
       max_raw = std::max(max_raw, marks[g].raw_size);
       chars += marks[g].raw_size - uint64_t{granule_rows_[g]} * 4;
     }
-    scratch.reset(new char[max_raw]);
+    scratch = ReadBuffer(1, max_raw, &scratch_owned);
     column->MutableOffsets().reserve(rows);
     column->MutableChars().reserve(chars);
   } else {
@@ -202,11 +227,11 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
 
   for (size_t g = granule_begin; g < granule_end; ++g) {
     const GranuleMark& mark = marks[g];
-    const char* block = compressed.get() + (mark.offset - first);
+    const char* block = compressed + (mark.offset - first);
     if (XXH64(block, mark.compressed_size, 0) != mark.checksum) {
       return BlockError(column_index, g, /*checksum=*/true);
     }
-    char* target = is_string ? scratch.get() : out;
+    char* target = is_string ? scratch : out;
     int n = LZ4_decompress_safe(block, target, static_cast<int>(mark.compressed_size),
                                 static_cast<int>(mark.raw_size));
     if (n < 0 || static_cast<uint32_t>(n) != mark.raw_size) {
@@ -220,6 +245,65 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
     } else {
       out += mark.raw_size;
     }
+  }
+  return column;
+}
+
+absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_t granule_begin,
+                                                      size_t granule_end) const {
+  if (column_index >= columns_.size() || granule_begin > granule_end ||
+      granule_end > granule_count() || !core::IsString(schema_->columns[column_index].type)) {
+    return Error(ErrorCode::kArgumentOutOfBound,
+                 absl::StrCat("Cannot read the sizes of column ", column_index, ", granules [",
+                              granule_begin, ", ", granule_end, ") of part ", name_string_,
+                              " of table ", schema_->name, ": it has ", columns_.size(),
+                              " columns and ", granule_count(), " granules, sizes need a String"));
+  }
+  auto column = std::make_shared<core::Column>(core::TypeId::kUInt64);
+  if (granule_begin == granule_end) return column;
+  const std::vector<GranuleMark>& marks = columns_[column_index].marks;
+  uint64_t first = marks[granule_begin].offset;
+  uint64_t last = marks[granule_end - 1].offset + marks[granule_end - 1].compressed_size;
+  std::unique_ptr<char[]> compressed_owned;
+  char* compressed = ReadBuffer(0, last - first, &compressed_owned);
+  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
+                   fs_->NewRandomAccessFile(JoinPath(dir_, DataFileName(column_index))));
+  RETURN_IF_ERROR(file->Read(first, last - first, compressed));
+
+  column->Resize(granule_starts_[granule_end] - granule_starts_[granule_begin]);
+  uint64_t* out = column->Data<uint64_t>();
+  uint32_t max_rows = 0;
+  for (size_t g = granule_begin; g < granule_end; ++g) {
+    max_rows = std::max(max_rows, granule_rows_[g]);
+  }
+  std::unique_ptr<char[]> prefix_owned;
+  char* prefix = ReadBuffer(1, size_t{max_rows} * 4, &prefix_owned);
+  for (size_t g = granule_begin; g < granule_end; ++g) {
+    const GranuleMark& mark = marks[g];
+    const char* block = compressed + (mark.offset - first);
+    if (XXH64(block, mark.compressed_size, 0) != mark.checksum) {
+      return BlockError(column_index, g, /*checksum=*/true);
+    }
+    // A granule is the rows' 4-byte lengths, then their characters: decode only the lengths.
+    const int want = static_cast<int>(granule_rows_[g]) * 4;
+    int n = want == 0 ? 0
+                      : LZ4_decompress_safe_partial(block, prefix,
+                                                    static_cast<int>(mark.compressed_size), want,
+                                                    want);
+    if (n != want || mark.raw_size < static_cast<uint64_t>(want)) {
+      return BlockError(column_index, g, /*checksum=*/false);
+    }
+    uint64_t chars = 0;
+    for (uint32_t row = 0; row < granule_rows_[g]; ++row) {
+      uint32_t length;
+      std::memcpy(&length, prefix + size_t{row} * 4, 4);
+      out[row] = length;
+      chars += length;
+    }
+    if (chars != mark.raw_size - static_cast<uint64_t>(want)) {
+      return BlockError(column_index, g, /*checksum=*/false);
+    }
+    out += granule_rows_[g];
   }
   return column;
 }

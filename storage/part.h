@@ -73,6 +73,11 @@ class Part {
   // Errors: ARGUMENT_OUT_OF_BOUND for a bad index or range; CANNOT_READ_FROM_FILE on I/O errors.
   absl::StatusOr<core::ColumnPtr> ReadColumn(size_t column_index, size_t granule_begin,
                                              size_t granule_end) const;
+  // Returns the byte lengths (UInt64) of the values of a String column over granules
+  // [granule_begin, granule_end): decompresses only each granule's length prefix, never the
+  // characters. Checksums and errors as ReadColumn; ARGUMENT_OUT_OF_BOUND for a non-String column.
+  absl::StatusOr<core::ColumnPtr> ReadStringSizes(size_t column_index, size_t granule_begin,
+                                                  size_t granule_end) const;
 
   // Sets *min / *max to the bounds of one granule's values (forms: see GranuleBounds) and returns
   // true, or returns false when they are unknown or the indexes are out of range.

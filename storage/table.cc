@@ -89,70 +89,111 @@ absl::StatusOr<std::string> Table::Insert(const core::Block& block) {
   return absl::StrJoin(names, ",");
 }
 
-absl::StatusOr<Table::PreparedInsert> Table::WriteStaging(const core::Block& block,
-                                                          const std::string& staging_dir) const {
-  PreparedInsert prepared;
-  prepared.staging_dir = staging_dir;
+absl::Status Table::WriteStaging(const core::Block& block, PreparedInsert* prepared) const {
   ASSIGN_OR_RETURN(std::vector<PartSplitter::Piece> pieces, splitter_->Split(block));
-  if (pieces.empty()) return prepared;
-  RETURN_IF_ERROR(fs_->CreateDir(staging_dir));
+  if (pieces.empty()) return absl::OkStatus();
+  RETURN_IF_ERROR(fs_->CreateDirs(prepared->staging_dir));
   PartWriter::Options options;
   options.granule_rows = granule_rows_;
   PartWriter writer(fs_, schema_, parts_dir_, options);
+  const size_t first = prepared->parts.size();
   for (size_t i = 0; i < pieces.size(); ++i) {
-    std::string subdir = absl::StrCat("p", i);
-    ASSIGN_OR_RETURN(PartContents contents,
-                     writer.WriteDirectory(pieces[i].block, pieces[i].description,
-                                           JoinPath(staging_dir, subdir)));
-    prepared.parts.push_back({std::move(subdir), std::move(contents)});
+    // Subdirectories are numbered across chunks, so every chunk's parts get their own.
+    std::string subdir = absl::StrCat("p", first + i);
+    absl::StatusOr<PartContents> contents = writer.WriteDirectory(
+        pieces[i].block, pieces[i].description, JoinPath(prepared->staging_dir, subdir));
+    if (!contents.ok()) {
+      for (size_t j = first; j < prepared->parts.size(); ++j) {
+        (void)fs_->RemoveAll(JoinPath(prepared->staging_dir, prepared->parts[j].subdir));
+      }
+      (void)fs_->RemoveAll(JoinPath(prepared->staging_dir, subdir));
+      prepared->parts.resize(first);
+      return contents.status();
+    }
+    prepared->parts.push_back({std::move(subdir), *std::move(contents)});
   }
-  return prepared;
+  return absl::OkStatus();
 }
 
-absl::Status Table::PrepareInsert(const core::Block& block, const std::string& token) {
+absl::Status Table::PrepareInsert(const core::Block& block, const std::string& token,
+                                  uint64_t chunk) {
   if (!ValidToken(token)) {
     return Error(ErrorCode::kBadArguments,
                  absl::StrCat("Cannot prepare an insert into table ", name(), ": bad token \"",
                               token, "\""));
   }
   std::vector<PreparedInsert> expired;
+  PreparedInsert prepared;
   {
     core::MutexLock lock(prepared_mu_);
-    if (prepared_.count(token) || preparing_.count(token) || aborted_.count(token)) {
-      return Error(ErrorCode::kBadArguments,
-                   absl::StrCat("Cannot prepare an insert into table ", name(), ": token ", token,
-                                " was already used"));
+    if (chunk == 0) {
+      if (prepared_.count(token) || preparing_.count(token) || aborted_.count(token)) {
+        return Error(ErrorCode::kBadArguments,
+                     absl::StrCat("Cannot prepare an insert into table ", name(), ": token ",
+                                  token, " was already used"));
+      }
+      prepared.staging_dir = JoinPath(parts_dir_, absl::StrCat(kPreparedPrefix, token));
+    } else {
+      // An append takes the prepared insert out while it writes: an AbortInsert meanwhile finds
+      // the token unknown, remembers it as aborted, and the append then discards everything.
+      auto it = prepared_.find(token);
+      if (aborted_.count(token)) {
+        return Error(ErrorCode::kQueryWasCancelled,
+                     absl::StrCat("Insert ", token, " into table ", name(), " was aborted"));
+      }
+      if (it == prepared_.end() || preparing_.count(token)) {
+        return Error(ErrorCode::kBadArguments,
+                     absl::StrCat("Cannot append chunk ", chunk, " to insert ", token,
+                                  " into table ", name(),
+                                  ": it is not prepared (committed, aborted, expired, or lost in "
+                                  "a restart)"));
+      }
+      if (it->second.chunks != chunk) {
+        return Error(ErrorCode::kBadArguments,
+                     absl::StrCat("Cannot append chunk ", chunk, " to insert ", token,
+                                  " into table ", name(), ": expected chunk ",
+                                  it->second.chunks));
+      }
+      prepared = std::move(it->second);
+      prepared_.erase(it);
     }
     preparing_.insert(token);
     expired = TakeExpired();
   }
   for (const PreparedInsert& old : expired) (void)fs_->RemoveAll(old.staging_dir);
 
-  std::string staging_dir = JoinPath(parts_dir_, absl::StrCat(kPreparedPrefix, token));
-  absl::StatusOr<PreparedInsert> prepared = [&]() -> absl::StatusOr<PreparedInsert> {
+  absl::Status status = [&]() -> absl::Status {
     core::ReaderLock drop_lock(drop_mu_);
     if (dropped_) {
       return Error(ErrorCode::kUnknownTable,
                    absl::StrCat("Cannot insert into table ", name(), ": it was dropped"));
     }
     RETURN_IF_ERROR(CheckBlock(block));
-    return WriteStaging(block, staging_dir);
+    return WriteStaging(block, &prepared);
   }();
 
   core::MutexLock lock(prepared_mu_);
   preparing_.erase(token);
-  absl::Status status = prepared.status();
   if (status.ok() && aborted_.count(token)) {
     status = Error(ErrorCode::kQueryWasCancelled,
                    absl::StrCat("Insert ", token, " into table ", name(),
                                 " was aborted while it was being prepared"));
   }
   if (!status.ok()) {
-    (void)fs_->RemoveAll(staging_dir);
+    // Every chunk's parts go: an insert that lost a chunk must not commit the rest.
+    (void)fs_->RemoveAll(prepared.staging_dir);
+    if (chunk > 0 && aborted_.insert(token).second) {
+      aborted_order_.push_back(token);
+      if (aborted_order_.size() > kRememberedAborts) {
+        aborted_.erase(aborted_order_.front());
+        aborted_order_.pop_front();
+      }
+    }
     return status;
   }
-  prepared->prepared_at = std::chrono::steady_clock::now();
-  prepared_.emplace(token, *std::move(prepared));
+  prepared.prepared_at = std::chrono::steady_clock::now();
+  prepared.chunks = chunk + 1;
+  prepared_.emplace(token, std::move(prepared));
   return absl::OkStatus();
 }
 

@@ -10,6 +10,8 @@
 //   CommitInsert(token)          gives the parts block numbers, renames them into parts/, fsyncs
 //                                parts/ and publishes them in one snapshot.
 //   AbortInsert(token)           deletes the staging directory.
+// A big insert prepares in chunks: PrepareInsert(block, token, k) for k = 1, 2, ... appends more
+// parts to the same staging directory; commit and abort act on all of them at once.
 // A commit of several parts (several partitions) first renames the staging directory to
 // parts/committing_<token> and fsyncs parts/: from then on the commit is decided, and Open
 // finishes it (moves the parts out) after a crash. So on one worker a commit is atomic; across
@@ -73,10 +75,15 @@ class Table {
   // Phase 1 of a two-phase insert: writes `block` durably but invisibly, under `token` (1 to 64
   // characters of [A-Za-z0-9_-], unique per insert). A block of 0 rows prepares nothing but the
   // token. Prepared inserts older than kPreparedInsertTtl are aborted by later calls.
-  // Errors: as Insert; BAD_ARGUMENTS for a bad or already used token; QUERY_WAS_CANCELLED if
-  // the token was aborted meanwhile. On error nothing is left on disk.
-  absl::Status PrepareInsert(const core::Block& block, const std::string& token)
-      EXCLUDES(drop_mu_, prepared_mu_);
+  // `chunk` 0 opens the token; chunk k > 0 appends the block's parts to the insert prepared under
+  // it, whose previous call must have been chunk k - 1 (and refreshes its TTL). Commit and abort
+  // act on every chunk's parts at once.
+  // Errors: as Insert; BAD_ARGUMENTS for a bad or already used token (chunk 0), or for a token
+  // not prepared or a chunk out of order (chunk > 0); QUERY_WAS_CANCELLED if the token was
+  // aborted meanwhile. On error of chunk 0 nothing is left on disk; on error of a later chunk the
+  // whole prepared insert is discarded (the insert fails as a whole anyway).
+  absl::Status PrepareInsert(const core::Block& block, const std::string& token,
+                             uint64_t chunk = 0) EXCLUDES(drop_mu_, prepared_mu_);
   // Phase 2: makes the prepared parts visible; returns their names.
   // Errors: BAD_ARGUMENTS for an unknown token (never prepared, aborted, expired, or lost in a
   // restart); UNKNOWN_TABLE (dropped); CANNOT_WRITE_TO_FILE, after which nothing is visible and
@@ -155,12 +162,13 @@ class Table {
     std::string staging_dir;  // parts/tmp_prepared_<token>
     std::vector<PreparedPart> parts;
     std::chrono::steady_clock::time_point prepared_at;
+    uint64_t chunks = 0;  // PrepareInsert calls so far (the next chunk number)
   };
 
   absl::Status CheckBlock(const core::Block& block) const;
-  // Writes the prepared parts of `block` into `staging_dir`.
-  absl::StatusOr<PreparedInsert> WriteStaging(const core::Block& block,
-                                              const std::string& staging_dir) const;
+  // Writes the parts of `block` into `prepared->staging_dir` (created if needed) and appends
+  // them to `prepared->parts`; on error the parts written by this call are removed again.
+  absl::Status WriteStaging(const core::Block& block, PreparedInsert* prepared) const;
   // Renames the staged parts into place and returns them (not yet published).
   absl::StatusOr<std::vector<std::shared_ptr<const Part>>> Commit(PreparedInsert prepared,
                                                                   const std::string& token);

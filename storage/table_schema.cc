@@ -15,7 +15,7 @@ using core::Error;
 using core::ErrorCode;
 
 constexpr char kSchemaMagic[] = "GRSCHEMA";  // 8 bytes, followed by the format version
-constexpr uint32_t kSchemaVersion = 1;
+constexpr uint32_t kSchemaVersion = 2;  // 1: no sharding key
 constexpr size_t kMaxGranuleRows = 1 << 20;
 
 void PutStrings(ByteWriter& w, const std::vector<std::string>& strings) {
@@ -72,6 +72,13 @@ absl::Status ValidateTableSchema(const TableSchema& schema) {
                                 column.name, " in table ", schema.name));
     }
   }
+  for (const std::string& key : schema.sharding_key) {
+    if (schema.ColumnIndex(key) < 0) {
+      return Error(ErrorCode::kUnknownIdentifier,
+                   absl::StrCat("Missing column ", key, " in the sharding key of table ",
+                                schema.name));
+    }
+  }
   if (auto it = schema.settings.find("index_granularity"); it != schema.settings.end()) {
     uint64_t rows = 0;
     if (!absl::SimpleAtoi(it->second, &rows) || rows == 0 || rows > kMaxGranuleRows) {
@@ -111,6 +118,8 @@ std::string EncodeTableSchema(const TableSchema& schema) {
     w.PutString(key);
     w.PutString(value);
   }
+  PutStrings(w, schema.sharding_key);
+  w.PutU32(schema.shard_count);
   return Seal(std::move(w.bytes()));
 }
 
@@ -124,7 +133,7 @@ absl::StatusOr<TableSchema> DecodeTableSchema(std::string_view bytes) {
       !r.GetU32(&version)) {
     return Truncated("bad header");
   }
-  if (version != kSchemaVersion) {
+  if (version != 1 && version != kSchemaVersion) {
     return Truncated(absl::StrCat("unsupported format version ", version));
   }
   TableSchema schema;
@@ -151,6 +160,9 @@ absl::StatusOr<TableSchema> DecodeTableSchema(std::string_view bytes) {
     std::string key, value;
     if (!r.GetString(&key) || !r.GetString(&value)) return Truncated("truncated settings");
     schema.settings[std::move(key)] = std::move(value);
+  }
+  if (version >= 2 && (!GetStrings(r, &schema.sharding_key) || !r.GetU32(&schema.shard_count))) {
+    return Truncated("truncated sharding key");
   }
   if (!r.done()) return Truncated("trailing bytes");
   return schema;

@@ -30,6 +30,10 @@ struct TableSchema {
   std::string partition_by;
   std::string engine;
   std::map<std::string, std::string> settings;
+  // The columns INSERT routes rows by (hash % shard_count); empty: even split. shard_count is the
+  // worker count the table was created with.
+  std::vector<std::string> sharding_key;
+  uint32_t shard_count = 0;
 
   // Returns the position of column `name` (case-sensitive), or -1.
   int ColumnIndex(std::string_view name) const;
@@ -42,14 +46,16 @@ inline constexpr size_t kDefaultGranuleRows = 8192;
 
 // Checks what storage relies on: a non-empty name, at least one column
 // (EMPTY_LIST_OF_COLUMNS_PASSED), non-empty unique column names (DUPLICATE_COLUMN), known types
-// (UNKNOWN_TYPE) and, if set, index_granularity in [1, 1048576] (BAD_ARGUMENTS).
+// (UNKNOWN_TYPE), sharding key columns that exist (UNKNOWN_IDENTIFIER) and, if set,
+// index_granularity in [1, 1048576] (BAD_ARGUMENTS).
 absl::Status ValidateTableSchema(const TableSchema& schema);
 
 // Returns the table's rows per granule: SETTINGS index_granularity, else kDefaultGranuleRows.
 // REQUIRES: ValidateTableSchema(schema) is OK.
 size_t GranuleRowsOf(const TableSchema& schema);
 
-// Serializes a schema (versioned, little-endian, with a trailing checksum).
+// Serializes a schema (versioned, little-endian, with a trailing checksum). Version 2 adds the
+// sharding key and shard count; version 1 files still decode (without them).
 std::string EncodeTableSchema(const TableSchema& schema);
 
 // Parses the output of EncodeTableSchema. Fails with CORRUPTED_DATA on a checksum mismatch,

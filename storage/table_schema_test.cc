@@ -1,8 +1,11 @@
 #include "storage/table_schema.h"
 
+#include <cstring>
+
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "storage/coding.h"
 
 namespace granite::storage {
 namespace {
@@ -24,6 +27,8 @@ TableSchema FullSchema() {
   schema.partition_by = "toYYYYMM(EventDate)";
   schema.engine = "MergeTree";
   schema.settings = {{"index_granularity", "8192"}, {"other", ""}};
+  schema.sharding_key = {"CounterID", "URL"};
+  schema.shard_count = 3;
   return schema;
 }
 
@@ -34,6 +39,25 @@ TEST(TableSchemaTest, EncodeDecodeRoundTrip) {
   EXPECT_EQ(*decoded, schema);
   EXPECT_EQ(decoded->ColumnIndex("URL"), 2);
   EXPECT_EQ(decoded->ColumnIndex("url"), -1);
+}
+
+TEST(TableSchemaTest, DecodesVersionOneWithoutShardingKey) {
+  TableSchema schema = FullSchema();
+  schema.sharding_key.clear();
+  schema.shard_count = 0;
+  // A version-1 file is a version-2 one without the trailing sharding fields (an empty list and a
+  // zero count: 8 bytes) and with version 1 in the header.
+  absl::StatusOr<std::string_view> body = Unseal(EncodeTableSchema(schema), "test");
+  ASSERT_TRUE(body.ok());
+  std::string v1(body->substr(0, body->size() - 8));
+  uint32_t version = 1;
+  std::memcpy(v1.data() + 8, &version, sizeof(version));
+  absl::StatusOr<TableSchema> decoded = DecodeTableSchema(Seal(v1));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, schema);
+  version = 3;
+  std::memcpy(v1.data() + 8, &version, sizeof(version));
+  EXPECT_EQ(CodeOf(DecodeTableSchema(Seal(v1)).status()), ErrorCode::kCorruptedData);
 }
 
 TEST(TableSchemaTest, DecodeRejectsEveryFlippedByteAndTruncation) {
@@ -61,6 +85,12 @@ TEST(TableSchemaTest, ValidateReportsClickHouseCodes) {
   absl::Status status = ValidateTableSchema(duplicate);
   EXPECT_EQ(CodeOf(status), ErrorCode::kDuplicateColumn);
   EXPECT_NE(status.message().find("URL"), std::string::npos);
+
+  TableSchema bad_sharding_key = schema;
+  bad_sharding_key.sharding_key = {"CounterID", "NoSuchColumn"};
+  status = ValidateTableSchema(bad_sharding_key);
+  EXPECT_EQ(CodeOf(status), ErrorCode::kUnknownIdentifier);
+  EXPECT_NE(status.message().find("NoSuchColumn"), std::string::npos) << status;
 
   TableSchema bad_type = schema;
   bad_type.columns[0].type = static_cast<TypeId>(200);

@@ -113,6 +113,47 @@ TEST_F(TwoPhaseInsertTest, AnAbortArrivingBeforeThePrepareWins) {
   EXPECT_EQ(table_->prepared_count(), 0u);
 }
 
+TEST_F(TwoPhaseInsertTest, ChunksAppendToOneInsertAndCommitTogether) {
+  ASSERT_TRUE(table_->PrepareInsert(Rows(0, 10), "big", 0).ok());
+  ASSERT_TRUE(table_->PrepareInsert(Rows(10, 0), "big", 1).ok());  // an empty chunk counts
+  ASSERT_TRUE(table_->PrepareInsert(Rows(10, 20), "big", 2).ok());
+  EXPECT_EQ(table_->rows(), 0u);
+  EXPECT_EQ(table_->prepared_count(), 1u);
+  // Out of order or repeated chunks, and chunk 0 again, are refused without harm.
+  EXPECT_EQ(CodeOf(table_->PrepareInsert(Rows(30, 1), "big", 2)), ErrorCode::kBadArguments);
+  EXPECT_EQ(CodeOf(table_->PrepareInsert(Rows(30, 1), "big", 0)), ErrorCode::kBadArguments);
+  EXPECT_EQ(CodeOf(table_->PrepareInsert(Rows(30, 1), "never", 1)), ErrorCode::kBadArguments);
+  auto parts = table_->CommitInsert("big");
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  EXPECT_EQ(parts->size(), 2u);
+  EXPECT_EQ(table_->rows(), 30u);
+  // A committed token takes no more chunks.
+  EXPECT_EQ(CodeOf(table_->PrepareInsert(Rows(30, 1), "big", 3)), ErrorCode::kBadArguments);
+  EXPECT_EQ(table_->rows(), 30u);
+}
+
+TEST_F(TwoPhaseInsertTest, AbortDropsEveryChunk) {
+  ASSERT_TRUE(table_->PrepareInsert(Rows(0, 10), "big", 0).ok());
+  ASSERT_TRUE(table_->PrepareInsert(Rows(10, 10), "big", 1).ok());
+  ASSERT_TRUE(table_->AbortInsert("big").ok());
+  EXPECT_TRUE(Entries(parts_dir()).empty());
+  EXPECT_EQ(CodeOf(table_->PrepareInsert(Rows(20, 10), "big", 2)), ErrorCode::kBadArguments);
+  EXPECT_EQ(CodeOf(table_->CommitInsert("big").status()), ErrorCode::kBadArguments);
+  EXPECT_TRUE(Entries(parts_dir()).empty());
+  EXPECT_EQ(table_->rows(), 0u);
+}
+
+TEST_F(TwoPhaseInsertTest, AFailedChunkDiscardsTheWholeInsert) {
+  ASSERT_TRUE(table_->PrepareInsert(Rows(0, 10), "big", 0).ok());
+  core::Block bad = Rows(10, 10);
+  bad.columns.pop_back();  // wrong number of columns
+  EXPECT_FALSE(table_->PrepareInsert(bad, "big", 1).ok());
+  EXPECT_EQ(table_->prepared_count(), 0u);
+  EXPECT_TRUE(Entries(parts_dir()).empty());
+  EXPECT_FALSE(table_->CommitInsert("big").ok());
+  EXPECT_EQ(table_->rows(), 0u);
+}
+
 TEST_F(TwoPhaseInsertTest, BadAndReusedTokensAreRefused) {
   EXPECT_EQ(CodeOf(table_->PrepareInsert(Rows(0, 1), "")), ErrorCode::kBadArguments);
   EXPECT_EQ(CodeOf(table_->PrepareInsert(Rows(0, 1), "../x")), ErrorCode::kBadArguments);

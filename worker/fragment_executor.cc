@@ -7,7 +7,9 @@
 #include "core/fragment_pipeline.h"
 #include "core/hash.h"
 #include "core/status_macros.h"
+#include "worker/late_materialized_scan.h"
 #include "worker/morsel_source.h"
+#include "worker/string_size_reads.h"
 
 namespace granite::worker {
 
@@ -31,14 +33,21 @@ absl::Status SinkGone() {
 absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atomic<bool>& cancelled,
                                    const ChunkSink& sink) {
   auto started = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(auto pipeline, core::FragmentPipeline::Compile(fragment));
-  ASSIGN_OR_RETURN(auto source, MorselSource::Open(fragment, store_));
+  // String columns used only through their length are read as sizes (string_size_reads.h);
+  // parts are still pruned with the original filter.
+  pb::Fragment planned = fragment;
+  std::vector<bool> string_sizes = ReadStringsAsSizes(&planned);
+  ASSIGN_OR_RETURN(auto pipeline, core::FragmentPipeline::Compile(planned));
+  ASSIGN_OR_RETURN(auto source, MorselSource::Open(fragment, store_, std::move(string_sizes)));
+  // A small top-N reads its other columns only for the rows it keeps (late_materialized_scan.h).
+  ASSIGN_OR_RETURN(std::unique_ptr<LateMaterializedScan> late, LateMaterializedScan::Plan(planned));
+  const core::FragmentPipeline& scan = late ? late->early_pipeline() : *pipeline;
 
   const auto& morsels = source->morsels();
   size_t threads = source->ordered() ? 1 : std::min(pool_->size(), std::max<size_t>(1, morsels.size()));
   std::vector<std::unique_ptr<core::FragmentPipeline::LocalState>> states(threads);
   for (auto& state : states) {
-    ASSIGN_OR_RETURN(state, pipeline->NewLocalState());
+    ASSIGN_OR_RETURN(state, scan.NewLocalState());
   }
   std::vector<absl::Status> errors(threads);
   std::atomic<size_t> next{0};
@@ -46,11 +55,12 @@ absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atom
   pool_->ParallelFor(threads, [&](size_t t) {
     auto& state = *states[t];
     while (!failed.load(std::memory_order_relaxed) && !cancelled.load(std::memory_order_relaxed)) {
-      if (pipeline->Satisfied(state)) break;
+      if (scan.Satisfied(state)) break;
       size_t m = next.fetch_add(1);
       if (m >= morsels.size()) break;
-      absl::StatusOr<core::Block> block = source->Read(morsels[m]);
-      absl::Status status = block.ok() ? pipeline->Consume(state, *block) : block.status();
+      absl::StatusOr<core::Block> block =
+          late ? late->ReadEarly(*source, morsels[m]) : source->Read(morsels[m]);
+      absl::Status status = block.ok() ? scan.Consume(state, *block) : block.status();
       if (!status.ok()) {
         errors[t] = status;
         failed = true;
@@ -76,18 +86,29 @@ absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atom
   stats.set_choose_parts_us(source->choose_parts_ns() / 1000);
 
   pb::FragmentChunk chunk;
-  if (pipeline->aggregating()) {
-    ASSIGN_OR_RETURN(std::vector<core::Block> buckets,
-                     pipeline->FinishBuckets(std::move(states), pool_));
-    for (uint32_t b = 0; b < buckets.size(); ++b) {
+  if (pipeline->aggregating() && !fragment.finalize_on_worker()) {
+    // One message for a small result, else only the non-empty buckets (worker.proto, Bucket).
+    ASSIGN_OR_RETURN(core::LocalMerger::PartialResult partial,
+                     pipeline->FinishPartial(std::move(states), pool_));
+    for (size_t i = 0; i < partial.blocks.size(); ++i) {
       chunk.Clear();
       pb::Bucket* bucket = chunk.mutable_bucket();
-      bucket->set_id(b);
-      FillBlockData(buckets[b], bucket->mutable_states());
+      if (partial.single) {
+        bucket->set_single(true);
+      } else {
+        bucket->set_id(partial.bucket_ids[i]);
+      }
+      bucket->set_last(i + 1 == partial.blocks.size());
+      FillBlockData(partial.blocks[i], bucket->mutable_states());
       if (!sink(chunk)) return SinkGone();
     }
   } else {
-    ASSIGN_OR_RETURN(core::Block rows, pipeline->FinishRows(std::move(states)));
+    // Projected rows, or (finalize_on_worker) this worker's groups finalized here.
+    ASSIGN_OR_RETURN(core::Block rows,
+                     fragment.finalize_on_worker()
+                         ? pipeline->FinishFinalized(std::move(states), pool_)
+                     : late ? late->Materialize(*source, std::move(states), pool_)
+                            : pipeline->FinishRows(std::move(states)));
     // Stream in slices so no message grows past a few MiB.
     constexpr size_t kRowsPerChunk = 65536;
     size_t total = rows.rows();

@@ -20,8 +20,10 @@ constexpr size_t kGranulesPerMorsel = 8;
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragment& fragment,
-                                                                 storage::Store* store) {
+                                                                 storage::Store* store,
+                                                                 std::vector<bool> string_sizes) {
   std::unique_ptr<MorselSource> source(new MorselSource());
+  source->string_sizes_ = std::move(string_sizes);
   const pb::Source& from = fragment.source();
   if (from.has_numbers()) {
     source->numbers_ = true;
@@ -104,11 +106,32 @@ absl::StatusOr<core::Block> MorselSource::Read(const Morsel& morsel) const {
     return block;
   }
   const storage::Part& part = *morsel.data;
-  size_t rows = 0;
-  for (size_t g = morsel.begin; g < morsel.end; ++g) rows += part.granule_rows(g);
-  block.rows_without_columns = rows;
-  for (size_t index : column_indexes_) {
-    absl::StatusOr<core::ColumnPtr> column = part.ReadColumn(index, morsel.begin, morsel.end);
+  block.rows_without_columns =
+      part.granule_first_row(morsel.end) - part.granule_first_row(morsel.begin);
+  for (size_t position = 0; position < column_indexes_.size(); ++position) {
+    absl::StatusOr<core::ColumnPtr> column = ReadOne(morsel, position);
+    if (!column.ok()) return Broken(morsel, column.status());
+    block.columns.push_back(*std::move(column));
+  }
+  return block;
+}
+
+absl::StatusOr<core::ColumnPtr> MorselSource::ReadOne(const Morsel& morsel, size_t position) const {
+  size_t index = column_indexes_[position];
+  if (position < string_sizes_.size() && string_sizes_[position]) {
+    return morsel.data->ReadStringSizes(index, morsel.begin, morsel.end);
+  }
+  return morsel.data->ReadColumn(index, morsel.begin, morsel.end);
+}
+
+absl::StatusOr<core::Block> MorselSource::ReadColumns(const Morsel& morsel,
+                                                      const std::vector<size_t>& positions) const {
+  const storage::Part& part = *morsel.data;
+  core::Block block;
+  block.rows_without_columns =
+      part.granule_first_row(morsel.end) - part.granule_first_row(morsel.begin);
+  for (size_t position : positions) {
+    absl::StatusOr<core::ColumnPtr> column = ReadOne(morsel, position);
     if (!column.ok()) return Broken(morsel, column.status());
     block.columns.push_back(*std::move(column));
   }

@@ -35,13 +35,20 @@ class MorselSource {
  public:
   // Opens the source of `fragment`: a table of `store` (its current parts snapshot, held until
   // this object dies) or numbers(N) / numbers_mt(N) sliced by worker_index / worker_count.
+  // Source column positions marked in `string_sizes` are read as their values' sizes (UInt64,
+  // worker/string_size_reads.h). `fragment`'s filter prunes parts: pass the original one.
   static absl::StatusOr<std::unique_ptr<MorselSource>> Open(
-      const granite::worker::v1::Fragment& fragment, storage::Store* store);
+      const granite::worker::v1::Fragment& fragment, storage::Store* store,
+      std::vector<bool> string_sizes = {});
 
   const std::vector<Morsel>& morsels() const { return morsels_; }
   // Reads the fragment's source columns of one morsel. A part whose data fails its checksum is
   // detached from the table (Table::DetachBrokenPart) and the error says so.
   absl::StatusOr<core::Block> Read(const Morsel& morsel) const;
+  // Reads only the source columns at `positions` (indexes into Fragment.source.columns) of one
+  // table morsel, in that order. REQUIRES: a table source; every position < source column count.
+  absl::StatusOr<core::Block> ReadColumns(const Morsel& morsel,
+                                          const std::vector<size_t>& positions) const;
   // True for numbers(N) (not _mt): a single thread must produce rows in order.
   bool ordered() const { return ordered_; }
   uint64_t total_rows() const { return total_rows_; }
@@ -54,11 +61,14 @@ class MorselSource {
   MorselSource() = default;
   // Returns `status` of a failed read of `morsel`, detaching the part when its data is broken.
   absl::Status Broken(const Morsel& morsel, const absl::Status& status) const;
+  // Reads source column `position` of `morsel`.
+  absl::StatusOr<core::ColumnPtr> ReadOne(const Morsel& morsel, size_t position) const;
 
   // Constant after construction.
   std::shared_ptr<storage::Table> table_;
   std::shared_ptr<const storage::PartsSnapshot> snapshot_;
   std::vector<size_t> column_indexes_;  // schema index per source column
+  std::vector<bool> string_sizes_;      // per source column: read the sizes only
   std::vector<Morsel> morsels_;
   storage::PruneStats prune_stats_;
   uint64_t choose_parts_ns_ = 0;

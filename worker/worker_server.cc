@@ -13,6 +13,7 @@
 #include "core/metrics/prometheus_exporter.h"
 #include "core/process.h"
 #include "core/thread_pool.h"
+#include "core/thread_priority.h"
 #include "storage/store.h"
 #include "worker/numa_placement.h"
 #include "worker/worker_service.h"
@@ -63,14 +64,25 @@ int RunWorker(const WorkerOptions& options) {
     return 2;
   }
   std::fprintf(stderr, "granite worker: %s\n", placement->log_line.c_str());
+  WorkerInfo info = DescribeWorker(*topology, *placement, options.data_dir);  // for GetInfo
   auto store = storage::Store::Open(options.data_dir);
   if (!store.ok()) {
     std::fprintf(stderr, "granite worker: cannot open %s: %s\n", options.data_dir.c_str(),
                  std::string(store.status().message()).c_str());
     return 1;
   }
-  core::ThreadPool pool(placement->threads, MakeThreadPinner(*placement));
-  WorkerService service(store->get(), &pool);
+  int nice = options.query_thread_nice;
+  if (nice < 0 || nice > 19) {
+    std::fprintf(stderr, "granite worker: --query_thread_nice must be in 0..19, got %d\n", nice);
+    return 2;
+  }
+  core::ThreadPool pool(placement->threads,
+                        [pin = MakeThreadPinner(*placement), nice](size_t i) {
+                          if (pin) pin(i);
+                          (void)core::LowerThreadPriority(nice);
+                        });
+  WorkerService service(store->get(), &pool, std::move(info));
+  service.set_execute_nice(nice);
   std::vector<core::CallbackRegistration> gauges = RegisterWorkerGauges(store->get(), &pool);
   std::unique_ptr<core::MetricsServer> metrics;
   if (options.metrics_port >= 0) {
@@ -92,6 +104,9 @@ int RunWorker(const WorkerOptions& options) {
   builder.SetMaxReceiveMessageSize(1 << 30);
   builder.SetMaxSendMessageSize(1 << 30);
   builder.RegisterService(&service);
+  // Keeps idle handler threads instead of ending one after nearly every call under concurrency
+  // (gRPC's default MAX_POLLERS is 2); see coordinator_server.cc.
+  builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS, 256);
   builder.experimental().SetInterceptorCreators(core::MetricsInterceptorCreators());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0) {

@@ -10,6 +10,7 @@
 #include "core/metrics/metrics_snapshot.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
+#include "core/thread_priority.h"
 #include "core/types.h"
 #include "core/value_text.h"
 
@@ -30,6 +31,8 @@ storage::TableSchema SchemaFromProto(const pb::TableSchema& proto) {
   schema.partition_by = proto.partition_by();
   schema.engine = proto.engine();
   for (const auto& [key, value] : proto.settings()) schema.settings[key] = value;
+  schema.sharding_key.assign(proto.sharding_key().begin(), proto.sharding_key().end());
+  schema.shard_count = proto.shard_count();
   return schema;
 }
 
@@ -45,6 +48,8 @@ void SchemaToProto(const storage::TableSchema& schema, pb::TableSchema* proto) {
   proto->set_partition_by(schema.partition_by);
   proto->set_engine(schema.engine);
   for (const auto& [key, value] : schema.settings) (*proto->mutable_settings())[key] = value;
+  for (const auto& key : schema.sharding_key) proto->add_sharding_key(key);
+  proto->set_shard_count(schema.shard_count);
 }
 
 absl::StatusOr<core::Block> BlockFromProto(const pb::BlockData& data) {
@@ -89,8 +94,8 @@ void FillPartInfo(const storage::Table& table, const storage::Part& part, bool a
 
 }  // namespace
 
-WorkerService::WorkerService(storage::Store* store, core::ThreadPool* pool)
-    : store_(store), executor_(store, pool) {
+WorkerService::WorkerService(storage::Store* store, core::ThreadPool* pool, WorkerInfo info)
+    : store_(store), executor_(store, pool), info_(std::move(info)) {
   storage::MergeOptions options;
   if (const char* threads = std::getenv("GRANITE_MERGE_THREADS")) {
     int n = 0;
@@ -107,6 +112,7 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context, const pb::Frag
   core::CountEvent(core::Event::kFragmentsStarted);
   absl::Status status;
   {
+    core::ScopedThreadNice nice(execute_nice_);  // the pool's threads are niced at their start
     core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
         [context] { return context->IsCancelled(); }, [&cancelled] { cancelled = true; });
     status = executor_.Run(*fragment, cancelled, [&](const pb::FragmentChunk& chunk) {
@@ -145,7 +151,7 @@ grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
   if (!block.ok()) return core::ToGrpcStatus(block.status());
-  absl::Status status = (*table)->PrepareInsert(*block, request->insert_id());
+  absl::Status status = (*table)->PrepareInsert(*block, request->insert_id(), request->chunk());
   if (!status.ok()) return core::ToGrpcStatus(status);
   response->set_rows(block->rows());
   response->set_token(request->insert_id());
@@ -241,6 +247,13 @@ grpc::Status WorkerService::ListMerges(grpc::ServerContext* context,
     info->set_total_bytes_compressed(merge.total_bytes_compressed);
     info->set_optimize(merge.optimize);
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::GetInfo(grpc::ServerContext* context,
+                                    const pb::GetInfoRequest* request,
+                                    pb::GetInfoResponse* response) {
+  WorkerInfoToProto(info_, std::chrono::steady_clock::now(), response);
   return grpc::Status::OK;
 }
 

@@ -8,6 +8,7 @@
 #include "granite/worker/v1/worker.grpc.pb.h"
 #include "storage/store.h"
 #include "worker/fragment_executor.h"
+#include "worker/worker_info.h"
 
 namespace granite::worker {
 
@@ -16,8 +17,12 @@ namespace granite::worker {
 class WorkerService final : public granite::worker::v1::Worker::Service {
  public:
   // Also starts the store's background merges: GRANITE_MERGE_THREADS (environment) merges at
-  // once, default 2; 0 turns them off.
-  WorkerService(storage::Store* store, core::ThreadPool* pool);
+  // once, default 2; 0 turns them off. `info` is what GetInfo reports (worker_info.h).
+  WorkerService(storage::Store* store, core::ThreadPool* pool, WorkerInfo info = WorkerInfo());
+
+  // Execute runs its fragment with the handler thread's nice value raised by `delta` (0 = off).
+  // REQUIRES: called before serving.
+  void set_execute_nice(int delta) { execute_nice_ = delta; }
 
   grpc::Status Execute(grpc::ServerContext* context, const granite::worker::v1::Fragment* fragment,
                        grpc::ServerWriter<granite::worker::v1::FragmentChunk>* writer) override;
@@ -54,10 +59,16 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
   grpc::Status ListMerges(grpc::ServerContext* context,
                           const granite::worker::v1::ListMergesRequest* request,
                           granite::worker::v1::ListMergesResponse* response) override;
+  // The worker's placement and identity for system.workers.
+  grpc::Status GetInfo(grpc::ServerContext* context,
+                       const granite::worker::v1::GetInfoRequest* request,
+                       granite::worker::v1::GetInfoResponse* response) override;
 
  private:
   storage::Store* store_;
   FragmentExecutor executor_;
+  const WorkerInfo info_;
+  int execute_nice_ = 0;
 };
 
 }  // namespace granite::worker

@@ -17,6 +17,14 @@ real disk adds ~2-4 ms per fsync to every INSERT. Writes a Markdown report to --
 
   .venv/bin/python bench/parts/run.py --granite build/granite [--parts 100,10000,100000]
       [--seconds 5] [--out bench/results/parts-DATE.md]
+
+Server configurations compared in one run (insert-under-load only, appended to --append):
+
+  bench/parts/run.py --inserts-only --parts 100,100000 --append bench/results/parts-DATE.md \
+      --configs "no admission=--max_concurrent_select_queries=0;admission (default)=;..."
+
+Each configuration starts its own cluster with those extra `granite local` flags; a first word
+"@PATH" runs that granite binary instead (e.g. a build of the previous commit, as the baseline).
 """
 
 import argparse
@@ -74,6 +82,98 @@ def fill(client, parts):
     return time.monotonic() - started
 
 
+def insert_under_load(granite, port, inserts, selects, clients, seconds):
+    """Runs 4 insert clients while `clients` SELECT clients run; returns (inserts, selects)."""
+    loaded = {}
+
+    def select_load():
+        loaded["select"] = benchmark(granite, port, selects, clients, seconds + 2)
+    thread = threading.Thread(target=select_load)
+    thread.start()
+    time.sleep(1)
+    under = benchmark(granite, port, inserts, 4, seconds)
+    thread.join()
+    return under, loaded["select"]
+
+
+def cpu_ms_per_query(report):
+    """CPU milliseconds per query in each server process (coordinator, worker 0...)."""
+    queries = max(report.get("queries", 0), 1)
+    return ", ".join("%s %.2f" % (name, seconds * 1000 / queries)
+                     for name, seconds in sorted(report.get("cpu_seconds", {}).items()))
+
+
+def compare_configs(args):
+    """Insert latency alone and under SELECT load, per server configuration, in one run."""
+    granite = cluster.find_granite(args.granite)
+    configs = []
+    for item in args.configs.split(";"):
+        name, _, flags = item.partition("=")
+        words = flags.split()
+        binary = granite
+        if words and words[0].startswith("@"):
+            binary = cluster.find_granite(words.pop(0)[1:])
+        configs.append((name.strip(), binary, words))
+    loads = [int(c) for c in args.loads.split(",")]
+    rng = random.Random(1)
+    rows = []
+    workdir = tempfile.mkdtemp(prefix="granite-parts-bench-")
+    try:
+        for parts in [int(p) for p in args.parts.split(",")]:
+            keys = [rng.randrange(parts) for _ in range(2000)]
+            selects = os.path.join(workdir, "selects.sql")
+            inserts = os.path.join(workdir, "inserts.sql")
+            write_queries(selects, ["SELECT count(), sum(x) FROM t WHERE p = %d" % k for k in keys])
+            write_queries(inserts, ["INSERT INTO t VALUES (%d, %d)" % (k, 1000000 + i)
+                                    for i, k in enumerate(keys)])
+            for name, binary, flags in configs:
+                data = tempfile.mkdtemp(prefix="granite-parts-", dir=args.data_root)
+                local = cluster.LocalCluster(binary, workers=1, data_dir=data,
+                                             extra_args=flags).start()
+                try:
+                    fill(local.client(timeout=600), parts)
+                    alone = benchmark(granite, local.port, inserts, 4, args.seconds)
+                    print("%d parts [%s] INSERT alone %.1f/s p50 %.2f ms; cpu ms/insert %s"
+                          % (parts, name, alone["qps"], alone["p50_ms"], cpu_ms_per_query(alone)),
+                          flush=True)
+                    for clients in loads:
+                        under, select = insert_under_load(granite, local.port, inserts, selects,
+                                                          clients, args.seconds)
+                        rows.append((parts, name, clients, alone, under, select))
+                        print("  with %d SELECT clients: INSERT %.1f/s p50 %.2f ms p99 %.2f ms; "
+                              "SELECT %.0f qps p50 %.1f ms errors %d"
+                              % (clients, under["qps"], under["p50_ms"], under["p99_ms"],
+                                 select["qps"], select["p50_ms"], select["errors"]), flush=True)
+                finally:
+                    local.stop()
+                    shutil.rmtree(data, ignore_errors=True)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    lines = ["| parts | config | SELECT clients | INSERT/s alone | p50 ms alone | INSERT/s loaded "
+             "| p50 ms loaded | p99 ms loaded | slowdown (p50) | slowdown (throughput) | "
+             "SELECT QPS | SELECT p50 ms | SELECT errors |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for parts, name, clients, alone, under, select in rows:
+        lines.append("| %d | %s | %d | %.1f | %.2f | %.1f | %.2f | %.2f | %.2fx | %.2fx | %.0f | "
+                     "%.1f | %d |"
+                     % (parts, name, clients, alone["qps"], alone["p50_ms"], under["qps"],
+                        under["p50_ms"], under["p99_ms"],
+                        under["p50_ms"] / max(alone["p50_ms"], 1e-9),
+                        alone["qps"] / max(under["qps"], 1e-9), select["qps"],
+                        select["p50_ms"], select["errors"]))
+    table = "\n".join(lines) + "\n"
+    print(table)
+    if args.append:
+        with open(args.append, "a") as f:
+            f.write("\n## Insert-under-load comparison (%s, %s)\n\n"
+                    % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), " vs ".join(
+                        name for name, _, _ in configs)))
+            f.write("`bench/parts/run.py --inserts-only --parts %s --seconds %g --loads %s "
+                    "--configs \"%s\"`; %d cores.\n\n"
+                    % (args.parts, args.seconds, args.loads, args.configs, os.cpu_count()))
+            f.write(table)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--granite", default=None)
@@ -83,7 +183,17 @@ def main():
     parser.add_argument("--data-root", default="/dev/shm")
     parser.add_argument("--out", default=os.path.join(
         REPO, "bench", "results", "parts-%s.md" % datetime.date.today().isoformat()))
+    parser.add_argument("--configs", default=None,
+                        help="name=extra flags;name=extra flags...: compare server configurations "
+                             "(insert-under-load only)")
+    parser.add_argument("--loads", default="8,64", help="SELECT clients under which to insert")
+    parser.add_argument("--inserts-only", action="store_true",
+                        help="skip the SELECT table and the snapshot-off runs")
+    parser.add_argument("--append", default=None,
+                        help="with --configs: append the comparison as a dated section here")
     args = parser.parse_args()
+    if args.configs:
+        return compare_configs(args)
     granite = cluster.find_granite(args.granite)
     rng = random.Random(1)
     rows = []

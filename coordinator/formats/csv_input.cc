@@ -97,6 +97,7 @@ class CsvCursor {
   }
 
   bool AtLineEnd() const { return p_ == end_ || *p_ == '\n' || *p_ == '\r'; }
+  const char* position() const { return p_; }
 
  private:
   void CountNewlines(const char* from, const char* to) {
@@ -109,47 +110,106 @@ class CsvCursor {
   std::string scratch_;
 };
 
-}  // namespace
-
-absl::Status ParseCsv(std::string_view data, int header_lines, InputBlockBuilder* builder) {
-  const char* begin = data.data();
-  const char* end = begin + data.size();
-  while (end > begin && (end[-1] == '\n' || end[-1] == '\r')) --end;
-  CsvCursor cursor(begin, end);
-
-  std::vector<int> field_to_column;
-  for (size_t c = 0; c < builder->column_count(); ++c) field_to_column.push_back(static_cast<int>(c));
+// Returns where the chunk of `data` ends; sets *final if it is the end of all the text. Rows are
+// found with the parser's own cursor, so both agree on where a quoted field ends.
+size_t FindCut(std::string_view data, bool last, const InputLimits& limits, int headers,
+               bool* final) {
+  *final = false;
+  if (last && limits.unlimited()) {
+    *final = true;
+    return data.size();
+  }
+  size_t text_end = data.size();  // trailing blank lines are not rows
+  while (text_end > 0 && (data[text_end - 1] == '\n' || data[text_end - 1] == '\r')) --text_end;
+  CsvCursor cursor(data.data(), data.data() + data.size());
+  size_t pos = 0, rows = 0;
   CsvField field;
-  for (int h = 0; h < header_lines && !cursor.AtEnd(); ++h) {
-    builder->SetPosition(0, cursor.newlines() + 1);
-    std::vector<std::string> header;
+  while (pos < text_end) {
+    bool complete = false;
     while (true) {
-      if (!cursor.ReadField(&field)) {
-        return builder->ExpectedError("'\"'", "", -1, "unterminated quoted field in the header");
-      }
-      header.emplace_back(field.text);
+      if (!cursor.ReadField(&field)) break;  // an open quoted field
       if (cursor.SkipComma()) continue;
-      if (!cursor.SkipLineEnd()) {
-        return builder->ExpectedError("',' or end of line", cursor.Rest(), -1, "in the header");
+      if (cursor.AtEnd()) break;
+      if (!cursor.AtLineEnd()) {
+        // Text after a quoted field: the parser reports it, so it gets all the text there is.
+        *final = last;
+        return data.size();
       }
+      complete = static_cast<size_t>(cursor.position() - data.data()) < text_end;
+      cursor.SkipLineEnd();
       break;
     }
-    if (h == 0) {
-      ASSIGN_OR_RETURN(field_to_column, builder->MapHeader(header));
+    if (!complete) break;
+    pos = cursor.position() - data.data();
+    if (headers > 0) {
+      --headers;
+      continue;
+    }
+    if (++rows >= limits.max_rows || pos >= limits.max_bytes) return pos;
+  }
+  if (last) {
+    *final = true;
+    return data.size();
+  }
+  return headers > 0 ? 0 : pos;  // the header lines are read in one piece
+}
+
+}  // namespace
+
+absl::StatusOr<size_t> ParseCsv(std::string_view data, bool last, const InputLimits& limits,
+                                int header_lines, InputProgress* progress,
+                                InputBlockBuilder* builder) {
+  bool final;
+  const size_t cut = FindCut(data, last, limits, progress->started ? 0 : header_lines, &final);
+  if (cut == 0 && !final) return 0;
+  const char* begin = data.data();
+  const char* end = begin + cut;
+  if (final) {
+    while (end > begin && (end[-1] == '\n' || end[-1] == '\r')) --end;
+  }
+  CsvCursor cursor(begin, end);
+  const size_t first_line = progress->lines + 1;
+
+  CsvField field;
+  if (!progress->started) {
+    progress->started = true;
+    progress->field_to_column.clear();
+    for (size_t c = 0; c < builder->column_count(); ++c) {
+      progress->field_to_column.push_back(static_cast<int>(c));
+    }
+    for (int h = 0; h < header_lines && !cursor.AtEnd(); ++h) {
+      builder->SetPosition(0, first_line + cursor.newlines());
+      std::vector<std::string> header;
+      while (true) {
+        if (!cursor.ReadField(&field)) {
+          return builder->ExpectedError("'\"'", "", -1, "unterminated quoted field in the header");
+        }
+        header.emplace_back(field.text);
+        if (cursor.SkipComma()) continue;
+        if (!cursor.SkipLineEnd()) {
+          return builder->ExpectedError("',' or end of line", cursor.Rest(), -1, "in the header");
+        }
+        break;
+      }
+      if (h == 0) {
+        ASSIGN_OR_RETURN(progress->field_to_column, builder->MapHeader(header));
+      }
     }
   }
+  const std::vector<int>& field_to_column = progress->field_to_column;
   const size_t fields = field_to_column.size();
   if (fields == 0) {
     if (!cursor.AtEnd()) {
       return builder->ExpectedError("end of data", cursor.Rest(), -1, "no columns to read");
     }
-    return absl::OkStatus();
+    progress->lines += cursor.newlines();
+    return cut;
   }
 
-  size_t row = 0;
+  size_t row = progress->rows;
   while (!cursor.AtEnd()) {
     ++row;
-    builder->SetPosition(row, cursor.newlines() + 1);
+    builder->SetPosition(row, first_line + cursor.newlines());
     for (size_t f = 0; f < fields; ++f) {
       const int column = field_to_column[f];
       if (!cursor.ReadField(&field)) {
@@ -182,7 +242,9 @@ absl::Status ParseCsv(std::string_view data, int header_lines, InputBlockBuilder
     }
     builder->AppendDefaultsForUnmapped(field_to_column);
   }
-  return absl::OkStatus();
+  progress->rows = row;
+  progress->lines += cursor.newlines();
+  return cut;
 }
 
 }  // namespace granite::coordinator

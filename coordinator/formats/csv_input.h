@@ -5,11 +5,18 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "coordinator/formats/input_block_builder.h"
+#include "coordinator/formats/input_progress.h"
 
 namespace granite::coordinator {
 
-// Parses all rows of `data` into `builder`. `header_lines` is 0, 1 (names) or 2 (names, types).
-absl::Status ParseCsv(std::string_view data, int header_lines, InputBlockBuilder* builder);
+// Parses whole rows from the front of `data` into `builder` and returns the bytes consumed (never
+// a partial row: quoted fields may span lines). `last` says no text follows `data`. `header_lines`
+// is 0, 1 (names) or 2 (names, types), read by the first call. `progress` carries state between
+// calls.
+absl::StatusOr<size_t> ParseCsv(std::string_view data, bool last, const InputLimits& limits,
+                                int header_lines, InputProgress* progress,
+                                InputBlockBuilder* builder);
 
 }  // namespace granite::coordinator

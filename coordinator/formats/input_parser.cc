@@ -45,34 +45,64 @@ bool IsInputFormat(std::string_view format) {
   return Classify(format, &header_lines) != InputKind::kUnknown;
 }
 
+absl::StatusOr<InputParser> InputParser::Create(std::string_view format,
+                                                std::vector<std::string> names,
+                                                std::vector<core::TypeId> types) {
+  int header_lines;
+  InputKind kind = Classify(format, &header_lines);
+  Kind parser_kind;
+  switch (kind) {
+    case InputKind::kTabSeparated: parser_kind = Kind::kTabSeparated; break;
+    case InputKind::kTabSeparatedRaw: parser_kind = Kind::kTabSeparatedRaw; break;
+    case InputKind::kCsv: parser_kind = Kind::kCsv; break;
+    case InputKind::kJsonEachRow: parser_kind = Kind::kJsonEachRow; break;
+    default:
+      return core::Error(core::ErrorCode::kUnknownFormat, "Unknown format " + std::string(format));
+  }
+  return InputParser(parser_kind, header_lines, std::move(names), std::move(types));
+}
+
+absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
+                                               const InputLimits& limits, size_t* consumed) {
+  *consumed = 0;
+  if (!bom_checked_) {
+    // A UTF-8 byte order mark is skipped, as ClickHouse does.
+    if (data.size() < 3 && !last && std::string_view("\xEF\xBB\xBF").substr(0, data.size()) == data) {
+      return InputBlockBuilder(names_, types_).Finish();  // too short to tell yet
+    }
+    bom_checked_ = true;
+    if (data.substr(0, 3) == "\xEF\xBB\xBF") {
+      data.remove_prefix(3);
+      *consumed = 3;
+    }
+  }
+  InputBlockBuilder builder(names_, types_);
+  absl::StatusOr<size_t> used;
+  switch (kind_) {
+    case Kind::kTabSeparated:
+      used = ParseTabSeparated(data, last, limits, header_lines_, false, &progress_, &builder);
+      break;
+    case Kind::kTabSeparatedRaw:
+      used = ParseTabSeparated(data, last, limits, header_lines_, true, &progress_, &builder);
+      break;
+    case Kind::kCsv:
+      used = ParseCsv(data, last, limits, header_lines_, &progress_, &builder);
+      break;
+    case Kind::kJsonEachRow:
+      used = ParseJsonEachRow(data, last, limits, &progress_, &builder);
+      break;
+  }
+  if (!used.ok()) return used.status();
+  *consumed += *used;
+  return builder.Finish();
+}
+
 absl::StatusOr<core::Block> ParseInput(std::string_view format, std::string_view data,
                                        const std::vector<std::string>& names,
                                        const std::vector<core::TypeId>& types) {
-  int header_lines;
-  InputKind kind = Classify(format, &header_lines);
-  if (kind == InputKind::kUnknown) {
-    return core::Error(core::ErrorCode::kUnknownFormat, "Unknown format " + std::string(format));
-  }
-  // A UTF-8 byte order mark is skipped, as ClickHouse does.
-  if (data.substr(0, 3) == "\xEF\xBB\xBF") data.remove_prefix(3);
-  InputBlockBuilder builder(names, types);
-  switch (kind) {
-    case InputKind::kTabSeparated:
-      RETURN_IF_ERROR(ParseTabSeparated(data, header_lines, false, &builder));
-      break;
-    case InputKind::kTabSeparatedRaw:
-      RETURN_IF_ERROR(ParseTabSeparated(data, header_lines, true, &builder));
-      break;
-    case InputKind::kCsv:
-      RETURN_IF_ERROR(ParseCsv(data, header_lines, &builder));
-      break;
-    case InputKind::kJsonEachRow:
-      RETURN_IF_ERROR(ParseJsonEachRow(data, &builder));
-      break;
-    case InputKind::kUnknown:
-      break;
-  }
-  return builder.Finish();
+  ASSIGN_OR_RETURN(InputParser parser, InputParser::Create(format, names, types));
+  size_t consumed;
+  return parser.Parse(data, /*last=*/true, InputLimits{}, &consumed);
 }
 
 }  // namespace granite::coordinator

@@ -1,6 +1,8 @@
 // Input formats: parse the rows of an INSERT (INSERT INTO t FORMAT x <data>, or an HTTP body)
-// into one Block whose columns have the table's (or the column list's) types, in order.
-// The coordinator concatenates streamed chunks and calls ParseInput once on the whole text.
+// into Blocks whose columns have the table's (or the column list's) types, in order.
+// InputParser parses the text chunk by chunk (a bounded number of rows or bytes at a time, never
+// splitting a row), so an INSERT of any size needs memory for one chunk only; ParseInput parses
+// a whole text at once.
 //
 // Formats (names case-sensitive like ClickHouse):
 // - TabSeparated / TSV: fields split by '\t', rows by '\n'; escapes \\ \t \n \r \0 \b \f \a \v
@@ -38,6 +40,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "coordinator/formats/input_progress.h"
 #include "core/block.h"
 #include "core/types.h"
 
@@ -45,6 +48,43 @@ namespace granite::coordinator {
 
 // Returns true if `format` names an input format ParseInput understands.
 bool IsInputFormat(std::string_view format);
+
+// Parses input text chunk by chunk: headers are read once, rows and lines in errors count from
+// the start of the whole text, and a row (a CSV quoted field may hold newlines, a JSON object
+// many lines) is never split between chunks.
+// Thread-safety: none; one parser per insert.
+class InputParser {
+ public:
+  // Fails with UNKNOWN_FORMAT. REQUIRES: names.size() == types.size().
+  static absl::StatusOr<InputParser> Create(std::string_view format,
+                                            std::vector<std::string> names,
+                                            std::vector<core::TypeId> types);
+
+  // Parses whole rows from the front of `data`, at most `limits` of them, into a block (possibly
+  // of 0 rows when `data` holds no whole row yet) and sets *consumed to the bytes used. The caller
+  // passes the unconsumed rest again, followed by more text. `last` says no text follows `data`:
+  // then a final row without a line end is whole and trailing blank lines are ignored; the text
+  // is all parsed once a call with `last` consumes all of `data`.
+  absl::StatusOr<core::Block> Parse(std::string_view data, bool last, const InputLimits& limits,
+                                    size_t* consumed);
+
+  // Returns the data rows parsed so far.
+  size_t rows() const { return progress_.rows; }
+
+ private:
+  enum class Kind { kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow };
+  InputParser(Kind kind, int header_lines, std::vector<std::string> names,
+              std::vector<core::TypeId> types)
+      : kind_(kind), header_lines_(header_lines), names_(std::move(names)),
+        types_(std::move(types)) {}
+
+  Kind kind_;
+  int header_lines_;
+  std::vector<std::string> names_;
+  std::vector<core::TypeId> types_;
+  bool bom_checked_ = false;
+  InputProgress progress_;
+};
 
 // Parses all rows of `data` in `format` into a block with one column per name, of `types`.
 // REQUIRES: names.size() == types.size().

@@ -40,7 +40,8 @@ void AppendUtf8(uint32_t code_point, std::string* out) {
 // Walks JSON text, counting lines.
 class JsonCursor {
  public:
-  explicit JsonCursor(std::string_view data) : p_(data.data()), end_(data.data() + data.size()) {}
+  JsonCursor(std::string_view data, size_t first_line)
+      : p_(data.data()), end_(data.data() + data.size()), line_(first_line) {}
 
   bool AtEnd() const { return p_ == end_; }
   char Peek() const { return *p_; }
@@ -162,7 +163,7 @@ class JsonCursor {
 
   const char* p_;
   const char* end_;
-  size_t line_ = 1;
+  size_t line_;
 };
 
 // Parses the value at the cursor into column `column`.
@@ -201,26 +202,91 @@ absl::Status ReadValue(JsonCursor* cursor, int column, std::string* scratch,
   return builder->AppendText(column, text);
 }
 
+// Returns where the chunk of `data` ends (after an object's closing '}'); sets *final if it is the
+// end of all the text. Objects are found by their braces, skipping string literals.
+size_t FindCut(std::string_view data, bool last, const InputLimits& limits, bool started,
+               bool* final) {
+  *final = false;
+  if (last && limits.unlimited()) {
+    *final = true;
+    return data.size();
+  }
+  size_t pos = 0, rows = 0;
+  const size_t n = data.size();
+  bool first = !started;
+  while (true) {
+    size_t q = pos;
+    while (q < n && (data[q] == ' ' || data[q] == '\t' || data[q] == '\n' || data[q] == '\r' ||
+                     data[q] == ',')) {
+      ++q;
+    }
+    if (q < n && first && data[q] == '[') {
+      first = false;
+      pos = q + 1;  // the '[' may end a chunk: the parser then notes it and reads no row
+      continue;
+    }
+    if (q == n) break;
+    if (data[q] != '{') {
+      if (data[q] == ']') break;  // the end, or an error the last chunk reports
+      *final = last;  // an error: the parser reports it from all the text there is
+      return n;
+    }
+    int depth = 0;
+    size_t end = std::string_view::npos;
+    for (size_t i = q; i < n; ++i) {
+      char c = data[i];
+      if (c == '"') {
+        for (++i; i < n && data[i] != '"'; ++i) {
+          if (data[i] == '\\') ++i;
+        }
+        continue;
+      }
+      if (c == '{' || c == '[') ++depth;
+      if ((c == '}' || c == ']') && --depth == 0) {
+        end = i + 1;
+        break;
+      }
+    }
+    if (end == std::string_view::npos) break;
+    first = false;
+    pos = end;
+    if (++rows >= limits.max_rows || pos >= limits.max_bytes) return pos;
+  }
+  if (last) {
+    *final = true;
+    return n;
+  }
+  return pos;
+}
+
 }  // namespace
 
-absl::Status ParseJsonEachRow(std::string_view data, InputBlockBuilder* builder) {
-  JsonCursor cursor(data);
+absl::StatusOr<size_t> ParseJsonEachRow(std::string_view data, bool last,
+                                        const InputLimits& limits, InputProgress* progress,
+                                        InputBlockBuilder* builder) {
+  bool final;
+  const size_t cut = FindCut(data, last, limits, progress->started, &final);
+  if (cut == 0 && !final) return 0;
+  JsonCursor cursor(data.substr(0, cut), progress->lines + 1);
   const size_t columns = builder->column_count();
   std::vector<uint8_t> seen(columns);
   std::string scratch;
   std::string key_scratch;
-  size_t row = 0;
-  builder->SetPosition(0, 1);
+  size_t row = progress->rows;
+  builder->SetPosition(row, cursor.line());
   cursor.SkipWhitespace();
-  bool in_array = false;
-  if (!cursor.AtEnd() && cursor.Peek() == '[') {
-    in_array = true;
-    cursor.Advance();
+  if (!progress->started) {
+    progress->started = true;
+    if (!cursor.AtEnd() && cursor.Peek() == '[') {
+      progress->in_array = true;
+      cursor.Advance();
+    }
   }
+  const bool in_array = progress->in_array;
   while (true) {
     cursor.SkipWhitespace();
     if (cursor.AtEnd()) {
-      if (in_array) return builder->ExpectedError("']'", "", -1, "");
+      if (in_array && final) return builder->ExpectedError("']'", "", -1, "");
       break;
     }
     char c = cursor.Peek();
@@ -298,7 +364,9 @@ absl::Status ParseJsonEachRow(std::string_view data, InputBlockBuilder* builder)
       if (!seen[i]) builder->AppendDefault(i);
     }
   }
-  return absl::OkStatus();
+  progress->rows = row;
+  progress->lines = cursor.line() - 1;
+  return cut;
 }
 
 }  // namespace granite::coordinator

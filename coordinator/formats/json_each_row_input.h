@@ -5,11 +5,17 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "coordinator/formats/input_block_builder.h"
+#include "coordinator/formats/input_progress.h"
 
 namespace granite::coordinator {
 
-// Parses all objects of `data` into `builder`.
-absl::Status ParseJsonEachRow(std::string_view data, InputBlockBuilder* builder);
+// Parses whole objects from the front of `data` into `builder` and returns the bytes consumed
+// (never a partial object). `last` says no text follows `data`. `progress` carries state (the
+// opening '[', rows and lines) between calls.
+absl::StatusOr<size_t> ParseJsonEachRow(std::string_view data, bool last,
+                                        const InputLimits& limits, InputProgress* progress,
+                                        InputBlockBuilder* builder);
 
 }  // namespace granite::coordinator

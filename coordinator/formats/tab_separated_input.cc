@@ -1,5 +1,7 @@
 // The TSV reader scans each field once for '\t', '\n' and '\\'; only fields that contain a
-// backslash are copied (unescaped into a reused buffer), all others are parsed in place.
+// backslash are copied (unescaped into a reused buffer), all others are parsed in place. A chunk
+// with limits first finds its end with memchr for '\n' (a '\n' after an odd run of backslashes
+// is escaped), so no row is split between chunks.
 #include "coordinator/formats/tab_separated_input.h"
 
 #include <cstring>
@@ -77,37 +79,100 @@ void UnescapeTsv(std::string_view text, std::string* out) {
   }
 }
 
-absl::Status ParseTabSeparated(std::string_view data, int header_lines, bool raw,
-                               InputBlockBuilder* builder) {
-  const char* p = data.data();
-  const char* end = p + data.size();
-  while (end > p && end[-1] == '\n') --end;
+namespace {
 
-  size_t line = 0;
-  std::vector<int> field_to_column;
-  for (size_t c = 0; c < builder->column_count(); ++c) field_to_column.push_back(static_cast<int>(c));
-  for (int h = 0; h < header_lines && p < end; ++h) {
-    const char* eol = static_cast<const char*>(memchr(p, '\n', end - p));
-    if (eol == nullptr) eol = end;
-    ++line;
-    if (h == 0) {
-      builder->SetPosition(0, line);
-      ASSIGN_OR_RETURN(field_to_column,
-                       builder->MapHeader(SplitHeader(std::string_view(p, eol - p), raw)));
-    }
-    p = eol == end ? end : eol + 1;
+// Returns the index of the '\n' that ends the row starting at `from`, or npos. A '\n' after an
+// odd run of backslashes is escaped (the parser reads backslashes in pairs from the run start).
+size_t FindRowEnd(std::string_view data, size_t from, bool raw) {
+  size_t q = from;
+  while (q < data.size()) {
+    const char* nl = static_cast<const char*>(memchr(data.data() + q, '\n', data.size() - q));
+    if (nl == nullptr) return std::string_view::npos;
+    size_t t = nl - data.data();
+    if (raw) return t;
+    size_t backslashes = 0;
+    while (t - backslashes > from && data[t - backslashes - 1] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return t;
+    q = t + 1;
   }
+  return std::string_view::npos;
+}
+
+// Returns where the chunk of `data` ends; sets *final if it is the end of all the text.
+size_t FindCut(std::string_view data, bool last, const InputLimits& limits, int headers, bool raw,
+               bool* final) {
+  *final = false;
+  if (last && limits.unlimited()) {
+    *final = true;
+    return data.size();
+  }
+  size_t text_end = data.size();  // trailing blank lines are not rows
+  while (text_end > 0 && data[text_end - 1] == '\n') --text_end;
+  size_t pos = 0, rows = 0;
+  while (pos < text_end) {
+    size_t t = headers > 0 ? data.find('\n', pos) : FindRowEnd(data, pos, raw);
+    if (t == std::string_view::npos || t >= text_end) break;  // the last row of the text so far
+    pos = t + 1;
+    if (headers > 0) {
+      --headers;
+      continue;
+    }
+    if (++rows >= limits.max_rows || pos >= limits.max_bytes) return pos;
+  }
+  if (last) {
+    *final = true;
+    return data.size();
+  }
+  return headers > 0 ? 0 : pos;  // the header lines are read in one piece
+}
+
+}  // namespace
+
+absl::StatusOr<size_t> ParseTabSeparated(std::string_view data, bool last,
+                                         const InputLimits& limits, int header_lines, bool raw,
+                                         InputProgress* progress, InputBlockBuilder* builder) {
+  bool final;
+  const size_t cut =
+      FindCut(data, last, limits, progress->started ? 0 : header_lines, raw, &final);
+  if (cut == 0 && !final) return 0;
+  const char* p = data.data();
+  const char* end = p + cut;
+  if (final) {
+    while (end > p && end[-1] == '\n') --end;
+  }
+
+  size_t line = progress->lines;
+  if (!progress->started) {
+    progress->started = true;
+    progress->field_to_column.clear();
+    for (size_t c = 0; c < builder->column_count(); ++c) {
+      progress->field_to_column.push_back(static_cast<int>(c));
+    }
+    for (int h = 0; h < header_lines && p < end; ++h) {
+      const char* eol = static_cast<const char*>(memchr(p, '\n', end - p));
+      if (eol == nullptr) eol = end;
+      ++line;
+      if (h == 0) {
+        builder->SetPosition(0, line);
+        ASSIGN_OR_RETURN(progress->field_to_column,
+                         builder->MapHeader(SplitHeader(std::string_view(p, eol - p), raw)));
+      }
+      p = eol == end ? end : eol + 1;
+    }
+  }
+  const std::vector<int>& field_to_column = progress->field_to_column;
   const size_t fields = field_to_column.size();
   if (fields == 0) {
     if (p < end) {
       return builder->ExpectedError("end of data", std::string_view(p, end - p), -1,
                                     "no columns to read");
     }
-    return absl::OkStatus();
+    progress->lines = line;
+    return cut;
   }
 
   std::string scratch;
-  size_t row = 0;
+  size_t row = progress->rows;
   while (p < end) {
     ++row;
     ++line;
@@ -152,7 +217,9 @@ absl::Status ParseTabSeparated(std::string_view data, int header_lines, bool raw
     }
     builder->AppendDefaultsForUnmapped(field_to_column);
   }
-  return absl::OkStatus();
+  progress->rows = row;
+  progress->lines = line;
+  return cut;
 }
 
 }  // namespace granite::coordinator

@@ -15,7 +15,7 @@
 //   kNoKeys      no GROUP BY keys: one group (Finalize always returns a row).
 //   kDirect16    one key of 1 or 2 bytes (UInt8, Int8, UInt16, Int16, Date): FixedHashMap, a
 //                direct-indexed array of group ids with a min/max occupied index.
-//   kFixed64     one other fixed-width key: IntHashMap over the widened key (hash HashInt), with
+//   kFixed64     one other fixed-width key: IntHashMap over the widened key (hash HashIntKey), with
 //                a FixedHashMap in front for values below 2^16, so small values of a wide type
 //                cost what a UInt16 key costs.
 //   kPacked64    several fixed-width keys of at most 8 bytes in total, packed (packed_keys.h) into
@@ -58,7 +58,8 @@ struct AggregatorOptions {
   // ... or past this many bytes of table, keys and hashes (group_by_two_level_threshold_bytes).
   size_t two_level_threshold_bytes = size_t{256} << 20;
   // For aggregators that merge one bucket (few keys spread over the whole key range): use no
-  // direct arrays (a 1-2 byte key gets the kFixed64 layout, with the same key hash).
+  // direct arrays (a 1-2 byte key gets the kFixed64 layout, with the same key hash), and never
+  // convert to two-level (every key of one bucket would land in the same sub-table).
   bool sparse = false;
 };
 

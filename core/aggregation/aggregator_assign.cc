@@ -4,13 +4,15 @@
 // Every loop follows the same shape: hash the whole batch first (or reuse known hashes), then walk
 // the rows, prefetching the slot of row i + kPrefetchDistance once the table outgrows the L2 cache;
 // a row that creates a group records its hash (group_hashes_) and its row index (new_rows_), and
-// the new keys are appended to the key columns after the loop, column by column.
+// the new keys are appended to the key columns after the loop, column by column. (Integer keys in
+// a cache-resident table hash inside the loop instead: see AssignIntLayout.)
 #include <type_traits>
 
 #include "core/aggregation/aggregator.h"
 #include "core/aggregation/key_hash.h"
 #include "core/aggregation/packed_keys.h"
 #include "core/hash.h"
+#include "core/metrics/events.h"
 
 namespace granite::core {
 namespace {
@@ -111,7 +113,8 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
   }
   if (layout_ != KeyLayout::kNoKeys && layout_ != KeyLayout::kString) AppendNewKeys(keys);
   for (const auto& function : functions_) function->Resize(groups_);
-  if (!two_level_ && layout_ != KeyLayout::kNoKeys && layout_ != KeyLayout::kDirect16 &&
+  if (!two_level_ && !options_.sparse && layout_ != KeyLayout::kNoKeys &&
+      layout_ != KeyLayout::kDirect16 &&
       ((options_.two_level_threshold > 0 && groups_ >= options_.two_level_threshold) ||
        (options_.two_level_threshold_bytes > 0 &&
         MemoryBytes() >= options_.two_level_threshold_bytes))) {
@@ -132,7 +135,7 @@ void Aggregator::AssignDirect(const Column& key, size_t rows) {
       group = static_cast<uint32_t>(groups_++);
       direct[index] = group;
       fixed_.NoteOccupied(index);
-      group_hashes_.push_back(HashInt(WidenKey(values[i])));
+      group_hashes_.push_back(HashIntKey(WidenKey(values[i])));
       new_rows_.push_back(static_cast<uint32_t>(i));
     }
     ids[i] = group;
@@ -156,7 +159,7 @@ void Aggregator::AssignIntLayout(const uint64_t* keys, const uint64_t* known_has
           group = static_cast<uint32_t>(groups_++);
           direct[index] = group;
           fixed_.NoteOccupied(index);
-          group_hashes_.push_back(HashInt(keys[i]));
+          group_hashes_.push_back(HashIntKey(keys[i]));
           new_rows_.push_back(static_cast<uint32_t>(i));
         }
         ids[i] = group;
@@ -164,13 +167,16 @@ void Aggregator::AssignIntLayout(const uint64_t* keys, const uint64_t* known_has
       return;
     }
   }
+  bool prefetch = groups_ * 2 >= kPrefetchCapacity;
   const uint64_t* hashes = known_hashes;
-  if (hashes == nullptr) {
+  if (hashes == nullptr && prefetch) {
+    // Prefetching needs the hashes of rows ahead: hash the batch first. A cache-resident table
+    // instead hashes each row inside the probe loop (hashes == nullptr): HashIntKey is one
+    // multiply, cheaper than storing and reloading it, and keys of the direct array skip it.
     hashes_.resize(rows);
-    for (size_t i = 0; i < rows; ++i) hashes_[i] = HashInt(keys[i]);
+    for (size_t i = 0; i < rows; ++i) hashes_[i] = HashIntKey(keys[i]);
     hashes = hashes_.data();
   }
-  bool prefetch = groups_ * 2 >= kPrefetchCapacity;
   if (two_level_) {
     if (prefetch) {
       small ? AssignInt<true, true, true>(keys, hashes, rows)
@@ -188,6 +194,7 @@ void Aggregator::AssignIntLayout(const uint64_t* keys, const uint64_t* known_has
   }
 }
 
+// `hashes` is null when the rows have no precomputed hashes (then kPrefetch is false).
 template <bool kTwoLevel, bool kPrefetch, bool kSmall>
 void Aggregator::AssignInt(const uint64_t* keys, const uint64_t* hashes, size_t rows) {
   uint32_t* ids = group_ids_.data();
@@ -211,16 +218,17 @@ void Aggregator::AssignInt(const uint64_t* keys, const uint64_t* hashes, size_t 
         group = static_cast<uint32_t>(groups_++);
         direct[key] = group;
         fixed_.NoteOccupied(static_cast<uint32_t>(key));
-        group_hashes_.push_back(hashes[i]);
+        group_hashes_.push_back(hashes != nullptr ? hashes[i] : HashIntKey(key));
         new_rows_.push_back(static_cast<uint32_t>(i));
       }
     } else {
       auto next = static_cast<uint32_t>(groups_);
-      IntHashMap& table = kTwoLevel ? two->sub(hashes[i]) : *single;
-      group = table.FindOrInsert(key, hashes[i], next);
+      uint64_t hash = hashes != nullptr ? hashes[i] : HashIntKey(key);
+      IntHashMap& table = kTwoLevel ? two->sub(hash) : *single;
+      group = table.FindOrInsert(key, hash, next);
       if (group == next) {
         ++groups_;
-        group_hashes_.push_back(hashes[i]);
+        group_hashes_.push_back(hash);
         new_rows_.push_back(static_cast<uint32_t>(i));
       }
     }
@@ -365,6 +373,7 @@ void Aggregator::ConvertToTwoLevel() {
       return;
   }
   two_level_ = true;
+  CountEvent(Event::kHashTableTwoLevelConversions);
 }
 
 }  // namespace granite::core

@@ -154,7 +154,8 @@ TEST(AggregatorEdgeTest, KeyHashIsPinned) {
   EXPECT_EQ(buckets[BucketOf(HashCombine(HashBytes("abc"), HashInt(5)))].rows(), 1u);
   auto direct = MustCreate({TypeId::kInt8}, {{"count", {}}});
   ASSERT_TRUE(direct->Add({MakeColumn<int8_t>(TypeId::kInt8, {-1})}, {{}}, 1).ok());
-  EXPECT_EQ(direct->PartialByBucket()[BucketOf(HashInt(~uint64_t{0}))].rows(), 1u);
+  // One integer key: the hash of the widened value (core::HashIntKey).
+  EXPECT_EQ(direct->PartialByBucket()[BucketOf(HashIntKey(~uint64_t{0}))].rows(), 1u);
 }
 
 TEST(AggregatorEdgeTest, ReportsMismatchedInputs) {

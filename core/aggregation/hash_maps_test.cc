@@ -26,7 +26,7 @@ TEST(IntHashMapTest, AssignsDenseIdsAcrossGrowth) {
   for (int i = 0; i < 200000; ++i) {
     uint64_t key = rng() % 50000 == 0 ? 0 : rng() % 60000;  // key 0 is a normal key
     auto next = static_cast<uint32_t>(reference.size());
-    uint32_t group = map.FindOrInsert(key, HashInt(key), next);
+    uint32_t group = map.FindOrInsert(key, HashIntKey(key), next);
     auto [it, inserted] = reference.emplace(key, next);
     ASSERT_EQ(group, it->second);
   }
@@ -34,7 +34,7 @@ TEST(IntHashMapTest, AssignsDenseIdsAcrossGrowth) {
   EXPECT_LE(map.size() * 2, map.capacity());
   map.Reset();
   EXPECT_EQ(map.size(), 0u);
-  EXPECT_EQ(map.FindOrInsert(5, HashInt(5), 0), 0u);
+  EXPECT_EQ(map.FindOrInsert(5, HashIntKey(5), 0), 0u);
 }
 
 TEST(StringHashMapTest, CopiesKeysAndFindsThemAgain) {
@@ -115,7 +115,7 @@ TEST(FixedHashMapTest, TracksOccupiedRange) {
 TEST(TwoLevelHashMapTest, ConversionKeepsGroupsAndSplitsByTopBits) {
   IntHashMap single(4);
   for (uint64_t key = 0; key < 20000; ++key) {
-    single.FindOrInsert(key * 7, HashInt(key * 7), static_cast<uint32_t>(key));
+    single.FindOrInsert(key * 7, HashIntKey(key * 7), static_cast<uint32_t>(key));
   }
   TwoLevelHashMap<IntHashMap> two;
   two.ConvertFrom(single);
@@ -129,10 +129,10 @@ TEST(TwoLevelHashMapTest, ConversionKeepsGroupsAndSplitsByTopBits) {
     EXPECT_GT(two.bucket(b).size(), 20u);
   }
   for (uint64_t key = 0; key < 20000; ++key) {
-    uint64_t hash = HashInt(key * 7);
+    uint64_t hash = HashIntKey(key * 7);
     ASSERT_EQ(two.sub(hash).FindOrInsert(key * 7, hash, 999999), key);
   }
-  uint64_t hash = HashInt(1);
+  uint64_t hash = HashIntKey(1);
   EXPECT_EQ(two.sub(hash).FindOrInsert(1, hash, 999999), 999999u);
 }
 
@@ -142,7 +142,7 @@ TEST(Int64HashSetTest, CountsDistinctValuesIncludingZero) {
   std::mt19937_64 rng(11);
   for (int i = 0; i < 200000; ++i) {
     uint64_t value = rng() % 70000;
-    set.Insert(value, HashInt(value));
+    set.Insert(value, HashIntKey(value));
     reference.insert(value);
   }
   EXPECT_EQ(set.size(), reference.size());
@@ -168,7 +168,7 @@ TEST(Int64HashSetTest, PooledSetsRecycleArraysAndStayCorrect) {
   for (auto& set : sets) set.set_pool(&pool);
   for (uint32_t round = 0; round < 3; ++round) {
     for (size_t s = 0; s < sets.size(); ++s) {
-      for (uint32_t v = 0; v < 3000; ++v) sets[s].Insert(v * 7 + s, HashInt(v * 7 + s));
+      for (uint32_t v = 0; v < 3000; ++v) sets[s].Insert(v * 7 + s, HashIntKey(v * 7 + s));
     }
   }
   for (auto& set : sets) EXPECT_EQ(set.size(), 3000u);
@@ -181,7 +181,7 @@ TEST(Int64HashSetTest, PooledSetsRecycleArraysAndStayCorrect) {
 TEST(Int64HashSetTest, MovedSetKeepsValues) {
   Int64HashSet set;
   std::set<uint64_t> reference = {0, 1, 99};
-  for (uint64_t v : reference) set.Insert(v, HashInt(v));
+  for (uint64_t v : reference) set.Insert(v, HashIntKey(v));
   Int64HashSet moved = std::move(set);
   EXPECT_EQ(moved.size(), reference.size());
   EXPECT_EQ(set.size(), 0u);  // NOLINT: moved-from is empty by contract (swap)

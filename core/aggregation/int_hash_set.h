@@ -6,12 +6,12 @@
 // Algorithm: open addressing with linear probing over a power-of-two array of slots holding the
 // values themselves; 0 marks an empty slot and the value 0 is a separate flag, so a slot costs
 // sizeof(Slot) (absl::flat_hash_set<uint64_t> pays 9 bytes with its control byte, and hashes again
-// on every call). The caller passes the hash (core::HashInt of the value), so a batch can hash first and
-// prefetch slots a few rows ahead. The slot comes from the LOW hash bits; the TOP 8 bits name the
-// value's part (PartOf) when a big state is split into kBucketCount disjoint parts for a parallel
-// merge. Load factor at most 1/2; the array starts at 16 slots and grows 4x while small (< 2^16
-// slots) and 2x after, like ClickHouse's HashSet, so the many small per-group sets of a GROUP BY
-// rehash rarely. Arrays come from the owner's SlotPool (slot_pool.h) when one is set.
+// on every call). The caller passes the hash (core::HashIntKey of the value), so a batch can hash
+// first and prefetch slots a few rows ahead. The slot comes from the LOW hash bits; the TOP 8 bits
+// name the value's part (PartOf) when a big state is split into kBucketCount disjoint parts for a
+// parallel merge. Load factor at most 1/2; the array starts at 16 slots and grows 4x while small
+// (< 2^16 slots) and 2x after, like ClickHouse's HashSet, so the many small per-group sets of a
+// GROUP BY rehash rarely. Arrays come from the owner's SlotPool (slot_pool.h) when one is set.
 #pragma once
 
 #include <cstdint>
@@ -44,7 +44,7 @@ class IntHashSet {
   // Takes arrays from `pool` from now on (null: malloc / free). The pool must outlive the set.
   void set_pool(SlotPool* pool) { pool_ = pool; }
 
-  // Inserts `value`. REQUIRES: hash == HashInt(value).
+  // Inserts `value`. REQUIRES: hash == HashIntKey(value).
   __attribute__((always_inline)) void Insert(Slot value, uint64_t hash) {
     if (value == 0) {
       has_zero_ = true;
@@ -123,7 +123,7 @@ inline void IntHashSet<Slot>::Rehash(size_t capacity) {
   for (size_t i = 0; i < old_capacity; ++i) {
     Slot value = old[i];
     if (value == 0) continue;
-    size_t pos = HashInt(value) & mask_;
+    size_t pos = HashIntKey(value) & mask_;
     while (slots_[pos] != 0) pos = (pos + 1) & mask_;
     slots_[pos] = value;
   }

@@ -1,7 +1,8 @@
 // The hash of GROUP BY keys. It decides the bucket (core::BucketOf) a group's partial state travels
 // in, so it is a pure function of the key values and types, identical in every process. It
 // depends on the key layout, itself a function of the key types (Aggregator::Create):
-//   - one fixed-width key: the value widened to uint64 (WidenKey) and hashed with core::HashInt;
+//   - one fixed-width key: the value widened to uint64 (WidenKey) and hashed with core::HashIntKey
+//     (the Aggregator computes it; HashKeys below, for combined keys, mixes with core::HashInt);
 //   - one String key: core::HashBytes;
 //   - several fixed-width keys of <= 16 bytes: the hash of their packed form (packed_keys.h);
 //   - other combinations (HashKeys below): h = hash(key0), then h = core::HashCombine(h,

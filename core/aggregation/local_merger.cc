@@ -19,28 +19,85 @@ void ForEachIndex(ThreadPool* pool, size_t n, const std::function<void(size_t)>&
 
 }  // namespace
 
+LocalMerger::Shape LocalMerger::ShapeOf(
+    const std::vector<std::unique_ptr<Aggregator>>& aggregators) {
+  Shape shape;
+  for (const auto& aggregator : aggregators) {
+    shape.groups += aggregator->size();
+    shape.bytes += aggregator->MemoryBytes() + aggregator->StateBytes();
+    shape.any_two_level = shape.any_two_level || aggregator->two_level();
+  }
+  return shape;
+}
+
+bool LocalMerger::Serial(const std::vector<std::unique_ptr<Aggregator>>& aggregators,
+                         const Shape& shape, const Options& options) {
+  bool small = shape.groups < options.parallel_threshold &&
+               shape.bytes < options.parallel_threshold_bytes;
+  return aggregators.size() == 1 || small ||
+         aggregators[0]->layout() == Aggregator::KeyLayout::kNoKeys;
+}
+
+void LocalMerger::MergeSerially(std::vector<std::unique_ptr<Aggregator>>& aggregators) {
+  // The first may reference the other aggregators' arenas until its states are written out.
+  for (size_t t = 1; t < aggregators.size(); ++t) aggregators[0]->MergeAllFrom(*aggregators[t]);
+}
+
 std::vector<Block> LocalMerger::Merge(std::vector<std::unique_ptr<Aggregator>> aggregators,
                                       ThreadPool* pool, const Options& options) {
   Aggregator& first = *aggregators[0];
   if (first.layout() == Aggregator::KeyLayout::kNoKeys && first.SplitsIntoParts()) {
     return MergeParts(aggregators, pool, options.final_only);
   }
-  size_t groups = 0;
-  size_t bytes = 0;
-  for (const auto& aggregator : aggregators) {
-    groups += aggregator->size();
-    bytes += aggregator->MemoryBytes() + aggregator->StateBytes();
-  }
-  bool small = groups < options.parallel_threshold && bytes < options.parallel_threshold_bytes;
-  if (aggregators.size() == 1 || small || first.layout() == Aggregator::KeyLayout::kNoKeys) {
-    for (size_t t = 1; t < aggregators.size(); ++t) first.MergeAllFrom(*aggregators[t]);
-    // first may reference the other aggregators' arenas until its states are written out.
+  bool serial = Serial(aggregators, ShapeOf(aggregators), options);
+  return MergeBuckets(aggregators, pool, options, serial);
+}
+
+std::vector<Block> LocalMerger::MergeBuckets(std::vector<std::unique_ptr<Aggregator>>& aggregators,
+                                             ThreadPool* pool, const Options& options,
+                                             bool serial) {
+  Aggregator& first = *aggregators[0];
+  if (serial) {
+    MergeSerially(aggregators);
     return first.PartialByBucket(options.final_only);
   }
   if (first.layout() == Aggregator::KeyLayout::kDirect16) {
     return MergeDirect(aggregators, pool, options.final_only);
   }
   return MergeHashed(aggregators, pool, options.final_only);
+}
+
+LocalMerger::PartialResult LocalMerger::MergeToPartial(
+    std::vector<std::unique_ptr<Aggregator>> aggregators, ThreadPool* pool,
+    const Options& options) {
+  PartialResult result;
+  Aggregator& first = *aggregators[0];
+  std::vector<Block> buckets;
+  if (first.layout() == Aggregator::KeyLayout::kNoKeys && first.SplitsIntoParts()) {
+    buckets = MergeParts(aggregators, pool, options.final_only);
+  } else {
+    Shape shape = ShapeOf(aggregators);
+    bool serial = Serial(aggregators, shape, options);
+    if (serial && !shape.any_two_level) {
+      // Merged first: the threshold applies to distinct groups, not the sum over threads.
+      MergeSerially(aggregators);
+      if (first.size() < options.single_threshold) {
+        result.single = true;
+        result.blocks.push_back(first.Partial(options.final_only));
+        return result;
+      }
+      buckets = first.PartialByBucket(options.final_only);
+    } else {
+      buckets = MergeBuckets(aggregators, pool, options, serial);
+    }
+  }
+  for (uint32_t b = 0; b < buckets.size(); ++b) {
+    // The last bucket stays when all are empty: the receiver still learns the column types.
+    if (buckets[b].rows() == 0 && !(b + 1 == buckets.size() && result.blocks.empty())) continue;
+    result.bucket_ids.push_back(b);
+    result.blocks.push_back(std::move(buckets[b]));
+  }
+  return result;
 }
 
 std::vector<Block> LocalMerger::MergeHashed(std::vector<std::unique_ptr<Aggregator>>& aggregators,
@@ -52,9 +109,11 @@ std::vector<Block> LocalMerger::MergeHashed(std::vector<std::unique_ptr<Aggregat
   std::vector<Block> result(kBucketCount);
   ForEachIndex(pool, kBucketCount, [&](size_t b) {
     std::unique_ptr<Aggregator> merged = aggregators[0]->CloneEmpty(/*sparse=*/true);
-    size_t most = 0;
-    for (size_t t = 0; t < threads; ++t) most = std::max<size_t>(most, starts[t][b + 1] - starts[t][b]);
-    merged->Reserve(most);
+    // The sum of the threads' groups bounds the merged count: reserving it never grows the table
+    // (reserving the largest alone grew most buckets once, by 4x, when threads share few keys).
+    size_t total = 0;
+    for (size_t t = 0; t < threads; ++t) total += starts[t][b + 1] - starts[t][b];
+    merged->Reserve(total);
     // Start from the thread with the most groups in this bucket: its states move, the others merge.
     size_t largest = 0;
     for (size_t t = 1; t < threads; ++t) {

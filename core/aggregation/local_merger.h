@@ -2,6 +2,12 @@
 // Aggregators (one per pool thread) in memory — states are moved or merged, never serialized — and
 // cuts the result into kBucketCount partial blocks for the coordinator.
 //
+// What is sent (MergeToPartial): a small result — small enough for the serial path, every thread
+// table single-level, fewer groups than options.single_threshold once merged — travels as ONE
+// block holding every group (the coordinator merges such blocks serially, no per-bucket tasks); a bigger
+// one travels as its non-empty buckets only. A no-key split state (COUNT(DISTINCT x)) always
+// travels as parts: its parts must not meet an unsplit copy of the same state.
+//
 // Paths, chosen by the shape of the input:
 //   - one thread, or a small result (fewer groups than options.parallel_threshold and fewer
 //     bytes of tables and states than parallel_threshold_bytes): the single-level fast path, a
@@ -19,6 +25,7 @@
 //     in bucket p, and the coordinator adds up the disjoint parts.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -40,6 +47,19 @@ class LocalMerger {
     size_t parallel_threshold_bytes = size_t{16} << 20;
     // Write final-only states: this worker holds the only state of every group (one worker).
     bool final_only = false;
+    // MergeToPartial: on the serial path with no thread table two-level, a result of fewer
+    // groups than this (after the merge) is sent as one single block. 0 = always buckets.
+    size_t single_threshold = 4096;
+  };
+
+  // One worker's partial result as it is sent to the coordinator.
+  struct PartialResult {
+    // true: `blocks` holds exactly one block with every group, unsplit (bucket_ids is empty).
+    bool single = false;
+    // !single: the non-empty buckets in increasing id order (blocks[i] is bucket bucket_ids[i]),
+    // or only the empty bucket kBucketCount - 1 when every bucket is empty; never nothing.
+    std::vector<uint32_t> bucket_ids;
+    std::vector<Block> blocks;
   };
 
   // Returns kBucketCount partial blocks (PartialTypes() columns). The aggregators are consumed.
@@ -47,7 +67,27 @@ class LocalMerger {
   static std::vector<Block> Merge(std::vector<std::unique_ptr<Aggregator>> aggregators,
                                   ThreadPool* pool, const Options& options);
 
+  // Merges like Merge but returns what a worker sends: one single block for a small result (see
+  // the file comment), else only the non-empty buckets. The aggregators are consumed.
+  // REQUIRES: as for Merge.
+  static PartialResult MergeToPartial(std::vector<std::unique_ptr<Aggregator>> aggregators,
+                                      ThreadPool* pool, const Options& options);
+
  private:
+  // Sizes the input decides the path by.
+  struct Shape {
+    size_t groups = 0;
+    size_t bytes = 0;  // tables, keys and states
+    bool any_two_level = false;
+  };
+  static Shape ShapeOf(const std::vector<std::unique_ptr<Aggregator>>& aggregators);
+  // Returns true if the serial (single-level fast) path merges this input.
+  static bool Serial(const std::vector<std::unique_ptr<Aggregator>>& aggregators,
+                     const Shape& shape, const Options& options);
+  // Merges every aggregator into the first, serially.
+  static void MergeSerially(std::vector<std::unique_ptr<Aggregator>>& aggregators);
+  static std::vector<Block> MergeBuckets(std::vector<std::unique_ptr<Aggregator>>& aggregators,
+                                         ThreadPool* pool, const Options& options, bool serial);
   static std::vector<Block> MergeHashed(std::vector<std::unique_ptr<Aggregator>>& aggregators,
                                         ThreadPool* pool, bool final_only);
   static std::vector<Block> MergeDirect(std::vector<std::unique_ptr<Aggregator>>& aggregators,

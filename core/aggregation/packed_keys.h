@@ -2,7 +2,7 @@
 // (key k's value bytes at the byte offset equal to the widths of keys 0..k-1, little-endian;
 // floats with -0.0 folded into 0.0 like WidenKey), so `GROUP BY a, b` over a UInt32 and a UInt16
 // uses the integer table instead of serializing bytes. The key hash of a packed layout is the hash
-// of the packed integer (HashInt / HashUInt128), the same in every process.
+// of the packed integer (HashIntKey / HashUInt128), the same in every process.
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,8 @@ void StringHashMap::Reset(size_t initial_capacity) {
 void StringHashMap::Grow() {
   Slot empty{};
   empty.group = kEmpty;
-  std::vector<Slot> old(slots_.size() * 2, empty);
+  size_t factor = slots_.size() < kQuadrupleCapacity ? 4 : 2;
+  std::vector<Slot> old(slots_.size() * factor, empty);
   old.swap(slots_);
   mask_ = slots_.size() - 1;
   for (const Slot& slot : old) {

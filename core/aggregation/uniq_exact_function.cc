@@ -5,7 +5,7 @@
 // of copies in an arena owned by the function, in an absl::flat_hash_set.
 //
 // Parallel merge of one big state (COUNT(DISTINCT x) without GROUP BY): PrepareParts splits a
-// state into kBucketCount part sets by the top bits of the value hash (BucketOf(HashInt(v)) or
+// state into kBucketCount part sets by the top bits of the value hash (BucketOf(HashIntKey(v)) or
 // BucketOf(HashBytes(s))); part p of every thread's state is merged by its own task, and since
 // parts hold disjoint values the final merge of the parts only adds their sizes
 // (MergeDisjointFrom). The coordinator does the same with part p arriving in bucket p.
@@ -52,7 +52,7 @@ absl::Status CorruptState(std::string_view detail) {
 
 // Fixed-width arguments of physical type T. Values of types up to 4 bytes live in 4-byte slots
 // (the low 32 bits of WidenKey, -0.0 folded), wider ones in 8-byte slots. A value's hash is
-// HashInt of its slot value zero-extended; serialized states carry that value in 8 bytes.
+// HashIntKey of its slot value zero-extended; serialized states carry that value in 8 bytes.
 template <typename T>
 struct FixedTraits {
   using Value = std::conditional_t<sizeof(T) <= 4, uint32_t, uint64_t>;
@@ -63,10 +63,10 @@ struct FixedTraits {
   static Value Get(const Column& column, size_t row) {
     return static_cast<Value>(WidenKey(column.Data<T>()[row]));
   }
-  static uint64_t Hash(Value value) { return HashInt(value); }
+  static uint64_t Hash(Value value) { return HashIntKey(value); }
   static void Insert(Set& set, Value value, uint64_t hash, Arena&) { set.Insert(value, hash); }
   // Inserts a value held by another state of the same function.
-  static void InsertKept(Set& set, Value value) { set.Insert(value, HashInt(value)); }
+  static void InsertKept(Set& set, Value value) { set.Insert(value, HashIntKey(value)); }
   static void Prefetch(const Set& set, uint64_t hash) { set.Prefetch(hash); }
   static size_t Size(const Set& set) { return set.size(); }
   static size_t MemoryBytes(const Set& set) { return set.MemoryBytes(); }
@@ -94,9 +94,15 @@ struct FixedTraits {
   }
 };
 
+// Hashes a set's strings with XXH3 (HashBytes): absl's default for std::string_view is
+// std::hash (std::_Hash_bytes), which was 14% of COUNT(DISTINCT SearchPhrase), XXH3 3%.
+struct StringValueHash {
+  size_t operator()(std::string_view value) const { return HashBytes(value); }
+};
+
 // String arguments.
 struct StringTraits {
-  using Set = absl::flat_hash_set<std::string_view>;
+  using Set = absl::flat_hash_set<std::string_view, StringValueHash>;
   using Value = std::string_view;
   static constexpr uint8_t kKind = 1;
   static constexpr bool kPrefetch = false;
@@ -277,6 +283,10 @@ class UniqExactFunction final : public AggregateFunction {
     if (from.parts != nullptr) {
       auto& piece = from.parts[part];
       if (Traits::Size(dst.set) < Traits::Size(piece)) Traits::Swap(dst.set, piece);
+      // One rehash to the combined size instead of growth steps while inserting.
+      if (dst.parts == nullptr && Traits::Size(piece) > 0) {
+        Traits::Reserve(dst.set, Traits::Size(dst.set) + Traits::Size(piece));
+      }
       Traits::ForEach(piece, [&](Value value) { dst.InsertKept(value); });
       return;
     }

@@ -44,6 +44,19 @@ bool EqualsFolded(std::string_view a, std::string_view b) {
   return absl::EqualsIgnoreCase(ToAbsl(a), ToAbsl(b));
 }
 
+// Sets out[i] = row_matches(row i) != negated for every row of a String column.
+template <typename RowPredicate>
+void MatchRows(const Column& strings, bool negated, uint8_t* out, RowPredicate row_matches) {
+  const size_t rows = strings.size();
+  const uint64_t* offsets = strings.Offsets().data();
+  const char* chars = strings.Chars().data();
+  uint64_t begin = 0;
+  for (size_t i = 0; i < rows; ++i) {
+    out[i] = row_matches(std::string_view(chars + begin, offsets[i] - begin)) != negated;
+    begin = offsets[i];
+  }
+}
+
 }  // namespace
 
 LikeMatcher::~LikeMatcher() = default;
@@ -79,6 +92,9 @@ absl::StatusOr<std::unique_ptr<LikeMatcher>> LikeMatcher::Compile(std::string_vi
     } else {
       matcher->kind_ = Kind::kExact;
     }
+    if (matcher->kind_ == Kind::kSubstring) {
+      matcher->searcher_.emplace(matcher->needle_, case_insensitive);
+    }
     return matcher;
   }
 
@@ -96,6 +112,7 @@ absl::StatusOr<std::unique_ptr<LikeMatcher>> LikeMatcher::Compile(std::string_vi
   }
   if (run.size() > matcher->needle_.size()) matcher->needle_ = run;
   if (case_insensitive) matcher->needle_ = absl::AsciiStrToLower(matcher->needle_);
+  if (!matcher->needle_.empty()) matcher->searcher_.emplace(matcher->needle_, case_insensitive);
   RE2::Options options;
   options.set_dot_nl(true);
   options.set_log_errors(false);
@@ -126,8 +143,7 @@ bool LikeMatcher::MatchesLiteral(std::string_view text) const {
                   : std::memcmp(text.data() + text.size() - needle.size(), needle.data(),
                                 needle.size()) == 0);
     case Kind::kSubstring:
-      if (case_insensitive_) return absl::StrContains(absl::AsciiStrToLower(ToAbsl(text)), needle_);
-      return text.find(needle) != std::string_view::npos;
+      return searcher_->Contains(text);
     case Kind::kAny:
       return true;
     case Kind::kRegex:
@@ -137,70 +153,83 @@ bool LikeMatcher::MatchesLiteral(std::string_view text) const {
 }
 
 bool LikeMatcher::Matches(std::string_view text) const {
-  if (kind_ == Kind::kRegex) return RE2::FullMatch(re2::StringPiece(text.data(), text.size()), *regex_);
+  if (kind_ == Kind::kRegex) {
+    return RE2::FullMatch(re2::StringPiece(text.data(), text.size()), *regex_);
+  }
   return MatchesLiteral(text);
 }
 
 void LikeMatcher::MatchColumn(const Column& strings, bool negated, uint8_t* out) const {
   const size_t rows = strings.size();
-  if (kind_ == Kind::kAny) {
-    std::memset(out, negated ? 0 : 1, rows);
-    return;
-  }
-  if (kind_ == Kind::kSubstring) {
-    std::memset(out, 0, rows);
-    MarkRowsContaining(strings, needle_, out);
-    if (negated) {
-      for (size_t i = 0; i < rows; ++i) out[i] ^= 1;
+  switch (kind_) {
+    case Kind::kAny:
+      std::memset(out, negated ? 0 : 1, rows);
+      return;
+    case Kind::kSubstring:
+      std::memset(out, 0, rows);
+      searcher_->MarkRowsContaining(strings, out);
+      if (negated) {
+        for (size_t i = 0; i < rows; ++i) out[i] ^= 1;
+      }
+      return;
+    case Kind::kRegex: {
+      // Rows without the pattern's longest literal run cannot match: RE2 sees only candidates.
+      std::memset(out, searcher_ ? 0 : 1, rows);
+      if (searcher_) searcher_->MarkRowsContaining(strings, out);
+      const uint64_t* offsets = strings.Offsets().data();
+      const char* chars = strings.Chars().data();
+      uint64_t begin = 0;
+      for (size_t i = 0; i < rows; ++i) {
+        const uint64_t end = offsets[i];
+        if (out[i]) out[i] = RE2::FullMatch(re2::StringPiece(chars + begin, end - begin), *regex_);
+        out[i] ^= negated;
+        begin = end;
+      }
+      return;
     }
-    return;
-  }
-  const uint64_t* offsets = strings.Offsets().data();
-  const char* chars = strings.Chars().data();
-  uint64_t begin = 0;
-  if (kind_ == Kind::kRegex) {
-    // Rows without the pattern's longest literal run cannot match: RE2 sees only candidates.
-    std::memset(out, needle_.empty() ? 1 : 0, rows);
-    if (!needle_.empty()) MarkRowsContaining(strings, needle_, out);
-    for (size_t i = 0; i < rows; ++i) {
-      const uint64_t end = offsets[i];
-      if (out[i]) out[i] = RE2::FullMatch(re2::StringPiece(chars + begin, end - begin), *regex_);
-      out[i] ^= negated;
-      begin = end;
-    }
-    return;
-  }
-  for (size_t i = 0; i < rows; ++i) {
-    out[i] = MatchesLiteral(std::string_view(chars + begin, offsets[i] - begin)) != negated;
-    begin = offsets[i];
+    case Kind::kExact:
+    case Kind::kPrefix:
+    case Kind::kSuffix:
+      MatchColumnLiteral(strings, negated, out);
+      return;
   }
 }
 
-// Searches the needle in the whole chars buffer at once and maps each hit to its row: a hit that
-// runs past the end of its row is discarded and the search resumes at the next row.
-// std::string_view::find (memchr on the first byte, then compare) beats glibc's memmem on URL-like
-// data by about 2x; a SIMD search will replace both.
-void LikeMatcher::MarkRowsContaining(const Column& strings, std::string_view needle,
-                                     uint8_t* out) const {
-  const size_t rows = strings.size();
-  if (rows == 0) return;
-  std::string lowered;
-  std::string_view chars = strings.Chars();
+void LikeMatcher::MatchColumnLiteral(const Column& strings, bool negated, uint8_t* out) const {
+  const std::string_view needle = needle_;
+  const size_t m = needle.size();
   if (case_insensitive_) {
-    lowered = absl::AsciiStrToLower(ToAbsl(strings.Chars()));
-    chars = lowered;
+    switch (kind_) {
+      case Kind::kExact:
+        return MatchRows(strings, negated, out,
+                         [&](std::string_view s) { return EqualsFolded(s, needle); });
+      case Kind::kPrefix:
+        return MatchRows(strings, negated, out, [&](std::string_view s) {
+          return s.size() >= m && EqualsFolded(s.substr(0, m), needle);
+        });
+      case Kind::kSuffix:
+        return MatchRows(strings, negated, out, [&](std::string_view s) {
+          return s.size() >= m && EqualsFolded(s.substr(s.size() - m), needle);
+        });
+      default:
+        return;
+    }
   }
-  const uint64_t* offsets = strings.Offsets().data();
-  const size_t n = needle.size();
-  size_t row = 0;
-  uint64_t pos = 0;
-  while (row < rows && pos < chars.size()) {
-    const size_t at = chars.find(needle, pos);
-    if (at == std::string_view::npos) break;
-    while (offsets[row] <= at) ++row;  // the row holding byte `at`; exists since at < size
-    if (at + n <= offsets[row]) out[row] = 1;
-    pos = offsets[row];
-    ++row;
+  switch (kind_) {
+    case Kind::kExact:
+      return MatchRows(strings, negated, out, [&](std::string_view s) {
+        return s.size() == m && std::memcmp(s.data(), needle.data(), m) == 0;
+      });
+    case Kind::kPrefix:
+      return MatchRows(strings, negated, out, [&](std::string_view s) {
+        return s.size() >= m && std::memcmp(s.data(), needle.data(), m) == 0;
+      });
+    case Kind::kSuffix:
+      return MatchRows(strings, negated, out, [&](std::string_view s) {
+        return s.size() >= m && std::memcmp(s.data() + s.size() - m, needle.data(), m) == 0;
+      });
+    default:
+      return;
   }
 }
 

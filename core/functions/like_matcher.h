@@ -2,22 +2,26 @@
 // next character). Compiling picks the cheapest way to match:
 //   'abc'    exact: length check + memcmp
 //   'abc%'   prefix, '%abc' suffix
-//   '%abc%'  substring: one search over the whole chars buffer of a column, matches mapped back to
-//            rows (rows without the needle cost nothing, as in ClickHouse)
+//   '%abc%'  substring: one two-byte SIMD search (substring_search.h) over the whole chars buffer
+//            of a column, hits mapped back to rows (rows without the needle cost nothing, as in
+//            ClickHouse)
 //   '%'      anything
 //   else     an RE2 regex with '.*' and '.', matched in full (UTF-8, '.' matches newlines); the
 //            longest literal run of the pattern is searched first like a substring, so only rows
 //            that contain it reach RE2 ('%goo_le%' runs RE2 only on rows containing "goo")
-// Case-insensitive matching (ILIKE) folds ASCII letters.
+// Case-insensitive matching (ILIKE) folds ASCII letters. MatchColumn picks the loop for the kind
+// once per column; the per-row loops have no switch inside.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "core/column.h"
+#include "core/functions/substring_search.h"
 
 namespace re2 {
 class RE2;
@@ -48,15 +52,16 @@ class LikeMatcher {
  private:
   LikeMatcher() = default;
   bool MatchesLiteral(std::string_view text) const;
-  // Sets out[i] = 1 for the rows of `strings` that contain `needle` (ASCII-folded when
-  // case-insensitive; then `needle` must be lowercase); leaves other rows untouched.
-  void MarkRowsContaining(const Column& strings, std::string_view needle, uint8_t* out) const;
+  // Sets out[i] = MatchesLiteral(row i) != negated for a kExact / kPrefix / kSuffix kind.
+  void MatchColumnLiteral(const Column& strings, bool negated, uint8_t* out) const;
 
   Kind kind_ = Kind::kExact;
   bool case_insensitive_ = false;
   std::string needle_;  // the literal part (kRegex: the longest literal run); lowercase when
                         // case-insensitive
   std::unique_ptr<re2::RE2> regex_;
+  // Searches needle_: kSubstring, and kRegex with a non-empty literal run (its prefilter).
+  std::optional<SubstringSearcher> searcher_;
 };
 
 }  // namespace granite::core

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <random>
+
+#include "absl/strings/ascii.h"
 #include "core/error.h"
 #include "core/functions/like_matcher.h"
 #include "core/functions/test_columns.h"
@@ -93,6 +96,64 @@ TEST(LikeMatcherTest, RegexRunsOnlyWhereTheLongestLiteralOccurs) {
   EXPECT_EQ(std::vector<uint8_t>(out, out + 7), (std::vector<uint8_t>{1, 0, 0, 1, 1, 1, 1}));
   Compile("_%_")->MatchColumn(strings, false, out);  // no literal at all
   EXPECT_EQ(std::vector<uint8_t>(out, out + 7), (std::vector<uint8_t>{1, 1, 1, 1, 1, 1, 1}));
+}
+
+// The reference LIKE: plain backtracking over bytes ('_' is one byte; the texts are ASCII).
+bool ReferenceLike(std::string_view text, std::string_view pattern, bool fold) {
+  if (pattern.empty()) return text.empty();
+  if (pattern[0] == '%') {
+    for (size_t skip = 0; skip <= text.size(); ++skip) {
+      if (ReferenceLike(text.substr(skip), pattern.substr(1), fold)) return true;
+    }
+    return false;
+  }
+  if (text.empty()) return false;
+  if (pattern[0] == '_') return ReferenceLike(text.substr(1), pattern.substr(1), fold);
+  size_t width = 1;
+  char literal = pattern[0];
+  if (literal == '\\' && pattern.size() > 1) {
+    literal = pattern[1];
+    width = 2;
+  }
+  const char c = text[0];
+  const bool equal = fold ? absl::ascii_tolower(c) == absl::ascii_tolower(literal) : c == literal;
+  return equal && ReferenceLike(text.substr(1), pattern.substr(width), fold);
+}
+
+// Every kind (exact, prefix, suffix, substring, any, regex), LIKE / NOT LIKE / ILIKE, per row and
+// per column, against the reference; the column holds rows in which needles cross boundaries.
+TEST(LikeMatcherTest, MatchesTheReferenceOnRandomPatterns) {
+  std::mt19937 rng(11);
+  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  static constexpr std::string_view kTextBytes = "aabbAB%_";
+  static constexpr std::string_view kPatternPieces[] = {"a", "b",  "A",    "ab",
+                                                        "%", "_",  "\\%", "\\_"};
+  for (int iteration = 0; iteration < 400; ++iteration) {
+    std::string pattern;
+    for (size_t i = pick(6); i > 0; --i) pattern += kPatternPieces[pick(std::size(kPatternPieces))];
+    const bool fold = pick(3) == 0;
+    Column strings(T::kString);
+    for (size_t row = pick(30); row > 0; --row) {
+      std::string text;
+      for (size_t i = pick(pick(4) == 0 ? 40 : 6); i > 0; --i) {
+        text += kTextBytes[pick(kTextBytes.size())];
+      }
+      strings.AppendString(text);
+    }
+    auto matcher = Compile(pattern, fold);
+    ASSERT_NE(matcher, nullptr);
+    std::vector<uint8_t> out(strings.size()), negated_out(strings.size());
+    matcher->MatchColumn(strings, false, out.data());
+    matcher->MatchColumn(strings, true, negated_out.data());
+    for (size_t row = 0; row < strings.size(); ++row) {
+      const std::string_view text = strings.StringAt(row);
+      const bool expected = ReferenceLike(text, pattern, fold);
+      ASSERT_EQ(matcher->Matches(text), expected) << "'" << text << "' LIKE '" << pattern << "'";
+      ASSERT_EQ(out[row], expected) << "row " << row << ": '" << text << "' LIKE '" << pattern
+                                    << "'";
+      ASSERT_EQ(negated_out[row], !expected) << "'" << text << "' NOT LIKE '" << pattern << "'";
+    }
+  }
 }
 
 TEST(LikeFunctionTest, AllFourFunctions) {

@@ -35,7 +35,7 @@ COMMON_FAMILIES = [
     "granite_grpc_received_bytes_total", "granite_grpc_sent_bytes_total",
     "process_cpu_seconds_total",
 ]
-COORDINATOR_FAMILIES = ["granite_running_queries", "granite_worker_up"]
+COORDINATOR_FAMILIES = ["granite_running_queries", "granite_queued_queries", "granite_worker_up"]
 WORKER_FAMILIES = ["granite_active_parts", "granite_running_fragments"]
 
 

@@ -1,0 +1,123 @@
+// Tests of FragmentPipeline's aggregation settings: group_by_single_block_threshold picks between
+// one single block and buckets, and group_by_two_level_threshold converts the thread tables to
+// two-level — counted in HashTableTwoLevelConversions — or, left at its default, does not.
+#include "core/fragment_pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "core/metrics/events.h"
+
+namespace granite::core {
+namespace {
+
+namespace pb = granite::worker::v1;
+
+// SELECT c0, count() FROM input GROUP BY c0 with the given settings, on `workers` workers.
+pb::Fragment GroupByFragment(const std::map<std::string, std::string>& settings,
+                             uint32_t workers = 2) {
+  pb::Fragment fragment;
+  fragment.set_aggregate(true);
+  fragment.set_worker_count(workers);
+  pb::Expr* key = fragment.add_group_keys();
+  key->set_type(static_cast<uint32_t>(TypeId::kUInt64));
+  key->set_column(0);
+  fragment.add_aggregates()->set_name("count");
+  for (const auto& [name, value] : settings) (*fragment.mutable_settings())[name] = value;
+  return fragment;
+}
+
+// Returns a one-column block of keys from .. from + count - 1 (large values: the hash table).
+Block Keys(uint64_t from, uint64_t count) {
+  auto column = std::make_shared<Column>(TypeId::kUInt64);
+  for (uint64_t k = from; k < from + count; ++k) column->Append<uint64_t>(k + (uint64_t{1} << 40));
+  Block block;
+  block.columns.push_back(column);
+  block.rows_without_columns = count;
+  return block;
+}
+
+// Runs the fragment over `keys` keys on `threads` thread states, each seeing all keys.
+absl::StatusOr<LocalMerger::PartialResult> RunFragment(const pb::Fragment& fragment,
+                                                       uint64_t keys, size_t threads,
+                                                       ThreadPool* pool) {
+  auto pipeline = FragmentPipeline::Compile(fragment);
+  if (!pipeline.ok()) return pipeline.status();
+  std::vector<std::unique_ptr<FragmentPipeline::LocalState>> states;
+  for (size_t t = 0; t < threads; ++t) {
+    auto state = (*pipeline)->NewLocalState();
+    if (!state.ok()) return state.status();
+    absl::Status consumed = (*pipeline)->Consume(**state, Keys(0, keys));
+    if (!consumed.ok()) return consumed;
+    states.push_back(std::move(*state));
+  }
+  return (*pipeline)->FinishPartial(std::move(states), pool);
+}
+
+size_t TotalRows(const LocalMerger::PartialResult& partial) {
+  size_t rows = 0;
+  for (const Block& block : partial.blocks) rows += block.rows();
+  return rows;
+}
+
+TEST(FragmentPipelineTest, SingleBlockThresholdSetting) {
+  ThreadPool pool(2);
+  // Default (4096): 16 groups travel as one block.
+  auto small = RunFragment(GroupByFragment({}), 16, 2, &pool);
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_TRUE(small->single);
+  EXPECT_EQ(TotalRows(*small), 16u);
+  // Forced low: buckets, only the non-empty ones.
+  auto forced =
+      RunFragment(GroupByFragment({{"group_by_single_block_threshold", "0"}}), 16, 2, &pool);
+  ASSERT_TRUE(forced.ok()) << forced.status();
+  EXPECT_FALSE(forced->single);
+  EXPECT_LE(forced->blocks.size(), 16u);
+  EXPECT_EQ(TotalRows(*forced), 16u);
+  // Just at the threshold: buckets; one below: single.
+  pb::Fragment hundred = GroupByFragment({{"group_by_single_block_threshold", "100"}});
+  auto at = RunFragment(hundred, 100, 2, &pool);
+  ASSERT_TRUE(at.ok()) << at.status();
+  EXPECT_FALSE(at->single);
+  auto below = RunFragment(hundred, 99, 2, &pool);
+  ASSERT_TRUE(below.ok()) << below.status();
+  EXPECT_TRUE(below->single);
+  // Forced high: 10000 groups in one block.
+  pb::Fragment million = GroupByFragment({{"group_by_single_block_threshold", "1000000"}});
+  auto high = RunFragment(million, 10000, 2, &pool);
+  ASSERT_TRUE(high.ok()) << high.status();
+  EXPECT_TRUE(high->single);
+  EXPECT_EQ(TotalRows(*high), 10000u);
+}
+
+TEST(FragmentPipelineTest, RejectsUnparsableThreshold) {
+  auto pipeline =
+      FragmentPipeline::Compile(GroupByFragment({{"group_by_single_block_threshold", "many"}}));
+  ASSERT_FALSE(pipeline.ok());
+  EXPECT_NE(std::string(pipeline.status().message()).find("\"many\""), std::string::npos)
+      << pipeline.status();
+}
+
+TEST(FragmentPipelineTest, CountsTwoLevelConversions) {
+  ThreadPool pool(2);
+  uint64_t before = EventTotal(Event::kHashTableTwoLevelConversions);
+  // Forced low: each of the 3 thread tables converts once, and the result goes out as buckets.
+  pb::Fragment forced_low = GroupByFragment({{"group_by_two_level_threshold", "1"}});
+  auto converted = RunFragment(forced_low, 1000, 3, &pool);
+  ASSERT_TRUE(converted.ok()) << converted.status();
+  EXPECT_FALSE(converted->single);
+  EXPECT_EQ(TotalRows(*converted), 1000u);
+  EXPECT_EQ(EventTotal(Event::kHashTableTwoLevelConversions) - before, 3u);
+
+  // Default thresholds: 20000 groups stay single-level (parallel merge, no conversion).
+  before = EventTotal(Event::kHashTableTwoLevelConversions);
+  auto plain = RunFragment(GroupByFragment({}), 20000, 3, &pool);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(TotalRows(*plain), 20000u);
+  EXPECT_EQ(EventTotal(Event::kHashTableTwoLevelConversions) - before, 0u);
+}
+
+}  // namespace
+}  // namespace granite::core

@@ -1,0 +1,166 @@
+// Late materialization of small top-N fragments: when it applies, and that FragmentExecutor
+// returns the same rows with it as without it (late_materialization_max_limit = 0).
+#include "worker/late_materialized_scan.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/block_codec.h"
+#include "core/error.h"
+#include "core/functions/expr_builder.h"
+#include "storage/temp_directory.h"
+#include "worker/fragment_executor.h"
+
+namespace granite::worker {
+namespace {
+
+namespace pb = granite::worker::v1;
+using core::Col;
+using core::Lit;
+using core::TypeId;
+
+constexpr uint32_t kRows = 3000;
+
+// Unique per row: 7919 is invertible modulo the prime 3001.
+uint32_t EventTimeOf(uint32_t id) { return id * 7919u % 3001u; }
+
+class LateMaterializedScanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = storage::Store::Open(dir_.path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+    storage::TableSchema schema;
+    schema.name = "hits";
+    schema.columns = {{"Id", TypeId::kUInt32}, {"EventTime", TypeId::kUInt32},
+                      {"URL", TypeId::kString}, {"Title", TypeId::kString}};
+    schema.settings["index_granularity"] = "128";
+    ASSERT_TRUE(store_->CreateTable(schema, false, false).ok());
+    for (uint32_t begin = 0; begin < kRows; begin += 1000) {  // three parts
+      auto id = std::make_shared<core::Column>(TypeId::kUInt32);
+      auto time = std::make_shared<core::Column>(TypeId::kUInt32);
+      auto url = std::make_shared<core::Column>(TypeId::kString);
+      auto title = std::make_shared<core::Column>(TypeId::kString);
+      for (uint32_t i = begin; i < begin + 1000; ++i) {
+        id->Append<uint32_t>(i);
+        time->Append<uint32_t>(EventTimeOf(i));
+        url->AppendString("http://x/" + std::to_string(i));
+        title->AppendString(std::string(i % 50, 't'));
+      }
+      ASSERT_TRUE(store_->GetTable("hits")->Insert(core::Block{{id, time, url, title}}).ok());
+    }
+  }
+
+  // SELECT Id, EventTime, URL, Title FROM hits WHERE Id > 100 [ORDER BY EventTime DESC] LIMIT n.
+  static pb::Fragment TopN(uint64_t limit, bool ordered) {
+    pb::Fragment fragment;
+    fragment.set_worker_count(1);
+    fragment.mutable_source()->set_table("hits");
+    for (const char* name : {"Id", "EventTime", "URL", "Title"}) {
+      fragment.mutable_source()->add_columns(name);
+    }
+    *fragment.mutable_filter() =
+        core::Call("greater", TypeId::kUInt8, {Col(0, TypeId::kUInt32), Lit(uint64_t{100})});
+    *fragment.add_projections() = Col(0, TypeId::kUInt32);
+    *fragment.add_projections() = Col(1, TypeId::kUInt32);
+    *fragment.add_projections() = Col(2, TypeId::kString);
+    *fragment.add_projections() = Col(3, TypeId::kString);
+    if (ordered) {
+      pb::SortKey* key = fragment.add_order_by();
+      key->set_column(1);
+      key->set_descending(true);
+    }
+    fragment.set_limit(limit);
+    return fragment;
+  }
+
+  // Runs `fragment` and returns its rows.
+  core::Block Run(const pb::Fragment& fragment) {
+    core::ThreadPool pool(2);
+    FragmentExecutor executor(store_.get(), &pool);
+    std::atomic<bool> cancelled{false};
+    std::vector<core::Block> blocks;
+    absl::Status status = executor.Run(fragment, cancelled, [&](const pb::FragmentChunk& chunk) {
+      if (!chunk.has_block()) return true;
+      auto raw = core::DecompressLz4(chunk.block().data(), chunk.block().raw_size());
+      EXPECT_TRUE(raw.ok()) << raw.status();
+      auto block = core::DecodeBlock(*raw);
+      EXPECT_TRUE(block.ok()) << block.status();
+      blocks.push_back(*block);
+      return true;
+    });
+    EXPECT_TRUE(status.ok()) << status;
+    return blocks.empty() ? core::Block() : core::ConcatBlocks(blocks);
+  }
+
+  storage::TempDirectory dir_;
+  std::unique_ptr<storage::Store> store_;
+};
+
+TEST_F(LateMaterializedScanTest, AppliesOnlyWhereColumnsCanWait) {
+  auto plan = LateMaterializedScan::Plan(TopN(10, true));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_NE(*plan, nullptr);
+
+  pb::Fragment big = TopN(5000, true);  // past the default max limit
+  EXPECT_EQ(*LateMaterializedScan::Plan(big), nullptr);
+  pb::Fragment no_limit = TopN(0, true);
+  EXPECT_EQ(*LateMaterializedScan::Plan(no_limit), nullptr);
+  pb::Fragment disabled = TopN(10, true);
+  (*disabled.mutable_settings())["late_materialization_max_limit"] = "0";
+  EXPECT_EQ(*LateMaterializedScan::Plan(disabled), nullptr);
+  // Every column is read by the filter or the sort key: nothing to defer.
+  pb::Fragment narrow = TopN(10, true);
+  narrow.mutable_source()->mutable_columns()->DeleteSubrange(2, 2);
+  narrow.mutable_projections()->DeleteSubrange(2, 2);
+  EXPECT_EQ(*LateMaterializedScan::Plan(narrow), nullptr);
+
+  pb::Fragment bad = TopN(10, true);
+  (*bad.mutable_settings())["late_materialization_max_limit"] = "ten";
+  absl::StatusOr<std::unique_ptr<LateMaterializedScan>> error = LateMaterializedScan::Plan(bad);
+  EXPECT_EQ(core::CodeOf(error.status()), core::ErrorCode::kCannotParseText);
+  EXPECT_NE(error.status().message().find("\"ten\""), std::string::npos);
+}
+
+TEST_F(LateMaterializedScanTest, TopNRowsMatchTheFullScan) {
+  core::Block late = Run(TopN(7, true));
+  pb::Fragment full_fragment = TopN(7, true);
+  (*full_fragment.mutable_settings())["late_materialization_max_limit"] = "0";
+  core::Block full = Run(full_fragment);
+  ASSERT_EQ(late.rows(), 7u);
+  ASSERT_EQ(full.rows(), 7u);
+  // The largest EventTimes among Id > 100: 3000 down, skipping the rows with Id <= 100.
+  uint32_t expected_time = 3000;
+  for (size_t r = 0; r < 7; ++r) {
+    uint32_t id = late.columns[0]->Get<uint32_t>(r);
+    uint32_t time = late.columns[1]->Get<uint32_t>(r);
+    EXPECT_GT(id, 100u);
+    EXPECT_EQ(time, EventTimeOf(id));
+    EXPECT_LE(time, expected_time);
+    expected_time = time;
+    EXPECT_EQ(late.columns[2]->StringAt(r), "http://x/" + std::to_string(id));
+    EXPECT_EQ(late.columns[3]->StringAt(r), std::string(id % 50, 't'));
+    EXPECT_EQ(id, full.columns[0]->Get<uint32_t>(r));
+    EXPECT_EQ(late.columns[2]->StringAt(r), full.columns[2]->StringAt(r));
+  }
+}
+
+TEST_F(LateMaterializedScanTest, LimitWithoutOrderReadsMatchingRows) {
+  core::Block rows = Run(TopN(4, false));
+  ASSERT_EQ(rows.rows(), 4u);
+  for (size_t r = 0; r < rows.rows(); ++r) {
+    uint32_t id = rows.columns[0]->Get<uint32_t>(r);
+    EXPECT_GT(id, 100u);
+    EXPECT_EQ(rows.columns[1]->Get<uint32_t>(r), EventTimeOf(id));
+    EXPECT_EQ(rows.columns[2]->StringAt(r), "http://x/" + std::to_string(id));
+  }
+  // A filter nothing passes leaves an empty result of the right shape.
+  pb::Fragment none = TopN(4, true);
+  *none.mutable_filter() =
+      core::Call("greater", TypeId::kUInt8, {Col(0, TypeId::kUInt32), Lit(uint64_t{kRows})});
+  EXPECT_EQ(Run(none).rows(), 0u);
+}
+
+}  // namespace
+}  // namespace granite::worker

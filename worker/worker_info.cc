@@ -1,0 +1,56 @@
+#include "worker/worker_info.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+
+namespace granite::worker {
+
+std::string MemoryPolicyKind(std::string_view placement_policy, bool numa_supported) {
+  if (!numa_supported) return "unsupported";
+  std::string_view kind = placement_policy.substr(0, placement_policy.find(':'));
+  if (kind == "bind" || kind == "preferred") return std::string(kind);
+  return "default";
+}
+
+WorkerInfo DescribeWorker(const NumaTopology& topology, const NumaPlacement& placement,
+                          std::string data_dir) {
+  WorkerInfo info;
+  info.numa_node = placement.node;
+  // Not pinned: the process runs on whatever it may use, which is what the operator wants to see.
+  info.cpus = placement.cpus.empty() ? topology.allowed_cpus : placement.cpus;
+  info.memory_policy = MemoryPolicyKind(placement.memory_policy, topology.numa_supported);
+  info.threads = placement.threads;
+  info.numa_supported = topology.numa_supported;
+  info.numa_nodes = static_cast<int>(topology.nodes.size());
+  info.placement = placement.log_line;
+  info.pid = static_cast<int64_t>(getpid());
+  char host[HOST_NAME_MAX + 1] = {};
+  if (gethostname(host, sizeof(host) - 1) == 0) info.hostname = host;
+  info.data_dir = std::move(data_dir);
+  info.started = std::chrono::steady_clock::now();
+  return info;
+}
+
+void WorkerInfoToProto(const WorkerInfo& info, std::chrono::steady_clock::time_point now,
+                       granite::worker::v1::GetInfoResponse* response) {
+  response->set_numa_node(info.numa_node);
+  response->set_cpus(FormatCpuList(info.cpus));
+  response->set_cpu_count(static_cast<uint32_t>(info.cpus.size()));
+  response->set_memory_policy(info.memory_policy);
+  response->set_threads(static_cast<uint32_t>(info.threads));
+  response->set_numa_supported(info.numa_supported);
+  response->set_numa_nodes(static_cast<uint32_t>(info.numa_nodes));
+  response->set_placement(info.placement);
+  response->set_pid(static_cast<uint32_t>(info.pid));
+  response->set_hostname(info.hostname);
+  response->set_version(kGraniteVersion);
+  response->set_data_dir(info.data_dir);
+  std::chrono::duration<double> uptime = now - info.started;
+  response->set_uptime_seconds(info.started == std::chrono::steady_clock::time_point()
+                                   ? 0.0
+                                   : std::max(0.0, uptime.count()));
+}
+
+}  // namespace granite::worker
