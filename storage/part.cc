@@ -181,6 +181,21 @@ absl::Status Part::BlockError(size_t column_index, size_t granule, bool checksum
   return Error(ErrorCode::kCorruptedData, absl::StrCat("Cannot decompress block in ", where));
 }
 
+absl::StatusOr<const char*> Part::ReadCompressedGranules(size_t column_index,
+                                                         size_t granule_begin, size_t granule_end,
+                                                         std::unique_ptr<char[]>* owned,
+                                                         uint64_t* first) const {
+  // One pread covers the compressed blocks of every requested granule.
+  const std::vector<GranuleMark>& marks = columns_[column_index].marks;
+  *first = marks[granule_begin].offset;
+  uint64_t last = marks[granule_end - 1].offset + marks[granule_end - 1].compressed_size;
+  char* compressed = ReadBuffer(0, last - *first, owned);
+  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
+                   fs_->NewRandomAccessFile(JoinPath(dir_, DataFileName(column_index))));
+  RETURN_IF_ERROR(file->Read(*first, last - *first, compressed));
+  return compressed;
+}
+
 absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t granule_begin,
                                                  size_t granule_end) const {
   if (column_index >= columns_.size() || granule_begin > granule_end ||
@@ -195,15 +210,12 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   auto column = std::make_shared<core::Column>(type);
   if (granule_begin == granule_end) return column;
 
-  // One pread covers the compressed blocks of every requested granule.
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
-  uint64_t first = marks[granule_begin].offset;
-  uint64_t last = marks[granule_end - 1].offset + marks[granule_end - 1].compressed_size;
   std::unique_ptr<char[]> compressed_owned;
-  char* compressed = ReadBuffer(0, last - first, &compressed_owned);
-  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
-                   fs_->NewRandomAccessFile(JoinPath(dir_, DataFileName(column_index))));
-  RETURN_IF_ERROR(file->Read(first, last - first, compressed));
+  uint64_t first = 0;
+  ASSIGN_OR_RETURN(const char* compressed,
+                   ReadCompressedGranules(column_index, granule_begin, granule_end,
+                                          &compressed_owned, &first));
 
   bool is_string = core::IsString(type);
   uint64_t rows = granule_starts_[granule_end] - granule_starts_[granule_begin];
@@ -262,13 +274,11 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
   auto column = std::make_shared<core::Column>(core::TypeId::kUInt64);
   if (granule_begin == granule_end) return column;
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
-  uint64_t first = marks[granule_begin].offset;
-  uint64_t last = marks[granule_end - 1].offset + marks[granule_end - 1].compressed_size;
   std::unique_ptr<char[]> compressed_owned;
-  char* compressed = ReadBuffer(0, last - first, &compressed_owned);
-  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
-                   fs_->NewRandomAccessFile(JoinPath(dir_, DataFileName(column_index))));
-  RETURN_IF_ERROR(file->Read(first, last - first, compressed));
+  uint64_t first = 0;
+  ASSIGN_OR_RETURN(const char* compressed,
+                   ReadCompressedGranules(column_index, granule_begin, granule_end,
+                                          &compressed_owned, &first));
 
   column->Resize(granule_starts_[granule_end] - granule_starts_[granule_begin]);
   uint64_t* out = column->Data<uint64_t>();

@@ -95,6 +95,14 @@ class Part {
 
  private:
   absl::Status BlockError(size_t column_index, size_t granule, bool checksum) const;
+  // Reads the compressed blocks of granules [granule_begin, granule_end) of one column with one
+  // pread into the calling thread's read buffer (or into *owned when it is too big) and returns
+  // their start; *first is their offset in the column file.
+  // REQUIRES: a valid column index and granule_begin < granule_end <= granule_count().
+  absl::StatusOr<const char*> ReadCompressedGranules(size_t column_index, size_t granule_begin,
+                                                     size_t granule_end,
+                                                     std::unique_ptr<char[]>* owned,
+                                                     uint64_t* first) const;
 
   // Constant after construction.
   std::shared_ptr<FileSystem> fs_;
