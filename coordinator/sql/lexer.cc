@@ -26,17 +26,17 @@ int HexValue(char c) {
 
 // Upper-case. Words that may follow an expression in a clause, or start one.
 constexpr std::string_view kReservedWords[] = {
-    "ALL",       "AND",       "ANTI",      "ANY",        "ARRAY",      "AS",        "ASC",
-    "ASCENDING", "ASOF",      "ASYNC",     "BETWEEN",    "BY",         "CASE",      "COLLATE",
-    "CROSS",     "DESC",      "DESCENDING", "DISTINCT",  "DIV",        "ELSE",      "END",
-    "ENGINE",    "EXCEPT",    "FALSE",     "FETCH",      "FINAL",      "FORMAT",    "FROM",
-    "FULL",      "GLOBAL",    "GROUP",     "HAVING",     "ILIKE",      "IN",        "INNER",
-    "INTERSECT", "INTERVAL",  "INTO",      "IS",         "JOIN",       "LEFT",      "LIKE",
-    "LIMIT",     "MOD",       "NOT",       "NULL",       "NULLS",      "OFFSET",    "ON",
-    "OR",        "ORDER",     "OUTER",     "PARTITION",  "PREWHERE",   "PRIMARY",   "QUALIFY",
-    "RIGHT",     "SAMPLE",    "SELECT",    "SEMI",       "SETTINGS",   "SYNC",      "THEN",
-    "TRUE",      "TTL",       "UNION",     "USING",      "VALUES",     "WHEN",      "WHERE",
-    "WINDOW",    "WITH"};
+    "ALL",       "AND",       "ANTI",      "ANY",       "ARRAY",     "AS",        "ASC",
+    "ASCENDING", "ASOF",      "ASYNC",     "BETWEEN",   "BY",        "CASE",      "COLLATE",
+    "CROSS",     "DESC",      "DESCENDING", "DISTINCT",  "DIV",       "ELSE",      "END",
+    "EXCEPT",    "FALSE",     "FETCH",     "FINAL",     "FORMAT",    "FROM",      "FULL",
+    "GLOBAL",    "GROUP",     "HAVING",    "ILIKE",     "IN",        "INNER",     "INTERSECT",
+    "INTERVAL",  "INTO",      "IS",        "JOIN",      "LEFT",      "LIKE",      "LIMIT",
+    "MOD",       "NOT",       "NULL",      "NULLS",     "OFFSET",    "ON",        "OR",
+    "ORDER",     "OUTER",     "PARTITION", "PREWHERE",  "PRIMARY",   "QUALIFY",   "RIGHT",
+    "SAMPLE",    "SELECT",    "SEMI",      "SETTINGS",  "SYNC",      "THEN",      "TRUE",
+    "TTL",       "UNION",     "USING",     "VALUES",    "WHEN",      "WHERE",     "WINDOW",
+    "WITH"};
 
 }  // namespace
 
