@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <climits>
 
+#include "core/version.h"
+
 namespace granite::worker {
 
 std::string MemoryPolicyKind(std::string_view placement_policy, bool numa_supported) {
@@ -45,7 +47,7 @@ void WorkerInfoToProto(const WorkerInfo& info, std::chrono::steady_clock::time_p
   response->set_placement(info.placement);
   response->set_pid(static_cast<uint32_t>(info.pid));
   response->set_hostname(info.hostname);
-  response->set_version(kGraniteVersion);
+  response->set_version(core::kGraniteVersion);
   response->set_data_dir(info.data_dir);
   std::chrono::duration<double> uptime = now - info.started;
   response->set_uptime_seconds(info.started == std::chrono::steady_clock::time_point()

@@ -19,9 +19,6 @@
 
 namespace granite::worker {
 
-// The granite version a worker reports (the same string as SQL version()).
-inline constexpr char kGraniteVersion[] = "0.1.0";
-
 struct WorkerInfo {
   int numa_node = -1;                     // -1: not pinned
   std::vector<int> cpus;                  // pinned CPUs, or every allowed CPU when not pinned

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "core/thread_pool.h"
+#include "core/version.h"
 #include "storage/store.h"
 #include "worker/numa_fake_sysfs.h"
 #include "worker/worker_service.h"
@@ -94,7 +95,7 @@ TEST(WorkerInfoTest, PinnedToNodeOfTwo) {
   EXPECT_THAT(info.placement(), HasSubstr("NUMA: node 1, CPUs 4-7, memory policy bind:1"));
   EXPECT_EQ(info.pid(), static_cast<uint32_t>(getpid()));
   EXPECT_FALSE(info.hostname().empty());
-  EXPECT_EQ(info.version(), kGraniteVersion);
+  EXPECT_EQ(info.version(), core::kGraniteVersion);
   EXPECT_EQ(info.data_dir(), "/data/worker-0");
   EXPECT_DOUBLE_EQ(info.uptime_seconds(), 2.5);
 }

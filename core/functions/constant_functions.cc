@@ -6,6 +6,7 @@
 #include "core/functions/constant_column.h"
 #include "core/functions/function_table.h"
 #include "core/functions/vector_loops.h"
+#include "core/version.h"
 
 namespace granite::core {
 namespace {
@@ -42,7 +43,7 @@ class VersionKernel : public ScalarKernel {
  public:
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>&, size_t rows) const override {
     Column one(TypeId::kString);
-    one.AppendString("0.1.0");
+    one.AppendString(kGraniteVersion);
     return Broadcast(one, rows);
   }
 };
