@@ -2,6 +2,7 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -80,7 +81,12 @@ absl::StatusOr<std::unique_ptr<LikeMatcher>> LikeMatcher::Compile(std::string_vi
     }
     literal.push_back(items[i].byte);
   }
-  if (literal_middle) {
+  // ILIKE with a non-ASCII letter in the pattern ('%ЯНДЕКС%') needs Unicode case folding, which
+  // RE2 does in UTF-8 mode; the byte-wise fast paths fold ASCII only.
+  const bool fold_unicode =
+      case_insensitive && std::any_of(pattern.begin(), pattern.end(),
+                                      [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+  if (literal_middle && !fold_unicode) {
     if (case_insensitive) literal = absl::AsciiStrToLower(literal);
     matcher->needle_ = std::move(literal);
     if (leading_any && (trailing_any || matcher->needle_.empty())) {
@@ -103,10 +109,14 @@ absl::StatusOr<std::unique_ptr<LikeMatcher>> LikeMatcher::Compile(std::string_vi
   for (const PatternItem& item : items) {
     if (item.type == PatternItem::kLiteral) {
       regex += RE2::QuoteMeta(re2::StringPiece(&item.byte, 1));
-      run.push_back(item.byte);
-      continue;
+      // Under Unicode folding only ASCII bytes may serve in the prefilter's literal run.
+      if (!fold_unicode || static_cast<unsigned char>(item.byte) < 0x80) {
+        run.push_back(item.byte);
+        continue;
+      }
+    } else {
+      regex += item.type == PatternItem::kAnyRun ? ".*" : ".";
     }
-    regex += item.type == PatternItem::kAnyRun ? ".*" : ".";
     if (run.size() > matcher->needle_.size()) matcher->needle_ = run;
     run.clear();
   }

@@ -9,8 +9,10 @@
 //   else     an RE2 regex with '.*' and '.', matched in full (UTF-8, '.' matches newlines); the
 //            longest literal run of the pattern is searched first like a substring, so only rows
 //            that contain it reach RE2 ('%goo_le%' runs RE2 only on rows containing "goo")
-// Case-insensitive matching (ILIKE) folds ASCII letters. MatchColumn picks the loop for the kind
-// once per column; the per-row loops have no switch inside.
+// Case-insensitive matching (ILIKE) folds ASCII letters in the literal paths; a pattern with a
+// non-ASCII byte ('%ЯНДЕКС%') takes the RE2 path, which folds Unicode letters in UTF-8, with its
+// longest ASCII-only run as the prefilter. MatchColumn picks the loop for the kind once per column;
+// the per-row loops have no switch inside.
 #pragma once
 
 #include <cstdint>

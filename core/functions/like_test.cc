@@ -61,6 +61,27 @@ TEST(LikeMatcherTest, Matches) {
   EXPECT_TRUE(Compile("a_C", true)->Matches("Abc"));
 }
 
+TEST(LikeMatcherTest, CaseInsensitiveFoldsCyrillic) {
+  // A non-ASCII pattern letter needs Unicode folding: 'ЯНДЕКС' matches 'яндекс' and 'Яндекс'.
+  auto substring = Compile("%ЯНДЕКС%", true);
+  EXPECT_TRUE(substring->Matches("www.яндекс.ru"));
+  EXPECT_TRUE(substring->Matches("Яндекс"));
+  EXPECT_FALSE(substring->Matches("яндек"));
+  EXPECT_FALSE(Compile("%ЯНДЕКС%", false)->Matches("яндекс"));
+  // Mixed ASCII and Cyrillic: the ASCII run prefilters, RE2 folds the rest.
+  auto mixed = Compile("Мой %Google_%", true);
+  EXPECT_TRUE(mixed->Matches("мой любимый GOOGLE!"));
+  EXPECT_FALSE(mixed->Matches("мой любимый GOOGLE"));
+  EXPECT_FALSE(mixed->Matches("твой GOOGLE!"));
+  Column strings(T::kString);
+  for (const char* s : {"ПРИВЕТ", "привет мир", "пока", "xПрИвЕтx"}) strings.AppendString(s);
+  uint8_t out[4];
+  Compile("%привет%", true)->MatchColumn(strings, false, out);
+  EXPECT_EQ(std::vector<uint8_t>(out, out + 4), (std::vector<uint8_t>{1, 1, 0, 1}));
+  Compile("%привет%", true)->MatchColumn(strings, true, out);
+  EXPECT_EQ(std::vector<uint8_t>(out, out + 4), (std::vector<uint8_t>{0, 0, 1, 0}));
+}
+
 TEST(LikeMatcherTest, SubstringSearchRespectsRowBoundaries) {
   Column strings(T::kString);
   for (const char* s : {"goo", "gle", "google", "", "xgooglex", "googl", "egoogle"}) {
