@@ -78,11 +78,8 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   if (options.workers.empty()) {
     return core::Error(core::ErrorCode::kBadArguments, "The coordinator needs at least one worker");
   }
-  if (options.query_thread_nice < 0 || options.query_thread_nice > 19) {
-    return core::Error(core::ErrorCode::kBadArguments,
-                       "--query_thread_nice must be in 0..19, got " +
-                           std::to_string(options.query_thread_nice));
-  }
+  RETURN_IF_ERROR(
+      core::ValidateThreadPriorityDelta(options.query_thread_nice, "--query_thread_nice"));
   State& s = *state_;
   s.workers = std::make_unique<WorkerSet>(options.workers);
   size_t threads = options.threads > 0 ? options.threads : std::thread::hardware_concurrency();

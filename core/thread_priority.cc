@@ -1,5 +1,6 @@
 #include "core/thread_priority.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -10,7 +11,9 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "core/error.h"
+#include "core/status_macros.h"
 
 namespace granite::core {
 
@@ -27,13 +30,27 @@ int CurrentNice() {
 
 bool SetNice(int nice) { return setpriority(PRIO_PROCESS, ThreadId(), nice) == 0; }
 
+// Switches the calling thread between SCHED_IDLE and SCHED_OTHER (nice kept by the kernel).
+bool SetIdle(bool idle) {
+  sched_param param{};
+  return sched_setscheduler(ThreadId(), idle ? SCHED_IDLE : SCHED_OTHER, &param) == 0;
+}
+
 }  // namespace
+
+absl::Status ValidateThreadPriorityDelta(int delta, const char* flag) {
+  if (delta >= 0 && delta <= kIdleThreadPriority) return absl::OkStatus();
+  return Error(ErrorCode::kBadArguments,
+               absl::StrCat(flag, " must be in 0..19 (nice) or 20 (SCHED_IDLE), got ", delta));
+}
 
 absl::Status LowerThreadPriority(int delta) {
   if (delta == 0) return absl::OkStatus();
-  if (delta < 0 || delta > 19) {
+  RETURN_IF_ERROR(ValidateThreadPriorityDelta(delta, "Thread priority delta"));
+  if (delta == kIdleThreadPriority) {
+    if (SetIdle(true)) return absl::OkStatus();
     return Error(ErrorCode::kBadArguments,
-                 "Thread nice delta must be in 0..19, got " + std::to_string(delta));
+                 std::string("Cannot switch thread to SCHED_IDLE: ") + std::strerror(errno));
   }
   int target = std::min(19, CurrentNice() + delta);
   if (!SetNice(target)) {
@@ -51,7 +68,8 @@ bool CanRestoreThreadPriority() {
     std::thread probe([&ok] {
       int before = CurrentNice();
       if (before >= 19 || !SetNice(before + 1)) return;
-      ok = SetNice(before);
+      if (!SetNice(before)) return;
+      ok = SetIdle(true) && SetIdle(false) && CurrentNice() == before;
     });
     probe.join();
     return ok;
@@ -62,11 +80,18 @@ bool CanRestoreThreadPriority() {
 ScopedThreadNice::ScopedThreadNice(int delta) {
   if (delta <= 0 || !CanRestoreThreadPriority()) return;
   previous_ = CurrentNice();
-  active_ = SetNice(std::min(19, previous_ + delta));
+  if (delta >= kIdleThreadPriority) {
+    idle_ = true;
+    active_ = SetIdle(true);
+  } else {
+    active_ = SetNice(std::min(19, previous_ + delta));
+  }
 }
 
 ScopedThreadNice::~ScopedThreadNice() {
-  if (active_) SetNice(previous_);
+  if (!active_) return;
+  if (idle_) SetIdle(false);
+  SetNice(previous_);
 }
 
 }  // namespace granite::core

@@ -13,13 +13,23 @@
 
 namespace granite::core {
 
-// Adds `delta` (0..19) to the calling thread's nice value for good; 0 does nothing.
+// The `delta` that stands for "lowest": instead of a nice value the thread gets the SCHED_IDLE
+// policy, so it runs only when no normal thread of the machine wants the CPU — a waking INSERT
+// handler preempts it at once, where a nice-19 thread still holds its slice.
+inline constexpr int kIdleThreadPriority = 20;
+
+// Returns an error unless 0 <= delta <= kIdleThreadPriority; `flag` names the option in it.
+absl::Status ValidateThreadPriorityDelta(int delta, const char* flag);
+
+// Adds `delta` (0..19) to the calling thread's nice value for good, or switches it to SCHED_IDLE
+// (delta == kIdleThreadPriority); 0 does nothing.
 absl::Status LowerThreadPriority(int delta);
 
 // Returns true if this process may lower a thread's nice value again (checked once).
 bool CanRestoreThreadPriority();
 
-// Adds `delta` to the calling thread's nice value for its lifetime, then restores it. Does
+// Adds `delta` to the calling thread's nice value (or, for kIdleThreadPriority, switches it to
+// SCHED_IDLE) for its lifetime, then restores it. Does
 // nothing when `delta` is 0 or the process could not restore the priority afterwards.
 // Thread-safety: construct and destroy on the same thread.
 class ScopedThreadNice {
@@ -33,6 +43,7 @@ class ScopedThreadNice {
 
  private:
   bool active_ = false;
+  bool idle_ = false;
   int previous_ = 0;
 };
 

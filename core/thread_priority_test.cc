@@ -1,6 +1,7 @@
 #include "core/thread_priority.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -31,8 +32,40 @@ TEST(ThreadPriorityTest, LowerThreadPriorityChangesOnlyTheCallingThread) {
 
 TEST(ThreadPriorityTest, RejectsOutOfRangeDelta) {
   EXPECT_EQ(CodeOf(LowerThreadPriority(-1)), ErrorCode::kBadArguments);
-  EXPECT_EQ(CodeOf(LowerThreadPriority(20)), ErrorCode::kBadArguments);
+  EXPECT_EQ(CodeOf(LowerThreadPriority(21)), ErrorCode::kBadArguments);
   EXPECT_TRUE(LowerThreadPriority(0).ok());
+  EXPECT_TRUE(ValidateThreadPriorityDelta(kIdleThreadPriority, "--x").ok());
+  absl::Status bad = ValidateThreadPriorityDelta(-3, "--query_thread_nice");
+  EXPECT_EQ(CodeOf(bad), ErrorCode::kBadArguments);
+  EXPECT_NE(bad.message().find("--query_thread_nice"), std::string::npos);
+  EXPECT_NE(bad.message().find("-3"), std::string::npos);
+}
+
+int ThreadPolicy() { return sched_getscheduler(static_cast<pid_t>(syscall(SYS_gettid))); }
+
+TEST(ThreadPriorityTest, IdleDeltaSwitchesToSchedIdle) {
+  int main_policy = ThreadPolicy();
+  int policy = -1;
+  std::thread([&] {
+    ASSERT_TRUE(LowerThreadPriority(kIdleThreadPriority).ok());
+    policy = ThreadPolicy();
+  }).join();
+  EXPECT_EQ(policy, SCHED_IDLE);
+  EXPECT_EQ(ThreadPolicy(), main_policy);
+}
+
+TEST(ThreadPriorityTest, ScopedIdleRestoresPolicyAndNice) {
+  std::thread([] {
+    int before_policy = ThreadPolicy();
+    int before_nice = ThreadNice();
+    {
+      ScopedThreadNice idle(kIdleThreadPriority);
+      EXPECT_EQ(idle.active(), CanRestoreThreadPriority());
+      EXPECT_EQ(ThreadPolicy(), idle.active() ? SCHED_IDLE : before_policy);
+    }
+    EXPECT_EQ(ThreadPolicy(), before_policy);
+    EXPECT_EQ(ThreadNice(), before_nice);
+  }).join();
 }
 
 TEST(ThreadPriorityTest, ScopedNiceRestoresWhereAllowed) {

@@ -52,7 +52,8 @@ ABSL_FLAG(int, max_queued_select_queries, 10000,
           "TOO_MANY_SIMULTANEOUS_QUERIES");
 ABSL_FLAG(int, query_thread_nice, 0,
           "Nice value (0-19) added to the threads that execute SELECTs (worker fragment pool and "
-          "handlers, coordinator merge pool and SELECT handlers), so inserts win the CPU; 0 = off");
+          "handlers, coordinator merge pool and SELECT handlers), so inserts win the CPU; 20 = "
+          "SCHED_IDLE (they run only when nothing else wants the CPU); 0 = off");
 ABSL_FLAG(int, concurrency, 1, "benchmark: concurrent clients (-c)");
 ABSL_FLAG(uint64_t, iterations, 0, "benchmark: total queries to run, 0 = no limit (-i)");
 ABSL_FLAG(double, timelimit, 0, "benchmark: seconds to run, 0 = no limit (-t)");

@@ -72,8 +72,9 @@ int RunWorker(const WorkerOptions& options) {
     return 1;
   }
   int nice = options.query_thread_nice;
-  if (nice < 0 || nice > 19) {
-    std::fprintf(stderr, "granite worker: --query_thread_nice must be in 0..19, got %d\n", nice);
+  if (absl::Status valid = core::ValidateThreadPriorityDelta(nice, "--query_thread_nice");
+      !valid.ok()) {
+    std::fprintf(stderr, "granite worker: %s\n", std::string(valid.message()).c_str());
     return 2;
   }
   core::ThreadPool pool(placement->threads,
