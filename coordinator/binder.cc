@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/functions/function_registry.h"
 #include "core/status_macros.h"
+#include "coordinator/group_limit_hash_filter.h"
 #include "coordinator/shard_local_aggregation.h"
 #include "coordinator/sql/parser.h"
 
@@ -718,6 +719,8 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
     plan.fragment.set_finalize_on_worker(
         DecideShardLocalAggregation(plan.fragment, *table_schema, worker_count_).fire);
   }
+  ASSIGN_OR_RETURN(uint64_t hash_filter_groups, DecideGroupLimitHashFilter(plan));
+  plan.fragment.set_group_limit_hash_filter(hash_filter_groups);
   return plan;
 }
 

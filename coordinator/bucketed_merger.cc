@@ -178,6 +178,7 @@ void BucketedMerger::MergeBucket(uint32_t bucket) {
     inputs.swap(inputs_[bucket]);
   }
   std::unique_ptr<core::Aggregator> part;
+  size_t groups = 0;  // before the piece cut
   // Runs under mu_ (held above); the analysis cannot see into the lambda.
   absl::StatusOr<core::Block> result =
       [&]() NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<core::Block> {
@@ -193,7 +194,11 @@ void BucketedMerger::MergeBucket(uint32_t bucket) {
       part = std::move(aggregator);  // combined with the other parts in Finish
       return core::Block();
     }
-    return aggregator->Finalize();
+    ASSIGN_OR_RETURN(core::Block finalized, aggregator->Finalize());
+    groups = finalized.rows();
+    if (!piece_cut_) return finalized;
+    aggregator.reset();
+    return piece_cut_(finalized);
   }();
   merge_ns_ += NowNs() - started;
   core::MutexLock lock(mu_);
@@ -203,7 +208,7 @@ void BucketedMerger::MergeBucket(uint32_t bucket) {
   } else if (key_types_.empty()) {
     parts_[bucket] = std::move(part);
   } else {
-    merged_groups_ += result->rows();
+    merged_groups_ += groups;
     merged_[bucket] = std::move(*result);
     if (group_limit_ > 0 && merged_groups_ >= group_limit_ && !enough()) {
       enough_.store(true, std::memory_order_release);
@@ -253,7 +258,11 @@ absl::StatusOr<core::Block> BucketedMerger::Finish() {
       }
     }
   }
-  if (serial) return MergeSingles(std::move(singles));  // no pool task at all
+  if (serial) {  // no pool task at all
+    ASSIGN_OR_RETURN(core::Block merged, MergeSingles(std::move(singles)));
+    if (piece_cut_ && !key_types_.empty()) return piece_cut_(merged);
+    return merged;
+  }
   SubmitMerges(ready);
   core::MutexLock lock(mu_);
   done_cv_.wait(mu_, [this]() NO_THREAD_SAFETY_ANALYSIS { return pending_ == 0; });
@@ -285,7 +294,9 @@ absl::StatusOr<core::Block> BucketedMerger::Finish() {
     if (pieces.empty()) {
       // No groups at all: an empty block with the right column types.
       ASSIGN_OR_RETURN(auto aggregator, NewBucketAggregator(key_types_, specs_));
-      return aggregator->Finalize();
+      ASSIGN_OR_RETURN(core::Block empty, aggregator->Finalize());
+      if (piece_cut_) return piece_cut_(empty);
+      return empty;
     }
     return core::ConcatBlocks(pieces);
   }();

@@ -70,10 +70,18 @@ class BucketedMerger {
   // bucketed merges only (no effect without keys or when every worker sent a single block).
   // REQUIRES: called before the first Add; groups > 0.
   void SetGroupLimit(size_t groups) { group_limit_ = groups; }
+  // Enables the piece cut (keyed merges only): `cut` maps every finalized bucket (and the
+  // serially merged or empty result) to what Finish concatenates — for ORDER BY ... LIMIT, the
+  // final columns of its top rows (final_stage.h, CutPiece), run on the pool as buckets finish.
+  // REQUIRES: called before the first Add; `cut` is thread-safe.
+  void SetPieceCut(std::function<absl::StatusOr<core::Block>(const core::Block&)> cut) {
+    piece_cut_ = std::move(cut);
+  }
   // True once the group limit is reached: readers may stop reading their streams.
   bool enough() const { return enough_.load(std::memory_order_acquire); }
 
-  // Waits for all merges and returns the stage block: keys, then finalized aggregates.
+  // Waits for all merges and returns the stage block: keys, then finalized aggregates (with a
+  // piece cut: the concatenation of the cut pieces).
   absl::StatusOr<core::Block> Finish() EXCLUDES(mu_);
 
   // Time spent merging, summed over buckets (CPU-side work, for query stats).
@@ -106,6 +114,7 @@ class BucketedMerger {
   const std::function<bool()> cancelled_;
   const size_t window_;
   size_t group_limit_ = 0;  // set before the first Add; 0 = none
+  std::function<absl::StatusOr<core::Block>(const core::Block&)> piece_cut_;  // idem; may be empty
 
   core::Mutex mu_{"bucketed_merger"};
   std::condition_variable_any done_cv_;    // a merge finished

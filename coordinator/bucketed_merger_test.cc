@@ -7,9 +7,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <string>
 #include <thread>
 
 #include "core/aggregation/local_merger.h"
+#include "core/block_sort.h"
 #include "core/hash.h"
 
 namespace granite::coordinator {
@@ -293,6 +295,42 @@ TEST(BucketedMergerTest, EmptyResultsKeepTheirColumnTypes) {
     ASSERT_EQ(result->columns.size(), 3u);
     EXPECT_EQ(result->columns[0]->type(), TypeId::kUInt64);
     EXPECT_EQ(merger.bucket_merges(), 0u);
+  }
+}
+
+// The piece cut (ORDER BY ... LIMIT) runs on every finalized bucket, on the serially merged
+// singles and on an empty result, and Finish concatenates what it returns.
+TEST(BucketedMergerTest, PieceCutRunsOnEveryFinalizedPiece) {
+  core::ThreadPool pool(2);
+  for (uint64_t rows : {uint64_t{0}, uint64_t{16}, uint64_t{5000}}) {
+    for (size_t single_threshold : {size_t{0}, size_t{4096}}) {
+      SCOPED_TRACE(std::to_string(rows) + " rows, single " + std::to_string(single_threshold));
+      // No cancellation callback: no window, so one thread may send both workers' buckets.
+      BucketedMerger merger({TypeId::kUInt64}, kSpecs, 2, &pool);
+      std::atomic<size_t> cuts{0};
+      merger.SetPieceCut([&cuts](const core::Block& piece) -> absl::StatusOr<core::Block> {
+        ++cuts;
+        return core::SliceRows(piece, 0, 1);  // first row only
+      });
+      size_t non_empty = 0;
+      for (size_t w = 0; w < 2; ++w) {
+        core::LocalMerger::PartialResult partial = WorkerPartial(0, rows, single_threshold);
+        if (w == 0 && !partial.single) {
+          for (const core::Block& block : partial.blocks) non_empty += block.rows() > 0;
+        }
+        Send(merger, w, std::move(partial));
+      }
+      auto result = merger.Finish();
+      ASSERT_TRUE(result.ok()) << result.status();
+      ASSERT_EQ(result->columns.size(), 3u);
+      bool serial = rows == 0 || (single_threshold > 0 && rows < single_threshold);
+      size_t expected = rows == 0 ? 0 : serial ? 1 : non_empty;
+      EXPECT_EQ(result->rows(), expected);
+      EXPECT_EQ(cuts.load(), rows == 0 ? 1 : serial ? 1 : non_empty);
+      for (size_t row = 0; row < result->rows(); ++row) {
+        EXPECT_EQ(result->columns[1]->Get<uint64_t>(row), 2u);  // complete: both workers
+      }
+    }
   }
 }
 

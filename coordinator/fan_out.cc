@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
+#include "coordinator/reader_threads.h"
 
 namespace granite::coordinator {
 
@@ -16,8 +17,13 @@ namespace pb = granite::worker::v1;
 namespace {
 
 absl::StatusOr<core::Block> DecodeBlockData(const pb::BlockData& data) {
-  ASSIGN_OR_RETURN(std::string raw, core::DecompressLz4(data.data(), data.raw_size()));
-  return core::DecodeBlock(raw);
+  return core::DecodeWireBlock(data.data(), data.raw_size());
+}
+
+// True for a worker on this host (loopback or a Unix socket): compression only costs CPU there.
+bool OnLoopback(const std::string& address) {
+  return address.rfind("127.", 0) == 0 || address.rfind("localhost:", 0) == 0 ||
+         address.rfind("[::1]:", 0) == 0 || address.rfind("unix:", 0) == 0;
 }
 
 // Reads one worker's stream to the end.
@@ -26,6 +32,12 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, pb::Fragment fr
                          std::vector<core::Block>* blocks) {
   fragment.set_worker_index(index);
   fragment.set_worker_count(workers.size());
+  // network_compression_method: 'lz4' by default, 'none' for a worker on this host unless the
+  // query set it.
+  if (OnLoopback(workers.address(index)) &&
+      !fragment.settings().contains("network_compression_method")) {
+    (*fragment.mutable_settings())["network_compression_method"] = "none";
+  }
   grpc::ClientContext context;
   if (!query->Register(&context)) {
     return core::Error(core::ErrorCode::kQueryWasCancelled, "Query was cancelled");
@@ -92,14 +104,11 @@ absl::StatusOr<std::vector<std::vector<core::Block>>> FanOut(const WorkerSet& wo
     // One failure stops every other worker at once.
     if (!statuses[i].ok()) query->Cancel();
   };
-  // The calling thread reads the last worker's stream itself: a thread per query costs a stack
-  // mapping, page faults and, at exit, TLB-shootdown IPIs — ~10% of the coordinator's CPU at
-  // ~1000 small SELECTs/s (bench/results/parts-2026-11-22.md) — and a 1-worker cluster needs none.
-  std::vector<std::thread> threads;
-  threads.reserve(n > 0 ? n - 1 : 0);
-  for (size_t i = 0; i + 1 < n; ++i) threads.emplace_back(run, i);
-  if (n > 0) run(n - 1);
-  for (auto& thread : threads) thread.join();
+  // The calling thread reads the last worker's stream itself and parked reader threads the
+  // others: a thread per query costs a stack mapping, page faults and, at exit, TLB-shootdown
+  // IPIs — ~10% of the coordinator's CPU at ~1000 small SELECTs/s
+  // (bench/results/parts-2026-11-22.md) — and a 1-worker cluster needs none.
+  ReaderThreads::Global().RunAll(n, run);
   // Report the root cause, not the cancellations it caused.
   for (const absl::Status& status : statuses) {
     if (!status.ok() && core::CodeOf(status) != core::ErrorCode::kQueryWasCancelled) return status;

@@ -6,7 +6,7 @@
 
 namespace granite::coordinator {
 
-absl::StatusOr<core::Block> RunFinalStage(const QueryPlan& plan, const core::Block& stage) {
+absl::StatusOr<core::Block> ComputeFinalColumns(const QueryPlan& plan, const core::Block& stage) {
   core::Block input = stage;
   if (plan.has_having) {
     ASSIGN_OR_RETURN(auto having, core::Expression::FromProto(plan.having));
@@ -28,6 +28,23 @@ absl::StatusOr<core::Block> RunFinalStage(const QueryPlan& plan, const core::Blo
     ASSIGN_OR_RETURN(core::ColumnPtr column, expr->Evaluate(input));
     computed.columns.push_back(std::move(column));
   }
+  return computed;
+}
+
+bool CanCutByPiece(const QueryPlan& plan) {
+  return !plan.order.empty() && plan.has_limit && plan.limit > 0;
+}
+
+absl::StatusOr<core::Block> CutPiece(const QueryPlan& plan, const core::Block& piece) {
+  ASSIGN_OR_RETURN(core::Block computed, ComputeFinalColumns(plan, piece));
+  size_t keep = plan.limit + plan.offset;
+  // Tied rows stay in row order either way (SortPermutation breaks ties by position), so the
+  // final sort of the concatenated pieces breaks ties as it would over the whole stage.
+  if (computed.rows() <= keep) return computed;
+  return core::TakeRows(computed, core::SortPermutation(computed, plan.order, keep));
+}
+
+absl::StatusOr<core::Block> FinishFinalStage(const QueryPlan& plan, core::Block computed) {
   if (!plan.order.empty()) {
     size_t keep = plan.has_limit ? plan.limit + plan.offset : 0;
     if (plan.has_limit && keep == 0) keep = 1;  // LIMIT 0: sort nothing, slice below empties it
@@ -40,6 +57,11 @@ absl::StatusOr<core::Block> RunFinalStage(const QueryPlan& plan, const core::Blo
   }
   computed.columns.resize(plan.visible);
   return computed;
+}
+
+absl::StatusOr<core::Block> RunFinalStage(const QueryPlan& plan, const core::Block& stage) {
+  ASSIGN_OR_RETURN(core::Block computed, ComputeFinalColumns(plan, stage));
+  return FinishFinalStage(plan, std::move(computed));
 }
 
 }  // namespace granite::coordinator

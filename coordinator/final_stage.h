@@ -8,7 +8,23 @@
 
 namespace granite::coordinator {
 
-// Returns the result block (plan.visible columns) computed from `stage`.
+// Returns the result block (plan.visible columns) computed from `stage`. Equals
+// FinishFinalStage(plan, ComputeFinalColumns(plan, stage)).
 absl::StatusOr<core::Block> RunFinalStage(const QueryPlan& plan, const core::Block& stage);
+
+// HAVING, then the final expressions: every plan.final_exprs column (not cut to visible).
+absl::StatusOr<core::Block> ComputeFinalColumns(const QueryPlan& plan, const core::Block& stage);
+// ORDER BY, OFFSET / LIMIT and the cut to plan.visible over ComputeFinalColumns' output.
+absl::StatusOr<core::Block> FinishFinalStage(const QueryPlan& plan, core::Block computed);
+
+// Top-N by piece (ORDER BY ... LIMIT n with n > 0): the stage may be cut piece by piece (merged
+// buckets, in parallel) before it is concatenated — the final stage's rows are among the top
+// limit + offset rows of their own piece. Then
+//   FinishFinalStage(plan, Concat(CutPiece(plan, piece) for pieces in stage order))
+// equals RunFinalStage(plan, Concat(pieces)), ties included (ties keep row order).
+bool CanCutByPiece(const QueryPlan& plan);
+// ComputeFinalColumns of `piece`, cut to its first limit + offset rows in ORDER BY order.
+// REQUIRES: CanCutByPiece(plan).
+absl::StatusOr<core::Block> CutPiece(const QueryPlan& plan, const core::Block& piece);
 
 }  // namespace granite::coordinator

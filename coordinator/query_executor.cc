@@ -17,6 +17,7 @@
 #include "coordinator/bucketed_merger.h"
 #include "coordinator/ddl_executor.h"
 #include "coordinator/fan_out.h"
+#include "coordinator/group_limit_hash_filter.h"
 #include "coordinator/final_stage.h"
 #include "coordinator/insert_executor.h"
 #include "coordinator/sql/lexer.h"
@@ -222,13 +223,24 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
                           [query] { return query->cancelled(); });
     // LIMIT n without ORDER BY or HAVING: any n complete groups answer it (final expressions
     // are computed row by row and never drop rows), so the merge may stop at n + offset groups.
+    // With the key-hash filter every bucket must be merged instead (KeepBottomGroups below).
     if (plan.has_limit && plan.limit > 0 && !plan.has_having && plan.order.empty() &&
-        !key_types.empty()) {
+        !key_types.empty() && plan.fragment.group_limit_hash_filter() == 0) {
       merger.SetGroupLimit(plan.limit + plan.offset);
+    }
+    // ORDER BY ... LIMIT n: each merged bucket is cut to its top rows on the pool (final_stage.h).
+    bool cut = CanCutByPiece(plan) && !key_types.empty() &&
+               plan.fragment.group_limit_hash_filter() == 0;
+    if (cut) {
+      merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
     }
     RETURN_IF_ERROR(FanOut(*workers_, plan.fragment, query, &merger).status());
     ASSIGN_OR_RETURN(stage, merger.Finish());
     query->merge_ns += merger.merge_ns();
+    if (cut) {
+      query->NoteMemory(ByteSizeOf(stage));
+      return FinishFinalStage(plan, std::move(stage));
+    }
     query->NoteMemory(ByteSizeOf(stage));
   } else {
     // Projections, or groups each worker finalized itself (shard_local_aggregation.h): the final
@@ -243,6 +255,9 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
     // The workers' blocks and their concatenation are both alive here.
     query->NoteMemory(2 * ByteSizeOf(stage));
   }
+  // GROUP BY ... LIMIT with the key-hash filter: only the L smallest (hash, key) groups are
+  // complete for sure (group_limit_hash_filter.h).
+  stage = KeepBottomGroups(plan, std::move(stage));
   return RunFinalStage(plan, stage);
 }
 

@@ -4,8 +4,10 @@
 
 #include <cstring>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
+#include "core/status_macros.h"
 
 namespace granite::core {
 namespace {
@@ -110,6 +112,30 @@ absl::StatusOr<std::string> DecompressLz4(std::string_view compressed, size_t ra
                  absl::StrCat("Cannot decompress LZ4 data: expected ", raw_size, " bytes"));
   }
   return out;
+}
+
+absl::StatusOr<WireCompression> ParseWireCompression(std::string_view name) {
+  std::string lower = absl::AsciiStrToLower(std::string(name));
+  if (lower == "lz4") return WireCompression::kLz4;
+  if (lower == "none") return WireCompression::kNone;
+  return Error(ErrorCode::kBadArguments,
+               absl::StrCat("Unknown network_compression_method \"", std::string(name),
+                            "\": expected 'lz4' or 'none'"));
+}
+
+std::string CompressForWire(std::string raw, WireCompression method) {
+  if (method == WireCompression::kNone || raw.empty()) return raw;
+  std::string compressed = CompressLz4(raw);
+  // Data of the raw size means "raw": LZ4 output must be strictly shorter to be used.
+  if (compressed.empty() || compressed.size() >= raw.size()) return raw;
+  return compressed;
+}
+
+absl::StatusOr<Block> DecodeWireBlock(std::string_view data, size_t raw_size) {
+  if (data.size() == raw_size) return DecodeBlock(data);
+  // Anything else is LZ4 (longer data too: CompressLz4 alone may grow incompressible data).
+  ASSIGN_OR_RETURN(std::string raw, DecompressLz4(data, raw_size));
+  return DecodeBlock(raw);
 }
 
 }  // namespace granite::core

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace granite::core {
 namespace {
 
@@ -33,6 +35,58 @@ TEST(BlockCodecTest, RejectsTruncatedInput) {
   std::string raw = EncodeBlock(block);
   EXPECT_FALSE(DecodeBlock(raw.substr(0, raw.size() - 1)).ok());
   EXPECT_FALSE(DecompressLz4("garbage", 100).ok());
+}
+
+// Wire data: 'none' sends the raw dump, 'lz4' compresses when it shrinks the data and sends
+// incompressible data raw; the receiver decodes all three without being told which.
+TEST(BlockCodecTest, WireDataIsRawOrLz4AndDecodesEitherWay) {
+  auto repetitive = std::make_shared<Column>(TypeId::kUInt64);
+  auto random = std::make_shared<Column>(TypeId::kUInt64);
+  std::mt19937_64 rng(7);
+  for (uint64_t i = 0; i < 5000; ++i) {
+    repetitive->Append<uint64_t>(i % 3);
+    random->Append<uint64_t>(rng());
+  }
+  for (const ColumnPtr& column : {repetitive, random}) {
+    Block block;
+    block.columns = {column};
+    std::string raw = EncodeBlock(block);
+    for (WireCompression method : {WireCompression::kLz4, WireCompression::kNone}) {
+      std::string data = CompressForWire(raw, method);
+      bool compressible = column == repetitive;
+      if (method == WireCompression::kLz4 && compressible) {
+        EXPECT_LT(data.size(), raw.size() / 4);
+      } else {
+        EXPECT_EQ(data, raw);  // 'none', or LZ4 would not shrink random values
+      }
+      auto decoded = DecodeWireBlock(data, raw.size());
+      ASSERT_TRUE(decoded.ok()) << decoded.status();
+      ASSERT_EQ(decoded->rows(), 5000u);
+      for (size_t row : {size_t{0}, size_t{1234}, size_t{4999}}) {
+        EXPECT_EQ(decoded->columns[0]->Get<uint64_t>(row), column->Get<uint64_t>(row));
+      }
+    }
+  }
+  // LZ4 output longer than the raw size (CompressLz4 of incompressible data) still decodes.
+  Block block;
+  block.columns = {random};
+  std::string raw = EncodeBlock(block);
+  std::string grown = CompressLz4(raw);
+  ASSERT_GT(grown.size(), raw.size());
+  auto decoded = DecodeWireBlock(grown, raw.size());
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->columns[0]->Get<uint64_t>(77), random->Get<uint64_t>(77));
+  EXPECT_FALSE(DecodeWireBlock("short", raw.size()).ok());
+}
+
+TEST(BlockCodecTest, ParsesNetworkCompressionMethod) {
+  EXPECT_EQ(*ParseWireCompression("lz4"), WireCompression::kLz4);
+  EXPECT_EQ(*ParseWireCompression("LZ4"), WireCompression::kLz4);
+  EXPECT_EQ(*ParseWireCompression("none"), WireCompression::kNone);
+  absl::StatusOr<WireCompression> bad = ParseWireCompression("zstd9");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("\"zstd9\""), std::string::npos)
+      << bad.status();
 }
 
 }  // namespace

@@ -12,10 +12,34 @@ void TakeFixed(const char* src, const uint32_t* indices, size_t count, char* dst
   }
 }
 
-// Copies the values of kWidth bytes whose mask byte is set. REQUIRES: dst holds every kept value.
+// Copies the values of kWidth bytes whose mask byte is set. Reads the mask eight rows at a time:
+// a run of dropped rows costs one test, a run of kept rows one memcpy, so a selective filter
+// (WHERE UserID = c) or a mostly-true one costs far less than a test per row.
+// REQUIRES: dst holds every kept value, plus one spare byte when kWidth is 1.
 template <size_t kWidth>
 void FilterFixed(const char* src, const uint8_t* mask, size_t rows, char* dst) {
-  for (size_t i = 0; i < rows; ++i) {
+  constexpr uint64_t kAllKept = 0x0101010101010101ull;
+  size_t i = 0;
+  for (; i + 8 <= rows; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, mask + i, 8);
+    if (word == 0) continue;
+    if (word == kAllKept) {
+      std::memcpy(dst, src + i * kWidth, 8 * kWidth);
+      dst += 8 * kWidth;
+      continue;
+    }
+    for (size_t j = i; j < i + 8; ++j) {
+      if constexpr (kWidth == 1) {
+        *dst = src[j];  // branch-free: the spare byte takes a dropped row's write
+        dst += mask[j] != 0;
+      } else if (mask[j]) {
+        std::memcpy(dst, src + j * kWidth, kWidth);
+        dst += kWidth;
+      }
+    }
+  }
+  for (; i < rows; ++i) {
     if (mask[i]) {
       std::memcpy(dst, src + i * kWidth, kWidth);
       dst += kWidth;
@@ -98,9 +122,7 @@ Column Column::Filter(const uint8_t* mask) const {
   char* dst = out.data_.data();
   const char* src = data_.data();
   switch (width_) {
-    case 1:
-      for (size_t i = 0; i < size_; ++i) { *dst = src[i]; dst += mask[i] != 0; }
-      break;
+    case 1: FilterFixed<1>(src, mask, size_, dst); break;
     case 2: FilterFixed<2>(src, mask, size_, dst); break;
     case 4: FilterFixed<4>(src, mask, size_, dst); break;
     case 8: FilterFixed<8>(src, mask, size_, dst); break;

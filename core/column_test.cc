@@ -91,6 +91,29 @@ TEST(ColumnTest, TakeAndFilterMatchAppendFromForEveryWidth) {
   }
 }
 
+// Filter reads the mask eight rows at a time: whole dropped words, whole kept words (bytes of 1),
+// mixed words and a tail must each match a row-by-row AppendFrom.
+TEST(ColumnTest, FilterMatchesAppendFromOverMaskWords) {
+  for (TypeId type : {TypeId::kUInt8, TypeId::kInt16, TypeId::kUInt32, TypeId::kUInt64}) {
+    Column column(type);
+    column.Resize(83);
+    for (size_t i = 0; i < column.RawSize(); ++i) column.RawData()[i] = static_cast<char>(i * 5 + 1);
+    std::vector<uint8_t> mask(83, 0);
+    for (size_t i = 16; i < 40; ++i) mask[i] = 1;         // whole kept words
+    for (size_t i = 40; i < 56; i += 3) mask[i] = 1;      // mixed words
+    mask[57] = 7;                                         // a non-0/1 byte in an otherwise 0 word
+    for (size_t i = 80; i < 83; ++i) mask[i] = 1;         // the tail
+    Column want(type);
+    for (size_t i = 0; i < mask.size(); ++i) {
+      if (mask[i]) want.AppendFrom(column, i);
+    }
+    Column kept = column.Filter(mask.data());
+    ASSERT_EQ(kept.size(), want.size()) << TypeName(type);
+    EXPECT_EQ(std::string(kept.RawData(), kept.RawSize()),
+              std::string(want.RawData(), want.RawSize())) << TypeName(type);
+  }
+}
+
 TEST(ColumnTest, TakeStringsSizesOffsetsAndChars) {
   Column column = Strings({"", "ab", "", "cde", "f"});
   const uint32_t indices[] = {0, 3, 2, 1, 4, 0};

@@ -1,7 +1,9 @@
 #include "core/fragment_pipeline.h"
 
 #include <algorithm>
+#include <cstring>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/aggregation/local_merger.h"
@@ -26,6 +28,55 @@ absl::Status ReadSizeSetting(const pb::Fragment& fragment, const std::string& na
   }
   *value = parsed;
   return absl::OkStatus();
+}
+
+// Reads group_by_worker_merge ('auto', 'always' or 'never'); absent leaves *mode unchanged.
+absl::Status ReadWorkerMerge(const pb::Fragment& fragment,
+                             LocalMerger::Options::WorkerMerge* mode) {
+  auto it = fragment.settings().find("group_by_worker_merge");
+  if (it == fragment.settings().end()) return absl::OkStatus();
+  std::string value = absl::AsciiStrToLower(it->second);
+  using WorkerMerge = LocalMerger::Options::WorkerMerge;
+  if (value == "auto") {
+    *mode = WorkerMerge::kAuto;
+  } else if (value == "always" || value == "1") {
+    *mode = WorkerMerge::kAlways;
+  } else if (value == "never" || value == "0") {
+    *mode = WorkerMerge::kNever;
+  } else {
+    return Error(ErrorCode::kBadArguments,
+                 absl::StrCat("Unknown group_by_worker_merge \"", it->second,
+                              "\": expected 'auto', 'always' or 'never'"));
+  }
+  return absl::OkStatus();
+}
+
+// Returns the number of non-zero bytes of mask[0, rows): eight at a time, as a filter's mask
+// holds 0 or 1 per row (anything else is counted a byte at a time).
+size_t CountNonZero(const uint8_t* mask, size_t rows) {
+  size_t kept = 0;
+  size_t i = 0;
+  for (; i + 8 <= rows; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, mask + i, 8);
+    if ((word & ~0x0101010101010101ull) == 0) {
+      kept += static_cast<size_t>(__builtin_popcountll(word));
+    } else {
+      for (size_t j = i; j < i + 8; ++j) kept += mask[j] != 0;
+    }
+  }
+  for (; i < rows; ++i) kept += mask[i] != 0;
+  return kept;
+}
+
+// Marks in *read every input column that `expr` references.
+void MarkColumns(const pb::Expr& expr, std::vector<bool>* read) {
+  if (expr.node_case() == pb::Expr::kColumn) {
+    if (expr.column() >= read->size()) read->resize(expr.column() + 1, false);
+    (*read)[expr.column()] = true;
+  } else if (expr.node_case() == pb::Expr::kCall) {
+    for (const pb::Expr& arg : expr.call().args()) MarkColumns(arg, read);
+  }
 }
 
 }  // namespace
@@ -68,6 +119,7 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
                                     &p->aggregator_options_.two_level_threshold_bytes));
     RETURN_IF_ERROR(ReadSizeSetting(fragment, "group_by_single_block_threshold",
                                     &p->single_block_threshold_));
+    RETURN_IF_ERROR(ReadWorkerMerge(fragment, &p->worker_merge_));
     p->final_only_states_ = fragment.worker_count() <= 1 || fragment.finalize_on_worker();
     // Fail at compile time, not per thread, if the aggregation cannot be built.
     RETURN_IF_ERROR(Aggregator::Create(p->key_types_, p->specs_, p->aggregator_options_).status());
@@ -79,8 +131,21 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     for (const pb::SortKey& key : fragment.order_by()) {
       p->order_.push_back(SortColumn{key.column(), key.descending()});
     }
+    p->top_n_threshold_ = TopNThreshold::For(fragment);
   }
+  if (fragment.aggregate()) {
+    for (const pb::Expr& key : fragment.group_keys()) MarkColumns(key, &p->read_after_filter_);
+    for (const pb::AggregateCall& call : fragment.aggregates()) {
+      for (const pb::Expr& arg : call.args()) MarkColumns(arg, &p->read_after_filter_);
+    }
+  } else {
+    for (const pb::Expr& projection : fragment.projections()) {
+      MarkColumns(projection, &p->read_after_filter_);
+    }
+  }
+  for (bool read : p->read_after_filter_) p->any_read_after_filter_ |= read;
   p->limit_ = fragment.limit();
+  if (p->aggregating_ && !p->key_types_.empty()) p->hash_limit_ = fragment.group_limit_hash_filter();
   return p;
 }
 
@@ -90,6 +155,7 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline::LocalState>> FragmentPipeline::
   if (aggregating_) {
     ASSIGN_OR_RETURN(state->aggregator,
                      Aggregator::Create(key_types_, specs_, aggregator_options_));
+    if (hash_limit_ > 0) state->hash_filter = std::make_unique<HashLimitFilter>(hash_limit_);
   }
   return state;
 }
@@ -101,26 +167,49 @@ absl::StatusOr<Block> FragmentPipeline::Filter(const Block& input) const {
   // planner with notEquals(x, 0).
   const uint8_t* mask = mask_column->Data<uint8_t>();
   size_t rows = input.rows();
-  size_t kept = 0;
-  for (size_t i = 0; i < rows; ++i) kept += mask[i] != 0;
+  size_t kept = CountNonZero(mask, rows);
   if (kept == rows) return input;
   Block out;
   out.rows_without_columns = kept;
-  if (kept == 0) {
-    for (const ColumnPtr& column : input.columns) {
+  // The key-hash filter (hash_limit_filter.h) filters every column of the block again.
+  const bool all_read = hash_limit_ > 0;
+  if (!all_read && !any_read_after_filter_) return out;  // rows only, e.g. count() WHERE ...
+  for (size_t c = 0; c < input.columns.size(); ++c) {
+    const ColumnPtr& column = input.columns[c];
+    const bool read =
+        all_read || c == 0 || (c < read_after_filter_.size() && read_after_filter_[c]);
+    if (kept == 0 || !read) {
       out.columns.push_back(std::make_shared<Column>(column->type()));
+    } else {
+      out.columns.push_back(std::make_shared<Column>(column->Filter(mask)));
     }
-    return out;
-  }
-  for (const ColumnPtr& column : input.columns) {
-    out.columns.push_back(std::make_shared<Column>(column->Filter(mask)));
   }
   return out;
 }
 
 absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) const {
-  ASSIGN_OR_RETURN(Block block, Filter(input));
+  const Block* source = &input;
+  Block narrowed;
+  const TopNThreshold* bound = top_n_threshold_ ? &*top_n_threshold_ : nullptr;
+  if (bound != nullptr && state.top_n_bound.set && bound->input_column() < input.columns.size() &&
+      input.columns[bound->input_column()]->type() == bound->type()) {
+    // Rows whose first key cannot enter this thread's top-N skip the filter (top_n_threshold.h).
+    std::vector<uint8_t> mask;
+    const size_t kept =
+        bound->Select(*input.columns[bound->input_column()], state.top_n_bound, &mask);
+    if (kept == 0) return absl::OkStatus();
+    if (kept < input.rows()) {
+      narrowed.rows_without_columns = kept;
+      for (const ColumnPtr& column : input.columns) {
+        narrowed.columns.push_back(std::make_shared<Column>(column->Filter(mask.data())));
+      }
+      source = &narrowed;
+    }
+  }
+  ASSIGN_OR_RETURN(Block block, Filter(*source));
   size_t rows = block.rows();
+  state.rows_filtered += source->rows();
+  state.rows_passed += rows;
   if (rows == 0) return absl::OkStatus();
   if (aggregating_) {
     std::vector<ColumnPtr> keys;
@@ -128,6 +217,10 @@ absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) co
     for (const auto& key : keys_) {
       ASSIGN_OR_RETURN(ColumnPtr column, key->Evaluate(block));
       keys.push_back(std::move(column));
+    }
+    if (state.hash_filter) {
+      rows = state.hash_filter->Apply(&block, &keys);  // GROUP BY ... LIMIT: skip far keys
+      if (rows == 0) return absl::OkStatus();
     }
     std::vector<std::vector<ColumnPtr>> args(aggregate_args_.size());
     for (size_t a = 0; a < aggregate_args_.size(); ++a) {
@@ -156,6 +249,11 @@ absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) co
   }
   state.rows += rows;
   state.blocks.push_back(std::move(projected));
+  if (top_n_threshold_ && state.rows >= limit_) {
+    if (state.blocks.size() > 1) RETURN_IF_ERROR(Compact(state));
+    top_n_threshold_->Tighten(
+        *state.blocks.front().columns[top_n_threshold_->projected_column()], &state.top_n_bound);
+  }
   if (limit_ > 0 && !order_.empty() && state.rows > 2 * limit_ + 65536) return Compact(state);
   return absl::OkStatus();
 }
@@ -202,6 +300,7 @@ LocalMerger::Options FragmentPipeline::MergeOptions() const {
   }
   options.final_only = final_only_states_;
   options.single_threshold = single_block_threshold_;
+  options.worker_merge = worker_merge_;
   return options;
 }
 

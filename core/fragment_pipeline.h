@@ -13,10 +13,14 @@
 // the conversion, 100000 for the merge), group_by_two_level_threshold_bytes (default 256 MiB for
 // the conversion; the merge also goes parallel past min(16 MiB, this) of tables and states),
 // group_by_single_block_threshold (groups, default 4096, 0 = never: below it a result whose
-// tables stayed single-level is sent as one block instead of buckets, see LocalMerger).
+// tables stayed single-level is sent as one block instead of buckets, see LocalMerger),
+// group_by_worker_merge ('auto' default, 'always', 'never': whether the parallel thread-local
+// merge may send threads' groups unmerged when merging would not reduce them, see LocalMerger).
 // A fragment sent to a single worker (worker_count <= 1) writes final-only states: the coordinator
 // then finalizes each group from its only partial state (uniq sends its estimate, not its hashes).
 // So does a fragment with finalize_on_worker, finalized by FinishFinalized on the worker itself.
+// Fragment.group_limit_hash_filter = L > 0 puts a HashLimitFilter (hash_limit_filter.h) in front
+// of each thread's Aggregator: only rows whose key hash may be among the L smallest are added.
 #pragma once
 
 #include <memory>
@@ -24,11 +28,13 @@
 
 #include "absl/status/statusor.h"
 #include "core/aggregation/aggregator.h"
+#include "core/aggregation/hash_limit_filter.h"
 #include "core/aggregation/local_merger.h"
 #include "core/block.h"
 #include "core/block_sort.h"
 #include "core/expression.h"
 #include "core/thread_pool.h"
+#include "core/top_n_threshold.h"
 #include "granite/worker/v1/plan.pb.h"
 
 namespace granite::core {
@@ -40,10 +46,14 @@ class FragmentPipeline {
   // Holds one thread's partial result.
   struct LocalState {
     std::unique_ptr<Aggregator> aggregator;  // aggregating fragments
+    std::unique_ptr<HashLimitFilter> hash_filter;  // Fragment.group_limit_hash_filter > 0
     std::vector<Block> blocks;               // projecting fragments
     size_t rows = 0;
     uint64_t rows_read = 0;
     uint64_t bytes_read = 0;
+    uint64_t rows_filtered = 0;  // rows that went through the filter (or would have, without one)
+    uint64_t rows_passed = 0;    // rows of those that passed it
+    TopNThreshold::Bound top_n_bound;  // ORDER BY ... LIMIT: this thread's bound, once it has one
   };
 
   static absl::StatusOr<std::unique_ptr<FragmentPipeline>> Compile(
@@ -74,13 +84,18 @@ class FragmentPipeline {
                                         ThreadPool* pool) const;
 
   bool aggregating() const { return aggregating_; }
+  // The running top-N bound of an ORDER BY ... LIMIT fragment (top_n_threshold.h), when it applies.
+  const std::optional<TopNThreshold>& top_n_threshold() const { return top_n_threshold_; }
   std::vector<TypeId> key_types() const { return key_types_; }
   const std::vector<AggregateSpec>& aggregate_specs() const { return specs_; }
   const AggregatorOptions& aggregator_options() const { return aggregator_options_; }
 
  private:
   FragmentPipeline() = default;
-  // Applies the filter; returns the input unchanged when there is none.
+  // Applies the filter; returns the input unchanged when there is none. Only the columns that
+  // keys, aggregate arguments or projections read are filtered (and column 0, which gives the
+  // block its row count); the others become empty placeholders, so a column that only the filter
+  // reads (count() WHERE x <> 0) is never copied.
   absl::StatusOr<Block> Filter(const Block& input) const;
   // Cuts accumulated rows down to the top-N when they grow past twice the limit.
   absl::Status Compact(LocalState& state) const;
@@ -98,9 +113,14 @@ class FragmentPipeline {
   AggregatorOptions aggregator_options_;
   size_t parallel_merge_threshold_ = 100000;
   size_t single_block_threshold_ = LocalMerger::Options().single_threshold;
+  LocalMerger::Options::WorkerMerge worker_merge_ = LocalMerger::Options::WorkerMerge::kAuto;
   bool final_only_states_ = false;
   std::vector<SortColumn> order_;
   size_t limit_ = 0;
+  std::optional<TopNThreshold> top_n_threshold_;
+  size_t hash_limit_ = 0;  // Fragment.group_limit_hash_filter
+  std::vector<bool> read_after_filter_;  // by input column: read by keys, arguments, projections
+  bool any_read_after_filter_ = false;
 };
 
 }  // namespace granite::core

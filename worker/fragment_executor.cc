@@ -1,5 +1,6 @@
 #include "worker/fragment_executor.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/block_codec.h"
@@ -9,7 +10,9 @@
 #include "core/status_macros.h"
 #include "worker/late_materialized_scan.h"
 #include "worker/morsel_source.h"
+#include "worker/part_bounds_scan.h"
 #include "worker/string_size_reads.h"
+#include "worker/top_n_morsel_filter.h"
 
 namespace granite::worker {
 
@@ -17,11 +20,19 @@ namespace pb = granite::worker::v1;
 
 namespace {
 
-void FillBlockData(const core::Block& block, pb::BlockData* data) {
+void FillBlockData(const core::Block& block, core::WireCompression compression,
+                   pb::BlockData* data) {
   std::string raw = core::EncodeBlock(block);
   data->set_rows(block.rows());
   data->set_raw_size(raw.size());
-  data->set_data(core::CompressLz4(raw));
+  data->set_data(core::CompressForWire(std::move(raw), compression));
+}
+
+// The fragment's network_compression_method setting (default lz4).
+absl::StatusOr<core::WireCompression> CompressionOf(const pb::Fragment& fragment) {
+  auto it = fragment.settings().find("network_compression_method");
+  if (it == fragment.settings().end()) return core::WireCompression::kLz4;
+  return core::ParseWireCompression(it->second);
 }
 
 absl::Status SinkGone() {
@@ -38,10 +49,14 @@ absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atom
   pb::Fragment planned = fragment;
   std::vector<bool> string_sizes = ReadStringsAsSizes(&planned);
   ASSIGN_OR_RETURN(auto pipeline, core::FragmentPipeline::Compile(planned));
+  ASSIGN_OR_RETURN(core::WireCompression compression, CompressionOf(fragment));
   ASSIGN_OR_RETURN(auto source, MorselSource::Open(fragment, store_, std::move(string_sizes)));
   // A small top-N reads its other columns only for the rows it keeps (late_materialized_scan.h).
   ASSIGN_OR_RETURN(std::unique_ptr<LateMaterializedScan> late, LateMaterializedScan::Plan(planned));
   const core::FragmentPipeline& scan = late ? late->early_pipeline() : *pipeline;
+  // ORDER BY ... LIMIT: morsels whose first key cannot enter the top-N are skipped unread.
+  const std::optional<TopNMorselFilter> top_n =
+      TopNMorselFilter::Plan(planned, scan, late.get(), *source);
 
   const auto& morsels = source->morsels();
   size_t threads = source->ordered() ? 1 : std::min(pool_->size(), std::max<size_t>(1, morsels.size()));
@@ -52,15 +67,27 @@ absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atom
   std::vector<absl::Status> errors(threads);
   std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
-  pool_->ParallelFor(threads, [&](size_t t) {
+  // MIN / MAX without WHERE or GROUP BY: from the parts' bounds, reading no column
+  // (part_bounds_scan.h).
+  std::optional<core::Block> bounds = PartBoundsBlock(planned, *source);
+  if (bounds) RETURN_IF_ERROR(scan.Consume(*states[0], *bounds));
+  pool_->ParallelFor(bounds ? 0 : threads, [&](size_t t) {
     auto& state = *states[t];
     while (!failed.load(std::memory_order_relaxed) && !cancelled.load(std::memory_order_relaxed)) {
       if (scan.Satisfied(state)) break;
       size_t m = next.fetch_add(1);
       if (m >= morsels.size()) break;
+      if (top_n && top_n->Skip(morsels[m], state)) continue;
       absl::StatusOr<core::Block> block =
           late ? late->ReadEarly(*source, morsels[m]) : source->Read(morsels[m]);
+      const uint64_t filtered = state.rows_filtered;
+      const uint64_t passed = state.rows_passed;
       absl::Status status = block.ok() ? scan.Consume(state, *block) : block.status();
+      // Every row went through the filter and none passed: later queries skip these granules.
+      if (status.ok() && state.rows_passed == passed &&
+          state.rows_filtered - filtered == block->rows()) {
+        source->NoteNoMatch(morsels[m]);
+      }
       if (!status.ok()) {
         errors[t] = status;
         failed = true;
@@ -90,17 +117,28 @@ absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atom
     // One message for a small result, else only the non-empty buckets (worker.proto, Bucket).
     ASSIGN_OR_RETURN(core::LocalMerger::PartialResult partial,
                      pipeline->FinishPartial(std::move(states), pool_));
-    for (size_t i = 0; i < partial.blocks.size(); ++i) {
-      chunk.Clear();
-      pb::Bucket* bucket = chunk.mutable_bucket();
-      if (partial.single) {
-        bucket->set_single(true);
-      } else {
-        bucket->set_id(partial.bucket_ids[i]);
+    // Encoded (and compressed) on the pool a window of buckets at a time, sent in order.
+    constexpr size_t kEncodeWindow = 32;
+    size_t count = partial.blocks.size();
+    std::vector<pb::FragmentChunk> window;
+    for (size_t from = 0; from < count; from += kEncodeWindow) {
+      size_t n = std::min(kEncodeWindow, count - from);
+      window.assign(n, pb::FragmentChunk());
+      pool_->ParallelFor(n, [&](size_t j) {
+        size_t i = from + j;
+        pb::Bucket* bucket = window[j].mutable_bucket();
+        if (partial.single) {
+          bucket->set_single(true);
+        } else {
+          bucket->set_id(partial.bucket_ids[i]);
+        }
+        bucket->set_last(i + 1 == count);
+        FillBlockData(partial.blocks[i], compression, bucket->mutable_states());
+        partial.blocks[i] = core::Block();  // its memory now lives in the message
+      });
+      for (pb::FragmentChunk& encoded : window) {
+        if (!sink(encoded)) return SinkGone();
       }
-      bucket->set_last(i + 1 == partial.blocks.size());
-      FillBlockData(partial.blocks[i], bucket->mutable_states());
-      if (!sink(chunk)) return SinkGone();
     }
   } else {
     // Projected rows, or (finalize_on_worker) this worker's groups finalized here.
@@ -114,7 +152,8 @@ absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atom
     size_t total = rows.rows();
     for (size_t at = 0; at == 0 || at < total; at += kRowsPerChunk) {
       chunk.Clear();
-      FillBlockData(core::SliceRows(rows, at, kRowsPerChunk), chunk.mutable_block());
+      FillBlockData(core::SliceRows(rows, at, kRowsPerChunk), compression,
+                    chunk.mutable_block());
       if (!sink(chunk)) return SinkGone();
       if (total == 0) break;
     }

@@ -43,6 +43,8 @@ class LateMaterializedScan {
 
   // The phase-1 pipeline: Consume it over ReadEarly blocks with its own local states.
   const core::FragmentPipeline& early_pipeline() const { return *early_; }
+  // The source column positions phase 1 reads, in the order of its input columns.
+  const std::vector<size_t>& early_positions() const { return early_positions_; }
 
   // Reads the early columns of `morsel` and appends the row locator column.
   absl::StatusOr<core::Block> ReadEarly(const MorselSource& source, const Morsel& morsel) const;

@@ -7,6 +7,7 @@
 #include "core/status_macros.h"
 #include "storage/part_recovery.h"
 #include "worker/filter_ranges.h"
+#include "worker/query_condition_cache.h"
 
 namespace granite::worker {
 
@@ -70,16 +71,37 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
   source->choose_parts_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                  std::chrono::steady_clock::now() - started)
                                  .count();
+  source->condition_key_ = QueryConditionCache::KeyOf(fragment);
   for (const storage::SelectedPart& part : selected) {
+    // Granules where this filter matched nothing before are left out (query_condition_cache.h).
+    std::vector<bool> empty;
+    if (!source->condition_key_.empty()) {
+      empty = QueryConditionCache::Global().EmptyGranules(source->snapshot_->parts[part.part],
+                                                          source->condition_key_);
+    }
+    auto skipped = [&](size_t g) { return g < empty.size() && empty[g]; };
     for (const storage::GranuleRange& range : part.granules) {
-      for (size_t g = range.begin; g < range.end; g += kGranulesPerMorsel) {
-        size_t end = std::min(range.end, g + kGranulesPerMorsel);
+      size_t g = range.begin;
+      while (g < range.end) {
+        if (skipped(g)) {
+          ++g;
+          continue;
+        }
+        size_t end = g + 1;
+        while (end < range.end && end - g < kGranulesPerMorsel && !skipped(end)) ++end;
         source->morsels_.push_back(Morsel{part.part, g, end, part.data});
         source->total_rows_ += part.data->granule_first_row(end) - part.data->granule_first_row(g);
+        g = end;
       }
     }
   }
   return source;
+}
+
+void MorselSource::NoteNoMatch(const Morsel& morsel) const {
+  if (condition_key_.empty() || numbers_) return;
+  QueryConditionCache::Global().MarkEmpty(snapshot_->parts[morsel.part], condition_key_,
+                                          morsel.begin, morsel.end);
 }
 
 absl::Status MorselSource::Broken(const Morsel& morsel, const absl::Status& status) const {

@@ -42,6 +42,8 @@ class MorselSource {
       std::vector<bool> string_sizes = {});
 
   const std::vector<Morsel>& morsels() const { return morsels_; }
+  // Returns the table schema's index of source column `position`. REQUIRES: a table source.
+  size_t schema_index(size_t position) const { return column_indexes_[position]; }
   // Reads the fragment's source columns of one morsel. A part whose data fails its checksum is
   // detached from the table (Table::DetachBrokenPart) and the error says so.
   absl::StatusOr<core::Block> Read(const Morsel& morsel) const;
@@ -49,6 +51,10 @@ class MorselSource {
   // table morsel, in that order. REQUIRES: a table source; every position < source column count.
   absl::StatusOr<core::Block> ReadColumns(const Morsel& morsel,
                                           const std::vector<size_t>& positions) const;
+  // Records that no row of `morsel` passed the fragment's filter, so later fragments with the
+  // same filter skip its granules (query_condition_cache.h). No-op without a cacheable filter.
+  // REQUIRES: every row of the morsel went through the filter.
+  void NoteNoMatch(const Morsel& morsel) const;
   // True for numbers(N) (not _mt): a single thread must produce rows in order.
   bool ordered() const { return ordered_; }
   uint64_t total_rows() const { return total_rows_; }
@@ -70,6 +76,7 @@ class MorselSource {
   std::vector<size_t> column_indexes_;  // schema index per source column
   std::vector<bool> string_sizes_;      // per source column: read the sizes only
   std::vector<Morsel> morsels_;
+  std::string condition_key_;  // QueryConditionCache::KeyOf the fragment; "" = not cached
   storage::PruneStats prune_stats_;
   uint64_t choose_parts_ns_ = 0;
   bool numbers_ = false;

@@ -1,6 +1,7 @@
 // GROUP BY tables against absl::flat_hash_map, for the three key kinds the Aggregator
 // specializes: UInt16 (FixedHashMap, a direct array), UInt64 (IntHashMap, single- and two-level)
-// and String (StringHashMap with its arena and inline short keys).
+// and String (StringHashMap with its arena and inline short keys); and uniqExact's string set
+// (StringHashSet) against absl::flat_hash_set.
 //
 // "Insert" is the GROUP BY workload: a stream of rows whose keys come from a pool of D distinct
 // values, each row finding or creating its group id (D new groups in total). "Lookup" finds ids of
@@ -15,11 +16,13 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "benchmark/benchmark.h"
 #include "core/aggregation/arena.h"
 #include "core/aggregation/fixed_hash_map.h"
 #include "core/aggregation/int_hash_map.h"
 #include "core/aggregation/string_hash_map.h"
+#include "core/aggregation/string_hash_set.h"
 #include "core/aggregation/two_level_hash_map.h"
 #include "core/hash.h"
 
@@ -251,6 +254,48 @@ void BM_String_Absl(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * rows.size());
 }
 
+// ---- String sets (uniqExact / COUNT(DISTINCT s)) --------------------------------------------
+
+// Ours as uniq_exact_function.cc runs it: hash a batch, prefetch slots 16 rows ahead.
+void BM_StringSet_Ours(benchmark::State& state) {
+  std::vector<std::string> pool = StringPool(state.range(0));
+  std::vector<std::string> rows = Rows(pool, RowsFor(state.range(0)));
+  std::vector<uint64_t> hashes(kBatch);
+  for (auto _ : state) {
+    StringHashSet set;
+    Arena arena;
+    for (size_t start = 0; start < rows.size(); start += kBatch) {
+      size_t n = std::min(kBatch, rows.size() - start);
+      for (size_t i = 0; i < n; ++i) hashes[i] = HashBytes(rows[start + i]);
+      for (size_t i = 0; i < n; ++i) {
+        if (i + kPrefetchDistance < n) set.Prefetch(hashes[i + kPrefetchDistance]);
+        set.Insert(rows[start + i], hashes[i], arena);
+      }
+    }
+    benchmark::DoNotOptimize(set.size());
+  }
+  state.SetItemsProcessed(state.iterations() * rows.size());
+}
+
+// The set uniqExact used before: absl::flat_hash_set<string_view> with XXH3, copies in an Arena.
+struct Xxh3Hash {
+  size_t operator()(std::string_view value) const { return HashBytes(value); }
+};
+void BM_StringSet_Absl(benchmark::State& state) {
+  std::vector<std::string> pool = StringPool(state.range(0));
+  std::vector<std::string> rows = Rows(pool, RowsFor(state.range(0)));
+  for (auto _ : state) {
+    absl::flat_hash_set<std::string_view, Xxh3Hash> set;
+    Arena arena;
+    for (const std::string& row : rows) {
+      std::string_view value = row;
+      set.lazy_emplace(value, [&](const auto& construct) { construct(arena.Copy(value)); });
+    }
+    benchmark::DoNotOptimize(set.size());
+  }
+  state.SetItemsProcessed(state.iterations() * rows.size());
+}
+
 void Distinct(benchmark::internal::Benchmark* b) {
   for (int64_t d : {1000, 10000, 100000, 1000000, 10000000}) b->Arg(d);
   b->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -270,6 +315,8 @@ BENCHMARK(BM_UInt64Lookup_Ours)->Apply(Distinct);
 BENCHMARK(BM_UInt64Lookup_Absl)->Apply(Distinct);
 BENCHMARK(BM_String_Ours)->Apply(Distinct);
 BENCHMARK(BM_String_Absl)->Apply(Distinct);
+BENCHMARK(BM_StringSet_Ours)->Apply(Distinct);
+BENCHMARK(BM_StringSet_Absl)->Apply(Distinct);
 
 }  // namespace
 }  // namespace granite::core

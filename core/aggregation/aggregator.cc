@@ -172,8 +172,9 @@ absl::Status Aggregator::Merge(const Block& partial) {
   size_t rows = partial.rows();
   if (rows == 0) return absl::OkStatus();
   std::vector<ColumnPtr> keys(partial.columns.begin(), partial.columns.begin() + key_types_.size());
-  // A partial block holds distinct keys, so its rows are a lower bound of the groups: sizing an
-  // empty table for them skips the growth steps (a bucket merge starts with 4 slots).
+  // A partial block's rows bound its groups (its keys are distinct, or nearly so: LocalMerger
+  // may send threads' groups unmerged): sizing an empty table for them skips the growth steps
+  // (a bucket merge starts with 4 slots).
   Reserve(rows);
   AssignGroups(keys, rows, nullptr);
   size_t column = key_types_.size();

@@ -117,6 +117,11 @@ class Aggregator {
   // Moves every group out split into kBucketCount blocks by BucketOf(key hash); empty buckets are
   // blocks of empty columns of PartialTypes(). The aggregator is empty afterwards.
   std::vector<Block> PartialByBucket(bool final_only = false);
+  // Returns a partial block of the keys and states of groups[0 .. count), copied: the
+  // aggregator is unchanged. Concurrent calls naming disjoint groups are safe.
+  Block PartialOfGroups(const uint32_t* groups, size_t count) const {
+    return EmitGroups(groups, count, /*final_only=*/false);
+  }
   // Returns the key columns then one result column per aggregate, and empties the aggregator.
   // With no keys it returns exactly one row even if nothing was added (count() = 0, sum = 0,
   // avg = nan, min/max/any = the type's default), like ClickHouse.

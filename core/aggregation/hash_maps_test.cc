@@ -1,5 +1,5 @@
 // Tests of the GROUP BY tables (FixedHashMap, IntHashMap, UInt128HashMap, StringHashMap, the
-// two-level variant), the distinct-value set Int64HashSet, and the Arena.
+// two-level variant), the distinct-value sets Int64HashSet and StringHashSet, and the Arena.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -13,6 +13,7 @@
 #include "core/aggregation/int_hash_map.h"
 #include "core/aggregation/slot_pool.h"
 #include "core/aggregation/string_hash_map.h"
+#include "core/aggregation/string_hash_set.h"
 #include "core/aggregation/two_level_hash_map.h"
 #include "core/hash.h"
 
@@ -35,6 +36,24 @@ TEST(IntHashMapTest, AssignsDenseIdsAcrossGrowth) {
   map.Reset();
   EXPECT_EQ(map.size(), 0u);
   EXPECT_EQ(map.FindOrInsert(5, HashIntKey(5), 0), 0u);
+}
+
+TEST(IntHashMapTest, HugeReservedTableKeepsGroupsAcrossGrowth) {
+  // 2^21 slots of 16 bytes: the array takes the huge-page path of SlotArray.
+  IntHashMap map;
+  map.Reserve(size_t{1} << 20);
+  EXPECT_GE(map.capacity(), size_t{1} << 21);
+  std::mt19937_64 rng(5);
+  std::vector<uint64_t> keys(1500000);
+  for (auto& key : keys) key = rng();
+  for (uint32_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(map.FindOrInsert(keys[i], HashIntKey(keys[i]), i), i);
+  }
+  EXPECT_GE(map.capacity(), size_t{1} << 22);  // grew past the reservation
+  for (uint32_t i = 0; i < keys.size(); i += 97) {
+    ASSERT_EQ(map.FindOrInsert(keys[i], HashIntKey(keys[i]), 0xfffffffe), i);
+  }
+  EXPECT_EQ(map.size(), keys.size());
 }
 
 TEST(StringHashMapTest, CopiesKeysAndFindsThemAgain) {
@@ -185,6 +204,69 @@ TEST(Int64HashSetTest, MovedSetKeepsValues) {
   Int64HashSet moved = std::move(set);
   EXPECT_EQ(moved.size(), reference.size());
   EXPECT_EQ(set.size(), 0u);  // NOLINT: moved-from is empty by contract (swap)
+}
+
+TEST(StringHashSetTest, PartialSetsMergedEqualOnePass) {
+  // Random strings (empty, short, long, shared prefixes) split over three partial sets; merging
+  // them by saved hash (InsertAllFrom) must equal one set filled in a single pass.
+  std::mt19937_64 rng(23);
+  std::vector<std::string> rows;
+  for (int i = 0; i < 60000; ++i) {
+    uint64_t id = rng() % 20000;
+    rows.push_back(id % 97 == 0 ? std::string() : "prefix-" + std::to_string(id) +
+                                                     std::string(id % 23, 'x'));
+  }
+  SlotPool pool;
+  Arena arena;
+  StringHashSet single;
+  single.set_pool(&pool);
+  StringHashSet parts[3];
+  std::set<std::string> reference;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    uint64_t hash = HashBytes(rows[i]);
+    single.Insert(rows[i], hash, arena);
+    parts[i % 3].Insert(rows[i], hash, arena);
+    reference.insert(rows[i]);
+  }
+  EXPECT_EQ(single.size(), reference.size());
+  EXPECT_LE(single.size() * 2, single.capacity());
+  StringHashSet merged;
+  merged.InsertAllFrom(parts[0]);
+  merged.InsertAllFrom(parts[1]);
+  merged.InsertAllFrom(parts[2]);
+  merged.InsertAllFrom(parts[2]);  // twice: nothing new
+  merged.InsertKept(rows[5], HashBytes(rows[5]));
+  EXPECT_EQ(merged.size(), reference.size());
+  std::set<std::string> seen;
+  merged.ForEach([&](std::string_view value) {
+    EXPECT_TRUE(seen.insert(std::string(value)).second) << value;
+  });
+  EXPECT_EQ(seen, reference);
+  seen.clear();
+  single.ForEach([&](std::string_view value) { seen.insert(std::string(value)); });
+  EXPECT_EQ(seen, reference);
+  // Moves and swaps carry the values, the pool stays.
+  StringHashSet moved = std::move(single);
+  EXPECT_EQ(moved.size(), reference.size());
+  EXPECT_EQ(single.size(), 0u);  // NOLINT: moved-from is empty by contract (swap)
+  single.Insert("again", HashBytes("again"), arena);
+  EXPECT_EQ(single.size(), 1u);
+}
+
+TEST(StringHashSetTest, SameHashBitsDifferentBytesStayDistinct) {
+  // Values inserted with one forced hash: only the size and bytes tell them apart.
+  Arena arena;
+  StringHashSet set;
+  std::vector<std::string> values = {"", "a", "b", "ab", "ba", "abcdefghijklmnopq",
+                                     "abcdefghijklmnopr"};
+  for (int round = 0; round < 2; ++round) {
+    for (const std::string& value : values) set.Insert(value, 42, arena);
+  }
+  EXPECT_EQ(set.size(), values.size());
+  set.Reserve(1000);
+  EXPECT_GE(set.capacity(), 2000u);
+  for (const std::string& value : values) set.Insert(value, 42, arena);
+  EXPECT_EQ(set.size(), values.size());
 }
 
 TEST(ArenaTest, KeepsAllocationsValidAndAligned) {

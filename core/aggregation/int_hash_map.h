@@ -13,6 +13,9 @@
 // LOW hash bits while buckets (core::BucketOf) use the TOP bits, so the two-level variant
 // (two_level_hash_map.h) picks its sub-table from bits the slots never use.
 // Hashes are not stored: recomputing HashIntKey on growth is cheaper than 8 more bytes a slot.
+// An empty slot is all zero bytes (a slot stores ~group), so a new array is one memset rather
+// than a loop of {0, kEmpty} stores (string_hash_map.h); big arrays sit on huge pages
+// (slot_array.h).
 //
 // Written instead of absl::flat_hash_map with a custom hasher: 16-byte slots and no control bytes,
 // the hash computed once per row by the caller, a prefetch hook. bench/aggregation/hash_map_bench.cc
@@ -21,8 +24,8 @@
 
 #include <bit>
 #include <cstdint>
-#include <vector>
 
+#include "core/aggregation/slot_array.h"
 #include "core/hash.h"
 
 namespace granite::core {
@@ -59,13 +62,13 @@ class IntHashMapT {
     size_t pos = hash & mask_;
     while (true) {
       Slot& slot = slots_[pos];
-      if (slot.group == kEmpty) {
+      if (slot.inverted_group == 0) {
         slot.key = key;
-        slot.group = new_group;
+        slot.inverted_group = ~new_group;
         if (++size_ > limit_) Grow();
         return new_group;
       }
-      if (slot.key == key) return slot.group;
+      if (slot.key == key) return ~slot.inverted_group;
       pos = (pos + 1) & mask_;
     }
   }
@@ -74,8 +77,8 @@ class IntHashMapT {
   void InsertNew(Key key, uint64_t hash, uint32_t group) {
     if (size_ + 1 > limit_) Grow();
     size_t pos = hash & mask_;
-    while (slots_[pos].group != kEmpty) pos = (pos + 1) & mask_;
-    slots_[pos] = Slot{key, group};
+    while (slots_[pos].inverted_group != 0) pos = (pos + 1) & mask_;
+    slots_[pos] = Slot{key, ~group};
     ++size_;
   }
 
@@ -85,33 +88,35 @@ class IntHashMapT {
   // Calls fn(key, hash, group) for every key, in slot order.
   template <typename F>
   void ForEach(F&& fn) const {
-    for (const Slot& slot : slots_) {
-      if (slot.group != kEmpty) fn(slot.key, HashOfKey(slot.key), slot.group);
+    for (size_t i = 0; i < capacity_; ++i) {
+      const Slot& slot = slots_[i];
+      if (slot.inverted_group != 0) fn(slot.key, HashOfKey(slot.key), ~slot.inverted_group);
     }
   }
 
   // Makes room for `keys` keys without growth. REQUIRES: the map is empty.
   void Reserve(size_t keys) {
-    size_t capacity = slots_.size();
+    size_t capacity = capacity_;
     while (LimitOf(capacity) < keys) capacity *= 2;
-    if (capacity > slots_.size()) Reset(capacity);
+    if (capacity > capacity_) Reset(capacity);
   }
 
   // Keeps the load factor at 1/2 whatever the capacity: sub-tables of a two-level table are
   // small but together as big as the single-level table they replace.
   void SetDense() {
     dense_ = true;
-    limit_ = LimitOf(slots_.size());
+    limit_ = LimitOf(capacity_);
   }
 
   size_t size() const { return size_; }
-  size_t capacity() const { return slots_.size(); }
-  size_t MemoryBytes() const { return slots_.capacity() * sizeof(Slot); }
+  size_t capacity() const { return capacity_; }
+  size_t MemoryBytes() const { return capacity_ * sizeof(Slot); }
 
   // Removes every key and shrinks to `initial_capacity` slots (rounded up to a power of two).
   void Reset(size_t initial_capacity = 256) {
     size_t capacity = std::bit_ceil(initial_capacity < 4 ? size_t{4} : initial_capacity);
-    std::vector<Slot>(capacity, Slot{Key{}, kEmpty}).swap(slots_);
+    SlotArray<Slot>(capacity).swap(slots_);
+    capacity_ = capacity;
     mask_ = capacity - 1;
     size_ = 0;
     limit_ = LimitOf(capacity);
@@ -120,7 +125,7 @@ class IntHashMapT {
  private:
   struct Slot {
     Key key;
-    uint32_t group;
+    uint32_t inverted_group;  // ~group: 0 (~kEmpty) marks an empty slot
   };
 
   size_t LimitOf(size_t capacity) const {
@@ -132,20 +137,24 @@ class IntHashMapT {
   // ClickBench Q33's profile), like ClickHouse's HashTableGrower. Sub-tables of a two-level table
   // (dense_) always double: quadrupling 256 of them cost 15-25% at 1e6-1e7 keys.
   void Grow() {
-    size_t factor = slots_.size() < kQuadrupleCapacity && !dense_ ? 4 : 2;
-    std::vector<Slot> old(slots_.size() * factor, Slot{Key{}, kEmpty});
+    size_t factor = capacity_ < kQuadrupleCapacity && !dense_ ? 4 : 2;
+    SlotArray<Slot> old(capacity_ * factor);
     old.swap(slots_);
-    mask_ = slots_.size() - 1;
-    limit_ = LimitOf(slots_.size());
-    for (const Slot& slot : old) {
-      if (slot.group == kEmpty) continue;
+    size_t old_capacity = capacity_;
+    capacity_ *= factor;
+    mask_ = capacity_ - 1;
+    limit_ = LimitOf(capacity_);
+    for (size_t i = 0; i < old_capacity; ++i) {
+      const Slot& slot = old[i];
+      if (slot.inverted_group == 0) continue;
       size_t pos = HashOfKey(slot.key) & mask_;
-      while (slots_[pos].group != kEmpty) pos = (pos + 1) & mask_;
+      while (slots_[pos].inverted_group != 0) pos = (pos + 1) & mask_;
       slots_[pos] = slot;
     }
   }
 
-  std::vector<Slot> slots_;
+  SlotArray<Slot> slots_;
+  size_t capacity_ = 0;
   size_t mask_ = 0;
   size_t size_ = 0;
   size_t limit_ = 0;  // grow past this many keys

@@ -64,7 +64,7 @@ std::vector<Block> LocalMerger::MergeBuckets(std::vector<std::unique_ptr<Aggrega
   if (first.layout() == Aggregator::KeyLayout::kDirect16) {
     return MergeDirect(aggregators, pool, options.final_only);
   }
-  return MergeHashed(aggregators, pool, options.final_only);
+  return MergeHashed(aggregators, pool, options);
 }
 
 LocalMerger::PartialResult LocalMerger::MergeToPartial(
@@ -101,30 +101,72 @@ LocalMerger::PartialResult LocalMerger::MergeToPartial(
 }
 
 std::vector<Block> LocalMerger::MergeHashed(std::vector<std::unique_ptr<Aggregator>>& aggregators,
-                                            ThreadPool* pool, bool final_only) {
+                                            ThreadPool* pool, const Options& options) {
+  bool final_only = options.final_only;
   size_t threads = aggregators.size();
   std::vector<std::vector<uint32_t>> orders(threads);
   std::vector<std::vector<uint32_t>> starts(threads);
   ForEachIndex(pool, threads, [&](size_t t) { aggregators[t]->BucketOrder(&orders[t], &starts[t]); });
+  auto groups_in = [&](size_t t, size_t b) -> size_t { return starts[t][b + 1] - starts[t][b]; };
   std::vector<Block> result(kBucketCount);
-  ForEachIndex(pool, kBucketCount, [&](size_t b) {
+  // Merges bucket b of every thread; returns its merged group count.
+  auto merge = [&](size_t b) -> size_t {
     std::unique_ptr<Aggregator> merged = aggregators[0]->CloneEmpty(/*sparse=*/true);
     // The sum of the threads' groups bounds the merged count: reserving it never grows the table
     // (reserving the largest alone grew most buckets once, by 4x, when threads share few keys).
     size_t total = 0;
-    for (size_t t = 0; t < threads; ++t) total += starts[t][b + 1] - starts[t][b];
+    for (size_t t = 0; t < threads; ++t) total += groups_in(t, b);
     merged->Reserve(total);
     // Start from the thread with the most groups in this bucket: its states move, the others merge.
     size_t largest = 0;
     for (size_t t = 1; t < threads; ++t) {
-      if (starts[t][b + 1] - starts[t][b] > starts[largest][b + 1] - starts[largest][b]) largest = t;
+      if (groups_in(t, b) > groups_in(largest, b)) largest = t;
     }
     for (size_t i = 0; i < threads; ++i) {
       size_t t = (largest + i) % threads;
-      const uint32_t* groups = orders[t].data() + starts[t][b];
-      merged->MergeGroupsFrom(*aggregators[t], groups, starts[t][b + 1] - starts[t][b]);
+      merged->MergeGroupsFrom(*aggregators[t], orders[t].data() + starts[t][b], groups_in(t, b));
     }
+    size_t groups = merged->size();
     result[b] = merged->Partial(final_only);
+    return groups;
+  };
+  // Sends bucket b unmerged: every thread's groups of it, concatenated (copies; sources are only
+  // read, so tasks of disjoint buckets share them safely).
+  auto concatenate = [&](size_t b) {
+    std::vector<Block> pieces;
+    for (size_t t = 0; t < threads; ++t) {
+      if (groups_in(t, b) == 0) continue;
+      pieces.push_back(aggregators[t]->PartialOfGroups(orders[t].data() + starts[t][b],
+                                                       groups_in(t, b)));
+    }
+    if (pieces.empty()) {
+      result[b] = aggregators[0]->PartialOfGroups(nullptr, 0);
+    } else {
+      result[b] = pieces.size() == 1 ? std::move(pieces[0]) : ConcatBlocks(pieces);
+    }
+  };
+  Options::WorkerMerge mode = final_only ? Options::WorkerMerge::kAlways : options.worker_merge;
+  size_t probe = mode == Options::WorkerMerge::kAuto    ? kProbeBuckets
+                 : mode == Options::WorkerMerge::kNever ? 0
+                                                        : kBucketCount;
+  std::vector<size_t> probe_groups(probe, 0);
+  ForEachIndex(pool, probe, [&](size_t b) { probe_groups[b] = merge(b); });
+  bool skip = mode == Options::WorkerMerge::kNever;
+  if (mode == Options::WorkerMerge::kAuto) {
+    size_t merged = 0;
+    size_t total = 0;
+    for (size_t b = 0; b < probe; ++b) {
+      merged += probe_groups[b];
+      for (size_t t = 0; t < threads; ++t) total += groups_in(t, b);
+    }
+    skip = total > 0 && static_cast<double>(merged) > kSkipRatio * static_cast<double>(total);
+  }
+  ForEachIndex(pool, kBucketCount - probe, [&](size_t i) {
+    if (skip) {
+      concatenate(probe + i);
+    } else {
+      merge(probe + i);
+    }
   });
   return result;
 }

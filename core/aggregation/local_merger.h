@@ -17,7 +17,13 @@
 //   - hashed layouts: every thread indexes its groups by bucket (a counting sort of the saved key
 //     hashes, in parallel over threads — what ClickHouse's conversion of single-level tables to
 //     two-level achieves, without building 256 tables), then bucket b of all threads is merged by
-//     one task into a fresh sparse aggregator, 256 tasks in parallel with nothing shared;
+//     one task into a fresh sparse aggregator, 256 tasks in parallel with nothing shared.
+//     Unless the merge would not reduce the data (worker_merge, kAuto): the first kProbeBuckets
+//     buckets are merged first, and if they hold more than kSkipRatio of the threads' groups
+//     (threads share few keys: WatchID, UserID x SearchPhrase), every other bucket is sent
+//     unmerged — each thread's groups of the bucket, one after the other in one block, possibly
+//     the same key more than once — and the coordinator's merge, which runs anyway, merges them.
+//     That saves one full hash aggregation of every group for a few more rows on the wire;
 //   - direct arrays (1-2 byte keys): the occupied key range [min, max] over all threads is cut
 //     into disjoint sub-ranges, one task each, so the merge is parallel without hashing;
 //   - no keys with a splittable state (COUNT(DISTINCT x)): every thread splits its sets into 256
@@ -50,7 +56,17 @@ class LocalMerger {
     // MergeToPartial: on the serial path with no thread table two-level, a result of fewer
     // groups than this (after the merge) is sent as one single block. 0 = always buckets.
     size_t single_threshold = 4096;
+    // Parallel merge of hashed layouts (setting group_by_worker_merge): kAuto probes whether
+    // merging reduces the data (file comment), kAlways merges every bucket, kNever sends every
+    // thread's groups unmerged. final_only always merges (the receiver does not).
+    enum class WorkerMerge { kAuto, kAlways, kNever };
+    WorkerMerge worker_merge = WorkerMerge::kAuto;
   };
+
+  // kAuto: buckets merged to probe the reduction, and the merged / thread groups ratio of the
+  // probe above which the other buckets are sent unmerged.
+  static constexpr size_t kProbeBuckets = 8;
+  static constexpr double kSkipRatio = 0.7;
 
   // One worker's partial result as it is sent to the coordinator.
   struct PartialResult {
@@ -89,7 +105,7 @@ class LocalMerger {
   static std::vector<Block> MergeBuckets(std::vector<std::unique_ptr<Aggregator>>& aggregators,
                                          ThreadPool* pool, const Options& options, bool serial);
   static std::vector<Block> MergeHashed(std::vector<std::unique_ptr<Aggregator>>& aggregators,
-                                        ThreadPool* pool, bool final_only);
+                                        ThreadPool* pool, const Options& options);
   static std::vector<Block> MergeDirect(std::vector<std::unique_ptr<Aggregator>>& aggregators,
                                         ThreadPool* pool, bool final_only);
   static std::vector<Block> MergeParts(std::vector<std::unique_ptr<Aggregator>>& aggregators,

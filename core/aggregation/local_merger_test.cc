@@ -233,5 +233,87 @@ TEST(LocalMergerTest, TwoLevelTablesAndSplitStatesNeverTravelSingle) {
   EXPECT_FALSE(parts.blocks.empty());
 }
 
+// Returns `threads` aggregators of count() by UInt64 keys, thread t seeing keys
+// t * stride .. t * stride + keys - 1 (offset past the direct array).
+std::vector<std::unique_ptr<Aggregator>> ShiftedThreads(size_t threads, uint64_t keys,
+                                                        uint64_t stride) {
+  std::vector<std::unique_ptr<Aggregator>> result;
+  for (size_t t = 0; t < threads; ++t) {
+    auto aggregator = Aggregator::Create({TypeId::kUInt64}, {{"count", {}}});
+    EXPECT_TRUE(aggregator.ok());
+    auto column = std::make_shared<Column>(TypeId::kUInt64);
+    for (uint64_t k = t * stride; k < t * stride + keys; ++k) {
+      column->Append<uint64_t>(k + (uint64_t{1} << 40));
+    }
+    EXPECT_TRUE((*aggregator)->Add({column}, {{}}, keys).ok());
+    result.push_back(std::move(*aggregator));
+  }
+  return result;
+}
+
+struct SentRows {
+  size_t rows = 0;       // rows of all buckets (a key sent unmerged counts once per thread)
+  size_t groups = 0;     // distinct keys after merging every bucket again
+  uint64_t counts = 0;   // sum of count() after that merge
+};
+
+// Merges each bucket like the coordinator does and checks every key sits in its own bucket.
+SentRows MergeLikeCoordinator(const std::vector<Block>& buckets) {
+  SentRows sent;
+  for (uint32_t b = 0; b < buckets.size(); ++b) {
+    sent.rows += buckets[b].rows();
+    for (size_t row = 0; row < buckets[b].rows(); ++row) {
+      EXPECT_EQ(BucketOf(HashIntKey(buckets[b].columns[0]->Get<uint64_t>(row))), b);
+    }
+    auto merged = Aggregator::Create({TypeId::kUInt64}, {{"count", {}}});
+    EXPECT_TRUE(merged.ok());
+    EXPECT_TRUE((*merged)->Merge(buckets[b]).ok());
+    auto final_block = (*merged)->Finalize();
+    EXPECT_TRUE(final_block.ok());
+    sent.groups += final_block->rows();
+    for (size_t row = 0; row < final_block->rows(); ++row) {
+      sent.counts += final_block->columns[1]->Get<uint64_t>(row);
+    }
+  }
+  return sent;
+}
+
+// group_by_worker_merge: 'auto' merges when the threads share most keys and sends the threads'
+// groups unmerged when they share few; either way the coordinator's merge gives the same groups.
+TEST(LocalMergerTest, WorkerMergeIsSkippedWhenItWouldNotReduceTheGroups) {
+  ThreadPool pool(2);
+  using WorkerMerge = LocalMerger::Options::WorkerMerge;
+  auto run = [&](uint64_t stride, WorkerMerge mode, bool final_only) {
+    LocalMerger::Options options;
+    options.parallel_threshold = 0;
+    options.worker_merge = mode;
+    options.final_only = final_only;
+    return MergeLikeCoordinator(
+        LocalMerger::Merge(ShiftedThreads(3, 20000, stride), &pool, options));
+  };
+  // Threads shifted by 18000 keys: 56000 distinct of 60000 (ratio 0.93): auto merges only the
+  // probe buckets (8 of 256) and sends the others unmerged.
+  SentRows skipped = run(18000, WorkerMerge::kAuto, false);
+  EXPECT_GT(skipped.rows, 59500u);
+  EXPECT_LT(skipped.rows, 60000u);
+  EXPECT_EQ(skipped.groups, 56000u);
+  EXPECT_EQ(skipped.counts, 60000u);
+  SentRows merged = run(18000, WorkerMerge::kAlways, false);
+  EXPECT_EQ(merged.rows, 56000u);
+  EXPECT_EQ(merged.groups, 56000u);
+  EXPECT_EQ(merged.counts, 60000u);
+  // Final-only states are never sent unmerged (the receiver would not merge them).
+  EXPECT_EQ(run(18000, WorkerMerge::kNever, true).rows, 56000u);
+
+  // Shifted by one key: 20002 distinct of 60000: auto merges, 'never' does not.
+  SentRows shared = run(1, WorkerMerge::kAuto, false);
+  EXPECT_EQ(shared.rows, 20002u);
+  EXPECT_EQ(shared.counts, 60000u);
+  SentRows never = run(1, WorkerMerge::kNever, false);
+  EXPECT_EQ(never.rows, 60000u);
+  EXPECT_EQ(never.groups, 20002u);
+  EXPECT_EQ(never.counts, 60000u);
+}
+
 }  // namespace
 }  // namespace granite::core

@@ -4,24 +4,24 @@ namespace granite::core {
 
 void StringHashMap::Reset(size_t initial_capacity) {
   size_t capacity = std::bit_ceil(initial_capacity < 4 ? size_t{4} : initial_capacity);
-  Slot empty{};
-  empty.group = kEmpty;
-  std::vector<Slot>(capacity, empty).swap(slots_);
+  SlotArray<Slot>(capacity).swap(slots_);
+  capacity_ = capacity;
   mask_ = capacity - 1;
   size_ = 0;
 }
 
 void StringHashMap::Grow() {
-  Slot empty{};
-  empty.group = kEmpty;
-  size_t factor = slots_.size() < kQuadrupleCapacity ? 4 : 2;
-  std::vector<Slot> old(slots_.size() * factor, empty);
+  size_t factor = capacity_ < kQuadrupleCapacity ? 4 : 2;
+  SlotArray<Slot> old(capacity_ * factor);
   old.swap(slots_);
-  mask_ = slots_.size() - 1;
-  for (const Slot& slot : old) {
-    if (slot.group == kEmpty) continue;
+  size_t old_capacity = capacity_;
+  capacity_ *= factor;
+  mask_ = capacity_ - 1;
+  for (size_t i = 0; i < old_capacity; ++i) {
+    const Slot& slot = old[i];
+    if (slot.Empty()) continue;
     size_t pos = slot.hash & mask_;
-    while (slots_[pos].group != kEmpty) pos = (pos + 1) & mask_;
+    while (!slots_[pos].Empty()) pos = (pos + 1) & mask_;
     slots_[pos] = slot;
   }
 }

@@ -5,9 +5,13 @@
 //   any other character inserts that character. After an empty match the next byte is copied
 //   and the search moves past it, so replaceRegexpAll('abc', '', '-') = '-a-b-c'.
 // REGEXP_REPLACE is an alias of replaceRegexpAll.
+// A replace pattern ending in a top-level ".*$" matches only its prefix on texts without '\n'
+// (regexp_prefix.h), and a value equal to the previous row's reuses its result.
 #include <re2/re2.h>
 
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +19,7 @@
 #include "core/error.h"
 #include "core/functions/function_errors.h"
 #include "core/functions/function_table.h"
+#include "core/functions/regexp_prefix.h"
 #include "core/functions/vector_loops.h"
 #include "core/status_macros.h"
 #include "core/value_text.h"
@@ -92,9 +97,14 @@ std::vector<ReplacementPiece> ParseReplacement(std::string_view replacement) {
 
 class ReplaceRegexpKernel : public ScalarKernel {
  public:
-  ReplaceRegexpKernel(std::unique_ptr<RE2> regex, std::vector<ReplacementPiece> pieces, bool all,
-                      int groups)
-      : regex_(std::move(regex)), pieces_(std::move(pieces)), all_(all), groups_(groups) {}
+  // `prefix`, when not null, is the regex without its trailing ".*$" (regexp_prefix.h).
+  ReplaceRegexpKernel(std::unique_ptr<RE2> regex, std::unique_ptr<RE2> prefix,
+                      std::vector<ReplacementPiece> pieces, bool all, int groups)
+      : regex_(std::move(regex)),
+        prefix_(std::move(prefix)),
+        pieces_(std::move(pieces)),
+        all_(all),
+        groups_(groups) {}
 
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
     auto out = std::make_shared<Column>(TypeId::kString);
@@ -102,9 +112,22 @@ class ReplaceRegexpKernel : public ScalarKernel {
     std::vector<uint64_t>& offsets = out->MutableOffsets();
     offsets.resize(rows);
     re2::StringPiece matches[10];
+    // A value equal to the previous row's (sorted tables repeat them) copies its result instead
+    // of matching again.
+    std::string_view previous;
+    uint64_t previous_begin = 0;
     for (size_t i = 0; i < rows; ++i) {
       std::string_view s = StringOf(args[0], i);
-      ReplaceOne(re2::StringPiece(s.data(), s.size()), matches, &chars);
+      const uint64_t begin = chars.size();
+      if (i > 0 && s == previous) {
+        const uint64_t length = offsets[i - 1] - previous_begin;
+        chars.resize(begin + length);
+        std::memcpy(chars.data() + begin, chars.data() + previous_begin, length);
+      } else {
+        ReplaceOne(re2::StringPiece(s.data(), s.size()), matches, &chars);
+        previous = s;
+      }
+      previous_begin = begin;
       offsets[i] = chars.size();
     }
     out->SetSize(rows);
@@ -112,10 +135,25 @@ class ReplaceRegexpKernel : public ScalarKernel {
   }
 
  private:
+  // Finds the regex's leftmost match in input[pos, end) with groups 0..groups_ in `matches`.
+  bool Match(re2::StringPiece input, size_t pos, re2::StringPiece* matches) const {
+    if (prefix_ != nullptr &&
+        std::memchr(input.data() + pos, '\n', input.size() - pos) == nullptr) {
+      if (!prefix_->Match(input, pos, input.size(), RE2::UNANCHORED, matches, groups_ + 1)) {
+        return false;
+      }
+      // The ".*$" after the prefix runs to the end of the text.
+      matches[0] = re2::StringPiece(matches[0].data(),
+                                    input.data() + input.size() - matches[0].data());
+      return true;
+    }
+    return regex_->Match(input, pos, input.size(), RE2::UNANCHORED, matches, groups_ + 1);
+  }
+
   void ReplaceOne(re2::StringPiece input, re2::StringPiece* matches, std::string* out) const {
     size_t pos = 0;
     while (pos < input.size()) {
-      if (!regex_->Match(input, pos, input.size(), RE2::UNANCHORED, matches, groups_ + 1)) break;
+      if (!Match(input, pos, matches)) break;
       const re2::StringPiece& match = matches[0];
       const size_t match_begin = match.data() - input.data();
       out->append(input.data() + pos, match_begin - pos);
@@ -134,6 +172,7 @@ class ReplaceRegexpKernel : public ScalarKernel {
   }
 
   const std::unique_ptr<RE2> regex_;
+  const std::unique_ptr<RE2> prefix_;  // may be null
   const std::vector<ReplacementPiece> pieces_;
   const bool all_;
   const int groups_;  // capture groups used (the highest \N of the replacement)
@@ -159,8 +198,17 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileRegexp(std::string_view nam
     }
     used = std::max(used, piece.group);
   }
-  return std::make_unique<ReplaceRegexpKernel>(std::move(regex), std::move(pieces),
-                                               name == "replaceRegexpAll", used);
+  std::unique_ptr<RE2> prefix;
+  if (std::optional<std::string> head = PrefixBeforeTrailingDotStar(pattern)) {
+    absl::StatusOr<std::unique_ptr<RE2>> compiled = CompileRegex(name, *head, false);
+    if (compiled.ok() &&
+        (*compiled)->NumberOfCapturingGroups() == regex->NumberOfCapturingGroups()) {
+      prefix = *std::move(compiled);
+    }
+  }
+  return std::make_unique<ReplaceRegexpKernel>(std::move(regex), std::move(prefix),
+                                               std::move(pieces), name == "replaceRegexpAll",
+                                               used);
 }
 
 }  // namespace

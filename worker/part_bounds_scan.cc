@@ -1,0 +1,61 @@
+#include "worker/part_bounds_scan.h"
+
+#include <set>
+#include <vector>
+
+#include "core/types.h"
+#include "core/value_text.h"
+
+namespace granite::worker {
+
+namespace pb = granite::worker::v1;
+
+std::optional<core::Block> PartBoundsBlock(const pb::Fragment& fragment,
+                                           const MorselSource& source) {
+  if (!fragment.aggregate() || fragment.has_filter() || fragment.group_keys_size() > 0 ||
+      fragment.aggregates_size() == 0 || !fragment.source().has_table()) {
+    return std::nullopt;
+  }
+  auto setting = fragment.settings().find("use_part_bounds_for_min_max");
+  if (setting != fragment.settings().end() && setting->second == "0") return std::nullopt;
+  // The type of each source column, from the min / max calls that read it.
+  const size_t columns = fragment.source().columns_size();
+  std::vector<std::optional<core::TypeId>> types(columns);
+  for (const pb::AggregateCall& call : fragment.aggregates()) {
+    if ((call.name() != "min" && call.name() != "max") || call.args_size() != 1) {
+      return std::nullopt;
+    }
+    const pb::Expr& arg = call.args(0);
+    if (arg.node_case() != pb::Expr::kColumn || arg.column() >= columns) return std::nullopt;
+    auto type = static_cast<core::TypeId>(arg.type());
+    if (!core::IsInteger(type)) return std::nullopt;  // integers, Date, DateTime
+    types[arg.column()] = type;
+  }
+  for (const auto& type : types) {
+    if (!type) return std::nullopt;
+  }
+  // The parts of the scan, each once, in morsel order.
+  std::vector<const storage::Part*> parts;
+  std::set<const storage::Part*> seen;
+  for (const Morsel& morsel : source.morsels()) {
+    if (morsel.data != nullptr && seen.insert(morsel.data).second) parts.push_back(morsel.data);
+  }
+  core::Block block;
+  block.rows_without_columns = 2 * parts.size();
+  for (size_t c = 0; c < columns; ++c) {
+    auto column = std::make_shared<core::Column>(*types[c]);
+    const size_t index = source.schema_index(c);
+    for (const storage::Part* part : parts) {
+      const storage::GranuleBounds& bounds = part->column_bounds(index);
+      if (!bounds.present) return std::nullopt;
+      if (!core::AppendValue(bounds.min, *types[c], column.get()).ok() ||
+          !core::AppendValue(bounds.max, *types[c], column.get()).ok()) {
+        return std::nullopt;
+      }
+    }
+    block.columns.push_back(std::move(column));
+  }
+  return block;
+}
+
+}  // namespace granite::worker

@@ -1,0 +1,147 @@
+// QueryConditionCache: keys (what is cached and what never is), per-part granule flags, eviction,
+// and MorselSource leaving out the granules a previous fragment found without a match.
+#include "worker/query_condition_cache.h"
+
+#include <gtest/gtest.h>
+
+#include "core/functions/expr_builder.h"
+#include "storage/store.h"
+#include "storage/temp_directory.h"
+#include "worker/morsel_source.h"
+
+namespace granite::worker {
+namespace {
+
+namespace pb = granite::worker::v1;
+using core::Col;
+using core::Lit;
+using core::TypeId;
+
+// SELECT ... FROM hits WHERE `filter`, reading (CounterID, URL).
+pb::Fragment Fragment(const pb::Expr& filter) {
+  pb::Fragment fragment;
+  fragment.mutable_source()->set_table("hits");
+  fragment.mutable_source()->add_columns("CounterID");
+  fragment.mutable_source()->add_columns("URL");
+  *fragment.mutable_filter() = filter;
+  return fragment;
+}
+
+// CounterID % 2000 = value: a filter granule ranges cannot prune.
+pb::Expr CounterIs(uint64_t value) {
+  absl::StatusOr<pb::Expr> modulo =
+      core::TypedCall("modulo", {Col(0, TypeId::kUInt32), Lit(uint64_t{2000})});
+  EXPECT_TRUE(modulo.ok()) << modulo.status();
+  absl::StatusOr<pb::Expr> call = core::TypedCall("equals", {*modulo, Lit(value)});
+  EXPECT_TRUE(call.ok()) << call.status();
+  return *call;
+}
+
+class QueryConditionCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = storage::Store::Open(dir_.path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+    storage::TableSchema schema;
+    schema.name = "hits";
+    schema.columns = {{"CounterID", TypeId::kUInt32}, {"URL", TypeId::kString}};
+    schema.settings["index_granularity"] = "100";
+    ASSERT_TRUE(store_->CreateTable(schema, false, false).ok());
+    // One part of 2000 rows (20 granules); CounterID = row.
+    auto counter = std::make_shared<core::Column>(TypeId::kUInt32);
+    auto url = std::make_shared<core::Column>(TypeId::kString);
+    for (uint32_t row = 0; row < 2000; ++row) {
+      counter->Append<uint32_t>(row);
+      url->AppendString("u");
+    }
+    ASSERT_TRUE(store_->GetTable("hits")->Insert(core::Block{{counter, url}}).ok());
+  }
+
+  std::unique_ptr<MorselSource> Open(const pb::Fragment& fragment) {
+    auto source = MorselSource::Open(fragment, store_.get());
+    EXPECT_TRUE(source.ok()) << source.status();
+    return source.ok() ? std::move(*source) : nullptr;
+  }
+
+  storage::TempDirectory dir_;
+  std::unique_ptr<storage::Store> store_;
+};
+
+TEST(QueryConditionCacheKeyTest, CachesOnlyStableFilters) {
+  const std::string key = QueryConditionCache::KeyOf(Fragment(CounterIs(5)));
+  EXPECT_FALSE(key.empty());
+  EXPECT_EQ(QueryConditionCache::KeyOf(Fragment(CounterIs(5))), key);
+  EXPECT_NE(QueryConditionCache::KeyOf(Fragment(CounterIs(6))), key);
+  // The same filter over other source columns is another filter.
+  pb::Fragment other = Fragment(CounterIs(5));
+  other.mutable_source()->set_columns(0, "RegionID");
+  EXPECT_NE(QueryConditionCache::KeyOf(other), key);
+
+  pb::Fragment off = Fragment(CounterIs(5));
+  (*off.mutable_settings())["use_query_condition_cache"] = "0";
+  EXPECT_EQ(QueryConditionCache::KeyOf(off), "");
+  pb::Fragment none = Fragment(CounterIs(5));
+  none.clear_filter();
+  EXPECT_EQ(QueryConditionCache::KeyOf(none), "");
+  // rand() anywhere in the filter: never cached.
+  pb::Expr random = CounterIs(5);
+  pb::Expr* call = random.mutable_call()->mutable_args(1);
+  call->Clear();
+  call->mutable_call()->set_name("rand");
+  EXPECT_EQ(QueryConditionCache::KeyOf(Fragment(random)), "");
+}
+
+TEST_F(QueryConditionCacheTest, MarksGranulesOfOnePartAndFilter) {
+  QueryConditionCache cache(4);
+  std::shared_ptr<const storage::Part> part = store_->GetTable("hits")->Snapshot()->parts[0];
+  ASSERT_EQ(part->granule_count(), 20u);
+  EXPECT_TRUE(cache.EmptyGranules(part, "a").empty());
+  cache.MarkEmpty(part, "a", 2, 5);
+  cache.MarkEmpty(part, "a", 19, 20);
+  std::vector<bool> empty = cache.EmptyGranules(part, "a");
+  ASSERT_EQ(empty.size(), 20u);
+  for (size_t g = 0; g < 20; ++g) EXPECT_EQ(empty[g], (g >= 2 && g < 5) || g == 19) << g;
+  EXPECT_TRUE(cache.EmptyGranules(part, "b").empty());
+  // Past max_entries the live entries are dropped all at once.
+  for (const char* key : {"b", "c", "d"}) cache.MarkEmpty(part, key, 0, 1);
+  EXPECT_EQ(cache.size(), 4u);
+  cache.MarkEmpty(part, "e", 0, 1);
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_TRUE(cache.EmptyGranules(part, "a").empty());
+}
+
+TEST_F(QueryConditionCacheTest, MorselSourceSkipsGranulesWithoutAMatch) {
+  // CounterID % 2000 = 1234 matches one row, in granule 12.
+  pb::Fragment fragment = Fragment(CounterIs(1234));
+  std::unique_ptr<MorselSource> first = Open(fragment);
+  size_t granules = 0;
+  for (const Morsel& morsel : first->morsels()) granules += morsel.end - morsel.begin;
+  ASSERT_EQ(granules, 20u);
+  for (const Morsel& morsel : first->morsels()) {
+    if (morsel.begin > 12 || morsel.end <= 12) first->NoteNoMatch(morsel);
+  }
+  std::unique_ptr<MorselSource> second = Open(fragment);
+  granules = 0;
+  for (const Morsel& morsel : second->morsels()) {
+    EXPECT_LE(morsel.begin, 12u);
+    EXPECT_GT(morsel.end, 12u);
+    granules += morsel.end - morsel.begin;
+  }
+  EXPECT_GE(granules, 1u);
+  EXPECT_LE(granules, 8u);
+  // Another filter, or the cache turned off, reads everything.
+  granules = 0;
+  for (const Morsel& morsel : Open(Fragment(CounterIs(1235)))->morsels()) {
+    granules += morsel.end - morsel.begin;
+  }
+  EXPECT_EQ(granules, 20u);
+  pb::Fragment off = fragment;
+  (*off.mutable_settings())["use_query_condition_cache"] = "0";
+  granules = 0;
+  for (const Morsel& morsel : Open(off)->morsels()) granules += morsel.end - morsel.begin;
+  EXPECT_EQ(granules, 20u);
+}
+
+}  // namespace
+}  // namespace granite::worker

@@ -1,0 +1,144 @@
+// TopNMorselFilter through FragmentExecutor: on a table stored in EventTime order, ORDER BY
+// EventTime LIMIT n skips the morsels whose granule bounds lie past the thread's bound, and every
+// top-N (ascending, descending, with and without late materialization) returns the rows a full
+// sort returns.
+#include "worker/top_n_morsel_filter.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/block_codec.h"
+#include "core/functions/expr_builder.h"
+#include "storage/temp_directory.h"
+#include "worker/fragment_executor.h"
+
+namespace granite::worker {
+namespace {
+
+namespace pb = granite::worker::v1;
+using core::Col;
+using core::Lit;
+using core::TypeId;
+
+constexpr uint32_t kRows = 3000;
+
+class TopNMorselFilterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto store = storage::Store::Open(dir_.path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+    storage::TableSchema schema;
+    schema.name = "hits";
+    schema.columns = {{"Id", TypeId::kUInt32}, {"EventTime", TypeId::kDateTime},
+                      {"URL", TypeId::kString}};
+    schema.settings["index_granularity"] = "16";
+    ASSERT_TRUE(store_->CreateTable(schema, false, false).ok());
+    for (uint32_t begin = 0; begin < kRows; begin += 1000) {  // three parts, time ascending
+      auto id = std::make_shared<core::Column>(TypeId::kUInt32);
+      auto time = std::make_shared<core::Column>(TypeId::kDateTime);
+      auto url = std::make_shared<core::Column>(TypeId::kString);
+      for (uint32_t i = begin; i < begin + 1000; ++i) {
+        id->Append<uint32_t>(i);
+        time->Append<uint32_t>(1000000 + i / 4);  // ties of four rows
+        url->AppendString("http://x/" + std::to_string(i));
+      }
+      ASSERT_TRUE(store_->GetTable("hits")->Insert(core::Block{{id, time, url}}).ok());
+    }
+  }
+
+  // SELECT Id, EventTime, URL FROM hits WHERE Id % 3 != 1 ORDER BY EventTime [DESC], Id LIMIT n.
+  static pb::Fragment TopN(uint64_t limit, bool descending, bool late) {
+    pb::Fragment fragment;
+    fragment.set_worker_count(1);
+    fragment.mutable_source()->set_table("hits");
+    for (const char* name : {"Id", "EventTime", "URL"}) {
+      fragment.mutable_source()->add_columns(name);
+    }
+    *fragment.mutable_filter() = core::Call(
+        "notEquals", TypeId::kUInt8,
+        {core::Call("modulo", TypeId::kUInt8, {Col(0, TypeId::kUInt32), Lit(uint64_t{3})}),
+         Lit(uint64_t{1})});
+    *fragment.add_projections() = Col(0, TypeId::kUInt32);
+    *fragment.add_projections() = Col(1, TypeId::kDateTime);
+    *fragment.add_projections() = Col(2, TypeId::kString);
+    pb::SortKey* key = fragment.add_order_by();
+    key->set_column(1);
+    key->set_descending(descending);
+    fragment.add_order_by()->set_column(0);
+    fragment.set_limit(limit);
+    if (!late) (*fragment.mutable_settings())["late_materialization_max_limit"] = "0";
+    return fragment;
+  }
+
+  // Runs `fragment`; returns its rows as "Id EventTime URL" lines and sets *read_rows.
+  std::vector<std::string> Run(const pb::Fragment& fragment, uint64_t* read_rows) {
+    core::ThreadPool pool(2);
+    FragmentExecutor executor(store_.get(), &pool);
+    std::atomic<bool> cancelled{false};
+    std::vector<std::string> rows;
+    absl::Status status = executor.Run(fragment, cancelled, [&](const pb::FragmentChunk& chunk) {
+      if (chunk.has_stats()) *read_rows = chunk.stats().read_rows();
+      if (!chunk.has_block()) return true;
+      auto raw = core::DecompressLz4(chunk.block().data(), chunk.block().raw_size());
+      EXPECT_TRUE(raw.ok()) << raw.status();
+      auto block = core::DecodeBlock(*raw);
+      EXPECT_TRUE(block.ok()) << block.status();
+      for (size_t r = 0; r < block->rows(); ++r) {
+        rows.push_back(std::to_string(block->columns[0]->Get<uint32_t>(r)) + " " +
+                       std::to_string(block->columns[1]->Get<uint32_t>(r)) + " " +
+                       std::string(block->columns[2]->StringAt(r)));
+      }
+      return true;
+    });
+    EXPECT_TRUE(status.ok()) << status;
+    return rows;
+  }
+
+  // The expected rows of TopN(limit, descending, ...), from a full sort.
+  static std::vector<std::string> Expected(uint64_t limit, bool descending) {
+    std::vector<uint32_t> ids;
+    for (uint32_t i = 0; i < kRows; ++i) {
+      if (i % 3 != 1) ids.push_back(i);
+    }
+    std::stable_sort(ids.begin(), ids.end(), [&](uint32_t a, uint32_t b) {
+      if (a / 4 != b / 4) return descending ? a / 4 > b / 4 : a / 4 < b / 4;
+      return a < b;
+    });
+    std::vector<std::string> rows;
+    for (size_t k = 0; k < limit && k < ids.size(); ++k) {
+      rows.push_back(std::to_string(ids[k]) + " " + std::to_string(1000000 + ids[k] / 4) +
+                     " http://x/" + std::to_string(ids[k]));
+    }
+    return rows;
+  }
+
+  storage::TempDirectory dir_;
+  std::unique_ptr<storage::Store> store_;
+};
+
+TEST_F(TopNMorselFilterTest, MatchesFullSort) {
+  for (bool late : {false, true}) {
+    for (bool descending : {false, true}) {
+      for (uint64_t limit : {1, 7, 100}) {
+        uint64_t read_rows = 0;
+        EXPECT_EQ(Run(TopN(limit, descending, late), &read_rows), Expected(limit, descending))
+            << "late " << late << " descending " << descending << " limit " << limit;
+      }
+    }
+  }
+}
+
+TEST_F(TopNMorselFilterTest, SkipsMorselsPastTheBound) {
+  // Ascending time: once each thread holds 7 rows, the later morsels' minima exceed its bound.
+  for (bool late : {false, true}) {
+    uint64_t read_rows = 0;
+    EXPECT_EQ(Run(TopN(7, false, late), &read_rows), Expected(7, false));
+    EXPECT_GT(read_rows, 0u);
+    EXPECT_LT(read_rows, kRows / 2) << "late " << late;
+  }
+}
+
+}  // namespace
+}  // namespace granite::worker
