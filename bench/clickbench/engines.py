@@ -103,6 +103,20 @@ def dir_size(path):
     return total
 
 
+def wait_for_merges(run, limit):
+    """Polls `SELECT count() FROM system.merges` through run(sql) -> bytes until it reads 0 twice
+    in a row (or `limit` seconds pass); returns the seconds waited."""
+    start = time.monotonic()
+    quiet = 0
+    while quiet < 2 and time.monotonic() - start < limit:
+        out = run("SELECT count() FROM system.merges")
+        text = out.decode() if isinstance(out, bytes) else str(out)
+        quiet = quiet + 1 if text.strip() in ("0", "") else 0
+        if quiet < 2:
+            time.sleep(1.0)
+    return time.monotonic() - start
+
+
 class GraniteEngine:
     """A `granite local` cluster and a gRPC client to it."""
 
@@ -168,6 +182,10 @@ class GraniteEngine:
         out = self._run(lambda: self._client.query(sql, format=fmt, timeout=timeout))
         return out, time.monotonic() - start
 
+    def settle(self, limit=900):
+        """Waits until no background merge runs (two polls in a row); returns the seconds waited."""
+        return wait_for_merges(lambda sql: self.query(sql)[0], limit)
+
     def size_bytes(self):
         return dir_size(self.data_dir)
 
@@ -222,6 +240,10 @@ class ChdbEngine:
         out = self._run(sql, fmt)
         return out, time.monotonic() - start
 
+    def settle(self, limit=900):
+        """Waits until no background merge runs (two polls in a row); returns the seconds waited."""
+        return wait_for_merges(self._run, limit)
+
     def size_bytes(self):
         out = self._run("SELECT sum(bytes_on_disk) FROM system.parts WHERE database = "
                         "currentDatabase() AND table = 'hits' AND active")
@@ -273,6 +295,10 @@ class DuckdbEngine:
         start = time.monotonic()
         rows = self._run(sql)
         return rows, time.monotonic() - start
+
+    def settle(self, limit=900):
+        """DuckDB has no background merges; CHECKPOINT at the end of load() wrote everything."""
+        return 0.0
 
     def size_bytes(self):
         return dir_size(self.dir)
