@@ -1,14 +1,14 @@
 """Same-run A/B of query SETTINGS on an already loaded `granite local` data folder.
 
 Usage: settings_ab.py GRANITE_BINARY DATA_DIR RUNS Q[:SETTINGS] ...
-  e.g. settings_ab.py build/granite /work/data/me/granite 2 "17:group_by_worker_merge='always'" 17:
+  e.g. settings_ab.py build/granite /tmp/cb/granite 2 "17:group_by_worker_merge='always'" 17:
 Starts `granite local --workers 2` on DATA_DIR (a folder run.py --reuse loaded), runs each
 ClickBench query (1-based line of queries.sql, ClickBench folder below) RUNS times with the given
 SETTINGS appended, and prints wall seconds and the CPU seconds of the coordinator and worker
 processes (utime + stime from /proc): CPU time is far less disturbed by a shared machine's load.
 """
 import os, sys, time
-REPO = "/work/main"
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "tests", "harness"))
 sys.path.insert(0, os.path.join(REPO, "client", "python"))
 import cluster
@@ -37,7 +37,9 @@ def cpu(pids):
     return out
 
 binary, data, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-CLICKBENCH = os.environ.get("CLICKBENCH_DIR", "/work/shared/clickbench")
+# The ClickBench files stay outside the project (license): CLICKBENCH_DIR, default ../shared/clickbench.
+CLICKBENCH = os.environ.get("CLICKBENCH_DIR",
+                            os.path.join(os.path.dirname(REPO), "shared", "clickbench"))
 queries = [l.strip() for l in open(os.path.join(CLICKBENCH, "queries.sql")) if l.strip()]
 c = cluster.LocalCluster([binary], workers=2, data_dir=data, keep_data=True).start()
 client = c.client(timeout=600)
