@@ -9,7 +9,7 @@
 #include "core/block_codec.h"
 #include "core/error.h"
 #include "core/functions/expr_builder.h"
-#include "storage/temp_directory.h"
+#include "worker/store_test_base.h"
 #include "worker/fragment_executor.h"
 
 namespace granite::worker {
@@ -25,18 +25,15 @@ constexpr uint32_t kRows = 3000;
 // Unique per row: 7919 is invertible modulo the prime 3001.
 uint32_t EventTimeOf(uint32_t id) { return id * 7919u % 3001u; }
 
-class LateMaterializedScanTest : public ::testing::Test {
+class LateMaterializedScanTest : public StoreTestBase {
  protected:
   void SetUp() override {
-    auto store = storage::Store::Open(dir_.path());
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = std::move(*store);
-    storage::TableSchema schema;
-    schema.name = "hits";
-    schema.columns = {{"Id", TypeId::kUInt32}, {"EventTime", TypeId::kUInt32},
-                      {"URL", TypeId::kString}, {"Title", TypeId::kString}};
-    schema.settings["index_granularity"] = "128";
-    ASSERT_TRUE(store_->CreateTable(schema, false, false).ok());
+    ASSERT_NO_FATAL_FAILURE(CreateTable("hits",
+                                        {{"Id", TypeId::kUInt32},
+                                         {"EventTime", TypeId::kUInt32},
+                                         {"URL", TypeId::kString},
+                                         {"Title", TypeId::kString}},
+                                        128));
     for (uint32_t begin = 0; begin < kRows; begin += 1000) {  // three parts
       auto id = std::make_shared<core::Column>(TypeId::kUInt32);
       auto time = std::make_shared<core::Column>(TypeId::kUInt32);
@@ -48,7 +45,7 @@ class LateMaterializedScanTest : public ::testing::Test {
         url->AppendString("http://x/" + std::to_string(i));
         title->AppendString(std::string(i % 50, 't'));
       }
-      ASSERT_TRUE(store_->GetTable("hits")->Insert(core::Block{{id, time, url, title}}).ok());
+      ASSERT_NO_FATAL_FAILURE(Insert("hits", {id, time, url, title}));
     }
   }
 
@@ -93,9 +90,6 @@ class LateMaterializedScanTest : public ::testing::Test {
     EXPECT_TRUE(status.ok()) << status;
     return blocks.empty() ? core::Block() : core::ConcatBlocks(blocks);
   }
-
-  storage::TempDirectory dir_;
-  std::unique_ptr<storage::Store> store_;
 };
 
 TEST_F(LateMaterializedScanTest, AppliesOnlyWhereColumnsCanWait) {

@@ -11,7 +11,7 @@
 #include "core/date_time.h"
 #include "core/error.h"
 #include "core/functions/expr_builder.h"
-#include "storage/temp_directory.h"
+#include "worker/store_test_base.h"
 #include "worker/filter_ranges.h"
 
 namespace granite::worker {
@@ -86,13 +86,10 @@ TEST(FilterRangesTest, ComparisonsInAndOr) {
   EXPECT_TRUE(RangesFromFilter(Fragment(bad), schema).empty());
 }
 
-class MorselSourceTest : public ::testing::Test {
+class MorselSourceTest : public StoreTestBase {
  protected:
   void SetUp() override {
-    auto store = storage::Store::Open(dir_.path());
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = std::move(*store);
-    ASSERT_TRUE(store_->CreateTable(Schema(), false, false).ok());
+    ASSERT_NO_FATAL_FAILURE(CreateTable(Schema()));
     // 3 inserts x 3 months x 50 counters x 10 days.
     for (int insert = 0; insert < 3; ++insert) {
       auto counter = std::make_shared<core::Column>(TypeId::kUInt32);
@@ -107,18 +104,9 @@ class MorselSourceTest : public ::testing::Test {
           }
         }
       }
-      ASSERT_TRUE(store_->GetTable("hits")->Insert(core::Block{{counter, date, url}}).ok());
+      ASSERT_NO_FATAL_FAILURE(Insert("hits", {counter, date, url}));
     }
   }
-
-  std::unique_ptr<MorselSource> Open(const pb::Fragment& fragment) {
-    auto source = MorselSource::Open(fragment, store_.get());
-    EXPECT_TRUE(source.ok()) << source.status();
-    return source.ok() ? std::move(*source) : nullptr;
-  }
-
-  storage::TempDirectory dir_;
-  std::unique_ptr<storage::Store> store_;
 };
 
 TEST_F(MorselSourceTest, ReadsOnlyTheGranulesThatCanMatch) {

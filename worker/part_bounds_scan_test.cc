@@ -7,7 +7,7 @@
 
 #include "core/functions/expr_builder.h"
 #include "storage/store.h"
-#include "storage/temp_directory.h"
+#include "worker/store_test_base.h"
 
 namespace granite::worker {
 namespace {
@@ -16,17 +16,11 @@ namespace pb = granite::worker::v1;
 using core::Col;
 using core::TypeId;
 
-class PartBoundsScanTest : public ::testing::Test {
+class PartBoundsScanTest : public StoreTestBase {
  protected:
   void SetUp() override {
-    auto store = storage::Store::Open(dir_.path());
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = std::move(*store);
-    storage::TableSchema schema;
-    schema.name = "t";
-    schema.columns = {{"d", TypeId::kDate}, {"n", TypeId::kInt32}, {"s", TypeId::kString}};
-    schema.settings["index_granularity"] = "16";
-    ASSERT_TRUE(store_->CreateTable(schema, false, false).ok());
+    ASSERT_NO_FATAL_FAILURE(CreateTable(
+        "t", {{"d", TypeId::kDate}, {"n", TypeId::kInt32}, {"s", TypeId::kString}}, 16));
     // Two parts: d 100..199 and n -50..49, then d 300..309 and n 1000..1009.
     for (auto [first_d, first_n, rows] : {std::tuple{100, -50, 100}, std::tuple{300, 1000, 10}}) {
       auto d = std::make_shared<core::Column>(TypeId::kDate);
@@ -37,7 +31,7 @@ class PartBoundsScanTest : public ::testing::Test {
         n->Append<int32_t>(first_n + r);
         s->AppendString("x");
       }
-      ASSERT_TRUE(store_->GetTable("t")->Insert(core::Block{{d, n, s}}).ok());
+      ASSERT_NO_FATAL_FAILURE(Insert("t", {d, n, s}));
     }
   }
 
@@ -57,13 +51,9 @@ class PartBoundsScanTest : public ::testing::Test {
   }
 
   std::optional<core::Block> Bounds(const pb::Fragment& fragment) {
-    auto source = MorselSource::Open(fragment, store_.get());
-    EXPECT_TRUE(source.ok()) << source.status();
-    return source.ok() ? PartBoundsBlock(fragment, **source) : std::nullopt;
+    std::unique_ptr<MorselSource> source = Open(fragment);
+    return source != nullptr ? PartBoundsBlock(fragment, *source) : std::nullopt;
   }
-
-  storage::TempDirectory dir_;
-  std::unique_ptr<storage::Store> store_;
 };
 
 TEST_F(PartBoundsScanTest, HoldsEachPartsMinimumAndMaximum) {

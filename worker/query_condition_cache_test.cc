@@ -6,7 +6,7 @@
 
 #include "core/functions/expr_builder.h"
 #include "storage/store.h"
-#include "storage/temp_directory.h"
+#include "worker/store_test_base.h"
 #include "worker/morsel_source.h"
 
 namespace granite::worker {
@@ -37,17 +37,11 @@ pb::Expr CounterIs(uint64_t value) {
   return *call;
 }
 
-class QueryConditionCacheTest : public ::testing::Test {
+class QueryConditionCacheTest : public StoreTestBase {
  protected:
   void SetUp() override {
-    auto store = storage::Store::Open(dir_.path());
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = std::move(*store);
-    storage::TableSchema schema;
-    schema.name = "hits";
-    schema.columns = {{"CounterID", TypeId::kUInt32}, {"URL", TypeId::kString}};
-    schema.settings["index_granularity"] = "100";
-    ASSERT_TRUE(store_->CreateTable(schema, false, false).ok());
+    ASSERT_NO_FATAL_FAILURE(
+        CreateTable("hits", {{"CounterID", TypeId::kUInt32}, {"URL", TypeId::kString}}, 100));
     // One part of 2000 rows (20 granules); CounterID = row.
     auto counter = std::make_shared<core::Column>(TypeId::kUInt32);
     auto url = std::make_shared<core::Column>(TypeId::kString);
@@ -55,17 +49,8 @@ class QueryConditionCacheTest : public ::testing::Test {
       counter->Append<uint32_t>(row);
       url->AppendString("u");
     }
-    ASSERT_TRUE(store_->GetTable("hits")->Insert(core::Block{{counter, url}}).ok());
+    ASSERT_NO_FATAL_FAILURE(Insert("hits", {counter, url}));
   }
-
-  std::unique_ptr<MorselSource> Open(const pb::Fragment& fragment) {
-    auto source = MorselSource::Open(fragment, store_.get());
-    EXPECT_TRUE(source.ok()) << source.status();
-    return source.ok() ? std::move(*source) : nullptr;
-  }
-
-  storage::TempDirectory dir_;
-  std::unique_ptr<storage::Store> store_;
 };
 
 TEST(QueryConditionCacheKeyTest, CachesOnlyStableFilters) {

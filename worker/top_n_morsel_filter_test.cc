@@ -10,7 +10,7 @@
 
 #include "core/block_codec.h"
 #include "core/functions/expr_builder.h"
-#include "storage/temp_directory.h"
+#include "worker/store_test_base.h"
 #include "worker/fragment_executor.h"
 
 namespace granite::worker {
@@ -23,18 +23,13 @@ using core::TypeId;
 
 constexpr uint32_t kRows = 3000;
 
-class TopNMorselFilterTest : public ::testing::Test {
+class TopNMorselFilterTest : public StoreTestBase {
  protected:
   void SetUp() override {
-    auto store = storage::Store::Open(dir_.path());
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = std::move(*store);
-    storage::TableSchema schema;
-    schema.name = "hits";
-    schema.columns = {{"Id", TypeId::kUInt32}, {"EventTime", TypeId::kDateTime},
-                      {"URL", TypeId::kString}};
-    schema.settings["index_granularity"] = "16";
-    ASSERT_TRUE(store_->CreateTable(schema, false, false).ok());
+    ASSERT_NO_FATAL_FAILURE(CreateTable(
+        "hits",
+        {{"Id", TypeId::kUInt32}, {"EventTime", TypeId::kDateTime}, {"URL", TypeId::kString}},
+        16));
     for (uint32_t begin = 0; begin < kRows; begin += 1000) {  // three parts, time ascending
       auto id = std::make_shared<core::Column>(TypeId::kUInt32);
       auto time = std::make_shared<core::Column>(TypeId::kDateTime);
@@ -44,7 +39,7 @@ class TopNMorselFilterTest : public ::testing::Test {
         time->Append<uint32_t>(1000000 + i / 4);  // ties of four rows
         url->AppendString("http://x/" + std::to_string(i));
       }
-      ASSERT_TRUE(store_->GetTable("hits")->Insert(core::Block{{id, time, url}}).ok());
+      ASSERT_NO_FATAL_FAILURE(Insert("hits", {id, time, url}));
     }
   }
 
@@ -113,9 +108,6 @@ class TopNMorselFilterTest : public ::testing::Test {
     }
     return rows;
   }
-
-  storage::TempDirectory dir_;
-  std::unique_ptr<storage::Store> store_;
 };
 
 TEST_F(TopNMorselFilterTest, MatchesFullSort) {
