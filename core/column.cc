@@ -1,5 +1,8 @@
 #include "core/column.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace granite::core {
 
 namespace {
@@ -80,7 +83,11 @@ void Column::AppendRange(const Column& other, size_t start, size_t count) {
     uint64_t end = other.offsets_[start + count - 1];
     uint64_t base = chars_.size();
     chars_.append(other.chars_.data() + begin, end - begin);
-    offsets_.reserve(offsets_.size() + count);
+    // Grow geometrically: an exact reserve here would reallocate on every call, making a column
+    // built by repeated appends quadratic.
+    if (offsets_.capacity() < offsets_.size() + count) {
+      offsets_.reserve(std::max(offsets_.size() + count, 2 * offsets_.capacity()));
+    }
     for (size_t i = 0; i < count; ++i) offsets_.push_back(other.offsets_[start + i] - begin + base);
   } else {
     data_.insert(data_.end(), other.data_.begin() + start * width_,

@@ -29,6 +29,17 @@ struct ExpressionNode {
   std::vector<std::unique_ptr<ExpressionNode>> children;
 };
 
+absl::StatusOr<Value> LiteralValueOf(const pb::Value& value) {
+  switch (value.kind_case()) {
+    case pb::Value::kIntValue: return Value(value.int_value());
+    case pb::Value::kUintValue: return Value(value.uint_value());
+    case pb::Value::kFloatValue: return Value(value.float_value());
+    case pb::Value::kStringValue: return Value(value.string_value());
+    case pb::Value::KIND_NOT_SET: break;
+  }
+  return Error(ErrorCode::kLogicalError, "Literal without a value in plan");
+}
+
 namespace {
 
 using Node = ExpressionNode;
@@ -40,16 +51,6 @@ absl::StatusOr<TypeId> TypeOf(const pb::Expr& expr) {
   return static_cast<TypeId>(expr.type());
 }
 
-absl::StatusOr<Value> ValueOf(const pb::Value& value) {
-  switch (value.kind_case()) {
-    case pb::Value::kIntValue: return Value(value.int_value());
-    case pb::Value::kUintValue: return Value(value.uint_value());
-    case pb::Value::kFloatValue: return Value(value.float_value());
-    case pb::Value::kStringValue: return Value(value.string_value());
-    case pb::Value::KIND_NOT_SET: break;
-  }
-  return Error(ErrorCode::kLogicalError, "Literal without a value in plan");
-}
 
 bool IsTupleCall(const pb::Expr& expr) {
   return expr.node_case() == pb::Expr::kCall && expr.call().name() == "tuple";
@@ -125,7 +126,7 @@ absl::StatusOr<std::unique_ptr<Node>> Compile(const pb::Expr& expr) {
       auto node = std::make_unique<Node>();
       node->kind = Node::Kind::kConstant;
       node->type = type;
-      ASSIGN_OR_RETURN(Value value, ValueOf(expr.literal()));
+      ASSIGN_OR_RETURN(Value value, LiteralValueOf(expr.literal()));
       ASSIGN_OR_RETURN(node->constant, MakeConstantColumn(value, type));
       return node;
     }

@@ -23,9 +23,13 @@
 
 namespace granite::worker::v1 {
 class Expr;
+class Value;
 }
 
 namespace granite::core {
+
+// Returns the value a plan literal carries; kLogicalError for a literal without one.
+absl::StatusOr<Value> LiteralValueOf(const granite::worker::v1::Value& literal);
 
 struct ExpressionNode;  // defined in expression.cc
 

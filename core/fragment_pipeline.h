@@ -33,6 +33,7 @@
 #include "core/block.h"
 #include "core/block_sort.h"
 #include "core/expression.h"
+#include "core/filter_counter.h"
 #include "core/thread_pool.h"
 #include "core/top_n_threshold.h"
 #include "granite/worker/v1/plan.pb.h"
@@ -104,6 +105,8 @@ class FragmentPipeline {
 
   // Constant after construction.
   std::unique_ptr<Expression> filter_;
+  // Counts the kept rows of a count-only filter without its mask (filter_counter.h).
+  std::optional<FilterCounter> filter_counter_;
   std::vector<std::unique_ptr<Expression>> projections_;
   bool aggregating_ = false;
   std::vector<std::unique_ptr<Expression>> keys_;

@@ -144,7 +144,14 @@ absl::Status Aggregator::Add(const std::vector<ColumnPtr>& keys,
     }
   }
   if (rows == 0) return absl::OkStatus();
-  AssignGroups(keys, rows, nullptr);
+  if (layout_ == KeyLayout::kNoKeys) {
+    // One group, and AddBatchOneGroup reads no group ids: writing `rows` zeros would cost more
+    // than count(*) itself (its blocks carry a whole part's row count and no column).
+    if (groups_ == 0) groups_ = 1;
+    for (const auto& function : functions_) function->Resize(groups_);
+  } else {
+    AssignGroups(keys, rows, nullptr);
+  }
   for (size_t a = 0; a < functions_.size(); ++a) {
     if (layout_ == KeyLayout::kNoKeys) {
       functions_[a]->AddBatchOneGroup(0, args[a], rows);

@@ -155,6 +155,30 @@ TEST(TwoLevelHashMapTest, ConversionKeepsGroupsAndSplitsByTopBits) {
   EXPECT_EQ(two.sub(hash).FindOrInsert(1, hash, 999999), 999999u);
 }
 
+TEST(TwoLevelHashMapTest, StringConversionKeepsGroupsAndSplitsByTopBits) {
+  StringHashMap single(4);
+  Arena arena;
+  KeyRef stored;
+  for (uint32_t i = 0; i < 30000; ++i) {
+    std::string key = "key-" + std::to_string(i);
+    single.FindOrInsert(key, HashBytes(key), i, arena, &stored);
+  }
+  TwoLevelHashMap<StringHashMap> two;
+  two.ConvertFrom(single);
+  EXPECT_EQ(two.size(), 30000u);
+  for (uint32_t b = 0; b < kBucketCount; ++b) {
+    two.bucket(b).ForEach([&](const KeyRef& key, uint64_t hash, uint32_t group) {
+      EXPECT_EQ(BucketOf(hash), b);
+      EXPECT_EQ(key.View(), "key-" + std::to_string(group));
+    });
+  }
+  for (uint32_t i = 0; i < 30000; ++i) {
+    std::string key = "key-" + std::to_string(i);
+    uint64_t hash = HashBytes(key);
+    ASSERT_EQ(two.sub(hash).FindOrInsert(key, hash, 999999, arena, &stored), i);
+  }
+}
+
 TEST(Int64HashSetTest, CountsDistinctValuesIncludingZero) {
   Int64HashSet set;
   std::set<uint64_t> reference;
