@@ -143,45 +143,52 @@ Column Column::Filter(const uint8_t* mask) const {
   return out;
 }
 
-Column Column::Take(const uint32_t* indices, size_t count) const {
-  Column out(type_);
+void Column::AppendTaken(const Column& from, const uint32_t* indices, size_t count) {
+  const size_t old = size_;
   if (type_ == TypeId::kString) {
-    // Sizes both buffers once, then copies each string into place: no append bookkeeping.
-    const uint64_t* offsets = offsets_.data();
+    // Sizes both buffers once (growing geometrically), then copies each string into place.
+    const uint64_t* offsets = from.offsets_.data();
     uint64_t bytes = 0;
     for (size_t i = 0; i < count; ++i) {
       uint32_t row = indices[i];
       bytes += offsets[row] - (row == 0 ? 0 : offsets[row - 1]);
     }
-    out.offsets_.resize(count);
-    out.chars_.resize(bytes);
-    char* dst = out.chars_.data();
-    const char* src = chars_.data();
-    uint64_t end = 0;
+    uint64_t end = chars_.size();
+    offsets_.resize(old + count);
+    chars_.resize(end + bytes);
+    char* dst = chars_.data();
+    const char* src = from.chars_.data();
     for (size_t i = 0; i < count; ++i) {
       uint32_t row = indices[i];
       uint64_t begin = row == 0 ? 0 : offsets[row - 1];
       uint64_t size = offsets[row] - begin;
       std::memcpy(dst + end, src + begin, size);
       end += size;
-      out.offsets_[i] = end;
+      offsets_[old + i] = end;
     }
-    out.size_ = count;
-    return out;
+    size_ = old + count;
+    return;
   }
-  out.data_.resize(count * width_);
-  char* dst = out.data_.data();
+  data_.resize((old + count) * width_);
+  char* dst = data_.data() + old * width_;
+  const char* src = from.data_.data();
   switch (width_) {
-    case 1: TakeFixed<1>(data_.data(), indices, count, dst); break;
-    case 2: TakeFixed<2>(data_.data(), indices, count, dst); break;
-    case 4: TakeFixed<4>(data_.data(), indices, count, dst); break;
-    case 8: TakeFixed<8>(data_.data(), indices, count, dst); break;
+    case 1: TakeFixed<1>(src, indices, count, dst); break;
+    case 2: TakeFixed<2>(src, indices, count, dst); break;
+    case 4: TakeFixed<4>(src, indices, count, dst); break;
+    case 8: TakeFixed<8>(src, indices, count, dst); break;
+    case 16: TakeFixed<16>(src, indices, count, dst); break;
     default:
       for (size_t i = 0; i < count; ++i) {
-        std::memcpy(dst + i * width_, data_.data() + size_t{indices[i]} * width_, width_);
+        std::memcpy(dst + i * width_, src + size_t{indices[i]} * width_, width_);
       }
   }
-  out.size_ = count;
+  size_ = old + count;
+}
+
+Column Column::Take(const uint32_t* indices, size_t count) const {
+  Column out(type_);
+  out.AppendTaken(*this, indices, count);
   return out;
 }
 

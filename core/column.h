@@ -73,6 +73,9 @@ class Column {
   Column Filter(const uint8_t* mask) const;
   // Returns rows in the order of `indices`. REQUIRES: each index < size().
   Column Take(const uint32_t* indices, size_t count) const;
+  // Appends rows indices[0 .. count) of `from`; the buffers grow geometrically, so a column built
+  // by repeated appends stays linear. REQUIRES: from.type() == type(); each index < from.size().
+  void AppendTaken(const Column& from, const uint32_t* indices, size_t count);
   // Returns rows [start, start + count).
   Column Slice(size_t start, size_t count) const;
   // Approximate bytes held, for statistics.

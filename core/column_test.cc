@@ -55,6 +55,32 @@ TEST(ColumnTest, FilterAndTakeFixedWidth) {
   EXPECT_EQ(taken.Get<uint64_t>(2), 14u);
 }
 
+TEST(ColumnTest, AppendTakenAddsToWhatIsThere) {
+  Column column = Strings({"x", "yy", "", "zzz"});
+  Column grown = Strings({"head"});
+  const uint32_t first[] = {3, 0};
+  const uint32_t second[] = {2, 1, 1};
+  grown.AppendTaken(column, first, 2);
+  grown.AppendTaken(column, second, 3);
+  grown.AppendTaken(column, second, 0);
+  EXPECT_EQ(ValuesOf(grown), (std::vector<std::string>{"head", "zzz", "x", "", "yy", "yy"}));
+  EXPECT_EQ(grown.Offsets(), (std::vector<uint64_t>{4, 7, 8, 8, 10, 12}));
+
+  Column numbers(TypeId::kUInt32);
+  for (uint32_t v = 0; v < 100; ++v) numbers.Append<uint32_t>(v * 3);
+  Column appended(TypeId::kUInt32);
+  appended.Append<uint32_t>(7);
+  std::vector<uint32_t> rows;
+  for (uint32_t batch = 0; batch < 50; ++batch) {
+    const uint32_t pick[] = {batch, 99 - batch};
+    appended.AppendTaken(numbers, pick, 2);
+    rows.insert(rows.end(), {batch, 99 - batch});
+  }
+  ASSERT_EQ(appended.size(), 101u);
+  EXPECT_EQ(appended.Get<uint32_t>(0), 7u);
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(appended.Get<uint32_t>(i + 1), rows[i] * 3);
+}
+
 TEST(ColumnTest, TakeStringsInAnyOrder) {
   Column column = Strings({"x", "yy", "", "zzz"});
   const uint32_t indices[] = {3, 2, 0, 3};

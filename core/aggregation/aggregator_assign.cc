@@ -25,63 +25,6 @@ constexpr size_t kPrefetchCapacity = 1 << 15;
 constexpr size_t kPrefetchDistance = 16;
 constexpr uint64_t kSmallLimit = FixedHashMap::kSize;
 
-// Copies `Width`-byte values from src[rows[i]] to dst[i] for i in [0, count).
-template <size_t Width>
-void GatherFixed(const char* src, const uint32_t* rows, size_t count, char* dst) {
-  for (size_t i = 0; i < count; ++i) {
-    std::memcpy(dst + i * Width, src + size_t{rows[i]} * Width, Width);
-  }
-}
-
-// Appends rows rows[0 .. count) of `from` to `to` in place, growing `to` geometrically.
-// Column::Take + AppendRange copied every new key twice through a temporary column, and
-// AppendRange's exact-size reserve of String offsets recopied the whole key column every batch
-// (ClickBench Q19/Q17 workers: -10 to -15% CPU; bench/results/aggregation-2026-11-23.md).
-// REQUIRES: from.type() == to.type(); each row < from.size().
-void AppendRows(const Column& from, const uint32_t* rows, size_t count, Column& to) {
-  size_t old = to.size();
-  if (from.type() == TypeId::kString) {
-    const uint64_t* offsets = from.Offsets().data();
-    const char* src = from.Chars().data();
-    uint64_t bytes = 0;
-    for (size_t i = 0; i < count; ++i) {
-      uint32_t row = rows[i];
-      bytes += offsets[row] - (row == 0 ? 0 : offsets[row - 1]);
-    }
-    std::string& chars = to.MutableChars();
-    std::vector<uint64_t>& out_offsets = to.MutableOffsets();
-    uint64_t end = chars.size();
-    chars.resize(end + bytes);
-    out_offsets.resize(old + count);
-    char* dst = chars.data();
-    for (size_t i = 0; i < count; ++i) {
-      uint32_t row = rows[i];
-      uint64_t begin = row == 0 ? 0 : offsets[row - 1];
-      uint64_t size = offsets[row] - begin;
-      std::memcpy(dst + end, src + begin, size);
-      end += size;
-      out_offsets[old + i] = end;
-    }
-    to.SetSize(old + count);
-    return;
-  }
-  size_t width = ValueSize(from.type());
-  to.Resize(old + count);
-  const char* src = from.RawData();
-  char* dst = to.RawData() + old * width;
-  switch (width) {
-    case 1: GatherFixed<1>(src, rows, count, dst); break;
-    case 2: GatherFixed<2>(src, rows, count, dst); break;
-    case 4: GatherFixed<4>(src, rows, count, dst); break;
-    case 8: GatherFixed<8>(src, rows, count, dst); break;
-    case 16: GatherFixed<16>(src, rows, count, dst); break;
-    default:
-      for (size_t i = 0; i < count; ++i) {
-        std::memcpy(dst + i * width, src + size_t{rows[i]} * width, width);
-      }
-  }
-}
-
 }  // namespace
 
 void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
@@ -355,13 +298,12 @@ void Aggregator::AppendNewKeys(const std::vector<ColumnPtr>& keys) {
   // Every row new and in order (a merge of distinct keys, a first batch of distinct values).
   bool all_rows = new_rows_.back() + 1 == count;
   for (size_t k = 0; k < keys.size(); ++k) {
-    // Column::AppendRange reserves String offsets to the exact new size, so appending batch after
-    // batch to one growing key column reallocates and copies it every time: String keys always
-    // take AppendRows, which grows the buffers geometrically.
-    if (all_rows && keys[k]->type() != TypeId::kString) {
+    // New keys go straight into the growing key columns (no temporary column); both append
+    // paths grow the buffers geometrically, so a key column built batch by batch stays linear.
+    if (all_rows) {
       key_columns_[k]->AppendRange(*keys[k], 0, count);
     } else {
-      AppendRows(*keys[k], new_rows_.data(), count, *key_columns_[k]);
+      key_columns_[k]->AppendTaken(*keys[k], new_rows_.data(), count);
     }
   }
 }
