@@ -110,48 +110,26 @@ class CsvCursor {
   std::string scratch_;
 };
 
-// Returns where the chunk of `data` ends; sets *final if it is the end of all the text. Rows are
-// found with the parser's own cursor, so both agree on where a quoted field ends.
+// Returns where the chunk of `data` ends (CutChunk); rows are found with the parser's own cursor,
+// so both agree on where a quoted field ends.
 size_t FindCut(std::string_view data, bool last, const InputLimits& limits, int headers,
                bool* final) {
-  *final = false;
-  if (last && limits.unlimited()) {
-    *final = true;
-    return data.size();
-  }
   size_t text_end = data.size();  // trailing blank lines are not rows
   while (text_end > 0 && (data[text_end - 1] == '\n' || data[text_end - 1] == '\r')) --text_end;
   CsvCursor cursor(data.data(), data.data() + data.size());
-  size_t pos = 0, rows = 0;
   CsvField field;
-  while (pos < text_end) {
-    bool complete = false;
-    while (true) {
-      if (!cursor.ReadField(&field)) break;  // an open quoted field
+  return CutChunk(data, text_end, last, limits, headers, final, [&](size_t, bool) -> size_t {
+    while (cursor.ReadField(&field)) {  // false: an open quoted field
       if (cursor.SkipComma()) continue;
       if (cursor.AtEnd()) break;
-      if (!cursor.AtLineEnd()) {
-        // Text after a quoted field: the parser reports it, so it gets all the text there is.
-        *final = last;
-        return data.size();
-      }
-      complete = static_cast<size_t>(cursor.position() - data.data()) < text_end;
+      // Text after a quoted field: the parser reports it, so it gets all the text there is.
+      if (!cursor.AtLineEnd()) return kWholeText;
+      const bool complete = static_cast<size_t>(cursor.position() - data.data()) < text_end;
       cursor.SkipLineEnd();
-      break;
+      return complete ? static_cast<size_t>(cursor.position() - data.data()) : kNoCompleteRow;
     }
-    if (!complete) break;
-    pos = cursor.position() - data.data();
-    if (headers > 0) {
-      --headers;
-      continue;
-    }
-    if (++rows >= limits.max_rows || pos >= limits.max_bytes) return pos;
-  }
-  if (last) {
-    *final = true;
-    return data.size();
-  }
-  return headers > 0 ? 0 : pos;  // the header lines are read in one piece
+    return kNoCompleteRow;
+  });
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <string_view>
 #include <vector>
 
 namespace granite::coordinator {
@@ -28,5 +29,44 @@ struct InputLimits {
            max_bytes == std::numeric_limits<size_t>::max();
   }
 };
+
+// What a text format's row finder returns to CutChunk besides an offset past a row.
+inline constexpr size_t kNoCompleteRow = std::numeric_limits<size_t>::max();  // need more text
+inline constexpr size_t kWholeText = kNoCompleteRow - 1;  // give the parser all the text there is
+
+// Returns where the chunk of `data` ends: after max_rows rows or the row reaching max_bytes, never
+// inside a row; 0 while the `headers` header lines are not all there (they are read in one piece).
+// Sets *final when the cut is the end of all the text (`last`: no more text will come). Rows are
+// found by next_row(pos, is_header) -> the offset just past the row starting at pos, or
+// kNoCompleteRow / kWholeText; `text_end` is where trailing blank lines begin (they are no rows).
+template <typename NextRow>
+size_t CutChunk(std::string_view data, size_t text_end, bool last, const InputLimits& limits,
+                int headers, bool* final, NextRow next_row) {
+  *final = false;
+  if (last && limits.unlimited()) {
+    *final = true;
+    return data.size();
+  }
+  size_t pos = 0, rows = 0;
+  while (pos < text_end) {
+    const size_t next = next_row(pos, headers > 0);
+    if (next == kWholeText) {
+      *final = last;
+      return data.size();
+    }
+    if (next == kNoCompleteRow) break;  // the last row of the text so far
+    pos = next;
+    if (headers > 0) {
+      --headers;
+      continue;
+    }
+    if (++rows >= limits.max_rows || pos >= limits.max_bytes) return pos;
+  }
+  if (last) {
+    *final = true;
+    return data.size();
+  }
+  return headers > 0 ? 0 : pos;
+}
 
 }  // namespace granite::coordinator

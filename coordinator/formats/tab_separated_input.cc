@@ -98,32 +98,15 @@ size_t FindRowEnd(std::string_view data, size_t from, bool raw) {
   return std::string_view::npos;
 }
 
-// Returns where the chunk of `data` ends; sets *final if it is the end of all the text.
+// Returns where the chunk of `data` ends (CutChunk).
 size_t FindCut(std::string_view data, bool last, const InputLimits& limits, int headers, bool raw,
                bool* final) {
-  *final = false;
-  if (last && limits.unlimited()) {
-    *final = true;
-    return data.size();
-  }
   size_t text_end = data.size();  // trailing blank lines are not rows
   while (text_end > 0 && data[text_end - 1] == '\n') --text_end;
-  size_t pos = 0, rows = 0;
-  while (pos < text_end) {
-    size_t t = headers > 0 ? data.find('\n', pos) : FindRowEnd(data, pos, raw);
-    if (t == std::string_view::npos || t >= text_end) break;  // the last row of the text so far
-    pos = t + 1;
-    if (headers > 0) {
-      --headers;
-      continue;
-    }
-    if (++rows >= limits.max_rows || pos >= limits.max_bytes) return pos;
-  }
-  if (last) {
-    *final = true;
-    return data.size();
-  }
-  return headers > 0 ? 0 : pos;  // the header lines are read in one piece
+  return CutChunk(data, text_end, last, limits, headers, final, [&](size_t pos, bool header) {
+    const size_t t = header ? data.find('\n', pos) : FindRowEnd(data, pos, raw);
+    return t == std::string_view::npos || t >= text_end ? kNoCompleteRow : t + 1;
+  });
 }
 
 }  // namespace
