@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "client/benchmark_clients.h"
 #include "client/query_runner.h"
 #include "core/error.h"
 #include "core/status_macros.h"
@@ -143,43 +144,6 @@ double Percentile(const std::vector<double>& sorted, double q) {
   return sorted[at];
 }
 
-// One client thread's results.
-struct ClientResult {
-  std::vector<double> latencies_ms;
-  uint64_t errors = 0;
-  uint64_t rows_read = 0;
-  std::string first_error;
-};
-
-void RunClient(const BenchmarkOptions& options, int index, Clock::time_point deadline,
-               std::atomic<uint64_t>* next, ClientResult* out) {
-  std::shared_ptr<grpc::Channel> channel = NewConnection(options, index);
-  ExecuteOptions execute;
-  execute.on_output = [](std::string_view) {};
-  while (!interrupted.load(std::memory_order_relaxed)) {
-    if (options.timelimit_seconds > 0 && Clock::now() >= deadline) break;
-    uint64_t i = next->fetch_add(1, std::memory_order_relaxed);
-    if (options.iterations > 0 && i >= options.iterations) break;
-    QueryInfo info = MakeQuery(options, options.queries[i % options.queries.size()]);
-    auto start = Clock::now();
-    absl::StatusOr<QueryResult> result = ExecuteQuery(channel, info, execute);
-    out->latencies_ms.push_back(
-        std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-    std::string error;
-    if (!result.ok()) {
-      error = std::string(result.status().message());
-    } else if (result->exception) {
-      error = absl::StrCat("Code: ", result->exception->code(), ". ",
-                           result->exception->display_text());
-    } else {
-      out->rows_read += result->progress.read_rows();
-    }
-    if (!error.empty()) {
-      if (out->errors++ == 0) out->first_error = error;
-    }
-  }
-}
-
 }  // namespace
 
 std::vector<std::string> ReadQueries(std::istream& in) {
@@ -209,16 +173,24 @@ absl::StatusOr<BenchmarkReport> RunBenchmarkLoad(const BenchmarkOptions& options
     RETURN_IF_ERROR(FetchRows(control, options, "SELECT 1").status());
   }
 
-  std::vector<ClientResult> results(options.concurrency);
-  std::atomic<uint64_t> next{0};
+  BenchmarkClientsOptions clients;
+  clients.host = options.host;
+  clients.port = options.port;
+  clients.user = options.user;
+  clients.password = options.password;
+  clients.concurrency = options.concurrency;
+  clients.threads = options.client_threads > 0
+                        ? options.client_threads
+                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  clients.queries = options.queries;
+  clients.iterations = options.iterations;
+  clients.stop = &interrupted;
   auto start = Clock::now();
-  auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                              std::chrono::duration<double>(options.timelimit_seconds));
-  std::vector<std::thread> threads;
-  for (int i = 0; i < options.concurrency; ++i) {
-    threads.emplace_back(RunClient, std::cref(options), i, deadline, &next, &results[i]);
+  if (options.timelimit_seconds > 0) {
+    clients.deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(options.timelimit_seconds));
   }
-  for (auto& thread : threads) thread.join();
+  std::vector<ClientResult> results = RunBenchmarkClients(clients);
 
   BenchmarkReport report;
   report.seconds = std::chrono::duration<double>(Clock::now() - start).count();

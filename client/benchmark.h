@@ -1,7 +1,8 @@
-// `granite benchmark`: a load generator in the manner of clickhouse-benchmark. N client threads
-// (one gRPC connection each) send queries — from --query, a file, or stdin, one per line, taken in
-// turn — through query_runner.h until --iterations queries ran or --timelimit passed (or Ctrl+C),
-// then it prints QPS, latency percentiles and errors.
+// `granite benchmark`: a load generator in the manner of clickhouse-benchmark. N closed-loop
+// clients (one gRPC connection each, all driven by a few threads: benchmark_clients.h) send
+// queries — from --query, a file, or stdin, one per line, taken in turn — until --iterations
+// queries ran or --timelimit passed (or Ctrl+C), then it prints QPS, latency percentiles and
+// errors. The load generator runs on the same machine as the servers unless started elsewhere.
 //
 // With `server_report` on, it also reads the cluster's own metrics before and after the run
 // (system.locks and system.metrics through the same connection) and prints, for the run:
@@ -30,6 +31,8 @@ struct BenchmarkOptions {
   double timelimit_seconds = 0;      // 0 = no limit (then Ctrl+C or iterations stop it)
   bool server_report = true;         // read system.locks / system.metrics before and after
   bool json = false;                 // print the report as one JSON object instead of text
+  // Threads that drive the clients (benchmark_clients.h); 0 = one per core of this machine.
+  int client_threads = 0;
 };
 
 // The waits on one lock name during the run, summed over the processes that have it.

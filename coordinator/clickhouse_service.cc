@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/metrics/events.h"
 #include "core/metrics/histogram.h"
+#include "core/thread_priority.h"
 
 namespace granite::coordinator {
 
@@ -102,6 +103,16 @@ bool IsInsert(const std::string& query) {
   return absl::StartsWithIgnoreCase(absl::StripLeadingAsciiWhitespace(query), "insert");
 }
 
+// Returns true if `query` reads as a SELECT (SELECT, WITH ... SELECT, or a parenthesised one);
+// judged from the text, before it is parsed, so that its parse runs at the SELECT priority too.
+bool IsSelectText(const std::string& query) {
+  absl::string_view text = absl::StripLeadingAsciiWhitespace(query);
+  while (!text.empty() && text.front() == '(') {
+    text = absl::StripLeadingAsciiWhitespace(text.substr(1));
+  }
+  return absl::StartsWithIgnoreCase(text, "select") || absl::StartsWithIgnoreCase(text, "with");
+}
+
 // Reads the input of a streamed query: the input_data of each further QueryInfo while the one
 // before said next_query_info. A cancel message ends the input with QUERY_WAS_CANCELLED.
 class StreamInput : public InputSource {
@@ -159,7 +170,16 @@ void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& i
   registry_->Start(&query);
   Produced produced;
   ch::Result last;
-  absl::Status status = Serve(context, info, input, more_input, emit, &query, &produced, &last);
+  absl::Status status;
+  {
+    // A SELECT's coordinator path (parse, bind, admission wait, merge, result encoding and its
+    // streamed chunks) runs at the query priority (--query_thread_nice), not only its execution:
+    // INSERTs and DDL keep the normal priority and never wait for a SELECT's CPU work. The
+    // registry and query log, whose locks INSERTs take too, are left at normal priority, so a
+    // preempted SCHED_IDLE thread never holds them.
+    core::ScopedThreadNice nice(IsSelectText(info.query()) ? executor_->select_nice() : 0);
+    status = Serve(context, info, input, more_input, emit, &query, &produced, &last);
+  }
   // Logged before the last message goes out, so a client that sees the end of its query finds it
   // in system.query_log.
   Record(&query, status, produced);

@@ -42,7 +42,7 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, pb::Fragment fr
   if (!query->Register(&context)) {
     return core::Error(core::ErrorCode::kQueryWasCancelled, "Query was cancelled");
   }
-  auto reader = workers.stub(index)->Execute(&context, fragment);
+  auto reader = workers.fragment_stub(index)->Execute(&context, fragment);
   pb::FragmentChunk chunk;
   absl::Status status;
   bool enough = false;  // the merger holds enough groups (LIMIT): the rest of the stream is moot

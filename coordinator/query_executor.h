@@ -52,8 +52,10 @@ class QueryExecutor {
   // SELECTs that read from workers pass through `admission` (coordinator/admission_queue.h);
   // null (the default) admits them all at once. REQUIRES: outlives the executor; set before use.
   void set_admission_queue(AdmissionQueue* admission) { admission_ = admission; }
-  // Admitted SELECTs run with the handler thread's nice value raised by `delta` (0 = off).
+  // Admitted SELECTs run with the handler thread's nice value raised by `delta` (0 = off);
+  // ClickHouseService lowers a client SELECT's whole path by the same delta before it gets here.
   void set_select_nice(int delta) { select_nice_ = delta; }
+  int select_nice() const { return select_nice_; }
 
  private:
   absl::StatusOr<QueryResult> Select(const sql::SelectStatement& select, QueryContext* query);

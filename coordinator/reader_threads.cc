@@ -3,6 +3,8 @@
 #include <memory>
 #include <thread>
 
+#include "core/thread_priority.h"
+
 namespace granite::coordinator {
 
 struct ReaderThreads::Thread {
@@ -18,23 +20,27 @@ ReaderThreads& ReaderThreads::Global() {
 }
 
 void ReaderThreads::Start(std::function<void()> task) {
+  std::shared_ptr<Thread> parked;
   {
     core::MutexLock lock(mu_);
     if (!parked_.empty()) {
-      Thread* thread = parked_.back();
+      parked = std::move(parked_.back());
       parked_.pop_back();
-      thread->task = std::move(task);
-      thread->wake.notify_one();
-      return;
+      parked->task = std::move(task);
     }
   }
-  auto* self = new Thread();
+  if (parked) {
+    // Woken outside the lock, so it does not wake only to wait for the lock this thread holds;
+    // the shared_ptr keeps its state alive should it run the task and exit first.
+    parked->wake.notify_one();
+    return;
+  }
+  auto self = std::make_shared<Thread>();
   std::thread([this, self, task = std::move(task)]() mutable { Loop(self, std::move(task)); })
       .detach();
 }
 
-void ReaderThreads::Loop(Thread* self, std::function<void()> task) {
-  std::unique_ptr<Thread> owned(self);
+void ReaderThreads::Loop(std::shared_ptr<Thread> self, std::function<void()> task) {
   while (true) {
     task();
     task = nullptr;
@@ -52,9 +58,15 @@ void ReaderThreads::RunAll(size_t n, const std::function<void(size_t)>& fn) {
   std::mutex done_mu;
   std::condition_variable done_cv;
   size_t remaining = n - 1;
+  // The readers run at the caller's priority: a SELECT lowered by --query_thread_nice stays
+  // lowered while its worker streams are read and merged here.
+  int priority = core::LoweredThreadPriority();
   for (size_t i = 0; i + 1 < n; ++i) {
-    Start([&, i] {
-      fn(i);
+    Start([&, i, priority] {
+      {
+        core::ScopedThreadNice nice(priority);
+        fn(i);
+      }
       std::lock_guard<std::mutex> guard(done_mu);
       if (--remaining == 0) done_cv.notify_one();
     });

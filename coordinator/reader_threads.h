@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/mutex.h"
@@ -41,14 +42,14 @@ class ReaderThreads {
   // Hands `task` to a parked thread, or starts one.
   void Start(std::function<void()> task);
   // Runs tasks on one thread until it may not park.
-  void Loop(Thread* self, std::function<void()> task);
+  void Loop(std::shared_ptr<Thread> self, std::function<void()> task);
 
   // Constant after construction.
   const size_t max_parked_;
 
   // Protected by mu_.
   mutable core::Mutex mu_{"reader_threads"};
-  std::vector<Thread*> parked_ GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<Thread>> parked_ GUARDED_BY(mu_);
 };
 
 }  // namespace granite::coordinator

@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/thread_priority.h"
+
 namespace granite::coordinator {
 namespace {
 
@@ -71,6 +73,25 @@ TEST(ReaderThreadsTest, ManyCallersAtOnceAndAParkingCap) {
   EXPECT_EQ(total.load(), 8u * 50 * 3);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_LE(threads.parked(), 2u);
+}
+
+// A SELECT lowered by --query_thread_nice keeps its priority on the reader threads, and a reader
+// thread that served it is back at normal priority for the next caller.
+TEST(ReaderThreadsTest, ReadersRunAtTheCallersPriority) {
+  if (!core::CanRestoreThreadPriority()) GTEST_SKIP() << "cannot restore thread priority here";
+  ReaderThreads& threads = *new ReaderThreads(4);  // outlives its threads: never destroyed
+  std::vector<int> seen(2, -1);
+  std::thread([&] {
+    core::ScopedThreadNice nice(5);
+    ASSERT_TRUE(nice.active());
+    threads.RunAll(2, [&](size_t i) { seen[i] = core::LoweredThreadPriority(); });
+  }).join();
+  EXPECT_EQ(seen[0], 5);  // the reader thread
+  EXPECT_EQ(seen[1], 5);  // the caller
+  ASSERT_TRUE(WaitParked(threads, 1));
+  threads.RunAll(2, [&](size_t i) { seen[i] = core::LoweredThreadPriority(); });
+  EXPECT_EQ(seen[0], 0);
+  EXPECT_EQ(seen[1], 0);
 }
 
 }  // namespace

@@ -28,6 +28,10 @@ int CurrentNice() {
   return errno == 0 ? nice : 0;
 }
 
+// The delta by which LowerThreadPriority or a ScopedThreadNice lowered the calling thread (0 =
+// not lowered): a nested ScopedThreadNice then leaves it alone.
+thread_local int lowered = 0;
+
 bool SetNice(int nice) { return setpriority(PRIO_PROCESS, ThreadId(), nice) == 0; }
 
 // Switches the calling thread between SCHED_IDLE and SCHED_OTHER (nice kept by the kernel).
@@ -48,7 +52,10 @@ absl::Status LowerThreadPriority(int delta) {
   if (delta == 0) return absl::OkStatus();
   RETURN_IF_ERROR(ValidateThreadPriorityDelta(delta, "Thread priority delta"));
   if (delta == kIdleThreadPriority) {
-    if (SetIdle(true)) return absl::OkStatus();
+    if (SetIdle(true)) {
+      lowered = kIdleThreadPriority;
+      return absl::OkStatus();
+    }
     return Error(ErrorCode::kBadArguments,
                  std::string("Cannot switch thread to SCHED_IDLE: ") + std::strerror(errno));
   }
@@ -58,8 +65,11 @@ absl::Status LowerThreadPriority(int delta) {
                  "Cannot set thread nice value " + std::to_string(target) + ": " +
                      std::strerror(errno));
   }
+  lowered = delta;
   return absl::OkStatus();
 }
+
+int LoweredThreadPriority() { return lowered; }
 
 bool CanRestoreThreadPriority() {
   // Probed on a throw-away thread, so no thread of the process is left niced by the check.
@@ -78,7 +88,7 @@ bool CanRestoreThreadPriority() {
 }
 
 ScopedThreadNice::ScopedThreadNice(int delta) {
-  if (delta <= 0 || !CanRestoreThreadPriority()) return;
+  if (delta <= 0 || lowered != 0 || !CanRestoreThreadPriority()) return;
   previous_ = CurrentNice();
   if (delta >= kIdleThreadPriority) {
     idle_ = true;
@@ -86,12 +96,14 @@ ScopedThreadNice::ScopedThreadNice(int delta) {
   } else {
     active_ = SetNice(std::min(19, previous_ + delta));
   }
+  if (active_) lowered = std::min(delta, kIdleThreadPriority);
 }
 
 ScopedThreadNice::~ScopedThreadNice() {
   if (!active_) return;
   if (idle_) SetIdle(false);
   SetNice(previous_);
+  lowered = 0;
 }
 
 }  // namespace granite::core

@@ -25,12 +25,19 @@ absl::Status ValidateThreadPriorityDelta(int delta, const char* flag);
 // (delta == kIdleThreadPriority); 0 does nothing.
 absl::Status LowerThreadPriority(int delta);
 
+// Returns the delta by which LowerThreadPriority or a live ScopedThreadNice lowered the calling
+// thread (0 = not lowered). Code that hands a query's work to another thread passes it on, so the
+// work keeps the query's priority there (coordinator/reader_threads.h).
+int LoweredThreadPriority();
+
 // Returns true if this process may lower a thread's nice value again (checked once).
 bool CanRestoreThreadPriority();
 
 // Adds `delta` to the calling thread's nice value (or, for kIdleThreadPriority, switches it to
 // SCHED_IDLE) for its lifetime, then restores it. Does
-// nothing when `delta` is 0 or the process could not restore the priority afterwards.
+// nothing when `delta` is 0, the process could not restore the priority afterwards, or the thread
+// already runs lowered (by LowerThreadPriority or an enclosing ScopedThreadNice): a query whose
+// whole path is lowered keeps one priority through the inner scopes.
 // Thread-safety: construct and destroy on the same thread.
 class ScopedThreadNice {
  public:

@@ -81,5 +81,36 @@ TEST(ThreadPriorityTest, ScopedNiceRestoresWhereAllowed) {
   }).join();
 }
 
+// A query lowered as a whole (coordinator: ClickHouseService) passes through inner scopes (the
+// executor's) that must neither lower it further nor restore it early.
+TEST(ThreadPriorityTest, NestedScopeKeepsTheOuterPriority) {
+  if (!CanRestoreThreadPriority()) GTEST_SKIP() << "cannot restore thread priority here";
+  std::thread([] {
+    int before_policy = ThreadPolicy();
+    {
+      ScopedThreadNice outer(kIdleThreadPriority);
+      ASSERT_TRUE(outer.active());
+      EXPECT_EQ(LoweredThreadPriority(), kIdleThreadPriority);
+      {
+        ScopedThreadNice inner(kIdleThreadPriority);
+        EXPECT_FALSE(inner.active());
+      }
+      EXPECT_EQ(ThreadPolicy(), SCHED_IDLE);  // still lowered after the inner scope
+    }
+    EXPECT_EQ(ThreadPolicy(), before_policy);
+    EXPECT_EQ(LoweredThreadPriority(), 0);
+    int before = ThreadNice();
+    {
+      ScopedThreadNice outer(5);
+      ScopedThreadNice inner(5);
+      EXPECT_FALSE(inner.active());
+      EXPECT_EQ(ThreadNice(), std::min(19, before + 5));
+    }
+    EXPECT_EQ(ThreadNice(), before);
+    ScopedThreadNice again(2);  // the scopes above ended: a new one applies
+    EXPECT_TRUE(again.active());
+  }).join();
+}
+
 }  // namespace
 }  // namespace granite::core

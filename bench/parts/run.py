@@ -49,9 +49,9 @@ def write_queries(path, lines):
         f.write("\n".join(lines) + "\n")
 
 
-def benchmark(granite, port, queries_file, concurrency, seconds):
-    """Runs `granite benchmark` and returns its JSON report."""
-    out = subprocess.run(granite + ["benchmark", "--port", str(port), "--concurrency",
+def benchmark(granite, port, queries_file, concurrency, seconds, prefix=()):
+    """Runs `granite benchmark` (under the command `prefix`, if any) and returns its JSON report."""
+    out = subprocess.run(list(prefix) + granite + ["benchmark", "--port", str(port), "--concurrency",
                                     str(concurrency), "--timelimit", str(seconds), "--json",
                                     "--queries_file", queries_file],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -82,12 +82,12 @@ def fill(client, parts):
     return time.monotonic() - started
 
 
-def insert_under_load(granite, port, inserts, selects, clients, seconds):
+def insert_under_load(granite, port, inserts, selects, clients, seconds, select_prefix=()):
     """Runs 4 insert clients while `clients` SELECT clients run; returns (inserts, selects)."""
     loaded = {}
 
     def select_load():
-        loaded["select"] = benchmark(granite, port, selects, clients, seconds + 2)
+        loaded["select"] = benchmark(granite, port, selects, clients, seconds + 2, select_prefix)
     thread = threading.Thread(target=select_load)
     thread.start()
     time.sleep(1)
@@ -137,8 +137,9 @@ def compare_configs(args):
                           % (parts, name, alone["qps"], alone["p50_ms"], cpu_ms_per_query(alone)),
                           flush=True)
                     for clients in loads:
-                        under, select = insert_under_load(granite, local.port, inserts, selects,
-                                                          clients, args.seconds)
+                        under, select = insert_under_load(
+                            granite, local.port, inserts, selects, clients, args.seconds,
+                            ["chrt", "--idle", "0"] if args.select_load_idle else [])
                         rows.append((parts, name, clients, alone, under, select))
                         print("  with %d SELECT clients: INSERT %.1f/s p50 %.2f ms p99 %.2f ms; "
                               "SELECT %.0f qps p50 %.1f ms errors %d"
@@ -189,6 +190,9 @@ def main():
     parser.add_argument("--loads", default="8,64", help="SELECT clients under which to insert")
     parser.add_argument("--inserts-only", action="store_true",
                         help="skip the SELECT table and the snapshot-off runs")
+    parser.add_argument("--select-load-idle", action="store_true",
+                        help="with --configs: run the SELECT load generator under SCHED_IDLE, as "
+                             "if its clients were on other machines (it still shares the cores)")
     parser.add_argument("--append", default=None,
                         help="with --configs: append the comparison as a dated section here")
     args = parser.parse_args()

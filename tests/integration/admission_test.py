@@ -44,12 +44,14 @@ class Background:
 
 
 class AdmissionTest(unittest.TestCase):
+    EXTRA_ARGS = []
+
     @classmethod
     def setUpClass(cls):
         cls.cluster = cluster.LocalCluster(
             testmain.granite(), workers=1, threads=2,
             extra_args=["--max_concurrent_select_queries", "1",
-                        "--max_queued_select_queries", "2"]).start()
+                        "--max_queued_select_queries", "2"] + cls.EXTRA_ARGS).start()
         cls.client = cls.cluster.client(timeout=30)
         cls.client.query("CREATE TABLE adm (k UInt64) ENGINE = MergeTree ORDER BY k")
         cls.client.query("INSERT INTO adm SELECT number FROM numbers(1000)")
@@ -118,5 +120,13 @@ class AdmissionTest(unittest.TestCase):
         self.assertEqual(self.rows("SELECT count() FROM adm"), [["1001"]])
 
 
+
+class AdmissionIdleSelectsTest(AdmissionTest):
+    """The same with --query_thread_nice 20: every SELECT's whole path (parse to reply, and its
+    reader threads) runs under SCHED_IDLE; INSERT and DDL, at normal priority on their own worker
+    connection, still pass while the running and queued SELECTs hold their threads."""
+    EXTRA_ARGS = ["--query_thread_nice", "20"]
+
+
 if __name__ == "__main__":
-    testmain.main([AdmissionTest])
+    testmain.main([AdmissionTest, AdmissionIdleSelectsTest])
