@@ -17,8 +17,10 @@
 #include "core/error.h"
 #include "core/functions/function_registry.h"
 #include "core/status_macros.h"
+#include "coordinator/distinct_planner.h"
 #include "coordinator/group_limit_hash_filter.h"
 #include "coordinator/shard_local_aggregation.h"
+#include "coordinator/shard_local_top_n.h"
 #include "coordinator/sql/parser.h"
 
 namespace granite::coordinator {
@@ -249,13 +251,21 @@ class SelectBinder {
     return absl::OkStatus();
   }
 
-  // Drops GROUP BY keys that are integer arithmetic of the other keys and constants
-  // (`ClientIP - 1` beside `ClientIP`) or constants alone (`GROUP BY 1, URL`): the tuples (k, f(k))
-  // form exactly the groups of k, so such a key only widens the hash-table key (ClickBench Q36:
-  // four keys of 28 bytes serialized become one Int32). Post-aggregation binding computes the
-  // dropped key from the kept key columns (BindCall). One key always stays: GROUP BY never turns
-  // into a keyless aggregate, which would return a row on empty input. Float keys never count as
-  // sources (-0.0 and 0.0 are one group but may differ after a function).
+  // GROUP BY key elimination (ClickHouse's optimize_group_by_function_keys; setting of the same
+  // name, default 1, 0 turns it off). Rule: a key that is a deterministic scalar function of the
+  // OTHER keys and constants (`ClientIP - 1` beside `ClientIP`, `lower(URL)` beside `URL`) or a
+  // constant alone (`GROUP BY 1, URL`) is dropped from the hash key: the tuples (k, f(k)) form
+  // exactly the groups of k, so such a key only widens the hash-table key (ClickBench Q36: four
+  // keys of 28 bytes serialized become one Int32). SELECT / HAVING / ORDER BY still see it:
+  // post-aggregation binding computes it from the kept key columns (BindCall), with the same
+  // function and types, so results (wrap-around of `k - 1` at the type's minimum included) do not
+  // change. Limits: only functions whose every leaf is another key or a literal (a key reading a
+  // column that is not a key stays); aggregates are refused in GROUP BY before this runs;
+  // non-deterministic functions (IsNonDeterministic) never count; float keys
+  // never count as sources (-0.0 and 0.0 are one group but may differ after a function); one key
+  // always stays, so GROUP BY never turns into a keyless aggregate (which returns a row on empty
+  // input). granite has no ARRAY JOIN or Nullable columns, so neither can make a key vary within
+  // a group.
   // REQUIRES: every AddKey call is done and nothing was bound post-aggregation yet.
   void DropDependentKeys() {
     for (size_t k = keys_.size(); k-- > 0 && keys_.size() > 1;) {
@@ -304,8 +314,21 @@ class SelectBinder {
   }
 
  private:
+  // True for functions whose value may differ between two calls with the same arguments (none
+  // is registered today; listed so that adding one cannot silently break DropDependentKeys).
+  static bool IsNonDeterministic(const std::string& name) {
+    static const char* kNames[] = {"rand", "rand32", "rand64", "randConstant", "randCanonical",
+                                   "now", "now64", "today", "yesterday", "generateUUIDv4",
+                                   "rowNumberInBlock", "rowNumberInAllBlocks", "blockNumber",
+                                   "blockSize", "runningDifference", "runningAccumulate"};
+    for (const char* n : kNames) {
+      if (name == n) return true;
+    }
+    return false;
+  }
+
   // True if `e` (bound at input level) is a literal, another key than keys_[self] (when not at
-  // the top), or plus / minus / multiply / negate of such expressions.
+  // the top), or a deterministic function call of such expressions.
   bool IsFunctionOfOtherKeys(const pb::Expr& e, size_t self, bool top) const {
     if (!top) {
       std::string signature = e.SerializeAsString();
@@ -316,7 +339,7 @@ class SelectBinder {
     if (e.has_literal()) return true;
     if (!e.has_call()) return false;
     const std::string& name = e.call().name();
-    if (name != "plus" && name != "minus" && name != "multiply" && name != "negate") return false;
+    if (IsNonDeterministic(name)) return false;
     for (const pb::Expr& arg : e.call().args()) {
       if (!IsFunctionOfOtherKeys(arg, self, /*top=*/false)) return false;
     }
@@ -646,7 +669,11 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
       ASSIGN_OR_RETURN(const Expr* positional, Positional(*key, items));
       RETURN_IF_ERROR(binder.AddKey(positional ? *positional : *key));
     }
-    binder.DropDependentKeys();
+    auto eliminate = plan.fragment.settings().find("optimize_group_by_function_keys");
+    if (eliminate == plan.fragment.settings().end() ||
+        (eliminate->second != "0" && Lower(eliminate->second) != "false")) {
+      binder.DropDependentKeys();
+    }
     for (const auto& item : items) {
       ASSIGN_OR_RETURN(pb::Expr bound, binder.BindPostAggregation(*item));
       plan.types.push_back(TypeOf(bound));
@@ -715,12 +742,16 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
     for (size_t position : positions) input.columns.push_back(plan.local_input.columns[position]);
     plan.local_input = std::move(input);
   }
-  if (table_schema && plan.fragment.aggregate()) {
-    plan.fragment.set_finalize_on_worker(
-        DecideShardLocalAggregation(plan.fragment, *table_schema, worker_count_).fire);
-  }
+  PlanBoundedAggregation(&plan.fragment, table_schema ? &*table_schema : nullptr, worker_count_);
   ASSIGN_OR_RETURN(uint64_t hash_filter_groups, DecideGroupLimitHashFilter(plan));
   plan.fragment.set_group_limit_hash_filter(hash_filter_groups);
+  // GROUP BY ... LIMIT without ORDER BY: the key-hash filter aggregates only a few groups, far
+  // cheaper than finalizing every group on the workers, so it wins when both rules apply.
+  if (table_schema && plan.fragment.aggregate() && hash_filter_groups == 0) {
+    plan.fragment.set_finalize_on_worker(
+        DecideShardLocalAggregation(plan.fragment, *table_schema, worker_count_).fire);
+    PlanShardLocalTopN(&plan);
+  }
   return plan;
 }
 

@@ -298,6 +298,7 @@ absl::StatusOr<core::Block> BucketedMerger::Finish() {
       if (piece_cut_) return piece_cut_(empty);
       return empty;
     }
+    if (piece_cut_ && piece_combine_) return piece_combine_(std::move(pieces));
     return core::ConcatBlocks(pieces);
   }();
   int64_t first = first_merge_ns_.load();

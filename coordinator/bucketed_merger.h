@@ -77,6 +77,12 @@ class BucketedMerger {
   void SetPieceCut(std::function<absl::StatusOr<core::Block>(const core::Block&)> cut) {
     piece_cut_ = std::move(cut);
   }
+  // Replaces Finish's concatenation of the non-empty cut pieces (bucket order) by `combine`
+  // (final_stage.h, CombineCutPieces: only the top rows are gathered). Only with a piece cut.
+  // REQUIRES: called before Finish.
+  void SetPieceCombine(std::function<absl::StatusOr<core::Block>(std::vector<core::Block>)> combine) {
+    piece_combine_ = std::move(combine);
+  }
   // True once the group limit is reached: readers may stop reading their streams.
   bool enough() const { return enough_.load(std::memory_order_acquire); }
 
@@ -115,6 +121,7 @@ class BucketedMerger {
   const size_t window_;
   size_t group_limit_ = 0;  // set before the first Add; 0 = none
   std::function<absl::StatusOr<core::Block>(const core::Block&)> piece_cut_;  // idem; may be empty
+  std::function<absl::StatusOr<core::Block>(std::vector<core::Block>)> piece_combine_;  // idem
 
   core::Mutex mu_{"bucketed_merger"};
   std::condition_variable_any done_cv_;    // a merge finished

@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/error.h"
@@ -79,7 +80,77 @@ absl::StatusOr<pb::TableSchema> SchemaFrom(const sql::CreateTableStatement& crea
   return schema;
 }
 
+// Returns the number of rows of table `name` summed over every worker; fails if a worker does not
+// answer (then emptiness cannot be proven).
+absl::StatusOr<uint64_t> ClusterRowCount(const std::string& name, const WorkerSet& workers) {
+  std::vector<uint64_t> rows(workers.size(), 0);
+  RETURN_IF_ERROR(workers.CallAll([&](size_t i) -> absl::Status {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    pb::ListTablesResponse response;
+    RETURN_IF_ERROR(core::FromGrpcStatus(
+        workers.stub(i)->ListTables(&context, pb::ListTablesRequest(), &response),
+        workers.address(i)));
+    for (const auto& table : response.tables()) {
+      if (table.schema().name() == name) rows[i] += table.rows();
+    }
+    return absl::OkStatus();
+  }));
+  uint64_t total = 0;
+  for (uint64_t count : rows) total += count;
+  return total;
+}
+
 }  // namespace
+
+absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const WorkerSet& workers,
+                                Catalog* catalog) {
+  RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
+  std::optional<pb::TableSchema> current = catalog->Find(alter.table);
+  if (!current) {
+    return core::Error(ErrorCode::kUnknownTable,
+                       "Table default." + alter.table + " does not exist");
+  }
+  pb::TableSchema schema = *current;
+  auto only_sharding_key = [&](const std::string& name) -> absl::Status {
+    if (name == kShardingKeySetting) return absl::OkStatus();
+    return core::Error(ErrorCode::kNotImplemented,
+                       "ALTER TABLE default." + alter.table + " cannot change setting " + name +
+                           ": only " + kShardingKeySetting + " can be changed");
+  };
+  for (const std::string& name : alter.reset) {
+    RETURN_IF_ERROR(only_sharding_key(name));
+    schema.clear_sharding_key();
+    schema.set_shard_count(0);
+  }
+  for (const auto& [name, value] : alter.modify) {
+    RETURN_IF_ERROR(only_sharding_key(name));
+    ASSIGN_OR_RETURN(std::vector<std::string> columns, ParseShardingKey(value, schema));
+    schema.clear_sharding_key();
+    for (std::string& column : columns) schema.add_sharding_key(std::move(column));
+    schema.set_shard_count(static_cast<uint32_t>(workers.size()));
+  }
+  ASSIGN_OR_RETURN(uint64_t rows, ClusterRowCount(alter.table, workers));
+  if (rows > 0) {
+    return core::Error(ErrorCode::kBadArguments,
+                       "Cannot change sharding_key of table default." + alter.table +
+                           ": it holds " + std::to_string(rows) +
+                           " rows (the key decides which worker each row lives on, so it can be "
+                           "changed only while the table is empty)");
+  }
+  pb::CreateTableRequest request;
+  *request.mutable_schema() = schema;
+  request.set_or_replace(true);  // the table is empty: replacing it loses nothing
+  RETURN_IF_ERROR(workers.CallAll([&](size_t i) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    pb::DdlResponse response;
+    return core::FromGrpcStatus(workers.stub(i)->CreateTable(&context, request, &response),
+                                workers.address(i));
+  }));
+  catalog->Put(schema);
+  return absl::OkStatus();
+}
 
 absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
   if (catalog->loaded()) return absl::OkStatus();

@@ -1,5 +1,7 @@
 #include "coordinator/final_stage.h"
 
+#include <algorithm>
+
 #include "core/block_sort.h"
 #include "core/expression.h"
 #include "core/status_macros.h"
@@ -42,6 +44,45 @@ absl::StatusOr<core::Block> CutPiece(const QueryPlan& plan, const core::Block& p
   // final sort of the concatenated pieces breaks ties as it would over the whole stage.
   if (computed.rows() <= keep) return computed;
   return core::TakeRows(computed, core::SortPermutation(computed, plan.order, keep));
+}
+
+absl::StatusOr<core::Block> CombineCutPieces(const QueryPlan& plan, std::vector<core::Block> pieces) {
+  size_t keep = plan.limit + plan.offset;
+  size_t total = 0;
+  for (const core::Block& piece : pieces) total += piece.rows();
+  if (pieces.size() <= 1 || total <= keep || pieces[0].columns.empty()) {
+    return core::ConcatBlocks(pieces);
+  }
+  // The ORDER BY columns alone, concatenated in stage order: positions (the tie-break) match
+  // those of the full concatenation.
+  std::vector<core::Block> order_only(pieces.size());
+  std::vector<core::SortColumn> keys;
+  for (size_t k = 0; k < plan.order.size(); ++k) {
+    keys.push_back({k, plan.order[k].descending});
+    for (size_t p = 0; p < pieces.size(); ++p) {
+      order_only[p].rows_without_columns = pieces[p].rows();
+      order_only[p].columns.push_back(pieces[p].columns[plan.order[k].column]);
+    }
+  }
+  std::vector<uint32_t> chosen =
+      core::SortPermutation(core::ConcatBlocks(order_only), keys, keep);
+  std::vector<size_t> starts;  // first global row of each piece
+  for (size_t p = 0, start = 0; p < pieces.size(); start += pieces[p].rows(), ++p) {
+    starts.push_back(start);
+  }
+  core::Block out;
+  out.rows_without_columns = chosen.size();
+  for (size_t c = 0; c < pieces[0].columns.size(); ++c) {
+    auto column = std::make_shared<core::Column>(pieces[0].columns[c]->type());
+    column->Reserve(chosen.size());
+    for (uint32_t row : chosen) {
+      size_t p = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), row) -
+                                     starts.begin()) - 1;
+      column->AppendRange(*pieces[p].columns[c], row - starts[p], 1);
+    }
+    out.columns.push_back(std::move(column));
+  }
+  return out;
 }
 
 absl::StatusOr<core::Block> FinishFinalStage(const QueryPlan& plan, core::Block computed) {

@@ -1,6 +1,7 @@
 // Tests of the final stage's top-N by piece: cutting each piece of the stage (a merged bucket) to
 // its top limit + offset rows, then sorting the concatenation, gives exactly the rows of the whole
-// stage's sort and LIMIT — ties (broken by row position) and HAVING included.
+// stage's sort and LIMIT — ties (broken by row position) and HAVING included; so does gathering
+// only the top rows of the cut pieces (CombineCutPieces) instead of concatenating them.
 #include "coordinator/final_stage.h"
 
 #include <gtest/gtest.h>
@@ -97,9 +98,15 @@ TEST(FinalStageTest, TopNByPieceEqualsSortOfTheWholeStageWithTies) {
       EXPECT_EQ(one->columns.size(), plan.final_exprs.size());
       cut.push_back(std::move(*one));
     }
+    auto combined = CombineCutPieces(plan, cut);  // gathers only the top rows
+    ASSERT_TRUE(combined.ok()) << combined.status();
+    EXPECT_LE(combined->rows(), plan.limit + plan.offset);
     auto got = FinishFinalStage(plan, core::ConcatBlocks(cut));
     ASSERT_TRUE(got.ok()) << got.status();
     ExpectSameRows(*got, *want);
+    auto got_combined = FinishFinalStage(plan, std::move(*combined));
+    ASSERT_TRUE(got_combined.ok()) << got_combined.status();
+    ExpectSameRows(*got_combined, *want);
   }
 }
 

@@ -79,8 +79,14 @@ TEST_F(GroupLimitHashFilterTest, DoesNotFireWhereGroupsAreFilteredOrOrdered) {
   EXPECT_EQ(Groups("SELECT k, count() AS c FROM t GROUP BY k HAVING c > 1 LIMIT 10"), 0u);
   EXPECT_EQ(Groups("SELECT count() FROM t LIMIT 10"), 0u);  // no keys
   EXPECT_EQ(Groups("SELECT k, v FROM t LIMIT 10"), 0u);     // no aggregation
-  // Every group lives on one worker: the workers finalize, the rule stays off.
+  // Every group lives on one worker: this rule still wins over finalizing on the workers
+  // (far fewer groups aggregated); with it turned off the workers finalize.
   absl::StatusOr<QueryPlan> sharded = Plan("SELECT k, count() FROM sharded GROUP BY k LIMIT 10");
+  ASSERT_TRUE(sharded.ok()) << sharded.status();
+  EXPECT_FALSE(sharded->fragment.finalize_on_worker());
+  EXPECT_EQ(sharded->fragment.group_limit_hash_filter(), 10u);
+  sharded = Plan("SELECT k, count() FROM sharded GROUP BY k LIMIT 10 SETTINGS "
+                 "group_by_limit_hash_filter = 0");
   ASSERT_TRUE(sharded.ok()) << sharded.status();
   EXPECT_TRUE(sharded->fragment.finalize_on_worker());
   EXPECT_EQ(sharded->fragment.group_limit_hash_filter(), 0u);

@@ -64,7 +64,8 @@ QueryKind KindOf(const sql::Statement& statement) {
   if (std::holds_alternative<sql::InsertStatement>(statement)) return QueryKind::kInsert;
   if (std::holds_alternative<sql::CreateTableStatement>(statement) ||
       std::holds_alternative<sql::DropTableStatement>(statement) ||
-      std::holds_alternative<sql::OptimizeStatement>(statement)) {
+      std::holds_alternative<sql::OptimizeStatement>(statement) ||
+      std::holds_alternative<sql::AlterSettingsStatement>(statement)) {
     return QueryKind::kDdl;
   }
   return QueryKind::kOther;
@@ -111,6 +112,9 @@ std::vector<core::AggregateSpec> SpecsOf(const pb::Fragment& fragment) {
     core::AggregateSpec spec;
     spec.name = call.name();
     for (const auto& arg : call.args()) spec.arg_types.push_back(static_cast<TypeId>(arg.type()));
+    // The same state layout as the workers' (bitmap); disjoint only changes how workers write.
+    spec.bitmap_base = call.bitmap_base();
+    spec.bitmap_bits = call.bitmap_bits();
     specs.push_back(std::move(spec));
   }
   return specs;
@@ -150,6 +154,10 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql, std::st
   }
   if (auto* optimize = std::get_if<sql::OptimizeStatement>(&statement)) {
     RETURN_IF_ERROR(ExecuteOptimize(*optimize, *workers_, catalog_));
+    return QueryResult{};
+  }
+  if (auto* alter = std::get_if<sql::AlterSettingsStatement>(&statement)) {
+    RETURN_IF_ERROR(AlterTableSettings(*alter, *workers_, catalog_));
     return QueryResult{};
   }
   if (auto* show = std::get_if<sql::ShowTablesStatement>(&statement)) return ShowTables(*show);
@@ -233,6 +241,9 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
                plan.fragment.group_limit_hash_filter() == 0;
     if (cut) {
       merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
+      merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
+        return CombineCutPieces(plan, std::move(pieces));
+      });
     }
     RETURN_IF_ERROR(FanOut(*workers_, plan.fragment, query, &merger).status());
     ASSIGN_OR_RETURN(stage, merger.Finish());

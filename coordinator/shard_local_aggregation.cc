@@ -9,6 +9,10 @@ ShardLocalDecision DecideShardLocalAggregation(const pb::Fragment& fragment,
                                                size_t worker_count) {
   auto no = [](std::string reason) { return ShardLocalDecision{false, std::move(reason)}; };
   if (!fragment.aggregate() || fragment.group_keys_size() == 0) return no("no GROUP BY keys");
+  auto setting = fragment.settings().find(kShardLocalAggregationSetting);
+  if (setting != fragment.settings().end() && setting->second == "0") {
+    return no(std::string("turned off by SETTINGS ") + kShardLocalAggregationSetting + " = 0");
+  }
   const pb::Source& source = fragment.source();
   if (!source.has_table() || source.table() != schema.name()) return no("not a table");
   if (schema.sharding_key_size() == 0) return no("table has no sharding key");
@@ -28,6 +32,12 @@ ShardLocalDecision DecideShardLocalAggregation(const pb::Fragment& fragment,
     if (!grouped) return no("sharding key column " + key + " is not a GROUP BY key");
   }
   return ShardLocalDecision{true, "every group lives on one worker"};
+}
+
+bool IsWholeShardingKey(const pb::TableSchema& schema, std::string_view column,
+                        size_t worker_count) {
+  return worker_count > 0 && schema.shard_count() == worker_count &&
+         schema.sharding_key_size() == 1 && schema.sharding_key(0) == column;
 }
 
 }  // namespace granite::coordinator

@@ -12,16 +12,23 @@
 //   - the table's shard_count (the worker count at CREATE) equals the current worker count, since
 //     rows were routed by hash % shard_count;
 //   - for every sharding-key column some group key is that column itself — an expression of it
-//     (k % 10, toString(k)) can put rows of different workers into one group.
+//     (k % 10, toString(k)) can put rows of different workers into one group;
+//   - the query does not say SETTINGS shard_local_aggregation = 0 (for A/B measurements);
+//   - (checked by the binder) the GROUP BY ... LIMIT key-hash filter (group_limit_hash_filter.h)
+//     did not fire: it aggregates far fewer groups, so it is preferred.
 #pragma once
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "granite/worker/v1/plan.pb.h"
 #include "granite/worker/v1/worker.pb.h"
 
 namespace granite::coordinator {
+
+// The query setting that turns the rule off when "0" (default on).
+inline constexpr char kShardLocalAggregationSetting[] = "shard_local_aggregation";
 
 // What the rule decided and why (the reason is for logs and tests).
 struct ShardLocalDecision {
@@ -33,5 +40,12 @@ struct ShardLocalDecision {
 ShardLocalDecision DecideShardLocalAggregation(const granite::worker::v1::Fragment& fragment,
                                                const granite::worker::v1::TableSchema& schema,
                                                size_t worker_count);
+
+// True when `column` alone is `schema`'s whole sharding key and the table was sharded for
+// `worker_count` workers (shard_count == worker_count > 0). Then INSERT sent every row with a given
+// `column` value to one worker, so the sets of `column` values on different workers are disjoint
+// (e.g. count(DISTINCT column) is the sum of the workers' distinct counts).
+bool IsWholeShardingKey(const granite::worker::v1::TableSchema& schema, std::string_view column,
+                        size_t worker_count);
 
 }  // namespace granite::coordinator

@@ -62,7 +62,10 @@ class ShardLocalAggregationTest : public ::testing::Test {
 TEST_F(ShardLocalAggregationTest, FiresWhenEveryKeyColumnIsAPlainGroupKey) {
   EXPECT_TRUE(Fires("SELECT k, count() FROM s GROUP BY k"));
   EXPECT_TRUE(Fires("SELECT g, k, sum(v) FROM s GROUP BY g, k HAVING sum(v) > 1 ORDER BY 3"));
-  EXPECT_TRUE(Fires("SELECT k, k + 1, count() FROM s GROUP BY k + 1, k LIMIT 2 OFFSET 1"));
+  EXPECT_TRUE(
+      Fires("SELECT k, k + 1, count() FROM s GROUP BY k + 1, k ORDER BY k LIMIT 2 OFFSET 1"));
+  EXPECT_TRUE(Fires("SELECT k, count() FROM s GROUP BY k LIMIT 2 SETTINGS "
+                    "group_by_limit_hash_filter = 0"));
   EXPECT_TRUE(Fires("SELECT k AS x, count() FROM s WHERE v > 1 GROUP BY x"));
   EXPECT_TRUE(Fires("SELECT k, count() FROM s GROUP BY 1"));
   EXPECT_TRUE(Fires("SELECT DISTINCT k, g FROM s"));
@@ -83,6 +86,10 @@ TEST_F(ShardLocalAggregationTest, DoesNotFireWhenGroupsMaySpanWorkers) {
   EXPECT_FALSE(Fires("SELECT k, count() FROM plain GROUP BY k"));        // no sharding key
   EXPECT_FALSE(Fires("SELECT k, count() FROM system.tables GROUP BY k"));
   EXPECT_FALSE(Fires("SELECT number, count() FROM numbers(10) GROUP BY number"));
+  // GROUP BY ... LIMIT without ORDER BY / HAVING: the key-hash filter is preferred.
+  EXPECT_FALSE(Fires("SELECT k, count() FROM s GROUP BY k LIMIT 2"));
+  EXPECT_FALSE(Fires("SELECT k, count() FROM s GROUP BY k LIMIT 2 SETTINGS "
+                     "shard_local_aggregation = 0, group_by_limit_hash_filter = 0"));
 }
 
 TEST_F(ShardLocalAggregationTest, DoesNotFireOnAnotherWorkerCount) {
@@ -111,6 +118,15 @@ TEST_F(ShardLocalAggregationTest, ExplainsItsDecision) {
   // A key column index past the source columns never matches (and never crashes).
   key->set_column(5);
   EXPECT_FALSE(DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 3).fire);
+}
+
+TEST_F(ShardLocalAggregationTest, WholeShardingKeyNeedsTheOneColumnAndTheWorkerCount) {
+  EXPECT_TRUE(IsWholeShardingKey(Table("s", {"k"}, 3), "k", 3));
+  EXPECT_FALSE(IsWholeShardingKey(Table("s", {"k"}, 3), "g", 3));       // another column
+  EXPECT_FALSE(IsWholeShardingKey(Table("s", {"k"}, 3), "k", 2));       // worker count changed
+  EXPECT_FALSE(IsWholeShardingKey(Table("two", {"k", "j"}, 3), "k", 3));  // part of the key
+  EXPECT_FALSE(IsWholeShardingKey(Table("plain", {}, 0), "k", 3));
+  EXPECT_FALSE(IsWholeShardingKey(Table("plain", {}, 0), "k", 0));
 }
 
 }  // namespace

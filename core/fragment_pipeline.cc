@@ -6,8 +6,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "core/aggregation/hash_table_stats.h"
 #include "core/aggregation/local_merger.h"
 #include "core/error.h"
+#include "core/functions/cast_column.h"
 #include "core/hash.h"
 #include "core/status_macros.h"
 
@@ -16,6 +18,43 @@ namespace granite::core {
 namespace pb = granite::worker::v1;
 
 namespace {
+
+// True when every value of type `from` is a value of type `to` (plain integers only).
+bool HoldsAll(TypeId to, TypeId from) {
+  if (to == from) return true;
+  if (IsDateOrDateTime(to) || IsDateOrDateTime(from) || !IsInteger(to) || !IsInteger(from)) {
+    return false;
+  }
+  if (IsSignedInteger(from)) return IsSignedInteger(to) && ValueSize(to) >= ValueSize(from);
+  return IsSignedInteger(to) ? ValueSize(to) > ValueSize(from) : ValueSize(to) >= ValueSize(from);
+}
+
+// Returns the operand e of an integer key `0 + e`, `e + 0`, `e - 0`, `e * 1` or `1 * e` (nested:
+// the innermost) whose type holds every value of e's type, else null: grouping by e and widening
+// the emitted keys gives the same groups without a pass over the rows.
+const pb::Expr* IdentityOperand(const pb::Expr& key) {
+  if (!key.has_call() || key.call().args_size() != 2) return nullptr;
+  const std::string& name = key.call().name();
+  if (name != "plus" && name != "minus" && name != "multiply") return nullptr;
+  const uint64_t identity = name == "multiply" ? 1 : 0;
+  for (int side = 0; side < 2; ++side) {
+    if (name == "minus" && side == 0) continue;  // 0 - e is not e
+    const pb::Expr& literal = key.call().args(side);
+    const pb::Expr& operand = key.call().args(1 - side);
+    if (!literal.has_literal()) continue;
+    bool is_identity =
+        (literal.literal().has_uint_value() && literal.literal().uint_value() == identity) ||
+        (literal.literal().has_int_value() &&
+         literal.literal().int_value() == static_cast<int64_t>(identity));
+    if (!is_identity ||
+        !HoldsAll(static_cast<TypeId>(key.type()), static_cast<TypeId>(operand.type()))) {
+      continue;
+    }
+    const pb::Expr* inner = IdentityOperand(operand);
+    return inner != nullptr ? inner : &operand;
+  }
+  return nullptr;
+}
 
 // Reads a non-negative integer setting; absent leaves *value unchanged.
 absl::Status ReadSizeSetting(const pb::Fragment& fragment, const std::string& name, size_t* value) {
@@ -72,6 +111,22 @@ size_t CountNonZero(const uint8_t* mask, size_t rows) {
   return kept;
 }
 
+// Returns the hash of what decides the size of a fragment's GROUP BY tables (HashTableStats):
+// source table and columns, filter, keys, aggregates, the key-hash filter and the key range.
+uint64_t TableShape(const pb::Fragment& fragment) {
+  std::string shape = fragment.source().SerializeAsString();
+  absl::StrAppend(&shape, "|", fragment.filter().SerializeAsString());
+  for (const pb::Expr& key : fragment.group_keys()) {
+    absl::StrAppend(&shape, "|k", key.SerializeAsString());
+  }
+  for (const pb::AggregateCall& call : fragment.aggregates()) {
+    absl::StrAppend(&shape, "|a", call.SerializeAsString());
+  }
+  absl::StrAppend(&shape, "|", fragment.group_limit_hash_filter(), "|", fragment.direct_key(),
+                  "|", fragment.direct_key_base());
+  return HashBytes(shape);
+}
+
 // Marks in *read every input column that `expr` references.
 void MarkColumns(const pb::Expr& expr, std::vector<bool>* read) {
   if (expr.node_case() == pb::Expr::kColumn) {
@@ -95,11 +150,25 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     for (const pb::Expr& key : fragment.group_keys()) {
       ASSIGN_OR_RETURN(auto expr, Expression::FromProto(key));
       p->key_types_.push_back(expr->type());
+      // `0 + e` groups by e and widens only the emitted keys (IdentityOperand). Not with the key
+      // hash filter, whose per-row hashes are kept by the coordinator.
+      auto ranges = fragment.settings().find("use_value_ranges");
+      bool fold = fragment.group_limit_hash_filter() == 0 &&
+                  (ranges == fragment.settings().end() || ranges->second != "0");
+      const pb::Expr* operand = fold ? IdentityOperand(key) : nullptr;
+      if (operand != nullptr) {
+        ASSIGN_OR_RETURN(expr, Expression::FromProto(*operand));
+      }
+      p->grouped_key_types_.push_back(expr->type());
       p->keys_.push_back(std::move(expr));
     }
     for (const pb::AggregateCall& call : fragment.aggregates()) {
       AggregateSpec spec;
       spec.name = call.name();
+      spec.bitmap_base = call.bitmap_base();
+      spec.bitmap_bits = call.bitmap_bits();
+      spec.disjoint = call.disjoint_across_workers();
+      p->any_disjoint_ = p->any_disjoint_ || spec.disjoint;
       std::vector<std::unique_ptr<Expression>> args;
       for (const pb::Expr& arg : call.args()) {
         ASSIGN_OR_RETURN(auto expr, Expression::FromProto(arg));
@@ -123,9 +192,19 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     RETURN_IF_ERROR(ReadSizeSetting(fragment, "group_by_single_block_threshold",
                                     &p->single_block_threshold_));
     RETURN_IF_ERROR(ReadWorkerMerge(fragment, &p->worker_merge_));
+    size_t collect_stats = 1;
+    RETURN_IF_ERROR(
+        ReadSizeSetting(fragment, "collect_hash_table_stats_during_aggregation", &collect_stats));
+    p->collect_table_stats_ = collect_stats != 0 && !fragment.group_keys().empty();
+    p->table_shape_ = TableShape(fragment);
     p->final_only_states_ = fragment.worker_count() <= 1 || fragment.finalize_on_worker();
     // Fail at compile time, not per thread, if the aggregation cannot be built.
-    RETURN_IF_ERROR(Aggregator::Create(p->key_types_, p->specs_, p->aggregator_options_).status());
+    if (fragment.direct_key() && fragment.group_keys_size() == 1) {
+      p->aggregator_options_.direct_key = true;
+      p->aggregator_options_.direct_key_base = fragment.direct_key_base();
+    }
+    RETURN_IF_ERROR(
+        Aggregator::Create(p->grouped_key_types_, p->specs_, p->aggregator_options_).status());
   } else {
     for (const pb::Expr& projection : fragment.projections()) {
       ASSIGN_OR_RETURN(auto expr, Expression::FromProto(projection));
@@ -160,8 +239,13 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline::LocalState>> FragmentPipeline::
   auto state = std::make_unique<LocalState>();
   if (aggregating_) {
     ASSIGN_OR_RETURN(state->aggregator,
-                     Aggregator::Create(key_types_, specs_, aggregator_options_));
+                     Aggregator::Create(grouped_key_types_, specs_, aggregator_options_));
     if (hash_limit_ > 0) state->hash_filter = std::make_unique<HashLimitFilter>(hash_limit_);
+    // Applied by the thread itself on its first rows (Consume): the table's pages are then
+    // zeroed on every thread at once, not one table after another here.
+    if (collect_table_stats_) {
+      state->presize_groups = HashTableStats::Global().Lookup(table_shape_).value_or(0);
+    }
   }
   return state;
 }
@@ -226,6 +310,10 @@ absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) co
   state.rows_passed += rows;
   if (rows == 0) return absl::OkStatus();
   if (aggregating_) {
+    if (state.presize_groups > 0) {
+      state.aggregator->Presize(state.presize_groups);
+      state.presize_groups = 0;
+    }
     std::vector<ColumnPtr> keys;
     keys.reserve(keys_.size());
     for (const auto& key : keys_) {
@@ -314,12 +402,24 @@ LocalMerger::Options FragmentPipeline::MergeOptions() const {
   }
   options.final_only = final_only_states_;
   options.single_threshold = single_block_threshold_;
-  options.worker_merge = worker_merge_;
+  // Disjoint distinct counts (AggregateSpec::disjoint) need each group's only state per worker.
+  options.worker_merge = any_disjoint_ ? LocalMerger::Options::WorkerMerge::kAlways : worker_merge_;
   return options;
+}
+
+void FragmentPipeline::RecordTableSizes(
+    const std::vector<std::unique_ptr<LocalState>>& states) const {
+  if (!collect_table_stats_) return;
+  size_t largest = 0;
+  for (const auto& state : states) {
+    if (state->aggregator) largest = std::max(largest, state->aggregator->size());
+  }
+  HashTableStats::Global().Record(table_shape_, largest);
 }
 
 absl::StatusOr<std::vector<Block>> FragmentPipeline::FinishBuckets(
     std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool) const {
+  RecordTableSizes(states);
   std::vector<std::unique_ptr<Aggregator>> aggregators;
   for (auto& state : states) aggregators.push_back(std::move(state->aggregator));
   return LocalMerger::Merge(std::move(aggregators), pool, MergeOptions());
@@ -327,9 +427,21 @@ absl::StatusOr<std::vector<Block>> FragmentPipeline::FinishBuckets(
 
 absl::StatusOr<LocalMerger::PartialResult> FragmentPipeline::FinishPartial(
     std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool) const {
+  RecordTableSizes(states);
   std::vector<std::unique_ptr<Aggregator>> aggregators;
   for (auto& state : states) aggregators.push_back(std::move(state->aggregator));
-  return LocalMerger::MergeToPartial(std::move(aggregators), pool, MergeOptions());
+  LocalMerger::PartialResult result =
+      LocalMerger::MergeToPartial(std::move(aggregators), pool, MergeOptions());
+  for (Block& block : result.blocks) RETURN_IF_ERROR(WidenKeys(&block));
+  return result;
+}
+
+absl::Status FragmentPipeline::WidenKeys(Block* block) const {
+  for (size_t k = 0; k < key_types_.size() && k < block->columns.size(); ++k) {
+    if (grouped_key_types_[k] == key_types_[k]) continue;
+    ASSIGN_OR_RETURN(block->columns[k], CastColumn(block->columns[k], key_types_[k]));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Block> FragmentPipeline::FinishFinalized(
@@ -342,7 +454,7 @@ absl::StatusOr<Block> FragmentPipeline::FinishFinalized(
   auto finalize = [&](size_t b) {
     if (buckets[b].rows() == 0) return;
     finalized[b] = [&]() -> absl::StatusOr<Block> {
-      ASSIGN_OR_RETURN(auto aggregator, Aggregator::Create(key_types_, specs_, options));
+      ASSIGN_OR_RETURN(auto aggregator, Aggregator::Create(grouped_key_types_, specs_, options));
       RETURN_IF_ERROR(aggregator->Merge(buckets[b]));
       return aggregator->Finalize();
     }();
@@ -359,10 +471,14 @@ absl::StatusOr<Block> FragmentPipeline::FinishFinalized(
   }
   if (pieces.empty()) {
     // No groups: an empty block with the result's column types.
-    ASSIGN_OR_RETURN(auto aggregator, Aggregator::Create(key_types_, specs_, options));
-    return aggregator->Finalize();
+    ASSIGN_OR_RETURN(auto aggregator, Aggregator::Create(grouped_key_types_, specs_, options));
+    ASSIGN_OR_RETURN(Block empty, aggregator->Finalize());
+    RETURN_IF_ERROR(WidenKeys(&empty));
+    return empty;
   }
-  return ConcatBlocks(pieces);
+  Block all = ConcatBlocks(pieces);
+  RETURN_IF_ERROR(WidenKeys(&all));
+  return all;
 }
 
 }  // namespace granite::core

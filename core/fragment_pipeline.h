@@ -15,7 +15,10 @@
 // group_by_single_block_threshold (groups, default 4096, 0 = never: below it a result whose
 // tables stayed single-level is sent as one block instead of buckets, see LocalMerger),
 // group_by_worker_merge ('auto' default, 'always', 'never': whether the parallel thread-local
-// merge may send threads' groups unmerged when merging would not reduce them, see LocalMerger).
+// merge may send threads' groups unmerged when merging would not reduce them, see LocalMerger),
+// collect_hash_table_stats_during_aggregation (1 default, 0 = off: each thread's table starts at
+// the size the largest thread table of the same fragment shape reached last time in this
+// process, see hash_table_stats.h).
 // A fragment sent to a single worker (worker_count <= 1) writes final-only states: the coordinator
 // then finalizes each group from its only partial state (uniq sends its estimate, not its hashes).
 // So does a fragment with finalize_on_worker, finalized by FinishFinalized on the worker itself.
@@ -55,6 +58,7 @@ class FragmentPipeline {
     uint64_t rows_filtered = 0;  // rows that went through the filter (or would have, without one)
     uint64_t rows_passed = 0;    // rows of those that passed it
     TopNThreshold::Bound top_n_bound;  // ORDER BY ... LIMIT: this thread's bound, once it has one
+    size_t presize_groups = 0;  // hash_table_stats.h: Aggregator::Presize on the first rows
   };
 
   static absl::StatusOr<std::unique_ptr<FragmentPipeline>> Compile(
@@ -100,8 +104,12 @@ class FragmentPipeline {
   absl::StatusOr<Block> Filter(const Block& input) const;
   // Cuts accumulated rows down to the top-N when they grow past twice the limit.
   absl::Status Compact(LocalState& state) const;
+  // Casts key columns grouped narrower than their type (`0 + e`) to their type.
+  absl::Status WidenKeys(Block* block) const;
   // Returns the thread-local merge options of this fragment.
   LocalMerger::Options MergeOptions() const;
+  // Records the largest thread table of `states` in HashTableStats (when collecting stats).
+  void RecordTableSizes(const std::vector<std::unique_ptr<LocalState>>& states) const;
 
   // Constant after construction.
   std::unique_ptr<Expression> filter_;
@@ -110,7 +118,8 @@ class FragmentPipeline {
   std::vector<std::unique_ptr<Expression>> projections_;
   bool aggregating_ = false;
   std::vector<std::unique_ptr<Expression>> keys_;
-  std::vector<TypeId> key_types_;
+  std::vector<TypeId> key_types_;          // the keys' types as emitted
+  std::vector<TypeId> grouped_key_types_;  // as grouped: narrower for `0 + e` (IdentityOperand)
   std::vector<std::vector<std::unique_ptr<Expression>>> aggregate_args_;
   std::vector<AggregateSpec> specs_;
   AggregatorOptions aggregator_options_;
@@ -118,10 +127,15 @@ class FragmentPipeline {
   size_t single_block_threshold_ = LocalMerger::Options().single_threshold;
   LocalMerger::Options::WorkerMerge worker_merge_ = LocalMerger::Options::WorkerMerge::kAuto;
   bool final_only_states_ = false;
+  bool any_disjoint_ = false;  // some aggregate writes disjoint counts (AggregateSpec::disjoint)
   std::vector<SortColumn> order_;
   size_t limit_ = 0;
   std::optional<TopNThreshold> top_n_threshold_;
   size_t hash_limit_ = 0;  // Fragment.group_limit_hash_filter
+  // collect_hash_table_stats_during_aggregation (default on): thread tables are presized from,
+  // and report their size to, HashTableStats::Global() under this hash of the fragment's shape.
+  bool collect_table_stats_ = true;
+  uint64_t table_shape_ = 0;
   std::vector<bool> read_after_filter_;  // by input column: read by keys, arguments, projections
   bool any_read_after_filter_ = false;
 };

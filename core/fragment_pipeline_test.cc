@@ -104,7 +104,9 @@ TEST(FragmentPipelineTest, CountsTwoLevelConversions) {
   ThreadPool pool(2);
   uint64_t before = EventTotal(Event::kHashTableTwoLevelConversions);
   // Forced low: each of the 3 thread tables converts once, and the result goes out as buckets.
-  pb::Fragment forced_low = GroupByFragment({{"group_by_two_level_threshold", "1"}});
+  // (Without size statistics: an earlier run of this shape would presize the tables two-level.)
+  pb::Fragment forced_low = GroupByFragment(
+      {{"group_by_two_level_threshold", "1"}, {"collect_hash_table_stats_during_aggregation", "0"}});
   auto converted = RunFragment(forced_low, 1000, 3, &pool);
   ASSERT_TRUE(converted.ok()) << converted.status();
   EXPECT_FALSE(converted->single);
@@ -117,6 +119,37 @@ TEST(FragmentPipelineTest, CountsTwoLevelConversions) {
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(TotalRows(*plain), 20000u);
   EXPECT_EQ(EventTotal(Event::kHashTableTwoLevelConversions) - before, 0u);
+}
+
+// collect_hash_table_stats_during_aggregation: the second run of a shape creates its thread
+// tables two-level at the first run's size (no conversion), with the same result; off, every
+// run converts. Each case uses its own source table, so no other test's runs share its shape.
+TEST(FragmentPipelineTest, PresizesThreadTablesFromTheLastRunOfTheShape) {
+  ThreadPool pool(2);
+  for (const char* collect : {"1", "0"}) {
+    pb::Fragment fragment = GroupByFragment({{"group_by_two_level_threshold", "1000"},
+                                             {"collect_hash_table_stats_during_aggregation",
+                                              collect}});
+    fragment.mutable_source()->set_table(std::string("presize_") + collect);
+    const bool on = std::string(collect) == "1";
+    for (int run = 0; run < 2; ++run) {
+      uint64_t conversions = EventTotal(Event::kHashTableTwoLevelConversions);
+      uint64_t presized = EventTotal(Event::kHashTablePresized);
+      auto result = RunFragment(fragment, 5000, 2, &pool);
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_FALSE(result->single);
+      EXPECT_EQ(TotalRows(*result), 5000u) << "collect " << collect << " run " << run;
+      const bool presize = on && run == 1;
+      EXPECT_EQ(EventTotal(Event::kHashTableTwoLevelConversions) - conversions, presize ? 0u : 2u)
+          << "collect " << collect << " run " << run;
+      EXPECT_EQ(EventTotal(Event::kHashTablePresized) - presized, presize ? 2u : 0u)
+          << "collect " << collect << " run " << run;
+    }
+  }
+  auto bad = FragmentPipeline::Compile(
+      GroupByFragment({{"collect_hash_table_stats_during_aggregation", "yes"}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("\"yes\""), std::string::npos);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "core/hash.h"
 #include "core/status_macros.h"
 #include "worker/late_materialized_scan.h"
+#include "worker/local_group_cut.h"
 #include "worker/morsel_source.h"
 #include "worker/part_bounds_scan.h"
 #include "worker/string_size_reads.h"
@@ -147,6 +148,9 @@ absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atom
                          ? pipeline->FinishFinalized(std::move(states), pool_)
                      : late ? late->Materialize(*source, std::move(states), pool_)
                             : pipeline->FinishRows(std::move(states)));
+    if (fragment.finalize_on_worker() && WantsLocalGroupCut(fragment)) {
+      ASSIGN_OR_RETURN(rows, CutLocalGroups(fragment, std::move(rows)));
+    }
     // Stream in slices so no message grows past a few MiB.
     constexpr size_t kRowsPerChunk = 65536;
     size_t total = rows.rows();

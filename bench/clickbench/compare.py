@@ -4,12 +4,15 @@
 Steps: `granite gen hits` writes --rows rows (TabSeparated); a `granite local` cluster (2 workers)
 and a chdb Session both create `hits` from the benchmark's create.sql and load the same file; every
 query of queries.sql runs on both and the results are compared (rules in result_check.py).
+granite runs one pass per --granite-sharding-keys entry (default: `hits` unsharded, then sharded
+by UserID with ALTER TABLE hits MODIFY SETTING sharding_key = 'UserID' before the load, as
+run.py benchmarks it), so a shard-local planner rule that fires wrongly shows up as a mismatch.
 
 One oracle-side rewrite: chdb's AVG(UserID) overflows its Int64 sum, while granite returns the
 exact mean, so the reference runs avg(toInt128(UserID)) instead (query 4).
 
-Prints one line per query (OK / MISMATCH with a diff excerpt / ERROR with granite's message), then
-"N passed, M failed". Exits 1 on any failure not listed in --xfail, 77 when chdb or the
+Prints one line per query and pass (OK / MISMATCH with a diff excerpt / ERROR with granite's
+message), then "N passed, M failed" per pass. Exits 1 on any failure not listed in --xfail, 77 when chdb or the
 ClickBench folder is missing (a ctest SKIP), 2 when the harness itself cannot run.
 
     .venv/bin/python bench/clickbench/compare.py --rows 100000 --granite build/granite
@@ -97,6 +100,55 @@ def check_query(number, sql, granite, oracle, timeout):
     return "OK", "%d rows" % len(rows), seconds
 
 
+def apply_sharding_key(granite, key):
+    """Shards granite's empty `hits` by `key` (comma-separated columns; "none": unsharded)."""
+    if key != "none":
+        granite.create("ALTER TABLE hits MODIFY SETTING sharding_key = '%s'" % key)
+
+
+def run_pass(args, granite, key, create, data, queries, selected, xfail, oracle):
+    """Loads granite's `hits` sharded by `key` and checks every selected query; returns the
+    number of unexpected failures."""
+    try:
+        granite.create(create)
+        apply_sharding_key(granite, key)
+        print("granite: loaded in %.1f s" % granite.load(data))
+    except engines.EngineError as e:
+        print("granite: cannot create or load hits: %s" % first_line(e))
+    passed = failed = expected = 0
+    for number in sorted(selected):
+        if number < 1 or number > len(queries):
+            continue
+        try:
+            status, detail, secs = check_query(number, queries[number - 1], granite, oracle,
+                                               args.timeout)
+        except engines.EngineError as e:
+            status, detail, secs = "ERROR", "reference (chdb) failed: %s" % first_line(e), None
+        except ValueError as e:
+            status, detail, secs = "ERROR", "harness: %s" % e, None
+        if not granite.alive():
+            detail += "\n  granite exited; restarting it. Log tail:\n" + granite.log_tail()
+            granite.restart()
+        timing = " [%.2f s]" % secs if secs is not None else ""
+        mark = ""
+        if status == "OK":
+            passed += 1
+            if number in xfail:
+                mark = " (XPASS: remove from --xfail)"
+        elif number in xfail:
+            expected += 1
+            mark = " (XFAIL)"
+        else:
+            failed += 1
+        print("Q%02d %s%s%s: %s" % (number, status, mark, timing, detail))
+        sys.stdout.flush()
+    if expected:
+        print("%d expected failure(s) not counted (--xfail)" % expected)
+    print("%d passed, %d failed (hits %s)" % (
+        passed, failed, "unsharded" if key == "none" else "sharded by " + key))
+    return failed
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=100000)
@@ -110,6 +162,11 @@ def main():
     parser.add_argument("--timeout", type=float, default=120, help="seconds per granite query")
     parser.add_argument("--keep", action="store_true", help="keep the data and work folders")
     parser.add_argument("--workdir", help="work folder (default: a new temporary folder)")
+    parser.add_argument("--granite-sharding-keys", default="none,UserID",
+                        help="';'-separated passes, each a sharding key for granite's hits "
+                             "(ALTER TABLE hits MODIFY SETTING sharding_key = '...' before the "
+                             "load) or none (unsharded); default %(default)s runs both. A comma "
+                             "inside one pass is a multi-column key only with ';' between passes")
     args = parser.parse_args()
 
     if not os.path.exists(os.path.join(args.clickbench, "queries.sql")):
@@ -129,6 +186,8 @@ def main():
     queries = engines.read_queries(args.clickbench)
     selected = parse_list(args.queries) or set(range(1, len(queries) + 1))
     xfail = parse_list(args.xfail)
+    separator = ";" if ";" in args.granite_sharding_keys else ","
+    sharding_keys = [k.strip() for k in args.granite_sharding_keys.split(separator) if k.strip()]
     work = args.workdir or tempfile.mkdtemp(prefix="clickbench-compare-")
     os.makedirs(work, exist_ok=True)
     data = os.path.join(work, "hits.tsv")
@@ -137,49 +196,23 @@ def main():
         seconds = engines.generate(granite_argv, args.rows, args.seed, "TabSeparated", data)
         print("generated %d rows (seed %d) in %.1f s: %s" % (args.rows, args.seed, seconds, data))
         create = engines.read_statement(args.clickbench, "create.sql")
-        granite = engines.GraniteEngine(granite_argv, args.workers,
-                                        os.path.join(work, "granite"), timeout=args.timeout)
         chdb_engine = engines.ChdbEngine(os.path.join(work, "chdb"))
         chdb_engine.create(create)
         print("chdb: loaded in %.1f s" % chdb_engine.load(data))
-        try:
-            granite.create(create)
-            print("granite: loaded in %.1f s" % granite.load(data))
-        except engines.EngineError as e:
-            print("granite: cannot create or load hits: %s" % first_line(e))
         oracle = Oracle(chdb_engine)
-        passed = failed = expected = 0
-        unexpected_passes = []
-        for number in sorted(selected):
-            if number < 1 or number > len(queries):
-                continue
+        failed = 0
+        for key in sharding_keys:
+            print("== granite, hits %s ==" % (
+                "unsharded" if key == "none" else "sharded by %s" % key))
+            granite = engines.GraniteEngine(granite_argv, args.workers,
+                                            os.path.join(work, "granite-%s" % key.replace(",", "_")),
+                                            timeout=args.timeout)
             try:
-                status, detail, secs = check_query(number, queries[number - 1], granite, oracle,
-                                                   args.timeout)
-            except engines.EngineError as e:
-                status, detail, secs = "ERROR", "reference (chdb) failed: %s" % first_line(e), None
-            except ValueError as e:
-                status, detail, secs = "ERROR", "harness: %s" % e, None
-            if not granite.alive():
-                detail += "\n  granite exited; restarting it. Log tail:\n" + granite.log_tail()
-                granite.restart()
-            timing = " [%.2f s]" % secs if secs is not None else ""
-            mark = ""
-            if status == "OK":
-                passed += 1
-                if number in xfail:
-                    unexpected_passes.append(number)
-                    mark = " (XPASS: remove from --xfail)"
-            elif number in xfail:
-                expected += 1
-                mark = " (XFAIL)"
-            else:
-                failed += 1
-            print("Q%02d %s%s%s: %s" % (number, status, mark, timing, detail))
-            sys.stdout.flush()
-        if expected:
-            print("%d expected failure(s) not counted (--xfail)" % expected)
-        print("%d passed, %d failed" % (passed, failed))
+                failed += run_pass(args, granite, key, create, data, queries, selected, xfail,
+                                   oracle)
+            finally:
+                granite.close(keep=args.keep)
+                granite = None
         return 1 if failed else 0
     except (engines.EngineError, engines.cluster.ClusterError) as e:
         print("harness error: %s" % e)

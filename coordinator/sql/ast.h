@@ -154,8 +154,15 @@ struct KillQueryStatement {
   ExprPtr where;
 };
 
+// ALTER TABLE t MODIFY SETTING k = v[, ...] or ALTER TABLE t RESET SETTING k[, ...]
+struct AlterSettingsStatement {
+  std::string table;
+  std::map<std::string, std::string> modify;  // MODIFY SETTING: name -> value
+  std::vector<std::string> reset;             // RESET SETTING: names
+};
+
 using Statement = std::variant<SelectStatement, CreateTableStatement, DropTableStatement,
                                ShowTablesStatement, DescribeStatement, InsertStatement,
-                               OptimizeStatement, KillQueryStatement>;
+                               OptimizeStatement, KillQueryStatement, AlterSettingsStatement>;
 
 }  // namespace granite::coordinator::sql

@@ -15,7 +15,7 @@ namespace granite::coordinator::sql {
 namespace {
 
 constexpr char kStatementKeywords[] =
-    "Expected one of: SELECT, INSERT, CREATE, DROP, SHOW, DESCRIBE, DESC, OPTIMIZE, KILL";
+    "Expected one of: SELECT, INSERT, CREATE, DROP, SHOW, DESCRIBE, DESC, OPTIMIZE, KILL, ALTER";
 
 // Returns the items of a key given as `(a, b)` or `tuple(a, b)`, or the key itself.
 std::vector<ExprPtr> KeyColumns(ExprPtr key) {
@@ -53,6 +53,7 @@ class StatementParser {
   absl::StatusOr<InsertStatement> ParseInsert();
   absl::Status ParseValuesRows(InsertStatement* insert);
   absl::StatusOr<OptimizeStatement> ParseOptimize();
+  absl::StatusOr<AlterSettingsStatement> ParseAlter();
   absl::StatusOr<KillQueryStatement> ParseKill();
 
   // Parses an identifier, bare or quoted; `what` names it in the error.
@@ -87,6 +88,7 @@ absl::StatusOr<Statement> StatementParser::Parse() {
   if (first.Is("INSERT")) return ToStatement(ParseInsert());
   if (first.Is("OPTIMIZE")) return ToStatement(ParseOptimize());
   if (first.Is("KILL")) return ToStatement(ParseKill());
+  if (first.Is("ALTER")) return ToStatement(ParseAlter());
   return tokens_.Error(kStatementKeywords);
 }
 
@@ -499,6 +501,27 @@ absl::StatusOr<OptimizeStatement> StatementParser::ParseOptimize() {
   optimize.final = tokens_.TakeKeyword("FINAL");
   RETURN_IF_ERROR(ExpectEnd("Expected one of: FINAL, ';', end of query"));
   return optimize;
+}
+
+absl::StatusOr<AlterSettingsStatement> StatementParser::ParseAlter() {
+  AlterSettingsStatement alter;
+  tokens_.Take();  // ALTER
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
+  ASSIGN_OR_RETURN(alter.table, ParseTableName());
+  if (tokens_.TakeKeyword("MODIFY")) {
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("SETTING"));
+    RETURN_IF_ERROR(ParseSettings(&alter.modify));
+  } else if (tokens_.TakeKeyword("RESET")) {
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("SETTING"));
+    do {
+      ASSIGN_OR_RETURN(std::string name, ParseName("setting name"));
+      alter.reset.push_back(std::move(name));
+    } while (tokens_.TakeSymbol(","));
+  } else {
+    return tokens_.Error("Expected one of: MODIFY SETTING, RESET SETTING");
+  }
+  RETURN_IF_ERROR(ExpectEnd("Expected one of: ',', ';', end of query"));
+  return alter;
 }
 
 absl::StatusOr<KillQueryStatement> StatementParser::ParseKill() {

@@ -223,6 +223,24 @@ TEST(ParserTest, OtherStatements) {
   EXPECT_NE(ParseAs<KillQueryStatement>("KILL QUERY WHERE user = 'x' ASYNC").where, nullptr);
 }
 
+TEST(ParserTest, AlterTableSettings) {
+  auto modify = ParseAs<AlterSettingsStatement>(
+      "ALTER TABLE default.hits MODIFY SETTING sharding_key = 'UserID', x = 3;");
+  EXPECT_EQ(modify.table, "hits");
+  EXPECT_EQ(modify.modify.at("sharding_key"), "UserID");
+  EXPECT_EQ(modify.modify.at("x"), "3");
+  EXPECT_TRUE(modify.reset.empty());
+  auto reset = ParseAs<AlterSettingsStatement>("alter table t reset setting sharding_key, y");
+  EXPECT_EQ(reset.table, "t");
+  EXPECT_TRUE(reset.modify.empty());
+  EXPECT_EQ(reset.reset, (std::vector<std::string>{"sharding_key", "y"}));
+  EXPECT_NE(ErrorOf("ALTER TABLE t ADD COLUMN x UInt8").find("MODIFY SETTING, RESET SETTING"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("ALTER TABLE t MODIFY SETTING k").find("'='"), std::string::npos);
+  ErrorOf("ALTER TABLE t RESET SETTING");
+  ErrorOf("ALTER t MODIFY SETTING k = 1");
+}
+
 TEST(ParserTest, InsertValues) {
   auto insert = ParseAs<InsertStatement>(
       "INSERT INTO t (a, b, c) VALUES (1, 'x', -2.5), (-3, toDate('2020-01-01'), NULL) "

@@ -26,6 +26,13 @@ namespace granite::core {
 struct AggregateSpec {
   std::string name;
   std::vector<TypeId> arg_types;
+  // uniqExact of an integer: > 0 keeps a bitmap of bitmap_bits bits per group, bit
+  // (WidenKey(x) - bitmap_base); the planner proved every value lies in that range.
+  uint64_t bitmap_base = 0;
+  uint64_t bitmap_bits = 0;
+  // uniq / uniqExact in a worker whose argument values are disjoint from every other worker's:
+  // partial states are written with WriteDisjointStates (counts the receiver adds up).
+  bool disjoint = false;
 };
 
 // Holds and updates the states of one aggregate for every group of an Aggregator.
@@ -67,6 +74,15 @@ class AggregateFunction {
   // this process holds the only state of every group (a single worker). Default: WriteStates.
   virtual void WriteFinalOnlyStates(const uint32_t* groups, size_t count,
                                     Column* const* out) const {
+    WriteStates(groups, count, out);
+  }
+
+  // Writes states like WriteStates, as counts that the receiver adds to the other states of the
+  // group instead of merging values (uniq, uniqExact: version 3). REQUIRES: this process holds
+  // the only state of each group in it (threads merged) and its values are disjoint from those of
+  // every other state the receiver merges into the group. Default: WriteStates.
+  virtual void WriteDisjointStates(const uint32_t* groups, size_t count,
+                                   Column* const* out) const {
     WriteStates(groups, count, out);
   }
 

@@ -104,7 +104,11 @@ absl::StatusOr<std::unique_ptr<AggregateFunction>> CreateAggregateFunction(
     case Kind::kMin: return MakeMin(arg);
     case Kind::kMax: return MakeMax(arg);
     case Kind::kAny: return MakeAny(arg);
-    case Kind::kUniqExact: return MakeUniqExact(arg);
+    case Kind::kUniqExact:
+      if (spec.bitmap_bits > 0 && IsInteger(arg)) {
+        return MakeDistinctBitmap(arg, spec.bitmap_base, spec.bitmap_bits);
+      }
+      return MakeUniqExact(arg);
     case Kind::kUniq: return MakeUniq(arg);
   }
   return Error(ErrorCode::kLogicalError, "unreachable aggregate kind");

@@ -62,8 +62,9 @@ Aggregator::Aggregator(std::vector<TypeId> key_types, std::vector<AggregateSpec>
   } else if (key_types_.size() == 1 && IsString(key_types_[0])) {
     layout_ = KeyLayout::kString;
   } else if (key_types_.size() == 1) {
-    layout_ = ValueSize(key_types_[0]) <= 2 && !options_.sparse ? KeyLayout::kDirect16
-                                                                  : KeyLayout::kFixed64;
+    bool direct = ValueSize(key_types_[0]) <= 2 ||
+                  (options_.direct_key && IsInteger(key_types_[0]));
+    layout_ = direct && !options_.sparse ? KeyLayout::kDirect16 : KeyLayout::kFixed64;
   } else if (packed > 0 && packed <= 8) {
     layout_ = KeyLayout::kPacked64;
   } else if (packed > 0 && packed <= 16) {
@@ -151,6 +152,11 @@ absl::Status Aggregator::Add(const std::vector<ColumnPtr>& keys,
     for (const auto& function : functions_) function->Resize(groups_);
   } else {
     AssignGroups(keys, rows, nullptr);
+    if (direct_key_violated_) {
+      return Error(ErrorCode::kLogicalError,
+                   absl::StrCat("GROUP BY key value outside the planned range [",
+                                options_.direct_key_base, ", +65536)"));
+    }
   }
   for (size_t a = 0; a < functions_.size(); ++a) {
     if (layout_ == KeyLayout::kNoKeys) {
@@ -310,6 +316,8 @@ Block Aggregator::EmitGroups(const uint32_t* groups, size_t count, bool final_on
   for (size_t a = 0; a < functions_.size(); ++a) {
     if (final_only) {
       functions_[a]->WriteFinalOnlyStates(groups, count, raw.data() + column);
+    } else if (specs_[a].disjoint) {
+      functions_[a]->WriteDisjointStates(groups, count, raw.data() + column);
     } else {
       functions_[a]->WriteStates(groups, count, raw.data() + column);
     }

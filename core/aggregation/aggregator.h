@@ -14,7 +14,9 @@
 // and each aggregate gets one virtual call per batch (cap: these seven, each measured in bench/):
 //   kNoKeys      no GROUP BY keys: one group (Finalize always returns a row).
 //   kDirect16    one key of 1 or 2 bytes (UInt8, Int8, UInt16, Int16, Date): FixedHashMap, a
-//                direct-indexed array of group ids with a min/max occupied index.
+//                direct-indexed array of group ids with a min/max occupied index; also a wider
+//                integer key of a planned range of <= 65536 values, indexed by (value - min)
+//                (AggregatorOptions::direct_key, coordinator/distinct_planner.h).
 //   kFixed64     one other fixed-width key: IntHashMap over the widened key (hash HashIntKey), with
 //                a FixedHashMap in front for values below 2^16, so small values of a wide type
 //                cost what a UInt16 key costs.
@@ -61,6 +63,12 @@ struct AggregatorOptions {
   // direct arrays (a 1-2 byte key gets the kFixed64 layout, with the same key hash), and never
   // convert to two-level (every key of one bucket would land in the same sub-table).
   bool sparse = false;
+  // One integer key wider than 2 bytes whose widened values v all satisfy v - direct_key_base <
+  // 65536 (unsigned; the planner's value range, Fragment.direct_key): kDirect16 indexed by
+  // (v - direct_key_base), keys kept in their own type. A value outside fails Add with
+  // LOGICAL_ERROR (a planner bug), never a wrong group. Ignored when sparse.
+  bool direct_key = false;
+  uint64_t direct_key_base = 0;
 };
 
 // Groups rows by key and keeps every aggregate's state per group.
@@ -137,6 +145,10 @@ class Aggregator {
   // Prepares an empty single-level aggregator for about `groups` groups (no table growth while
   // merging them). REQUIRES: size() == 0.
   void Reserve(size_t groups);
+  // Prepares an empty aggregator for about `groups` groups, as a table that grew to them would be
+  // (hash_table_stats.h): two-level with every sub-table reserved when `groups` is past the
+  // conversion thresholds, else Reserve. Same results as without it. No-op unless hashed and empty.
+  void Presize(size_t groups);
 
   // Converts the hashed table to two-level now (no-op if not hashed or already two-level).
   void ConvertToTwoLevel();
@@ -166,6 +178,8 @@ class Aggregator {
   // Layout loops (aggregator_assign.cc).
   template <typename T>
   void AssignDirect(const Column& key, size_t rows);
+  template <typename T>
+  void AssignDirectOffset(const Column& key, size_t rows);
   template <bool kTwoLevel, bool kPrefetch, bool kSmall>
   void AssignInt(const uint64_t* keys, const uint64_t* hashes, size_t rows);
   template <bool kTwoLevel, bool kPrefetch>
@@ -210,6 +224,8 @@ class Aggregator {
   std::unique_ptr<TwoLevelHashMap<UInt128HashMap>> wide_map2_;
   StringHashMap string_map_{4};                 // kString, kSerialized
   std::unique_ptr<TwoLevelHashMap<StringHashMap>> string_map2_;
+
+  bool direct_key_violated_ = false;  // AssignDirectOffset saw a value outside the range
 
   // Scratch buffers of the current batch.
   std::vector<uint32_t> group_ids_;

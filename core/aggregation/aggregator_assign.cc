@@ -6,6 +6,8 @@
 // a row that creates a group records its hash (group_hashes_) and its row index (new_rows_), and
 // the new keys are appended to the key columns after the loop, column by column. (Integer keys in
 // a cache-resident table hash inside the loop instead: see AssignIntLayout.)
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -39,7 +41,11 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
     case KeyLayout::kDirect16:
       DispatchFixed(key_types_[0], [&](auto tag) {
         using T = typename decltype(tag)::Type;
-        if constexpr (sizeof(T) <= 2) AssignDirect<T>(*keys[0], rows);
+        if constexpr (sizeof(T) <= 2) {
+          AssignDirect<T>(*keys[0], rows);
+        } else if constexpr (std::is_integral_v<T>) {
+          AssignDirectOffset<T>(*keys[0], rows);
+        }
       });
       break;
     case KeyLayout::kFixed64:
@@ -143,6 +149,32 @@ void Aggregator::AssignDirect(const Column& key, size_t rows) {
     }
     ids[i] = group;
   }
+}
+
+// A wide integer key of a planned range (AggregatorOptions::direct_key): index v - base. Bits of an
+// index past 16 are collected, not branched on, and fail the batch in Add.
+template <typename T>
+void Aggregator::AssignDirectOffset(const Column& key, size_t rows) {
+  const T* values = key.Data<T>();
+  const uint64_t base = options_.direct_key_base;
+  uint32_t* direct = fixed_.Data();
+  uint32_t* ids = group_ids_.data();
+  uint64_t outside = 0;
+  for (size_t i = 0; i < rows; ++i) {
+    uint64_t offset = WidenKey(values[i]) - base;
+    outside |= offset;
+    auto index = static_cast<uint16_t>(offset);
+    uint32_t group = direct[index];
+    if (group == FixedHashMap::kEmpty) {
+      group = static_cast<uint32_t>(groups_++);
+      direct[index] = group;
+      fixed_.NoteOccupied(index);
+      group_hashes_.push_back(HashIntKey(WidenKey(values[i])));
+      new_rows_.push_back(static_cast<uint32_t>(i));
+    }
+    ids[i] = group;
+  }
+  if (outside >> 16) direct_key_violated_ = true;
 }
 
 void Aggregator::AssignIntLayout(const uint64_t* keys, const uint64_t* known_hashes,
@@ -350,6 +382,69 @@ void Aggregator::SerializeKeys(const std::vector<ColumnPtr>& keys, size_t rows) 
   for (size_t i = 0; i < rows; ++i) {
     views_[i] = std::string_view(out + offsets[i], offsets[i + 1] - offsets[i]);
   }
+}
+
+void Aggregator::Presize(size_t groups) {
+  // A bound on what a stale statistic (the table shrank since) can make one thread allocate up
+  // front: 16M groups, ~0.8 GiB of 24-byte slots; a bigger table grows from there as before.
+  constexpr size_t kMaxPresizeGroups = size_t{1} << 24;
+  if (groups_ != 0 || two_level_ || groups == 0) return;
+  size_t slot_bytes = 0;
+  switch (layout_) {
+    case KeyLayout::kFixed64:
+    case KeyLayout::kPacked64:
+      slot_bytes = 16;
+      break;
+    case KeyLayout::kPacked128:
+    case KeyLayout::kString:
+    case KeyLayout::kSerialized:
+      slot_bytes = 24;
+      break;
+    case KeyLayout::kNoKeys:
+    case KeyLayout::kDirect16:
+      return;
+  }
+  groups = std::min(groups, kMaxPresizeGroups);
+  // What MemoryBytes() would say once the table holds `groups` keys (single-level, load <= 1/2;
+  // a string key counted as its 16-byte KeyRef): the conversion test of AssignGroups.
+  size_t key_bytes = layout_ == KeyLayout::kString ? 16 : 0;
+  for (TypeId type : key_types_) key_bytes += IsString(type) ? 16 : ValueSize(type);
+  size_t bytes = std::bit_ceil(groups * 2) * slot_bytes + groups * (sizeof(uint64_t) + key_bytes);
+  bool two_level =
+      !options_.sparse &&
+      ((options_.two_level_threshold > 0 && groups >= options_.two_level_threshold) ||
+       (options_.two_level_threshold_bytes > 0 && bytes >= options_.two_level_threshold_bytes));
+  if (!two_level) {
+    Reserve(groups);
+    return;
+  }
+  // Sub-table b gets the keys of bucket b: groups / kBucketCount on average, within a few
+  // percent; a sub-table that still overflows just grows.
+  size_t per_sub = groups / kBucketCount + groups / kBucketCount / 16 + 64;
+  switch (layout_) {
+    case KeyLayout::kFixed64:
+    case KeyLayout::kPacked64:
+      int_map2_ = std::make_unique<TwoLevelHashMap<IntHashMap>>();
+      int_map2_->Reserve(per_sub);
+      break;
+    case KeyLayout::kPacked128:
+      wide_map2_ = std::make_unique<TwoLevelHashMap<UInt128HashMap>>();
+      wide_map2_->Reserve(per_sub);
+      break;
+    case KeyLayout::kString:
+    case KeyLayout::kSerialized:
+      string_map2_ = std::make_unique<TwoLevelHashMap<StringHashMap>>();
+      string_map2_->Reserve(per_sub);
+      break;
+    case KeyLayout::kNoKeys:
+    case KeyLayout::kDirect16:
+      return;
+  }
+  two_level_ = true;
+  if (layout_ == KeyLayout::kString) string_keys_.reserve(groups);
+  group_hashes_.reserve(groups);
+  for (const MutableColumnPtr& key : key_columns_) key->Reserve(groups);
+  CountEvent(Event::kHashTablePresized);
 }
 
 void Aggregator::ConvertToTwoLevel() {

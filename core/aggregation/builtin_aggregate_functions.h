@@ -23,6 +23,9 @@ std::unique_ptr<AggregateFunction> MakeMax(TypeId arg);
 std::unique_ptr<AggregateFunction> MakeAny(TypeId arg);
 // uniqExact(x): exact distinct count, state one serialized set (String column), result UInt64.
 std::unique_ptr<AggregateFunction> MakeUniqExact(TypeId arg);
+// uniqExact(x) of an integer x whose widened values all lie in [base, base + bits): a bitmap per
+// group (distinct_bitmap_function.cc). REQUIRES: arg is an integer type, bits > 0.
+std::unique_ptr<AggregateFunction> MakeDistinctBitmap(TypeId arg, uint64_t base, uint64_t bits);
 // uniq(x): approximate distinct count (see uniques_hash_set.h), state String, result UInt64.
 std::unique_ptr<AggregateFunction> MakeUniq(TypeId arg);
 

@@ -32,6 +32,11 @@ class TwoLevelHashMap {
     }
   }
 
+  // Makes room for `keys` keys in every sub-table without growth. REQUIRES: the map is empty.
+  void Reserve(size_t keys) {
+    for (Map& sub : subs_) sub.Reserve(keys);
+  }
+
   // Returns the sub-table of a key with hash `hash`; callers FindOrInsert there.
   Map& sub(uint64_t hash) { return subs_[BucketOf(hash)]; }
   const Map& bucket(uint32_t b) const { return subs_[b]; }

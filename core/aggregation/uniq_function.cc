@@ -2,17 +2,28 @@
 // to 32 bits with a seed different from the GROUP BY key hash (so that grouping by a column
 // correlated with x does not bias the sample) and fed to a UniquesHashSet per group (algorithm and
 // error bound in uniques_hash_set.h). Partial state: one String column, the serialized set.
+//
+// Disjoint states (AggregateSpec::disjoint, coordinator/distinct_planner.h): when a worker's
+// argument values are disjoint from every other worker's, it writes each group's estimate as
+// version 3 (version byte 3, varint estimate) and the receiver adds the estimates (added_). The
+// result is then a sum of per-worker estimates: each within uniques_hash_set.h's error bound of
+// its own count, so the sum is within the same relative bound of the true total.
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "core/aggregation/builtin_aggregate_functions.h"
 #include "core/aggregation/key_hash.h"
 #include "core/aggregation/uniques_hash_set.h"
+#include "core/aggregation/varint.h"
+#include "core/error.h"
 
 namespace granite::core {
 namespace {
 
 constexpr uint64_t kUniqSeed = 0x5bd1e9955bd1e995ULL;
+// After UniquesHashSet's versions 1 (mergeable) and 2 (final-only).
+constexpr uint8_t kDisjointVersion = 3;
 
 template <typename T>
 inline uint32_t UniqHash(T value) {
@@ -31,7 +42,10 @@ class UniqFunction final : public AggregateFunction {
   std::vector<TypeId> StateTypes() const override { return {TypeId::kString}; }
   TypeId ResultType() const override { return TypeId::kUInt64; }
   size_t groups() const override { return sets_.size(); }
-  void Resize(size_t groups) override { sets_.resize(groups); }
+  void Resize(size_t groups) override {
+    sets_.resize(groups);
+    added_.resize(groups, 0);
+  }
 
   void AddBatch(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
                 size_t rows) override {
@@ -49,7 +63,26 @@ class UniqFunction final : public AggregateFunction {
                           size_t rows) override {
     const Column& column = *states[0];
     for (size_t i = 0; i < rows; ++i) {
-      absl::Status status = sets_[group_ids[i]].MergeSerialized(column.StringAt(i));
+      std::string_view bytes = column.StringAt(i);
+      uint32_t g = group_ids[i];
+      if (!bytes.empty() && static_cast<uint8_t>(bytes[0]) == kDisjointVersion) {
+        bytes.remove_prefix(1);
+        uint64_t estimate = 0;
+        if (!GetVarint64(&bytes, &estimate) || !bytes.empty()) {
+          return Error(ErrorCode::kCorruptedData, "Cannot read disjoint uniq state");
+        }
+        if (estimate > 0 && sets_[g].Estimate() != 0) {
+          return Error(ErrorCode::kLogicalError,
+                       "Cannot add a disjoint uniq estimate to a state holding hashes");
+        }
+        added_[g] += estimate;
+        continue;
+      }
+      if (added_[g] != 0) {
+        return Error(ErrorCode::kLogicalError,
+                     "Cannot merge a uniq state into one holding disjoint estimates");
+      }
+      absl::Status status = sets_[g].MergeSerialized(bytes);
       if (!status.ok()) return status;
     }
     return absl::OkStatus();
@@ -60,7 +93,22 @@ class UniqFunction final : public AggregateFunction {
     out[0]->Reserve(out[0]->size() + count);
     for (size_t i = 0; i < count; ++i) {
       bytes.clear();
-      sets_[groups[i]].Serialize(&bytes);
+      if (added_[groups[i]] != 0) {
+        WriteDisjoint(groups[i], &bytes);  // only a sum of estimates is left
+      } else {
+        sets_[groups[i]].Serialize(&bytes);
+      }
+      out[0]->AppendString(bytes);
+    }
+  }
+
+  void WriteDisjointStates(const uint32_t* groups, size_t count,
+                           Column* const* out) const override {
+    std::string bytes;
+    out[0]->Reserve(out[0]->size() + count);
+    for (size_t i = 0; i < count; ++i) {
+      bytes.clear();
+      WriteDisjoint(groups[i], &bytes);
       out[0]->AppendString(bytes);
     }
   }
@@ -81,6 +129,7 @@ class UniqFunction final : public AggregateFunction {
     auto& other = static_cast<UniqFunction&>(src);
     for (size_t i = 0; i < count; ++i) {
       sets_[dst_groups[i]].MergeConsuming(other.sets_[src_groups[i]]);
+      added_[dst_groups[i]] += other.added_[src_groups[i]];
     }
   }
 
@@ -91,10 +140,15 @@ class UniqFunction final : public AggregateFunction {
   }
 
   void Finalize(Column* out) const override {
-    for (const UniquesHashSet& set : sets_) out->Append<uint64_t>(set.Estimate());
+    for (size_t g = 0; g < sets_.size(); ++g) {
+      out->Append<uint64_t>(sets_[g].Estimate() + added_[g]);
+    }
   }
 
-  void Clear() override { std::vector<UniquesHashSet>().swap(sets_); }
+  void Clear() override {
+    std::vector<UniquesHashSet>().swap(sets_);
+    std::vector<uint64_t>().swap(added_);
+  }
 
  private:
   static uint32_t HashAt(const Column& column, size_t row) {
@@ -105,7 +159,14 @@ class UniqFunction final : public AggregateFunction {
     }
   }
 
+  // Writes group g's estimate (plus the estimates added to it) as a version-3 state.
+  void WriteDisjoint(uint32_t g, std::string* bytes) const {
+    bytes->push_back(static_cast<char>(kDisjointVersion));
+    PutVarint64(bytes, sets_[g].Estimate() + added_[g]);
+  }
+
   std::vector<UniquesHashSet> sets_;
+  std::vector<uint64_t> added_;  // per group: sum of disjoint estimates merged in
 };
 
 }  // namespace

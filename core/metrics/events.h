@@ -57,6 +57,8 @@ enum class EventUnit { kCount, kRows, kBytes, kMicroseconds };
     "buckets)")                                                                                    \
   M(HashTableTwoLevelConversions, "granite_hash_table_two_level_conversions_total", "", kCount,    \
     "Aggregation hash tables converted from single-level to two-level")                            \
+  M(HashTablePresized, "granite_hash_table_presized_total", "", kCount,                            \
+    "Aggregation hash tables created two-level at the size of their query shape's last run")      \
   M(FragmentsStarted, "granite_fragments_started_total", "", kCount,                               \
     "Plan fragments a worker started executing")                                                   \
   M(FragmentsFailed, "granite_fragments_failed_total", "", kCount,                                 \

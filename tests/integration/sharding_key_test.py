@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The sharding key survives restarts: a table created with SETTINGS sharding_key keeps its key
+"""The sharding key survives restarts: a table created with SETTINGS sharding_key (or given one
+by ALTER TABLE ... MODIFY SETTING sharding_key while empty) keeps its key
 and shard count after every worker and the coordinator restart (workers persist the schema,
 storage/table_schema.h), inserts after the restart still route by the key, and an aggregation
 grouped by the key still finalizes on the workers with complete groups."""
@@ -48,6 +49,29 @@ class ShardingKeyRestartTest(unittest.TestCase):
         self.assertEqual(self.client.query_text(
             "SELECT k AS groups_once, count() FROM t GROUP BY k ORDER BY k LIMIT 2"),
             "0\t110\n1\t110\n")
+
+    def test_altered_key_survives_restart_of_every_process(self):
+        # CREATE without a key, then ALTER ... MODIFY SETTING while empty (how run.py shards hits).
+        self.client.query("CREATE TABLE a (k UInt32, v UInt64) ENGINE = MergeTree ORDER BY v")
+        self.client.query("ALTER TABLE a MODIFY SETTING sharding_key = 'k'")
+        self.client.query("INSERT INTO a SELECT number % 100, number FROM numbers(10000)")
+        for i in range(2):
+            self.cluster.restart_worker(i)
+        self.cluster.restart_coordinator()
+        self.reconnect()
+        self.assertEqual(self.client.query_text(
+            "SELECT sharding_key FROM system.tables WHERE name = 'a'"), "k\n")
+        # Still refused on the non-empty table after the restart.
+        with self.assertRaises(Exception) as refused:
+            self.client.query("ALTER TABLE a RESET SETTING sharding_key")
+        self.assertIn("holds 10000 rows", str(refused.exception))
+        self.client.query("INSERT INTO a SELECT number % 100, 1 FROM numbers(1000)")
+        self.assertEqual(self.client.query_text(
+            "SELECT k AS altered_restart FROM a GROUP BY k HAVING count() != 110"), "")
+        self.assertEqual(self.skipped("altered_restart"), "1")
+        self.assertEqual(self.client.query_text(
+            "SELECT k, count() AS altered_top FROM a GROUP BY k ORDER BY altered_top DESC, k "
+            "LIMIT 2 OFFSET 1"), "1\t110\n2\t110\n")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,81 @@
+#include "coordinator/distinct_planner.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "coordinator/shard_local_aggregation.h"
+#include "coordinator/value_range.h"
+#include "core/types.h"
+
+namespace granite::coordinator {
+
+namespace pb = granite::worker::v1;
+using core::TypeId;
+
+namespace {
+
+// Returns the known ranges of the source columns: `number` of numbers(N) is [0, N-1].
+std::vector<std::optional<ValueRange>> SourceRanges(const pb::Source& source) {
+  std::vector<std::optional<ValueRange>> ranges(source.columns_size());
+  if (source.has_numbers() && source.numbers().count() > 0) {
+    for (int i = 0; i < source.columns_size(); ++i) {
+      if (source.columns(i) == "number") {
+        ranges[i] = ValueRange{0, static_cast<__int128>(source.numbers().count()) - 1};
+      }
+    }
+  }
+  return ranges;
+}
+
+// True when the values of `arg` on different workers are disjoint (header, rules a and b).
+bool DisjointAcrossWorkers(const pb::Expr& arg, const pb::Source& source,
+                           const pb::TableSchema* schema, size_t worker_count) {
+  if (arg.node_case() != pb::Expr::kColumn ||
+      static_cast<int>(arg.column()) >= source.columns_size()) {
+    return false;
+  }
+  const std::string& column = source.columns(static_cast<int>(arg.column()));
+  if (source.has_numbers()) return column == "number";
+  return schema != nullptr && source.has_table() && source.table() == schema->name() &&
+         IsWholeShardingKey(*schema, column, worker_count);
+}
+
+}  // namespace
+
+void PlanBoundedAggregation(pb::Fragment* fragment, const pb::TableSchema* schema,
+                            size_t worker_count) {
+  if (!fragment->aggregate()) return;
+  auto setting = fragment->settings().find(std::string(kUseValueRangesSetting));
+  if (setting != fragment->settings().end() && setting->second == "0") return;
+  const pb::Source& source = fragment->source();
+  std::vector<std::optional<ValueRange>> columns = SourceRanges(source);
+  if (fragment->group_keys_size() == 1 &&
+      core::IsInteger(static_cast<TypeId>(fragment->group_keys(0).type()))) {
+    std::optional<ValueRange> range = RangeOf(fragment->group_keys(0), columns);
+    if (range && range->Size() <= kDirectKeyMaxValues) {
+      fragment->set_direct_key(true);
+      fragment->set_direct_key_base(static_cast<uint64_t>(range->min));
+    }
+  }
+  const uint64_t max_bits =
+      fragment->group_keys_size() == 0 ? kBitmapMaxBits : kBitmapMaxBitsPerGroup;
+  for (pb::AggregateCall& call : *fragment->mutable_aggregates()) {
+    if (call.args_size() != 1) continue;
+    const pb::Expr& arg = call.args(0);
+    if (call.name() == "uniqExact" && core::IsInteger(static_cast<TypeId>(arg.type()))) {
+      std::optional<ValueRange> range = RangeOf(arg, columns);
+      if (range && range->Size() <= max_bits) {
+        // The bit pattern of the minimum as the worker widens it (two's complement for signed).
+        call.set_bitmap_base(static_cast<uint64_t>(range->min));
+        call.set_bitmap_bits(static_cast<uint64_t>(range->Size()));
+      }
+    }
+    if ((call.name() == "uniqExact" || call.name() == "uniq") &&
+        DisjointAcrossWorkers(arg, source, schema, worker_count)) {
+      call.set_disjoint_across_workers(true);
+    }
+  }
+}
+
+}  // namespace granite::coordinator
