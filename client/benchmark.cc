@@ -30,17 +30,6 @@ std::atomic<bool> interrupted{false};
 
 void OnInterrupt(int) { interrupted = true; }
 
-// Opens a channel with its own TCP connection: distinct channel arguments keep gRPC from sharing
-// one subchannel between the clients, as separate client processes would not share one.
-std::shared_ptr<grpc::Channel> NewConnection(const BenchmarkOptions& options, int index) {
-  grpc::ChannelArguments arguments;
-  arguments.SetMaxReceiveMessageSize(-1);
-  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  arguments.SetInt("granite.benchmark_connection", index);
-  return grpc::CreateCustomChannel(HostPort(options.host, options.port),
-                                   grpc::InsecureChannelCredentials(), arguments);
-}
-
 QueryInfo MakeQuery(const BenchmarkOptions& options, const std::string& sql) {
   QueryInfo info;
   info.set_query(sql);
@@ -165,7 +154,7 @@ absl::StatusOr<BenchmarkReport> RunBenchmarkLoad(const BenchmarkOptions& options
     return core::Error(core::ErrorCode::kBadArguments,
                        absl::StrCat("--concurrency must be at least 1, not ", options.concurrency));
   }
-  std::shared_ptr<grpc::Channel> control = NewConnection(options, -1);
+  std::shared_ptr<grpc::Channel> control = NewBenchmarkConnection(options.host, options.port, -1);
   ServerCounters before;
   if (options.server_report) {
     ASSIGN_OR_RETURN(before, ReadServerCounters(control, options));

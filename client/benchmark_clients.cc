@@ -44,17 +44,6 @@ struct Client {
   uint64_t call_rows_read = 0;
 };
 
-// Opens a channel with its own TCP connection: distinct channel arguments keep gRPC from sharing
-// one subchannel between the clients, as separate client processes would not share one.
-std::shared_ptr<grpc::Channel> NewConnection(const BenchmarkClientsOptions& options, int index) {
-  grpc::ChannelArguments arguments;
-  arguments.SetMaxReceiveMessageSize(-1);
-  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  arguments.SetInt("granite.benchmark_connection", index);
-  return grpc::CreateCustomChannel(HostPort(options.host, options.port),
-                                   grpc::InsecureChannelCredentials(), arguments);
-}
-
 // Starts the client's next query on `cq`; returns false (starting nothing) when the run is over.
 bool StartQuery(SharedLoad* load, Client* client, grpc::CompletionQueue* cq) {
   const BenchmarkClientsOptions& options = *load->options;
@@ -157,6 +146,16 @@ void DriveClients(SharedLoad* load, std::vector<Client*> clients) {
 
 }  // namespace
 
+std::shared_ptr<grpc::Channel> NewBenchmarkConnection(const std::string& host, int port,
+                                                     int index) {
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(-1);
+  arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  arguments.SetInt("granite.benchmark_connection", index);
+  return grpc::CreateCustomChannel(HostPort(host, port), grpc::InsecureChannelCredentials(),
+                                   arguments);
+}
+
 std::vector<ClientResult> RunBenchmarkClients(const BenchmarkClientsOptions& options) {
   SharedLoad load;
   load.options = &options;
@@ -172,7 +171,7 @@ std::vector<ClientResult> RunBenchmarkClients(const BenchmarkClientsOptions& opt
   std::vector<Client> clients(concurrency);
   for (int i = 0; i < concurrency; ++i) {
     clients[i].index = i;
-    clients[i].stub = clickhouse::grpc::ClickHouse::NewStub(NewConnection(options, i));
+    clients[i].stub = clickhouse::grpc::ClickHouse::NewStub(NewBenchmarkConnection(options.host, options.port, i));
   }
   int threads = std::clamp(options.threads, 1, concurrency);
   std::vector<std::vector<Client*>> groups(threads);

@@ -13,8 +13,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "grpcpp/channel.h"
 
 namespace granite::client {
 
@@ -46,5 +49,9 @@ struct BenchmarkClientsOptions {
 // server's exception) are counted in the results, never returned.
 // Thread-safety: independent calls may run concurrently.
 std::vector<ClientResult> RunBenchmarkClients(const BenchmarkClientsOptions& options);
+
+// Opens a channel to host:port with its own TCP connection: distinct channel arguments (`index`)
+// keep gRPC from sharing one subchannel between clients, as separate client processes would not.
+std::shared_ptr<grpc::Channel> NewBenchmarkConnection(const std::string& host, int port, int index);
 
 }  // namespace granite::client

@@ -101,6 +101,20 @@ absl::StatusOr<uint64_t> ClusterRowCount(const std::string& name, const WorkerSe
   return total;
 }
 
+// Sends `request` to every worker, then records its schema in the catalog.
+absl::Status CreateOnWorkers(const pb::CreateTableRequest& request, const WorkerSet& workers,
+                             Catalog* catalog) {
+  RETURN_IF_ERROR(workers.CallAll([&](size_t i) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    pb::DdlResponse response;
+    return core::FromGrpcStatus(workers.stub(i)->CreateTable(&context, request, &response),
+                                workers.address(i));
+  }));
+  catalog->Put(request.schema());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const WorkerSet& workers,
@@ -141,15 +155,7 @@ absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const 
   pb::CreateTableRequest request;
   *request.mutable_schema() = schema;
   request.set_or_replace(true);  // the table is empty: replacing it loses nothing
-  RETURN_IF_ERROR(workers.CallAll([&](size_t i) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    pb::DdlResponse response;
-    return core::FromGrpcStatus(workers.stub(i)->CreateTable(&context, request, &response),
-                                workers.address(i));
-  }));
-  catalog->Put(schema);
-  return absl::OkStatus();
+  return CreateOnWorkers(request, workers, catalog);
 }
 
 absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
@@ -194,15 +200,7 @@ absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSe
   *request.mutable_schema() = schema;
   request.set_if_not_exists(create.if_not_exists);
   request.set_or_replace(create.or_replace);
-  RETURN_IF_ERROR(workers.CallAll([&](size_t i) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    pb::DdlResponse response;
-    return core::FromGrpcStatus(workers.stub(i)->CreateTable(&context, request, &response),
-                                workers.address(i));
-  }));
-  catalog->Put(schema);
-  return absl::OkStatus();
+  return CreateOnWorkers(request, workers, catalog);
 }
 
 absl::Status DropTable(const sql::DropTableStatement& drop, const WorkerSet& workers,

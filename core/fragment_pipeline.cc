@@ -445,7 +445,8 @@ absl::Status FragmentPipeline::WidenKeys(Block* block) const {
 }
 
 absl::StatusOr<Block> FragmentPipeline::FinishFinalized(
-    std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool) const {
+    std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool,
+    const BucketCut& cut_bucket) const {
   ASSIGN_OR_RETURN(std::vector<Block> buckets, FinishBuckets(std::move(states), pool));
   // Buckets hold disjoint keys: each is merged into its own sparse aggregator and finalized.
   AggregatorOptions options;
@@ -456,7 +457,10 @@ absl::StatusOr<Block> FragmentPipeline::FinishFinalized(
     finalized[b] = [&]() -> absl::StatusOr<Block> {
       ASSIGN_OR_RETURN(auto aggregator, Aggregator::Create(grouped_key_types_, specs_, options));
       RETURN_IF_ERROR(aggregator->Merge(buckets[b]));
-      return aggregator->Finalize();
+      ASSIGN_OR_RETURN(Block groups, aggregator->Finalize());
+      if (!cut_bucket) return groups;
+      RETURN_IF_ERROR(WidenKeys(&groups));
+      return cut_bucket(std::move(groups));
     }();
   };
   if (pool != nullptr) {
@@ -477,7 +481,7 @@ absl::StatusOr<Block> FragmentPipeline::FinishFinalized(
     return empty;
   }
   Block all = ConcatBlocks(pieces);
-  RETURN_IF_ERROR(WidenKeys(&all));
+  if (!cut_bucket) RETURN_IF_ERROR(WidenKeys(&all));
   return all;
 }
 

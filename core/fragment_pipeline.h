@@ -26,6 +26,7 @@
 // of each thread's Aggregator: only rows whose key hash may be among the L smallest are added.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -85,8 +86,12 @@ class FragmentPipeline {
       std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool) const;
   // Aggregating fragments with finalize_on_worker (this worker holds every row of its groups):
   // returns the finalized groups — keys, then aggregate results — like the coordinator's merge.
+  // With `cut_bucket`, each bucket's finalized groups (keys already widened) are passed through it
+  // before the buckets are concatenated, in parallel on `pool` (a group lives in one bucket, so a
+  // per-bucket HAVING or top-L keeps every group a cut of the whole result would keep).
+  using BucketCut = std::function<absl::StatusOr<Block>(Block)>;
   absl::StatusOr<Block> FinishFinalized(std::vector<std::unique_ptr<LocalState>> states,
-                                        ThreadPool* pool) const;
+                                        ThreadPool* pool, const BucketCut& cut_bucket = {}) const;
 
   bool aggregating() const { return aggregating_; }
   // The running top-N bound of an ORDER BY ... LIMIT fragment (top_n_threshold.h), when it applies.

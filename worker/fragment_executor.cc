@@ -142,10 +142,17 @@ absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atom
       }
     }
   } else {
-    // Projected rows, or (finalize_on_worker) this worker's groups finalized here.
+    // Projected rows, or (finalize_on_worker) this worker's groups finalized here — each bucket
+    // cut on its own first (only its survivors are concatenated), then the survivors cut again.
+    core::FragmentPipeline::BucketCut cut_bucket;
+    if (fragment.finalize_on_worker() && WantsLocalGroupCut(fragment)) {
+      cut_bucket = [&fragment](core::Block groups) {
+        return CutLocalGroups(fragment, std::move(groups));
+      };
+    }
     ASSIGN_OR_RETURN(core::Block rows,
                      fragment.finalize_on_worker()
-                         ? pipeline->FinishFinalized(std::move(states), pool_)
+                         ? pipeline->FinishFinalized(std::move(states), pool_, cut_bucket)
                      : late ? late->Materialize(*source, std::move(states), pool_)
                             : pipeline->FinishRows(std::move(states)));
     if (fragment.finalize_on_worker() && WantsLocalGroupCut(fragment)) {

@@ -180,6 +180,8 @@ class Aggregator {
   void AssignDirect(const Column& key, size_t rows);
   template <typename T>
   void AssignDirectOffset(const Column& key, size_t rows);
+  // The group at direct-array slot `index`, opened for row `row` (key value `key`) when empty.
+  uint32_t DirectGroup(uint16_t index, uint64_t key, size_t row);
   template <bool kTwoLevel, bool kPrefetch, bool kSmall>
   void AssignInt(const uint64_t* keys, const uint64_t* hashes, size_t rows);
   template <bool kTwoLevel, bool kPrefetch>

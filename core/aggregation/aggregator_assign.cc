@@ -131,6 +131,15 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
   }
 }
 
+inline uint32_t Aggregator::DirectGroup(uint16_t index, uint64_t key, size_t row) {
+  auto group = static_cast<uint32_t>(groups_++);
+  fixed_.Data()[index] = group;
+  fixed_.NoteOccupied(index);
+  group_hashes_.push_back(HashIntKey(key));
+  new_rows_.push_back(static_cast<uint32_t>(row));
+  return group;
+}
+
 template <typename T>
 void Aggregator::AssignDirect(const Column& key, size_t rows) {
   using Index = std::make_unsigned_t<T>;
@@ -140,13 +149,7 @@ void Aggregator::AssignDirect(const Column& key, size_t rows) {
   for (size_t i = 0; i < rows; ++i) {
     auto index = static_cast<Index>(values[i]);
     uint32_t group = direct[index];
-    if (group == FixedHashMap::kEmpty) {
-      group = static_cast<uint32_t>(groups_++);
-      direct[index] = group;
-      fixed_.NoteOccupied(index);
-      group_hashes_.push_back(HashIntKey(WidenKey(values[i])));
-      new_rows_.push_back(static_cast<uint32_t>(i));
-    }
+    if (group == FixedHashMap::kEmpty) group = DirectGroup(index, WidenKey(values[i]), i);
     ids[i] = group;
   }
 }
@@ -165,13 +168,7 @@ void Aggregator::AssignDirectOffset(const Column& key, size_t rows) {
     outside |= offset;
     auto index = static_cast<uint16_t>(offset);
     uint32_t group = direct[index];
-    if (group == FixedHashMap::kEmpty) {
-      group = static_cast<uint32_t>(groups_++);
-      direct[index] = group;
-      fixed_.NoteOccupied(index);
-      group_hashes_.push_back(HashIntKey(WidenKey(values[i])));
-      new_rows_.push_back(static_cast<uint32_t>(i));
-    }
+    if (group == FixedHashMap::kEmpty) group = DirectGroup(index, WidenKey(values[i]), i);
     ids[i] = group;
   }
   if (outside >> 16) direct_key_violated_ = true;

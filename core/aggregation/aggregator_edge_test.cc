@@ -4,6 +4,9 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
+#include <utility>
 
 #include "core/aggregation/aggregator.h"
 #include "core/aggregation/key_hash.h"
@@ -256,6 +259,55 @@ TEST(AggregatorEdgeTest, ReusableAfterPartial) {
   EXPECT_EQ(result->columns[0]->Get<uint64_t>(0), 1u);
   EXPECT_EQ(result->columns[1]->Get<uint64_t>(0), 3u);
   EXPECT_EQ(result->columns[2]->StringAt(0), "c");
+}
+
+TEST(AggregatorEdgeTest, InMemoryMergeOfStringKeysShortAndLong) {
+  // Keys of 0 to 40 bytes (inline and arena-held KeyRefs); src holds keys 0..199 with users
+  // 1000 + i and 2000 + i, dst holds keys 100..299 with user 1000 + i; src's groups are merged
+  // in two MergeGroupsFrom calls (second half first).
+  auto key_of = [](int i) {
+    return std::string(static_cast<size_t>(i % 41), 'k') + std::to_string(i);
+  };
+  auto build = [&](int first, int last, int copies) {
+    auto aggregator =
+        MustCreate({TypeId::kString}, {{"count", {}}, {"uniqExact", {TypeId::kInt64}}});
+    std::vector<std::string> keys;
+    std::vector<int64_t> users;
+    for (int c = 0; c < copies; ++c) {
+      for (int i = first; i < last; ++i) {
+        keys.push_back(key_of(i));
+        users.push_back(1000 * (c + 1) + i);
+      }
+    }
+    EXPECT_TRUE(aggregator
+                    ->Add({MakeColumn<std::string>(TypeId::kString, keys)},
+                          {{}, {MakeColumn<int64_t>(TypeId::kInt64, users)}}, keys.size())
+                    .ok());
+    return aggregator;
+  };
+  auto src = build(0, 200, 2);
+  auto dst = build(100, 300, 1);
+  ASSERT_EQ(dst->layout(), Aggregator::KeyLayout::kString);
+  std::vector<uint32_t> first_half(100);
+  for (uint32_t g = 0; g < 100; ++g) first_half[g] = g;
+  std::vector<uint32_t> second_half(100);
+  for (uint32_t g = 0; g < 100; ++g) second_half[g] = 100 + g;
+  dst->MergeGroupsFrom(*src, second_half.data(), second_half.size());
+  dst->MergeGroupsFrom(*src, first_half.data(), first_half.size());
+  auto result = dst->Finalize();
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->rows(), 300u);
+  std::map<std::string, std::pair<uint64_t, uint64_t>> got;
+  for (size_t r = 0; r < result->rows(); ++r) {
+    got[std::string(result->columns[0]->StringAt(r))] = {result->columns[1]->Get<uint64_t>(r),
+                                                         result->columns[2]->Get<uint64_t>(r)};
+  }
+  for (int i = 0; i < 300; ++i) {
+    // src: 2 rows, users 1000+i and 2000+i; dst: 1 row, user 1000+i.
+    uint64_t count = (i < 200 ? 2 : 0) + (i >= 100 ? 1 : 0);
+    uint64_t users = i < 200 ? 2 : 1;
+    EXPECT_EQ(got[key_of(i)], std::make_pair(count, users)) << key_of(i);
+  }
 }
 
 }  // namespace

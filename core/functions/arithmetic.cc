@@ -18,6 +18,7 @@
 // Each kernel first brings both operands to one compute type (a constant once, at compile time),
 // then runs a homogeneous loop: few template instantiations and no per-row type dispatch.
 // Integer division by a constant multiplies by a precomputed reciprocal (constant_divider.h).
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <type_traits>
@@ -200,6 +201,76 @@ inline R SafeDivideOrRemainder(C a, C b) {
   }
 }
 
+// Divides with ConstantDivider's 32-bit form, branch-free on the divider's flags so the loop
+// vectorizes (32x32->64 multiplies). Returns the OR of the dividends: the results are right only
+// if it is below 2^32.
+template <bool kModulo, bool kAdd, typename R>
+__attribute__((always_inline)) inline uint64_t Divide32Loop(const uint64_t* a, uint32_t magic,
+                                                           int shift, uint32_t d, R* out,
+                                                           size_t rows) {
+  uint64_t bits = 0;
+  for (size_t i = 0; i < rows; ++i) {
+    bits |= a[i];
+    const uint32_t n = static_cast<uint32_t>(a[i]);
+    const uint32_t t = static_cast<uint32_t>((uint64_t{n} * magic) >> 32);
+    const uint32_t q = kAdd ? (((n - t) >> 1) + t) >> shift : t >> shift;
+    out[i] = static_cast<R>(kModulo ? n - q * d : q);
+  }
+  return bits;
+}
+
+template <bool kModulo, bool kAdd, typename R>
+__attribute__((target("avx2"))) uint64_t Divide32Avx2(const uint64_t* a, uint32_t magic,
+                                                      int shift, uint32_t d, R* out, size_t rows) {
+  return Divide32Loop<kModulo, kAdd>(a, magic, shift, d, out, rows);
+}
+
+template <bool kModulo, bool kAdd, typename R>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) uint64_t Divide32Avx512(
+    const uint64_t* a, uint32_t magic, int shift, uint32_t d, R* out, size_t rows) {
+  return Divide32Loop<kModulo, kAdd>(a, magic, shift, d, out, rows);
+}
+
+template <bool kModulo, bool kAdd, typename R>
+uint64_t Divide32Plain(const uint64_t* a, uint32_t magic, int shift, uint32_t d, R* out,
+                       size_t rows) {
+  return Divide32Loop<kModulo, kAdd>(a, magic, shift, d, out, rows);
+}
+
+// Unsigned dividends by a non-power-of-two divisor < 2^32, in chunks: each chunk takes the 32-bit
+// loop, and one with a dividend of 2^32 or more is then redone (from L1) with the 64-bit form.
+template <bool kModulo, typename R>
+void DivideChunked(const ConstantDivider& divider, const uint64_t* a, R* out, size_t rows) {
+  static const bool has_avx2 = __builtin_cpu_supports("avx2");
+  static const bool has_avx512 =
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  constexpr size_t kChunk = 2048;
+  const uint32_t magic = divider.magic32();
+  const int shift = divider.shift();
+  const uint32_t d = static_cast<uint32_t>(divider.divisor());
+  for (size_t begin = 0; begin < rows; begin += kChunk) {
+    const size_t n = std::min(kChunk, rows - begin);
+    const uint64_t* in = a + begin;
+    uint64_t bits;
+    if (has_avx512) {
+      bits = divider.add32() ? Divide32Avx512<kModulo, true>(in, magic, shift, d, out + begin, n)
+                             : Divide32Avx512<kModulo, false>(in, magic, shift, d, out + begin, n);
+    } else if (divider.add32()) {
+      bits = has_avx2 ? Divide32Avx2<kModulo, true>(in, magic, shift, d, out + begin, n)
+                      : Divide32Plain<kModulo, true>(in, magic, shift, d, out + begin, n);
+    } else {
+      bits = has_avx2 ? Divide32Avx2<kModulo, false>(in, magic, shift, d, out + begin, n)
+                      : Divide32Plain<kModulo, false>(in, magic, shift, d, out + begin, n);
+    }
+    if (bits >> 32) {
+      for (size_t i = 0; i < n; ++i) {
+        out[begin + i] =
+            static_cast<R>(kModulo ? divider.Remainder(in[i]) : divider.Divide(in[i]));
+      }
+    }
+  }
+}
+
 // intDiv / modulo of integer column `a` by the constant divisor `d` (not 0 or -1 when signed)
 // through ConstantDivider: signed values divide by magnitudes, then the C++ signs are applied
 // (quotient negative when the signs differ, remainder with the dividend's sign).
@@ -223,6 +294,10 @@ void DivideByConstant(const C* a, C d, R* out, size_t rows) {
     }
   } else {
     const ConstantDivider divider(d);
+    if (divider.fits32() && !divider.power_of_two()) {
+      DivideChunked<kModulo>(divider, a, out, rows);
+      return;
+    }
     for (size_t i = 0; i < rows; ++i) {
       out[i] = static_cast<R>(kModulo ? divider.Remainder(a[i]) : divider.Divide(a[i]));
     }

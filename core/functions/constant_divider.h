@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 namespace granite::core {
 
@@ -33,6 +34,22 @@ class ConstantDivider {
       add_ = true;
     }
     magic_ = m + 1;
+    if (divisor <= std::numeric_limits<uint32_t>::max()) {
+      // The same scheme for 32-bit dividends: m32 = floor(2^(32+l) / d) + 1.
+      const uint64_t numerator32 = uint64_t{1} << (32 + shift_);
+      uint32_t m32 = static_cast<uint32_t>(numerator32 / divisor);
+      const uint32_t remainder32 = static_cast<uint32_t>(numerator32 % divisor);
+      const uint32_t d32 = static_cast<uint32_t>(divisor);
+      if (d32 - remainder32 < (uint32_t{1} << shift_)) {
+        add32_ = false;
+      } else {
+        m32 += m32;
+        const uint32_t twice = remainder32 + remainder32;
+        if (twice >= d32 || twice < remainder32) ++m32;
+        add32_ = true;
+      }
+      magic32_ = m32 + 1;
+    }
   }
 
   uint64_t divisor() const { return divisor_; }
@@ -47,12 +64,31 @@ class ConstantDivider {
 
   uint64_t Remainder(uint64_t n) const { return n - Divide(n) * divisor_; }
 
+  // The 32-bit form, for loops whose dividends are all below 2^32 (a 32x32->64 multiply, which
+  // SIMD units have, instead of 64x64->128): q = mulhi32(magic32, n) >> shift, or with add32
+  // ((n - t) / 2 + t) >> shift. Valid when fits32(); a power of two is a plain shift.
+  bool fits32() const { return divisor_ <= std::numeric_limits<uint32_t>::max(); }
+  bool power_of_two() const { return power_of_two_; }
+  bool add32() const { return add32_; }
+  uint32_t magic32() const { return magic32_; }
+  int shift() const { return shift_; }
+
+  // REQUIRES: fits32().
+  uint32_t Divide32(uint32_t n) const {
+    if (power_of_two_) return n >> shift_;
+    const uint32_t t = static_cast<uint32_t>((uint64_t{n} * magic32_) >> 32);
+    if (add32_) return (((n - t) >> 1) + t) >> shift_;
+    return t >> shift_;
+  }
+
  private:
   uint64_t divisor_;
   uint64_t magic_ = 0;
   int shift_ = 0;
   bool power_of_two_ = false;
   bool add_ = false;
+  uint32_t magic32_ = 0;
+  bool add32_ = false;
 };
 
 }  // namespace granite::core

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/functions/test_columns.h"
@@ -26,6 +28,50 @@ TEST(ConstantDividerTest, MatchesHardwareDivision) {
       ASSERT_EQ(divider.Divide(n), n / d) << n << " / " << d;
       ASSERT_EQ(divider.Remainder(n), n % d) << n << " % " << d;
     }
+  }
+}
+
+// The 32-bit form (32-bit dividends, divisors below 2^32) against hardware division.
+TEST(ConstantDividerTest, Divide32MatchesHardwareDivision) {
+  constexpr uint32_t kMax = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> divisors = {1, 2, 3, 5, 7, 10, 60, 641, 10000, 86400, 1000000007,
+                                    kMax - 1, kMax, 1u << 31, (1u << 31) + 1};
+  std::mt19937 rng(7);
+  for (int i = 0; i < 300; ++i) divisors.push_back((rng() >> (rng() % 32)) | 1);
+  std::vector<uint32_t> numerators = {0, 1, 2, 9999, 10000, 10001, kMax, kMax - 1, 1u << 31};
+  for (int i = 0; i < 300; ++i) numerators.push_back(rng() >> (rng() % 32));
+  for (uint32_t d : divisors) {
+    ConstantDivider divider(d);
+    ASSERT_TRUE(divider.fits32());
+    for (uint32_t n : numerators) {
+      ASSERT_EQ(divider.Divide32(n), n / d) << n << " / " << d;
+      ASSERT_EQ(divider.Divide32(d - 1 + 0u), (d - 1) / d) << d;
+      ASSERT_EQ(divider.Divide32(n / d * d), n / d) << n << " / " << d;
+    }
+  }
+  EXPECT_FALSE(ConstantDivider((uint64_t{1} << 32) + 1).fits32());
+}
+
+// A UInt64 column longer than the kernel's chunks: chunks of small values take the 32-bit loop,
+// the chunk holding values of 2^32 and more is redone with the 64-bit form.
+TEST(ConstantDividerTest, UnsignedColumnMixesSmallAndLargeChunks) {
+  using T = TypeId;
+  std::vector<uint64_t> values;
+  for (uint64_t i = 0; i < 7000; ++i) values.push_back(i * 613 + 99);
+  values[3000] = (uint64_t{1} << 32) + 12345;
+  values[3001] = std::numeric_limits<uint64_t>::max();
+  values[6999] = uint64_t{1} << 32;
+  auto column = std::make_shared<Column>(T::kUInt64);
+  for (uint64_t v : values) column->Append(v);
+  Block b = BlockOf({column});
+  for (uint64_t d : {uint64_t{7}, uint64_t{10000}, uint64_t{86400}, uint64_t{4294967295}}) {
+    Rows quotients, remainders;
+    for (uint64_t v : values) {
+      quotients.push_back(std::to_string(v / d));
+      remainders.push_back(std::to_string(v % d));
+    }
+    EXPECT_EQ(Eval(Fn("intDiv", {Col(0, T::kUInt64), Lit(d)}), b), quotients) << d;
+    EXPECT_EQ(Eval(Fn("modulo", {Col(0, T::kUInt64), Lit(d)}), b), remainders) << d;
   }
 }
 
