@@ -90,7 +90,9 @@ TEST_F(BenchmarkClientsTest, CountsServerExceptionsAndTransportErrors) {
   errors = 0;
   for (const ClientResult& result : results) {
     errors += result.errors;
-    if (result.errors > 0) EXPECT_FALSE(result.first_error.empty());
+    if (result.errors > 0) {
+      EXPECT_FALSE(result.first_error.empty());
+    }
   }
   EXPECT_EQ(errors, 4u);
 }

@@ -91,7 +91,9 @@ TEST(ShardingKeyTest, EqualKeysGoToOneWorkerAndEveryWorkerGetsRows) {
       EXPECT_EQ(it->second, shards[r]) << "row " << r;
     }
     // 37 or 185 distinct keys reach every worker (5 strings alone may well not).
-    if (owner.size() > 30) EXPECT_EQ(used.size(), 3u) << owner.size();
+    if (owner.size() > 30) {
+      EXPECT_EQ(used.size(), 3u) << owner.size();
+    }
   }
   // Deterministic: the same values hash the same in another block (another insert).
   core::Block again = core::TakeRows(block, {36, 0, 1});

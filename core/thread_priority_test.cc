@@ -74,8 +74,7 @@ TEST(ThreadPriorityTest, ScopedNiceRestoresWhereAllowed) {
     {
       ScopedThreadNice nice(3);
       EXPECT_EQ(nice.active(), CanRestoreThreadPriority());
-      if (nice.active()) EXPECT_EQ(ThreadNice(), std::min(19, before + 3));
-      if (!nice.active()) EXPECT_EQ(ThreadNice(), before);
+      EXPECT_EQ(ThreadNice(), nice.active() ? std::min(19, before + 3) : before);
     }
     EXPECT_EQ(ThreadNice(), before);
   }).join();

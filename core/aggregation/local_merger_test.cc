@@ -108,7 +108,9 @@ TEST(LocalMergerTest, CountDistinctStringsSplitAndMergeByPart) {
       ASSERT_TRUE(decoded.ok());
       ASSERT_TRUE((*part)->Merge(*decoded).ok());
       // The same part twice: still counted once.
-      if (!final_only) ASSERT_TRUE((*part)->Merge(*decoded).ok());
+      if (!final_only) {
+        ASSERT_TRUE((*part)->Merge(*decoded).ok());
+      }
       parts.push_back(std::move(*part));
     }
     for (size_t p = 1; p < parts.size(); ++p) parts[0]->MergeDisjointFrom(*parts[p]);
@@ -197,7 +199,9 @@ TEST(LocalMergerTest, SmallResultTravelsAsOneSingleBlock) {
   EXPECT_EQ(at.blocks.size(), non_empty);
   size_t rows = 0;
   for (size_t i = 0; i < at.blocks.size(); ++i) {
-    if (i > 0) EXPECT_LT(at.bucket_ids[i - 1], at.bucket_ids[i]);
+    if (i > 0) {
+      EXPECT_LT(at.bucket_ids[i - 1], at.bucket_ids[i]);
+    }
     const Block& expected = all[at.bucket_ids[i]];
     ASSERT_GT(at.blocks[i].rows(), 0u);
     ASSERT_EQ(at.blocks[i].rows(), expected.rows());

@@ -19,6 +19,7 @@
 // then runs a homogeneous loop: few template instantiations and no per-row type dispatch.
 // Integer division by a constant multiplies by a precomputed reciprocal (constant_divider.h).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <type_traits>
@@ -204,6 +205,8 @@ inline R SafeDivideOrRemainder(C a, C b) {
 // Divides with ConstantDivider's 32-bit form, branch-free on the divider's flags so the loop
 // vectorizes (32x32->64 multiplies). Returns the OR of the dividends: the results are right only
 // if it is below 2^32.
+std::atomic<DivideIsa> divide_isa_cap{DivideIsa::kAvx512};
+
 template <bool kModulo, bool kAdd, typename R>
 __attribute__((always_inline)) inline uint64_t Divide32Loop(const uint64_t* a, uint32_t magic,
                                                            int shift, uint32_t d, R* out,
@@ -241,9 +244,12 @@ uint64_t Divide32Plain(const uint64_t* a, uint32_t magic, int shift, uint32_t d,
 // loop, and one with a dividend of 2^32 or more is then redone (from L1) with the 64-bit form.
 template <bool kModulo, typename R>
 void DivideChunked(const ConstantDivider& divider, const uint64_t* a, R* out, size_t rows) {
-  static const bool has_avx2 = __builtin_cpu_supports("avx2");
-  static const bool has_avx512 =
+  static const bool cpu_avx2 = __builtin_cpu_supports("avx2");
+  static const bool cpu_avx512 =
       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  const DivideIsa cap = divide_isa_cap.load(std::memory_order_relaxed);
+  const bool has_avx2 = cpu_avx2 && cap >= DivideIsa::kAvx2;
+  const bool has_avx512 = cpu_avx512 && cap >= DivideIsa::kAvx512;
   constexpr size_t kChunk = 2048;
   const uint32_t magic = divider.magic32();
   const int shift = divider.shift();
@@ -452,6 +458,8 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileUnary(std::string_view name
 }
 
 }  // namespace
+
+void SetDivideIsaCap(DivideIsa cap) { divide_isa_cap.store(cap, std::memory_order_relaxed); }
 
 void RegisterArithmeticFunctions(FunctionTable& table) {
   for (std::string_view name : {"plus", "minus", "multiply", "divide", "intDiv", "modulo"}) {

@@ -11,6 +11,13 @@
 
 namespace granite::core {
 
+// The widest vector copy the 32-bit division loop of `intDiv` / `modulo` (arithmetic.cc) may use;
+// the widest the CPU supports is used up to this cap. The default is kAvx512 (no cap); tests lower it
+// so that every copy runs on a machine that has them all.
+enum class DivideIsa { kPlain, kAvx2, kAvx512 };
+// Thread-safety: safe to call at any time; kernels read the cap once per call.
+void SetDivideIsaCap(DivideIsa cap);
+
 // Thread-safety: immutable after construction.
 class ConstantDivider {
  public:

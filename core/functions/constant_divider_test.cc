@@ -64,15 +64,22 @@ TEST(ConstantDividerTest, UnsignedColumnMixesSmallAndLargeChunks) {
   auto column = std::make_shared<Column>(T::kUInt64);
   for (uint64_t v : values) column->Append(v);
   Block b = BlockOf({column});
-  for (uint64_t d : {uint64_t{7}, uint64_t{10000}, uint64_t{86400}, uint64_t{4294967295}}) {
-    Rows quotients, remainders;
-    for (uint64_t v : values) {
-      quotients.push_back(std::to_string(v / d));
-      remainders.push_back(std::to_string(v % d));
+  // Every vector copy the CPU has (a cap above the CPU's support runs the widest it has).
+  for (DivideIsa cap : {DivideIsa::kPlain, DivideIsa::kAvx2, DivideIsa::kAvx512}) {
+    SetDivideIsaCap(cap);
+    for (uint64_t d : {uint64_t{7}, uint64_t{10000}, uint64_t{86400}, uint64_t{4294967295}}) {
+      Rows quotients, remainders;
+      for (uint64_t v : values) {
+        quotients.push_back(std::to_string(v / d));
+        remainders.push_back(std::to_string(v % d));
+      }
+      EXPECT_EQ(Eval(Fn("intDiv", {Col(0, T::kUInt64), Lit(d)}), b), quotients)
+          << d << " cap " << static_cast<int>(cap);
+      EXPECT_EQ(Eval(Fn("modulo", {Col(0, T::kUInt64), Lit(d)}), b), remainders)
+          << d << " cap " << static_cast<int>(cap);
     }
-    EXPECT_EQ(Eval(Fn("intDiv", {Col(0, T::kUInt64), Lit(d)}), b), quotients) << d;
-    EXPECT_EQ(Eval(Fn("modulo", {Col(0, T::kUInt64), Lit(d)}), b), remainders) << d;
   }
+  SetDivideIsaCap(DivideIsa::kAvx512);
 }
 
 TEST(ConstantDividerTest, SignedColumnsByConstants) {
