@@ -128,4 +128,16 @@ class AggregateFunction {
   virtual void Clear() = 0;
 };
 
+// The common MergeBatch of states serialized one per row of a String column: calls
+// merge_one(&states[group_ids[i]], column.StringAt(i)) for each row, stopping at the first error.
+template <typename State, typename MergeOne>
+absl::Status MergeSerializedRows(const uint32_t* group_ids, const Column& column, size_t rows,
+                                 State* states, MergeOne merge_one) {
+  for (size_t i = 0; i < rows; ++i) {
+    absl::Status status = merge_one(&states[group_ids[i]], column.StringAt(i));
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace granite::core

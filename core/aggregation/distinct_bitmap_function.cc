@@ -95,12 +95,10 @@ class DistinctBitmapFunction final : public AggregateFunction {
 
   absl::Status MergeBatch(const uint32_t* group_ids, const ColumnPtr* states,
                           size_t rows) override {
-    const Column& column = *states[0];
-    for (size_t i = 0; i < rows; ++i) {
-      absl::Status status = MergeSerialized(&states_[group_ids[i]], column.StringAt(i));
-      if (!status.ok()) return status;
-    }
-    return absl::OkStatus();
+    return MergeSerializedRows(group_ids, *states[0], rows, states_.data(),
+                               [this](BitmapState* state, std::string_view bytes) {
+                                 return MergeSerialized(state, bytes);
+                               });
   }
 
   void MergeFrom(const uint32_t* dst_groups, AggregateFunction& src, const uint32_t* src_groups,
