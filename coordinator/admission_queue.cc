@@ -1,6 +1,7 @@
 #include "coordinator/admission_queue.h"
 
 #include <string>
+#include <utility>
 
 #include "core/error.h"
 
@@ -11,6 +12,13 @@ namespace {
 absl::Status Cancelled() {
   return core::Error(core::ErrorCode::kQueryWasCancelled,
                      "Query was cancelled while it waited for a free slot");
+}
+
+// Ends a query's wait: it is no longer queued, and the time it waited counts in its log entry.
+void EndWait(QueryContext* query, std::chrono::steady_clock::time_point started) {
+  query->queued = false;
+  auto waited = std::chrono::steady_clock::now() - started;
+  query->queue_wait_us += std::chrono::duration_cast<std::chrono::microseconds>(waited).count();
 }
 
 }  // namespace
@@ -32,6 +40,14 @@ void AdmissionQueue::Slot::Release() {
   queue_ = nullptr;
 }
 
+absl::Status AdmissionQueue::QueueFullError(size_t queued, size_t limit) const {
+  return core::Error(core::ErrorCode::kTooManySimultaneousQueries,
+                     "Too many simultaneous queries: " + std::to_string(queued) +
+                         " SELECTs already wait for one of " + std::to_string(limit) +
+                         " execution slots (max_concurrent_select_queries), the queue holds " +
+                         std::to_string(max_queued_));
+}
+
 absl::StatusOr<AdmissionQueue::Slot> AdmissionQueue::Admit(QueryContext* query,
                                                            std::chrono::milliseconds max_wait) {
   {
@@ -42,13 +58,14 @@ absl::StatusOr<AdmissionQueue::Slot> AdmissionQueue::Admit(QueryContext* query,
     }
   }
   auto started = std::chrono::steady_clock::now();
-  Waiter waiter;
+  auto shared_waiter = std::make_shared<Waiter>();
+  Waiter& waiter = *shared_waiter;
   // The hook is set before the query joins the queue, so a cancellation at any point from here
   // on wakes it. It runs under the query's lock and takes mu_: never call the query with mu_ held.
-  bool watched = query->SetCancelHook([this, &waiter] {
+  bool watched = query->SetCancelHook([this, shared_waiter] {
     core::MutexLock lock(mu_);
-    waiter.gone = true;
-    waiter.wake.notify_one();
+    shared_waiter->gone = true;
+    shared_waiter->wake.notify_one();
   });
   if (!watched) return Cancelled();
   query->queued = true;
@@ -65,7 +82,7 @@ absl::StatusOr<AdmissionQueue::Slot> AdmissionQueue::Admit(QueryContext* query,
       queued = waiting_.size();
       limit = max_running_;
     } else {
-      auto at = waiting_.insert(waiting_.end(), &waiter);
+      waiter.at = waiting_.insert(waiting_.end(), shared_waiter);
       auto deadline = started + max_wait;
       while (!waiter.granted && !waiter.gone) {
         if (max_wait.count() <= 0) {
@@ -75,22 +92,14 @@ absl::StatusOr<AdmissionQueue::Slot> AdmissionQueue::Admit(QueryContext* query,
         }
       }
       // A granted waiter was already taken off the queue by GrantLocked().
-      if (!waiter.granted) waiting_.erase(at);
+      if (!waiter.granted) waiting_.erase(waiter.at);
       queued = waiting_.size();
       limit = max_running_;
     }
   }
   query->ClearCancelHook();
-  query->queued = false;
-  auto waited = std::chrono::steady_clock::now() - started;
-  query->queue_wait_us += std::chrono::duration_cast<std::chrono::microseconds>(waited).count();
-  if (full) {
-    return core::Error(core::ErrorCode::kTooManySimultaneousQueries,
-                       "Too many simultaneous queries: " + std::to_string(queued) +
-                           " SELECTs already wait for one of " + std::to_string(limit) +
-                           " execution slots (max_concurrent_select_queries), the queue holds " +
-                           std::to_string(max_queued_));
-  }
+  EndWait(query, started);
+  if (full) return QueueFullError(queued, limit);
   if (waiter.granted) {
     Slot slot(this);
     if (waiter.gone) return Cancelled();  // `slot` passes to the next waiter
@@ -104,26 +113,112 @@ absl::StatusOr<AdmissionQueue::Slot> AdmissionQueue::Admit(QueryContext* query,
                          std::to_string(queued) + " wait)");
 }
 
-void AdmissionQueue::ReleaseSlot() {
-  core::MutexLock lock(mu_);
-  --running_;
-  GrantLocked();
+void AdmissionQueue::AdmitAsync(QueryContext* query, Admitted admitted) {
+  bool free = false;
+  {
+    core::MutexLock lock(mu_);
+    free = max_running_ == 0 || (running_ < max_running_ && waiting_.empty());
+    if (free) ++running_;
+  }
+  if (free) {
+    admitted(Slot(this));
+    return;
+  }
+  auto waiter = std::make_shared<Waiter>();
+  waiter->admitted = std::move(admitted);
+  waiter->query = query;
+  waiter->started = std::chrono::steady_clock::now();
+  // Set before the waiter joins the queue, as in Admit(); a cancel that comes first marks it gone.
+  if (!query->SetCancelHook([this, waiter] { CancelAsync(waiter); })) {
+    waiter->admitted(Cancelled());
+    return;
+  }
+  query->queued = true;
+  std::vector<std::shared_ptr<Waiter>> granted;
+  absl::Status refused;
+  {
+    core::MutexLock lock(mu_);
+    if (waiter->gone) {
+      refused = Cancelled();
+    } else if (max_running_ == 0 || (running_ < max_running_ && waiting_.empty())) {
+      ++running_;
+      waiter->granted = true;
+      granted.push_back(waiter);
+    } else if (waiting_.size() >= max_queued_) {
+      refused = QueueFullError(waiting_.size(), max_running_);
+      waiter->gone = true;
+    } else {
+      waiter->at = waiting_.insert(waiting_.end(), waiter);
+      waiter->in_queue = true;
+      return;
+    }
+  }
+  if (!refused.ok()) {
+    query->ClearCancelHook();
+    EndWait(query, waiter->started);
+    waiter->admitted(refused);
+    return;
+  }
+  RunGranted(this, std::move(granted));
 }
 
-void AdmissionQueue::GrantLocked() {
-  while (!waiting_.empty() && (max_running_ == 0 || running_ < max_running_)) {
-    Waiter* next = waiting_.front();
-    waiting_.pop_front();
-    ++running_;
-    next->granted = true;
-    next->wake.notify_one();
+void AdmissionQueue::CancelAsync(const std::shared_ptr<Waiter>& waiter) {
+  {
+    core::MutexLock lock(mu_);
+    if (waiter->granted || waiter->gone) return;
+    waiter->gone = true;
+    if (!waiter->in_queue) return;  // AdmitAsync() sees `gone` before it queues the waiter
+    waiting_.erase(waiter->at);
+    waiter->in_queue = false;
+  }
+  // The hook stays set (it is this call): a later Cancel() finds the waiter gone.
+  EndWait(waiter->query, waiter->started);
+  waiter->admitted(Cancelled());
+}
+
+void AdmissionQueue::RunGranted(AdmissionQueue* queue,
+                                std::vector<std::shared_ptr<Waiter>> granted) {
+  for (auto& waiter : granted) {
+    waiter->query->ClearCancelHook();
+    EndWait(waiter->query, waiter->started);
+    waiter->admitted(Slot(queue));
   }
 }
 
+void AdmissionQueue::ReleaseSlot() {
+  std::vector<std::shared_ptr<Waiter>> granted;
+  {
+    core::MutexLock lock(mu_);
+    --running_;
+    granted = GrantLocked();
+  }
+  RunGranted(this, std::move(granted));
+}
+
+std::vector<std::shared_ptr<AdmissionQueue::Waiter>> AdmissionQueue::GrantLocked() {
+  std::vector<std::shared_ptr<Waiter>> granted;
+  while (!waiting_.empty() && (max_running_ == 0 || running_ < max_running_)) {
+    std::shared_ptr<Waiter> next = std::move(waiting_.front());
+    waiting_.pop_front();
+    ++running_;
+    next->granted = true;
+    if (next->admitted) {
+      granted.push_back(std::move(next));
+    } else {
+      next->wake.notify_one();
+    }
+  }
+  return granted;
+}
+
 void AdmissionQueue::SetMaxRunning(size_t max_running) {
-  core::MutexLock lock(mu_);
-  max_running_ = max_running;
-  GrantLocked();
+  std::vector<std::shared_ptr<Waiter>> granted;
+  {
+    core::MutexLock lock(mu_);
+    max_running_ = max_running;
+    granted = GrantLocked();
+  }
+  RunGranted(this, std::move(granted));
 }
 
 size_t AdmissionQueue::max_running() const {

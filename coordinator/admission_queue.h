@@ -12,13 +12,20 @@
 // A queued query leaves the queue when it is cancelled (KILL QUERY, client gone: anything that
 // calls QueryContext::Cancel) or when its own wait limit passes; a slot it was handed in the
 // meantime goes to the next waiter.
+//
+// Two ways to wait: Admit() blocks its thread; AdmitAsync() queues a callback instead, so a
+// waiting query holds no thread (the callback gRPC server queues hundreds of SELECTs this way,
+// see query_scheduler.h). Both kinds of waiter share one FIFO.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <list>
+#include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "coordinator/query_context.h"
@@ -60,6 +67,14 @@ class AdmissionQueue {
                              std::chrono::milliseconds max_wait = std::chrono::milliseconds(0))
       EXCLUDES(mu_);
 
+  // Calls `admitted` once `query` may run, with a slot or with the error Admit() would return
+  // (no wait limit: max_wait is Admit()'s only). It runs at once on the calling thread if a slot is
+  // free (or the queue is full), else later on the thread that frees a slot or cancels the query.
+  // REQUIRES: `admitted` is cheap and never blocks (hand the work to an executor): it may run
+  // under the query's lock (QueryContext::Cancel) or another query's slot release.
+  using Admitted = std::function<void(absl::StatusOr<Slot>)>;
+  void AdmitAsync(QueryContext* query, Admitted admitted) EXCLUDES(mu_);
+
   // Changes the limit for later admissions; raising it admits waiters at once.
   void SetMaxRunning(size_t max_running) EXCLUDES(mu_);
 
@@ -72,11 +87,23 @@ class AdmissionQueue {
     std::condition_variable_any wake;
     bool granted = false;  // a slot was handed over: the waiter owns it
     bool gone = false;     // cancelled: stop waiting
+    std::list<std::shared_ptr<Waiter>>::iterator at;  // its place in waiting_, while there
+    bool in_queue = false;                             // AdmitAsync() waiters: `at` is valid
+    // AdmitAsync() waiters only: called (outside mu_) when granted or cancelled.
+    Admitted admitted;
+    QueryContext* query = nullptr;
+    std::chrono::steady_clock::time_point started;
   };
 
   void ReleaseSlot() EXCLUDES(mu_);
-  // Hands free slots to the oldest waiters. REQUIRES: mu_ held.
-  void GrantLocked() REQUIRES(mu_);
+  // Hands free slots to the oldest waiters; returns the AdmitAsync() waiters it granted, whose
+  // callbacks the caller runs with RunGranted() after releasing mu_. REQUIRES: mu_ held.
+  [[nodiscard]] std::vector<std::shared_ptr<Waiter>> GrantLocked() REQUIRES(mu_);
+  static void RunGranted(AdmissionQueue* queue, std::vector<std::shared_ptr<Waiter>> granted);
+  // Takes a queued AdmitAsync() waiter out of the queue (its query was cancelled). Runs under the
+  // query's lock.
+  void CancelAsync(const std::shared_ptr<Waiter>& waiter) EXCLUDES(mu_);
+  absl::Status QueueFullError(size_t queued, size_t limit) const;
 
   // Constant after construction.
   const size_t max_queued_;
@@ -84,7 +111,8 @@ class AdmissionQueue {
   mutable core::Mutex mu_{"admission_queue"};
   size_t max_running_ GUARDED_BY(mu_);
   size_t running_ GUARDED_BY(mu_) = 0;
-  std::list<Waiter*> waiting_ GUARDED_BY(mu_);
+  // Shared with each waiter's cancel hook, which may outlive its wait.
+  std::list<std::shared_ptr<Waiter>> waiting_ GUARDED_BY(mu_);
 };
 
 }  // namespace granite::coordinator

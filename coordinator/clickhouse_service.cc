@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "coordinator/formats/output_format.h"
+#include "coordinator/query_stream_reactor.h"
 #include "core/cancellation_poller.h"
 #include "core/error.h"
 #include "core/metrics/events.h"
@@ -163,11 +164,26 @@ class StreamInput : public InputSource {
 
 }  // namespace
 
-void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& info,
+void ClickHouseService::Run(grpc::ServerContextBase* context, const ch::QueryInfo& info,
                             const std::string& input, InputSource* more_input,
                             const Emit& emit) {
-  QueryContext query(info.query_id().empty() ? NewQueryId() : info.query_id(), info.query());
-  registry_->Start(&query);
+  std::unique_ptr<QueryContext> query = StartQuery(info);
+  ch::Result last =
+      RunStarted(context, info, input, more_input, emit, query.get(), absl::OkStatus());
+  emit(last);
+}
+
+std::unique_ptr<QueryContext> ClickHouseService::StartQuery(const ch::QueryInfo& info) {
+  auto query = std::make_unique<QueryContext>(
+      info.query_id().empty() ? NewQueryId() : info.query_id(), info.query());
+  registry_->Start(query.get());
+  return query;
+}
+
+ch::Result ClickHouseService::RunStarted(grpc::ServerContextBase* context,
+                                         const ch::QueryInfo& info, const std::string& input,
+                                         InputSource* more_input, const Emit& emit,
+                                         QueryContext* query, const absl::Status& admitted) {
   Produced produced;
   ch::Result last;
   absl::Status status;
@@ -178,22 +194,25 @@ void ClickHouseService::Run(grpc::ServerContext* context, const ch::QueryInfo& i
     // registry and query log, whose locks INSERTs take too, are left at normal priority, so a
     // preempted SCHED_IDLE thread never holds them.
     core::ScopedThreadNice nice(IsSelectText(info.query()) ? executor_->select_nice() : 0);
-    status = Serve(context, info, input, more_input, emit, &query, &produced, &last);
+    status = Serve(context, info, input, more_input, emit, query, admitted, &produced, &last);
   }
   // Logged before the last message goes out, so a client that sees the end of its query finds it
   // in system.query_log.
-  Record(&query, status, produced);
-  emit(last);
+  Record(query, status, produced);
+  return last;
 }
 
-absl::Status ClickHouseService::Serve(grpc::ServerContext* context, const ch::QueryInfo& info,
-                                      const std::string& input, InputSource* more_input,
-                                      const Emit& emit, QueryContext* query_context,
+absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
+                                      const ch::QueryInfo& info, const std::string& input,
+                                      InputSource* more_input, const Emit& emit,
+                                      QueryContext* query_context, const absl::Status& admitted,
                                       Produced* produced, ch::Result* last) {
   QueryContext& query = *query_context;
   absl::StatusOr<QueryResult> outcome;
   absl::StatusOr<InsertOptions> insert_options = InsertOptionsOf(info);
-  if (!insert_options.ok()) {
+  if (!admitted.ok()) {
+    outcome = admitted;
+  } else if (!insert_options.ok()) {
     outcome = insert_options.status();
   } else {
     // A client that goes away cancels the query (and with it every worker stream).
@@ -361,30 +380,9 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamOutput(
   return grpc::Status::OK;
 }
 
-grpc::Status ClickHouseService::ExecuteQueryWithStreamIO(
-    grpc::ServerContext* context, grpc::ServerReaderWriter<ch::Result, ch::QueryInfo>* stream) {
-  ch::QueryInfo first;
-  if (!stream->Read(&first)) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no query");
-  StreamInput input_stream(first.next_query_info(), [stream](ch::QueryInfo* next) {
-    return stream->Read(next);
-  });
-  std::string input = std::move(*first.mutable_input_data());
-  const bool streamed = IsInsert(first.query());
-  if (!streamed) {
-    input_stream.ReadAll(&input);
-    if (input_stream.cancelled()) {
-      ch::Result cancelled;
-      cancelled.set_cancelled(true);
-      cancelled.set_query_id(first.query_id());
-      stream->Write(cancelled);
-      return grpc::Status::OK;
-    }
-  }
-  Run(context, first, input, streamed ? &input_stream : nullptr, [&](ch::Result& part) {
-    if (input_stream.cancelled()) part.set_cancelled(true);
-    return stream->Write(part);
-  });
-  return grpc::Status::OK;
+grpc::ServerBidiReactor<ch::QueryInfo, ch::Result>* ClickHouseService::ExecuteQueryWithStreamIO(
+    grpc::CallbackServerContext* context) {
+  return new QueryStreamReactor(this, context);
 }
 
 }  // namespace granite::coordinator

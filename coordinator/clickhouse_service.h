@@ -5,23 +5,31 @@
 // is registered in the QueryRegistry while it runs (system.processes, KILL QUERY) and, when it
 // ends, counted (granite_queries_total, granite_query_duration_seconds, rows/bytes read) and logged
 // (system.query_log).
+//
+// ExecuteQueryWithStreamIO (what `granite benchmark` and the C++ client use) is served with gRPC's
+// callback API (query_stream_reactor.h): no thread waits for it; QueryScheduler runs the query. The
+// other three methods are sync handlers; their SELECTs wait for admission in QueryExecutor.
 #pragma once
 
 #include <functional>
+#include <memory>
 
 #include "clickhouse/grpc/clickhouse_grpc.grpc.pb.h"
 #include "coordinator/query_executor.h"
 #include "coordinator/query_registry.h"
+#include "coordinator/query_scheduler.h"
 
 namespace granite::coordinator {
 
 // Serves ClickHouse gRPC clients.
 // Thread-safety: handlers run concurrently on gRPC threads; each query has its own state.
-class ClickHouseService final : public clickhouse::grpc::ClickHouse::Service {
+class ClickHouseService final
+    : public clickhouse::grpc::ClickHouse::WithCallbackMethod_ExecuteQueryWithStreamIO<
+          clickhouse::grpc::ClickHouse::Service> {
  public:
-  // REQUIRES: both outlive the service.
-  ClickHouseService(QueryExecutor* executor, QueryRegistry* registry)
-      : executor_(executor), registry_(registry) {}
+  // REQUIRES: all three outlive the service.
+  ClickHouseService(QueryExecutor* executor, QueryRegistry* registry, QueryScheduler* scheduler)
+      : executor_(executor), registry_(registry), scheduler_(scheduler) {}
 
   grpc::Status ExecuteQuery(grpc::ServerContext* context, const clickhouse::grpc::QueryInfo* info,
                             clickhouse::grpc::Result* result) override;
@@ -31,12 +39,11 @@ class ClickHouseService final : public clickhouse::grpc::ClickHouse::Service {
   grpc::Status ExecuteQueryWithStreamOutput(
       grpc::ServerContext* context, const clickhouse::grpc::QueryInfo* info,
       grpc::ServerWriter<clickhouse::grpc::Result>* writer) override;
-  grpc::Status ExecuteQueryWithStreamIO(
-      grpc::ServerContext* context,
-      grpc::ServerReaderWriter<clickhouse::grpc::Result, clickhouse::grpc::QueryInfo>* stream)
-      override;
+  grpc::ServerBidiReactor<clickhouse::grpc::QueryInfo, clickhouse::grpc::Result>*
+  ExecuteQueryWithStreamIO(grpc::CallbackServerContext* context) override;
 
  private:
+  friend class QueryStreamReactor;
   using Emit = std::function<bool(clickhouse::grpc::Result&)>;
   // What a query produced, for its log entry.
   struct Produced {
@@ -47,19 +54,29 @@ class ClickHouseService final : public clickhouse::grpc::ClickHouse::Service {
   // Runs the query of `info` with `input`, emitting Results; the last one carries stats. Registers,
   // counts and logs the query.
   // An INSERT reads further input from `more_input` (may be null) as it parses.
-  void Run(grpc::ServerContext* context, const clickhouse::grpc::QueryInfo& info,
+  void Run(grpc::ServerContextBase* context, const clickhouse::grpc::QueryInfo& info,
            const std::string& input, InputSource* more_input, const Emit& emit);
+  // Creates the query of `info` and registers it (system.processes, KILL QUERY).
+  std::unique_ptr<QueryContext> StartQuery(const clickhouse::grpc::QueryInfo& info);
+  // Runs the started `query` as Run() does, except that it returns the last Result instead of
+  // emitting it. A non-OK `admitted` (the scheduler's admission failed) is the query's error.
+  clickhouse::grpc::Result RunStarted(grpc::ServerContextBase* context,
+                                      const clickhouse::grpc::QueryInfo& info,
+                                      const std::string& input, InputSource* more_input,
+                                      const Emit& emit, QueryContext* query,
+                                      const absl::Status& admitted);
   // Executes and emits all but the last Result, which it leaves in `last` (the stats, or the
   // exception); returns the error sent to the client (OK if none).
-  absl::Status Serve(grpc::ServerContext* context, const clickhouse::grpc::QueryInfo& info,
+  absl::Status Serve(grpc::ServerContextBase* context, const clickhouse::grpc::QueryInfo& info,
                      const std::string& input, InputSource* more_input, const Emit& emit,
-                     QueryContext* query,
-                     Produced* produced, clickhouse::grpc::Result* last);
+                     QueryContext* query, const absl::Status& admitted, Produced* produced,
+                     clickhouse::grpc::Result* last);
   // Counts the finished query in the metrics and logs it.
   void Record(QueryContext* query, const absl::Status& status, const Produced& produced);
 
   QueryExecutor* executor_;
   QueryRegistry* registry_;
+  QueryScheduler* scheduler_;
 };
 
 }  // namespace granite::coordinator

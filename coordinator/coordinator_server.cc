@@ -13,6 +13,7 @@
 #include "coordinator/clickhouse_service.h"
 #include "coordinator/membership.h"
 #include "coordinator/query_executor.h"
+#include "coordinator/query_scheduler.h"
 #include "core/thread_priority.h"
 #include "coordinator/query_registry.h"
 #include "coordinator/worker_set.h"
@@ -33,6 +34,7 @@ struct CoordinatorServer::State {
   std::unique_ptr<Membership> membership;  // health of each worker, for granite_worker_up
   std::unique_ptr<core::ThreadPool> pool;
   std::unique_ptr<AdmissionQueue> admission;
+  std::unique_ptr<QueryScheduler> scheduler;  // runs the callback server's queries
   std::unique_ptr<QueryExecutor> executor;
   std::unique_ptr<ClickHouseService> service;
   std::unique_ptr<grpc::Server> server;
@@ -41,6 +43,9 @@ struct CoordinatorServer::State {
 };
 
 namespace {
+
+// Threads that run INSERTs, DDL, KILL QUERY and system-table queries of the callback server.
+constexpr size_t kOtherQueryThreads = 16;
 
 // Registers the coordinator's gauges: running and queued queries, and each worker's health.
 std::vector<core::CallbackRegistration> RegisterCoordinatorGauges(QueryRegistry* queries,
@@ -96,7 +101,12 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
                                                &s.queries, s.membership.get());
   s.executor->set_admission_queue(s.admission.get());
   s.executor->set_select_nice(options.query_thread_nice);
-  s.service = std::make_unique<ClickHouseService>(s.executor.get(), &s.queries);
+  // One SELECT executor thread per execution slot (a running SELECT blocks its thread on worker
+  // RPCs; queued ones hold none); "no limit" gets 64. INSERTs, DDL and system queries run on their
+  // own threads and never wait behind a SELECT.
+  s.scheduler = std::make_unique<QueryScheduler>(s.admission.get(), max_select > 0 ? max_select : 64,
+                                                 kOtherQueryThreads);
+  s.service = std::make_unique<ClickHouseService>(s.executor.get(), &s.queries, s.scheduler.get());
   // Registered even without the endpoint: system.metrics shows them too.
   s.gauges = RegisterCoordinatorGauges(&s.queries, s.membership.get(), s.admission.get());
   if (options.metrics_port >= 0) {
@@ -112,6 +122,7 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   builder.SetMaxReceiveMessageSize(1 << 30);
   builder.SetMaxSendMessageSize(1 << 30);
   builder.RegisterService(s.service.get());
+  // For the sync methods (ExecuteQueryWithStreamIO is a callback method and takes no handler thread):
   // gRPC's sync server ends a handler thread after its call whenever more than MAX_POLLERS
   // (default 2) threads are idle, so with dozens of concurrent queries nearly every call started
   // and ended a thread (stack mapping, page faults, TLB-shootdown IPIs at exit). Idle threads
@@ -131,6 +142,7 @@ void CoordinatorServer::Shutdown() {
     state_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(10));
     state_->server.reset();
   }
+  state_->scheduler.reset();  // runs the queries still queued (their calls are cancelled)
   // Close the worker channels too, so workers stopping next see no open connection.
   state_->service.reset();
   state_->executor.reset();

@@ -5,9 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "coordinator/binder.h"
-#include "coordinator/catalog.h"
-#include "coordinator/sql/parser.h"
+#include "coordinator/bind_test_support.h"
 #include "core/types.h"
 
 namespace granite::coordinator {
@@ -18,16 +16,7 @@ using core::TypeId;
 
 pb::TableSchema Table(const std::string& name, std::vector<std::string> sharding_key,
                       uint32_t shard_count) {
-  pb::TableSchema schema;
-  schema.set_name(name);
-  for (const char* column : {"k", "v"}) {
-    pb::ColumnSpec* spec = schema.add_columns();
-    spec->set_name(column);
-    spec->set_type(static_cast<uint32_t>(TypeId::kUInt32));
-  }
-  for (std::string& key : sharding_key) schema.add_sharding_key(std::move(key));
-  schema.set_shard_count(shard_count);
-  return schema;
+  return test::TestTable(name, {{"k"}, {"v"}}, std::move(sharding_key), shard_count);
 }
 
 class DistinctPlannerTest : public ::testing::Test {
@@ -37,15 +26,7 @@ class DistinctPlannerTest : public ::testing::Test {
   }
 
   pb::Fragment Plan(const std::string& sql, size_t workers = 3) {
-    absl::StatusOr<sql::Statement> statement = sql::ParseStatement(sql);
-    EXPECT_TRUE(statement.ok()) << statement.status();
-    if (!statement.ok()) return pb::Fragment();
-    Binder binder(&catalog_, [](const std::string&) -> absl::StatusOr<LocalTable> {
-      return LocalTable();
-    }, workers);
-    absl::StatusOr<QueryPlan> plan = binder.Bind(std::get<sql::SelectStatement>(*statement));
-    EXPECT_TRUE(plan.ok()) << sql << ": " << plan.status();
-    return plan.ok() ? plan->fragment : pb::Fragment();
+    return test::PlanFragment(catalog_, sql, workers);
   }
 
   bool Disjoint(const std::string& sql, size_t workers = 3) {

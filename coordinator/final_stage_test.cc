@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/block_sort.h"
+#include "core/functions/expr_builder.h"
 
 namespace granite::coordinator {
 namespace {
@@ -17,12 +18,7 @@ namespace {
 namespace pb = granite::worker::v1;
 using core::TypeId;
 
-pb::Expr Col(uint32_t column, TypeId type) {
-  pb::Expr expr;
-  expr.set_type(static_cast<uint32_t>(type));
-  expr.set_column(column);
-  return expr;
-}
+using core::Col;
 
 // Stage columns: key UInt64, count UInt64 (few distinct values: many ties), name String,
 // keep UInt8 (the HAVING mask).

@@ -3,9 +3,7 @@
 // the rewrite on and off is checked end to end in tests/sql/aggregation/group_by_function_keys.test.
 #include <gtest/gtest.h>
 
-#include "coordinator/binder.h"
-#include "coordinator/catalog.h"
-#include "coordinator/sql/parser.h"
+#include "coordinator/bind_test_support.h"
 #include "core/error.h"
 #include "core/types.h"
 
@@ -16,18 +14,10 @@ namespace pb = granite::worker::v1;
 using core::TypeId;
 
 pb::TableSchema Hits() {
-  pb::TableSchema schema;
-  schema.set_name("hits");
-  auto add = [&](const char* name, TypeId type) {
-    pb::ColumnSpec* spec = schema.add_columns();
-    spec->set_name(name);
-    spec->set_type(static_cast<uint32_t>(type));
-  };
-  add("ClientIP", TypeId::kInt32);
-  add("URL", TypeId::kString);
-  add("f", TypeId::kFloat64);
-  add("x", TypeId::kUInt16);
-  return schema;
+  return test::TestTable("hits", {{"ClientIP", TypeId::kInt32},
+                                  {"URL", TypeId::kString},
+                                  {"f", TypeId::kFloat64},
+                                  {"x", TypeId::kUInt16}});
 }
 
 class GroupByFunctionKeysTest : public ::testing::Test {
@@ -36,14 +26,7 @@ class GroupByFunctionKeysTest : public ::testing::Test {
 
   // Returns the number of hash keys the binder kept for `sql`, or -1 on a binding error.
   int Keys(const std::string& sql) {
-    absl::StatusOr<sql::Statement> statement = sql::ParseStatement(sql);
-    EXPECT_TRUE(statement.ok()) << statement.status();
-    if (!statement.ok()) return -1;
-    auto provider = [](const std::string&) -> absl::StatusOr<LocalTable> {
-      return core::Error(core::ErrorCode::kUnknownTable, "no system tables here");
-    };
-    Binder binder(&catalog_, provider, 2);
-    absl::StatusOr<QueryPlan> plan = binder.Bind(std::get<sql::SelectStatement>(*statement));
+    absl::StatusOr<QueryPlan> plan = test::BindSelect(catalog_, sql, 2);
     EXPECT_TRUE(plan.ok()) << sql << ": " << plan.status();
     return plan.ok() ? plan->fragment.group_keys_size() : -1;
   }

@@ -8,9 +8,7 @@
 
 #include <algorithm>
 
-#include "coordinator/binder.h"
-#include "coordinator/catalog.h"
-#include "coordinator/sql/parser.h"
+#include "coordinator/bind_test_support.h"
 #include "core/aggregation/key_hash.h"
 #include "core/error.h"
 #include "core/types.h"
@@ -22,19 +20,9 @@ namespace pb = granite::worker::v1;
 using core::TypeId;
 
 pb::TableSchema Table(const std::string& name, std::vector<std::string> sharding_key) {
-  pb::TableSchema schema;
-  schema.set_name(name);
-  for (const char* column : {"k", "v"}) {
-    pb::ColumnSpec* spec = schema.add_columns();
-    spec->set_name(column);
-    spec->set_type(static_cast<uint32_t>(TypeId::kUInt32));
-  }
-  pb::ColumnSpec* spec = schema.add_columns();
-  spec->set_name("s");
-  spec->set_type(static_cast<uint32_t>(TypeId::kString));
-  for (std::string& key : sharding_key) schema.add_sharding_key(std::move(key));
-  schema.set_shard_count(sharding_key.empty() ? 0 : 3);
-  return schema;
+  uint32_t shards = sharding_key.empty() ? 0 : 3;
+  return test::TestTable(name, {{"k"}, {"v"}, {"s", TypeId::kString}}, std::move(sharding_key),
+                         shards);
 }
 
 class GroupLimitHashFilterTest : public ::testing::Test {
@@ -42,14 +30,7 @@ class GroupLimitHashFilterTest : public ::testing::Test {
   GroupLimitHashFilterTest() { catalog_.Reset({Table("t", {}), Table("sharded", {"k"})}); }
 
   absl::StatusOr<QueryPlan> Plan(const std::string& sql) {
-    absl::StatusOr<sql::Statement> statement = sql::ParseStatement(sql);
-    EXPECT_TRUE(statement.ok()) << statement.status();
-    if (!statement.ok()) return statement.status();
-    auto provider = [](const std::string&) -> absl::StatusOr<LocalTable> {
-      return core::Error(core::ErrorCode::kUnknownTable, "no system tables here");
-    };
-    Binder binder(&catalog_, provider, 3);
-    return binder.Bind(std::get<sql::SelectStatement>(*statement));
+    return test::BindSelect(catalog_, sql, 3);
   }
 
   // Returns the L the binder chose for `sql` (0: the rule did not fire).

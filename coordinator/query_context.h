@@ -79,6 +79,9 @@ class QueryContext {
   // Time spent waiting in the coordinator's SELECT admission queue; `queued` while it waits.
   std::atomic<uint64_t> queue_wait_us{0};
   std::atomic<bool> queued{false};
+  // Holds an execution slot already (QueryScheduler admitted it before it ran): QueryExecutor
+  // does not admit it again.
+  std::atomic<bool> admitted{false};
 
  private:
   // Constant after construction.

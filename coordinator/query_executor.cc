@@ -20,6 +20,7 @@
 #include "coordinator/group_limit_hash_filter.h"
 #include "coordinator/final_stage.h"
 #include "coordinator/insert_executor.h"
+#include "coordinator/late_finalizer.h"
 #include "coordinator/sql/lexer.h"
 #include "coordinator/sql/parser.h"
 #include "coordinator/system_tables.h"
@@ -215,7 +216,7 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
   // tables never queue behind them. Held through the final stage.
   AdmissionQueue::Slot slot;
   bool client_select = plan.source != SourceKind::kLocal && query->kind() == QueryKind::kSelect;
-  if (admission_ != nullptr && client_select) {
+  if (admission_ != nullptr && client_select && !query->admitted) {
     ASSIGN_OR_RETURN(std::chrono::milliseconds max_wait, QueueMaxWait(plan.fragment));
     ASSIGN_OR_RETURN(slot, admission_->Admit(query, max_wait));
   }
@@ -227,6 +228,8 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
     for (const auto& key : plan.fragment.group_keys()) {
       key_types.push_back(static_cast<TypeId>(key.type()));
     }
+    // Outlives the merger: merges in flight use it until the merger's destructor has waited.
+    std::unique_ptr<LateFinalizer> late;
     BucketedMerger merger(key_types, SpecsOf(plan.fragment), workers_->size(), pool_,
                           [query] { return query->cancelled(); });
     // LIMIT n without ORDER BY or HAVING: any n complete groups answer it (final expressions
@@ -244,6 +247,13 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
       merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
         return CombineCutPieces(plan, std::move(pieces));
       });
+      // ORDER BY needing only some aggregates: the others are finalized for the top rows only.
+      ASSIGN_OR_RETURN(late, LateFinalizer::Create(plan, key_types, SpecsOf(plan.fragment)));
+      if (late) {
+        merger.SetBucketMerge([&late](const std::vector<core::Block>& inputs, size_t* groups) {
+          return late->MergeAndCut(inputs, groups);
+        });
+      }
     }
     RETURN_IF_ERROR(FanOut(*workers_, plan.fragment, query, &merger).status());
     ASSIGN_OR_RETURN(stage, merger.Finish());

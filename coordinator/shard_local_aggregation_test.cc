@@ -5,9 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "coordinator/binder.h"
-#include "coordinator/catalog.h"
-#include "coordinator/sql/parser.h"
+#include "coordinator/bind_test_support.h"
 #include "core/error.h"
 #include "core/types.h"
 
@@ -19,16 +17,7 @@ using core::TypeId;
 
 pb::TableSchema Table(const std::string& name, std::vector<std::string> sharding_key,
                       uint32_t shard_count) {
-  pb::TableSchema schema;
-  schema.set_name(name);
-  for (const char* column : {"k", "j", "g", "v"}) {
-    pb::ColumnSpec* spec = schema.add_columns();
-    spec->set_name(column);
-    spec->set_type(static_cast<uint32_t>(TypeId::kUInt32));
-  }
-  for (std::string& key : sharding_key) schema.add_sharding_key(std::move(key));
-  schema.set_shard_count(shard_count);
-  return schema;
+  return test::TestTable(name, {{"k"}, {"j"}, {"g"}, {"v"}}, std::move(sharding_key), shard_count);
 }
 
 class ShardLocalAggregationTest : public ::testing::Test {
@@ -40,9 +29,6 @@ class ShardLocalAggregationTest : public ::testing::Test {
 
   // Binds `sql` on a cluster of `workers` and returns whether the plan finalizes on workers.
   bool Fires(const std::string& sql, size_t workers = 3) {
-    absl::StatusOr<sql::Statement> statement = sql::ParseStatement(sql);
-    EXPECT_TRUE(statement.ok()) << statement.status();
-    if (!statement.ok()) return false;
     auto provider = [](const std::string&) -> absl::StatusOr<LocalTable> {
       LocalTable table;
       table.names = {"k"};
@@ -50,8 +36,7 @@ class ShardLocalAggregationTest : public ::testing::Test {
       table.block.columns.push_back(std::make_shared<core::Column>(TypeId::kUInt32));
       return table;
     };
-    Binder binder(&catalog_, provider, workers);
-    absl::StatusOr<QueryPlan> plan = binder.Bind(std::get<sql::SelectStatement>(*statement));
+    absl::StatusOr<QueryPlan> plan = test::BindSelect(catalog_, sql, workers, provider);
     EXPECT_TRUE(plan.ok()) << sql << ": " << plan.status();
     return plan.ok() && plan->fragment.finalize_on_worker();
   }

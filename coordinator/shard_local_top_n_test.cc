@@ -5,9 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "coordinator/binder.h"
-#include "coordinator/catalog.h"
-#include "coordinator/sql/parser.h"
+#include "coordinator/bind_test_support.h"
 #include "core/types.h"
 
 namespace granite::coordinator {
@@ -17,32 +15,15 @@ namespace pb = granite::worker::v1;
 using core::TypeId;
 
 pb::TableSchema Table(const std::string& name, std::vector<std::string> sharding_key) {
-  pb::TableSchema schema;
-  schema.set_name(name);
-  for (const char* column : {"k", "g", "v"}) {
-    pb::ColumnSpec* spec = schema.add_columns();
-    spec->set_name(column);
-    spec->set_type(static_cast<uint32_t>(TypeId::kUInt32));
-  }
-  for (std::string& key : sharding_key) schema.add_sharding_key(std::move(key));
-  schema.set_shard_count(sharding_key.empty() ? 0 : 3);
-  return schema;
+  uint32_t shards = sharding_key.empty() ? 0 : 3;
+  return test::TestTable(name, {{"k"}, {"g"}, {"v"}}, std::move(sharding_key), shards);
 }
 
 class ShardLocalTopNTest : public ::testing::Test {
  protected:
   ShardLocalTopNTest() { catalog_.Reset({Table("s", {"k"}), Table("plain", {})}); }
 
-  pb::Fragment Plan(const std::string& sql) {
-    absl::StatusOr<sql::Statement> statement = sql::ParseStatement(sql);
-    EXPECT_TRUE(statement.ok()) << statement.status();
-    if (!statement.ok()) return {};
-    auto provider = [](const std::string&) -> absl::StatusOr<LocalTable> { return LocalTable(); };
-    Binder binder(&catalog_, provider, 3);
-    absl::StatusOr<QueryPlan> plan = binder.Bind(std::get<sql::SelectStatement>(*statement));
-    EXPECT_TRUE(plan.ok()) << sql << ": " << plan.status();
-    return plan.ok() ? plan->fragment : pb::Fragment();
-  }
+  pb::Fragment Plan(const std::string& sql) { return test::PlanFragment(catalog_, sql, 3); }
 
   Catalog catalog_;
 };

@@ -7,40 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "core/functions/expr_builder.h"
+
 namespace granite::coordinator {
 namespace {
 
 namespace pb = granite::worker::v1;
 using core::TypeId;
 
-pb::Expr Col(uint32_t index, TypeId type) {
-  pb::Expr e;
-  e.set_type(static_cast<uint32_t>(type));
-  e.set_column(index);
-  return e;
-}
+using core::Call;
+using core::Col;
 
-pb::Expr UInt(uint64_t value, TypeId type) {
-  pb::Expr e;
-  e.set_type(static_cast<uint32_t>(type));
-  e.mutable_literal()->set_uint_value(value);
-  return e;
-}
-
-pb::Expr Int(int64_t value, TypeId type) {
-  pb::Expr e;
-  e.set_type(static_cast<uint32_t>(type));
-  e.mutable_literal()->set_int_value(value);
-  return e;
-}
-
-pb::Expr Call(const std::string& name, TypeId type, std::vector<pb::Expr> args) {
-  pb::Expr e;
-  e.set_type(static_cast<uint32_t>(type));
-  e.mutable_call()->set_name(name);
-  for (pb::Expr& arg : args) *e.mutable_call()->add_args() = std::move(arg);
-  return e;
-}
+pb::Expr UInt(uint64_t value, TypeId type) { return core::Lit(value, type); }
+pb::Expr Int(int64_t value, TypeId type) { return core::Lit(value, type); }
 
 // numbers(1e8): column 0 is `number`.
 const std::vector<std::optional<ValueRange>> kNumbers = {ValueRange{0, 99'999'999}};

@@ -85,7 +85,7 @@ absl::StatusOr<Block> DecodeBlock(std::string_view bytes) {
       size_t n = rows * ValueSize(column->type());
       const char* at = nullptr;
       if (rows > bytes.size() || !reader.Skip(n, &at)) return Corrupt("values");
-      column->Resize(rows);
+      column->ResizeUninitialized(rows);  // every byte is copied next: no zero-fill pass
       if (n > 0) std::memcpy(column->RawData(), at, n);
     }
     block.columns.push_back(std::move(column));

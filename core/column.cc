@@ -53,6 +53,11 @@ void FilterFixed(const char* src, const uint8_t* mask, size_t rows, char* dst) {
 }  // namespace
 
 void Column::Resize(size_t rows) {
+  data_.resize(rows * width_, 0);
+  size_ = rows;
+}
+
+void Column::ResizeUninitialized(size_t rows) {
   data_.resize(rows * width_);
   size_ = rows;
 }

@@ -8,11 +8,35 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/types.h"
 
 namespace granite::core {
+
+// Allocates like std::allocator but default-initializes elements that are built without a value:
+// resize() of a vector of chars leaves the new bytes as they are instead of zeroing them, for
+// buffers that are written right after they grow (decompression, filter, take).
+template <typename T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() = default;
+  template <typename U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
 
 // Holds the values of one column.
 // Thread-safety: none; share only as `const` (ColumnPtr) once built.
@@ -42,6 +66,9 @@ class Column {
   }
   // Resizes a fixed-width column; new values are zero.
   void Resize(size_t rows);
+  // Resizes a fixed-width column leaving new values unset: for a caller that writes every new
+  // value next (a read that decompresses into RawData()), so the bytes are not zeroed first.
+  void ResizeUninitialized(size_t rows);
   // Returns the raw bytes of a fixed-width column (size() * ValueSize(type())).
   const char* RawData() const { return data_.data(); }
   char* RawData() { return data_.data(); }
@@ -85,7 +112,7 @@ class Column {
   TypeId type_;
   size_t width_;
   size_t size_ = 0;
-  std::vector<char> data_;
+  std::vector<char, DefaultInitAllocator<char>> data_;  // growth is not zeroed: see Resize
   std::vector<uint64_t> offsets_;
   std::string chars_;
 };

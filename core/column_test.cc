@@ -150,5 +150,36 @@ TEST(ColumnTest, TakeStringsSizesOffsetsAndChars) {
   EXPECT_EQ(column.Take(indices, 0).size(), 0u);
 }
 
+TEST(ColumnTest, ResizeZeroesRowsThatHeldValuesBefore) {
+  // The buffer does not zero its growth (DefaultInitAllocator): Resize must still give zeros,
+  // even where the capacity holds earlier values.
+  Column column(TypeId::kInt64);
+  for (int64_t i = 0; i < 1000; ++i) column.Append<int64_t>(-1 - i);
+  column.Resize(10);
+  column.Resize(1000);
+  ASSERT_EQ(column.size(), 1000u);
+  ASSERT_EQ(column.RawSize(), 8000u);
+  EXPECT_EQ(column.Get<int64_t>(9), -10);
+  for (size_t row = 10; row < 1000; ++row) ASSERT_EQ(column.Get<int64_t>(row), 0) << row;
+}
+
+TEST(ColumnTest, ResizeUninitializedKeepsValuesAndSizesTheBuffer) {
+  Column column(TypeId::kUInt16);
+  column.Append<uint16_t>(7);
+  column.Append<uint16_t>(9);
+  column.ResizeUninitialized(5000);
+  ASSERT_EQ(column.size(), 5000u);
+  ASSERT_EQ(column.RawSize(), 10000u);
+  EXPECT_EQ(column.Get<uint16_t>(0), 7);
+  EXPECT_EQ(column.Get<uint16_t>(1), 9);
+  uint16_t* data = column.Data<uint16_t>();
+  for (size_t row = 2; row < 5000; ++row) data[row] = static_cast<uint16_t>(row);
+  Column copy = column.Slice(4990, 10);
+  EXPECT_EQ(copy.Get<uint16_t>(0), 4990);
+  column.ResizeUninitialized(3);
+  EXPECT_EQ(column.size(), 3u);
+  EXPECT_EQ(column.Get<uint16_t>(2), 2);
+}
+
 }  // namespace
 }  // namespace granite::core

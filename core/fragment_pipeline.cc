@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/aggregation/hash_table_stats.h"
+#include "core/aggregation/local_finalizer.h"
 #include "core/aggregation/local_merger.h"
 #include "core/error.h"
 #include "core/functions/cast_column.h"
@@ -196,6 +197,9 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     RETURN_IF_ERROR(
         ReadSizeSetting(fragment, "collect_hash_table_stats_during_aggregation", &collect_stats));
     p->collect_table_stats_ = collect_stats != 0 && !fragment.group_keys().empty();
+    size_t in_place = 1;  // worker_finalize_in_place: 1 default, 0 = via partial buckets
+    RETURN_IF_ERROR(ReadSizeSetting(fragment, "worker_finalize_in_place", &in_place));
+    p->finalize_in_place_ = in_place != 0;
     p->table_shape_ = TableShape(fragment);
     p->final_only_states_ = fragment.worker_count() <= 1 || fragment.finalize_on_worker();
     // Fail at compile time, not per thread, if the aggregation cannot be built.
@@ -230,6 +234,18 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
   if (p->aggregating_ && !p->key_types_.empty()) p->hash_limit_ = fragment.group_limit_hash_filter();
   if (fragment.has_filter() && !p->any_read_after_filter_ && p->hash_limit_ == 0) {
     p->filter_counter_ = FilterCounter::Match(fragment.filter());
+  }
+  // Something is read after the filter (else Filter() copies nothing: count() WHERE ...).
+  if (p->aggregating_ && p->filter_ && p->any_read_after_filter_ && p->hash_limit_ == 0) {
+    size_t selected = 1;  // aggregate_selected_filter: 1 default, 0 = filtered copies
+    RETURN_IF_ERROR(ReadSizeSetting(fragment, "aggregate_selected_filter", &selected));
+    auto is_column = [](const pb::Expr& expr) { return expr.node_case() == pb::Expr::kColumn; };
+    bool plain = std::all_of(fragment.group_keys().begin(), fragment.group_keys().end(),
+                             is_column);
+    for (const pb::AggregateCall& call : fragment.aggregates()) {
+      plain = plain && std::all_of(call.args().begin(), call.args().end(), is_column);
+    }
+    p->aggregate_selected_ = selected != 0 && plain;
   }
   return p;
 }
@@ -304,33 +320,20 @@ absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) co
       source = &narrowed;
     }
   }
+  if (aggregate_selected_) return ConsumeSelected(state, *source);
   ASSIGN_OR_RETURN(Block block, Filter(*source));
   size_t rows = block.rows();
   state.rows_filtered += source->rows();
   state.rows_passed += rows;
   if (rows == 0) return absl::OkStatus();
   if (aggregating_) {
-    if (state.presize_groups > 0) {
-      state.aggregator->Presize(state.presize_groups);
-      state.presize_groups = 0;
-    }
-    std::vector<ColumnPtr> keys;
-    keys.reserve(keys_.size());
-    for (const auto& key : keys_) {
-      ASSIGN_OR_RETURN(ColumnPtr column, key->Evaluate(block));
-      keys.push_back(std::move(column));
-    }
+    PresizeOnce(state);
+    ASSIGN_OR_RETURN(std::vector<ColumnPtr> keys, EvaluateKeys(block));
     if (state.hash_filter) {
       rows = state.hash_filter->Apply(&block, &keys);  // GROUP BY ... LIMIT: skip far keys
       if (rows == 0) return absl::OkStatus();
     }
-    std::vector<std::vector<ColumnPtr>> args(aggregate_args_.size());
-    for (size_t a = 0; a < aggregate_args_.size(); ++a) {
-      for (const auto& arg : aggregate_args_[a]) {
-        ASSIGN_OR_RETURN(ColumnPtr column, arg->Evaluate(block));
-        args[a].push_back(std::move(column));
-      }
-    }
+    ASSIGN_OR_RETURN(auto args, EvaluateArgs(block));
     return state.aggregator->Add(keys, args, rows);
   }
   Block projected;
@@ -447,42 +450,28 @@ absl::Status FragmentPipeline::WidenKeys(Block* block) const {
 absl::StatusOr<Block> FragmentPipeline::FinishFinalized(
     std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool,
     const BucketCut& cut_bucket) const {
-  ASSIGN_OR_RETURN(std::vector<Block> buckets, FinishBuckets(std::move(states), pool));
-  // Buckets hold disjoint keys: each is merged into its own sparse aggregator and finalized.
-  AggregatorOptions options;
-  options.sparse = true;
-  std::vector<absl::StatusOr<Block>> finalized(buckets.size(), Block());
-  auto finalize = [&](size_t b) {
-    if (buckets[b].rows() == 0) return;
-    finalized[b] = [&]() -> absl::StatusOr<Block> {
-      ASSIGN_OR_RETURN(auto aggregator, Aggregator::Create(grouped_key_types_, specs_, options));
-      RETURN_IF_ERROR(aggregator->Merge(buckets[b]));
-      ASSIGN_OR_RETURN(Block groups, aggregator->Finalize());
-      if (!cut_bucket) return groups;
-      RETURN_IF_ERROR(WidenKeys(&groups));
-      return cut_bucket(std::move(groups));
-    }();
+  RecordTableSizes(states);
+  std::vector<std::unique_ptr<Aggregator>> aggregators;
+  for (auto& state : states) aggregators.push_back(std::move(state->aggregator));
+  // Each piece (a bucket, or everything when small) is widened and cut where it is finalized.
+  auto finish = [&](Block groups) -> absl::StatusOr<Block> {
+    RETURN_IF_ERROR(WidenKeys(&groups));
+    if (!cut_bucket) return groups;
+    return cut_bucket(std::move(groups));
   };
-  if (pool != nullptr) {
-    pool->ParallelFor(buckets.size(), finalize);
-  } else {
-    for (size_t b = 0; b < buckets.size(); ++b) finalize(b);
-  }
-  std::vector<Block> pieces;
-  for (auto& block : finalized) {
-    RETURN_IF_ERROR(block.status());
-    if (block->rows() > 0) pieces.push_back(std::move(*block));
-  }
+  ASSIGN_OR_RETURN(std::vector<Block> pieces,
+                   LocalFinalizer::Finalize(std::move(aggregators), pool, MergeOptions(), finish,
+                                            finalize_in_place_));
   if (pieces.empty()) {
     // No groups: an empty block with the result's column types.
+    AggregatorOptions options;
+    options.sparse = true;
     ASSIGN_OR_RETURN(auto aggregator, Aggregator::Create(grouped_key_types_, specs_, options));
     ASSIGN_OR_RETURN(Block empty, aggregator->Finalize());
     RETURN_IF_ERROR(WidenKeys(&empty));
     return empty;
   }
-  Block all = ConcatBlocks(pieces);
-  if (!cut_bucket) RETURN_IF_ERROR(WidenKeys(&all));
-  return all;
+  return pieces.size() == 1 ? std::move(pieces[0]) : ConcatBlocks(pieces);
 }
 
 }  // namespace granite::core

@@ -16,9 +16,11 @@
 // tables stayed single-level is sent as one block instead of buckets, see LocalMerger),
 // group_by_worker_merge ('auto' default, 'always', 'never': whether the parallel thread-local
 // merge may send threads' groups unmerged when merging would not reduce them, see LocalMerger),
-// collect_hash_table_stats_during_aggregation (1 default, 0 = off: each thread's table starts at
-// the size the largest thread table of the same fragment shape reached last time in this
-// process, see hash_table_stats.h).
+// worker_finalize_in_place (1 default, 0 = the old path through partial buckets, for A/B: see
+// LocalFinalizer::Finalize), collect_hash_table_stats_during_aggregation (1 default, 0 = off:
+// each thread's table starts at the size the largest thread table of the same fragment shape
+// reached last time in this process, see hash_table_stats.h), aggregate_selected_filter (1 default, 0 = off: a filter
+// feeding an aggregation of plain columns passes a selection vector, see ConsumeSelected).
 // A fragment sent to a single worker (worker_count <= 1) writes final-only states: the coordinator
 // then finalizes each group from its only partial state (uniq sends its estimate, not its hashes).
 // So does a fragment with finalize_on_worker, finalized by FinishFinalized on the worker itself.
@@ -60,6 +62,7 @@ class FragmentPipeline {
     uint64_t rows_passed = 0;    // rows of those that passed it
     TopNThreshold::Bound top_n_bound;  // ORDER BY ... LIMIT: this thread's bound, once it has one
     size_t presize_groups = 0;  // hash_table_stats.h: Aggregator::Presize on the first rows
+    std::vector<uint32_t> selection;  // scratch of ConsumeSelected: the rows the filter kept
   };
 
   static absl::StatusOr<std::unique_ptr<FragmentPipeline>> Compile(
@@ -85,7 +88,8 @@ class FragmentPipeline {
   absl::StatusOr<LocalMerger::PartialResult> FinishPartial(
       std::vector<std::unique_ptr<LocalState>> states, ThreadPool* pool) const;
   // Aggregating fragments with finalize_on_worker (this worker holds every row of its groups):
-  // returns the finalized groups — keys, then aggregate results — like the coordinator's merge.
+  // returns the finalized groups — keys, then aggregate results — like the coordinator's merge
+  // (LocalFinalizer: each group hashed once after the scan, each bucket finalized in place).
   // With `cut_bucket`, each bucket's finalized groups (keys already widened) are passed through it
   // before the buckets are concatenated, in parallel on `pool` (a group lives in one bucket, so a
   // per-bucket HAVING or top-L keeps every group a cut of the whole result would keep).
@@ -107,6 +111,15 @@ class FragmentPipeline {
   // block its row count); the others become empty placeholders, so a column that only the filter
   // reads (count() WHERE x <> 0) is never copied.
   absl::StatusOr<Block> Filter(const Block& input) const;
+  // Filters and aggregates `input` without filtered copies: the kept rows become a selection
+  // vector that Aggregator::AddSelected reads the (plain column) keys and arguments through
+  // (fragment_pipeline_selected.cc). REQUIRES: aggregate_selected_.
+  absl::Status ConsumeSelected(LocalState& state, const Block& input) const;
+  // Evaluates the group keys, then the aggregate arguments, over `block`.
+  absl::StatusOr<std::vector<ColumnPtr>> EvaluateKeys(const Block& block) const;
+  absl::StatusOr<std::vector<std::vector<ColumnPtr>>> EvaluateArgs(const Block& block) const;
+  // Presizes the thread's aggregator on its first rows (hash_table_stats.h), once.
+  static void PresizeOnce(LocalState& state);
   // Cuts accumulated rows down to the top-N when they grow past twice the limit.
   absl::Status Compact(LocalState& state) const;
   // Casts key columns grouped narrower than their type (`0 + e`) to their type.
@@ -132,6 +145,7 @@ class FragmentPipeline {
   size_t single_block_threshold_ = LocalMerger::Options().single_threshold;
   LocalMerger::Options::WorkerMerge worker_merge_ = LocalMerger::Options::WorkerMerge::kAuto;
   bool final_only_states_ = false;
+  bool finalize_in_place_ = true;  // worker_finalize_in_place (LocalFinalizer::Finalize)
   bool any_disjoint_ = false;  // some aggregate writes disjoint counts (AggregateSpec::disjoint)
   std::vector<SortColumn> order_;
   size_t limit_ = 0;
@@ -143,6 +157,9 @@ class FragmentPipeline {
   uint64_t table_shape_ = 0;
   std::vector<bool> read_after_filter_;  // by input column: read by keys, arguments, projections
   bool any_read_after_filter_ = false;
+  // Aggregating with a filter whose keys and arguments are all plain columns, no key-hash
+  // filter, and aggregate_selected_filter on (default 1): Consume runs ConsumeSelected.
+  bool aggregate_selected_ = false;
 };
 
 }  // namespace granite::core

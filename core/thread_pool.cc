@@ -128,4 +128,12 @@ void ThreadPool::ParallelFor(size_t n, const std::function<void(size_t)>& fn) {
   state->cv.wait(lock, [&] { return state->done.load() == n; });
 }
 
+void ParallelForOrSerial(ThreadPool* pool, size_t n, const std::function<void(size_t)>& fn) {
+  if (pool != nullptr && pool->size() > 1 && n > 1) {
+    pool->ParallelFor(n, fn);
+  } else {
+    for (size_t i = 0; i < n; ++i) fn(i);
+  }
+}
+
 }  // namespace granite::core

@@ -74,4 +74,8 @@ class ThreadPool {
   std::condition_variable_any wake_;
 };
 
+// Runs fn(i) for i in [0, n): on `pool` (with the caller helping) when there is one with more than
+// one thread and n > 1, else serially on the calling thread.
+void ParallelForOrSerial(ThreadPool* pool, size_t n, const std::function<void(size_t)>& fn);
+
 }  // namespace granite::core

@@ -12,6 +12,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
@@ -135,6 +136,7 @@ int main(int argc, char** argv) {
     }
   }
   ApplyEnvironment();
+  absl::SetProgramUsageMessage(kUsage);
   absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
 
   if (command == "client") {

@@ -181,8 +181,19 @@ absl::Status Part::BlockError(size_t column_index, size_t granule, bool checksum
   return Error(ErrorCode::kCorruptedData, absl::StrCat("Cannot decompress block in ", where));
 }
 
+absl::StatusOr<std::unique_ptr<RandomAccessFile>> Part::OpenColumn(size_t column_index) const {
+  if (column_index >= columns_.size()) {
+    return Error(ErrorCode::kArgumentOutOfBound,
+                 absl::StrCat("Cannot open column ", column_index, " of part ", name_string_,
+                              " of table ", schema_->name, ": it has ", columns_.size(),
+                              " columns"));
+  }
+  return fs_->NewRandomAccessFile(JoinPath(dir_, DataFileName(column_index)));
+}
+
 absl::StatusOr<const char*> Part::ReadCompressedGranules(size_t column_index,
                                                          size_t granule_begin, size_t granule_end,
+                                                         const RandomAccessFile* file,
                                                          std::unique_ptr<char[]>* owned,
                                                          uint64_t* first) const {
   // One pread covers the compressed blocks of every requested granule.
@@ -190,14 +201,18 @@ absl::StatusOr<const char*> Part::ReadCompressedGranules(size_t column_index,
   *first = marks[granule_begin].offset;
   uint64_t last = marks[granule_end - 1].offset + marks[granule_end - 1].compressed_size;
   char* compressed = ReadBuffer(0, last - *first, owned);
-  ASSIGN_OR_RETURN(std::unique_ptr<RandomAccessFile> file,
-                   fs_->NewRandomAccessFile(JoinPath(dir_, DataFileName(column_index))));
+  std::unique_ptr<RandomAccessFile> opened;
+  if (file == nullptr) {
+    ASSIGN_OR_RETURN(opened, fs_->NewRandomAccessFile(JoinPath(dir_, DataFileName(column_index))));
+    file = opened.get();
+  }
   RETURN_IF_ERROR(file->Read(*first, last - *first, compressed));
   return compressed;
 }
 
 absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t granule_begin,
-                                                 size_t granule_end) const {
+                                                 size_t granule_end,
+                                                 const RandomAccessFile* file) const {
   if (column_index >= columns_.size() || granule_begin > granule_end ||
       granule_end > granule_count()) {
     return Error(ErrorCode::kArgumentOutOfBound,
@@ -214,7 +229,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   std::unique_ptr<char[]> compressed_owned;
   uint64_t first = 0;
   ASSIGN_OR_RETURN(const char* compressed,
-                   ReadCompressedGranules(column_index, granule_begin, granule_end,
+                   ReadCompressedGranules(column_index, granule_begin, granule_end, file,
                                           &compressed_owned, &first));
 
   bool is_string = core::IsString(type);
@@ -233,7 +248,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
     column->MutableOffsets().reserve(rows);
     column->MutableChars().reserve(chars);
   } else {
-    column->Resize(rows);
+    column->ResizeUninitialized(rows);  // every byte is written by the loop below
     out = column->RawData();  // fixed-width blocks decompress straight into the column
   }
 
@@ -262,7 +277,8 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
 }
 
 absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_t granule_begin,
-                                                      size_t granule_end) const {
+                                                      size_t granule_end,
+                                                      const RandomAccessFile* file) const {
   if (column_index >= columns_.size() || granule_begin > granule_end ||
       granule_end > granule_count() || !core::IsString(schema_->columns[column_index].type)) {
     return Error(ErrorCode::kArgumentOutOfBound,
@@ -277,10 +293,10 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
   std::unique_ptr<char[]> compressed_owned;
   uint64_t first = 0;
   ASSIGN_OR_RETURN(const char* compressed,
-                   ReadCompressedGranules(column_index, granule_begin, granule_end,
+                   ReadCompressedGranules(column_index, granule_begin, granule_end, file,
                                           &compressed_owned, &first));
 
-  column->Resize(granule_starts_[granule_end] - granule_starts_[granule_begin]);
+  column->ResizeUninitialized(granule_starts_[granule_end] - granule_starts_[granule_begin]);
   uint64_t* out = column->Data<uint64_t>();
   uint32_t max_rows = 0;
   for (size_t g = granule_begin; g < granule_end; ++g) {

@@ -71,13 +71,20 @@ class Part {
   // the compressed range with one pread and verifies each block's checksum; a mismatch returns
   // CHECKSUM_DOESNT_MATCH naming table, part, column and granule.
   // Errors: ARGUMENT_OUT_OF_BOUND for a bad index or range; CANNOT_READ_FROM_FILE on I/O errors.
+  // `file`: the column's data file from OpenColumn, or nullptr to open it for this read.
   absl::StatusOr<core::ColumnPtr> ReadColumn(size_t column_index, size_t granule_begin,
-                                             size_t granule_end) const;
+                                             size_t granule_end,
+                                             const RandomAccessFile* file = nullptr) const;
   // Returns the byte lengths (UInt64) of the values of a String column over granules
   // [granule_begin, granule_end): decompresses only each granule's length prefix, never the
   // characters. Checksums and errors as ReadColumn; ARGUMENT_OUT_OF_BOUND for a non-String column.
   absl::StatusOr<core::ColumnPtr> ReadStringSizes(size_t column_index, size_t granule_begin,
-                                                  size_t granule_end) const;
+                                                  size_t granule_end,
+                                                  const RandomAccessFile* file = nullptr) const;
+  // Opens the data file of one column, for a scan that reads many granule ranges of it and passes
+  // the file to each ReadColumn / ReadStringSizes (one open instead of one per read).
+  // Errors: ARGUMENT_OUT_OF_BOUND for a bad index; CANNOT_READ_FROM_FILE when it cannot be opened.
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenColumn(size_t column_index) const;
 
   // Sets *min / *max to the bounds of one granule's values (forms: see GranuleBounds) and returns
   // true, or returns false when they are unknown or the indexes are out of range.
@@ -99,8 +106,10 @@ class Part {
   // pread into the calling thread's read buffer (or into *owned when it is too big) and returns
   // their start; *first is their offset in the column file.
   // REQUIRES: a valid column index and granule_begin < granule_end <= granule_count().
+  // `file` is the column's data file, or nullptr to open it here.
   absl::StatusOr<const char*> ReadCompressedGranules(size_t column_index, size_t granule_begin,
                                                      size_t granule_end,
+                                                     const RandomAccessFile* file,
                                                      std::unique_ptr<char[]>* owned,
                                                      uint64_t* first) const;
 

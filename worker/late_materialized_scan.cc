@@ -141,7 +141,7 @@ absl::StatusOr<core::Block> LateMaterializedScan::ReadEarly(const MorselSource& 
   ASSIGN_OR_RETURN(core::Block block, source.ReadColumns(morsel, early_positions_));
   size_t rows = block.rows();
   auto locator = std::make_shared<core::Column>(core::TypeId::kUInt64);
-  locator->Resize(rows);
+  locator->ResizeUninitialized(rows);
   uint64_t* data = locator->Data<uint64_t>();
   uint64_t base =
       (uint64_t{morsel.part} << kPartShift) | morsel.data->granule_first_row(morsel.begin);

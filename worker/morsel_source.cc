@@ -72,6 +72,10 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
                                  std::chrono::steady_clock::now() - started)
                                  .count();
   source->condition_key_ = QueryConditionCache::KeyOf(fragment);
+  source->file_slots_.assign(source->snapshot_->parts.size(), ColumnFiles::kNoSlot);
+  for (size_t i = 0; i < selected.size(); ++i) source->file_slots_[selected[i].part] = i;
+  source->files_ =
+      std::make_unique<ColumnFiles>(selected.size(), source->column_indexes_.size());
   for (const storage::SelectedPart& part : selected) {
     // Granules where this filter matched nothing before are left out (query_condition_cache.h).
     std::vector<bool> empty;
@@ -120,7 +124,7 @@ absl::StatusOr<core::Block> MorselSource::Read(const Morsel& morsel) const {
   core::Block block;
   if (numbers_) {
     auto column = std::make_shared<core::Column>(core::TypeId::kUInt64);
-    column->Resize(morsel.end - morsel.begin);
+    column->ResizeUninitialized(morsel.end - morsel.begin);
     uint64_t* data = column->Data<uint64_t>();
     for (uint64_t i = morsel.begin; i < morsel.end; ++i) data[i - morsel.begin] = i;
     block.rows_without_columns = morsel.end - morsel.begin;
@@ -140,10 +144,12 @@ absl::StatusOr<core::Block> MorselSource::Read(const Morsel& morsel) const {
 
 absl::StatusOr<core::ColumnPtr> MorselSource::ReadOne(const Morsel& morsel, size_t position) const {
   size_t index = column_indexes_[position];
+  ASSIGN_OR_RETURN(const storage::RandomAccessFile* file,
+                   files_->Get(*morsel.data, file_slots_[morsel.part], position, index));
   if (position < string_sizes_.size() && string_sizes_[position]) {
-    return morsel.data->ReadStringSizes(index, morsel.begin, morsel.end);
+    return morsel.data->ReadStringSizes(index, morsel.begin, morsel.end, file);
   }
-  return morsel.data->ReadColumn(index, morsel.begin, morsel.end);
+  return morsel.data->ReadColumn(index, morsel.begin, morsel.end, file);
 }
 
 absl::StatusOr<core::Block> MorselSource::ReadColumns(const Morsel& morsel,

@@ -18,6 +18,7 @@
 #include "granite/worker/v1/plan.pb.h"
 #include "storage/part_pruner.h"
 #include "storage/store.h"
+#include "worker/column_files.h"
 
 namespace granite::worker {
 
@@ -60,6 +61,8 @@ class MorselSource {
   uint64_t total_rows() const { return total_rows_; }
   // Parts and granules of the table vs those selected by pruning (zeros for numbers).
   const storage::PruneStats& prune_stats() const { return prune_stats_; }
+  // The column files this scan keeps open (column_files.h). REQUIRES: a table source.
+  const ColumnFiles& column_files() const { return *files_; }
   // Nanoseconds spent taking the snapshot and choosing parts and granules.
   uint64_t choose_parts_ns() const { return choose_parts_ns_; }
 
@@ -76,6 +79,9 @@ class MorselSource {
   std::vector<size_t> column_indexes_;  // schema index per source column
   std::vector<bool> string_sizes_;      // per source column: read the sizes only
   std::vector<Morsel> morsels_;
+  // The column files of the selected parts, opened once per scan (column_files.h).
+  std::unique_ptr<ColumnFiles> files_;
+  std::vector<size_t> file_slots_;  // by snapshot part index: its slot in files_
   std::string condition_key_;  // QueryConditionCache::KeyOf the fragment; "" = not cached
   storage::PruneStats prune_stats_;
   uint64_t choose_parts_ns_ = 0;

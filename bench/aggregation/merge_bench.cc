@@ -4,7 +4,9 @@
 //                              blocks ready to send;
 //   BM_CoordinatorMerge/W     the coordinator merging the 256 buckets of W workers (20M rows over
 //                              10M keys split evenly between them) with BucketedMerger on a pool of
-//                              2 threads, up to the finalized result.
+//                              2 threads, up to the finalized result;
+//   BM_CoordinatorTopN/late:L  Q33's coordinator merge with the ORDER BY count() LIMIT 10 cut per
+//                              bucket, late finalization off (0) or on (1).
 // Setup (aggregating the input) is not timed. Each run is one iteration; report the minimum.
 //
 //   build-*/merge_bench --benchmark_repetitions=3
@@ -15,6 +17,8 @@
 
 #include "benchmark/benchmark.h"
 #include "coordinator/bucketed_merger.h"
+#include "coordinator/final_stage.h"
+#include "coordinator/late_finalizer.h"
 #include "core/aggregation/aggregator.h"
 #include "core/aggregation/local_merger.h"
 #include "core/thread_pool.h"
@@ -106,9 +110,93 @@ void BM_CoordinatorMerge(benchmark::State& state) {
   }
 }
 
+// Q33's coordinator merge (GROUP BY UInt64, UInt32 with count(), sum(Int16), avg(Int16) ORDER BY
+// count() DESC LIMIT 10): 2 workers of kTopNRows rows each over nearly unique keys, merged bucket
+// by bucket and cut to the top 10 per bucket, with late finalization off (0) or on (1).
+constexpr uint64_t kTopNRows = 2'500'000;
+
+std::vector<core::Block> TopNWorkerBuckets(uint64_t seed) {
+  std::vector<TypeId> keys = {TypeId::kUInt64, TypeId::kUInt32};
+  std::vector<core::AggregateSpec> specs = {
+      {"count", {}}, {"sum", {TypeId::kInt16}}, {"avg", {TypeId::kInt16}}};
+  auto aggregator = std::move(*Aggregator::Create(keys, specs));
+  for (uint64_t at = 0; at < kTopNRows; at += kBatch) {
+    uint64_t n = std::min<uint64_t>(kBatch, kTopNRows - at);
+    auto k1 = std::make_shared<core::Column>(TypeId::kUInt64);
+    auto k2 = std::make_shared<core::Column>(TypeId::kUInt32);
+    auto x = std::make_shared<core::Column>(TypeId::kInt16);
+    for (uint64_t i = at; i < at + n; ++i) {
+      // 1 row in 64 repeats a key of the other worker: a few counts of 2.
+      uint64_t key = i % 64 == 0 ? i : i * 2 + seed;
+      k1->Append<uint64_t>(key * 0x9E3779B97F4A7C15ULL);
+      k2->Append<uint32_t>(static_cast<uint32_t>(key * 2654435761u));
+      x->Append<int16_t>(static_cast<int16_t>(i % 2000));
+    }
+    (void)aggregator->Add({k1, k2}, {{}, {x}, {x}}, n);
+  }
+  std::vector<std::unique_ptr<Aggregator>> one;
+  one.push_back(std::move(aggregator));
+  return core::LocalMerger::Merge(std::move(one), nullptr, core::LocalMerger::Options());
+}
+
+coordinator::QueryPlan TopNPlan() {
+  coordinator::QueryPlan plan;
+  std::vector<TypeId> types = {TypeId::kUInt64, TypeId::kUInt32, TypeId::kUInt64, TypeId::kInt64,
+                               TypeId::kFloat64};
+  for (uint32_t c = 0; c < types.size(); ++c) {
+    worker::v1::Expr expr;
+    expr.set_type(static_cast<uint32_t>(types[c]));
+    expr.set_column(c);
+    plan.final_exprs.push_back(expr);
+  }
+  plan.visible = types.size();
+  plan.order = {{2, true}};
+  plan.has_limit = true;
+  plan.limit = 10;
+  return plan;
+}
+
+void BM_CoordinatorTopN(benchmark::State& state) {
+  bool late_on = state.range(0) != 0;
+  core::ThreadPool pool(2);
+  coordinator::QueryPlan plan = TopNPlan();
+  std::vector<TypeId> keys = {TypeId::kUInt64, TypeId::kUInt32};
+  std::vector<core::AggregateSpec> specs = {
+      {"count", {}}, {"sum", {TypeId::kInt16}}, {"avg", {TypeId::kInt16}}};
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::vector<std::vector<core::Block>> sent = {TopNWorkerBuckets(0), TopNWorkerBuckets(1)};
+    state.ResumeTiming();
+    auto late = coordinator::LateFinalizer::Create(plan, keys, specs);
+    coordinator::BucketedMerger merger(keys, specs, 2, &pool, [] { return false; });
+    merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
+    merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
+      return CombineCutPieces(plan, std::move(pieces));
+    });
+    if (late_on && late.ok() && *late) {
+      merger.SetBucketMerge([&late](const std::vector<core::Block>& inputs, size_t* groups) {
+        return (*late)->MergeAndCut(inputs, groups);
+      });
+    }
+    for (uint32_t b = 0; b < core::kBucketCount; ++b) {
+      for (size_t w = 0; w < 2; ++w) merger.Add(w, b, std::move(sent[w][b]));
+    }
+    auto result = merger.Finish();
+    state.PauseTiming();
+    if (!result.ok() || result->rows() != 10) {
+      state.SkipWithError("wrong result");
+      break;
+    }
+    state.counters["merge_cpu_s"] = merger.merge_ns() / 1e9;
+    state.ResumeTiming();
+  }
+}
+
 BENCHMARK(BM_LocalMerge)->ArgName("threads")->Arg(1)->Arg(2)->Iterations(1)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_CoordinatorMerge)->ArgName("workers")->Arg(1)->Arg(2)->Arg(3)->Iterations(1)
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CoordinatorTopN)->ArgName("late")->Arg(0)->Arg(1)->Iterations(1)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

@@ -92,11 +92,24 @@ class Aggregator {
   // Fails with LOGICAL_ERROR if column counts or types do not match Create's (nothing is added).
   absl::Status Add(const std::vector<ColumnPtr>& keys,
                    const std::vector<std::vector<ColumnPtr>>& args, size_t rows);
+  // Adds the rows selection[0 .. count) (strictly ascending row indices) of `keys` and `args`,
+  // which hold every row of the unfiltered input: the same groups and states as Add of a filtered
+  // copy of those rows (aggregator_selected.cc). The kString and kSerialized layouts read the
+  // selected keys in place, so a WHERE filter never copies String key columns; other layouts and
+  // the arguments read gathered copies (Column::Take). Fails like Add, or with LOGICAL_ERROR when
+  // a selected row lies outside a column.
+  absl::Status AddSelected(const std::vector<ColumnPtr>& keys,
+                           const std::vector<std::vector<ColumnPtr>>& args,
+                           const uint32_t* selection, size_t count);
 
   // Merges a partial block (key columns then state columns, PartialTypes()) produced by Partial or
   // PartialByBucket of an Aggregator with the same key types and specs, possibly in another
   // process. Fails with LOGICAL_ERROR on a column mismatch, CORRUPTED_DATA on malformed states.
   absl::Status Merge(const Block& partial);
+  // After a successful Merge of a block of n > 0 rows: entry i < n is the group id of row i
+  // (ids are dense in [0, size()), and Finalize emits groups in id order). Overwritten by the
+  // next Add or Merge (coordinator/late_finalizer.h keeps a copy per input).
+  const std::vector<uint32_t>& merged_groups() const { return group_ids_; }
 
   // In-memory merges from an Aggregator with the same key types and specs (see
   // AggregateFunction::MergeFrom for what happens to src's states and why src must outlive this
@@ -228,6 +241,9 @@ class Aggregator {
   std::unique_ptr<TwoLevelHashMap<StringHashMap>> string_map2_;
 
   bool direct_key_violated_ = false;  // AssignDirectOffset saw a value outside the range
+  // kString, kSerialized: during AddSelected, the key row of each batch row (AssignGroups reads
+  // row selection_[i] of the key columns for batch row i); null otherwise.
+  const uint32_t* selection_ = nullptr;
 
   // Scratch buffers of the current batch.
   std::vector<uint32_t> group_ids_;

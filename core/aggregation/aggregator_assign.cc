@@ -87,13 +87,17 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
       views_.resize(rows);
       if (serialized) {
         SerializeKeys(keys, rows);
+      } else if (selection_ != nullptr) {  // AddSelected: the key column holds every row
+        for (size_t i = 0; i < rows; ++i) views_[i] = keys[0]->StringAt(selection_[i]);
       } else {
         for (size_t i = 0; i < rows; ++i) views_[i] = keys[0]->StringAt(i);
       }
       const uint64_t* hashes = known_hashes;
       if (hashes == nullptr) {
         hashes_.resize(rows);
-        if (serialized) {
+        if (serialized && selection_ != nullptr) {
+          HashSelectedKeys(keys, selection_, rows, hashes_.data());
+        } else if (serialized) {
           HashKeys(keys, rows, hashes_.data());
         } else {
           for (size_t i = 0; i < rows; ++i) hashes_[i] = HashBytes(views_[i]);
@@ -119,6 +123,10 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
       }
       break;
     }
+  }
+  if (selection_ != nullptr && layout_ == KeyLayout::kSerialized) {
+    // AddSelected: new_rows_ are batch rows; the key columns are indexed by input row.
+    for (uint32_t& row : new_rows_) row = selection_[row];
   }
   if (layout_ != KeyLayout::kNoKeys && layout_ != KeyLayout::kString) AppendNewKeys(keys);
   for (const auto& function : functions_) function->Resize(groups_);
@@ -337,26 +345,32 @@ void Aggregator::AppendNewKeys(const std::vector<ColumnPtr>& keys) {
   }
 }
 
-void Aggregator::SerializeKeys(const std::vector<ColumnPtr>& keys, size_t rows) {
+namespace {
+
+// Writes the serialized keys of batch rows [0, rows) (input rows row_of(i)) and their views.
+template <typename RowOf>
+void SerializeRows(const std::vector<TypeId>& key_types, const std::vector<ColumnPtr>& keys,
+                   size_t rows, RowOf row_of, std::string* serialized,
+                   std::vector<size_t>* serialized_offsets, std::string_view* views) {
   // Lengths first (fixed widths plus each string with its 4-byte prefix), then column by column,
   // so the type dispatch happens once per column rather than once per value.
   size_t fixed_width = 0;
-  for (TypeId type : key_types_) fixed_width += IsString(type) ? sizeof(uint32_t) : ValueSize(type);
-  serialized_offsets_.assign(rows + 1, 0);
-  size_t* offsets = serialized_offsets_.data();
+  for (TypeId type : key_types) fixed_width += IsString(type) ? sizeof(uint32_t) : ValueSize(type);
+  serialized_offsets->assign(rows + 1, 0);
+  size_t* offsets = serialized_offsets->data();
   for (size_t i = 0; i < rows; ++i) offsets[i + 1] = fixed_width;
   for (const ColumnPtr& key : keys) {
     if (!IsString(key->type())) continue;
-    for (size_t i = 0; i < rows; ++i) offsets[i + 1] += key->StringAt(i).size();
+    for (size_t i = 0; i < rows; ++i) offsets[i + 1] += key->StringAt(row_of(i)).size();
   }
   for (size_t i = 0; i < rows; ++i) offsets[i + 1] += offsets[i];
-  serialized_.resize(offsets[rows]);
+  serialized->resize(offsets[rows]);
   std::vector<size_t> cursor(offsets, offsets + rows);
-  char* out = serialized_.data();
+  char* out = serialized->data();
   for (const ColumnPtr& key : keys) {
     if (IsString(key->type())) {
       for (size_t i = 0; i < rows; ++i) {
-        std::string_view value = key->StringAt(i);
+        std::string_view value = key->StringAt(row_of(i));
         auto size = static_cast<uint32_t>(value.size());
         std::memcpy(out + cursor[i], &size, sizeof(size));
         if (!value.empty()) std::memcpy(out + cursor[i] + sizeof(size), value.data(), size);
@@ -370,14 +384,26 @@ void Aggregator::SerializeKeys(const std::vector<ColumnPtr>& keys, size_t rows) 
       for (size_t i = 0; i < rows; ++i) {
         // The low sizeof(T) bytes of the widened value (little-endian): the value itself, with
         // -0.0 folded into 0.0 like the hash.
-        uint64_t widened = WidenKey(values[i]);
+        uint64_t widened = WidenKey(values[row_of(i)]);
         std::memcpy(out + cursor[i], &widened, sizeof(T));
         cursor[i] += sizeof(T);
       }
     });
   }
   for (size_t i = 0; i < rows; ++i) {
-    views_[i] = std::string_view(out + offsets[i], offsets[i + 1] - offsets[i]);
+    views[i] = std::string_view(out + offsets[i], offsets[i + 1] - offsets[i]);
+  }
+}
+
+}  // namespace
+
+void Aggregator::SerializeKeys(const std::vector<ColumnPtr>& keys, size_t rows) {
+  if (selection_ != nullptr) {  // AddSelected: batch row i is input row selection_[i]
+    SerializeRows(key_types_, keys, rows, [sel = selection_](size_t i) -> size_t { return sel[i]; },
+                  &serialized_, &serialized_offsets_, views_.data());
+  } else {
+    SerializeRows(key_types_, keys, rows, [](size_t i) { return i; }, &serialized_,
+                  &serialized_offsets_, views_.data());
   }
 }
 

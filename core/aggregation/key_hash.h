@@ -50,4 +50,9 @@ void HashKeys(const std::vector<ColumnPtr>& keys, size_t rows, uint64_t* out);
 // Same as HashKeys for columns held by mutable pointers (an Aggregator's own key columns).
 void HashKeys(const std::vector<MutableColumnPtr>& keys, size_t rows, uint64_t* out);
 
+// Writes the key hash of rows selection[0 .. count) of `keys` to out[0 .. count) (the hashes
+// HashKeys gives those rows). REQUIRES: every selected row lies in every column.
+void HashSelectedKeys(const std::vector<ColumnPtr>& keys, const uint32_t* selection, size_t count,
+                      uint64_t* out);
+
 }  // namespace granite::core

@@ -6,18 +6,6 @@
 #include "core/hash.h"
 
 namespace granite::core {
-namespace {
-
-// Runs fn(i) for i < n on the pool when there is one, else serially.
-void ForEachIndex(ThreadPool* pool, size_t n, const std::function<void(size_t)>& fn) {
-  if (pool != nullptr && pool->size() > 1 && n > 1) {
-    pool->ParallelFor(n, fn);
-  } else {
-    for (size_t i = 0; i < n; ++i) fn(i);
-  }
-}
-
-}  // namespace
 
 LocalMerger::Shape LocalMerger::ShapeOf(
     const std::vector<std::unique_ptr<Aggregator>>& aggregators) {
@@ -106,7 +94,7 @@ std::vector<Block> LocalMerger::MergeHashed(std::vector<std::unique_ptr<Aggregat
   size_t threads = aggregators.size();
   std::vector<std::vector<uint32_t>> orders(threads);
   std::vector<std::vector<uint32_t>> starts(threads);
-  ForEachIndex(pool, threads, [&](size_t t) { aggregators[t]->BucketOrder(&orders[t], &starts[t]); });
+  ParallelForOrSerial(pool, threads, [&](size_t t) { aggregators[t]->BucketOrder(&orders[t], &starts[t]); });
   auto groups_in = [&](size_t t, size_t b) -> size_t { return starts[t][b + 1] - starts[t][b]; };
   std::vector<Block> result(kBucketCount);
   // Merges bucket b of every thread; returns its merged group count.
@@ -150,7 +138,7 @@ std::vector<Block> LocalMerger::MergeHashed(std::vector<std::unique_ptr<Aggregat
                  : mode == Options::WorkerMerge::kNever ? 0
                                                         : kBucketCount;
   std::vector<size_t> probe_groups(probe, 0);
-  ForEachIndex(pool, probe, [&](size_t b) { probe_groups[b] = merge(b); });
+  ParallelForOrSerial(pool, probe, [&](size_t b) { probe_groups[b] = merge(b); });
   bool skip = mode == Options::WorkerMerge::kNever;
   if (mode == Options::WorkerMerge::kAuto) {
     size_t merged = 0;
@@ -161,7 +149,7 @@ std::vector<Block> LocalMerger::MergeHashed(std::vector<std::unique_ptr<Aggregat
     }
     skip = total > 0 && static_cast<double>(merged) > kSkipRatio * static_cast<double>(total);
   }
-  ForEachIndex(pool, kBucketCount - probe, [&](size_t i) {
+  ParallelForOrSerial(pool, kBucketCount - probe, [&](size_t i) {
     if (skip) {
       concatenate(probe + i);
     } else {
@@ -186,7 +174,7 @@ std::vector<Block> LocalMerger::MergeDirect(std::vector<std::unique_ptr<Aggregat
   size_t ranges = std::max<size_t>(1, std::min<size_t>(workers * 4, hi - lo));
   size_t width = (hi - lo + ranges - 1) / ranges;
   std::vector<std::vector<Block>> per_range(ranges);
-  ForEachIndex(pool, ranges, [&](size_t r) {
+  ParallelForOrSerial(pool, ranges, [&](size_t r) {
     uint32_t from = lo + static_cast<uint32_t>(r * width);
     uint32_t to = std::min<uint32_t>(hi, from + static_cast<uint32_t>(width));
     std::unique_ptr<Aggregator> merged = aggregators[0]->CloneEmpty(/*sparse=*/false);
@@ -200,7 +188,7 @@ std::vector<Block> LocalMerger::MergeDirect(std::vector<std::unique_ptr<Aggregat
   });
   // Key ranges are disjoint, so a bucket is the concatenation of its pieces.
   std::vector<Block> result(kBucketCount);
-  ForEachIndex(pool, kBucketCount, [&](size_t b) {
+  ParallelForOrSerial(pool, kBucketCount, [&](size_t b) {
     std::vector<Block> pieces;
     for (auto& range : per_range) {
       if (range[b].rows() > 0) pieces.push_back(std::move(range[b]));
@@ -212,9 +200,9 @@ std::vector<Block> LocalMerger::MergeDirect(std::vector<std::unique_ptr<Aggregat
 
 std::vector<Block> LocalMerger::MergeParts(std::vector<std::unique_ptr<Aggregator>>& aggregators,
                                            ThreadPool* pool, bool final_only) {
-  ForEachIndex(pool, aggregators.size(), [&](size_t t) { aggregators[t]->PrepareParts(); });
+  ParallelForOrSerial(pool, aggregators.size(), [&](size_t t) { aggregators[t]->PrepareParts(); });
   std::vector<Block> result(kBucketCount);
-  ForEachIndex(pool, kBucketCount, [&](size_t part) {
+  ParallelForOrSerial(pool, kBucketCount, [&](size_t part) {
     std::unique_ptr<Aggregator> merged = aggregators[0]->CloneEmpty(/*sparse=*/true);
     for (auto& aggregator : aggregators) {
       merged->MergePartFrom(*aggregator, static_cast<uint32_t>(part));

@@ -88,6 +88,12 @@ class LocalMerger {
   // REQUIRES: as for Merge.
   static PartialResult MergeToPartial(std::vector<std::unique_ptr<Aggregator>> aggregators,
                                       ThreadPool* pool, const Options& options);
+  // Returns true if Merge takes the serial path for `aggregators` (one aggregator, no keys, or an
+  // input below both thresholds).
+  static bool MergesSerially(const std::vector<std::unique_ptr<Aggregator>>& aggregators,
+                             const Options& options) {
+    return Serial(aggregators, ShapeOf(aggregators), options);
+  }
 
  private:
   // Sizes the input decides the path by.

@@ -119,6 +119,63 @@ class AdmissionTest(unittest.TestCase):
         self.assertGreater(int(waited[0][0]), 100000, waited)
         self.assertEqual(self.rows("SELECT count() FROM adm"), [["1001"]])
 
+    def test_streamed_calls(self):
+        """The same over ExecuteQueryWithStreamIO, the callback method (query_scheduler.h): queued
+        SELECTs hold no thread, a streamed INSERT passes them, a killed or abandoned queued query
+        ends and frees its place, and the rest run once the slot frees."""
+        before = int(self.rows("SELECT count() FROM adm")[0][0])
+        streams = []
+
+        def start(sql, query_id):
+            stream = self.cluster.client(timeout=60).stream(sql, query_id=query_id)
+            stream.finish()
+            streams.append(stream)
+            return stream
+
+        long = start(LONG_SELECT, "st-long")
+        self.wait_for(lambda: self.processes().get("st-long") == "0", "the long SELECT to run")
+        first = start("SELECT count() FROM adm", "st-first")
+        self.wait_for(lambda: self.processes().get("st-first") == "1", "st-first to queue")
+        gone = self.cluster.client(timeout=60).stream("SELECT count() FROM adm",
+                                                      query_id="st-gone")
+        gone.finish()
+        self.wait_for(lambda: self.processes().get("st-gone") == "1", "st-gone to queue")
+
+        # A streamed INSERT (input sent in pieces while it runs) passes the full queue.
+        started = time.monotonic()
+        insert = self.cluster.client(timeout=30).stream("INSERT INTO adm FORMAT TabSeparated")
+        insert.send("7000\n")
+        insert.send("7001\n")
+        insert.finish()
+        insert.result()
+        self.assertLess(time.monotonic() - started, 5)
+
+        # A full queue refuses at once, over the stream too.
+        with self.assertRaises(GraniteError) as refused:
+            start("SELECT count() FROM adm", "st-refused").result()
+        self.assertEqual(refused.exception.code, 202)
+
+        # A client that goes away takes its query out of the queue.
+        gone.close()
+        self.wait_for(lambda: "st-gone" not in self.processes(), "st-gone to leave the queue")
+
+        # KILL QUERY ends a queued streamed query with QUERY_WAS_CANCELLED.
+        second = start("SELECT count() FROM adm WHERE k < 10", "st-second")
+        self.wait_for(lambda: self.processes().get("st-second") == "1", "st-second to queue")
+        killed = self.rows("KILL QUERY WHERE query_id = 'st-first' SYNC")
+        self.assertEqual(killed[0][:2], ["finished", "st-first"])
+        with self.assertRaises(GraniteError) as cancelled:
+            first.result()
+        self.assertEqual(cancelled.exception.code, 394)
+
+        self.rows("KILL QUERY WHERE query_id = 'st-long' SYNC")
+        with self.assertRaises(GraniteError):
+            long.result()
+        self.assertEqual(second.result().output.decode().strip(), "10")
+        self.assertEqual(self.rows("SELECT count() FROM adm"), [[str(before + 2)]])
+        log = self.rows("SELECT exception_code FROM system.query_log WHERE query_id = 'st-first'")
+        self.assertEqual(log, [["394"]])
+
 
 
 class AdmissionIdleSelectsTest(AdmissionTest):

@@ -1,0 +1,61 @@
+// QueryScheduler: where the coordinator's client queries execute. The callback gRPC server
+// (ClickHouseService's ExecuteQueryWithStreamIO) hands each query here and gives its own thread
+// back to gRPC at once, so a waiting query holds no thread:
+//  - a SELECT over tables (judged from its text, IsAdmittedSelect) waits for an admission slot as
+//    a queued callback (AdmissionQueue::AdmitAsync), then runs on the SELECT executor, a pool of
+//    `select_threads` threads (one per slot: a running SELECT blocks its thread on worker RPCs);
+//  - everything else (INSERT, DDL, KILL QUERY, system tables, SELECTs without FROM or with
+//    queue_max_wait_ms) runs on the other executor, which never runs a SELECT over tables: an
+//    INSERT waits behind no queued SELECT. A SELECT refused by admission (cancelled while queued,
+//    queue full) sends its error from there too, at once.
+//
+// Why: with one sync handler thread per call, 256 clients kept 256 threads blocked in the
+// admission queue or on worker RPCs, and ~40% of the coordinator's CPU went to switching between
+// them (bench/results/observability-2026-11-23.md, Session 5).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "coordinator/admission_queue.h"
+#include "coordinator/query_context.h"
+#include "core/thread_pool.h"
+
+namespace granite::coordinator {
+
+// Runs client queries on two bounded executors, SELECTs after admission.
+// Thread-safety: all methods may be called from any thread.
+class QueryScheduler {
+ public:
+  // `admission` (not null) must outlive the scheduler. Zero threads means one.
+  QueryScheduler(AdmissionQueue* admission, size_t select_threads, size_t other_threads);
+  // Runs the tasks still queued, then joins the threads.
+  ~QueryScheduler();
+  QueryScheduler(const QueryScheduler&) = delete;
+  QueryScheduler& operator=(const QueryScheduler&) = delete;
+
+  // Returns true if `sql` is a SELECT that reads a table (it has FROM, no system. table and no
+  // queue_max_wait_ms setting): such queries go through ScheduleSelect. Others reach the admission
+  // queue, if at all, from QueryExecutor as before (blocking their executor thread).
+  static bool IsAdmittedSelect(std::string_view sql);
+
+  // Runs `run` once `query` is admitted: with its slot on the SELECT executor, or with the
+  // admission error (QUERY_WAS_CANCELLED, TOO_MANY_SIMULTANEOUS_QUERIES) on the other executor.
+  using SelectTask = std::function<void(absl::StatusOr<AdmissionQueue::Slot>)>;
+  void ScheduleSelect(QueryContext* query, SelectTask run);
+  // Runs `run` on the other executor.
+  void ScheduleOther(std::function<void()> run);
+
+  size_t select_threads() const { return select_pool_->size(); }
+  size_t other_threads() const { return other_pool_->size(); }
+
+ private:
+  AdmissionQueue* admission_;
+  std::unique_ptr<core::ThreadPool> select_pool_;
+  std::unique_ptr<core::ThreadPool> other_pool_;
+};
+
+}  // namespace granite::coordinator

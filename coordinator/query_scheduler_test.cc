@@ -1,0 +1,190 @@
+#include "coordinator/query_scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/error.h"
+#include "core/mutex.h"
+
+namespace granite::coordinator {
+namespace {
+
+using std::chrono::milliseconds;
+
+template <typename F>
+bool Eventually(F condition) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  return true;
+}
+
+// Returns this process's thread count (Linux /proc/self/status).
+int ThreadCount() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
+
+// A latch the SELECT tasks of a test block on until it opens.
+class Gate {
+ public:
+  void Open() {
+    core::MutexLock lock(mu_);
+    open_ = true;
+    opened_.notify_all();
+  }
+  void Wait() {
+    core::MutexLock lock(mu_);
+    while (!open_) opened_.wait(mu_);
+  }
+
+ private:
+  core::Mutex mu_{"test_gate"};
+  std::condition_variable_any opened_;
+  bool open_ GUARDED_BY(mu_) = false;
+};
+
+TEST(QuerySchedulerTest, ClassifiesSelectsOverTables) {
+  EXPECT_TRUE(QueryScheduler::IsAdmittedSelect("SELECT count() FROM hits"));
+  EXPECT_TRUE(QueryScheduler::IsAdmittedSelect("  (with 1 AS x select x from t)"));
+  EXPECT_FALSE(QueryScheduler::IsAdmittedSelect("INSERT INTO t SELECT * FROM u"));
+  EXPECT_FALSE(QueryScheduler::IsAdmittedSelect("SELECT * FROM system.processes"));
+  EXPECT_FALSE(QueryScheduler::IsAdmittedSelect("SELECT 1"));
+  EXPECT_FALSE(
+      QueryScheduler::IsAdmittedSelect("SELECT * FROM t SETTINGS queue_max_wait_ms = 10"));
+  EXPECT_FALSE(QueryScheduler::IsAdmittedSelect("KILL QUERY WHERE query_id = 'x'"));
+}
+
+// An INSERT completes while every SELECT slot is held by a blocked SELECT and more SELECTs queue.
+TEST(QuerySchedulerTest, InsertRunsWhileAllSelectSlotsAreBlocked) {
+  AdmissionQueue admission(2, 100);
+  QueryScheduler scheduler(&admission, 2, 2);
+  Gate gate;
+  std::vector<std::unique_ptr<QueryContext>> queries;
+  std::atomic<int> selects_done{0};
+  for (int i = 0; i < 6; ++i) {
+    queries.push_back(std::make_unique<QueryContext>("s" + std::to_string(i)));
+    scheduler.ScheduleSelect(queries.back().get(), [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+      ASSERT_TRUE(s.ok());
+      gate.Wait();
+      ++selects_done;
+    });
+  }
+  ASSERT_TRUE(Eventually([&] { return admission.running() == 2 && admission.queued() == 4; }));
+  std::atomic<bool> inserted{false};
+  scheduler.ScheduleOther([&] { inserted = true; });
+  EXPECT_TRUE(Eventually([&] { return inserted.load(); }));
+  EXPECT_EQ(selects_done.load(), 0);
+  gate.Open();
+  EXPECT_TRUE(Eventually([&] { return selects_done.load() == 6; }));
+  EXPECT_TRUE(Eventually([&] { return admission.running() == 0; }));
+}
+
+// 300 concurrent SELECTs complete on a 2-thread executor; queued ones hold no thread.
+TEST(QuerySchedulerTest, ManyQueriesCompleteWithBoundedThreads) {
+  AdmissionQueue admission(2, 1000);
+  Gate gate;
+  int before = ThreadCount();
+  QueryScheduler scheduler(&admission, 2, 2);
+  constexpr int kQueries = 300;
+  std::vector<std::unique_ptr<QueryContext>> queries;
+  std::atomic<int> done{0};
+  for (int i = 0; i < kQueries; ++i) {
+    queries.push_back(std::make_unique<QueryContext>("q" + std::to_string(i)));
+    scheduler.ScheduleSelect(queries.back().get(), [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+      EXPECT_TRUE(s.ok());
+      gate.Wait();
+      ++done;
+    });
+  }
+  EXPECT_EQ(admission.queued(), static_cast<size_t>(kQueries - 2));
+  EXPECT_LE(ThreadCount(), before + 4);  // the two executors' threads, nothing per query
+  gate.Open();
+  EXPECT_TRUE(Eventually([&] { return done.load() == kQueries; }));
+  EXPECT_TRUE(Eventually([&] { return admission.running() == 0 && admission.queued() == 0; }));
+}
+
+// A queued SELECT that is cancelled (KILL QUERY, client gone) gets QUERY_WAS_CANCELLED at once,
+// without waiting for a slot, and takes none: the next queued query gets the freed slot.
+TEST(QuerySchedulerTest, CancelledQueuedQueryEndsAndTakesNoSlot) {
+  AdmissionQueue admission(1, 100);
+  QueryScheduler scheduler(&admission, 1, 1);
+  Gate gate;
+  QueryContext running("running"), victim("victim"), next("next");
+  std::atomic<bool> next_ran{false};
+  std::atomic<int> victim_code{-1};
+  scheduler.ScheduleSelect(&running, [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+    ASSERT_TRUE(s.ok());
+    gate.Wait();
+  });
+  scheduler.ScheduleSelect(&victim, [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+    victim_code = s.ok() ? 0 : static_cast<int>(core::CodeOf(s.status()));
+  });
+  scheduler.ScheduleSelect(&next, [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+    next_ran = s.ok();
+  });
+  ASSERT_TRUE(Eventually([&] { return admission.queued() == 2; }));
+  EXPECT_TRUE(victim.queued.load());
+  victim.Cancel();
+  EXPECT_TRUE(Eventually([&] { return victim_code.load() != -1; }));
+  EXPECT_EQ(victim_code.load(), static_cast<int>(core::ErrorCode::kQueryWasCancelled));
+  EXPECT_FALSE(victim.queued.load());
+  EXPECT_EQ(admission.queued(), 1u);
+  victim.Cancel();  // a second KILL finds nothing to do
+  gate.Open();
+  EXPECT_TRUE(Eventually([&] { return next_ran.load(); }));
+  EXPECT_TRUE(Eventually([&] { return admission.running() == 0; }));
+}
+
+// A query cancelled before it asks for admission is refused at once.
+TEST(QuerySchedulerTest, QueryCancelledBeforeAdmissionIsRefused) {
+  AdmissionQueue admission(1, 100);
+  QueryScheduler scheduler(&admission, 1, 1);
+  QueryContext holder("holder"), late("late");
+  auto slot = admission.Admit(&holder);
+  ASSERT_TRUE(slot.ok());
+  late.Cancel();
+  std::atomic<int> code{-1};
+  scheduler.ScheduleSelect(&late, [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+    code = s.ok() ? 0 : static_cast<int>(core::CodeOf(s.status()));
+  });
+  EXPECT_TRUE(Eventually([&] { return code.load() != -1; }));
+  EXPECT_EQ(code.load(), static_cast<int>(core::ErrorCode::kQueryWasCancelled));
+  EXPECT_EQ(admission.queued(), 0u);
+}
+
+// A full queue refuses with TOO_MANY_SIMULTANEOUS_QUERIES.
+TEST(QuerySchedulerTest, FullQueueRefuses) {
+  AdmissionQueue admission(1, 1);
+  QueryScheduler scheduler(&admission, 1, 1);
+  QueryContext holder("holder"), waiting("waiting"), refused("refused");
+  auto slot = admission.Admit(&holder);
+  ASSERT_TRUE(slot.ok());
+  std::atomic<int> waiting_code{-1}, refused_code{-1};
+  scheduler.ScheduleSelect(&waiting, [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+    waiting_code = s.ok() ? 0 : static_cast<int>(core::CodeOf(s.status()));
+  });
+  scheduler.ScheduleSelect(&refused, [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+    refused_code = s.ok() ? 0 : static_cast<int>(core::CodeOf(s.status()));
+  });
+  EXPECT_TRUE(Eventually([&] { return refused_code.load() != -1; }));
+  EXPECT_EQ(refused_code.load(), static_cast<int>(core::ErrorCode::kTooManySimultaneousQueries));
+  slot->Release();
+  EXPECT_TRUE(Eventually([&] { return waiting_code.load() == 0; }));
+}
+
+}  // namespace
+}  // namespace granite::coordinator

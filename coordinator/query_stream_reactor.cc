@@ -1,0 +1,157 @@
+#include "coordinator/query_stream_reactor.h"
+
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "coordinator/clickhouse_service.h"
+#include "coordinator/query_scheduler.h"
+#include "core/error.h"
+
+namespace granite::coordinator {
+
+namespace ch = clickhouse::grpc;
+
+namespace {
+
+absl::Status CancelledByClient() {
+  return core::Error(core::ErrorCode::kQueryWasCancelled,
+                     "The client cancelled the query while it sent the input");
+}
+
+}  // namespace
+
+QueryStreamReactor::QueryStreamReactor(ClickHouseService* service,
+                                       grpc::CallbackServerContext* context)
+    : service_(service), context_(context) {
+  StartRead(&first_);
+}
+
+void QueryStreamReactor::OnReadDone(bool ok) {
+  switch (phase_) {
+    case Phase::kFirst:
+      if (!ok) {
+        Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no query"));
+        return;
+      }
+      input_ = std::move(*first_.mutable_input_data());
+      more_ = first_.next_query_info();
+      streamed_ = absl::StartsWithIgnoreCase(absl::StripLeadingAsciiWhitespace(first_.query()),
+                                             "insert");
+      if (!streamed_ && more_) {
+        phase_ = Phase::kDrain;
+        StartRead(&next_);
+        return;
+      }
+      Dispatch();
+      return;
+    case Phase::kDrain:
+      if (ok && next_.cancel()) {
+        last_.set_cancelled(true);
+        last_.set_query_id(first_.query_id());
+        StartWriteAndFinish(&last_, grpc::WriteOptions(), grpc::Status::OK);
+        return;
+      }
+      more_ = ok && next_.next_query_info();
+      if (ok) input_.append(next_.input_data());
+      if (more_) {
+        StartRead(&next_);
+      } else {
+        Dispatch();
+      }
+      return;
+    case Phase::kRunning: {
+      core::MutexLock lock(mu_);
+      read_done_ = true;
+      read_ok_ = ok;
+      done_.notify_all();
+      return;
+    }
+  }
+}
+
+void QueryStreamReactor::OnWriteDone(bool ok) {
+  core::MutexLock lock(mu_);
+  write_done_ = true;
+  write_ok_ = ok;
+  done_.notify_all();
+}
+
+void QueryStreamReactor::Dispatch() {
+  phase_ = Phase::kRunning;
+  query_ = service_->StartQuery(first_);
+  // A client that goes away cancels the query, also while it waits for admission.
+  QueryContext* query = query_.get();
+  grpc::CallbackServerContext* context = context_;
+  watch_.emplace(core::CancellationPoller::Global().Watch(
+      [context] { return context->IsCancelled(); }, [query] { query->Cancel(); }));
+  QueryScheduler* scheduler = service_->scheduler_;
+  if (QueryScheduler::IsAdmittedSelect(first_.query())) {
+    scheduled_select_ = true;
+    scheduler->ScheduleSelect(query, [this](absl::StatusOr<AdmissionQueue::Slot> slot) {
+      Execute(std::move(slot));
+    });
+  } else {
+    scheduler->ScheduleOther([this] { Execute(AdmissionQueue::Slot()); });
+  }
+}
+
+absl::StatusOr<bool> QueryStreamReactor::Next(std::string* piece) {
+  while (more_) {
+    {
+      core::MutexLock lock(mu_);
+      read_done_ = false;
+    }
+    StartRead(&next_);
+    bool ok = false;
+    {
+      core::MutexLock lock(mu_);
+      while (!read_done_) done_.wait(mu_);
+      ok = read_ok_;
+    }
+    if (!ok) break;  // the client closed its side: the input ends
+    if (next_.cancel()) {
+      more_ = false;
+      cancelled_ = true;
+      return CancelledByClient();
+    }
+    more_ = next_.next_query_info();
+    if (next_.input_data().empty()) continue;
+    piece->swap(*next_.mutable_input_data());
+    return true;
+  }
+  more_ = false;
+  if (cancelled_) return CancelledByClient();
+  return false;
+}
+
+bool QueryStreamReactor::WriteAndWait(ch::Result& result) {
+  {
+    core::MutexLock lock(mu_);
+    write_done_ = false;
+  }
+  StartWrite(&result);
+  core::MutexLock lock(mu_);
+  while (!write_done_) done_.wait(mu_);
+  return write_ok_;
+}
+
+void QueryStreamReactor::Execute(absl::StatusOr<AdmissionQueue::Slot> admitted) {
+  if (admitted.ok() && scheduled_select_) query_->admitted = true;
+  absl::Status admission = admitted.ok() ? absl::OkStatus() : admitted.status();
+  ch::Result last = service_->RunStarted(
+      context_, first_, input_, streamed_ ? this : nullptr,
+      [this](ch::Result& part) {
+        if (cancelled_) part.set_cancelled(true);
+        return WriteAndWait(part);
+      },
+      query_.get(), admission);
+  if (admitted.ok()) admitted->Release();  // the next queued SELECT may start now
+  watch_.reset();  // waits for a cancel action in flight, which uses query_
+  query_.reset();
+  if (cancelled_) last.set_cancelled(true);
+  last_ = std::move(last);
+  StartWriteAndFinish(&last_, grpc::WriteOptions(), grpc::Status::OK);
+}
+
+}  // namespace granite::coordinator

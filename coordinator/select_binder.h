@@ -1,0 +1,129 @@
+// SelectBinder: the state of binding one SELECT — source columns used, select-list aliases, GROUP
+// BY keys and aggregate calls — and its two binding modes: input (row level, over the source
+// columns) and post-aggregation (over the stage block of keys, then aggregates). Binder::Bind
+// drives it clause by clause; the free functions below are shared by both (plan expressions
+// themselves are built with core/functions/expr_builder.h).
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "core/error.h"
+#include "core/types.h"
+#include "core/value.h"
+#include "coordinator/sql/ast.h"
+#include "granite/worker/v1/plan.pb.h"
+
+namespace granite::coordinator {
+
+// The type of a bound expression.
+inline core::TypeId TypeOf(const worker::v1::Expr& e) { return static_cast<core::TypeId>(e.type()); }
+// Returns a copy of `e` whose SQL-standard aggregate names are spelled as ClickHouse shows them
+// in column names (COUNT(*) is named "count()").
+sql::ExprPtr CanonicalForName(const sql::Expr& e);
+// An error with `code` whose message ends with the 1-based query position.
+absl::Status ErrorAt(core::ErrorCode code, const std::string& message, size_t position);
+
+// Binds the expressions of one SELECT. Thread-safety: one per query, one thread.
+class SelectBinder {
+ public:
+  SelectBinder(std::vector<std::string> names, std::vector<core::TypeId> types)
+      : table_names_(std::move(names)), table_types_(std::move(types)),
+        input_index_(table_names_.size(), -1) {}
+
+  void AddAlias(const sql::Expr& item) {
+    if (!item.alias.empty()) aliases_.emplace(item.alias, &item);
+  }
+
+  // Binds a row-level expression over the source columns.
+  absl::StatusOr<worker::v1::Expr> BindInput(const sql::Expr& e);
+
+  // Binds an expression over the stage block (group keys, then aggregates).
+  absl::StatusOr<worker::v1::Expr> BindPostAggregation(const sql::Expr& e);
+
+  // Rewrites sum(x + c), sum(c + x), sum(x - c), sum(c - x), sum(c * x), sum(x * c) for an integer
+  // column expression x and an integer constant c into sum(x) and count(x): ninety sums of
+  // `x + k` then cost one sum and one count, since identical aggregates are computed once.
+  // Returns null when the pattern does not apply. Integers only: for floats the rewrite would
+  // change rounding.
+  absl::StatusOr<sql::ExprPtr> RewriteSumOfAffine(const sql::Expr& e);
+
+  // Adds a GROUP BY key bound at row level.
+  absl::Status AddKey(const sql::Expr& e);
+
+  // GROUP BY key elimination (ClickHouse's optimize_group_by_function_keys; setting of the same
+  // name, default 1, 0 turns it off). Rule: a key that is a deterministic scalar function of the
+  // OTHER keys and constants (`ClientIP - 1` beside `ClientIP`, `lower(URL)` beside `URL`) or a
+  // constant alone (`GROUP BY 1, URL`) is dropped from the hash key: the tuples (k, f(k)) form
+  // exactly the groups of k, so such a key only widens the hash-table key (ClickBench Q36: four
+  // keys of 28 bytes serialized become one Int32). SELECT / HAVING / ORDER BY still see it:
+  // post-aggregation binding computes it from the kept key columns (BindCall), with the same
+  // function and types, so results (wrap-around of `k - 1` at the type's minimum included) do not
+  // change. Limits: only functions whose every leaf is another key or a literal (a key reading a
+  // column that is not a key stays); aggregates are refused in GROUP BY before this runs;
+  // non-deterministic functions (IsNonDeterministic) never count; float keys
+  // never count as sources (-0.0 and 0.0 are one group but may differ after a function); one key
+  // always stays, so GROUP BY never turns into a keyless aggregate (which returns a row on empty
+  // input). granite has no ARRAY JOIN or Nullable columns, so neither can make a key vary within
+  // a group.
+  // REQUIRES: every AddKey call is done and nothing was bound post-aggregation yet.
+  void DropDependentKeys();
+
+  bool ContainsAggregate(const sql::Expr& e);
+
+  const std::vector<worker::v1::Expr>& keys() const { return keys_; }
+  const std::vector<worker::v1::AggregateCall>& aggregates() const { return aggregates_; }
+  // Source columns in input order.
+  std::vector<std::string> SourceColumns() const;
+  // Source column positions in the table, in input order.
+  std::vector<size_t> SourcePositions() const;
+
+ private:
+  using ArgBinder = absl::FunctionRef<absl::StatusOr<worker::v1::Expr>(const sql::Expr&)>;
+
+  // True for functions whose value may differ between two calls with the same arguments (none
+  // is registered today; listed so that adding one cannot silently break DropDependentKeys).
+  static bool IsNonDeterministic(const std::string& name);
+
+  // True if `e` (bound at input level) is a literal, another key than keys_[self] (when not at
+  // the top), or a deterministic function call of such expressions.
+  bool IsFunctionOfOtherKeys(const worker::v1::Expr& e, size_t self, bool top) const;
+
+  const sql::Expr* AliasTarget(const sql::Expr& e);
+
+  template <typename F>
+  absl::StatusOr<worker::v1::Expr> WithAlias(const std::string& name, F&& bind) {
+    expanding_.insert(name);
+    absl::StatusOr<worker::v1::Expr> result = bind();
+    expanding_.erase(name);
+    return result;
+  }
+
+  absl::StatusOr<worker::v1::Expr> BindLiteral(const sql::Expr& e);
+
+  absl::StatusOr<worker::v1::Expr> BindColumn(const sql::Expr& e);
+
+  // Binds a scalar function call; `bind_arg` binds each argument (input or post-aggregation).
+  absl::StatusOr<worker::v1::Expr> BindCall(const sql::Expr& e, ArgBinder bind_arg);
+
+  absl::StatusOr<worker::v1::Expr> BindAggregate(const sql::Expr& e);
+
+  // Constant after construction.
+  std::vector<std::string> table_names_;
+  std::vector<core::TypeId> table_types_;
+
+  std::vector<int> input_index_;  // per table column: its index among source columns, or -1
+  size_t source_count_ = 0;
+  std::map<std::string, const sql::Expr*> aliases_;
+  std::set<std::string> expanding_;
+  std::vector<worker::v1::Expr> keys_;
+  std::vector<std::string> key_signatures_;
+  std::vector<worker::v1::AggregateCall> aggregates_;
+  std::vector<std::string> aggregate_signatures_;
+};
+
+}  // namespace granite::coordinator
