@@ -31,7 +31,9 @@ ABSL_FLAG(int, port, -1, "Port (default: 9100 coordinator/local/client, 9200 wor
 ABSL_FLAG(std::string, data, "data", "Data directory (worker, local)");
 ABSL_FLAG(std::string, workers, "",
           "coordinator: comma-separated worker addresses; local: number of workers (default 2)");
-ABSL_FLAG(int, threads, 0, "Worker / merge threads (0 = hardware concurrency)");
+ABSL_FLAG(int, threads, 0,
+          "Worker / merge threads (0 = one per allowed CPU; local: the allowed CPUs shared out "
+          "among the workers)");
 ABSL_FLAG(std::string, query, "", "client: query to run (-q)");
 ABSL_FLAG(std::string, format, "", "client: output format (-f)");
 ABSL_FLAG(std::string, user, "default", "client: user name");

@@ -1,10 +1,12 @@
 #include "programs/local_cluster.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -25,6 +27,14 @@ struct WorkerProcess {
   std::string metrics_url;  // empty when metrics are off
 };
 
+// Returns how many CPUs this process may run on (its affinity mask), at least 1.
+int AllowedCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 // Starts `granite worker` as a child process and waits for its "listening on" line.
 bool StartWorker(const LocalOptions& options, int index, WorkerProcess* worker) {
   int pipe_fds[2];
@@ -43,7 +53,9 @@ bool StartWorker(const LocalOptions& options, int index, WorkerProcess* worker) 
     pthread_sigmask(SIG_SETMASK, &set, nullptr);
     std::string port = "--port=0";
     std::string data_flag = "--data=" + data;
-    std::string threads = "--threads=" + std::to_string(options.threads);
+    std::string threads =
+        "--threads=" +
+        std::to_string(LocalWorkerThreads(options.threads, AllowedCpus(), options.workers, index));
     std::string host = "--host=" + options.host;
     int metrics = options.metrics_port < 0    ? -1
                   : options.metrics_port == 0 ? 0
@@ -102,6 +114,13 @@ void StopWorkers(std::vector<WorkerProcess>& workers) {
 }
 
 }  // namespace
+
+int LocalWorkerThreads(int requested, int cpus, int workers, int index) {
+  if (requested > 0) return requested;
+  workers = std::max(1, workers);
+  int share = cpus / workers + (index < cpus % workers ? 1 : 0);
+  return std::max(1, share);
+}
 
 int RunLocalCluster(const LocalOptions& options) {
   if (options.workers < 1) {

@@ -12,7 +12,7 @@ struct LocalOptions {
   std::string data_dir = "data";
   std::string host = "127.0.0.1";
   int port = 9100;       // coordinator port; 0 = ephemeral
-  int threads = 0;       // per worker; 0 = hardware concurrency
+  int threads = 0;       // per worker; 0 = the allowed CPUs shared out (LocalWorkerThreads)
   // Prometheus endpoints: the coordinator on metrics_port, worker i on metrics_port + 1 + i
   // (all ephemeral when 0); -1 = off.
   int metrics_port = -1;
@@ -20,6 +20,13 @@ struct LocalOptions {
   size_t max_queued_select_queries = 10000;
   int query_thread_nice = 0;  // coordinator and workers (core/thread_priority.h)
 };
+
+// Returns worker `index`'s pool threads: `requested` when positive, else the `cpus` this process
+// may run on shared out among the `workers` (the first cpus % workers get one more), at least 1.
+// The workers of one machine share its cores: each sized to all of them, 2 workers on 2 cores ran
+// 4 threads, and thread tables that one thread per worker never needs cost up to 40% more CPU on
+// high-cardinality GROUP BYs (bench/results/clickbench-10m-2026-11-23-s5.md).
+int LocalWorkerThreads(int requested, int cpus, int workers, int index);
 
 // Starts the cluster, prints one "granite local metrics: <process> http://H:P/metrics" line per
 // endpoint (with metrics on), then "granite local listening on HOST:PORT (N workers)" once every

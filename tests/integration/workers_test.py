@@ -3,7 +3,8 @@
 threads from the worker's GetInfo RPC, checked against what this machine's /sys and the test
 process's CPU affinity say, and against each worker's own start-up "NUMA:" line. Worker 0 runs
 with --numa-node auto, worker 1 unpinned with --threads 3. A worker that is down shows as down
-with empty placement columns, and does not hold up the query."""
+with empty placement columns, and does not hold up the query. `granite local` shares the allowed
+CPUs out among its workers by default."""
 
 import os
 import socket
@@ -152,5 +153,34 @@ class WorkersTableTest(unittest.TestCase):
             "SELECT count() FROM system.workers WHERE state = 'up'").strip(), "1")
 
 
+class LocalThreadsTest(unittest.TestCase):
+    """`granite local` shares the allowed CPUs out among its workers instead of sizing each
+    worker's pool to all of them; --threads still sets every worker's pool."""
+
+    def threads(self, workers, threads=None):
+        local = cluster.LocalCluster(testmain.granite(), workers=workers, threads=threads).start()
+        try:
+            client = local.client(timeout=60)
+            try:
+                text = client.query_text("SELECT threads FROM system.workers ORDER BY index")
+            finally:
+                client.close()
+        finally:
+            local.stop()
+        return [int(line) for line in text.split()]
+
+    def test_default_shares_the_cpus(self):
+        cpus = len(os.sched_getaffinity(0))
+        for workers in (1, 2, 3):
+            expected = [max(1, cpus // workers + (1 if i < cpus % workers else 0))
+                        for i in range(workers)]
+            self.assertEqual(self.threads(workers), expected, workers)
+            if cpus >= workers:
+                self.assertEqual(sum(expected), cpus)
+
+    def test_explicit_threads_win(self):
+        self.assertEqual(self.threads(2, threads=3), [3, 3])
+
+
 if __name__ == "__main__":
-    testmain.main([WorkersTableTest])
+    testmain.main([WorkersTableTest, LocalThreadsTest])
