@@ -102,16 +102,24 @@ absl::StatusOr<std::unique_ptr<LateFinalizer>> LateFinalizer::Create(
     CollectColumns(plan.final_exprs[order.column], &referenced);
   }
   std::vector<bool> early(specs.size(), false);
+  bool order_keys = false;
   for (size_t column : referenced) {
     if (column >= stage_columns) return nullptr;  // not a stage column: leave it to CutPiece
     if (column >= keys) early[column - keys] = true;
+    if (column < keys) order_keys = true;
   }
-  if (std::all_of(early.begin(), early.end(), [](bool e) { return e; })) return nullptr;
+  // Every aggregate early and the ORDER BY on keys too: nothing to leave for the survivors.
+  if (order_keys && std::all_of(early.begin(), early.end(), [](bool e) { return e; })) {
+    return nullptr;
+  }
 
   std::unique_ptr<LateFinalizer> finalizer(
       new LateFinalizer(plan, std::move(key_types), std::move(specs)));
   LateFinalizer& f = *finalizer;
   f.keep_ = plan.limit + plan.offset;
+  f.order_keys_ = order_keys;
+  // Without key references the early block is the early aggregates' results alone.
+  size_t early_keys = order_keys ? keys : 0;
   std::vector<int64_t> remap(stage_columns, -1);
   for (size_t k = 0; k < keys; ++k) remap[k] = static_cast<int64_t>(k);
   size_t state = keys;
@@ -122,7 +130,7 @@ absl::StatusOr<std::unique_ptr<LateFinalizer>> LateFinalizer::Create(
     f.state_count_.push_back(single->PartialTypes().size() - keys);
     state += f.state_count_.back();
     if (early[a]) {
-      remap[keys + a] = static_cast<int64_t>(keys + f.early_.size());
+      remap[keys + a] = static_cast<int64_t>(early_keys + f.early_.size());
       f.early_.push_back(a);
       f.early_specs_.push_back(f.specs_[a]);
     }
@@ -184,7 +192,7 @@ absl::StatusOr<core::Block> LateFinalizer::MergeAndCut(const std::vector<core::B
   *groups = early->size();
 
   // 2. The top groups by the ORDER BY, as CutPiece picks them.
-  ASSIGN_OR_RETURN(core::Block finalized, early->Finalize());
+  ASSIGN_OR_RETURN(core::Block finalized, early->Finalize(/*with_keys=*/order_keys_));
   early.reset();
   core::Block order_block;
   order_block.rows_without_columns = finalized.rows();

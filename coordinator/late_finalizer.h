@@ -16,10 +16,13 @@
 //      final columns (ComputeFinalColumns).
 // The result has the rows and row order of CutPiece(plan, Finalize(merge of every input)).
 // Small buckets (at most 4 (limit + offset) input rows) take that direct path instead.
+// When the ORDER BY references no key column (ClickBench Q34: GROUP BY URL ORDER BY count()),
+// step 2 finalizes without keys: key values (2.2M URL strings) are built in step 3, for the
+// survivors only, even when every aggregate is early.
 //
 // Applies when CanCutByPiece(plan), the merge has keys, there is no HAVING (it may drop groups by
-// a late aggregate), and the ORDER BY expressions reference a strict subset of the aggregates;
-// SETTINGS late_aggregate_finalization = 0 turns it off.
+// a late aggregate), and the ORDER BY expressions reference a strict subset of the aggregates or
+// no key column; SETTINGS late_aggregate_finalization = 0 turns it off.
 #pragma once
 
 #include <cstddef>
@@ -76,6 +79,7 @@ class LateFinalizer {
   std::vector<size_t> state_count_;      // per aggregate: its state column count
   std::vector<worker::v1::Expr> order_exprs_;  // plan.order's expressions over the early block
   size_t keep_ = 0;                      // limit + offset
+  bool order_keys_ = false;              // the ORDER BY references a key column
 };
 
 }  // namespace granite::coordinator

@@ -163,6 +163,13 @@ TEST(LateFinalizerTest, StringKey) {
   ExpectLateEqualsFull(Plan(shape, {{1, true}}, 10, 0), shape, 3000, 1);
 }
 
+// ClickBench Q34: GROUP BY URL ORDER BY count() with count() the only aggregate.
+TEST(LateFinalizerTest, StringKeyEveryAggregateEarly) {
+  Shape shape{.string_key = true};
+  ExpectLateEqualsFull(Plan(shape, {{1, true}, {2, false}, {3, true}}, 10, 0), shape, 3000, 3);
+  ExpectLateEqualsFull(Plan(shape, {{1, false}, {2, true}, {3, false}}, 7, 5), shape, 3000, 3);
+}
+
 TEST(LateFinalizerTest, SmallBucketTakesTheDirectPath) {
   Shape shape;
   // 12 + 12 + 4 input rows <= 4 * 10: merged in full, same result.
@@ -188,7 +195,9 @@ TEST(LateFinalizerTest, AppliesOnlyWhereExact) {
   having.has_having = true;
   having.having = Col(2, TypeId::kUInt64);
   EXPECT_FALSE(applies(having));                                    // HAVING may use sum
-  EXPECT_FALSE(applies(Plan(shape, {{2, true}, {3, true}, {4, true}}, 10, 0)));  // every aggregate
+  // Every aggregate early: applies only without key references (keys built for survivors only).
+  EXPECT_TRUE(applies(Plan(shape, {{2, true}, {3, true}, {4, true}}, 10, 0)));
+  EXPECT_FALSE(applies(Plan(shape, {{2, true}, {3, true}, {4, true}, {0, true}}, 10, 0)));
   EXPECT_FALSE(applies(Plan(shape, {{2, true}}, 0, 0)));           // LIMIT 0: no cut
   QueryPlan no_limit = Plan(shape, {{2, true}}, 10, 0);
   no_limit.has_limit = false;

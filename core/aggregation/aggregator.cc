@@ -372,13 +372,15 @@ std::vector<Block> Aggregator::PartialByBucket(bool final_only) {
   return buckets;
 }
 
-absl::StatusOr<Block> Aggregator::Finalize() {
+absl::StatusOr<Block> Aggregator::Finalize(bool with_keys) {
   if (layout_ == KeyLayout::kNoKeys && groups_ == 0) {
     groups_ = 1;
     for (const auto& function : functions_) function->Resize(1);
   }
   Block block;
-  if (layout_ == KeyLayout::kString) {
+  if (!with_keys) {
+    // Keys are dropped by Clear below.
+  } else if (layout_ == KeyLayout::kString) {
     std::vector<uint32_t> all(groups_);
     std::iota(all.begin(), all.end(), 0u);
     block.columns = KeysOf(all.data(), all.size());

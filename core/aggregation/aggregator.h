@@ -146,7 +146,9 @@ class Aggregator {
   // Returns the key columns then one result column per aggregate, and empties the aggregator.
   // With no keys it returns exactly one row even if nothing was added (count() = 0, sum = 0,
   // avg = nan, min/max/any = the type's default), like ClickHouse.
-  absl::StatusOr<Block> Finalize();
+  // with_keys = false: only the result columns (no keys are built; a kString layout copies no
+  // key bytes), for a caller that picks the groups it needs first (coordinator/late_finalizer.h).
+  absl::StatusOr<Block> Finalize(bool with_keys = true);
 
   // Sorts the group ids by bucket: order[starts[b] .. starts[b + 1]) are the groups of bucket b.
   // REQUIRES: layout() != kNoKeys.

@@ -44,14 +44,14 @@ class CountFunction final : public AggregateFunction {
 
   void WriteStates(const uint32_t* groups, size_t count, Column* const* out) const override {
     size_t old = out[0]->size();
-    out[0]->Resize(old + count);
+    out[0]->ResizeUninitialized(old + count);  // every new value is written below
     uint64_t* dst = out[0]->Data<uint64_t>() + old;
     for (size_t i = 0; i < count; ++i) dst[i] = counts_[groups[i]];
   }
 
   void Finalize(Column* out) const override {
     size_t old = out->size();
-    out->Resize(old + counts_.size());
+    out->ResizeUninitialized(old + counts_.size());  // every new value is copied below
     std::copy(counts_.begin(), counts_.end(), out->Data<uint64_t>() + old);
   }
 

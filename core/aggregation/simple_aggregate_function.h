@@ -91,7 +91,7 @@ class SimpleAggregateFunction final : public AggregateFunction {
     std::vector<TypeId> types = Op::StateTypes(arg_type_);
     for (size_t j = 0; j < types.size(); ++j) {
       size_t old = out[j]->size();
-      out[j]->Resize(old + count);
+      out[j]->ResizeUninitialized(old + count);  // every new value is written below
       columns[j] = out[j]->RawData() + old * ValueSize(types[j]);
     }
     for (size_t i = 0; i < count; ++i) Op::Write(states_[groups[i]], columns, i);
@@ -99,7 +99,7 @@ class SimpleAggregateFunction final : public AggregateFunction {
 
   void Finalize(Column* out) const override {
     size_t old = out->size();
-    out->Resize(old + states_.size());
+    out->ResizeUninitialized(old + states_.size());  // every new value is written below
     Result* results = out->Data<Result>() + old;
     for (size_t g = 0; g < states_.size(); ++g) results[g] = Op::Final(states_[g]);
   }
