@@ -5,11 +5,11 @@
 #include <random>
 
 #include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "coordinator/formats/output_format.h"
+#include "coordinator/query_scheduler.h"
 #include "coordinator/query_stream_reactor.h"
 #include "core/cancellation_poller.h"
 #include "core/error.h"
@@ -98,22 +98,6 @@ absl::StatusOr<InsertOptions> InsertOptionsOf(const ch::QueryInfo& info) {
   return options;
 }
 
-// Returns true if `query` is an INSERT: only an INSERT reads its input while it runs, so other
-// queries (and a cancel sent after them) see all input messages first, as before.
-bool IsInsert(const std::string& query) {
-  return absl::StartsWithIgnoreCase(absl::StripLeadingAsciiWhitespace(query), "insert");
-}
-
-// Returns true if `query` reads as a SELECT (SELECT, WITH ... SELECT, or a parenthesised one);
-// judged from the text, before it is parsed, so that its parse runs at the SELECT priority too.
-bool IsSelectText(const std::string& query) {
-  absl::string_view text = absl::StripLeadingAsciiWhitespace(query);
-  while (!text.empty() && text.front() == '(') {
-    text = absl::StripLeadingAsciiWhitespace(text.substr(1));
-  }
-  return absl::StartsWithIgnoreCase(text, "select") || absl::StartsWithIgnoreCase(text, "with");
-}
-
 // Reads the input of a streamed query: the input_data of each further QueryInfo while the one
 // before said next_query_info. A cancel message ends the input with QUERY_WAS_CANCELLED.
 class StreamInput : public InputSource {
@@ -193,7 +177,8 @@ ch::Result ClickHouseService::RunStarted(grpc::ServerContextBase* context,
     // INSERTs and DDL keep the normal priority and never wait for a SELECT's CPU work. The
     // registry and query log, whose locks INSERTs take too, are left at normal priority, so a
     // preempted SCHED_IDLE thread never holds them.
-    core::ScopedThreadNice nice(IsSelectText(info.query()) ? executor_->select_nice() : 0);
+    core::ScopedThreadNice nice(
+        QueryScheduler::IsSelectText(info.query()) ? executor_->select_nice() : 0);
     status = Serve(context, info, input, more_input, emit, query, admitted, &produced, &last);
   }
   // Logged before the last message goes out, so a client that sees the end of its query finds it
@@ -352,7 +337,7 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
     return reader->Read(next);
   });
   std::string input = std::move(*first.mutable_input_data());
-  const bool streamed = IsInsert(first.query());
+  const bool streamed = QueryScheduler::IsInsertText(first.query());
   if (!streamed) {
     stream.ReadAll(&input);
     if (stream.cancelled()) {

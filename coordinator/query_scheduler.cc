@@ -24,17 +24,23 @@ QueryScheduler::~QueryScheduler() {
   other_pool_.reset();
 }
 
-bool QueryScheduler::IsAdmittedSelect(std::string_view sql) {
+bool QueryScheduler::IsSelectText(std::string_view sql) {
   absl::string_view text = absl::StripLeadingAsciiWhitespace(core::ToAbsl(sql));
   while (!text.empty() && text.front() == '(') {
     text = absl::StripLeadingAsciiWhitespace(text.substr(1));
   }
-  if (!absl::StartsWithIgnoreCase(text, "select") && !absl::StartsWithIgnoreCase(text, "with")) {
-    return false;
-  }
+  return absl::StartsWithIgnoreCase(text, "select") || absl::StartsWithIgnoreCase(text, "with");
+}
+
+bool QueryScheduler::IsInsertText(std::string_view sql) {
+  return absl::StartsWithIgnoreCase(absl::StripLeadingAsciiWhitespace(core::ToAbsl(sql)), "insert");
+}
+
+bool QueryScheduler::IsAdmittedSelect(std::string_view sql) {
+  if (!IsSelectText(sql)) return false;
   // Judged from the text before it is parsed, so conservatively: a miss only means the query
   // takes the other executor and QueryExecutor's blocking admission, as before.
-  std::string lower = absl::AsciiStrToLower(text);
+  std::string lower = absl::AsciiStrToLower(core::ToAbsl(sql));
   return absl::StrContains(lower, "from") && !absl::StrContains(lower, "system.") &&
          !absl::StrContains(lower, "queue_max_wait_ms");
 }

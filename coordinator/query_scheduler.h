@@ -41,6 +41,11 @@ class QueryScheduler {
   // queue_max_wait_ms setting): such queries go through ScheduleSelect. Others reach the admission
   // queue, if at all, from QueryExecutor as before (blocking their executor thread).
   static bool IsAdmittedSelect(std::string_view sql);
+  // Returns true if `sql` reads as a SELECT (SELECT, WITH ... SELECT, or a parenthesised one),
+  // judged from the text before it is parsed (so that its parse runs at the SELECT priority too).
+  static bool IsSelectText(std::string_view sql);
+  // Returns true if `sql` is an INSERT: only an INSERT reads its input while it runs.
+  static bool IsInsertText(std::string_view sql);
 
   // Runs `run` once `query` is admitted: with its slot on the SELECT executor, or with the
   // admission error (QUERY_WAS_CANCELLED, TOO_MANY_SIMULTANEOUS_QUERIES) on the other executor.

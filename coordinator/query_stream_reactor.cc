@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "coordinator/clickhouse_service.h"
 #include "coordinator/query_scheduler.h"
 #include "core/error.h"
@@ -36,8 +34,7 @@ void QueryStreamReactor::OnReadDone(bool ok) {
       }
       input_ = std::move(*first_.mutable_input_data());
       more_ = first_.next_query_info();
-      streamed_ = absl::StartsWithIgnoreCase(absl::StripLeadingAsciiWhitespace(first_.query()),
-                                             "insert");
+      streamed_ = QueryScheduler::IsInsertText(first_.query());
       if (!streamed_ && more_) {
         phase_ = Phase::kDrain;
         StartRead(&next_);

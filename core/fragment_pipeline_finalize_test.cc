@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include "core/fragment_pipeline_test_support.h"
+
 namespace granite::core {
 namespace {
 
@@ -16,26 +18,10 @@ namespace pb = granite::worker::v1;
 
 // SELECT c0, count() FROM input GROUP BY c0, parallel (bucketed) merge from 100 groups on.
 pb::Fragment CountByKey() {
-  pb::Fragment fragment;
-  fragment.set_aggregate(true);
-  fragment.set_worker_count(1);
-  pb::Expr* key = fragment.add_group_keys();
-  key->set_type(static_cast<uint32_t>(TypeId::kUInt64));
-  key->set_column(0);
-  fragment.add_aggregates()->set_name("count");
-  (*fragment.mutable_settings())["group_by_two_level_threshold"] = "100";
-  return fragment;
+  return test::GroupByFragment({{"group_by_two_level_threshold", "100"}}, 1);
 }
 
-// Keys from .. from + count - 1 (large values: the hash table).
-Block Keys(uint64_t from, uint64_t count) {
-  auto column = std::make_shared<Column>(TypeId::kUInt64);
-  for (uint64_t k = from; k < from + count; ++k) column->Append<uint64_t>(k + (uint64_t{1} << 40));
-  Block block;
-  block.columns.push_back(column);
-  block.rows_without_columns = count;
-  return block;
-}
+using test::Keys;
 
 // HAVING count() >= min_count, then ORDER BY count() DESC LIMIT limit (ties keep input order).
 Block Cut(Block groups, uint64_t min_count, size_t limit) {

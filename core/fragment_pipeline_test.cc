@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "core/fragment_pipeline_test_support.h"
 #include "core/metrics/events.h"
 
 namespace granite::core {
@@ -15,29 +16,8 @@ namespace {
 
 namespace pb = granite::worker::v1;
 
-// SELECT c0, count() FROM input GROUP BY c0 with the given settings, on `workers` workers.
-pb::Fragment GroupByFragment(const std::map<std::string, std::string>& settings,
-                             uint32_t workers = 2) {
-  pb::Fragment fragment;
-  fragment.set_aggregate(true);
-  fragment.set_worker_count(workers);
-  pb::Expr* key = fragment.add_group_keys();
-  key->set_type(static_cast<uint32_t>(TypeId::kUInt64));
-  key->set_column(0);
-  fragment.add_aggregates()->set_name("count");
-  for (const auto& [name, value] : settings) (*fragment.mutable_settings())[name] = value;
-  return fragment;
-}
-
-// Returns a one-column block of keys from .. from + count - 1 (large values: the hash table).
-Block Keys(uint64_t from, uint64_t count) {
-  auto column = std::make_shared<Column>(TypeId::kUInt64);
-  for (uint64_t k = from; k < from + count; ++k) column->Append<uint64_t>(k + (uint64_t{1} << 40));
-  Block block;
-  block.columns.push_back(column);
-  block.rows_without_columns = count;
-  return block;
-}
+using test::GroupByFragment;
+using test::Keys;
 
 // Runs the fragment over `keys` keys on `threads` thread states, each seeing all keys.
 absl::StatusOr<LocalMerger::PartialResult> RunFragment(const pb::Fragment& fragment,
