@@ -314,15 +314,17 @@ void ClickHouseService::Record(QueryContext* query, const absl::Status& status,
 
 grpc::Status ClickHouseService::ExecuteQuery(grpc::ServerContext* context, const ch::QueryInfo* info,
                                              ch::Result* result) {
-  // One Result holds everything: output chunks are concatenated, stats and errors kept.
+  // One Result holds everything: output chunks are concatenated once at the end (no copy of the
+  // output so far per chunk); the first chunk's format and columns, the last one's progress,
+  // stats and exception are kept (MergeFrom: later non-empty fields win, repeated ones append).
   std::string output;
   Run(context, *info, info->input_data(), nullptr, [&](ch::Result& part) {
     output += part.output();
-    ch::Result merged = part;
-    merged.set_output(output);
-    *result = std::move(merged);
+    part.clear_output();
+    result->MergeFrom(part);
     return true;
   });
+  result->set_output(std::move(output));
   return grpc::Status::OK;
 }
 

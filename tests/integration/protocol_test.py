@@ -198,6 +198,19 @@ class ProtocolTest(unittest.TestCase):
                 r = self.stub.ExecuteQueryWithStreamInput(iter([info]), timeout=TIMEOUT)
                 self.assertEqual(r.exception.code, code)
 
+    def test_unary_result_of_a_multi_chunk_output_is_whole(self):
+        # ~2.2 MB of TabSeparated: more than one 1 MiB output chunk on the server.
+        info = pb2.QueryInfo(query="SELECT number, number * 7 FROM numbers(200000)",
+                             send_output_columns=True)
+        streamed = list(self.stub.ExecuteQueryWithStreamOutput(info, timeout=TIMEOUT))
+        self.assertGreater(len(streamed), 1)
+        whole = self.stub.ExecuteQuery(info, timeout=TIMEOUT)
+        self.assertEqual(whole.output, b"".join(r.output for r in streamed))
+        self.assertEqual(whole.output.count(b"\n"), 200000)
+        self.assertEqual(whole.output_format, "TabSeparated")
+        self.assertEqual([c.name for c in whole.output_columns], ["number", "multiply(number, 7)"])
+        self.assertEqual(whole.stats.rows, 200000)
+
     # Cancel.
 
     def test_cancel_of_a_streaming_insert_inserts_nothing(self):

@@ -36,19 +36,24 @@ class ClientTest(unittest.TestCase):
         self.client = granite_client.connect("127.0.0.1", self.port, timeout=10)
         self.addCleanup(self.client.close)
 
-    def test_query_streams_output_and_sends_query_info(self):
+    def test_query_uses_execute_query_and_sends_query_info(self):
         self.fake.answers["SELECT 1, 'a'"] = b"1\ta\n"
         self.assertEqual(self.client.query("SELECT 1, 'a'"), b"1\ta\n")
         self.assertEqual(self.client.query_text("SELECT 1, 'a'", format="CSV",
                                                 settings={"max_threads": 2}), "1\ta\n")
         (m1, [i1]), (m2, [i2]) = self.fake.calls
-        self.assertEqual((m1, m2), ("ExecuteQueryWithStreamOutput",) * 2)
+        self.assertEqual((m1, m2), ("ExecuteQuery",) * 2)
         self.assertEqual(i1.query, "SELECT 1, 'a'")
         self.assertEqual(i1.user_name, "default")
         self.assertEqual(i1.output_format, "")
         self.assertEqual(i2.output_format, "CSV")
         self.assertEqual(dict(i2.settings), {"max_threads": "2"})
         self.assertTrue(i1.query_id and i2.query_id and i1.query_id != i2.query_id)
+
+    def test_stream_output_uses_streamed_call(self):
+        self.fake.answers["SELECT 2"] = b"2\n"
+        self.assertEqual(self.client.execute("SELECT 2", stream_output=True).output, b"2\n")
+        self.assertEqual([m for m, _ in self.fake.calls], ["ExecuteQueryWithStreamOutput"])
 
     def test_execute_collects_stats_and_progress(self):
         self.fake.answers["q"] = b"1\n2\n3\n"
