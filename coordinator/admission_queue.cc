@@ -236,4 +236,9 @@ size_t AdmissionQueue::queued() const {
   return waiting_.size();
 }
 
+bool AdmissionQueue::Idle() const {
+  core::MutexLock lock(mu_);
+  return running_ == 0 && waiting_.empty();
+}
+
 }  // namespace granite::coordinator

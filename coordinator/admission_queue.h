@@ -81,6 +81,8 @@ class AdmissionQueue {
   size_t max_running() const EXCLUDES(mu_);
   size_t running() const EXCLUDES(mu_);
   size_t queued() const EXCLUDES(mu_);
+  // True if no query holds or waits for a slot.
+  bool Idle() const EXCLUDES(mu_);
 
  private:
   struct Waiter {

@@ -182,7 +182,7 @@ void BucketedMerger::MergeBucket(uint32_t bucket) {
   // Runs under mu_ (held above); the analysis cannot see into the lambda.
   absl::StatusOr<core::Block> result =
       [&]() NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<core::Block> {
-    if (bucket_merge_ && !key_types_.empty()) return bucket_merge_(inputs, &groups);
+    if (bucket_merge_ && !key_types_.empty()) return bucket_merge_(bucket, inputs, &groups);
     ASSIGN_OR_RETURN(auto aggregator, NewBucketAggregator(key_types_, specs_));
     // The workers' rows bound the bucket's groups: one table size, no growth while merging.
     size_t rows = 0;

@@ -83,12 +83,13 @@ class BucketedMerger {
   void SetPieceCombine(std::function<absl::StatusOr<core::Block>(std::vector<core::Block>)> combine) {
     piece_combine_ = std::move(combine);
   }
-  // Replaces the keyed bucket merge (merge, Finalize, piece cut) by `merge`: it returns what the
-  // piece cut would for the bucket's blocks and sets *groups to the bucket's group count
-  // (late_finalizer.h: late aggregates finalized only for the top rows). Single blocks merged
-  // serially still take the ordinary path. REQUIRES: called before the first Add; thread-safe.
-  void SetBucketMerge(std::function<absl::StatusOr<core::Block>(const std::vector<core::Block>&,
-                                                                size_t*)> merge) {
+  // Replaces the keyed bucket merge (merge, Finalize, piece cut) by `merge`(bucket, blocks,
+  // &groups): it returns the bucket's piece for the piece combine (what the piece cut would, or
+  // a stand-in when the combine keeps its own per-bucket state: late_finalizer.h) and sets
+  // *groups to the bucket's group count. Single blocks merged serially still take the ordinary
+  // path. REQUIRES: called before the first Add; thread-safe.
+  void SetBucketMerge(std::function<absl::StatusOr<core::Block>(
+                          uint32_t, const std::vector<core::Block>&, size_t*)> merge) {
     bucket_merge_ = std::move(merge);
   }
   // True once the group limit is reached: readers may stop reading their streams.
@@ -130,7 +131,7 @@ class BucketedMerger {
   size_t group_limit_ = 0;  // set before the first Add; 0 = none
   std::function<absl::StatusOr<core::Block>(const core::Block&)> piece_cut_;  // idem; may be empty
   std::function<absl::StatusOr<core::Block>(std::vector<core::Block>)> piece_combine_;  // idem
-  std::function<absl::StatusOr<core::Block>(const std::vector<core::Block>&, size_t*)>
+  std::function<absl::StatusOr<core::Block>(uint32_t, const std::vector<core::Block>&, size_t*)>
       bucket_merge_;  // idem
 
   core::Mutex mu_{"bucketed_merger"};

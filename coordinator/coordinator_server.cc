@@ -103,9 +103,13 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   s.executor->set_select_nice(options.query_thread_nice);
   // One SELECT executor thread per execution slot (a running SELECT blocks its thread on worker
   // RPCs; queued ones hold none); "no limit" gets 64. INSERTs, DDL and system queries run on their
-  // own threads and never wait behind a SELECT.
+  // own threads and never wait behind a SELECT. A SELECT from a client that runs queries one at a
+  // time runs on gRPC's callback thread (no hand-off; QueryScheduler::ScheduleSelect), unless
+  // SELECTs run at a lowered priority: a gRPC thread must not be SCHED_IDLE while it holds gRPC's
+  // locks.
   s.scheduler = std::make_unique<QueryScheduler>(s.admission.get(), max_select > 0 ? max_select : 64,
-                                                 kOtherQueryThreads);
+                                                 kOtherQueryThreads,
+                                                 /*run_alone_inline=*/options.query_thread_nice == 0);
   s.service = std::make_unique<ClickHouseService>(s.executor.get(), &s.queries, s.scheduler.get());
   // Registered even without the endpoint: system.metrics shows them too.
   s.gauges = RegisterCoordinatorGauges(&s.queries, s.membership.get(), s.admission.get());

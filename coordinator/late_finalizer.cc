@@ -1,14 +1,19 @@
 #include "coordinator/late_finalizer.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string>
 #include <type_traits>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "coordinator/final_stage.h"
+#include "coordinator/key_ref_grouper.h"
 #include "core/aggregation/aggregator.h"
 #include "core/block_sort.h"
+#include "core/error.h"
 #include "core/expression.h"
+#include "core/hash.h"
 #include "core/status_macros.h"
 
 namespace granite::coordinator {
@@ -80,6 +85,12 @@ std::vector<uint32_t> TopRows(const core::Block& block, const std::vector<core::
   });
 }
 
+// Test and A/B switch: late_aggregate_finalization_by_ref = 0 groups with an Aggregator.
+bool GroupByRefOn(const QueryPlan& plan) {
+  auto setting = plan.fragment.settings().find("late_aggregate_finalization_by_ref");
+  return setting == plan.fragment.settings().end() || setting->second != "0";
+}
+
 bool LateFinalizationOn(const QueryPlan& plan) {
   auto setting = plan.fragment.settings().find(kLateAggregateFinalizationSetting);
   return setting == plan.fragment.settings().end() || setting->second != "0";
@@ -117,6 +128,7 @@ absl::StatusOr<std::unique_ptr<LateFinalizer>> LateFinalizer::Create(
       new LateFinalizer(plan, std::move(key_types), std::move(specs)));
   LateFinalizer& f = *finalizer;
   f.keep_ = plan.limit + plan.offset;
+  f.buckets_.resize(core::kBucketCount);
   f.order_keys_ = order_keys;
   // Without key references the early block is the early aggregates' results alone.
   size_t early_keys = order_keys ? keys : 0;
@@ -143,55 +155,84 @@ absl::StatusOr<std::unique_ptr<LateFinalizer>> LateFinalizer::Create(
   }
   // Checks that the aggregators can be built.
   RETURN_IF_ERROR(NewBucketAggregator(f.key_types_, f.early_specs_).status());
+  bool string_key = false;
+  bool float_key = false;
+  for (core::TypeId type : f.key_types_) {
+    string_key = string_key || type == core::TypeId::kString;
+    float_key = float_key || core::IsFloat(type);
+  }
+  f.group_by_ref_ = !order_keys && string_key && !float_key && GroupByRefOn(plan);
+  if (f.group_by_ref_) {
+    RETURN_IF_ERROR(NewBucketAggregator({core::TypeId::kUInt32}, f.early_specs_).status());
+  }
+  ASSIGN_OR_RETURN(auto full, NewBucketAggregator(f.key_types_, f.specs_));
+  f.partial_types_ = full->PartialTypes();
   return finalizer;
 }
 
-absl::StatusOr<core::Block> LateFinalizer::MergeAllAndCut(const std::vector<core::Block>& inputs,
-                                                          size_t* groups) const {
-  ASSIGN_OR_RETURN(auto aggregator, NewBucketAggregator(key_types_, specs_));
+absl::StatusOr<LateFinalizer::Candidates> LateFinalizer::MergeCandidates(
+    const std::vector<core::Block>& inputs, size_t* groups) const {
+  Candidates out;
   size_t rows = 0;
   for (const core::Block& input : inputs) rows += input.rows();
-  aggregator->Reserve(rows);
-  for (const core::Block& input : inputs) {
-    if (input.rows() > 0) RETURN_IF_ERROR(aggregator->Merge(input));
-  }
-  ASSIGN_OR_RETURN(core::Block finalized, aggregator->Finalize());
-  *groups = finalized.rows();
-  return CutPiece(plan_, finalized);
-}
-
-absl::StatusOr<core::Block> LateFinalizer::MergeAndCut(const std::vector<core::Block>& inputs,
-                                                       size_t* groups) const {
-  size_t rows = 0;
-  for (const core::Block& input : inputs) rows += input.rows();
-  if (rows <= 4 * keep_) return MergeAllAndCut(inputs, groups);
   size_t keys = key_types_.size();
+  size_t width = state_begin_.back() + state_count_.back();
 
-  // 1. Keys and early aggregates of every input row, and each row's group.
-  ASSIGN_OR_RETURN(auto early, NewBucketAggregator(key_types_, early_specs_));
-  early->Reserve(rows);
+  for (const core::Block& input : inputs) {
+    if (input.rows() > 0 && (input.columns.size() != width || !TypesMatch(input))) {
+      // Merge reports the mismatch.
+      ASSIGN_OR_RETURN(auto full, NewBucketAggregator(key_types_, specs_));
+      RETURN_IF_ERROR(full->Merge(input));
+      return core::Error(core::ErrorCode::kLogicalError, "partial block of unexpected types");
+    }
+  }
+
+  // 1. Keys and early aggregates of every input row, and each row's group. With string keys
+  // and no key in the ORDER BY, rows are grouped by reference (KeyRefGrouper) and the early
+  // states merged by group id: no key is serialized or copied.
+  std::unique_ptr<core::Aggregator> early;
   std::vector<std::vector<uint32_t>> row_groups(inputs.size());
+  if (group_by_ref_) {
+    KeyRefGrouper grouper(keys);
+    row_groups = grouper.Assign(inputs);
+    *groups = grouper.groups();
+    ASSIGN_OR_RETURN(early, NewBucketAggregator({core::TypeId::kUInt32}, early_specs_));
+    early->Reserve(*groups);
+  } else {
+    ASSIGN_OR_RETURN(early, NewBucketAggregator(key_types_, early_specs_));
+    early->Reserve(rows);
+  }
   for (size_t i = 0; i < inputs.size(); ++i) {
     const core::Block& input = inputs[i];
     if (input.rows() == 0) continue;
-    if (input.columns.size() != state_begin_.back() + state_count_.back()) {
-      return MergeAllAndCut(inputs, groups);  // Merge reports the mismatch
-    }
     core::Block narrow;
     narrow.rows_without_columns = input.rows();
-    narrow.columns.assign(input.columns.begin(), input.columns.begin() + keys);
+    if (group_by_ref_) {
+      auto ids = std::make_shared<core::Column>(core::TypeId::kUInt32);
+      ids->ResizeUninitialized(input.rows());
+      std::memcpy(ids->Data<uint32_t>(), row_groups[i].data(),
+                  input.rows() * sizeof(uint32_t));
+      narrow.columns.push_back(std::move(ids));
+    } else {
+      narrow.columns.assign(input.columns.begin(), input.columns.begin() + keys);
+    }
     for (size_t a : early_) {
       for (size_t s = 0; s < state_count_[a]; ++s) {
         narrow.columns.push_back(input.columns[state_begin_[a] + s]);
       }
     }
     RETURN_IF_ERROR(early->Merge(narrow));
-    const std::vector<uint32_t>& merged = early->merged_groups();
-    row_groups[i].assign(merged.begin(), merged.begin() + input.rows());
+    if (!group_by_ref_) {
+      const std::vector<uint32_t>& merged = early->merged_groups();
+      row_groups[i].assign(merged.begin(), merged.begin() + input.rows());
+    }
   }
-  *groups = early->size();
+  // By reference: the id-keyed aggregator numbers groups by first appearance too, so its ids
+  // are the grouper's.
+  if (!group_by_ref_) *groups = early->size();
+  if (*groups == 0) return out;
 
-  // 2. The top groups by the ORDER BY, as CutPiece picks them.
+  // 2. The bucket's candidates by the ORDER BY, as CutPiece picks them.
   ASSIGN_OR_RETURN(core::Block finalized, early->Finalize(/*with_keys=*/order_keys_));
   early.reset();
   core::Block order_block;
@@ -204,46 +245,180 @@ absl::StatusOr<core::Block> LateFinalizer::MergeAndCut(const std::vector<core::B
     sort_keys.push_back({k, plan_.order[k].descending});
   }
   finalized = core::Block();
-  std::vector<uint32_t> chosen = TopRows(order_block, sort_keys, keep_);
-
-  // 3. The chosen groups' input rows, rank by rank, merged in full.
-  absl::flat_hash_map<uint32_t, uint32_t> rank_of;
-  std::vector<uint64_t> is_chosen((*groups + 63) / 64, 0);
-  for (uint32_t r = 0; r < chosen.size(); ++r) {
-    rank_of[chosen[r]] = r;
-    is_chosen[chosen[r] / 64] |= uint64_t{1} << (chosen[r] % 64);
+  if (*groups <= keep_) {
+    // Every group is a candidate, in group order (CutPiece keeps such a piece unsorted).
+    out.groups.resize(*groups);
+    for (uint32_t g = 0; g < *groups; ++g) out.groups[g] = g;
+    out.order = std::move(order_block);
+  } else {
+    out.groups = TopRows(order_block, sort_keys, keep_);
+    out.order = core::TakeRows(order_block, out.groups);
   }
-  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> rows_of(chosen.size());  // (input, row)
+
+  // 3. A small bucket keeps its inputs (shared columns); a large one copies its candidates' rows.
+  if (rows <= 4 * keep_) {
+    out.inputs = inputs;
+    out.row_groups = std::move(row_groups);
+    return out;
+  }
+  constexpr uint32_t kNone = ~uint32_t{0};
+  std::vector<uint32_t> candidate_of(*groups, kNone);
+  for (uint32_t c = 0; c < out.groups.size(); ++c) candidate_of[out.groups[c]] = c;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> rows_of(out.groups.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::vector<uint32_t>& of_row = row_groups[i];
     for (size_t row = 0; row < of_row.size(); ++row) {
-      uint32_t g = of_row[row];
-      if ((is_chosen[g / 64] >> (g % 64)) & 1) {
-        rows_of[rank_of[g]].emplace_back(static_cast<uint32_t>(i), static_cast<uint32_t>(row));
+      uint32_t c = candidate_of[of_row[row]];
+      if (c != kNone) rows_of[c].emplace_back(static_cast<uint32_t>(i), static_cast<uint32_t>(row));
+    }
+  }
+  core::Block gathered;
+  std::vector<uint32_t> gathered_groups;
+  for (uint32_t c = 0; c < rows_of.size(); ++c) {
+    gathered_groups.insert(gathered_groups.end(), rows_of[c].size(), c);
+  }
+  gathered.rows_without_columns = gathered_groups.size();
+  for (size_t col = 0; col < width; ++col) {
+    const core::Column* type_of = nullptr;
+    for (const core::Block& input : inputs) {
+      if (input.rows() > 0) type_of = input.columns[col].get();
+    }
+    auto column = std::make_shared<core::Column>(type_of->type());
+    column->Reserve(gathered_groups.size());
+    for (const auto& list : rows_of) {
+      for (const auto& [input, row] : list) column->AppendRange(*inputs[input].columns[col], row, 1);
+    }
+    gathered.columns.push_back(std::move(column));
+  }
+  for (uint32_t c = 0; c < out.groups.size(); ++c) out.groups[c] = c;
+  out.inputs.push_back(std::move(gathered));
+  out.row_groups.push_back(std::move(gathered_groups));
+  return out;
+}
+
+bool LateFinalizer::TypesMatch(const core::Block& input) const {
+  for (size_t c = 0; c < partial_types_.size(); ++c) {
+    if (input.columns[c]->type() != partial_types_[c]) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<core::Block> LateFinalizer::CombineCandidates(
+    const std::vector<const Candidates*>& buckets) const {
+  // 4. The top candidates over all buckets: (bucket, candidate) pairs in final order.
+  std::vector<size_t> starts;  // first global candidate of each bucket
+  size_t total = 0;
+  for (const Candidates* bucket : buckets) {
+    starts.push_back(total);
+    total += bucket->groups.size();
+  }
+  std::vector<uint32_t> chosen;  // global candidate positions, in final order
+  if (total <= keep_) {
+    chosen.resize(total);
+    for (uint32_t p = 0; p < total; ++p) chosen[p] = p;
+  } else {
+    std::vector<core::Block> orders;
+    for (const Candidates* bucket : buckets) orders.push_back(bucket->order);
+    std::vector<core::SortColumn> sort_keys;
+    for (size_t k = 0; k < plan_.order.size(); ++k) sort_keys.push_back({k, plan_.order[k].descending});
+    chosen = TopRows(core::ConcatBlocks(orders), sort_keys, keep_);
+  }
+
+  // 5. The chosen groups' input rows, rank by rank (input order within a group), merged in full.
+  struct Row {
+    uint32_t rank;
+    uint32_t bucket;
+    uint32_t input;
+    uint32_t row;
+  };
+  std::vector<Row> rows;
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> chosen_of(buckets.size());  // (group, rank)
+  for (uint32_t r = 0; r < chosen.size(); ++r) {
+    size_t b = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), chosen[r]) -
+                                   starts.begin()) - 1;
+    chosen_of[b].emplace_back(buckets[b]->groups[chosen[r] - starts[b]], r);
+  }
+  for (uint32_t b = 0; b < buckets.size(); ++b) {
+    if (chosen_of[b].empty()) continue;
+    uint32_t max_group = 0;
+    for (const auto& [group, rank] : chosen_of[b]) max_group = std::max(max_group, group);
+    std::vector<uint64_t> is_chosen(max_group / 64 + 1, 0);
+    absl::flat_hash_map<uint32_t, uint32_t> rank_of;
+    for (const auto& [group, rank] : chosen_of[b]) {
+      is_chosen[group / 64] |= uint64_t{1} << (group % 64);
+      rank_of[group] = rank;
+    }
+    const Candidates& bucket = *buckets[b];
+    for (uint32_t i = 0; i < bucket.row_groups.size(); ++i) {
+      const std::vector<uint32_t>& of_row = bucket.row_groups[i];
+      for (uint32_t row = 0; row < of_row.size(); ++row) {
+        uint32_t g = of_row[row];
+        if (g <= max_group && ((is_chosen[g / 64] >> (g % 64)) & 1)) {
+          rows.push_back({rank_of[g], b, i, row});
+        }
       }
     }
   }
-  core::Block survivors;
-  size_t survivor_rows = 0;
-  for (const auto& list : rows_of) survivor_rows += list.size();
-  survivors.rows_without_columns = survivor_rows;
-  const core::Block* first = nullptr;
-  for (const core::Block& input : inputs) {
-    if (input.rows() > 0) first = &input;
-  }
-  for (size_t c = 0; first != nullptr && c < first->columns.size(); ++c) {
-    auto column = std::make_shared<core::Column>(first->columns[c]->type());
-    column->Reserve(survivor_rows);
-    for (const auto& list : rows_of) {
-      for (const auto& [input, row] : list) column->AppendRange(*inputs[input].columns[c], row, 1);
-    }
-    survivors.columns.push_back(std::move(column));
-  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.rank < y.rank; });
   ASSIGN_OR_RETURN(auto full, NewBucketAggregator(key_types_, specs_));
-  if (survivor_rows > 0) RETURN_IF_ERROR(full->Merge(survivors));
-  // Group ids follow first appearance, which is rank order: the rows are in ORDER BY order.
+  if (!rows.empty()) {
+    const core::Block& first = buckets[rows[0].bucket]->inputs[rows[0].input];
+    core::Block survivors;
+    survivors.rows_without_columns = rows.size();
+    for (size_t c = 0; c < first.columns.size(); ++c) {
+      auto column = std::make_shared<core::Column>(first.columns[c]->type());
+      column->Reserve(rows.size());
+      for (const Row& row : rows) {
+        column->AppendRange(*buckets[row.bucket]->inputs[row.input].columns[c], row.row, 1);
+      }
+      survivors.columns.push_back(std::move(column));
+    }
+    full->Reserve(chosen.size());
+    RETURN_IF_ERROR(full->Merge(survivors));
+  }
+  // Group ids follow first appearance, which is rank order: the rows are in final order.
   ASSIGN_OR_RETURN(core::Block stage, full->Finalize());
   return ComputeFinalColumns(plan_, stage);
+}
+
+absl::StatusOr<core::Block> LateFinalizer::MergeAndCut(const std::vector<core::Block>& inputs,
+                                                       size_t* groups) const {
+  ASSIGN_OR_RETURN(Candidates candidates, MergeCandidates(inputs, groups));
+  return CombineCandidates({&candidates});
+}
+
+absl::StatusOr<size_t> LateFinalizer::MergeBucket(uint32_t bucket,
+                                                  const std::vector<core::Block>& inputs,
+                                                  size_t* groups) {
+  if (bucket >= buckets_.size()) {
+    return core::Error(core::ErrorCode::kLogicalError,
+                       "late finalization: bucket " + std::to_string(bucket) + " out of range");
+  }
+  ASSIGN_OR_RETURN(Candidates candidates, MergeCandidates(inputs, groups));
+  size_t count = candidates.groups.size();
+  if (count > 0) buckets_[bucket] = std::move(candidates);
+  return count;
+}
+
+void LateFinalizer::Attach(BucketedMerger* merger) {
+  merger->SetBucketMerge([this](uint32_t bucket, const std::vector<core::Block>& inputs,
+                                size_t* groups) -> absl::StatusOr<core::Block> {
+    ASSIGN_OR_RETURN(size_t candidates, MergeBucket(bucket, inputs, groups));
+    core::Block stand_in;  // no columns; non-empty when it has candidates: Finish combines
+    stand_in.rows_without_columns = candidates;
+    return stand_in;
+  });
+  merger->SetPieceCombine([this](std::vector<core::Block>) { return Combine(); });
+}
+
+absl::StatusOr<core::Block> LateFinalizer::Combine() {
+  std::vector<const Candidates*> buckets;
+  for (const std::optional<Candidates>& bucket : buckets_) {
+    if (bucket) buckets.push_back(&*bucket);
+  }
+  absl::StatusOr<core::Block> result = CombineCandidates(buckets);
+  for (std::optional<Candidates>& bucket : buckets_) bucket.reset();
+  return result;
 }
 
 }  // namespace granite::coordinator

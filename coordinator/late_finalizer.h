@@ -1,25 +1,34 @@
-// LateFinalizer: the per-bucket merge of an ORDER BY ... LIMIT n aggregation whose ORDER BY needs
+// LateFinalizer: the bucket merge of an ORDER BY ... LIMIT n aggregation whose ORDER BY needs
 // only some of the aggregates (ClickBench Q33: GROUP BY WatchID, ClientIP ORDER BY count() DESC
 // LIMIT 10, with sum() and avg() beside it). A bucket of nearly unique keys holds hundreds of
 // thousands of groups and keeps 10 of them: merging and finalizing every other aggregate of every
 // group (the avg state vector growing during the merge, avg's 128-bit division in Finalize,
 // computing every final column) is wasted on all but those 10.
 //
-// Algorithm (MergeAndCut, one bucket, run on the merge pool by BucketedMerger::SetBucketMerge):
-//   1. Merges the keys and the "early" aggregates only (those the ORDER BY references) of every
-//      input block, keeping each input row's group id (Aggregator::merged_groups).
-//   2. Finalizes them, evaluates the ORDER BY expressions (column references remapped to the
-//      narrower block) and picks the top limit + offset groups with the same stable partial sort
-//      as CutPiece, so ties fall the same way.
-//   3. Gathers the input rows of those groups (every state column), in rank order and input
-//      order within a group, merges them into a full aggregator, finalizes it and computes the
-//      final columns (ComputeFinalColumns).
-// The result has the rows and row order of CutPiece(plan, Finalize(merge of every input)).
-// Small buckets (at most 4 (limit + offset) input rows) take that direct path instead.
-// When the ORDER BY references no key column (ClickBench Q34: GROUP BY URL ORDER BY count()),
-// step 2 finalizes without keys: key values (2.2M URL strings) are built in step 3, for the
-// survivors only, even when every aggregate is early.
-//
+// Algorithm, in two phases so that the top limit + offset rows are chosen across every bucket
+// before any late aggregate or key is built:
+//   MergeBucket (one bucket, on the merge pool, BucketedMerger::SetBucketMerge):
+//     1. Merges the keys and the "early" aggregates only (those the ORDER BY references) of every
+//        input block, keeping each input row's group id (Aggregator::merged_groups). With a
+//        String key and no key in the ORDER BY (Q34, Q37-Q40), rows are grouped by reference
+//        instead (key_ref_grouper.h: no key serialized or copied) and the early states merged
+//        by group id; SETTINGS late_aggregate_finalization_by_ref = 0 uses the Aggregator.
+//     2. Finalizes them (without keys when the ORDER BY references none), evaluates the ORDER BY
+//        expressions (column references remapped to the narrower block) and keeps the bucket's
+//        candidates: its top limit + offset groups with the same stable partial sort as CutPiece
+//        (all its groups, in group order, if it has no more), with their ORDER BY values.
+//     3. A large bucket (more than 4 (limit + offset) input rows) gathers the input rows of its
+//        candidates now and drops the rest; a small one keeps its input blocks (shared columns,
+//        no copy) and row -> group ids.
+//   Combine (once, after every bucket; BucketedMerger::SetPieceCombine):
+//     4. Picks the top limit + offset candidates over all buckets (concatenated in bucket order,
+//        stable sort: ties fall as in CombineCutPieces over CutPiece pieces).
+//     5. Gathers the input rows of only those groups, in rank order (input order within a group),
+//        merges them in full (every aggregate, keys), finalizes and computes the final columns.
+// ClickBench Q40 (OFFSET 1000: keep 1010; 256 buckets of ~900 groups) so builds 1010 URL and
+// Referer keys instead of 236K, and sorts 1010 rows' final columns instead of every group's.
+// The result has the rows and row order of CombineCutPieces over the CutPiece of every bucket.
+// MergeAndCut(inputs) runs both phases over one bucket: CutPiece(plan, Finalize(merge)).
 // Applies when CanCutByPiece(plan), the merge has keys, there is no HAVING (it may drop groups by
 // a late aggregate), and the ORDER BY expressions reference a strict subset of the aggregates or
 // no key column; SETTINGS late_aggregate_finalization = 0 turns it off.
@@ -27,9 +36,11 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "coordinator/bucketed_merger.h"
 #include "coordinator/query_plan.h"
 #include "core/aggregation/aggregate_function.h"
 #include "core/block.h"
@@ -39,9 +50,11 @@ namespace granite::coordinator {
 
 inline constexpr char kLateAggregateFinalizationSetting[] = "late_aggregate_finalization";
 
-// Merges, finalizes and cuts one bucket of partial states, finalizing late aggregates only for
-// the groups that survive the ORDER BY ... LIMIT cut.
-// Thread-safety: MergeAndCut is const and may run on many threads at once.
+// Merges, finalizes and cuts the buckets of partial states, finalizing late aggregates and
+// building keys only for the groups that survive the ORDER BY ... LIMIT cut.
+// Thread-safety: MergeAndCut is const and may run on many threads at once. MergeBucket may run
+// on many threads at once for distinct buckets; Combine after every MergeBucket has returned
+// (with a happens-before edge, e.g. BucketedMerger's mutex).
 class LateFinalizer {
  public:
   // Returns a finalizer for `plan` if late finalization applies to it (file comment), nullptr if
@@ -56,6 +69,20 @@ class LateFinalizer {
   absl::StatusOr<core::Block> MergeAndCut(const std::vector<core::Block>& inputs,
                                           size_t* groups) const;
 
+  // Phases 1-3 for bucket `bucket` (< core::kBucketCount): keeps its candidates for Combine and
+  // returns their count (0 for no groups); sets *groups to the bucket's group count.
+  // REQUIRES: each bucket merged at most once. Fails like Aggregator::Merge.
+  absl::StatusOr<size_t> MergeBucket(uint32_t bucket, const std::vector<core::Block>& inputs,
+                                     size_t* groups);
+  // Makes `merger` merge its buckets with MergeBucket and combine them with Combine (its piece
+  // cut stays for single blocks merged serially). REQUIRES: `merger` has a piece cut, no Add yet;
+  // this finalizer outlives it.
+  void Attach(BucketedMerger* merger);
+  // Phases 4-5 over the buckets merged so far: equals CombineCutPieces(plan, the CutPiece of
+  // every bucket's Finalize, bucket order). With no candidates at all: the final columns of an
+  // empty stage. Releases the buckets' candidates.
+  absl::StatusOr<core::Block> Combine();
+
   // The aggregates (indexes into the specs) merged for every group; the others are merged only
   // for the survivors.
   const std::vector<size_t>& early_aggregates() const { return early_; }
@@ -65,9 +92,22 @@ class LateFinalizer {
                 std::vector<core::AggregateSpec> specs)
       : plan_(plan), key_types_(std::move(key_types)), specs_(std::move(specs)) {}
 
-  // The direct path: merges every aggregate of every group, finalizes and cuts.
-  absl::StatusOr<core::Block> MergeAllAndCut(const std::vector<core::Block>& inputs,
+  // A bucket's candidates: the groups that may be in the final top (phase 2) and where their
+  // input rows are.
+  struct Candidates {
+    std::vector<core::Block> inputs;                // partial blocks holding the groups' rows
+    std::vector<std::vector<uint32_t>> row_groups;  // per input, per row: its group id
+    std::vector<uint32_t> groups;                   // candidate i's group id, best first
+    core::Block order;                              // candidate i's ORDER BY values (row i)
+  };
+
+  // Phases 1-3 over one bucket's inputs.
+  absl::StatusOr<Candidates> MergeCandidates(const std::vector<core::Block>& inputs,
                                              size_t* groups) const;
+  // True if `input`'s columns have the partial block's types. REQUIRES: as many columns.
+  bool TypesMatch(const core::Block& input) const;
+  // Phases 4-5 over buckets' candidates, in bucket order.
+  absl::StatusOr<core::Block> CombineCandidates(const std::vector<const Candidates*>& buckets) const;
 
   // Constant after construction.
   const QueryPlan& plan_;
@@ -80,6 +120,10 @@ class LateFinalizer {
   std::vector<worker::v1::Expr> order_exprs_;  // plan.order's expressions over the early block
   size_t keep_ = 0;                      // limit + offset
   bool order_keys_ = false;              // the ORDER BY references a key column
+  bool group_by_ref_ = false;            // phase 1 groups with a KeyRefGrouper
+  std::vector<core::TypeId> partial_types_;  // the column types of a partial block
+  // Per bucket, written by its MergeBucket only, read by Combine.
+  std::vector<std::optional<Candidates>> buckets_;
 };
 
 }  // namespace granite::coordinator

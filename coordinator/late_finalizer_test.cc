@@ -170,9 +170,9 @@ TEST(LateFinalizerTest, StringKeyEveryAggregateEarly) {
   ExpectLateEqualsFull(Plan(shape, {{1, false}, {2, true}, {3, false}}, 7, 5), shape, 3000, 3);
 }
 
-TEST(LateFinalizerTest, SmallBucketTakesTheDirectPath) {
+TEST(LateFinalizerTest, SmallBucketKeepsItsInputs) {
   Shape shape;
-  // 12 + 12 + 4 input rows <= 4 * 10: merged in full, same result.
+  // 12 + 12 + 4 input rows <= 4 * 10: the inputs are kept by reference, same result.
   std::vector<core::Block> inputs = Inputs(shape, 12);
   QueryPlan plan = Plan(shape, {{2, true}}, 10, 0);
   auto late = LateFinalizer::Create(plan, shape.keys(), shape.specs());
@@ -229,9 +229,7 @@ TEST(LateFinalizerTest, BucketedMergerWithLateFinalizationEqualsFinalStage) {
   merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
   merger.SetPieceCombine(
       [&plan](std::vector<core::Block> pieces) { return CombineCutPieces(plan, std::move(pieces)); });
-  merger.SetBucketMerge([&late](const std::vector<core::Block>& inputs, size_t* groups) {
-    return (*late)->MergeAndCut(inputs, groups);
-  });
+  (*late)->Attach(&merger);
   for (uint32_t b = 0; b < core::kBucketCount; ++b) {
     for (size_t w = 0; w < 2; ++w) merger.Add(w, b, std::move(sent[w][b]));
   }
@@ -249,6 +247,140 @@ TEST(LateFinalizerTest, BucketedMergerWithLateFinalizationEqualsFinalStage) {
   ASSERT_EQ(got->rows(), 10u);
   // The key breaks every tie of count(): one answer, every column equal (integer avg states).
   EXPECT_EQ(core::EncodeBlock(*got), core::EncodeBlock(*want));
+}
+
+
+// The same buckets merged by a BucketedMerger with and without late finalization, and the final
+// stage of each: the late path picks its top across buckets and must give the same rows in the
+// same order (ties among buckets included: the plan has no tie-breaking key).
+void ExpectAcrossBucketsEqualsPieceCut(const Shape& shape, const QueryPlan& plan, uint64_t rows,
+                                       uint64_t distinct) {
+  std::vector<std::vector<core::Block>> sent[2];
+  for (uint64_t seed : {1, 2}) {
+    core::Block partial = WorkerPartial(shape, seed, rows, distinct);
+    auto splitter = std::move(*core::Aggregator::Create(shape.keys(), shape.specs()));
+    ASSERT_TRUE(splitter->Merge(partial).ok());
+    std::vector<core::Block> buckets = splitter->PartialByBucket();
+    sent[0].push_back(buckets);
+    sent[1].push_back(std::move(buckets));
+  }
+  auto late = LateFinalizer::Create(plan, shape.keys(), shape.specs());
+  ASSERT_TRUE(late.ok() && *late != nullptr);
+  core::ThreadPool pool(2);
+  std::vector<std::string> results;
+  for (int late_on = 0; late_on < 2; ++late_on) {
+    BucketedMerger merger(shape.keys(), shape.specs(), 2, &pool, [] { return false; });
+    merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
+    merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
+      return CombineCutPieces(plan, std::move(pieces));
+    });
+    if (late_on) (*late)->Attach(&merger);
+    for (uint32_t b = 0; b < core::kBucketCount; ++b) {
+      for (size_t w = 0; w < 2; ++w) merger.Add(w, b, std::move(sent[late_on][w][b]));
+    }
+    absl::StatusOr<core::Block> stage = merger.Finish();
+    ASSERT_TRUE(stage.ok()) << stage.status();
+    absl::StatusOr<core::Block> got = FinishFinalStage(plan, *stage);
+    ASSERT_TRUE(got.ok());
+    EXPECT_EQ(got->rows(), std::min<uint64_t>(plan.limit, distinct - plan.offset));
+    results.push_back(core::EncodeBlock(*got));
+  }
+  EXPECT_EQ(results[0], results[1]);
+}
+
+// ClickBench Q39/Q40: OFFSET 1000 keeps 1010 rows, more than any bucket holds: every bucket's
+// groups are candidates and the top is chosen across buckets.
+TEST(LateFinalizerTest, LargeOffsetChoosesAcrossBucketsWithTies) {
+  Shape url{.string_key = true};
+  ExpectAcrossBucketsEqualsPieceCut(url, Plan(url, {{1, true}}, 10, 1000), 60000, 40000);
+  Shape q33;
+  ExpectAcrossBucketsEqualsPieceCut(q33, Plan(q33, {{2, true}}, 10, 1000), 60000, 40000);
+  // Ascending, a second ORDER BY column, and an offset past most groups.
+  ExpectAcrossBucketsEqualsPieceCut(q33, Plan(q33, {{2, false}, {3, true}}, 50, 1900), 6000,
+                                    4000);
+}
+
+// Q40's shape: GROUP BY (String, UInt16, String) ORDER BY count() with a large offset, grouped
+// by reference and with an Aggregator (late_aggregate_finalization_by_ref = 0).
+TEST(LateFinalizerTest, MultiColumnStringKeysByReference) {
+  std::vector<TypeId> keys = {TypeId::kString, TypeId::kUInt16, TypeId::kString};
+  std::vector<core::AggregateSpec> specs = {{"count", {}}, {"sum", {TypeId::kInt16}}};
+  auto partial = [&](uint64_t seed, size_t rows) {
+    auto a = std::make_shared<core::Column>(TypeId::kString);
+    auto b = std::make_shared<core::Column>(TypeId::kUInt16);
+    auto c = std::make_shared<core::Column>(TypeId::kString);
+    auto x = std::make_shared<core::Column>(TypeId::kInt16);
+    for (size_t i = 0; i < rows; ++i) {
+      uint64_t v = (i * 7919 + seed * 31) % 4001;
+      a->AppendString(v % 5 == 0 ? std::string() : "u" + std::to_string(v % 1311));
+      b->Append<uint16_t>(static_cast<uint16_t>(v % 3));
+      c->AppendString(v % 2 ? "bc" : "c");
+      x->Append<int16_t>(static_cast<int16_t>(i % 100));
+    }
+    auto aggregator = std::move(*core::Aggregator::Create(keys, specs));
+    EXPECT_TRUE(aggregator->Add({a, b, c}, {{}, {x}}, rows).ok());
+    return aggregator->Partial();
+  };
+  std::vector<core::Block> inputs = {partial(1, 6000), partial(2, 5000)};
+  QueryPlan plan;
+  auto types = std::move(*core::Aggregator::Create(keys, specs))->ResultTypes();
+  for (uint32_t c = 0; c < types.size(); ++c) plan.final_exprs.push_back(Col(c, types[c]));
+  plan.visible = types.size();
+  plan.has_limit = true;
+  for (auto [limit, offset] : {std::pair<uint64_t, uint64_t>{10, 0}, {10, 300}, {50, 3000}}) {
+    plan.limit = limit;
+    plan.offset = offset;
+    for (bool descending : {true, false}) {
+      plan.order = {{3, descending}};
+      std::vector<std::string> got;
+      for (const char* by_ref : {"1", "0"}) {
+        (*plan.fragment.mutable_settings())["late_aggregate_finalization_by_ref"] = by_ref;
+        auto late = LateFinalizer::Create(plan, keys, specs);
+        ASSERT_TRUE(late.ok() && *late != nullptr);
+        size_t groups = 0;
+        absl::StatusOr<core::Block> cut = (*late)->MergeAndCut(inputs, &groups);
+        ASSERT_TRUE(cut.ok()) << cut.status();
+        EXPECT_GT(groups, 1000u);
+        got.push_back(core::EncodeBlock(*cut));
+      }
+      EXPECT_EQ(got[0], got[1]);
+      // And the full merge's cut.
+      core::AggregatorOptions options;
+      options.sparse = true;
+      auto full = std::move(*core::Aggregator::Create(keys, specs, options));
+      for (const core::Block& input : inputs) ASSERT_TRUE(full->Merge(input).ok());
+      absl::StatusOr<core::Block> finalized = full->Finalize();
+      ASSERT_TRUE(finalized.ok());
+      absl::StatusOr<core::Block> want = CutPiece(plan, *finalized);
+      ASSERT_TRUE(want.ok());
+      EXPECT_EQ(got[0], core::EncodeBlock(*want));
+    }
+  }
+}
+
+// LIMIT 10: buckets larger than 4 * 10 rows copy their candidates' rows at once.
+TEST(LateFinalizerTest, SmallLimitGathersCandidatesPerBucket) {
+  Shape url{.string_key = true};
+  ExpectAcrossBucketsEqualsPieceCut(url, Plan(url, {{1, true}}, 10, 0), 60000, 40000);
+  Shape q33;
+  ExpectAcrossBucketsEqualsPieceCut(q33, Plan(q33, {{2, false}}, 10, 3), 60000, 40000);
+}
+
+TEST(LateFinalizerTest, NoGroupsGivesEmptyFinalColumns) {
+  Shape shape;
+  QueryPlan plan = Plan(shape, {{2, true}}, 10, 0);
+  auto late = LateFinalizer::Create(plan, shape.keys(), shape.specs());
+  ASSERT_TRUE(late.ok() && *late != nullptr);
+  size_t groups = 7;
+  absl::StatusOr<size_t> candidates = (*late)->MergeBucket(3, {core::Block()}, &groups);
+  ASSERT_TRUE(candidates.ok());
+  EXPECT_EQ(*candidates, 0u);
+  EXPECT_EQ(groups, 0u);
+  absl::StatusOr<core::Block> combined = (*late)->Combine();
+  ASSERT_TRUE(combined.ok());
+  EXPECT_EQ(combined->rows(), 0u);
+  EXPECT_EQ(combined->columns.size(), plan.final_exprs.size());
+  EXPECT_FALSE((*late)->MergeBucket(core::kBucketCount, {}, &groups).ok());
 }
 
 }  // namespace

@@ -249,11 +249,7 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
       });
       // ORDER BY needing only some aggregates: the others are finalized for the top rows only.
       ASSIGN_OR_RETURN(late, LateFinalizer::Create(plan, key_types, SpecsOf(plan.fragment)));
-      if (late) {
-        merger.SetBucketMerge([&late](const std::vector<core::Block>& inputs, size_t* groups) {
-          return late->MergeAndCut(inputs, groups);
-        });
-      }
+      if (late) late->Attach(&merger);
     }
     RETURN_IF_ERROR(FanOut(*workers_, plan.fragment, query, &merger).status());
     ASSIGN_OR_RETURN(stage, merger.Finish());

@@ -14,6 +14,7 @@
 // them (bench/results/observability-2026-11-23.md, Session 5).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -30,8 +31,11 @@ namespace granite::coordinator {
 // Thread-safety: all methods may be called from any thread.
 class QueryScheduler {
  public:
-  // `admission` (not null) must outlive the scheduler. Zero threads means one.
-  QueryScheduler(AdmissionQueue* admission, size_t select_threads, size_t other_threads);
+  // `admission` (not null) must outlive the scheduler. Zero threads means one. With
+  // `run_alone_inline`, a SELECT scheduled while no other SELECT is around may run on the thread
+  // that schedules it (see ScheduleSelect).
+  QueryScheduler(AdmissionQueue* admission, size_t select_threads, size_t other_threads,
+                 bool run_alone_inline = false);
   // Runs the tasks still queued, then joins the threads.
   ~QueryScheduler();
   QueryScheduler(const QueryScheduler&) = delete;
@@ -49,6 +53,13 @@ class QueryScheduler {
 
   // Runs `run` once `query` is admitted: with its slot on the SELECT executor, or with the
   // admission error (QUERY_WAS_CANCELLED, TOO_MANY_SIMULTANEOUS_QUERIES) on the other executor.
+  // Exception (run_alone_inline): when no SELECT holds or waits for a slot, none was scheduled
+  // while another held one since the last such lone SELECT, and the query is admitted at once,
+  // `run` runs on the calling thread before ScheduleSelect returns. That saves the hand-off to an
+  // executor thread (a futex wake-up and a switch, ~40-90 us per query on a busy 2-core
+  // machine; bench/results/observability-2026-11-23.md, Session 6) when a client runs queries one
+  // at a time; the caller (a gRPC callback thread) is then busy for the whole query, so this is
+  // limited to one such query at a time.
   using SelectTask = std::function<void(absl::StatusOr<AdmissionQueue::Slot>)>;
   void ScheduleSelect(QueryContext* query, SelectTask run);
   // Runs `run` on the other executor.
@@ -58,9 +69,15 @@ class QueryScheduler {
   size_t other_threads() const { return other_pool_->size(); }
 
  private:
+  // Runs `run` with `slot` on the SELECT executor, or (an admission error) on the other one.
+  void Dispatch(const SelectTask& run, absl::StatusOr<AdmissionQueue::Slot> slot);
+
   AdmissionQueue* admission_;
   std::unique_ptr<core::ThreadPool> select_pool_;
   std::unique_ptr<core::ThreadPool> other_pool_;
+  const bool run_alone_inline_;
+  std::atomic<bool> overlapped_{false};  // a SELECT was scheduled while another held a slot
+  std::atomic<bool> inline_running_{false};  // a SELECT runs on a caller's thread now
 };
 
 }  // namespace granite::coordinator

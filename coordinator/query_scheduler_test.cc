@@ -186,5 +186,107 @@ TEST(QuerySchedulerTest, FullQueueRefuses) {
   EXPECT_TRUE(Eventually([&] { return waiting_code.load() == 0; }));
 }
 
+// run_alone_inline: a lone SELECT with a free slot runs on the scheduling thread, holding its slot;
+// a SELECT scheduled while it runs goes to the executor; a queued one never runs on the thread
+// that frees the slot (AdmitAsync's callback may run under a lock there).
+TEST(QuerySchedulerTest, LoneSelectRunsInlineOthersOnTheExecutor) {
+  AdmissionQueue admission(2, 100);
+  QueryScheduler scheduler(&admission, 2, 2, /*run_alone_inline=*/true);
+  const std::thread::id caller = std::this_thread::get_id();
+  QueryContext lone("lone"), second("second");
+  std::thread::id lone_thread, second_thread;
+  std::atomic<bool> second_done{false};
+  scheduler.ScheduleSelect(&lone, [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+    ASSERT_TRUE(s.ok());
+    lone_thread = std::this_thread::get_id();
+    EXPECT_EQ(admission.running(), 1u);
+    // Another SELECT arrives while this one runs: two in flight, so it goes to the executor.
+    std::thread other([&] {
+      scheduler.ScheduleSelect(&second, [&](absl::StatusOr<AdmissionQueue::Slot> t) {
+        EXPECT_TRUE(t.ok());
+        second_thread = std::this_thread::get_id();
+        second_done = true;
+      });
+    });
+    other.join();
+    EXPECT_TRUE(Eventually([&] { return second_done.load(); }));
+  });
+  // The lone SELECT ran before ScheduleSelect returned, on this thread.
+  EXPECT_EQ(lone_thread, caller);
+  EXPECT_TRUE(second_done.load());
+  EXPECT_NE(second_thread, caller);
+  EXPECT_NE(second_thread, std::thread::id());
+  EXPECT_TRUE(Eventually([&] { return admission.running() == 0; }));
+
+  // No free slot: the lone SELECT queues, and runs on the executor once the slot is released
+  // here, not on this (releasing) thread.
+  QueryContext holder("holder"), queued("queued");
+  auto slot = admission.Admit(&holder);
+  AdmissionQueue::Slot other_slot;
+  {
+    QueryContext holder2("holder2");
+    auto held = admission.Admit(&holder2);
+    ASSERT_TRUE(held.ok());
+    other_slot = std::move(*held);
+  }
+  ASSERT_TRUE(slot.ok());
+  std::atomic<bool> queued_done{false};
+  std::thread::id queued_thread;
+  scheduler.ScheduleSelect(&queued, [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+    EXPECT_TRUE(s.ok());
+    queued_thread = std::this_thread::get_id();
+    queued_done = true;
+  });
+  EXPECT_FALSE(queued_done.load());
+  EXPECT_EQ(admission.queued(), 1u);
+  slot->Release();
+  EXPECT_TRUE(Eventually([&] { return queued_done.load(); }));
+  EXPECT_NE(queued_thread, caller);
+  other_slot.Release();
+  EXPECT_TRUE(Eventually([&] { return admission.running() == 0; }));
+}
+
+// run_alone_inline: after SELECTs overlapped, the first lone SELECT still goes to the executor (it
+// ends the overlap period), the next lone ones run on the calling thread.
+TEST(QuerySchedulerTest, InlineOnlyAfterAPeriodWithoutOverlap) {
+  AdmissionQueue admission(1, 100);
+  QueryScheduler scheduler(&admission, 1, 1, /*run_alone_inline=*/true);
+  const std::thread::id caller = std::this_thread::get_id();
+  QueryContext holder("holder"), queued("queued"), first("first"), second("second");
+  auto slot = admission.Admit(&holder);
+  ASSERT_TRUE(slot.ok());
+  std::atomic<bool> queued_done{false};
+  scheduler.ScheduleSelect(&queued, [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+    EXPECT_TRUE(s.ok());
+    queued_done = true;
+  });
+  slot->Release();
+  ASSERT_TRUE(Eventually([&] { return queued_done.load() && admission.Idle(); }));
+  std::atomic<bool> first_done{false};
+  std::thread::id first_thread;
+  scheduler.ScheduleSelect(&first, [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+    EXPECT_TRUE(s.ok());
+    first_thread = std::this_thread::get_id();
+    first_done = true;
+  });
+  ASSERT_TRUE(Eventually([&] { return first_done.load() && admission.Idle(); }));
+  EXPECT_NE(first_thread, caller);
+  bool second_here = false;
+  scheduler.ScheduleSelect(&second, [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+    second_here = s.ok() && std::this_thread::get_id() == caller;
+  });
+  EXPECT_TRUE(second_here);
+  EXPECT_TRUE(admission.Idle());
+  // A cancelled lone query is admitted at once (its run sees the cancellation, as on the
+  // executor) and runs here too.
+  QueryContext cancelled("cancelled");
+  cancelled.Cancel();
+  bool ran_here = false;
+  scheduler.ScheduleSelect(&cancelled, [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+    ran_here = s.ok() && std::this_thread::get_id() == caller;
+  });
+  EXPECT_TRUE(ran_here);
+}
+
 }  // namespace
 }  // namespace granite::coordinator

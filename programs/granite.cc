@@ -23,6 +23,7 @@
 #include "coordinator/membership.h"
 #include "core/process.h"
 #include "programs/local_cluster.h"
+#include "storage/uncompressed_cache.h"
 #include "tools/hits_generator.h"
 #include "worker/worker_server.h"
 
@@ -58,6 +59,10 @@ ABSL_FLAG(int, query_thread_nice, 0,
           "Nice value (0-19) added to the threads that execute SELECTs (worker fragment pool and "
           "handlers, coordinator merge pool and SELECT handlers), so inserts win the CPU; 20 = "
           "SCHED_IDLE (they run only when nothing else wants the CPU); 0 = off");
+ABSL_FLAG(int64_t, uncompressed_cache_size, -1,
+          "worker, local: bytes of decompressed granule blocks a worker keeps so hot scans skip "
+          "pread, checksum and LZ4 (SETTINGS use_uncompressed_cache = 0 bypasses it); -1 = 1/8 of "
+          "physical RAM capped at 8 GiB; 0 = off; local: the amount is shared among the workers");
 ABSL_FLAG(int, concurrency, 1, "benchmark: concurrent clients (-c)");
 ABSL_FLAG(uint64_t, iterations, 0, "benchmark: total queries to run, 0 = no limit (-i)");
 ABSL_FLAG(double, timelimit, 0, "benchmark: seconds to run, 0 = no limit (-t)");
@@ -190,6 +195,9 @@ int main(int argc, char** argv) {
     options.numa_node = absl::GetFlag(FLAGS_numa_node);
     options.shutdown_timeout_seconds = absl::GetFlag(FLAGS_shutdown_timeout);
     options.query_thread_nice = absl::GetFlag(FLAGS_query_thread_nice);
+    int64_t cache_bytes = absl::GetFlag(FLAGS_uncompressed_cache_size);
+    granite::storage::UncompressedCache::Global().SetCapacity(
+        cache_bytes < 0 ? granite::storage::UncompressedCache::DefaultCapacity() : cache_bytes);
     return granite::worker::RunWorker(options);
   }
   if (command == "coordinator") {
@@ -228,6 +236,7 @@ int main(int argc, char** argv) {
     options.max_queued_select_queries =
         static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_max_queued_select_queries)));
     options.query_thread_nice = absl::GetFlag(FLAGS_query_thread_nice);
+    options.uncompressed_cache_size = absl::GetFlag(FLAGS_uncompressed_cache_size);
     std::string workers = absl::GetFlag(FLAGS_workers);
     options.workers = workers.empty() ? 2 : std::atoi(workers.c_str());
     return granite::RunLocalCluster(options);

@@ -16,6 +16,7 @@
 
 #include "coordinator/coordinator_server.h"
 #include "core/process.h"
+#include "storage/uncompressed_cache.h"
 
 namespace granite {
 
@@ -62,8 +63,13 @@ bool StartWorker(const LocalOptions& options, int index, WorkerProcess* worker) 
                                               : options.metrics_port + 1 + index;
     std::string metrics_port = "--metrics-port=" + std::to_string(metrics);
     std::string nice = "--query_thread_nice=" + std::to_string(options.query_thread_nice);
+    int64_t cache_total = options.uncompressed_cache_size < 0
+                              ? static_cast<int64_t>(storage::UncompressedCache::DefaultCapacity())
+                              : options.uncompressed_cache_size;
+    std::string cache =
+        "--uncompressed_cache_size=" + std::to_string(cache_total / std::max(1, options.workers));
     execl("/proc/self/exe", "granite", "worker", port.c_str(), data_flag.c_str(),
-          threads.c_str(), host.c_str(), metrics_port.c_str(), nice.c_str(),
+          threads.c_str(), host.c_str(), metrics_port.c_str(), nice.c_str(), cache.c_str(),
           static_cast<char*>(nullptr));
     _exit(127);
   }

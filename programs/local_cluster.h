@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace granite {
@@ -19,6 +20,9 @@ struct LocalOptions {
   int max_concurrent_select_queries = -1;  // coordinator admission (CoordinatorOptions)
   size_t max_queued_select_queries = 10000;
   int query_thread_nice = 0;  // coordinator and workers (core/thread_priority.h)
+  // Bytes of the workers' uncompressed caches together (each gets its share); -1 = the default
+  // (storage::UncompressedCache::DefaultCapacity()), 0 = off.
+  int64_t uncompressed_cache_size = -1;
 };
 
 // Returns worker `index`'s pool threads: `requested` when positive, else the `cpus` this process

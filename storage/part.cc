@@ -4,6 +4,7 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -71,6 +72,12 @@ char* ReadBuffer(int slot, size_t size, std::unique_ptr<char[]>* owned) {
   return buffer.data();
 }
 
+// Returns a Part identity never handed out before in this process.
+uint64_t NextPartId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSystem> fs,
@@ -127,7 +134,8 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
 
 Part::Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> schema,
            std::string dir, PartName name, PartContents contents)
-    : fs_(std::move(fs)),
+    : id_(NextPartId()),
+      fs_(std::move(fs)),
       schema_(std::move(schema)),
       dir_(std::move(dir)),
       name_(name),
@@ -159,6 +167,8 @@ Part::Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> sc
   for (uint32_t rows : granule_rows_) granule_starts_.push_back(granule_starts_.back() + rows);
   rows_ = granule_starts_.back();
 }
+
+Part::~Part() { UncompressedCache::Global().ErasePart(id_); }
 
 uint64_t Part::column_compressed_bytes(size_t column_index) const {
   uint64_t total = 0;
@@ -211,8 +221,8 @@ absl::StatusOr<const char*> Part::ReadCompressedGranules(size_t column_index,
 }
 
 absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t granule_begin,
-                                                 size_t granule_end,
-                                                 const RandomAccessFile* file) const {
+                                                 size_t granule_end, const RandomAccessFile* file,
+                                                 UncompressedCache* cache, bool insert) const {
   if (column_index >= columns_.size() || granule_begin > granule_end ||
       granule_end > granule_count()) {
     return Error(ErrorCode::kArgumentOutOfBound,
@@ -226,12 +236,6 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   if (granule_begin == granule_end) return column;
 
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
-  std::unique_ptr<char[]> compressed_owned;
-  uint64_t first = 0;
-  ASSIGN_OR_RETURN(const char* compressed,
-                   ReadCompressedGranules(column_index, granule_begin, granule_end, file,
-                                          &compressed_owned, &first));
-
   bool is_string = core::IsString(type);
   uint64_t rows = granule_starts_[granule_end] - granule_starts_[granule_begin];
   char* out = nullptr;
@@ -252,25 +256,57 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
     out = column->RawData();  // fixed-width blocks decompress straight into the column
   }
 
-  for (size_t g = granule_begin; g < granule_end; ++g) {
-    const GranuleMark& mark = marks[g];
-    const char* block = compressed + (mark.offset - first);
-    if (XXH64(block, mark.compressed_size, 0) != mark.checksum) {
-      return BlockError(column_index, g, /*checksum=*/true);
+  // Blocks found in the cache, by granule - granule_begin; empty when there is no cache.
+  std::vector<UncompressedBlockPtr> cached;
+  if (cache != nullptr && cache->enabled()) {
+    cached.resize(granule_end - granule_begin);
+    for (size_t g = granule_begin; g < granule_end; ++g) {
+      cached[g - granule_begin] = cache->Lookup(CacheKey(column_index, g));
     }
-    char* target = is_string ? scratch : out;
-    int n = LZ4_decompress_safe(block, target, static_cast<int>(mark.compressed_size),
-                                static_cast<int>(mark.raw_size));
-    if (n < 0 || static_cast<uint32_t>(n) != mark.raw_size) {
-      return BlockError(column_index, g, /*checksum=*/false);
-    }
+  }
+  auto hit = [&](size_t g) { return !cached.empty() && cached[g - granule_begin] != nullptr; };
+  // Appends one granule's raw bytes to the column; false when a String granule is malformed.
+  auto append = [&](size_t g, const char* raw) {
     if (is_string) {
-      if (!AppendStringGranule(std::string_view(target, mark.raw_size), granule_rows_[g],
-                               column.get())) {
+      return AppendStringGranule(std::string_view(raw, marks[g].raw_size), granule_rows_[g],
+                                 column.get());
+    }
+    if (raw != out) std::memcpy(out, raw, marks[g].raw_size);
+    out += marks[g].raw_size;
+    return true;
+  };
+
+  std::unique_ptr<char[]> compressed_owned;
+  size_t g = granule_begin;
+  while (g < granule_end) {
+    if (hit(g)) {
+      append(g, cached[g - granule_begin]->data.get());  // verified when it was inserted
+      ++g;
+      continue;
+    }
+    size_t run_end = g + 1;
+    while (run_end < granule_end && !hit(run_end)) ++run_end;
+    uint64_t first = 0;
+    ASSIGN_OR_RETURN(const char* compressed, ReadCompressedGranules(column_index, g, run_end, file,
+                                                                    &compressed_owned, &first));
+    for (; g < run_end; ++g) {
+      const GranuleMark& mark = marks[g];
+      const char* block = compressed + (mark.offset - first);
+      if (XXH64(block, mark.compressed_size, 0) != mark.checksum) {
+        return BlockError(column_index, g, /*checksum=*/true);
+      }
+      std::shared_ptr<UncompressedBlock> fresh;
+      char* target = is_string ? scratch : out;
+      if (!cached.empty() && insert) {
+        fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
+        target = fresh->data.get();
+      }
+      int n = LZ4_decompress_safe(block, target, static_cast<int>(mark.compressed_size),
+                                  static_cast<int>(mark.raw_size));
+      if (n < 0 || static_cast<uint32_t>(n) != mark.raw_size || !append(g, target)) {
         return BlockError(column_index, g, /*checksum=*/false);
       }
-    } else {
-      out += mark.raw_size;
+      if (fresh != nullptr) cache->Insert(CacheKey(column_index, g), std::move(fresh));
     }
   }
   return column;
@@ -278,7 +314,8 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
 
 absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_t granule_begin,
                                                       size_t granule_end,
-                                                      const RandomAccessFile* file) const {
+                                                      const RandomAccessFile* file,
+                                                      UncompressedCache* cache) const {
   if (column_index >= columns_.size() || granule_begin > granule_end ||
       granule_end > granule_count() || !core::IsString(schema_->columns[column_index].type)) {
     return Error(ErrorCode::kArgumentOutOfBound,
@@ -290,11 +327,14 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
   auto column = std::make_shared<core::Column>(core::TypeId::kUInt64);
   if (granule_begin == granule_end) return column;
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
-  std::unique_ptr<char[]> compressed_owned;
-  uint64_t first = 0;
-  ASSIGN_OR_RETURN(const char* compressed,
-                   ReadCompressedGranules(column_index, granule_begin, granule_end, file,
-                                          &compressed_owned, &first));
+  std::vector<UncompressedBlockPtr> cached;
+  if (cache != nullptr && cache->enabled()) {
+    cached.resize(granule_end - granule_begin);
+    for (size_t g = granule_begin; g < granule_end; ++g) {
+      cached[g - granule_begin] = cache->Lookup(CacheKey(column_index, g));
+    }
+  }
+  auto hit = [&](size_t g) { return !cached.empty() && cached[g - granule_begin] != nullptr; };
 
   column->ResizeUninitialized(granule_starts_[granule_end] - granule_starts_[granule_begin]);
   uint64_t* out = column->Data<uint64_t>();
@@ -302,23 +342,8 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
   for (size_t g = granule_begin; g < granule_end; ++g) {
     max_rows = std::max(max_rows, granule_rows_[g]);
   }
-  std::unique_ptr<char[]> prefix_owned;
-  char* prefix = ReadBuffer(1, size_t{max_rows} * 4, &prefix_owned);
-  for (size_t g = granule_begin; g < granule_end; ++g) {
-    const GranuleMark& mark = marks[g];
-    const char* block = compressed + (mark.offset - first);
-    if (XXH64(block, mark.compressed_size, 0) != mark.checksum) {
-      return BlockError(column_index, g, /*checksum=*/true);
-    }
-    // A granule is the rows' 4-byte lengths, then their characters: decode only the lengths.
-    const int want = static_cast<int>(granule_rows_[g]) * 4;
-    int n = want == 0 ? 0
-                      : LZ4_decompress_safe_partial(block, prefix,
-                                                    static_cast<int>(mark.compressed_size), want,
-                                                    want);
-    if (n != want || mark.raw_size < static_cast<uint64_t>(want)) {
-      return BlockError(column_index, g, /*checksum=*/false);
-    }
+  // A granule is the rows' 4-byte lengths, then their characters: only the lengths are needed.
+  auto copy_lengths = [&](size_t g, const char* prefix) {
     uint64_t chars = 0;
     for (uint32_t row = 0; row < granule_rows_[g]; ++row) {
       uint32_t length;
@@ -326,10 +351,40 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
       out[row] = length;
       chars += length;
     }
-    if (chars != mark.raw_size - static_cast<uint64_t>(want)) {
-      return BlockError(column_index, g, /*checksum=*/false);
-    }
     out += granule_rows_[g];
+    return chars;
+  };
+  std::unique_ptr<char[]> compressed_owned;
+  std::unique_ptr<char[]> prefix_owned;
+  char* prefix = ReadBuffer(1, size_t{max_rows} * 4, &prefix_owned);
+  size_t g = granule_begin;
+  while (g < granule_end) {
+    if (hit(g)) {
+      copy_lengths(g, cached[g - granule_begin]->data.get());  // verified when inserted
+      ++g;
+      continue;
+    }
+    size_t run_end = g + 1;
+    while (run_end < granule_end && !hit(run_end)) ++run_end;
+    uint64_t first = 0;
+    ASSIGN_OR_RETURN(const char* compressed, ReadCompressedGranules(column_index, g, run_end, file,
+                                                                    &compressed_owned, &first));
+    for (; g < run_end; ++g) {
+      const GranuleMark& mark = marks[g];
+      const char* block = compressed + (mark.offset - first);
+      if (XXH64(block, mark.compressed_size, 0) != mark.checksum) {
+        return BlockError(column_index, g, /*checksum=*/true);
+      }
+      const int want = static_cast<int>(granule_rows_[g]) * 4;
+      int n = want == 0 ? 0
+                        : LZ4_decompress_safe_partial(block, prefix,
+                                                      static_cast<int>(mark.compressed_size), want,
+                                                      want);
+      if (n != want || mark.raw_size < static_cast<uint64_t>(want) ||
+          copy_lengths(g, prefix) != mark.raw_size - static_cast<uint64_t>(want)) {
+        return BlockError(column_index, g, /*checksum=*/false);
+      }
+    }
   }
   return column;
 }

@@ -15,6 +15,7 @@
 #include "storage/file_system.h"
 #include "storage/part_format.h"
 #include "storage/table_schema.h"
+#include "storage/uncompressed_cache.h"
 
 namespace granite::storage {
 
@@ -45,6 +46,14 @@ class Part {
   // (as Load would have read them).
   Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> schema, std::string dir,
        PartName name, PartContents contents);
+  // Drops the part's blocks from UncompressedCache::Global().
+  ~Part();
+  Part(const Part&) = delete;
+  Part& operator=(const Part&) = delete;
+
+  // Returns the part's identity in this process: a generation number no other Part object gets,
+  // even one loaded later under the same name (keys UncompressedCache entries).
+  uint64_t id() const { return id_; }
 
   const std::string& name() const { return name_string_; }
   const PartName& part_name() const { return name_; }
@@ -72,15 +81,22 @@ class Part {
   // CHECKSUM_DOESNT_MATCH naming table, part, column and granule.
   // Errors: ARGUMENT_OUT_OF_BOUND for a bad index or range; CANNOT_READ_FROM_FILE on I/O errors.
   // `file`: the column's data file from OpenColumn, or nullptr to open it for this read.
+  // `cache` (may be null or disabled): granules found there are copied from it, the others read
+  // (one pread per run of consecutive misses), verified, decompressed and, with `insert`, inserted.
   absl::StatusOr<core::ColumnPtr> ReadColumn(size_t column_index, size_t granule_begin,
                                              size_t granule_end,
-                                             const RandomAccessFile* file = nullptr) const;
+                                             const RandomAccessFile* file = nullptr,
+                                             UncompressedCache* cache = nullptr,
+                                             bool insert = true) const;
   // Returns the byte lengths (UInt64) of the values of a String column over granules
   // [granule_begin, granule_end): decompresses only each granule's length prefix, never the
   // characters. Checksums and errors as ReadColumn; ARGUMENT_OUT_OF_BOUND for a non-String column.
+  // Granules found in `cache` take their lengths from the cached block; misses are not inserted
+  // (only their length prefix is decompressed).
   absl::StatusOr<core::ColumnPtr> ReadStringSizes(size_t column_index, size_t granule_begin,
                                                   size_t granule_end,
-                                                  const RandomAccessFile* file = nullptr) const;
+                                                  const RandomAccessFile* file = nullptr,
+                                                  UncompressedCache* cache = nullptr) const;
   // Opens the data file of one column, for a scan that reads many granule ranges of it and passes
   // the file to each ReadColumn / ReadStringSizes (one open instead of one per read).
   // Errors: ARGUMENT_OUT_OF_BOUND for a bad index; CANNOT_READ_FROM_FILE when it cannot be opened.
@@ -102,6 +118,9 @@ class Part {
 
  private:
   absl::Status BlockError(size_t column_index, size_t granule, bool checksum) const;
+  UncompressedCache::Key CacheKey(size_t column_index, size_t granule) const {
+    return {id_, static_cast<uint32_t>(column_index), static_cast<uint32_t>(granule)};
+  }
   // Reads the compressed blocks of granules [granule_begin, granule_end) of one column with one
   // pread into the calling thread's read buffer (or into *owned when it is too big) and returns
   // their start; *first is their offset in the column file.
@@ -114,6 +133,7 @@ class Part {
                                                      uint64_t* first) const;
 
   // Constant after construction.
+  uint64_t id_;
   std::shared_ptr<FileSystem> fs_;
   std::shared_ptr<const TableSchema> schema_;
   std::string dir_;

@@ -17,6 +17,25 @@ namespace {
 
 constexpr size_t kNumbersPerMorsel = 65536;
 constexpr size_t kGranulesPerMorsel = 8;
+// A column whose selected granules hold more than the uncompressed cache reads hits but inserts
+// nothing: under LRU it would evict its own blocks before the scan repeats (every run pays the
+// inserts, none hits) and flush what other queries keep hot. Per column, not per scan: a
+// late-materialized SELECT * (Q24) lists every column but reads most of them for a few granules.
+// A rule on the whole scan's bytes was tried first (at half and at all of the cache): it kept
+// Q23 and Q24 from caching (bench/results/scanperf-2026-11-22.md).
+uint64_t ColumnScanBytes(const std::vector<storage::SelectedPart>& selected, size_t column) {
+  double bytes = 0;
+  for (const storage::SelectedPart& part : selected) {
+    if (part.data->rows() == 0) continue;
+    uint64_t rows = 0;
+    for (const storage::GranuleRange& range : part.granules) {
+      rows += part.data->granule_first_row(range.end) - part.data->granule_first_row(range.begin);
+    }
+    bytes += static_cast<double>(part.data->column_uncompressed_bytes(column)) * rows /
+             part.data->rows();
+  }
+  return static_cast<uint64_t>(bytes);
+}
 
 }  // namespace
 
@@ -72,6 +91,15 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
                                  std::chrono::steady_clock::now() - started)
                                  .count();
   source->condition_key_ = QueryConditionCache::KeyOf(fragment);
+  auto uncompressed = fragment.settings().find("use_uncompressed_cache");
+  if ((uncompressed == fragment.settings().end() || uncompressed->second != "0") &&
+      storage::UncompressedCache::Global().enabled()) {
+    source->cache_ = &storage::UncompressedCache::Global();
+    for (size_t column : source->column_indexes_) {
+      source->cache_insert_.push_back(ColumnScanBytes(selected, column) <=
+                                      source->cache_->capacity());
+    }
+  }
   source->file_slots_.assign(source->snapshot_->parts.size(), ColumnFiles::kNoSlot);
   for (size_t i = 0; i < selected.size(); ++i) source->file_slots_[selected[i].part] = i;
   source->files_ =
@@ -147,9 +175,10 @@ absl::StatusOr<core::ColumnPtr> MorselSource::ReadOne(const Morsel& morsel, size
   ASSIGN_OR_RETURN(const storage::RandomAccessFile* file,
                    files_->Get(*morsel.data, file_slots_[morsel.part], position, index));
   if (position < string_sizes_.size() && string_sizes_[position]) {
-    return morsel.data->ReadStringSizes(index, morsel.begin, morsel.end, file);
+    return morsel.data->ReadStringSizes(index, morsel.begin, morsel.end, file, cache_);
   }
-  return morsel.data->ReadColumn(index, morsel.begin, morsel.end, file);
+  return morsel.data->ReadColumn(index, morsel.begin, morsel.end, file, cache_,
+                                 cache_ != nullptr && cache_insert_[position]);
 }
 
 absl::StatusOr<core::Block> MorselSource::ReadColumns(const Morsel& morsel,

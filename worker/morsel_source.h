@@ -6,7 +6,9 @@
 // Settings (Fragment.settings, from SELECT ... SETTINGS): use_parts_snapshot = 0 builds a private
 // snapshot of the parts for this query instead of sharing the table's (what every query paid
 // before the shared snapshot; for benchmarks); use_pruning = 0 reads every granule (for tests
-// that compare pruned and unpruned answers).
+// that compare pruned and unpruned answers); use_uncompressed_cache = 0 neither reads nor fills
+// the worker's cache of decompressed granules (storage/uncompressed_cache.h); a column whose
+// selected granules are larger than the cache reads it but does not fill it.
 #pragma once
 
 #include <memory>
@@ -83,6 +85,8 @@ class MorselSource {
   std::unique_ptr<ColumnFiles> files_;
   std::vector<size_t> file_slots_;  // by snapshot part index: its slot in files_
   std::string condition_key_;  // QueryConditionCache::KeyOf the fragment; "" = not cached
+  storage::UncompressedCache* cache_ = nullptr;  // null with use_uncompressed_cache = 0
+  std::vector<bool> cache_insert_;  // by position: false for a column larger than the cache
   storage::PruneStats prune_stats_;
   uint64_t choose_parts_ns_ = 0;
   bool numbers_ = false;

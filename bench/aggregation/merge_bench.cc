@@ -7,6 +7,7 @@
 //                              2 threads, up to the finalized result;
 //   BM_CoordinatorTopN/late:L  Q33's coordinator merge with the ORDER BY count() LIMIT 10 cut per
 //                              bucket, late finalization off (0) or on (1).
+//   BM_CoordinatorUrlTopN/mode:M/offset:O  Q37-Q40's shape (string keys, LIMIT 10 OFFSET O).
 // Setup (aggregating the input) is not timed. Each run is one iteration; report the minimum.
 //
 //   build-*/merge_bench --benchmark_repetitions=3
@@ -173,11 +174,7 @@ void BM_CoordinatorTopN(benchmark::State& state) {
     merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
       return CombineCutPieces(plan, std::move(pieces));
     });
-    if (late_on && late.ok() && *late) {
-      merger.SetBucketMerge([&late](const std::vector<core::Block>& inputs, size_t* groups) {
-        return (*late)->MergeAndCut(inputs, groups);
-      });
-    }
+    if (late_on && late.ok() && *late) (*late)->Attach(&merger);
     for (uint32_t b = 0; b < core::kBucketCount; ++b) {
       for (size_t w = 0; w < 2; ++w) merger.Add(w, b, std::move(sent[w][b]));
     }
@@ -192,12 +189,93 @@ void BM_CoordinatorTopN(benchmark::State& state) {
   }
 }
 
+// Q37-Q40's shape: GROUP BY (UInt16 x3, String Src, String URL) ORDER BY count() DESC LIMIT 10
+// OFFSET `offset`: 2 workers x ~110K groups of a skewed key distribution (many equal counts),
+// 256 buckets each. mode 0: late finalization off (the CutPiece path, what every bucket took
+// before for OFFSET 1000); 1: late, phase 1 with an Aggregator; 2: late, grouped by reference.
+std::vector<core::Block> UrlWorkerBuckets(uint64_t seed) {
+  std::vector<TypeId> keys = {TypeId::kUInt16, TypeId::kUInt16, TypeId::kUInt16,
+                              TypeId::kString, TypeId::kString};
+  auto aggregator = std::move(*Aggregator::Create(keys, {{"count", {}}}));
+  constexpr uint64_t kRows = 400'000, kIds = 150'000;
+  std::mt19937_64 random(seed);
+  std::vector<std::shared_ptr<core::Column>> columns;
+  for (TypeId type : keys) columns.push_back(std::make_shared<core::Column>(type));
+  for (uint64_t i = 0; i < kRows; ++i) {
+    uint64_t r = random() % kIds;
+    uint64_t id = r * r / kIds;  // skewed: small ids repeat
+    columns[0]->Append<uint16_t>(static_cast<uint16_t>(id % 3));
+    columns[1]->Append<uint16_t>(static_cast<uint16_t>(id % 7 == 0 ? id % 5 : 0));
+    columns[2]->Append<uint16_t>(0);
+    columns[3]->AppendString(id % 2 ? std::string()
+                                    : "http://referer.example.com/search?q=" + std::to_string(id));
+    columns[4]->AppendString("http://www.example.com/catalog/item/" + std::to_string(id * 7919) +
+                             "/page.html?from=list");
+  }
+  (void)aggregator->Add(std::vector<ColumnPtr>(columns.begin(), columns.end()), {{}}, kRows);
+  return aggregator->PartialByBucket();
+}
+
+void BM_CoordinatorUrlTopN(benchmark::State& state) {
+  int mode = static_cast<int>(state.range(0));
+  uint64_t offset = static_cast<uint64_t>(state.range(1));
+  core::ThreadPool pool(2);
+  std::vector<TypeId> keys = {TypeId::kUInt16, TypeId::kUInt16, TypeId::kUInt16,
+                              TypeId::kString, TypeId::kString};
+  std::vector<core::AggregateSpec> specs = {{"count", {}}};
+  coordinator::QueryPlan plan;
+  std::vector<TypeId> types = keys;
+  types.push_back(TypeId::kUInt64);
+  for (uint32_t c = 0; c < types.size(); ++c) {
+    worker::v1::Expr expr;
+    expr.set_type(static_cast<uint32_t>(types[c]));
+    expr.set_column(c);
+    plan.final_exprs.push_back(expr);
+  }
+  plan.visible = types.size();
+  plan.order = {{5, true}};
+  plan.has_limit = true;
+  plan.limit = 10;
+  plan.offset = offset;
+  if (mode == 1) (*plan.fragment.mutable_settings())["late_aggregate_finalization_by_ref"] = "0";
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::vector<std::vector<core::Block>> sent = {UrlWorkerBuckets(1), UrlWorkerBuckets(2)};
+    state.ResumeTiming();
+    auto late = coordinator::LateFinalizer::Create(plan, keys, specs);
+    coordinator::BucketedMerger merger(keys, specs, 2, &pool, [] { return false; });
+    merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
+    merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
+      return CombineCutPieces(plan, std::move(pieces));
+    });
+    if (mode > 0 && late.ok() && *late) (*late)->Attach(&merger);
+    for (uint32_t b = 0; b < core::kBucketCount; ++b) {
+      for (size_t w = 0; w < 2; ++w) merger.Add(w, b, std::move(sent[w][b]));
+    }
+    auto result = merger.Finish();
+    state.PauseTiming();
+    if (!result.ok()) {
+      state.SkipWithError("failed");
+      break;
+    }
+    auto final_rows = FinishFinalStage(plan, std::move(*result));
+    if (!final_rows.ok() || final_rows->rows() != 10) {
+      state.SkipWithError("wrong result");
+      break;
+    }
+    state.ResumeTiming();
+  }
+}
+
 BENCHMARK(BM_LocalMerge)->ArgName("threads")->Arg(1)->Arg(2)->Iterations(1)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_CoordinatorMerge)->ArgName("workers")->Arg(1)->Arg(2)->Arg(3)->Iterations(1)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_CoordinatorTopN)->ArgName("late")->Arg(0)->Arg(1)->Iterations(1)
     ->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_CoordinatorUrlTopN)->ArgNames({"mode", "offset"})
+    ->ArgsProduct({{0, 1, 2}, {0, 1000}})->Iterations(1)->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace granite

@@ -57,7 +57,8 @@ namespace granite::core {
 struct AggregatorOptions {
   // Convert to two-level past this many groups (group_by_two_level_threshold; 0 = never).
   size_t two_level_threshold = 4'000'000;
-  // ... or past this many bytes of table, keys and hashes (group_by_two_level_threshold_bytes).
+  // ... or past this many bytes of table, keys and hashes, the key arena of String keys not
+  // counted (group_by_two_level_threshold_bytes).
   size_t two_level_threshold_bytes = size_t{256} << 20;
   // For aggregators that merge one bucket (few keys spread over the whole key range): use no
   // direct arrays (a 1-2 byte key gets the kFixed64 layout, with the same key hash), and never

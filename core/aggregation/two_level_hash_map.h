@@ -43,7 +43,12 @@ class TwoLevelHashMap {
   void Prefetch(uint64_t hash) const { subs_[BucketOf(hash)].Prefetch(hash); }
 
   // Moves every key of the single-level `single` here (single keeps its keys; Reset it after).
+  // Every sub-table is first reserved for its share of the keys (within a few percent; one that
+  // overflows just grows), so the move does not grow each sub-table from 4 slots by rehashing.
+  // REQUIRES: this map is empty.
   void ConvertFrom(const Map& single) {
+    size_t share = single.size() / kBucketCount;
+    Reserve(share + share / 16 + 16);
     single.ForEach([&](const auto& key, uint64_t hash, uint32_t group) {
       subs_[BucketOf(hash)].InsertNew(key, hash, group);
     });

@@ -77,7 +77,15 @@ enum class EventUnit { kCount, kRows, kBytes, kMicroseconds };
   M(ThreadPoolTasks, "granite_thread_pool_tasks_total", "", kCount,                                \
     "Tasks run by the process-wide thread pool")                                                   \
   M(ThreadPoolQueueMicroseconds, "granite_thread_pool_queue_wait_seconds_total", "",               \
-    kMicroseconds, "Time tasks waited in the thread pool's queue before a thread took them")
+    kMicroseconds, "Time tasks waited in the thread pool's queue before a thread took them")       \
+  M(UncompressedCacheHits, "granite_uncompressed_cache_hits_total", "", kCount,                    \
+    "Granule blocks served decompressed from the uncompressed cache")                              \
+  M(UncompressedCacheMisses, "granite_uncompressed_cache_misses_total", "", kCount,                \
+    "Granule blocks looked up in the uncompressed cache and not found")                            \
+  M(UncompressedCacheBytesInserted, "granite_uncompressed_cache_inserted_bytes_total", "", kBytes, \
+    "Decompressed bytes inserted into the uncompressed cache")                                     \
+  M(UncompressedCacheEvictions, "granite_uncompressed_cache_evictions_total", "", kCount,          \
+    "Blocks evicted from the uncompressed cache to make room (not counting dropped parts)")
 
 enum class Event : uint16_t {
 #define GRANITE_EVENT_ENUM(id, family, labels, unit, description) k##id,

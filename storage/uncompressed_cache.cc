@@ -1,0 +1,148 @@
+#include "storage/uncompressed_cache.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <iterator>
+
+#include "core/metrics/callback_metrics.h"
+#include "core/metrics/events.h"
+
+namespace granite::storage {
+
+size_t UncompressedCache::KeyHash::operator()(const Key& key) const {
+  uint64_t h = key.part_id * 0x9E3779B97F4A7C15ULL;
+  h ^= (uint64_t{key.column} << 32 | key.granule) + 0x7F4A7C159E3779B9ULL + (h << 6) + (h >> 2);
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  return static_cast<size_t>(h);
+}
+
+UncompressedCache::UncompressedCache(uint64_t capacity_bytes, size_t shards)
+    : capacity_(capacity_bytes) {
+  shards_.reserve(shards);
+  for (size_t i = 0; i < shards; ++i) shards_.push_back(std::make_unique<Shard>());
+}
+
+UncompressedCache& UncompressedCache::Global() {
+  // Leaked on purpose: parts destroyed during static destruction still call ErasePart.
+  static UncompressedCache* cache = [] {
+    auto* created = new UncompressedCache(0);
+    static auto* gauge = new core::CallbackRegistration(core::RegisterGauge(
+        "granite_uncompressed_cache_bytes", "UncompressedCacheBytes",
+        "Decompressed granule bytes held by the uncompressed cache",
+        [created] { return static_cast<int64_t>(created->bytes()); }));
+    (void)gauge;
+    return created;
+  }();
+  return *cache;
+}
+
+uint64_t UncompressedCache::DefaultCapacityFor(uint64_t physical_bytes) {
+  return std::min<uint64_t>(physical_bytes / 8, uint64_t{8} << 30);
+}
+
+uint64_t UncompressedCache::DefaultCapacity() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return 0;
+  return DefaultCapacityFor(static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size));
+}
+
+UncompressedCache::Shard& UncompressedCache::ShardOf(const Key& key) {
+  // The top bits: the map inside the shard uses the low ones.
+  return *shards_[(KeyHash()(key) >> 40) % shards_.size()];
+}
+
+void UncompressedCache::SetCapacity(uint64_t capacity_bytes) {
+  capacity_.store(capacity_bytes, std::memory_order_relaxed);
+  uint64_t limit = ShardLimit();
+  for (auto& shard : shards_) {
+    core::MutexLock lock(shard->mu);
+    EvictLocked(*shard, limit);
+  }
+}
+
+UncompressedBlockPtr UncompressedCache::Lookup(const Key& key) {
+  Shard& shard = ShardOf(key);
+  {
+    core::MutexLock lock(shard.mu);
+    auto it = shard.map.find(key);
+    if (it != shard.map.end()) {
+      shard.lru.splice(shard.lru.begin(), shard.lru, it->second);
+      UncompressedBlockPtr block = it->second->block;
+      core::CountEvent(core::Event::kUncompressedCacheHits);
+      return block;
+    }
+  }
+  core::CountEvent(core::Event::kUncompressedCacheMisses);
+  return nullptr;
+}
+
+void UncompressedCache::Insert(const Key& key, UncompressedBlockPtr block) {
+  uint64_t limit = ShardLimit();
+  if (block == nullptr || block->size > limit) return;
+  Shard& shard = ShardOf(key);
+  size_t size = block->size;
+  core::MutexLock lock(shard.mu);
+  if (shard.map.count(key) != 0) return;
+  shard.lru.push_front(Entry{key, std::move(block)});
+  shard.map.emplace(key, shard.lru.begin());
+  ++shard.per_part[key.part_id];
+  shard.bytes += size;
+  core::CountEvent(core::Event::kUncompressedCacheBytesInserted, size);
+  EvictLocked(shard, limit);
+}
+
+void UncompressedCache::EraseLocked(Shard& shard, Lru::iterator it) {
+  shard.bytes -= it->block->size;
+  auto part = shard.per_part.find(it->key.part_id);
+  if (--part->second == 0) shard.per_part.erase(part);
+  shard.map.erase(it->key);
+  shard.lru.erase(it);
+}
+
+void UncompressedCache::EvictLocked(Shard& shard, uint64_t limit) {
+  uint64_t evicted = 0;
+  while (shard.bytes > limit && !shard.lru.empty()) {
+    EraseLocked(shard, std::prev(shard.lru.end()));
+    ++evicted;
+  }
+  if (evicted > 0) core::CountEvent(core::Event::kUncompressedCacheEvictions, evicted);
+}
+
+void UncompressedCache::ErasePart(uint64_t part_id) {
+  // SetCapacity(0) emptied every shard; a block inserted while it ran is never served again
+  // (its part is gone) and leaves with the next eviction.
+  if (!enabled()) return;
+  for (auto& shard : shards_) {
+    core::MutexLock lock(shard->mu);
+    if (shard->per_part.count(part_id) == 0) continue;
+    for (auto it = shard->lru.begin(); it != shard->lru.end();) {
+      auto next = std::next(it);
+      if (it->key.part_id == part_id) EraseLocked(*shard, it);
+      it = next;
+    }
+  }
+}
+
+uint64_t UncompressedCache::bytes() const {
+  uint64_t total = 0;
+  for (const auto& shard : shards_) {
+    core::MutexLock lock(shard->mu);
+    total += shard->bytes;
+  }
+  return total;
+}
+
+size_t UncompressedCache::entries() const {
+  size_t total = 0;
+  for (const auto& shard : shards_) {
+    core::MutexLock lock(shard->mu);
+    total += shard->map.size();
+  }
+  return total;
+}
+
+}  // namespace granite::storage

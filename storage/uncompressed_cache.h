@@ -1,0 +1,113 @@
+// UncompressedCache: a process-wide, size-bounded cache of decompressed granule blocks, so hot
+// scans skip the pread, the XXH64 check and the LZ4 decode of blocks they read before (ClickHouse's
+// uncompressed cache). Part::ReadColumn / ReadStringSizes consult it per granule when the caller
+// passes one (worker/morsel_source.cc passes Global() unless SETTINGS use_uncompressed_cache = 0);
+// a block enters it only after its checksum was verified and it decompressed to its full size.
+//
+// Keys: (Part::id(), column, granule). A part id is a per-process generation number that no later
+// part reuses, so a part that replaces another under the same name never hits the old part's
+// entries; ~Part erases its entries from Global() (ErasePart), others age out by LRU.
+//
+// Layout: kDefaultShards shards chosen by key hash, each with its own named Mutex
+// ("uncompressed_cache"), hash map and LRU list; capacity is split evenly across shards. A hit
+// takes one shard lock, moves the entry to the front and copies a shared_ptr: values are immutable
+// and shared, so an eviction never frees bytes a reader is still copying from.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "core/mutex.h"
+
+namespace granite::storage {
+
+// The decompressed bytes of one granule block. Immutable once in the cache.
+struct UncompressedBlock {
+  explicit UncompressedBlock(size_t n) : data(new char[n]), size(n) {}
+  std::unique_ptr<char[]> data;
+  size_t size;
+};
+using UncompressedBlockPtr = std::shared_ptr<const UncompressedBlock>;
+
+// Thread-safety: every method may be called concurrently from any thread.
+class UncompressedCache {
+ public:
+  static constexpr size_t kDefaultShards = 16;
+
+  struct Key {
+    uint64_t part_id = 0;
+    uint32_t column = 0;
+    uint32_t granule = 0;
+    bool operator==(const Key& other) const = default;
+  };
+
+  // Holds at most `capacity_bytes` of block data (plus bookkeeping); 0 disables the cache.
+  // REQUIRES: shards >= 1.
+  explicit UncompressedCache(uint64_t capacity_bytes, size_t shards = kDefaultShards);
+  UncompressedCache(const UncompressedCache&) = delete;
+  UncompressedCache& operator=(const UncompressedCache&) = delete;
+
+  // Returns the worker's cache. Starts with capacity 0 (disabled) until SetCapacity; registers the
+  // gauge granite_uncompressed_cache_bytes (system.metrics UncompressedCacheBytes) on first use.
+  static UncompressedCache& Global();
+
+  // Returns the default capacity for a machine with `physical_bytes` of RAM: 1/8 of it, at most
+  // 8 GiB (ClickHouse's historical uncompressed_cache_size). The blocks of hot columns are what
+  // repeated scans read; an eighth leaves the rest for hash tables, sorts and the page cache.
+  static uint64_t DefaultCapacityFor(uint64_t physical_bytes);
+  // DefaultCapacityFor this machine's physical RAM (sysconf); 0 when it cannot be read.
+  static uint64_t DefaultCapacity();
+
+  // Changes the capacity, evicting down to it. 0 disables and empties the cache.
+  void SetCapacity(uint64_t capacity_bytes);
+  uint64_t capacity() const { return capacity_.load(std::memory_order_relaxed); }
+  bool enabled() const { return capacity() > 0; }
+
+  // Returns the block of `key`, or nullptr (counting a hit or a miss).
+  UncompressedBlockPtr Lookup(const Key& key);
+  // Inserts `block` under `key` (replacing nothing if the key is present), then evicts least
+  // recently used blocks of its shard down to the shard's share. A block larger than the share is
+  // not cached. No-op when disabled.
+  void Insert(const Key& key, UncompressedBlockPtr block);
+  // Drops every block of part `part_id`.
+  void ErasePart(uint64_t part_id);
+
+  // Returns the bytes of block data held now, and the number of blocks.
+  uint64_t bytes() const;
+  size_t entries() const;
+
+ private:
+  struct KeyHash {
+    size_t operator()(const Key& key) const;
+  };
+  struct Entry {
+    Key key;
+    UncompressedBlockPtr block;
+  };
+  using Lru = std::list<Entry>;  // most recently used first
+
+  struct Shard {
+    core::Mutex mu{"uncompressed_cache"};
+    Lru lru GUARDED_BY(mu);
+    std::unordered_map<Key, Lru::iterator, KeyHash> map GUARDED_BY(mu);
+    std::unordered_map<uint64_t, size_t> per_part GUARDED_BY(mu);  // entries by part id
+    uint64_t bytes GUARDED_BY(mu) = 0;
+  };
+
+  Shard& ShardOf(const Key& key);
+  // Evicts from the back of `shard` until its bytes fit `limit`.
+  void EvictLocked(Shard& shard, uint64_t limit) REQUIRES(shard.mu);
+  void EraseLocked(Shard& shard, Lru::iterator it) REQUIRES(shard.mu);
+  uint64_t ShardLimit() const { return capacity() / shards_.size(); }
+
+  std::atomic<uint64_t> capacity_;
+  // Constant after construction (the vector; each shard guards itself).
+  std::vector<std::unique_ptr<Shard>> shards_;
+};
+
+}  // namespace granite::storage
