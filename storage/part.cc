@@ -256,15 +256,6 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
     out = column->RawData();  // fixed-width blocks decompress straight into the column
   }
 
-  // Blocks found in the cache, by granule - granule_begin; empty when there is no cache.
-  std::vector<UncompressedBlockPtr> cached;
-  if (cache != nullptr && cache->enabled()) {
-    cached.resize(granule_end - granule_begin);
-    for (size_t g = granule_begin; g < granule_end; ++g) {
-      cached[g - granule_begin] = cache->Lookup(CacheKey(column_index, g));
-    }
-  }
-  auto hit = [&](size_t g) { return !cached.empty() && cached[g - granule_begin] != nullptr; };
   // Appends one granule's raw bytes to the column; false when a String granule is malformed.
   auto append = [&](size_t g, const char* raw) {
     if (is_string) {
@@ -276,39 +267,26 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
     return true;
   };
 
-  std::unique_ptr<char[]> compressed_owned;
-  size_t g = granule_begin;
-  while (g < granule_end) {
-    if (hit(g)) {
-      append(g, cached[g - granule_begin]->data.get());  // verified when it was inserted
-      ++g;
-      continue;
-    }
-    size_t run_end = g + 1;
-    while (run_end < granule_end && !hit(run_end)) ++run_end;
-    uint64_t first = 0;
-    ASSIGN_OR_RETURN(const char* compressed, ReadCompressedGranules(column_index, g, run_end, file,
-                                                                    &compressed_owned, &first));
-    for (; g < run_end; ++g) {
-      const GranuleMark& mark = marks[g];
-      const char* block = compressed + (mark.offset - first);
-      if (XXH64(block, mark.compressed_size, 0) != mark.checksum) {
-        return BlockError(column_index, g, /*checksum=*/true);
-      }
-      std::shared_ptr<UncompressedBlock> fresh;
-      char* target = is_string ? scratch : out;
-      if (!cached.empty() && insert) {
-        fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
-        target = fresh->data.get();
-      }
-      int n = LZ4_decompress_safe(block, target, static_cast<int>(mark.compressed_size),
-                                  static_cast<int>(mark.raw_size));
-      if (n < 0 || static_cast<uint32_t>(n) != mark.raw_size || !append(g, target)) {
-        return BlockError(column_index, g, /*checksum=*/false);
-      }
-      if (fresh != nullptr) cache->Insert(CacheKey(column_index, g), std::move(fresh));
-    }
-  }
+  const bool fill = cache != nullptr && cache->enabled() && insert;
+  RETURN_IF_ERROR(VisitGranules(
+      column_index, granule_begin, granule_end, file, cache,
+      [&](size_t g, const char* raw) { append(g, raw); },
+      [&](size_t g, const char* block) -> absl::Status {
+        const GranuleMark& mark = marks[g];
+        std::shared_ptr<UncompressedBlock> fresh;
+        char* target = is_string ? scratch : out;
+        if (fill) {
+          fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
+          target = fresh->data.get();
+        }
+        int n = LZ4_decompress_safe(block, target, static_cast<int>(mark.compressed_size),
+                                    static_cast<int>(mark.raw_size));
+        if (n < 0 || static_cast<uint32_t>(n) != mark.raw_size || !append(g, target)) {
+          return BlockError(column_index, g, /*checksum=*/false);
+        }
+        if (fresh != nullptr) cache->Insert(CacheKey(column_index, g), std::move(fresh));
+        return absl::OkStatus();
+      }));
   return column;
 }
 
@@ -327,15 +305,6 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
   auto column = std::make_shared<core::Column>(core::TypeId::kUInt64);
   if (granule_begin == granule_end) return column;
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
-  std::vector<UncompressedBlockPtr> cached;
-  if (cache != nullptr && cache->enabled()) {
-    cached.resize(granule_end - granule_begin);
-    for (size_t g = granule_begin; g < granule_end; ++g) {
-      cached[g - granule_begin] = cache->Lookup(CacheKey(column_index, g));
-    }
-  }
-  auto hit = [&](size_t g) { return !cached.empty() && cached[g - granule_begin] != nullptr; };
-
   column->ResizeUninitialized(granule_starts_[granule_end] - granule_starts_[granule_begin]);
   uint64_t* out = column->Data<uint64_t>();
   uint32_t max_rows = 0;
@@ -354,13 +323,46 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
     out += granule_rows_[g];
     return chars;
   };
-  std::unique_ptr<char[]> compressed_owned;
   std::unique_ptr<char[]> prefix_owned;
   char* prefix = ReadBuffer(1, size_t{max_rows} * 4, &prefix_owned);
+  RETURN_IF_ERROR(VisitGranules(
+      column_index, granule_begin, granule_end, file, cache,
+      [&](size_t g, const char* raw) { copy_lengths(g, raw); },
+      [&](size_t g, const char* block) -> absl::Status {
+        const GranuleMark& mark = marks[g];
+        const int want = static_cast<int>(granule_rows_[g]) * 4;
+        int n = want == 0 ? 0
+                          : LZ4_decompress_safe_partial(block, prefix,
+                                                        static_cast<int>(mark.compressed_size),
+                                                        want, want);
+        if (n != want || mark.raw_size < static_cast<uint64_t>(want) ||
+            copy_lengths(g, prefix) != mark.raw_size - static_cast<uint64_t>(want)) {
+          return BlockError(column_index, g, /*checksum=*/false);
+        }
+        return absl::OkStatus();
+      }));
+  return column;
+}
+
+absl::Status Part::VisitGranules(
+    size_t column_index, size_t granule_begin, size_t granule_end, const RandomAccessFile* file,
+    UncompressedCache* cache, absl::FunctionRef<void(size_t, const char*)> on_hit,
+    absl::FunctionRef<absl::Status(size_t, const char*)> on_block) const {
+  // Blocks found in the cache, by granule - granule_begin; empty when there is no cache.
+  std::vector<UncompressedBlockPtr> cached;
+  if (cache != nullptr && cache->enabled()) {
+    cached.resize(granule_end - granule_begin);
+    for (size_t g = granule_begin; g < granule_end; ++g) {
+      cached[g - granule_begin] = cache->Lookup(CacheKey(column_index, g));
+    }
+  }
+  auto hit = [&](size_t g) { return !cached.empty() && cached[g - granule_begin] != nullptr; };
+  const std::vector<GranuleMark>& marks = columns_[column_index].marks;
+  std::unique_ptr<char[]> compressed_owned;
   size_t g = granule_begin;
   while (g < granule_end) {
     if (hit(g)) {
-      copy_lengths(g, cached[g - granule_begin]->data.get());  // verified when inserted
+      on_hit(g, cached[g - granule_begin]->data.get());
       ++g;
       continue;
     }
@@ -375,18 +377,10 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
       if (XXH64(block, mark.compressed_size, 0) != mark.checksum) {
         return BlockError(column_index, g, /*checksum=*/true);
       }
-      const int want = static_cast<int>(granule_rows_[g]) * 4;
-      int n = want == 0 ? 0
-                        : LZ4_decompress_safe_partial(block, prefix,
-                                                      static_cast<int>(mark.compressed_size), want,
-                                                      want);
-      if (n != want || mark.raw_size < static_cast<uint64_t>(want) ||
-          copy_lengths(g, prefix) != mark.raw_size - static_cast<uint64_t>(want)) {
-        return BlockError(column_index, g, /*checksum=*/false);
-      }
+      RETURN_IF_ERROR(on_block(g, block));
     }
   }
-  return column;
+  return absl::OkStatus();
 }
 
 bool Part::GranuleMinMax(size_t column_index, size_t granule, core::Value* min,

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "core/column.h"
 #include "core/value.h"
@@ -131,6 +132,15 @@ class Part {
                                                      const RandomAccessFile* file,
                                                      std::unique_ptr<char[]>* owned,
                                                      uint64_t* first) const;
+  // Walks granules [granule_begin, granule_end) of one column in order: a block found in `cache`
+  // (when not null and enabled) goes to on_hit(granule, raw bytes), verified when it was inserted;
+  // each run of misses is read with one pread, and each of its blocks is checksum-verified and
+  // handed to on_block(granule, compressed bytes). Stops at the first error.
+  // REQUIRES: as ReadCompressedGranules.
+  absl::Status VisitGranules(size_t column_index, size_t granule_begin, size_t granule_end,
+                             const RandomAccessFile* file, UncompressedCache* cache,
+                             absl::FunctionRef<void(size_t, const char*)> on_hit,
+                             absl::FunctionRef<absl::Status(size_t, const char*)> on_block) const;
 
   // Constant after construction.
   uint64_t id_;
