@@ -140,10 +140,11 @@ std::vector<core::Block> TopNWorkerBuckets(uint64_t seed) {
   return core::LocalMerger::Merge(std::move(one), nullptr, core::LocalMerger::Options());
 }
 
-coordinator::QueryPlan TopNPlan() {
+// A plan that returns every column of `types` as is, ordered by column `order_by` descending,
+// LIMIT 10 OFFSET `offset`.
+coordinator::QueryPlan TopNPlan(const std::vector<TypeId>& types, uint32_t order_by,
+                                size_t offset = 0) {
   coordinator::QueryPlan plan;
-  std::vector<TypeId> types = {TypeId::kUInt64, TypeId::kUInt32, TypeId::kUInt64, TypeId::kInt64,
-                               TypeId::kFloat64};
   for (uint32_t c = 0; c < types.size(); ++c) {
     worker::v1::Expr expr;
     expr.set_type(static_cast<uint32_t>(types[c]));
@@ -151,16 +152,19 @@ coordinator::QueryPlan TopNPlan() {
     plan.final_exprs.push_back(expr);
   }
   plan.visible = types.size();
-  plan.order = {{2, true}};
+  plan.order = {{order_by, true}};
   plan.has_limit = true;
   plan.limit = 10;
+  plan.offset = offset;
   return plan;
 }
 
 void BM_CoordinatorTopN(benchmark::State& state) {
   bool late_on = state.range(0) != 0;
   core::ThreadPool pool(2);
-  coordinator::QueryPlan plan = TopNPlan();
+  coordinator::QueryPlan plan = TopNPlan({TypeId::kUInt64, TypeId::kUInt32, TypeId::kUInt64,
+                                          TypeId::kInt64, TypeId::kFloat64},
+                                         /*order_by=*/2);
   std::vector<TypeId> keys = {TypeId::kUInt64, TypeId::kUInt32};
   std::vector<core::AggregateSpec> specs = {
       {"count", {}}, {"sum", {TypeId::kInt16}}, {"avg", {TypeId::kInt16}}};
@@ -223,20 +227,9 @@ void BM_CoordinatorUrlTopN(benchmark::State& state) {
   std::vector<TypeId> keys = {TypeId::kUInt16, TypeId::kUInt16, TypeId::kUInt16,
                               TypeId::kString, TypeId::kString};
   std::vector<core::AggregateSpec> specs = {{"count", {}}};
-  coordinator::QueryPlan plan;
   std::vector<TypeId> types = keys;
   types.push_back(TypeId::kUInt64);
-  for (uint32_t c = 0; c < types.size(); ++c) {
-    worker::v1::Expr expr;
-    expr.set_type(static_cast<uint32_t>(types[c]));
-    expr.set_column(c);
-    plan.final_exprs.push_back(expr);
-  }
-  plan.visible = types.size();
-  plan.order = {{5, true}};
-  plan.has_limit = true;
-  plan.limit = 10;
-  plan.offset = offset;
+  coordinator::QueryPlan plan = TopNPlan(types, /*order_by=*/5, offset);
   if (mode == 1) (*plan.fragment.mutable_settings())["late_aggregate_finalization_by_ref"] = "0";
   for (auto _ : state) {
     state.PauseTiming();
