@@ -16,8 +16,11 @@ namespace granite::coordinator {
 QueryScheduler::QueryScheduler(AdmissionQueue* admission, size_t select_threads,
                                size_t other_threads, bool run_alone_inline)
     : admission_(admission),
-      select_pool_(std::make_unique<core::ThreadPool>(std::max<size_t>(1, select_threads))),
-      other_pool_(std::make_unique<core::ThreadPool>(std::max<size_t>(1, other_threads))),
+      // Whole queries, no bursts: an idle executor thread sleeps at once (no yields).
+      select_pool_(std::make_unique<core::ThreadPool>(std::max<size_t>(1, select_threads), nullptr,
+                                                      /*yields_before_sleep=*/0)),
+      other_pool_(std::make_unique<core::ThreadPool>(std::max<size_t>(1, other_threads), nullptr,
+                                                     /*yields_before_sleep=*/0)),
       run_alone_inline_(run_alone_inline) {}
 
 QueryScheduler::~QueryScheduler() {

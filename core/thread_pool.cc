@@ -8,12 +8,9 @@
 
 namespace granite::core {
 
-namespace {
-constexpr int kYieldsBeforeSleep = 16;
-}  // namespace
-
-ThreadPool::ThreadPool(size_t threads, std::function<void(size_t)> on_thread_start)
-    : on_thread_start_(std::move(on_thread_start)) {
+ThreadPool::ThreadPool(size_t threads, std::function<void(size_t)> on_thread_start,
+                       int yields_before_sleep)
+    : on_thread_start_(std::move(on_thread_start)), yields_before_sleep_(yields_before_sleep) {
   if (threads == 0) threads = 1;
   thread_count_ = threads;
   shard_count_ = std::max<size_t>(8, threads);
@@ -73,10 +70,8 @@ void ThreadPool::Loop(size_t index) {
     Task task;
     if (!TryPop(home, &task)) {
       if (stopping_.load() && pending_.load() == 0) return;
-      // Tasks come in bursts (a query's bucket merges): yield a few times before sleeping, so a
-      // burst finds the thread awake and its submitters need not wake it.
       bool more = false;
-      for (int i = 0; i < kYieldsBeforeSleep && !more; ++i) {
+      for (int i = 0; i < yields_before_sleep_ && !more; ++i) {
         std::this_thread::yield();
         more = pending_.load(std::memory_order_relaxed) > 0;
       }

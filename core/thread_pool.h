@@ -28,8 +28,16 @@ namespace granite::core {
 // Thread-safety: Submit() may be called from any thread, including pool threads.
 class ThreadPool {
  public:
+  // Tasks come in bursts in the compute pools (a query's bucket merges, a fragment's morsels): a
+  // thread that runs out yields this many times before it sleeps, so the next task of a burst finds
+  // it awake and its submitter need not wake it.
+  static constexpr int kDefaultYieldsBeforeSleep = 16;
+
   // Starts `threads` threads (at least 1). `on_thread_start(i)` runs first on thread i (pinning).
-  explicit ThreadPool(size_t threads, std::function<void(size_t)> on_thread_start = nullptr);
+  // `yields_before_sleep` 0 suits pools whose tasks are whole queries (no bursts): each yield of an
+  // idle thread is a context switch that other threads of the machine pay for.
+  explicit ThreadPool(size_t threads, std::function<void(size_t)> on_thread_start = nullptr,
+                      int yields_before_sleep = kDefaultYieldsBeforeSleep);
   // Runs the tasks still queued, then joins the threads.
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -62,6 +70,7 @@ class ThreadPool {
   size_t shard_count_ = 0;
   std::unique_ptr<Shard[]> shards_;
   std::function<void(size_t)> on_thread_start_;
+  int yields_before_sleep_ = kDefaultYieldsBeforeSleep;
   std::vector<std::thread> threads_;
 
   // Tasks submitted and not yet taken, and threads about to sleep or asleep. A submitter that

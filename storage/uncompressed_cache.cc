@@ -89,7 +89,7 @@ void UncompressedCache::Insert(const Key& key, UncompressedBlockPtr block) {
   if (shard.map.count(key) != 0) return;
   shard.lru.push_front(Entry{key, std::move(block)});
   shard.map.emplace(key, shard.lru.begin());
-  ++shard.per_part[key.part_id];
+  shard.per_part[key.part_id].insert(PartSlot(key));
   shard.bytes += size;
   core::CountEvent(core::Event::kUncompressedCacheBytesInserted, size);
   EvictLocked(shard, limit);
@@ -98,7 +98,8 @@ void UncompressedCache::Insert(const Key& key, UncompressedBlockPtr block) {
 void UncompressedCache::EraseLocked(Shard& shard, Lru::iterator it) {
   shard.bytes -= it->block->size;
   auto part = shard.per_part.find(it->key.part_id);
-  if (--part->second == 0) shard.per_part.erase(part);
+  part->second.erase(PartSlot(it->key));
+  if (part->second.empty()) shard.per_part.erase(part);
   shard.map.erase(it->key);
   shard.lru.erase(it);
 }
@@ -118,12 +119,16 @@ void UncompressedCache::ErasePart(uint64_t part_id) {
   if (!enabled()) return;
   for (auto& shard : shards_) {
     core::MutexLock lock(shard->mu);
-    if (shard->per_part.count(part_id) == 0) continue;
-    for (auto it = shard->lru.begin(); it != shard->lru.end();) {
-      auto next = std::next(it);
-      if (it->key.part_id == part_id) EraseLocked(*shard, it);
-      it = next;
+    auto part = shard->per_part.find(part_id);
+    if (part == shard->per_part.end()) continue;
+    for (uint64_t slot : part->second) {
+      Key key{part_id, static_cast<uint32_t>(slot >> 32), static_cast<uint32_t>(slot)};
+      auto entry = shard->map.find(key);
+      shard->bytes -= entry->second->block->size;
+      shard->lru.erase(entry->second);
+      shard->map.erase(entry);
     }
+    shard->per_part.erase(part);
   }
 }
 

@@ -11,7 +11,9 @@
 // Layout: kDefaultShards shards chosen by key hash, each with its own named Mutex
 // ("uncompressed_cache"), hash map and LRU list; capacity is split evenly across shards. A hit
 // takes one shard lock, moves the entry to the front and copies a shared_ptr: values are immutable
-// and shared, so an eviction never frees bytes a reader is still copying from.
+// and shared, so an eviction never frees bytes a reader is still copying from. Each shard also
+// indexes its entries by part, so ErasePart costs the part's own entries, not a walk of the shard
+// (parts go on every merge; a walk under the lock stalled concurrent scans and INSERTs).
 #pragma once
 
 #include <atomic>
@@ -20,6 +22,7 @@
 #include <list>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/mutex.h"
@@ -95,11 +98,14 @@ class UncompressedCache {
     core::Mutex mu{"uncompressed_cache"};
     Lru lru GUARDED_BY(mu);
     std::unordered_map<Key, Lru::iterator, KeyHash> map GUARDED_BY(mu);
-    std::unordered_map<uint64_t, size_t> per_part GUARDED_BY(mu);  // entries by part id
+    // The (column, granule) of every entry, by part id (PartSlot packs them).
+    std::unordered_map<uint64_t, std::unordered_set<uint64_t>> per_part GUARDED_BY(mu);
     uint64_t bytes GUARDED_BY(mu) = 0;
   };
 
   Shard& ShardOf(const Key& key);
+  // A key's column and granule in one number, for Shard::per_part.
+  static uint64_t PartSlot(const Key& key) { return uint64_t{key.column} << 32 | key.granule; }
   // Evicts from the back of `shard` until its bytes fit `limit`.
   void EvictLocked(Shard& shard, uint64_t limit) REQUIRES(shard.mu);
   void EraseLocked(Shard& shard, Lru::iterator it) REQUIRES(shard.mu);

@@ -76,6 +76,26 @@ TEST(UncompressedCacheTest, ErasePartAndDisablingDropBlocks) {
   EXPECT_EQ(cache.entries(), 0u);
 }
 
+TEST(UncompressedCacheTest, ErasePartAfterEvictionsDropsExactlyThePartsRemainingBlocks) {
+  UncompressedCache cache(100, /*shards=*/1);  // room for 10 blocks of 10 bytes
+  for (uint32_t g = 0; g < 8; ++g) cache.Insert({7, 1, g}, BlockOf(10, 'x'));
+  for (uint32_t g = 0; g < 6; ++g) cache.Insert({8, 2, g}, BlockOf(10, 'y'));  // evicts {7,1,0..3}
+  EXPECT_EQ(cache.entries(), 10u);
+  EXPECT_EQ(cache.Lookup({7, 1, 0}), nullptr);
+  cache.Insert({7, 1, 0}, BlockOf(10, 'z'));  // back after its eviction; evicts {7,1,4}
+  cache.ErasePart(7);
+  EXPECT_EQ(cache.entries(), 6u);
+  EXPECT_EQ(cache.bytes(), 60u);
+  for (uint32_t g = 0; g < 8; ++g) EXPECT_EQ(cache.Lookup({7, 1, g}), nullptr) << g;
+  for (uint32_t g = 0; g < 6; ++g) EXPECT_NE(cache.Lookup({8, 2, g}), nullptr) << g;
+  cache.ErasePart(7);  // nothing left of it
+  cache.ErasePart(8);
+  EXPECT_EQ(cache.entries(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
+  cache.Insert({8, 2, 0}, BlockOf(10, 'w'));  // the part's index starts over
+  EXPECT_EQ(cache.Lookup({8, 2, 0})->data[0], 'w');
+}
+
 TEST(UncompressedCacheTest, DefaultIsAnEighthOfRamUpToEightGib) {
   EXPECT_EQ(UncompressedCache::DefaultCapacityFor(uint64_t{16} << 30), uint64_t{2} << 30);
   EXPECT_EQ(UncompressedCache::DefaultCapacityFor(uint64_t{256} << 30), uint64_t{8} << 30);
