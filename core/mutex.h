@@ -118,6 +118,8 @@ template <typename M>
 class SCOPED_CAPABILITY LockGuard {
  public:
   explicit LockGuard(M& mu) ACQUIRE(mu) : mu_(mu) { mu_.lock(); }
+  // Takes over `mu`, already locked by this thread (after a successful try_lock).
+  LockGuard(M& mu, std::adopt_lock_t) REQUIRES(mu) : mu_(mu) {}
   ~LockGuard() RELEASE() { mu_.unlock(); }
 
  private:

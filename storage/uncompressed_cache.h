@@ -10,7 +10,8 @@
 //
 // Layout: kDefaultShards shards chosen by key hash, each with its own named Mutex
 // ("uncompressed_cache"), hash map and LRU list; capacity is split evenly across shards. A hit
-// takes one shard lock, moves the entry to the front and copies a shared_ptr: values are immutable
+// takes one shard lock (never waited for: a busy shard counts as a miss), moves the entry to the
+// front and copies a shared_ptr: values are immutable
 // and shared, so an eviction never frees bytes a reader is still copying from. Each shard also
 // indexes its entries by part, so ErasePart costs the part's own entries, not a walk of the shard
 // (parts go on every merge; a walk under the lock stalled concurrent scans and INSERTs).
@@ -104,6 +105,12 @@ class UncompressedCache {
   };
 
   Shard& ShardOf(const Key& key);
+  // Tries the shard's lock a few times (a few microseconds at most). A reader does not wait for
+  // a busy shard: the holder may be a SCHED_IDLE scan thread preempted with the lock held (waits
+  // of 150-300 us each, bench/results/parts-2026-11-23.md, Session 7), while a miss costs one
+  // block's pread and decompression. Lookup then reports a miss and Insert keeps nothing.
+  static bool TryLockBriefly(Shard& shard) TRY_ACQUIRE(true, shard.mu);
+  static constexpr int kLockAttempts = 64;
   // A key's column and granule in one number, for Shard::per_part.
   static uint64_t PartSlot(const Key& key) { return uint64_t{key.column} << 32 | key.granule; }
   // Evicts from the back of `shard` until its bytes fit `limit`.
