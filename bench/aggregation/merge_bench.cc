@@ -159,6 +159,29 @@ coordinator::QueryPlan TopNPlan(const std::vector<TypeId>& types, uint32_t order
   return plan;
 }
 
+// Merges the two workers' `sent` buckets for `plan` as the coordinator does (pieces cut and
+// combined by the plan's ORDER BY / LIMIT), with late finalization attached when `late` is set.
+// Returns the merger's result; `merge_ns` gets the merge CPU time.
+absl::StatusOr<core::Block> MergeTopN(const coordinator::QueryPlan& plan,
+                                      const std::vector<TypeId>& keys,
+                                      const std::vector<core::AggregateSpec>& specs, bool late,
+                                      std::vector<std::vector<core::Block>> sent,
+                                      core::ThreadPool* pool, uint64_t* merge_ns) {
+  auto finalizer = coordinator::LateFinalizer::Create(plan, keys, specs);
+  coordinator::BucketedMerger merger(keys, specs, 2, pool, [] { return false; });
+  merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
+  merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
+    return CombineCutPieces(plan, std::move(pieces));
+  });
+  if (late && finalizer.ok() && *finalizer) (*finalizer)->Attach(&merger);
+  for (uint32_t b = 0; b < core::kBucketCount; ++b) {
+    for (size_t w = 0; w < 2; ++w) merger.Add(w, b, std::move(sent[w][b]));
+  }
+  auto result = merger.Finish();
+  *merge_ns = merger.merge_ns();
+  return result;
+}
+
 void BM_CoordinatorTopN(benchmark::State& state) {
   bool late_on = state.range(0) != 0;
   core::ThreadPool pool(2);
@@ -172,23 +195,14 @@ void BM_CoordinatorTopN(benchmark::State& state) {
     state.PauseTiming();
     std::vector<std::vector<core::Block>> sent = {TopNWorkerBuckets(0), TopNWorkerBuckets(1)};
     state.ResumeTiming();
-    auto late = coordinator::LateFinalizer::Create(plan, keys, specs);
-    coordinator::BucketedMerger merger(keys, specs, 2, &pool, [] { return false; });
-    merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
-    merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
-      return CombineCutPieces(plan, std::move(pieces));
-    });
-    if (late_on && late.ok() && *late) (*late)->Attach(&merger);
-    for (uint32_t b = 0; b < core::kBucketCount; ++b) {
-      for (size_t w = 0; w < 2; ++w) merger.Add(w, b, std::move(sent[w][b]));
-    }
-    auto result = merger.Finish();
+    uint64_t merge_ns = 0;
+    auto result = MergeTopN(plan, keys, specs, late_on, std::move(sent), &pool, &merge_ns);
     state.PauseTiming();
     if (!result.ok() || result->rows() != 10) {
       state.SkipWithError("wrong result");
       break;
     }
-    state.counters["merge_cpu_s"] = merger.merge_ns() / 1e9;
+    state.counters["merge_cpu_s"] = merge_ns / 1e9;
     state.ResumeTiming();
   }
 }
@@ -235,17 +249,8 @@ void BM_CoordinatorUrlTopN(benchmark::State& state) {
     state.PauseTiming();
     std::vector<std::vector<core::Block>> sent = {UrlWorkerBuckets(1), UrlWorkerBuckets(2)};
     state.ResumeTiming();
-    auto late = coordinator::LateFinalizer::Create(plan, keys, specs);
-    coordinator::BucketedMerger merger(keys, specs, 2, &pool, [] { return false; });
-    merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
-    merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
-      return CombineCutPieces(plan, std::move(pieces));
-    });
-    if (mode > 0 && late.ok() && *late) (*late)->Attach(&merger);
-    for (uint32_t b = 0; b < core::kBucketCount; ++b) {
-      for (size_t w = 0; w < 2; ++w) merger.Add(w, b, std::move(sent[w][b]));
-    }
-    auto result = merger.Finish();
+    uint64_t merge_ns = 0;
+    auto result = MergeTopN(plan, keys, specs, mode > 0, std::move(sent), &pool, &merge_ns);
     state.PauseTiming();
     if (!result.ok()) {
       state.SkipWithError("failed");
