@@ -50,18 +50,28 @@ inline void CpuRelax() {
 // Times the wait of a contended acquisition. Critical sections of granite's locks are short, so
 // it first retries for a few microseconds — the holder, running on another core, is likely to
 // release soon — before blocking in the kernel (a futex sleep costs two context switches).
+// Returns true once `try_acquire` succeeds within the spin, false after it.
+template <typename TryAcquire>
+bool Spin(TryAcquire&& try_acquire) {
+  constexpr int kSpins = 64;
+  for (int i = 0; i < kSpins; ++i) {
+    CpuRelax();
+    if (try_acquire()) return true;
+  }
+  return false;
+}
+
+uint64_t NanosSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                              start)
+      .count();
+}
+
 template <typename TryAcquire, typename Acquire>
 void TimedWait(LockStats* stats, TryAcquire&& try_acquire, Acquire&& acquire) {
-  constexpr int kSpins = 64;
   auto start = std::chrono::steady_clock::now();
-  bool acquired = false;
-  for (int i = 0; i < kSpins && !acquired; ++i) {
-    CpuRelax();
-    acquired = try_acquire();
-  }
-  if (!acquired) acquire();
-  auto waited = std::chrono::steady_clock::now() - start;
-  stats->RecordWait(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count());
+  if (!Spin(try_acquire)) acquire();
+  stats->RecordWait(NanosSince(start));
 }
 
 }  // namespace
@@ -100,6 +110,15 @@ std::vector<LockTotals> AllLockTotals() {
   std::sort(out.begin(), out.end(),
             [](const LockTotals& a, const LockTotals& b) { return a.name < b.name; });
   return out;
+}
+
+bool Mutex::try_lock_briefly() {
+  if (try_lock()) return true;
+  auto start = std::chrono::steady_clock::now();
+  bool acquired = Spin([this] { return mu_.try_lock(); });
+  stats_->RecordWait(NanosSince(start));  // contended, whether or not it got the lock
+  if (acquired) ThreadCounters::Local().Add(stats_->slot(), 1);
+  return acquired;
 }
 
 void Mutex::LockSlow() {

@@ -78,6 +78,10 @@ class CAPABILITY("mutex") Mutex {
     ThreadCounters::Local().Add(stats_->slot(), 1);
     return true;
   }
+  // Tries as long as a contended lock() spins (a few microseconds), then gives up instead of
+  // blocking: for callers that have something cheaper than waiting for a holder that may be
+  // preempted (a cache can report a miss). A failed attempt counts as contended.
+  bool try_lock_briefly() TRY_ACQUIRE(true);
   std::mutex& native() { return mu_; }
   const LockStats& stats() const { return *stats_; }
 

@@ -64,17 +64,9 @@ void UncompressedCache::SetCapacity(uint64_t capacity_bytes) {
   }
 }
 
-bool UncompressedCache::TryLockBriefly(Shard& shard) {
-  for (int i = 0; i < kLockAttempts; ++i) {
-    if (shard.mu.try_lock()) return true;
-    __builtin_ia32_pause();
-  }
-  return false;
-}
-
 UncompressedBlockPtr UncompressedCache::Lookup(const Key& key) {
   Shard& shard = ShardOf(key);
-  if (TryLockBriefly(shard)) {
+  if (shard.mu.try_lock_briefly()) {
     core::MutexLock lock(shard.mu, std::adopt_lock);
     auto it = shard.map.find(key);
     if (it != shard.map.end()) {
@@ -93,7 +85,7 @@ void UncompressedCache::Insert(const Key& key, UncompressedBlockPtr block) {
   if (block == nullptr || block->size > limit) return;
   Shard& shard = ShardOf(key);
   size_t size = block->size;
-  if (!TryLockBriefly(shard)) return;
+  if (!shard.mu.try_lock_briefly()) return;
   core::MutexLock lock(shard.mu, std::adopt_lock);
   if (shard.map.count(key) != 0) return;
   shard.lru.push_front(Entry{key, std::move(block)});

@@ -72,6 +72,10 @@ class UncompressedCache {
   uint64_t capacity() const { return capacity_.load(std::memory_order_relaxed); }
   bool enabled() const { return capacity() > 0; }
 
+  // Lookup and Insert take their shard's lock with Mutex::try_lock_briefly: a busy shard is a
+  // miss (Insert keeps nothing). The holder may be a SCHED_IDLE scan thread preempted with the
+  // lock held (waits of 150-300 us each, bench/results/parts-2026-11-23.md, Session 7), while a
+  // miss costs one block's pread and decompression.
   // Returns the block of `key`, or nullptr (counting a hit or a miss).
   UncompressedBlockPtr Lookup(const Key& key);
   // Inserts `block` under `key` (replacing nothing if the key is present), then evicts least
@@ -105,12 +109,6 @@ class UncompressedCache {
   };
 
   Shard& ShardOf(const Key& key);
-  // Tries the shard's lock a few times (a few microseconds at most). A reader does not wait for
-  // a busy shard: the holder may be a SCHED_IDLE scan thread preempted with the lock held (waits
-  // of 150-300 us each, bench/results/parts-2026-11-23.md, Session 7), while a miss costs one
-  // block's pread and decompression. Lookup then reports a miss and Insert keeps nothing.
-  static bool TryLockBriefly(Shard& shard) TRY_ACQUIRE(true, shard.mu);
-  static constexpr int kLockAttempts = 64;
   // A key's column and granule in one number, for Shard::per_part.
   static uint64_t PartSlot(const Key& key) { return uint64_t{key.column} << 32 | key.granule; }
   // Evicts from the back of `shard` until its bytes fit `limit`.

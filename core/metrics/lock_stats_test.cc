@@ -54,6 +54,28 @@ TEST(LockStatsTest, ContendedAcquisitionIsTimed) {
   EXPECT_GE(totals.wait_ns, 20'000'000u);  // most of the holder's 50 ms
 }
 
+TEST(LockStatsTest, TryLockBrieflyGivesUpOnAHeldLockAndCountsTheAttempt) {
+  Mutex mu("lock_stats_test_briefly");
+  std::atomic<bool> held{false};
+  std::atomic<bool> release{false};
+  std::thread holder([&] {
+    MutexLock lock(mu);
+    held = true;
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  while (!held) std::this_thread::yield();
+  EXPECT_FALSE(mu.try_lock_briefly());  // never blocks behind the holder
+  release = true;
+  holder.join();
+  ASSERT_TRUE(mu.try_lock_briefly());
+  {
+    MutexLock lock(mu, std::adopt_lock);
+  }
+  LockTotals totals = TotalsOf("lock_stats_test_briefly");
+  EXPECT_EQ(totals.acquisitions, 2u);  // the holder's and the second attempt
+  EXPECT_EQ(totals.contended, 1u);     // the attempt that gave up
+}
+
 TEST(LockStatsTest, SharedMutexCountsBothModes) {
   SharedMutex mu("lock_stats_test_shared_mutex");
   {
