@@ -363,7 +363,10 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamOutput(
     grpc::ServerContext* context, const ch::QueryInfo* info,
     grpc::ServerWriter<ch::Result>* writer) {
   Run(context, *info, info->input_data(), nullptr,
-      [&](ch::Result& part) { return writer->Write(part); });
+      [&](ch::Result& part) {
+        core::ScopedNormalPriority grpc_call;  // a lowered SELECT's writes: core/thread_priority.h
+        return writer->Write(part);
+      });
   return grpc::Status::OK;
 }
 

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
+#include "core/thread_priority.h"
 #include "coordinator/reader_threads.h"
 
 namespace granite::coordinator {
@@ -42,11 +43,21 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, pb::Fragment fr
   if (!query->Register(&context)) {
     return core::Error(core::ErrorCode::kQueryWasCancelled, "Query was cancelled");
   }
-  auto reader = workers.fragment_stub(index)->Execute(&context, fragment);
+  // gRPC calls at the normal priority of the process, decoding and merging at the query's
+  // (core::ScopedNormalPriority).
+  auto read = [](auto& reader, pb::FragmentChunk* chunk) {
+    core::ScopedNormalPriority grpc_call;
+    return reader->Read(chunk);
+  };
+  std::unique_ptr<grpc::ClientReader<pb::FragmentChunk>> reader;
+  {
+    core::ScopedNormalPriority grpc_call;
+    reader = workers.fragment_stub(index)->Execute(&context, fragment);
+  }
   pb::FragmentChunk chunk;
   absl::Status status;
   bool enough = false;  // the merger holds enough groups (LIMIT): the rest of the stream is moot
-  while (reader->Read(&chunk)) {
+  while (read(reader, &chunk)) {
     if (chunk.has_block()) {
       absl::StatusOr<core::Block> block = DecodeBlockData(chunk.block());
       if (!block.ok()) {
@@ -79,8 +90,12 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, pb::Fragment fr
       query->RecordWorkerElapsed(index, chunk.stats().elapsed_us());
     }
   }
-  if (!status.ok() || enough) context.TryCancel();
-  grpc::Status finished = reader->Finish();
+  grpc::Status finished;
+  {
+    core::ScopedNormalPriority grpc_call;
+    if (!status.ok() || enough) context.TryCancel();
+    finished = reader->Finish();
+  }
   query->Unregister(&context);
   if (!status.ok()) return status;
   if (query->cancelled()) {

@@ -5,6 +5,7 @@
 #include "coordinator/clickhouse_service.h"
 #include "coordinator/query_scheduler.h"
 #include "core/error.h"
+#include "core/thread_priority.h"
 
 namespace granite::coordinator {
 
@@ -127,7 +128,10 @@ bool QueryStreamReactor::WriteAndWait(ch::Result& result) {
     core::MutexLock lock(mu_);
     write_done_ = false;
   }
-  StartWrite(&result);
+  {
+    core::ScopedNormalPriority grpc_call;  // see core/thread_priority.h
+    StartWrite(&result);
+  }
   core::MutexLock lock(mu_);
   while (!write_done_) done_.wait(mu_);
   return write_ok_;

@@ -4,6 +4,8 @@
 
 #include <thread>
 
+#include "core/thread_priority.h"
+
 namespace granite::coordinator {
 
 WorkerSet::WorkerSet(const std::vector<std::string>& addresses) : addresses_(addresses) {
@@ -30,6 +32,9 @@ WorkerSet::WorkerSet(const std::vector<std::string>& addresses) : addresses_(add
 namespace granite::coordinator {
 
 absl::Status WorkerSet::CallAll(const std::function<absl::Status(size_t)>& call) const {
+  // At normal priority, as all gRPC calls (core/thread_priority.h); the threads started here
+  // inherit it.
+  core::ScopedNormalPriority grpc_calls;
   std::vector<absl::Status> statuses(size());
   std::vector<std::thread> threads;
   for (size_t i = 0; i + 1 < size(); ++i) {

@@ -3,7 +3,9 @@
 // INSERTs, DDL, system tables. A connection's HTTP/2 transport is driven by whichever thread
 // sends or reads on it; when SELECT threads run lowered (--query_thread_nice, SCHED_IDLE) and
 // share the connection with an INSERT, the INSERT's messages can wait behind a preempted SELECT
-// thread. Separate connections keep an INSERT's round trips off the SELECTs' transport.
+// thread. Separate connections keep an INSERT's round trips off the SELECTs' transport. That is
+// not enough on its own: gRPC's pollers serve every connection of the process, so a SELECT thread
+// also calls into gRPC at normal priority (core::ScopedNormalPriority around each call).
 #pragma once
 
 #include <functional>
@@ -33,7 +35,8 @@ class WorkerSet {
   }
 
   // Runs call(i) for every worker concurrently (one thread each, the last on the calling thread)
-  // and returns the first error.
+  // and returns the first error. The calls run at the process's normal priority even from a
+  // lowered SELECT thread (core::ScopedNormalPriority).
   absl::Status CallAll(const std::function<absl::Status(size_t)>& call) const;
 
  private:

@@ -32,6 +32,9 @@ int CurrentNice() {
 // not lowered): a nested ScopedThreadNice then leaves it alone.
 thread_local int lowered = 0;
 
+// The active ScopedThreadNice of the calling thread, if any (ScopedNormalPriority undoes it).
+thread_local ScopedThreadNice* lowering_scope = nullptr;
+
 bool SetNice(int nice) { return setpriority(PRIO_PROCESS, ThreadId(), nice) == 0; }
 
 // Switches the calling thread between SCHED_IDLE and SCHED_OTHER (nice kept by the kernel).
@@ -96,7 +99,10 @@ ScopedThreadNice::ScopedThreadNice(int delta) {
   } else {
     active_ = SetNice(std::min(19, previous_ + delta));
   }
-  if (active_) lowered = std::min(delta, kIdleThreadPriority);
+  if (active_) {
+    lowered = std::min(delta, kIdleThreadPriority);
+    lowering_scope = this;
+  }
 }
 
 ScopedThreadNice::~ScopedThreadNice() {
@@ -104,6 +110,29 @@ ScopedThreadNice::~ScopedThreadNice() {
   if (idle_) SetIdle(false);
   SetNice(previous_);
   lowered = 0;
+  lowering_scope = nullptr;
+}
+
+ScopedNormalPriority::ScopedNormalPriority() {
+  ScopedThreadNice* scope = lowering_scope;
+  if (scope == nullptr) return;
+  // SCHED_IDLE leaves the nice value alone, so leaving it restores the thread.
+  if (scope->idle_ ? !SetIdle(false) : !SetNice(scope->previous_)) return;
+  lowered_by_ = scope;
+  delta_ = lowered;
+  lowered = 0;
+  lowering_scope = nullptr;
+}
+
+ScopedNormalPriority::~ScopedNormalPriority() {
+  if (lowered_by_ == nullptr) return;
+  if (lowered_by_->idle_) {
+    SetIdle(true);
+  } else {
+    SetNice(std::min(19, lowered_by_->previous_ + delta_));
+  }
+  lowered = delta_;
+  lowering_scope = lowered_by_;
 }
 
 }  // namespace granite::core

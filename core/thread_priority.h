@@ -49,9 +49,30 @@ class ScopedThreadNice {
   bool active() const { return active_; }
 
  private:
+  friend class ScopedNormalPriority;
+
   bool active_ = false;
   bool idle_ = false;
   int previous_ = 0;
+};
+
+// Runs the calling thread at the priority it had before the enclosing ScopedThreadNice for its
+// lifetime, then lowers it again: for calls into gRPC from a lowered SELECT thread. gRPC runs
+// shared work (polling a connection's socket, a transport's queued writes) on whichever thread
+// calls in, and a SCHED_IDLE thread preempted there stalls the INSERTs on the same connection
+// until the CPUs go idle. Does nothing when no ScopedThreadNice on this thread is active (the
+// permanently lowered pool threads make no gRPC calls).
+// Thread-safety: construct and destroy on the same thread.
+class ScopedNormalPriority {
+ public:
+  ScopedNormalPriority();
+  ~ScopedNormalPriority();
+  ScopedNormalPriority(const ScopedNormalPriority&) = delete;
+  ScopedNormalPriority& operator=(const ScopedNormalPriority&) = delete;
+
+ private:
+  ScopedThreadNice* lowered_by_ = nullptr;  // the scope to re-apply, if this one restored
+  int delta_ = 0;
 };
 
 }  // namespace granite::core

@@ -111,5 +111,46 @@ TEST(ThreadPriorityTest, NestedScopeKeepsTheOuterPriority) {
   }).join();
 }
 
+// A lowered SELECT thread calls into gRPC at its normal priority and is lowered again afterwards;
+// a thread no scope lowered is left alone.
+TEST(ThreadPriorityTest, NormalPriorityScopeUndoesTheLoweringForItsLifetime) {
+  std::thread([] {
+    int before_policy = ThreadPolicy();
+    int before_nice = ThreadNice();
+    {
+      ScopedNormalPriority not_lowered;
+      EXPECT_EQ(ThreadPolicy(), before_policy);
+      EXPECT_EQ(ThreadNice(), before_nice);
+    }
+    {
+      ScopedThreadNice idle(kIdleThreadPriority);
+      int lowered_policy = idle.active() ? SCHED_IDLE : before_policy;
+      EXPECT_EQ(ThreadPolicy(), lowered_policy);
+      {
+        ScopedNormalPriority grpc_call;
+        EXPECT_EQ(ThreadPolicy(), before_policy);
+        EXPECT_EQ(ThreadNice(), before_nice);
+        EXPECT_EQ(LoweredThreadPriority(), 0);
+        ScopedThreadNice reader(kIdleThreadPriority);  // work handed on from here is lowered
+        EXPECT_EQ(ThreadPolicy(), lowered_policy);
+      }
+      EXPECT_EQ(ThreadPolicy(), lowered_policy);
+      EXPECT_EQ(LoweredThreadPriority(), idle.active() ? kIdleThreadPriority : 0);
+    }
+    EXPECT_EQ(ThreadPolicy(), before_policy);
+    {
+      ScopedThreadNice nice(4);
+      int lowered_nice = nice.active() ? std::min(19, before_nice + 4) : before_nice;
+      {
+        ScopedNormalPriority grpc_call;
+        EXPECT_EQ(ThreadNice(), before_nice);
+      }
+      EXPECT_EQ(ThreadNice(), lowered_nice);
+    }
+    EXPECT_EQ(ThreadNice(), before_nice);
+    EXPECT_EQ(LoweredThreadPriority(), 0);
+  }).join();
+}
+
 }  // namespace
 }  // namespace granite::core

@@ -120,6 +120,7 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context, const pb::Frag
         core::CountEvent(core::Event::kReadRows, chunk.stats().read_rows());
         core::CountEvent(core::Event::kReadBytes, chunk.stats().read_bytes());
       }
+      core::ScopedNormalPriority grpc_call;  // see core/thread_priority.h
       return writer->Write(chunk);
     });
   }
