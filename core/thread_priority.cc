@@ -93,46 +93,41 @@ bool CanRestoreThreadPriority() {
 ScopedThreadNice::ScopedThreadNice(int delta) {
   if (delta <= 0 || lowered != 0 || !CanRestoreThreadPriority()) return;
   previous_ = CurrentNice();
-  if (delta >= kIdleThreadPriority) {
-    idle_ = true;
-    active_ = SetIdle(true);
-  } else {
-    active_ = SetNice(std::min(19, previous_ + delta));
-  }
-  if (active_) {
-    lowered = std::min(delta, kIdleThreadPriority);
-    lowering_scope = this;
-  }
+  delta_ = std::min(delta, kIdleThreadPriority);
+  active_ = Lower();
 }
 
 ScopedThreadNice::~ScopedThreadNice() {
-  if (!active_) return;
-  if (idle_) SetIdle(false);
-  SetNice(previous_);
-  lowered = 0;
-  lowering_scope = nullptr;
+  if (active_) Restore();
+}
+
+bool ScopedThreadNice::Lower() {
+  bool ok = delta_ == kIdleThreadPriority ? SetIdle(true)
+                                          : SetNice(std::min(19, previous_ + delta_));
+  if (ok) {
+    lowered = delta_;
+    lowering_scope = this;
+  }
+  return ok;
+}
+
+bool ScopedThreadNice::Restore() {
+  // SCHED_IDLE leaves the nice value alone, so leaving it restores the thread.
+  bool ok = delta_ == kIdleThreadPriority ? SetIdle(false) : SetNice(previous_);
+  if (ok) {
+    lowered = 0;
+    lowering_scope = nullptr;
+  }
+  return ok;
 }
 
 ScopedNormalPriority::ScopedNormalPriority() {
-  ScopedThreadNice* scope = lowering_scope;
-  if (scope == nullptr) return;
-  // SCHED_IDLE leaves the nice value alone, so leaving it restores the thread.
-  if (scope->idle_ ? !SetIdle(false) : !SetNice(scope->previous_)) return;
-  lowered_by_ = scope;
-  delta_ = lowered;
-  lowered = 0;
-  lowering_scope = nullptr;
+  ScopedThreadNice* scope = lowering_scope;  // Restore clears it
+  if (scope != nullptr && scope->Restore()) lowered_by_ = scope;
 }
 
 ScopedNormalPriority::~ScopedNormalPriority() {
-  if (lowered_by_ == nullptr) return;
-  if (lowered_by_->idle_) {
-    SetIdle(true);
-  } else {
-    SetNice(std::min(19, lowered_by_->previous_ + delta_));
-  }
-  lowered = delta_;
-  lowering_scope = lowered_by_;
+  if (lowered_by_ != nullptr) lowered_by_->Lower();
 }
 
 }  // namespace granite::core

@@ -51,9 +51,15 @@ class ScopedThreadNice {
  private:
   friend class ScopedNormalPriority;
 
+  // Switch the calling thread to the lowered priority / back to previous_, and keep the
+  // thread's record of its lowering scope; each returns false (record unchanged) if the system
+  // call failed.
+  bool Lower();
+  bool Restore();
+
   bool active_ = false;
-  bool idle_ = false;
-  int previous_ = 0;
+  int delta_ = 0;     // 1..19 (nice) or kIdleThreadPriority
+  int previous_ = 0;  // the nice value before
 };
 
 // Runs the calling thread at the priority it had before the enclosing ScopedThreadNice for its
@@ -72,7 +78,6 @@ class ScopedNormalPriority {
 
  private:
   ScopedThreadNice* lowered_by_ = nullptr;  // the scope to re-apply, if this one restored
-  int delta_ = 0;
 };
 
 }  // namespace granite::core
