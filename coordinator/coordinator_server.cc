@@ -90,7 +90,8 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   size_t threads = options.threads > 0 ? options.threads : std::thread::hardware_concurrency();
   int nice = options.query_thread_nice;
   s.pool = std::make_unique<core::ThreadPool>(
-      threads, [nice](size_t) { (void)core::LowerThreadPriority(nice); });
+      threads, [nice](size_t) { (void)core::LowerThreadPriority(nice); },
+      core::ThreadPool::kDefaultYieldsBeforeSleep, "merge_pool");
   size_t max_select = options.max_concurrent_select_queries >= 0
                           ? static_cast<size_t>(options.max_concurrent_select_queries)
                           : 2 * std::max(1u, std::thread::hardware_concurrency());

@@ -1,7 +1,8 @@
-// ExecuteInsert against fake workers that record PrepareInsert / CommitInsert / AbortInsert:
-// text input is sent in chunks under one token (chunk 0, 1, ... per worker), every row arrives
-// exactly once and, with a sharding key, on its worker; a bad row or a failing worker in a later
-// chunk aborts every chunk everywhere and commits nothing.
+// ExecuteInsert against fake workers that record Insert / PrepareInsert / CommitInsert /
+// AbortInsert: text input is sent in chunks under one token (chunk 0, 1, ... per worker), every
+// row arrives exactly once and, with a sharding key, on its worker; a bad row or a failing worker
+// in a later chunk aborts every chunk everywhere and commits nothing; one chunk for one worker is
+// a single Insert call.
 #include "coordinator/insert_executor.h"
 
 #include <grpcpp/grpcpp.h>
@@ -24,9 +25,18 @@ namespace {
 namespace pb = granite::worker::v1;
 using core::TypeId;
 
-// Keeps prepared chunks per token and makes them "visible" on commit.
+// Keeps prepared chunks per token and makes them "visible" on commit (or at once, by Insert).
 class FakeWorker : public pb::Worker::Service {
  public:
+  grpc::Status Insert(grpc::ServerContext*, const pb::InsertRequest* request,
+                      pb::InsertResponse*) override {
+    core::MutexLock lock(mu_);
+    ++inserts_;
+    if (fail_insert_) return grpc::Status(grpc::StatusCode::INTERNAL, "disk full");
+    auto raw = core::DecompressLz4(request->block().data(), request->block().raw_size());
+    visible_.push_back(*core::DecodeBlock(*raw));
+    return grpc::Status::OK;
+  }
   grpc::Status PrepareInsert(grpc::ServerContext*, const pb::InsertRequest* request,
                              pb::InsertResponse*) override {
     core::MutexLock lock(mu_);
@@ -46,6 +56,7 @@ class FakeWorker : public pb::Worker::Service {
   grpc::Status CommitInsert(grpc::ServerContext*, const pb::CommitInsertRequest* request,
                             pb::CommitInsertResponse*) override {
     core::MutexLock lock(mu_);
+    ++commits_;
     auto it = prepared_.find(request->token());
     if (it == prepared_.end()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "unknown");
     for (core::Block& block : it->second) visible_.push_back(std::move(block));
@@ -60,6 +71,10 @@ class FakeWorker : public pb::Worker::Service {
     return grpc::Status::OK;
   }
 
+  void FailInserts() {
+    core::MutexLock lock(mu_);
+    fail_insert_ = true;
+  }
   void FailPrepareNumber(int n) {
     core::MutexLock lock(mu_);
     fail_prepare_at_ = n;
@@ -87,6 +102,14 @@ class FakeWorker : public pb::Worker::Service {
     core::MutexLock lock(mu_);
     return aborts_;
   }
+  int inserts() {
+    core::MutexLock lock(mu_);
+    return inserts_;
+  }
+  int commits() {
+    core::MutexLock lock(mu_);
+    return commits_;
+  }
 
  private:
   core::Mutex mu_{"fake_worker"};
@@ -94,7 +117,10 @@ class FakeWorker : public pb::Worker::Service {
   std::vector<core::Block> visible_ GUARDED_BY(mu_);
   int prepares_ GUARDED_BY(mu_) = 0;
   int aborts_ GUARDED_BY(mu_) = 0;
+  int inserts_ GUARDED_BY(mu_) = 0;
+  int commits_ GUARDED_BY(mu_) = 0;
   int fail_prepare_at_ GUARDED_BY(mu_) = 0;
+  bool fail_insert_ GUARDED_BY(mu_) = false;
 };
 
 class InsertExecutorTest : public ::testing::Test {
@@ -278,6 +304,71 @@ TEST_F(InsertExecutorTest, AShardedTableRefusesAnotherWorkerCount) {
   rows = Insert("TSV", Rows(10), 100);
   ASSERT_TRUE(rows.ok()) << rows.status();
   EXPECT_EQ(*rows, 10u);
+}
+
+TEST_F(InsertExecutorTest, OneChunkForOneWorkerIsASingleInsertCall) {
+  schema_.add_sharding_key("k");
+  auto rows = Insert("CSV", "7,70\n7,71\n", 100);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(*rows, 2u);
+  const size_t owner = ShardOfRows(
+      core::Block{{[] {
+        auto column = std::make_shared<core::Column>(TypeId::kUInt64);
+        column->Append(uint64_t{7});
+        return column;
+      }()}},
+      {0}, workers_.size())[0];
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    EXPECT_EQ(workers_[w]->prepares(), 0) << w;
+    EXPECT_EQ(workers_[w]->commits(), 0) << w;
+    EXPECT_EQ(workers_[w]->inserts(), w == owner ? 1 : 0) << w;
+    EXPECT_EQ(workers_[w]->Visible(1),
+              w == owner ? std::vector<uint64_t>({70, 71}) : std::vector<uint64_t>()) << w;
+  }
+}
+
+TEST_F(InsertExecutorTest, OneChunkForSeveralWorkersIsPreparedAndCommitted) {
+  auto rows = Insert("TSV", Rows(3), 100);  // one row per worker
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->inserts(), 0);
+    EXPECT_EQ(worker->prepares(), 1);
+    EXPECT_EQ(worker->commits(), 1);
+    EXPECT_EQ(worker->Visible(0).size(), 1u);
+  }
+}
+
+TEST_F(InsertExecutorTest, ManyChunksForOneWorkerArePreparedAndCommitted) {
+  // Every row has the same key, so one worker gets them all, in 5 chunks: all or nothing needs
+  // the second phase even on one worker.
+  schema_.add_sharding_key("k");
+  std::string csv;
+  for (int i = 0; i < 50; ++i) csv += "7," + std::to_string(i) + "\n";
+  auto rows = Insert("CSV", csv, 10);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  size_t visible = 0;
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->inserts(), 0);
+    EXPECT_EQ(worker->commits(), worker->prepares() > 0 ? 1 : 0);
+    visible += worker->Visible(0).size();
+  }
+  EXPECT_EQ(visible, 50u);
+}
+
+TEST_F(InsertExecutorTest, AFailedSingleInsertCallReturnsItsErrorAndShowsNothing) {
+  schema_.add_sharding_key("k");
+  for (auto& worker : workers_) worker->FailInserts();
+  auto rows = Insert("CSV", "7,70\n", 100);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_NE(rows.status().message().find("disk full"), std::string::npos) << rows.status();
+  int inserts = 0;
+  for (auto& worker : workers_) {
+    inserts += worker->inserts();
+    EXPECT_EQ(worker->prepares(), 0);
+    EXPECT_EQ(worker->aborts(), 0);  // nothing was prepared, so nothing to abort
+    EXPECT_TRUE(worker->Visible(0).empty());
+  }
+  EXPECT_EQ(inserts, 1);
 }
 
 }  // namespace

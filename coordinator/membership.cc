@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "core/absl_compat.h"
 #include "core/error.h"
+#include "core/thread_name.h"
 
 namespace granite::coordinator {
 
@@ -162,7 +163,10 @@ Membership::~Membership() {
 
 void Membership::Start() {
   if (checker_.joinable()) return;
-  checker_ = std::thread([this] { Loop(); });
+  checker_ = std::thread([this] {
+    core::SetCurrentThreadName("membership");
+    Loop();
+  });
 }
 
 void Membership::Loop() {

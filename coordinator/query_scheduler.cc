@@ -18,9 +18,9 @@ QueryScheduler::QueryScheduler(AdmissionQueue* admission, size_t select_threads,
     : admission_(admission),
       // Whole queries, no bursts: an idle executor thread sleeps at once (no yields).
       select_pool_(std::make_unique<core::ThreadPool>(std::max<size_t>(1, select_threads), nullptr,
-                                                      /*yields_before_sleep=*/0)),
+                                                      /*yields_before_sleep=*/0, "select_exec")),
       other_pool_(std::make_unique<core::ThreadPool>(std::max<size_t>(1, other_threads), nullptr,
-                                                     /*yields_before_sleep=*/0)),
+                                                     /*yields_before_sleep=*/0, "other_exec")),
       run_alone_inline_(run_alone_inline) {}
 
 QueryScheduler::~QueryScheduler() {

@@ -3,6 +3,7 @@
 #include <memory>
 #include <thread>
 
+#include "core/thread_name.h"
 #include "core/thread_priority.h"
 
 namespace granite::coordinator {
@@ -36,7 +37,10 @@ void ReaderThreads::Start(std::function<void()> task) {
     return;
   }
   auto self = std::make_shared<Thread>();
-  std::thread([this, self, task = std::move(task)]() mutable { Loop(self, std::move(task)); })
+  std::thread([this, self, task = std::move(task)]() mutable {
+    core::SetCurrentThreadName("fragment_read");
+    Loop(self, std::move(task));
+  })
       .detach();
 }
 

@@ -32,15 +32,23 @@ WorkerSet::WorkerSet(const std::vector<std::string>& addresses) : addresses_(add
 namespace granite::coordinator {
 
 absl::Status WorkerSet::CallAll(const std::function<absl::Status(size_t)>& call) const {
+  std::vector<size_t> all(size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return CallEach(all, call);
+}
+
+absl::Status WorkerSet::CallEach(const std::vector<size_t>& indices,
+                                 const std::function<absl::Status(size_t)>& call) const {
   // At normal priority, as all gRPC calls (core/thread_priority.h); the threads started here
   // inherit it.
   core::ScopedNormalPriority grpc_calls;
-  std::vector<absl::Status> statuses(size());
+  const size_t n = indices.size();
+  std::vector<absl::Status> statuses(n);
   std::vector<std::thread> threads;
-  for (size_t i = 0; i + 1 < size(); ++i) {
-    threads.emplace_back([&, i] { statuses[i] = call(i); });
+  for (size_t k = 0; k + 1 < n; ++k) {
+    threads.emplace_back([&, k] { statuses[k] = call(indices[k]); });
   }
-  if (size() > 0) statuses[size() - 1] = call(size() - 1);
+  if (n > 0) statuses[n - 1] = call(indices[n - 1]);
   for (auto& thread : threads) thread.join();
   for (const absl::Status& status : statuses) {
     if (!status.ok()) return status;

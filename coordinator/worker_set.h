@@ -38,6 +38,9 @@ class WorkerSet {
   // and returns the first error. The calls run at the process's normal priority even from a
   // lowered SELECT thread (core::ScopedNormalPriority).
   absl::Status CallAll(const std::function<absl::Status(size_t)>& call) const;
+  // The same for the workers `indices` only (each < size()): one call starts no thread.
+  absl::Status CallEach(const std::vector<size_t>& indices,
+                        const std::function<absl::Status(size_t)>& call) const;
 
  private:
   std::vector<std::string> addresses_;

@@ -6,6 +6,8 @@
 #include <thread>
 #include <utility>
 
+#include "core/thread_name.h"
+
 namespace granite::core {
 
 namespace {
@@ -26,7 +28,10 @@ CancellationPoller& CancellationPoller::Global() {
   static std::once_flag once;
   std::call_once(once, [] {
     poller = new CancellationPoller();
-    std::thread([] { poller->Loop(); }).detach();
+    std::thread([] {
+      SetCurrentThreadName("cancel_poller");
+      poller->Loop();
+    }).detach();
   });
   return *poller;
 }

@@ -5,12 +5,15 @@
 #include <memory>
 
 #include "core/metrics/events.h"
+#include "core/thread_name.h"
 
 namespace granite::core {
 
 ThreadPool::ThreadPool(size_t threads, std::function<void(size_t)> on_thread_start,
-                       int yields_before_sleep)
-    : on_thread_start_(std::move(on_thread_start)), yields_before_sleep_(yields_before_sleep) {
+                       int yields_before_sleep, std::string name)
+    : on_thread_start_(std::move(on_thread_start)),
+      name_(std::move(name)),
+      yields_before_sleep_(yields_before_sleep) {
   if (threads == 0) threads = 1;
   thread_count_ = threads;
   shard_count_ = std::max<size_t>(8, threads);
@@ -63,6 +66,7 @@ bool ThreadPool::TryPop(size_t home, Task* task) {
 }
 
 void ThreadPool::Loop(size_t index) {
+  SetCurrentThreadName(name_);
   if (on_thread_start_) on_thread_start_(index);
   // Thread i starts its search at shard i * shards / threads, so threads begin apart.
   size_t home = index * shard_count_ / thread_count_;

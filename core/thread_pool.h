@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -33,11 +34,13 @@ class ThreadPool {
   // it awake and its submitter need not wake it.
   static constexpr int kDefaultYieldsBeforeSleep = 16;
 
-  // Starts `threads` threads (at least 1). `on_thread_start(i)` runs first on thread i (pinning).
-  // `yields_before_sleep` 0 suits pools whose tasks are whole queries (no bursts): each yield of an
-  // idle thread is a context switch that other threads of the machine pay for.
+  // Starts `threads` threads (at least 1), named `name` (core/thread_name.h). `on_thread_start(i)`
+  // runs first on thread i (pinning). `yields_before_sleep` 0 suits pools whose tasks are whole
+  // queries (no bursts): each yield of an idle thread is a context switch that other threads of the
+  // machine pay for.
   explicit ThreadPool(size_t threads, std::function<void(size_t)> on_thread_start = nullptr,
-                      int yields_before_sleep = kDefaultYieldsBeforeSleep);
+                      int yields_before_sleep = kDefaultYieldsBeforeSleep,
+                      std::string name = "pool");
   // Runs the tasks still queued, then joins the threads.
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -70,6 +73,7 @@ class ThreadPool {
   size_t shard_count_ = 0;
   std::unique_ptr<Shard[]> shards_;
   std::function<void(size_t)> on_thread_start_;
+  std::string name_;
   int yields_before_sleep_ = kDefaultYieldsBeforeSleep;
   std::vector<std::thread> threads_;
 

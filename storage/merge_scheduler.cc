@@ -1,6 +1,7 @@
 #include "storage/merge_scheduler.h"
 
 #include "core/error.h"
+#include "core/thread_name.h"
 
 namespace granite::storage {
 
@@ -30,8 +31,12 @@ MergeScheduler::~MergeScheduler() {
 void MergeScheduler::Start() {
   core::MutexLock lock(mu_);
   if (options_.threads == 0 || thread_.joinable()) return;
-  pool_ = std::make_unique<core::ThreadPool>(options_.threads);
-  thread_ = std::thread([this] { Loop(); });
+  pool_ = std::make_unique<core::ThreadPool>(options_.threads, nullptr,
+                                            core::ThreadPool::kDefaultYieldsBeforeSleep, "part_merge");
+  thread_ = std::thread([this] {
+    core::SetCurrentThreadName("merge_schedule");
+    Loop();
+  });
 }
 
 void MergeScheduler::Loop() {

@@ -81,7 +81,8 @@ int RunWorker(const WorkerOptions& options) {
                         [pin = MakeThreadPinner(*placement), nice](size_t i) {
                           if (pin) pin(i);
                           (void)core::LowerThreadPriority(nice);
-                        });
+                        },
+                        core::ThreadPool::kDefaultYieldsBeforeSleep, "query_pool");
   WorkerService service(store->get(), &pool, std::move(info));
   service.set_execute_nice(nice);
   std::vector<core::CallbackRegistration> gauges = RegisterWorkerGauges(store->get(), &pool);

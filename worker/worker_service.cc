@@ -131,14 +131,11 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context, const pb::Frag
 
 grpc::Status WorkerService::Insert(grpc::ServerContext* context, const pb::InsertRequest* request,
                                    pb::InsertResponse* response) {
-  std::shared_ptr<storage::Table> table = store_->GetTable(request->table());
-  if (!table) {
-    return core::ToGrpcStatus(core::Error(core::ErrorCode::kUnknownTable,
-                                          "Table default." + request->table() + " does not exist"));
-  }
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
+  if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
   if (!block.ok()) return core::ToGrpcStatus(block.status());
-  absl::StatusOr<std::string> part = table->Insert(*block);
+  absl::StatusOr<std::string> part = (*table)->Insert(*block);
   if (!part.ok()) return core::ToGrpcStatus(part.status());
   response->set_rows(block->rows());
   response->set_part(*part);
