@@ -25,6 +25,8 @@ Server configurations compared in one run (insert-under-load only, appended to -
 
 Each configuration starts its own cluster with those extra `granite local` flags; a first word
 "@PATH" runs that granite binary instead (e.g. a build of the previous commit, as the baseline).
+--repeat N measures N alone/loaded pairs per configuration and reports medians (one pair's
+slowdown moves by +-15% on a shared 2-core machine).
 """
 
 import argparse
@@ -33,6 +35,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -132,36 +135,59 @@ def compare_configs(args):
                                              extra_args=flags).start()
                 try:
                     fill(local.client(timeout=600), parts)
-                    alone = benchmark(granite, local.port, inserts, 4, args.seconds)
-                    print("%d parts [%s] INSERT alone %.1f/s p50 %.2f ms; cpu ms/insert %s"
-                          % (parts, name, alone["qps"], alone["p50_ms"], cpu_ms_per_query(alone)),
-                          flush=True)
+                    # Warm-up, not measured: the first second of inserts after the fill runs
+                    # slower (server threads and connections start, allocator caches fill).
+                    benchmark(granite, local.port, inserts, 4, 1)
+                    pairs = {clients: [] for clients in loads}
+                    for _ in range(args.repeat):
+                        alone = benchmark(granite, local.port, inserts, 4, args.seconds)
+                        print("%d parts [%s] INSERT alone %.1f/s p50 %.2f ms; cpu ms/insert %s"
+                              % (parts, name, alone["qps"], alone["p50_ms"],
+                                 cpu_ms_per_query(alone)), flush=True)
+                        for clients in loads:
+                            under, select = insert_under_load(
+                                granite, local.port, inserts, selects, clients, args.seconds,
+                                ["chrt", "--idle", "0"] if args.select_load_idle else [])
+                            pairs[clients].append((alone, under, select))
+                            print("  with %d SELECT clients: INSERT %.1f/s p50 %.2f ms p99 %.2f "
+                                  "ms (%.2fx); SELECT %.0f qps p50 %.1f ms errors %d"
+                                  % (clients, under["qps"], under["p50_ms"], under["p99_ms"],
+                                     under["p50_ms"] / max(alone["p50_ms"], 1e-9),
+                                     select["qps"], select["p50_ms"], select["errors"]),
+                                  flush=True)
                     for clients in loads:
-                        under, select = insert_under_load(
-                            granite, local.port, inserts, selects, clients, args.seconds,
-                            ["chrt", "--idle", "0"] if args.select_load_idle else [])
-                        rows.append((parts, name, clients, alone, under, select))
-                        print("  with %d SELECT clients: INSERT %.1f/s p50 %.2f ms p99 %.2f ms; "
-                              "SELECT %.0f qps p50 %.1f ms errors %d"
-                              % (clients, under["qps"], under["p50_ms"], under["p99_ms"],
-                                 select["qps"], select["p50_ms"], select["errors"]), flush=True)
+                        rows.append((parts, name, clients, pairs[clients]))
                 finally:
                     local.stop()
                     shutil.rmtree(data, ignore_errors=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    # With --repeat N, each figure is the median over the N alone/loaded pairs, and the slowdowns
+    # also show their range: one pair's ratio moves by +-15% on a shared 2-core machine.
     lines = ["| parts | config | SELECT clients | INSERT/s alone | p50 ms alone | INSERT/s loaded "
              "| p50 ms loaded | p99 ms loaded | slowdown (p50) | slowdown (throughput) | "
              "SELECT QPS | SELECT p50 ms | SELECT errors |",
              "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for parts, name, clients, alone, under, select in rows:
-        lines.append("| %d | %s | %d | %.1f | %.2f | %.1f | %.2f | %.2f | %.2fx | %.2fx | %.0f | "
+    for parts, name, clients, pairs in rows:
+        def med(values):
+            return statistics.median(values)
+
+        def ratio(values):
+            if len(values) == 1:
+                return "%.2fx" % values[0]
+            return "%.2fx (%.2f-%.2f)" % (med(values), min(values), max(values))
+        alone = [a for a, _, _ in pairs]
+        under = [u for _, u, _ in pairs]
+        select = [s for _, _, s in pairs]
+        lines.append("| %d | %s | %d | %.1f | %.2f | %.1f | %.2f | %.2f | %s | %s | %.0f | "
                      "%.1f | %d |"
-                     % (parts, name, clients, alone["qps"], alone["p50_ms"], under["qps"],
-                        under["p50_ms"], under["p99_ms"],
-                        under["p50_ms"] / max(alone["p50_ms"], 1e-9),
-                        alone["qps"] / max(under["qps"], 1e-9), select["qps"],
-                        select["p50_ms"], select["errors"]))
+                     % (parts, name, clients, med([a["qps"] for a in alone]),
+                        med([a["p50_ms"] for a in alone]), med([u["qps"] for u in under]),
+                        med([u["p50_ms"] for u in under]), med([u["p99_ms"] for u in under]),
+                        ratio([u["p50_ms"] / max(a["p50_ms"], 1e-9) for a, u, _ in pairs]),
+                        ratio([a["qps"] / max(u["qps"], 1e-9) for a, u, _ in pairs]),
+                        med([s["qps"] for s in select]), med([s["p50_ms"] for s in select]),
+                        sum(s["errors"] for s in select)))
     table = "\n".join(lines) + "\n"
     print(table)
     if args.append:
@@ -170,8 +196,9 @@ def compare_configs(args):
                     % (datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), " vs ".join(
                         name for name, _, _ in configs)))
             f.write("`bench/parts/run.py --inserts-only --parts %s --seconds %g --loads %s "
-                    "--configs \"%s\"`; %d cores.\n\n"
-                    % (args.parts, args.seconds, args.loads, args.configs, os.cpu_count()))
+                    "--repeat %d --configs \"%s\"`; %d cores.\n\n"
+                    % (args.parts, args.seconds, args.loads, args.repeat, args.configs,
+                       os.cpu_count()))
             f.write(table)
 
 
@@ -188,6 +215,9 @@ def main():
                         help="name=extra flags;name=extra flags...: compare server configurations "
                              "(insert-under-load only)")
     parser.add_argument("--loads", default="8,64", help="SELECT clients under which to insert")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="with --configs: alone/loaded pairs per configuration; the table "
+                             "shows medians and the slowdowns' range")
     parser.add_argument("--inserts-only", action="store_true",
                         help="skip the SELECT table and the snapshot-off runs")
     parser.add_argument("--select-load-idle", action="store_true",
