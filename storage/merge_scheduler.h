@@ -1,7 +1,7 @@
 // MergeScheduler: the worker's background merges and OPTIMIZE TABLE.
 //
 // A background thread wakes every `interval`, asks each table for a merge (Table::ReserveMerge,
-// size-tiered: storage/merge_selector.h) while fewer than `threads` merges run, and runs them on
+// size-tiered: storage/merge_selector.h; it looks only at partitions changed since) while fewer than `threads` merges run, and runs them on
 // its own bounded pool, so merges never take the query pool's threads and at most `threads` run
 // at once. After each merge, and on every wake-up, it deletes the replaced parts that no query
 // reads any more. Running merges are listed with their progress for system.merges.

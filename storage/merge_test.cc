@@ -257,6 +257,32 @@ TEST_F(MergeTest, ADamagedSourceFailsTheMergeAndIsDetached) {
   EXPECT_EQ(table_->rows(), 250u);
 }
 
+TEST_F(MergeTest, ReserveMergeLooksAgainWhereAPartitionChanged) {
+  MergeLimits limits;
+  ASSERT_TRUE(table_->Insert(Rows(100, 2)).ok());  // one part in each month
+  EXPECT_FALSE(table_->ReserveMerge(limits).has_value());  // nothing to merge anywhere
+  EXPECT_FALSE(table_->ReserveMerge(limits).has_value());
+  ASSERT_TRUE(table_->Insert(Rows(200, 1)).ok());  // a second part in January
+  std::optional<Table::MergeTask> task = table_->ReserveMerge(limits);
+  ASSERT_TRUE(task.has_value());
+  EXPECT_EQ(task->result.partition_id, "202401");
+  EXPECT_EQ(task->sources.size(), 2u);
+  EXPECT_FALSE(table_->ReserveMerge(limits).has_value());  // January's parts are reserved
+  table_->ReleaseMerge(*task);
+  task = table_->ReserveMerge(limits);  // released, so a candidate again
+  ASSERT_TRUE(task.has_value());
+  EXPECT_EQ(task->result.partition_id, "202401");
+  table_->ReleaseMerge(*task);
+
+  // After a restart every partition is looked at again.
+  task.reset();
+  Open(Posix());
+  task = table_->ReserveMerge(limits);
+  ASSERT_TRUE(task.has_value());
+  EXPECT_EQ(task->result.partition_id, "202401");
+  table_->ReleaseMerge(*task);
+}
+
 TEST_F(MergeTest, BackgroundMergesKeepThePartCountDown) {
   MergeOptions options;
   options.threads = 2;

@@ -15,6 +15,17 @@ void PartsRegistry::Reset(std::vector<std::shared_ptr<const Part>> parts, uint64
   next_block_ = std::max(next_block_, max_block + 1);
   ++version_;
   snapshot_.reset();
+  changed_.clear();
+  all_changed_ = true;
+}
+
+std::vector<core::Value> PartsRegistry::TakeChangedPartitions(bool* all) {
+  core::WriterLock lock(mu_);
+  *all = all_changed_;
+  all_changed_ = false;
+  std::vector<core::Value> changed(changed_.begin(), changed_.end());
+  changed_.clear();
+  return changed;
 }
 
 std::vector<PartsSnapshot::Partition> PartsSnapshot::Partitions() const {
@@ -127,6 +138,7 @@ void PartsRegistry::Add(const std::vector<std::shared_ptr<const Part>>& parts) {
   for (const auto& part : parts) {
     active_[KeyOf(*part)] = part;
     in_flight_.erase({part->partition_id(), part->part_name().min_block});
+    changed_.insert(part->partition().value);
   }
   next->version = ++version_;
   snapshot_ = std::move(next);
@@ -152,6 +164,7 @@ bool PartsRegistry::Replace(const std::vector<std::shared_ptr<const Part>>& sour
     active_.erase(KeyOf(*source));
     outdated_.push_back(source);
   }
+  changed_.insert(merged->partition().value);
   active_[KeyOf(*merged)] = std::move(merged);
   next->version = ++version_;
   snapshot_ = std::move(next);
@@ -169,6 +182,7 @@ bool PartsRegistry::Remove(const std::shared_ptr<const Part>& part) {
   std::shared_ptr<PartsSnapshot> next = Change(*base, {}, {part});
   core::WriterLock lock(mu_);
   active_.erase(KeyOf(*part));
+  changed_.insert(part->partition().value);
   next->version = ++version_;
   snapshot_ = std::move(next);
   return true;

@@ -99,6 +99,12 @@ class PartsRegistry {
   // Returns the outdated parts (for system.parts, active = 0).
   std::vector<std::shared_ptr<const Part>> Outdated() const EXCLUDES(mu_);
 
+  // Returns the partition values whose parts changed (Add, Replace, Remove) since the previous
+  // call, and forgets them; sets *all instead when any partition may have changed (after Reset,
+  // and before the first call). Table::ReserveMerge re-examines only these partitions, so looking
+  // for a merge costs O(changes), not O(parts).
+  std::vector<core::Value> TakeChangedPartitions(bool* all) EXCLUDES(mu_);
+
   // Test hook: runs in Snapshot() after a snapshot was built and before it is installed.
   void SetBeforeInstallHookForTest(std::function<void()> hook) EXCLUDES(mu_);
 
@@ -139,6 +145,8 @@ class PartsRegistry {
   // Null when a change invalidated it.
   mutable std::shared_ptr<const PartsSnapshot> snapshot_ GUARDED_BY(mu_);
   std::function<void()> before_install_hook_ GUARDED_BY(mu_);
+  std::set<core::Value> changed_ GUARDED_BY(mu_);  // for TakeChangedPartitions
+  bool all_changed_ GUARDED_BY(mu_) = true;
 };
 
 }  // namespace granite::storage

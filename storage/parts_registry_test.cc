@@ -146,6 +146,35 @@ TEST(PartsRegistryTest, AMergeNeverCoversABlockStillInFlight) {
   EXPECT_FALSE(registry.InFlight("all", 5, 8));
 }
 
+TEST(PartsRegistryTest, ReportsThePartitionsEachChangeTouched) {
+  PartsRegistry registry;
+  bool all = false;
+  EXPECT_TRUE(registry.TakeChangedPartitions(&all).empty());
+  EXPECT_TRUE(all);  // before the first call anything may have changed
+  auto one = FakePart("1_1_1_0");
+  registry.Reset({one, FakePart("2_2_2_0")}, 2);
+  EXPECT_TRUE(registry.TakeChangedPartitions(&all).empty());
+  EXPECT_TRUE(all);  // a reset changes everything
+  EXPECT_TRUE(registry.TakeChangedPartitions(&all).empty());
+  EXPECT_FALSE(all);
+
+  auto three = FakePart("1_3_3_0");
+  auto four = FakePart("3_4_4_0");
+  registry.Add({three, four});
+  EXPECT_EQ(registry.TakeChangedPartitions(&all),
+            (std::vector<core::Value>{uint64_t{1}, uint64_t{3}}));
+  EXPECT_FALSE(all);
+  EXPECT_TRUE(registry.TakeChangedPartitions(&all).empty());  // taken once
+
+  ASSERT_TRUE(registry.Replace({one, three}, FakePart("1_1_3_1")));
+  ASSERT_TRUE(registry.Remove(four));
+  EXPECT_EQ(registry.TakeChangedPartitions(&all),
+            (std::vector<core::Value>{uint64_t{1}, uint64_t{3}}));
+  EXPECT_FALSE(registry.Replace({one}, FakePart("1_1_1_1")));  // refused: changes nothing
+  EXPECT_TRUE(registry.TakeChangedPartitions(&all).empty());
+  EXPECT_FALSE(all);
+}
+
 TEST(PartsRegistryTest, ReplacedPartsAreDeletedOnlyWhenNoQueryHoldsThem) {
   PartsRegistry registry;
   auto a = FakePart("all_1_1_0");

@@ -339,38 +339,54 @@ MergeLimits Table::LimitsFor(const MergeLimits& defaults) const {
 }
 
 std::optional<Table::MergeTask> Table::ReserveMerge(const MergeLimits& limits) {
+  // The changes first, then a snapshot at least as new as every change taken.
+  bool all = false;
+  std::vector<core::Value> changed = registry_.TakeChangedPartitions(&all);
   std::shared_ptr<const PartsSnapshot> snapshot = Snapshot();
+  const PartList& parts = snapshot->parts;
   core::MutexLock lock(merges_mu_);
-  // Nothing changed since a scan found nothing: the answer is the same (a finished merge or a
-  // committed insert publishes a new version). Saves an O(parts) scan per tick of the scheduler.
-  if (snapshot->version == idle_version_) return std::nullopt;
-  const std::vector<PartsSnapshot::Partition> partitions = snapshot->Partitions();
-  // Starts where the previous call stopped, so every partition gets its turn.
-  for (size_t n = 0; n < partitions.size(); ++n) {
-    const PartsSnapshot::Partition& partition =
-        partitions[(next_partition_ + n) % partitions.size()];
-    if (partition.end - partition.begin < 2) continue;
-    std::vector<MergeCandidate> candidates;
-    for (size_t i = partition.begin; i < partition.end; ++i) {
-      const Part& part = *snapshot->parts[i];
-      candidates.push_back({part.uncompressed_bytes(), merging_.count(part.name()) == 0});
+  if (all) {
+    merge_candidates_.clear();
+    for (const PartsSnapshot::Partition& partition : snapshot->Partitions()) {
+      if (partition.end - partition.begin >= 2) merge_candidates_.insert(partition.value.value);
     }
-    std::optional<MergeRun> run = SelectMerge(candidates, limits);
-    if (!run) continue;
+  } else {
+    merge_candidates_.insert(changed.begin(), changed.end());
+  }
+  // Round-robin, so every partition gets its turn. A partition with nothing to merge leaves the
+  // set until a change (an insert, a finished or released merge) puts it back.
+  auto it = last_merged_partition_ ? merge_candidates_.upper_bound(*last_merged_partition_)
+                                   : merge_candidates_.begin();
+  for (size_t n = merge_candidates_.size(); n > 0 && !merge_candidates_.empty(); --n) {
+    if (it == merge_candidates_.end()) it = merge_candidates_.begin();
+    const core::Value& value = *it;
+    size_t begin = parts.PartitionPoint([&](const Part& p) { return p.partition().value < value; });
+    size_t end = parts.PartitionPoint([&](const Part& p) { return !(value < p.partition().value); });
+    std::optional<MergeRun> run;
+    if (end - begin >= 2) {
+      std::vector<MergeCandidate> candidates;
+      for (size_t i = begin; i < end; ++i) {
+        const Part& part = *parts[i];
+        candidates.push_back({part.uncompressed_bytes(), merging_.count(part.name()) == 0});
+      }
+      run = SelectMerge(candidates, limits);
+    }
+    if (!run) {
+      it = merge_candidates_.erase(it);
+      continue;
+    }
     MergeTask task;
-    for (size_t i = run->begin; i < run->end; ++i) {
-      task.sources.push_back(snapshot->parts[partition.begin + i]);
-    }
+    for (size_t i = run->begin; i < run->end; ++i) task.sources.push_back(parts[begin + i]);
     task.result = PartMerger::ResultName(task.sources);
     if (registry_.InFlight(task.result.partition_id, task.result.min_block,
                            task.result.max_block)) {
-      continue;  // an insert is committing a block inside the range: try again later
+      ++it;  // an insert is committing a block inside the range: try again later
+      continue;
     }
     for (const auto& source : task.sources) merging_.insert(source->name());
-    next_partition_ = (next_partition_ + n + 1) % partitions.size();
+    last_merged_partition_ = value;  // stays a candidate: it may hold another merge
     return task;
   }
-  idle_version_ = snapshot->version;
   return std::nullopt;
 }
 
@@ -402,7 +418,8 @@ std::vector<Table::MergeTask> Table::ReserveFinalMerges(bool* busy) {
 void Table::ReleaseMerge(const MergeTask& task) {
   core::MutexLock lock(merges_mu_);
   for (const auto& source : task.sources) merging_.erase(source->name());
-  idle_version_ = 0;  // the released parts are candidates again
+  // The released parts are candidates again.
+  if (!task.sources.empty()) merge_candidates_.insert(task.sources.front()->partition().value);
 }
 
 absl::StatusOr<std::shared_ptr<const Part>> Table::RunMerge(const MergeTask& task,

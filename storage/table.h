@@ -200,8 +200,12 @@ class Table {
   std::atomic<bool> cancel_merges_{false};
   core::Mutex merges_mu_{"table_merges"};
   std::set<std::string> merging_ GUARDED_BY(merges_mu_);  // names of parts in reserved merges
-  size_t next_partition_ GUARDED_BY(merges_mu_) = 0;       // where ReserveMerge starts looking
-  uint64_t idle_version_ GUARDED_BY(merges_mu_) = 0;       // snapshot version with no merge
+  // Partitions that may have a merge to do: those changed since ReserveMerge last found nothing
+  // in them (PartsRegistry::TakeChangedPartitions), and those whose merge is waiting for an
+  // insert's block or was released. ReserveMerge looks only here, round-robin after the last
+  // partition it chose.
+  std::set<core::Value> merge_candidates_ GUARDED_BY(merges_mu_);
+  std::optional<core::Value> last_merged_partition_ GUARDED_BY(merges_mu_);
 };
 
 }  // namespace granite::storage
