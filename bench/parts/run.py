@@ -26,7 +26,9 @@ Server configurations compared in one run (insert-under-load only, appended to -
 Each configuration starts its own cluster with those extra `granite local` flags; a first word
 "@PATH" runs that granite binary instead (e.g. a build of the previous commit, as the baseline).
 --repeat N measures N alone/loaded pairs per configuration and reports medians (one pair's
-slowdown moves by +-15% on a shared 2-core machine).
+slowdown moves by +-15% on a shared 2-core machine). Each phase also reports the share of CPU time
+the hypervisor stole (/proc/stat): a pair measured while a neighbouring VM took the CPU says
+nothing about the code.
 """
 
 import argparse
@@ -64,6 +66,32 @@ def benchmark(granite, port, queries_file, concurrency, seconds, prefix=()):
     return json.loads(lines[-1])
 
 
+def cpu_times():
+    """The machine's CPU time counters (/proc/stat's first line), or None where there is none."""
+    try:
+        with open("/proc/stat") as f:
+            return [int(v) for v in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+
+
+def stolen(before, after):
+    """Share of CPU time the hypervisor took (steal) between two cpu_times() readings: a virtual
+    machine's neighbours, which make a phase slower for reasons outside the code measured."""
+    if not before or not after or len(before) < 8:
+        return 0.0
+    total = sum(after[:8]) - sum(before[:8])
+    return (after[7] - before[7]) / total if total > 0 else 0.0
+
+
+def measured(run):
+    """Runs `run()` (returning a benchmark report) and adds the steal share during it."""
+    before = cpu_times()
+    report = run()
+    report["steal"] = stolen(before, cpu_times())
+    return report
+
+
 def lock_summary(report, names=("parts_registry", "parts_registry_writers", "table_drop")):
     parts = []
     for lock in report.get("locks", []):
@@ -94,7 +122,7 @@ def insert_under_load(granite, port, inserts, selects, clients, seconds, select_
     thread = threading.Thread(target=select_load)
     thread.start()
     time.sleep(1)
-    under = benchmark(granite, port, inserts, 4, seconds)
+    under = measured(lambda: benchmark(granite, port, inserts, 4, seconds))
     thread.join()
     return under, loaded["select"]
 
@@ -140,21 +168,23 @@ def compare_configs(args):
                     benchmark(granite, local.port, inserts, 4, 1)
                     pairs = {clients: [] for clients in loads}
                     for _ in range(args.repeat):
-                        alone = benchmark(granite, local.port, inserts, 4, args.seconds)
-                        print("%d parts [%s] INSERT alone %.1f/s p50 %.2f ms; cpu ms/insert %s"
-                              % (parts, name, alone["qps"], alone["p50_ms"],
-                                 cpu_ms_per_query(alone)), flush=True)
+                        alone = measured(
+                            lambda: benchmark(granite, local.port, inserts, 4, args.seconds))
+                        print("%d parts [%s] INSERT alone %.1f/s p50 %.2f ms; cpu ms/insert %s; "
+                              "steal %.1f%%" % (parts, name, alone["qps"], alone["p50_ms"],
+                                                cpu_ms_per_query(alone), 100 * alone["steal"]),
+                              flush=True)
                         for clients in loads:
                             under, select = insert_under_load(
                                 granite, local.port, inserts, selects, clients, args.seconds,
                                 ["chrt", "--idle", "0"] if args.select_load_idle else [])
                             pairs[clients].append((alone, under, select))
                             print("  with %d SELECT clients: INSERT %.1f/s p50 %.2f ms p99 %.2f "
-                                  "ms (%.2fx); SELECT %.0f qps p50 %.1f ms errors %d"
+                                  "ms (%.2fx); SELECT %.0f qps p50 %.1f ms errors %d; steal %.1f%%"
                                   % (clients, under["qps"], under["p50_ms"], under["p99_ms"],
                                      under["p50_ms"] / max(alone["p50_ms"], 1e-9),
-                                     select["qps"], select["p50_ms"], select["errors"]),
-                                  flush=True)
+                                     select["qps"], select["p50_ms"], select["errors"],
+                                     100 * under["steal"]), flush=True)
                     for clients in loads:
                         rows.append((parts, name, clients, pairs[clients]))
                 finally:
@@ -166,8 +196,8 @@ def compare_configs(args):
     # also show their range: one pair's ratio moves by +-15% on a shared 2-core machine.
     lines = ["| parts | config | SELECT clients | INSERT/s alone | p50 ms alone | INSERT/s loaded "
              "| p50 ms loaded | p99 ms loaded | slowdown (p50) | slowdown (throughput) | "
-             "SELECT QPS | SELECT p50 ms | SELECT errors |",
-             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "SELECT QPS | SELECT p50 ms | SELECT errors | steal % (max) |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for parts, name, clients, pairs in rows:
         def med(values):
             return statistics.median(values)
@@ -180,14 +210,15 @@ def compare_configs(args):
         under = [u for _, u, _ in pairs]
         select = [s for _, _, s in pairs]
         lines.append("| %d | %s | %d | %.1f | %.2f | %.1f | %.2f | %.2f | %s | %s | %.0f | "
-                     "%.1f | %d |"
+                     "%.1f | %d | %.1f |"
                      % (parts, name, clients, med([a["qps"] for a in alone]),
                         med([a["p50_ms"] for a in alone]), med([u["qps"] for u in under]),
                         med([u["p50_ms"] for u in under]), med([u["p99_ms"] for u in under]),
                         ratio([u["p50_ms"] / max(a["p50_ms"], 1e-9) for a, u, _ in pairs]),
                         ratio([a["qps"] / max(u["qps"], 1e-9) for a, u, _ in pairs]),
                         med([s["qps"] for s in select]), med([s["p50_ms"] for s in select]),
-                        sum(s["errors"] for s in select)))
+                        sum(s["errors"] for s in select),
+                        100 * max(max(a["steal"], u["steal"]) for a, u, _ in pairs)))
     table = "\n".join(lines) + "\n"
     print(table)
     if args.append:
