@@ -113,8 +113,10 @@ def fill(client, parts):
     return time.monotonic() - started
 
 
-def insert_under_load(granite, port, inserts, selects, clients, seconds, select_prefix=()):
-    """Runs 4 insert clients while `clients` SELECT clients run; returns (inserts, selects)."""
+def insert_under_load(granite, port, inserts, selects, clients, seconds, select_prefix=(),
+                      insert_clients=4):
+    """Runs `insert_clients` insert clients while `clients` SELECT clients run; returns
+    (inserts, selects)."""
     loaded = {}
 
     def select_load():
@@ -122,7 +124,7 @@ def insert_under_load(granite, port, inserts, selects, clients, seconds, select_
     thread = threading.Thread(target=select_load)
     thread.start()
     time.sleep(1)
-    under = measured(lambda: benchmark(granite, port, inserts, 4, seconds))
+    under = measured(lambda: benchmark(granite, port, inserts, insert_clients, seconds))
     thread.join()
     return under, loaded["select"]
 
@@ -165,11 +167,12 @@ def compare_configs(args):
                     fill(local.client(timeout=600), parts)
                     # Warm-up, not measured: the first second of inserts after the fill runs
                     # slower (server threads and connections start, allocator caches fill).
-                    benchmark(granite, local.port, inserts, 4, 1)
+                    benchmark(granite, local.port, inserts, args.insert_clients, 1)
                     pairs = {clients: [] for clients in loads}
                     for _ in range(args.repeat):
                         alone = measured(
-                            lambda: benchmark(granite, local.port, inserts, 4, args.seconds))
+                            lambda: benchmark(granite, local.port, inserts, args.insert_clients,
+                                              args.seconds))
                         print("%d parts [%s] INSERT alone %.1f/s p50 %.2f ms; cpu ms/insert %s; "
                               "steal %.1f%%" % (parts, name, alone["qps"], alone["p50_ms"],
                                                 cpu_ms_per_query(alone), 100 * alone["steal"]),
@@ -177,7 +180,8 @@ def compare_configs(args):
                         for clients in loads:
                             under, select = insert_under_load(
                                 granite, local.port, inserts, selects, clients, args.seconds,
-                                ["chrt", "--idle", "0"] if args.select_load_idle else [])
+                                ["chrt", "--idle", "0"] if args.select_load_idle else [],
+                                args.insert_clients)
                             pairs[clients].append((alone, under, select))
                             print("  with %d SELECT clients: INSERT %.1f/s p50 %.2f ms p99 %.2f "
                                   "ms (%.2fx); SELECT %.0f qps p50 %.1f ms errors %d; steal %.1f%%"
@@ -193,7 +197,8 @@ def compare_configs(args):
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     # With --repeat N, each figure is the median over the N alone/loaded pairs, and the slowdowns
-    # also show their range: one pair's ratio moves by +-15% on a shared 2-core machine.
+    # also show their range: one pair's ratio moves by +-15% on a shared 2-core machine. Pairs
+    # measured while the hypervisor stole more than --max-steal of the CPU are left out.
     lines = ["| parts | config | SELECT clients | INSERT/s alone | p50 ms alone | INSERT/s loaded "
              "| p50 ms loaded | p99 ms loaded | slowdown (p50) | slowdown (throughput) | "
              "SELECT QPS | SELECT p50 ms | SELECT errors | steal % (max) |",
@@ -206,11 +211,15 @@ def compare_configs(args):
             if len(values) == 1:
                 return "%.2fx" % values[0]
             return "%.2fx (%.2f-%.2f)" % (med(values), min(values), max(values))
+        clean = [p for p in pairs if max(p[0]["steal"], p[1]["steal"]) <= args.max_steal]
+        excluded = len(pairs) - len(clean)
+        steal_max = 100 * max(max(a["steal"], u["steal"]) for a, u, _ in pairs)
+        pairs = clean or pairs  # all of them if none is clean (the steal column says so)
         alone = [a for a, _, _ in pairs]
         under = [u for _, u, _ in pairs]
         select = [s for _, _, s in pairs]
         lines.append("| %d | %s | %d | %.1f | %.2f | %.1f | %.2f | %.2f | %s | %s | %.0f | "
-                     "%.1f | %d | %.1f |"
+                     "%.1f | %d | %s |"
                      % (parts, name, clients, med([a["qps"] for a in alone]),
                         med([a["p50_ms"] for a in alone]), med([u["qps"] for u in under]),
                         med([u["p50_ms"] for u in under]), med([u["p99_ms"] for u in under]),
@@ -218,7 +227,8 @@ def compare_configs(args):
                         ratio([a["qps"] / max(u["qps"], 1e-9) for a, u, _ in pairs]),
                         med([s["qps"] for s in select]), med([s["p50_ms"] for s in select]),
                         sum(s["errors"] for s in select),
-                        100 * max(max(a["steal"], u["steal"]) for a, u, _ in pairs)))
+                        "%.1f (%d of %d pairs left out)" % (steal_max, excluded, excluded + len(
+                            clean)) if clean and excluded else "%.1f" % steal_max))
     table = "\n".join(lines) + "\n"
     print(table)
     if args.append:
@@ -230,6 +240,7 @@ def compare_configs(args):
                     "--repeat %d --configs \"%s\"`; %d cores.\n\n"
                     % (args.parts, args.seconds, args.loads, args.repeat, args.configs,
                        os.cpu_count()))
+            f.write("INSERT clients: %d.\n\n" % args.insert_clients)
             f.write(table)
 
 
@@ -246,6 +257,11 @@ def main():
                         help="name=extra flags;name=extra flags...: compare server configurations "
                              "(insert-under-load only)")
     parser.add_argument("--loads", default="8,64", help="SELECT clients under which to insert")
+    parser.add_argument("--insert-clients", type=int, default=4,
+                        help="with --configs: concurrent INSERT clients")
+    parser.add_argument("--max-steal", type=float, default=0.05,
+                        help="with --configs: pairs in which either phase lost more than this "
+                             "share of CPU time to the hypervisor are left out of the medians")
     parser.add_argument("--repeat", type=int, default=1,
                         help="with --configs: alone/loaded pairs per configuration; the table "
                              "shows medians and the slowdowns' range")
