@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <random>
 #include <string>
 
@@ -176,8 +177,10 @@ core::Block Widen(const core::Block& block, const Target& target, const pb::Tabl
 }
 
 // Sends the chunks of one insert to the workers under one token, then commits or aborts them.
-// Without a sharding key each chunk is cut into contiguous even slices: worker i gets rows
-// [rows * i / n, rows * (i + 1) / n) of it. With one, worker hash(key) % n gets the row.
+// Without a sharding key each chunk is cut into n contiguous even slices, and slice i goes to
+// worker (first + i) % n, where `first` moves on by one with every chunk the process sends: a
+// stream of small inserts (one row each: only one slice has rows) spreads over all workers
+// instead of all landing on the last one. With a key, worker hash(key) % n gets the row.
 // Two phases, so that the insert is all-or-nothing across workers: every worker first writes
 // its slices durably but invisibly (PrepareInsert, chunk 0, 1, ... of the token); only when all
 // chunks succeeded everywhere does each one make them visible (CommitInsert). If anything fails,
@@ -208,9 +211,11 @@ class ChunkedInsert {
     if (!key_columns_.empty()) {
       slices = SplitByShard(full, key_columns_, n);
     } else {
+      static std::atomic<uint64_t> next_first{0};
+      const size_t first = next_first.fetch_add(1, std::memory_order_relaxed) % n;
       for (size_t i = 0; i < n; ++i) {
         size_t begin = total * i / n, end = total * (i + 1) / n;
-        if (begin < end) slices[i] = core::SliceRows(full, begin, end - begin);
+        if (begin < end) slices[(first + i) % n] = core::SliceRows(full, begin, end - begin);
       }
     }
     std::vector<size_t> receivers;

@@ -306,6 +306,20 @@ TEST_F(InsertExecutorTest, AShardedTableRefusesAnotherWorkerCount) {
   EXPECT_EQ(*rows, 10u);
 }
 
+TEST_F(InsertExecutorTest, SingleRowInsertsWithoutAKeySpreadOverEveryWorker) {
+  for (int i = 1; i <= 30; ++i) {
+    auto rows = Insert("TSV", std::to_string(i) + "\t" + std::to_string(i) + "\n", 100);
+    ASSERT_TRUE(rows.ok()) << rows.status();
+  }
+  std::map<uint64_t, int> seen;
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->Visible(0).size(), 10u);  // 30 one-row inserts, round-robin over 3
+    EXPECT_EQ(worker->inserts(), 10);
+    for (uint64_t k : worker->Visible(0)) ++seen[k];
+  }
+  EXPECT_EQ(seen.size(), 30u);
+}
+
 TEST_F(InsertExecutorTest, OneChunkForOneWorkerIsASingleInsertCall) {
   schema_.add_sharding_key("k");
   auto rows = Insert("CSV", "7,70\n7,71\n", 100);
