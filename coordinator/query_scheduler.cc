@@ -42,6 +42,11 @@ bool QueryScheduler::IsInsertText(std::string_view sql) {
   return absl::StartsWithIgnoreCase(absl::StripLeadingAsciiWhitespace(core::ToAbsl(sql)), "insert");
 }
 
+bool QueryScheduler::IsShortInsert(std::string_view sql, size_t input_bytes) {
+  if (!IsInsertText(sql) || sql.size() + input_bytes > kInlineInsertBytes) return false;
+  return !absl::StrContains(absl::AsciiStrToLower(core::ToAbsl(sql)), "select");
+}
+
 bool QueryScheduler::IsAdmittedSelect(std::string_view sql) {
   if (!IsSelectText(sql)) return false;
   // Judged from the text before it is parsed, so conservatively: a miss only means the query
@@ -97,6 +102,20 @@ void QueryScheduler::Dispatch(const SelectTask& run, absl::StatusOr<AdmissionQue
   pool->Submit([run, box] { run(std::move(*box)); });
 }
 
-void QueryScheduler::ScheduleOther(std::function<void()> run) { other_pool_->Submit(std::move(run)); }
+void QueryScheduler::ScheduleOther(std::function<void()> run, bool may_run_inline) {
+  // Counted before the check, so two concurrent callers never both see none in flight.
+  bool alone = others_in_flight_.fetch_add(1) == 0;
+  bool no_inline = false;
+  if (may_run_inline && alone && inline_running_.compare_exchange_strong(no_inline, true)) {
+    run();
+    inline_running_.store(false);
+    others_in_flight_.fetch_sub(1);
+    return;
+  }
+  other_pool_->Submit([this, run = std::move(run)] {
+    run();
+    others_in_flight_.fetch_sub(1);
+  });
+}
 
 }  // namespace granite::coordinator

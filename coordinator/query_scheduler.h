@@ -50,6 +50,11 @@ class QueryScheduler {
   static bool IsSelectText(std::string_view sql);
   // Returns true if `sql` is an INSERT: only an INSERT reads its input while it runs.
   static bool IsInsertText(std::string_view sql);
+  // Returns true if `sql` is an INSERT short enough to run inline (ScheduleOther's
+  // `may_run_inline`) when `input_bytes` is all its input: at most kInlineInsertBytes in all and
+  // no SELECT in its text (an INSERT SELECT may read whole tables).
+  static constexpr size_t kInlineInsertBytes = 64 << 10;
+  static bool IsShortInsert(std::string_view sql, size_t input_bytes);
 
   // Runs `run` once `query` is admitted: with its slot on the SELECT executor, or with the
   // admission error (QUERY_WAS_CANCELLED, TOO_MANY_SIMULTANEOUS_QUERIES) on the other executor.
@@ -62,8 +67,11 @@ class QueryScheduler {
   // limited to one such query at a time.
   using SelectTask = std::function<void(absl::StatusOr<AdmissionQueue::Slot>)>;
   void ScheduleSelect(QueryContext* query, SelectTask run);
-  // Runs `run` on the other executor.
-  void ScheduleOther(std::function<void()> run);
+  // Runs `run` on the other executor. Exception (`may_run_inline`, for a short query such as an
+  // INSERT whose rows all came with it): when no other-executor query is in flight and no query
+  // runs inline, `run` runs on the calling thread before ScheduleOther returns, saving the
+  // hand-off as for a lone SELECT (one inline query at a time, for the same reason).
+  void ScheduleOther(std::function<void()> run, bool may_run_inline = false);
 
   size_t select_threads() const { return select_pool_->size(); }
   size_t other_threads() const { return other_pool_->size(); }
@@ -77,7 +85,8 @@ class QueryScheduler {
   std::unique_ptr<core::ThreadPool> other_pool_;
   const bool run_alone_inline_;
   std::atomic<bool> overlapped_{false};  // a SELECT was scheduled while another held a slot
-  std::atomic<bool> inline_running_{false};  // a SELECT runs on a caller's thread now
+  std::atomic<bool> inline_running_{false};  // a query runs on a caller's thread now
+  std::atomic<size_t> others_in_flight_{0};  // ScheduleOther queries not yet finished
 };
 
 }  // namespace granite::coordinator

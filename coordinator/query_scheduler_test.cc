@@ -68,6 +68,80 @@ TEST(QuerySchedulerTest, ClassifiesSelectsOverTables) {
   EXPECT_FALSE(QueryScheduler::IsAdmittedSelect("KILL QUERY WHERE query_id = 'x'"));
 }
 
+TEST(QuerySchedulerTest, ClassifiesShortInserts) {
+  EXPECT_TRUE(QueryScheduler::IsShortInsert("INSERT INTO t VALUES (1, 2)", 0));
+  EXPECT_TRUE(QueryScheduler::IsShortInsert(" insert into t FORMAT TabSeparated", 100));
+  EXPECT_FALSE(QueryScheduler::IsShortInsert("INSERT INTO t SELECT * FROM u", 0));
+  EXPECT_FALSE(QueryScheduler::IsShortInsert("insert into t (select 1)", 0));
+  EXPECT_FALSE(QueryScheduler::IsShortInsert("INSERT INTO t FORMAT CSV",
+                                             QueryScheduler::kInlineInsertBytes));
+  EXPECT_FALSE(QueryScheduler::IsShortInsert("SELECT 1", 0));
+  EXPECT_FALSE(QueryScheduler::IsShortInsert("CREATE TABLE t (x UInt8) ENGINE = MergeTree", 0));
+}
+
+// A short query runs on the calling thread when no other-executor query is in flight and none
+// runs inline; otherwise, and without may_run_inline, on the executor.
+TEST(QuerySchedulerTest, ShortQueryRunsInlineOnlyWhenNothingElseRuns) {
+  AdmissionQueue admission(2, 100);
+  QueryScheduler scheduler(&admission, 1, 2);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::thread::id ran;
+  scheduler.ScheduleOther([&] { ran = std::this_thread::get_id(); }, /*may_run_inline=*/true);
+  EXPECT_EQ(ran, caller);
+
+  std::atomic<bool> plain_done{false};
+  std::thread::id plain;
+  scheduler.ScheduleOther([&] {
+    plain = std::this_thread::get_id();
+    plain_done = true;
+  });
+  ASSERT_TRUE(Eventually([&] { return plain_done.load(); }));
+  EXPECT_NE(plain, caller);
+
+  // One query blocks on the executor: a short one arriving now goes to the executor too.
+  Gate gate;
+  std::atomic<bool> blocked_done{false};
+  scheduler.ScheduleOther([&] {
+    gate.Wait();
+    blocked_done = true;
+  });
+  std::atomic<bool> second_done{false};
+  std::thread::id second;
+  scheduler.ScheduleOther(
+      [&] {
+        second = std::this_thread::get_id();
+        second_done = true;
+      },
+      /*may_run_inline=*/true);
+  ASSERT_TRUE(Eventually([&] { return second_done.load(); }));
+  EXPECT_NE(second, caller);
+  gate.Open();
+  ASSERT_TRUE(Eventually([&] { return blocked_done.load(); }));
+
+  // Inside an inline query, another short one (another caller) goes to the executor.
+  std::atomic<bool> nested_done{false};
+  std::thread::id outer, nested;
+  scheduler.ScheduleOther(
+      [&] {
+        outer = std::this_thread::get_id();
+        std::thread other([&] {
+          scheduler.ScheduleOther(
+              [&] {
+                nested = std::this_thread::get_id();
+                nested_done = true;
+              },
+              /*may_run_inline=*/true);
+        });
+        other.join();
+        EXPECT_TRUE(Eventually([&] { return nested_done.load(); }));
+      },
+      /*may_run_inline=*/true);
+  EXPECT_EQ(outer, caller);
+  EXPECT_TRUE(nested_done.load());
+  EXPECT_NE(nested, caller);
+  EXPECT_NE(nested, std::thread::id());
+}
+
 // An INSERT completes while every SELECT slot is held by a blocked SELECT and more SELECTs queue.
 TEST(QuerySchedulerTest, InsertRunsWhileAllSelectSlotsAreBlocked) {
   AdmissionQueue admission(2, 100);

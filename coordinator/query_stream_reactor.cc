@@ -90,7 +90,9 @@ void QueryStreamReactor::Dispatch() {
       Execute(std::move(slot));
     });
   } else {
-    scheduler->ScheduleOther([this] { Execute(AdmissionQueue::Slot()); });
+    // A small INSERT with all its rows at hand runs here when nothing else does (no hand-off).
+    bool short_insert = !more_ && QueryScheduler::IsShortInsert(first_.query(), input_.size());
+    scheduler->ScheduleOther([this] { Execute(AdmissionQueue::Slot()); }, short_insert);
   }
 }
 
