@@ -127,6 +127,8 @@ class StreamInput : public InputSource {
     return false;
   }
 
+  bool HasMore() const override { return more_; }
+
   // Reads all remaining input into *out (for queries that take their input at once).
   void ReadAll(std::string* out) {
     std::string piece;
@@ -173,12 +175,15 @@ ch::Result ClickHouseService::RunStarted(grpc::ServerContextBase* context,
   absl::Status status;
   {
     // A SELECT's coordinator path (parse, bind, admission wait, merge, result encoding and its
-    // streamed chunks) runs at the query priority (--query_thread_nice), not only its execution:
-    // INSERTs and DDL keep the normal priority and never wait for a SELECT's CPU work. The
-    // registry and query log, whose locks INSERTs take too, are left at normal priority, so a
-    // preempted SCHED_IDLE thread never holds them.
-    core::ScopedThreadNice nice(
-        QueryScheduler::IsSelectText(info.query()) ? executor_->select_nice() : 0);
+    // streamed chunks) runs at the query priority (--query_thread_nice), not only its execution,
+    // and so does a bulk INSERT's (more input to come, or not a short one: an INSERT SELECT, or
+    // more than QueryScheduler::kInlineInsertBytes): small INSERTs and DDL keep the normal
+    // priority and never wait for that CPU work. The registry and query log, whose locks
+    // INSERTs take too, are left at normal priority, so a preempted SCHED_IDLE thread never
+    // holds them.
+    bool heavy = QueryScheduler::RunsLowered(info.query(), input.size(),
+                                             more_input != nullptr && more_input->HasMore());
+    core::ScopedThreadNice nice(heavy ? executor_->select_nice() : 0);
     status = Serve(context, info, input, more_input, emit, query, admitted, &produced, &last);
   }
   // Logged before the last message goes out, so a client that sees the end of its query finds it
@@ -336,6 +341,7 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
   ch::QueryInfo first;
   if (!reader->Read(&first)) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no query");
   StreamInput stream(first.next_query_info(), [reader](ch::QueryInfo* next) {
+    core::ScopedNormalPriority grpc_call;  // a bulk INSERT's reads: core/thread_priority.h
     return reader->Read(next);
   });
   std::string input = std::move(*first.mutable_input_data());

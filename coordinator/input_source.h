@@ -18,6 +18,9 @@ class InputSource {
   // Replaces *piece with the next piece of text and returns true, or returns false at the end of
   // the input. An error (the client cancelled) fails the query that reads the input.
   virtual absl::StatusOr<bool> Next(std::string* piece) = 0;
+  // Returns false once no further piece can come (the client said its input is complete); true
+  // while it may.
+  virtual bool HasMore() const { return true; }
 };
 
 }  // namespace granite::coordinator

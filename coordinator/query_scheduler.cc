@@ -47,6 +47,11 @@ bool QueryScheduler::IsShortInsert(std::string_view sql, size_t input_bytes) {
   return !absl::StrContains(absl::AsciiStrToLower(core::ToAbsl(sql)), "select");
 }
 
+bool QueryScheduler::RunsLowered(std::string_view sql, size_t input_bytes, bool more_input) {
+  if (IsSelectText(sql)) return true;
+  return IsInsertText(sql) && (more_input || !IsShortInsert(sql, input_bytes));
+}
+
 bool QueryScheduler::IsAdmittedSelect(std::string_view sql) {
   if (!IsSelectText(sql)) return false;
   // Judged from the text before it is parsed, so conservatively: a miss only means the query

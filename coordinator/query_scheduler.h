@@ -55,6 +55,9 @@ class QueryScheduler {
   // no SELECT in its text (an INSERT SELECT may read whole tables).
   static constexpr size_t kInlineInsertBytes = 64 << 10;
   static bool IsShortInsert(std::string_view sql, size_t input_bytes);
+  // Returns true if `sql` runs at the lowered priority (--query_thread_nice) on the coordinator:
+  // a SELECT, or an INSERT that is not short (IsShortInsert) or has `more_input` to come.
+  static bool RunsLowered(std::string_view sql, size_t input_bytes, bool more_input);
 
   // Runs `run` once `query` is admitted: with its slot on the SELECT executor, or with the
   // admission error (QUERY_WAS_CANCELLED, TOO_MANY_SIMULTANEOUS_QUERIES) on the other executor.

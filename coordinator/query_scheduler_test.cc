@@ -79,6 +79,18 @@ TEST(QuerySchedulerTest, ClassifiesShortInserts) {
   EXPECT_FALSE(QueryScheduler::IsShortInsert("CREATE TABLE t (x UInt8) ENGINE = MergeTree", 0));
 }
 
+TEST(QuerySchedulerTest, SelectsAndBulkInsertsRunLowered) {
+  EXPECT_TRUE(QueryScheduler::RunsLowered("SELECT count() FROM t", 0, false));
+  EXPECT_TRUE(QueryScheduler::RunsLowered("INSERT INTO t SELECT * FROM u", 0, false));
+  EXPECT_TRUE(QueryScheduler::RunsLowered("INSERT INTO t FORMAT CSV", 10, /*more_input=*/true));
+  EXPECT_TRUE(QueryScheduler::RunsLowered("INSERT INTO t FORMAT CSV",
+                                          QueryScheduler::kInlineInsertBytes, false));
+  EXPECT_FALSE(QueryScheduler::RunsLowered("INSERT INTO t VALUES (1)", 0, false));
+  EXPECT_FALSE(QueryScheduler::RunsLowered("INSERT INTO t FORMAT CSV", 100, false));
+  EXPECT_FALSE(QueryScheduler::RunsLowered("CREATE TABLE t (x UInt8) ENGINE = Memory", 0, false));
+  EXPECT_FALSE(QueryScheduler::RunsLowered("KILL QUERY WHERE query_id = 'q'", 0, false));
+}
+
 // A short query runs on the calling thread when no other-executor query is in flight and none
 // runs inline; otherwise, and without may_run_inline, on the executor.
 TEST(QuerySchedulerTest, ShortQueryRunsInlineOnlyWhenNothingElseRuns) {

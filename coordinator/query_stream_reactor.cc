@@ -102,7 +102,10 @@ absl::StatusOr<bool> QueryStreamReactor::Next(std::string* piece) {
       core::MutexLock lock(mu_);
       read_done_ = false;
     }
-    StartRead(&next_);
+    {
+      core::ScopedNormalPriority grpc_call;  // a bulk INSERT's reads: core/thread_priority.h
+      StartRead(&next_);
+    }
     bool ok = false;
     {
       core::MutexLock lock(mu_);

@@ -43,6 +43,7 @@ class QueryStreamReactor final
 
   // InputSource: the input_data of the next QueryInfo (INSERTs only, on the executor thread).
   absl::StatusOr<bool> Next(std::string* piece) override;
+  bool HasMore() const override { return more_; }
 
  private:
   enum class Phase { kFirst, kDrain, kRunning };

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/thread_name.h"
+#include "core/thread_priority.h"
 
 namespace granite::storage {
 
@@ -64,7 +65,10 @@ void MergeScheduler::Loop() {
       ++background_running_;
       auto reserved = std::make_shared<Table::MergeTask>(*std::move(task));
       pool_->Submit([this, chosen, reserved]() mutable {
-        (void)Execute(chosen, *reserved, /*optimize=*/false);
+        {
+          core::ScopedThreadNice lowered(options_.nice);
+          (void)Execute(chosen, *reserved, /*optimize=*/false);
+        }
         reserved.reset();  // its references would keep the replaced parts alive
         chosen->DeleteUnusedParts();
         core::MutexLock done(mu_);

@@ -27,6 +27,11 @@ struct MergeOptions {
   size_t threads = 2;  // concurrent background merges; 0 = no background merges
   MergeLimits limits;
   std::chrono::milliseconds interval{200};
+  // Background merges run with their thread's nice value raised by this much (20 = SCHED_IDLE;
+  // core/thread_priority.h), as SELECTs do under --query_thread_nice: merges and SELECTs then
+  // share what small INSERTs leave, and a merge never starves the SELECTs. 0 = off. Their
+  // commit (the parts registry's exclusive lock) runs at normal priority.
+  int nice = 0;
 };
 
 // One running merge, as system.merges shows it.

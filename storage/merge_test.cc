@@ -9,8 +9,10 @@
 
 #include "core/date_time.h"
 #include "core/error.h"
+#include "core/thread_priority.h"
 #include "storage/fault_injection_file_system.h"
 #include "storage/merge_selector.h"
+#include "storage/priority_recording_file_system.h"
 #include "storage/store.h"
 #include "storage/temp_directory.h"
 
@@ -316,6 +318,40 @@ TEST_F(MergeTest, DropTableWhileMergesRun) {
   ASSERT_TRUE(store_->DropTable("m", false).ok());
   EXPECT_EQ(store_->GetTable("m"), nullptr);
   EXPECT_FALSE(fs::exists(dir_.path() + "/tables/m"));
+}
+
+// MergeOptions::nice: background merges write their parts lowered; inserts (this thread) are not.
+TEST_F(MergeTest, BackgroundMergesRunAtTheirLoweredPriority) {
+  if (!core::CanRestoreThreadPriority()) GTEST_SKIP() << "cannot restore thread priority here";
+  auto files = std::make_shared<PriorityRecordingFileSystem>();
+  Open(files);
+  MergeOptions options;
+  options.threads = 1;
+  options.interval = std::chrono::milliseconds(5);
+  options.nice = 7;
+  store_->StartBackgroundMerges(options);
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(table_->Insert(Rows(200000 + i * 1000, 20)).ok());
+  auto merged = [&] {
+    for (const auto& part : table_->Snapshot()->parts) {
+      if (part->level() > 0) return true;
+    }
+    return false;
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!merged() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(merged());
+  store_.reset();  // stops the merges: every file is created by now
+  table_.reset();
+  int merge_files = 0, other_files = 0;  // others: the inserts' parts, the schema
+  for (const auto& [path, priority] : files->created()) {
+    bool merge = path.find(kMergeTmpPrefix) != std::string::npos;
+    ++(merge ? merge_files : other_files);
+    EXPECT_EQ(priority, merge ? 7 : 0) << path;
+  }
+  EXPECT_GT(merge_files, 0);
+  EXPECT_GT(other_files, 0);
 }
 
 }  // namespace

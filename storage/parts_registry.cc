@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/thread_priority.h"
+
 namespace granite::storage {
 
 void PartsRegistry::Reset(std::vector<std::shared_ptr<const Part>> parts, uint64_t max_block) {
@@ -130,6 +132,7 @@ bool PartsRegistry::InFlight(const std::string& partition_id, uint64_t min_block
 }
 
 void PartsRegistry::Add(const std::vector<std::shared_ptr<const Part>>& parts) {
+  core::ScopedNormalPriority normal;  // a lowered merge or bulk insert: see parts_registry.h
   core::MutexLock writers(writers_mu_);
   // Only writers change the set and they are serialized, so `base` is the current set.
   std::shared_ptr<const PartsSnapshot> base = Snapshot();
@@ -146,6 +149,7 @@ void PartsRegistry::Add(const std::vector<std::shared_ptr<const Part>>& parts) {
 
 bool PartsRegistry::Replace(const std::vector<std::shared_ptr<const Part>>& sources,
                             std::shared_ptr<const Part> merged) {
+  core::ScopedNormalPriority normal;  // a lowered merge or bulk insert: see parts_registry.h
   core::MutexLock writers(writers_mu_);
   std::shared_ptr<const PartsSnapshot> base = Snapshot();
   {
@@ -172,6 +176,7 @@ bool PartsRegistry::Replace(const std::vector<std::shared_ptr<const Part>>& sour
 }
 
 bool PartsRegistry::Remove(const std::shared_ptr<const Part>& part) {
+  core::ScopedNormalPriority normal;  // a lowered merge or bulk insert: see parts_registry.h
   core::MutexLock writers(writers_mu_);
   std::shared_ptr<const PartsSnapshot> base = Snapshot();
   {

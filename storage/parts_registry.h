@@ -80,6 +80,10 @@ class PartsRegistry {
   bool InFlight(const std::string& partition_id, uint64_t min_block, uint64_t max_block) const
       EXCLUDES(mu_);
 
+  // Add, Replace and Remove run at normal priority even on a thread a ScopedThreadNice lowered (a
+  // background merge, a bulk insert; core/thread_priority.h): a SCHED_IDLE thread preempted while
+  // it holds the writers' mutex would stall every small INSERT's commit behind it.
+  //
   // Makes `parts` active and releases their blocks (their names' min_block), then publishes.
   void Add(const std::vector<std::shared_ptr<const Part>>& parts) EXCLUDES(mu_, writers_mu_);
 

@@ -83,8 +83,7 @@ int RunWorker(const WorkerOptions& options) {
                           (void)core::LowerThreadPriority(nice);
                         },
                         core::ThreadPool::kDefaultYieldsBeforeSleep, "query_pool");
-  WorkerService service(store->get(), &pool, std::move(info));
-  service.set_execute_nice(nice);
+  WorkerService service(store->get(), &pool, std::move(info), nice);
   std::vector<core::CallbackRegistration> gauges = RegisterWorkerGauges(store->get(), &pool);
   std::unique_ptr<core::MetricsServer> metrics;
   if (options.metrics_port >= 0) {

@@ -94,9 +94,11 @@ void FillPartInfo(const storage::Table& table, const storage::Part& part, bool a
 
 }  // namespace
 
-WorkerService::WorkerService(storage::Store* store, core::ThreadPool* pool, WorkerInfo info)
-    : store_(store), executor_(store, pool), info_(std::move(info)) {
+WorkerService::WorkerService(storage::Store* store, core::ThreadPool* pool, WorkerInfo info,
+                             int execute_nice)
+    : store_(store), executor_(store, pool), info_(std::move(info)), execute_nice_(execute_nice) {
   storage::MergeOptions options;
+  options.nice = execute_nice;
   if (const char* threads = std::getenv("GRANITE_MERGE_THREADS")) {
     int n = 0;
     if (absl::SimpleAtoi(threads, &n) && n >= 0) options.threads = static_cast<size_t>(n);
@@ -135,6 +137,7 @@ grpc::Status WorkerService::Insert(grpc::ServerContext* context, const pb::Inser
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
   if (!block.ok()) return core::ToGrpcStatus(block.status());
+  core::ScopedThreadNice bulk(block->rows() >= kBulkInsertRows ? execute_nice_ : 0);
   absl::StatusOr<std::string> part = (*table)->Insert(*block);
   if (!part.ok()) return core::ToGrpcStatus(part.status());
   response->set_rows(block->rows());
@@ -149,6 +152,7 @@ grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
   if (!block.ok()) return core::ToGrpcStatus(block.status());
+  core::ScopedThreadNice bulk(block->rows() >= kBulkInsertRows ? execute_nice_ : 0);
   absl::Status status = (*table)->PrepareInsert(*block, request->insert_id(), request->chunk());
   if (!status.ok()) return core::ToGrpcStatus(status);
   response->set_rows(block->rows());

@@ -18,11 +18,13 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
  public:
   // Also starts the store's background merges: GRANITE_MERGE_THREADS (environment) merges at
   // once, default 2; 0 turns them off. `info` is what GetInfo reports (worker_info.h).
-  WorkerService(storage::Store* store, core::ThreadPool* pool, WorkerInfo info = WorkerInfo());
+  // `execute_nice` (--query_thread_nice; 0 = off) lowers the heavy work: Execute runs its fragment,
+  // Insert and PrepareInsert a block of kBulkInsertRows rows or more, and background merges run
+  // with their thread's nice value raised by it (20 = SCHED_IDLE), so small INSERTs win the CPU.
+  WorkerService(storage::Store* store, core::ThreadPool* pool, WorkerInfo info = WorkerInfo(),
+                int execute_nice = 0);
 
-  // Execute runs its fragment with the handler thread's nice value raised by `delta` (0 = off).
-  // REQUIRES: called before serving.
-  void set_execute_nice(int delta) { execute_nice_ = delta; }
+  static constexpr size_t kBulkInsertRows = 65536;
 
   grpc::Status Execute(grpc::ServerContext* context, const granite::worker::v1::Fragment* fragment,
                        grpc::ServerWriter<granite::worker::v1::FragmentChunk>* writer) override;
@@ -68,7 +70,7 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
   storage::Store* store_;
   FragmentExecutor executor_;
   const WorkerInfo info_;
-  int execute_nice_ = 0;
+  const int execute_nice_;
 };
 
 }  // namespace granite::worker

@@ -1,0 +1,84 @@
+// WorkerService's insert priority: with an execute nice, a bulk insert (kBulkInsertRows rows or
+// more) writes its part lowered, a small one at normal priority.
+#include "worker/worker_service.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "core/block_codec.h"
+#include "core/thread_pool.h"
+#include "core/thread_priority.h"
+#include "storage/priority_recording_file_system.h"
+#include "storage/store.h"
+#include "storage/temp_directory.h"
+
+namespace granite::worker {
+namespace {
+
+namespace pb = granite::worker::v1;
+using core::TypeId;
+
+pb::InsertRequest Request(size_t rows, const std::string& insert_id) {
+  auto column = std::make_shared<core::Column>(TypeId::kUInt64);
+  for (size_t i = 0; i < rows; ++i) column->Append<uint64_t>(i);
+  std::string raw = core::EncodeBlock(core::Block{{column}});
+  pb::InsertRequest request;
+  request.set_table("t");
+  request.set_insert_id(insert_id);
+  request.mutable_block()->set_raw_size(raw.size());
+  request.mutable_block()->set_data(core::CompressLz4(raw));
+  return request;
+}
+
+// The priority each insert's files were created at, all expected equal; -1 if none was created.
+int PriorityOfFilesSince(const storage::PriorityRecordingFileSystem& files, size_t* seen) {
+  auto created = files.created();
+  int priority = -1;
+  for (size_t i = *seen; i < created.size(); ++i) {
+    if (created[i].first.find(storage::kMergeTmpPrefix) != std::string::npos) continue;
+    EXPECT_TRUE(priority == -1 || priority == created[i].second) << created[i].first;
+    priority = created[i].second;
+  }
+  *seen = created.size();
+  return priority;
+}
+
+TEST(WorkerServiceTest, BulkInsertsWriteLoweredSmallOnesAtNormalPriority) {
+  if (!core::CanRestoreThreadPriority()) GTEST_SKIP() << "cannot restore thread priority here";
+  storage::TempDirectory dir;
+  auto files = std::make_shared<storage::PriorityRecordingFileSystem>();
+  auto store = storage::Store::Open(dir.path(), files);
+  ASSERT_TRUE(store.ok()) << store.status();
+  storage::TableSchema schema;
+  schema.name = "t";
+  schema.columns = {{"x", TypeId::kUInt64}};
+  ASSERT_TRUE((*store)->CreateTable(schema, false, false).ok());
+  core::ThreadPool pool(1);
+  WorkerService service(store->get(), &pool, WorkerInfo(), /*execute_nice=*/7);
+  size_t seen = files->created().size();
+
+  pb::InsertResponse response;
+  pb::InsertRequest one = Request(1, "");
+  pb::InsertRequest bulk = Request(WorkerService::kBulkInsertRows, "");
+  pb::InsertRequest prepared_bulk = Request(WorkerService::kBulkInsertRows, "bulk");
+  pb::InsertRequest prepared_small = Request(10, "small");
+  ASSERT_TRUE(service.Insert(nullptr, &one, &response).ok());
+  EXPECT_EQ(response.rows(), 1u);
+  EXPECT_EQ(PriorityOfFilesSince(*files, &seen), 0);
+
+  ASSERT_TRUE(service.Insert(nullptr, &bulk, &response).ok());
+  EXPECT_EQ(response.rows(), WorkerService::kBulkInsertRows);
+  EXPECT_EQ(PriorityOfFilesSince(*files, &seen), 7);
+  EXPECT_EQ(core::LoweredThreadPriority(), 0);  // the handler thread is restored
+
+  ASSERT_TRUE(service.PrepareInsert(nullptr, &prepared_bulk, &response).ok());
+  EXPECT_EQ(PriorityOfFilesSince(*files, &seen), 7);
+  ASSERT_TRUE(service.PrepareInsert(nullptr, &prepared_small, &response).ok());
+  EXPECT_EQ(PriorityOfFilesSince(*files, &seen), 0);
+  EXPECT_EQ((*store)->GetTable("t")->rows(), 1 + WorkerService::kBulkInsertRows);
+}
+
+}  // namespace
+}  // namespace granite::worker
