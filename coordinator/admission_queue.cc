@@ -1,9 +1,11 @@
 #include "coordinator/admission_queue.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
 #include "core/error.h"
+#include "core/thread_priority.h"
 
 namespace granite::coordinator {
 
@@ -52,7 +54,7 @@ absl::StatusOr<AdmissionQueue::Slot> AdmissionQueue::Admit(QueryContext* query,
                                                            std::chrono::milliseconds max_wait) {
   {
     core::MutexLock lock(mu_);
-    if (max_running_ == 0 || (running_ < max_running_ && waiting_.empty())) {
+    if (LimitLocked() == 0 || (running_ < LimitLocked() && waiting_.empty())) {
       ++running_;
       return Slot(this);
     }
@@ -74,13 +76,13 @@ absl::StatusOr<AdmissionQueue::Slot> AdmissionQueue::Admit(QueryContext* query,
   size_t limit = 0;
   {
     core::MutexLock lock(mu_);
-    if (max_running_ == 0 || (running_ < max_running_ && waiting_.empty())) {
+    if (LimitLocked() == 0 || (running_ < LimitLocked() && waiting_.empty())) {
       ++running_;
       waiter.granted = true;
     } else if (waiting_.size() >= max_queued_) {
       full = true;
       queued = waiting_.size();
-      limit = max_running_;
+      limit = LimitLocked();
     } else {
       waiter.at = waiting_.insert(waiting_.end(), shared_waiter);
       auto deadline = started + max_wait;
@@ -94,7 +96,7 @@ absl::StatusOr<AdmissionQueue::Slot> AdmissionQueue::Admit(QueryContext* query,
       // A granted waiter was already taken off the queue by GrantLocked().
       if (!waiter.granted) waiting_.erase(waiter.at);
       queued = waiting_.size();
-      limit = max_running_;
+      limit = LimitLocked();
     }
   }
   query->ClearCancelHook();
@@ -117,7 +119,7 @@ void AdmissionQueue::AdmitAsync(QueryContext* query, Admitted admitted) {
   bool free = false;
   {
     core::MutexLock lock(mu_);
-    free = max_running_ == 0 || (running_ < max_running_ && waiting_.empty());
+    free = LimitLocked() == 0 || (running_ < LimitLocked() && waiting_.empty());
     if (free) ++running_;
   }
   if (free) {
@@ -140,12 +142,12 @@ void AdmissionQueue::AdmitAsync(QueryContext* query, Admitted admitted) {
     core::MutexLock lock(mu_);
     if (waiter->gone) {
       refused = Cancelled();
-    } else if (max_running_ == 0 || (running_ < max_running_ && waiting_.empty())) {
+    } else if (LimitLocked() == 0 || (running_ < LimitLocked() && waiting_.empty())) {
       ++running_;
       waiter->granted = true;
       granted.push_back(waiter);
     } else if (waiting_.size() >= max_queued_) {
-      refused = QueueFullError(waiting_.size(), max_running_);
+      refused = QueueFullError(waiting_.size(), LimitLocked());
       waiter->gone = true;
     } else {
       waiter->at = waiting_.insert(waiting_.end(), waiter);
@@ -197,7 +199,7 @@ void AdmissionQueue::ReleaseSlot() {
 
 std::vector<std::shared_ptr<AdmissionQueue::Waiter>> AdmissionQueue::GrantLocked() {
   std::vector<std::shared_ptr<Waiter>> granted;
-  while (!waiting_.empty() && (max_running_ == 0 || running_ < max_running_)) {
+  while (!waiting_.empty() && (LimitLocked() == 0 || running_ < LimitLocked())) {
     std::shared_ptr<Waiter> next = std::move(waiting_.front());
     waiting_.pop_front();
     ++running_;
@@ -219,6 +221,18 @@ void AdmissionQueue::SetMaxRunning(size_t max_running) {
     granted = GrantLocked();
   }
   RunGranted(this, std::move(granted));
+}
+
+void AdmissionQueue::SetLimitDuringSmallWrites(size_t limit) {
+  core::MutexLock lock(mu_);
+  limit_during_small_writes_ = limit;
+}
+
+size_t AdmissionQueue::LimitLocked() const {
+  if (limit_during_small_writes_ == 0 || max_running_ == 0 || !core::RecentSmallWrites()) {
+    return max_running_;
+  }
+  return std::min(max_running_, limit_during_small_writes_);
 }
 
 size_t AdmissionQueue::max_running() const {

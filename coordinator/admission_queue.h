@@ -77,6 +77,9 @@ class AdmissionQueue {
 
   // Changes the limit for later admissions; raising it admits waiters at once.
   void SetMaxRunning(size_t max_running) EXCLUDES(mu_);
+  // While small INSERTs arrive (core::RecentSmallWrites), at most `limit` SELECTs start running
+  // (if the limit is lower than max_running); 0 = no such limit. For --query_thread_nice=-1.
+  void SetLimitDuringSmallWrites(size_t limit) EXCLUDES(mu_);
 
   size_t max_running() const EXCLUDES(mu_);
   size_t running() const EXCLUDES(mu_);
@@ -106,6 +109,9 @@ class AdmissionQueue {
   // query's lock.
   void CancelAsync(const std::shared_ptr<Waiter>& waiter) EXCLUDES(mu_);
   absl::Status QueueFullError(size_t queued, size_t limit) const;
+  // The limit that applies now: max_running_, or limit_during_small_writes_ while small writes
+  // arrive.
+  size_t LimitLocked() const REQUIRES(mu_);
 
   // Constant after construction.
   const size_t max_queued_;
@@ -113,6 +119,7 @@ class AdmissionQueue {
   mutable core::Mutex mu_{"admission_queue"};
   size_t max_running_ GUARDED_BY(mu_);
   size_t running_ GUARDED_BY(mu_) = 0;
+  size_t limit_during_small_writes_ GUARDED_BY(mu_) = 0;
   // Shared with each waiter's cancel hook, which may outlive its wait.
   std::list<std::shared_ptr<Waiter>> waiting_ GUARDED_BY(mu_);
 };

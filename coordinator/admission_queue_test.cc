@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/thread_priority.h"
 
 namespace granite::coordinator {
 namespace {
@@ -188,6 +189,31 @@ TEST(AdmissionQueueTest, ManyThreadsNeverExceedTheLimit) {
   EXPECT_LE(peak.load(), 3);
   EXPECT_EQ(queue.running(), 0u);
   EXPECT_EQ(queue.queued(), 0u);
+}
+
+// SetLimitDuringSmallWrites: fewer SELECTs start while small writes arrive, the full limit
+// applies again once they stop.
+TEST(AdmissionQueueTest, LimitDuringSmallWritesAppliesOnlyWhileTheyArrive) {
+  while (core::RecentSmallWrites()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  AdmissionQueue admission(3, 100);
+  admission.SetLimitDuringSmallWrites(1);
+  QueryContext a("a"), b("b"), c("c"), d("d");
+  auto first = admission.Admit(&a);
+  auto second = admission.Admit(&b);  // no writes: the limit is 3
+  ASSERT_TRUE(first.ok() && second.ok());
+  first->Release();
+  second->Release();
+  core::MarkSmallWrite();
+  auto third = admission.Admit(&c);
+  ASSERT_TRUE(third.ok());
+  auto fourth = admission.Admit(&d, std::chrono::milliseconds(50));  // one at a time now
+  EXPECT_EQ(core::CodeOf(fourth.status()), core::ErrorCode::kTooManySimultaneousQueries);
+  third->Release();
+  std::this_thread::sleep_for(core::kSmallWriteWindow + std::chrono::milliseconds(50));
+  QueryContext e("e"), f("f");
+  auto fifth = admission.Admit(&e);
+  auto sixth = admission.Admit(&f, std::chrono::milliseconds(50));
+  EXPECT_TRUE(fifth.ok() && sixth.ok());
 }
 
 }  // namespace

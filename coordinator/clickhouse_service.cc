@@ -154,8 +154,9 @@ void ClickHouseService::Run(grpc::ServerContextBase* context, const ch::QueryInf
                             const std::string& input, InputSource* more_input,
                             const Emit& emit) {
   std::unique_ptr<QueryContext> query = StartQuery(info);
+  int nice = PriorityOf(info, input.size(), more_input != nullptr && more_input->HasMore());
   ch::Result last =
-      RunStarted(context, info, input, more_input, emit, query.get(), absl::OkStatus());
+      RunStarted(context, info, input, more_input, emit, query.get(), absl::OkStatus(), nice);
   emit(last);
 }
 
@@ -166,24 +167,31 @@ std::unique_ptr<QueryContext> ClickHouseService::StartQuery(const ch::QueryInfo&
   return query;
 }
 
+int ClickHouseService::PriorityOf(const ch::QueryInfo& info, size_t input_bytes,
+                                  bool more_input) {
+  if (QueryScheduler::RunsLowered(info.query(), input_bytes, more_input)) {
+    return core::HeavyWorkPriority(executor_->select_nice());
+  }
+  if (QueryScheduler::IsInsertText(info.query())) core::MarkSmallWrite();
+  return 0;
+}
+
 ch::Result ClickHouseService::RunStarted(grpc::ServerContextBase* context,
                                          const ch::QueryInfo& info, const std::string& input,
                                          InputSource* more_input, const Emit& emit,
-                                         QueryContext* query, const absl::Status& admitted) {
+                                         QueryContext* query, const absl::Status& admitted,
+                                         int nice) {
   Produced produced;
   ch::Result last;
   absl::Status status;
   {
     // A SELECT's coordinator path (parse, bind, admission wait, merge, result encoding and its
-    // streamed chunks) runs at the query priority (--query_thread_nice), not only its execution,
-    // and so does a bulk INSERT's (more input to come, or not a short one: an INSERT SELECT, or
-    // more than QueryScheduler::kInlineInsertBytes): small INSERTs and DDL keep the normal
-    // priority and never wait for that CPU work. The registry and query log, whose locks
-    // INSERTs take too, are left at normal priority, so a preempted SCHED_IDLE thread never
-    // holds them.
-    bool heavy = QueryScheduler::RunsLowered(info.query(), input.size(),
-                                             more_input != nullptr && more_input->HasMore());
-    core::ScopedThreadNice nice(heavy ? executor_->select_nice() : 0);
+    // streamed chunks) runs at the query priority (PriorityOf), not only its execution, and so
+    // does a bulk INSERT's (more input to come, or not a short one: an INSERT SELECT, or more
+    // than QueryScheduler::kInlineInsertBytes): small INSERTs and DDL keep the normal priority
+    // and never wait for that CPU work. The registry and query log, whose locks INSERTs take
+    // too, are left at normal priority, so a preempted SCHED_IDLE thread never holds them.
+    core::ScopedThreadNice lowered(nice);
     status = Serve(context, info, input, more_input, emit, query, admitted, &produced, &last);
   }
   // Logged before the last message goes out, so a client that sees the end of its query finds it

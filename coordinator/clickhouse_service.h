@@ -58,13 +58,20 @@ class ClickHouseService final
            const std::string& input, InputSource* more_input, const Emit& emit);
   // Creates the query of `info` and registers it (system.processes, KILL QUERY).
   std::unique_ptr<QueryContext> StartQuery(const clickhouse::grpc::QueryInfo& info);
-  // Runs the started `query` as Run() does, except that it returns the last Result instead of
-  // emitting it. A non-OK `admitted` (the scheduler's admission failed) is the query's error.
+  // Returns the priority delta the query of `info` runs at on the coordinator: for a SELECT or
+  // a bulk INSERT (QueryScheduler::RunsLowered) --query_thread_nice as core::HeavyWorkPriority
+  // resolves it now, else 0. Records a small INSERT (core::MarkSmallWrite), which the automatic
+  // priority protects. Decided once per query, before it is scheduled: a query that may run on a
+  // gRPC callback thread must not be lowered there.
+  int PriorityOf(const clickhouse::grpc::QueryInfo& info, size_t input_bytes, bool more_input);
+  // Runs the started `query` as Run() does, at `nice` (PriorityOf), except that it returns the
+  // last Result instead of emitting it. A non-OK `admitted` (the scheduler's admission failed) is
+  // the query's error.
   clickhouse::grpc::Result RunStarted(grpc::ServerContextBase* context,
                                       const clickhouse::grpc::QueryInfo& info,
                                       const std::string& input, InputSource* more_input,
                                       const Emit& emit, QueryContext* query,
-                                      const absl::Status& admitted);
+                                      const absl::Status& admitted, int nice);
   // Executes and emits all but the last Result, which it leaves in `last` (the stats, or the
   // exception); returns the error sent to the client (OK if none).
   absl::Status Serve(grpc::ServerContextBase* context, const clickhouse::grpc::QueryInfo& info,

@@ -88,14 +88,22 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   State& s = *state_;
   s.workers = std::make_unique<WorkerSet>(options.workers);
   size_t threads = options.threads > 0 ? options.threads : std::thread::hardware_concurrency();
+  // A fixed priority lowers the merge pool for good; the automatic one (-1) leaves its threads to
+  // take each task's priority (core::ThreadPool).
   int nice = options.query_thread_nice;
   s.pool = std::make_unique<core::ThreadPool>(
-      threads, [nice](size_t) { (void)core::LowerThreadPriority(nice); },
+      threads, [nice](size_t) { if (nice > 0) (void)core::LowerThreadPriority(nice); },
       core::ThreadPool::kDefaultYieldsBeforeSleep, "merge_pool");
   size_t max_select = options.max_concurrent_select_queries >= 0
                           ? static_cast<size_t>(options.max_concurrent_select_queries)
                           : 2 * std::max(1u, std::thread::hardware_concurrency());
   s.admission = std::make_unique<AdmissionQueue>(max_select, options.max_queued_select_queries);
+  // The automatic priority with the default limit: one SELECT per hardware thread while small
+  // INSERTs arrive (each SELECT already runs on every core), twice that otherwise.
+  if (options.query_thread_nice == core::kAutoThreadPriority &&
+      options.max_concurrent_select_queries < 0) {
+    s.admission->SetLimitDuringSmallWrites(std::max(1u, std::thread::hardware_concurrency()));
+  }
   s.membership = std::make_unique<Membership>(options.workers);
   s.membership->Start();
   s.executor = std::make_unique<QueryExecutor>(s.workers.get(), &s.catalog, s.pool.get(),
@@ -106,11 +114,12 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   // RPCs; queued ones hold none); "no limit" gets 64. INSERTs, DDL and system queries run on their
   // own threads and never wait behind a SELECT. A SELECT from a client that runs queries one at a
   // time runs on gRPC's callback thread (no hand-off; QueryScheduler::ScheduleSelect), unless
-  // SELECTs run at a lowered priority: a gRPC thread must not be SCHED_IDLE while it holds gRPC's
+  // it runs at a lowered priority (always with a fixed --query_thread_nice, while small INSERTs
+  // arrive with the automatic one): a gRPC thread must not be SCHED_IDLE while it holds gRPC's
   // locks.
   s.scheduler = std::make_unique<QueryScheduler>(s.admission.get(), max_select > 0 ? max_select : 64,
                                                  kOtherQueryThreads,
-                                                 /*run_alone_inline=*/options.query_thread_nice == 0);
+                                                 /*run_alone_inline=*/options.query_thread_nice <= 0);
   s.service = std::make_unique<ClickHouseService>(s.executor.get(), &s.queries, s.scheduler.get());
   // Registered even without the endpoint: system.metrics shows them too.
   s.gauges = RegisterCoordinatorGauges(&s.queries, s.membership.get(), s.admission.get());

@@ -21,8 +21,10 @@ struct CoordinatorOptions {
   // -1 = 2 x hardware threads, 0 = no limit.
   int max_concurrent_select_queries = -1;
   size_t max_queued_select_queries = 10000;  // beyond: TOO_MANY_SIMULTANEOUS_QUERIES
-  // Nice value added to the merge pool and SELECT handlers (core/thread_priority.h); 0 = off.
-  int query_thread_nice = 0;
+  // Nice value added to the merge pool, SELECT handlers and bulk inserts (core/thread_priority.h);
+  // 0 = off, -1 = automatic (SCHED_IDLE while small inserts arrive, with one SELECT slot per
+  // hardware thread then if max_concurrent_select_queries is -1).
+  int query_thread_nice = -1;
 };
 
 // Owns the coordinator's services and gRPC server.

@@ -61,7 +61,7 @@ bool QueryScheduler::IsAdmittedSelect(std::string_view sql) {
          !absl::StrContains(lower, "queue_max_wait_ms");
 }
 
-void QueryScheduler::ScheduleSelect(QueryContext* query, SelectTask run) {
+void QueryScheduler::ScheduleSelect(QueryContext* query, SelectTask run, bool may_run_inline) {
   // Inline only for a SELECT alone (no slot held, none queued) after a period without overlap (no
   // SELECT was scheduled while another held a slot since the last lone one): a client that runs
   // queries one at a time. Under concurrency even a momentarily lone SELECT goes to the executor:
@@ -72,7 +72,7 @@ void QueryScheduler::ScheduleSelect(QueryContext* query, SelectTask run) {
   bool busy = !run_alone_inline_ || !admission_->Idle();
   if (busy) overlapped_.store(true, std::memory_order_relaxed);
   bool no_inline = false;
-  if (busy || overlapped_.exchange(false, std::memory_order_relaxed) ||
+  if (busy || !may_run_inline || overlapped_.exchange(false, std::memory_order_relaxed) ||
       !inline_running_.compare_exchange_strong(no_inline, true)) {
     admission_->AdmitAsync(query, [this, run = std::move(run)](
                                       absl::StatusOr<AdmissionQueue::Slot> slot) {

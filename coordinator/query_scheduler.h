@@ -68,8 +68,9 @@ class QueryScheduler {
   // machine; bench/results/observability-2026-11-23.md, Session 6) when a client runs queries one
   // at a time; the caller (a gRPC callback thread) is then busy for the whole query, so this is
   // limited to one such query at a time.
+  // `may_run_inline` false rules the exception out for this query (a lowered one).
   using SelectTask = std::function<void(absl::StatusOr<AdmissionQueue::Slot>)>;
-  void ScheduleSelect(QueryContext* query, SelectTask run);
+  void ScheduleSelect(QueryContext* query, SelectTask run, bool may_run_inline = true);
   // Runs `run` on the other executor. Exception (`may_run_inline`, for a short query such as an
   // INSERT whose rows all came with it): when no other-executor query is in flight and no query
   // runs inline, `run` runs on the calling thread before ScheduleOther returns, saving the

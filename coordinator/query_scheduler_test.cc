@@ -363,6 +363,20 @@ TEST(QuerySchedulerTest, InlineOnlyAfterAPeriodWithoutOverlap) {
   });
   EXPECT_TRUE(second_here);
   EXPECT_TRUE(admission.Idle());
+  // A lowered SELECT (may_run_inline false) goes to the executor even then.
+  QueryContext lowered("lowered");
+  std::atomic<bool> lowered_done{false};
+  std::thread::id lowered_thread;
+  scheduler.ScheduleSelect(
+      &lowered,
+      [&](absl::StatusOr<AdmissionQueue::Slot> s) {
+        EXPECT_TRUE(s.ok());
+        lowered_thread = std::this_thread::get_id();
+        lowered_done = true;
+      },
+      /*may_run_inline=*/false);
+  ASSERT_TRUE(Eventually([&] { return lowered_done.load() && admission.Idle(); }));
+  EXPECT_NE(lowered_thread, caller);
   // A cancelled lone query is admitted at once (its run sees the cancellation, as on the
   // executor) and runs here too.
   QueryContext cancelled("cancelled");

@@ -84,14 +84,17 @@ void QueryStreamReactor::Dispatch() {
   watch_.emplace(core::CancellationPoller::Global().Watch(
       [context] { return context->IsCancelled(); }, [query] { query->Cancel(); }));
   QueryScheduler* scheduler = service_->scheduler_;
+  nice_ = service_->PriorityOf(first_, input_.size(), more_);
   if (QueryScheduler::IsAdmittedSelect(first_.query())) {
     scheduled_select_ = true;
-    scheduler->ScheduleSelect(query, [this](absl::StatusOr<AdmissionQueue::Slot> slot) {
-      Execute(std::move(slot));
-    });
+    // A lowered query never runs on gRPC's thread (core/thread_priority.h).
+    scheduler->ScheduleSelect(
+        query, [this](absl::StatusOr<AdmissionQueue::Slot> slot) { Execute(std::move(slot)); },
+        /*may_run_inline=*/nice_ == 0);
   } else {
     // A small INSERT with all its rows at hand runs here when nothing else does (no hand-off).
-    bool short_insert = !more_ && QueryScheduler::IsShortInsert(first_.query(), input_.size());
+    bool short_insert = nice_ == 0 && !more_ &&
+                        QueryScheduler::IsShortInsert(first_.query(), input_.size());
     scheduler->ScheduleOther([this] { Execute(AdmissionQueue::Slot()); }, short_insert);
   }
 }
@@ -151,7 +154,7 @@ void QueryStreamReactor::Execute(absl::StatusOr<AdmissionQueue::Slot> admitted) 
         if (cancelled_) part.set_cancelled(true);
         return WriteAndWait(part);
       },
-      query_.get(), admission);
+      query_.get(), admission, nice_);
   if (admitted.ok()) admitted->Release();  // the next queued SELECT may start now
   watch_.reset();  // waits for a cancel action in flight, which uses query_
   query_.reset();

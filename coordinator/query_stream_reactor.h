@@ -67,6 +67,7 @@ class QueryStreamReactor final
   bool streamed_ = false;   // an INSERT: reads its input while it runs
   bool cancelled_ = false;  // the client sent a cancel message
   bool scheduled_select_ = false;
+  int nice_ = 0;  // the query's priority (ClickHouseService::PriorityOf)
   std::unique_ptr<QueryContext> query_;
   std::optional<core::CancellationPoller::Registration> watch_;
   clickhouse::grpc::Result last_;

@@ -6,6 +6,7 @@
 
 #include "core/metrics/events.h"
 #include "core/thread_name.h"
+#include "core/thread_priority.h"
 
 namespace granite::core {
 
@@ -34,7 +35,7 @@ void ThreadPool::Submit(std::function<void()> task) {
   // Each submitting thread walks the shards round-robin from its own starting point.
   thread_local size_t next = std::hash<std::thread::id>()(std::this_thread::get_id());
   Shard& shard = shards_[next++ % shard_count_];
-  Task entry{std::move(task), std::chrono::steady_clock::now()};
+  Task entry{std::move(task), std::chrono::steady_clock::now(), LoweredThreadPriority()};
   {
     MutexLock lock(shard.mu);
     shard.queue.push_back(std::move(entry));
@@ -90,6 +91,7 @@ void ThreadPool::Loop(size_t index) {
     CountEvent(Event::kThreadPoolTasks);
     CountEvent(Event::kThreadPoolQueueMicroseconds,
                std::chrono::duration_cast<std::chrono::microseconds>(waited).count());
+    AdoptThreadPriority(task.priority);
     task.run();
   }
 }

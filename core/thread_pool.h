@@ -24,6 +24,10 @@
 
 namespace granite::core {
 
+// A task runs at its submitter's priority (core::AdoptThreadPriority), unless the pool's threads
+// were lowered for good at their start: a SELECT lowered under --query_thread_nice keeps its
+// priority in its morsels and bucket merges.
+//
 // Runs closures on a fixed set of threads. Counts tasks run and the time each waited in the queue
 // (ThreadPoolTasks, ThreadPoolQueueMicroseconds).
 // Thread-safety: Submit() may be called from any thread, including pool threads.
@@ -57,6 +61,7 @@ class ThreadPool {
   struct Task {
     std::function<void()> run;
     std::chrono::steady_clock::time_point enqueued;
+    int priority = 0;  // the submitter's (core/thread_priority.h): the pool thread adopts it
   };
   struct Shard {
     Mutex mu{"thread_pool_queue"};

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/metrics/events.h"
+#include "core/thread_priority.h"
 #include "gtest/gtest.h"
 
 namespace granite::core {
@@ -88,6 +89,26 @@ TEST(ThreadPoolTest, NestedParallelForCompletes) {
     pool.ParallelFor(8, [&](size_t j) { sum += static_cast<int>(i * 8 + j); });
   });
   EXPECT_EQ(sum.load(), 63 * 64 / 2);
+}
+
+// A task runs at its submitter's priority; a pool lowered for good at its start keeps its own.
+TEST(ThreadPoolTest, TasksRunAtTheirSubmittersPriority) {
+  if (!CanRestoreThreadPriority()) GTEST_SKIP() << "cannot restore thread priority here";
+  auto seen_in = [](ThreadPool& pool, int submitter) {
+    std::atomic<int> seen{-1};
+    std::thread([&] {
+      ScopedThreadNice scope(submitter);
+      pool.Submit([&] { seen = LoweredThreadPriority(); });
+    }).join();
+    while (seen.load() < 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return seen.load();
+  };
+  ThreadPool pool(1);
+  EXPECT_EQ(seen_in(pool, kIdleThreadPriority), kIdleThreadPriority);
+  EXPECT_EQ(seen_in(pool, 0), 0);
+  EXPECT_EQ(seen_in(pool, 5), 5);
+  ThreadPool lowered(1, [](size_t) { (void)LowerThreadPriority(kIdleThreadPriority); });
+  EXPECT_EQ(seen_in(lowered, 0), kIdleThreadPriority);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -35,6 +37,20 @@ thread_local int lowered = 0;
 // The active ScopedThreadNice of the calling thread, if any (ScopedNormalPriority undoes it).
 thread_local ScopedThreadNice* lowering_scope = nullptr;
 
+// Set by LowerThreadPriority: the thread keeps that priority (AdoptThreadPriority leaves it).
+thread_local bool lowered_for_good = false;
+// The nice value of a thread before AdoptThreadPriority first lowered it.
+thread_local int adopted_from = 0;
+
+// When MarkSmallWrite last ran (steady clock, nanoseconds since its epoch; 0 = never).
+std::atomic<int64_t> last_small_write_ns{0};
+
+int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 bool SetNice(int nice) { return setpriority(PRIO_PROCESS, ThreadId(), nice) == 0; }
 
 // Switches the calling thread between SCHED_IDLE and SCHED_OTHER (nice kept by the kernel).
@@ -46,17 +62,42 @@ bool SetIdle(bool idle) {
 }  // namespace
 
 absl::Status ValidateThreadPriorityDelta(int delta, const char* flag) {
-  if (delta >= 0 && delta <= kIdleThreadPriority) return absl::OkStatus();
+  if (delta >= kAutoThreadPriority && delta <= kIdleThreadPriority) return absl::OkStatus();
   return Error(ErrorCode::kBadArguments,
-               absl::StrCat(flag, " must be in 0..19 (nice) or 20 (SCHED_IDLE), got ", delta));
+               absl::StrCat(flag, " must be -1 (automatic), 0..19 (nice) or 20 (SCHED_IDLE), got ",
+                            delta));
+}
+
+void MarkSmallWrite() {
+  int64_t now = SteadyNowNs();
+  // Most calls find a recent mark: skip the store (a shared cache line) unless it is 10 ms old.
+  if (now - last_small_write_ns.load(std::memory_order_relaxed) > 10'000'000) {
+    last_small_write_ns.store(now, std::memory_order_relaxed);
+  }
+}
+
+bool RecentSmallWrites() {
+  int64_t last = last_small_write_ns.load(std::memory_order_relaxed);
+  return last != 0 &&
+         SteadyNowNs() - last <
+             std::chrono::duration_cast<std::chrono::nanoseconds>(kSmallWriteWindow).count();
+}
+
+int HeavyWorkPriority(int configured) {
+  if (configured != kAutoThreadPriority) return configured;
+  return RecentSmallWrites() ? kIdleThreadPriority : 0;
 }
 
 absl::Status LowerThreadPriority(int delta) {
   if (delta == 0) return absl::OkStatus();
-  RETURN_IF_ERROR(ValidateThreadPriorityDelta(delta, "Thread priority delta"));
+  if (delta < 0 || delta > kIdleThreadPriority) {
+    return Error(ErrorCode::kBadArguments,
+                 "Thread priority delta must be in 1..20, got " + std::to_string(delta));
+  }
   if (delta == kIdleThreadPriority) {
     if (SetIdle(true)) {
       lowered = kIdleThreadPriority;
+      lowered_for_good = true;
       return absl::OkStatus();
     }
     return Error(ErrorCode::kBadArguments,
@@ -69,10 +110,28 @@ absl::Status LowerThreadPriority(int delta) {
                      std::strerror(errno));
   }
   lowered = delta;
+  lowered_for_good = true;
   return absl::OkStatus();
 }
 
 int LoweredThreadPriority() { return lowered; }
+
+void AdoptThreadPriority(int delta) {
+  if (delta == lowered || lowered_for_good || lowering_scope != nullptr) return;
+  if (delta < 0 || delta > kIdleThreadPriority || !CanRestoreThreadPriority()) return;
+  // Back to normal first: SCHED_IDLE keeps the nice value, so leaving it restores the thread.
+  if (lowered == kIdleThreadPriority) {
+    if (!SetIdle(false)) return;
+  } else if (lowered != 0) {
+    if (!SetNice(adopted_from)) return;
+  }
+  lowered = 0;
+  if (delta == 0) return;
+  adopted_from = CurrentNice();
+  bool ok = delta == kIdleThreadPriority ? SetIdle(true)
+                                         : SetNice(std::min(19, adopted_from + delta));
+  if (ok) lowered = delta;
+}
 
 bool CanRestoreThreadPriority() {
   // Probed on a throw-away thread, so no thread of the process is left niced by the check.

@@ -9,6 +9,8 @@
 // process without the capability niceness only its dedicated pool threads.
 #pragma once
 
+#include <chrono>
+
 #include "absl/status/status.h"
 
 namespace granite::core {
@@ -18,8 +20,26 @@ namespace granite::core {
 // handler preempts it at once, where a nice-19 thread still holds its slice.
 inline constexpr int kIdleThreadPriority = 20;
 
-// Returns an error unless 0 <= delta <= kIdleThreadPriority; `flag` names the option in it.
+// The configured delta (--query_thread_nice) that stands for "automatic": heavy work (SELECTs,
+// bulk inserts, merges) runs at kIdleThreadPriority while small INSERTs arrive — one within the
+// last kSmallWriteWindow, as MarkSmallWrite() records them — and at normal priority otherwise,
+// so a SELECT-only load pays nothing for the protection of small INSERTs. HeavyWorkPriority()
+// resolves it at the moment the work starts.
+inline constexpr int kAutoThreadPriority = -1;
+inline constexpr std::chrono::milliseconds kSmallWriteWindow{1000};
+
+// Returns an error unless kAutoThreadPriority <= delta <= kIdleThreadPriority; `flag` names the
+// option in it.
 absl::Status ValidateThreadPriorityDelta(int delta, const char* flag);
+
+// Records that a small write (an INSERT the lowering protects) runs now. Thread-safe; one relaxed
+// atomic store.
+void MarkSmallWrite();
+// Returns true if MarkSmallWrite() ran within the last kSmallWriteWindow.
+bool RecentSmallWrites();
+// Returns the delta heavy work runs at now: `configured` itself (0..20), or for
+// kAutoThreadPriority kIdleThreadPriority while RecentSmallWrites() and 0 otherwise.
+int HeavyWorkPriority(int configured);
 
 // Adds `delta` (0..19) to the calling thread's nice value for good, or switches it to SCHED_IDLE
 // (delta == kIdleThreadPriority); 0 does nothing.
@@ -32,6 +52,13 @@ int LoweredThreadPriority();
 
 // Returns true if this process may lower a thread's nice value again (checked once).
 bool CanRestoreThreadPriority();
+
+// Switches the calling thread to `delta` (0 = normal, 1..20 as LowerThreadPriority) until the next
+// call, for a pool thread that runs tasks of queries at different priorities (core::ThreadPool
+// gives each task its submitter's). Does nothing if the thread is already there, was lowered for
+// good (LowerThreadPriority) or is inside a ScopedThreadNice, or the process could not restore
+// its priority. The fast path is two thread-local reads.
+void AdoptThreadPriority(int delta);
 
 // Adds `delta` to the calling thread's nice value (or, for kIdleThreadPriority, switches it to
 // SCHED_IDLE) for its lifetime, then restores it. Does

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <thread>
 
 #include "core/error.h"
@@ -35,6 +36,8 @@ TEST(ThreadPriorityTest, RejectsOutOfRangeDelta) {
   EXPECT_EQ(CodeOf(LowerThreadPriority(21)), ErrorCode::kBadArguments);
   EXPECT_TRUE(LowerThreadPriority(0).ok());
   EXPECT_TRUE(ValidateThreadPriorityDelta(kIdleThreadPriority, "--x").ok());
+  EXPECT_TRUE(ValidateThreadPriorityDelta(kAutoThreadPriority, "--x").ok());
+  EXPECT_EQ(CodeOf(ValidateThreadPriorityDelta(-2, "--x")), ErrorCode::kBadArguments);
   absl::Status bad = ValidateThreadPriorityDelta(-3, "--query_thread_nice");
   EXPECT_EQ(CodeOf(bad), ErrorCode::kBadArguments);
   EXPECT_NE(bad.message().find("--query_thread_nice"), std::string::npos);
@@ -149,6 +152,55 @@ TEST(ThreadPriorityTest, NormalPriorityScopeUndoesTheLoweringForItsLifetime) {
     }
     EXPECT_EQ(ThreadNice(), before_nice);
     EXPECT_EQ(LoweredThreadPriority(), 0);
+  }).join();
+}
+
+// The automatic priority: heavy work at SCHED_IDLE within kSmallWriteWindow of a small write,
+// normal otherwise; fixed values stay what they are.
+TEST(ThreadPriorityTest, AutomaticPriorityFollowsSmallWrites) {
+  EXPECT_EQ(HeavyWorkPriority(0), 0);
+  EXPECT_EQ(HeavyWorkPriority(7), 7);
+  // Wait out a write marked by an earlier test of this process.
+  while (RecentSmallWrites()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(HeavyWorkPriority(kAutoThreadPriority), 0);
+  MarkSmallWrite();
+  EXPECT_TRUE(RecentSmallWrites());
+  EXPECT_EQ(HeavyWorkPriority(kAutoThreadPriority), kIdleThreadPriority);
+  EXPECT_EQ(HeavyWorkPriority(7), 7);
+  std::this_thread::sleep_for(kSmallWriteWindow + std::chrono::milliseconds(50));
+  EXPECT_FALSE(RecentSmallWrites());
+  EXPECT_EQ(HeavyWorkPriority(kAutoThreadPriority), 0);
+}
+
+// AdoptThreadPriority switches a thread between priorities and back, but leaves a thread lowered
+// for good and one inside a ScopedThreadNice alone.
+TEST(ThreadPriorityTest, AdoptSwitchesUnlessLoweredOtherwise) {
+  if (!CanRestoreThreadPriority()) GTEST_SKIP() << "cannot restore thread priority here";
+  std::thread([] {
+    int before_policy = ThreadPolicy();
+    int before_nice = ThreadNice();
+    AdoptThreadPriority(kIdleThreadPriority);
+    EXPECT_EQ(ThreadPolicy(), SCHED_IDLE);
+    EXPECT_EQ(LoweredThreadPriority(), kIdleThreadPriority);
+    AdoptThreadPriority(4);
+    EXPECT_EQ(ThreadPolicy(), before_policy);
+    EXPECT_EQ(ThreadNice(), std::min(19, before_nice + 4));
+    EXPECT_EQ(LoweredThreadPriority(), 4);
+    AdoptThreadPriority(0);
+    EXPECT_EQ(ThreadNice(), before_nice);
+    EXPECT_EQ(LoweredThreadPriority(), 0);
+    {
+      ScopedThreadNice scope(3);
+      AdoptThreadPriority(kIdleThreadPriority);  // inside a scope: left alone
+      EXPECT_EQ(ThreadPolicy(), before_policy);
+      EXPECT_EQ(LoweredThreadPriority(), 3);
+    }
+    EXPECT_EQ(ThreadNice(), before_nice);
+  }).join();
+  std::thread([] {
+    ASSERT_TRUE(LowerThreadPriority(kIdleThreadPriority).ok());
+    AdoptThreadPriority(0);  // lowered for good: stays
+    EXPECT_EQ(ThreadPolicy(), SCHED_IDLE);
   }).join();
 }
 

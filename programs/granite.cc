@@ -55,10 +55,12 @@ ABSL_FLAG(int, max_concurrent_select_queries, -1,
 ABSL_FLAG(int, max_queued_select_queries, 10000,
           "coordinator, local: SELECTs that may wait for a slot; beyond, "
           "TOO_MANY_SIMULTANEOUS_QUERIES");
-ABSL_FLAG(int, query_thread_nice, 0,
-          "Nice value (0-19) added to the threads that execute SELECTs (worker fragment pool and "
-          "handlers, coordinator merge pool and SELECT handlers), so inserts win the CPU; 20 = "
-          "SCHED_IDLE (they run only when nothing else wants the CPU); 0 = off");
+ABSL_FLAG(int, query_thread_nice, -1,
+          "Nice value (0-19) added to the threads that do heavy work (SELECTs: worker fragment "
+          "pool and handlers, coordinator merge pool and SELECT handlers; bulk inserts; merges), "
+          "so small inserts win the CPU; 20 = SCHED_IDLE (they run only when nothing else wants "
+          "the CPU); -1 = automatic: SCHED_IDLE, and one SELECT slot per hardware thread, only "
+          "while small inserts arrive (one in the last second); 0 = off");
 ABSL_FLAG(int64_t, uncompressed_cache_size, -1,
           "worker, local: bytes of decompressed granule blocks a worker keeps so hot scans skip "
           "pread, checksum and LZ4 (SETTINGS use_uncompressed_cache = 0 bypasses it); -1 = 1/8 of "

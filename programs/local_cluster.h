@@ -19,7 +19,7 @@ struct LocalOptions {
   int metrics_port = -1;
   int max_concurrent_select_queries = -1;  // coordinator admission (CoordinatorOptions)
   size_t max_queued_select_queries = 10000;
-  int query_thread_nice = 0;  // coordinator and workers (core/thread_priority.h)
+  int query_thread_nice = -1;  // coordinator and workers (core/thread_priority.h); -1 = automatic
   // Bytes of the workers' uncompressed caches together (each gets its share); -1 = the default
   // (storage::UncompressedCache::DefaultCapacity()), 0 = off.
   int64_t uncompressed_cache_size = -1;

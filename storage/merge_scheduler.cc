@@ -66,7 +66,7 @@ void MergeScheduler::Loop() {
       auto reserved = std::make_shared<Table::MergeTask>(*std::move(task));
       pool_->Submit([this, chosen, reserved]() mutable {
         {
-          core::ScopedThreadNice lowered(options_.nice);
+          core::ScopedThreadNice lowered(core::HeavyWorkPriority(options_.nice));
           (void)Execute(chosen, *reserved, /*optimize=*/false);
         }
         reserved.reset();  // its references would keep the replaced parts alive

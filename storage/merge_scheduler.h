@@ -30,7 +30,8 @@ struct MergeOptions {
   // Background merges run with their thread's nice value raised by this much (20 = SCHED_IDLE;
   // core/thread_priority.h), as SELECTs do under --query_thread_nice: merges and SELECTs then
   // share what small INSERTs leave, and a merge never starves the SELECTs. 0 = off. Their
-  // commit (the parts registry's exclusive lock) runs at normal priority.
+  // commit (the parts registry's exclusive lock) runs at normal priority. -1 = automatic
+  // (core::HeavyWorkPriority, resolved as each merge starts).
   int nice = 0;
 };
 

@@ -80,7 +80,9 @@ int RunWorker(const WorkerOptions& options) {
   core::ThreadPool pool(placement->threads,
                         [pin = MakeThreadPinner(*placement), nice](size_t i) {
                           if (pin) pin(i);
-                          (void)core::LowerThreadPriority(nice);
+                          // A fixed priority for good; the automatic one (-1): each
+                          // task's (core::ThreadPool).
+                          if (nice > 0) (void)core::LowerThreadPriority(nice);
                         },
                         core::ThreadPool::kDefaultYieldsBeforeSleep, "query_pool");
   WorkerService service(store->get(), &pool, std::move(info), nice);

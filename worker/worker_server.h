@@ -16,9 +16,10 @@ struct WorkerOptions {
   int metrics_port = -1;  // Prometheus /metrics port; -1 = off, 0 = ephemeral
   std::string numa_node;  // --numa-node: "" (unpinned), "auto" or a node number
   int shutdown_timeout_seconds = 30;  // SIGTERM: running fragments get this long, then cancelled
-  // Nice value added to the threads that run SELECT fragments (pool and Execute handlers), so the
-  // handlers of inserts win the CPU (core/thread_priority.h); 0 = off.
-  int query_thread_nice = 0;
+  // Nice value added to the threads that run SELECT fragments (pool and Execute handlers), bulk
+  // inserts and merges, so small inserts win the CPU (core/thread_priority.h); 0 = off, -1 =
+  // automatic (SCHED_IDLE while small inserts arrive).
+  int query_thread_nice = -1;
 };
 
 // Runs a worker in the foreground; returns the process exit status.

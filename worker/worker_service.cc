@@ -114,7 +114,7 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context, const pb::Frag
   core::CountEvent(core::Event::kFragmentsStarted);
   absl::Status status;
   {
-    core::ScopedThreadNice nice(execute_nice_);  // the pool's threads are niced at their start
+    core::ScopedThreadNice nice(core::HeavyWorkPriority(execute_nice_));  // its morsels' too
     core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
         [context] { return context->IsCancelled(); }, [&cancelled] { cancelled = true; });
     status = executor_.Run(*fragment, cancelled, [&](const pb::FragmentChunk& chunk) {
@@ -131,13 +131,19 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context, const pb::Frag
   return core::ToGrpcStatus(status);
 }
 
+int WorkerService::BulkInsertPriority(size_t rows) const {
+  if (rows >= kBulkInsertRows) return core::HeavyWorkPriority(execute_nice_);
+  core::MarkSmallWrite();  // what the automatic priority protects
+  return 0;
+}
+
 grpc::Status WorkerService::Insert(grpc::ServerContext* context, const pb::InsertRequest* request,
                                    pb::InsertResponse* response) {
   absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
   if (!block.ok()) return core::ToGrpcStatus(block.status());
-  core::ScopedThreadNice bulk(block->rows() >= kBulkInsertRows ? execute_nice_ : 0);
+  core::ScopedThreadNice bulk(BulkInsertPriority(block->rows()));
   absl::StatusOr<std::string> part = (*table)->Insert(*block);
   if (!part.ok()) return core::ToGrpcStatus(part.status());
   response->set_rows(block->rows());
@@ -152,7 +158,7 @@ grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
   if (!block.ok()) return core::ToGrpcStatus(block.status());
-  core::ScopedThreadNice bulk(block->rows() >= kBulkInsertRows ? execute_nice_ : 0);
+  core::ScopedThreadNice bulk(BulkInsertPriority(block->rows()));
   absl::Status status = (*table)->PrepareInsert(*block, request->insert_id(), request->chunk());
   if (!status.ok()) return core::ToGrpcStatus(status);
   response->set_rows(block->rows());

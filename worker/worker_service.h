@@ -18,9 +18,11 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
  public:
   // Also starts the store's background merges: GRANITE_MERGE_THREADS (environment) merges at
   // once, default 2; 0 turns them off. `info` is what GetInfo reports (worker_info.h).
-  // `execute_nice` (--query_thread_nice; 0 = off) lowers the heavy work: Execute runs its fragment,
-  // Insert and PrepareInsert a block of kBulkInsertRows rows or more, and background merges run
-  // with their thread's nice value raised by it (20 = SCHED_IDLE), so small INSERTs win the CPU.
+  // `execute_nice` (--query_thread_nice; 0 = off, -1 = automatic: core/thread_priority.h) lowers
+  // the heavy work: Execute runs its fragment, Insert and PrepareInsert a block of
+  // kBulkInsertRows rows or more, and background merges run with their thread's nice value
+  // raised by it (20 = SCHED_IDLE), so small INSERTs win the CPU. A smaller block is a small
+  // write (core::MarkSmallWrite).
   WorkerService(storage::Store* store, core::ThreadPool* pool, WorkerInfo info = WorkerInfo(),
                 int execute_nice = 0);
 
@@ -67,6 +69,9 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
                        granite::worker::v1::GetInfoResponse* response) override;
 
  private:
+  // The priority an insert of `rows` runs at; records a small one.
+  int BulkInsertPriority(size_t rows) const;
+
   storage::Store* store_;
   FragmentExecutor executor_;
   const WorkerInfo info_;

@@ -80,5 +80,30 @@ TEST(WorkerServiceTest, BulkInsertsWriteLoweredSmallOnesAtNormalPriority) {
   EXPECT_EQ((*store)->GetTable("t")->rows(), 1 + WorkerService::kBulkInsertRows);
 }
 
+// The automatic priority (-1): a small insert marks a small write; a bulk one then writes at
+// SCHED_IDLE.
+TEST(WorkerServiceTest, AutomaticPriorityLowersBulkInsertsWhileSmallOnesArrive) {
+  if (!core::CanRestoreThreadPriority()) GTEST_SKIP() << "cannot restore thread priority here";
+  storage::TempDirectory dir;
+  auto files = std::make_shared<storage::PriorityRecordingFileSystem>();
+  auto store = storage::Store::Open(dir.path(), files);
+  ASSERT_TRUE(store.ok()) << store.status();
+  storage::TableSchema schema;
+  schema.name = "t";
+  schema.columns = {{"x", TypeId::kUInt64}};
+  ASSERT_TRUE((*store)->CreateTable(schema, false, false).ok());
+  core::ThreadPool pool(1);
+  WorkerService service(store->get(), &pool, WorkerInfo(), core::kAutoThreadPriority);
+  size_t seen = files->created().size();
+  pb::InsertResponse response;
+  pb::InsertRequest one = Request(1, "");
+  pb::InsertRequest bulk = Request(WorkerService::kBulkInsertRows, "");
+  ASSERT_TRUE(service.Insert(nullptr, &one, &response).ok());
+  EXPECT_EQ(PriorityOfFilesSince(*files, &seen), 0);
+  EXPECT_TRUE(core::RecentSmallWrites());
+  ASSERT_TRUE(service.Insert(nullptr, &bulk, &response).ok());
+  EXPECT_EQ(PriorityOfFilesSince(*files, &seen), core::kIdleThreadPriority);
+}
+
 }  // namespace
 }  // namespace granite::worker
