@@ -98,11 +98,14 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
                           ? static_cast<size_t>(options.max_concurrent_select_queries)
                           : 2 * std::max(1u, std::thread::hardware_concurrency());
   s.admission = std::make_unique<AdmissionQueue>(max_select, options.max_queued_select_queries);
-  // The automatic priority with the default limit: one SELECT per hardware thread while small
-  // INSERTs arrive (each SELECT already runs on every core), twice that otherwise.
+  // The automatic priority with the default limit: while small INSERTs arrive, one SELECT per two
+  // hardware threads (each SELECT's morsels already run on every core; on 2 cores one INSERT
+  // client's p50 under 64 SELECT clients went from 1.27x to 1.18x of alone with 1 slot instead
+  // of 2, for 17% fewer SELECTs: bench/results/parts-2026-11-23.md, Session 10), two per
+  // hardware thread otherwise.
   if (options.query_thread_nice == core::kAutoThreadPriority &&
       options.max_concurrent_select_queries < 0) {
-    s.admission->SetLimitDuringSmallWrites(std::max(1u, std::thread::hardware_concurrency()));
+    s.admission->SetLimitDuringSmallWrites(std::max(1u, std::thread::hardware_concurrency() / 2));
   }
   s.membership = std::make_unique<Membership>(options.workers);
   s.membership->Start();

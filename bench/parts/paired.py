@@ -40,7 +40,8 @@ def burst(granite, port, inserts, selects, args, loaded):
     load = {}
     if loaded:
         def select_load():
-            load["report"] = run.benchmark(granite, port, selects, args.loads, args.seconds + 1.5)
+            load["report"] = run.benchmark(granite, port, selects, args.loads, args.seconds + 1.5,
+                                           ["chrt", "--idle", "0"] if args.select_load_idle else [])
         thread = threading.Thread(target=select_load)
         thread.start()
         time.sleep(0.75)
@@ -82,6 +83,9 @@ def main():
     parser.add_argument("--loads", type=int, default=64, help="SELECT clients; 0 = alone only")
     parser.add_argument("--max-steal", type=float, default=0.05)
     parser.add_argument("--data-root", default="/dev/shm")
+    parser.add_argument("--select-load-idle", action="store_true",
+                        help="run the SELECT load generator under SCHED_IDLE, as if its clients "
+                             "were on other machines (it still shares the cores)")
     args = parser.parse_args()
 
     rng = random.Random(1)
@@ -111,9 +115,10 @@ def main():
                     results[(name, loaded)].append(
                         burst(granite, local.port, inserts, selects, args, loaded))
             print("round %d done" % (round_ + 1), flush=True)
-        print("\nA = %s %s, B = %s %s; %d parts; %d INSERT client(s); %d SELECT clients"
+        print("\nA = %s %s, B = %s %s; %d parts; %d INSERT client(s); %d SELECT clients%s"
               % (args.a, args.flags or "(defaults)", args.b, flags_b or "(defaults)", args.parts,
-                 args.insert_clients, args.loads))
+                 args.insert_clients, args.loads,
+                 " (load generator at SCHED_IDLE)" if args.select_load_idle else ""))
         for (name, loaded), rows in results.items():
             kept = [r for r in rows if r[3] <= args.max_steal] or rows
             print("%s %-7s p50 %.3f ms, %.0f INSERT/s, CPU %.3f ms/insert, SELECT %.0f qps "
