@@ -7,15 +7,14 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <string>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
-#include "core/status_macros.h"
 
 namespace granite::core {
 

@@ -14,6 +14,9 @@ remain): INSERT p50, throughput, server CPU per insert (all granite processes; u
 includes the SELECTs' CPU), and the ratios
 B/A alone, B/A loaded, and loaded/alone per binary (issue 4's "slowdown under load").
 
+With --selects-only, each round instead runs the pruned SELECT alone at each of
+--select-concurrency, with no INSERTs: what a configuration costs a read-only load.
+
   .venv/bin/python bench/parts/paired.py --a OLD/granite --b build/granite [--rounds 10]
       [--seconds 1.5] [--insert-clients 1] [--loads 64] [--flags "--query_thread_nice=20 ..."]
       [--flags-b "..."]   (B's flags, if they differ: two configurations of one binary)
@@ -69,6 +72,33 @@ def ratios(first, second, max_steal):
     return "; ".join(([summary(clean, "clean")] if clean else []) + [summary(every, "")])
 
 
+def selects_only(clusters, selects, args):
+    """The SELECT alone at each concurrency, rounds alternating A/B; prints medians and B/A."""
+    levels = [int(c) for c in args.select_concurrency.split(",")]
+    results = {}
+    for round_ in range(args.rounds):
+        for level in levels:
+            for name, granite, local, _ in clusters if round_ % 2 == 0 else clusters[::-1]:
+                report = run.measured(
+                    lambda: run.benchmark(granite, local.port, selects, level, args.seconds))
+                results.setdefault((name, level), []).append(
+                    (report["qps"], report["p50_ms"], report["steal"]))
+        print("round %d done" % (round_ + 1), flush=True)
+    print("\nA = %s %s, B = %s %s; %d parts; SELECT only"
+          % (args.a, args.flags or "(defaults)", args.b,
+             (args.flags if args.flags_b is None else args.flags_b) or "(defaults)", args.parts))
+    for level in levels:
+        a, b = results[("A", level)], results[("B", level)]
+        qps = [y[0] / max(x[0], 1e-9) for x, y in zip(a, b)]
+        p50 = [y[1] / max(x[1], 1e-9) for x, y in zip(a, b)]
+        print("%3d clients: A %.0f qps p50 %.2f ms | B %.0f qps p50 %.2f ms | B/A QPS %.3fx "
+              "(%.2f-%.2f), p50 %.3fx; steal max %.0f%%"
+              % (level, statistics.median(x[0] for x in a), statistics.median(x[1] for x in a),
+                 statistics.median(y[0] for y in b), statistics.median(y[1] for y in b),
+                 statistics.median(qps), min(qps), max(qps), statistics.median(p50),
+                 100 * max(r[2] for r in a + b)))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--a", required=True, help="granite binary A (the baseline)")
@@ -83,6 +113,9 @@ def main():
     parser.add_argument("--loads", type=int, default=64, help="SELECT clients; 0 = alone only")
     parser.add_argument("--max-steal", type=float, default=0.05)
     parser.add_argument("--data-root", default="/dev/shm")
+    parser.add_argument("--selects-only", action="store_true",
+                        help="measure the SELECT alone (no INSERTs) at --select-concurrency")
+    parser.add_argument("--select-concurrency", default="1,8,64")
     parser.add_argument("--select-load-idle", action="store_true",
                         help="run the SELECT load generator under SCHED_IDLE, as if its clients "
                              "were on other machines (it still shares the cores)")
@@ -107,6 +140,8 @@ def main():
             clusters.append((name, granite, local.start(), data))
             run.fill(local.client(timeout=600), args.parts)
             run.benchmark(granite, local.port, inserts, args.insert_clients, 1)  # warm-up
+        if args.selects_only:
+            return selects_only(clusters, selects, args)
         phases = [False, True] if args.loads else [False]
         results = {(name, loaded): [] for name, _, _, _ in clusters for loaded in phases}
         for round_ in range(args.rounds):
