@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "storage/file_system.h"
+#include "storage/forwarding_file_system.h"
 
 namespace granite::storage {
 
@@ -25,9 +25,10 @@ inline constexpr int kFaultOpCount = 5;
 // Forwards to `base` and fails the armed operation with CANNOT_WRITE_TO_FILE ("Injected fault:
 // ..."). A failed operation does nothing (the file or directory is left as before).
 // Thread-safety: all methods may be called concurrently; counters are atomics.
-class FaultInjectionFileSystem : public FileSystem {
+class FaultInjectionFileSystem : public ForwardingFileSystem {
  public:
-  explicit FaultInjectionFileSystem(std::shared_ptr<FileSystem> base) : base_(std::move(base)) {}
+  explicit FaultInjectionFileSystem(std::shared_ptr<FileSystem> base)
+      : ForwardingFileSystem(std::move(base)) {}
 
   // Makes the `n`-th (1-based) operation of kind `op` counted from now fail; with `sticky`, every
   // later one fails too. Replaces any earlier arming of `op`.
@@ -44,25 +45,11 @@ class FaultInjectionFileSystem : public FileSystem {
   absl::Status MaybeFail(FaultOp op, const std::string& what);
 
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override;
-  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
-      const std::string& path) override {
-    return base_->NewRandomAccessFile(path);
-  }
-  absl::StatusOr<std::string> ReadFile(const std::string& path) override {
-    return base_->ReadFile(path);
-  }
-  absl::StatusOr<uint64_t> FileSize(const std::string& path) override {
-    return base_->FileSize(path);
-  }
-  absl::StatusOr<std::vector<std::string>> ListDir(const std::string& path) override {
-    return base_->ListDir(path);
-  }
   absl::Status CreateDir(const std::string& path) override;
   absl::Status CreateDirs(const std::string& path) override;
   absl::Status SyncFile(const std::string& path) override;
   absl::Status SyncDir(const std::string& path) override;
   absl::Status Rename(const std::string& from, const std::string& to) override;
-  absl::Status RemoveAll(const std::string& path) override { return base_->RemoveAll(path); }
 
  private:
   // Arming of one kind: fail when the countdown reaches zero (0 = disarmed).
@@ -72,7 +59,6 @@ class FaultInjectionFileSystem : public FileSystem {
     std::atomic<bool> failing{false};  // set once a sticky failure fired
   };
 
-  std::shared_ptr<FileSystem> base_;
   Arm arms_[kFaultOpCount];
   std::atomic<int> counts_[kFaultOpCount] = {};
   std::atomic<int> injected_{0};

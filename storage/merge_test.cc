@@ -87,7 +87,9 @@ std::vector<uint32_t> Keys(const Table& table) {
     EXPECT_TRUE(column.ok()) << column.status();
     if (!column.ok()) continue;
     for (size_t r = 0; r < (*column)->size(); ++r) {
-      if (r > 0) EXPECT_LE((*column)->Get<uint32_t>(r - 1), (*column)->Get<uint32_t>(r));
+      if (r > 0) {
+        EXPECT_LE((*column)->Get<uint32_t>(r - 1), (*column)->Get<uint32_t>(r));
+      }
       keys.push_back((*column)->Get<uint32_t>(r));
     }
   }

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "core/block_codec.h"
 #include "core/thread_pool.h"
@@ -45,64 +46,71 @@ int PriorityOfFilesSince(const storage::PriorityRecordingFileSystem& files, size
   return priority;
 }
 
-TEST(WorkerServiceTest, BulkInsertsWriteLoweredSmallOnesAtNormalPriority) {
-  if (!core::CanRestoreThreadPriority()) GTEST_SKIP() << "cannot restore thread priority here";
-  storage::TempDirectory dir;
-  auto files = std::make_shared<storage::PriorityRecordingFileSystem>();
-  auto store = storage::Store::Open(dir.path(), files);
-  ASSERT_TRUE(store.ok()) << store.status();
-  storage::TableSchema schema;
-  schema.name = "t";
-  schema.columns = {{"x", TypeId::kUInt64}};
-  ASSERT_TRUE((*store)->CreateTable(schema, false, false).ok());
-  core::ThreadPool pool(1);
-  WorkerService service(store->get(), &pool, WorkerInfo(), /*execute_nice=*/7);
-  size_t seen = files->created().size();
+// A store with table t (x UInt64) on a PriorityRecordingFileSystem, served by a WorkerService.
+class WorkerServiceTest : public ::testing::Test {
+ protected:
+  // Creates the service with `execute_nice`. Call under ASSERT_NO_FATAL_FAILURE.
+  void Start(int execute_nice) {
+    auto store = storage::Store::Open(dir_.path(), files_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = std::move(*store);
+    storage::TableSchema schema;
+    schema.name = "t";
+    schema.columns = {{"x", TypeId::kUInt64}};
+    ASSERT_TRUE(store_->CreateTable(schema, false, false).ok());
+    service_ = std::make_unique<WorkerService>(store_.get(), &pool_, WorkerInfo(), execute_nice);
+    seen_ = files_->created().size();
+  }
 
+  // The priority the files created since the last call were created at.
+  int PriorityOfNewFiles() { return PriorityOfFilesSince(*files_, &seen_); }
+
+  storage::TempDirectory dir_;
+  std::shared_ptr<storage::PriorityRecordingFileSystem> files_ =
+      std::make_shared<storage::PriorityRecordingFileSystem>();
+  std::unique_ptr<storage::Store> store_;
+  core::ThreadPool pool_{1};
+  std::unique_ptr<WorkerService> service_;
+  size_t seen_ = 0;
+};
+
+TEST_F(WorkerServiceTest, BulkInsertsWriteLoweredSmallOnesAtNormalPriority) {
+  if (!core::CanRestoreThreadPriority()) GTEST_SKIP() << "cannot restore thread priority here";
+  ASSERT_NO_FATAL_FAILURE(Start(/*execute_nice=*/7));
   pb::InsertResponse response;
   pb::InsertRequest one = Request(1, "");
   pb::InsertRequest bulk = Request(WorkerService::kBulkInsertRows, "");
   pb::InsertRequest prepared_bulk = Request(WorkerService::kBulkInsertRows, "bulk");
   pb::InsertRequest prepared_small = Request(10, "small");
-  ASSERT_TRUE(service.Insert(nullptr, &one, &response).ok());
+  ASSERT_TRUE(service_->Insert(nullptr, &one, &response).ok());
   EXPECT_EQ(response.rows(), 1u);
-  EXPECT_EQ(PriorityOfFilesSince(*files, &seen), 0);
+  EXPECT_EQ(PriorityOfNewFiles(), 0);
 
-  ASSERT_TRUE(service.Insert(nullptr, &bulk, &response).ok());
+  ASSERT_TRUE(service_->Insert(nullptr, &bulk, &response).ok());
   EXPECT_EQ(response.rows(), WorkerService::kBulkInsertRows);
-  EXPECT_EQ(PriorityOfFilesSince(*files, &seen), 7);
+  EXPECT_EQ(PriorityOfNewFiles(), 7);
   EXPECT_EQ(core::LoweredThreadPriority(), 0);  // the handler thread is restored
 
-  ASSERT_TRUE(service.PrepareInsert(nullptr, &prepared_bulk, &response).ok());
-  EXPECT_EQ(PriorityOfFilesSince(*files, &seen), 7);
-  ASSERT_TRUE(service.PrepareInsert(nullptr, &prepared_small, &response).ok());
-  EXPECT_EQ(PriorityOfFilesSince(*files, &seen), 0);
-  EXPECT_EQ((*store)->GetTable("t")->rows(), 1 + WorkerService::kBulkInsertRows);
+  ASSERT_TRUE(service_->PrepareInsert(nullptr, &prepared_bulk, &response).ok());
+  EXPECT_EQ(PriorityOfNewFiles(), 7);
+  ASSERT_TRUE(service_->PrepareInsert(nullptr, &prepared_small, &response).ok());
+  EXPECT_EQ(PriorityOfNewFiles(), 0);
+  EXPECT_EQ(store_->GetTable("t")->rows(), 1 + WorkerService::kBulkInsertRows);
 }
 
 // The automatic priority (-1): a small insert marks a small write; a bulk one then writes at
 // SCHED_IDLE.
-TEST(WorkerServiceTest, AutomaticPriorityLowersBulkInsertsWhileSmallOnesArrive) {
+TEST_F(WorkerServiceTest, AutomaticPriorityLowersBulkInsertsWhileSmallOnesArrive) {
   if (!core::CanRestoreThreadPriority()) GTEST_SKIP() << "cannot restore thread priority here";
-  storage::TempDirectory dir;
-  auto files = std::make_shared<storage::PriorityRecordingFileSystem>();
-  auto store = storage::Store::Open(dir.path(), files);
-  ASSERT_TRUE(store.ok()) << store.status();
-  storage::TableSchema schema;
-  schema.name = "t";
-  schema.columns = {{"x", TypeId::kUInt64}};
-  ASSERT_TRUE((*store)->CreateTable(schema, false, false).ok());
-  core::ThreadPool pool(1);
-  WorkerService service(store->get(), &pool, WorkerInfo(), core::kAutoThreadPriority);
-  size_t seen = files->created().size();
+  ASSERT_NO_FATAL_FAILURE(Start(core::kAutoThreadPriority));
   pb::InsertResponse response;
   pb::InsertRequest one = Request(1, "");
   pb::InsertRequest bulk = Request(WorkerService::kBulkInsertRows, "");
-  ASSERT_TRUE(service.Insert(nullptr, &one, &response).ok());
-  EXPECT_EQ(PriorityOfFilesSince(*files, &seen), 0);
+  ASSERT_TRUE(service_->Insert(nullptr, &one, &response).ok());
+  EXPECT_EQ(PriorityOfNewFiles(), 0);
   EXPECT_TRUE(core::RecentSmallWrites());
-  ASSERT_TRUE(service.Insert(nullptr, &bulk, &response).ok());
-  EXPECT_EQ(PriorityOfFilesSince(*files, &seen), core::kIdleThreadPriority);
+  ASSERT_TRUE(service_->Insert(nullptr, &bulk, &response).ok());
+  EXPECT_EQ(PriorityOfNewFiles(), core::kIdleThreadPriority);
 }
 
 }  // namespace
