@@ -16,11 +16,15 @@ namespace granite::coordinator {
 QueryScheduler::QueryScheduler(AdmissionQueue* admission, size_t select_threads,
                                size_t other_threads, bool run_alone_inline)
     : admission_(admission),
-      // Whole queries, no bursts: an idle executor thread sleeps at once (no yields).
+      // Whole queries, no bursts: an idle executor thread sleeps at once (no yields). Each query
+      // sets its own priority (ClickHouseService::RunStarted), so the threads never adopt the
+      // submitter's: a lowered query that releases its slot dispatches the next one.
       select_pool_(std::make_unique<core::ThreadPool>(std::max<size_t>(1, select_threads), nullptr,
-                                                      /*yields_before_sleep=*/0, "select_exec")),
+                                                      /*yields_before_sleep=*/0, "select_exec",
+                                                      /*adopt_priority=*/false)),
       other_pool_(std::make_unique<core::ThreadPool>(std::max<size_t>(1, other_threads), nullptr,
-                                                     /*yields_before_sleep=*/0, "other_exec")),
+                                                     /*yields_before_sleep=*/0, "other_exec",
+                                                     /*adopt_priority=*/false)),
       run_alone_inline_(run_alone_inline) {}
 
 QueryScheduler::~QueryScheduler() {

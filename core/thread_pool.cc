@@ -11,10 +11,11 @@
 namespace granite::core {
 
 ThreadPool::ThreadPool(size_t threads, std::function<void(size_t)> on_thread_start,
-                       int yields_before_sleep, std::string name)
+                       int yields_before_sleep, std::string name, bool adopt_priority)
     : on_thread_start_(std::move(on_thread_start)),
       name_(std::move(name)),
-      yields_before_sleep_(yields_before_sleep) {
+      yields_before_sleep_(yields_before_sleep),
+      adopt_priority_(adopt_priority) {
   if (threads == 0) threads = 1;
   thread_count_ = threads;
   shard_count_ = std::max<size_t>(8, threads);
@@ -91,7 +92,7 @@ void ThreadPool::Loop(size_t index) {
     CountEvent(Event::kThreadPoolTasks);
     CountEvent(Event::kThreadPoolQueueMicroseconds,
                std::chrono::duration_cast<std::chrono::microseconds>(waited).count());
-    AdoptThreadPriority(task.priority);
+    if (adopt_priority_) AdoptThreadPriority(task.priority);
     task.run();
   }
 }

@@ -25,8 +25,10 @@
 namespace granite::core {
 
 // A task runs at its submitter's priority (core::AdoptThreadPriority), unless the pool's threads
-// were lowered for good at their start: a SELECT lowered under --query_thread_nice keeps its
-// priority in its morsels and bucket merges.
+// were lowered for good at their start or the pool was made with `adopt_priority` false: a SELECT
+// lowered under --query_thread_nice keeps its priority in its morsels and bucket merges. (Pools
+// whose tasks are whole queries that set their own priority, and make gRPC calls, do not adopt:
+// a slot released at the end of a lowered query must not lower the next query's thread.)
 //
 // Runs closures on a fixed set of threads. Counts tasks run and the time each waited in the queue
 // (ThreadPoolTasks, ThreadPoolQueueMicroseconds).
@@ -44,7 +46,7 @@ class ThreadPool {
   // machine pay for.
   explicit ThreadPool(size_t threads, std::function<void(size_t)> on_thread_start = nullptr,
                       int yields_before_sleep = kDefaultYieldsBeforeSleep,
-                      std::string name = "pool");
+                      std::string name = "pool", bool adopt_priority = true);
   // Runs the tasks still queued, then joins the threads.
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -80,6 +82,7 @@ class ThreadPool {
   std::function<void(size_t)> on_thread_start_;
   std::string name_;
   int yields_before_sleep_ = kDefaultYieldsBeforeSleep;
+  bool adopt_priority_ = true;
   std::vector<std::thread> threads_;
 
   // Tasks submitted and not yet taken, and threads about to sleep or asleep. A submitter that

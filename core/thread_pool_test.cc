@@ -109,6 +109,8 @@ TEST(ThreadPoolTest, TasksRunAtTheirSubmittersPriority) {
   EXPECT_EQ(seen_in(pool, 5), 5);
   ThreadPool lowered(1, [](size_t) { (void)LowerThreadPriority(kIdleThreadPriority); });
   EXPECT_EQ(seen_in(lowered, 0), kIdleThreadPriority);
+  ThreadPool own(1, nullptr, ThreadPool::kDefaultYieldsBeforeSleep, "own", /*adopt_priority=*/false);
+  EXPECT_EQ(seen_in(own, kIdleThreadPriority), 0);
 }
 
 }  // namespace
