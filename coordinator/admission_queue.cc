@@ -54,7 +54,7 @@ absl::StatusOr<AdmissionQueue::Slot> AdmissionQueue::Admit(QueryContext* query,
                                                            std::chrono::milliseconds max_wait) {
   {
     core::MutexLock lock(mu_);
-    if (LimitLocked() == 0 || (running_ < LimitLocked() && waiting_.empty())) {
+    if (SlotFreeLocked()) {
       ++running_;
       return Slot(this);
     }
@@ -76,7 +76,7 @@ absl::StatusOr<AdmissionQueue::Slot> AdmissionQueue::Admit(QueryContext* query,
   size_t limit = 0;
   {
     core::MutexLock lock(mu_);
-    if (LimitLocked() == 0 || (running_ < LimitLocked() && waiting_.empty())) {
+    if (SlotFreeLocked()) {
       ++running_;
       waiter.granted = true;
     } else if (waiting_.size() >= max_queued_) {
@@ -119,7 +119,7 @@ void AdmissionQueue::AdmitAsync(QueryContext* query, Admitted admitted) {
   bool free = false;
   {
     core::MutexLock lock(mu_);
-    free = LimitLocked() == 0 || (running_ < LimitLocked() && waiting_.empty());
+    free = SlotFreeLocked();
     if (free) ++running_;
   }
   if (free) {
@@ -142,7 +142,7 @@ void AdmissionQueue::AdmitAsync(QueryContext* query, Admitted admitted) {
     core::MutexLock lock(mu_);
     if (waiter->gone) {
       refused = Cancelled();
-    } else if (LimitLocked() == 0 || (running_ < LimitLocked() && waiting_.empty())) {
+    } else if (SlotFreeLocked()) {
       ++running_;
       waiter->granted = true;
       granted.push_back(waiter);
@@ -199,7 +199,8 @@ void AdmissionQueue::ReleaseSlot() {
 
 std::vector<std::shared_ptr<AdmissionQueue::Waiter>> AdmissionQueue::GrantLocked() {
   std::vector<std::shared_ptr<Waiter>> granted;
-  while (!waiting_.empty() && (LimitLocked() == 0 || running_ < LimitLocked())) {
+  const size_t limit = LimitLocked();
+  while (!waiting_.empty() && (limit == 0 || running_ < limit)) {
     std::shared_ptr<Waiter> next = std::move(waiting_.front());
     waiting_.pop_front();
     ++running_;
@@ -233,6 +234,11 @@ size_t AdmissionQueue::LimitLocked() const {
     return max_running_;
   }
   return std::min(max_running_, limit_during_small_writes_);
+}
+
+bool AdmissionQueue::SlotFreeLocked() const {
+  const size_t limit = LimitLocked();
+  return limit == 0 || (running_ < limit && waiting_.empty());
 }
 
 size_t AdmissionQueue::max_running() const {

@@ -112,6 +112,8 @@ class AdmissionQueue {
   // The limit that applies now: max_running_, or limit_during_small_writes_ while small writes
   // arrive.
   size_t LimitLocked() const REQUIRES(mu_);
+  // True if a query admitted now runs at once: under the limit, nobody queued before it.
+  bool SlotFreeLocked() const REQUIRES(mu_);
 
   // Constant after construction.
   const size_t max_queued_;

@@ -255,7 +255,7 @@ class ChunkedInsert {
 
   // Discards every chunk on every worker that was sent one (best effort).
   void Abort() {
-    workers_.CallEach(Touched(), [&](size_t i) -> absl::Status {
+    (void)workers_.CallEach(Touched(), [&](size_t i) -> absl::Status {
       pb::AbortInsertRequest request;
       request.set_table(schema_.name());
       request.set_token(token_);

@@ -93,8 +93,7 @@ void QueryStreamReactor::Dispatch() {
         /*may_run_inline=*/nice_ == 0);
   } else {
     // A small INSERT with all its rows at hand runs here when nothing else does (no hand-off).
-    bool short_insert = nice_ == 0 && !more_ &&
-                        QueryScheduler::IsShortInsert(first_.query(), input_.size());
+    bool short_insert = !more_ && QueryScheduler::IsShortInsert(first_.query(), input_.size());
     scheduler->ScheduleOther([this] { Execute(AdmissionQueue::Slot()); }, short_insert);
   }
 }

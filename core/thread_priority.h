@@ -32,8 +32,8 @@ inline constexpr std::chrono::milliseconds kSmallWriteWindow{1000};
 // option in it.
 absl::Status ValidateThreadPriorityDelta(int delta, const char* flag);
 
-// Records that a small write (an INSERT the lowering protects) runs now. Thread-safe; one relaxed
-// atomic store.
+// Records that a small write (an INSERT the lowering protects) runs now. Thread-safe: a clock
+// read and a relaxed atomic load, and a store at most once per 10 ms.
 void MarkSmallWrite();
 // Returns true if MarkSmallWrite() ran within the last kSmallWriteWindow.
 bool RecentSmallWrites();
