@@ -44,10 +44,10 @@ class ColumnFilesTest : public StoreTestBase {
 TEST_F(ColumnFilesTest, AScanOpensEachColumnFileOnce) {
   std::unique_ptr<MorselSource> source = Open(Scan());
   ASSERT_NE(source, nullptr);
-  ASSERT_GT(source->morsels().size(), 4u);  // more reads than (part, column) pairs
+  ASSERT_GT(source->table_morsels().size(), 4u);  // more reads than (part, column) pairs
   int64_t sum = 0;
   size_t rows = 0;
-  for (const Morsel& morsel : source->morsels()) {
+  for (const Morsel& morsel : source->table_morsels()) {
     absl::StatusOr<core::Block> block = source->Read(morsel);
     ASSERT_TRUE(block.ok()) << block.status();
     for (size_t r = 0; r < block->rows(); ++r) {

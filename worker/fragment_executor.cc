@@ -59,14 +59,17 @@ absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atom
   const std::optional<TopNMorselFilter> top_n =
       TopNMorselFilter::Plan(planned, scan, late.get(), *source);
 
-  const auto& morsels = source->morsels();
-  size_t threads = source->ordered() ? 1 : std::min(pool_->size(), std::max<size_t>(1, morsels.size()));
+  const uint64_t morsel_count = source->morsel_count();
+  size_t threads = source->ordered()
+                       ? 1
+                       : static_cast<size_t>(std::min<uint64_t>(
+                             pool_->size(), std::max<uint64_t>(1, morsel_count)));
   std::vector<std::unique_ptr<core::FragmentPipeline::LocalState>> states(threads);
   for (auto& state : states) {
     ASSIGN_OR_RETURN(state, scan.NewLocalState());
   }
   std::vector<absl::Status> errors(threads);
-  std::atomic<size_t> next{0};
+  std::atomic<uint64_t> next{0};
   std::atomic<bool> failed{false};
   // MIN / MAX without WHERE or GROUP BY: from the parts' bounds, reading no column
   // (part_bounds_scan.h).
@@ -76,18 +79,19 @@ absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atom
     auto& state = *states[t];
     while (!failed.load(std::memory_order_relaxed) && !cancelled.load(std::memory_order_relaxed)) {
       if (scan.Satisfied(state)) break;
-      size_t m = next.fetch_add(1);
-      if (m >= morsels.size()) break;
-      if (top_n && top_n->Skip(morsels[m], state)) continue;
+      const uint64_t m = next.fetch_add(1);
+      if (m >= morsel_count) break;
+      const Morsel morsel = source->morsel(m);
+      if (top_n && top_n->Skip(morsel, state)) continue;
       absl::StatusOr<core::Block> block =
-          late ? late->ReadEarly(*source, morsels[m]) : source->Read(morsels[m]);
+          late ? late->ReadEarly(*source, morsel) : source->Read(morsel);
       const uint64_t filtered = state.rows_filtered;
       const uint64_t passed = state.rows_passed;
       absl::Status status = block.ok() ? scan.Consume(state, *block) : block.status();
       // Every row went through the filter and none passed: later queries skip these granules.
       if (status.ok() && state.rows_passed == passed &&
           state.rows_filtered - filtered == block->rows()) {
-        source->NoteNoMatch(morsels[m]);
+        source->NoteNoMatch(morsel);
       }
       if (!status.ok()) {
         errors[t] = status;

@@ -158,7 +158,7 @@ absl::StatusOr<core::Block> LateMaterializedScan::Materialize(const MorselSource
   if (top.rows() == 0) return late_->FinishRows(std::move(late_states));
 
   std::unordered_map<size_t, const storage::Part*> parts;
-  for (const Morsel& morsel : source.morsels()) parts.emplace(morsel.part, morsel.data);
+  for (const Morsel& morsel : source.table_morsels()) parts.emplace(morsel.part, morsel.data);
   const uint64_t* locators = top.columns.back()->Data<uint64_t>();
   std::vector<uint64_t> wanted(locators, locators + top.rows());
   std::sort(wanted.begin(), wanted.end());

@@ -57,9 +57,11 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
     };
     uint64_t begin = bound(index), end = bound(index + 1);
     source->total_rows_ = end - begin;
-    for (uint64_t at = begin; at < end; at += kNumbersPerMorsel) {
-      source->morsels_.push_back(Morsel{0, at, std::min<uint64_t>(end, at + kNumbersPerMorsel)});
-    }
+    source->numbers_begin_ = begin;
+    source->numbers_end_ = end;
+    // Rounded up without overflow: the slice may hold up to 2^64 - 1 numbers.
+    source->numbers_morsels_ = (end - begin) / kNumbersPerMorsel +
+                               ((end - begin) % kNumbersPerMorsel != 0 ? 1 : 0);
     return source;
   }
   source->table_ = store->GetTable(from.table());
@@ -128,6 +130,13 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
     }
   }
   return source;
+}
+
+Morsel MorselSource::morsel(uint64_t i) const {
+  if (!numbers_) return morsels_[i];
+  // i < numbers_morsels_, so `at` lies inside the slice and neither sum wraps past 2^64.
+  const uint64_t at = numbers_begin_ + i * kNumbersPerMorsel;
+  return Morsel{0, at, at + std::min<uint64_t>(kNumbersPerMorsel, numbers_end_ - at)};
 }
 
 void MorselSource::NoteNoMatch(const Morsel& morsel) const {

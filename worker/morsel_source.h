@@ -1,7 +1,10 @@
 // MorselSource: cuts a fragment's input into morsels (granule ranges of parts, or ranges of
 // numbers) that pool threads pull one at a time, and reads a morsel into a block. For a table it
 // takes the parts snapshot and keeps only the parts and granules that the fragment's filter can
-// match (worker/filter_ranges.h, storage/part_pruner.h).
+// match (worker/filter_ranges.h, storage/part_pruner.h) and lists their morsels. The morsels of
+// numbers(N) are never listed: morsel i is computed when asked for, so a source of any N (up to
+// 2^64 - 1) costs constant memory and time to open, and a LIMIT or a cancellation that stops the
+// scan early has paid only for the morsels it read.
 //
 // Settings (Fragment.settings, from SELECT ... SETTINGS): use_parts_snapshot = 0 builds a private
 // snapshot of the parts for this query instead of sharing the table's (what every query paid
@@ -44,7 +47,12 @@ class MorselSource {
       const granite::worker::v1::Fragment& fragment, storage::Store* store,
       std::vector<bool> string_sizes = {});
 
-  const std::vector<Morsel>& morsels() const { return morsels_; }
+  // Returns the number of morsels; morsel(i) for i below it is the i-th.
+  uint64_t morsel_count() const { return numbers_ ? numbers_morsels_ : morsels_.size(); }
+  // Returns morsel `i`. REQUIRES: i < morsel_count().
+  Morsel morsel(uint64_t i) const;
+  // Returns the listed morsels of a table source. REQUIRES: a table source.
+  const std::vector<Morsel>& table_morsels() const { return morsels_; }
   // Returns the table schema's index of source column `position`. REQUIRES: a table source.
   size_t schema_index(size_t position) const { return column_indexes_[position]; }
   // Reads the fragment's source columns of one morsel. A part whose data fails its checksum is
@@ -80,7 +88,11 @@ class MorselSource {
   std::shared_ptr<const storage::PartsSnapshot> snapshot_;
   std::vector<size_t> column_indexes_;  // schema index per source column
   std::vector<bool> string_sizes_;      // per source column: read the sizes only
-  std::vector<Morsel> morsels_;
+  std::vector<Morsel> morsels_;  // a table's
+  // numbers(N): this worker's slice [numbers_begin_, numbers_end_) in numbers_morsels_ morsels.
+  uint64_t numbers_begin_ = 0;
+  uint64_t numbers_end_ = 0;
+  uint64_t numbers_morsels_ = 0;
   // The column files of the selected parts, opened once per scan (column_files.h).
   std::unique_ptr<ColumnFiles> files_;
   std::vector<size_t> file_slots_;  // by snapshot part index: its slot in files_

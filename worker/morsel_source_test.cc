@@ -123,7 +123,7 @@ TEST_F(MorselSourceTest, ReadsOnlyTheGranulesThatCanMatch) {
   EXPECT_GE(stats.granules_selected, 3u);
   EXPECT_LE(stats.granules_selected, 6u);
   uint64_t matching = 0;
-  for (const Morsel& morsel : source->morsels()) {
+  for (const Morsel& morsel : source->table_morsels()) {
     absl::StatusOr<core::Block> block = source->Read(morsel);
     ASSERT_TRUE(block.ok()) << block.status();
     for (size_t r = 0; r < block->rows(); ++r) {
@@ -152,7 +152,7 @@ TEST_F(MorselSourceTest, APartFailingItsChecksumIsDetached) {
   }
   std::unique_ptr<MorselSource> source = Open(Fragment(std::nullopt));
   absl::Status failure;
-  for (const Morsel& morsel : source->morsels()) {
+  for (const Morsel& morsel : source->table_morsels()) {
     absl::StatusOr<core::Block> block = source->Read(morsel);
     if (!block.ok()) {
       failure = block.status();
@@ -168,7 +168,7 @@ TEST_F(MorselSourceTest, APartFailingItsChecksumIsDetached) {
   EXPECT_EQ(table->Snapshot()->parts.size(), 8u);
   // The next query answers from the other parts.
   std::unique_ptr<MorselSource> next = Open(Fragment(std::nullopt));
-  for (const Morsel& morsel : next->morsels()) EXPECT_TRUE(next->Read(morsel).ok());
+  for (const Morsel& morsel : next->table_morsels()) EXPECT_TRUE(next->Read(morsel).ok());
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ std::optional<core::Block> PartBoundsBlock(const pb::Fragment& fragment,
   // The parts of the scan, each once, in morsel order.
   std::vector<const storage::Part*> parts;
   std::set<const storage::Part*> seen;
-  for (const Morsel& morsel : source.morsels()) {
+  for (const Morsel& morsel : source.table_morsels()) {
     if (morsel.data != nullptr && seen.insert(morsel.data).second) parts.push_back(morsel.data);
   }
   core::Block block;

@@ -101,14 +101,14 @@ TEST_F(QueryConditionCacheTest, MorselSourceSkipsGranulesWithoutAMatch) {
   pb::Fragment fragment = Fragment(CounterIs(1234));
   std::unique_ptr<MorselSource> first = Open(fragment);
   size_t granules = 0;
-  for (const Morsel& morsel : first->morsels()) granules += morsel.end - morsel.begin;
+  for (const Morsel& morsel : first->table_morsels()) granules += morsel.end - morsel.begin;
   ASSERT_EQ(granules, 20u);
-  for (const Morsel& morsel : first->morsels()) {
+  for (const Morsel& morsel : first->table_morsels()) {
     if (morsel.begin > 12 || morsel.end <= 12) first->NoteNoMatch(morsel);
   }
   std::unique_ptr<MorselSource> second = Open(fragment);
   granules = 0;
-  for (const Morsel& morsel : second->morsels()) {
+  for (const Morsel& morsel : second->table_morsels()) {
     EXPECT_LE(morsel.begin, 12u);
     EXPECT_GT(morsel.end, 12u);
     granules += morsel.end - morsel.begin;
@@ -117,14 +117,14 @@ TEST_F(QueryConditionCacheTest, MorselSourceSkipsGranulesWithoutAMatch) {
   EXPECT_LE(granules, 8u);
   // Another filter, or the cache turned off, reads everything.
   granules = 0;
-  for (const Morsel& morsel : Open(Fragment(CounterIs(1235)))->morsels()) {
+  for (const Morsel& morsel : Open(Fragment(CounterIs(1235)))->table_morsels()) {
     granules += morsel.end - morsel.begin;
   }
   EXPECT_EQ(granules, 20u);
   pb::Fragment off = fragment;
   (*off.mutable_settings())["use_query_condition_cache"] = "0";
   granules = 0;
-  for (const Morsel& morsel : Open(off)->morsels()) granules += morsel.end - morsel.begin;
+  for (const Morsel& morsel : Open(off)->table_morsels()) granules += morsel.end - morsel.begin;
   EXPECT_EQ(granules, 20u);
 }
 

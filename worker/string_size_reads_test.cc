@@ -94,11 +94,11 @@ TEST(StringSizeReadsTest, SizesReadFromPartsMatchTheValues) {
   auto full = MorselSource::Open(fragment, store->get());
   auto sizes = MorselSource::Open(fragment, store->get(), {true, false});
   ASSERT_TRUE(full.ok() && sizes.ok());
-  ASSERT_EQ((*full)->morsels().size(), (*sizes)->morsels().size());
+  ASSERT_EQ((*full)->table_morsels().size(), (*sizes)->table_morsels().size());
   size_t rows = 0;
-  for (size_t m = 0; m < (*full)->morsels().size(); ++m) {
-    auto values = (*full)->Read((*full)->morsels()[m]);
-    auto lengths = (*sizes)->Read((*sizes)->morsels()[m]);
+  for (size_t m = 0; m < (*full)->table_morsels().size(); ++m) {
+    auto values = (*full)->Read((*full)->table_morsels()[m]);
+    auto lengths = (*sizes)->Read((*sizes)->table_morsels()[m]);
     ASSERT_TRUE(values.ok() && lengths.ok());
     ASSERT_EQ(lengths->columns[0]->type(), TypeId::kUInt64);
     ASSERT_EQ(lengths->rows(), values->rows());
@@ -110,7 +110,7 @@ TEST(StringSizeReadsTest, SizesReadFromPartsMatchTheValues) {
   }
   EXPECT_EQ(rows, 1000u);
   // Only String columns have sizes.
-  const storage::Part& part = *(*full)->morsels()[0].data;
+  const storage::Part& part = *(*full)->table_morsels()[0].data;
   EXPECT_TRUE(part.ReadStringSizes(0, 0, 1).ok());
   EXPECT_FALSE(part.ReadStringSizes(0, 0, part.granule_count() + 1).ok());
 }
