@@ -13,7 +13,10 @@
 //     remainder takes b's magnitude and a's sign); Float64 if either is a float.
 //   negate -> signed (UInt8 -> Int16, Int8 stays Int8); abs -> unsigned of the same width.
 // Integer results wrap like ClickHouse's. intDiv and modulo by integer zero fail with
-// kIllegalDivision after the batch; float modulo by zero is nan.
+// kIllegalDivision after the batch; float modulo by zero is nan. So does, as in ClickHouse, the
+// minimum of the dividend's signed width divided by -1 (intDiv: any integer dividend, an unsigned
+// one read as signed of its width; modulo: a signed dividend) — except that a column of Int32 or
+// Int64 modulo a constant -1 is 0, as ClickHouse's modulo-by-constant path answers.
 //
 // Each kernel first brings both operands to one compute type (a constant once, at compile time),
 // then runs a homogeneous loop: few template instantiations and no per-row type dispatch.
@@ -21,9 +24,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <type_traits>
 
+#include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/functions/cast_column.h"
 #include "core/functions/constant_divider.h"
@@ -320,11 +325,41 @@ void DispatchDivisionCompute(TypeId type, F&& f) {
   }
 }
 
+// True if some row divides the minimum of a signed `bits`-wide integer by -1 (both read in
+// the signed compute type; a constant operand is one value for every row).
+bool DividesMinimumByMinusOne(const Operand& a, const Operand& b, int bits, size_t rows) {
+  const int64_t* dividends = a.column->Data<int64_t>();
+  const int64_t* divisors = b.column->Data<int64_t>();
+  const size_t divisor_rows = b.is_constant ? 1 : rows;
+  bool minus_one = false;
+  for (size_t i = 0; i < divisor_rows; ++i) minus_one |= divisors[i] == -1;
+  if (!minus_one || rows == 0) return false;
+  // The low `bits` bits of the minimum are 1 followed by zeros: shifted to the top, 2^63.
+  const int shift = 64 - bits;
+  constexpr uint64_t kTop = uint64_t{1} << 63;
+  bool found = false;
+  for (size_t i = 0; i < rows; ++i) {
+    const int64_t x = dividends[a.is_constant ? 0 : i];
+    const int64_t d = divisors[b.is_constant ? 0 : i];
+    found |= (d == -1) & ((static_cast<uint64_t>(x) << shift) == kTop);
+  }
+  return found;
+}
+
 template <bool kModulo>
 class DivisionKernel : public ScalarKernel {
  public:
-  DivisionKernel(OperandCaster caster, TypeId result)
-      : caster_(std::move(caster)), result_(result) {}
+  // `dividend` is the dividend's type before the cast to the compute type.
+  DivisionKernel(OperandCaster caster, TypeId result, TypeId dividend)
+      : caster_(std::move(caster)),
+        result_(result),
+        // intDiv reads an unsigned dividend as signed of its width (ClickHouse's DivideIntegral).
+        minimum_bits_(caster_.target(0) != TypeId::kInt64 ? 0
+                      : IsSignedInteger(dividend) || (!kModulo && IsInteger(dividend))
+                          ? static_cast<int>(8 * ValueSize(dividend))
+                          : 0),
+        constant_minus_one_is_zero_(kModulo && (dividend == TypeId::kInt32 ||
+                                                dividend == TypeId::kInt64)) {}
 
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
     ASSIGN_OR_RETURN(std::vector<Operand> ops, caster_.CastAll(args));
@@ -357,12 +392,27 @@ class DivisionKernel : public ScalarKernel {
       });
     });
     if (division_by_zero) return Error(ErrorCode::kIllegalDivision, "Division by zero");
+    const bool column_by_constant = ops[1].is_constant && !ops[0].is_constant;
+    if (minimum_bits_ != 0 && !(constant_minus_one_is_zero_ && column_by_constant) &&
+        DividesMinimumByMinusOne(ops[0], ops[1], minimum_bits_, rows)) {
+      return Error(ErrorCode::kIllegalDivision,
+                   absl::StrCat("Division of minimal signed number by minus one: ",
+                                kModulo ? "modulo" : "intDiv", "(",
+                                minimum_bits_ == 64 ? std::numeric_limits<int64_t>::min()
+                                                    : -(int64_t{1} << (minimum_bits_ - 1)),
+                                ", -1)"));
+    }
     return ColumnPtr(std::move(out));
   }
 
  private:
   const OperandCaster caster_;
   const TypeId result_;
+  // Width of the signed minimum that fails when divided by -1; 0 = none can (unsigned or float
+  // compute, or a modulo of an unsigned dividend).
+  const int minimum_bits_;
+  // modulo of an Int32 / Int64 column by a constant -1 is 0 rather than an error.
+  const bool constant_minus_one_is_zero_;
 };
 
 absl::StatusOr<TypeId> ResolveBinary(std::string_view name, const std::vector<ArgumentInfo>& args) {
@@ -386,9 +436,10 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileBinary(std::string_view nam
     case ArithmeticOp::kDivide:
       return std::make_unique<SameTypeArithmeticKernel<DivideOp>>(std::move(caster), plan.result);
     case ArithmeticOp::kIntDiv:
-      return std::make_unique<DivisionKernel<false>>(std::move(caster), plan.result);
+      return std::make_unique<DivisionKernel<false>>(std::move(caster), plan.result,
+                                                     args[0].type);
     case ArithmeticOp::kModulo:
-      return std::make_unique<DivisionKernel<true>>(std::move(caster), plan.result);
+      return std::make_unique<DivisionKernel<true>>(std::move(caster), plan.result, args[0].type);
   }
   return Error(ErrorCode::kLogicalError, "Unhandled arithmetic function");
 }

@@ -62,11 +62,11 @@ TEST(ArithmeticTest, DivideFollowsIeee) {
 }
 
 TEST(ArithmeticTest, IntDiv) {
-  Block b = BlockOf({MakeColumn<int64_t>(T::kInt64, {7, -7, kI64Min}),
+  Block b = BlockOf({MakeColumn<int64_t>(T::kInt64, {7, -7, kI64Max}),
                      MakeColumn<int8_t>(T::kInt8, {2, 2, -1}),
                      MakeColumn<double>(T::kFloat64, {7.5, -7.5, 1e300})});
   EXPECT_EQ(Eval(Fn("intDiv", {Col(0, T::kInt64), Col(1, T::kInt8)}), b),
-            (Rows{"3", "-3", "-9223372036854775808"}));
+            (Rows{"3", "-3", "-9223372036854775807"}));
   EXPECT_EQ(Eval(Fn("intDiv", {Col(2, T::kFloat64), Lit(uint64_t{2})}), b),
             (Rows{"3", "-3", "0"}));
   EXPECT_EQ(Eval(Fn("intDiv", {Lit(uint64_t{100}), Col(1, T::kInt8)}), b),
@@ -93,6 +93,46 @@ TEST(ArithmeticTest, DivisionByZeroIsAnError) {
   // An empty block has no division to fail.
   Block empty = BlockOf({MakeColumn<uint32_t>(T::kUInt32, {}), MakeColumn<uint32_t>(T::kUInt32, {})});
   EXPECT_EQ(Eval(Fn("intDiv", {Col(0, T::kUInt32), Col(1, T::kUInt32)}), empty), Rows{});
+}
+
+// Issue 19: intDiv(-9223372036854775808, -1) returned the dividend; ClickHouse fails with
+// ILLEGAL_DIVISION for the minimum of the dividend's width by -1, except modulo of an Int32 /
+// Int64 column by a constant -1, which is 0.
+TEST(ArithmeticTest, MinimumByMinusOneIsAnError) {
+  Block b = BlockOf({MakeColumn<int64_t>(T::kInt64, {5, kI64Min}),
+                     MakeColumn<int8_t>(T::kInt8, {-1, -1}),
+                     MakeColumn<int32_t>(T::kInt32, {std::numeric_limits<int32_t>::min(), 3}),
+                     MakeColumn<uint32_t>(T::kUInt32, {2147483648u, 1}),
+                     MakeColumn<int8_t>(T::kInt8, {-128, 1}),
+                     MakeColumn<uint64_t>(T::kUInt64, {uint64_t{1} << 63, 1})});
+  auto fails = [&](const worker::v1::Expr& expr) {
+    absl::Status status = EvalStatus(expr, b);
+    EXPECT_EQ(CodeOf(status), ErrorCode::kIllegalDivision) << status;
+    EXPECT_NE(status.message().find("Division of minimal signed number by minus one"),
+              std::string::npos)
+        << status;
+  };
+  for (const char* name : {"intDiv", "modulo"}) {
+    fails(Fn(name, {Col(0, T::kInt64), Col(1, T::kInt8)}));
+    fails(Fn(name, {Col(2, T::kInt32), Col(1, T::kInt8)}));
+    fails(Fn(name, {Col(4, T::kInt8), Lit(int64_t{-1})}));  // narrow columns take no shortcut
+    fails(Fn(name, {Lit(kI64Min), Col(1, T::kInt8)}));
+  }
+  fails(Fn("intDiv", {Col(0, T::kInt64), Lit(int64_t{-1})}));
+  fails(Fn("intDiv", {Col(3, T::kUInt32), Col(1, T::kInt8)}));  // read as Int32
+  fails(Fn("intDiv", {Col(5, T::kUInt64), Lit(int64_t{-1})}));
+  auto folded = Expression::FromProto(Fn("intDiv", {Lit(kI64Min), Lit(int64_t{-1})}));
+  EXPECT_EQ(CodeOf(folded.status()), ErrorCode::kIllegalDivision);
+  auto folded_mod = Expression::FromProto(Fn("modulo", {Lit(kI64Min), Lit(int64_t{-1})}));
+  EXPECT_EQ(CodeOf(folded_mod.status()), ErrorCode::kIllegalDivision);
+  // An Int64 / Int32 column modulo a constant -1 is 0; an unsigned dividend's modulo never fails.
+  EXPECT_EQ(Eval(Fn("modulo", {Col(0, T::kInt64), Lit(int64_t{-1})}), b), (Rows{"0", "0"}));
+  EXPECT_EQ(Eval(Fn("modulo", {Col(2, T::kInt32), Lit(int64_t{-1})}), b), (Rows{"0", "0"}));
+  EXPECT_EQ(Eval(Fn("modulo", {Col(5, T::kUInt64), Col(1, T::kInt8)}), b), (Rows{"0", "0"}));
+  // Other dividends by -1 negate.
+  EXPECT_EQ(Eval(Fn("intDiv", {Col(2, T::kInt32), Lit(int64_t{-1})}), BlockOf({MakeColumn<int32_t>(
+                                                                          T::kInt32, {-5, 7})})),
+            (Rows{"5", "-7"}));
 }
 
 TEST(ArithmeticTest, Modulo) {
