@@ -49,10 +49,14 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, pb::Fragment fr
     core::ScopedNormalPriority grpc_call;
     return reader->Read(chunk);
   };
+  // Sent serialized: the worker parses it with a nesting limit for deep expressions
+  // (core/plan_parse.h).
+  pb::FragmentRequest request;
+  fragment.SerializeToString(request.mutable_fragment());
   std::unique_ptr<grpc::ClientReader<pb::FragmentChunk>> reader;
   {
     core::ScopedNormalPriority grpc_call;
-    reader = workers.fragment_stub(index)->Execute(&context, fragment);
+    reader = workers.fragment_stub(index)->Execute(&context, request);
   }
   pb::FragmentChunk chunk;
   absl::Status status;

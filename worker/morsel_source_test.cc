@@ -109,6 +109,47 @@ class MorselSourceTest : public StoreTestBase {
   }
 };
 
+// Issue 19: the morsels of numbers(N) were listed at Open, which wrapped past 2^64 for the
+// largest N (an endless loop) and cost memory in proportion to N.
+TEST(NumbersMorselsTest, AreComputedForAnyCountUpTo2To64) {
+  constexpr uint64_t kMax = ~uint64_t{0};
+  pb::Fragment fragment;
+  fragment.mutable_source()->mutable_numbers()->set_count(kMax);
+  fragment.set_worker_count(3);
+  uint64_t next = 0, rows = 0;
+  for (uint32_t worker = 0; worker < 3; ++worker) {
+    fragment.set_worker_index(worker);
+    auto source = MorselSource::Open(fragment, nullptr);
+    ASSERT_TRUE(source.ok()) << source.status();
+    const uint64_t count = (*source)->morsel_count();
+    ASSERT_GT(count, 0u);
+    // The slices tile [0, 2^64 - 1) and the morsels tile each slice in steps of 65,536.
+    const Morsel first = (*source)->morsel(0), last = (*source)->morsel(count - 1);
+    EXPECT_EQ(first.begin, next);
+    EXPECT_EQ(first.end, first.begin + 65536);
+    EXPECT_EQ((*source)->morsel(1).begin, first.end);
+    EXPECT_GT(last.end, last.begin);
+    EXPECT_LE(last.end - last.begin, 65536u);
+    EXPECT_EQ(last.begin, first.begin + (count - 1) * 65536);
+    rows += (*source)->total_rows();
+    next = last.end;
+  }
+  EXPECT_EQ(next, kMax);
+  EXPECT_EQ(rows, kMax);
+  // A small count: one short morsel; an empty slice: none.
+  fragment.set_worker_count(1);
+  fragment.set_worker_index(0);
+  fragment.mutable_source()->mutable_numbers()->set_count(10);
+  auto small = MorselSource::Open(fragment, nullptr);
+  ASSERT_TRUE(small.ok());
+  ASSERT_EQ((*small)->morsel_count(), 1u);
+  EXPECT_EQ((*small)->morsel(0).end, 10u);
+  fragment.mutable_source()->mutable_numbers()->set_count(0);
+  auto empty = MorselSource::Open(fragment, nullptr);
+  ASSERT_TRUE(empty.ok());
+  EXPECT_EQ((*empty)->morsel_count(), 0u);
+}
+
 TEST_F(MorselSourceTest, ReadsOnlyTheGranulesThatCanMatch) {
   pb::Expr q37 = Call("and", {Call("equals", {Counter(), Lit(uint64_t{62})}),
                               Call("greaterOrEquals", {Date(), Lit(std::string("2013-07-01"))}),

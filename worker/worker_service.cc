@@ -1,6 +1,7 @@
 #include "worker/worker_service.h"
 
 #include <cstdlib>
+#include <memory>
 
 #include "absl/strings/numbers.h"
 #include "core/block_codec.h"
@@ -8,6 +9,7 @@
 #include "core/error.h"
 #include "core/metrics/events.h"
 #include "core/metrics/metrics_snapshot.h"
+#include "core/plan_parse.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
@@ -106,14 +108,16 @@ WorkerService::WorkerService(storage::Store* store, core::ThreadPool* pool, Work
   store_->StartBackgroundMerges(options);
 }
 
-grpc::Status WorkerService::Execute(grpc::ServerContext* context, const pb::Fragment* fragment,
+grpc::Status WorkerService::Execute(grpc::ServerContext* context,
+                                    const pb::FragmentRequest* request,
                                     grpc::ServerWriter<pb::FragmentChunk>* writer) {
   // The pool threads poll this flag between morsels; the process's cancellation poller mirrors
   // the RPC's cancellation into it.
   std::atomic<bool> cancelled{false};
   core::CountEvent(core::Event::kFragmentsStarted);
-  absl::Status status;
-  {
+  auto fragment = std::make_unique<pb::Fragment>();
+  absl::Status status = core::ParsePlanFragment(request->fragment(), fragment.get());
+  if (status.ok()) {
     core::ScopedThreadNice nice(core::HeavyWorkPriority(execute_nice_));  // its morsels' too
     core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
         [context] { return context->IsCancelled(); }, [&cancelled] { cancelled = true; });

@@ -28,7 +28,9 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
 
   static constexpr size_t kBulkInsertRows = 65536;
 
-  grpc::Status Execute(grpc::ServerContext* context, const granite::worker::v1::Fragment* fragment,
+  // Parses the request's fragment (core/plan_parse.h) and runs it.
+  grpc::Status Execute(grpc::ServerContext* context,
+                       const granite::worker::v1::FragmentRequest* request,
                        grpc::ServerWriter<granite::worker::v1::FragmentChunk>* writer) override;
   grpc::Status Insert(grpc::ServerContext* context, const granite::worker::v1::InsertRequest* request,
                       granite::worker::v1::InsertResponse* response) override;
