@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <random>
 
 #include "absl/strings/ascii.h"
@@ -11,6 +12,7 @@
 #include "coordinator/formats/output_format.h"
 #include "coordinator/query_scheduler.h"
 #include "coordinator/query_stream_reactor.h"
+#include "coordinator/utf8_check.h"
 #include "core/cancellation_poller.h"
 #include "core/error.h"
 #include "core/metrics/events.h"
@@ -40,6 +42,19 @@ void SetException(const absl::Status& status, ch::Result* result) {
   exception->set_code(static_cast<int>(code));
   exception->set_name(std::string(core::ErrorName(code)));
   exception->set_display_text(std::string(status.message()));
+}
+
+// Fails with BAD_ARGUMENTS naming the first byte of `text` that does not continue valid UTF-8.
+// The coordinator's protobuf code takes QueryInfo's text fields as bytes (proto/CMakeLists.txt),
+// so such a request reaches the service and is answered with an exception here.
+absl::Status CheckUtf8(std::string_view field, std::string_view text) {
+  std::optional<size_t> offset = FirstInvalidUtf8Byte(text);
+  if (!offset) return absl::OkStatus();
+  return core::Error(core::ErrorCode::kBadArguments,
+                     absl::StrFormat("The %s is not valid UTF-8: byte 0x%02X at offset %d "
+                                     "(0-based, of %d bytes) does not start a valid sequence",
+                                     field, static_cast<unsigned char>(text[*offset]), *offset,
+                                     text.size()));
 }
 
 // Returns the event that counts a finished query of `kind` with this outcome.
@@ -153,17 +168,22 @@ class StreamInput : public InputSource {
 void ClickHouseService::Run(grpc::ServerContextBase* context, const ch::QueryInfo& info,
                             const std::string& input, InputSource* more_input,
                             const Emit& emit) {
-  std::unique_ptr<QueryContext> query = StartQuery(info);
-  int nice = PriorityOf(info, input.size(), more_input != nullptr && more_input->HasMore());
-  ch::Result last =
-      RunStarted(context, info, input, more_input, emit, query.get(), absl::OkStatus(), nice);
+  absl::Status refused;
+  std::unique_ptr<QueryContext> query = StartQuery(info, &refused);
+  int nice = refused.ok() ? PriorityOf(info, input.size(),
+                                       more_input != nullptr && more_input->HasMore())
+                          : 0;
+  ch::Result last = RunStarted(context, info, input, more_input, emit, query.get(), refused, nice);
   emit(last);
 }
 
-std::unique_ptr<QueryContext> ClickHouseService::StartQuery(const ch::QueryInfo& info) {
+std::unique_ptr<QueryContext> ClickHouseService::StartQuery(const ch::QueryInfo& info,
+                                                            absl::Status* refused) {
   auto query = std::make_unique<QueryContext>(
       info.query_id().empty() ? NewQueryId() : info.query_id(), info.query());
-  registry_->Start(query.get());
+  *refused = CheckUtf8("query", info.query());
+  if (refused->ok()) *refused = CheckUtf8("query_id", info.query_id());
+  if (refused->ok()) *refused = registry_->Start(query.get());
   return query;
 }
 

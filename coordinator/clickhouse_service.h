@@ -56,8 +56,13 @@ class ClickHouseService final
   // An INSERT reads further input from `more_input` (may be null) as it parses.
   void Run(grpc::ServerContextBase* context, const clickhouse::grpc::QueryInfo& info,
            const std::string& input, InputSource* more_input, const Emit& emit);
-  // Creates the query of `info` and registers it (system.processes, KILL QUERY).
-  std::unique_ptr<QueryContext> StartQuery(const clickhouse::grpc::QueryInfo& info);
+  // Creates the query of `info` and registers it (system.processes, KILL QUERY) before any other
+  // work, so it is visible and killable from its first instant. Sets `*refused` to the error
+  // that ends the query before it runs, leaving it unregistered: a query text or query_id that is
+  // not UTF-8 (BAD_ARGUMENTS), or another running query's id
+  // (QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING).
+  std::unique_ptr<QueryContext> StartQuery(const clickhouse::grpc::QueryInfo& info,
+                                           absl::Status* refused);
   // Returns the priority delta the query of `info` runs at on the coordinator: for a SELECT or
   // a bulk INSERT (QueryScheduler::RunsLowered) --query_thread_nice as core::HeavyWorkPriority
   // resolves it now, else 0. Records a small INSERT (core::MarkSmallWrite), which the automatic

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/error.h"
 #include "core/hash.h"
 
 namespace granite::coordinator {
@@ -39,10 +40,17 @@ QueryRegistry::Shard& QueryRegistry::ShardOf(const std::string& query_id) const 
   return shards_[core::HashBytes(query_id) % kShards];
 }
 
-void QueryRegistry::Start(QueryContext* query) {
+absl::Status QueryRegistry::Start(QueryContext* query) {
   Shard& shard = ShardOf(query->query_id());
   core::MutexLock lock(shard.mu);
+  for (const QueryContext* running : shard.running) {
+    if (running->query_id() == query->query_id()) {
+      return core::Error(core::ErrorCode::kQueryWithSameIdIsAlreadyRunning,
+                         "Query with id = " + query->query_id() + " is already running");
+    }
+  }
   shard.running.push_back(query);
+  return absl::OkStatus();
 }
 
 void QueryRegistry::Finish(QueryContext* query, QueryLogEntry entry) {

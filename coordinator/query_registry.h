@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "coordinator/query_context.h"
 #include "core/mutex.h"
 
@@ -66,13 +67,14 @@ class QueryRegistry {
   explicit QueryRegistry(size_t log_capacity = 1024);
   ~QueryRegistry();
 
-  // Adds a running query. REQUIRES: `query` stays alive until Finish(query, ...).
-  void Start(QueryContext* query);
+  // Adds a running query. Fails with QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING, adding nothing,
+  // while another query with its id runs (as ClickHouse does without replace_running_query).
+  // REQUIRES: `query` stays alive until Finish(query, ...).
+  absl::Status Start(QueryContext* query);
   // Removes a running query and logs it.
   void Finish(QueryContext* query, QueryLogEntry entry);
 
-  // Cancels every running query with this id (ids given by clients need not be unique); returns
-  // the queries it cancelled.
+  // Cancels the running query with this id; returns the queries it cancelled (none or one).
   std::vector<RunningQuery> Cancel(const std::string& query_id);
   // Returns true while a query with this id is running.
   bool IsRunning(const std::string& query_id) const;

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "core/error.h"
 #include "gtest/gtest.h"
 
 namespace granite::coordinator {
@@ -20,8 +21,8 @@ TEST(QueryRegistryTest, TracksRunningQueriesAndLogsFinishedOnes) {
   QueryContext a("id-a", "SELECT 1");
   QueryContext b("id-b", "SELECT 2");
   a.set_kind(QueryKind::kSelect);
-  registry.Start(&a);
-  registry.Start(&b);
+  ASSERT_TRUE(registry.Start(&a).ok());
+  ASSERT_TRUE(registry.Start(&b).ok());
   EXPECT_EQ(registry.RunningCount(), 2u);
   EXPECT_TRUE(registry.IsRunning("id-a"));
   std::vector<RunningQuery> running = registry.Running();
@@ -36,29 +37,45 @@ TEST(QueryRegistryTest, TracksRunningQueriesAndLogsFinishedOnes) {
   EXPECT_EQ(log[1].query, "SELECT 2");
 }
 
-TEST(QueryRegistryTest, CancelReachesEveryQueryWithTheId) {
+TEST(QueryRegistryTest, CancelReachesTheQueryWithTheId) {
   QueryRegistry registry;
   QueryContext a("same", "SELECT 1");
-  QueryContext b("same", "SELECT 2");
   QueryContext c("other", "SELECT 3");
-  registry.Start(&a);
-  registry.Start(&b);
-  registry.Start(&c);
-  EXPECT_EQ(registry.Cancel("same").size(), 2u);
+  ASSERT_TRUE(registry.Start(&a).ok());
+  ASSERT_TRUE(registry.Start(&c).ok());
+  EXPECT_EQ(registry.Cancel("same").size(), 1u);
   EXPECT_TRUE(a.cancelled());
-  EXPECT_TRUE(b.cancelled());
   EXPECT_FALSE(c.cancelled());
   EXPECT_TRUE(registry.Cancel("missing").empty());
   registry.Finish(&a, EntryFor(a));
-  registry.Finish(&b, EntryFor(b));
   registry.Finish(&c, EntryFor(c));
+}
+
+// Issue 19: a second query with a running query's id was accepted; ClickHouse refuses it.
+TEST(QueryRegistryTest, RefusesASecondQueryWithARunningQuerysId) {
+  QueryRegistry registry;
+  QueryContext first("same", "SELECT 1");
+  QueryContext second("same", "SELECT 2");
+  ASSERT_TRUE(registry.Start(&first).ok());
+  absl::Status refused = registry.Start(&second);
+  EXPECT_EQ(core::CodeOf(refused), core::ErrorCode::kQueryWithSameIdIsAlreadyRunning);
+  EXPECT_NE(refused.message().find("same"), std::string::npos) << refused;
+  EXPECT_EQ(registry.RunningCount(), 1u);
+  // The refused query is not running: finishing it only logs it, and the first still runs.
+  registry.Finish(&second, EntryFor(second));
+  EXPECT_TRUE(registry.IsRunning("same"));
+  registry.Finish(&first, EntryFor(first));
+  // Once the first has finished the id is free again.
+  QueryContext third("same", "SELECT 3");
+  EXPECT_TRUE(registry.Start(&third).ok());
+  registry.Finish(&third, EntryFor(third));
 }
 
 TEST(QueryRegistryTest, LogKeepsAboutTheCapacity) {
   QueryRegistry registry(32);
   for (int i = 0; i < 500; ++i) {
     QueryContext query("q" + std::to_string(i));
-    registry.Start(&query);
+    ASSERT_TRUE(registry.Start(&query).ok());
     registry.Finish(&query, EntryFor(query));
   }
   std::vector<QueryLogEntry> log = registry.Log();
@@ -74,7 +91,7 @@ TEST(QueryRegistryTest, ConcurrentQueries) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 1000; ++i) {
         QueryContext query("t" + std::to_string(t) + "-" + std::to_string(i));
-        registry.Start(&query);
+        EXPECT_TRUE(registry.Start(&query).ok());
         registry.Running();
         registry.Finish(&query, EntryFor(query));
       }

@@ -77,7 +77,12 @@ void QueryStreamReactor::OnWriteDone(bool ok) {
 
 void QueryStreamReactor::Dispatch() {
   phase_ = Phase::kRunning;
-  query_ = service_->StartQuery(first_);
+  absl::Status refused;
+  query_ = service_->StartQuery(first_, &refused);
+  if (!refused.ok()) {
+    Execute(refused);  // answered at once with the exception, never scheduled
+    return;
+  }
   // A client that goes away cancels the query, also while it waits for admission.
   QueryContext* query = query_.get();
   grpc::CallbackServerContext* context = context_;

@@ -81,6 +81,8 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kTimeoutExceeded: return "TIMEOUT_EXCEEDED";
     case ErrorCode::kTooManyColumns: return "TOO_MANY_COLUMNS";
     case ErrorCode::kNotAnAggregate: return "NOT_AN_AGGREGATE";
+    case ErrorCode::kQueryWithSameIdIsAlreadyRunning:
+      return "QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING";
     case ErrorCode::kMemoryLimitExceeded: return "MEMORY_LIMIT_EXCEEDED";
     case ErrorCode::kChecksumDoesntMatch: return "CHECKSUM_DOESNT_MATCH";
     case ErrorCode::kCorruptedData: return "CORRUPTED_DATA";

@@ -31,6 +31,7 @@ enum class ErrorCode : int {
   kTimeoutExceeded = 159,
   kTooManyColumns = 161,
   kNotAnAggregate = 215,
+  kQueryWithSameIdIsAlreadyRunning = 216,
   kMemoryLimitExceeded = 241,
   kChecksumDoesntMatch = 40,
   kCorruptedData = 246,
