@@ -179,10 +179,13 @@ void ClickHouseService::Run(grpc::ServerContextBase* context, const ch::QueryInf
 
 std::unique_ptr<QueryContext> ClickHouseService::StartQuery(const ch::QueryInfo& info,
                                                             absl::Status* refused) {
+  // An id that is not UTF-8 is refused and replaced: the Result echoes the id, and clients
+  // parse it as a proto3 string.
+  absl::Status id_status = CheckUtf8("query_id", info.query_id());
   auto query = std::make_unique<QueryContext>(
-      info.query_id().empty() ? NewQueryId() : info.query_id(), info.query());
+      info.query_id().empty() || !id_status.ok() ? NewQueryId() : info.query_id(), info.query());
   *refused = CheckUtf8("query", info.query());
-  if (refused->ok()) *refused = CheckUtf8("query_id", info.query_id());
+  if (refused->ok()) *refused = id_status;
   if (refused->ok()) *refused = registry_->Start(query.get());
   return query;
 }

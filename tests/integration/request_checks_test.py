@@ -85,6 +85,13 @@ class RequestChecksTest(unittest.TestCase):
         self.assert_bad_utf8(unary(raw_query_info(b"SELECT 1 -- \xc3"), timeout=TIMEOUT), 12)
         self.assert_bad_utf8(list(stream_io(iter([raw_query_info(
             b"INSERT INTO nowhere VALUES ('\xe2\x82')")]), timeout=TIMEOUT))[-1], 29)
+        # An id that is not UTF-8 is refused too, and not echoed.
+        bad_id = b"\x0a\x08SELECT 1\x12\x03id\xff"
+        result = unary(bad_id, timeout=TIMEOUT)
+        self.assertEqual(result.exception.code, 36, result)
+        self.assertIn("query_id is not valid UTF-8", result.exception.display_text)
+        self.assertIn("offset 2", result.exception.display_text)
+        self.assertNotIn(b"\xff", result.query_id.encode())
         # The server goes on serving, and valid multi-byte text is fine.
         self.assertEqual(self.client.query_text("SELECT 'h\u00e9'"), "h\u00e9\n")
 
