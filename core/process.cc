@@ -42,7 +42,11 @@ std::string AllocatorSummary() {
   if (mallctl("opt.lg_extent_max_active_fit", &fit, &size, nullptr, 0) == 0) {
     fit_text = std::to_string(fit);
   }
-  return std::string("allocator: jemalloc ") + version + ", lg_extent_max_active_fit=" + fit_text;
+  bool background = false;
+  size = sizeof(background);
+  const bool background_known = mallctl("background_thread", &background, &size, nullptr, 0) == 0;
+  return std::string("allocator: jemalloc ") + version + ", lg_extent_max_active_fit=" + fit_text +
+         ", background_thread=" + (background_known ? (background ? "true" : "false") : "unknown");
 }
 
 size_t JemallocStat(const char* name) {
