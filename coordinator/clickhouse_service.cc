@@ -41,7 +41,10 @@ void SetException(const absl::Status& status, ch::Result* result) {
   ch::Exception* exception = result->mutable_exception();
   exception->set_code(static_cast<int>(code));
   exception->set_name(std::string(core::ErrorName(code)));
-  exception->set_display_text(std::string(status.message()));
+  // Never an exception without text (a status made without a message somewhere below).
+  exception->set_display_text(status.message().empty()
+                                  ? std::string(core::ErrorName(code)) + " (no message)"
+                                  : std::string(status.message()));
 }
 
 // Fails with BAD_ARGUMENTS naming the first byte of `text` that does not continue valid UTF-8.
