@@ -1,7 +1,7 @@
 // Part maintenance statements on the cluster, each sent to every worker (a worker holds its own
 // shard's parts, detached ones included; system.detached_parts shows which worker has which):
 //   ALTER TABLE t ATTACH PART 'dir'         attaches detached/<dir> on every worker that has it
-//   ALTER TABLE t DROP DETACHED PART 'dir'  deletes it there; needs SETTINGS allow_drop_detached = 1
+//   ALTER TABLE t DROP DETACHED PART 'dir'  deletes it there (SETTINGS allow_drop_detached = 1)
 //   CHECK TABLE t                           verifies every part's checksums on every worker
 #pragma once
 

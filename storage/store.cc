@@ -261,8 +261,9 @@ absl::StatusOr<std::shared_ptr<Table>> Store::TableOrError(std::string_view name
   if (auto it = tables_.find(name); it != tables_.end()) return it->second;
   if (auto it = broken_.find(name); it != broken_.end()) {
     return Error(ErrorCode::kCorruptedData,
-                 absl::StrCat("Table default.", core::ToAbsl(name), " is broken on this worker and cannot be "
-                              "read or written: ", it->second.error,
+                 absl::StrCat("Table default.", core::ToAbsl(name),
+                              " is broken on this worker and cannot be read or written: ",
+                              it->second.error,
                               " (DROP TABLE removes it, CREATE OR REPLACE TABLE replaces it)"));
   }
   return Error(ErrorCode::kUnknownTable,

@@ -509,16 +509,25 @@ absl::StatusOr<std::string> Table::AttachPart(const std::string& detached_name) 
   target.min_block = target.max_block = registry_.AllocateBlock(target.partition_id);
   std::string final_dir = JoinPath(parts_dir_, target.ToString());
   absl::Status status = fs_->Rename(source, final_dir);
+  const bool renamed = status.ok();
   if (status.ok()) status = fs_->SyncDir(parts_dir_);
-  absl::StatusOr<std::shared_ptr<const Part>> part =
-      status.ok() ? Part::Load(fs_, schema_, final_dir, target) : absl::StatusOr<std::shared_ptr<const Part>>(status);
-  if (!part.ok()) {
-    if (status.ok()) (void)fs_->Rename(final_dir, source);  // loaded once, so this is unlikely
+  std::shared_ptr<const Part> part;
+  if (status.ok()) {
+    absl::StatusOr<std::shared_ptr<const Part>> reloaded =
+        Part::Load(fs_, schema_, final_dir, target);  // loaded once already: unlikely to fail
+    status = reloaded.status();
+    if (status.ok()) part = *std::move(reloaded);
+  }
+  if (!status.ok()) {
+    if (renamed) {
+      (void)fs_->Rename(final_dir, source);
+      (void)fs_->SyncDir(parts_dir_);
+    }
     registry_.ReleaseBlock(target.partition_id, target.min_block);
-    return stays(part.status());
+    return stays(status);
   }
   (void)fs_->SyncDir(JoinPath(dir_, kDetachedDirName));
-  registry_.Add({*part});  // also releases the block number
+  registry_.Add({part});  // also releases the block number
   std::fprintf(stderr, "granite worker: table %s: detached part %s attached as %s\n",
                name().c_str(), detached_name.c_str(), target.ToString().c_str());
   return target.ToString();
