@@ -117,11 +117,12 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
         return ErrorAt(ErrorCode::kUnknownTable, "Database " + from.database + " does not exist",
                        from.position);
       }
-      std::optional<pb::TableSchema> schema = catalog_->Find(from.name);
-      if (!schema) {
-        return ErrorAt(ErrorCode::kUnknownTable, "Table default." + from.name + " does not exist",
+      absl::StatusOr<pb::TableSchema> found = catalog_->Lookup(from.name);
+      if (!found.ok()) {
+        return ErrorAt(core::CodeOf(found.status()), std::string(found.status().message()),
                        from.position);
       }
+      std::optional<pb::TableSchema> schema = *std::move(found);
       source->set_table(from.name);
       for (const auto& column : schema->columns()) {
         names.push_back(column.name());

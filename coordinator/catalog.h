@@ -1,5 +1,9 @@
 // Catalog: the coordinator's view of table schemas. Workers own the truth (each persists its
 // tables); the coordinator loads the schemas from them and updates its copy after DDL.
+// A table that not every worker holds with the same schema (an interrupted CREATE or DROP, a
+// worker's data restored from elsewhere) or that a worker reports broken (storage/store.h) is
+// *unusable*: it is kept with the reason, so a query on it fails saying what is wrong and which
+// workers, while All() (system.tables, SHOW TABLES) lists only usable tables.
 #pragma once
 
 #include <map>
@@ -7,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "core/mutex.h"
 #include "granite/worker/v1/worker.pb.h"
 
@@ -16,18 +21,33 @@ namespace granite::coordinator {
 // Thread-safety: read-mostly; lookups take the shared side of the "catalog" lock.
 class Catalog {
  public:
+  struct Entry {
+    granite::worker::v1::TableSchema schema;
+    absl::Status unusable;  // OK for a usable table, else the error a query on it gets
+  };
+
+  // Returns the schema of a usable table, else nullopt.
   std::optional<granite::worker::v1::TableSchema> Find(const std::string& name) const
       EXCLUDES(mu_);
-  std::vector<granite::worker::v1::TableSchema> All() const EXCLUDES(mu_);  // sorted by name
+  // Returns the schema of a usable table; UNKNOWN_TABLE if there is none of that name, else the
+  // error that makes it unusable.
+  absl::StatusOr<granite::worker::v1::TableSchema> Lookup(const std::string& name) const
+      EXCLUDES(mu_);
+  std::vector<granite::worker::v1::TableSchema> All() const EXCLUDES(mu_);  // usable, by name
   void Put(const granite::worker::v1::TableSchema& schema) EXCLUDES(mu_);
   void Remove(const std::string& name) EXCLUDES(mu_);
-  // Replaces the whole catalog (after loading it from a worker) and marks it loaded.
+  // Replaces the whole catalog (after loading it from the workers) and marks it loaded.
+  void Reset(const std::vector<Entry>& entries) EXCLUDES(mu_);
+  // The same with every table usable.
   void Reset(const std::vector<granite::worker::v1::TableSchema>& schemas) EXCLUDES(mu_);
+  // Marks the catalog stale (after a DDL that may have left workers disagreeing): the next
+  // EnsureCatalog loads it again.
+  void Invalidate() EXCLUDES(mu_);
   bool loaded() const EXCLUDES(mu_);
 
  private:
   mutable core::SharedMutex mu_{"catalog"};
-  std::map<std::string, granite::worker::v1::TableSchema> tables_ GUARDED_BY(mu_);
+  std::map<std::string, Entry> tables_ GUARDED_BY(mu_);
   bool loaded_ GUARDED_BY(mu_) = false;
 };
 

@@ -1,5 +1,13 @@
 // DDL on the cluster: CREATE TABLE, DROP TABLE and ALTER TABLE ... SETTING go to every worker
 // (each persists its own copy of the schema), then the coordinator's catalog is updated.
+//
+// CREATE and DROP are all-or-nothing across workers: each first lists the tables of every worker
+// and changes nothing unless all answer (the listing also refreshes the catalog). CREATE of a
+// table no worker has creates it on all and, if any fails, drops it again from the others
+// (compensation). They also converge a table left on some workers only (an interrupted CREATE or
+// DROP, which the catalog shows as unusable, naming the workers): CREATE with the same schema
+// creates it where it is missing (another schema: TABLE_ALREADY_EXISTS saying where it differs),
+// and DROP removes it from every worker that has it, succeeding if any had it.
 #pragma once
 
 #include "absl/status/status.h"
@@ -9,8 +17,14 @@
 
 namespace granite::coordinator {
 
+// Errors: a worker's error (ALL_CONNECTION_TRIES_FAILED naming it) when not every worker answers
+// (nothing is created); TABLE_ALREADY_EXISTS; the first worker's error if a create fails (the
+// message says whether the table was removed again from the others).
 absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSet& workers,
                          Catalog* catalog);
+
+// Errors: as CreateTable when not every worker answers (nothing is dropped); UNKNOWN_TABLE if no
+// worker has it (unless IF EXISTS).
 
 absl::Status DropTable(const sql::DropTableStatement& drop, const WorkerSet& workers,
                        Catalog* catalog);

@@ -21,6 +21,7 @@
 #include "coordinator/final_stage.h"
 #include "coordinator/insert_executor.h"
 #include "coordinator/late_finalizer.h"
+#include "coordinator/part_statements.h"
 #include "coordinator/sql/lexer.h"
 #include "coordinator/sql/parser.h"
 #include "coordinator/system_tables.h"
@@ -66,7 +67,8 @@ QueryKind KindOf(const sql::Statement& statement) {
   if (std::holds_alternative<sql::CreateTableStatement>(statement) ||
       std::holds_alternative<sql::DropTableStatement>(statement) ||
       std::holds_alternative<sql::OptimizeStatement>(statement) ||
-      std::holds_alternative<sql::AlterSettingsStatement>(statement)) {
+      std::holds_alternative<sql::AlterSettingsStatement>(statement) ||
+      std::holds_alternative<sql::AlterPartStatement>(statement)) {
     return QueryKind::kDdl;
   }
   return QueryKind::kOther;
@@ -91,10 +93,7 @@ std::string KillMode(std::string_view sql) {
 absl::Status ExecuteOptimize(const sql::OptimizeStatement& optimize, const WorkerSet& workers,
                              Catalog* catalog) {
   RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
-  if (!catalog->Find(optimize.table)) {
-    return core::Error(ErrorCode::kUnknownTable,
-                       "Table default." + optimize.table + " does not exist");
-  }
+  RETURN_IF_ERROR(catalog->Lookup(optimize.table).status());
   return workers.CallAll([&](size_t i) -> absl::Status {
     pb::OptimizeRequest request;
     request.set_table(optimize.table);
@@ -160,6 +159,13 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql, std::st
   if (auto* alter = std::get_if<sql::AlterSettingsStatement>(&statement)) {
     RETURN_IF_ERROR(AlterTableSettings(*alter, *workers_, catalog_));
     return QueryResult{};
+  }
+  if (auto* alter = std::get_if<sql::AlterPartStatement>(&statement)) {
+    RETURN_IF_ERROR(AlterPart(*alter, *workers_, catalog_));
+    return QueryResult{};
+  }
+  if (auto* check = std::get_if<sql::CheckTableStatement>(&statement)) {
+    return CheckTable(*check, *workers_, catalog_);
   }
   if (auto* show = std::get_if<sql::ShowTablesStatement>(&statement)) return ShowTables(*show);
   if (auto* describe = std::get_if<sql::DescribeStatement>(&statement)) return Describe(*describe);
@@ -283,10 +289,7 @@ absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& in
                                                   const InsertOptions& options,
                                                   QueryContext* query) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
-  std::optional<pb::TableSchema> schema = catalog_->Find(insert.table);
-  if (!schema) {
-    return core::Error(ErrorCode::kUnknownTable, "Table default." + insert.table + " does not exist");
-  }
+  ASSIGN_OR_RETURN(std::optional<pb::TableSchema> schema, catalog_->Lookup(insert.table));
   SelectRunner run_select = [&](const sql::SelectStatement& select) -> absl::StatusOr<core::Block> {
     ASSIGN_OR_RETURN(QueryResult result, Select(select, query));
     return result.block;
@@ -311,11 +314,7 @@ absl::StatusOr<QueryResult> QueryExecutor::ShowTables(const sql::ShowTablesState
 
 absl::StatusOr<QueryResult> QueryExecutor::Describe(const sql::DescribeStatement& describe) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
-  std::optional<pb::TableSchema> schema = catalog_->Find(describe.table);
-  if (!schema) {
-    return core::Error(ErrorCode::kUnknownTable,
-                       "Table default." + describe.table + " does not exist");
-  }
+  ASSIGN_OR_RETURN(std::optional<pb::TableSchema> schema, catalog_->Lookup(describe.table));
   std::vector<std::vector<std::string>> rows;
   for (const auto& column : schema->columns()) {
     rows.push_back({column.name(), std::string(core::TypeName(static_cast<TypeId>(column.type()))),

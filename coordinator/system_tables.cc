@@ -245,6 +245,38 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
     }
     return t.Build();
   }
+  if (name == "detached_parts") {
+    // Parts taken out of their table (storage/detached_parts.h), as ClickHouse lists them.
+    std::vector<pb::ListPartsResponse> responses(workers.size());
+    workers.CallAll([&](size_t i) {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+      workers.stub(i)->ListParts(&context, pb::ListPartsRequest(), &responses[i]);
+      return absl::OkStatus();
+    });
+    TableBuilder t({"database", "table", "partition_id", "name", "bytes_on_disk", "disk", "path",
+                    "reason", "min_block_number", "max_block_number", "level", "worker"},
+                   {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString,
+                    TypeId::kUInt64, TypeId::kString, TypeId::kString, TypeId::kString,
+                    TypeId::kInt64, TypeId::kInt64, TypeId::kUInt32, TypeId::kUInt32});
+    for (size_t i = 0; i < workers.size(); ++i) {
+      for (const auto& part : responses[i].detached_parts()) {
+        t[0].AppendString("default");
+        t[1].AppendString(part.table());
+        t[2].AppendString(part.partition_id());
+        t[3].AppendString(part.name());
+        t[4].Append<uint64_t>(part.bytes_on_disk());
+        t[5].AppendString("default");
+        t[6].AppendString(part.path());
+        t[7].AppendString(part.reason());
+        t[8].Append<int64_t>(static_cast<int64_t>(part.min_block()));
+        t[9].Append<int64_t>(static_cast<int64_t>(part.max_block()));
+        t[10].Append<uint32_t>(part.level());
+        t[11].Append<uint32_t>(i);
+      }
+    }
+    return t.Build();
+  }
   if (name == "merges") {
     std::vector<pb::ListMergesResponse> responses(workers.size());
     workers.CallAll([&](size_t i) {

@@ -102,6 +102,10 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kArgumentOutOfBound: return "ARGUMENT_OUT_OF_BOUND";
     case ErrorCode::kValueIsOutOfRangeOfDataType: return "VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE";
     case ErrorCode::kIncorrectData: return "INCORRECT_DATA";
+    case ErrorCode::kNoSuchDataPart: return "NO_SUCH_DATA_PART";
+    case ErrorCode::kBadDataPartName: return "BAD_DATA_PART_NAME";
+    case ErrorCode::kSupportIsDisabled: return "SUPPORT_IS_DISABLED";
+    case ErrorCode::kIncorrectFileName: return "INCORRECT_FILE_NAME";
   }
   return "UNKNOWN_EXCEPTION";
 }

@@ -51,6 +51,10 @@ enum class ErrorCode : int {
   kArgumentOutOfBound = 69,
   kValueIsOutOfRangeOfDataType = 321,
   kIncorrectData = 117,
+  kNoSuchDataPart = 232,
+  kBadDataPartName = 233,
+  kSupportIsDisabled = 344,
+  kIncorrectFileName = 79,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").

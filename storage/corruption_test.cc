@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "core/metrics/events.h"
 #include "storage/store.h"
 #include "storage/temp_directory.h"
 
@@ -90,7 +91,9 @@ TEST_F(CorruptionTest, FlippedDataByteFailsOnlyReadsOfThatGranule) {
 TEST_F(CorruptionTest, DamagedMarksOrMetaDetachThePartAtOpen) {
   FlipByteFromEnd(part_dir_ + "/c0.mrk", 20);
   FlipByteFromEnd(dir_.path() + "/tables/hits/parts/all_2_2_0/meta", 1);
+  const uint64_t detached_before = core::EventTotal(core::Event::kPartsDetached);
   OpenStore();
+  EXPECT_EQ(core::EventTotal(core::Event::kPartsDetached), detached_before + 2);  // and logged
   EXPECT_TRUE(Snapshot()->parts.empty());
   EXPECT_FALSE(fs::exists(part_dir_));
   // Kept aside for inspection, as ClickHouse does, never loaded again.
@@ -112,6 +115,98 @@ TEST_F(CorruptionTest, TruncatedDataFileIsCaughtByReadsOfALoadedPart) {
   absl::Status status = snapshot->parts[0]->ReadColumn(0, 0, 3).status();
   EXPECT_EQ(CodeOf(status), ErrorCode::kCannotReadFromFile) << status;
   EXPECT_TRUE(snapshot->parts[0]->ReadColumn(0, 0, 2).ok());
+}
+
+// Issue 19: a part detached for a checksum error is listed, checked, attached only once its
+// data verifies (under a new block number), and dropped.
+TEST_F(CorruptionTest, DetachedPartIsListedCheckedAttachedAfterRepairAndDropped) {
+  std::shared_ptr<Table> table = store_->GetTable("hits");
+  FlipByteFromEnd(part_dir_ + "/c1.bin", 3);
+  std::vector<Table::PartCheck> checks = table->Check();
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0].part_path, "all_1_1_0");
+  EXPECT_FALSE(checks[0].passed);
+  EXPECT_EQ(checks[0].message,
+            "Checksum mismatch in table hits, part all_1_1_0, column URL, granule 2");
+  EXPECT_TRUE(checks[1].passed) << checks[1].message;
+
+  const uint64_t detached_before = core::EventTotal(core::Event::kPartsDetached);
+  std::shared_ptr<const Part> broken = Snapshot()->parts[0];
+  absl::StatusOr<bool> detached =
+      table->DetachBrokenPart(broken, broken->ReadColumn(1, 0, 3).status());
+  ASSERT_TRUE(detached.ok() && *detached) << detached.status();
+  broken.reset();
+  EXPECT_EQ(core::EventTotal(core::Event::kPartsDetached), detached_before + 1);
+  auto listed = table->DetachedParts();
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].name, "broken_all_1_1_0");
+  EXPECT_EQ((*listed)[0].reason, "broken");
+  ASSERT_TRUE((*listed)[0].part.has_value());
+  EXPECT_EQ((*listed)[0].part->ToString(), "all_1_1_0");
+  EXPECT_GT((*listed)[0].bytes_on_disk, 0u);
+  checks = table->Check();
+  ASSERT_EQ(checks.size(), 2u);  // the remaining part, and the detached one as failed
+  EXPECT_TRUE(checks[0].passed);
+  EXPECT_EQ(checks[1].part_path, "detached/broken_all_1_1_0");
+  EXPECT_FALSE(checks[1].passed);
+
+  // Still damaged: refused, and left where it was.
+  absl::StatusOr<std::string> attached = table->AttachPart("broken_all_1_1_0");
+  EXPECT_EQ(CodeOf(attached.status()), ErrorCode::kChecksumDoesntMatch) << attached.status();
+  EXPECT_EQ(table->DetachedParts()->size(), 1u);
+  EXPECT_EQ(CodeOf(table->AttachPart("all_7_7_0").status()), ErrorCode::kNoSuchDataPart);
+  EXPECT_EQ(CodeOf(table->AttachPart("../parts").status()), ErrorCode::kIncorrectFileName);
+
+  // Repaired: attached under a fresh block number, all rows back.
+  std::string detached_dir = dir_.path() + "/tables/hits/detached/broken_all_1_1_0";
+  FlipByteFromEnd(detached_dir + "/c1.bin", 3);
+  attached = table->AttachPart("broken_all_1_1_0");
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  EXPECT_EQ(*attached, "all_3_3_0");
+  EXPECT_EQ(Snapshot()->rows, 40000u);
+  EXPECT_TRUE(table->DetachedParts()->empty());
+  OpenStore();  // and it stays attached
+  EXPECT_EQ(Snapshot()->rows, 40000u);
+  table = store_->GetTable("hits");
+
+  fs::create_directories(dir_.path() + "/tables/hits/detached/all_9_9_0");
+  EXPECT_EQ(table->DetachedParts()->at(0).reason, "");
+  EXPECT_EQ(CodeOf(table->DropDetachedPart("nothing")), ErrorCode::kNoSuchDataPart);
+  EXPECT_TRUE(table->DropDetachedPart("all_9_9_0").ok());
+  EXPECT_TRUE(table->DetachedParts()->empty());
+}
+
+// Issue 19: one table's damaged schema file does not keep the store from opening the others.
+TEST_F(CorruptionTest, DamagedSchemaFileBreaksOnlyItsTable) {
+  TableSchema schema;
+  schema.name = "other table";  // escaped on disk
+  schema.columns = {{"id", TypeId::kUInt64}};
+  ASSERT_TRUE(store_->CreateTable(schema, false, false).ok());
+  FlipByteFromEnd(dir_.path() + "/tables/hits/schema", 1);
+  OpenStore();
+  EXPECT_EQ(store_->GetTable("hits"), nullptr);
+  absl::Status status = store_->TableOrError("hits").status();
+  EXPECT_EQ(CodeOf(status), ErrorCode::kCorruptedData) << status;
+  EXPECT_NE(status.message().find("broken"), std::string::npos) << status;
+  EXPECT_TRUE(store_->TableOrError("other table").ok());
+  EXPECT_EQ(CodeOf(store_->TableOrError("none").status()), ErrorCode::kUnknownTable);
+  ASSERT_EQ(store_->BrokenTables().size(), 1u);
+  EXPECT_EQ(store_->BrokenTables().begin()->first, "hits");
+  EXPECT_EQ(store_->Tables().size(), 1u);
+  // Its data stays until it is dropped or replaced on purpose.
+  EXPECT_TRUE(fs::exists(part_dir_));
+  TableSchema hits;
+  hits.name = "hits";
+  hits.columns = {{"id", TypeId::kUInt64}};
+  EXPECT_EQ(CodeOf(store_->CreateTable(hits, true, false)), ErrorCode::kTableAlreadyExists);
+  EXPECT_TRUE(store_->DropTable("hits", false).ok());
+  EXPECT_FALSE(fs::exists(dir_.path() + "/tables/hits"));
+  EXPECT_TRUE(store_->BrokenTables().empty());
+  EXPECT_TRUE(store_->CreateTable(hits, false, false).ok());
+  OpenStore();
+  EXPECT_TRUE(store_->BrokenTables().empty());
+  EXPECT_EQ(store_->Tables().size(), 2u);
 }
 
 }  // namespace

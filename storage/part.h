@@ -66,6 +66,7 @@ class Part {
   const std::string& directory() const { return dir_; }
   uint64_t rows() const { return rows_; }
   size_t granule_count() const { return granule_rows_.size(); }
+  size_t column_count() const { return columns_.size(); }
   size_t granule_rows(size_t granule) const { return granule_rows_[granule]; }
   // Returns the part-relative number of the first row of `granule` (granule_count() → rows()).
   uint64_t granule_first_row(size_t granule) const { return granule_starts_[granule]; }

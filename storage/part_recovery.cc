@@ -67,7 +67,7 @@ absl::StatusOr<RecoveredParts> RecoverParts(const std::shared_ptr<FileSystem>& f
       // I/O errors must not move or delete data; broken parts are kept aside, never loaded.
       if (core::CodeOf(part.status()) != ErrorCode::kCorruptedData) return part.status();
       RETURN_IF_ERROR(DetachPartDirectory(*fs, table_dir, path, entry));
-      out.detached.push_back(entry);
+      out.detached.emplace_back(entry, std::string(part.status().message()));
       continue;
     }
     out.parts.push_back(*std::move(part));

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -24,7 +25,8 @@ namespace granite::storage {
 struct RecoveredParts {
   std::vector<std::shared_ptr<const Part>> parts;  // active parts, any order
   uint64_t max_block = 0;                          // largest block number of any part kept
-  std::vector<std::string> detached;               // names of parts moved to detached/
+  // Parts moved to detached/: name and why it failed to load.
+  std::vector<std::pair<std::string, std::string>> detached;
 };
 
 inline constexpr char kDetachedDirName[] = "detached";

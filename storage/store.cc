@@ -1,5 +1,8 @@
 #include "storage/store.h"
 
+#include <cstdio>
+#include <optional>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
@@ -45,6 +48,27 @@ std::string EscapeTableName(std::string_view name) {
   return out;
 }
 
+std::string UnescapeTableName(std::string_view escaped) {
+  std::string out;
+  for (size_t i = 0; i < escaped.size(); ++i) {
+    if (escaped[i] != '%') {
+      out.push_back(escaped[i]);
+      continue;
+    }
+    int value = 0;
+    if (i + 2 >= escaped.size()) return std::string(escaped);
+    for (size_t k = 1; k <= 2; ++k) {
+      char c = escaped[i + k];
+      int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (digit < 0) return std::string(escaped);
+      value = value * 16 + digit;
+    }
+    out.push_back(static_cast<char>(value));
+    i += 2;
+  }
+  return out;
+}
+
 Store::Store(std::string data_dir, std::shared_ptr<FileSystem> fs)
     : data_dir_(std::move(data_dir)),
       tables_dir_(JoinPath(data_dir_, "tables")),
@@ -81,7 +105,17 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(std::string data_dir,
       removed = true;
       continue;
     }
-    absl::StatusOr<std::string> bytes = files.ReadFile(JoinPath(dir, kSchemaFileName));
+    store->OpenTableDirectory(entry);
+  }
+  if (removed) RETURN_IF_ERROR(files.SyncDir(store->tables_dir_));
+  return store;
+}
+
+void Store::OpenTableDirectory(const std::string& entry) {
+  std::string dir = JoinPath(tables_dir_, entry);
+  std::string name = UnescapeTableName(entry);
+  absl::StatusOr<std::shared_ptr<Table>> table = [&]() -> absl::StatusOr<std::shared_ptr<Table>> {
+    absl::StatusOr<std::string> bytes = fs_->ReadFile(JoinPath(dir, kSchemaFileName));
     if (!bytes.ok()) return InTableDirectory(bytes.status(), dir);
     absl::StatusOr<TableSchema> schema = DecodeTableSchema(*bytes);
     if (!schema.ok()) return InTableDirectory(schema.status(), dir);
@@ -90,20 +124,34 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(std::string data_dir,
                    absl::StrCat("Cannot open table directory ", dir, ": it holds table ",
                                 schema->name));
     }
-    std::string name = schema->name;
-    ASSIGN_OR_RETURN(std::shared_ptr<Table> table,
-                     Table::Open(store->fs_, dir, *std::move(schema)));
-    core::WriterLock lock(store->catalog_mu_);
-    store->tables_[name] = std::move(table);
+    absl::StatusOr<std::shared_ptr<Table>> opened = Table::Open(fs_, dir, *std::move(schema));
+    if (!opened.ok()) return InTableDirectory(opened.status(), dir);
+    return opened;
+  }();
+  core::WriterLock lock(catalog_mu_);
+  if (table.ok()) {
+    tables_[name] = *std::move(table);
+    return;
   }
-  if (removed) RETURN_IF_ERROR(files.SyncDir(store->tables_dir_));
-  return store;
+  // One damaged table must not keep the worker from serving the others; its files stay as they
+  // are for inspection or repair.
+  std::fprintf(stderr, "granite worker: table %s is broken and will not be served: %s\n",
+               name.c_str(), std::string(table.status().message()).c_str());
+  broken_[name] = Broken{dir, std::string(table.status().message())};
 }
 
 absl::Status Store::CreateTable(const TableSchema& schema, bool if_not_exists, bool or_replace) {
   RETURN_IF_ERROR(ValidateTableSchema(schema));
   RETURN_IF_ERROR(PartSplitter::Create(schema, /*strict=*/true).status());
   core::MutexLock ddl(ddl_mu_);
+  if (std::optional<std::string> broken = BrokenReason(schema.name)) {
+    if (!or_replace) {
+      return Error(ErrorCode::kTableAlreadyExists,
+                   absl::StrCat("Table ", schema.name, " already exists but is broken (", *broken,
+                                "): DROP TABLE or CREATE OR REPLACE TABLE it"));
+    }
+    RETURN_IF_ERROR(DropBrokenLocked(schema.name));
+  }
   std::shared_ptr<Table> existing = GetTable(schema.name);
   if (existing != nullptr && !or_replace) {
     if (if_not_exists) return absl::OkStatus();
@@ -152,6 +200,7 @@ absl::Status Store::WriteTableDirectory(const TableSchema& schema,
 
 absl::Status Store::DropTable(std::string_view name, bool if_exists) {
   core::MutexLock ddl(ddl_mu_);
+  if (BrokenReason(name)) return DropBrokenLocked(std::string(name));
   std::shared_ptr<Table> table = GetTable(name);
   if (table == nullptr) {
     if (if_exists) return absl::OkStatus();
@@ -178,6 +227,54 @@ absl::Status Store::DropLocked(const std::shared_ptr<Table>& table) {
   RETURN_IF_ERROR(fs_->SyncDir(tables_dir_));
   (void)fs_->RemoveAll(trash);  // if this fails, the next Open() removes it
   return absl::OkStatus();
+}
+
+absl::Status Store::DropBrokenLocked(const std::string& name) {
+  std::string dir;
+  {
+    core::ReaderLock lock(catalog_mu_);
+    auto it = broken_.find(name);
+    if (it == broken_.end()) return absl::OkStatus();
+    dir = it->second.dir;
+  }
+  std::string trash = JoinPath(tables_dir_, absl::StrCat(kDropPrefix, EscapeTableName(name)));
+  (void)fs_->RemoveAll(trash);  // left by an earlier failed attempt
+  RETURN_IF_ERROR(fs_->Rename(dir, trash));
+  {
+    core::WriterLock lock(catalog_mu_);
+    broken_.erase(name);
+  }
+  RETURN_IF_ERROR(fs_->SyncDir(tables_dir_));
+  (void)fs_->RemoveAll(trash);  // if this fails, the next Open() removes it
+  return absl::OkStatus();
+}
+
+std::optional<std::string> Store::BrokenReason(std::string_view name) const {
+  core::ReaderLock lock(catalog_mu_);
+  auto it = broken_.find(name);
+  if (it == broken_.end()) return std::nullopt;
+  return it->second.error;
+}
+
+absl::StatusOr<std::shared_ptr<Table>> Store::TableOrError(std::string_view name) const {
+  core::ReaderLock lock(catalog_mu_);
+  if (auto it = tables_.find(name); it != tables_.end()) return it->second;
+  if (auto it = broken_.find(name); it != broken_.end()) {
+    return Error(ErrorCode::kCorruptedData,
+                 absl::StrCat("Table default.", core::ToAbsl(name),
+                              " is broken on this worker and cannot be read or written: ",
+                              it->second.error,
+                              " (DROP TABLE removes it, CREATE OR REPLACE TABLE replaces it)"));
+  }
+  return Error(ErrorCode::kUnknownTable,
+               absl::StrCat("Table default.", core::ToAbsl(name), " does not exist"));
+}
+
+std::map<std::string, std::string> Store::BrokenTables() const {
+  core::ReaderLock lock(catalog_mu_);
+  std::map<std::string, std::string> out;
+  for (const auto& [name, broken] : broken_) out[name] = broken.error;
+  return out;
 }
 
 std::shared_ptr<Table> Store::GetTable(std::string_view name) const {

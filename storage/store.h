@@ -8,10 +8,15 @@
 // tmp.create.* / tmp.drop.* and are deleted by Open(): CREATE writes the schema into a temporary
 // directory and renames it into place; DROP renames the table away before deleting it. Either
 // way a table directory that Open() sees is complete.
+// A table whose directory cannot be opened (a damaged or missing schema file, a key that no longer
+// compiles, an I/O error) is kept as a *broken* table: its directory is left untouched, it is not
+// served (TableOrError names the reason), DROP TABLE removes it and CREATE OR REPLACE replaces it.
+// One broken table never stops the worker from serving the others.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,28 +37,37 @@ namespace granite::storage {
 class Store {
  public:
   // Opens (creating if needed) the data directory: deletes leftover tmp.* table directories and
-  // opens every table (see Table::Open for what happens to its parts).
-  // Errors: I/O errors; CORRUPTED_DATA if a table's schema file is missing or damaged (the store
-  // refuses to start rather than delete a table's data).
+  // opens every table (see Table::Open for what happens to its parts). A table that fails to open
+  // is logged to stderr and kept as broken (see above); its data is never deleted.
+  // Errors: I/O errors creating or listing the tables directory.
   static absl::StatusOr<std::unique_ptr<Store>> Open(std::string data_dir,
                                                      std::shared_ptr<FileSystem> fs = Posix());
 
   // Creates an empty table. If it exists: with `or_replace` the old table is dropped and replaced,
-  // else with `if_not_exists` nothing happens, else TABLE_ALREADY_EXISTS.
+  // else with `if_not_exists` nothing happens, else TABLE_ALREADY_EXISTS. A broken table of that
+  // name is replaced with `or_replace`, else TABLE_ALREADY_EXISTS says it is broken.
   // Errors: see ValidateTableSchema; I/O errors (then no new table is visible, even after reopen).
   absl::Status CreateTable(const TableSchema& schema, bool if_not_exists, bool or_replace)
       EXCLUDES(ddl_mu_, catalog_mu_);
 
-  // Drops a table and removes its directory, after waiting for running inserts into it (later
-  // ones fail). UNKNOWN_TABLE if it does not exist and !if_exists. Queries that still hold a
+  // Drops a table (or a broken table) and removes its directory, after waiting for running
+  // inserts into it (later ones fail). UNKNOWN_TABLE if it does not exist and !if_exists. Queries that still hold a
   // snapshot of the table may fail with CANNOT_READ_FROM_FILE once its files are gone.
   absl::Status DropTable(std::string_view name, bool if_exists) EXCLUDES(ddl_mu_, catalog_mu_);
 
   // Returns the table, or null if it does not exist.
   std::shared_ptr<Table> GetTable(std::string_view name) const EXCLUDES(catalog_mu_);
 
-  // Returns every table, sorted by name.
+  // Returns the table; UNKNOWN_TABLE if it does not exist, CORRUPTED_DATA naming the reason if
+  // it is broken.
+  absl::StatusOr<std::shared_ptr<Table>> TableOrError(std::string_view name) const
+      EXCLUDES(catalog_mu_);
+
+  // Returns every table, sorted by name (broken tables are not among them).
   std::vector<std::shared_ptr<Table>> Tables() const EXCLUDES(catalog_mu_);
+
+  // Returns the broken tables: name -> why it could not be opened.
+  std::map<std::string, std::string> BrokenTables() const EXCLUDES(catalog_mu_);
 
   const std::string& data_dir() const { return data_dir_; }
 
@@ -77,6 +91,12 @@ class Store {
   // remains).
   absl::Status WriteTableDirectory(const TableSchema& schema,
                                    const std::shared_ptr<Table>& replaced) REQUIRES(ddl_mu_);
+  // Moves broken table `name`'s directory away, forgets it and deletes the directory.
+  absl::Status DropBrokenLocked(const std::string& name) REQUIRES(ddl_mu_);
+  // Returns why table `name` is broken, or nullopt if it is not a broken table.
+  std::optional<std::string> BrokenReason(std::string_view name) const EXCLUDES(catalog_mu_);
+  // Opens the table in directory `entry` of tables/, or records it as broken.
+  void OpenTableDirectory(const std::string& entry);
 
   // Constant after construction.
   std::string data_dir_;
@@ -86,6 +106,11 @@ class Store {
   core::Mutex ddl_mu_{"ddl"};
   mutable core::SharedMutex catalog_mu_{"catalog"};
   std::map<std::string, std::shared_ptr<Table>, std::less<>> tables_ GUARDED_BY(catalog_mu_);
+  struct Broken {
+    std::string dir;    // its directory
+    std::string error;  // what kept it from opening
+  };
+  std::map<std::string, Broken, std::less<>> broken_ GUARDED_BY(catalog_mu_);
 
   // Declared last: destroyed first, so no merge outlives the tables.
   std::unique_ptr<MergeScheduler> merges_;
@@ -93,5 +118,8 @@ class Store {
 
 // Returns the directory name of table `name` (see the layout above).
 std::string EscapeTableName(std::string_view name);
+// Returns the table name of directory name `escaped` (the inverse of EscapeTableName), or
+// `escaped` itself if it is not such a name.
+std::string UnescapeTableName(std::string_view escaped);
 
 }  // namespace granite::storage

@@ -1,6 +1,7 @@
 #include "storage/table.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -50,6 +51,9 @@ absl::StatusOr<std::shared_ptr<Table>> Table::Open(std::shared_ptr<FileSystem> f
   std::shared_ptr<Table> table(
       new Table(fs, std::move(dir), std::move(shared_schema), std::move(splitter)));
   ASSIGN_OR_RETURN(RecoveredParts recovered, RecoverParts(fs, table->schema_, table->dir_));
+  for (const auto& [part, reason] : recovered.detached) {
+    ReportDetachedPart(table->name(), part, absl::StrCat(kBrokenPrefix, part), reason);
+  }
   table->registry_.Reset(std::move(recovered.parts), recovered.max_block);
   return table;
 }
@@ -447,7 +451,7 @@ absl::StatusOr<std::shared_ptr<const Part>> Table::RunMerge(const MergeTask& tas
   }();
   ReleaseMerge(task);
   // A damaged source would fail every later merge of its neighbours: it leaves the table.
-  if (broken != nullptr) (void)DetachBrokenPart(broken);
+  if (broken != nullptr) (void)DetachBrokenPart(broken, merged.status());
   return merged;
 }
 
@@ -457,11 +461,114 @@ size_t Table::DeleteUnusedParts() {
   return unused.size();
 }
 
-absl::StatusOr<bool> Table::DetachBrokenPart(const std::shared_ptr<const Part>& part) {
+absl::StatusOr<bool> Table::DetachBrokenPart(const std::shared_ptr<const Part>& part,
+                                             const absl::Status& reason) {
   core::ReaderLock drop_lock(drop_mu_);
   if (dropped_ || !registry_.Remove(part)) return false;
   RETURN_IF_ERROR(DetachPartDirectory(*fs_, dir_, part->directory(), part->name()));
+  ReportDetachedPart(name(), part->name(), absl::StrCat(kBrokenPrefix, part->name()),
+                     std::string(reason.message()));
   return true;
+}
+
+absl::StatusOr<std::vector<DetachedPart>> Table::DetachedParts() const {
+  return ListDetachedParts(*fs_, dir_);
+}
+
+absl::StatusOr<std::string> Table::AttachPart(const std::string& detached_name) {
+  RETURN_IF_ERROR(ValidateDetachedName(detached_name));
+  core::ReaderLock drop_lock(drop_mu_);
+  if (dropped_) {
+    return Error(ErrorCode::kUnknownTable,
+                 absl::StrCat("Cannot attach a part to table ", name(), ": it was dropped"));
+  }
+  ASSIGN_OR_RETURN(std::vector<DetachedPart> detached, DetachedParts());
+  auto it = std::find_if(detached.begin(), detached.end(),
+                         [&](const DetachedPart& part) { return part.name == detached_name; });
+  if (it == detached.end()) {
+    return Error(ErrorCode::kNoSuchDataPart,
+                 absl::StrCat("No detached part ", detached_name, " in table ", name()));
+  }
+  if (!it->part) {
+    return Error(ErrorCode::kBadDataPartName,
+                 absl::StrCat("Detached directory ", detached_name, " of table ", name(),
+                              " holds no part name ([reason_]partition_min_max_level)"));
+  }
+  const std::string source = it->path;
+  auto stays = [&](const absl::Status& status) {
+    return Error(core::CodeOf(status),
+                 absl::StrCat("Cannot attach part ", detached_name, " to table ", name(), ": ",
+                              status.message(), "; it stays in detached/"));
+  };
+  absl::StatusOr<std::shared_ptr<const Part>> loaded = Part::Load(fs_, schema_, source, *it->part);
+  if (!loaded.ok()) return stays(loaded.status());
+  if (absl::Status verified = VerifyPartData(**loaded); !verified.ok()) return stays(verified);
+  // A fresh block number: the part's own numbers may belong to newer parts by now (numbering
+  // restarts after the largest part at start-up) or lie inside a merge of its neighbours.
+  PartName target = *it->part;
+  target.min_block = target.max_block = registry_.AllocateBlock(target.partition_id);
+  std::string final_dir = JoinPath(parts_dir_, target.ToString());
+  absl::Status status = fs_->Rename(source, final_dir);
+  const bool renamed = status.ok();
+  if (status.ok()) status = fs_->SyncDir(parts_dir_);
+  std::shared_ptr<const Part> part;
+  if (status.ok()) {
+    absl::StatusOr<std::shared_ptr<const Part>> reloaded =
+        Part::Load(fs_, schema_, final_dir, target);  // loaded once already: unlikely to fail
+    status = reloaded.status();
+    if (status.ok()) part = *std::move(reloaded);
+  }
+  if (!status.ok()) {
+    if (renamed) {
+      (void)fs_->Rename(final_dir, source);
+      (void)fs_->SyncDir(parts_dir_);
+    }
+    registry_.ReleaseBlock(target.partition_id, target.min_block);
+    return stays(status);
+  }
+  (void)fs_->SyncDir(JoinPath(dir_, kDetachedDirName));
+  registry_.Add({part});  // also releases the block number
+  std::fprintf(stderr, "granite worker: table %s: detached part %s attached as %s\n",
+               name().c_str(), detached_name.c_str(), target.ToString().c_str());
+  return target.ToString();
+}
+
+absl::Status Table::DropDetachedPart(const std::string& detached_name) {
+  RETURN_IF_ERROR(ValidateDetachedName(detached_name));
+  core::ReaderLock drop_lock(drop_mu_);
+  ASSIGN_OR_RETURN(std::vector<DetachedPart> detached, DetachedParts());
+  auto it = std::find_if(detached.begin(), detached.end(),
+                         [&](const DetachedPart& part) { return part.name == detached_name; });
+  if (it == detached.end()) {
+    return Error(ErrorCode::kNoSuchDataPart,
+                 absl::StrCat("No detached part ", detached_name, " in table ", name()));
+  }
+  RETURN_IF_ERROR(fs_->RemoveAll(it->path));
+  RETURN_IF_ERROR(fs_->SyncDir(JoinPath(dir_, kDetachedDirName)));
+  std::fprintf(stderr, "granite worker: table %s: detached part %s dropped\n", name().c_str(),
+               detached_name.c_str());
+  return absl::OkStatus();
+}
+
+std::vector<Table::PartCheck> Table::Check() const {
+  std::vector<PartCheck> out;
+  std::shared_ptr<const PartsSnapshot> snapshot = Snapshot();
+  for (const auto& part : snapshot->parts) {
+    absl::Status status = VerifyPartData(*part);
+    out.push_back({part->name(), status.ok(), std::string(status.message())});
+  }
+  absl::StatusOr<std::vector<DetachedPart>> detached = DetachedParts();
+  if (!detached.ok()) {
+    out.push_back({std::string(kDetachedDirName), false, std::string(detached.status().message())});
+    return out;
+  }
+  for (const DetachedPart& part : *detached) {
+    if (part.reason != "broken") continue;
+    out.push_back({absl::StrCat(kDetachedDirName, "/", part.name), false,
+                   "detached because its data is damaged: the table answers without its rows "
+                   "(ALTER TABLE ... ATTACH PART after a repair, or DROP DETACHED PART)"});
+  }
+  return out;
 }
 
 void Table::MarkDropped() {

@@ -33,6 +33,7 @@
 #include "absl/status/statusor.h"
 #include "core/block.h"
 #include "core/mutex.h"
+#include "storage/detached_parts.h"
 #include "storage/file_system.h"
 #include "storage/merge_selector.h"
 #include "storage/part.h"
@@ -134,11 +135,35 @@ class Table {
 
   // Takes a part that failed a checksum out of the table: it leaves the active set and its
   // directory moves to detached/broken_<name> (as ClickHouse does), so later queries answer
-  // without it instead of failing. Returns false if it was not active (already detached, merged
+  // without it instead of failing; the detach is logged with `reason` and counted
+  // (ReportDetachedPart). Returns false if it was not active (already detached, merged
   // away). Queries still reading it fail. Errors: I/O errors moving the directory (the part is
   // then out of the active set but still in parts/, and comes back at the next start).
-  absl::StatusOr<bool> DetachBrokenPart(const std::shared_ptr<const Part>& part)
-      EXCLUDES(drop_mu_);
+  absl::StatusOr<bool> DetachBrokenPart(const std::shared_ptr<const Part>& part,
+                                        const absl::Status& reason) EXCLUDES(drop_mu_);
+
+  // Returns the directories under detached/ (system.detached_parts).
+  absl::StatusOr<std::vector<DetachedPart>> DetachedParts() const;
+  // ALTER TABLE ... ATTACH PART: loads detached/<detached_name>, verifies every block's
+  // checksum, gives it a new block number (block numbers may have been reused since it was
+  // detached) and makes it active; returns its new name. On error it stays detached.
+  // Errors: INCORRECT_FILE_NAME; NO_SUCH_DATA_PART if there is no such directory;
+  // BAD_DATA_PART_NAME if the name holds no part name; CORRUPTED_DATA / CHECKSUM_DOESNT_MATCH
+  // from loading or verifying it; UNKNOWN_TABLE (dropped); I/O errors.
+  absl::StatusOr<std::string> AttachPart(const std::string& detached_name) EXCLUDES(drop_mu_);
+  // ALTER TABLE ... DROP DETACHED PART: deletes detached/<detached_name>.
+  // Errors: INCORRECT_FILE_NAME; NO_SUCH_DATA_PART; I/O errors.
+  absl::Status DropDetachedPart(const std::string& detached_name) EXCLUDES(drop_mu_);
+
+  // CHECK TABLE: the verdict on one part.
+  struct PartCheck {
+    std::string part_path;  // the part's name, or detached/<dir> for a detached broken part
+    bool passed = false;
+    std::string message;    // why it failed; "" when it passed
+  };
+  // Verifies every active part's data (VerifyPartData) and reports each broken part under
+  // detached/ as failed (the table answers without its rows). Reads the whole table.
+  std::vector<PartCheck> Check() const;
 
   // Makes running merges stop at their next step (shutdown); later merges fail at once.
   void CancelMerges() { cancel_merges_ = true; }

@@ -64,11 +64,13 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
                                ((end - begin) % kNumbersPerMorsel != 0 ? 1 : 0);
     return source;
   }
-  source->table_ = store->GetTable(from.table());
-  if (!source->table_) {
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = store->TableOrError(from.table());
+  if (!table.ok()) {
+    if (core::CodeOf(table.status()) != core::ErrorCode::kUnknownTable) return table.status();
     return core::Error(core::ErrorCode::kUnknownTable,
                        "Table default." + from.table() + " does not exist on this worker");
   }
+  source->table_ = *std::move(table);
   const storage::TableSchema& schema = source->table_->schema();
   for (const std::string& name : from.columns()) {
     int index = schema.ColumnIndex(name);
@@ -151,7 +153,7 @@ absl::Status MorselSource::Broken(const Morsel& morsel, const absl::Status& stat
     return status;
   }
   // The data of the part is damaged: the query fails naming it, and the part leaves the table.
-  absl::StatusOr<bool> detached = table_->DetachBrokenPart(snapshot_->parts[morsel.part]);
+  absl::StatusOr<bool> detached = table_->DetachBrokenPart(snapshot_->parts[morsel.part], status);
   if (!detached.ok() || !*detached) return status;
   return core::Error(code, std::string(status.message()) + "; the part was moved to detached/" +
                                storage::kBrokenPrefix + morsel.data->name());

@@ -61,11 +61,7 @@ absl::StatusOr<core::Block> BlockFromProto(const pb::BlockData& data) {
 
 absl::StatusOr<std::shared_ptr<storage::Table>> FindTable(storage::Store* store,
                                                           const std::string& name) {
-  std::shared_ptr<storage::Table> table = store->GetTable(name);
-  if (!table) {
-    return core::Error(core::ErrorCode::kUnknownTable, "Table default." + name + " does not exist");
-  }
-  return table;
+  return store->TableOrError(name);
 }
 
 // Returns the partition value as system.parts shows it.
@@ -218,6 +214,11 @@ grpc::Status WorkerService::ListTables(grpc::ServerContext* context,
     info->set_parts(snapshot->parts.size());
     info->set_bytes_on_disk(bytes);
   }
+  for (const auto& [name, error] : store_->BrokenTables()) {
+    pb::BrokenTable* broken = response->add_broken_tables();
+    broken->set_name(name);
+    broken->set_error(error);
+  }
   return grpc::Status::OK;
 }
 
@@ -231,6 +232,22 @@ grpc::Status WorkerService::ListParts(grpc::ServerContext* context,
     }
     for (const auto& part : table->registry().Outdated()) {
       FillPartInfo(*table, *part, false, response->add_parts());
+    }
+    absl::StatusOr<std::vector<storage::DetachedPart>> detached = table->DetachedParts();
+    if (!detached.ok()) continue;  // an unreadable detached/ hides only these rows
+    for (const storage::DetachedPart& part : *detached) {
+      pb::DetachedPartInfo* info = response->add_detached_parts();
+      info->set_table(table->name());
+      info->set_name(part.name);
+      info->set_reason(part.reason);
+      if (part.part) {
+        info->set_partition_id(part.part->partition_id);
+        info->set_min_block(part.part->min_block);
+        info->set_max_block(part.part->max_block);
+        info->set_level(part.part->level);
+      }
+      info->set_bytes_on_disk(part.bytes_on_disk);
+      info->set_path(part.path);
     }
   }
   return grpc::Status::OK;
@@ -266,6 +283,40 @@ grpc::Status WorkerService::GetInfo(grpc::ServerContext* context,
                                     const pb::GetInfoRequest* request,
                                     pb::GetInfoResponse* response) {
   WorkerInfoToProto(info_, std::chrono::steady_clock::now(), response);
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::AttachPart(grpc::ServerContext* context,
+                                       const pb::DetachedPartRequest* request,
+                                       pb::DetachedPartResponse* response) {
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
+  if (!table.ok()) return core::ToGrpcStatus(table.status());
+  absl::StatusOr<std::string> part = (*table)->AttachPart(request->name());
+  if (!part.ok()) return core::ToGrpcStatus(part.status());
+  response->set_part(*part);
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::DropDetachedPart(grpc::ServerContext* context,
+                                             const pb::DetachedPartRequest* request,
+                                             pb::DetachedPartResponse* response) {
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
+  if (!table.ok()) return core::ToGrpcStatus(table.status());
+  return core::ToGrpcStatus((*table)->DropDetachedPart(request->name()));
+}
+
+grpc::Status WorkerService::CheckTable(grpc::ServerContext* context,
+                                       const pb::CheckTableRequest* request,
+                                       pb::CheckTableResponse* response) {
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
+  if (!table.ok()) return core::ToGrpcStatus(table.status());
+  core::ScopedThreadNice heavy(core::HeavyWorkPriority(execute_nice_));  // reads the whole shard
+  for (const storage::Table::PartCheck& check : (*table)->Check()) {
+    pb::PartCheck* row = response->add_parts();
+    row->set_part_path(check.part_path);
+    row->set_is_passed(check.passed);
+    row->set_message(check.message);
+  }
   return grpc::Status::OK;
 }
 

@@ -69,6 +69,17 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
   grpc::Status GetInfo(grpc::ServerContext* context,
                        const granite::worker::v1::GetInfoRequest* request,
                        granite::worker::v1::GetInfoResponse* response) override;
+  // ALTER TABLE ... ATTACH PART / DROP DETACHED PART on this worker's shard (storage/table.h).
+  grpc::Status AttachPart(grpc::ServerContext* context,
+                          const granite::worker::v1::DetachedPartRequest* request,
+                          granite::worker::v1::DetachedPartResponse* response) override;
+  grpc::Status DropDetachedPart(grpc::ServerContext* context,
+                                const granite::worker::v1::DetachedPartRequest* request,
+                                granite::worker::v1::DetachedPartResponse* response) override;
+  // CHECK TABLE: verifies every part of this worker's shard (Table::Check).
+  grpc::Status CheckTable(grpc::ServerContext* context,
+                          const granite::worker::v1::CheckTableRequest* request,
+                          granite::worker::v1::CheckTableResponse* response) override;
 
  private:
   // The priority an insert of `rows` runs at; records a small one.

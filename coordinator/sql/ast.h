@@ -161,8 +161,24 @@ struct AlterSettingsStatement {
   std::vector<std::string> reset;             // RESET SETTING: names
 };
 
+// ALTER TABLE t ATTACH PART 'name' or ALTER TABLE t DROP DETACHED PART 'name' [SETTINGS ...]
+struct AlterPartStatement {
+  std::string table;
+  bool drop_detached = false;  // DROP DETACHED PART; else ATTACH PART
+  std::string part;            // the directory name under detached/
+  std::map<std::string, std::string> settings;
+};
+
+// CHECK TABLE t [FORMAT f] [SETTINGS k = v, ...]
+struct CheckTableStatement {
+  std::string table;
+  std::string format;
+  std::map<std::string, std::string> settings;
+};
+
 using Statement = std::variant<SelectStatement, CreateTableStatement, DropTableStatement,
                                ShowTablesStatement, DescribeStatement, InsertStatement,
-                               OptimizeStatement, KillQueryStatement, AlterSettingsStatement>;
+                               OptimizeStatement, KillQueryStatement, AlterSettingsStatement,
+                               AlterPartStatement, CheckTableStatement>;
 
 }  // namespace granite::coordinator::sql

@@ -15,7 +15,8 @@ namespace granite::coordinator::sql {
 namespace {
 
 constexpr char kStatementKeywords[] =
-    "Expected one of: SELECT, INSERT, CREATE, DROP, SHOW, DESCRIBE, DESC, OPTIMIZE, KILL, ALTER";
+    "Expected one of: SELECT, INSERT, CREATE, DROP, SHOW, DESCRIBE, DESC, OPTIMIZE, KILL, ALTER, "
+    "CHECK";
 
 // Returns the items of a key given as `(a, b)` or `tuple(a, b)`, or the key itself.
 std::vector<ExprPtr> KeyColumns(ExprPtr key) {
@@ -53,7 +54,10 @@ class StatementParser {
   absl::StatusOr<InsertStatement> ParseInsert();
   absl::Status ParseValuesRows(InsertStatement* insert);
   absl::StatusOr<OptimizeStatement> ParseOptimize();
-  absl::StatusOr<AlterSettingsStatement> ParseAlter();
+  absl::StatusOr<Statement> ParseAlter();
+  absl::StatusOr<CheckTableStatement> ParseCheck();
+  // Parses the 'name' of ATTACH PART / DROP DETACHED PART.
+  absl::StatusOr<std::string> ParseStringLiteral(std::string_view what);
   absl::StatusOr<KillQueryStatement> ParseKill();
 
   // Parses an identifier, bare or quoted; `what` names it in the error.
@@ -88,7 +92,8 @@ absl::StatusOr<Statement> StatementParser::Parse() {
   if (first.Is("INSERT")) return ToStatement(ParseInsert());
   if (first.Is("OPTIMIZE")) return ToStatement(ParseOptimize());
   if (first.Is("KILL")) return ToStatement(ParseKill());
-  if (first.Is("ALTER")) return ToStatement(ParseAlter());
+  if (first.Is("ALTER")) return ParseAlter();
+  if (first.Is("CHECK")) return ToStatement(ParseCheck());
   return tokens_.Error(kStatementKeywords);
 }
 
@@ -503,11 +508,26 @@ absl::StatusOr<OptimizeStatement> StatementParser::ParseOptimize() {
   return optimize;
 }
 
-absl::StatusOr<AlterSettingsStatement> StatementParser::ParseAlter() {
+absl::StatusOr<Statement> StatementParser::ParseAlter() {
   AlterSettingsStatement alter;
   tokens_.Take();  // ALTER
   RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
   ASSIGN_OR_RETURN(alter.table, ParseTableName());
+  if (tokens_.Peek().Is("ATTACH") || tokens_.Peek().Is("DROP")) {
+    AlterPartStatement part;
+    part.table = alter.table;
+    if (tokens_.TakeKeyword("DROP")) {
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("DETACHED"));
+      part.drop_detached = true;
+    } else {
+      tokens_.Take();  // ATTACH
+    }
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("PART"));
+    ASSIGN_OR_RETURN(part.part, ParseStringLiteral("part name as a string literal"));
+    if (tokens_.TakeKeyword("SETTINGS")) RETURN_IF_ERROR(ParseSettings(&part.settings));
+    RETURN_IF_ERROR(ExpectEnd("Expected one of: SETTINGS, ';', end of query"));
+    return ToStatement(absl::StatusOr<AlterPartStatement>(std::move(part)));
+  }
   if (tokens_.TakeKeyword("MODIFY")) {
     RETURN_IF_ERROR(tokens_.ExpectKeyword("SETTING"));
     RETURN_IF_ERROR(ParseSettings(&alter.modify));
@@ -518,10 +538,34 @@ absl::StatusOr<AlterSettingsStatement> StatementParser::ParseAlter() {
       alter.reset.push_back(std::move(name));
     } while (tokens_.TakeSymbol(","));
   } else {
-    return tokens_.Error("Expected one of: MODIFY SETTING, RESET SETTING");
+    return tokens_.Error(
+        "Expected one of: MODIFY SETTING, RESET SETTING, ATTACH PART, DROP DETACHED PART");
   }
   RETURN_IF_ERROR(ExpectEnd("Expected one of: ',', ';', end of query"));
-  return alter;
+  return ToStatement(absl::StatusOr<AlterSettingsStatement>(std::move(alter)));
+}
+
+absl::StatusOr<std::string> StatementParser::ParseStringLiteral(std::string_view what) {
+  if (tokens_.Peek().kind != TokenKind::kString) {
+    return tokens_.Error(absl::StrCat("Expected ", core::ToAbsl(what)));
+  }
+  return Unquote(tokens_.Take().text);
+}
+
+absl::StatusOr<CheckTableStatement> StatementParser::ParseCheck() {
+  CheckTableStatement check;
+  tokens_.Take();  // CHECK
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
+  ASSIGN_OR_RETURN(check.table, ParseTableName());
+  for (int clause = 0; clause < 2; ++clause) {  // FORMAT and SETTINGS, in either order
+    if (check.format.empty() && tokens_.TakeKeyword("FORMAT")) {
+      ASSIGN_OR_RETURN(check.format, ParseName("format name"));
+    } else if (check.settings.empty() && tokens_.TakeKeyword("SETTINGS")) {
+      RETURN_IF_ERROR(ParseSettings(&check.settings));
+    }
+  }
+  RETURN_IF_ERROR(ExpectEnd("Expected one of: FORMAT, SETTINGS, ';', end of query"));
+  return check;
 }
 
 absl::StatusOr<KillQueryStatement> StatementParser::ParseKill() {

@@ -241,6 +241,27 @@ TEST(ParserTest, AlterTableSettings) {
   ErrorOf("ALTER t MODIFY SETTING k = 1");
 }
 
+TEST(ParserTest, AlterPartsAndCheckTable) {
+  auto attach = ParseAs<AlterPartStatement>("ALTER TABLE default.t ATTACH PART 'broken_all_1_1_0'");
+  EXPECT_EQ(attach.table, "t");
+  EXPECT_FALSE(attach.drop_detached);
+  EXPECT_EQ(attach.part, "broken_all_1_1_0");
+  auto drop = ParseAs<AlterPartStatement>(
+      "alter table t drop detached part 'all_1_1_0' settings allow_drop_detached = 1;");
+  EXPECT_TRUE(drop.drop_detached);
+  EXPECT_EQ(drop.part, "all_1_1_0");
+  EXPECT_EQ(drop.settings.at("allow_drop_detached"), "1");
+  auto check = ParseAs<CheckTableStatement>("CHECK TABLE t");
+  EXPECT_EQ(check.table, "t");
+  check = ParseAs<CheckTableStatement>(
+      "CHECK TABLE t SETTINGS check_query_single_value_result = 0 FORMAT TSV");
+  EXPECT_EQ(check.format, "TSV");
+  EXPECT_EQ(check.settings.at("check_query_single_value_result"), "0");
+  EXPECT_NE(ErrorOf("ALTER TABLE t ATTACH PART all_1_1_0").find("part name as a string literal"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("ALTER TABLE t DROP PART 'x'").find("DETACHED"), std::string::npos);
+}
+
 TEST(ParserTest, InsertValues) {
   auto insert = ParseAs<InsertStatement>(
       "INSERT INTO t (a, b, c) VALUES (1, 'x', -2.5), (-3, toDate('2020-01-01'), NULL) "

@@ -85,7 +85,10 @@ enum class EventUnit { kCount, kRows, kBytes, kMicroseconds };
   M(UncompressedCacheBytesInserted, "granite_uncompressed_cache_inserted_bytes_total", "", kBytes, \
     "Decompressed bytes inserted into the uncompressed cache")                                     \
   M(UncompressedCacheEvictions, "granite_uncompressed_cache_evictions_total", "", kCount,          \
-    "Blocks evicted from the uncompressed cache to make room (not counting dropped parts)")
+    "Blocks evicted from the uncompressed cache to make room (not counting dropped parts)")       \
+  M(PartsDetached, "granite_detached_parts_total", "", kCount,                                     \
+    "Parts moved to detached/ because their data or metadata is damaged (found at start-up, by a " \
+    "read or by a merge); system.detached_parts lists them")
 
 enum class Event : uint16_t {
 #define GRANITE_EVENT_ENUM(id, family, labels, unit, description) k##id,
