@@ -115,6 +115,31 @@ absl::Status CannotParse(std::string_view text, TypeId type) {
   return Error(ErrorCode::kCannotParseText, message);
 }
 
+// Returns true if `text` is an optional sign and then only digits (at least one): an integer,
+// whatever its size.
+bool IsIntegerText(std::string_view text) {
+  size_t i = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+  if (i == text.size()) return false;
+  for (; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+  }
+  return true;
+}
+
+// The error of text that does not give a value of an integer `type`: a well-formed integer that
+// does not fit (300 as UInt8, -1 as UInt32) is out of range, as a literal is in INSERT VALUES;
+// anything else cannot be parsed.
+absl::Status IntegerTextError(std::string_view text, TypeId type) {
+  if (!IsIntegerText(text)) return CannotParse(text, type);
+  constexpr size_t kMaxShown = 100;
+  std::string message = "Value ";
+  message.append(text.substr(0, kMaxShown));
+  if (text.size() > kMaxShown) message.append("...");
+  message.append(" is out of range of ");
+  message.append(TypeName(type));
+  return Error(ErrorCode::kValueIsOutOfRangeOfDataType, message);
+}
+
 absl::Status OutOfRange(const Value& value, TypeId type) {
   return Error(ErrorCode::kValueIsOutOfRangeOfDataType,
                "Value " + ValueToText(value) + " is out of range of " + std::string(TypeName(type)));
@@ -207,6 +232,7 @@ absl::Status ParseValueText(std::string_view text, TypeId type, Column* column) 
         ok = ParseIntegerText(text, &v);
         if (ok) column->Append(v);
       });
+      if (!ok) return IntegerTextError(text, type);
   }
   return ok ? absl::OkStatus() : CannotParse(text, type);
 }

@@ -153,6 +153,9 @@ int main(int argc, char** argv) {
     options.host = absl::GetFlag(FLAGS_host);
     options.port = PortOr(9100);
     options.query = absl::GetFlag(FLAGS_query);
+    const absl::CommandLineFlag* query_flag = absl::FindCommandLineFlag("query");
+    options.query_given = (query_flag != nullptr && query_flag->IsSpecifiedOnCommandLine()) ||
+                          std::getenv("GRANITE_QUERY") != nullptr;
     options.format = absl::GetFlag(FLAGS_format);
     options.user = absl::GetFlag(FLAGS_user);
     options.password = absl::GetFlag(FLAGS_password);

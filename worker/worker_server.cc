@@ -14,6 +14,7 @@
 #include "core/process.h"
 #include "core/thread_pool.h"
 #include "core/thread_priority.h"
+#include "storage/data_dir_lock.h"
 #include "storage/store.h"
 #include "worker/numa_placement.h"
 #include "worker/worker_service.h"
@@ -64,6 +65,13 @@ int RunWorker(const WorkerOptions& options) {
     return 2;
   }
   std::fprintf(stderr, "granite worker: %s\n", placement->log_line.c_str());
+  // One process per data directory: a second worker on it would write and merge the same parts.
+  absl::StatusOr<storage::DataDirLock> lock =
+      storage::DataDirLock::Acquire(options.data_dir, "granite worker");
+  if (!lock.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(lock.status().message()).c_str());
+    return 1;
+  }
   WorkerInfo info = DescribeWorker(*topology, *placement, options.data_dir);  // for GetInfo
   auto store = storage::Store::Open(options.data_dir);
   if (!store.ok()) {
