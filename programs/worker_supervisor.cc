@@ -2,11 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,6 +14,8 @@
 #include <cstring>
 #include <string>
 #include <thread>
+
+#include "core/port_reservation.h"
 
 namespace granite {
 
@@ -27,38 +27,6 @@ constexpr std::chrono::milliseconds kFirstRestartDelay{100};
 constexpr std::chrono::milliseconds kMaxRestartDelay{10000};
 constexpr std::chrono::milliseconds kIdleTick{500};
 constexpr std::chrono::seconds kStopGrace{10};
-
-// Binds a TCP socket to host:0 with SO_REUSEADDR and SO_REUSEPORT (close-on-exec, never
-// listening) and returns it, with the port the kernel chose in *port; -1 when that fails (the
-// worker then picks its own ephemeral port and restarts reuse that one unreserved).
-int ReservePort(const std::string& host, int* port) {
-  std::string name = host;
-  if (name.size() > 2 && name.front() == '[' && name.back() == ']') {
-    name = name.substr(1, name.size() - 2);
-  }
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(name.c_str(), "0", &hints, &found) != 0 || found == nullptr) return -1;
-  int fd = socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  int one = 1;
-  bool ok = fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) == 0 &&
-            setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) == 0 &&
-            bind(fd, found->ai_addr, found->ai_addrlen) == 0;
-  freeaddrinfo(found);
-  sockaddr_storage bound{};
-  socklen_t length = sizeof(bound);
-  if (ok) ok = getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length) == 0;
-  if (!ok) {
-    if (fd >= 0) close(fd);
-    return -1;
-  }
-  *port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                            : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
-  return fd;
-}
 
 // Returns the port at the end of "host:port" or "http://host:port/metrics", 0 if none.
 int PortOf(const std::string& address) {
@@ -88,7 +56,14 @@ WorkerSupervisor::WorkerSupervisor(std::vector<WorkerLaunch> launches) {
   for (WorkerLaunch& launch : launches) {
     Worker worker;
     worker.launch = std::move(launch);
-    worker.reserve_fd = ReservePort(worker.launch.host, &worker.port);
+    // Without a reservation the worker picks its own port, and restarts ask for that one.
+    absl::StatusOr<core::PortReservation> reserved = core::PortReservation::Reserve(worker.launch.host);
+    if (reserved.ok()) {
+      worker.port = reserved->port();
+      worker.reservation.emplace(*std::move(reserved));
+    } else {
+      std::fprintf(stderr, "granite local: %s\n", std::string(reserved.status().message()).c_str());
+    }
     workers_.push_back(std::move(worker));
   }
 }
@@ -276,8 +251,8 @@ void WorkerSupervisor::Stop() {
       w.pid = -1;
     }
     if (w.stdout_fd >= 0) close(w.stdout_fd);
-    if (w.reserve_fd >= 0) close(w.reserve_fd);
-    w.stdout_fd = w.reserve_fd = -1;
+    w.stdout_fd = -1;
+    w.reservation.reset();
   }
 }
 

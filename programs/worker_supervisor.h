@@ -1,11 +1,9 @@
 // WorkerSupervisor: the `granite worker` child processes of `granite local` (local_cluster.h),
 // kept running for as long as the launcher runs.
 //
-//   - Each worker gets one loopback port for good. The supervisor reserves it before the first
-//     start: a socket bound to host:0 with SO_REUSEPORT and never listening, held (close-on-exec)
-//     until Stop(). gRPC binds its listener with SO_REUSEPORT too, so the worker can listen on
-//     it, while the kernel hands the port to no outgoing connection and another user's bind
-//     fails. A restarted worker therefore comes back on the address the coordinator knows.
+//   - Each worker gets one loopback port for good, reserved before the first start and held until
+//     Stop() (core/port_reservation.h) and passed as --port: a restarted worker comes back on
+//     the address the coordinator knows, and never listens on a second, ephemeral port.
 //   - A worker that exits or is killed is reaped and restarted after a back-off (RestartDelay):
 //     100 ms, doubling while it keeps dying within kStableRun of its start, at most 10 s.
 //   - Each worker dies with the launcher: the child sets PR_SET_PDEATHSIG (SIGTERM) before exec
@@ -18,8 +16,11 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "core/port_reservation.h"
 
 namespace granite {
 
@@ -74,7 +75,7 @@ class WorkerSupervisor {
   struct Worker {
     WorkerLaunch launch;
     int port = 0;           // 0 until known
-    int reserve_fd = -1;    // the bound, non-listening socket that holds `port`
+    std::optional<core::PortReservation> reservation;  // holds `port` while the launcher runs
     pid_t pid = -1;         // -1: not running
     int stdout_fd = -1;     // read end of the worker's stdout (kept open while it runs)
     std::string address;    // from the first listening line; restarts must print the same

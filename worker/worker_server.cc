@@ -5,12 +5,14 @@
 #include <grpcpp/health_check_service_interface.h>
 
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "core/metrics/callback_metrics.h"
 #include "core/metrics/events.h"
 #include "core/metrics/grpc_metrics_interceptor.h"
 #include "core/metrics/prometheus_exporter.h"
+#include "core/port_reservation.h"
 #include "core/process.h"
 #include "core/thread_pool.h"
 #include "core/thread_priority.h"
@@ -110,7 +112,18 @@ int RunWorker(const WorkerOptions& options) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.host + ":" + std::to_string(options.port),
+  // "Any port" is chosen here, not by gRPC: with port 0 each of its listening sockets picks its
+  // own (core/port_reservation.h), and the worker listened on two ports.
+  int requested = options.port;
+  std::optional<core::PortReservation> reservation;
+  if (requested == 0) {
+    absl::StatusOr<core::PortReservation> reserved = core::PortReservation::Reserve(options.host);
+    if (reserved.ok()) {
+      requested = reserved->port();
+      reservation.emplace(*std::move(reserved));
+    }
+  }
+  builder.AddListeningPort(options.host + ":" + std::to_string(requested),
                            grpc::InsecureServerCredentials(), &port);
   builder.SetMaxReceiveMessageSize(1 << 30);
   builder.SetMaxSendMessageSize(1 << 30);
@@ -125,6 +138,7 @@ int RunWorker(const WorkerOptions& options) {
                  options.port);
     return 1;
   }
+  reservation.reset();  // the listeners hold the port now
   std::printf("granite worker listening on %s:%d\n", options.host.c_str(), port);
   std::fflush(stdout);
   int signal = core::WaitForShutdownSignal();

@@ -95,6 +95,10 @@ class ClientCliTest(unittest.TestCase):
                 self.assertEqual(self.ok("--query", query, stdin=script), "")
                 self.assertEqual(self.ok("-q", query, stdin=script), "")
         self.assertEqual(self.ok("--query", "SELECT count() FROM cli_comment"), "0\n")
+        # A query value that starts with "--" is passed as it is (dashes in flag names become
+        # underscores; this once turned "5-2" into "5_2").
+        self.assertEqual(self.ok("-q", "-- leading comment\nSELECT 5-2"), "3\n")
+        self.assertEqual(self.ok("--query=--x-y\nSELECT 7-2"), "5\n")
 
     def test_unreachable_server_fails(self):
         sock = socket.socket()

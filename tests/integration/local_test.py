@@ -96,6 +96,30 @@ def listening_ports(pid):
     return ports
 
 
+def run_bounded(argv):
+    """Runs argv in its own process group and returns (code, stdout, stderr); after WAIT seconds
+    the whole group (a launcher and any workers it forked) is killed and code is None."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=WAIT)
+        return proc.returncode, out.decode(), err.decode()
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        return None, out.decode(), err.decode()
+
+
+def kill_leftovers(pids):
+    """SIGKILLs workers that outlived their test (only where supervision is broken)."""
+    for pid in pids:
+        if alive(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
 class LocalSupervisionTest(unittest.TestCase):
     def setUp(self):
         self.data = tempfile.mkdtemp(prefix="granite-local-test-")
@@ -109,6 +133,7 @@ class LocalSupervisionTest(unittest.TestCase):
         self.client.query("CREATE TABLE s (k UInt64) ENGINE = MergeTree ORDER BY k")
         self.client.query("INSERT INTO s SELECT number FROM numbers(1000)")
         self.workers = self.wait_for_workers(2)
+        self.addCleanup(kill_leftovers, list(self.workers.values()))
 
     def fail_with_logs(self, message):
         self.fail("%s\n%s" % (message, self.cluster.log_tail(60)))
@@ -156,7 +181,7 @@ class LocalSupervisionTest(unittest.TestCase):
             time.sleep(0.1)
         self.assertEqual(self.client.query_text("SELECT index, address FROM system.workers "
                                                 "ORDER BY index"), addresses)
-        self.client.query("INSERT INTO s SELECT number FROM numbers(1000, 10)")
+        self.client.query("INSERT INTO s SELECT number + 1000 FROM numbers(10)")
         self.assertEqual(self.count(), "1010\t509545\n")
         self.assertRegex(self.cluster.log_tail(200),
                          r"worker 1 \(pid %d\) was killed by signal 9; restarting" % killed)
@@ -189,22 +214,19 @@ class LocalSupervisionTest(unittest.TestCase):
             again.stop()
 
     def test_second_launcher_on_the_same_data_refuses(self):
-        second = subprocess.run(
-            testmain.granite() + ["local", "--workers", "2", "--data", self.data, "--port", "0"],
-            stdin=subprocess.DEVNULL, capture_output=True, timeout=WAIT)
-        self.assertNotEqual(second.returncode, 0)
-        message = second.stderr.decode()
+        code, out, err = run_bounded(
+            testmain.granite() + ["local", "--workers", "2", "--data", self.data, "--port", "0"])
+        self.assertEqual(code, 1, "the second launcher did not refuse:\n%s%s" % (out, err))
         self.assertIn("data directory %s is in use by another granite process (PID %d"
-                      % (self.data, self.launcher), message)
-        self.assertNotIn("listening on", second.stdout.decode())
+                      % (self.data, self.launcher), err)
+        self.assertNotIn("listening on", out)
         # A lone worker on one of its folders refuses too, naming that worker.
         folder = os.path.join(self.data, "worker-0")
-        lone = subprocess.run(
-            testmain.granite() + ["worker", "--data", folder, "--port", "0"],
-            stdin=subprocess.DEVNULL, capture_output=True, timeout=WAIT)
-        self.assertNotEqual(lone.returncode, 0)
+        code, out, err = run_bounded(
+            testmain.granite() + ["worker", "--data", folder, "--port", "0"])
+        self.assertEqual(code, 1, "the lone worker did not refuse:\n%s%s" % (out, err))
         self.assertIn("data directory %s is in use by another granite process (PID %d"
-                      % (folder, self.workers[0]), lone.stderr.decode())
+                      % (folder, self.workers[0]), err)
         # The first cluster still answers, with the same workers.
         self.assertEqual(self.count(), "1000\t499500\n")
         self.assertEqual(worker_pids(self.launcher), self.workers)
