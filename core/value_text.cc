@@ -127,10 +127,12 @@ bool IsIntegerText(std::string_view text) {
 }
 
 // The error of text that does not give a value of an integer `type`: a well-formed integer that
-// does not fit (300 as UInt8, -1 as UInt32) is out of range, as a literal is in INSERT VALUES;
-// anything else cannot be parsed.
+// does not fit (300 as UInt8, -129 as Int8) is out of range, as a literal is in INSERT VALUES;
+// anything else cannot be parsed, including a '-' before an unsigned type's digits (ClickHouse,
+// too, refuses "-1" as UInt8 text as a parse error while it wraps 300 to 44).
 absl::Status IntegerTextError(std::string_view text, TypeId type) {
-  if (!IsIntegerText(text)) return CannotParse(text, type);
+  bool minus_for_unsigned = !text.empty() && text[0] == '-' && IsUnsignedInteger(type);
+  if (!IsIntegerText(text) || minus_for_unsigned) return CannotParse(text, type);
   constexpr size_t kMaxShown = 100;
   std::string message = "Value ";
   message.append(text.substr(0, kMaxShown));

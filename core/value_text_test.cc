@@ -73,7 +73,7 @@ TEST(ValueTextTest, ParsesIntegers) {
   EXPECT_EQ(ParseAndPrint("abc", TypeId::kUInt32), "error: Cannot parse \"abc\" as UInt32");
   EXPECT_EQ(ParseAndPrint("128", TypeId::kInt8), "error: Value 128 is out of range of Int8");
   EXPECT_EQ(ParseAndPrint("256", TypeId::kUInt8), "error: Value 256 is out of range of UInt8");
-  EXPECT_EQ(ParseAndPrint("-1", TypeId::kUInt64), "error: Value -1 is out of range of UInt64");
+  EXPECT_EQ(ParseAndPrint("-1", TypeId::kUInt64), "error: Cannot parse \"-1\" as UInt64");
   EXPECT_EQ(ParseAndPrint("18446744073709551616", TypeId::kUInt64),
             "error: Value 18446744073709551616 is out of range of UInt64");
   EXPECT_EQ(ParseAndPrint("9223372036854775808", TypeId::kInt64),

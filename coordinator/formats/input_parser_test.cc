@@ -112,8 +112,8 @@ TEST(InputParserTest, CsvErrorsNameTheLine) {
             "error CANNOT_PARSE_INPUT_ASSERTION_FAILED: Cannot parse input: expected ',' before: "
             "'b,2013-07-15': (at row 1, line 1, column 2 'name')");
   EXPECT_EQ(Parse("CSV", "-1,a,2013-07-15\n"),
-            "error VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE: Value -1 is out of range of UInt32: (at "
-            "row 1, line 1, column 1 'id')");
+            "error CANNOT_PARSE_TEXT: Cannot parse \"-1\" as UInt32: (at row 1, line 1, column 1 "
+            "'id')");
 }
 
 TEST(InputParserTest, JsonEachRow) {
