@@ -194,6 +194,16 @@ class LocalSupervisionTest(unittest.TestCase):
             self.assertEqual(listening_ports(pid), {int(address.rsplit(":", 1)[1])},
                              "worker %s (pid %d, %s)" % (index, pid, address))
 
+    def test_a_lone_worker_on_any_port_listens_on_one(self):
+        # gRPC bound one ephemeral port per listening socket with --port 0.
+        folder = tempfile.mkdtemp(prefix="granite-lone-worker-")
+        self.addCleanup(shutil.rmtree, folder, ignore_errors=True)
+        worker = cluster.GraniteProcess(
+            testmain.granite() + ["worker", "--data", folder, "--port", "0"], "lone", "worker")
+        worker.start()
+        self.addCleanup(worker.stop)
+        self.assertEqual(listening_ports(worker.pid), {worker.port})
+
     def test_workers_exit_when_the_launcher_is_killed(self):
         os.kill(self.launcher, signal.SIGKILL)
         deadline = time.monotonic() + WAIT
