@@ -70,7 +70,9 @@ class ClientShell {
         session_id_(RandomUuid()) {}
 
   int Run() {
-    bool has_query = !IsBlank(options_.query);
+    // A query of only comments is still a query (that runs nothing), not a request to read a
+    // script from stdin.
+    bool has_query = options_.query_given || !IsBlank(options_.query);
     if (has_query) {
       int status = RunScript(options_.query, /*stdin_is_input=*/!streams_.in_is_terminal);
       if (!options_.interactive) return status;

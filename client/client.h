@@ -4,7 +4,7 @@
 // cuts scripts into statements.
 //
 // Modes:
-//   - With a query: runs its statements (split on ';') and streams each result to stdout. If stdin
+//   - With a query (`query_given` or a non-blank `query`): runs its statements (split on ';') and streams each result to stdout. If stdin
 //     is not a terminal, an INSERT gets stdin streamed as its input_data
 //     (`granite client -q "INSERT INTO t FORMAT CSV" < rows.csv`).
 //   - Without a query, stdin a terminal (or `interactive` set): an interactive loop. Prompt
@@ -33,7 +33,10 @@ namespace granite::client {
 struct ClientOptions {
   std::string host = "127.0.0.1";
   int port = 9100;
-  std::string query;   // Empty: interactive or batch mode.
+  std::string query;   // Empty and not query_given: interactive or batch mode.
+  // True when a query was passed (-q), even an empty one or one of only comments: that runs
+  // nothing and exits 0, as ClickHouse's client does, and stdin is never read as a script.
+  bool query_given = false;
   std::string format;  // Output format; empty: the server's default (PrettyCompact interactively).
   std::string user = "default";
   std::string password;

@@ -98,6 +98,21 @@ TEST_F(ClientTest, QueryPrintsStreamedOutputAndSucceeds) {
   EXPECT_TRUE(info.input_data().empty());
 }
 
+// Issue 19: `-q "-- comment"` ran stdin as a script. A query of only comments (or an empty one)
+// runs nothing, sends nothing and exits 0; stdin stays unread.
+TEST_F(ClientTest, QueryOfOnlyCommentsRunsNothingAndLeavesStdinUnread) {
+  for (const char* query : {"-- comment", "/* block */ -- and line", "", " ; ;"}) {
+    SCOPED_TRACE(query);
+    options_.query = query;
+    options_.query_given = true;
+    ClientRun run = Run("SELECT 1;\nSELECT 2;\n", /*terminal=*/false);
+    EXPECT_EQ(run.status, 0);
+    EXPECT_EQ(run.out, "");
+    EXPECT_EQ(run.err, "");
+    EXPECT_TRUE(Queries().empty());
+  }
+}
+
 TEST_F(ClientTest, FormatOptionIsSent) {
   options_.query = "SELECT 1";
   options_.format = "JSONEachRow";

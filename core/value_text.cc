@@ -115,6 +115,33 @@ absl::Status CannotParse(std::string_view text, TypeId type) {
   return Error(ErrorCode::kCannotParseText, message);
 }
 
+// Returns true if `text` is an optional sign and then only digits (at least one): an integer,
+// whatever its size.
+bool IsIntegerText(std::string_view text) {
+  size_t i = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
+  if (i == text.size()) return false;
+  for (; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+  }
+  return true;
+}
+
+// The error of text that does not give a value of an integer `type`: a well-formed integer that
+// does not fit (300 as UInt8, -129 as Int8) is out of range, as a literal is in INSERT VALUES;
+// anything else cannot be parsed, including a '-' before an unsigned type's digits (ClickHouse,
+// too, refuses "-1" as UInt8 text as a parse error while it wraps 300 to 44).
+absl::Status IntegerTextError(std::string_view text, TypeId type) {
+  bool minus_for_unsigned = !text.empty() && text[0] == '-' && IsUnsignedInteger(type);
+  if (!IsIntegerText(text) || minus_for_unsigned) return CannotParse(text, type);
+  constexpr size_t kMaxShown = 100;
+  std::string message = "Value ";
+  message.append(text.substr(0, kMaxShown));
+  if (text.size() > kMaxShown) message.append("...");
+  message.append(" is out of range of ");
+  message.append(TypeName(type));
+  return Error(ErrorCode::kValueIsOutOfRangeOfDataType, message);
+}
+
 absl::Status OutOfRange(const Value& value, TypeId type) {
   return Error(ErrorCode::kValueIsOutOfRangeOfDataType,
                "Value " + ValueToText(value) + " is out of range of " + std::string(TypeName(type)));
@@ -207,6 +234,7 @@ absl::Status ParseValueText(std::string_view text, TypeId type, Column* column) 
         ok = ParseIntegerText(text, &v);
         if (ok) column->Append(v);
       });
+      if (!ok) return IntegerTextError(text, type);
   }
   return ok ? absl::OkStatus() : CannotParse(text, type);
 }

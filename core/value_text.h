@@ -32,7 +32,10 @@ void AppendFloatText(float value, std::string* out);
 // then digits, no spaces, out of range is an error; floats: decimal or exponent notation,
 // "inf", "-inf", "nan" (any case); Date and DateTime as in core/date_time.h; String: as is.
 // Returns Error(kCannotParseText, "Cannot parse \"abc\" as UInt32") on failure (callers add the
-// position) and leaves `column` unchanged.
+// position), or Error(kValueIsOutOfRangeOfDataType, "Value 300 is out of range of UInt8") for a
+// well-formed integer that does not fit an integer type (as AppendValue says of a literal, so
+// every input format and INSERT VALUES agree; a '-' before an unsigned type's digits is a parse
+// error, as in ClickHouse), and leaves `column` unchanged.
 // REQUIRES: column->type() == type.
 absl::Status ParseValueText(std::string_view text, TypeId type, Column* column);
 

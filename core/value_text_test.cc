@@ -71,13 +71,15 @@ TEST(ValueTextTest, ParsesIntegers) {
   EXPECT_EQ(ParseAndPrint("18446744073709551615", TypeId::kUInt64), "18446744073709551615");
   EXPECT_EQ(ParseAndPrint("-9223372036854775808", TypeId::kInt64), "-9223372036854775808");
   EXPECT_EQ(ParseAndPrint("abc", TypeId::kUInt32), "error: Cannot parse \"abc\" as UInt32");
-  EXPECT_EQ(ParseAndPrint("128", TypeId::kInt8), "error: Cannot parse \"128\" as Int8");
-  EXPECT_EQ(ParseAndPrint("256", TypeId::kUInt8), "error: Cannot parse \"256\" as UInt8");
+  EXPECT_EQ(ParseAndPrint("128", TypeId::kInt8), "error: Value 128 is out of range of Int8");
+  EXPECT_EQ(ParseAndPrint("256", TypeId::kUInt8), "error: Value 256 is out of range of UInt8");
   EXPECT_EQ(ParseAndPrint("-1", TypeId::kUInt64), "error: Cannot parse \"-1\" as UInt64");
   EXPECT_EQ(ParseAndPrint("18446744073709551616", TypeId::kUInt64),
-            "error: Cannot parse \"18446744073709551616\" as UInt64");
+            "error: Value 18446744073709551616 is out of range of UInt64");
   EXPECT_EQ(ParseAndPrint("9223372036854775808", TypeId::kInt64),
-            "error: Cannot parse \"9223372036854775808\" as Int64");
+            "error: Value 9223372036854775808 is out of range of Int64");
+  EXPECT_EQ(ParseAndPrint("+99999999999999999999999", TypeId::kInt32),
+            "error: Value +99999999999999999999999 is out of range of Int32");
   EXPECT_EQ(ParseAndPrint("", TypeId::kInt32), "error: Cannot parse \"\" as Int32");
   EXPECT_EQ(ParseAndPrint("-", TypeId::kInt32), "error: Cannot parse \"-\" as Int32");
   EXPECT_EQ(ParseAndPrint(" 1", TypeId::kInt32), "error: Cannot parse \" 1\" as Int32");
@@ -106,6 +108,19 @@ TEST(ValueTextTest, ParsesFloatsDatesAndStrings) {
 TEST(ValueTextTest, CutsLongTextInErrors) {
   std::string message = ParseAndPrint(std::string(300, 'x'), TypeId::kUInt8);
   EXPECT_EQ(message, "error: Cannot parse \"" + std::string(100, 'x') + "...\" as UInt8");
+}
+
+// Issue 19: text formats said CANNOT_PARSE_TEXT where INSERT VALUES said
+// VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE for the same number.
+TEST(ValueTextTest, IntegerOutOfRangeIsTheSameErrorAsForALiteral) {
+  Column column(TypeId::kUInt8);
+  absl::Status text = ParseValueText("300", TypeId::kUInt8, &column);
+  absl::Status literal = AppendValue(int64_t{300}, TypeId::kUInt8, &column);
+  EXPECT_EQ(CodeOf(text), ErrorCode::kValueIsOutOfRangeOfDataType);
+  EXPECT_EQ(CodeOf(literal), ErrorCode::kValueIsOutOfRangeOfDataType);
+  EXPECT_EQ(text.message(), literal.message());
+  EXPECT_EQ(CodeOf(ParseValueText("3x0", TypeId::kUInt8, &column)), ErrorCode::kCannotParseText);
+  EXPECT_EQ(column.size(), 0u);
 }
 
 TEST(ValueTextTest, FailedParseLeavesColumnUnchanged) {

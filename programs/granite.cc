@@ -100,6 +100,21 @@ void ApplyEnvironment() {
   }
 }
 
+// Returns true for "--name-with-dashes[=value]": a letter after "--", then only letters, digits,
+// '_' and '-' up to '=' or the end, with a '-' among them. Anything else — a query value such as
+// "-- comment\nSELECT 5-2" after -q — is left as it is.
+bool LooksLikeDashedFlag(const std::string& arg) {
+  if (arg.size() < 3 || arg.compare(0, 2, "--") != 0 || !absl::ascii_isalpha(arg[2])) return false;
+  size_t name_end = std::min(arg.find('='), arg.size());
+  bool dash = false;
+  for (size_t i = 2; i < name_end; ++i) {
+    char c = arg[i];
+    if (c == '-') dash = true;
+    else if (!absl::ascii_isalnum(c) && c != '_') return false;
+  }
+  return dash;
+}
+
 int PortOr(int fallback) {
   int port = absl::GetFlag(FLAGS_port);
   return port >= 0 ? port : fallback;
@@ -126,15 +141,16 @@ int main(int argc, char** argv) {
   static std::vector<std::string> renamed;
   renamed.reserve(argc);
   bool benchmark = command == "benchmark";
+  bool query_given = false;  // -q / --query present, even empty or only comments
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "-q" || arg == "--query" || arg.rfind("--query=", 0) == 0) query_given = true;
     if (arg == "-q") args.push_back(kQuery.data());
     else if (arg == "-f") args.push_back(kFormat.data());
     else if (benchmark && arg == "-c") args.push_back(kConcurrency.data());
     else if (benchmark && arg == "-i") args.push_back(kIterations.data());
     else if (benchmark && arg == "-t") args.push_back(kTimelimit.data());
-    else if (arg.size() > 2 && arg.compare(0, 2, "--") == 0 &&
-             arg.find('-', 2) != std::string::npos && arg.find('-', 2) < arg.find('=')) {
+    else if (LooksLikeDashedFlag(arg)) {
       // --metrics-port[=P] → --metrics_port[=P]: dashes only in the name part.
       size_t name_end = std::min(arg.find('='), arg.size());
       std::replace(arg.begin() + 2, arg.begin() + name_end, '-', '_');
@@ -153,6 +169,7 @@ int main(int argc, char** argv) {
     options.host = absl::GetFlag(FLAGS_host);
     options.port = PortOr(9100);
     options.query = absl::GetFlag(FLAGS_query);
+    options.query_given = query_given || std::getenv("GRANITE_QUERY") != nullptr;
     options.format = absl::GetFlag(FLAGS_format);
     options.user = absl::GetFlag(FLAGS_user);
     options.password = absl::GetFlag(FLAGS_password);

@@ -34,7 +34,12 @@ int LocalWorkerThreads(int requested, int cpus, int workers, int index);
 
 // Starts the cluster, prints one "granite local metrics: <process> http://H:P/metrics" line per
 // endpoint (with metrics on), then "granite local listening on HOST:PORT (N workers)" once every
-// process serves, and stops all of them on SIGINT/SIGTERM. Returns the exit status.
+// process serves; restarts a worker that dies (programs/worker_supervisor.h) and stops all of them
+// on SIGINT/SIGTERM. Holds the lock of options.data_dir (storage/data_dir_lock.h) while it runs:
+// returns 1 at once, after a message naming the directory and the holder, when it is taken.
+// Returns the exit status.
+// REQUIRES: called on the main thread, before any other thread starts (it blocks SIGCHLD, and the
+// workers' PR_SET_PDEATHSIG is tied to the calling thread).
 int RunLocalCluster(const LocalOptions& options);
 
 }  // namespace granite

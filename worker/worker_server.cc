@@ -5,15 +5,18 @@
 #include <grpcpp/health_check_service_interface.h>
 
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "core/metrics/callback_metrics.h"
 #include "core/metrics/events.h"
 #include "core/metrics/grpc_metrics_interceptor.h"
 #include "core/metrics/prometheus_exporter.h"
+#include "core/port_reservation.h"
 #include "core/process.h"
 #include "core/thread_pool.h"
 #include "core/thread_priority.h"
+#include "storage/data_dir_lock.h"
 #include "storage/store.h"
 #include "worker/numa_placement.h"
 #include "worker/worker_service.h"
@@ -64,6 +67,13 @@ int RunWorker(const WorkerOptions& options) {
     return 2;
   }
   std::fprintf(stderr, "granite worker: %s\n", placement->log_line.c_str());
+  // One process per data directory: a second worker on it would write and merge the same parts.
+  absl::StatusOr<storage::DataDirLock> lock =
+      storage::DataDirLock::Acquire(options.data_dir, "granite worker");
+  if (!lock.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(lock.status().message()).c_str());
+    return 1;
+  }
   WorkerInfo info = DescribeWorker(*topology, *placement, options.data_dir);  // for GetInfo
   auto store = storage::Store::Open(options.data_dir);
   if (!store.ok()) {
@@ -102,7 +112,18 @@ int RunWorker(const WorkerOptions& options) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.host + ":" + std::to_string(options.port),
+  // "Any port" is chosen here, not by gRPC: with port 0 each of its listening sockets picks its
+  // own (core/port_reservation.h), and the worker listened on two ports.
+  int requested = options.port;
+  std::optional<core::PortReservation> reservation;
+  if (requested == 0) {
+    absl::StatusOr<core::PortReservation> reserved = core::PortReservation::Reserve(options.host);
+    if (reserved.ok()) {
+      requested = reserved->port();
+      reservation.emplace(*std::move(reserved));
+    }
+  }
+  builder.AddListeningPort(options.host + ":" + std::to_string(requested),
                            grpc::InsecureServerCredentials(), &port);
   builder.SetMaxReceiveMessageSize(1 << 30);
   builder.SetMaxSendMessageSize(1 << 30);
@@ -117,6 +138,7 @@ int RunWorker(const WorkerOptions& options) {
                  options.port);
     return 1;
   }
+  reservation.reset();  // the listeners hold the port now
   std::printf("granite worker listening on %s:%d\n", options.host.c_str(), port);
   std::fflush(stdout);
   int signal = core::WaitForShutdownSignal();

@@ -1,7 +1,8 @@
 // RunWorker: the `granite worker` program — opens the store, starts the pool and the gRPC server
 // (worker API, grpc.health.v1, reflection), optionally the Prometheus endpoint, and serves until
 // SIGINT/SIGTERM. With metrics on it prints "granite worker metrics on http://H:P/metrics" before
-// its "granite worker listening on H:P" line.
+// its "granite worker listening on H:P" line. It holds the data directory's lock
+// (storage/data_dir_lock.h) while it runs: a second worker on the same directory exits with 1.
 #pragma once
 
 #include <string>

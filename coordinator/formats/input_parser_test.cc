@@ -62,8 +62,8 @@ TEST(InputParserTest, TabSeparatedErrorsNameTheLine) {
             "before: '\\textra': (at row 1, line 1, column 3 'day') (the row has more than 3 "
             "columns)");
   EXPECT_EQ(Parse("TSV", "99999999999\ta\t2013-07-15\n"),
-            "error CANNOT_PARSE_TEXT: Cannot parse \"99999999999\" as UInt32: (at row 1, line 1, "
-            "column 1 'id')");
+            "error VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE: Value 99999999999 is out of range of "
+            "UInt32: (at row 1, line 1, column 1 'id')");
   EXPECT_EQ(Parse("TSV", "\ta\t2013-07-15\n"),
             "error CANNOT_PARSE_TEXT: Cannot parse \"\" as UInt32: (at row 1, line 1, column 1 "
             "'id')");

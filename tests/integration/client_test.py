@@ -85,6 +85,21 @@ class ClientCliTest(unittest.TestCase):
                 printed = (proc.stdout + proc.stderr).decode()
                 self.assertIn(expected.message, printed)
 
+    def test_query_of_only_comments_runs_nothing(self):
+        # Issue 19: `-q "-- comment"` ran stdin as a script. A query of only comments is an empty
+        # query: nothing runs, exit 0, stdin is not read (here it would create a table).
+        self.ok("--query", "CREATE TABLE cli_comment (n UInt64) ENGINE = MergeTree ORDER BY n")
+        script = b"INSERT INTO cli_comment VALUES (1);\nSELECT 42;\n"
+        for query in ["-- comment", "/* only a block comment */", "-- a; -- b", ""]:
+            with self.subTest(query=query):
+                self.assertEqual(self.ok("--query", query, stdin=script), "")
+                self.assertEqual(self.ok("-q", query, stdin=script), "")
+        self.assertEqual(self.ok("--query", "SELECT count() FROM cli_comment"), "0\n")
+        # A query value that starts with "--" is passed as it is (dashes in flag names become
+        # underscores; this once turned "5-2" into "5_2").
+        self.assertEqual(self.ok("-q", "-- leading comment\nSELECT 5-2"), "3\n")
+        self.assertEqual(self.ok("--query=--x-y\nSELECT 7-2"), "5\n")
+
     def test_unreachable_server_fails(self):
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))

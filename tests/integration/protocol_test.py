@@ -236,7 +236,6 @@ class ProtocolTest(unittest.TestCase):
             gate.wait(TIMEOUT)
             yield pb2.QueryInfo(cancel=True)
 
-        started = time.monotonic()
         call = self.stub.ExecuteQueryWithStreamIO(requests(), timeout=60)
         timer = threading.Timer(0.5, gate.set)
         timer.start()
@@ -245,8 +244,9 @@ class ProtocolTest(unittest.TestCase):
         finally:
             gate.set()
             timer.cancel()
+        # Cancelled (the sum of 10^12 numbers would outlast the call's 60 s deadline), with no
+        # stopwatch that a busy machine may miss.
         self.assertTrue(any(r.cancelled for r in results), results[-1:])
-        self.assertLess(time.monotonic() - started, 20)
         # The cluster still answers.
         self.assertEqual(self.must(pb2.QueryInfo(query="SELECT 2")).output, b"2\n")
 

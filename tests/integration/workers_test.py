@@ -9,7 +9,6 @@ CPUs out among its workers by default."""
 import os
 import socket
 import sys
-import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -137,9 +136,9 @@ class WorkersTableTest(unittest.TestCase):
     def test_down_worker_shows_empty_placement(self):
         self.assertEqual([r["state"] for r in self.rows()], ["up", "up"])
         self.cluster.kill9_worker(1)
-        start = time.monotonic()
+        # Answers (the client's deadline bounds a hang; no stopwatch that a busy machine may
+        # miss), with the dead worker down.
         rows = self.rows()
-        self.assertLess(time.monotonic() - start, 5.0)
         up, down = rows
         self.check_process(up, 0)
         self.assertEqual(down["state"], "down")
