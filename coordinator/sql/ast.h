@@ -161,8 +161,14 @@ struct AlterSettingsStatement {
   std::vector<std::string> reset;             // RESET SETTING: names
 };
 
+// SET k = v[, ...]: changes settings for the rest of the session.
+struct SetStatement {
+  std::map<std::string, std::string> changes;
+};
+
 using Statement = std::variant<SelectStatement, CreateTableStatement, DropTableStatement,
                                ShowTablesStatement, DescribeStatement, InsertStatement,
-                               OptimizeStatement, KillQueryStatement, AlterSettingsStatement>;
+                               OptimizeStatement, KillQueryStatement, AlterSettingsStatement,
+                               SetStatement>;
 
 }  // namespace granite::coordinator::sql

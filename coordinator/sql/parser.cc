@@ -15,7 +15,7 @@ namespace granite::coordinator::sql {
 namespace {
 
 constexpr char kStatementKeywords[] =
-    "Expected one of: SELECT, INSERT, CREATE, DROP, SHOW, DESCRIBE, DESC, OPTIMIZE, KILL, ALTER";
+    "Expected one of: SELECT, INSERT, CREATE, DROP, SHOW, DESCRIBE, DESC, OPTIMIZE, KILL, ALTER, SET";
 
 // Returns the items of a key given as `(a, b)` or `tuple(a, b)`, or the key itself.
 std::vector<ExprPtr> KeyColumns(ExprPtr key) {
@@ -55,6 +55,7 @@ class StatementParser {
   absl::StatusOr<OptimizeStatement> ParseOptimize();
   absl::StatusOr<AlterSettingsStatement> ParseAlter();
   absl::StatusOr<KillQueryStatement> ParseKill();
+  absl::StatusOr<SetStatement> ParseSet();
 
   // Parses an identifier, bare or quoted; `what` names it in the error.
   absl::StatusOr<std::string> ParseName(std::string_view what = "identifier");
@@ -89,6 +90,7 @@ absl::StatusOr<Statement> StatementParser::Parse() {
   if (first.Is("OPTIMIZE")) return ToStatement(ParseOptimize());
   if (first.Is("KILL")) return ToStatement(ParseKill());
   if (first.Is("ALTER")) return ToStatement(ParseAlter());
+  if (first.Is("SET")) return ToStatement(ParseSet());
   return tokens_.Error(kStatementKeywords);
 }
 
@@ -533,6 +535,14 @@ absl::StatusOr<KillQueryStatement> StatementParser::ParseKill() {
   if (!tokens_.TakeKeyword("SYNC") && !tokens_.TakeKeyword("ASYNC")) tokens_.TakeKeyword("TEST");
   RETURN_IF_ERROR(ExpectEnd("Expected one of: SYNC, ASYNC, ';', end of query"));
   return kill;
+}
+
+absl::StatusOr<SetStatement> StatementParser::ParseSet() {
+  SetStatement set;
+  tokens_.Take();  // SET
+  RETURN_IF_ERROR(ParseSettings(&set.changes));
+  RETURN_IF_ERROR(ExpectEnd("Expected one of: ',', ';', end of query"));
+  return set;
 }
 
 }  // namespace
