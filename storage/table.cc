@@ -330,13 +330,13 @@ size_t Table::prepared_count() const {
 
 MergeLimits Table::LimitsFor(const MergeLimits& defaults) const {
   MergeLimits limits = defaults;
-  absl::StatusOr<core::TableSettings> settings = core::TableSettings::FromMap(schema_->settings);
-  if (!settings.ok()) return limits;  // CREATE validated them; an old schema keeps the defaults
-  if (settings->max_bytes_to_merge_at_max_space_in_pool != 0) {
-    limits.max_bytes = settings->max_bytes_to_merge_at_max_space_in_pool;
+  core::TableSettings settings;
+  if (!settings.ApplyKnown(schema_->settings).ok()) return limits;  // validated at CREATE
+  if (settings.max_bytes_to_merge_at_max_space_in_pool != 0) {
+    limits.max_bytes = settings.max_bytes_to_merge_at_max_space_in_pool;
   }
-  if (settings->max_parts_to_merge_at_once != 0) {
-    limits.max_parts = settings->max_parts_to_merge_at_once;
+  if (settings.max_parts_to_merge_at_once != 0) {
+    limits.max_parts = settings.max_parts_to_merge_at_once;
   }
   return limits;
 }

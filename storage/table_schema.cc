@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/settings/settings.h"
+#include "core/status_macros.h"
 #include "storage/coding.h"
 
 namespace granite::storage {
@@ -80,9 +81,11 @@ absl::Status ValidateTableSchema(const TableSchema& schema) {
                                 schema.name));
     }
   }
-  absl::StatusOr<core::TableSettings> settings = core::TableSettings::FromMap(schema.settings);
-  if (!settings.ok()) return settings.status();
-  uint64_t rows = settings->index_granularity;
+  // The coordinator refuses unknown names at CREATE; a stored schema may hold names of another
+  // version, which are kept and ignored.
+  core::TableSettings settings;
+  RETURN_IF_ERROR(settings.ApplyKnown(schema.settings));
+  uint64_t rows = settings.index_granularity;
   if (rows == 0 || rows > kMaxGranuleRows) {
     return Error(ErrorCode::kBadArguments,
                  absl::StrCat("Setting index_granularity of table ", schema.name, " is ", rows,
@@ -92,8 +95,8 @@ absl::Status ValidateTableSchema(const TableSchema& schema) {
 }
 
 size_t GranuleRowsOf(const TableSchema& schema) {
-  absl::StatusOr<core::TableSettings> settings = core::TableSettings::FromMap(schema.settings);
-  uint64_t rows = settings.ok() ? settings->index_granularity : 0;
+  core::TableSettings settings;
+  uint64_t rows = settings.ApplyKnown(schema.settings).ok() ? settings.index_granularity : 0;
   if (rows == 0) return kDefaultGranuleRows;
   return std::min<size_t>(rows, kMaxGranuleRows);
 }

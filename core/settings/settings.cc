@@ -98,6 +98,10 @@ std::string Format(bool value) { return value ? "1" : "0"; }
 std::string Format(uint64_t value) { return absl::StrCat(value); }
 std::string Format(const std::string& value) { return value; }
 
+bool IsUnknownSetting(const absl::Status& status) {
+  return CodeOf(status) == ErrorCode::kUnknownSetting;
+}
+
 absl::Status Unknown(std::string_view name, std::string_view scope,
                      const std::vector<SettingInfo>& infos) {
   // Suggests the names within a third of the longer name's length, closest first (at most 3).

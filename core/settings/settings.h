@@ -49,6 +49,8 @@ absl::Status Parse(const SettingInfo& info, std::string_view text, std::string* 
 std::string Format(bool value);
 std::string Format(uint64_t value);
 std::string Format(const std::string& value);
+// True for the status Unknown() returns.
+bool IsUnknownSetting(const absl::Status& status);
 // Returns UNKNOWN_SETTING for `name`, suggesting the closest of `infos`' names.
 absl::Status Unknown(std::string_view name, std::string_view scope,
                      const std::vector<SettingInfo>& infos);
@@ -104,6 +106,17 @@ class SettingsBase {
     for (const auto& [name, value] : changes) {
       absl::Status status = Set(name, value);
       if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
+  // Applies the pairs of `changes` whose names this scope declares, skipping the others (what a
+  // stored schema written by another version may hold); stops at the first bad value.
+  template <class Map>
+  absl::Status ApplyKnown(const Map& changes) {
+    for (const auto& [name, value] : changes) {
+      absl::Status status = Set(name, value);
+      if (!status.ok() && !settings_internal::IsUnknownSetting(status)) return status;
     }
     return absl::OkStatus();
   }
