@@ -85,7 +85,11 @@ absl::StatusOr<uint64_t> NumbersCount(const sql::TableRef& from) {
 absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
   QueryPlan plan;
   plan.format = select.format;
-  for (const auto& [key, value] : select.settings) (*plan.fragment.mutable_settings())[key] = value;
+  plan.settings = settings_;
+  RETURN_IF_ERROR(plan.settings.Apply(select.settings));
+  for (const auto& [name, value] : plan.settings.Changes()) {
+    (*plan.fragment.mutable_settings())[name] = value;
+  }
   std::vector<std::string> names;
   std::vector<TypeId> types;
   pb::Source* source = plan.fragment.mutable_source();
@@ -205,11 +209,7 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
       ASSIGN_OR_RETURN(const Expr* positional, Positional(*key, items));
       RETURN_IF_ERROR(binder.AddKey(positional ? *positional : *key));
     }
-    auto eliminate = plan.fragment.settings().find("optimize_group_by_function_keys");
-    if (eliminate == plan.fragment.settings().end() ||
-        (eliminate->second != "0" && Lower(eliminate->second) != "false")) {
-      binder.DropDependentKeys();
-    }
+    if (plan.settings.optimize_group_by_function_keys) binder.DropDependentKeys();
     for (const auto& item : items) {
       ASSIGN_OR_RETURN(pb::Expr bound, binder.BindPostAggregation(*item));
       plan.types.push_back(TypeOf(bound));
@@ -278,14 +278,15 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
     for (size_t position : positions) input.columns.push_back(plan.local_input.columns[position]);
     plan.local_input = std::move(input);
   }
-  PlanBoundedAggregation(&plan.fragment, table_schema ? &*table_schema : nullptr, worker_count_);
+  PlanBoundedAggregation(&plan.fragment, table_schema ? &*table_schema : nullptr, worker_count_,
+                         plan.settings);
   ASSIGN_OR_RETURN(uint64_t hash_filter_groups, DecideGroupLimitHashFilter(plan));
   plan.fragment.set_group_limit_hash_filter(hash_filter_groups);
   // GROUP BY ... LIMIT without ORDER BY: the key-hash filter aggregates only a few groups, far
   // cheaper than finalizing every group on the workers, so it wins when both rules apply.
   if (table_schema && plan.fragment.aggregate() && hash_filter_groups == 0) {
     plan.fragment.set_finalize_on_worker(
-        DecideShardLocalAggregation(plan.fragment, *table_schema, worker_count_).fire);
+        DecideShardLocalAggregation(plan.fragment, *table_schema, worker_count_, plan.settings).fire);
     PlanShardLocalTopN(&plan);
   }
   return plan;

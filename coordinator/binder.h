@@ -17,6 +17,7 @@
 #include "coordinator/catalog.h"
 #include "coordinator/query_plan.h"
 #include "coordinator/sql/ast.h"
+#include "core/settings/settings.h"
 
 namespace granite::coordinator {
 
@@ -33,15 +34,20 @@ using LocalTableProvider = std::function<absl::StatusOr<LocalTable>(const std::s
 // Binds one SELECT. Thread-safety: one Binder per query.
 class Binder {
  public:
-  Binder(const Catalog* catalog, LocalTableProvider system_tables, size_t worker_count)
-      : catalog_(catalog), system_tables_(std::move(system_tables)), worker_count_(worker_count) {}
+  // `settings` are the query's settings before the statement's own SETTINGS clause.
+  Binder(const Catalog* catalog, LocalTableProvider system_tables, size_t worker_count,
+         core::Settings settings = core::Settings())
+      : catalog_(catalog), system_tables_(std::move(system_tables)), worker_count_(worker_count),
+        settings_(std::move(settings)) {}
 
+  // Errors include UNKNOWN_SETTING / BAD_ARGUMENTS for the SELECT's SETTINGS clause.
   absl::StatusOr<QueryPlan> Bind(const sql::SelectStatement& select);
 
  private:
   const Catalog* catalog_;
   LocalTableProvider system_tables_;
   size_t worker_count_;
+  core::Settings settings_;
 };
 
 // Returns the ClickHouse literal type of an integer/float/string value: the smallest UInt for

@@ -75,11 +75,9 @@ core::Event QueryEvent(QueryKind kind, bool ok, bool cancelled) {
 // Adds the pruning summary as a server log entry when the client asked for debug logs
 // (SETTINGS send_logs_level = 'debug' or 'trace'), as ClickHouse reports it: Stats and Progress
 // have no field for parts or marks.
-void AddPruningLog(const ch::QueryInfo& info, const QueryContext& query, ch::Result* result) {
-  auto level = info.settings().find("send_logs_level");
-  if (level == info.settings().end()) return;
-  std::string value = absl::AsciiStrToLower(level->second);
-  if (value != "debug" && value != "trace" && value != "test") return;
+void AddPruningLog(const QueryContext& query, ch::Result* result) {
+  const std::string& level = query.settings.send_logs_level;
+  if (level != "debug" && level != "trace" && level != "test") return;
   uint64_t parts_total = query.parts_total.load();
   if (parts_total == 0) return;
   auto now = std::chrono::system_clock::now().time_since_epoch();
@@ -97,23 +95,32 @@ void AddPruningLog(const ch::QueryInfo& info, const QueryContext& query, ch::Res
       query.granules_total.load()));
 }
 
-// Returns the chunk limits of an insert: SETTINGS input_chunk_rows / input_chunk_bytes of the
-// QueryInfo override the defaults (tests force small chunks with them).
-absl::StatusOr<InsertOptions> InsertOptionsOf(const ch::QueryInfo& info) {
+// Returns the chunk limits of an insert: settings input_chunk_rows / input_chunk_bytes (tests
+// force small chunks with them).
+absl::StatusOr<InsertOptions> InsertOptionsOf(const core::Settings& settings) {
   InsertOptions options;
-  for (auto [name, limit] : {std::pair{"input_chunk_rows", &options.chunk.max_rows},
-                             std::pair{"input_chunk_bytes", &options.chunk.max_bytes}}) {
-    auto it = info.settings().find(name);
-    if (it == info.settings().end()) continue;
-    uint64_t value = 0;
-    if (!absl::SimpleAtoi(it->second, &value) || value == 0) {
-      return core::Error(core::ErrorCode::kBadArguments,
-                         absl::StrCat("Cannot parse \"", it->second,
-                                      "\" as a positive UInt64: setting ", name));
-    }
-    *limit = value;
+  if (settings.input_chunk_rows == 0 || settings.input_chunk_bytes == 0) {
+    return core::Error(core::ErrorCode::kBadArguments,
+                       "Settings input_chunk_rows and input_chunk_bytes must be positive");
   }
+  options.chunk.max_rows = settings.input_chunk_rows;
+  options.chunk.max_bytes = settings.input_chunk_bytes;
   return options;
+}
+
+// Returns the settings a request starts from: its session's (QueryInfo.session_id), then its
+// own QueryInfo.settings.
+absl::StatusOr<core::Settings> RequestSettings(const ch::QueryInfo& info, SessionStore* sessions) {
+  core::Settings settings;
+  if (!info.session_id().empty()) {
+    absl::StatusOr<core::Settings> session =
+        sessions->Begin(info.session_id(), info.session_check(), info.session_timeout());
+    if (!session.ok()) return session.status();
+    settings = *std::move(session);
+  }
+  absl::Status applied = settings.Apply(info.settings());
+  if (!applied.ok()) return applied;
+  return settings;
 }
 
 // Reads the input of a streamed query: the input_data of each further QueryInfo while the one
@@ -233,7 +240,9 @@ absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
                                       Produced* produced, ch::Result* last) {
   QueryContext& query = *query_context;
   absl::StatusOr<QueryResult> outcome;
-  absl::StatusOr<InsertOptions> insert_options = InsertOptionsOf(info);
+  absl::StatusOr<core::Settings> settings = RequestSettings(info, &sessions_);
+  absl::StatusOr<InsertOptions> insert_options =
+      settings.ok() ? InsertOptionsOf(*settings) : absl::StatusOr<InsertOptions>(settings.status());
   if (!admitted.ok()) {
     outcome = admitted;
   } else if (!insert_options.ok()) {
@@ -242,7 +251,11 @@ absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
     // A client that goes away cancels the query (and with it every worker stream).
     core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
         [context] { return context->IsCancelled(); }, [&query] { query.Cancel(); });
+    query.settings = *std::move(settings);
     outcome = executor_->Execute(info.query(), input, &query, more_input, *insert_options);
+    if (outcome.ok() && !info.session_id().empty() && !query.session_changes.empty()) {
+      sessions_.Apply(info.session_id(), query.session_changes);
+    }
   }
   ch::Result& result = *last;
   result.set_query_id(query.query_id());
@@ -301,7 +314,7 @@ absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
   progress->set_read_rows(query.read_rows.load());
   progress->set_read_bytes(query.read_bytes.load());
   progress->set_written_rows(outcome->written_rows);
-  AddPruningLog(info, query, &result);
+  AddPruningLog(query, &result);
   ch::Stats* stats = result.mutable_stats();
   stats->set_rows(rows);
   stats->set_blocks(rows > 0 ? 1 : 0);

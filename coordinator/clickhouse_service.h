@@ -18,6 +18,7 @@
 #include "coordinator/query_executor.h"
 #include "coordinator/query_registry.h"
 #include "coordinator/query_scheduler.h"
+#include "coordinator/session_store.h"
 
 namespace granite::coordinator {
 
@@ -88,6 +89,7 @@ class ClickHouseService final
 
   QueryExecutor* executor_;
   QueryRegistry* registry_;
+  SessionStore sessions_;  // QueryInfo.session_id: the settings SET within each session
   QueryScheduler* scheduler_;
 };
 

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/mutex.h"
+#include "core/settings/settings.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/types.h"
@@ -79,6 +80,7 @@ absl::StatusOr<pb::TableSchema> SchemaFrom(const sql::CreateTableStatement& crea
   if (create.partition_by) schema.set_partition_by(sql::ColumnName(*create.partition_by));
   schema.set_engine(create.engine.empty() ? "MergeTree" : create.engine);
   for (const auto& [key, value] : create.settings) {
+    RETURN_IF_ERROR(core::TableSettings().Set(key, value));  // UNKNOWN_SETTING, BAD_ARGUMENTS
     if (key == kShardingKeySetting) {
       // Kept in its own fields (with the worker count the routing depends on), not as a setting.
       ASSIGN_OR_RETURN(std::vector<std::string> columns, ParseShardingKey(value, schema));
@@ -329,6 +331,7 @@ absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const 
     schema.set_shard_count(0);
   }
   for (const auto& [name, value] : alter.modify) {
+    RETURN_IF_ERROR(core::TableSettings().Set(name, value));
     RETURN_IF_ERROR(only_sharding_key(name));
     ASSIGN_OR_RETURN(std::vector<std::string> columns, ParseShardingKey(value, schema));
     schema.clear_sharding_key();

@@ -44,10 +44,9 @@ bool DisjointAcrossWorkers(const pb::Expr& arg, const pb::Source& source,
 }  // namespace
 
 void PlanBoundedAggregation(pb::Fragment* fragment, const pb::TableSchema* schema,
-                            size_t worker_count) {
+                            size_t worker_count, const core::Settings& settings) {
   if (!fragment->aggregate()) return;
-  auto setting = fragment->settings().find(std::string(kUseValueRangesSetting));
-  if (setting != fragment->settings().end() && setting->second == "0") return;
+  if (!settings.use_value_ranges) return;
   const pb::Source& source = fragment->source();
   std::vector<std::optional<ValueRange>> columns = SourceRanges(source);
   if (fragment->group_keys_size() == 1 &&

@@ -30,13 +30,13 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/settings/settings.h"
 #include "granite/worker/v1/plan.pb.h"
 #include "granite/worker/v1/worker.pb.h"
 
 namespace granite::coordinator {
 
 // SETTINGS use_value_ranges = 0 turns these rules (and the worker's `0 + e` key folding) off.
-inline constexpr char kUseValueRangesSetting[] = "use_value_ranges";
 
 inline constexpr uint64_t kBitmapMaxBits = uint64_t{1} << 26;
 inline constexpr uint64_t kBitmapMaxBitsPerGroup = uint64_t{1} << 12;
@@ -45,6 +45,7 @@ inline constexpr uint64_t kDirectKeyMaxValues = uint64_t{1} << 16;
 // Applies the rules above to an aggregating `fragment` (its source columns set). `schema` is the
 // table read (null for numbers(N)); `worker_count` the current worker count.
 void PlanBoundedAggregation(granite::worker::v1::Fragment* fragment,
-                            const granite::worker::v1::TableSchema* schema, size_t worker_count);
+                            const granite::worker::v1::TableSchema* schema, size_t worker_count,
+                            const core::Settings& settings);
 
 }  // namespace granite::coordinator

@@ -7,6 +7,7 @@
 #include "core/block_codec.h"
 #include "core/error.h"
 #include "core/rpc_status.h"
+#include "core/settings/fragment_settings.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
 #include "coordinator/reader_threads.h"
@@ -29,15 +30,16 @@ bool OnLoopback(const std::string& address) {
 
 // Reads one worker's stream to the end.
 absl::Status RunOnWorker(const WorkerSet& workers, size_t index, pb::Fragment fragment,
-                         QueryContext* query, BucketedMerger* merger,
+                         bool compression_set, QueryContext* query, BucketedMerger* merger,
                          std::vector<core::Block>* blocks) {
   fragment.set_worker_index(index);
   fragment.set_worker_count(workers.size());
   // network_compression_method: 'lz4' by default, 'none' for a worker on this host unless the
   // query set it.
-  if (OnLoopback(workers.address(index)) &&
-      !fragment.settings().contains("network_compression_method")) {
-    (*fragment.mutable_settings())["network_compression_method"] = "none";
+  if (OnLoopback(workers.address(index)) && !compression_set) {
+    core::Settings settings;
+    settings.SetValue(&core::Settings::network_compression_method, std::string("none"));
+    for (const auto& [name, value] : settings.Changes()) (*fragment.mutable_settings())[name] = value;
   }
   grpc::ClientContext context;
   if (!query->Register(&context)) {
@@ -115,11 +117,13 @@ absl::StatusOr<std::vector<std::vector<core::Block>>> FanOut(const WorkerSet& wo
                                                               const pb::Fragment& fragment,
                                                               QueryContext* query,
                                                               BucketedMerger* merger) {
+  ASSIGN_OR_RETURN(core::Settings settings, core::SettingsOf(fragment));
+  bool compression_set = settings.IsChanged(&core::Settings::network_compression_method);
   size_t n = workers.size();
   std::vector<std::vector<core::Block>> blocks(n);
   std::vector<absl::Status> statuses(n);
   auto run = [&](size_t i) {
-    statuses[i] = RunOnWorker(workers, i, fragment, query, merger, &blocks[i]);
+    statuses[i] = RunOnWorker(workers, i, fragment, compression_set, query, merger, &blocks[i]);
     // One failure stops every other worker at once.
     if (!statuses[i].ok()) query->Cancel();
   };

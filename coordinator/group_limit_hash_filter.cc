@@ -11,13 +11,7 @@ namespace granite::coordinator {
 
 absl::StatusOr<uint64_t> DecideGroupLimitHashFilter(const QueryPlan& plan) {
   const granite::worker::v1::Fragment& fragment = plan.fragment;
-  uint64_t max_limit = kDefaultMaxHashFilterLimit;
-  auto setting = fragment.settings().find("group_by_limit_hash_filter");
-  if (setting != fragment.settings().end() && !absl::SimpleAtoi(setting->second, &max_limit)) {
-    return core::Error(core::ErrorCode::kCannotParseText,
-                       "Cannot parse \"" + setting->second +
-                           "\" as UInt64: setting group_by_limit_hash_filter");
-  }
+  uint64_t max_limit = plan.settings.group_by_limit_hash_filter;
   if (!fragment.aggregate() || fragment.group_keys_size() == 0 || fragment.finalize_on_worker()) {
     return 0;
   }

@@ -22,11 +22,8 @@
 
 namespace granite::coordinator {
 
-// The largest L the rule applies to unless group_by_limit_hash_filter says otherwise.
-inline constexpr uint64_t kDefaultMaxHashFilterLimit = 100000;
-
 // Returns the L to set in plan.fragment.group_limit_hash_filter (0: the rule does not fire).
-// Fails with CANNOT_PARSE_TEXT if the setting group_by_limit_hash_filter is not a number.
+// The largest L it applies to is the setting group_by_limit_hash_filter.
 absl::StatusOr<uint64_t> DecideGroupLimitHashFilter(const QueryPlan& plan);
 
 // Returns the plan.fragment.group_limit_hash_filter groups of `stage` (keys, then finalized

@@ -87,13 +87,11 @@ std::vector<uint32_t> TopRows(const core::Block& block, const std::vector<core::
 
 // Test and A/B switch: late_aggregate_finalization_by_ref = 0 groups with an Aggregator.
 bool GroupByRefOn(const QueryPlan& plan) {
-  auto setting = plan.fragment.settings().find("late_aggregate_finalization_by_ref");
-  return setting == plan.fragment.settings().end() || setting->second != "0";
+  return plan.settings.late_aggregate_finalization_by_ref;
 }
 
 bool LateFinalizationOn(const QueryPlan& plan) {
-  auto setting = plan.fragment.settings().find(kLateAggregateFinalizationSetting);
-  return setting == plan.fragment.settings().end() || setting->second != "0";
+  return plan.settings.late_aggregate_finalization;
 }
 
 }  // namespace

@@ -48,8 +48,6 @@
 
 namespace granite::coordinator {
 
-inline constexpr char kLateAggregateFinalizationSetting[] = "late_aggregate_finalization";
-
 // Merges, finalizes and cuts the buckets of partial states, finalizing late aggregates and
 // building keys only for the groups that survive the ORDER BY ... LIMIT cut.
 // Thread-safety: MergeAndCut is const and may run on many threads at once. MergeBucket may run

@@ -203,7 +203,7 @@ TEST(LateFinalizerTest, AppliesOnlyWhereExact) {
   no_limit.has_limit = false;
   EXPECT_FALSE(applies(no_limit));
   QueryPlan off = Plan(shape, {{2, true}}, 10, 0);
-  (*off.fragment.mutable_settings())[kLateAggregateFinalizationSetting] = "0";
+  off.settings.late_aggregate_finalization = false;
   EXPECT_FALSE(applies(off));
   auto no_keys = LateFinalizer::Create(Plan(shape, {{0, true}}, 10, 0), {}, shape.specs());
   EXPECT_TRUE(no_keys.ok() && *no_keys == nullptr);
@@ -334,7 +334,7 @@ TEST(LateFinalizerTest, MultiColumnStringKeysByReference) {
       plan.order = {{3, descending}};
       std::vector<std::string> got;
       for (const char* by_ref : {"1", "0"}) {
-        (*plan.fragment.mutable_settings())["late_aggregate_finalization_by_ref"] = by_ref;
+        ASSERT_TRUE(plan.settings.Set("late_aggregate_finalization_by_ref", by_ref).ok());
         auto late = LateFinalizer::Create(plan, keys, specs);
         ASSERT_TRUE(late.ok() && *late != nullptr);
         size_t groups = 0;

@@ -24,20 +24,13 @@ void SetDeadline(grpc::ClientContext* context) {
   context->set_deadline(std::chrono::system_clock::now() + kPartStatementTimeout);
 }
 
-// Returns the value of setting `name` in `settings`, or `otherwise`.
-std::string SettingOr(const std::map<std::string, std::string>& settings, const std::string& name,
-                      const std::string& otherwise) {
-  auto it = settings.find(name);
-  return it == settings.end() ? otherwise : it->second;
-}
-
 }  // namespace
 
-absl::Status AlterPart(const sql::AlterPartStatement& alter, const WorkerSet& workers,
-                       Catalog* catalog) {
+absl::Status AlterPart(const sql::AlterPartStatement& alter, const core::Settings& settings,
+                       const WorkerSet& workers, Catalog* catalog) {
   RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
   RETURN_IF_ERROR(catalog->Lookup(alter.table).status());
-  if (alter.drop_detached && SettingOr(alter.settings, "allow_drop_detached", "0") != "1") {
+  if (alter.drop_detached && !settings.allow_drop_detached) {
     return core::Error(ErrorCode::kSupportIsDisabled,
                        "Cannot execute query: DROP DETACHED PART is disabled (see "
                        "allow_drop_detached setting)");
@@ -75,15 +68,10 @@ absl::Status AlterPart(const sql::AlterPartStatement& alter, const WorkerSet& wo
 }
 
 absl::StatusOr<QueryResult> CheckTable(const sql::CheckTableStatement& check,
-                                       const WorkerSet& workers, Catalog* catalog) {
+                                       const core::Settings& settings, const WorkerSet& workers,
+                                       Catalog* catalog) {
   RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
   RETURN_IF_ERROR(catalog->Lookup(check.table).status());
-  std::string single = SettingOr(check.settings, "check_query_single_value_result", "1");
-  if (single != "0" && single != "1") {
-    return core::Error(ErrorCode::kCannotParseText,
-                       "Cannot parse \"" + single +
-                           "\" as Bool: setting check_query_single_value_result");
-  }
   std::vector<pb::CheckTableResponse> responses(workers.size());
   RETURN_IF_ERROR(workers.CallAll([&](size_t i) {
     pb::CheckTableRequest request;
@@ -96,7 +84,7 @@ absl::StatusOr<QueryResult> CheckTable(const sql::CheckTableStatement& check,
   QueryResult result;
   result.has_rows = true;
   result.format = check.format;
-  if (single == "1") {
+  if (settings.check_query_single_value_result) {
     bool passed = true;
     for (const auto& response : responses) {
       for (const auto& part : response.parts()) passed = passed && part.is_passed();

@@ -18,14 +18,16 @@ namespace granite::coordinator {
 // Errors: UNKNOWN_TABLE (or why the table is unusable); SUPPORT_IS_DISABLED for DROP DETACHED
 // without allow_drop_detached = 1; NO_SUCH_DATA_PART when no worker has it; a worker's error
 // (ATTACH of a part that fails its checksums: the part stays detached).
-absl::Status AlterPart(const sql::AlterPartStatement& alter, const WorkerSet& workers,
-                       Catalog* catalog);
+// `settings` are the query's with the statement's SETTINGS applied.
+absl::Status AlterPart(const sql::AlterPartStatement& alter, const core::Settings& settings,
+                       const WorkerSet& workers, Catalog* catalog);
 
 // Runs CHECK TABLE: as ClickHouse with its default check_query_single_value_result = 1, one row
 // `result` (UInt8: 1 if every part passed); with 0, one row per part: part_path, is_passed,
 // message, and the worker holding it. Broken parts under detached/ count as failed (the table
 // answers without their rows). Errors: UNKNOWN_TABLE; a worker's error.
 absl::StatusOr<QueryResult> CheckTable(const sql::CheckTableStatement& check,
-                                       const WorkerSet& workers, Catalog* catalog);
+                                       const core::Settings& settings, const WorkerSet& workers,
+                                       Catalog* catalog);
 
 }  // namespace granite::coordinator

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@
 #include <grpcpp/client_context.h>
 
 #include "core/mutex.h"
+#include "core/settings/settings.h"
 
 namespace granite::coordinator {
 
@@ -79,6 +81,12 @@ class QueryContext {
   // Time spent waiting in the coordinator's SELECT admission queue; `queued` while it waits.
   std::atomic<uint64_t> queue_wait_us{0};
   std::atomic<bool> queued{false};
+  // The query's settings before its statement's SETTINGS clause: the session's, then the
+  // request's (QueryInfo.settings). Written by the handler thread before the query runs and by
+  // its SET; read by that thread only.
+  core::Settings settings;
+  // What this query's SET statements changed, for its session once it succeeds.
+  std::map<std::string, std::string> session_changes;
   // Holds an execution slot already (QueryScheduler admitted it before it ran): QueryExecutor
   // does not admit it again.
   std::atomic<bool> admitted{false};

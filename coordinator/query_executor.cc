@@ -24,6 +24,7 @@
 #include "coordinator/part_statements.h"
 #include "coordinator/sql/lexer.h"
 #include "coordinator/sql/parser.h"
+#include "coordinator/settings_table.h"
 #include "coordinator/system_tables.h"
 
 namespace granite::coordinator {
@@ -120,18 +121,6 @@ std::vector<core::AggregateSpec> SpecsOf(const pb::Fragment& fragment) {
   return specs;
 }
 
-// Returns the SETTINGS queue_max_wait_ms of a SELECT (0, the default: wait as long as it takes).
-absl::StatusOr<std::chrono::milliseconds> QueueMaxWait(const pb::Fragment& fragment) {
-  auto setting = fragment.settings().find("queue_max_wait_ms");
-  if (setting == fragment.settings().end()) return std::chrono::milliseconds(0);
-  uint64_t ms = 0;
-  if (!absl::SimpleAtoi(setting->second, &ms)) {
-    return core::Error(ErrorCode::kCannotParseText, "Cannot parse \"" + setting->second +
-                                                        "\" as UInt64: setting queue_max_wait_ms");
-  }
-  return std::chrono::milliseconds(ms);
-}
-
 }  // namespace
 
 absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql, std::string_view input,
@@ -140,6 +129,14 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql, std::st
   ASSIGN_OR_RETURN(sql::Statement statement, sql::ParseStatement(sql));
   query->set_kind(KindOf(statement));
   if (auto* kill = std::get_if<sql::KillQueryStatement>(&statement)) return Kill(*kill, sql, query);
+  if (auto* set = std::get_if<sql::SetStatement>(&statement)) {
+    // Validated as a whole first: a SET with one bad pair changes nothing.
+    core::Settings changed = query->settings;
+    RETURN_IF_ERROR(changed.Apply(set->changes));
+    query->settings = std::move(changed);
+    for (const auto& [name, value] : set->changes) query->session_changes[name] = value;
+    return QueryResult{};
+  }
   if (auto* select = std::get_if<sql::SelectStatement>(&statement)) return Select(*select, query);
   if (auto* insert = std::get_if<sql::InsertStatement>(&statement)) {
     return Insert(*insert, input, more_input, insert_options, query);
@@ -161,11 +158,15 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql, std::st
     return QueryResult{};
   }
   if (auto* alter = std::get_if<sql::AlterPartStatement>(&statement)) {
-    RETURN_IF_ERROR(AlterPart(*alter, *workers_, catalog_));
+    core::Settings settings = query->settings;
+    RETURN_IF_ERROR(settings.Apply(alter->settings));
+    RETURN_IF_ERROR(AlterPart(*alter, settings, *workers_, catalog_));
     return QueryResult{};
   }
   if (auto* check = std::get_if<sql::CheckTableStatement>(&statement)) {
-    return CheckTable(*check, *workers_, catalog_);
+    core::Settings settings = query->settings;
+    RETURN_IF_ERROR(settings.Apply(check->settings));
+    return CheckTable(*check, settings, *workers_, catalog_);
   }
   if (auto* show = std::get_if<sql::ShowTablesStatement>(&statement)) return ShowTables(*show);
   if (auto* describe = std::get_if<sql::DescribeStatement>(&statement)) return Describe(*describe);
@@ -177,10 +178,11 @@ absl::StatusOr<QueryResult> QueryExecutor::Select(const sql::SelectStatement& se
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
   Binder binder(
       catalog_,
-      [this](const std::string& name) {
+      [this, query](const std::string& name) -> absl::StatusOr<LocalTable> {
+        if (name == "settings") return BuildSettingsTable(query->settings);
         return BuildSystemTable(name, *workers_, *catalog_, registry_);
       },
-      workers_->size());
+      workers_->size(), query->settings);
   ASSIGN_OR_RETURN(QueryPlan plan, binder.Bind(select));
   QueryResult result;
   result.has_rows = true;
@@ -223,7 +225,7 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
   AdmissionQueue::Slot slot;
   bool client_select = plan.source != SourceKind::kLocal && query->kind() == QueryKind::kSelect;
   if (admission_ != nullptr && client_select && !query->admitted) {
-    ASSIGN_OR_RETURN(std::chrono::milliseconds max_wait, QueueMaxWait(plan.fragment));
+    std::chrono::milliseconds max_wait(plan.settings.queue_max_wait_ms);
     ASSIGN_OR_RETURN(slot, admission_->Admit(query, max_wait));
   }
   core::ScopedThreadNice nice(client_select ? select_nice_ : 0);

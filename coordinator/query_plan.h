@@ -8,6 +8,7 @@
 
 #include "core/block.h"
 #include "core/block_sort.h"
+#include "core/settings/settings.h"
 #include "core/types.h"
 #include "granite/worker/v1/plan.pb.h"
 
@@ -27,6 +28,9 @@ enum class SourceKind {
 struct QueryPlan {
   SourceKind source = SourceKind::kWorkers;
   granite::worker::v1::Fragment fragment;
+  // The query's settings (the session's, the request's, then the SELECT's SETTINGS); the
+  // fragment carries their changes to the workers.
+  core::Settings settings;
   core::Block local_input;  // kLocal only
   // numbers(N) keeps its order: blocks are concatenated worker by worker.
   bool ordered_source = false;

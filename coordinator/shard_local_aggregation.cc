@@ -6,12 +6,12 @@ namespace pb = granite::worker::v1;
 
 ShardLocalDecision DecideShardLocalAggregation(const pb::Fragment& fragment,
                                                const pb::TableSchema& schema,
-                                               size_t worker_count) {
+                                               size_t worker_count,
+                                               const core::Settings& settings) {
   auto no = [](std::string reason) { return ShardLocalDecision{false, std::move(reason)}; };
   if (!fragment.aggregate() || fragment.group_keys_size() == 0) return no("no GROUP BY keys");
-  auto setting = fragment.settings().find(kShardLocalAggregationSetting);
-  if (setting != fragment.settings().end() && setting->second == "0") {
-    return no(std::string("turned off by SETTINGS ") + kShardLocalAggregationSetting + " = 0");
+  if (!settings.shard_local_aggregation) {
+    return no("turned off by SETTINGS shard_local_aggregation = 0");
   }
   const pb::Source& source = fragment.source();
   if (!source.has_table() || source.table() != schema.name()) return no("not a table");

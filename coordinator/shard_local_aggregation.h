@@ -23,12 +23,12 @@
 #include <string_view>
 
 #include "granite/worker/v1/plan.pb.h"
+#include "core/settings/settings.h"
 #include "granite/worker/v1/worker.pb.h"
 
 namespace granite::coordinator {
 
-// The query setting that turns the rule off when "0" (default on).
-inline constexpr char kShardLocalAggregationSetting[] = "shard_local_aggregation";
+// The query setting shard_local_aggregation = 0 turns the rule off.
 
 // What the rule decided and why (the reason is for logs and tests).
 struct ShardLocalDecision {
@@ -39,7 +39,8 @@ struct ShardLocalDecision {
 // Applies the rule to a bound fragment reading `schema`'s table on `worker_count` workers.
 ShardLocalDecision DecideShardLocalAggregation(const granite::worker::v1::Fragment& fragment,
                                                const granite::worker::v1::TableSchema& schema,
-                                               size_t worker_count);
+                                               size_t worker_count,
+                                               const core::Settings& settings);
 
 // True when `column` alone is `schema`'s whole sharding key and the table was sharded for
 // `worker_count` workers (shard_count == worker_count > 0). Then INSERT sent every row with a given

@@ -92,17 +92,17 @@ TEST_F(ShardLocalAggregationTest, ExplainsItsDecision) {
   pb::Expr* key = fragment.add_group_keys();
   key->set_type(static_cast<uint32_t>(TypeId::kUInt32));
   key->set_column(0);
-  ShardLocalDecision decision = DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 3);
+  ShardLocalDecision decision = DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 3, core::Settings());
   EXPECT_FALSE(decision.fire);
   EXPECT_NE(decision.reason.find("k is not a GROUP BY key"), std::string::npos) << decision.reason;
-  decision = DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 2);
+  decision = DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 2, core::Settings());
   EXPECT_FALSE(decision.fire);
   EXPECT_NE(decision.reason.find("sharded for 3 workers, not 2"), std::string::npos);
   fragment.mutable_source()->set_columns(0, "k");
-  EXPECT_TRUE(DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 3).fire);
+  EXPECT_TRUE(DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 3, core::Settings()).fire);
   // A key column index past the source columns never matches (and never crashes).
   key->set_column(5);
-  EXPECT_FALSE(DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 3).fire);
+  EXPECT_FALSE(DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 3, core::Settings()).fire);
 }
 
 TEST_F(ShardLocalAggregationTest, WholeShardingKeyNeedsTheOneColumnAndTheWorkerCount) {

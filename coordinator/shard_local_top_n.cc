@@ -5,8 +5,7 @@ namespace granite::coordinator {
 void PlanShardLocalTopN(QueryPlan* plan) {
   granite::worker::v1::Fragment& fragment = plan->fragment;
   if (!fragment.finalize_on_worker()) return;
-  auto setting = fragment.settings().find("shard_local_top_n");
-  if (setting != fragment.settings().end() && setting->second == "0") return;
+  if (!plan->settings.shard_local_top_n) return;
   if (plan->has_having) *fragment.mutable_local_having() = plan->having;
   // LIMIT 0 returns nothing; shipping every group keeps that case simple.
   if (!plan->has_limit || plan->limit == 0) return;

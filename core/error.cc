@@ -87,6 +87,7 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kChecksumDoesntMatch: return "CHECKSUM_DOESNT_MATCH";
     case ErrorCode::kCorruptedData: return "CORRUPTED_DATA";
     case ErrorCode::kUnknownSetting: return "UNKNOWN_SETTING";
+    case ErrorCode::kSessionNotFound: return "SESSION_NOT_FOUND";
     case ErrorCode::kQueryWasCancelled: return "QUERY_WAS_CANCELLED";
     case ErrorCode::kTooManySimultaneousQueries: return "TOO_MANY_SIMULTANEOUS_QUERIES";
     case ErrorCode::kAllConnectionTriesFailed: return "ALL_CONNECTION_TRIES_FAILED";

@@ -36,6 +36,7 @@ enum class ErrorCode : int {
   kChecksumDoesntMatch = 40,
   kCorruptedData = 246,
   kUnknownSetting = 115,
+  kSessionNotFound = 372,
   kQueryWasCancelled = 394,
   kTooManySimultaneousQueries = 202,
   kAllConnectionTriesFailed = 279,

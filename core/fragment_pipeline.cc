@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/functions/cast_column.h"
 #include "core/hash.h"
+#include "core/settings/fragment_settings.h"
 #include "core/status_macros.h"
 
 namespace granite::core {
@@ -57,38 +58,13 @@ const pb::Expr* IdentityOperand(const pb::Expr& key) {
   return nullptr;
 }
 
-// Reads a non-negative integer setting; absent leaves *value unchanged.
-absl::Status ReadSizeSetting(const pb::Fragment& fragment, const std::string& name, size_t* value) {
-  auto it = fragment.settings().find(name);
-  if (it == fragment.settings().end()) return absl::OkStatus();
-  uint64_t parsed = 0;
-  if (!absl::SimpleAtoi(it->second, &parsed)) {
-    return Error(ErrorCode::kCannotParseText,
-                 absl::StrCat("Cannot parse \"", it->second, "\" as UInt64: setting ", name));
-  }
-  *value = parsed;
-  return absl::OkStatus();
-}
-
-// Reads group_by_worker_merge ('auto', 'always' or 'never'); absent leaves *mode unchanged.
-absl::Status ReadWorkerMerge(const pb::Fragment& fragment,
-                             LocalMerger::Options::WorkerMerge* mode) {
-  auto it = fragment.settings().find("group_by_worker_merge");
-  if (it == fragment.settings().end()) return absl::OkStatus();
-  std::string value = absl::AsciiStrToLower(it->second);
+// Returns the worker-merge mode of setting group_by_worker_merge (validated by the registry).
+LocalMerger::Options::WorkerMerge WorkerMergeOf(const Settings& settings) {
   using WorkerMerge = LocalMerger::Options::WorkerMerge;
-  if (value == "auto") {
-    *mode = WorkerMerge::kAuto;
-  } else if (value == "always" || value == "1") {
-    *mode = WorkerMerge::kAlways;
-  } else if (value == "never" || value == "0") {
-    *mode = WorkerMerge::kNever;
-  } else {
-    return Error(ErrorCode::kBadArguments,
-                 absl::StrCat("Unknown group_by_worker_merge \"", it->second,
-                              "\": expected 'auto', 'always' or 'never'"));
-  }
-  return absl::OkStatus();
+  const std::string& value = settings.group_by_worker_merge;
+  if (value == "always" || value == "1") return WorkerMerge::kAlways;
+  if (value == "never" || value == "0") return WorkerMerge::kNever;
+  return WorkerMerge::kAuto;
 }
 
 // Returns the number of non-zero bytes of mask[0, rows): 32 at a time, as a filter's mask
@@ -143,6 +119,7 @@ void MarkColumns(const pb::Expr& expr, std::vector<bool>* read) {
 absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     const pb::Fragment& fragment) {
   std::unique_ptr<FragmentPipeline> p(new FragmentPipeline());
+  ASSIGN_OR_RETURN(Settings settings, SettingsOf(fragment));
   if (fragment.has_filter()) {
     ASSIGN_OR_RETURN(p->filter_, Expression::FromProto(fragment.filter()));
   }
@@ -153,9 +130,7 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
       p->key_types_.push_back(expr->type());
       // `0 + e` groups by e and widens only the emitted keys (IdentityOperand). Not with the key
       // hash filter, whose per-row hashes are kept by the coordinator.
-      auto ranges = fragment.settings().find("use_value_ranges");
-      bool fold = fragment.group_limit_hash_filter() == 0 &&
-                  (ranges == fragment.settings().end() || ranges->second != "0");
+      bool fold = fragment.group_limit_hash_filter() == 0 && settings.use_value_ranges;
       const pb::Expr* operand = fold ? IdentityOperand(key) : nullptr;
       if (operand != nullptr) {
         ASSIGN_OR_RETURN(expr, Expression::FromProto(*operand));
@@ -182,24 +157,16 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     // group_by_two_level_threshold sets both the conversion of tables and the size at which the
     // thread-local merge goes parallel (ClickHouse's meaning); without it they keep their own
     // defaults (late conversion, early parallel merge).
-    size_t threshold = 0;
-    if (fragment.settings().contains("group_by_two_level_threshold")) {
-      RETURN_IF_ERROR(ReadSizeSetting(fragment, "group_by_two_level_threshold", &threshold));
-      p->aggregator_options_.two_level_threshold = threshold;
-      p->parallel_merge_threshold_ = threshold;
+    if (settings.IsChanged(&Settings::group_by_two_level_threshold)) {
+      p->aggregator_options_.two_level_threshold = settings.group_by_two_level_threshold;
+      p->parallel_merge_threshold_ = settings.group_by_two_level_threshold;
     }
-    RETURN_IF_ERROR(ReadSizeSetting(fragment, "group_by_two_level_threshold_bytes",
-                                    &p->aggregator_options_.two_level_threshold_bytes));
-    RETURN_IF_ERROR(ReadSizeSetting(fragment, "group_by_single_block_threshold",
-                                    &p->single_block_threshold_));
-    RETURN_IF_ERROR(ReadWorkerMerge(fragment, &p->worker_merge_));
-    size_t collect_stats = 1;
-    RETURN_IF_ERROR(
-        ReadSizeSetting(fragment, "collect_hash_table_stats_during_aggregation", &collect_stats));
-    p->collect_table_stats_ = collect_stats != 0 && !fragment.group_keys().empty();
-    size_t in_place = 1;  // worker_finalize_in_place: 1 default, 0 = via partial buckets
-    RETURN_IF_ERROR(ReadSizeSetting(fragment, "worker_finalize_in_place", &in_place));
-    p->finalize_in_place_ = in_place != 0;
+    p->aggregator_options_.two_level_threshold_bytes = settings.group_by_two_level_threshold_bytes;
+    p->single_block_threshold_ = settings.group_by_single_block_threshold;
+    p->worker_merge_ = WorkerMergeOf(settings);
+    p->collect_table_stats_ =
+        settings.collect_hash_table_stats_during_aggregation && !fragment.group_keys().empty();
+    p->finalize_in_place_ = settings.worker_finalize_in_place;
     p->table_shape_ = TableShape(fragment);
     p->final_only_states_ = fragment.worker_count() <= 1 || fragment.finalize_on_worker();
     // Fail at compile time, not per thread, if the aggregation cannot be built.
@@ -237,15 +204,13 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
   }
   // Something is read after the filter (else Filter() copies nothing: count() WHERE ...).
   if (p->aggregating_ && p->filter_ && p->any_read_after_filter_ && p->hash_limit_ == 0) {
-    size_t selected = 1;  // aggregate_selected_filter: 1 default, 0 = filtered copies
-    RETURN_IF_ERROR(ReadSizeSetting(fragment, "aggregate_selected_filter", &selected));
     auto is_column = [](const pb::Expr& expr) { return expr.node_case() == pb::Expr::kColumn; };
     bool plain = std::all_of(fragment.group_keys().begin(), fragment.group_keys().end(),
                              is_column);
     for (const pb::AggregateCall& call : fragment.aggregates()) {
       plain = plain && std::all_of(call.args().begin(), call.args().end(), is_column);
     }
-    p->aggregate_selected_ = selected != 0 && plain;
+    p->aggregate_selected_ = settings.aggregate_selected_filter && plain;
   }
   return p;
 }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "core/absl_compat.h"
 #include "core/error.h"
+#include "core/settings/settings.h"
 #include "core/status_macros.h"
 #include "storage/part_recovery.h"
 #include "storage/part_writer.h"
@@ -333,12 +334,14 @@ size_t Table::prepared_count() const {
 
 MergeLimits Table::LimitsFor(const MergeLimits& defaults) const {
   MergeLimits limits = defaults;
-  auto setting = [&](const char* key, auto* value) {
-    auto it = schema_->settings.find(key);
-    if (it != schema_->settings.end()) (void)absl::SimpleAtoi(it->second, value);
-  };
-  setting("max_bytes_to_merge_at_max_space_in_pool", &limits.max_bytes);
-  setting("max_parts_to_merge_at_once", &limits.max_parts);
+  core::TableSettings settings;
+  if (!settings.ApplyKnown(schema_->settings).ok()) return limits;  // validated at CREATE
+  if (settings.max_bytes_to_merge_at_max_space_in_pool != 0) {
+    limits.max_bytes = settings.max_bytes_to_merge_at_max_space_in_pool;
+  }
+  if (settings.max_parts_to_merge_at_once != 0) {
+    limits.max_parts = settings.max_parts_to_merge_at_once;
+  }
   return limits;
 }
 

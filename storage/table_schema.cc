@@ -6,6 +6,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
+#include "core/settings/settings.h"
+#include "core/status_macros.h"
 #include "storage/coding.h"
 
 namespace granite::storage {
@@ -79,23 +81,23 @@ absl::Status ValidateTableSchema(const TableSchema& schema) {
                                 schema.name));
     }
   }
-  if (auto it = schema.settings.find("index_granularity"); it != schema.settings.end()) {
-    uint64_t rows = 0;
-    if (!absl::SimpleAtoi(it->second, &rows) || rows == 0 || rows > kMaxGranuleRows) {
-      return Error(ErrorCode::kBadArguments,
-                   absl::StrCat("Setting index_granularity of table ", schema.name, " is \"",
-                                it->second, "\"; expected an integer from 1 to ", kMaxGranuleRows));
-    }
+  // The coordinator refuses unknown names at CREATE; a stored schema may hold names of another
+  // version, which are kept and ignored.
+  core::TableSettings settings;
+  RETURN_IF_ERROR(settings.ApplyKnown(schema.settings));
+  uint64_t rows = settings.index_granularity;
+  if (rows == 0 || rows > kMaxGranuleRows) {
+    return Error(ErrorCode::kBadArguments,
+                 absl::StrCat("Setting index_granularity of table ", schema.name, " is ", rows,
+                              "; expected an integer from 1 to ", kMaxGranuleRows));
   }
   return absl::OkStatus();
 }
 
 size_t GranuleRowsOf(const TableSchema& schema) {
-  auto it = schema.settings.find("index_granularity");
-  uint64_t rows = 0;
-  if (it == schema.settings.end() || !absl::SimpleAtoi(it->second, &rows) || rows == 0) {
-    return kDefaultGranuleRows;
-  }
+  core::TableSettings settings;
+  uint64_t rows = settings.ApplyKnown(schema.settings).ok() ? settings.index_granularity : 0;
+  if (rows == 0) return kDefaultGranuleRows;
   return std::min<size_t>(rows, kMaxGranuleRows);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/settings/fragment_settings.h"
 #include "core/block_codec.h"
 #include "core/error.h"
 #include "core/fragment_pipeline.h"
@@ -31,9 +32,8 @@ void FillBlockData(const core::Block& block, core::WireCompression compression,
 
 // The fragment's network_compression_method setting (default lz4).
 absl::StatusOr<core::WireCompression> CompressionOf(const pb::Fragment& fragment) {
-  auto it = fragment.settings().find("network_compression_method");
-  if (it == fragment.settings().end()) return core::WireCompression::kLz4;
-  return core::ParseWireCompression(it->second);
+  ASSIGN_OR_RETURN(core::Settings settings, core::SettingsOf(fragment));
+  return core::ParseWireCompression(settings.network_compression_method);
 }
 
 absl::Status SinkGone() {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "core/settings/fragment_settings.h"
 #include "core/block_sort.h"
 #include "core/error.h"
 #include "core/status_macros.h"
@@ -16,7 +17,6 @@ namespace pb = granite::worker::v1;
 
 namespace {
 
-constexpr uint64_t kDefaultMaxLimit = 1000;
 // A locator is the part's index in the snapshot above this bit and the row in the part below it.
 constexpr int kPartShift = 40;
 
@@ -45,15 +45,8 @@ void RemapColumns(const std::vector<uint32_t>& map, pb::Expr* expr) {
 }
 
 absl::StatusOr<uint64_t> MaxLimit(const pb::Fragment& fragment) {
-  auto it = fragment.settings().find("late_materialization_max_limit");
-  if (it == fragment.settings().end()) return kDefaultMaxLimit;
-  uint64_t value = 0;
-  if (!absl::SimpleAtoi(it->second, &value)) {
-    return core::Error(core::ErrorCode::kCannotParseText,
-                       absl::StrCat("Cannot parse \"", it->second,
-                                    "\" as UInt64: setting late_materialization_max_limit"));
-  }
-  return value;
+  ASSIGN_OR_RETURN(core::Settings settings, core::SettingsOf(fragment));
+  return settings.late_materialization_max_limit;
 }
 
 // Returns the granule of `part` that holds part-relative row `row`. REQUIRES: row < part.rows().

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "core/error.h"
+#include "core/settings/fragment_settings.h"
 #include "core/status_macros.h"
 #include "storage/part_recovery.h"
 #include "worker/filter_ranges.h"
@@ -81,12 +82,10 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
     source->column_indexes_.push_back(index);
   }
   auto started = std::chrono::steady_clock::now();
-  auto setting = fragment.settings().find("use_parts_snapshot");
-  bool shared = setting == fragment.settings().end() || setting->second != "0";
-  source->snapshot_ = shared ? source->table_->Snapshot()
-                             : source->table_->registry().BuildUncached();
-  auto pruning = fragment.settings().find("use_pruning");
-  bool prune = pruning == fragment.settings().end() || pruning->second != "0";
+  ASSIGN_OR_RETURN(core::Settings settings, core::SettingsOf(fragment));
+  source->snapshot_ = settings.use_parts_snapshot ? source->table_->Snapshot()
+                                                  : source->table_->registry().BuildUncached();
+  bool prune = settings.use_pruning;
   storage::PartPruner pruner(source->table_->splitter(),
                              prune ? RangesFromFilter(fragment, schema) : storage::ColumnRanges());
   std::vector<storage::SelectedPart> selected =
@@ -95,9 +94,7 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
                                  std::chrono::steady_clock::now() - started)
                                  .count();
   source->condition_key_ = QueryConditionCache::KeyOf(fragment);
-  auto uncompressed = fragment.settings().find("use_uncompressed_cache");
-  if ((uncompressed == fragment.settings().end() || uncompressed->second != "0") &&
-      storage::UncompressedCache::Global().enabled()) {
+  if (settings.use_uncompressed_cache && storage::UncompressedCache::Global().enabled()) {
     source->cache_ = &storage::UncompressedCache::Global();
     for (size_t column : source->column_indexes_) {
       source->cache_insert_.push_back(ColumnScanBytes(selected, column) <=

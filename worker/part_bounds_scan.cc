@@ -3,6 +3,7 @@
 #include <set>
 #include <vector>
 
+#include "core/settings/fragment_settings.h"
 #include "core/types.h"
 #include "core/value_text.h"
 
@@ -16,8 +17,8 @@ std::optional<core::Block> PartBoundsBlock(const pb::Fragment& fragment,
       fragment.aggregates_size() == 0 || !fragment.source().has_table()) {
     return std::nullopt;
   }
-  auto setting = fragment.settings().find("use_part_bounds_for_min_max");
-  if (setting != fragment.settings().end() && setting->second == "0") return std::nullopt;
+  absl::StatusOr<core::Settings> settings = core::SettingsOf(fragment);
+  if (!settings.ok() || !settings->use_part_bounds_for_min_max) return std::nullopt;
   // The type of each source column, from the min / max calls that read it.
   const size_t columns = fragment.source().columns_size();
   std::vector<std::optional<core::TypeId>> types(columns);

@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "core/settings/fragment_settings.h"
+
 namespace granite::worker {
 
 namespace pb = granite::worker::v1;
@@ -34,8 +36,8 @@ QueryConditionCache& QueryConditionCache::Global() {
 
 std::string QueryConditionCache::KeyOf(const pb::Fragment& fragment) {
   if (!fragment.has_filter() || !fragment.source().has_table()) return "";
-  auto setting = fragment.settings().find("use_query_condition_cache");
-  if (setting != fragment.settings().end() && setting->second == "0") return "";
+  absl::StatusOr<core::Settings> settings = core::SettingsOf(fragment);
+  if (!settings.ok() || !settings->use_query_condition_cache) return "";
   if (Volatile(fragment.filter())) return "";
   std::string key = fragment.source().table();
   for (const std::string& column : fragment.source().columns()) {

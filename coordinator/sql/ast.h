@@ -176,9 +176,14 @@ struct CheckTableStatement {
   std::map<std::string, std::string> settings;
 };
 
+// SET k = v[, ...]: changes settings for the rest of the session.
+struct SetStatement {
+  std::map<std::string, std::string> changes;
+};
+
 using Statement = std::variant<SelectStatement, CreateTableStatement, DropTableStatement,
                                ShowTablesStatement, DescribeStatement, InsertStatement,
                                OptimizeStatement, KillQueryStatement, AlterSettingsStatement,
-                               AlterPartStatement, CheckTableStatement>;
+                               AlterPartStatement, CheckTableStatement, SetStatement>;
 
 }  // namespace granite::coordinator::sql

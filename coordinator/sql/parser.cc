@@ -16,7 +16,7 @@ namespace {
 
 constexpr char kStatementKeywords[] =
     "Expected one of: SELECT, INSERT, CREATE, DROP, SHOW, DESCRIBE, DESC, OPTIMIZE, KILL, ALTER, "
-    "CHECK";
+    "CHECK, SET";
 
 // Returns the items of a key given as `(a, b)` or `tuple(a, b)`, or the key itself.
 std::vector<ExprPtr> KeyColumns(ExprPtr key) {
@@ -59,6 +59,7 @@ class StatementParser {
   // Parses the 'name' of ATTACH PART / DROP DETACHED PART.
   absl::StatusOr<std::string> ParseStringLiteral(std::string_view what);
   absl::StatusOr<KillQueryStatement> ParseKill();
+  absl::StatusOr<SetStatement> ParseSet();
 
   // Parses an identifier, bare or quoted; `what` names it in the error.
   absl::StatusOr<std::string> ParseName(std::string_view what = "identifier");
@@ -94,6 +95,7 @@ absl::StatusOr<Statement> StatementParser::Parse() {
   if (first.Is("KILL")) return ToStatement(ParseKill());
   if (first.Is("ALTER")) return ParseAlter();
   if (first.Is("CHECK")) return ToStatement(ParseCheck());
+  if (first.Is("SET")) return ToStatement(ParseSet());
   return tokens_.Error(kStatementKeywords);
 }
 
@@ -577,6 +579,14 @@ absl::StatusOr<KillQueryStatement> StatementParser::ParseKill() {
   if (!tokens_.TakeKeyword("SYNC") && !tokens_.TakeKeyword("ASYNC")) tokens_.TakeKeyword("TEST");
   RETURN_IF_ERROR(ExpectEnd("Expected one of: SYNC, ASYNC, ';', end of query"));
   return kill;
+}
+
+absl::StatusOr<SetStatement> StatementParser::ParseSet() {
+  SetStatement set;
+  tokens_.Take();  // SET
+  RETURN_IF_ERROR(ParseSettings(&set.changes));
+  RETURN_IF_ERROR(ExpectEnd("Expected one of: ',', ';', end of query"));
+  return set;
 }
 
 }  // namespace

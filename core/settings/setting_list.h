@@ -1,0 +1,82 @@
+// The one list of granite's query and table settings: each is declared here once, with its type,
+// default, allowed values and description, and nowhere else. core/settings/settings.h turns the
+// list into typed structs (Settings, TableSettings) with parsing, validation and system.settings
+// rows. Adding a setting is one line here plus the code that reads its field.
+//
+// M(TYPE, NAME, DEFAULT, ALLOWED, DESCRIPTION)
+//   TYPE     Bool (accepts 0, 1, true, false), UInt64, or String
+//   ALLOWED  for String: the accepted values separated by '|', matched case-insensitively and
+//            stored lower-cased ("" = any text); ignored for the other types
+#pragma once
+
+// Query settings: SETTINGS of a SELECT, QueryInfo.settings, SET within a session.
+#define GRANITE_QUERY_SETTINGS(M)                                                                 \
+  M(Bool, use_pruning, true, "",                                                                  \
+    "Skips parts and granules whose key ranges cannot match the WHERE filter")                    \
+  M(Bool, use_parts_snapshot, true, "",                                                           \
+    "Shares the table's cached parts snapshot; 0 builds a private one per query (benchmarks)")    \
+  M(Bool, use_uncompressed_cache, true, "",                                                       \
+    "Reads and fills the worker's cache of decompressed granules")                                \
+  M(Bool, use_query_condition_cache, true, "",                                                    \
+    "Remembers per part and filter the granules that matched nothing, and skips them next time")  \
+  M(Bool, use_part_bounds_for_min_max, true, "",                                                  \
+    "Answers min/max of integer and date columns without WHERE or GROUP BY from part bounds")     \
+  M(Bool, use_value_ranges, true, "",                                                             \
+    "Uses column value ranges: bounded-range aggregation, DISTINCT and key-operand folding")      \
+  M(Bool, optimize_group_by_function_keys, true, "",                                              \
+    "Drops GROUP BY keys that are functions of other keys")                                       \
+  M(Bool, aggregate_selected_filter, true, "",                                                    \
+    "Aggregates filtered rows through a selection vector instead of filtered copies")             \
+  M(Bool, collect_hash_table_stats_during_aggregation, true, "",                                  \
+    "Remembers GROUP BY result sizes to preallocate hash tables on the next run")                 \
+  M(Bool, worker_finalize_in_place, true, "",                                                     \
+    "Finalizes shard-local groups in the merged tables instead of via partial buckets")           \
+  M(Bool, shard_local_aggregation, true, "",                                                      \
+    "Finalizes groups on the workers when every group lives on one worker (sharding-key keys)")   \
+  M(Bool, shard_local_top_n, true, "",                                                            \
+    "With shard-local aggregation, applies HAVING and ORDER BY ... LIMIT on each worker")         \
+  M(Bool, late_aggregate_finalization, true, "",                                                  \
+    "With ORDER BY ... LIMIT over groups, finalizes aggregates not in ORDER BY for the top rows") \
+  M(Bool, late_aggregate_finalization_by_ref, true, "",                                           \
+    "Late finalization keeps references to merged states instead of copying them")               \
+  M(UInt64, group_by_limit_hash_filter, 100000, "",                                               \
+    "GROUP BY ... LIMIT n without ORDER BY: workers keep the n smallest key hashes, up to this n "\
+    "(0 = off)")                                                                                  \
+  M(UInt64, group_by_two_level_threshold, 4000000, "",                                            \
+    "Groups at which a hash table becomes two-level (0 = never); when set, also the size at "     \
+    "which the thread-local merge goes parallel")                                                 \
+  M(UInt64, group_by_two_level_threshold_bytes, 268435456, "",                                    \
+    "Bytes of a hash table at which it becomes two-level")                                        \
+  M(UInt64, group_by_single_block_threshold, 4096, "",                                            \
+    "A worker result with fewer groups is sent as one block instead of 256 buckets")              \
+  M(String, group_by_worker_merge, "auto", "auto|always|never|1|0",                               \
+    "Whether a worker merges its threads' tables before sending buckets (1 = always, 0 = never)") \
+  M(UInt64, late_materialization_max_limit, 1000, "",                                             \
+    "LIMIT up to which a non-aggregating query reads its other columns only for surviving rows")  \
+  M(String, network_compression_method, "lz4", "lz4|none",                                        \
+    "Compression of blocks between workers and coordinator (unchanged: none on loopback)")       \
+  M(UInt64, queue_max_wait_ms, 0, "",                                                             \
+    "Longest wait for a SELECT slot before TOO_MANY_SIMULTANEOUS_QUERIES (0 = no limit)")         \
+  M(UInt64, input_chunk_rows, 1048576, "", "Rows of insert input sent to the workers per chunk") \
+  M(UInt64, input_chunk_bytes, 67108864, "",                                                      \
+    "Bytes of insert input text per chunk sent to the workers")                                   \
+  M(String, send_logs_level, "fatal", "none|fatal|error|warning|information|debug|trace|test",    \
+    "Server log entries sent to the client with the result (debug: the pruning summary)")        \
+  M(Bool, allow_drop_detached, false, "",                                                         \
+    "Allows ALTER TABLE ... DROP DETACHED PART, which deletes a part's files for good")           \
+  M(Bool, check_query_single_value_result, true, "",                                              \
+    "CHECK TABLE returns one row `result`; 0 returns one row per part with its state")
+
+// Table settings: CREATE TABLE ... SETTINGS and ALTER TABLE ... MODIFY SETTING.
+#define GRANITE_TABLE_SETTINGS(M)                                                                 \
+  M(UInt64, index_granularity, 8192, "", "Rows per granule (a mark in ClickHouse)")              \
+  M(String, sharding_key, "", "",                                                                 \
+    "Columns whose hash chooses the worker of a row (empty: round-robin)")                        \
+  M(UInt64, max_bytes_to_merge_at_max_space_in_pool, 0, "",                                       \
+    "Largest uncompressed size of one background merge's result (0 = the server's default)")     \
+  M(UInt64, max_parts_to_merge_at_once, 0, "",                                                    \
+    "Most parts that one background merge takes (0 = the server's default)")                        \
+  M(Bool, fsync_after_insert, true, "",                                                           \
+    "Accepted as in ClickHouse; granite always syncs a new part before it becomes visible")      \
+  M(String, auto_statistics_types, "", "",                                                        \
+    "Accepted as in ClickHouse; granite writes no per-part statistics files")
