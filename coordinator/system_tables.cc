@@ -52,6 +52,19 @@ std::vector<pb::ListTablesResponse> ListTablesEverywhere(const WorkerSet& worker
   return responses;
 }
 
+// Asks every worker for its parts (active, outdated and detached); a worker that does not answer
+// gets an empty response.
+std::vector<pb::ListPartsResponse> ListPartsEverywhere(const WorkerSet& workers) {
+  std::vector<pb::ListPartsResponse> responses(workers.size());
+  (void)workers.CallAll([&](size_t i) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    (void)workers.stub(i)->ListParts(&context, pb::ListPartsRequest(), &responses[i]);
+    return absl::OkStatus();
+  });
+  return responses;
+}
+
 // The coordinator's own metrics and every answering worker's, labelled by the `worker` column.
 struct ProcessMetrics {
   std::string worker;
@@ -211,13 +224,7 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
   if (name == "workers") return BuildWorkersTable(workers);  // health and placement
   if (name == "parts") {
     // Active parts and, with active = 0, parts replaced by a merge that a query still reads.
-    std::vector<pb::ListPartsResponse> responses(workers.size());
-    workers.CallAll([&](size_t i) {
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-      workers.stub(i)->ListParts(&context, pb::ListPartsRequest(), &responses[i]);
-      return absl::OkStatus();
-    });
+    std::vector<pb::ListPartsResponse> responses = ListPartsEverywhere(workers);
     TableBuilder t({"database", "table", "partition", "partition_id", "name", "rows",
                     "bytes_on_disk", "data_uncompressed_bytes", "marks", "min_block_number",
                     "max_block_number", "level", "active", "worker"},
@@ -247,13 +254,7 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
   }
   if (name == "detached_parts") {
     // Parts taken out of their table (storage/detached_parts.h), as ClickHouse lists them.
-    std::vector<pb::ListPartsResponse> responses(workers.size());
-    workers.CallAll([&](size_t i) {
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-      workers.stub(i)->ListParts(&context, pb::ListPartsRequest(), &responses[i]);
-      return absl::OkStatus();
-    });
+    std::vector<pb::ListPartsResponse> responses = ListPartsEverywhere(workers);
     TableBuilder t({"database", "table", "partition_id", "name", "bytes_on_disk", "disk", "path",
                     "reason", "min_block_number", "max_block_number", "level", "worker"},
                    {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString,
