@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -29,13 +30,17 @@ bool Eventually(F condition) {
 }
 
 // Returns this process's thread count (Linux /proc/self/status).
+// Returns the process's threads, leaving out jemalloc's background purging threads
+// ("jemalloc_bg_thd"), which jemalloc starts on its own schedule.
 int ThreadCount() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  int count = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name.rfind("jemalloc_bg_thd", 0) != 0) ++count;
   }
-  return -1;
+  return count;
 }
 
 // A latch the SELECT tasks of a test block on until it opens.
