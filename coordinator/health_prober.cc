@@ -67,7 +67,10 @@ std::shared_ptr<grpc::Channel> GrpcHealthProber::ChannelFor(const std::string& a
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+    // GRPC_ARG_MIN_RECONNECT_BACKOFF_MS is also the shortest time a connection attempt may take
+    // (TCP and the HTTP/2 SETTINGS exchange): at 100 ms a worker busy for a moment on a loaded
+    // machine failed calls as unreachable. A dead worker still fails at once (refused).
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 2000);
     channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
   }
   return channel;

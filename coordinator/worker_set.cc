@@ -17,7 +17,10 @@ WorkerSet::WorkerSet(const std::vector<std::string>& addresses) : addresses_(add
       // Reconnect quickly after a worker restarts instead of backing off for minutes.
       args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
       args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-      args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+      // GRPC_ARG_MIN_RECONNECT_BACKOFF_MS is also the shortest time a connection attempt may take
+      // (TCP and the HTTP/2 SETTINGS exchange): at 100 ms a worker busy for a moment on a loaded
+      // machine failed calls as unreachable. A dead worker still fails at once (refused).
+      args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 2000);
       // Distinct arguments: gRPC would otherwise share one subchannel (one connection).
       args.SetInt("granite.fragment_channel", fragments);
       // Subchannels of this channel only: from the process-wide pool, a new WorkerSet could pick
