@@ -20,7 +20,7 @@ std::vector<uint64_t> Values(const TableFunction& f, const TableFunctionArgs& ar
 
 absl::StatusOr<TableFunctionArgs> Bind(std::string_view name, std::vector<Value> args) {
   const TableFunction* f = FindTableFunction(name);
-  if (f == nullptr) return absl::NotFoundError(name);
+  if (f == nullptr) return absl::NotFoundError(std::string(name));
   return f->bind(f->name, args);
 }
 
