@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/functions/expr_builder.h"
 #include "core/status_macros.h"
+#include "core/table_functions/table_function.h"
 #include "coordinator/distinct_planner.h"
 #include "coordinator/group_limit_hash_filter.h"
 #include "coordinator/select_binder.h"
@@ -49,8 +50,6 @@ core::TypeId LiteralType(const core::Value& value) {
 
 namespace {
 
-std::string Lower(const std::string& s) { return absl::AsciiStrToLower(s); }
-
 // Returns the select item a positional reference (GROUP BY 1, ORDER BY 2) points at, or null.
 absl::StatusOr<const Expr*> Positional(const Expr& e, const std::vector<sql::ExprPtr>& items) {
   if (e.kind != ExprKind::kLiteral || e.is_null) return nullptr;
@@ -65,19 +64,33 @@ absl::StatusOr<const Expr*> Positional(const Expr& e, const std::vector<sql::Exp
   return items[*n - 1].get();
 }
 
-absl::StatusOr<uint64_t> NumbersCount(const sql::TableRef& from) {
-  if (from.args.size() != 1 || from.args[0]->kind != ExprKind::kLiteral) {
-    return ErrorAt(ErrorCode::kNumberOfArgumentsDoesntMatch,
-                   "Table function " + from.name + " expects one constant argument: " + from.name + "(N)",
+// Binds FROM f(...) through the table-function registry: the arguments must be literals.
+absl::StatusOr<const core::TableFunction*> BindTableFunction(const sql::TableRef& from,
+                                                            pb::TableFunctionSource* out) {
+  const core::TableFunction* function = core::FindTableFunction(from.name);
+  if (function == nullptr) {
+    return ErrorAt(ErrorCode::kUnknownFunction, "Unknown table function " + from.name, from.position);
+  }
+  std::vector<core::Value> args;
+  for (size_t i = 0; i < from.args.size(); ++i) {
+    const Expr& arg = *from.args[i];
+    if (arg.kind != ExprKind::kLiteral || arg.is_null) {
+      return ErrorAt(ErrorCode::kBadArguments,
+                     "Argument " + std::to_string(i + 1) + " of table function '" +
+                         std::string(function->name) + "' must be a literal number, got " +
+                         (arg.is_null ? "NULL" : sql::ColumnName(arg)),
+                     arg.position);
+    }
+    args.push_back(arg.value);
+  }
+  absl::StatusOr<core::TableFunctionArgs> bound = function->bind(function->name, args);
+  if (!bound.ok()) {
+    return ErrorAt(core::CodeOf(bound.status()), std::string(bound.status().message()),
                    from.position);
   }
-  const core::Value& v = from.args[0]->value;
-  if (const auto* u = std::get_if<uint64_t>(&v)) return *u;
-  if (const auto* d = std::get_if<double>(&v); d != nullptr && *d >= 0 && *d < 1.8e19) {
-    return static_cast<uint64_t>(*d);
-  }
-  return ErrorAt(ErrorCode::kBadArguments, "Table function " + from.name + " expects a non-negative number",
-                 from.position);
+  out->set_name(std::string(function->name));
+  for (uint64_t v : *bound) out->add_args(v);
+  return function;
 }
 
 }  // namespace
@@ -100,16 +113,13 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
   } else {
     const sql::TableRef& from = *select.from;
     if (from.is_function) {
-      std::string lower = Lower(from.name);
-      if (lower != "numbers" && lower != "numbers_mt") {
-        return ErrorAt(ErrorCode::kUnknownFunction, "Unknown table function " + from.name, from.position);
+      ASSIGN_OR_RETURN(const core::TableFunction* function,
+                       BindTableFunction(from, source->mutable_function()));
+      plan.ordered_source = function->ordered;
+      for (const core::TableFunctionColumn& column : function->columns) {
+        names.emplace_back(column.name);
+        types.push_back(column.type);
       }
-      ASSIGN_OR_RETURN(uint64_t count, NumbersCount(from));
-      source->mutable_numbers()->set_count(count);
-      source->mutable_numbers()->set_multithreaded(lower == "numbers_mt");
-      plan.ordered_source = lower == "numbers";
-      names = {"number"};
-      types = {TypeId::kUInt64};
     } else if (from.database == "system") {
       ASSIGN_OR_RETURN(LocalTable table, system_tables_(from.name));
       plan.source = SourceKind::kLocal;
@@ -268,9 +278,6 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
 
   // The source columns every expression above refers to, in input order.
   std::vector<size_t> positions = binder.SourcePositions();
-  if (source->has_numbers() || source->kind_case() == pb::Source::KIND_NOT_SET) {
-    // numbers(N) always yields its one column; local inputs are filtered below.
-  }
   for (const std::string& column : binder.SourceColumns()) source->add_columns(column);
   if (plan.source == SourceKind::kLocal && !plan.local_input.columns.empty()) {
     core::Block input;

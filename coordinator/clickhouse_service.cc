@@ -12,6 +12,7 @@
 #include "coordinator/formats/output_format.h"
 #include "coordinator/query_scheduler.h"
 #include "coordinator/query_stream_reactor.h"
+#include "coordinator/sql/parser.h"
 #include "coordinator/utf8_check.h"
 #include "core/cancellation_poller.h"
 #include "core/error.h"
@@ -176,14 +177,15 @@ class StreamInput : public InputSource {
 }  // namespace
 
 void ClickHouseService::Run(grpc::ServerContextBase* context, const ch::QueryInfo& info,
-                            const std::string& input, InputSource* more_input,
-                            const Emit& emit) {
+                            const absl::StatusOr<sql::Statement>& parsed, const std::string& input,
+                            InputSource* more_input, const Emit& emit) {
   absl::Status refused;
   std::unique_ptr<QueryContext> query = StartQuery(info, &refused);
-  int nice = refused.ok() ? PriorityOf(info, input.size(),
-                                       more_input != nullptr && more_input->HasMore())
+  int nice = refused.ok() ? PriorityOf(TraitsOf(parsed, info.query().size() + input.size(),
+                                                more_input != nullptr && more_input->HasMore()))
                           : 0;
-  ch::Result last = RunStarted(context, info, input, more_input, emit, query.get(), refused, nice);
+  ch::Result last =
+      RunStarted(context, info, parsed, input, more_input, emit, query.get(), refused, nice);
   emit(last);
 }
 
@@ -200,18 +202,17 @@ std::unique_ptr<QueryContext> ClickHouseService::StartQuery(const ch::QueryInfo&
   return query;
 }
 
-int ClickHouseService::PriorityOf(const ch::QueryInfo& info, size_t input_bytes,
-                                  bool more_input) {
-  if (QueryScheduler::RunsLowered(info.query(), input_bytes, more_input)) {
-    return core::HeavyWorkPriority(executor_->select_nice());
-  }
-  if (QueryScheduler::IsInsertText(info.query())) core::MarkSmallWrite();
+int ClickHouseService::PriorityOf(const StatementTraits& traits) {
+  if (traits.lowered) return core::HeavyWorkPriority(executor_->select_nice());
+  if (traits.insert) core::MarkSmallWrite();
   return 0;
 }
 
 ch::Result ClickHouseService::RunStarted(grpc::ServerContextBase* context,
-                                         const ch::QueryInfo& info, const std::string& input,
-                                         InputSource* more_input, const Emit& emit,
+                                         const ch::QueryInfo& info,
+                                         const absl::StatusOr<sql::Statement>& parsed,
+                                         const std::string& input, InputSource* more_input,
+                                         const Emit& emit,
                                          QueryContext* query, const absl::Status& admitted,
                                          int nice) {
   Produced produced;
@@ -221,11 +222,12 @@ ch::Result ClickHouseService::RunStarted(grpc::ServerContextBase* context,
     // A SELECT's coordinator path (parse, bind, admission wait, merge, result encoding and its
     // streamed chunks) runs at the query priority (PriorityOf), not only its execution, and so
     // does a bulk INSERT's (more input to come, or not a short one: an INSERT SELECT, or more
-    // than QueryScheduler::kInlineInsertBytes): small INSERTs and DDL keep the normal priority
+    // than kInlineInsertBytes, statement_kind.h): small INSERTs and DDL keep the normal priority
     // and never wait for that CPU work. The registry and query log, whose locks INSERTs take
     // too, are left at normal priority, so a preempted SCHED_IDLE thread never holds them.
     core::ScopedThreadNice lowered(nice);
-    status = Serve(context, info, input, more_input, emit, query, admitted, &produced, &last);
+    status =
+        Serve(context, info, parsed, input, more_input, emit, query, admitted, &produced, &last);
   }
   // Logged before the last message goes out, so a client that sees the end of its query finds it
   // in system.query_log.
@@ -234,7 +236,9 @@ ch::Result ClickHouseService::RunStarted(grpc::ServerContextBase* context,
 }
 
 absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
-                                      const ch::QueryInfo& info, const std::string& input,
+                                      const ch::QueryInfo& info,
+                                      const absl::StatusOr<sql::Statement>& parsed,
+                                      const std::string& input,
                                       InputSource* more_input, const Emit& emit,
                                       QueryContext* query_context, const absl::Status& admitted,
                                       Produced* produced, ch::Result* last) {
@@ -247,12 +251,15 @@ absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
     outcome = admitted;
   } else if (!insert_options.ok()) {
     outcome = insert_options.status();
+  } else if (!parsed.ok()) {
+    outcome = parsed.status();  // SYNTAX_ERROR, sent and logged like any other error
   } else {
     // A client that goes away cancels the query (and with it every worker stream).
     core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
         [context] { return context->IsCancelled(); }, [&query] { query.Cancel(); });
     query.settings = *std::move(settings);
-    outcome = executor_->Execute(info.query(), input, &query, more_input, *insert_options);
+    outcome =
+        executor_->Execute(info.query(), *parsed, input, &query, more_input, *insert_options);
     if (outcome.ok() && !info.session_id().empty() && !query.session_changes.empty()) {
       sessions_.Apply(info.session_id(), query.session_changes);
     }
@@ -370,7 +377,8 @@ grpc::Status ClickHouseService::ExecuteQuery(grpc::ServerContext* context, const
   // output so far per chunk); the first chunk's format and columns, the last one's progress,
   // stats and exception are kept (MergeFrom: later non-empty fields win, repeated ones append).
   std::string output;
-  Run(context, *info, info->input_data(), nullptr, [&](ch::Result& part) {
+  Run(context, *info, sql::ParseStatement(info->query()), info->input_data(), nullptr,
+      [&](ch::Result& part) {
     output += part.output();
     part.clear_output();
     result->MergeFrom(part);
@@ -392,7 +400,8 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
     return reader->Read(next);
   });
   std::string input = std::move(*first.mutable_input_data());
-  const bool streamed = QueryScheduler::IsInsertText(first.query());
+  const absl::StatusOr<sql::Statement> parsed = sql::ParseStatement(first.query());
+  const bool streamed = TraitsOf(parsed, 0, false).insert;
   if (!streamed) {
     stream.ReadAll(&input);
     if (stream.cancelled()) {
@@ -401,7 +410,7 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
     }
   }
   std::string output;
-  Run(context, first, input, streamed ? &stream : nullptr, [&](ch::Result& part) {
+  Run(context, first, parsed, input, streamed ? &stream : nullptr, [&](ch::Result& part) {
     output += part.output();
     ch::Result merged = part;
     merged.set_output(output);
@@ -415,7 +424,7 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
 grpc::Status ClickHouseService::ExecuteQueryWithStreamOutput(
     grpc::ServerContext* context, const ch::QueryInfo* info,
     grpc::ServerWriter<ch::Result>* writer) {
-  Run(context, *info, info->input_data(), nullptr,
+  Run(context, *info, sql::ParseStatement(info->query()), info->input_data(), nullptr,
       [&](ch::Result& part) {
         core::ScopedNormalPriority grpc_call;  // a lowered SELECT's writes: core/thread_priority.h
         return writer->Write(part);

@@ -19,6 +19,8 @@
 #include "coordinator/query_registry.h"
 #include "coordinator/query_scheduler.h"
 #include "coordinator/session_store.h"
+#include "coordinator/sql/ast.h"
+#include "coordinator/statement_kind.h"
 
 namespace granite::coordinator {
 
@@ -52,11 +54,12 @@ class ClickHouseService final
     uint64_t written_rows = 0;
   };
 
-  // Runs the query of `info` with `input`, emitting Results; the last one carries stats. Registers,
-  // counts and logs the query.
+  // Runs the query of `info`, parsed into `parsed` (a failed parse is the query's error), with
+  // `input`, emitting Results; the last one carries stats. Registers, counts and logs the query.
   // An INSERT reads further input from `more_input` (may be null) as it parses.
   void Run(grpc::ServerContextBase* context, const clickhouse::grpc::QueryInfo& info,
-           const std::string& input, InputSource* more_input, const Emit& emit);
+           const absl::StatusOr<sql::Statement>& parsed, const std::string& input,
+           InputSource* more_input, const Emit& emit);
   // Creates the query of `info` and registers it (system.processes, KILL QUERY) before any other
   // work, so it is visible and killable from its first instant. Sets `*refused` to the error
   // that ends the query before it runs, leaving it unregistered: a query text or query_id that is
@@ -64,24 +67,25 @@ class ClickHouseService final
   // (QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING).
   std::unique_ptr<QueryContext> StartQuery(const clickhouse::grpc::QueryInfo& info,
                                            absl::Status* refused);
-  // Returns the priority delta the query of `info` runs at on the coordinator: for a SELECT or
-  // a bulk INSERT (QueryScheduler::RunsLowered) --query_thread_nice as core::HeavyWorkPriority
+  // Returns the priority delta a query with `traits` runs at on the coordinator: for a SELECT or
+  // a bulk INSERT (StatementTraits::lowered) --query_thread_nice as core::HeavyWorkPriority
   // resolves it now, else 0. Records a small INSERT (core::MarkSmallWrite), which the automatic
   // priority protects. Decided once per query, before it is scheduled: a query that may run on a
   // gRPC callback thread must not be lowered there.
-  int PriorityOf(const clickhouse::grpc::QueryInfo& info, size_t input_bytes, bool more_input);
+  int PriorityOf(const StatementTraits& traits);
   // Runs the started `query` as Run() does, at `nice` (PriorityOf), except that it returns the
   // last Result instead of emitting it. A non-OK `admitted` (the scheduler's admission failed) is
   // the query's error.
   clickhouse::grpc::Result RunStarted(grpc::ServerContextBase* context,
                                       const clickhouse::grpc::QueryInfo& info,
+                                      const absl::StatusOr<sql::Statement>& parsed,
                                       const std::string& input, InputSource* more_input,
                                       const Emit& emit, QueryContext* query,
                                       const absl::Status& admitted, int nice);
   // Executes and emits all but the last Result, which it leaves in `last` (the stats, or the
   // exception); returns the error sent to the client (OK if none).
   absl::Status Serve(grpc::ServerContextBase* context, const clickhouse::grpc::QueryInfo& info,
-                     const std::string& input, InputSource* more_input, const Emit& emit,
+                     const absl::StatusOr<sql::Statement>& parsed, const std::string& input, InputSource* more_input, const Emit& emit,
                      QueryContext* query, const absl::Status& admitted, Produced* produced,
                      clickhouse::grpc::Result* last);
   // Counts the finished query in the metrics and logs it.

@@ -6,6 +6,7 @@
 
 #include "coordinator/shard_local_aggregation.h"
 #include "coordinator/value_range.h"
+#include "core/table_functions/table_function.h"
 #include "core/types.h"
 
 namespace granite::coordinator {
@@ -15,14 +16,28 @@ using core::TypeId;
 
 namespace {
 
-// Returns the known ranges of the source columns: `number` of numbers(N) is [0, N-1].
+// Returns the column `name` of the table function `source` reads, or null.
+const core::TableFunctionColumn* FunctionColumn(const pb::Source& source, const std::string& name) {
+  if (!source.has_function()) return nullptr;
+  const core::TableFunction* function = core::FindTableFunction(source.function().name());
+  if (function == nullptr) return nullptr;
+  for (const core::TableFunctionColumn& column : function->columns) {
+    if (column.name == name) return &column;
+  }
+  return nullptr;
+}
+
+// Returns the known ranges of the source columns: those a table function declares (`number` of
+// numbers(N) is [0, N-1]).
 std::vector<std::optional<ValueRange>> SourceRanges(const pb::Source& source) {
   std::vector<std::optional<ValueRange>> ranges(source.columns_size());
-  if (source.has_numbers() && source.numbers().count() > 0) {
-    for (int i = 0; i < source.columns_size(); ++i) {
-      if (source.columns(i) == "number") {
-        ranges[i] = ValueRange{0, static_cast<__int128>(source.numbers().count()) - 1};
-      }
+  const core::TableFunctionArgs args(source.function().args().begin(),
+                                     source.function().args().end());
+  for (int i = 0; i < source.columns_size(); ++i) {
+    const core::TableFunctionColumn* column = FunctionColumn(source, source.columns(i));
+    if (column == nullptr || column->range == nullptr) continue;
+    if (std::optional<core::TableFunctionColumn::Range> range = column->range(args)) {
+      ranges[i] = ValueRange{static_cast<__int128>(range->min), static_cast<__int128>(range->max)};
     }
   }
   return ranges;
@@ -36,7 +51,10 @@ bool DisjointAcrossWorkers(const pb::Expr& arg, const pb::Source& source,
     return false;
   }
   const std::string& column = source.columns(static_cast<int>(arg.column()));
-  if (source.has_numbers()) return column == "number";
+  if (source.has_function()) {
+    const core::TableFunctionColumn* declared = FunctionColumn(source, column);
+    return declared != nullptr && declared->distinct;
+  }
   return schema != nullptr && source.has_table() && source.table() == schema->name() &&
          IsWholeShardingKey(*schema, column, worker_count);
 }

@@ -13,8 +13,9 @@
 //
 //   Distinct counts finished on the workers (AggregateCall.disjoint_across_workers): uniq or
 //   uniqExact whose argument is a plain column whose values on different workers are disjoint:
-//     (a) `number` of numbers(N) / numbers_mt(N): worker i generates only
-//         [N*i/n, N*(i+1)/n) (worker/morsel_source.cc), so no value is on two workers;
+//     (a) a table-function column declared distinct (`number` of numbers / numbers_mt,
+//         `generate_series`; core/table_functions/table_function.h): worker i generates only rows
+//         [R*i/n, R*(i+1)/n) of its R rows (SliceOf), so no value is on two workers;
 //     (b) the table's whole single-column sharding key, the table sharded for the current worker
 //         count (IsWholeShardingKey): INSERT routed every row with a given value to one worker.
 //   Then every group's distinct count is the sum of the workers' counts: each worker finalizes its

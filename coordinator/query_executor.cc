@@ -127,6 +127,14 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql, std::st
                                                    QueryContext* query, InputSource* more_input,
                                                    const InsertOptions& insert_options) {
   ASSIGN_OR_RETURN(sql::Statement statement, sql::ParseStatement(sql));
+  return Execute(sql, statement, input, query, more_input, insert_options);
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
+                                                   const sql::Statement& statement,
+                                                   std::string_view input, QueryContext* query,
+                                                   InputSource* more_input,
+                                                   const InsertOptions& insert_options) {
   query->set_kind(KindOf(statement));
   if (auto* kill = std::get_if<sql::KillQueryStatement>(&statement)) return Kill(*kill, sql, query);
   if (auto* set = std::get_if<sql::SetStatement>(&statement)) {

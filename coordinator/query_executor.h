@@ -48,6 +48,12 @@ class QueryExecutor {
   absl::StatusOr<QueryResult> Execute(std::string_view sql, std::string_view input,
                                       QueryContext* query, InputSource* more_input = nullptr,
                                       const InsertOptions& insert_options = {});
+  // As above for `statement`, already parsed from `sql` (statement_kind.h): not parsed again;
+  // `sql` is the text KILL QUERY and the query log show.
+  absl::StatusOr<QueryResult> Execute(std::string_view sql, const sql::Statement& statement,
+                                      std::string_view input, QueryContext* query,
+                                      InputSource* more_input = nullptr,
+                                      const InsertOptions& insert_options = {});
 
   // SELECTs that read from workers pass through `admission` (coordinator/admission_queue.h);
   // null (the default) admits them all at once. REQUIRES: outlives the executor; set before use.

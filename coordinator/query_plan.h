@@ -15,7 +15,7 @@
 namespace granite::coordinator {
 
 enum class SourceKind {
-  kWorkers,  // a table or numbers(N): every worker runs the fragment over its shard
+  kWorkers,  // a table or a table function: every worker runs the fragment over its shard
   kLocal,    // system tables and SELECT without FROM: the coordinator runs it over local_input
 };
 
@@ -32,7 +32,8 @@ struct QueryPlan {
   // fragment carries their changes to the workers.
   core::Settings settings;
   core::Block local_input;  // kLocal only
-  // numbers(N) keeps its order: blocks are concatenated worker by worker.
+  // An ordered table function (numbers, not numbers_mt) keeps its order: blocks are concatenated
+  // worker by worker.
   bool ordered_source = false;
 
   bool has_having = false;

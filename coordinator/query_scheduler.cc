@@ -6,10 +6,6 @@
 #include <thread>
 #include <utility>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
-#include "core/absl_compat.h"
 
 namespace granite::coordinator {
 
@@ -32,37 +28,6 @@ QueryScheduler::~QueryScheduler() {
   // work (or error replies) to both executors.
   select_pool_.reset();
   other_pool_.reset();
-}
-
-bool QueryScheduler::IsSelectText(std::string_view sql) {
-  absl::string_view text = absl::StripLeadingAsciiWhitespace(core::ToAbsl(sql));
-  while (!text.empty() && text.front() == '(') {
-    text = absl::StripLeadingAsciiWhitespace(text.substr(1));
-  }
-  return absl::StartsWithIgnoreCase(text, "select") || absl::StartsWithIgnoreCase(text, "with");
-}
-
-bool QueryScheduler::IsInsertText(std::string_view sql) {
-  return absl::StartsWithIgnoreCase(absl::StripLeadingAsciiWhitespace(core::ToAbsl(sql)), "insert");
-}
-
-bool QueryScheduler::IsShortInsert(std::string_view sql, size_t input_bytes) {
-  if (!IsInsertText(sql) || sql.size() + input_bytes > kInlineInsertBytes) return false;
-  return !absl::StrContains(absl::AsciiStrToLower(core::ToAbsl(sql)), "select");
-}
-
-bool QueryScheduler::RunsLowered(std::string_view sql, size_t input_bytes, bool more_input) {
-  if (IsSelectText(sql)) return true;
-  return IsInsertText(sql) && (more_input || !IsShortInsert(sql, input_bytes));
-}
-
-bool QueryScheduler::IsAdmittedSelect(std::string_view sql) {
-  if (!IsSelectText(sql)) return false;
-  // Judged from the text before it is parsed, so conservatively: a miss only means the query
-  // takes the other executor and QueryExecutor's blocking admission, as before.
-  std::string lower = absl::AsciiStrToLower(core::ToAbsl(sql));
-  return absl::StrContains(lower, "from") && !absl::StrContains(lower, "system.") &&
-         !absl::StrContains(lower, "queue_max_wait_ms");
 }
 
 void QueryScheduler::ScheduleSelect(QueryContext* query, SelectTask run, bool may_run_inline) {

@@ -1,8 +1,8 @@
 // QueryScheduler: where the coordinator's client queries execute. The callback gRPC server
 // (ClickHouseService's ExecuteQueryWithStreamIO) hands each query here and gives its own thread
 // back to gRPC at once, so a waiting query holds no thread:
-//  - a SELECT over tables (judged from its text, IsAdmittedSelect) waits for an admission slot as
-//    a queued callback (AdmissionQueue::AdmitAsync), then runs on the SELECT executor, a pool of
+//  - a SELECT over tables (judged from its parse tree: StatementTraits::admitted_select,
+//    statement_kind.h) waits for an admission slot as a queued callback (AdmissionQueue::AdmitAsync), then runs on the SELECT executor, a pool of
 //    `select_threads` threads (one per slot: a running SELECT blocks its thread on worker RPCs);
 //  - everything else (INSERT, DDL, KILL QUERY, system tables, SELECTs without FROM or with
 //    queue_max_wait_ms) runs on the other executor, which never runs a SELECT over tables: an
@@ -18,7 +18,6 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "coordinator/admission_queue.h"
@@ -40,24 +39,6 @@ class QueryScheduler {
   ~QueryScheduler();
   QueryScheduler(const QueryScheduler&) = delete;
   QueryScheduler& operator=(const QueryScheduler&) = delete;
-
-  // Returns true if `sql` is a SELECT that reads a table (it has FROM, no system. table and no
-  // queue_max_wait_ms setting): such queries go through ScheduleSelect. Others reach the admission
-  // queue, if at all, from QueryExecutor as before (blocking their executor thread).
-  static bool IsAdmittedSelect(std::string_view sql);
-  // Returns true if `sql` reads as a SELECT (SELECT, WITH ... SELECT, or a parenthesised one),
-  // judged from the text before it is parsed (so that its parse runs at the SELECT priority too).
-  static bool IsSelectText(std::string_view sql);
-  // Returns true if `sql` is an INSERT: only an INSERT reads its input while it runs.
-  static bool IsInsertText(std::string_view sql);
-  // Returns true if `sql` is an INSERT short enough to run inline (ScheduleOther's
-  // `may_run_inline`) when `input_bytes` is all its input: at most kInlineInsertBytes in all and
-  // no SELECT in its text (an INSERT SELECT may read whole tables).
-  static constexpr size_t kInlineInsertBytes = 64 << 10;
-  static bool IsShortInsert(std::string_view sql, size_t input_bytes);
-  // Returns true if `sql` runs at the lowered priority (--query_thread_nice) on the coordinator:
-  // a SELECT, or an INSERT that is not short (IsShortInsert) or has `more_input` to come.
-  static bool RunsLowered(std::string_view sql, size_t input_bytes, bool more_input);
 
   // Runs `run` once `query` is admitted: with its slot on the SELECT executor, or with the
   // admission error (QUERY_WAS_CANCELLED, TOO_MANY_SIMULTANEOUS_QUERIES) on the other executor.

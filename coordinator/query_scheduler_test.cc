@@ -62,39 +62,8 @@ class Gate {
   bool open_ GUARDED_BY(mu_) = false;
 };
 
-TEST(QuerySchedulerTest, ClassifiesSelectsOverTables) {
-  EXPECT_TRUE(QueryScheduler::IsAdmittedSelect("SELECT count() FROM hits"));
-  EXPECT_TRUE(QueryScheduler::IsAdmittedSelect("  (with 1 AS x select x from t)"));
-  EXPECT_FALSE(QueryScheduler::IsAdmittedSelect("INSERT INTO t SELECT * FROM u"));
-  EXPECT_FALSE(QueryScheduler::IsAdmittedSelect("SELECT * FROM system.processes"));
-  EXPECT_FALSE(QueryScheduler::IsAdmittedSelect("SELECT 1"));
-  EXPECT_FALSE(
-      QueryScheduler::IsAdmittedSelect("SELECT * FROM t SETTINGS queue_max_wait_ms = 10"));
-  EXPECT_FALSE(QueryScheduler::IsAdmittedSelect("KILL QUERY WHERE query_id = 'x'"));
-}
-
-TEST(QuerySchedulerTest, ClassifiesShortInserts) {
-  EXPECT_TRUE(QueryScheduler::IsShortInsert("INSERT INTO t VALUES (1, 2)", 0));
-  EXPECT_TRUE(QueryScheduler::IsShortInsert(" insert into t FORMAT TabSeparated", 100));
-  EXPECT_FALSE(QueryScheduler::IsShortInsert("INSERT INTO t SELECT * FROM u", 0));
-  EXPECT_FALSE(QueryScheduler::IsShortInsert("insert into t (select 1)", 0));
-  EXPECT_FALSE(QueryScheduler::IsShortInsert("INSERT INTO t FORMAT CSV",
-                                             QueryScheduler::kInlineInsertBytes));
-  EXPECT_FALSE(QueryScheduler::IsShortInsert("SELECT 1", 0));
-  EXPECT_FALSE(QueryScheduler::IsShortInsert("CREATE TABLE t (x UInt8) ENGINE = MergeTree", 0));
-}
-
-TEST(QuerySchedulerTest, SelectsAndBulkInsertsRunLowered) {
-  EXPECT_TRUE(QueryScheduler::RunsLowered("SELECT count() FROM t", 0, false));
-  EXPECT_TRUE(QueryScheduler::RunsLowered("INSERT INTO t SELECT * FROM u", 0, false));
-  EXPECT_TRUE(QueryScheduler::RunsLowered("INSERT INTO t FORMAT CSV", 10, /*more_input=*/true));
-  EXPECT_TRUE(QueryScheduler::RunsLowered("INSERT INTO t FORMAT CSV",
-                                          QueryScheduler::kInlineInsertBytes, false));
-  EXPECT_FALSE(QueryScheduler::RunsLowered("INSERT INTO t VALUES (1)", 0, false));
-  EXPECT_FALSE(QueryScheduler::RunsLowered("INSERT INTO t FORMAT CSV", 100, false));
-  EXPECT_FALSE(QueryScheduler::RunsLowered("CREATE TABLE t (x UInt8) ENGINE = Memory", 0, false));
-  EXPECT_FALSE(QueryScheduler::RunsLowered("KILL QUERY WHERE query_id = 'q'", 0, false));
-}
+// Which queries are admitted, short or lowered is decided from their parse tree:
+// statement_kind_test.cc.
 
 // A short query runs on the calling thread when no other-executor query is in flight and none
 // runs inline; otherwise, and without may_run_inline, on the executor.

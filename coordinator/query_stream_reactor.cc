@@ -4,6 +4,8 @@
 
 #include "coordinator/clickhouse_service.h"
 #include "coordinator/query_scheduler.h"
+#include "coordinator/sql/parser.h"
+#include "coordinator/statement_kind.h"
 #include "core/error.h"
 #include "core/thread_priority.h"
 
@@ -35,7 +37,9 @@ void QueryStreamReactor::OnReadDone(bool ok) {
       }
       input_ = std::move(*first_.mutable_input_data());
       more_ = first_.next_query_info();
-      streamed_ = QueryScheduler::IsInsertText(first_.query());
+      // Parsed here, on the gRPC thread, once (statement_kind.h says what that costs).
+      parsed_ = sql::ParseStatement(first_.query());
+      streamed_ = TraitsOf(parsed_, 0, false).insert;
       if (!streamed_ && more_) {
         phase_ = Phase::kDrain;
         StartRead(&next_);
@@ -89,8 +93,9 @@ void QueryStreamReactor::Dispatch() {
   watch_.emplace(core::CancellationPoller::Global().Watch(
       [context] { return context->IsCancelled(); }, [query] { query->Cancel(); }));
   QueryScheduler* scheduler = service_->scheduler_;
-  nice_ = service_->PriorityOf(first_, input_.size(), more_);
-  if (QueryScheduler::IsAdmittedSelect(first_.query())) {
+  const StatementTraits traits = TraitsOf(parsed_, first_.query().size() + input_.size(), more_);
+  nice_ = service_->PriorityOf(traits);
+  if (traits.admitted_select) {
     scheduled_select_ = true;
     // A lowered query never runs on gRPC's thread (core/thread_priority.h).
     scheduler->ScheduleSelect(
@@ -98,8 +103,7 @@ void QueryStreamReactor::Dispatch() {
         /*may_run_inline=*/nice_ == 0);
   } else {
     // A small INSERT with all its rows at hand runs here when nothing else does (no hand-off).
-    bool short_insert = !more_ && QueryScheduler::IsShortInsert(first_.query(), input_.size());
-    scheduler->ScheduleOther([this] { Execute(AdmissionQueue::Slot()); }, short_insert);
+    scheduler->ScheduleOther([this] { Execute(AdmissionQueue::Slot()); }, traits.short_insert);
   }
 }
 
@@ -153,7 +157,7 @@ void QueryStreamReactor::Execute(absl::StatusOr<AdmissionQueue::Slot> admitted) 
   if (admitted.ok() && scheduled_select_) query_->admitted = true;
   absl::Status admission = admitted.ok() ? absl::OkStatus() : admitted.status();
   ch::Result last = service_->RunStarted(
-      context_, first_, input_, streamed_ ? this : nullptr,
+      context_, first_, parsed_, input_, streamed_ ? this : nullptr,
       [this](ch::Result& part) {
         if (cancelled_) part.set_cancelled(true);
         return WriteAndWait(part);

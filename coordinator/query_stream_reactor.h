@@ -20,6 +20,7 @@
 #include "coordinator/admission_queue.h"
 #include "coordinator/input_source.h"
 #include "coordinator/query_context.h"
+#include "coordinator/sql/ast.h"
 #include "core/cancellation_poller.h"
 #include "core/mutex.h"
 
@@ -65,6 +66,8 @@ class QueryStreamReactor final
   std::string input_;
   bool more_ = false;       // another QueryInfo follows
   bool streamed_ = false;   // an INSERT: reads its input while it runs
+  // first_'s query, parsed when it arrives (statement_kind.h); run without parsing it again.
+  absl::StatusOr<sql::Statement> parsed_ = absl::UnknownError("not parsed yet");
   bool cancelled_ = false;  // the client sent a cancel message
   bool scheduled_select_ = false;
   int nice_ = 0;  // the query's priority (ClickHouseService::PriorityOf)

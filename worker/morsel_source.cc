@@ -16,7 +16,7 @@ namespace pb = granite::worker::v1;
 
 namespace {
 
-constexpr size_t kNumbersPerMorsel = 65536;
+constexpr size_t kRowsPerMorsel = 65536;  // of a table function
 constexpr size_t kGranulesPerMorsel = 8;
 // A column whose selected granules hold more than the uncompressed cache reads hits but inserts
 // nothing: under LRU it would evict its own blocks before the scan repeats (every run pays the
@@ -46,23 +46,34 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
   std::unique_ptr<MorselSource> source(new MorselSource());
   source->string_sizes_ = std::move(string_sizes);
   const pb::Source& from = fragment.source();
-  if (from.has_numbers()) {
-    source->numbers_ = true;
-    source->ordered_ = !from.numbers().multithreaded();
-    uint64_t count = from.numbers().count();
-    uint64_t workers = std::max<uint32_t>(1, fragment.worker_count());
-    uint64_t index = fragment.worker_index();
-    // Slice [count * i / n, count * (i + 1) / n) without overflow for large counts.
-    auto bound = [&](uint64_t i) {
-      return static_cast<uint64_t>(static_cast<unsigned __int128>(count) * i / workers);
-    };
-    uint64_t begin = bound(index), end = bound(index + 1);
-    source->total_rows_ = end - begin;
-    source->numbers_begin_ = begin;
-    source->numbers_end_ = end;
-    // Rounded up without overflow: the slice may hold up to 2^64 - 1 numbers.
-    source->numbers_morsels_ = (end - begin) / kNumbersPerMorsel +
-                               ((end - begin) % kNumbersPerMorsel != 0 ? 1 : 0);
+  if (from.has_function()) {
+    const core::TableFunction* function = core::FindTableFunction(from.function().name());
+    if (function == nullptr) {
+      return core::Error(core::ErrorCode::kUnknownFunction,
+                         "Unknown table function " + from.function().name() + " on this worker");
+    }
+    source->function_ = function;
+    source->ordered_ = function->ordered;
+    source->function_args_.assign(from.function().args().begin(), from.function().args().end());
+    for (const std::string& name : from.columns()) {
+      size_t index = 0;
+      while (index < function->columns.size() && function->columns[index].name != name) ++index;
+      if (index == function->columns.size()) {
+        return core::Error(core::ErrorCode::kNoSuchColumnInTable,
+                           "There is no column " + name + " in table function " +
+                               std::string(function->name));
+      }
+      source->function_columns_.push_back(index);
+    }
+    const core::RowSlice slice =
+        core::SliceOf(function->rows(source->function_args_), fragment.worker_index(),
+                      std::max<uint32_t>(1, fragment.worker_count()));
+    source->total_rows_ = slice.end - slice.begin;
+    source->function_begin_ = slice.begin;
+    source->function_end_ = slice.end;
+    // Rounded up without overflow: the slice may hold up to 2^64 - 1 rows.
+    source->function_morsels_ = (slice.end - slice.begin) / kRowsPerMorsel +
+                                ((slice.end - slice.begin) % kRowsPerMorsel != 0 ? 1 : 0);
     return source;
   }
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store->TableOrError(from.table());
@@ -132,14 +143,14 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
 }
 
 Morsel MorselSource::morsel(uint64_t i) const {
-  if (!numbers_) return morsels_[i];
-  // i < numbers_morsels_, so `at` lies inside the slice and neither sum wraps past 2^64.
-  const uint64_t at = numbers_begin_ + i * kNumbersPerMorsel;
-  return Morsel{0, at, at + std::min<uint64_t>(kNumbersPerMorsel, numbers_end_ - at)};
+  if (function_ == nullptr) return morsels_[i];
+  // i < function_morsels_, so `at` lies inside the slice and neither sum wraps past 2^64.
+  const uint64_t at = function_begin_ + i * kRowsPerMorsel;
+  return Morsel{0, at, at + std::min<uint64_t>(kRowsPerMorsel, function_end_ - at)};
 }
 
 void MorselSource::NoteNoMatch(const Morsel& morsel) const {
-  if (condition_key_.empty() || numbers_) return;
+  if (condition_key_.empty() || function_ != nullptr) return;
   QueryConditionCache::Global().MarkEmpty(snapshot_->parts[morsel.part], condition_key_,
                                           morsel.begin, morsel.end);
 }
@@ -158,13 +169,11 @@ absl::Status MorselSource::Broken(const Morsel& morsel, const absl::Status& stat
 
 absl::StatusOr<core::Block> MorselSource::Read(const Morsel& morsel) const {
   core::Block block;
-  if (numbers_) {
-    auto column = std::make_shared<core::Column>(core::TypeId::kUInt64);
-    column->ResizeUninitialized(morsel.end - morsel.begin);
-    uint64_t* data = column->Data<uint64_t>();
-    for (uint64_t i = morsel.begin; i < morsel.end; ++i) data[i - morsel.begin] = i;
+  if (function_ != nullptr) {
     block.rows_without_columns = morsel.end - morsel.begin;
-    block.columns.push_back(std::move(column));
+    for (size_t column : function_columns_) {
+      block.columns.push_back(function_->produce(function_args_, column, morsel.begin, morsel.end));
+    }
     return block;
   }
   const storage::Part& part = *morsel.data;

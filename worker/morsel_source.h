@@ -1,8 +1,8 @@
 // MorselSource: cuts a fragment's input into morsels (granule ranges of parts, or ranges of
-// numbers) that pool threads pull one at a time, and reads a morsel into a block. For a table it
+// rows of a table function) that pool threads pull one at a time, and reads a morsel into a block. For a table it
 // takes the parts snapshot and keeps only the parts and granules that the fragment's filter can
 // match (worker/filter_ranges.h, storage/part_pruner.h) and lists their morsels. The morsels of
-// numbers(N) are never listed: morsel i is computed when asked for, so a source of any N (up to
+// a table function (core/table_functions/table_function.h) are never listed: morsel i is computed when asked for, so a source of any N (up to
 // 2^64 - 1) costs constant memory and time to open, and a LIMIT or a cancellation that stops the
 // scan early has paid only for the morsels it read.
 //
@@ -20,6 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/block.h"
+#include "core/table_functions/table_function.h"
 #include "granite/worker/v1/plan.pb.h"
 #include "storage/part_pruner.h"
 #include "storage/store.h"
@@ -30,8 +31,8 @@ namespace granite::worker {
 // One unit of scan work.
 struct Morsel {
   size_t part = 0;   // index into the snapshot's parts (tables)
-  size_t begin = 0;  // first granule (tables) or first number (numbers)
-  size_t end = 0;    // one past the last granule / number
+  size_t begin = 0;  // first granule (tables) or first row (table functions)
+  size_t end = 0;    // one past the last granule / row
   const storage::Part* data = nullptr;  // the part (tables); the snapshot keeps it alive
 };
 
@@ -40,7 +41,7 @@ struct Morsel {
 class MorselSource {
  public:
   // Opens the source of `fragment`: a table of `store` (its current parts snapshot, held until
-  // this object dies) or numbers(N) / numbers_mt(N) sliced by worker_index / worker_count.
+  // this object dies) or a table function's rows sliced by worker_index / worker_count.
   // Source column positions marked in `string_sizes` are read as their values' sizes (UInt64,
   // worker/string_size_reads.h). `fragment`'s filter prunes parts: pass the original one.
   static absl::StatusOr<std::unique_ptr<MorselSource>> Open(
@@ -48,7 +49,7 @@ class MorselSource {
       std::vector<bool> string_sizes = {});
 
   // Returns the number of morsels; morsel(i) for i below it is the i-th.
-  uint64_t morsel_count() const { return numbers_ ? numbers_morsels_ : morsels_.size(); }
+  uint64_t morsel_count() const { return function_ ? function_morsels_ : morsels_.size(); }
   // Returns morsel `i`. REQUIRES: i < morsel_count().
   Morsel morsel(uint64_t i) const;
   // Returns the listed morsels of a table source. REQUIRES: a table source.
@@ -66,10 +67,11 @@ class MorselSource {
   // same filter skip its granules (query_condition_cache.h). No-op without a cacheable filter.
   // REQUIRES: every row of the morsel went through the filter.
   void NoteNoMatch(const Morsel& morsel) const;
-  // True for numbers(N) (not _mt): a single thread must produce rows in order.
+  // True for an ordered table function (numbers, not numbers_mt): a single thread must produce
+  // rows in order.
   bool ordered() const { return ordered_; }
   uint64_t total_rows() const { return total_rows_; }
-  // Parts and granules of the table vs those selected by pruning (zeros for numbers).
+  // Parts and granules of the table vs those selected by pruning (zeros for table functions).
   const storage::PruneStats& prune_stats() const { return prune_stats_; }
   // The column files this scan keeps open (column_files.h). REQUIRES: a table source.
   const ColumnFiles& column_files() const { return *files_; }
@@ -89,10 +91,14 @@ class MorselSource {
   std::vector<size_t> column_indexes_;  // schema index per source column
   std::vector<bool> string_sizes_;      // per source column: read the sizes only
   std::vector<Morsel> morsels_;  // a table's
-  // numbers(N): this worker's slice [numbers_begin_, numbers_end_) in numbers_morsels_ morsels.
-  uint64_t numbers_begin_ = 0;
-  uint64_t numbers_end_ = 0;
-  uint64_t numbers_morsels_ = 0;
+  // A table function: this worker's slice [function_begin_, function_end_) of its rows in
+  // function_morsels_ morsels; function_columns_ are the indexes of the source columns in it.
+  const core::TableFunction* function_ = nullptr;
+  core::TableFunctionArgs function_args_;
+  std::vector<size_t> function_columns_;
+  uint64_t function_begin_ = 0;
+  uint64_t function_end_ = 0;
+  uint64_t function_morsels_ = 0;
   // The column files of the selected parts, opened once per scan (column_files.h).
   std::unique_ptr<ColumnFiles> files_;
   std::vector<size_t> file_slots_;  // by snapshot part index: its slot in files_
@@ -101,7 +107,6 @@ class MorselSource {
   std::vector<bool> cache_insert_;  // by position: false for a column larger than the cache
   storage::PruneStats prune_stats_;
   uint64_t choose_parts_ns_ = 0;
-  bool numbers_ = false;
   bool ordered_ = false;
   uint64_t total_rows_ = 0;
 };

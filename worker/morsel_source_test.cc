@@ -114,7 +114,10 @@ class MorselSourceTest : public StoreTestBase {
 TEST(NumbersMorselsTest, AreComputedForAnyCountUpTo2To64) {
   constexpr uint64_t kMax = ~uint64_t{0};
   pb::Fragment fragment;
-  fragment.mutable_source()->mutable_numbers()->set_count(kMax);
+  fragment.mutable_source()->mutable_function()->set_name("numbers");
+  for (uint64_t arg : {uint64_t{0}, kMax, uint64_t{1}}) {
+    fragment.mutable_source()->mutable_function()->add_args(arg);  // offset, count, step
+  }
   fragment.set_worker_count(3);
   uint64_t next = 0, rows = 0;
   for (uint32_t worker = 0; worker < 3; ++worker) {
@@ -139,12 +142,12 @@ TEST(NumbersMorselsTest, AreComputedForAnyCountUpTo2To64) {
   // A small count: one short morsel; an empty slice: none.
   fragment.set_worker_count(1);
   fragment.set_worker_index(0);
-  fragment.mutable_source()->mutable_numbers()->set_count(10);
+  fragment.mutable_source()->mutable_function()->set_args(1, 10);
   auto small = MorselSource::Open(fragment, nullptr);
   ASSERT_TRUE(small.ok());
   ASSERT_EQ((*small)->morsel_count(), 1u);
   EXPECT_EQ((*small)->morsel(0).end, 10u);
-  fragment.mutable_source()->mutable_numbers()->set_count(0);
+  fragment.mutable_source()->mutable_function()->set_args(1, 0);
   auto empty = MorselSource::Open(fragment, nullptr);
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ((*empty)->morsel_count(), 0u);

@@ -163,7 +163,8 @@ class AdmissionTest(unittest.TestCase):
         self.wait_for(lambda: "st-gone" not in self.processes(), "st-gone to leave the queue")
 
         # KILL QUERY ends a queued streamed query with QUERY_WAS_CANCELLED.
-        second = start("SELECT count() FROM adm WHERE k < 10", "st-second")
+        # Its kind comes from the parse tree: a SELECT behind a comment queues like any SELECT.
+        second = start("-- the second\nSELECT count() FROM adm WHERE k < 10", "st-second")
         self.wait_for(lambda: self.processes().get("st-second") == "1", "st-second to queue")
         killed = self.rows("KILL QUERY WHERE query_id = 'st-first' SYNC")
         self.assertEqual(killed[0][:2], ["finished", "st-first"])
