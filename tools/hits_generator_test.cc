@@ -86,8 +86,13 @@ TEST(HitsSchemaTest, HasTheBenchmarkLayout) {
 // Cross-checks the built-in layout with the benchmark's create.sql (outside the repository, in
 // ../shared/clickbench beside it) when that folder is present.
 TEST(HitsSchemaTest, MatchesCreateSqlWhenPresent) {
-  std::filesystem::path repo = std::filesystem::path(__FILE__).parent_path().parent_path();
-  std::ifstream file(repo.parent_path() / "shared" / "clickbench" / "create.sql");
+  // ../shared beside the repository: found by walking up from the test's working directory (in
+  // the build tree), since __FILE__ is relative when ccache rewrites paths to the source root.
+  std::ifstream file;
+  for (std::filesystem::path dir = std::filesystem::absolute(std::filesystem::current_path());
+       !file.is_open() && dir.has_relative_path(); dir = dir.parent_path()) {
+    file.open(dir / "shared" / "clickbench" / "create.sql");
+  }
   if (!file) GTEST_SKIP() << "no ClickBench folder beside the repository";
   std::stringstream sql;
   sql << file.rdbuf();
