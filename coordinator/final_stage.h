@@ -29,8 +29,8 @@ absl::StatusOr<core::Block> CutPiece(const QueryPlan& plan, const core::Block& p
 // The first limit + offset rows, in ORDER BY order, of the concatenation of `pieces` (CutPiece
 // outputs in stage order): FinishFinalStage of the result equals FinishFinalStage of
 // ConcatBlocks(pieces), ties included. Only the ORDER BY columns are concatenated and sorted;
-// the chosen rows are then gathered from their pieces (ClickBench Q40: 256 pieces of 1010 rows
-// with URL and Referer strings were copied whole to keep 1010 of them).
+// the chosen rows are then gathered from their pieces (with LIMIT 10 OFFSET 1000, 256 pieces
+// of 1010 rows with long strings were copied whole to keep 1010 of them).
 // REQUIRES: CanCutByPiece(plan); every piece has the final columns of CutPiece.
 absl::StatusOr<core::Block> CombineCutPieces(const QueryPlan& plan, std::vector<core::Block> pieces);
 

@@ -1,7 +1,7 @@
 // KeyRefGrouper: exact GROUP BY of the key columns of partial blocks without copying a key.
 // The coordinator's late finalization (late_finalizer.h) needs, per bucket, only each input row's
 // group id to merge the ORDER BY aggregates; an Aggregator would serialize multi-column keys
-// (ClickBench Q40: five keys, two of them URL and Referer strings) and copy every new key into
+// (e.g. five keys, two of them long strings) and copy every new key into
 // its arena. This grouper hashes each row's keys in place, keeps the first row of each group as
 // its representative and compares key values only on a hash match: group ids are dense and in
 // order of first appearance (inputs in order, rows in order), as Aggregator::merged_groups.

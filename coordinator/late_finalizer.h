@@ -1,5 +1,5 @@
 // LateFinalizer: the bucket merge of an ORDER BY ... LIMIT n aggregation whose ORDER BY needs
-// only some of the aggregates (ClickBench Q33: GROUP BY WatchID, ClientIP ORDER BY count() DESC
+// only some of the aggregates (e.g. GROUP BY two high-cardinality keys ORDER BY count() DESC
 // LIMIT 10, with sum() and avg() beside it). A bucket of nearly unique keys holds hundreds of
 // thousands of groups and keeps 10 of them: merging and finalizing every other aggregate of every
 // group (the avg state vector growing during the merge, avg's 128-bit division in Finalize,
@@ -10,7 +10,7 @@
 //   MergeBucket (one bucket, on the merge pool, BucketedMerger::SetBucketMerge):
 //     1. Merges the keys and the "early" aggregates only (those the ORDER BY references) of every
 //        input block, keeping each input row's group id (Aggregator::merged_groups). With a
-//        String key and no key in the ORDER BY (Q34, Q37-Q40), rows are grouped by reference
+//        String key and no key in the ORDER BY (ORDER BY count()), rows are grouped by reference
 //        instead (key_ref_grouper.h: no key serialized or copied) and the early states merged
 //        by group id; SETTINGS late_aggregate_finalization_by_ref = 0 uses the Aggregator.
 //     2. Finalizes them (without keys when the ORDER BY references none), evaluates the ORDER BY
@@ -25,8 +25,8 @@
 //        stable sort: ties fall as in CombineCutPieces over CutPiece pieces).
 //     5. Gathers the input rows of only those groups, in rank order (input order within a group),
 //        merges them in full (every aggregate, keys), finalizes and computes the final columns.
-// ClickBench Q40 (OFFSET 1000: keep 1010; 256 buckets of ~900 groups) so builds 1010 URL and
-// Referer keys instead of 236K, and sorts 1010 rows' final columns instead of every group's.
+// A String-keyed GROUP BY with LIMIT 10 OFFSET 1000 over 256 buckets of ~900 groups so builds
+// 1010 String key pairs instead of 236K, and sorts 1010 rows' final columns, not every group's.
 // The result has the rows and row order of CombineCutPieces over the CutPiece of every bucket.
 // MergeAndCut(inputs) runs both phases over one bucket: CutPiece(plan, Finalize(merge)).
 // Applies when CanCutByPiece(plan), the merge has keys, there is no HAVING (it may drop groups by

@@ -59,7 +59,7 @@ class SelectBinder {
   // name, default 1, 0 turns it off). Rule: a key that is a deterministic scalar function of the
   // OTHER keys and constants (`ClientIP - 1` beside `ClientIP`, `lower(URL)` beside `URL`) or a
   // constant alone (`GROUP BY 1, URL`) is dropped from the hash key: the tuples (k, f(k)) form
-  // exactly the groups of k, so such a key only widens the hash-table key (ClickBench Q36: four
+  // exactly the groups of k, so such a key only widens the hash-table key (e.g. four
   // keys of 28 bytes serialized become one Int32). SELECT / HAVING / ORDER BY still see it:
   // post-aggregation binding computes it from the kept key columns (BindCall), with the same
   // function and types, so results (wrap-around of `k - 1` at the type's minimum included) do not

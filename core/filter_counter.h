@@ -1,6 +1,6 @@
 // Counts the rows a simple filter keeps without building its mask column: for a fragment whose
-// filter is `column = constant` or `column <> constant` over an integer column (Q2's
-// count() WHERE AdvEngineID <> 0) and that reads no column after the filter, the compare and the
+// filter is `column = constant` or `column <> constant` over an integer column (e.g.
+// count() WHERE flag <> 0) and that reads no column after the filter, the compare and the
 // count are one pass over the column, with no UInt8 mask to allocate, zero, write and re-read.
 #pragma once
 

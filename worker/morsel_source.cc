@@ -21,9 +21,9 @@ constexpr size_t kGranulesPerMorsel = 8;
 // A column whose selected granules hold more than the uncompressed cache reads hits but inserts
 // nothing: under LRU it would evict its own blocks before the scan repeats (every run pays the
 // inserts, none hits) and flush what other queries keep hot. Per column, not per scan: a
-// late-materialized SELECT * (Q24) lists every column but reads most of them for a few granules.
+// late-materialized top-N SELECT * lists every column but reads most of them for a few granules.
 // A rule on the whole scan's bytes was tried first (at half and at all of the cache): it kept
-// Q23 and Q24 from caching (bench/results/scanperf-2026-11-22.md).
+// wide top-N scans from caching (bench/results/scanperf-2026-11-22.md).
 uint64_t ColumnScanBytes(const std::vector<storage::SelectedPart>& selected, size_t column) {
   double bytes = 0;
   for (const storage::SelectedPart& part : selected) {

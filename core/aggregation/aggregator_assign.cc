@@ -131,8 +131,8 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
   if (layout_ != KeyLayout::kNoKeys && layout_ != KeyLayout::kString) AppendNewKeys(keys);
   for (const auto& function : functions_) function->Resize(groups_);
   // The byte test counts what a growth rehash moves (table, key references, hashes), not the key
-  // arena, which never moves: as Presize estimates it. Counting the arena converted ClickBench
-  // Q34's 1.1M-URL thread tables midway (8.6% of a worker's CPU; single-level is the faster table
+  // arena, which never moves: as Presize estimates it. Counting the arena converted thread
+  // tables of ~1M long String keys midway (8.6% of a worker's CPU; single-level is the faster table
   // at that size, bench/results/groupkeys-2026-11-23.md, Session 6).
   if (!two_level_ && !options_.sparse && layout_ != KeyLayout::kNoKeys &&
       layout_ != KeyLayout::kDirect16 &&

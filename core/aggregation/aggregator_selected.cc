@@ -1,7 +1,7 @@
 // Aggregator::AddSelected: aggregation of the rows a WHERE filter kept, read through a selection
-// vector instead of filtered copies of the columns (ClickBench Q13/Q14: `WHERE SearchPhrase <> ''
-// GROUP BY SearchPhrase` copied the kept phrases before hashing them; Q15 serialized
-// `SearchEngineID, SearchPhrase` from copies).
+// vector instead of filtered copies of the columns (`WHERE s <> '' GROUP BY s` over a String
+// column copied the kept strings before hashing them; a GROUP BY of an integer and a String
+// serialized its keys from copies).
 #include <memory>
 #include <vector>
 

@@ -2,7 +2,7 @@
 // table reached, so the next run of that shape creates its tables at their final size
 // (ClickHouse's HashTablesStatistics, setting collect_hash_table_stats_during_aggregation).
 //
-// Why: a thread's table of a high-cardinality GROUP BY (ClickBench Q33, 10M rows: ~2.5M groups a
+// Why: a thread's table of a high-cardinality GROUP BY (two integer keys, 10M rows: ~2.5M groups a
 // thread) grew 4 -> 16 -> ... slots, then converted to two-level (a second full copy), and every
 // new array was memset on fresh pages: perf of a worker put ~30% in the kernel's clear_page,
 // 7% in ConvertToTwoLevel and 6% in Grow. A table presized from the last run's size

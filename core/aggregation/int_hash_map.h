@@ -134,7 +134,7 @@ class IntHashMapT {
 
   // Quadruples the capacity below kQuadrupleCapacity slots and doubles it above, then reinserts
   // every key: a table growing to N keys moves ~N/3 keys instead of ~N (growth was 14% of
-  // ClickBench Q33's profile), like ClickHouse's HashTableGrower. Sub-tables of a two-level table
+  // a two-integer-key GROUP BY), like ClickHouse's HashTableGrower. Sub-tables of a two-level table
   // (dense_) always double: quadrupling 256 of them cost 15-25% at 1e6-1e7 keys.
   void Grow() {
     size_t factor = capacity_ < kQuadrupleCapacity && !dense_ ? 4 : 2;

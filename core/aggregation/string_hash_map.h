@@ -3,14 +3,14 @@
 //
 // Algorithm: open addressing with linear probing over a power-of-two array of 24-byte slots
 // {saved hash, key reference, group}; the array grows when half full, 4x below kQuadrupleCapacity
-// slots and 2x above (a quarter of the moves; growth was 15-23% of ClickBench Q18's profile, mostly
+// slots and 2x above (a quarter of the moves; growth was 15-23% of a String GROUP BY, mostly
 // first touches of fresh pages, which 4x growth does not reduce). The caller passes the key hash
 // (HashBytes for one String key, the combined key hash for serialized keys); it is saved in the
 // slot, so probes compare hashes before bytes and growth never rehashes.
 // Short keys are cheap: a key of at most 8 bytes lives inside its KeyRef (no arena copy, compared
 // as one 8-byte word); longer keys are copied once into the caller's per-thread Arena.
 // An empty slot is all zero bytes (a slot stores ~group), so a new array is one memset: filling
-// 24-byte {.., kEmpty} patterns with scalar stores was 10% of ClickBench Q13's profile (the
+// 24-byte {.., kEmpty} patterns with scalar stores was 10% of a String GROUP BY's profile (the
 // coordinator's bucket merges size their tables up front, Reserve). Big arrays sit on huge pages
 // (slot_array.h).
 // The slot comes from the LOW hash bits (buckets and two-level sub-tables use the top bits).

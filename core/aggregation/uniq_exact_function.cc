@@ -223,12 +223,12 @@ class UniqExactFunction final : public AggregateFunction {
     const Column& column = *args[0];
     State& state = states_[group];
     // A String row equal to the row before it cannot add a value: only the first row of each run
-    // is hashed and inserted (ClickBench Q6: SearchPhrase is '' in ~88% of rows, mostly in runs).
+    // is hashed and inserted (a column that is mostly '' in long runs pays one compare per row).
     size_t count = rows;
     const uint32_t* picked = nullptr;
     if constexpr (std::is_same_v<Traits, StringTraits>) {
       // Straight from the offsets, branch-free: the bytes are compared only when the lengths
-      // are equal and nonzero (Q6's runs of '' cost a subtraction and a compare per row).
+      // are equal and nonzero (runs of '' cost a subtraction and a compare per row).
       picked_.resize(rows);
       const uint64_t* offsets = column.Offsets().data();
       const char* chars = column.Chars().data();
