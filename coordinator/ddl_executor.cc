@@ -93,25 +93,56 @@ absl::StatusOr<pb::TableSchema> SchemaFrom(const sql::CreateTableStatement& crea
   return schema;
 }
 
+// Every worker's answer to ListTables; `statuses[i]` says whether worker i answered.
+struct Listing {
+  std::vector<pb::ListTablesResponse> responses;
+  std::vector<absl::Status> statuses;
+};
+
+Listing ListEverywhere(const WorkerSet& workers) {
+  Listing listing;
+  listing.responses.resize(workers.size());
+  listing.statuses.resize(workers.size());
+  workers.CallAll([&](size_t i) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    listing.statuses[i] = core::FromGrpcStatus(
+        workers.stub(i)->ListTables(&context, pb::ListTablesRequest(), &listing.responses[i]),
+        workers.address(i));
+    return absl::OkStatus();
+  }).IgnoreError();
+  return listing;
+}
+
 // Returns the number of rows of table `name` summed over every worker; fails if a worker does not
 // answer (then emptiness cannot be proven).
 absl::StatusOr<uint64_t> ClusterRowCount(const std::string& name, const WorkerSet& workers) {
-  std::vector<uint64_t> rows(workers.size(), 0);
-  RETURN_IF_ERROR(workers.CallAll([&](size_t i) -> absl::Status {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    pb::ListTablesResponse response;
-    RETURN_IF_ERROR(core::FromGrpcStatus(
-        workers.stub(i)->ListTables(&context, pb::ListTablesRequest(), &response),
-        workers.address(i)));
-    for (const auto& table : response.tables()) {
-      if (table.schema().name() == name) rows[i] += table.rows();
-    }
-    return absl::OkStatus();
-  }));
+  Listing listing = ListEverywhere(workers);
   uint64_t total = 0;
-  for (uint64_t count : rows) total += count;
+  for (size_t i = 0; i < workers.size(); ++i) {
+    RETURN_IF_ERROR(listing.statuses[i]);
+    for (const auto& table : listing.responses[i].tables()) {
+      if (table.schema().name() == name) total += table.rows();
+    }
+  }
   return total;
+}
+
+// Runs CreateTable / DropTable on worker i.
+absl::Status CreateOn(const WorkerSet& workers, size_t i, const pb::CreateTableRequest& request) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  pb::DdlResponse response;
+  return core::FromGrpcStatus(workers.stub(i)->CreateTable(&context, request, &response),
+                              workers.address(i));
+}
+
+absl::Status DropOn(const WorkerSet& workers, size_t i, const pb::DropTableRequest& request) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  pb::DdlResponse response;
+  return core::FromGrpcStatus(workers.stub(i)->DropTable(&context, request, &response),
+                              workers.address(i));
 }
 
 // Sends `request` to every worker, then records its schema in the catalog. On failure the workers
@@ -119,11 +150,7 @@ absl::StatusOr<uint64_t> ClusterRowCount(const std::string& name, const WorkerSe
 absl::Status CreateOnWorkers(const pb::CreateTableRequest& request, const WorkerSet& workers,
                              Catalog* catalog) {
   absl::Status status = workers.CallAll([&](size_t i) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    pb::DdlResponse response;
-    return core::FromGrpcStatus(workers.stub(i)->CreateTable(&context, request, &response),
-                                workers.address(i));
+    return CreateOn(workers, i, request);
   });
   if (!status.ok()) {
     catalog->Invalidate();
@@ -144,27 +171,6 @@ std::string WorkerNames(const WorkerSet& workers, const std::vector<size_t>& ind
     out += WorkerName(workers, i);
   }
   return out;
-}
-
-// Every worker's answer to ListTables; `answered[i]` says whether worker i answered.
-struct Listing {
-  std::vector<pb::ListTablesResponse> responses;
-  std::vector<absl::Status> statuses;
-};
-
-Listing ListEverywhere(const WorkerSet& workers) {
-  Listing listing;
-  listing.responses.resize(workers.size());
-  listing.statuses.resize(workers.size());
-  workers.CallAll([&](size_t i) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    listing.statuses[i] = core::FromGrpcStatus(
-        workers.stub(i)->ListTables(&context, pb::ListTablesRequest(), &listing.responses[i]),
-        workers.address(i));
-    return absl::OkStatus();
-  }).IgnoreError();
-  return listing;
 }
 
 // Fails unless every worker answered: DDL changes every worker or none, so it must first see
@@ -272,11 +278,7 @@ absl::Status CreateAllOrNothing(const pb::CreateTableRequest& request,
                                 Catalog* catalog) {
   std::vector<absl::Status> results(workers.size());
   workers.CallEach(targets, [&](size_t i) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    pb::DdlResponse response;
-    results[i] = core::FromGrpcStatus(workers.stub(i)->CreateTable(&context, request, &response),
-                                      workers.address(i));
+    results[i] = CreateOn(workers, i, request);
     return absl::OkStatus();
   }).IgnoreError();
   absl::Status first;
@@ -291,11 +293,7 @@ absl::Status CreateAllOrNothing(const pb::CreateTableRequest& request,
   drop.set_if_exists(true);
   std::vector<absl::Status> undone(workers.size());
   workers.CallEach(undo, [&](size_t i) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    pb::DdlResponse response;
-    undone[i] = core::FromGrpcStatus(workers.stub(i)->DropTable(&context, drop, &response),
-                                     workers.address(i));
+    undone[i] = DropOn(workers, i, drop);
     return absl::OkStatus();
   }).IgnoreError();
   std::vector<size_t> left;
@@ -413,11 +411,7 @@ absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSe
   }
   request.set_if_not_exists(true);  // a worker that got it meanwhile keeps it
   absl::Status status = workers.CallEach(placement.missing, [&](size_t i) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    pb::DdlResponse response;
-    return core::FromGrpcStatus(workers.stub(i)->CreateTable(&context, request, &response),
-                                workers.address(i));
+    return CreateOn(workers, i, request);
   });
   if (!status.ok()) {
     catalog->Invalidate();
@@ -450,11 +444,7 @@ absl::Status DropTable(const sql::DropTableStatement& drop, const WorkerSet& wor
   request.set_name(drop.name);
   request.set_if_exists(true);
   absl::Status status = workers.CallEach(targets, [&](size_t i) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    pb::DdlResponse response;
-    return core::FromGrpcStatus(workers.stub(i)->DropTable(&context, request, &response),
-                                workers.address(i));
+    return DropOn(workers, i, request);
   });
   if (!status.ok()) {
     catalog->Invalidate();

@@ -25,6 +25,7 @@
 #include "coordinator/sql/lexer.h"
 #include "coordinator/sql/parser.h"
 #include "coordinator/settings_table.h"
+#include "coordinator/statement_kind.h"
 #include "coordinator/system_tables.h"
 
 namespace granite::coordinator {
@@ -55,24 +56,6 @@ uint64_t ByteSizeOf(const core::Block& block) {
   uint64_t bytes = 0;
   for (const auto& column : block.columns) bytes += column->ByteSize();
   return bytes;
-}
-
-// Returns the kind of a parsed statement (the `kind` label of granite_queries_total).
-QueryKind KindOf(const sql::Statement& statement) {
-  if (std::holds_alternative<sql::SelectStatement>(statement) ||
-      std::holds_alternative<sql::ShowTablesStatement>(statement) ||
-      std::holds_alternative<sql::DescribeStatement>(statement)) {
-    return QueryKind::kSelect;
-  }
-  if (std::holds_alternative<sql::InsertStatement>(statement)) return QueryKind::kInsert;
-  if (std::holds_alternative<sql::CreateTableStatement>(statement) ||
-      std::holds_alternative<sql::DropTableStatement>(statement) ||
-      std::holds_alternative<sql::OptimizeStatement>(statement) ||
-      std::holds_alternative<sql::AlterSettingsStatement>(statement) ||
-      std::holds_alternative<sql::AlterPartStatement>(statement)) {
-    return QueryKind::kDdl;
-  }
-  return QueryKind::kOther;
 }
 
 // Returns the last keyword of a KILL QUERY statement, upper-cased ("SYNC", "ASYNC", "TEST"), or "".

@@ -1,5 +1,5 @@
-// StatementTraits: what the coordinator's scheduling needs to know about a client statement,
-// read from its parse tree (sql/parser.h) once, where the request arrives, before the query is
+// KindOf and StatementTraits: what the coordinator's metrics and scheduling need to know about a
+// client statement, read from its parse tree (sql/parser.h) once, where the request arrives, before the query is
 // admitted or scheduled (query_scheduler.h, clickhouse_service.h). The same parsed statement is
 // then executed (QueryExecutor::Execute), so a statement is parsed once.
 //
@@ -20,6 +20,7 @@
 #include <cstddef>
 
 #include "absl/status/statusor.h"
+#include "coordinator/query_context.h"
 #include "coordinator/sql/ast.h"
 
 namespace granite::coordinator {
@@ -44,6 +45,9 @@ struct StatementTraits {
   // Runs at the lowered priority on the coordinator: a SELECT, or an INSERT that is not short.
   bool lowered = false;
 };
+
+// Returns the kind of a parsed statement (the `kind` label of granite_queries_total).
+QueryKind KindOf(const sql::Statement& statement);
 
 // Returns the traits of `statement`, whose query text and input so far hold `bytes` bytes, with
 // `more_input` true if more input follows in later messages.

@@ -478,6 +478,15 @@ absl::StatusOr<std::vector<DetachedPart>> Table::DetachedParts() const {
   return ListDetachedParts(*fs_, dir_);
 }
 
+absl::StatusOr<DetachedPart> Table::FindDetachedPart(const std::string& detached_name) const {
+  ASSIGN_OR_RETURN(std::vector<DetachedPart> detached, DetachedParts());
+  for (DetachedPart& part : detached) {
+    if (part.name == detached_name) return std::move(part);
+  }
+  return Error(ErrorCode::kNoSuchDataPart,
+               absl::StrCat("No detached part ", detached_name, " in table ", name()));
+}
+
 absl::StatusOr<std::string> Table::AttachPart(const std::string& detached_name) {
   RETURN_IF_ERROR(ValidateDetachedName(detached_name));
   core::ReaderLock drop_lock(drop_mu_);
@@ -485,30 +494,25 @@ absl::StatusOr<std::string> Table::AttachPart(const std::string& detached_name) 
     return Error(ErrorCode::kUnknownTable,
                  absl::StrCat("Cannot attach a part to table ", name(), ": it was dropped"));
   }
-  ASSIGN_OR_RETURN(std::vector<DetachedPart> detached, DetachedParts());
-  auto it = std::find_if(detached.begin(), detached.end(),
-                         [&](const DetachedPart& part) { return part.name == detached_name; });
-  if (it == detached.end()) {
-    return Error(ErrorCode::kNoSuchDataPart,
-                 absl::StrCat("No detached part ", detached_name, " in table ", name()));
-  }
-  if (!it->part) {
+  ASSIGN_OR_RETURN(const DetachedPart detached, FindDetachedPart(detached_name));
+  if (!detached.part) {
     return Error(ErrorCode::kBadDataPartName,
                  absl::StrCat("Detached directory ", detached_name, " of table ", name(),
                               " holds no part name ([reason_]partition_min_max_level)"));
   }
-  const std::string source = it->path;
+  const std::string source = detached.path;
   auto stays = [&](const absl::Status& status) {
     return Error(core::CodeOf(status),
                  absl::StrCat("Cannot attach part ", detached_name, " to table ", name(), ": ",
                               status.message(), "; it stays in detached/"));
   };
-  absl::StatusOr<std::shared_ptr<const Part>> loaded = Part::Load(fs_, schema_, source, *it->part);
+  absl::StatusOr<std::shared_ptr<const Part>> loaded =
+      Part::Load(fs_, schema_, source, *detached.part);
   if (!loaded.ok()) return stays(loaded.status());
   if (absl::Status verified = VerifyPartData(**loaded); !verified.ok()) return stays(verified);
   // A fresh block number: the part's own numbers may belong to newer parts by now (numbering
   // restarts after the largest part at start-up) or lie inside a merge of its neighbours.
-  PartName target = *it->part;
+  PartName target = *detached.part;
   target.min_block = target.max_block = registry_.AllocateBlock(target.partition_id);
   std::string final_dir = JoinPath(parts_dir_, target.ToString());
   absl::Status status = fs_->Rename(source, final_dir);
@@ -539,14 +543,8 @@ absl::StatusOr<std::string> Table::AttachPart(const std::string& detached_name) 
 absl::Status Table::DropDetachedPart(const std::string& detached_name) {
   RETURN_IF_ERROR(ValidateDetachedName(detached_name));
   core::ReaderLock drop_lock(drop_mu_);
-  ASSIGN_OR_RETURN(std::vector<DetachedPart> detached, DetachedParts());
-  auto it = std::find_if(detached.begin(), detached.end(),
-                         [&](const DetachedPart& part) { return part.name == detached_name; });
-  if (it == detached.end()) {
-    return Error(ErrorCode::kNoSuchDataPart,
-                 absl::StrCat("No detached part ", detached_name, " in table ", name()));
-  }
-  RETURN_IF_ERROR(fs_->RemoveAll(it->path));
+  ASSIGN_OR_RETURN(const DetachedPart detached, FindDetachedPart(detached_name));
+  RETURN_IF_ERROR(fs_->RemoveAll(detached.path));
   RETURN_IF_ERROR(fs_->SyncDir(JoinPath(dir_, kDetachedDirName)));
   std::fprintf(stderr, "granite worker: table %s: detached part %s dropped\n", name().c_str(),
                detached_name.c_str());

@@ -144,6 +144,8 @@ class Table {
 
   // Returns the directories under detached/ (system.detached_parts).
   absl::StatusOr<std::vector<DetachedPart>> DetachedParts() const;
+  // Returns the directory detached/<detached_name>; NO_SUCH_DATA_PART if there is none.
+  absl::StatusOr<DetachedPart> FindDetachedPart(const std::string& detached_name) const;
   // ALTER TABLE ... ATTACH PART: loads detached/<detached_name>, verifies every block's
   // checksum, gives it a new block number (block numbers may have been reused since it was
   // detached) and makes it active; returns its new name. On error it stays detached.

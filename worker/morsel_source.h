@@ -1,10 +1,11 @@
 // MorselSource: cuts a fragment's input into morsels (granule ranges of parts, or ranges of
-// rows of a table function) that pool threads pull one at a time, and reads a morsel into a block. For a table it
-// takes the parts snapshot and keeps only the parts and granules that the fragment's filter can
-// match (worker/filter_ranges.h, storage/part_pruner.h) and lists their morsels. The morsels of
-// a table function (core/table_functions/table_function.h) are never listed: morsel i is computed when asked for, so a source of any N (up to
-// 2^64 - 1) costs constant memory and time to open, and a LIMIT or a cancellation that stops the
-// scan early has paid only for the morsels it read.
+// rows of a table function) that pool threads pull one at a time, and reads a morsel into a
+// block. For a table it takes the parts snapshot and keeps only the parts and granules that the
+// fragment's filter can match (worker/filter_ranges.h, storage/part_pruner.h) and lists their
+// morsels. The morsels of a table function (core/table_functions/table_function.h) are never
+// listed: morsel i is computed when asked for, so a source of any N (up to 2^64 - 1) costs
+// constant memory and time to open, and a LIMIT or a cancellation that stops the scan early has
+// paid only for the morsels it read.
 //
 // Settings (Fragment.settings, from SELECT ... SETTINGS): use_parts_snapshot = 0 builds a private
 // snapshot of the parts for this query instead of sharing the table's (what every query paid

@@ -59,11 +59,6 @@ absl::StatusOr<core::Block> BlockFromProto(const pb::BlockData& data) {
   return core::DecodeBlock(raw);
 }
 
-absl::StatusOr<std::shared_ptr<storage::Table>> FindTable(storage::Store* store,
-                                                          const std::string& name) {
-  return store->TableOrError(name);
-}
-
 // Returns the partition value as system.parts shows it.
 std::string PartitionText(const storage::PartitionValue& partition) {
   if (!partition.present) return "tuple()";
@@ -139,7 +134,7 @@ int WorkerService::BulkInsertPriority(size_t rows) const {
 
 grpc::Status WorkerService::Insert(grpc::ServerContext* context, const pb::InsertRequest* request,
                                    pb::InsertResponse* response) {
-  absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
   if (!block.ok()) return core::ToGrpcStatus(block.status());
@@ -154,7 +149,7 @@ grpc::Status WorkerService::Insert(grpc::ServerContext* context, const pb::Inser
 grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
                                           const pb::InsertRequest* request,
                                           pb::InsertResponse* response) {
-  absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
   if (!block.ok()) return core::ToGrpcStatus(block.status());
@@ -169,7 +164,7 @@ grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
 grpc::Status WorkerService::CommitInsert(grpc::ServerContext* context,
                                          const pb::CommitInsertRequest* request,
                                          pb::CommitInsertResponse* response) {
-  absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<std::vector<std::string>> parts = (*table)->CommitInsert(request->token());
   if (!parts.ok()) return core::ToGrpcStatus(parts.status());
@@ -289,7 +284,7 @@ grpc::Status WorkerService::GetInfo(grpc::ServerContext* context,
 grpc::Status WorkerService::AttachPart(grpc::ServerContext* context,
                                        const pb::DetachedPartRequest* request,
                                        pb::DetachedPartResponse* response) {
-  absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<std::string> part = (*table)->AttachPart(request->name());
   if (!part.ok()) return core::ToGrpcStatus(part.status());
@@ -300,7 +295,7 @@ grpc::Status WorkerService::AttachPart(grpc::ServerContext* context,
 grpc::Status WorkerService::DropDetachedPart(grpc::ServerContext* context,
                                              const pb::DetachedPartRequest* request,
                                              pb::DetachedPartResponse* response) {
-  absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   return core::ToGrpcStatus((*table)->DropDetachedPart(request->name()));
 }
@@ -308,7 +303,7 @@ grpc::Status WorkerService::DropDetachedPart(grpc::ServerContext* context,
 grpc::Status WorkerService::CheckTable(grpc::ServerContext* context,
                                        const pb::CheckTableRequest* request,
                                        pb::CheckTableResponse* response) {
-  absl::StatusOr<std::shared_ptr<storage::Table>> table = FindTable(store_, request->table());
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   core::ScopedThreadNice heavy(core::HeavyWorkPriority(execute_nice_));  // reads the whole shard
   for (const storage::Table::PartCheck& check : (*table)->Check()) {

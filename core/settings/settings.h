@@ -92,11 +92,7 @@ class SettingsBase {
   // setting itself, e.g. per worker).
   template <class T>
   void SetValue(T Derived::*member, T value) {
-    const std::vector<settings_internal::Field<Derived>>& fields = Derived::Fields();
-    for (size_t i = 0; i < fields.size(); ++i) {
-      const auto* held = std::get_if<T Derived::*>(&fields[i].member);
-      if (held != nullptr && *held == member) changed_.set(i);
-    }
+    changed_.set(IndexOf(member));
     self()->*member = std::move(value);
   }
 
@@ -133,12 +129,13 @@ class SettingsBase {
   // True if the setting held in `member` was set (even to its default).
   template <class T>
   bool IsChanged(T Derived::*member) const {
-    const std::vector<settings_internal::Field<Derived>>& fields = Derived::Fields();
-    for (size_t i = 0; i < fields.size(); ++i) {
-      const auto* held = std::get_if<T Derived::*>(&fields[i].member);
-      if (held != nullptr && *held == member) return changed_.test(i);
-    }
-    return false;
+    return changed_.test(IndexOf(member));
+  }
+
+  // Returns the declared name of the setting held in `member`.
+  template <class T>
+  static std::string_view NameOf(T Derived::*member) {
+    return Derived::Fields()[IndexOf(member)].info.name;
   }
 
   // Returns the changed settings as (name, value text): what goes over the wire.
@@ -170,6 +167,18 @@ class SettingsBase {
   }
 
  private:
+  // Returns the list position of the setting held in `member`. Every field is in the list (both
+  // come from the same macro), so the search always finds it.
+  template <class T>
+  static size_t IndexOf(T Derived::*member) {
+    const std::vector<settings_internal::Field<Derived>>& fields = Derived::Fields();
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const auto* held = std::get_if<T Derived::*>(&fields[i].member);
+      if (held != nullptr && *held == member) return i;
+    }
+    return 0;  // not reached
+  }
+
   const Derived* self() const { return static_cast<const Derived*>(this); }
   Derived* self() { return static_cast<Derived*>(this); }
 

@@ -45,6 +45,15 @@ def stop_all():
         proc.stop(grace=2.0)
 
 
+def rss_kb(pid):
+    """Returns the resident set size of process `pid` in KiB (VmRSS of /proc/<pid>/status)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmRSS for pid %d" % pid)
+
+
 class ClusterError(Exception):
     """Raises when a granite process fails to start or dies."""
 

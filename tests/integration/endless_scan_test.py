@@ -33,14 +33,6 @@ RSS_BOUND_KB = 400 * 1024
 WAIT = 30  # seconds: the bound of every wait below
 
 
-def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError("no VmRSS for pid %d" % pid)
-
-
 class EndlessScanTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -80,7 +72,7 @@ class EndlessScanTest(unittest.TestCase):
 
     def assert_workers_bounded(self):
         for pid in self.worker_pids:
-            self.assertLess(rss_kb(pid), RSS_BOUND_KB, "worker pid %d" % pid)
+            self.assertLess(cluster.rss_kb(pid), RSS_BOUND_KB, "worker pid %d" % pid)
 
     def test_limit_over_the_largest_numbers_ends_with_its_row(self):
         self.assertEqual(self.client.query_text(

@@ -22,14 +22,6 @@ import testmain  # noqa: E402
 WAIT = 120  # seconds: the bound of the idle wait (the decay time is 30 s)
 
 
-def rss_kb(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError("no VmRSS for pid %d" % pid)
-
-
 class IdleMemoryTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -53,13 +45,13 @@ class IdleMemoryTest(unittest.TestCase):
         # About 8M groups: a few hundred MiB of hash tables on each process.
         self.client.query("SELECT number % 8000000 AS k, count(), sum(number) "
                           "FROM numbers_mt(16000000) GROUP BY k ORDER BY k LIMIT 1")
-        after = {name: rss_kb(pid) for name, pid in pids.items()}
+        after = {name: cluster.rss_kb(pid) for name, pid in pids.items()}
         # Each process held at least ~60 MiB more than an idle one (~30 MiB) right after.
         grown = {name: kb for name, kb in after.items() if kb > 96 * 1024}
         self.assertTrue(grown, "no process grew: %s" % after)
         deadline = time.monotonic() + WAIT
         while True:
-            now = {name: rss_kb(pids[name]) for name in grown}
+            now = {name: cluster.rss_kb(pids[name]) for name in grown}
             if all(now[name] < grown[name] / 2 for name in grown):
                 break
             self.assertLess(time.monotonic(), deadline,
