@@ -10,11 +10,8 @@
 #include "core/functions/function_registry.h"
 #include "core/functions/scalar_kernel.h"
 #include "core/status_macros.h"
-#include "granite/worker/v1/plan.pb.h"
 
 namespace granite::core {
-
-namespace pb = ::granite::worker::v1;
 
 // One node of the compiled tree.
 struct ExpressionNode {
@@ -29,41 +26,20 @@ struct ExpressionNode {
   std::vector<std::unique_ptr<ExpressionNode>> children;
 };
 
-absl::StatusOr<Value> LiteralValueOf(const pb::Value& value) {
-  switch (value.kind_case()) {
-    case pb::Value::kIntValue: return Value(value.int_value());
-    case pb::Value::kUintValue: return Value(value.uint_value());
-    case pb::Value::kFloatValue: return Value(value.float_value());
-    case pb::Value::kStringValue: return Value(value.string_value());
-    case pb::Value::KIND_NOT_SET: break;
-  }
-  return Error(ErrorCode::kLogicalError, "Literal without a value in plan");
-}
-
 namespace {
 
 using Node = ExpressionNode;
 
-absl::StatusOr<TypeId> TypeOf(const pb::Expr& expr) {
-  if (expr.type() >= static_cast<uint32_t>(kTypeCount)) {
-    return Error(ErrorCode::kLogicalError, absl::StrCat("Unknown type id ", expr.type(), " in plan"));
-  }
-  return static_cast<TypeId>(expr.type());
-}
-
-
-bool IsTupleCall(const pb::Expr& expr) {
-  return expr.node_case() == pb::Expr::kCall && expr.call().name() == "tuple";
-}
+bool IsTupleCall(const plan::Expr& expr) { return expr.IsCall("tuple"); }
 
 // Returns the plan arguments of a call; the tuple of in(x, tuple(...)) is flattened.
-std::vector<const pb::Expr*> ArgumentsOf(const pb::FunctionCall& call) {
-  std::vector<const pb::Expr*> args;
-  const bool is_in = call.name() == "in" || call.name() == "notIn";
-  for (int i = 0; i < call.args_size(); ++i) {
-    const pb::Expr& arg = call.args(i);
+std::vector<const plan::Expr*> ArgumentsOf(const plan::Expr& call) {
+  std::vector<const plan::Expr*> args;
+  const bool is_in = call.function == "in" || call.function == "notIn";
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    const plan::Expr& arg = call.args[i];
     if (is_in && i == 1 && IsTupleCall(arg)) {
-      for (const pb::Expr& element : arg.call().args()) args.push_back(&element);
+      for (const plan::Expr& element : arg.args) args.push_back(&element);
     } else {
       args.push_back(&arg);
     }
@@ -71,15 +47,16 @@ std::vector<const pb::Expr*> ArgumentsOf(const pb::FunctionCall& call) {
   return args;
 }
 
-absl::StatusOr<std::unique_ptr<Node>> Compile(const pb::Expr& expr);
+absl::StatusOr<std::unique_ptr<Node>> Compile(const plan::Expr& expr);
 
-absl::StatusOr<std::unique_ptr<Node>> CompileCall(const pb::FunctionCall& call, TypeId type) {
+absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call) {
+  const TypeId type = call.type;
   auto node = std::make_unique<Node>();
   node->kind = Node::Kind::kCall;
   node->type = type;
   std::vector<ArgumentInfo> infos;
   bool all_constant = true;
-  for (const pb::Expr* arg : ArgumentsOf(call)) {
+  for (const plan::Expr* arg : ArgumentsOf(call)) {
     ASSIGN_OR_RETURN(std::unique_ptr<Node> child, Compile(*arg));
     ArgumentInfo info{child->type, std::nullopt};
     if (child->kind == Node::Kind::kConstant) {
@@ -90,7 +67,7 @@ absl::StatusOr<std::unique_ptr<Node>> CompileCall(const pb::FunctionCall& call, 
     infos.push_back(std::move(info));
     node->children.push_back(std::move(child));
   }
-  ASSIGN_OR_RETURN(CompiledFunction compiled, CompileFunction(call.name(), infos));
+  ASSIGN_OR_RETURN(CompiledFunction compiled, CompileFunction(call.function, infos));
   if (compiled.resolved.result_type != type) {
     return Error(ErrorCode::kLogicalError,
                  absl::StrCat("Plan declares type ", ToAbsl(TypeName(type)), " for function ",
@@ -112,30 +89,26 @@ absl::StatusOr<std::unique_ptr<Node>> CompileCall(const pb::FunctionCall& call, 
   return constant;
 }
 
-absl::StatusOr<std::unique_ptr<Node>> Compile(const pb::Expr& expr) {
-  ASSIGN_OR_RETURN(TypeId type, TypeOf(expr));
-  switch (expr.node_case()) {
-    case pb::Expr::kColumn: {
+absl::StatusOr<std::unique_ptr<Node>> Compile(const plan::Expr& expr) {
+  switch (expr.kind) {
+    case plan::Expr::Kind::kColumn: {
       auto node = std::make_unique<Node>();
       node->kind = Node::Kind::kColumn;
-      node->type = type;
-      node->column = expr.column();
+      node->type = expr.type;
+      node->column = expr.column;
       return node;
     }
-    case pb::Expr::kLiteral: {
+    case plan::Expr::Kind::kLiteral: {
       auto node = std::make_unique<Node>();
       node->kind = Node::Kind::kConstant;
-      node->type = type;
-      ASSIGN_OR_RETURN(Value value, LiteralValueOf(expr.literal()));
-      ASSIGN_OR_RETURN(node->constant, MakeConstantColumn(value, type));
+      node->type = expr.type;
+      ASSIGN_OR_RETURN(node->constant, MakeConstantColumn(expr.literal, expr.type));
       return node;
     }
-    case pb::Expr::kCall:
-      return CompileCall(expr.call(), type);
-    case pb::Expr::NODE_NOT_SET:
+    case plan::Expr::Kind::kCall:
       break;
   }
-  return Error(ErrorCode::kLogicalError, "Expression node without content in plan");
+  return CompileCall(expr);
 }
 
 absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input) {
@@ -181,8 +154,8 @@ absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input) {
 Expression::Expression(std::unique_ptr<ExpressionNode> root) : root_(std::move(root)) {}
 Expression::~Expression() = default;
 
-absl::StatusOr<std::unique_ptr<Expression>> Expression::FromProto(const pb::Expr& expr) {
-  ASSIGN_OR_RETURN(std::unique_ptr<ExpressionNode> root, Compile(expr));
+absl::StatusOr<std::unique_ptr<Expression>> Expression::Compile(const plan::Expr& expr) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ExpressionNode> root, granite::core::Compile(expr));
   return std::unique_ptr<Expression>(new Expression(std::move(root)));
 }
 

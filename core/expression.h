@@ -1,8 +1,8 @@
-// Expression: a scalar expression tree compiled from a plan's protobuf Expr and evaluated over
+// Expression: a scalar expression tree compiled from a plan's typed Expr (core/plan/expr.h) and evaluated over
 // Blocks by the coordinator and the workers (filters, projections, group keys, aggregate
 // arguments).
 //
-// FromProto compiles once per fragment: every call is resolved in the function registry
+// Compile compiles once per fragment: every call is resolved in the function registry
 // (core/functions/function_registry.h) and its kernel prepared (IN sets, LIKE matchers, regexes,
 // CAST target types, constants converted to the operand types); calls whose arguments are all
 // constant are evaluated right away (constant folding), so toDate('2013-07-01') or 1 + 2 never
@@ -18,30 +18,24 @@
 
 #include "absl/status/statusor.h"
 #include "core/block.h"
+#include "core/plan/expr.h"
 #include "core/types.h"
 #include "core/value.h"
 
-namespace granite::worker::v1 {
-class Expr;
-class Value;
-}
 
 namespace granite::core {
-
-// Returns the value a plan literal carries; kLogicalError for a literal without one.
-absl::StatusOr<Value> LiteralValueOf(const granite::worker::v1::Value& literal);
 
 struct ExpressionNode;  // defined in expression.cc
 
 // Evaluates one compiled expression.
-// Thread-safety: immutable after FromProto; Evaluate may run on many threads at once.
+// Thread-safety: immutable after Compile; Evaluate may run on many threads at once.
 class Expression {
  public:
   // Compiles `expr`. Errors: those of ResolveFunction / CompileFunction (unknown function, illegal
   // argument types, ...), of constant folding (division by zero, unparsable CAST), an out-of-range
   // literal (kValueIsOutOfRangeOfDataType), and kLogicalError when the plan's declared type of a
   // call differs from the type the registry resolves or a node is malformed.
-  static absl::StatusOr<std::unique_ptr<Expression>> FromProto(const worker::v1::Expr& expr);
+  static absl::StatusOr<std::unique_ptr<Expression>> Compile(const plan::Expr& expr);
 
   ~Expression();
   Expression(const Expression&) = delete;

@@ -15,7 +15,7 @@ using T = TypeId;
 
 TEST(ExpressionTest, ColumnReferenceReturnsTheInputColumn) {
   ColumnPtr column = MakeColumn<uint32_t>(T::kUInt32, {1, 2});
-  auto expr = Expression::FromProto(Col(0, T::kUInt32));
+  auto expr = Expression::Compile(Col(0, T::kUInt32));
   ASSERT_TRUE(expr.ok());
   EXPECT_EQ((*expr)->type(), T::kUInt32);
   EXPECT_FALSE((*expr)->constant().has_value());
@@ -25,7 +25,7 @@ TEST(ExpressionTest, ColumnReferenceReturnsTheInputColumn) {
 }
 
 TEST(ExpressionTest, ConstantsFoldAndBroadcast) {
-  auto expr = Expression::FromProto(
+  auto expr = Expression::Compile(
       Fn("plus", {Lit(uint64_t{1}), Fn("multiply", {Lit(uint64_t{2}), Lit(uint64_t{3})})}));
   ASSERT_TRUE(expr.ok()) << expr.status();
   ASSERT_TRUE((*expr)->constant().has_value());
@@ -45,26 +45,26 @@ TEST(ExpressionTest, ConstantsFoldAndBroadcast) {
 TEST(ExpressionTest, LiteralsConvertToTheirDeclaredType) {
   EXPECT_EQ(EvalConstant(Lit(std::string("2013-07-01"), T::kDate)), "2013-07-01");
   EXPECT_EQ(EvalConstant(Lit(uint64_t{7}, T::kInt64)), "7");
-  auto out_of_range = Expression::FromProto(Lit(uint64_t{300}, T::kUInt8));
+  auto out_of_range = Expression::Compile(Lit(uint64_t{300}, T::kUInt8));
   EXPECT_EQ(CodeOf(out_of_range.status()), ErrorCode::kValueIsOutOfRangeOfDataType);
 }
 
 TEST(ExpressionTest, MalformedPlansAreLogicalErrors) {
   worker::v1::Expr empty;
-  EXPECT_EQ(CodeOf(Expression::FromProto(empty).status()), ErrorCode::kLogicalError);
+  EXPECT_EQ(CodeOf(Expression::Compile(empty).status()), ErrorCode::kLogicalError);
   worker::v1::Expr bad_type = Col(0, T::kUInt8);
   bad_type.set_type(99);
-  EXPECT_EQ(CodeOf(Expression::FromProto(bad_type).status()), ErrorCode::kLogicalError);
+  EXPECT_EQ(CodeOf(Expression::Compile(bad_type).status()), ErrorCode::kLogicalError);
   // The plan says UInt8 but plus(UInt8, UInt8) is UInt16.
-  auto mismatch = Expression::FromProto(
+  auto mismatch = Expression::Compile(
       Call("plus", T::kUInt8, {Col(0, T::kUInt8), Lit(uint64_t{1})}));
   EXPECT_EQ(CodeOf(mismatch.status()), ErrorCode::kLogicalError);
-  auto unknown = Expression::FromProto(Call("nope", T::kUInt8, {Col(0, T::kUInt8)}));
+  auto unknown = Expression::Compile(Call("nope", T::kUInt8, {Col(0, T::kUInt8)}));
   EXPECT_EQ(CodeOf(unknown.status()), ErrorCode::kUnknownFunction);
 }
 
 TEST(ExpressionTest, ColumnChecksAtEvaluation) {
-  auto expr = Expression::FromProto(Fn("plus", {Col(1, T::kUInt8), Lit(uint64_t{1})}));
+  auto expr = Expression::Compile(Fn("plus", {Col(1, T::kUInt8), Lit(uint64_t{1})}));
   ASSERT_TRUE(expr.ok());
   Block one_column = BlockOf({MakeColumn<uint8_t>(T::kUInt8, {1})});
   EXPECT_EQ(CodeOf((*expr)->Evaluate(one_column).status()), ErrorCode::kLogicalError);
@@ -94,7 +94,7 @@ TEST(ExpressionTest, ConcurrentEvaluation) {
     strings->AppendString(i % 7 == 0 ? "needle" + std::to_string(i) : "hay");
   }
   Block block = BlockOf({column, strings});
-  auto expr = Expression::FromProto(Fn(
+  auto expr = Expression::Compile(Fn(
       "plus", {Fn("modulo", {Col(0, T::kUInt64), Lit(uint64_t{1000})}),
                Fn("if", {Fn("like", {Col(1, T::kString), Lit(std::string("%needle%"))}),
                          Lit(uint64_t{100000}), Lit(uint64_t{0})})}));

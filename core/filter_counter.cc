@@ -6,11 +6,8 @@
 #include "core/expression.h"
 #include "core/functions/constant_column.h"
 #include "core/value.h"
-#include "granite/worker/v1/plan.pb.h"
 
 namespace granite::core {
-
-namespace pb = ::granite::worker::v1;
 
 namespace {
 
@@ -33,26 +30,18 @@ size_t CountMatches(const T* data, size_t rows, T c, bool not_equals) {
 
 }  // namespace
 
-std::optional<FilterCounter> FilterCounter::Match(const pb::Expr& filter) {
-  if (filter.node_case() != pb::Expr::kCall) return std::nullopt;
-  const pb::FunctionCall& call = filter.call();
-  const bool not_equals = call.name() == "notEquals";
-  if ((!not_equals && call.name() != "equals") || call.args_size() != 2) return std::nullopt;
-  const pb::Expr* column = &call.args(0);
-  const pb::Expr* literal = &call.args(1);
-  if (column->node_case() != pb::Expr::kColumn) std::swap(column, literal);
-  if (column->node_case() != pb::Expr::kColumn || literal->node_case() != pb::Expr::kLiteral) {
-    return std::nullopt;
-  }
-  if (column->type() >= static_cast<uint32_t>(kTypeCount) ||
-      literal->type() >= static_cast<uint32_t>(kTypeCount)) {
-    return std::nullopt;
-  }
-  const TypeId column_type = static_cast<TypeId>(column->type());
-  const TypeId literal_type = static_cast<TypeId>(literal->type());
+std::optional<FilterCounter> FilterCounter::Match(const plan::Expr& filter) {
+  if (!filter.is_call()) return std::nullopt;
+  const bool not_equals = filter.function == "notEquals";
+  if ((!not_equals && filter.function != "equals") || filter.args.size() != 2) return std::nullopt;
+  const plan::Expr* column = &filter.args[0];
+  const plan::Expr* literal = &filter.args[1];
+  if (!column->is_column()) std::swap(column, literal);
+  if (!column->is_column() || !literal->is_literal()) return std::nullopt;
+  const TypeId column_type = column->type;
+  const TypeId literal_type = literal->type;
   if (!IsInteger(column_type) || !IsInteger(literal_type)) return std::nullopt;
-  absl::StatusOr<Value> value = LiteralValueOf(literal->literal());
-  if (!value.ok()) return std::nullopt;
+  const Value* value = &literal->literal;
   absl::StatusOr<std::optional<Value>> exact =
       ConvertConstantExactly(*value, literal_type, column_type);
   if (!exact.ok() || !exact->has_value()) return std::nullopt;
@@ -64,7 +53,7 @@ std::optional<FilterCounter> FilterCounter::Match(const pb::Expr& filter) {
   } else {
     return std::nullopt;
   }
-  return FilterCounter(column->column(), column_type, bits, not_equals);
+  return FilterCounter(column->column, column_type, bits, not_equals);
 }
 
 std::optional<size_t> FilterCounter::Count(const Block& input) const {

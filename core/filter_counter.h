@@ -4,6 +4,8 @@
 // count are one pass over the column, with no UInt8 mask to allocate, zero, write and re-read.
 #pragma once
 
+#include "core/plan/expr.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -11,9 +13,6 @@
 #include "core/block.h"
 #include "core/types.h"
 
-namespace granite::worker::v1 {
-class Expr;
-}  // namespace granite::worker::v1
 
 namespace granite::core {
 
@@ -23,7 +22,7 @@ class FilterCounter {
   // Returns a counter for `filter` when it is equals/notEquals of an integer (or Date, DateTime)
   // column and a literal that has an exact value in the column's type (either order); nullopt
   // for any other shape, which keeps the general mask path.
-  static std::optional<FilterCounter> Match(const worker::v1::Expr& filter);
+  static std::optional<FilterCounter> Match(const plan::Expr& filter);
 
   // Returns the number of rows of `input` the filter keeps, or nullopt when the block's column
   // is missing or not of the planned type (the caller then evaluates the filter as usual).

@@ -12,12 +12,10 @@
 #include "core/error.h"
 #include "core/functions/cast_column.h"
 #include "core/hash.h"
-#include "core/settings/fragment_settings.h"
+#include "core/plan/plan_text.h"
 #include "core/status_macros.h"
 
 namespace granite::core {
-
-namespace pb = granite::worker::v1;
 
 namespace {
 
@@ -34,25 +32,22 @@ bool HoldsAll(TypeId to, TypeId from) {
 // Returns the operand e of an integer key `0 + e`, `e + 0`, `e - 0`, `e * 1` or `1 * e` (nested:
 // the innermost) whose type holds every value of e's type, else null: grouping by e and widening
 // the emitted keys gives the same groups without a pass over the rows.
-const pb::Expr* IdentityOperand(const pb::Expr& key) {
-  if (!key.has_call() || key.call().args_size() != 2) return nullptr;
-  const std::string& name = key.call().name();
+const plan::Expr* IdentityOperand(const plan::Expr& key) {
+  if (!key.is_call() || key.args.size() != 2) return nullptr;
+  const std::string& name = key.function;
   if (name != "plus" && name != "minus" && name != "multiply") return nullptr;
   const uint64_t identity = name == "multiply" ? 1 : 0;
   for (int side = 0; side < 2; ++side) {
     if (name == "minus" && side == 0) continue;  // 0 - e is not e
-    const pb::Expr& literal = key.call().args(side);
-    const pb::Expr& operand = key.call().args(1 - side);
-    if (!literal.has_literal()) continue;
-    bool is_identity =
-        (literal.literal().has_uint_value() && literal.literal().uint_value() == identity) ||
-        (literal.literal().has_int_value() &&
-         literal.literal().int_value() == static_cast<int64_t>(identity));
-    if (!is_identity ||
-        !HoldsAll(static_cast<TypeId>(key.type()), static_cast<TypeId>(operand.type()))) {
-      continue;
-    }
-    const pb::Expr* inner = IdentityOperand(operand);
+    const plan::Expr& literal = key.args[side];
+    const plan::Expr& operand = key.args[1 - side];
+    if (!literal.is_literal()) continue;
+    const uint64_t* u = std::get_if<uint64_t>(&literal.literal);
+    const int64_t* i = std::get_if<int64_t>(&literal.literal);
+    bool is_identity = (u != nullptr && *u == identity) ||
+                       (i != nullptr && *i == static_cast<int64_t>(identity));
+    if (!is_identity || !HoldsAll(key.type, operand.type)) continue;
+    const plan::Expr* inner = IdentityOperand(operand);
     return inner != nullptr ? inner : &operand;
   }
   return nullptr;
@@ -90,64 +85,62 @@ size_t CountNonZero(const uint8_t* mask, size_t rows) {
 
 // Returns the hash of what decides the size of a fragment's GROUP BY tables (HashTableStats):
 // source table and columns, filter, keys, aggregates, the key-hash filter and the key range.
-uint64_t TableShape(const pb::Fragment& fragment) {
-  std::string shape = fragment.source().SerializeAsString();
-  absl::StrAppend(&shape, "|", fragment.filter().SerializeAsString());
-  for (const pb::Expr& key : fragment.group_keys()) {
-    absl::StrAppend(&shape, "|k", key.SerializeAsString());
-  }
-  for (const pb::AggregateCall& call : fragment.aggregates()) {
-    absl::StrAppend(&shape, "|a", call.SerializeAsString());
-  }
-  absl::StrAppend(&shape, "|", fragment.group_limit_hash_filter(), "|", fragment.direct_key(),
-                  "|", fragment.direct_key_base());
-  return HashBytes(shape);
+uint64_t TableShape(const plan::Fragment& fragment) {
+  plan::Fragment shape;
+  shape.scan = fragment.scan;
+  shape.filter = fragment.filter;
+  shape.aggregate = fragment.aggregate;
+  if (shape.aggregate) shape.aggregate->local_cut = plan::LocalCut();
+  std::string text;
+  for (const std::string& line : plan::FragmentText(shape)) absl::StrAppend(&text, line, "\n");
+  return HashBytes(text);
 }
 
 // Marks in *read every input column that `expr` references.
-void MarkColumns(const pb::Expr& expr, std::vector<bool>* read) {
-  if (expr.node_case() == pb::Expr::kColumn) {
-    if (expr.column() >= read->size()) read->resize(expr.column() + 1, false);
-    (*read)[expr.column()] = true;
-  } else if (expr.node_case() == pb::Expr::kCall) {
-    for (const pb::Expr& arg : expr.call().args()) MarkColumns(arg, read);
+void MarkColumns(const plan::Expr& expr, std::vector<bool>* read) {
+  if (expr.is_column()) {
+    if (expr.column >= read->size()) read->resize(expr.column + 1, false);
+    (*read)[expr.column] = true;
+  } else if (expr.is_call()) {
+    for (const plan::Expr& arg : expr.args) MarkColumns(arg, read);
   }
 }
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
-    const pb::Fragment& fragment) {
+    const plan::Fragment& fragment) {
   std::unique_ptr<FragmentPipeline> p(new FragmentPipeline());
-  ASSIGN_OR_RETURN(Settings settings, SettingsOf(fragment));
-  if (fragment.has_filter()) {
-    ASSIGN_OR_RETURN(p->filter_, Expression::FromProto(fragment.filter()));
+  const Settings& settings = fragment.settings;
+  if (fragment.filter) {
+    ASSIGN_OR_RETURN(p->filter_, Expression::Compile(*fragment.filter));
   }
-  p->aggregating_ = fragment.aggregate();
+  p->aggregating_ = fragment.aggregating();
   if (p->aggregating_) {
-    for (const pb::Expr& key : fragment.group_keys()) {
-      ASSIGN_OR_RETURN(auto expr, Expression::FromProto(key));
+    const plan::Aggregate& aggregate = *fragment.aggregate;
+    for (const plan::Expr& key : aggregate.keys) {
+      ASSIGN_OR_RETURN(auto expr, Expression::Compile(key));
       p->key_types_.push_back(expr->type());
       // `0 + e` groups by e and widens only the emitted keys (IdentityOperand). Not with the key
       // hash filter, whose per-row hashes are kept by the coordinator.
-      bool fold = fragment.group_limit_hash_filter() == 0 && settings.use_value_ranges;
-      const pb::Expr* operand = fold ? IdentityOperand(key) : nullptr;
+      bool fold = aggregate.hash_limit == 0 && settings.use_value_ranges;
+      const plan::Expr* operand = fold ? IdentityOperand(key) : nullptr;
       if (operand != nullptr) {
-        ASSIGN_OR_RETURN(expr, Expression::FromProto(*operand));
+        ASSIGN_OR_RETURN(expr, Expression::Compile(*operand));
       }
       p->grouped_key_types_.push_back(expr->type());
       p->keys_.push_back(std::move(expr));
     }
-    for (const pb::AggregateCall& call : fragment.aggregates()) {
+    for (const plan::AggregateCall& call : aggregate.calls) {
       AggregateSpec spec;
-      spec.name = call.name();
-      spec.bitmap_base = call.bitmap_base();
-      spec.bitmap_bits = call.bitmap_bits();
-      spec.disjoint = call.disjoint_across_workers();
+      spec.name = call.name;
+      spec.bitmap_base = call.bitmap_base;
+      spec.bitmap_bits = call.bitmap_bits;
+      spec.disjoint = call.disjoint_across_workers;
       p->any_disjoint_ = p->any_disjoint_ || spec.disjoint;
       std::vector<std::unique_ptr<Expression>> args;
-      for (const pb::Expr& arg : call.args()) {
-        ASSIGN_OR_RETURN(auto expr, Expression::FromProto(arg));
+      for (const plan::Expr& arg : call.args) {
+        ASSIGN_OR_RETURN(auto expr, Expression::Compile(arg));
         spec.arg_types.push_back(expr->type());
         args.push_back(std::move(expr));
       }
@@ -165,50 +158,52 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     p->single_block_threshold_ = settings.group_by_single_block_threshold;
     p->worker_merge_ = WorkerMergeOf(settings);
     p->collect_table_stats_ =
-        settings.collect_hash_table_stats_during_aggregation && !fragment.group_keys().empty();
+        settings.collect_hash_table_stats_during_aggregation && !aggregate.keys.empty();
     p->finalize_in_place_ = settings.worker_finalize_in_place;
     p->table_shape_ = TableShape(fragment);
-    p->final_only_states_ = fragment.worker_count() <= 1 || fragment.finalize_on_worker();
+    p->final_only_states_ = fragment.worker_count <= 1 || aggregate.finalize_on_worker;
     // Fail at compile time, not per thread, if the aggregation cannot be built.
-    if (fragment.direct_key() && fragment.group_keys_size() == 1) {
+    if (aggregate.direct_key && aggregate.keys.size() == 1) {
       p->aggregator_options_.direct_key = true;
-      p->aggregator_options_.direct_key_base = fragment.direct_key_base();
+      p->aggregator_options_.direct_key_base = aggregate.direct_key_base;
     }
     RETURN_IF_ERROR(
         Aggregator::Create(p->grouped_key_types_, p->specs_, p->aggregator_options_).status());
   } else {
-    for (const pb::Expr& projection : fragment.projections()) {
-      ASSIGN_OR_RETURN(auto expr, Expression::FromProto(projection));
+    for (const plan::Expr& projection : fragment.projections) {
+      ASSIGN_OR_RETURN(auto expr, Expression::Compile(projection));
       p->projections_.push_back(std::move(expr));
     }
-    for (const pb::SortKey& key : fragment.order_by()) {
-      p->order_.push_back(SortColumn{key.column(), key.descending()});
+    for (const plan::SortKey& key : fragment.order_by) {
+      p->order_.push_back(SortColumn{key.column, key.descending});
     }
     p->top_n_threshold_ = TopNThreshold::For(fragment);
   }
-  if (fragment.aggregate()) {
-    for (const pb::Expr& key : fragment.group_keys()) MarkColumns(key, &p->read_after_filter_);
-    for (const pb::AggregateCall& call : fragment.aggregates()) {
-      for (const pb::Expr& arg : call.args()) MarkColumns(arg, &p->read_after_filter_);
+  if (fragment.aggregate) {
+    for (const plan::Expr& key : fragment.aggregate->keys) {
+      MarkColumns(key, &p->read_after_filter_);
+    }
+    for (const plan::AggregateCall& call : fragment.aggregate->calls) {
+      for (const plan::Expr& arg : call.args) MarkColumns(arg, &p->read_after_filter_);
     }
   } else {
-    for (const pb::Expr& projection : fragment.projections()) {
+    for (const plan::Expr& projection : fragment.projections) {
       MarkColumns(projection, &p->read_after_filter_);
     }
   }
   for (bool read : p->read_after_filter_) p->any_read_after_filter_ |= read;
-  p->limit_ = fragment.limit();
-  if (p->aggregating_ && !p->key_types_.empty()) p->hash_limit_ = fragment.group_limit_hash_filter();
-  if (fragment.has_filter() && !p->any_read_after_filter_ && p->hash_limit_ == 0) {
-    p->filter_counter_ = FilterCounter::Match(fragment.filter());
+  p->limit_ = fragment.limit;
+  if (p->aggregating_ && !p->key_types_.empty()) p->hash_limit_ = fragment.aggregate->hash_limit;
+  if (fragment.filter && !p->any_read_after_filter_ && p->hash_limit_ == 0) {
+    p->filter_counter_ = FilterCounter::Match(*fragment.filter);
   }
   // Something is read after the filter (else Filter() copies nothing: count() WHERE ...).
   if (p->aggregating_ && p->filter_ && p->any_read_after_filter_ && p->hash_limit_ == 0) {
-    auto is_column = [](const pb::Expr& expr) { return expr.node_case() == pb::Expr::kColumn; };
-    bool plain = std::all_of(fragment.group_keys().begin(), fragment.group_keys().end(),
-                             is_column);
-    for (const pb::AggregateCall& call : fragment.aggregates()) {
-      plain = plain && std::all_of(call.args().begin(), call.args().end(), is_column);
+    auto is_column = [](const plan::Expr& expr) { return expr.is_column(); };
+    const plan::Aggregate& aggregate = *fragment.aggregate;
+    bool plain = std::all_of(aggregate.keys.begin(), aggregate.keys.end(), is_column);
+    for (const plan::AggregateCall& call : aggregate.calls) {
+      plain = plain && std::all_of(call.args.begin(), call.args.end(), is_column);
     }
     p->aggregate_selected_ = settings.aggregate_selected_filter && plain;
   }

@@ -8,7 +8,7 @@
 // concatenated and cut to the top-N; aggregators are merged in memory by LocalMerger into
 // kBucketCount partial blocks (in parallel over buckets or key ranges when the result is big).
 //
-// Settings read from Fragment.settings (absent = default): group_by_two_level_threshold (groups:
+// Settings read from Fragment::settings: group_by_two_level_threshold (groups:
 // tables convert to two-level, and the thread-local merge goes parallel, past it; default 4M for
 // the conversion, 100000 for the merge), group_by_two_level_threshold_bytes (default 256 MiB for
 // the conversion; the merge also goes parallel past min(16 MiB, this) of tables and states),
@@ -24,7 +24,7 @@
 // A fragment sent to a single worker (worker_count <= 1) writes final-only states: the coordinator
 // then finalizes each group from its only partial state (uniq sends its estimate, not its hashes).
 // So does a fragment with finalize_on_worker, finalized by FinishFinalized on the worker itself.
-// Fragment.group_limit_hash_filter = L > 0 puts a HashLimitFilter (hash_limit_filter.h) in front
+// Aggregate::hash_limit = L > 0 puts a HashLimitFilter (hash_limit_filter.h) in front
 // of each thread's Aggregator: only rows whose key hash may be among the L smallest are added.
 #pragma once
 
@@ -42,7 +42,7 @@
 #include "core/filter_counter.h"
 #include "core/thread_pool.h"
 #include "core/top_n_threshold.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/fragment.h"
 
 namespace granite::core {
 
@@ -53,7 +53,7 @@ class FragmentPipeline {
   // Holds one thread's partial result.
   struct LocalState {
     std::unique_ptr<Aggregator> aggregator;  // aggregating fragments
-    std::unique_ptr<HashLimitFilter> hash_filter;  // Fragment.group_limit_hash_filter > 0
+    std::unique_ptr<HashLimitFilter> hash_filter;  // Aggregate::hash_limit > 0
     std::vector<Block> blocks;               // projecting fragments
     size_t rows = 0;
     uint64_t rows_read = 0;
@@ -66,7 +66,7 @@ class FragmentPipeline {
   };
 
   static absl::StatusOr<std::unique_ptr<FragmentPipeline>> Compile(
-      const granite::worker::v1::Fragment& fragment);
+      const plan::Fragment& fragment);
 
   absl::StatusOr<std::unique_ptr<LocalState>> NewLocalState() const;
 
@@ -150,7 +150,7 @@ class FragmentPipeline {
   std::vector<SortColumn> order_;
   size_t limit_ = 0;
   std::optional<TopNThreshold> top_n_threshold_;
-  size_t hash_limit_ = 0;  // Fragment.group_limit_hash_filter
+  size_t hash_limit_ = 0;  // Aggregate::hash_limit
   // collect_hash_table_stats_during_aggregation (default on): thread tables are presized from,
   // and report their size to, HashTableStats::Global() under this hash of the fragment's shape.
   bool collect_table_stats_ = true;

@@ -7,8 +7,6 @@
 
 namespace granite::core {
 
-namespace pb = granite::worker::v1;
-
 namespace {
 
 bool IsIntegerLike(TypeId type) {
@@ -41,22 +39,21 @@ size_t SelectRows(const T* data, size_t rows, T limit, uint8_t* mask) {
 
 }  // namespace
 
-std::optional<TopNThreshold> TopNThreshold::For(const pb::Fragment& fragment) {
-  if (fragment.aggregate() || fragment.limit() == 0 || fragment.order_by_size() == 0) {
+std::optional<TopNThreshold> TopNThreshold::For(const plan::Fragment& fragment) {
+  if (fragment.aggregating() || fragment.limit == 0 || fragment.order_by.empty()) {
     return std::nullopt;
   }
-  const pb::SortKey& key = fragment.order_by(0);
-  if (key.column() >= static_cast<uint32_t>(fragment.projections_size())) return std::nullopt;
-  const pb::Expr& projection = fragment.projections(key.column());
-  if (projection.node_case() != pb::Expr::kColumn) return std::nullopt;
-  if (projection.type() >= static_cast<uint32_t>(kTypeCount)) return std::nullopt;
-  const TypeId type = static_cast<TypeId>(projection.type());
+  const plan::SortKey& key = fragment.order_by[0];
+  if (key.column >= fragment.projections.size()) return std::nullopt;
+  const plan::Expr& projection = fragment.projections[key.column];
+  if (!projection.is_column()) return std::nullopt;
+  const TypeId type = projection.type;
   if (!IsIntegerLike(type)) return std::nullopt;
   TopNThreshold threshold;
-  threshold.input_column_ = projection.column();
-  threshold.projected_column_ = key.column();
+  threshold.input_column_ = projection.column;
+  threshold.projected_column_ = key.column;
   threshold.type_ = type;
-  threshold.descending_ = key.descending();
+  threshold.descending_ = key.descending;
   return threshold;
 }
 

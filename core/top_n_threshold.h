@@ -17,7 +17,7 @@
 #include "core/block.h"
 #include "core/types.h"
 #include "core/value.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/fragment.h"
 
 namespace granite::core {
 
@@ -33,7 +33,7 @@ class TopNThreshold {
 
   // Returns the threshold of a projecting fragment with ORDER BY and LIMIT, or nullopt when it
   // does not apply (see the file comment).
-  static std::optional<TopNThreshold> For(const granite::worker::v1::Fragment& fragment);
+  static std::optional<TopNThreshold> For(const plan::Fragment& fragment);
 
   // The input (source) column the first key reads, and the projected column that holds it.
   size_t input_column() const { return input_column_; }

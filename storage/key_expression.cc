@@ -17,8 +17,6 @@ namespace {
 using core::Error;
 using core::ErrorCode;
 using core::TypeId;
-namespace pb = granite::worker::v1;
-
 // Functions that never decrease as their (first) argument grows.
 const std::set<std::string, std::less<>>& MonotonicFunctions() {
   static const auto* names = new std::set<std::string, std::less<>>{
@@ -35,8 +33,8 @@ class KeyParser {
  public:
   KeyParser(std::string_view text, const TableSchema& schema) : text_(text), schema_(schema) {}
 
-  absl::StatusOr<pb::Expr> ParseAll() {
-    ASSIGN_OR_RETURN(pb::Expr expr, ParseExpr());
+  absl::StatusOr<core::plan::Expr> ParseAll() {
+    ASSIGN_OR_RETURN(core::plan::Expr expr, ParseExpr());
     SkipSpaces();
     if (at_ != text_.size()) return Unexpected();
     return expr;
@@ -59,7 +57,7 @@ class KeyParser {
                               "\": unexpected ", what, " at position ", at_ + 1));
   }
 
-  absl::StatusOr<pb::Expr> ParseExpr() {
+  absl::StatusOr<core::plan::Expr> ParseExpr() {
     SkipSpaces();
     if (at_ >= text_.size()) return Unexpected();
     char c = text_[at_];
@@ -84,15 +82,15 @@ class KeyParser {
     return core::Col(static_cast<uint32_t>(index), schema_.columns[index].type);
   }
 
-  absl::StatusOr<pb::Expr> ParseCall(const std::string& name) {
+  absl::StatusOr<core::plan::Expr> ParseCall(const std::string& name) {
     ++at_;  // '('
-    std::vector<pb::Expr> args;
+    std::vector<core::plan::Expr> args;
     SkipSpaces();
     if (at_ < text_.size() && text_[at_] == ')') {
       ++at_;
     } else {
       while (true) {
-        ASSIGN_OR_RETURN(pb::Expr arg, ParseExpr());
+        ASSIGN_OR_RETURN(core::plan::Expr arg, ParseExpr());
         args.push_back(std::move(arg));
         SkipSpaces();
         if (at_ < text_.size() && text_[at_] == ',') {
@@ -107,19 +105,19 @@ class KeyParser {
       }
     }
     bool positive_divisor = name == "intDiv" && args.size() == 2 &&
-                            args[1].node_case() == pb::Expr::kLiteral &&
-                            args[1].literal().kind_case() == pb::Value::kUintValue &&
-                            args[1].literal().uint_value() > 0;
+                            args[1].is_literal() &&
+                            std::holds_alternative<uint64_t>(args[1].literal) &&
+                            std::get<uint64_t>(args[1].literal) > 0;
     bool unary = args.size() == 1 && MonotonicFunctions().count(name);
     if (!unary && !positive_divisor) monotonic = false;
-    if (!args.empty() && args[0].node_case() != pb::Expr::kColumn &&
-        args[0].node_case() != pb::Expr::kCall) {
+    if (!args.empty() && !args[0].is_column() &&
+        !args[0].is_call()) {
       monotonic = false;
     }
     return core::TypedCall(name, std::move(args));
   }
 
-  absl::StatusOr<pb::Expr> ParseNumber() {
+  absl::StatusOr<core::plan::Expr> ParseNumber() {
     size_t begin = at_;
     if (text_[at_] == '-') ++at_;
     while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_]))) ++at_;
@@ -135,7 +133,7 @@ class KeyParser {
     return core::Lit(core::Value(v));
   }
 
-  absl::StatusOr<pb::Expr> ParseString() {
+  absl::StatusOr<core::plan::Expr> ParseString() {
     ++at_;  // opening quote
     std::string value;
     while (at_ < text_.size() && text_[at_] != '\'') {
@@ -153,11 +151,9 @@ class KeyParser {
 };
 
 // Rewrites references to column `from` as column 0.
-void Rebase(pb::Expr* expr, uint32_t from) {
-  if (expr->node_case() == pb::Expr::kColumn && expr->column() == from) expr->set_column(0);
-  if (expr->node_case() == pb::Expr::kCall) {
-    for (pb::Expr& arg : *expr->mutable_call()->mutable_args()) Rebase(&arg, from);
-  }
+void Rebase(core::plan::Expr* expr, uint32_t from) {
+  if (expr->is_column() && expr->column == from) expr->column = 0;
+  for (core::plan::Expr& arg : expr->args) Rebase(&arg, from);
 }
 
 }  // namespace
@@ -165,12 +161,12 @@ void Rebase(pb::Expr* expr, uint32_t from) {
 absl::StatusOr<std::shared_ptr<const KeyExpression>> KeyExpression::Parse(
     std::string_view text, const TableSchema& schema) {
   KeyParser parser(text, schema);
-  ASSIGN_OR_RETURN(pb::Expr expr, parser.ParseAll());
+  ASSIGN_OR_RETURN(core::plan::Expr expr, parser.ParseAll());
   std::shared_ptr<KeyExpression> key(new KeyExpression());
   key->text_ = std::string(text);
-  key->type_ = static_cast<TypeId>(expr.type());
-  if (expr.node_case() == pb::Expr::kColumn) key->plain_column_ = static_cast<int>(expr.column());
-  ASSIGN_OR_RETURN(std::unique_ptr<core::Expression> over_table, core::Expression::FromProto(expr));
+  key->type_ = expr.type;
+  if (expr.is_column()) key->plain_column_ = static_cast<int>(expr.column);
+  ASSIGN_OR_RETURN(std::unique_ptr<core::Expression> over_table, core::Expression::Compile(expr));
   key->over_table_ = std::move(over_table);
   if (parser.columns.size() == 1) {
     key->source_column_ = *parser.columns.begin();
@@ -178,10 +174,10 @@ absl::StatusOr<std::shared_ptr<const KeyExpression>> KeyExpression::Parse(
     // Functions of strings (toDate('...')) parse text, which does not sort like the values.
     key->monotonic_ = parser.monotonic &&
                       (key->plain_column_ >= 0 || !core::IsString(key->source_type_));
-    pb::Expr rebased = expr;
+    core::plan::Expr rebased = expr;
     Rebase(&rebased, static_cast<uint32_t>(key->source_column_));
     ASSIGN_OR_RETURN(std::unique_ptr<core::Expression> over_source,
-                     core::Expression::FromProto(rebased));
+                     core::Expression::Compile(rebased));
     key->over_source_ = std::move(over_source);
   }
   return key;

@@ -43,13 +43,6 @@ absl::Status Truncated(std::string_view what) {
 
 }  // namespace
 
-int TableSchema::ColumnIndex(std::string_view column) const {
-  for (size_t i = 0; i < columns.size(); ++i) {
-    if (columns[i].name == column) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 absl::Status ValidateTableSchema(const TableSchema& schema) {
   if (schema.name.empty()) return Error(ErrorCode::kBadArguments, "Table name is empty");
   if (schema.columns.empty()) {

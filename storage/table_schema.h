@@ -1,6 +1,5 @@
-// TableSchema: what CREATE TABLE declared — columns with their types plus the MergeTree clauses
-// (ORDER BY, PRIMARY KEY, PARTITION BY, ENGINE, SETTINGS) kept as text. Storage persists it in the
-// table's directory; the worker also receives it over RPC.
+// Storage's side of TableSchema (core/table_schema.h): validation, granule size, and the
+// versioned encoding persisted in the table's directory.
 #pragma once
 
 #include <map>
@@ -9,37 +8,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/table_schema.h"
 #include "core/types.h"
 
 namespace granite::storage {
 
-struct ColumnSchema {
-  std::string name;
-  core::TypeId type;
-
-  bool operator==(const ColumnSchema&) const = default;
-};
-
-// Describes one table. order_by / primary_key entries are expressions as written (usually column
-// names); storage does not interpret them in v1.
-struct TableSchema {
-  std::string name;
-  std::vector<ColumnSchema> columns;
-  std::vector<std::string> order_by;
-  std::vector<std::string> primary_key;
-  std::string partition_by;
-  std::string engine;
-  std::map<std::string, std::string> settings;
-  // The columns INSERT routes rows by (hash % shard_count); empty: even split. shard_count is the
-  // worker count the table was created with.
-  std::vector<std::string> sharding_key;
-  uint32_t shard_count = 0;
-
-  // Returns the position of column `name` (case-sensitive), or -1.
-  int ColumnIndex(std::string_view name) const;
-
-  bool operator==(const TableSchema&) const = default;
-};
+using core::ColumnSchema;
+using core::TableSchema;
 
 // Rows per granule unless the table sets `index_granularity`.
 inline constexpr size_t kDefaultGranuleRows = 8192;

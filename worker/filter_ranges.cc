@@ -11,29 +11,28 @@
 namespace granite::worker {
 namespace {
 
-namespace pb = granite::worker::v1;
 using core::TypeId;
 using storage::ColumnRanges;
 using storage::ValueRange;
 
 // Resolves column references of the filter to schema columns.
 struct Context {
-  const pb::Fragment& fragment;
+  const core::plan::Fragment& fragment;
   const storage::TableSchema& schema;
 
   // Returns the schema column of `expr` when it is a column reference, else -1.
-  int SchemaColumn(const pb::Expr& expr) const {
-    if (expr.node_case() != pb::Expr::kColumn) return -1;
-    if (expr.column() >= static_cast<uint32_t>(fragment.source().columns_size())) return -1;
-    return schema.ColumnIndex(fragment.source().columns(expr.column()));
+  int SchemaColumn(const core::plan::Expr& expr) const {
+    if (!expr.is_column()) return -1;
+    if (expr.column >= fragment.scan.columns.size()) return -1;
+    return schema.ColumnIndex(fragment.scan.columns[expr.column]);
   }
 };
 
 // Returns the value of a constant expression converted to the column type `type`, in
 // GranuleBounds form; nullopt when it is not constant or does not convert.
-std::optional<core::Value> ConstantFor(const pb::Expr& expr, TypeId type) {
-  if (expr.node_case() == pb::Expr::kColumn) return std::nullopt;
-  absl::StatusOr<std::unique_ptr<core::Expression>> compiled = core::Expression::FromProto(expr);
+std::optional<core::Value> ConstantFor(const core::plan::Expr& expr, TypeId type) {
+  if (expr.is_column()) return std::nullopt;
+  absl::StatusOr<std::unique_ptr<core::Expression>> compiled = core::Expression::Compile(expr);
   if (!compiled.ok()) return std::nullopt;
   std::optional<core::Value> value = (*compiled)->constant();
   if (!value) return std::nullopt;
@@ -62,13 +61,13 @@ std::optional<core::Value> ConstantFor(const pb::Expr& expr, TypeId type) {
   return std::nullopt;
 }
 
-std::optional<ColumnRanges> Derive(const pb::Expr& expr, const Context& context);
+std::optional<ColumnRanges> Derive(const core::plan::Expr& expr, const Context& context);
 
 // A comparison `column op constant` (or mirrored) as a range.
-std::optional<ColumnRanges> Comparison(const std::string& name, const pb::Expr& a,
-                                       const pb::Expr& b, const Context& context) {
+std::optional<ColumnRanges> Comparison(const std::string& name, const core::plan::Expr& a,
+                                       const core::plan::Expr& b, const Context& context) {
   int column = context.SchemaColumn(a);
-  const pb::Expr* constant = &b;
+  const core::plan::Expr* constant = &b;
   bool mirrored = false;
   if (column < 0) {
     column = context.SchemaColumn(b);
@@ -95,15 +94,15 @@ std::optional<ColumnRanges> Comparison(const std::string& name, const pb::Expr& 
   return ColumnRanges{{column, range}};
 }
 
-std::optional<ColumnRanges> In(const pb::FunctionCall& call, const Context& context) {
-  if (call.args_size() != 2) return std::nullopt;
-  int column = context.SchemaColumn(call.args(0));
+std::optional<ColumnRanges> In(const core::plan::Expr& call, const Context& context) {
+  if (call.args.size() != 2) return std::nullopt;
+  int column = context.SchemaColumn(call.args[0]);
   if (column < 0) return std::nullopt;
   TypeId type = context.schema.columns[column].type;
-  const pb::Expr& set = call.args(1);
+  const core::plan::Expr& set = call.args[1];
   std::vector<core::Value> values;
-  if (set.node_case() == pb::Expr::kCall && set.call().name() == "tuple") {
-    for (const pb::Expr& element : set.call().args()) {
+  if (set.IsCall("tuple")) {
+    for (const core::plan::Expr& element : set.args) {
       std::optional<core::Value> value = ConstantFor(element, type);
       if (!value) return std::nullopt;
       values.push_back(*std::move(value));
@@ -116,13 +115,13 @@ std::optional<ColumnRanges> In(const pb::FunctionCall& call, const Context& cont
   return ColumnRanges{{column, ValueRange::Points(std::move(values))}};
 }
 
-std::optional<ColumnRanges> Derive(const pb::Expr& expr, const Context& context) {
-  if (expr.node_case() != pb::Expr::kCall) return std::nullopt;
-  const pb::FunctionCall& call = expr.call();
-  const std::string& name = call.name();
+std::optional<ColumnRanges> Derive(const core::plan::Expr& expr, const Context& context) {
+  if (!expr.is_call()) return std::nullopt;
+  const core::plan::Expr& call = expr;
+  const std::string& name = call.function;
   if (name == "and") {
     ColumnRanges out;
-    for (const pb::Expr& arg : call.args()) {
+    for (const core::plan::Expr& arg : call.args) {
       std::optional<ColumnRanges> part = Derive(arg, context);
       if (!part) continue;  // an unknown conjunct constrains nothing
       for (auto& [column, range] : *part) {
@@ -134,7 +133,7 @@ std::optional<ColumnRanges> Derive(const pb::Expr& expr, const Context& context)
   }
   if (name == "or") {
     std::optional<ColumnRanges> out;
-    for (const pb::Expr& arg : call.args()) {
+    for (const core::plan::Expr& arg : call.args) {
       std::optional<ColumnRanges> part = Derive(arg, context);
       if (!part) return std::nullopt;  // an unknown branch may match anything
       if (!out) {
@@ -154,17 +153,20 @@ std::optional<ColumnRanges> Derive(const pb::Expr& expr, const Context& context)
     return out;
   }
   if (name == "in") return In(call, context);
-  if (call.args_size() == 2) return Comparison(name, call.args(0), call.args(1), context);
+  if (call.args.size() == 2) return Comparison(name, call.args[0], call.args[1], context);
   return std::nullopt;
 }
 
 }  // namespace
 
-storage::ColumnRanges RangesFromFilter(const pb::Fragment& fragment,
+storage::ColumnRanges RangesFromFilter(const core::plan::Fragment& fragment,
                                        const storage::TableSchema& schema) {
-  if (!fragment.has_filter()) return {};
+  // The filter as bound, before a rewrite to string sizes (Scan::prune_filter).
+  const std::optional<core::plan::Expr>& filter =
+      fragment.scan.prune_filter ? fragment.scan.prune_filter : fragment.filter;
+  if (!filter) return {};
   Context context{fragment, schema};
-  std::optional<ColumnRanges> ranges = Derive(fragment.filter(), context);
+  std::optional<ColumnRanges> ranges = Derive(*filter, context);
   return ranges ? *std::move(ranges) : ColumnRanges{};
 }
 

@@ -1,4 +1,4 @@
-// FilterRanges: turns the WHERE filter of a fragment (a protobuf Expr over the fragment's source
+// FilterRanges: turns the WHERE filter of a fragment (a typed plan Expr over the fragment's source
 // columns) into per-column value ranges of the table (storage/value_range.h) that storage prunes
 // parts and granules with. Understood: and, or (per column, when every branch constrains it),
 // equals, less, greater, lessOrEquals, greaterOrEquals and in between a column and a constant
@@ -7,15 +7,15 @@
 // (a String compared with a Date is parsed as a Date).
 #pragma once
 
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/fragment.h"
 #include "storage/table_schema.h"
 #include "storage/value_range.h"
 
 namespace granite::worker {
 
-// Returns the ranges implied by `fragment.filter()` (empty map when there is no filter), keyed by
+// Returns the ranges implied by `fragment.filter` (empty map when there is no filter), keyed by
 // `schema` column index.
-storage::ColumnRanges RangesFromFilter(const granite::worker::v1::Fragment& fragment,
+storage::ColumnRanges RangesFromFilter(const core::plan::Fragment& fragment,
                                        const storage::TableSchema& schema);
 
 }  // namespace granite::worker

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "core/settings/fragment_settings.h"
 #include "core/block_codec.h"
 #include "core/error.h"
 #include "core/fragment_pipeline.h"
@@ -13,27 +12,23 @@
 #include "worker/local_group_cut.h"
 #include "worker/morsel_source.h"
 #include "worker/part_bounds_scan.h"
-#include "worker/string_size_reads.h"
 #include "worker/top_n_morsel_filter.h"
 
 namespace granite::worker {
 
-namespace pb = granite::worker::v1;
-
 namespace {
 
-void FillBlockData(const core::Block& block, core::WireCompression compression,
-                   pb::BlockData* data) {
-  std::string raw = core::EncodeBlock(block);
-  data->set_rows(block.rows());
-  data->set_raw_size(raw.size());
-  data->set_data(core::CompressForWire(std::move(raw), compression));
-}
-
-// The fragment's network_compression_method setting (default lz4).
-absl::StatusOr<core::WireCompression> CompressionOf(const pb::Fragment& fragment) {
-  ASSIGN_OR_RETURN(core::Settings settings, core::SettingsOf(fragment));
-  return core::ParseWireCompression(settings.network_compression_method);
+// The stats chunk of a scan that read nothing: what pruning selected.
+core::plan::ResultChunk PruneStatsChunk(const MorselSource& source) {
+  core::plan::ResultChunk chunk;
+  chunk.kind = core::plan::ResultChunk::Kind::kStats;
+  const storage::PruneStats& pruned = source.prune_stats();
+  chunk.stats.parts_total = pruned.parts_total;
+  chunk.stats.parts_selected = pruned.parts_selected;
+  chunk.stats.granules_total = pruned.granules_total;
+  chunk.stats.granules_selected = pruned.granules_selected;
+  chunk.stats.choose_parts_us = source.choose_parts_ns() / 1000;
+  return chunk;
 }
 
 absl::Status SinkGone() {
@@ -42,16 +37,15 @@ absl::Status SinkGone() {
 
 }  // namespace
 
-absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atomic<bool>& cancelled,
-                                   const ChunkSink& sink) {
+absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
+                                   const std::atomic<bool>& cancelled, const ChunkSink& sink) {
   auto started = std::chrono::steady_clock::now();
-  // String columns used only through their length are read as sizes (string_size_reads.h);
-  // parts are still pruned with the original filter.
-  pb::Fragment planned = fragment;
-  std::vector<bool> string_sizes = ReadStringsAsSizes(&planned);
+  const core::plan::Fragment& planned = fragment;
   ASSIGN_OR_RETURN(auto pipeline, core::FragmentPipeline::Compile(planned));
-  ASSIGN_OR_RETURN(core::WireCompression compression, CompressionOf(fragment));
-  ASSIGN_OR_RETURN(auto source, MorselSource::Open(fragment, store_, std::move(string_sizes)));
+  ASSIGN_OR_RETURN(core::WireCompression compression,
+                   core::ParseWireCompression(fragment.settings.network_compression_method));
+  ASSIGN_OR_RETURN(auto source, MorselSource::Open(fragment, store_, fragment.scan.string_sizes));
+  if (fragment.explain_only) return sink(PruneStatsChunk(*source)) ? absl::OkStatus() : SinkGone();
   // A small top-N reads its other columns only for the rows it keeps (late_materialized_scan.h).
   ASSIGN_OR_RETURN(std::unique_ptr<LateMaterializedScan> late, LateMaterializedScan::Plan(planned));
   const core::FragmentPipeline& scan = late ? late->early_pipeline() : *pipeline;
@@ -105,79 +99,75 @@ absl::Status FragmentExecutor::Run(const pb::Fragment& fragment, const std::atom
   for (const absl::Status& status : errors) RETURN_IF_ERROR(status);
   if (cancelled) return SinkGone();
 
-  pb::FragmentStats stats;
+  core::plan::ResultChunk stats;
+  stats = PruneStatsChunk(*source);
   for (const auto& state : states) {
-    stats.set_read_rows(stats.read_rows() + state->rows_read);
-    stats.set_read_bytes(stats.read_bytes() + state->bytes_read);
+    stats.stats.read_rows += state->rows_read;
+    stats.stats.read_bytes += state->bytes_read;
   }
-  const storage::PruneStats& pruned = source->prune_stats();
-  stats.set_parts_total(pruned.parts_total);
-  stats.set_parts_selected(pruned.parts_selected);
-  stats.set_granules_total(pruned.granules_total);
-  stats.set_granules_selected(pruned.granules_selected);
-  stats.set_choose_parts_us(source->choose_parts_ns() / 1000);
 
-  pb::FragmentChunk chunk;
-  if (pipeline->aggregating() && !fragment.finalize_on_worker()) {
-    // One message for a small result, else only the non-empty buckets (worker.proto, Bucket).
+  const bool finalize_on_worker = fragment.aggregate && fragment.aggregate->finalize_on_worker;
+  const bool local_cut = finalize_on_worker && fragment.aggregate->local_cut.active();
+  if (pipeline->aggregating() && !finalize_on_worker) {
+    // One message for a small result, else only the non-empty buckets (fragment_result.h).
     ASSIGN_OR_RETURN(core::LocalMerger::PartialResult partial,
                      pipeline->FinishPartial(std::move(states), pool_));
     // Encoded (and compressed) on the pool a window of buckets at a time, sent in order.
     constexpr size_t kEncodeWindow = 32;
     size_t count = partial.blocks.size();
-    std::vector<pb::FragmentChunk> window;
+    std::vector<core::plan::ResultChunk> window;
     for (size_t from = 0; from < count; from += kEncodeWindow) {
       size_t n = std::min(kEncodeWindow, count - from);
-      window.assign(n, pb::FragmentChunk());
+      window.assign(n, core::plan::ResultChunk());
       pool_->ParallelFor(n, [&](size_t j) {
         size_t i = from + j;
-        pb::Bucket* bucket = window[j].mutable_bucket();
+        core::plan::ResultChunk& bucket = window[j];
+        bucket.kind = core::plan::ResultChunk::Kind::kBucket;
         if (partial.single) {
-          bucket->set_single(true);
+          bucket.single = true;
         } else {
-          bucket->set_id(partial.bucket_ids[i]);
+          bucket.bucket_id = partial.bucket_ids[i];
         }
-        bucket->set_last(i + 1 == count);
-        FillBlockData(partial.blocks[i], compression, bucket->mutable_states());
-        partial.blocks[i] = core::Block();  // its memory now lives in the message
+        bucket.last = i + 1 == count;
+        bucket.block = core::plan::EncodeResultBlock(partial.blocks[i], compression);
+        partial.blocks[i] = core::Block();  // its memory now lives in the chunk
       });
-      for (pb::FragmentChunk& encoded : window) {
-        if (!sink(encoded)) return SinkGone();
+      for (core::plan::ResultChunk& encoded : window) {
+        if (!sink(std::move(encoded))) return SinkGone();
       }
     }
   } else {
     // Projected rows, or (finalize_on_worker) this worker's groups finalized here — each bucket
     // cut on its own first (only its survivors are concatenated), then the survivors cut again.
     core::FragmentPipeline::BucketCut cut_bucket;
-    if (fragment.finalize_on_worker() && WantsLocalGroupCut(fragment)) {
+    if (local_cut) {
       cut_bucket = [&fragment](core::Block groups) {
-        return CutLocalGroups(fragment, std::move(groups));
+        return CutLocalGroups(fragment.aggregate->local_cut, std::move(groups));
       };
     }
     ASSIGN_OR_RETURN(core::Block rows,
-                     fragment.finalize_on_worker()
+                     finalize_on_worker
                          ? pipeline->FinishFinalized(std::move(states), pool_, cut_bucket)
                      : late ? late->Materialize(*source, std::move(states), pool_)
                             : pipeline->FinishRows(std::move(states)));
-    if (fragment.finalize_on_worker() && WantsLocalGroupCut(fragment)) {
-      ASSIGN_OR_RETURN(rows, CutLocalGroups(fragment, std::move(rows)));
+    if (local_cut) {
+      ASSIGN_OR_RETURN(rows, CutLocalGroups(fragment.aggregate->local_cut, std::move(rows)));
     }
     // Stream in slices so no message grows past a few MiB.
     constexpr size_t kRowsPerChunk = 65536;
     size_t total = rows.rows();
     for (size_t at = 0; at == 0 || at < total; at += kRowsPerChunk) {
-      chunk.Clear();
-      FillBlockData(core::SliceRows(rows, at, kRowsPerChunk), compression,
-                    chunk.mutable_block());
-      if (!sink(chunk)) return SinkGone();
+      core::plan::ResultChunk chunk;
+      chunk.block =
+          core::plan::EncodeResultBlock(core::SliceRows(rows, at, kRowsPerChunk), compression);
+      if (!sink(std::move(chunk))) return SinkGone();
       if (total == 0) break;
     }
   }
   auto elapsed = std::chrono::steady_clock::now() - started;
-  stats.set_elapsed_us(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
-  chunk.Clear();
-  *chunk.mutable_stats() = stats;
-  if (!sink(chunk)) return SinkGone();
+  stats.stats.elapsed_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
+  if (!sink(std::move(stats))) return SinkGone();
   return absl::OkStatus();
 }
 

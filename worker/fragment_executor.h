@@ -8,13 +8,14 @@
 
 #include "absl/status/status.h"
 #include "core/thread_pool.h"
-#include "granite/worker/v1/worker.pb.h"
+#include "core/plan/fragment.h"
+#include "core/plan/fragment_result.h"
 #include "storage/store.h"
 
 namespace granite::worker {
 
 // Receives the chunks of one fragment's result in order. Returns false when the receiver is gone.
-using ChunkSink = std::function<bool(const granite::worker::v1::FragmentChunk&)>;
+using ChunkSink = std::function<bool(core::plan::ResultChunk&&)>;
 
 // Runs fragments against the worker's store.
 // Thread-safety: Run() may be called concurrently for different fragments.
@@ -24,7 +25,7 @@ class FragmentExecutor {
 
   // Executes `fragment`, streaming results into `sink`, and ends with a stats chunk.
   // `cancelled` is polled between morsels.
-  absl::Status Run(const granite::worker::v1::Fragment& fragment, const std::atomic<bool>& cancelled,
+  absl::Status Run(const core::plan::Fragment& fragment, const std::atomic<bool>& cancelled,
                    const ChunkSink& sink);
 
  private:

@@ -6,14 +6,12 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "core/settings/fragment_settings.h"
 #include "core/block_sort.h"
 #include "core/error.h"
+#include "core/functions/expr_builder.h"
 #include "core/status_macros.h"
 
 namespace granite::worker {
-
-namespace pb = granite::worker::v1;
 
 namespace {
 
@@ -21,32 +19,22 @@ namespace {
 constexpr int kPartShift = 40;
 
 // Marks the source columns `expr` reads; returns false when it reads one past `used`.
-bool CollectColumns(const pb::Expr& expr, std::vector<bool>* used) {
-  if (expr.node_case() == pb::Expr::kColumn) {
-    if (expr.column() >= used->size()) return false;
-    (*used)[expr.column()] = true;
+bool CollectColumns(const core::plan::Expr& expr, std::vector<bool>* used) {
+  if (expr.is_column()) {
+    if (expr.column >= used->size()) return false;
+    (*used)[expr.column] = true;
     return true;
   }
-  if (expr.node_case() == pb::Expr::kCall) {
-    for (const pb::Expr& arg : expr.call().args()) {
-      if (!CollectColumns(arg, used)) return false;
-    }
+  for (const core::plan::Expr& arg : expr.args) {
+    if (!CollectColumns(arg, used)) return false;
   }
   return true;
 }
 
 // Renumbers the column references of `expr` through `map` (old position -> new position).
-void RemapColumns(const std::vector<uint32_t>& map, pb::Expr* expr) {
-  if (expr->node_case() == pb::Expr::kColumn) {
-    expr->set_column(map[expr->column()]);
-  } else if (expr->node_case() == pb::Expr::kCall) {
-    for (pb::Expr& arg : *expr->mutable_call()->mutable_args()) RemapColumns(map, &arg);
-  }
-}
-
-absl::StatusOr<uint64_t> MaxLimit(const pb::Fragment& fragment) {
-  ASSIGN_OR_RETURN(core::Settings settings, core::SettingsOf(fragment));
-  return settings.late_materialization_max_limit;
+void RemapColumns(const std::vector<uint32_t>& map, core::plan::Expr* expr) {
+  if (expr->is_column()) expr->column = map[expr->column];
+  for (core::plan::Expr& arg : expr->args) RemapColumns(map, &arg);
 }
 
 // Returns the granule of `part` that holds part-relative row `row`. REQUIRES: row < part.rows().
@@ -73,20 +61,19 @@ struct GranuleRead {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<LateMaterializedScan>> LateMaterializedScan::Plan(
-    const pb::Fragment& fragment) {
-  ASSIGN_OR_RETURN(uint64_t max_limit, MaxLimit(fragment));
-  if (fragment.source().kind_case() != pb::Source::kTable || fragment.aggregate() ||
-      fragment.limit() == 0 || fragment.limit() > max_limit) {
+    const core::plan::Fragment& fragment) {
+  if (!fragment.late_materialization || !fragment.scan.is_table() || fragment.aggregating() ||
+      fragment.limit == 0) {
     return nullptr;
   }
-  size_t source_columns = fragment.source().columns_size();
+  size_t source_columns = fragment.scan.columns.size();
   std::vector<bool> used(source_columns, false);
-  if (fragment.has_filter() && !CollectColumns(fragment.filter(), &used)) return nullptr;
-  for (const pb::SortKey& key : fragment.order_by()) {
-    if (key.column() >= static_cast<uint32_t>(fragment.projections_size())) return nullptr;
-    if (!CollectColumns(fragment.projections(key.column()), &used)) return nullptr;
+  if (fragment.filter && !CollectColumns(*fragment.filter, &used)) return nullptr;
+  for (const core::plan::SortKey& key : fragment.order_by) {
+    if (key.column >= fragment.projections.size()) return nullptr;
+    if (!CollectColumns(fragment.projections[key.column], &used)) return nullptr;
   }
-  for (const pb::Expr& projection : fragment.projections()) {
+  for (const core::plan::Expr& projection : fragment.projections) {
     std::vector<bool> any(source_columns, false);
     if (!CollectColumns(projection, &any)) return nullptr;  // the ordinary path reports it
   }
@@ -99,32 +86,30 @@ absl::StatusOr<std::unique_ptr<LateMaterializedScan>> LateMaterializedScan::Plan
   }
   if (scan->early_positions_.size() == source_columns) return nullptr;  // nothing to defer
 
-  pb::Fragment early;
-  early.set_query_id(fragment.query_id());
-  early.set_worker_index(fragment.worker_index());
-  early.set_worker_count(fragment.worker_count());
-  *early.mutable_settings() = fragment.settings();
-  early.set_limit(fragment.limit());
-  if (fragment.has_filter()) {
-    *early.mutable_filter() = fragment.filter();
-    RemapColumns(map, early.mutable_filter());
+  core::plan::Fragment early;
+  early.query_id = fragment.query_id;
+  early.worker_index = fragment.worker_index;
+  early.worker_count = fragment.worker_count;
+  early.settings = fragment.settings;
+  early.scan = fragment.scan;
+  early.limit = fragment.limit;
+  if (fragment.filter) {
+    early.filter = fragment.filter;
+    RemapColumns(map, &*early.filter);
   }
-  for (int k = 0; k < fragment.order_by_size(); ++k) {
-    const pb::SortKey& key = fragment.order_by(k);
-    pb::Expr* projection = early.add_projections();
-    *projection = fragment.projections(key.column());
-    RemapColumns(map, projection);
-    pb::SortKey* early_key = early.add_order_by();
-    early_key->set_column(k);
-    early_key->set_descending(key.descending());
+  for (size_t k = 0; k < fragment.order_by.size(); ++k) {
+    const core::plan::SortKey& key = fragment.order_by[k];
+    core::plan::Expr projection = fragment.projections[key.column];
+    RemapColumns(map, &projection);
+    early.projections.push_back(std::move(projection));
+    early.order_by.push_back(core::plan::SortKey{static_cast<uint32_t>(k), key.descending});
   }
-  pb::Expr* locator = early.add_projections();
-  locator->set_type(static_cast<uint32_t>(core::TypeId::kUInt64));
-  locator->set_column(scan->early_positions_.size());
+  early.projections.push_back(
+      core::Col(static_cast<uint32_t>(scan->early_positions_.size()), core::TypeId::kUInt64));
   ASSIGN_OR_RETURN(scan->early_, core::FragmentPipeline::Compile(early));
 
-  pb::Fragment late = fragment;
-  late.clear_filter();
+  core::plan::Fragment late = fragment;
+  late.filter.reset();
   ASSIGN_OR_RETURN(scan->late_, core::FragmentPipeline::Compile(late));
   return scan;
 }

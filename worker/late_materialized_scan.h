@@ -11,9 +11,9 @@
 // them. A query whose other 100 columns would otherwise be decompressed for every row then reads
 // them for at most `limit` granules per thread.
 //
-// Applies when the fragment reads a table, does not aggregate, has 0 < LIMIT <= the setting
-// late_materialization_max_limit (default 1000; 0 disables), and reads some source column that
-// neither the filter nor the ORDER BY keys read.
+// Applies when the planner set Fragment::late_materialization (a table, no aggregation, 0 < LIMIT
+// <= late_materialization_max_limit: coordinator/planner/rules/merge_rules.h) and the fragment
+// reads some source column that neither the filter nor the ORDER BY keys read.
 #pragma once
 
 #include <atomic>
@@ -24,7 +24,7 @@
 #include "core/block.h"
 #include "core/fragment_pipeline.h"
 #include "core/thread_pool.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/fragment.h"
 #include "worker/morsel_source.h"
 
 namespace granite::worker {
@@ -39,7 +39,7 @@ class LateMaterializedScan {
   // Returns the scan for `fragment`, or nullptr when late materialization does not apply.
   // Errors: those of compiling the rewritten fragments, and a bad setting value.
   static absl::StatusOr<std::unique_ptr<LateMaterializedScan>> Plan(
-      const granite::worker::v1::Fragment& fragment);
+      const core::plan::Fragment& fragment);
 
   // The phase-1 pipeline: Consume it over ReadEarly blocks with its own local states.
   const core::FragmentPipeline& early_pipeline() const { return *early_; }

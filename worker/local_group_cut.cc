@@ -11,21 +11,15 @@
 
 namespace granite::worker {
 
-namespace pb = granite::worker::v1;
-
-bool WantsLocalGroupCut(const pb::Fragment& fragment) {
-  return fragment.has_local_having() || fragment.local_limit() > 0;
-}
-
-absl::StatusOr<core::Block> CutLocalGroups(const pb::Fragment& fragment, core::Block groups) {
-  if (fragment.local_order_size() != fragment.local_order_descending_size()) {
+absl::StatusOr<core::Block> CutLocalGroups(const core::plan::LocalCut& cut, core::Block groups) {
+  if (cut.order.size() != cut.descending.size()) {
     return core::Error(core::ErrorCode::kIncorrectData,
-                       "Fragment has " + std::to_string(fragment.local_order_size()) +
-                           " local_order keys but " +
-                           std::to_string(fragment.local_order_descending_size()) + " directions");
+                       "Fragment has " + std::to_string(cut.order.size()) +
+                           " local_order keys but " + std::to_string(cut.descending.size()) +
+                           " directions");
   }
-  if (fragment.has_local_having() && groups.rows() > 0) {
-    ASSIGN_OR_RETURN(auto having, core::Expression::FromProto(fragment.local_having()));
+  if (cut.having && groups.rows() > 0) {
+    ASSIGN_OR_RETURN(auto having, core::Expression::Compile(*cut.having));
     ASSIGN_OR_RETURN(core::ColumnPtr mask, having->Evaluate(groups));
     const uint8_t* keep = mask->Data<uint8_t>();
     size_t kept = 0;
@@ -39,17 +33,17 @@ absl::StatusOr<core::Block> CutLocalGroups(const pb::Fragment& fragment, core::B
       groups = std::move(filtered);
     }
   }
-  const size_t limit = fragment.local_limit();
+  const size_t limit = cut.limit;
   if (limit == 0 || groups.rows() <= limit) return groups;
-  if (fragment.local_order_size() == 0) return core::SliceRows(groups, 0, limit);
+  if (cut.order.empty()) return core::SliceRows(groups, 0, limit);
   core::Block keys;
   keys.rows_without_columns = groups.rows();
   std::vector<core::SortColumn> order;
-  for (int i = 0; i < fragment.local_order_size(); ++i) {
-    ASSIGN_OR_RETURN(auto expr, core::Expression::FromProto(fragment.local_order(i)));
+  for (size_t i = 0; i < cut.order.size(); ++i) {
+    ASSIGN_OR_RETURN(auto expr, core::Expression::Compile(cut.order[i]));
     ASSIGN_OR_RETURN(core::ColumnPtr column, expr->Evaluate(groups));
     keys.columns.push_back(std::move(column));
-    order.push_back({static_cast<size_t>(i), fragment.local_order_descending(i)});
+    order.push_back({i, cut.descending[i]});
   }
   return core::TakeRows(groups, core::SortPermutation(keys, order, limit));
 }

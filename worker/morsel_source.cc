@@ -4,15 +4,12 @@
 #include <chrono>
 
 #include "core/error.h"
-#include "core/settings/fragment_settings.h"
 #include "core/status_macros.h"
 #include "storage/part_recovery.h"
 #include "worker/filter_ranges.h"
 #include "worker/query_condition_cache.h"
 
 namespace granite::worker {
-
-namespace pb = granite::worker::v1;
 
 namespace {
 
@@ -40,22 +37,22 @@ uint64_t ColumnScanBytes(const std::vector<storage::SelectedPart>& selected, siz
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragment& fragment,
+absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const core::plan::Fragment& fragment,
                                                                  storage::Store* store,
                                                                  std::vector<bool> string_sizes) {
   std::unique_ptr<MorselSource> source(new MorselSource());
   source->string_sizes_ = std::move(string_sizes);
-  const pb::Source& from = fragment.source();
-  if (from.has_function()) {
-    const core::TableFunction* function = core::FindTableFunction(from.function().name());
+  const core::plan::Scan& from = fragment.scan;
+  if (from.function) {
+    const core::TableFunction* function = core::FindTableFunction(from.function->name);
     if (function == nullptr) {
       return core::Error(core::ErrorCode::kUnknownFunction,
-                         "Unknown table function " + from.function().name() + " on this worker");
+                         "Unknown table function " + from.function->name + " on this worker");
     }
     source->function_ = function;
     source->ordered_ = function->ordered;
-    source->function_args_.assign(from.function().args().begin(), from.function().args().end());
-    for (const std::string& name : from.columns()) {
+    source->function_args_ = from.function->args;
+    for (const std::string& name : from.columns) {
       size_t index = 0;
       while (index < function->columns.size() && function->columns[index].name != name) ++index;
       if (index == function->columns.size()) {
@@ -66,8 +63,8 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
       source->function_columns_.push_back(index);
     }
     const core::RowSlice slice =
-        core::SliceOf(function->rows(source->function_args_), fragment.worker_index(),
-                      std::max<uint32_t>(1, fragment.worker_count()));
+        core::SliceOf(function->rows(source->function_args_), fragment.worker_index,
+                      std::max<uint32_t>(1, fragment.worker_count));
     source->total_rows_ = slice.end - slice.begin;
     source->function_begin_ = slice.begin;
     source->function_end_ = slice.end;
@@ -76,24 +73,24 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const pb::Fragm
                                 ((slice.end - slice.begin) % kRowsPerMorsel != 0 ? 1 : 0);
     return source;
   }
-  absl::StatusOr<std::shared_ptr<storage::Table>> table = store->TableOrError(from.table());
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = store->TableOrError(from.table);
   if (!table.ok()) {
     if (core::CodeOf(table.status()) != core::ErrorCode::kUnknownTable) return table.status();
     return core::Error(core::ErrorCode::kUnknownTable,
-                       "Table default." + from.table() + " does not exist on this worker");
+                       "Table default." + from.table + " does not exist on this worker");
   }
   source->table_ = *std::move(table);
   const storage::TableSchema& schema = source->table_->schema();
-  for (const std::string& name : from.columns()) {
+  for (const std::string& name : from.columns) {
     int index = schema.ColumnIndex(name);
     if (index < 0) {
       return core::Error(core::ErrorCode::kNoSuchColumnInTable,
-                         "There is no column " + name + " in table " + from.table());
+                         "There is no column " + name + " in table " + from.table);
     }
     source->column_indexes_.push_back(index);
   }
   auto started = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(core::Settings settings, core::SettingsOf(fragment));
+  const core::Settings& settings = fragment.settings;
   source->snapshot_ = settings.use_parts_snapshot ? source->table_->Snapshot()
                                                   : source->table_->registry().BuildUncached();
   bool prune = settings.use_pruning;

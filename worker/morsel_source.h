@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "core/block.h"
 #include "core/table_functions/table_function.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/fragment.h"
 #include "storage/part_pruner.h"
 #include "storage/store.h"
 #include "worker/column_files.h"
@@ -44,9 +44,9 @@ class MorselSource {
   // Opens the source of `fragment`: a table of `store` (its current parts snapshot, held until
   // this object dies) or a table function's rows sliced by worker_index / worker_count.
   // Source column positions marked in `string_sizes` are read as their values' sizes (UInt64,
-  // worker/string_size_reads.h). `fragment`'s filter prunes parts: pass the original one.
+  // coordinator/planner/rules/string_size_reads.h). `fragment`'s filter prunes parts: pass the original one.
   static absl::StatusOr<std::unique_ptr<MorselSource>> Open(
-      const granite::worker::v1::Fragment& fragment, storage::Store* store,
+      const core::plan::Fragment& fragment, storage::Store* store,
       std::vector<bool> string_sizes = {});
 
   // Returns the number of morsels; morsel(i) for i below it is the i-th.

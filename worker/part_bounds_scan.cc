@@ -3,34 +3,30 @@
 #include <set>
 #include <vector>
 
-#include "core/settings/fragment_settings.h"
 #include "core/types.h"
 #include "core/value_text.h"
 
 namespace granite::worker {
 
-namespace pb = granite::worker::v1;
-
-std::optional<core::Block> PartBoundsBlock(const pb::Fragment& fragment,
+std::optional<core::Block> PartBoundsBlock(const core::plan::Fragment& fragment,
                                            const MorselSource& source) {
-  if (!fragment.aggregate() || fragment.has_filter() || fragment.group_keys_size() > 0 ||
-      fragment.aggregates_size() == 0 || !fragment.source().has_table()) {
+  if (!fragment.aggregate || fragment.filter || !fragment.aggregate->keys.empty() ||
+      fragment.aggregate->calls.empty() || !fragment.scan.is_table()) {
     return std::nullopt;
   }
-  absl::StatusOr<core::Settings> settings = core::SettingsOf(fragment);
-  if (!settings.ok() || !settings->use_part_bounds_for_min_max) return std::nullopt;
+  if (!fragment.settings.use_part_bounds_for_min_max) return std::nullopt;
   // The type of each source column, from the min / max calls that read it.
-  const size_t columns = fragment.source().columns_size();
+  const size_t columns = fragment.scan.columns.size();
   std::vector<std::optional<core::TypeId>> types(columns);
-  for (const pb::AggregateCall& call : fragment.aggregates()) {
-    if ((call.name() != "min" && call.name() != "max") || call.args_size() != 1) {
+  for (const core::plan::AggregateCall& call : fragment.aggregate->calls) {
+    if ((call.name != "min" && call.name != "max") || call.args.size() != 1) {
       return std::nullopt;
     }
-    const pb::Expr& arg = call.args(0);
-    if (arg.node_case() != pb::Expr::kColumn || arg.column() >= columns) return std::nullopt;
-    auto type = static_cast<core::TypeId>(arg.type());
+    const core::plan::Expr& arg = call.args[0];
+    if (!arg.is_column() || arg.column >= columns) return std::nullopt;
+    const core::TypeId type = arg.type;
     if (!core::IsInteger(type)) return std::nullopt;  // integers, Date, DateTime
-    types[arg.column()] = type;
+    types[arg.column] = type;
   }
   for (const auto& type : types) {
     if (!type) return std::nullopt;

@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "core/block.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/fragment.h"
 #include "worker/morsel_source.h"
 
 namespace granite::worker {
@@ -22,7 +22,7 @@ namespace granite::worker {
 // Returns the bounds block for `fragment` over the parts of `source`'s morsels, or nullopt when
 // the fragment does not qualify (see above).
 // REQUIRES: `source` was opened for `fragment`.
-std::optional<core::Block> PartBoundsBlock(const granite::worker::v1::Fragment& fragment,
+std::optional<core::Block> PartBoundsBlock(const core::plan::Fragment& fragment,
                                            const MorselSource& source);
 
 }  // namespace granite::worker

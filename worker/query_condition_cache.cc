@@ -2,24 +2,22 @@
 
 #include <string_view>
 
-#include "core/settings/fragment_settings.h"
+#include "core/wire/plan_codec.h"
 
 namespace granite::worker {
-
-namespace pb = granite::worker::v1;
 
 namespace {
 
 // Functions whose value is not fixed by their arguments: a filter calling one is never cached.
-bool Volatile(const pb::Expr& expr) {
-  if (expr.node_case() != pb::Expr::kCall) return false;
-  const std::string& name = expr.call().name();
+bool Volatile(const core::plan::Expr& expr) {
+  if (!expr.is_call()) return false;
+  const std::string& name = expr.function;
   for (std::string_view v : {"rand", "rand32", "rand64", "randConstant", "generateUUIDv4", "now",
                              "now64", "today", "yesterday", "uptime", "rowNumberInBlock",
                              "rowNumberInAllBlocks", "blockNumber"}) {
     if (name == v) return true;
   }
-  for (const pb::Expr& arg : expr.call().args()) {
+  for (const core::plan::Expr& arg : expr.args) {
     if (Volatile(arg)) return true;
   }
   return false;
@@ -34,20 +32,17 @@ QueryConditionCache& QueryConditionCache::Global() {
   return *cache;
 }
 
-std::string QueryConditionCache::KeyOf(const pb::Fragment& fragment) {
-  if (!fragment.has_filter() || !fragment.source().has_table()) return "";
-  absl::StatusOr<core::Settings> settings = core::SettingsOf(fragment);
-  if (!settings.ok() || !settings->use_query_condition_cache) return "";
-  if (Volatile(fragment.filter())) return "";
-  std::string key = fragment.source().table();
-  for (const std::string& column : fragment.source().columns()) {
+std::string QueryConditionCache::KeyOf(const core::plan::Fragment& fragment) {
+  if (!fragment.filter || !fragment.scan.is_table()) return "";
+  if (!fragment.settings.use_query_condition_cache) return "";
+  if (Volatile(*fragment.filter)) return "";
+  std::string key = fragment.scan.table;
+  for (const std::string& column : fragment.scan.columns) {
     key.push_back('\0');
     key += column;
   }
   key.push_back('\1');
-  std::string filter;
-  if (!fragment.filter().SerializeToString(&filter)) return "";
-  return key + filter;
+  return key + core::wire::EncodeExpr(*fragment.filter);
 }
 
 std::vector<bool> QueryConditionCache::EmptyGranules(

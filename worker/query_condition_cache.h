@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/mutex.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/fragment.h"
 #include "storage/part.h"
 
 namespace granite::worker {
@@ -36,7 +36,7 @@ class QueryConditionCache {
 
   // Returns the cache key of `fragment`'s filter, or "" when the fragment has no filter, the
   // filter must not be cached, or the fragment's settings turn the cache off.
-  static std::string KeyOf(const granite::worker::v1::Fragment& fragment);
+  static std::string KeyOf(const core::plan::Fragment& fragment);
 
   // Returns one flag per granule of `part`: true when `key`'s filter matches no row of it.
   // Empty when nothing is known. REQUIRES: key is not empty.

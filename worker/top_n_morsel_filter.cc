@@ -4,14 +4,12 @@
 
 namespace granite::worker {
 
-namespace pb = granite::worker::v1;
-
-std::optional<TopNMorselFilter> TopNMorselFilter::Plan(const pb::Fragment& fragment,
+std::optional<TopNMorselFilter> TopNMorselFilter::Plan(const core::plan::Fragment& fragment,
                                                        const core::FragmentPipeline& scan,
                                                        const LateMaterializedScan* late,
                                                        const MorselSource& source) {
   const std::optional<core::TopNThreshold>& threshold = scan.top_n_threshold();
-  if (!threshold || fragment.source().kind_case() != pb::Source::kTable) return std::nullopt;
+  if (!threshold || !fragment.scan.is_table()) return std::nullopt;
   size_t position = threshold->input_column();
   if (late != nullptr) {
     // Phase 1 reads the early columns, then the row locator.
@@ -19,7 +17,7 @@ std::optional<TopNMorselFilter> TopNMorselFilter::Plan(const pb::Fragment& fragm
     if (position >= early.size()) return std::nullopt;
     position = early[position];
   }
-  if (position >= static_cast<size_t>(fragment.source().columns_size())) return std::nullopt;
+  if (position >= fragment.scan.columns.size()) return std::nullopt;
   return TopNMorselFilter(*threshold, source.schema_index(position));
 }
 

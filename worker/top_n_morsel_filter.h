@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "core/fragment_pipeline.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/fragment.h"
 #include "worker/late_materialized_scan.h"
 #include "worker/morsel_source.h"
 
@@ -24,7 +24,7 @@ class TopNMorselFilter {
   // Returns the filter for the morsel loop that consumes `scan` (the fragment's pipeline, or the
   // phase-1 pipeline of `late` when not null) over the table of `source`, or nullopt when `scan`
   // has no top-N bound (FragmentPipeline::top_n_threshold).
-  static std::optional<TopNMorselFilter> Plan(const granite::worker::v1::Fragment& fragment,
+  static std::optional<TopNMorselFilter> Plan(const core::plan::Fragment& fragment,
                                               const core::FragmentPipeline& scan,
                                               const LateMaterializedScan* late,
                                               const MorselSource& source);

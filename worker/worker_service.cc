@@ -9,7 +9,8 @@
 #include "core/error.h"
 #include "core/metrics/events.h"
 #include "core/metrics/metrics_snapshot.h"
-#include "core/plan_parse.h"
+#include "core/wire/plan_codec.h"
+#include "core/wire/schema_codec.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
@@ -21,38 +22,6 @@ namespace granite::worker {
 namespace pb = granite::worker::v1;
 
 namespace {
-
-storage::TableSchema SchemaFromProto(const pb::TableSchema& proto) {
-  storage::TableSchema schema;
-  schema.name = proto.name();
-  for (const pb::ColumnSpec& column : proto.columns()) {
-    schema.columns.push_back({column.name(), static_cast<core::TypeId>(column.type())});
-  }
-  schema.order_by.assign(proto.order_by().begin(), proto.order_by().end());
-  schema.primary_key.assign(proto.primary_key().begin(), proto.primary_key().end());
-  schema.partition_by = proto.partition_by();
-  schema.engine = proto.engine();
-  for (const auto& [key, value] : proto.settings()) schema.settings[key] = value;
-  schema.sharding_key.assign(proto.sharding_key().begin(), proto.sharding_key().end());
-  schema.shard_count = proto.shard_count();
-  return schema;
-}
-
-void SchemaToProto(const storage::TableSchema& schema, pb::TableSchema* proto) {
-  proto->set_name(schema.name);
-  for (const auto& column : schema.columns) {
-    pb::ColumnSpec* spec = proto->add_columns();
-    spec->set_name(column.name);
-    spec->set_type(static_cast<uint32_t>(column.type));
-  }
-  for (const auto& key : schema.order_by) proto->add_order_by(key);
-  for (const auto& key : schema.primary_key) proto->add_primary_key(key);
-  proto->set_partition_by(schema.partition_by);
-  proto->set_engine(schema.engine);
-  for (const auto& [key, value] : schema.settings) (*proto->mutable_settings())[key] = value;
-  for (const auto& key : schema.sharding_key) proto->add_sharding_key(key);
-  proto->set_shard_count(schema.shard_count);
-}
 
 absl::StatusOr<core::Block> BlockFromProto(const pb::BlockData& data) {
   ASSIGN_OR_RETURN(std::string raw, core::DecompressLz4(data.data(), data.raw_size()));
@@ -106,19 +75,22 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context,
   // the RPC's cancellation into it.
   std::atomic<bool> cancelled{false};
   core::CountEvent(core::Event::kFragmentsStarted);
-  auto fragment = std::make_unique<pb::Fragment>();
-  absl::Status status = core::ParsePlanFragment(request->fragment(), fragment.get());
+  absl::StatusOr<core::plan::Fragment> fragment = core::wire::DecodeFragment(request->fragment());
+  absl::Status status = fragment.status();
   if (status.ok()) {
     core::ScopedThreadNice nice(core::HeavyWorkPriority(execute_nice_));  // its morsels' too
     core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
         [context] { return context->IsCancelled(); }, [&cancelled] { cancelled = true; });
-    status = executor_.Run(*fragment, cancelled, [&](const pb::FragmentChunk& chunk) {
-      if (chunk.has_stats()) {
-        core::CountEvent(core::Event::kReadRows, chunk.stats().read_rows());
-        core::CountEvent(core::Event::kReadBytes, chunk.stats().read_bytes());
+    pb::FragmentChunk message;
+    status = executor_.Run(*fragment, cancelled, [&](core::plan::ResultChunk&& chunk) {
+      if (chunk.kind == core::plan::ResultChunk::Kind::kStats) {
+        core::CountEvent(core::Event::kReadRows, chunk.stats.read_rows);
+        core::CountEvent(core::Event::kReadBytes, chunk.stats.read_bytes);
       }
+      message.Clear();
+      core::wire::ToProto(std::move(chunk), &message);
       core::ScopedNormalPriority grpc_call;  // see core/thread_priority.h
-      return writer->Write(chunk);
+      return writer->Write(message);
     });
   }
   if (!status.ok()) core::CountEvent(core::Event::kFragmentsFailed);
@@ -183,7 +155,7 @@ grpc::Status WorkerService::AbortInsert(grpc::ServerContext* context,
 grpc::Status WorkerService::CreateTable(grpc::ServerContext* context,
                                         const pb::CreateTableRequest* request,
                                         pb::DdlResponse* response) {
-  return core::ToGrpcStatus(store_->CreateTable(SchemaFromProto(request->schema()),
+  return core::ToGrpcStatus(store_->CreateTable(core::wire::FromProto(request->schema()),
                                                 request->if_not_exists(), request->or_replace()));
 }
 
@@ -198,7 +170,7 @@ grpc::Status WorkerService::ListTables(grpc::ServerContext* context,
                                        pb::ListTablesResponse* response) {
   for (const auto& table : store_->Tables()) {
     pb::TableInfo* info = response->add_tables();
-    SchemaToProto(table->schema(), info->mutable_schema());
+    core::wire::ToProto(table->schema(), info->mutable_schema());
     auto snapshot = table->Snapshot();
     uint64_t rows = 0, bytes = 0;
     for (const auto& part : snapshot->parts) {

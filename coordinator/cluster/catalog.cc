@@ -4,16 +4,15 @@
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 
-std::optional<pb::TableSchema> Catalog::Find(const std::string& name) const {
+std::optional<core::TableSchema> Catalog::Find(const std::string& name) const {
   core::ReaderLock lock(mu_);
   auto it = tables_.find(name);
   if (it == tables_.end() || !it->second.unusable.ok()) return std::nullopt;
   return it->second.schema;
 }
 
-absl::StatusOr<pb::TableSchema> Catalog::Lookup(const std::string& name) const {
+absl::StatusOr<core::TableSchema> Catalog::Lookup(const std::string& name) const {
   core::ReaderLock lock(mu_);
   auto it = tables_.find(name);
   if (it == tables_.end()) {
@@ -23,18 +22,18 @@ absl::StatusOr<pb::TableSchema> Catalog::Lookup(const std::string& name) const {
   return it->second.schema;
 }
 
-std::vector<pb::TableSchema> Catalog::All() const {
+std::vector<core::TableSchema> Catalog::All() const {
   core::ReaderLock lock(mu_);
-  std::vector<pb::TableSchema> out;
+  std::vector<core::TableSchema> out;
   for (const auto& [name, entry] : tables_) {
     if (entry.unusable.ok()) out.push_back(entry.schema);
   }
   return out;
 }
 
-void Catalog::Put(const pb::TableSchema& schema) {
+void Catalog::Put(const core::TableSchema& schema) {
   core::WriterLock lock(mu_);
-  tables_[schema.name()] = Entry{schema, absl::OkStatus()};
+  tables_[schema.name] = Entry{schema, absl::OkStatus()};
 }
 
 void Catalog::Remove(const std::string& name) {
@@ -45,13 +44,13 @@ void Catalog::Remove(const std::string& name) {
 void Catalog::Reset(const std::vector<Entry>& entries) {
   core::WriterLock lock(mu_);
   tables_.clear();
-  for (const Entry& entry : entries) tables_[entry.schema.name()] = entry;
+  for (const Entry& entry : entries) tables_[entry.schema.name] = entry;
   loaded_ = true;
 }
 
-void Catalog::Reset(const std::vector<pb::TableSchema>& schemas) {
+void Catalog::Reset(const std::vector<core::TableSchema>& schemas) {
   std::vector<Entry> entries;
-  for (const pb::TableSchema& schema : schemas) entries.push_back(Entry{schema, absl::OkStatus()});
+  for (const core::TableSchema& schema : schemas) entries.push_back(Entry{schema, absl::OkStatus()});
   Reset(entries);
 }
 

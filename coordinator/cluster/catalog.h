@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/mutex.h"
-#include "granite/worker/v1/worker.pb.h"
+#include "core/table_schema.h"
 
 namespace granite::coordinator {
 
@@ -22,24 +22,24 @@ namespace granite::coordinator {
 class Catalog {
  public:
   struct Entry {
-    granite::worker::v1::TableSchema schema;
+    core::TableSchema schema;
     absl::Status unusable;  // OK for a usable table, else the error a query on it gets
   };
 
   // Returns the schema of a usable table, else nullopt.
-  std::optional<granite::worker::v1::TableSchema> Find(const std::string& name) const
+  std::optional<core::TableSchema> Find(const std::string& name) const
       EXCLUDES(mu_);
   // Returns the schema of a usable table; UNKNOWN_TABLE if there is none of that name, else the
   // error that makes it unusable.
-  absl::StatusOr<granite::worker::v1::TableSchema> Lookup(const std::string& name) const
+  absl::StatusOr<core::TableSchema> Lookup(const std::string& name) const
       EXCLUDES(mu_);
-  std::vector<granite::worker::v1::TableSchema> All() const EXCLUDES(mu_);  // usable, by name
-  void Put(const granite::worker::v1::TableSchema& schema) EXCLUDES(mu_);
+  std::vector<core::TableSchema> All() const EXCLUDES(mu_);  // usable, by name
+  void Put(const core::TableSchema& schema) EXCLUDES(mu_);
   void Remove(const std::string& name) EXCLUDES(mu_);
   // Replaces the whole catalog (after loading it from the workers) and marks it loaded.
   void Reset(const std::vector<Entry>& entries) EXCLUDES(mu_);
   // The same with every table usable.
-  void Reset(const std::vector<granite::worker::v1::TableSchema>& schemas) EXCLUDES(mu_);
+  void Reset(const std::vector<core::TableSchema>& schemas) EXCLUDES(mu_);
   // Marks the catalog stale (after a DDL that may have left workers disagreeing): the next
   // EnsureCatalog loads it again.
   void Invalidate() EXCLUDES(mu_);

@@ -7,7 +7,7 @@
 #include "core/block_codec.h"
 #include "core/error.h"
 #include "core/rpc_status.h"
-#include "core/settings/fragment_settings.h"
+#include "core/wire/plan_codec.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
 #include "coordinator/cluster/reader_threads.h"
@@ -29,17 +29,15 @@ bool OnLoopback(const std::string& address) {
 }
 
 // Reads one worker's stream to the end.
-absl::Status RunOnWorker(const WorkerSet& workers, size_t index, pb::Fragment fragment,
+absl::Status RunOnWorker(const WorkerSet& workers, size_t index, core::plan::Fragment fragment,
                          bool compression_set, QueryContext* query, BucketedMerger* merger,
                          std::vector<core::Block>* blocks) {
-  fragment.set_worker_index(index);
-  fragment.set_worker_count(workers.size());
+  fragment.worker_index = index;
+  fragment.worker_count = workers.size();
   // network_compression_method: 'lz4' by default, 'none' for a worker on this host unless the
   // query set it.
   if (OnLoopback(workers.address(index)) && !compression_set) {
-    core::Settings settings;
-    settings.SetValue(&core::Settings::network_compression_method, std::string("none"));
-    for (const auto& [name, value] : settings.Changes()) (*fragment.mutable_settings())[name] = value;
+    fragment.settings.SetValue(&core::Settings::network_compression_method, std::string("none"));
   }
   grpc::ClientContext context;
   if (!query->Register(&context)) {
@@ -52,9 +50,9 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, pb::Fragment fr
     return reader->Read(chunk);
   };
   // Sent serialized: the worker parses it with a nesting limit for deep expressions
-  // (core/plan_parse.h).
+  // (core/wire/plan_codec.h).
   pb::FragmentRequest request;
-  fragment.SerializeToString(request.mutable_fragment());
+  *request.mutable_fragment() = core::wire::EncodeFragment(fragment);
   std::unique_ptr<grpc::ClientReader<pb::FragmentChunk>> reader;
   {
     core::ScopedNormalPriority grpc_call;
@@ -114,11 +112,11 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, pb::Fragment fr
 }  // namespace
 
 absl::StatusOr<std::vector<std::vector<core::Block>>> FanOut(const WorkerSet& workers,
-                                                              const pb::Fragment& fragment,
+                                                              const core::plan::Fragment& fragment,
                                                               QueryContext* query,
                                                               BucketedMerger* merger) {
-  ASSIGN_OR_RETURN(core::Settings settings, core::SettingsOf(fragment));
-  bool compression_set = settings.IsChanged(&core::Settings::network_compression_method);
+  bool compression_set =
+      fragment.settings.IsChanged(&core::Settings::network_compression_method);
   size_t n = workers.size();
   std::vector<std::vector<core::Block>> blocks(n);
   std::vector<absl::Status> statuses(n);

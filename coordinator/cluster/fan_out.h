@@ -10,6 +10,7 @@
 #include "coordinator/server/query_context.h"
 #include "coordinator/cluster/worker_set.h"
 #include "core/block.h"
+#include "core/plan/fragment.h"
 #include "granite/worker/v1/plan.pb.h"
 
 namespace granite::coordinator {
@@ -18,7 +19,7 @@ namespace granite::coordinator {
 // Aggregating fragments feed `merger` (REQUIRES: merger != null); others return blocks grouped
 // per worker, in worker order.
 absl::StatusOr<std::vector<std::vector<core::Block>>> FanOut(
-    const WorkerSet& workers, const granite::worker::v1::Fragment& fragment, QueryContext* query,
+    const WorkerSet& workers, const core::plan::Fragment& fragment, QueryContext* query,
     BucketedMerger* merger);
 
 }  // namespace granite::coordinator

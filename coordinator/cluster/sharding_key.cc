@@ -16,7 +16,6 @@
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 using core::ErrorCode;
 
 namespace {
@@ -57,17 +56,17 @@ void CombineColumn(const core::Column& column, std::vector<uint64_t>* hashes) {
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ParseShardingKey(std::string_view text,
-                                                          const pb::TableSchema& schema) {
+                                                          const core::TableSchema& schema) {
   std::vector<std::string> columns;
   std::vector<std::string> items = absl::StrSplit(core::ToAbsl(text), ',');
   if (absl::StripAsciiWhitespace(core::ToAbsl(text)).empty()) {
     return core::Error(ErrorCode::kBadArguments,
-                       "Setting sharding_key of table " + schema.name() + " is empty");
+                       "Setting sharding_key of table " + schema.name + " is empty");
   }
   std::set<std::string> seen;
   for (size_t i = 0; i < items.size(); ++i) {
     std::string item(absl::StripAsciiWhitespace(items[i]));
-    std::string where = absl::StrCat(" (item ", i + 1, " of sharding_key of table ", schema.name(),
+    std::string where = absl::StrCat(" (item ", i + 1, " of sharding_key of table ", schema.name,
                                       ")");
     std::string name = item;
     if (name.size() >= 2 && name.front() == '`' && name.back() == '`') {
@@ -82,7 +81,7 @@ absl::StatusOr<std::vector<std::string>> ParseShardingKey(std::string_view text,
       return core::Error(ErrorCode::kBadArguments, "Empty column name in sharding key" + where);
     }
     bool found = false;
-    for (const pb::ColumnSpec& column : schema.columns()) found = found || column.name() == name;
+    for (const core::ColumnSchema& column : schema.columns) found = found || column.name == name;
     if (!found) {
       return core::Error(ErrorCode::kUnknownIdentifier,
                          "Missing column " + name + " in the sharding key" + where);

@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/block.h"
-#include "granite/worker/v1/worker.pb.h"
+#include "core/table_schema.h"
 
 namespace granite::coordinator {
 
@@ -25,7 +25,7 @@ inline constexpr char kShardingKeySetting[] = "sharding_key";
 // not a plain name (an expression) or a repeated column, and with UNKNOWN_IDENTIFIER on a name
 // that is not a column of `schema`; messages name the item and its 1-based position in the list.
 absl::StatusOr<std::vector<std::string>> ParseShardingKey(
-    std::string_view text, const granite::worker::v1::TableSchema& schema);
+    std::string_view text, const core::TableSchema& schema);
 
 // Returns, for each row of `block`, the worker it belongs to: a hash of the key columns' values
 // (core/hash.h, stable across processes) modulo `worker_count`. `key_columns` index into `block`.

@@ -21,8 +21,8 @@ using core::CodeOf;
 using core::ErrorCode;
 using core::TypeId;
 
-pb::TableSchema Schema() {
-  pb::TableSchema schema;
+core::TableSchema Schema() {
+  core::TableSchema schema;
   schema.set_name("t");
   for (const char* column : {"a", "b_2", "s"}) schema.add_columns()->set_name(column);
   return schema;

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/wire/schema_codec.h"
 #include "core/mutex.h"
 #include "core/settings/settings.h"
 #include "core/rpc_status.h"
@@ -38,10 +39,10 @@ void SetDeadline(grpc::ClientContext* context) {
   context->set_deadline(std::chrono::system_clock::now() + kDdlTimeout);
 }
 
-absl::StatusOr<pb::TableSchema> SchemaFrom(const sql::CreateTableStatement& create,
+absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& create,
                                            size_t worker_count) {
-  pb::TableSchema schema;
-  schema.set_name(create.name);
+  core::TableSchema schema;
+  schema.name = create.name;
   std::set<std::string> seen;
   for (const sql::ColumnDef& column : create.columns) {
     if (!seen.insert(column.name).second) {
@@ -54,9 +55,7 @@ absl::StatusOr<pb::TableSchema> SchemaFrom(const sql::CreateTableStatement& crea
                          std::string(type.status().message()) + " (column " + column.name +
                              ", at position " + std::to_string(column.position + 1) + ")");
     }
-    pb::ColumnSpec* spec = schema.add_columns();
-    spec->set_name(column.name);
-    spec->set_type(static_cast<uint32_t>(*type));
+    schema.columns.push_back(core::ColumnSchema{column.name, *type});
   }
   if (create.columns.empty()) {
     return core::Error(ErrorCode::kEmptyListOfColumnsPassed,
@@ -64,31 +63,31 @@ absl::StatusOr<pb::TableSchema> SchemaFrom(const sql::CreateTableStatement& crea
   }
   // Keys are stored as written; storage uses plain column names, and checks them below.
   auto add_keys = [&](const std::vector<sql::ExprPtr>& exprs,
-                      google::protobuf::RepeatedPtrField<std::string>* out) -> absl::Status {
+                      std::vector<std::string>* out) -> absl::Status {
     for (const auto& expr : exprs) {
       std::string name = sql::ColumnName(*expr);
       if (expr->kind == sql::ExprKind::kIdentifier && !seen.count(expr->name)) {
         return core::Error(ErrorCode::kUnknownIdentifier,
                            "Missing column " + expr->name + " in the key of table " + create.name);
       }
-      out->Add(std::move(name));
+      out->push_back(std::move(name));
     }
     return absl::OkStatus();
   };
-  RETURN_IF_ERROR(add_keys(create.order_by, schema.mutable_order_by()));
-  RETURN_IF_ERROR(add_keys(create.primary_key, schema.mutable_primary_key()));
-  if (create.partition_by) schema.set_partition_by(sql::ColumnName(*create.partition_by));
-  schema.set_engine(create.engine.empty() ? "MergeTree" : create.engine);
+  RETURN_IF_ERROR(add_keys(create.order_by, &schema.order_by));
+  RETURN_IF_ERROR(add_keys(create.primary_key, &schema.primary_key));
+  if (create.partition_by) schema.partition_by = sql::ColumnName(*create.partition_by);
+  schema.engine = create.engine.empty() ? "MergeTree" : create.engine;
   for (const auto& [key, value] : create.settings) {
     RETURN_IF_ERROR(core::TableSettings().Set(key, value));  // UNKNOWN_SETTING, BAD_ARGUMENTS
     if (key == kShardingKeySetting) {
       // Kept in its own fields (with the worker count the routing depends on), not as a setting.
       ASSIGN_OR_RETURN(std::vector<std::string> columns, ParseShardingKey(value, schema));
-      for (std::string& column : columns) schema.add_sharding_key(std::move(column));
-      schema.set_shard_count(static_cast<uint32_t>(worker_count));
+      schema.sharding_key = std::move(columns);
+      schema.shard_count = static_cast<uint32_t>(worker_count);
       continue;
     }
-    (*schema.mutable_settings())[key] = value;
+    schema.settings[key] = value;
   }
   return schema;
 }
@@ -156,7 +155,7 @@ absl::Status CreateOnWorkers(const pb::CreateTableRequest& request, const Worker
     catalog->Invalidate();
     return status;
   }
-  catalog->Put(request.schema());
+  catalog->Put(core::wire::FromProto(request.schema()));
   return absl::OkStatus();
 }
 
@@ -192,12 +191,12 @@ struct Placement {
   std::vector<size_t> holders;  // hold it (usable on that worker)
   std::vector<size_t> broken;   // hold it, broken (storage/store.h)
   std::vector<size_t> missing;  // answered without it
-  std::vector<pb::TableSchema> schemas;  // of holders, same order
+  std::vector<core::TableSchema> schemas;  // of holders, same order
   std::vector<std::string> broken_errors;
   bool Exists() const { return !holders.empty() || !broken.empty(); }
   bool SameSchemas() const {
     for (const auto& schema : schemas) {
-      if (!google::protobuf::util::MessageDifferencer::Equals(schema, schemas[0])) return false;
+      if (schema != schemas[0]) return false;
     }
     return true;
   }
@@ -210,7 +209,7 @@ std::map<std::string, Placement> PlacementsOf(const Listing& listing) {
     for (const auto& table : listing.responses[i].tables()) {
       Placement& placement = out[table.schema().name()];
       placement.holders.push_back(i);
-      placement.schemas.push_back(table.schema());
+      placement.schemas.push_back(core::wire::FromProto(table.schema()));
     }
     for (const auto& table : listing.responses[i].broken_tables()) {
       Placement& placement = out[table.name()];
@@ -236,7 +235,7 @@ Catalog::Entry EntryOf(const std::string& name, const Placement& placement,
   if (!placement.schemas.empty()) {
     entry.schema = placement.schemas[0];
   } else {
-    entry.schema.set_name(name);
+    entry.schema.name = name;
   }
   const std::string table = "Table default." + name;
   if (!placement.broken.empty()) {
@@ -316,7 +315,7 @@ absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const 
                                 Catalog* catalog) {
   core::MutexLock ddl(DdlMutex());
   RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
-  ASSIGN_OR_RETURN(pb::TableSchema schema, catalog->Lookup(alter.table));
+  ASSIGN_OR_RETURN(core::TableSchema schema, catalog->Lookup(alter.table));
   auto only_sharding_key = [&](const std::string& name) -> absl::Status {
     if (name == kShardingKeySetting) return absl::OkStatus();
     return core::Error(ErrorCode::kNotImplemented,
@@ -325,16 +324,15 @@ absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const 
   };
   for (const std::string& name : alter.reset) {
     RETURN_IF_ERROR(only_sharding_key(name));
-    schema.clear_sharding_key();
-    schema.set_shard_count(0);
+    schema.sharding_key.clear();
+    schema.shard_count = 0;
   }
   for (const auto& [name, value] : alter.modify) {
     RETURN_IF_ERROR(core::TableSettings().Set(name, value));
     RETURN_IF_ERROR(only_sharding_key(name));
     ASSIGN_OR_RETURN(std::vector<std::string> columns, ParseShardingKey(value, schema));
-    schema.clear_sharding_key();
-    for (std::string& column : columns) schema.add_sharding_key(std::move(column));
-    schema.set_shard_count(static_cast<uint32_t>(workers.size()));
+    schema.sharding_key = std::move(columns);
+    schema.shard_count = static_cast<uint32_t>(workers.size());
   }
   ASSIGN_OR_RETURN(uint64_t rows, ClusterRowCount(alter.table, workers));
   if (rows > 0) {
@@ -345,7 +343,7 @@ absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const 
                            "changed only while the table is empty)");
   }
   pb::CreateTableRequest request;
-  *request.mutable_schema() = schema;
+  core::wire::ToProto(schema, request.mutable_schema());
   request.set_or_replace(true);  // the table is empty: replacing it loses nothing
   return CreateOnWorkers(request, workers, catalog);
 }
@@ -364,7 +362,7 @@ absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
 
 absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSet& workers,
                          Catalog* catalog) {
-  ASSIGN_OR_RETURN(pb::TableSchema schema, SchemaFrom(create, workers.size()));
+  ASSIGN_OR_RETURN(core::TableSchema schema, SchemaFrom(create, workers.size()));
   const std::string table = "default." + create.name;
   core::MutexLock ddl(DdlMutex());
   Listing listing = ListEverywhere(workers);
@@ -373,7 +371,7 @@ absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSe
   std::map<std::string, Placement> placements = PlacementsOf(listing);
   const Placement placement = placements[create.name];
   pb::CreateTableRequest request;
-  *request.mutable_schema() = schema;
+  core::wire::ToProto(schema, request.mutable_schema());
   if (create.or_replace) {
     request.set_or_replace(true);
     return CreateOnWorkers(request, workers, catalog);
@@ -399,7 +397,7 @@ absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSe
   // Held by some workers only, or with different schemas: finish the table where it is missing
   // if every copy has the schema asked for.
   for (size_t k = 0; k < placement.schemas.size(); ++k) {
-    if (google::protobuf::util::MessageDifferencer::Equals(placement.schemas[k], schema)) continue;
+    if (placement.schemas[k] == schema) continue;
     return core::Error(
         ErrorCode::kTableAlreadyExists,
         "Table " + table + " already exists on " + WorkerName(workers, placement.holders[k]) +

@@ -11,7 +11,7 @@ namespace granite::coordinator {
 absl::StatusOr<core::Block> ComputeFinalColumns(const QueryPlan& plan, const core::Block& stage) {
   core::Block input = stage;
   if (plan.has_having) {
-    ASSIGN_OR_RETURN(auto having, core::Expression::FromProto(plan.having));
+    ASSIGN_OR_RETURN(auto having, core::Expression::Compile(plan.having));
     ASSIGN_OR_RETURN(core::ColumnPtr mask, having->Evaluate(input));
     core::Block filtered;
     const uint8_t* keep = mask->Data<uint8_t>();
@@ -26,7 +26,7 @@ absl::StatusOr<core::Block> ComputeFinalColumns(const QueryPlan& plan, const cor
   core::Block computed;
   computed.rows_without_columns = input.rows();
   for (const auto& proto : plan.final_exprs) {
-    ASSIGN_OR_RETURN(auto expr, core::Expression::FromProto(proto));
+    ASSIGN_OR_RETURN(auto expr, core::Expression::Compile(proto));
     ASSIGN_OR_RETURN(core::ColumnPtr column, expr->Evaluate(input));
     computed.columns.push_back(std::move(column));
   }

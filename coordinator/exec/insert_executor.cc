@@ -11,6 +11,7 @@
 #include "core/block_sort.h"
 #include "core/error.h"
 #include "core/expression.h"
+#include "core/functions/expr_builder.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
@@ -21,6 +22,7 @@
 namespace granite::coordinator {
 
 namespace pb = granite::worker::v1;
+
 using core::ErrorCode;
 using core::TypeId;
 
@@ -34,25 +36,25 @@ struct Target {
 };
 
 absl::StatusOr<Target> ResolveTarget(const sql::InsertStatement& insert,
-                                     const pb::TableSchema& schema) {
+                                     const core::TableSchema& schema) {
   Target target;
   auto add = [&](int position) {
-    target.names.push_back(schema.columns(position).name());
-    target.types.push_back(static_cast<TypeId>(schema.columns(position).type()));
+    target.names.push_back(schema.columns[position].name);
+    target.types.push_back(schema.columns[position].type);
     target.positions.push_back(position);
   };
   if (insert.columns.empty()) {
-    for (int i = 0; i < schema.columns_size(); ++i) add(i);
+    for (size_t i = 0; i < schema.columns.size(); ++i) add(i);
     return target;
   }
   for (const std::string& name : insert.columns) {
     int found = -1;
-    for (int i = 0; i < schema.columns_size(); ++i) {
-      if (schema.columns(i).name() == name) found = i;
+    for (size_t i = 0; i < schema.columns.size(); ++i) {
+      if (schema.columns[i].name == name) found = i;
     }
     if (found < 0) {
       return core::Error(ErrorCode::kNoSuchColumnInTable,
-                         "No such column " + name + " in table " + schema.name());
+                         "No such column " + name + " in table " + schema.name);
     }
     add(found);
   }
@@ -62,16 +64,11 @@ absl::StatusOr<Target> ResolveTarget(const sql::InsertStatement& insert,
 // Converts `column` to `type` with CAST (used for INSERT ... SELECT and computed VALUES).
 absl::StatusOr<core::ColumnPtr> ConvertColumn(core::ColumnPtr column, TypeId type) {
   if (column->type() == type) return column;
-  pb::Expr cast;
-  cast.set_type(static_cast<uint32_t>(type));
-  cast.mutable_call()->set_name("CAST");
-  pb::Expr* arg = cast.mutable_call()->add_args();
-  arg->set_type(static_cast<uint32_t>(column->type()));
-  arg->set_column(0);
-  pb::Expr* type_arg = cast.mutable_call()->add_args();
-  type_arg->set_type(static_cast<uint32_t>(TypeId::kString));
-  type_arg->mutable_literal()->set_string_value(std::string(core::TypeName(type)));
-  ASSIGN_OR_RETURN(auto expr, core::Expression::FromProto(cast));
+  core::plan::Expr cast =
+      core::Call("CAST", type,
+                 {core::Col(0, column->type()),
+                  core::Lit(std::string(core::TypeName(type)), TypeId::kString)});
+  ASSIGN_OR_RETURN(auto expr, core::Expression::Compile(cast));
   core::Block block;
   block.columns.push_back(std::move(column));
   return expr->Evaluate(block);
@@ -157,10 +154,10 @@ std::string NewInsertToken() {
 }
 
 // Returns the full-width block in table column order; columns not inserted get default values.
-core::Block Widen(const core::Block& block, const Target& target, const pb::TableSchema& schema) {
+core::Block Widen(const core::Block& block, const Target& target, const core::TableSchema& schema) {
   core::Block out;
   out.rows_without_columns = block.rows();
-  for (int i = 0; i < schema.columns_size(); ++i) {
+  for (size_t i = 0; i < schema.columns.size(); ++i) {
     int source = -1;
     for (size_t t = 0; t < target.positions.size(); ++t) {
       if (target.positions[t] == i) source = t;
@@ -169,7 +166,7 @@ core::Block Widen(const core::Block& block, const Target& target, const pb::Tabl
       out.columns.push_back(block.columns[source]);
       continue;
     }
-    auto column = std::make_shared<core::Column>(static_cast<TypeId>(schema.columns(i).type()));
+    auto column = std::make_shared<core::Column>(schema.columns[i].type);
     for (size_t r = 0; r < block.rows(); ++r) AppendDefault(column.get());
     out.columns.push_back(std::move(column));
   }
@@ -191,12 +188,12 @@ core::Block Widen(const core::Block& block, const Target& target, const pb::Tabl
 // which saves a round trip and a wake-up on both sides — most small INSERTs are such.
 class ChunkedInsert {
  public:
-  ChunkedInsert(const pb::TableSchema& schema, const WorkerSet& workers)
+  ChunkedInsert(const core::TableSchema& schema, const WorkerSet& workers)
       : schema_(schema), workers_(workers), token_(NewInsertToken()),
         chunks_(workers.size(), 0), touched_(workers.size(), 0) {
-    for (const std::string& key : schema.sharding_key()) {
-      for (int i = 0; i < schema.columns_size(); ++i) {
-        if (schema.columns(i).name() == key) key_columns_.push_back(i);
+    for (const std::string& key : schema.sharding_key) {
+      for (size_t i = 0; i < schema.columns.size(); ++i) {
+        if (schema.columns[i].name == key) key_columns_.push_back(i);
       }
     }
   }
@@ -257,7 +254,7 @@ class ChunkedInsert {
   void Abort() {
     (void)workers_.CallEach(Touched(), [&](size_t i) -> absl::Status {
       pb::AbortInsertRequest request;
-      request.set_table(schema_.name());
+      request.set_table(schema_.name);
       request.set_token(token_);
       pb::AbortInsertResponse response;
       grpc::ClientContext context;
@@ -272,7 +269,7 @@ class ChunkedInsert {
     if (inserted_) return rows_;  // visible already
     RETURN_IF_ERROR(workers_.CallEach(Touched(), [&](size_t i) -> absl::Status {
       pb::CommitInsertRequest request;
-      request.set_table(schema_.name());
+      request.set_table(schema_.name);
       request.set_token(token_);
       pb::CommitInsertResponse response;
       grpc::ClientContext context;
@@ -297,7 +294,7 @@ class ChunkedInsert {
   pb::InsertRequest MakeRequest(const core::Block& slice) const {
     std::string raw = core::EncodeBlock(slice);
     pb::InsertRequest request;
-    request.set_table(schema_.name());
+    request.set_table(schema_.name);
     request.mutable_block()->set_rows(slice.rows());
     request.mutable_block()->set_raw_size(raw.size());
     request.mutable_block()->set_data(core::CompressLz4(raw));
@@ -308,7 +305,7 @@ class ChunkedInsert {
     return std::chrono::system_clock::now() + std::chrono::minutes(10);
   }
 
-  const pb::TableSchema& schema_;
+  const core::TableSchema& schema_;
   const WorkerSet& workers_;
   const std::string token_;
   std::vector<size_t> key_columns_;
@@ -322,7 +319,7 @@ class ChunkedInsert {
 // Holds the unparsed rest of the text plus about one chunk (limits.max_bytes) of new text.
 absl::Status SendText(const sql::InsertStatement& insert, std::string_view input,
                       InputSource* more_input, const Target& target,
-                      const pb::TableSchema& schema, const InsertOptions& options,
+                      const core::TableSchema& schema, const InsertOptions& options,
                       ChunkedInsert* session) {
   const InputLimits& limits = options.chunk;
   ASSIGN_OR_RETURN(InputParser parser,
@@ -364,7 +361,7 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
     offset += consumed;
     if (options.cancelled && options.cancelled()) {
       return core::Error(core::ErrorCode::kQueryWasCancelled,
-                         "INSERT into " + schema.name() + " was cancelled; nothing was written");
+                         "INSERT into " + schema.name + " was cancelled; nothing was written");
     }
     bool last = exhausted && offset == pending.size();
     if (rows.rows() > 0) RETURN_IF_ERROR(session->Send(Widen(rows, target, schema), last));
@@ -376,17 +373,17 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
 }  // namespace
 
 absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::string_view input,
-                                       InputSource* more_input, const pb::TableSchema& schema,
+                                       InputSource* more_input, const core::TableSchema& schema,
                                        const WorkerSet& workers, const SelectRunner& run_select,
                                        const InsertOptions& options) {
   ASSIGN_OR_RETURN(Target target, ResolveTarget(insert, schema));
-  if (schema.sharding_key_size() > 0 && schema.shard_count() != 0 &&
-      schema.shard_count() != workers.size()) {
+  if (schema.sharding_key.size() > 0 && schema.shard_count != 0 &&
+      schema.shard_count != workers.size()) {
     // Routing modulo another worker count would scatter equal keys over workers and silently
     // break the final-merge rule (shard_local_aggregation.h) for the rows already there.
     return core::Error(core::ErrorCode::kBadArguments,
-                       "Table " + schema.name() + " is sharded by its sharding_key over " +
-                           std::to_string(schema.shard_count()) + " workers, but the cluster has " +
+                       "Table " + schema.name + " is sharded by its sharding_key over " +
+                           std::to_string(schema.shard_count) + " workers, but the cluster has " +
                            std::to_string(workers.size()) +
                            "; INSERT ... SELECT its rows into a table created on this cluster");
   }

@@ -18,7 +18,7 @@
 #include "coordinator/sql/ast.h"
 #include "coordinator/cluster/worker_set.h"
 #include "core/block.h"
-#include "granite/worker/v1/worker.pb.h"
+#include "core/table_schema.h"
 
 namespace granite::coordinator {
 
@@ -39,7 +39,7 @@ struct InsertOptions {
 // `more_input` (may be null).
 absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::string_view input,
                                        InputSource* more_input,
-                                       const granite::worker::v1::TableSchema& schema,
+                                       const core::TableSchema& schema,
                                        const WorkerSet& workers, const SelectRunner& run_select,
                                        const InsertOptions& options = {});
 

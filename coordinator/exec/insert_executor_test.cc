@@ -139,7 +139,7 @@ class InsertExecutorTest : public ::testing::Test {
     set_ = std::make_unique<WorkerSet>(addresses);
     schema_.set_name("t");
     for (const char* name : {"k", "v"}) {
-      pb::ColumnSpec* column = schema_.add_columns();
+      core::ColumnSchema* column = schema_.add_columns();
       column->set_name(name);
       column->set_type(static_cast<uint32_t>(TypeId::kUInt64));
     }
@@ -166,7 +166,7 @@ class InsertExecutorTest : public ::testing::Test {
   std::vector<std::unique_ptr<FakeWorker>> workers_;
   std::vector<std::unique_ptr<grpc::Server>> servers_;
   std::unique_ptr<WorkerSet> set_;
-  pb::TableSchema schema_;
+  core::TableSchema schema_;
 };
 
 std::string Rows(int n, int bad_row = 0) {

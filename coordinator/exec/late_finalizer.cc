@@ -19,8 +19,6 @@
 namespace granite::coordinator {
 namespace {
 
-namespace pb = granite::worker::v1;
-
 // Merge-side aggregators hold one bucket (as in bucketed_merger.cc).
 absl::StatusOr<std::unique_ptr<core::Aggregator>> NewBucketAggregator(
     const std::vector<core::TypeId>& key_types, const std::vector<core::AggregateSpec>& specs) {
@@ -30,19 +28,15 @@ absl::StatusOr<std::unique_ptr<core::Aggregator>> NewBucketAggregator(
 }
 
 // Adds the stage columns `expr` references to `columns`.
-void CollectColumns(const pb::Expr& expr, std::vector<size_t>* columns) {
-  if (expr.node_case() == pb::Expr::kColumn) columns->push_back(expr.column());
-  if (expr.node_case() == pb::Expr::kCall) {
-    for (const pb::Expr& arg : expr.call().args()) CollectColumns(arg, columns);
-  }
+void CollectColumns(const core::plan::Expr& expr, std::vector<size_t>* columns) {
+  if (expr.is_column()) columns->push_back(expr.column);
+  for (const core::plan::Expr& arg : expr.args) CollectColumns(arg, columns);
 }
 
 // Rewrites the column references of `expr` through `remap` (stage column -> early block column).
-void RemapColumns(const std::vector<int64_t>& remap, pb::Expr* expr) {
-  if (expr->node_case() == pb::Expr::kColumn) expr->set_column(remap[expr->column()]);
-  if (expr->node_case() == pb::Expr::kCall) {
-    for (pb::Expr& arg : *expr->mutable_call()->mutable_args()) RemapColumns(remap, &arg);
-  }
+void RemapColumns(const std::vector<int64_t>& remap, core::plan::Expr* expr) {
+  if (expr->is_column()) expr->column = static_cast<uint32_t>(remap[expr->column]);
+  for (core::plan::Expr& arg : expr->args) RemapColumns(remap, &arg);
 }
 
 // The first `keep` rows of SortPermutation({column}, {0, descending}, keep) for an integer column,
@@ -146,9 +140,9 @@ absl::StatusOr<std::unique_ptr<LateFinalizer>> LateFinalizer::Create(
     }
   }
   for (const core::SortColumn& order : plan.order) {
-    pb::Expr expr = plan.final_exprs[order.column];
+    core::plan::Expr expr = plan.final_exprs[order.column];
     RemapColumns(remap, &expr);
-    RETURN_IF_ERROR(core::Expression::FromProto(expr).status());  // fail at plan time, not per bucket
+    RETURN_IF_ERROR(core::Expression::Compile(expr).status());  // fail at plan time, not per bucket
     f.order_exprs_.push_back(std::move(expr));
   }
   // Checks that the aggregators can be built.
@@ -237,7 +231,7 @@ absl::StatusOr<LateFinalizer::Candidates> LateFinalizer::MergeCandidates(
   order_block.rows_without_columns = finalized.rows();
   std::vector<core::SortColumn> sort_keys;
   for (size_t k = 0; k < order_exprs_.size(); ++k) {
-    ASSIGN_OR_RETURN(auto expr, core::Expression::FromProto(order_exprs_[k]));
+    ASSIGN_OR_RETURN(auto expr, core::Expression::Compile(order_exprs_[k]));
     ASSIGN_OR_RETURN(core::ColumnPtr column, expr->Evaluate(finalized));
     order_block.columns.push_back(std::move(column));
     sort_keys.push_back({k, plan_.order[k].descending});

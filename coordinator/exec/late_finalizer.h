@@ -115,7 +115,7 @@ class LateFinalizer {
   std::vector<core::AggregateSpec> early_specs_;
   std::vector<size_t> state_begin_;      // per aggregate: its first state column in a partial block
   std::vector<size_t> state_count_;      // per aggregate: its state column count
-  std::vector<worker::v1::Expr> order_exprs_;  // plan.order's expressions over the early block
+  std::vector<core::plan::Expr> order_exprs_;  // plan.order's expressions over the early block
   size_t keep_ = 0;                      // limit + offset
   bool order_keys_ = false;              // the ORDER BY references a key column
   bool group_by_ref_ = false;            // phase 1 groups with a KeyRefGrouper

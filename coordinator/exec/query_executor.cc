@@ -17,9 +17,10 @@
 #include "coordinator/exec/bucketed_merger.h"
 #include "coordinator/exec/ddl_executor.h"
 #include "coordinator/cluster/fan_out.h"
-#include "coordinator/planner/group_limit_hash_filter.h"
+#include "coordinator/planner/rules/group_limit_hash_filter.h"
 #include "coordinator/exec/final_stage.h"
 #include "coordinator/exec/insert_executor.h"
+#include "coordinator/exec/explain.h"
 #include "coordinator/exec/late_finalizer.h"
 #include "coordinator/exec/part_statements.h"
 #include "coordinator/sql/lexer.h"
@@ -31,6 +32,7 @@
 namespace granite::coordinator {
 
 namespace pb = granite::worker::v1;
+
 using core::ErrorCode;
 using core::TypeId;
 
@@ -90,15 +92,15 @@ absl::Status ExecuteOptimize(const sql::OptimizeStatement& optimize, const Worke
   });
 }
 
-std::vector<core::AggregateSpec> SpecsOf(const pb::Fragment& fragment) {
+std::vector<core::AggregateSpec> SpecsOf(const core::plan::Fragment& fragment) {
   std::vector<core::AggregateSpec> specs;
-  for (const auto& call : fragment.aggregates()) {
+  for (const core::plan::AggregateCall& call : fragment.aggregate->calls) {
     core::AggregateSpec spec;
-    spec.name = call.name();
-    for (const auto& arg : call.args()) spec.arg_types.push_back(static_cast<TypeId>(arg.type()));
+    spec.name = call.name;
+    for (const core::plan::Expr& arg : call.args) spec.arg_types.push_back(arg.type);
     // The same state layout as the workers' (bitmap); disjoint only changes how workers write.
-    spec.bitmap_base = call.bitmap_base();
-    spec.bitmap_bits = call.bitmap_bits();
+    spec.bitmap_base = call.bitmap_base;
+    spec.bitmap_bits = call.bitmap_bits;
     specs.push_back(std::move(spec));
   }
   return specs;
@@ -129,6 +131,9 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
     return QueryResult{};
   }
   if (auto* select = std::get_if<sql::SelectStatement>(&statement)) return Select(*select, query);
+  if (auto* explain = std::get_if<sql::ExplainStatement>(&statement)) {
+    return Explain(*explain, query);
+  }
   if (auto* insert = std::get_if<sql::InsertStatement>(&statement)) {
     return Insert(*insert, input, more_input, insert_options, query);
   }
@@ -164,8 +169,8 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
   return core::Error(ErrorCode::kNotImplemented, "This statement is not supported yet");
 }
 
-absl::StatusOr<QueryResult> QueryExecutor::Select(const sql::SelectStatement& select,
-                                                  QueryContext* query) {
+absl::StatusOr<QueryPlan> QueryExecutor::PlanSelect(const sql::SelectStatement& select,
+                                                   QueryContext* query) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
   Binder binder(
       catalog_,
@@ -174,7 +179,33 @@ absl::StatusOr<QueryResult> QueryExecutor::Select(const sql::SelectStatement& se
         return BuildSystemTable(name, *workers_, *catalog_, registry_);
       },
       workers_->size(), query->settings);
-  ASSIGN_OR_RETURN(QueryPlan plan, binder.Bind(select));
+  return binder.Bind(select);
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& explain,
+                                                   QueryContext* query) {
+  ASSIGN_OR_RETURN(ExplainOptions options, ParseExplainOptions(explain.options));
+  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(explain.select, query));
+  std::optional<IndexSummary> indexes;
+  if (options.indexes && plan.source == SourceKind::kWorkers && plan.fragment.scan.is_table()) {
+    core::plan::Fragment prune_only = plan.fragment;
+    prune_only.explain_only = true;
+    RETURN_IF_ERROR(FanOut(*workers_, prune_only, query, nullptr).status());
+    indexes = IndexSummary{query->parts_selected, query->parts_total, query->granules_selected,
+                           query->granules_total};
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (std::string& line : ExplainLines(plan, workers_->size(), indexes)) {
+    rows.push_back({std::move(line)});
+  }
+  QueryResult result = StringTable({"explain"}, rows);
+  result.format = explain.select.format;
+  return result;
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::Select(const sql::SelectStatement& select,
+                                                  QueryContext* query) {
+  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(select, query));
   QueryResult result;
   result.has_rows = true;
   result.names = plan.names;
@@ -207,7 +238,6 @@ absl::StatusOr<core::Block> QueryExecutor::RunLocal(const QueryPlan& plan) {
 }
 
 absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryContext* query) {
-  core::Block stage;
   if (plan.source != SourceKind::kLocal && membership_ != nullptr) {
     RETURN_IF_ERROR(membership_->EnsureAllAvailable());  // fail fast, naming the worker
   }
@@ -220,56 +250,15 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
     ASSIGN_OR_RETURN(slot, admission_->Admit(query, max_wait));
   }
   core::ScopedThreadNice nice(client_select ? select_nice_ : 0);
+  core::Block stage;
   if (plan.source == SourceKind::kLocal) {
     ASSIGN_OR_RETURN(stage, RunLocal(plan));
-  } else if (plan.fragment.aggregate() && !plan.fragment.finalize_on_worker()) {
-    std::vector<TypeId> key_types;
-    for (const auto& key : plan.fragment.group_keys()) {
-      key_types.push_back(static_cast<TypeId>(key.type()));
-    }
-    // Outlives the merger: merges in flight use it until the merger's destructor has waited.
-    std::unique_ptr<LateFinalizer> late;
-    BucketedMerger merger(key_types, SpecsOf(plan.fragment), workers_->size(), pool_,
-                          [query] { return query->cancelled(); });
-    // LIMIT n without ORDER BY or HAVING: any n complete groups answer it (final expressions
-    // are computed row by row and never drop rows), so the merge may stop at n + offset groups.
-    // With the key-hash filter every bucket must be merged instead (KeepBottomGroups below).
-    if (plan.has_limit && plan.limit > 0 && !plan.has_having && plan.order.empty() &&
-        !key_types.empty() && plan.fragment.group_limit_hash_filter() == 0) {
-      merger.SetGroupLimit(plan.limit + plan.offset);
-    }
-    // ORDER BY ... LIMIT n: each merged bucket is cut to its top rows on the pool (final_stage.h).
-    bool cut = CanCutByPiece(plan) && !key_types.empty() &&
-               plan.fragment.group_limit_hash_filter() == 0;
-    if (cut) {
-      merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
-      merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
-        return CombineCutPieces(plan, std::move(pieces));
-      });
-      // ORDER BY needing only some aggregates: the others are finalized for the top rows only.
-      ASSIGN_OR_RETURN(late, LateFinalizer::Create(plan, key_types, SpecsOf(plan.fragment)));
-      if (late) late->Attach(&merger);
-    }
-    RETURN_IF_ERROR(FanOut(*workers_, plan.fragment, query, &merger).status());
-    ASSIGN_OR_RETURN(stage, merger.Finish());
-    query->merge_ns += merger.merge_ns();
-    if (cut) {
-      query->NoteMemory(ByteSizeOf(stage));
-      return FinishFinalStage(plan, std::move(stage));
-    }
-    query->NoteMemory(ByteSizeOf(stage));
+  } else if (plan.fragment.aggregate && !plan.fragment.aggregate->finalize_on_worker) {
+    ASSIGN_OR_RETURN(stage, RunBucketMerge(plan, query));
+    // A piece-cut merge already ran the final stage's ORDER BY ... LIMIT per bucket.
+    if (plan.piece_cut) return FinishFinalStage(plan, std::move(stage));
   } else {
-    // Projections, or groups each worker finalized itself (shard_local_aggregation.h): the final
-    // merge is skipped and the blocks are only concatenated.
-    if (plan.fragment.finalize_on_worker()) query->final_merge_skipped = true;
-    ASSIGN_OR_RETURN(auto per_worker, FanOut(*workers_, plan.fragment, query, nullptr));
-    std::vector<core::Block> blocks;
-    for (auto& worker_blocks : per_worker) {
-      for (auto& block : worker_blocks) blocks.push_back(std::move(block));
-    }
-    stage = core::ConcatBlocks(blocks);
-    // The workers' blocks and their concatenation are both alive here.
-    query->NoteMemory(2 * ByteSizeOf(stage));
+    ASSIGN_OR_RETURN(stage, RunConcat(plan, query));
   }
   // GROUP BY ... LIMIT with the key-hash filter: only the L smallest (hash, key) groups are
   // complete for sure (group_limit_hash_filter.h).
@@ -277,12 +266,54 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
   return RunFinalStage(plan, stage);
 }
 
+absl::StatusOr<core::Block> QueryExecutor::RunBucketMerge(const QueryPlan& plan,
+                                                          QueryContext* query) {
+  std::vector<TypeId> key_types;
+  for (const core::plan::Expr& key : plan.fragment.aggregate->keys) key_types.push_back(key.type);
+  // Outlives the merger: merges in flight use it until the merger's destructor has waited.
+  std::unique_ptr<LateFinalizer> late;
+  BucketedMerger merger(key_types, SpecsOf(plan.fragment), workers_->size(), pool_,
+                        [query] { return query->cancelled(); });
+  if (plan.merge_group_limit > 0) merger.SetGroupLimit(plan.merge_group_limit);
+  if (plan.piece_cut) {
+    // Each merged bucket is cut to its ORDER BY ... LIMIT top on the pool (final_stage.h).
+    merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
+    merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
+      return CombineCutPieces(plan, std::move(pieces));
+    });
+  }
+  if (plan.late_finalization) {
+    ASSIGN_OR_RETURN(late, LateFinalizer::Create(plan, key_types, SpecsOf(plan.fragment)));
+    if (late) late->Attach(&merger);
+  }
+  RETURN_IF_ERROR(FanOut(*workers_, plan.fragment, query, &merger).status());
+  ASSIGN_OR_RETURN(core::Block stage, merger.Finish());
+  query->merge_ns += merger.merge_ns();
+  query->NoteMemory(ByteSizeOf(stage));
+  return stage;
+}
+
+absl::StatusOr<core::Block> QueryExecutor::RunConcat(const QueryPlan& plan, QueryContext* query) {
+  // Projections, or groups each worker finalized itself (shard_local_aggregation.h): the final
+  // merge is skipped and the blocks are only concatenated.
+  if (plan.fragment.aggregate) query->final_merge_skipped = true;
+  ASSIGN_OR_RETURN(auto per_worker, FanOut(*workers_, plan.fragment, query, nullptr));
+  std::vector<core::Block> blocks;
+  for (auto& worker_blocks : per_worker) {
+    for (auto& block : worker_blocks) blocks.push_back(std::move(block));
+  }
+  core::Block stage = core::ConcatBlocks(blocks);
+  // The workers' blocks and their concatenation are both alive here.
+  query->NoteMemory(2 * ByteSizeOf(stage));
+  return stage;
+}
+
 absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& insert,
                                                   std::string_view input, InputSource* more_input,
                                                   const InsertOptions& options,
                                                   QueryContext* query) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
-  ASSIGN_OR_RETURN(std::optional<pb::TableSchema> schema, catalog_->Lookup(insert.table));
+  ASSIGN_OR_RETURN(std::optional<core::TableSchema> schema, catalog_->Lookup(insert.table));
   SelectRunner run_select = [&](const sql::SelectStatement& select) -> absl::StatusOr<core::Block> {
     ASSIGN_OR_RETURN(QueryResult result, Select(select, query));
     return result.block;
@@ -299,7 +330,7 @@ absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& in
 absl::StatusOr<QueryResult> QueryExecutor::ShowTables(const sql::ShowTablesStatement& show) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
   std::vector<std::vector<std::string>> rows;
-  for (const auto& schema : catalog_->All()) rows.push_back({schema.name()});
+  for (const auto& schema : catalog_->All()) rows.push_back({schema.name});
   QueryResult result = StringTable({"name"}, rows);
   result.format = show.format;
   return result;
@@ -307,10 +338,10 @@ absl::StatusOr<QueryResult> QueryExecutor::ShowTables(const sql::ShowTablesState
 
 absl::StatusOr<QueryResult> QueryExecutor::Describe(const sql::DescribeStatement& describe) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
-  ASSIGN_OR_RETURN(std::optional<pb::TableSchema> schema, catalog_->Lookup(describe.table));
+  ASSIGN_OR_RETURN(std::optional<core::TableSchema> schema, catalog_->Lookup(describe.table));
   std::vector<std::vector<std::string>> rows;
-  for (const auto& column : schema->columns()) {
-    rows.push_back({column.name(), std::string(core::TypeName(static_cast<TypeId>(column.type()))),
+  for (const auto& column : schema->columns) {
+    rows.push_back({column.name, std::string(core::TypeName(column.type)),
                     "", "", "", "", ""});
   }
   QueryResult result = StringTable({"name", "type", "default_type", "default_expression", "comment",

@@ -65,8 +65,15 @@ class QueryExecutor {
 
  private:
   absl::StatusOr<QueryResult> Select(const sql::SelectStatement& select, QueryContext* query);
+  // Binds a SELECT (the planner rules applied) for Select and Explain.
+  absl::StatusOr<QueryPlan> PlanSelect(const sql::SelectStatement& select, QueryContext* query);
+  absl::StatusOr<QueryResult> Explain(const sql::ExplainStatement& explain, QueryContext* query);
   // Runs a planned SELECT and returns its result block.
   absl::StatusOr<core::Block> Run(const QueryPlan& plan, QueryContext* query);
+  // The two ways a SELECT's worker results come together: partial states merged by bucket
+  // (BucketedMerger, as the plan's merge fields say), or blocks concatenated.
+  absl::StatusOr<core::Block> RunBucketMerge(const QueryPlan& plan, QueryContext* query);
+  absl::StatusOr<core::Block> RunConcat(const QueryPlan& plan, QueryContext* query);
   absl::StatusOr<core::Block> RunLocal(const QueryPlan& plan);
   absl::StatusOr<QueryResult> Insert(const sql::InsertStatement& insert, std::string_view input,
                                      InputSource* more_input, const InsertOptions& options,

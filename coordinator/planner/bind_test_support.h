@@ -26,11 +26,11 @@ struct TestColumn {
 
 // Returns the schema of table `name` with `columns`, sharded by `sharding_key` across
 // `shard_count` workers (no key and 0: unsharded).
-inline worker::v1::TableSchema TestTable(const std::string& name,
+inline core::TableSchema TestTable(const std::string& name,
                                          const std::vector<TestColumn>& columns,
                                          std::vector<std::string> sharding_key = {},
                                          uint32_t shard_count = 0) {
-  worker::v1::TableSchema schema;
+  core::TableSchema schema;
   schema.set_name(name);
   for (const TestColumn& column : columns) {
     worker::v1::ColumnSpec* spec = schema.add_columns();

@@ -10,16 +10,12 @@
 #include "core/functions/expr_builder.h"
 #include "core/status_macros.h"
 #include "core/table_functions/table_function.h"
-#include "coordinator/planner/distinct_planner.h"
-#include "coordinator/planner/group_limit_hash_filter.h"
+#include "coordinator/planner/rules/rule.h"
 #include "coordinator/planner/select_binder.h"
-#include "coordinator/planner/shard_local_aggregation.h"
-#include "coordinator/planner/shard_local_top_n.h"
 #include "coordinator/sql/parser.h"
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 using core::ErrorCode;
 using core::TypeId;
 using sql::Expr;
@@ -66,7 +62,7 @@ absl::StatusOr<const Expr*> Positional(const Expr& e, const std::vector<sql::Exp
 
 // Binds FROM f(...) through the table-function registry: the arguments must be literals.
 absl::StatusOr<const core::TableFunction*> BindTableFunction(const sql::TableRef& from,
-                                                            pb::TableFunctionSource* out) {
+                                                            core::plan::TableFunctionCall* out) {
   const core::TableFunction* function = core::FindTableFunction(from.name);
   if (function == nullptr) {
     return ErrorAt(ErrorCode::kUnknownFunction, "Unknown table function " + from.name, from.position);
@@ -88,65 +84,14 @@ absl::StatusOr<const core::TableFunction*> BindTableFunction(const sql::TableRef
     return ErrorAt(core::CodeOf(bound.status()), std::string(bound.status().message()),
                    from.position);
   }
-  out->set_name(std::string(function->name));
-  for (uint64_t v : *bound) out->add_args(v);
+  out->name = std::string(function->name);
+  out->args = *std::move(bound);
   return function;
 }
 
-}  // namespace
-
-absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
-  QueryPlan plan;
-  plan.format = select.format;
-  plan.settings = settings_;
-  RETURN_IF_ERROR(plan.settings.Apply(select.settings));
-  for (const auto& [name, value] : plan.settings.Changes()) {
-    (*plan.fragment.mutable_settings())[name] = value;
-  }
-  std::vector<std::string> names;
-  std::vector<TypeId> types;
-  pb::Source* source = plan.fragment.mutable_source();
-  std::optional<pb::TableSchema> table_schema;  // the table read, if any
-  if (!select.from) {
-    plan.source = SourceKind::kLocal;
-    plan.local_input.rows_without_columns = 1;
-  } else {
-    const sql::TableRef& from = *select.from;
-    if (from.is_function) {
-      ASSIGN_OR_RETURN(const core::TableFunction* function,
-                       BindTableFunction(from, source->mutable_function()));
-      plan.ordered_source = function->ordered;
-      for (const core::TableFunctionColumn& column : function->columns) {
-        names.emplace_back(column.name);
-        types.push_back(column.type);
-      }
-    } else if (from.database == "system") {
-      ASSIGN_OR_RETURN(LocalTable table, system_tables_(from.name));
-      plan.source = SourceKind::kLocal;
-      names = table.names;
-      types = table.types;
-      plan.local_input = std::move(table.block);
-    } else {
-      if (!from.database.empty() && from.database != "default") {
-        return ErrorAt(ErrorCode::kUnknownTable, "Database " + from.database + " does not exist",
-                       from.position);
-      }
-      absl::StatusOr<pb::TableSchema> found = catalog_->Lookup(from.name);
-      if (!found.ok()) {
-        return ErrorAt(core::CodeOf(found.status()), std::string(found.status().message()),
-                       from.position);
-      }
-      std::optional<pb::TableSchema> schema = *std::move(found);
-      source->set_table(from.name);
-      for (const auto& column : schema->columns()) {
-        names.push_back(column.name());
-        types.push_back(static_cast<TypeId>(column.type()));
-      }
-      table_schema = std::move(schema);
-    }
-  }
-
-  // SELECT * expands to every column, in table order.
+// Returns the select list with `*` expanded to every source column, in source order.
+std::vector<sql::ExprPtr> ExpandStar(const sql::SelectStatement& select,
+                                     const std::vector<std::string>& names) {
   std::vector<sql::ExprPtr> items;
   for (const auto& item : select.select) {
     if (item->kind != ExprKind::kStar) {
@@ -161,142 +106,198 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
       items.push_back(column);
     }
   }
+  return items;
+}
+
+// Returns where `bound` is in `exprs`, appending it when absent.
+size_t IndexOrAppend(std::vector<core::plan::Expr>* exprs, core::plan::Expr bound) {
+  size_t index = std::find(exprs->begin(), exprs->end(), bound) - exprs->begin();
+  if (index == exprs->size()) exprs->push_back(std::move(bound));
+  return index;
+}
+
+}  // namespace
+
+absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
+  QueryPlan plan;
+  plan.format = select.format;
+  plan.settings = settings_;
+  RETURN_IF_ERROR(plan.settings.Apply(select.settings));
+  plan.fragment.settings = plan.settings;
+  ASSIGN_OR_RETURN(Source source, BindSource(select, &plan));
+  std::vector<sql::ExprPtr> items = ExpandStar(select, source.names);
   if (items.empty()) {
     return core::Error(ErrorCode::kEmptyListOfColumnsPassed, "Empty list of columns in SELECT query");
   }
-
-  SelectBinder binder(names, types);
+  SelectBinder binder(source.names, source.types);
   for (const auto& item : items) binder.AddAlias(*item);
   for (const auto& item : items) {
     plan.names.push_back(item->alias.empty() ? sql::ColumnName(*CanonicalForName(*item))
                                              : item->alias);
   }
-
   bool aggregating = !select.group_by.empty() || select.distinct || select.having != nullptr;
   for (const auto& item : items) aggregating = aggregating || binder.ContainsAggregate(*item);
   for (const auto& order : select.order_by) {
     aggregating = aggregating || binder.ContainsAggregate(*order.expr);
   }
-
-  if (select.where) {
-    if (binder.ContainsAggregate(*select.where)) {
-      return ErrorAt(ErrorCode::kIllegalAggregation, "Aggregate function is found in WHERE",
-                     select.where->position);
-    }
-    ASSIGN_OR_RETURN(pb::Expr filter, binder.BindInput(*select.where));
-    if (TypeOf(filter) != TypeId::kUInt8) {
-      if (!core::IsNumeric(TypeOf(filter))) {
-        return ErrorAt(ErrorCode::kIllegalTypeOfArgument,
-                       "Illegal type " + std::string(core::TypeName(TypeOf(filter))) +
-                           " of column for filter: it must be a number",
-                       select.where->position);
-      }
-      pb::Expr wrapped;
-      wrapped.set_type(static_cast<uint32_t>(TypeId::kUInt8));
-      wrapped.mutable_call()->set_name("notEquals");
-      *wrapped.mutable_call()->add_args() = filter;
-      *wrapped.mutable_call()->add_args() = core::Lit(uint64_t{0}, TypeId::kUInt8);
-      filter = wrapped;
-    }
-    *plan.fragment.mutable_filter() = std::move(filter);
-  }
-
+  if (select.where) RETURN_IF_ERROR(BindWhere(*select.where, binder, &plan));
   // ORDER BY items resolved to expressions (positions refer to select items).
   std::vector<const Expr*> order_exprs;
   for (const auto& order : select.order_by) {
     ASSIGN_OR_RETURN(const Expr* positional, Positional(*order.expr, items));
     order_exprs.push_back(positional ? positional : order.expr.get());
   }
-
   if (aggregating) {
-    if (select.distinct && !select.group_by.empty()) {
-      return core::Error(ErrorCode::kNotImplemented, "SELECT DISTINCT with GROUP BY is not supported");
-    }
-    if (select.distinct) {
-      for (const auto& item : items) RETURN_IF_ERROR(binder.AddKey(*item));
-    }
-    for (const auto& key : select.group_by) {
-      ASSIGN_OR_RETURN(const Expr* positional, Positional(*key, items));
-      RETURN_IF_ERROR(binder.AddKey(positional ? *positional : *key));
-    }
-    if (plan.settings.optimize_group_by_function_keys) binder.DropDependentKeys();
-    for (const auto& item : items) {
-      ASSIGN_OR_RETURN(pb::Expr bound, binder.BindPostAggregation(*item));
-      plan.types.push_back(TypeOf(bound));
-      plan.final_exprs.push_back(std::move(bound));
-    }
-    if (select.having) {
-      ASSIGN_OR_RETURN(plan.having, binder.BindPostAggregation(*select.having));
-      plan.has_having = true;
-    }
-    for (size_t i = 0; i < order_exprs.size(); ++i) {
-      ASSIGN_OR_RETURN(pb::Expr bound, binder.BindPostAggregation(*order_exprs[i]));
-      std::string signature = bound.SerializeAsString();
-      size_t index = 0;
-      while (index < plan.final_exprs.size() &&
-             plan.final_exprs[index].SerializeAsString() != signature) {
-        ++index;
-      }
-      if (index == plan.final_exprs.size()) plan.final_exprs.push_back(std::move(bound));
-      plan.order.push_back({index, select.order_by[i].descending});
-    }
-    plan.fragment.set_aggregate(true);
-    for (const auto& key : binder.keys()) *plan.fragment.add_group_keys() = key;
-    for (const auto& call : binder.aggregates()) *plan.fragment.add_aggregates() = call;
+    RETURN_IF_ERROR(BindAggregation(select, items, order_exprs, binder, &plan));
   } else {
-    std::vector<std::string> signatures;
-    for (const auto& item : items) {
-      ASSIGN_OR_RETURN(pb::Expr bound, binder.BindInput(*item));
-      plan.types.push_back(TypeOf(bound));
-      signatures.push_back(bound.SerializeAsString());
-      *plan.fragment.add_projections() = std::move(bound);
-    }
-    for (size_t i = 0; i < order_exprs.size(); ++i) {
-      ASSIGN_OR_RETURN(pb::Expr bound, binder.BindInput(*order_exprs[i]));
-      std::string signature = bound.SerializeAsString();
-      size_t index = std::find(signatures.begin(), signatures.end(), signature) - signatures.begin();
-      if (index == signatures.size()) {
-        signatures.push_back(signature);
-        *plan.fragment.add_projections() = std::move(bound);
-      }
-      plan.order.push_back({index, select.order_by[i].descending});
-      pb::SortKey* key = plan.fragment.add_order_by();
-      key->set_column(index);
-      key->set_descending(select.order_by[i].descending);
-    }
-    for (int i = 0; i < plan.fragment.projections_size(); ++i) {
-      plan.final_exprs.push_back(core::Col(i, TypeOf(plan.fragment.projections(i))));
-    }
-    if (select.limit) plan.fragment.set_limit(*select.limit + select.offset.value_or(0));
+    RETURN_IF_ERROR(BindProjection(select, items, order_exprs, binder, &plan));
   }
   plan.visible = items.size();
-  if (select.limit) {
-    plan.has_limit = true;
-    plan.limit = *select.limit;
-  }
+  plan.has_limit = select.limit.has_value();
+  plan.limit = select.limit.value_or(0);
   plan.offset = select.offset.value_or(0);
-
   // The source columns every expression above refers to, in input order.
-  std::vector<size_t> positions = binder.SourcePositions();
-  for (const std::string& column : binder.SourceColumns()) source->add_columns(column);
+  plan.fragment.scan.columns = binder.SourceColumns();
   if (plan.source == SourceKind::kLocal && !plan.local_input.columns.empty()) {
     core::Block input;
     input.rows_without_columns = plan.local_input.rows();
-    for (size_t position : positions) input.columns.push_back(plan.local_input.columns[position]);
+    for (size_t position : binder.SourcePositions()) {
+      input.columns.push_back(plan.local_input.columns[position]);
+    }
     plan.local_input = std::move(input);
   }
-  PlanBoundedAggregation(&plan.fragment, table_schema ? &*table_schema : nullptr, worker_count_,
-                         plan.settings);
-  ASSIGN_OR_RETURN(uint64_t hash_filter_groups, DecideGroupLimitHashFilter(plan));
-  plan.fragment.set_group_limit_hash_filter(hash_filter_groups);
-  // GROUP BY ... LIMIT without ORDER BY: the key-hash filter aggregates only a few groups, far
-  // cheaper than finalizing every group on the workers, so it wins when both rules apply.
-  if (table_schema && plan.fragment.aggregate() && hash_filter_groups == 0) {
-    plan.fragment.set_finalize_on_worker(
-        DecideShardLocalAggregation(plan.fragment, *table_schema, worker_count_, plan.settings).fire);
-    PlanShardLocalTopN(&plan);
-  }
+  plan.fragment.settings = plan.settings;
+  ApplyPlannerRules(&plan, RuleContext{source.table ? &*source.table : nullptr, worker_count_});
   return plan;
+}
+
+absl::StatusOr<Binder::Source> Binder::BindSource(const sql::SelectStatement& select,
+                                                  QueryPlan* plan) {
+  Source source;
+  if (!select.from) {
+    plan->source = SourceKind::kLocal;
+    plan->local_input.rows_without_columns = 1;
+    return source;
+  }
+  const sql::TableRef& from = *select.from;
+  if (from.is_function) {
+    core::plan::TableFunctionCall call;
+    ASSIGN_OR_RETURN(const core::TableFunction* function, BindTableFunction(from, &call));
+    plan->fragment.scan.function = std::move(call);
+    plan->ordered_source = function->ordered;
+    for (const core::TableFunctionColumn& column : function->columns) {
+      source.names.emplace_back(column.name);
+      source.types.push_back(column.type);
+    }
+    return source;
+  }
+  if (from.database == "system") {
+    ASSIGN_OR_RETURN(LocalTable table, system_tables_(from.name));
+    plan->source = SourceKind::kLocal;
+    source.names = table.names;
+    source.types = table.types;
+    plan->local_input = std::move(table.block);
+    return source;
+  }
+  if (!from.database.empty() && from.database != "default") {
+    return ErrorAt(ErrorCode::kUnknownTable, "Database " + from.database + " does not exist",
+                   from.position);
+  }
+  absl::StatusOr<core::TableSchema> found = catalog_->Lookup(from.name);
+  if (!found.ok()) {
+    return ErrorAt(core::CodeOf(found.status()), std::string(found.status().message()),
+                   from.position);
+  }
+  plan->fragment.scan.table = from.name;
+  for (const core::ColumnSchema& column : found->columns) {
+    source.names.push_back(column.name);
+    source.types.push_back(column.type);
+  }
+  source.table = *std::move(found);
+  return source;
+}
+
+absl::Status Binder::BindWhere(const sql::Expr& where, SelectBinder& binder, QueryPlan* plan) {
+  if (binder.ContainsAggregate(where)) {
+    return ErrorAt(ErrorCode::kIllegalAggregation, "Aggregate function is found in WHERE",
+                   where.position);
+  }
+  ASSIGN_OR_RETURN(core::plan::Expr filter, binder.BindInput(where));
+  if (filter.type != TypeId::kUInt8) {
+    if (!core::IsNumeric(filter.type)) {
+      return ErrorAt(ErrorCode::kIllegalTypeOfArgument,
+                     "Illegal type " + std::string(core::TypeName(filter.type)) +
+                         " of column for filter: it must be a number",
+                     where.position);
+    }
+    filter = core::Call("notEquals", TypeId::kUInt8,
+                        {std::move(filter), core::Lit(uint64_t{0}, TypeId::kUInt8)});
+  }
+  plan->fragment.filter = std::move(filter);
+  return absl::OkStatus();
+}
+
+absl::Status Binder::BindAggregation(const sql::SelectStatement& select,
+                                     const std::vector<sql::ExprPtr>& items,
+                                     const std::vector<const Expr*>& order_exprs,
+                                     SelectBinder& binder, QueryPlan* plan) {
+  if (select.distinct && !select.group_by.empty()) {
+    return core::Error(ErrorCode::kNotImplemented, "SELECT DISTINCT with GROUP BY is not supported");
+  }
+  if (select.distinct) {
+    for (const auto& item : items) RETURN_IF_ERROR(binder.AddKey(*item));
+  }
+  for (const auto& key : select.group_by) {
+    ASSIGN_OR_RETURN(const Expr* positional, Positional(*key, items));
+    RETURN_IF_ERROR(binder.AddKey(positional ? *positional : *key));
+  }
+  if (plan->settings.optimize_group_by_function_keys) binder.DropDependentKeys();
+  for (const auto& item : items) {
+    ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindPostAggregation(*item));
+    plan->types.push_back(bound.type);
+    plan->final_exprs.push_back(std::move(bound));
+  }
+  if (select.having) {
+    ASSIGN_OR_RETURN(plan->having, binder.BindPostAggregation(*select.having));
+    plan->has_having = true;
+  }
+  for (size_t i = 0; i < order_exprs.size(); ++i) {
+    ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindPostAggregation(*order_exprs[i]));
+    size_t index = IndexOrAppend(&plan->final_exprs, std::move(bound));
+    plan->order.push_back({index, select.order_by[i].descending});
+  }
+  core::plan::Aggregate aggregate;
+  aggregate.keys = binder.keys();
+  aggregate.calls = binder.aggregates();
+  plan->fragment.aggregate = std::move(aggregate);
+  return absl::OkStatus();
+}
+
+absl::Status Binder::BindProjection(const sql::SelectStatement& select,
+                                    const std::vector<sql::ExprPtr>& items,
+                                    const std::vector<const Expr*>& order_exprs,
+                                    SelectBinder& binder, QueryPlan* plan) {
+  core::plan::Fragment& fragment = plan->fragment;
+  for (const auto& item : items) {
+    ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindInput(*item));
+    plan->types.push_back(bound.type);
+    fragment.projections.push_back(std::move(bound));
+  }
+  for (size_t i = 0; i < order_exprs.size(); ++i) {
+    ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindInput(*order_exprs[i]));
+    // Equal expressions share one projection (items come first, so duplicates among them stay).
+    size_t index = std::find(fragment.projections.begin(), fragment.projections.end(), bound) -
+                   fragment.projections.begin();
+    if (index == fragment.projections.size()) fragment.projections.push_back(std::move(bound));
+    plan->order.push_back({index, select.order_by[i].descending});
+    fragment.order_by.push_back(
+        core::plan::SortKey{static_cast<uint32_t>(index), select.order_by[i].descending});
+  }
+  for (size_t i = 0; i < fragment.projections.size(); ++i) {
+    plan->final_exprs.push_back(core::Col(static_cast<uint32_t>(i), fragment.projections[i].type));
+  }
+  if (select.limit) fragment.limit = *select.limit + select.offset.value_or(0);
+  return absl::OkStatus();
 }
 
 }  // namespace granite::coordinator

@@ -10,12 +10,14 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "coordinator/cluster/catalog.h"
 #include "coordinator/planner/query_plan.h"
+#include "coordinator/planner/select_binder.h"
 #include "coordinator/sql/ast.h"
 #include "core/settings/settings.h"
 
@@ -44,6 +46,28 @@ class Binder {
   absl::StatusOr<QueryPlan> Bind(const sql::SelectStatement& select);
 
  private:
+  // The columns a SELECT's source offers, and the table's schema when it reads a table.
+  struct Source {
+    std::vector<std::string> names;
+    std::vector<core::TypeId> types;
+    std::optional<core::TableSchema> table;
+  };
+
+  // Resolves FROM into plan->source / plan->fragment.scan (or local_input).
+  absl::StatusOr<Source> BindSource(const sql::SelectStatement& select, QueryPlan* plan);
+  // Binds WHERE as the fragment's filter (a number compared with 0 when not UInt8).
+  absl::Status BindWhere(const sql::Expr& where, SelectBinder& binder, QueryPlan* plan);
+  // Binds an aggregating SELECT: keys, aggregate calls, final expressions, HAVING, ORDER BY.
+  absl::Status BindAggregation(const sql::SelectStatement& select,
+                               const std::vector<sql::ExprPtr>& items,
+                               const std::vector<const sql::Expr*>& order_exprs,
+                               SelectBinder& binder, QueryPlan* plan);
+  // Binds a projecting SELECT: projections, the partial top-N, final expressions.
+  absl::Status BindProjection(const sql::SelectStatement& select,
+                              const std::vector<sql::ExprPtr>& items,
+                              const std::vector<const sql::Expr*>& order_exprs,
+                              SelectBinder& binder, QueryPlan* plan);
+
   const Catalog* catalog_;
   LocalTableProvider system_tables_;
   size_t worker_count_;

@@ -8,12 +8,13 @@
 #include "core/types.h"
 
 namespace granite::coordinator {
-namespace {
 
 namespace pb = granite::worker::v1;
+namespace {
+
 using core::TypeId;
 
-pb::TableSchema Hits() {
+core::TableSchema Hits() {
   return test::TestTable("hits", {{"ClientIP", TypeId::kInt32},
                                   {"URL", TypeId::kString},
                                   {"f", TypeId::kFloat64},

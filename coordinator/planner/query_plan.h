@@ -1,5 +1,6 @@
 // QueryPlan: what the binder makes of a SELECT — the fragment every worker runs, and the final
-// stage the coordinator runs over the merged result (HAVING, output expressions, ORDER BY, LIMIT).
+// stage the coordinator runs over the merged result (HAVING, output expressions, ORDER BY, LIMIT),
+// and how it merges the workers' results.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +11,7 @@
 #include "core/block_sort.h"
 #include "core/settings/settings.h"
 #include "core/types.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/fragment.h"
 
 namespace granite::coordinator {
 
@@ -27,7 +28,7 @@ enum class SourceKind {
 // ORDER BY keys.
 struct QueryPlan {
   SourceKind source = SourceKind::kWorkers;
-  granite::worker::v1::Fragment fragment;
+  core::plan::Fragment fragment;
   // The query's settings (the session's, the request's, then the SELECT's SETTINGS); the
   // fragment carries their changes to the workers.
   core::Settings settings;
@@ -37,8 +38,8 @@ struct QueryPlan {
   bool ordered_source = false;
 
   bool has_having = false;
-  granite::worker::v1::Expr having;
-  std::vector<granite::worker::v1::Expr> final_exprs;
+  core::plan::Expr having;
+  std::vector<core::plan::Expr> final_exprs;
   size_t visible = 0;
   std::vector<core::SortColumn> order;  // indexes into final_exprs
   uint64_t limit = 0;                   // 0 = none
@@ -48,6 +49,14 @@ struct QueryPlan {
   std::vector<std::string> names;      // result column names (visible ones)
   std::vector<core::TypeId> types;     // result column types (visible ones)
   std::string format;                  // FORMAT clause, empty if none
+
+  // How the coordinator merges partial states (aggregating fragments not finalized on the
+  // workers), as the planner rules (rules/rule.h) decided:
+  uint64_t merge_group_limit = 0;  // > 0: the merge stops at this many complete groups
+  bool piece_cut = false;          // each merged bucket is cut to its ORDER BY ... LIMIT top
+  bool late_finalization = false;  // with piece_cut: aggregates outside ORDER BY are finalized
+                                   // for the top rows only (exec/late_finalizer.h)
+  std::vector<std::string> rules_fired;  // names of the rules that changed the plan, in order
 };
 
 }  // namespace granite::coordinator

@@ -13,10 +13,12 @@
 #include "core/functions/expr_builder.h"
 #include "core/functions/function_registry.h"
 #include "core/status_macros.h"
+#include "core/wire/plan_codec.h"
 
 namespace granite::coordinator {
 
 namespace pb = granite::worker::v1;
+
 using core::ErrorCode;
 using core::TypeId;
 using sql::Expr;
@@ -25,23 +27,28 @@ using sql::ExprKind;
 namespace {
 
 // Returns the default value of `type` as a literal (stands in for NULL, which granite lacks).
-pb::Expr DefaultLiteral(TypeId type) {
+core::plan::Expr DefaultLiteral(TypeId type) {
   if (type == TypeId::kString) return core::Lit(std::string(), type);
   if (core::IsFloat(type)) return core::Lit(0.0, type);
   if (core::IsSignedInteger(type)) return core::Lit(int64_t{0}, type);
   return core::Lit(uint64_t{0}, type);
 }
 
-std::optional<core::Value> ConstantOf(const pb::Expr& e) {
-  if (!e.has_literal()) return std::nullopt;
-  const pb::Value& v = e.literal();
-  switch (v.kind_case()) {
-    case pb::Value::kIntValue: return core::Value(v.int_value());
-    case pb::Value::kUintValue: return core::Value(v.uint_value());
-    case pb::Value::kFloatValue: return core::Value(v.float_value());
-    case pb::Value::kStringValue: return core::Value(v.string_value());
-    default: return std::nullopt;
+std::optional<core::Value> ConstantOf(const core::plan::Expr& e) {
+  if (!e.is_literal()) return std::nullopt;
+  return e.literal;
+}
+
+// An exact key of an aggregate call: equal for equal calls.
+std::string SignatureOf(const core::plan::AggregateCall& call) {
+  std::string signature = call.name;
+  signature += '\0';
+  signature += std::to_string(static_cast<int>(call.result_type));
+  for (const core::plan::Expr& arg : call.args) {
+    signature += '\0';
+    signature += core::wire::EncodeExpr(arg);
   }
+  return signature;
 }
 
 std::string Lower(const std::string& s) { return absl::AsciiStrToLower(s); }
@@ -69,7 +76,7 @@ absl::Status ErrorAt(ErrorCode code, const std::string& message, size_t position
   return core::Error(code, message + " (at position " + std::to_string(position + 1) + ")");
 }
 
-absl::StatusOr<pb::Expr> SelectBinder::BindInput(const Expr& e) {
+absl::StatusOr<core::plan::Expr> SelectBinder::BindInput(const Expr& e) {
   switch (e.kind) {
     case ExprKind::kLiteral:
       return BindLiteral(e);
@@ -91,7 +98,7 @@ absl::StatusOr<pb::Expr> SelectBinder::BindInput(const Expr& e) {
   return core::Error(ErrorCode::kLogicalError, "unknown expression kind");
 }
 
-absl::StatusOr<pb::Expr> SelectBinder::BindPostAggregation(const Expr& e) {
+absl::StatusOr<core::plan::Expr> SelectBinder::BindPostAggregation(const Expr& e) {
   if (e.kind == ExprKind::kLiteral) return BindLiteral(e);
   if (e.kind == ExprKind::kIdentifier) {
     if (const Expr* target = AliasTarget(e)) {
@@ -104,9 +111,9 @@ absl::StatusOr<pb::Expr> SelectBinder::BindPostAggregation(const Expr& e) {
     return BindAggregate(e);
   }
   if (!ContainsAggregate(e)) {
-    absl::StatusOr<pb::Expr> input = BindInput(e);
+    absl::StatusOr<core::plan::Expr> input = BindInput(e);
     if (input.ok()) {
-      std::string signature = input->SerializeAsString();
+      std::string signature = core::wire::EncodeExpr(*input);
       for (size_t k = 0; k < key_signatures_.size(); ++k) {
         if (key_signatures_[k] == signature) return core::Col(k, TypeOf(*input));
       }
@@ -116,7 +123,7 @@ absl::StatusOr<pb::Expr> SelectBinder::BindPostAggregation(const Expr& e) {
                            "` is not under aggregate function and not in GROUP BY keys",
                        e.position);
       }
-      if (input->has_literal()) return input;
+      if (input->is_literal()) return input;
     } else if (e.kind == ExprKind::kIdentifier) {
       return input.status();
     }
@@ -145,7 +152,7 @@ absl::StatusOr<sql::ExprPtr> SelectBinder::RewriteSumOfAffine(const Expr& e) {
   sql::ExprPtr x = inner.args[constant_left ? 1 : 0];
   sql::ExprPtr c = inner.args[constant_left ? 0 : 1];
   if (ContainsAggregate(*x)) return sql::ExprPtr();
-  absl::StatusOr<pb::Expr> bound = BindInput(*x);
+  absl::StatusOr<core::plan::Expr> bound = BindInput(*x);
   if (!bound.ok() || !core::IsInteger(TypeOf(*bound)) || core::IsDateOrDateTime(TypeOf(*bound))) {
     return sql::ExprPtr();
   }
@@ -169,8 +176,8 @@ absl::Status SelectBinder::AddKey(const Expr& e) {
     return ErrorAt(ErrorCode::kIllegalAggregation,
                    "Aggregate function " + sql::ColumnName(e) + " is found in GROUP BY", e.position);
   }
-  ASSIGN_OR_RETURN(pb::Expr key, BindInput(e));
-  std::string signature = key.SerializeAsString();
+  ASSIGN_OR_RETURN(core::plan::Expr key, BindInput(e));
+  std::string signature = core::wire::EncodeExpr(key);
   if (std::find(key_signatures_.begin(), key_signatures_.end(), signature) !=
       key_signatures_.end()) {
     return absl::OkStatus();  // GROUP BY a, a
@@ -234,18 +241,18 @@ bool SelectBinder::IsNonDeterministic(const std::string& name) {
   return false;
 }
 
-bool SelectBinder::IsFunctionOfOtherKeys(const pb::Expr& e, size_t self, bool top) const {
+bool SelectBinder::IsFunctionOfOtherKeys(const core::plan::Expr& e, size_t self, bool top) const {
   if (!top) {
-    std::string signature = e.SerializeAsString();
+    std::string signature = core::wire::EncodeExpr(e);
     for (size_t k = 0; k < key_signatures_.size(); ++k) {
       if (k != self && key_signatures_[k] == signature) return !core::IsFloat(TypeOf(e));
     }
   }
-  if (e.has_literal()) return true;
-  if (!e.has_call()) return false;
-  const std::string& name = e.call().name();
+  if (e.is_literal()) return true;
+  if (!e.is_call()) return false;
+  const std::string& name = e.function;
   if (IsNonDeterministic(name)) return false;
-  for (const pb::Expr& arg : e.call().args()) {
+  for (const core::plan::Expr& arg : e.args) {
     if (!IsFunctionOfOtherKeys(arg, self, /*top=*/false)) return false;
   }
   return true;
@@ -261,12 +268,12 @@ const Expr* SelectBinder::AliasTarget(const Expr& e) {
   return target;
 }
 
-absl::StatusOr<pb::Expr> SelectBinder::BindLiteral(const Expr& e) {
+absl::StatusOr<core::plan::Expr> SelectBinder::BindLiteral(const Expr& e) {
   if (e.is_null) return core::Lit(uint64_t{0}, TypeId::kUInt8);  // replaced by callers
   return core::Lit(e.value, LiteralType(e.value));
 }
 
-absl::StatusOr<pb::Expr> SelectBinder::BindColumn(const Expr& e) {
+absl::StatusOr<core::plan::Expr> SelectBinder::BindColumn(const Expr& e) {
   for (size_t i = 0; i < table_names_.size(); ++i) {
     if (table_names_[i] != e.name) continue;
     if (input_index_[i] < 0) input_index_[i] = source_count_++;
@@ -280,7 +287,7 @@ absl::StatusOr<pb::Expr> SelectBinder::BindColumn(const Expr& e) {
                  "Unknown identifier: " + e.name + "; there are columns: " + known, e.position);
 }
 
-absl::StatusOr<pb::Expr> SelectBinder::BindAggregate(const Expr& e) {
+absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
   std::string name = e.name;
   if (e.distinct) {
     std::string lower = Lower(name);
@@ -290,7 +297,7 @@ absl::StatusOr<pb::Expr> SelectBinder::BindAggregate(const Expr& e) {
     }
     name = "uniqExact";
   }
-  pb::AggregateCall call;
+  core::plan::AggregateCall call;
   std::vector<TypeId> arg_types;
   for (const auto& arg : e.args) {
     if (arg->kind == ExprKind::kStar) continue;  // count(*) = count()
@@ -300,9 +307,9 @@ absl::StatusOr<pb::Expr> SelectBinder::BindAggregate(const Expr& e) {
                          " is found inside another aggregate function",
                      arg->position);
     }
-    ASSIGN_OR_RETURN(pb::Expr bound, BindInput(*arg));
+    ASSIGN_OR_RETURN(core::plan::Expr bound, BindInput(*arg));
     arg_types.push_back(TypeOf(bound));
-    *call.add_args() = std::move(bound);
+    call.args.push_back(std::move(bound));
   }
   absl::StatusOr<core::ResolvedAggregate> resolved = core::ResolveAggregate(name, arg_types);
   if (!resolved.ok()) {
@@ -310,9 +317,9 @@ absl::StatusOr<pb::Expr> SelectBinder::BindAggregate(const Expr& e) {
                        std::string(resolved.status().message()) + " (at position " +
                            std::to_string(e.position + 1) + ")");
   }
-  call.set_name(resolved->name);
-  call.set_result_type(static_cast<uint32_t>(resolved->result_type));
-  std::string signature = call.SerializeAsString();
+  call.name = resolved->name;
+  call.result_type = resolved->result_type;
+  std::string signature = SignatureOf(call);
   size_t index = 0;
   while (index < aggregates_.size() && aggregate_signatures_[index] != signature) ++index;
   if (index == aggregates_.size()) {
@@ -322,14 +329,14 @@ absl::StatusOr<pb::Expr> SelectBinder::BindAggregate(const Expr& e) {
   return core::Col(keys_.size() + index, resolved->result_type);
 }
 
-absl::StatusOr<pb::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder bind_arg) {
+absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder bind_arg) {
   std::string lower = Lower(e.name);
   if (lower == "tuple") {
     return ErrorAt(ErrorCode::kNotImplemented, "Tuples are supported only on the right of IN",
                    e.position);
   }
   bool is_in = e.name == "in" || e.name == "notIn" || e.name == "globalIn" || e.name == "globalNotIn";
-  std::vector<pb::Expr> args;
+  std::vector<core::plan::Expr> args;
   std::vector<core::ArgumentInfo> infos;
   std::vector<bool> is_null;
   for (size_t i = 0; i < e.args.size(); ++i) {
@@ -342,19 +349,18 @@ absl::StatusOr<pb::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder bind_ar
       } else {
         elements.push_back(&arg);
       }
-      pb::Expr tuple;
-      tuple.set_type(args.empty() ? 0 : args[0].type());
-      tuple.mutable_call()->set_name("tuple");
+      core::plan::Expr tuple =
+          core::Call("tuple", args.empty() ? TypeId::kUInt8 : args[0].type, {});
       for (const Expr* element : elements) {
-        ASSIGN_OR_RETURN(pb::Expr bound, BindInput(*element));
-        if (!bound.has_literal()) {
+        ASSIGN_OR_RETURN(core::plan::Expr bound, BindInput(*element));
+        if (!bound.is_literal()) {
           return ErrorAt(ErrorCode::kNotImplemented,
                          "Only constants are supported in the IN list, got " +
                              sql::ColumnName(*element),
                          element->position);
         }
         infos.push_back({TypeOf(bound), ConstantOf(bound)});
-        *tuple.mutable_call()->add_args() = std::move(bound);
+        tuple.args.push_back(std::move(bound));
       }
       args.push_back(std::move(tuple));
       continue;
@@ -363,7 +369,7 @@ absl::StatusOr<pb::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder bind_ar
       return ErrorAt(ErrorCode::kSyntaxError, "Asterisk is not allowed as an argument of " + e.name,
                      arg.position);
     }
-    ASSIGN_OR_RETURN(pb::Expr bound, bind_arg(arg));
+    ASSIGN_OR_RETURN(core::plan::Expr bound, bind_arg(arg));
     is_null.resize(args.size() + 1, false);
     is_null[args.size()] = arg.kind == ExprKind::kLiteral && arg.is_null;
     infos.push_back({TypeOf(bound), ConstantOf(bound)});
@@ -391,11 +397,7 @@ absl::StatusOr<pb::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder bind_ar
                        std::string(resolved.status().message()) + " (at position " +
                            std::to_string(e.position + 1) + ")");
   }
-  pb::Expr out;
-  out.set_type(static_cast<uint32_t>(resolved->result_type));
-  out.mutable_call()->set_name(resolved->name);
-  for (auto& arg : args) *out.mutable_call()->add_args() = std::move(arg);
-  return out;
+  return core::Call(resolved->name, resolved->result_type, std::move(args));
 }
 
 }  // namespace granite::coordinator

@@ -16,12 +16,12 @@
 #include "core/types.h"
 #include "core/value.h"
 #include "coordinator/sql/ast.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/fragment.h"
 
 namespace granite::coordinator {
 
 // The type of a bound expression.
-inline core::TypeId TypeOf(const worker::v1::Expr& e) { return static_cast<core::TypeId>(e.type()); }
+inline core::TypeId TypeOf(const core::plan::Expr& e) { return e.type; }
 // Returns a copy of `e` whose SQL-standard aggregate names are spelled as ClickHouse shows them
 // in column names (COUNT(*) is named "count()").
 sql::ExprPtr CanonicalForName(const sql::Expr& e);
@@ -40,10 +40,10 @@ class SelectBinder {
   }
 
   // Binds a row-level expression over the source columns.
-  absl::StatusOr<worker::v1::Expr> BindInput(const sql::Expr& e);
+  absl::StatusOr<core::plan::Expr> BindInput(const sql::Expr& e);
 
   // Binds an expression over the stage block (group keys, then aggregates).
-  absl::StatusOr<worker::v1::Expr> BindPostAggregation(const sql::Expr& e);
+  absl::StatusOr<core::plan::Expr> BindPostAggregation(const sql::Expr& e);
 
   // Rewrites sum(x + c), sum(c + x), sum(x - c), sum(c - x), sum(c * x), sum(x * c) for an integer
   // column expression x and an integer constant c into sum(x) and count(x): ninety sums of
@@ -75,15 +75,15 @@ class SelectBinder {
 
   bool ContainsAggregate(const sql::Expr& e);
 
-  const std::vector<worker::v1::Expr>& keys() const { return keys_; }
-  const std::vector<worker::v1::AggregateCall>& aggregates() const { return aggregates_; }
+  const std::vector<core::plan::Expr>& keys() const { return keys_; }
+  const std::vector<core::plan::AggregateCall>& aggregates() const { return aggregates_; }
   // Source columns in input order.
   std::vector<std::string> SourceColumns() const;
   // Source column positions in the table, in input order.
   std::vector<size_t> SourcePositions() const;
 
  private:
-  using ArgBinder = absl::FunctionRef<absl::StatusOr<worker::v1::Expr>(const sql::Expr&)>;
+  using ArgBinder = absl::FunctionRef<absl::StatusOr<core::plan::Expr>(const sql::Expr&)>;
 
   // True for functions whose value may differ between two calls with the same arguments (none
   // is registered today; listed so that adding one cannot silently break DropDependentKeys).
@@ -91,26 +91,26 @@ class SelectBinder {
 
   // True if `e` (bound at input level) is a literal, another key than keys_[self] (when not at
   // the top), or a deterministic function call of such expressions.
-  bool IsFunctionOfOtherKeys(const worker::v1::Expr& e, size_t self, bool top) const;
+  bool IsFunctionOfOtherKeys(const core::plan::Expr& e, size_t self, bool top) const;
 
   const sql::Expr* AliasTarget(const sql::Expr& e);
 
   template <typename F>
-  absl::StatusOr<worker::v1::Expr> WithAlias(const std::string& name, F&& bind) {
+  absl::StatusOr<core::plan::Expr> WithAlias(const std::string& name, F&& bind) {
     expanding_.insert(name);
-    absl::StatusOr<worker::v1::Expr> result = bind();
+    absl::StatusOr<core::plan::Expr> result = bind();
     expanding_.erase(name);
     return result;
   }
 
-  absl::StatusOr<worker::v1::Expr> BindLiteral(const sql::Expr& e);
+  absl::StatusOr<core::plan::Expr> BindLiteral(const sql::Expr& e);
 
-  absl::StatusOr<worker::v1::Expr> BindColumn(const sql::Expr& e);
+  absl::StatusOr<core::plan::Expr> BindColumn(const sql::Expr& e);
 
   // Binds a scalar function call; `bind_arg` binds each argument (input or post-aggregation).
-  absl::StatusOr<worker::v1::Expr> BindCall(const sql::Expr& e, ArgBinder bind_arg);
+  absl::StatusOr<core::plan::Expr> BindCall(const sql::Expr& e, ArgBinder bind_arg);
 
-  absl::StatusOr<worker::v1::Expr> BindAggregate(const sql::Expr& e);
+  absl::StatusOr<core::plan::Expr> BindAggregate(const sql::Expr& e);
 
   // Constant after construction.
   std::vector<std::string> table_names_;
@@ -120,9 +120,9 @@ class SelectBinder {
   size_t source_count_ = 0;
   std::map<std::string, const sql::Expr*> aliases_;
   std::set<std::string> expanding_;
-  std::vector<worker::v1::Expr> keys_;
+  std::vector<core::plan::Expr> keys_;
   std::vector<std::string> key_signatures_;
-  std::vector<worker::v1::AggregateCall> aggregates_;
+  std::vector<core::plan::AggregateCall> aggregates_;
   std::vector<std::string> aggregate_signatures_;
 };
 

@@ -71,7 +71,7 @@ class QueryContext {
   std::atomic<uint64_t> total_rows_to_read{0};
   std::atomic<uint64_t> merge_ns{0};
   // The aggregation was finalized on the workers and the coordinator's merge skipped
-  // (coordinator/planner/shard_local_aggregation.h); system.query_log's final_merge_skipped.
+  // (coordinator/planner/rules/shard_local_aggregation.h); system.query_log's final_merge_skipped.
   std::atomic<bool> final_merge_skipped{false};
   // Partition / primary-key pruning, summed over the workers' FragmentStats.
   std::atomic<uint64_t> parts_total{0};

@@ -33,6 +33,7 @@ StatementTraits TraitsOf(const sql::Statement& statement, size_t bytes, bool mor
 
 QueryKind KindOf(const sql::Statement& statement) {
   if (std::holds_alternative<sql::SelectStatement>(statement) ||
+      std::holds_alternative<sql::ExplainStatement>(statement) ||
       std::holds_alternative<sql::ShowTablesStatement>(statement) ||
       std::holds_alternative<sql::DescribeStatement>(statement)) {
     return QueryKind::kSelect;

@@ -181,9 +181,18 @@ struct SetStatement {
   std::map<std::string, std::string> changes;
 };
 
+// EXPLAIN [PLAN] [option = value, ...] SELECT ...: the typed plan after the planner rules.
+// Options as ClickHouse names them for EXPLAIN PLAN (header, description, actions, indexes,
+// json); granite acts on `indexes` (1: each table scan's parts and granules after pruning).
+struct ExplainStatement {
+  std::map<std::string, std::string> options;
+  SelectStatement select;
+};
+
 using Statement = std::variant<SelectStatement, CreateTableStatement, DropTableStatement,
                                ShowTablesStatement, DescribeStatement, InsertStatement,
                                OptimizeStatement, KillQueryStatement, AlterSettingsStatement,
-                               AlterPartStatement, CheckTableStatement, SetStatement>;
+                               AlterPartStatement, CheckTableStatement, SetStatement,
+                               ExplainStatement>;
 
 }  // namespace granite::coordinator::sql

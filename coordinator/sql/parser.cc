@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
+#include "core/error.h"
 #include "core/status_macros.h"
 #include "coordinator/sql/expression_parser.h"
 #include "coordinator/sql/token_stream.h"
@@ -16,7 +17,7 @@ namespace {
 
 constexpr char kStatementKeywords[] =
     "Expected one of: SELECT, INSERT, CREATE, DROP, SHOW, DESCRIBE, DESC, OPTIMIZE, KILL, ALTER, "
-    "CHECK, SET";
+    "CHECK, SET, EXPLAIN";
 
 // Returns the items of a key given as `(a, b)` or `tuple(a, b)`, or the key itself.
 std::vector<ExprPtr> KeyColumns(ExprPtr key) {
@@ -60,6 +61,7 @@ class StatementParser {
   absl::StatusOr<std::string> ParseStringLiteral(std::string_view what);
   absl::StatusOr<KillQueryStatement> ParseKill();
   absl::StatusOr<SetStatement> ParseSet();
+  absl::StatusOr<ExplainStatement> ParseExplain();
 
   // Parses an identifier, bare or quoted; `what` names it in the error.
   absl::StatusOr<std::string> ParseName(std::string_view what = "identifier");
@@ -96,6 +98,7 @@ absl::StatusOr<Statement> StatementParser::Parse() {
   if (first.Is("ALTER")) return ParseAlter();
   if (first.Is("CHECK")) return ToStatement(ParseCheck());
   if (first.Is("SET")) return ToStatement(ParseSet());
+  if (first.Is("EXPLAIN")) return ToStatement(ParseExplain());
   return tokens_.Error(kStatementKeywords);
 }
 
@@ -579,6 +582,26 @@ absl::StatusOr<KillQueryStatement> StatementParser::ParseKill() {
   if (!tokens_.TakeKeyword("SYNC") && !tokens_.TakeKeyword("ASYNC")) tokens_.TakeKeyword("TEST");
   RETURN_IF_ERROR(ExpectEnd("Expected one of: SYNC, ASYNC, ';', end of query"));
   return kill;
+}
+
+absl::StatusOr<ExplainStatement> StatementParser::ParseExplain() {
+  ExplainStatement explain;
+  tokens_.Take();  // EXPLAIN
+  const Token kind = tokens_.Peek();
+  for (std::string_view other : {"AST", "SYNTAX", "QUERY", "PIPELINE", "ESTIMATE", "TABLE"}) {
+    if (kind.Is(other)) {
+      return core::Error(core::ErrorCode::kNotImplemented,
+                         "EXPLAIN " + std::string(kind.text) + " is not supported, only EXPLAIN PLAN");
+    }
+  }
+  tokens_.TakeKeyword("PLAN");
+  if (tokens_.Peek().kind == TokenKind::kBareWord && !tokens_.Peek().Is("SELECT")) {
+    RETURN_IF_ERROR(ParseSettings(&explain.options));
+  }
+  if (!tokens_.Peek().Is("SELECT")) return tokens_.Error("Expected SELECT");
+  ASSIGN_OR_RETURN(explain.select, ParseSelect());
+  RETURN_IF_ERROR(ExpectEnd(select_expected_));
+  return explain;
 }
 
 absl::StatusOr<SetStatement> StatementParser::ParseSet() {

@@ -213,11 +213,11 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
                     TypeId::kUInt64, TypeId::kString});
     for (const auto& schema : catalog.All()) {
       t[0].AppendString("default");
-      t[1].AppendString(schema.name());
-      t[2].AppendString(schema.engine());
-      t[3].Append<uint64_t>(totals[schema.name()].first);
-      t[4].Append<uint64_t>(totals[schema.name()].second);
-      t[5].AppendString(absl::StrJoin(schema.sharding_key(), ", "));
+      t[1].AppendString(schema.name);
+      t[2].AppendString(schema.engine);
+      t[3].Append<uint64_t>(totals[schema.name].first);
+      t[4].Append<uint64_t>(totals[schema.name].second);
+      t[5].AppendString(absl::StrJoin(schema.sharding_key, ", "));
     }
     return t.Build();
   }

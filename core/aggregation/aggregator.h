@@ -16,7 +16,7 @@
 //   kDirect16    one key of 1 or 2 bytes (UInt8, Int8, UInt16, Int16, Date): FixedHashMap, a
 //                direct-indexed array of group ids with a min/max occupied index; also a wider
 //                integer key of a planned range of <= 65536 values, indexed by (value - min)
-//                (AggregatorOptions::direct_key, coordinator/planner/distinct_planner.h).
+//                (AggregatorOptions::direct_key, coordinator/planner/rules/distinct_planner.h).
 //   kFixed64     one other fixed-width key: IntHashMap over the widened key (hash HashIntKey), with
 //                a FixedHashMap in front for values below 2^16, so small values of a wide type
 //                cost what a UInt16 key costs.

@@ -85,7 +85,7 @@ TEST(ArithmeticTest, DivisionByZeroIsAnError) {
     EXPECT_EQ(CodeOf(constant), ErrorCode::kIllegalDivision) << name;
   }
   // Folding a constant division by zero fails when the expression is compiled.
-  auto folded = Expression::FromProto(Fn("intDiv", {Lit(uint64_t{1}), Lit(uint64_t{0})}));
+  auto folded = Expression::Compile(Fn("intDiv", {Lit(uint64_t{1}), Lit(uint64_t{0})}));
   EXPECT_EQ(CodeOf(folded.status()), ErrorCode::kIllegalDivision);
   // Float modulo by zero is nan, not an error.
   EXPECT_EQ(Eval(Fn("modulo", {Col(2, T::kFloat64), Lit(uint64_t{0})}), b),
@@ -121,9 +121,9 @@ TEST(ArithmeticTest, MinimumByMinusOneIsAnError) {
   fails(Fn("intDiv", {Col(0, T::kInt64), Lit(int64_t{-1})}));
   fails(Fn("intDiv", {Col(3, T::kUInt32), Col(1, T::kInt8)}));  // read as Int32
   fails(Fn("intDiv", {Col(5, T::kUInt64), Lit(int64_t{-1})}));
-  auto folded = Expression::FromProto(Fn("intDiv", {Lit(kI64Min), Lit(int64_t{-1})}));
+  auto folded = Expression::Compile(Fn("intDiv", {Lit(kI64Min), Lit(int64_t{-1})}));
   EXPECT_EQ(CodeOf(folded.status()), ErrorCode::kIllegalDivision);
-  auto folded_mod = Expression::FromProto(Fn("modulo", {Lit(kI64Min), Lit(int64_t{-1})}));
+  auto folded_mod = Expression::Compile(Fn("modulo", {Lit(kI64Min), Lit(int64_t{-1})}));
   EXPECT_EQ(CodeOf(folded_mod.status()), ErrorCode::kIllegalDivision);
   // An Int64 / Int32 column modulo a constant -1 is 0; an unsigned dividend's modulo never fails.
   EXPECT_EQ(Eval(Fn("modulo", {Col(0, T::kInt64), Lit(int64_t{-1})}), b), (Rows{"0", "0"}));

@@ -104,7 +104,7 @@ TEST(ComparisonTest, DatesAgainstStringsAndEachOther) {
   // Dates compare with numbers as day numbers.
   EXPECT_EQ(Eval(Fn("equals", {Col(0, T::kDate), Lit(uint64_t{d2})}), b), (Rows{"0", "1"}));
   // A malformed date string is an error naming the text.
-  auto bad = Expression::FromProto(Call("equals", T::kUInt8,
+  auto bad = Expression::Compile(Call("equals", T::kUInt8,
                                         {Col(0, T::kDate), Lit(std::string("2013-13-01"))}));
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(CodeOf(bad.status()), ErrorCode::kCannotParseText);

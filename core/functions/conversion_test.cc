@@ -42,7 +42,7 @@ TEST(ConversionTest, Strings) {
   EXPECT_EQ(CodeOf(status), ErrorCode::kCannotParseText);
   EXPECT_NE(status.message().find("\"-3\""), std::string_view::npos) << status;
   // ...and at compile time for constants.
-  auto folded = Expression::FromProto(Cast(Lit(std::string("abc")), "UInt32"));
+  auto folded = Expression::Compile(Cast(Lit(std::string("abc")), "UInt32"));
   ASSERT_FALSE(folded.ok());
   EXPECT_EQ(CodeOf(folded.status()), ErrorCode::kCannotParseText);
   EXPECT_NE(folded.status().message().find("abc"), std::string_view::npos);
@@ -68,7 +68,7 @@ TEST(ConversionTest, Dates) {
   EXPECT_EQ(EvalConstant(Fn("toDate", {Lit(uint64_t{time})})), "2013-07-15");  // a timestamp
   EXPECT_EQ(EvalConstant(Fn("toDateTime", {Lit(uint64_t{time})})), "2013-07-15 10:47:34");
   EXPECT_EQ(EvalConstant(Cast(Lit(std::string("2013-07-15")), "Date")), "2013-07-15");
-  auto bad = Expression::FromProto(Fn("toDate", {Lit(std::string("2013-02-30"))}));
+  auto bad = Expression::Compile(Fn("toDate", {Lit(std::string("2013-02-30"))}));
   EXPECT_EQ(CodeOf(bad.status()), ErrorCode::kCannotParseText);
 }
 

@@ -6,21 +6,11 @@
 #include "core/status_macros.h"
 
 namespace granite::core {
-namespace pb = ::granite::worker::v1;
 namespace {
 
-Value ValueOf(const pb::Value& v) {
-  switch (v.kind_case()) {
-    case pb::Value::kIntValue: return v.int_value();
-    case pb::Value::kUintValue: return v.uint_value();
-    case pb::Value::kFloatValue: return v.float_value();
-    default: return v.string_value();
-  }
-}
-
-ArgumentInfo InfoOf(const pb::Expr& e) {
-  ArgumentInfo info{static_cast<TypeId>(e.type()), std::nullopt};
-  if (e.node_case() == pb::Expr::kLiteral) info.constant = ValueOf(e.literal());
+ArgumentInfo InfoOf(const plan::Expr& e) {
+  ArgumentInfo info{e.type, std::nullopt};
+  if (e.is_literal()) info.constant = e.literal;
   return info;
 }
 
@@ -44,43 +34,40 @@ TypeId LiteralType(const Value& value) {
   return TypeId::kString;
 }
 
-pb::Expr Col(uint32_t index, TypeId type) {
-  pb::Expr e;
-  e.set_type(static_cast<uint32_t>(type));
-  e.set_column(index);
+plan::Expr Col(uint32_t index, TypeId type) {
+  plan::Expr e;
+  e.kind = plan::Expr::Kind::kColumn;
+  e.type = type;
+  e.column = index;
   return e;
 }
 
-pb::Expr Lit(const Value& value, TypeId type) {
-  pb::Expr e;
-  e.set_type(static_cast<uint32_t>(type));
-  pb::Value* v = e.mutable_literal();
-  if (const auto* i = std::get_if<int64_t>(&value)) v->set_int_value(*i);
-  if (const auto* u = std::get_if<uint64_t>(&value)) v->set_uint_value(*u);
-  if (const auto* d = std::get_if<double>(&value)) v->set_float_value(*d);
-  if (const auto* s = std::get_if<std::string>(&value)) v->set_string_value(*s);
+plan::Expr Lit(const Value& value, TypeId type) {
+  plan::Expr e;
+  e.kind = plan::Expr::Kind::kLiteral;
+  e.type = type;
+  e.literal = value;
   return e;
 }
 
-pb::Expr Lit(const Value& value) { return Lit(value, LiteralType(value)); }
+plan::Expr Lit(const Value& value) { return Lit(value, LiteralType(value)); }
 
-pb::Expr Call(std::string_view name, TypeId type, std::vector<pb::Expr> args) {
-  pb::Expr e;
-  e.set_type(static_cast<uint32_t>(type));
-  pb::FunctionCall* call = e.mutable_call();
-  call->set_name(std::string(name));
-  for (pb::Expr& arg : args) *call->add_args() = std::move(arg);
+plan::Expr Call(std::string_view name, TypeId type, std::vector<plan::Expr> args) {
+  plan::Expr e;
+  e.kind = plan::Expr::Kind::kCall;
+  e.type = type;
+  e.function = std::string(name);
+  e.args = std::move(args);
   return e;
 }
 
-absl::StatusOr<pb::Expr> TypedCall(std::string_view name, std::vector<pb::Expr> args) {
+absl::StatusOr<plan::Expr> TypedCall(std::string_view name, std::vector<plan::Expr> args) {
   std::vector<ArgumentInfo> infos;
   for (size_t i = 0; i < args.size(); ++i) {
-    const pb::Expr& arg = args[i];
-    const bool tuple = (name == "in" || name == "notIn") && i == 1 &&
-                       arg.node_case() == pb::Expr::kCall && arg.call().name() == "tuple";
+    const plan::Expr& arg = args[i];
+    const bool tuple = (name == "in" || name == "notIn") && i == 1 && arg.IsCall("tuple");
     if (tuple) {
-      for (const pb::Expr& element : arg.call().args()) infos.push_back(InfoOf(element));
+      for (const plan::Expr& element : arg.args) infos.push_back(InfoOf(element));
     } else {
       infos.push_back(InfoOf(arg));
     }

@@ -1,4 +1,4 @@
-// Builders of plan expressions (granite.worker.v1.Expr) for tests and the binder:
+// Builders of plan expressions (core/plan/expr.h) for tests and the binder:
 //   Call("plus", TypeId::kUInt16, {Col(0, TypeId::kUInt8), Lit(uint64_t{1})})
 // Lit without a type applies the binder's literal typing (LiteralType); TypedCall asks the
 // function registry for the result type.
@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "core/types.h"
 #include "core/value.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/expr.h"
 
 namespace granite::core {
 
@@ -20,18 +20,18 @@ namespace granite::core {
 TypeId LiteralType(const Value& value);
 
 // Returns a reference to column `index` of the input block.
-worker::v1::Expr Col(uint32_t index, TypeId type);
+plan::Expr Col(uint32_t index, TypeId type);
 
 // Returns a literal of `type`; without a type, of LiteralType(value).
-worker::v1::Expr Lit(const Value& value, TypeId type);
-worker::v1::Expr Lit(const Value& value);
+plan::Expr Lit(const Value& value, TypeId type);
+plan::Expr Lit(const Value& value);
 
 // Returns a call with an explicit result type.
-worker::v1::Expr Call(std::string_view name, TypeId type, std::vector<worker::v1::Expr> args);
+plan::Expr Call(std::string_view name, TypeId type, std::vector<plan::Expr> args);
 
 // Returns a call typed by ResolveFunction (literal arguments count as constants; the tuple of
 // in(x, tuple(...)) is flattened). Errors: those of ResolveFunction.
-absl::StatusOr<worker::v1::Expr> TypedCall(std::string_view name,
-                                           std::vector<worker::v1::Expr> args);
+absl::StatusOr<plan::Expr> TypedCall(std::string_view name,
+                                           std::vector<plan::Expr> args);
 
 }  // namespace granite::core

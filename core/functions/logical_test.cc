@@ -93,7 +93,7 @@ TEST(InTest, StringsAndDates) {
 
 TEST(InTest, ConstantLeftSideFolds) {
   auto expr = Fn("in", {Lit(uint64_t{3}), Tuple({Lit(uint64_t{1}), Lit(uint64_t{3})})});
-  auto compiled = Expression::FromProto(expr);
+  auto compiled = Expression::Compile(expr);
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   ASSERT_TRUE((*compiled)->constant().has_value());
   EXPECT_EQ(std::get<uint64_t>(*(*compiled)->constant()), 1u);

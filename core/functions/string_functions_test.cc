@@ -70,9 +70,9 @@ TEST(StringFunctionsTest, ReplaceRegexp) {
             "a[1\\x]b[22\\x]");
   EXPECT_EQ(Eval(Fn("match", {Col(0, T::kString), S("yandex|example")}), b),
             (Rows{"1", "1", "0", "0"}));
-  auto bad_group = Expression::FromProto(Fn("replaceRegexpAll", {S("a"), S("(a)"), S("\\2")}));
+  auto bad_group = Expression::Compile(Fn("replaceRegexpAll", {S("a"), S("(a)"), S("\\2")}));
   EXPECT_EQ(CodeOf(bad_group.status()), ErrorCode::kBadArguments);
-  auto bad_regex = Expression::FromProto(Fn("match", {Col(0, T::kString), S("(")}));
+  auto bad_regex = Expression::Compile(Fn("match", {Col(0, T::kString), S("(")}));
   EXPECT_EQ(CodeOf(bad_regex.status()), ErrorCode::kBadArguments);
 }
 

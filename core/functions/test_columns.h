@@ -46,7 +46,7 @@ inline std::vector<std::string> Texts(const Column& column) {
 // Compiles `expr` and evaluates it on `block`; returns the rows as text.
 inline absl::StatusOr<std::vector<std::string>> EvalTexts(const worker::v1::Expr& expr,
                                                           const Block& block) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Expression> compiled, Expression::FromProto(expr));
+  ASSIGN_OR_RETURN(std::unique_ptr<Expression> compiled, Expression::Compile(expr));
   ASSIGN_OR_RETURN(ColumnPtr column, compiled->Evaluate(block));
   if (column->type() != compiled->type()) {
     return absl::InternalError("result column type differs from the expression type");

@@ -35,6 +35,12 @@
     "Finalizes groups on the workers when every group lives on one worker (sharding-key keys)")   \
   M(Bool, shard_local_top_n, true, "",                                                            \
     "With shard-local aggregation, applies HAVING and ORDER BY ... LIMIT on each worker")         \
+  M(Bool, merge_group_limit, true, "",                                                            \
+    "GROUP BY ... LIMIT n without ORDER BY: the coordinator's merge stops at n complete groups")   \
+  M(Bool, top_n_piece_cut, true, "",                                                              \
+    "ORDER BY ... LIMIT n over groups: each merged bucket is cut to its top n rows")              \
+  M(Bool, optimize_functions_to_subcolumns, true, "",                                             \
+    "Reads String columns used only through length/empty/= '' as their sizes")                    \
   M(Bool, late_aggregate_finalization, true, "",                                                  \
     "With ORDER BY ... LIMIT over groups, finalizes aggregates not in ORDER BY for the top rows") \
   M(Bool, late_aggregate_finalization_by_ref, true, "",                                           \

@@ -1,11 +1,10 @@
-#include "coordinator/planner/value_range.h"
+#include "coordinator/planner/rules/value_range.h"
 
 #include <algorithm>
 #include <string>
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 using core::TypeId;
 
 namespace {
@@ -15,16 +14,16 @@ using Int = __int128;
 constexpr Int kInt64Min = -(Int{1} << 63);
 constexpr Int kInt64Max = (Int{1} << 63) - 1;
 
-std::optional<ValueRange> RangeOfImpl(const pb::Expr& expr,
+std::optional<ValueRange> RangeOfImpl(const core::plan::Expr& expr,
                                       const std::vector<std::optional<ValueRange>>& columns);
 
-TypeId TypeOf(const pb::Expr& e) { return static_cast<TypeId>(e.type()); }
+TypeId TypeOf(const core::plan::Expr& e) { return e.type; }
 
 // Returns the constant integer value of a literal, or nullopt.
-std::optional<Int> IntegerLiteral(const pb::Expr& e) {
-  if (!e.has_literal()) return std::nullopt;
-  if (e.literal().has_int_value()) return Int{e.literal().int_value()};
-  if (e.literal().has_uint_value()) return Int{e.literal().uint_value()};
+std::optional<Int> IntegerLiteral(const core::plan::Expr& e) {
+  if (!e.is_literal()) return std::nullopt;
+  if (const auto* i = std::get_if<int64_t>(&e.literal)) return Int{*i};
+  if (const auto* u = std::get_if<uint64_t>(&e.literal)) return Int{*u};
   return std::nullopt;
 }
 
@@ -35,16 +34,16 @@ bool IsCast(const std::string& name) {
 }
 
 // Returns the range of a function call before clamping to its result type, or nullopt.
-std::optional<ValueRange> CallRange(const pb::Expr& expr,
+std::optional<ValueRange> CallRange(const core::plan::Expr& expr,
                                     const std::vector<std::optional<ValueRange>>& columns) {
-  const pb::FunctionCall& call = expr.call();
-  const std::string& name = call.name();
-  if (call.args_size() == 0 || !core::IsInteger(TypeOf(call.args(0)))) return std::nullopt;
-  std::optional<ValueRange> a = RangeOfImpl(call.args(0), columns);
+  const core::plan::Expr& call = expr;
+  const std::string& name = call.function;
+  if (call.args.size() == 0 || !core::IsInteger(TypeOf(call.args[0]))) return std::nullopt;
+  std::optional<ValueRange> a = RangeOfImpl(call.args[0], columns);
   if (!a) return std::nullopt;
   if (IsCast(name)) return a;
-  if (call.args_size() != 2 || !core::IsInteger(TypeOf(call.args(1)))) return std::nullopt;
-  std::optional<ValueRange> b = RangeOfImpl(call.args(1), columns);
+  if (call.args.size() != 2 || !core::IsInteger(TypeOf(call.args[1]))) return std::nullopt;
+  std::optional<ValueRange> b = RangeOfImpl(call.args[1], columns);
   if (!b) return std::nullopt;
   if (name == "plus") return ValueRange{a->min + b->min, a->max + b->max};
   if (name == "minus") return ValueRange{a->min - b->max, a->max - b->min};
@@ -58,11 +57,11 @@ std::optional<ValueRange> CallRange(const pb::Expr& expr,
                       *std::max_element(std::begin(products), std::end(products))};
   }
   if (name != "intDiv" && name != "modulo") return std::nullopt;
-  std::optional<Int> divisor = IntegerLiteral(call.args(1));
+  std::optional<Int> divisor = IntegerLiteral(call.args[1]);
   if (!divisor || *divisor == 0) return std::nullopt;
   // A signed compute type (Int64) reinterprets dividends past Int64's range.
   bool signed_compute =
-      core::IsSignedInteger(TypeOf(call.args(0))) || core::IsSignedInteger(TypeOf(call.args(1)));
+      core::IsSignedInteger(TypeOf(call.args[0])) || core::IsSignedInteger(TypeOf(call.args[1]));
   if (signed_compute && (a->min < kInt64Min || a->max > kInt64Max)) return std::nullopt;
   if (name == "intDiv") {
     // Truncating division is monotone: non-decreasing for c > 0, non-increasing for c < 0.
@@ -75,22 +74,20 @@ std::optional<ValueRange> CallRange(const pb::Expr& expr,
   return ValueRange{std::max(a->min, -(m - 1)), std::min(a->max, m - 1)};
 }
 
-std::optional<ValueRange> RangeOfImpl(const pb::Expr& expr,
+std::optional<ValueRange> RangeOfImpl(const core::plan::Expr& expr,
                                       const std::vector<std::optional<ValueRange>>& columns) {
   std::optional<ValueRange> whole = TypeRange(TypeOf(expr));
   if (!whole) return std::nullopt;
   std::optional<ValueRange> range;
-  switch (expr.node_case()) {
-    case pb::Expr::kColumn:
-      if (expr.column() < columns.size()) range = columns[expr.column()];
+  switch (expr.kind) {
+    case core::plan::Expr::Kind::kColumn:
+      if (expr.column < columns.size()) range = columns[expr.column];
       break;
-    case pb::Expr::kLiteral:
+    case core::plan::Expr::Kind::kLiteral:
       if (std::optional<Int> value = IntegerLiteral(expr)) range = ValueRange{*value, *value};
       break;
-    case pb::Expr::kCall:
+    case core::plan::Expr::Kind::kCall:
       range = CallRange(expr, columns);
-      break;
-    default:
       break;
   }
   // A range reaching outside the result type means some value may have wrapped: keep the type's.
@@ -116,7 +113,7 @@ std::optional<ValueRange> TypeRange(TypeId type) {
   }
 }
 
-std::optional<ValueRange> RangeOf(const pb::Expr& expr,
+std::optional<ValueRange> RangeOf(const core::plan::Expr& expr,
                                   const std::vector<std::optional<ValueRange>>& columns) {
   return RangeOfImpl(expr, columns);
 }

@@ -1,4 +1,4 @@
-#include "coordinator/planner/group_limit_hash_filter.h"
+#include "coordinator/planner/rules/group_limit_hash_filter.h"
 
 #include <string>
 
@@ -10,9 +10,10 @@
 namespace granite::coordinator {
 
 absl::StatusOr<uint64_t> DecideGroupLimitHashFilter(const QueryPlan& plan) {
-  const granite::worker::v1::Fragment& fragment = plan.fragment;
+  const core::plan::Fragment& fragment = plan.fragment;
   uint64_t max_limit = plan.settings.group_by_limit_hash_filter;
-  if (!fragment.aggregate() || fragment.group_keys_size() == 0 || fragment.finalize_on_worker()) {
+  if (!fragment.aggregate || fragment.aggregate->keys.empty() ||
+      fragment.aggregate->finalize_on_worker) {
     return 0;
   }
   if (!plan.has_limit || plan.limit == 0 || plan.has_having || !plan.order.empty()) return 0;
@@ -21,11 +22,19 @@ absl::StatusOr<uint64_t> DecideGroupLimitHashFilter(const QueryPlan& plan) {
   return groups;
 }
 
+bool ApplyGroupLimitHashFilter(QueryPlan* plan, const RuleContext&) {
+  absl::StatusOr<uint64_t> groups = DecideGroupLimitHashFilter(*plan);
+  if (!groups.ok() || *groups == 0) return false;
+  plan->fragment.aggregate->hash_limit = *groups;
+  return true;
+}
+
 core::Block KeepBottomGroups(const QueryPlan& plan, core::Block stage) {
-  uint64_t limit = plan.fragment.group_limit_hash_filter();
+  if (!plan.fragment.aggregate) return stage;
+  uint64_t limit = plan.fragment.aggregate->hash_limit;
   if (limit == 0 || stage.rows() <= limit) return stage;
   std::vector<uint32_t> rows = core::BottomGroupsByHash(
-      stage, static_cast<size_t>(plan.fragment.group_keys_size()), static_cast<size_t>(limit));
+      stage, plan.fragment.aggregate->keys.size(), static_cast<size_t>(limit));
   return core::TakeRows(stage, rows);
 }
 

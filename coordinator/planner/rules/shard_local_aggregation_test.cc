@@ -1,7 +1,7 @@
 // Tests of the "skip the final merge" rule, through the binder: it fires exactly when the GROUP BY
 // keys include every sharding-key column as a plain column of a sharded table read on the worker
 // count the table was created with, and the fragment then carries finalize_on_worker.
-#include "coordinator/planner/shard_local_aggregation.h"
+#include "coordinator/planner/rules/shard_local_aggregation.h"
 
 #include <gtest/gtest.h>
 
@@ -10,12 +10,13 @@
 #include "core/types.h"
 
 namespace granite::coordinator {
-namespace {
 
 namespace pb = granite::worker::v1;
+namespace {
+
 using core::TypeId;
 
-pb::TableSchema Table(const std::string& name, std::vector<std::string> sharding_key,
+core::TableSchema Table(const std::string& name, std::vector<std::string> sharding_key,
                       uint32_t shard_count) {
   return test::TestTable(name, {{"k"}, {"j"}, {"g"}, {"v"}}, std::move(sharding_key), shard_count);
 }
@@ -85,11 +86,11 @@ TEST_F(ShardLocalAggregationTest, DoesNotFireOnAnotherWorkerCount) {
 }
 
 TEST_F(ShardLocalAggregationTest, ExplainsItsDecision) {
-  pb::Fragment fragment;
+  core::plan::Fragment fragment;
   fragment.set_aggregate(true);
   fragment.mutable_source()->set_table("s");
   fragment.mutable_source()->add_columns("g");
-  pb::Expr* key = fragment.add_group_keys();
+  core::plan::Expr* key = fragment.add_group_keys();
   key->set_type(static_cast<uint32_t>(TypeId::kUInt32));
   key->set_column(0);
   ShardLocalDecision decision = DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 3, core::Settings());

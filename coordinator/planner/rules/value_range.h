@@ -1,6 +1,6 @@
-// Value ranges: the [min, max] an integer expression of a bound plan (pb::Expr) can take, derived
+// Value ranges: the [min, max] an integer expression of a bound plan (core::plan::Expr) can take, derived
 // from the ranges of its inputs. The planner uses them to pick bounded layouts: a direct-indexed
-// GROUP BY key (range size <= 65536) and a bitmap distinct state (coordinator/planner/distinct_planner.h).
+// GROUP BY key (range size <= 65536) and a bitmap distinct state (coordinator/planner/rules/distinct_planner.h).
 //
 // Rules (a, b ranges of the arguments, c a constant; all arithmetic in 128-bit integers):
 //   column            the range the caller gives for that source column (numbers(N): `number` is
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "core/types.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/fragment.h"
 
 namespace granite::coordinator {
 
@@ -48,7 +48,7 @@ std::optional<ValueRange> TypeRange(core::TypeId type);
 
 // Returns the range of `expr`'s values (rules above). columns[i] is the range of source column i
 // when known (missing or nullopt: the column type's range).
-std::optional<ValueRange> RangeOf(const granite::worker::v1::Expr& expr,
+std::optional<ValueRange> RangeOf(const core::plan::Expr& expr,
                                   const std::vector<std::optional<ValueRange>>& columns);
 
 }  // namespace granite::coordinator

@@ -1,6 +1,6 @@
 // Reading String columns as sizes: which uses qualify, how the fragment is rewritten, and that
 // Part::ReadStringSizes (through MorselSource) returns the lengths a full read gives.
-#include "worker/string_size_reads.h"
+#include "coordinator/planner/rules/string_size_reads.h"
 
 #include <gtest/gtest.h>
 

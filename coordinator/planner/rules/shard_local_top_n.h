@@ -7,6 +7,7 @@
 #pragma once
 
 #include "coordinator/planner/query_plan.h"
+#include "coordinator/planner/rules/rule.h"
 
 namespace granite::coordinator {
 
@@ -15,6 +16,9 @@ namespace granite::coordinator {
 // plan->fragment.finalize_on_worker() is set; otherwise (or with LIMIT 0, or with the query's
 // SETTINGS shard_local_top_n = 0, which ships every finalized group as before) changes nothing.
 // REQUIRES: the plan is fully bound (final_exprs, order, having, limit, offset set).
-void PlanShardLocalTopN(QueryPlan* plan);
+bool PlanShardLocalTopN(QueryPlan* plan);
+
+// The planner rule (setting shard_local_top_n): PlanShardLocalTopN.
+bool ApplyShardLocalTopN(QueryPlan* plan, const RuleContext& context);
 
 }  // namespace granite::coordinator

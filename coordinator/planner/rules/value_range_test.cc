@@ -1,6 +1,6 @@
 // Tests of the value-range rules (value_range.h) on hand-built plan expressions, including the
 // overflow cases where a derived range must widen to the result type's whole range.
-#include "coordinator/planner/value_range.h"
+#include "coordinator/planner/rules/value_range.h"
 
 #include <gtest/gtest.h>
 
@@ -12,19 +12,18 @@
 namespace granite::coordinator {
 namespace {
 
-namespace pb = granite::worker::v1;
 using core::TypeId;
 
 using core::Call;
 using core::Col;
 
-pb::Expr UInt(uint64_t value, TypeId type) { return core::Lit(value, type); }
-pb::Expr Int(int64_t value, TypeId type) { return core::Lit(value, type); }
+core::plan::Expr UInt(uint64_t value, TypeId type) { return core::Lit(value, type); }
+core::plan::Expr Int(int64_t value, TypeId type) { return core::Lit(value, type); }
 
 // numbers(1e8): column 0 is `number`.
 const std::vector<std::optional<ValueRange>> kNumbers = {ValueRange{0, 99'999'999}};
 
-ValueRange Range(const pb::Expr& e, const std::vector<std::optional<ValueRange>>& columns = kNumbers) {
+ValueRange Range(const core::plan::Expr& e, const std::vector<std::optional<ValueRange>>& columns = kNumbers) {
   std::optional<ValueRange> range = RangeOf(e, columns);
   EXPECT_TRUE(range.has_value());
   return range.value_or(ValueRange{});
@@ -80,8 +79,8 @@ TEST(ValueRangeTest, ArithmeticWithConstants) {
                   {std::nullopt, ValueRange{-25, 99}}),
             (ValueRange{-9, 2}));
   EXPECT_EQ(Range(Call("toUInt64", TypeId::kUInt64, {key})), (ValueRange{0, 9999}));
-  pb::Expr cast = Call("CAST", TypeId::kInt64, {key});
-  pb::Expr type_name;
+  core::plan::Expr cast = Call("CAST", TypeId::kInt64, {key});
+  core::plan::Expr type_name;
   type_name.set_type(static_cast<uint32_t>(TypeId::kString));
   type_name.mutable_literal()->set_string_value("Int64");
   *cast.mutable_call()->add_args() = type_name;

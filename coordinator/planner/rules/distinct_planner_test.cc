@@ -1,7 +1,7 @@
 // Tests of the bounded-aggregation planner rules (distinct_planner.h) through the binder: which
 // aggregates get a bitmap state, which keys the direct-indexed layout, and — most important, since
 // a wrong decision gives wrong counts — which distinct arguments are disjoint across workers.
-#include "coordinator/planner/distinct_planner.h"
+#include "coordinator/planner/rules/distinct_planner.h"
 
 #include <gtest/gtest.h>
 
@@ -9,12 +9,13 @@
 #include "core/types.h"
 
 namespace granite::coordinator {
-namespace {
 
 namespace pb = granite::worker::v1;
+namespace {
+
 using core::TypeId;
 
-pb::TableSchema Table(const std::string& name, std::vector<std::string> sharding_key,
+core::TableSchema Table(const std::string& name, std::vector<std::string> sharding_key,
                       uint32_t shard_count) {
   return test::TestTable(name, {{"k"}, {"v"}}, std::move(sharding_key), shard_count);
 }
@@ -25,12 +26,12 @@ class DistinctPlannerTest : public ::testing::Test {
     catalog_.Reset({Table("s", {"k"}, 3), Table("two", {"k", "v"}, 3), Table("plain", {}, 0)});
   }
 
-  pb::Fragment Plan(const std::string& sql, size_t workers = 3) {
+  core::plan::Fragment Plan(const std::string& sql, size_t workers = 3) {
     return test::PlanFragment(catalog_, sql, workers);
   }
 
   bool Disjoint(const std::string& sql, size_t workers = 3) {
-    pb::Fragment fragment = Plan(sql, workers);
+    core::plan::Fragment fragment = Plan(sql, workers);
     return fragment.aggregates_size() == 1 && fragment.aggregates(0).disjoint_across_workers();
   }
 
@@ -57,7 +58,7 @@ TEST_F(DistinctPlannerTest, NotDisjointWhenValuesMaySpanWorkers) {
 }
 
 TEST_F(DistinctPlannerTest, BitmapForBoundedIntegerArguments) {
-  pb::Fragment f = Plan("SELECT count(DISTINCT number % 5000000) FROM numbers_mt(100000000)");
+  core::plan::Fragment f = Plan("SELECT count(DISTINCT number % 5000000) FROM numbers_mt(100000000)");
   ASSERT_EQ(f.aggregates_size(), 1);
   EXPECT_EQ(f.aggregates(0).bitmap_bits(), 5'000'000u);
   EXPECT_EQ(f.aggregates(0).bitmap_base(), 0u);
@@ -76,7 +77,7 @@ TEST_F(DistinctPlannerTest, BitmapForBoundedIntegerArguments) {
 }
 
 TEST_F(DistinctPlannerTest, DirectKeyForBoundedWideKeys) {
-  pb::Fragment f = Plan("SELECT number % 10000 + 1000000 AS k, count() FROM numbers(100000000) GROUP BY k");
+  core::plan::Fragment f = Plan("SELECT number % 10000 + 1000000 AS k, count() FROM numbers(100000000) GROUP BY k");
   EXPECT_TRUE(f.direct_key());
   EXPECT_EQ(f.direct_key_base(), 1'000'000u);
   EXPECT_FALSE(Plan("SELECT number % 100000 AS k, count() FROM numbers(100000000) GROUP BY k").direct_key());

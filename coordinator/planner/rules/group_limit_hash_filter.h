@@ -19,12 +19,17 @@
 #include "absl/status/statusor.h"
 #include "core/block.h"
 #include "coordinator/planner/query_plan.h"
+#include "coordinator/planner/rules/rule.h"
 
 namespace granite::coordinator {
 
 // Returns the L to set in plan.fragment.group_limit_hash_filter (0: the rule does not fire).
 // The largest L it applies to is the setting group_by_limit_hash_filter.
 absl::StatusOr<uint64_t> DecideGroupLimitHashFilter(const QueryPlan& plan);
+
+// The planner rule (setting group_by_limit_hash_filter): sets Aggregate::hash_limit to
+// DecideGroupLimitHashFilter's answer.
+bool ApplyGroupLimitHashFilter(QueryPlan* plan, const RuleContext& context);
 
 // Returns the plan.fragment.group_limit_hash_filter groups of `stage` (keys, then finalized
 // aggregates) smallest in (key hash, key) order; `stage` itself when the rule did not fire or it

@@ -1,17 +1,17 @@
 // Planner rules that use value ranges (value_range.h) and data placement to choose cheaper
-// aggregation states. Applied by the binder to a bound aggregating fragment, after its source
+// aggregation states. Applied (rules.cc) to a bound aggregating fragment, after its source
 // columns are known. Each rule only sets plan fields; the worker and the coordinator act on them.
 //
-//   Bitmap distinct state (AggregateCall.bitmap_base / bitmap_bits): uniqExact (count(DISTINCT))
+//   Bitmap distinct state (AggregateCall::bitmap_base / bitmap_bits): uniqExact (count(DISTINCT))
 //   of one integer argument whose range holds at most kBitmapMaxBits values without GROUP BY keys,
 //   or at most kBitmapMaxBitsPerGroup with keys (a bitmap per group). One bit per value; the merge
 //   is an OR and the result a popcount.
 //
-//   Bounded GROUP BY key (Fragment.direct_key / direct_key_base): one integer key whose range holds
+//   Bounded GROUP BY key (Aggregate::direct_key / direct_key_base): one integer key whose range holds
 //   at most 65536 values groups through a direct-indexed array at (value - min), whatever its
 //   width (Aggregator kDirect16).
 //
-//   Distinct counts finished on the workers (AggregateCall.disjoint_across_workers): uniq or
+//   Distinct counts finished on the workers (AggregateCall::disjoint_across_workers): uniq or
 //   uniqExact whose argument is a plain column whose values on different workers are disjoint:
 //     (a) a table-function column declared distinct (`number` of numbers / numbers_mt,
 //         `generate_series`; core/table_functions/table_function.h): worker i generates only rows
@@ -32,8 +32,9 @@
 #include <cstdint>
 
 #include "core/settings/settings.h"
-#include "granite/worker/v1/plan.pb.h"
-#include "granite/worker/v1/worker.pb.h"
+#include "core/plan/fragment.h"
+#include "core/table_schema.h"
+#include "coordinator/planner/rules/rule.h"
 
 namespace granite::coordinator {
 
@@ -43,10 +44,10 @@ inline constexpr uint64_t kBitmapMaxBits = uint64_t{1} << 26;
 inline constexpr uint64_t kBitmapMaxBitsPerGroup = uint64_t{1} << 12;
 inline constexpr uint64_t kDirectKeyMaxValues = uint64_t{1} << 16;
 
-// Applies the rules above to an aggregating `fragment` (its source columns set). `schema` is the
-// table read (null for numbers(N)); `worker_count` the current worker count.
-void PlanBoundedAggregation(granite::worker::v1::Fragment* fragment,
-                            const granite::worker::v1::TableSchema* schema, size_t worker_count,
-                            const core::Settings& settings);
+// The three rules above, each on an aggregating plan whose source columns are set; each returns
+// whether it changed the plan.
+bool ApplyDirectKey(QueryPlan* plan, const RuleContext& context);
+bool ApplyDistinctBitmap(QueryPlan* plan, const RuleContext& context);
+bool ApplyDisjointDistinct(QueryPlan* plan, const RuleContext& context);
 
 }  // namespace granite::coordinator

@@ -2,7 +2,7 @@
 // Fragment.group_limit_hash_filter = limit + offset exactly for a keyed aggregation with LIMIT and
 // no ORDER BY / HAVING / final-merge skip, within the setting's cap; and KeepBottomGroups keeps the
 // smallest (key hash, key) groups of the merged stage block.
-#include "coordinator/planner/group_limit_hash_filter.h"
+#include "coordinator/planner/rules/group_limit_hash_filter.h"
 
 #include <gtest/gtest.h>
 
@@ -14,12 +14,13 @@
 #include "core/types.h"
 
 namespace granite::coordinator {
-namespace {
 
 namespace pb = granite::worker::v1;
+namespace {
+
 using core::TypeId;
 
-pb::TableSchema Table(const std::string& name, std::vector<std::string> sharding_key) {
+core::TableSchema Table(const std::string& name, std::vector<std::string> sharding_key) {
   uint32_t shards = sharding_key.empty() ? 0 : 3;
   return test::TestTable(name, {{"k"}, {"v"}, {"s", TypeId::kString}}, std::move(sharding_key),
                          shards);

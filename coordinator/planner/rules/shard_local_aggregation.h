@@ -22,9 +22,10 @@
 #include <string>
 #include <string_view>
 
-#include "granite/worker/v1/plan.pb.h"
+#include "coordinator/planner/rules/rule.h"
+#include "core/plan/fragment.h"
 #include "core/settings/settings.h"
-#include "granite/worker/v1/worker.pb.h"
+#include "core/table_schema.h"
 
 namespace granite::coordinator {
 
@@ -37,8 +38,8 @@ struct ShardLocalDecision {
 };
 
 // Applies the rule to a bound fragment reading `schema`'s table on `worker_count` workers.
-ShardLocalDecision DecideShardLocalAggregation(const granite::worker::v1::Fragment& fragment,
-                                               const granite::worker::v1::TableSchema& schema,
+ShardLocalDecision DecideShardLocalAggregation(const core::plan::Fragment& fragment,
+                                               const core::TableSchema& schema,
                                                size_t worker_count,
                                                const core::Settings& settings);
 
@@ -46,7 +47,11 @@ ShardLocalDecision DecideShardLocalAggregation(const granite::worker::v1::Fragme
 // `worker_count` workers (shard_count == worker_count > 0). Then INSERT sent every row with a given
 // `column` value to one worker, so the sets of `column` values on different workers are disjoint
 // (e.g. count(DISTINCT column) is the sum of the workers' distinct counts).
-bool IsWholeShardingKey(const granite::worker::v1::TableSchema& schema, std::string_view column,
+// The planner rule: sets Aggregate::finalize_on_worker when DecideShardLocalAggregation fires
+// for the table read (and the key-hash filter did not fire).
+bool ApplyShardLocalAggregation(QueryPlan* plan, const RuleContext& context);
+
+bool IsWholeShardingKey(const core::TableSchema& schema, std::string_view column,
                         size_t worker_count);
 
 }  // namespace granite::coordinator

@@ -1,0 +1,38 @@
+#include "coordinator/planner/rules/rule.h"
+
+#include "coordinator/planner/rules/distinct_planner.h"
+#include "coordinator/planner/rules/group_limit_hash_filter.h"
+#include "coordinator/planner/rules/merge_rules.h"
+#include "coordinator/planner/rules/shard_local_aggregation.h"
+#include "coordinator/planner/rules/shard_local_top_n.h"
+#include "coordinator/planner/rules/string_size_reads.h"
+
+namespace granite::coordinator {
+
+const std::vector<PlannerRule>& PlannerRules() {
+  static const std::vector<PlannerRule>* rules = new std::vector<PlannerRule>{
+      // Worker fragment: scan and aggregation layout.
+      {"string_size_reads", "optimize_functions_to_subcolumns", ApplyStringSizeReads},
+      {"direct_key", "use_value_ranges", ApplyDirectKey},
+      {"distinct_bitmap", "use_value_ranges", ApplyDistinctBitmap},
+      {"disjoint_distinct", "use_value_ranges", ApplyDisjointDistinct},
+      // Which groups are aggregated, and where they are finalized.
+      {"group_limit_hash_filter", "group_by_limit_hash_filter", ApplyGroupLimitHashFilter},
+      {"shard_local_aggregation", "shard_local_aggregation", ApplyShardLocalAggregation},
+      {"shard_local_top_n", "shard_local_top_n", ApplyShardLocalTopN},
+      {"late_materialization", "late_materialization_max_limit", ApplyLateMaterialization},
+      // The coordinator's merge.
+      {"merge_group_limit", "merge_group_limit", ApplyMergeGroupLimit},
+      {"piece_cut", "top_n_piece_cut", ApplyPieceCut},
+      {"late_finalization", "late_aggregate_finalization", ApplyLateFinalization},
+  };
+  return *rules;
+}
+
+void ApplyPlannerRules(QueryPlan* plan, const RuleContext& context) {
+  for (const PlannerRule& rule : PlannerRules()) {
+    if (rule.apply(plan, context)) plan->rules_fired.emplace_back(rule.name);
+  }
+}
+
+}  // namespace granite::coordinator

@@ -1,0 +1,37 @@
+// plan::Expr: a typed scalar expression of a plan fragment — a reference to a column of the
+// fragment's input block, a literal, or a call of a registered function — as the coordinator's
+// binder builds it and the worker compiles it (core/expression.h). Plain data: rules copy and
+// rewrite it freely; only core/wire/plan_codec.h turns it into wire messages.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/types.h"
+#include "core/value.h"
+
+namespace granite::core::plan {
+
+// Holds one node and, for a call, its argument subtrees.
+struct Expr {
+  enum class Kind : uint8_t { kColumn, kLiteral, kCall };
+
+  Kind kind = Kind::kColumn;
+  TypeId type = TypeId::kUInt8;  // the node's result type
+  uint32_t column = 0;           // kColumn: index into the input block
+  Value literal;                 // kLiteral: the value, in its widest physical form
+  std::string function;          // kCall: the registered function name
+  std::vector<Expr> args;        // kCall
+
+  bool is_column() const { return kind == Kind::kColumn; }
+  bool is_literal() const { return kind == Kind::kLiteral; }
+  bool is_call() const { return kind == Kind::kCall; }
+  // True for a call of `name`.
+  bool IsCall(std::string_view name) const { return kind == Kind::kCall && function == name; }
+
+  friend bool operator==(const Expr&, const Expr&) = default;
+};
+
+}  // namespace granite::core::plan

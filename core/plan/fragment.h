@@ -1,0 +1,128 @@
+// plan::Fragment: what one worker runs for a query, as a short pipeline of typed operators —
+//   Scan (a table or table function, the columns read and how) -> Filter (optional)
+//   -> Project (rows) or Aggregate (partial states by bucket, or groups finalized on the worker)
+//   -> TopN (projecting fragments: ORDER BY keys and a LIMIT, cut on every worker).
+// The coordinator's binder builds it and the planner rules (coordinator/planner/rules/) set the
+// operators' fields; the worker compiles it (core/fragment_pipeline.h, worker/fragment_executor.h).
+// Only core/wire/plan_codec.h converts it to and from the wire message. Plain data: copyable.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/plan/expr.h"
+#include "core/settings/settings.h"
+#include "core/types.h"
+
+namespace granite::core::plan {
+
+// FROM f(args): a table function of core/table_functions/table_function.h, arguments bound.
+struct TableFunctionCall {
+  std::string name;            // canonical name, e.g. "numbers_mt"
+  std::vector<uint64_t> args;  // TableFunction::Bind's arguments
+  friend bool operator==(const TableFunctionCall&, const TableFunctionCall&) = default;
+};
+
+// Reads the source: a table's shard or a table function's rows on this worker.
+struct Scan {
+  std::string table;                          // a table, when `function` is unset
+  std::optional<TableFunctionCall> function;  // a table function
+  std::vector<std::string> columns;           // columns read, in input-block order
+  // Per column (empty = none): a String column read as its values' sizes (UInt64), because the
+  // fragment only asks how long its values are (rules/string_size_reads.h).
+  std::vector<bool> string_sizes;
+  // The filter before the string_sizes rewrite (which compares sizes): what pruning reads.
+  std::optional<Expr> prune_filter;
+  bool is_table() const { return !function.has_value(); }
+  // Whether column `i` is read as sizes.
+  bool reads_sizes(size_t i) const { return i < string_sizes.size() && string_sizes[i]; }
+  friend bool operator==(const Scan&, const Scan&) = default;
+};
+
+// One aggregate function call of an Aggregate.
+struct AggregateCall {
+  std::string name;
+  std::vector<Expr> args;
+  TypeId result_type = TypeId::kUInt64;
+  // uniqExact of an integer argument whose values all lie in [bitmap_base, bitmap_base +
+  // bitmap_bits) (the minimum's bit pattern widened to 64 bits): a bitmap per group instead of a
+  // hash set (core/aggregation/distinct_bitmap_function.cc). 0 bits = hash set.
+  uint64_t bitmap_base = 0;
+  uint64_t bitmap_bits = 0;
+  // uniq / uniqExact whose argument values on different workers are disjoint: workers send
+  // per-group counts that the coordinator adds up.
+  bool disjoint_across_workers = false;
+  friend bool operator==(const AggregateCall&, const AggregateCall&) = default;
+};
+
+// The groups a worker ships when it finalizes its own groups (Aggregate::finalize_on_worker):
+// those for which `having` holds (when set), then with limit > 0 the first `limit` of them in the
+// order of `order` (expressions over the block of keys then finalized aggregates; ties keep group
+// order). Exact because every group lives on one worker.
+struct LocalCut {
+  std::optional<Expr> having;
+  std::vector<Expr> order;
+  std::vector<bool> descending;  // one per `order` expression
+  uint64_t limit = 0;            // 0 = every group that passes `having`
+  bool active() const { return having.has_value() || limit > 0; }
+  friend bool operator==(const LocalCut&, const LocalCut&) = default;
+};
+
+// GROUP BY keys and aggregate calls over the filtered rows.
+struct Aggregate {
+  std::vector<Expr> keys;
+  std::vector<AggregateCall> calls;
+  // false: the worker sends partial states by hash bucket for the coordinator's bucketed merge.
+  // true: every group lives on one worker (the table is sharded by the keys), so the worker
+  // finalizes its groups and sends blocks of keys then results; the coordinator concatenates.
+  bool finalize_on_worker = false;
+  // One integer key whose widened values v all satisfy v - direct_key_base < 65536 (unsigned):
+  // group with a direct-indexed array instead of a hash table.
+  bool direct_key = false;
+  uint64_t direct_key_base = 0;
+  // GROUP BY ... LIMIT without ORDER BY / HAVING: L = limit + offset > 0 makes every thread
+  // aggregate only rows whose key hash may be among the L smallest
+  // (core/aggregation/hash_limit_filter.h). 0 = off.
+  uint64_t hash_limit = 0;
+  LocalCut local_cut;  // with finalize_on_worker only
+  friend bool operator==(const Aggregate&, const Aggregate&) = default;
+};
+
+// One ORDER BY key of a TopN: an output column of the fragment.
+struct SortKey {
+  uint32_t column = 0;
+  bool descending = false;
+  friend bool operator==(const SortKey&, const SortKey&) = default;
+};
+
+// The fragment: operators in pipeline order, plus the query's identity and settings.
+struct Fragment {
+  std::string query_id;
+  uint32_t worker_index = 0;
+  uint32_t worker_count = 1;
+
+  Scan scan;
+  std::optional<Expr> filter;
+  // Without `aggregate`: the output columns.
+  std::vector<Expr> projections;
+  std::optional<Aggregate> aggregate;
+  // Projecting fragments: a partial top-N — sort by these output columns, keep `limit` rows
+  // (no keys: the first `limit` rows). limit 0 = no limit.
+  std::vector<SortKey> order_by;
+  uint64_t limit = 0;
+  // A projecting fragment with a small limit reads the columns neither the filter nor the ORDER
+  // BY keys read only for rows that can reach the top-N (worker/late_materialized_scan.h).
+  bool late_materialization = false;
+  // EXPLAIN indexes = 1: the worker opens the scan (pruning parts and granules), reports
+  // FragmentStats and reads nothing.
+  bool explain_only = false;
+
+  // The query's settings; the wire carries only the changed ones.
+  Settings settings;
+
+  bool aggregating() const { return aggregate.has_value(); }
+};
+
+}  // namespace granite::core::plan

@@ -1,0 +1,120 @@
+#include "core/plan/plan_text.h"
+
+#include <cstdio>
+#include <string>
+
+#include "core/types.h"
+
+namespace granite::core::plan {
+
+namespace {
+
+std::string LiteralText(const Value& value) {
+  if (const auto* i = std::get_if<int64_t>(&value)) return std::to_string(*i);
+  if (const auto* u = std::get_if<uint64_t>(&value)) return std::to_string(*u);
+  if (const auto* d = std::get_if<double>(&value)) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.17g", *d);
+    return buffer;
+  }
+  std::string out = "'";
+  for (char c : std::get<std::string>(value)) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string ListText(const std::vector<Expr>& exprs, const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += ExprText(exprs[i], names);
+  }
+  return out;
+}
+
+std::string CallText(const AggregateCall& call, const std::vector<std::string>& names) {
+  std::string out = call.name + "(" + ListText(call.args, names) + ")";
+  if (call.bitmap_bits > 0) out += " bitmap " + std::to_string(call.bitmap_bits);
+  if (call.disjoint_across_workers) out += " disjoint";
+  return out;
+}
+
+}  // namespace
+
+std::string ExprText(const Expr& expr, const std::vector<std::string>& names) {
+  switch (expr.kind) {
+    case Expr::Kind::kColumn:
+      if (expr.column < names.size()) return names[expr.column];
+      return "#" + std::to_string(expr.column);
+    case Expr::Kind::kLiteral:
+      return LiteralText(expr.literal);
+    case Expr::Kind::kCall:
+      break;
+  }
+  return expr.function + "(" + ListText(expr.args, names) + ")";
+}
+
+std::vector<std::string> FragmentText(const Fragment& fragment, const std::string& indent) {
+  const std::vector<std::string>& names = fragment.scan.columns;
+  std::vector<std::string> lines;
+  std::string scan = indent + "Scan ";
+  if (fragment.scan.function) {
+    scan += "function " + fragment.scan.function->name + "(";
+    for (size_t i = 0; i < fragment.scan.function->args.size(); ++i) {
+      scan += (i > 0 ? ", " : "") + std::to_string(fragment.scan.function->args[i]);
+    }
+    scan += ")";
+  } else {
+    scan += "table " + fragment.scan.table;
+  }
+  scan += " columns [";
+  for (size_t i = 0; i < names.size(); ++i) scan += (i > 0 ? ", " : "") + names[i];
+  lines.push_back(scan + "]");
+  if (fragment.filter) lines.push_back(indent + "Filter " + ExprText(*fragment.filter, names));
+  if (fragment.aggregate) {
+    const Aggregate& a = *fragment.aggregate;
+    std::string line = indent + "Aggregate keys [" + ListText(a.keys, names) + "] calls [";
+    for (size_t i = 0; i < a.calls.size(); ++i) {
+      line += (i > 0 ? ", " : "") + CallText(a.calls[i], names);
+    }
+    line += "]";
+    line += a.finalize_on_worker ? " (finalized on the worker)" : " (partial states by bucket)";
+    if (a.direct_key) line += " direct key from " + std::to_string(a.direct_key_base);
+    if (a.hash_limit > 0) line += " key hash limit " + std::to_string(a.hash_limit);
+    lines.push_back(line);
+    if (a.local_cut.active()) {
+      std::string cut = indent + "LocalCut";
+      if (a.local_cut.having) cut += " having " + ExprText(*a.local_cut.having);
+      if (!a.local_cut.order.empty()) {
+        cut += " order [";
+        for (size_t i = 0; i < a.local_cut.order.size(); ++i) {
+          cut += (i > 0 ? ", " : "") + ExprText(a.local_cut.order[i]);
+          if (i < a.local_cut.descending.size() && a.local_cut.descending[i]) cut += " DESC";
+        }
+        cut += "]";
+      }
+      if (a.local_cut.limit > 0) cut += " limit " + std::to_string(a.local_cut.limit);
+      lines.push_back(cut);
+    }
+  } else {
+    lines.push_back(indent + "Project [" + ListText(fragment.projections, names) + "]");
+  }
+  if (!fragment.aggregate && (fragment.limit > 0 || !fragment.order_by.empty())) {
+    std::string line = indent + "TopN";
+    if (!fragment.order_by.empty()) {
+      line += " order [";
+      for (size_t i = 0; i < fragment.order_by.size(); ++i) {
+        line += (i > 0 ? ", #" : "#") + std::to_string(fragment.order_by[i].column);
+        if (fragment.order_by[i].descending) line += " DESC";
+      }
+      line += "]";
+    }
+    if (fragment.limit > 0) line += " limit " + std::to_string(fragment.limit);
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace granite::core::plan

@@ -1,0 +1,45 @@
+// TableSchema: what CREATE TABLE declared — columns with their types plus the MergeTree clauses
+// (ORDER BY, PRIMARY KEY, PARTITION BY, ENGINE, SETTINGS) kept as text, and the sharding key.
+// Storage persists it in the table's directory (storage/table_schema.h); the coordinator's
+// catalog holds it; core/wire/schema_codec.h converts it to and from the worker API's message.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/types.h"
+
+namespace granite::core {
+
+struct ColumnSchema {
+  std::string name;
+  TypeId type = TypeId::kUInt8;
+
+  bool operator==(const ColumnSchema&) const = default;
+};
+
+// Describes one table. order_by / primary_key entries are expressions as written (usually column
+// names).
+struct TableSchema {
+  std::string name;
+  std::vector<ColumnSchema> columns;
+  std::vector<std::string> order_by;
+  std::vector<std::string> primary_key;
+  std::string partition_by;
+  std::string engine;
+  std::map<std::string, std::string> settings;
+  // The columns INSERT routes rows by (hash % shard_count); empty: even split. shard_count is the
+  // worker count the table was created with.
+  std::vector<std::string> sharding_key;
+  uint32_t shard_count = 0;
+
+  // Returns the position of column `name` (case-sensitive), or -1.
+  int ColumnIndex(std::string_view name) const;
+
+  bool operator==(const TableSchema&) const = default;
+};
+
+}  // namespace granite::core

@@ -1,0 +1,302 @@
+#include "core/wire/plan_codec.h"
+
+#include <string>
+#include <utility>
+
+#include "core/error.h"
+#include "core/status_macros.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "granite/worker/v1/plan.pb.h"
+#include "granite/worker/v1/worker.pb.h"
+
+namespace granite::core::wire {
+
+namespace pb = granite::worker::v1;
+
+namespace {
+
+absl::Status Malformed(std::string_view what) {
+  return Error(ErrorCode::kIncorrectData, "Malformed plan fragment: " + std::string(what));
+}
+
+absl::StatusOr<TypeId> TypeFromWire(uint32_t type) {
+  if (type >= static_cast<uint32_t>(kTypeCount)) {
+    return Malformed("unknown type id " + std::to_string(type));
+  }
+  return static_cast<TypeId>(type);
+}
+
+uint32_t TypeToWire(TypeId type) { return static_cast<uint32_t>(type); }
+
+void ValueToProto(const Value& value, pb::Value* out) {
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t>) {
+          out->set_int_value(v);
+        } else if constexpr (std::is_same_v<T, uint64_t>) {
+          out->set_uint_value(v);
+        } else if constexpr (std::is_same_v<T, double>) {
+          out->set_float_value(v);
+        } else {
+          out->set_string_value(v);
+        }
+      },
+      value);
+}
+
+absl::StatusOr<Value> ValueFromProto(const pb::Value& value) {
+  switch (value.kind_case()) {
+    case pb::Value::kIntValue: return Value(value.int_value());
+    case pb::Value::kUintValue: return Value(value.uint_value());
+    case pb::Value::kFloatValue: return Value(value.float_value());
+    case pb::Value::kStringValue: return Value(value.string_value());
+    case pb::Value::KIND_NOT_SET: break;
+  }
+  return Malformed("a literal without a value");
+}
+
+absl::StatusOr<std::vector<plan::Expr>> ExprsFromProto(
+    const google::protobuf::RepeatedPtrField<pb::Expr>& exprs) {
+  std::vector<plan::Expr> out;
+  out.reserve(exprs.size());
+  for (const pb::Expr& expr : exprs) {
+    ASSIGN_OR_RETURN(plan::Expr e, FromProto(expr));
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+void ExprsToProto(const std::vector<plan::Expr>& exprs,
+                  google::protobuf::RepeatedPtrField<pb::Expr>* out) {
+  out->Reserve(static_cast<int>(exprs.size()));
+  for (const plan::Expr& expr : exprs) ToProto(expr, out->Add());
+}
+
+void AggregateToProto(const plan::Aggregate& aggregate, pb::Fragment* out) {
+  out->set_aggregate(true);
+  ExprsToProto(aggregate.keys, out->mutable_group_keys());
+  for (const plan::AggregateCall& call : aggregate.calls) {
+    pb::AggregateCall* c = out->add_aggregates();
+    c->set_name(call.name);
+    ExprsToProto(call.args, c->mutable_args());
+    c->set_result_type(TypeToWire(call.result_type));
+    c->set_bitmap_base(call.bitmap_base);
+    c->set_bitmap_bits(call.bitmap_bits);
+    c->set_disjoint_across_workers(call.disjoint_across_workers);
+  }
+  out->set_finalize_on_worker(aggregate.finalize_on_worker);
+  out->set_direct_key(aggregate.direct_key);
+  out->set_direct_key_base(aggregate.direct_key_base);
+  out->set_group_limit_hash_filter(aggregate.hash_limit);
+  const plan::LocalCut& cut = aggregate.local_cut;
+  if (cut.having) ToProto(*cut.having, out->mutable_local_having());
+  ExprsToProto(cut.order, out->mutable_local_order());
+  for (bool descending : cut.descending) out->add_local_order_descending(descending);
+  out->set_local_limit(cut.limit);
+}
+
+absl::StatusOr<plan::Aggregate> AggregateFromProto(const pb::Fragment& fragment) {
+  plan::Aggregate aggregate;
+  ASSIGN_OR_RETURN(aggregate.keys, ExprsFromProto(fragment.group_keys()));
+  for (const pb::AggregateCall& c : fragment.aggregates()) {
+    plan::AggregateCall call;
+    call.name = c.name();
+    ASSIGN_OR_RETURN(call.args, ExprsFromProto(c.args()));
+    ASSIGN_OR_RETURN(call.result_type, TypeFromWire(c.result_type()));
+    call.bitmap_base = c.bitmap_base();
+    call.bitmap_bits = c.bitmap_bits();
+    call.disjoint_across_workers = c.disjoint_across_workers();
+    aggregate.calls.push_back(std::move(call));
+  }
+  aggregate.finalize_on_worker = fragment.finalize_on_worker();
+  aggregate.direct_key = fragment.direct_key();
+  aggregate.direct_key_base = fragment.direct_key_base();
+  aggregate.hash_limit = fragment.group_limit_hash_filter();
+  plan::LocalCut& cut = aggregate.local_cut;
+  if (fragment.has_local_having()) {
+    ASSIGN_OR_RETURN(cut.having, FromProto(fragment.local_having()));
+  }
+  ASSIGN_OR_RETURN(cut.order, ExprsFromProto(fragment.local_order()));
+  if (fragment.local_order_descending_size() != fragment.local_order_size()) {
+    return Malformed(std::to_string(fragment.local_order_size()) + " local ORDER BY keys but " +
+                     std::to_string(fragment.local_order_descending_size()) + " directions");
+  }
+  cut.descending.assign(fragment.local_order_descending().begin(),
+                        fragment.local_order_descending().end());
+  cut.limit = fragment.local_limit();
+  return aggregate;
+}
+
+}  // namespace
+
+void ToProto(const plan::Expr& expr, pb::Expr* out) {
+  out->set_type(TypeToWire(expr.type));
+  switch (expr.kind) {
+    case plan::Expr::Kind::kColumn:
+      out->set_column(expr.column);
+      break;
+    case plan::Expr::Kind::kLiteral:
+      ValueToProto(expr.literal, out->mutable_literal());
+      break;
+    case plan::Expr::Kind::kCall: {
+      pb::FunctionCall* call = out->mutable_call();
+      call->set_name(expr.function);
+      ExprsToProto(expr.args, call->mutable_args());
+      break;
+    }
+  }
+}
+
+absl::StatusOr<plan::Expr> FromProto(const pb::Expr& expr) {
+  plan::Expr out;
+  ASSIGN_OR_RETURN(out.type, TypeFromWire(expr.type()));
+  switch (expr.node_case()) {
+    case pb::Expr::kColumn:
+      out.kind = plan::Expr::Kind::kColumn;
+      out.column = expr.column();
+      return out;
+    case pb::Expr::kLiteral: {
+      out.kind = plan::Expr::Kind::kLiteral;
+      ASSIGN_OR_RETURN(out.literal, ValueFromProto(expr.literal()));
+      return out;
+    }
+    case pb::Expr::kCall: {
+      out.kind = plan::Expr::Kind::kCall;
+      out.function = expr.call().name();
+      ASSIGN_OR_RETURN(out.args, ExprsFromProto(expr.call().args()));
+      return out;
+    }
+    case pb::Expr::NODE_NOT_SET:
+      break;
+  }
+  return Malformed("an expression node without a kind");
+}
+
+void ToProto(const plan::Fragment& fragment, pb::Fragment* out) {
+  out->set_query_id(fragment.query_id);
+  out->set_worker_index(fragment.worker_index);
+  out->set_worker_count(fragment.worker_count);
+  pb::Source* source = out->mutable_source();
+  if (fragment.scan.function) {
+    source->mutable_function()->set_name(fragment.scan.function->name);
+    for (uint64_t arg : fragment.scan.function->args) source->mutable_function()->add_args(arg);
+  } else {
+    source->set_table(fragment.scan.table);
+  }
+  for (const std::string& column : fragment.scan.columns) source->add_columns(column);
+  for (bool sizes : fragment.scan.string_sizes) source->add_string_sizes(sizes);
+  if (fragment.scan.prune_filter) ToProto(*fragment.scan.prune_filter, source->mutable_prune_filter());
+  out->set_late_materialization(fragment.late_materialization);
+  out->set_explain_only(fragment.explain_only);
+  if (fragment.filter) ToProto(*fragment.filter, out->mutable_filter());
+  ExprsToProto(fragment.projections, out->mutable_projections());
+  if (fragment.aggregate) AggregateToProto(*fragment.aggregate, out);
+  for (const plan::SortKey& key : fragment.order_by) {
+    pb::SortKey* k = out->add_order_by();
+    k->set_column(key.column);
+    k->set_descending(key.descending);
+  }
+  out->set_limit(fragment.limit);
+  for (const auto& [name, value] : fragment.settings.Changes()) {
+    (*out->mutable_settings())[name] = value;
+  }
+}
+
+absl::StatusOr<plan::Fragment> FromProto(const pb::Fragment& fragment) {
+  plan::Fragment out;
+  out.query_id = fragment.query_id();
+  out.worker_index = fragment.worker_index();
+  out.worker_count = fragment.worker_count();
+  const pb::Source& source = fragment.source();
+  if (source.has_function()) {
+    plan::TableFunctionCall call;
+    call.name = source.function().name();
+    call.args.assign(source.function().args().begin(), source.function().args().end());
+    out.scan.function = std::move(call);
+  } else {
+    out.scan.table = source.table();
+  }
+  out.scan.columns.assign(source.columns().begin(), source.columns().end());
+  out.scan.string_sizes.assign(source.string_sizes().begin(), source.string_sizes().end());
+  if (source.has_prune_filter()) {
+    ASSIGN_OR_RETURN(out.scan.prune_filter, FromProto(source.prune_filter()));
+  }
+  out.late_materialization = fragment.late_materialization();
+  out.explain_only = fragment.explain_only();
+  if (fragment.has_filter()) {
+    ASSIGN_OR_RETURN(out.filter, FromProto(fragment.filter()));
+  }
+  ASSIGN_OR_RETURN(out.projections, ExprsFromProto(fragment.projections()));
+  if (fragment.aggregate()) {
+    ASSIGN_OR_RETURN(out.aggregate, AggregateFromProto(fragment));
+  }
+  for (const pb::SortKey& key : fragment.order_by()) {
+    out.order_by.push_back(plan::SortKey{key.column(), key.descending()});
+  }
+  out.limit = fragment.limit();
+  ASSIGN_OR_RETURN(out.settings, Settings::FromMap(fragment.settings()));
+  return out;
+}
+
+void ToProto(plan::ResultChunk&& chunk, pb::FragmentChunk* out) {
+  auto fill = [](plan::EncodedBlock&& block, pb::BlockData* data) {
+    data->set_rows(block.rows);
+    data->set_raw_size(block.raw_size);
+    data->set_data(std::move(block.data));
+  };
+  switch (chunk.kind) {
+    case plan::ResultChunk::Kind::kBlock:
+      fill(std::move(chunk.block), out->mutable_block());
+      return;
+    case plan::ResultChunk::Kind::kBucket: {
+      pb::Bucket* bucket = out->mutable_bucket();
+      bucket->set_id(chunk.bucket_id);
+      bucket->set_last(chunk.last);
+      bucket->set_single(chunk.single);
+      fill(std::move(chunk.block), bucket->mutable_states());
+      return;
+    }
+    case plan::ResultChunk::Kind::kStats: {
+      const plan::FragmentStats& s = chunk.stats;
+      pb::FragmentStats* stats = out->mutable_stats();
+      stats->set_read_rows(s.read_rows);
+      stats->set_read_bytes(s.read_bytes);
+      stats->set_elapsed_us(s.elapsed_us);
+      stats->set_parts_total(s.parts_total);
+      stats->set_parts_selected(s.parts_selected);
+      stats->set_granules_total(s.granules_total);
+      stats->set_granules_selected(s.granules_selected);
+      stats->set_choose_parts_us(s.choose_parts_us);
+      return;
+    }
+  }
+}
+
+std::string EncodeExpr(const plan::Expr& expr) {
+  pb::Expr proto;
+  ToProto(expr, &proto);
+  return proto.SerializeAsString();
+}
+
+std::string EncodeFragment(const plan::Fragment& fragment) {
+  pb::Fragment proto;
+  ToProto(fragment, &proto);
+  return proto.SerializeAsString();
+}
+
+absl::StatusOr<plan::Fragment> DecodeFragment(std::string_view bytes) {
+  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                               static_cast<int>(bytes.size()));
+  input.SetRecursionLimit(kPlanRecursionLimit);
+  pb::Fragment proto;
+  if (!proto.ParseFromCodedStream(&input) || !input.ConsumedEntireMessage()) {
+    return Error(ErrorCode::kIncorrectData,
+                 "Cannot parse the plan fragment (" + std::to_string(bytes.size()) +
+                     " bytes): not a Fragment, or nested deeper than " +
+                     std::to_string(kPlanRecursionLimit) + " messages");
+  }
+  return FromProto(proto);
+}
+
+}  // namespace granite::core::wire

@@ -1,0 +1,124 @@
+#include "core/wire/plan_codec.h"
+
+#include <string>
+
+#include "core/error.h"
+#include "core/functions/expr_builder.h"
+#include "granite/worker/v1/plan.pb.h"
+#include "gtest/gtest.h"
+
+namespace granite::core::wire {
+namespace {
+
+namespace pb = granite::worker::v1;
+
+// Returns a wire fragment whose filter is `levels` nested calls f(f(...f(column 0)...)).
+pb::Fragment NestedFragment(int levels) {
+  pb::Fragment fragment;
+  pb::Expr* expr = fragment.mutable_filter();
+  for (int i = 0; i < levels; ++i) {
+    pb::FunctionCall* call = expr->mutable_call();
+    call->set_name("f");
+    expr = call->add_args();
+  }
+  expr->set_column(0);
+  return fragment;
+}
+
+plan::Fragment EveryField() {
+  plan::Fragment f;
+  f.query_id = "q1";
+  f.worker_index = 2;
+  f.worker_count = 3;
+  f.scan.table = "hits";
+  f.scan.columns = {"a", "b"};
+  f.filter = Call("greater", TypeId::kUInt8, {Col(0, TypeId::kInt64), Lit(int64_t{-5})});
+  plan::Aggregate aggregate;
+  aggregate.keys = {Col(1, TypeId::kString)};
+  aggregate.calls.push_back(plan::AggregateCall{"uniqExact", {Col(0, TypeId::kInt64)},
+                                                TypeId::kUInt64, 7, 1024, true});
+  aggregate.finalize_on_worker = true;
+  aggregate.direct_key = true;
+  aggregate.direct_key_base = 9;
+  aggregate.hash_limit = 11;
+  aggregate.local_cut.having = Lit(uint64_t{1});
+  aggregate.local_cut.order = {Col(1, TypeId::kUInt64), Lit(2.5)};
+  aggregate.local_cut.descending = {true, false};
+  aggregate.local_cut.limit = 10;
+  f.aggregate = aggregate;
+  EXPECT_TRUE(f.settings.Set("group_by_two_level_threshold", "3").ok());
+  return f;
+}
+
+TEST(PlanCodecTest, RoundTripsEveryFieldAndOnlyChangedSettings) {
+  plan::Fragment f = EveryField();
+  absl::StatusOr<plan::Fragment> back = DecodeFragment(EncodeFragment(f));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->query_id, "q1");
+  EXPECT_EQ(back->worker_index, 2u);
+  EXPECT_EQ(back->scan, f.scan);
+  EXPECT_EQ(back->filter, f.filter);
+  EXPECT_EQ(back->aggregate, f.aggregate);
+  EXPECT_EQ(back->settings.Changes(), f.settings.Changes());
+  EXPECT_EQ(back->settings.group_by_two_level_threshold, 3u);
+
+  plan::Fragment rows;
+  rows.scan.function = plan::TableFunctionCall{"numbers_mt", {5, 10}};
+  rows.projections = {Col(0, TypeId::kUInt64), Lit(std::string("x"))};
+  rows.order_by = {plan::SortKey{1, true}};
+  rows.limit = 4;
+  absl::StatusOr<plan::Fragment> rows_back = DecodeFragment(EncodeFragment(rows));
+  ASSERT_TRUE(rows_back.ok()) << rows_back.status();
+  EXPECT_EQ(rows_back->scan, rows.scan);
+  EXPECT_FALSE(rows_back->aggregating());
+  EXPECT_EQ(rows_back->projections, rows.projections);
+  EXPECT_EQ(rows_back->order_by, rows.order_by);
+  EXPECT_EQ(rows_back->limit, 4u);
+  EXPECT_TRUE(rows_back->settings.Changes().empty());
+}
+
+// Issue 19: a ~50-level expression exceeded protobuf's default nesting limit of 100 messages.
+TEST(PlanCodecTest, DecodesExpressionsFarDeeperThanProtobufsDefault) {
+  std::string bytes = NestedFragment(1900).SerializeAsString();
+  pb::Fragment default_parse;
+  EXPECT_FALSE(default_parse.ParseFromString(bytes));  // what gRPC's own parse does
+  absl::StatusOr<plan::Fragment> parsed = DecodeFragment(bytes);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const plan::Expr* e = &*parsed->filter;
+  int levels = 0;
+  while (e->is_call()) {
+    e = &e->args[0];
+    ++levels;
+  }
+  EXPECT_EQ(levels, 1900);
+  EXPECT_EQ(EncodeFragment(*parsed).size(), bytes.size() + 2);  // + worker_count = 1
+}
+
+TEST(PlanCodecTest, RefusesDeeperMessagesGarbageAndMalformedNodes) {
+  absl::StatusOr<plan::Fragment> too_deep =
+      DecodeFragment(NestedFragment(kPlanRecursionLimit).SerializeAsString());
+  EXPECT_EQ(CodeOf(too_deep.status()), ErrorCode::kIncorrectData);
+  EXPECT_NE(too_deep.status().message().find("nested deeper than"), std::string::npos);
+  absl::StatusOr<plan::Fragment> garbage = DecodeFragment("\xff\xff\xff");
+  EXPECT_EQ(CodeOf(garbage.status()), ErrorCode::kIncorrectData);
+  EXPECT_NE(garbage.status().message().find("3 bytes"), std::string::npos);
+
+  pb::Fragment no_kind;
+  no_kind.mutable_filter()->set_type(0);
+  EXPECT_EQ(CodeOf(FromProto(no_kind).status()), ErrorCode::kIncorrectData);
+  pb::Fragment bad_type;
+  bad_type.mutable_filter()->set_type(200);
+  bad_type.mutable_filter()->set_column(0);
+  absl::StatusOr<plan::Fragment> bad = FromProto(bad_type);
+  EXPECT_NE(bad.status().message().find("unknown type id 200"), std::string::npos);
+  pb::Fragment cut;
+  cut.set_aggregate(true);
+  cut.add_local_order()->set_column(0);
+  EXPECT_EQ(CodeOf(FromProto(cut).status()), ErrorCode::kIncorrectData);
+  pb::Fragment setting;
+  (*setting.mutable_settings())["max_threadz"] = "1";
+  EXPECT_EQ(CodeOf(FromProto(setting).status()), ErrorCode::kUnknownSetting);
+}
+
+}  // namespace
+}  // namespace granite::core::wire

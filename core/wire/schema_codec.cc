@@ -1,0 +1,41 @@
+#include "core/wire/schema_codec.h"
+
+#include "granite/worker/v1/worker.pb.h"
+
+namespace granite::core::wire {
+
+namespace pb = granite::worker::v1;
+
+TableSchema FromProto(const pb::TableSchema& proto) {
+  TableSchema schema;
+  schema.name = proto.name();
+  for (const pb::ColumnSpec& column : proto.columns()) {
+    schema.columns.push_back({column.name(), static_cast<TypeId>(column.type())});
+  }
+  schema.order_by.assign(proto.order_by().begin(), proto.order_by().end());
+  schema.primary_key.assign(proto.primary_key().begin(), proto.primary_key().end());
+  schema.partition_by = proto.partition_by();
+  schema.engine = proto.engine();
+  for (const auto& [key, value] : proto.settings()) schema.settings[key] = value;
+  schema.sharding_key.assign(proto.sharding_key().begin(), proto.sharding_key().end());
+  schema.shard_count = proto.shard_count();
+  return schema;
+}
+
+void ToProto(const TableSchema& schema, pb::TableSchema* proto) {
+  proto->set_name(schema.name);
+  for (const ColumnSchema& column : schema.columns) {
+    pb::ColumnSpec* spec = proto->add_columns();
+    spec->set_name(column.name);
+    spec->set_type(static_cast<uint32_t>(column.type));
+  }
+  for (const std::string& key : schema.order_by) proto->add_order_by(key);
+  for (const std::string& key : schema.primary_key) proto->add_primary_key(key);
+  proto->set_partition_by(schema.partition_by);
+  proto->set_engine(schema.engine);
+  for (const auto& [key, value] : schema.settings) (*proto->mutable_settings())[key] = value;
+  for (const std::string& key : schema.sharding_key) proto->add_sharding_key(key);
+  proto->set_shard_count(schema.shard_count);
+}
+
+}  // namespace granite::core::wire
