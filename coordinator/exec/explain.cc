@@ -38,18 +38,45 @@ std::vector<std::string> FinalStageLines(const QueryPlan& plan) {
 std::string MergeLine(const QueryPlan& plan) {
   if (plan.source == SourceKind::kLocal) return "  Local: the coordinator runs the fragment";
   const std::optional<core::plan::Aggregate>& aggregate = plan.fragment.aggregate;
-  if (!aggregate) return "  Concatenate the workers' rows";
+  if (!aggregate) return "  Concatenate the rows of the workers";
   if (aggregate->finalize_on_worker) return "  Concatenate the groups finalized on the workers";
   std::string line = "  Merge partial states by bucket";
   if (plan.merge_group_limit > 0) {
     line += ", stop at " + std::to_string(plan.merge_group_limit) + " groups";
   }
   if (plan.piece_cut) line += ", cut each bucket to the top rows";
-  if (plan.late_finalization) line += ", finalize late";
+  if (plan.late_finalization) {
+    line += plan.settings.late_aggregate_finalization_by_ref ? ", finalize late by reference"
+                                                             : ", finalize late";
+  }
   if (aggregate->hash_limit > 0) {
     line += ", keep the " + std::to_string(aggregate->hash_limit) + " smallest key hashes";
   }
   return line;
+}
+
+std::string OnOff(bool on) { return on ? "on" : "off"; }
+
+// How the worker runs the scan and the aggregation, from the fragment's settings.
+std::vector<std::string> ModeLines(const core::plan::Fragment& fragment) {
+  const core::Settings& s = fragment.settings;
+  std::vector<std::string> lines;
+  if (fragment.scan.is_table() && !fragment.scan.table.empty()) {
+    lines.push_back("  Scan modes: pruning " + OnOff(s.use_pruning) + ", shared parts snapshot " +
+                    OnOff(s.use_parts_snapshot) + ", uncompressed cache " +
+                    OnOff(s.use_uncompressed_cache) + ", condition cache " +
+                    OnOff(s.use_query_condition_cache) + ", min/max from part bounds " +
+                    OnOff(s.use_part_bounds_for_min_max));
+  }
+  if (fragment.aggregate) {
+    lines.push_back("  Aggregate modes: `0 + e` keys folded " + OnOff(s.use_value_ranges) +
+                    ", filter by selection vector " + OnOff(s.aggregate_selected_filter) +
+                    ", tables presized from stats " +
+                    OnOff(s.collect_hash_table_stats_during_aggregation) +
+                    ", finalize in place " + OnOff(s.worker_finalize_in_place) +
+                    ", worker merge " + s.group_by_worker_merge);
+  }
+  return lines;
 }
 
 }  // namespace
@@ -82,7 +109,7 @@ std::vector<std::string> ExplainLines(const QueryPlan& plan, size_t worker_count
   for (std::string& line : FinalStageLines(plan)) lines.push_back(std::move(line));
   lines.push_back(MergeLine(plan));
   if (plan.source == SourceKind::kWorkers) {
-    lines.push_back("Workers (" + std::to_string(worker_count) + "), each over its shard");
+    lines.push_back("Workers: each runs this fragment over its shard");
   } else {
     lines.push_back("Local fragment");
   }
@@ -99,6 +126,7 @@ std::vector<std::string> ExplainLines(const QueryPlan& plan, size_t worker_count
     }
     lines.push_back(line + "]");
   }
+  for (std::string& line : ModeLines(plan.fragment)) lines.push_back(std::move(line));
   if (plan.fragment.late_materialization) {
     lines.push_back("  Late materialization of the columns the filter and ORDER BY do not read");
   }

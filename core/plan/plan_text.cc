@@ -66,6 +66,8 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
       scan += (i > 0 ? ", " : "") + std::to_string(fragment.scan.function->args[i]);
     }
     scan += ")";
+  } else if (fragment.scan.table.empty()) {
+    scan += "local input";  // the coordinator's one row (no FROM) or system table
   } else {
     scan += "table " + fragment.scan.table;
   }
