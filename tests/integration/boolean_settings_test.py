@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Every registered boolean query setting changes what granite does: flipping it from its default
+changes the EXPLAIN of a probe query (the typed plan after the planner rules, with the operators'
+modes) or the observable result of a probe statement. A boolean setting added to the registry
+(core/settings/setting_list.h) without a probe here fails the test: a switch that changes nothing
+is a bug, or a setting nobody needs."""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "harness"))
+import cluster  # noqa: E402
+import testmain  # noqa: E402
+
+from granite_client import GraniteError  # noqa: E402
+
+# A table sharded by k with small granules, so pruning and shard-local rules have work to do.
+SETUP = [
+    "CREATE TABLE b (k UInt64, s String, v Int64, d Date) ENGINE = MergeTree ORDER BY k "
+    "SETTINGS index_granularity = 16, sharding_key = 'k'",
+    "INSERT INTO b SELECT number, toString(number % 7), number * 3, toDate('2024-01-01') + number % 30 "
+    "FROM numbers(2000)",
+]
+
+# Setting -> EXPLAIN probe (a SELECT; the setting is appended as its SETTINGS clause).
+EXPLAIN_PROBES = {
+    "use_pruning": "EXPLAIN indexes = 1 SELECT count() FROM b WHERE k < 100",
+    "use_parts_snapshot": "EXPLAIN SELECT count() FROM b WHERE k < 100",
+    "use_uncompressed_cache": "EXPLAIN SELECT sum(v) FROM b",
+    "use_query_condition_cache": "EXPLAIN SELECT count() FROM b WHERE v = 9",
+    "use_part_bounds_for_min_max": "EXPLAIN SELECT min(d), max(d) FROM b",
+    "use_value_ranges": "EXPLAIN SELECT number % 10 AS x, count() FROM numbers(100) GROUP BY x",
+    "optimize_group_by_function_keys":
+        "EXPLAIN SELECT k, k * 2 AS k2, count() FROM b GROUP BY k, k2",
+    "aggregate_selected_filter": "EXPLAIN SELECT s, sum(v) FROM b WHERE k > 5 GROUP BY s",
+    "collect_hash_table_stats_during_aggregation": "EXPLAIN SELECT s, count() FROM b GROUP BY s",
+    "worker_finalize_in_place": "EXPLAIN SELECT k, count() FROM b GROUP BY k",
+    "shard_local_aggregation": "EXPLAIN SELECT k, count() FROM b GROUP BY k",
+    "shard_local_top_n": "EXPLAIN SELECT k, count() AS c FROM b GROUP BY k ORDER BY c DESC LIMIT 3",
+    "merge_group_limit": "EXPLAIN SELECT s, count() FROM b GROUP BY s LIMIT 3 "
+                         "SETTINGS group_by_limit_hash_filter = 0",
+    "top_n_piece_cut": "EXPLAIN SELECT s, count() AS c FROM b GROUP BY s ORDER BY c DESC LIMIT 3",
+    "optimize_functions_to_subcolumns": "EXPLAIN SELECT avg(length(s)) FROM b",
+    "late_aggregate_finalization":
+        "EXPLAIN SELECT s, count() AS c, sum(v) FROM b GROUP BY s ORDER BY c DESC LIMIT 3",
+    "late_aggregate_finalization_by_ref":
+        "EXPLAIN SELECT s, count() AS c, sum(v) FROM b GROUP BY s ORDER BY c DESC LIMIT 3",
+}
+
+
+def with_setting(sql, name, value):
+    joiner = ", " if " SETTINGS " in sql else " SETTINGS "
+    return "%s%s%s = %s" % (sql, joiner, name, value)
+
+
+class BooleanSettingsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = cluster.LocalCluster(testmain.granite(), workers=2, threads=1).start()
+        cls.client = cls.cluster.client(timeout=60)
+        for sql in SETUP:
+            cls.client.query(sql)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.cluster.stop()
+
+    def text(self, sql):
+        return self.client.query_text(sql)
+
+    def outcome(self, sql):
+        """The result text, or the error code and message: what a user sees."""
+        try:
+            return self.text(sql)
+        except GraniteError as e:
+            return "error %s %s" % (e.code, e)
+
+    def behaviour_probes(self):
+        """Setting -> function(value) returning what a statement shows with that value."""
+        return {
+            "allow_drop_detached": lambda value: self.outcome(
+                "ALTER TABLE b DROP DETACHED PART 'all_9_9_0' SETTINGS allow_drop_detached = %s"
+                % value),
+            "check_query_single_value_result": lambda value: self.outcome(
+                "CHECK TABLE b SETTINGS check_query_single_value_result = %s" % value),
+        }
+
+    def boolean_settings(self):
+        rows = self.text("SELECT name, value FROM system.settings WHERE type = 'Bool' "
+                         "ORDER BY name").splitlines()
+        return [tuple(row.split("\t")) for row in rows]
+
+    def test_every_boolean_setting_has_a_probe(self):
+        settings = self.boolean_settings()
+        self.assertGreater(len(settings), 15)
+        probes = set(EXPLAIN_PROBES) | set(self.behaviour_probes())
+        missing = [name for name, _ in settings if name not in probes]
+        self.assertEqual(missing, [], "boolean settings without a probe in this test")
+
+    def test_flipping_each_boolean_setting_changes_the_plan_or_the_outcome(self):
+        behaviour = self.behaviour_probes()
+        unchanged = []
+        for name, default in self.boolean_settings():
+            flipped = "0" if default == "1" else "1"
+            if name in EXPLAIN_PROBES:
+                sql = EXPLAIN_PROBES[name]
+                before = self.text(with_setting(sql, name, default))
+                after = self.text(with_setting(sql, name, flipped))
+            elif name in behaviour:
+                before, after = behaviour[name](default), behaviour[name](flipped)
+            else:
+                continue  # reported by test_every_boolean_setting_has_a_probe
+            if before == after:
+                unchanged.append(name)
+        self.assertEqual(unchanged, [], "flipping these settings changed nothing")
+
+    def test_pruning_shows_in_explain_indexes(self):
+        pruned = self.text(EXPLAIN_PROBES["use_pruning"])
+        granules = [line for line in pruned.splitlines() if "Granules:" in line][0]
+        selected, total = map(int, granules.split()[-1].split("/"))
+        self.assertLess(selected, total)
+        full = self.text(with_setting(EXPLAIN_PROBES["use_pruning"], "use_pruning", "0"))
+        self.assertIn("Granules: %d/%d" % (total, total), full)
+
+
+if __name__ == "__main__":
+    testmain.main([BooleanSettingsTest])
