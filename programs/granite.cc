@@ -43,6 +43,9 @@ ABSL_FLAG(bool, interactive, false, "client: interactive mode even with a query 
 ABSL_FLAG(int, metrics_port, -1,
           "Prometheus /metrics port (coordinator, worker; local: coordinator on P, worker i on "
           "P+1+i); -1 = off, 0 = ephemeral");
+ABSL_FLAG(int, http_port, -2,
+          "ClickHouse HTTP interface port (coordinator, local): default 8123, or ephemeral when "
+          "--port is 0; -1 = off, 0 = ephemeral");
 ABSL_FLAG(std::string, numa_node, "",
           "worker: NUMA node to run on: a number, \"auto\" (the node of the allowed CPUs) or empty "
           "(not pinned)");
@@ -86,7 +89,8 @@ constexpr char kUsage[] =
     "  benchmark   --host H --port P --concurrency N [--query SQL | --queries_file F | < F]\n"
     "              [--iterations N] [--timelimit S] [--json] [--client_threads T]\n"
     "                                                      load generator\n"
-    "servers and local take --metrics-port P to serve Prometheus metrics.\n";
+    "servers and local take --metrics-port P to serve Prometheus metrics; coordinator and local\n"
+    "serve ClickHouse's HTTP interface on --http-port (default 8123).\n";
 
 // Applies GRANITE_<NAME> environment variables as flag values (command-line flags still win).
 void ApplyEnvironment() {
@@ -118,6 +122,14 @@ bool LooksLikeDashedFlag(const std::string& arg) {
 int PortOr(int fallback) {
   int port = absl::GetFlag(FLAGS_port);
   return port >= 0 ? port : fallback;
+}
+
+// Returns the HTTP interface's port: --http_port, else 8123 as ClickHouse, or an ephemeral one
+// when the gRPC port is ephemeral (test clusters, many at once on one machine).
+int HttpPortFor(int grpc_port) {
+  int port = absl::GetFlag(FLAGS_http_port);
+  if (port >= -1) return port;
+  return grpc_port == 0 ? 0 : 8123;
 }
 
 }  // namespace
@@ -225,6 +237,7 @@ int main(int argc, char** argv) {
     options.port = PortOr(9100);
     options.threads = absl::GetFlag(FLAGS_threads);
     options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+    options.http_port = HttpPortFor(options.port);
     options.max_concurrent_select_queries = absl::GetFlag(FLAGS_max_concurrent_select_queries);
     options.max_queued_select_queries =
         static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_max_queued_select_queries)));
@@ -251,6 +264,7 @@ int main(int argc, char** argv) {
     options.data_dir = absl::GetFlag(FLAGS_data);
     options.threads = absl::GetFlag(FLAGS_threads);
     options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+    options.http_port = HttpPortFor(options.port);
     options.max_concurrent_select_queries = absl::GetFlag(FLAGS_max_concurrent_select_queries);
     options.max_queued_select_queries =
         static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_max_queued_select_queries)));
