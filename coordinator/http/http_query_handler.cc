@@ -206,14 +206,28 @@ int ServeQuery(mg_connection* connection, const RequestParts& request,
     // A GET has no body.
   } else if (plan->has_query_param && StartsWithInsert(info.query())) {
     more_input = &body;  // the body is the INSERT's data, read as the insert parses
+  } else if (!plan->has_query_param) {
+    // The body is the query, or an INSERT's query followed by its data: read the first piece
+    // and, for an INSERT with a FORMAT clause, stream the rest as its input.
+    std::string first;
+    absl::StatusOr<bool> got = body.Next(&first);
+    if (!got.ok()) return SendError(connection, got.status());
+    size_t data_start =
+        StartsWithInsert(first) ? InsertDataStart(first) : std::string_view::npos;
+    if (data_start != std::string_view::npos) {
+      info.set_input_data(first.substr(data_start));
+      first.resize(data_start);
+      info.set_query(std::move(first));
+      more_input = &body;
+    } else {
+      absl::StatusOr<std::string> rest = body.ReadAll();
+      if (!rest.ok()) return SendError(connection, rest.status());
+      info.set_query(first + *rest);
+    }
   } else {
     absl::StatusOr<std::string> text = body.ReadAll();
     if (!text.ok()) return SendError(connection, text.status());
-    if (plan->has_query_param && !text->empty()) {
-      info.set_query(info.query() + "\n" + *text);
-    } else if (!plan->has_query_param) {
-      info.set_query(*std::move(text));
-    }
+    if (!text->empty()) info.set_query(info.query() + "\n" + *text);
   }
   if (info.query().empty()) {
     return SendError(connection, core::Error(core::ErrorCode::kBadArguments,

@@ -204,4 +204,23 @@ bool StartsWithInsert(std::string_view query) {
          (rest.size() == 6 || !absl::ascii_isalnum(rest[6]));
 }
 
+size_t InsertDataStart(std::string_view text) {
+  std::string_view head = text.substr(0, 64 * 1024);
+  for (size_t at = 0; at + 6 <= head.size(); ++at) {
+    if (!absl::EqualsIgnoreCase(core::ToAbsl(head.substr(at, 6)), "format")) continue;
+    if (at > 0 && !absl::ascii_isspace(head[at - 1])) continue;
+    size_t pos = at + 6;
+    if (pos >= head.size() || !absl::ascii_isspace(head[pos])) continue;
+    while (pos < head.size() && absl::ascii_isspace(head[pos]) && head[pos] != '\n') ++pos;
+    size_t name = pos;
+    while (pos < head.size() && (absl::ascii_isalnum(head[pos]) || head[pos] == '_')) ++pos;
+    if (pos == name) continue;
+    while (pos < head.size() && (head[pos] == ' ' || head[pos] == '\t')) ++pos;
+    if (pos < head.size() && head[pos] == '\r') ++pos;
+    if (pos < head.size() && head[pos] == '\n') ++pos;
+    return pos;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace granite::coordinator::http

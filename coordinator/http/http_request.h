@@ -46,4 +46,10 @@ int HttpStatusFor(int code);
 // Returns true if `query` starts with the keyword INSERT (after spaces and comments).
 bool StartsWithInsert(std::string_view query);
 
+// Returns where the data of "INSERT ... FORMAT name<spaces><newline><data>" begins in `text`
+// (after the format name, the spaces and tabs after it and one line end), or npos when `text`
+// has no FORMAT clause in its first 64 KiB. Clients such as clickhouse-connect send an INSERT's
+// query and binary data as one body; the data must not become part of the query text.
+size_t InsertDataStart(std::string_view text);
+
 }  // namespace granite::coordinator::http
