@@ -9,7 +9,7 @@ venv="$root/.venv"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-want=(grpcio grpcio-tools setuptools clickhouse-connect)
+want=(grpcio grpcio-tools setuptools wheel clickhouse-connect)
 if [ "${1:-}" = "--bench" ]; then
   want+=(chdb duckdb)
 fi
