@@ -317,9 +317,15 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
     std::string format_name = !outcome->format.empty()       ? outcome->format
                               : !info.output_format().empty() ? info.output_format()
                                                               : "TabSeparated";
+    // The output settings in force: the query's, then its statement's SETTINGS clause (already
+    // validated by the executor).
+    core::Settings output_settings = query.settings;
+    if (const auto* select = std::get_if<sql::SelectStatement>(&*parsed)) {
+      (void)output_settings.Apply(select->settings);
+    }
     OutputOptions options;
-    options.json_quote_64bit_integers = query.settings.output_format_json_quote_64bit_integers;
-    options.write_statistics = query.settings.output_format_write_statistics;
+    options.json_quote_64bit_integers = output_settings.output_format_json_quote_64bit_integers;
+    options.write_statistics = output_settings.output_format_write_statistics;
     absl::StatusOr<std::unique_ptr<OutputFormat>> format = MakeOutputFormat(format_name, options);
     if (!format.ok()) {
       SetException(format.status(), &result);
