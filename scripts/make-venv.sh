@@ -32,3 +32,5 @@ then
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
     -e "$root/client/python" >/dev/null
 fi
+# The Node.js client of the HTTP interface's tests (skipped without npm).
+bash "$root/scripts/install-node-clients.sh"

@@ -9,6 +9,7 @@
 #include "coordinator/clickhouse_service.h"
 #include "coordinator/exception_text.h"
 #include "coordinator/formats/output_format.h"
+#include "coordinator/http/peer_socket.h"
 #include "coordinator/input_source.h"
 #include "coordinator/stream_compression.h"
 #include "core/error.h"
@@ -238,9 +239,13 @@ int ServeQuery(mg_connection* connection, const RequestParts& request,
   }
   ResponseWriter writer(connection, info.query_id(), info.output_format(),
                         plan->output_compression);
+  // A client that closes its connection cancels the query, as on the gRPC path.
+  const mg_request_info* request_info = mg_get_request_info(connection);
+  const int peer = FindPeerSocket(request_info->remote_addr, request_info->remote_port,
+                                  request_info->server_port);
   ch::Result last;
   service->RunQuery(
-      info, more_input, [] { return false; },
+      info, more_input, [peer] { return peer >= 0 && PeerClosed(peer); },
       [&](ch::Result& part) {
         bool ok = writer.Add(part);
         part.clear_output();

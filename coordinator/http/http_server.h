@@ -11,7 +11,7 @@
 // "Code: N. DB::Exception: ... (NAME)\n"); larger output streams chunked, and an error after the
 // first chunk is appended to the body, as ClickHouse does. enable_http_compression=1 with
 // Accept-Encoding compresses the body (gzip, deflate, zstd, lz4); Content-Encoding decompresses
-// the request body.
+// the request body. A client that closes its connection cancels its query (peer_socket.h).
 #pragma once
 
 #include <memory>

@@ -11,6 +11,7 @@ real clients: curl and clickhouse-connect (PyPI, from the venv), with nothing gr
 - enable_http_compression=1 with Accept-Encoding gzip; a gzip request body (Content-Encoding).
 - clickhouse-connect: connect, insert (Native), query with column names and types, command,
   errors, a 1M-row result streamed in chunks.
+- A client that closes its connection cancels its query (it ran on until KILL QUERY).
 """
 
 import gzip
@@ -19,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import unittest
 import urllib.parse
 
@@ -131,6 +133,31 @@ class HttpInterfaceTest(unittest.TestCase):
         self.assertEqual(headers.get("content-encoding"), "gzip")
         self.assertEqual(gzip.decompress(body),
                          b"".join(b"%d\n" % i for i in range(300000)))
+
+    def test_a_client_that_goes_away_cancels_its_query(self):
+        if shutil.which("curl") is None:
+            self.skipTest("curl is not installed")
+        query = urllib.parse.urlencode({
+            "query": "SELECT sum(number) FROM numbers(18446744073709551615)",
+            "query_id": "http-gone"})
+        curl = subprocess.Popen(["curl", "-s", self.url + "?" + query],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            self.wait_for_processes("http-gone", b"1\n")
+        finally:
+            curl.kill()  # the client goes away mid-query
+            curl.wait(TIMEOUT)
+        self.wait_for_processes("http-gone", b"0\n")
+        status, _, body = self.curl({"query": "SELECT exception_code FROM system.query_log "
+                                     "WHERE query_id = 'http-gone'"})
+        self.assertEqual(body, b"394\n")  # QUERY_WAS_CANCELLED
+
+    def wait_for_processes(self, query_id, expected):
+        deadline = time.monotonic() + TIMEOUT
+        while self.curl({"query": "SELECT count() FROM system.processes WHERE query_id = '%s'"
+                         % query_id})[2] != expected:
+            self.assertLess(time.monotonic(), deadline, "%s: never %r" % (query_id, expected))
+            time.sleep(0.05)
 
     def test_clickhouse_connect(self):
         try:
