@@ -6,12 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "coordinator/clickhouse_service.h"
-#include "coordinator/exception_text.h"
+#include "coordinator/server/clickhouse_service.h"
+#include "coordinator/server/exception_text.h"
 #include "coordinator/formats/output_format.h"
 #include "coordinator/http/peer_socket.h"
-#include "coordinator/input_source.h"
-#include "coordinator/stream_compression.h"
+#include "coordinator/exec/input_source.h"
+#include "coordinator/server/stream_compression.h"
 #include "core/error.h"
 
 namespace granite::coordinator::http {

@@ -6,7 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "coordinator/stream_compression.h"
+#include "coordinator/server/stream_compression.h"
 #include "core/absl_compat.h"
 #include "core/error.h"
 
