@@ -3,6 +3,7 @@
 #include <civetweb.h>
 
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -37,7 +38,30 @@ HttpServer::~HttpServer() {
   if (context_ != nullptr) mg_stop(context_);
 }
 
+void HttpServer::AbandonAtExit(std::unique_ptr<HttpServer> server,
+                               std::chrono::milliseconds timeout) {
+  if (server == nullptr) return;
+  server->closing_ = true;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (server->in_flight_.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  server.release();  // civetweb's threads end with the process
+}
+
 int HttpServer::Handle(mg_connection* connection, void* self) {
+  HttpServer* server = static_cast<HttpServer*>(self);
+  server->in_flight_.fetch_add(1);
+  struct Done {
+    HttpServer* server;
+    ~Done() { server->in_flight_.fetch_sub(1); }
+  } done{server};
+  if (server->closing_.load()) {
+    mg_printf(connection,
+              "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=UTF-8\r\n"
+              "Connection: close\r\nContent-Length: 24\r\n\r\nThe server is stopping.\n");
+    return 503;
+  }
   const mg_request_info* request = mg_get_request_info(connection);
   std::string path = request->local_uri != nullptr ? request->local_uri : "/";
   if (path == "/ping" || path == "/replicas_status") {
@@ -61,7 +85,7 @@ int HttpServer::Handle(mg_connection* connection, void* self) {
     parts.headers[absl::AsciiStrToLower(request->http_headers[i].name)] =
         request->http_headers[i].value;
   }
-  return ServeQuery(connection, parts, static_cast<HttpServer*>(self)->service_);
+  return ServeQuery(connection, parts, server->service_);
 }
 
 }  // namespace granite::coordinator::http

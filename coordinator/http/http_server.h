@@ -14,6 +14,8 @@
 // the request body. A client that closes its connection cancels its query (peer_socket.h).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -40,6 +42,11 @@ class HttpServer {
 
   int port() const { return port_; }
 
+  // Stops serving queries without civetweb's ~2 s shutdown, for a process about to exit: new
+  // requests are answered 503, requests in flight are waited for (up to `timeout`), and the
+  // server is then left to the process exit (never destroyed), so the service may go.
+  static void AbandonAtExit(std::unique_ptr<HttpServer> server, std::chrono::milliseconds timeout);
+
  private:
   explicit HttpServer(ClickHouseService* service) : service_(service) {}
   static int Handle(mg_connection* connection, void* self);
@@ -47,6 +54,8 @@ class HttpServer {
   ClickHouseService* const service_;
   mg_context* context_ = nullptr;
   int port_ = 0;
+  std::atomic<bool> closing_{false};
+  std::atomic<int> in_flight_{0};  // requests inside Handle
 };
 
 }  // namespace granite::coordinator::http

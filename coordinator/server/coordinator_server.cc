@@ -184,6 +184,7 @@ int CoordinatorServer::metrics_port() const {
 
 void CoordinatorServer::AbandonMetricsAtExit() {
   if (state_->metrics) core::MetricsServer::AbandonAtExit(std::move(state_->metrics));
+  http::HttpServer::AbandonAtExit(std::move(state_->http), std::chrono::seconds(10));
 }
 
 int RunCoordinator(const CoordinatorOptions& options) {

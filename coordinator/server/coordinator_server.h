@@ -46,7 +46,8 @@ class CoordinatorServer {
   // The HTTP interface's port actually bound (after Start), or -1 when it is off.
   int http_port() const;
   // Leaves the metrics endpoint running until the process exits instead of paying civetweb's
-  // ~2 s shutdown; for programs about to exit.
+  // ~2 s shutdown, and the HTTP interface too once its requests in flight ended (up to 10 s);
+  // for programs about to exit.
   void AbandonMetricsAtExit();
 
  private:
