@@ -50,8 +50,17 @@ void SetException(const absl::Status& status, ch::Result* result) {
   exception->set_display_text(ExceptionDisplayText(status));
 }
 
-// Fails with UNKNOWN_DATABASE unless `database` names the one database granite has.
-absl::Status CheckDatabase(std::string_view database) {
+// Fails with UNKNOWN_DATABASE unless the request's database is the one granite has, and with
+// NOT_IMPLEMENTED for external tables (rather than running the query without them).
+absl::Status CheckDatabase(const ch::QueryInfo& info) {
+  if (info.external_tables_size() > 0) {
+    return core::Error(core::ErrorCode::kNotImplemented,
+                       absl::StrFormat("External tables are not supported (the request has %d, "
+                                       "the first named '%s')",
+                                       info.external_tables_size(),
+                                       EscapeInvalidUtf8(info.external_tables(0).name())));
+  }
+  const std::string& database = info.database();
   if (database.empty() || database == "default") return absl::OkStatus();
   return core::Error(core::ErrorCode::kUnknownDatabase,
                      absl::StrFormat("Database %s does not exist (granite has only 'default')",
@@ -258,7 +267,7 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
   absl::StatusOr<core::Settings> settings = RequestSettings(info, &sessions_);
   absl::StatusOr<InsertOptions> insert_options =
       settings.ok() ? InsertOptionsOf(*settings) : absl::StatusOr<InsertOptions>(settings.status());
-  absl::Status database = CheckDatabase(info.database());
+  absl::Status database = CheckDatabase(info);
   // The transport fields: output compression, input delimiter and decompression (checked before
   // anything runs, so an INSERT never writes and then fails on them).
   absl::StatusOr<std::unique_ptr<StreamCompressor>> compressor =

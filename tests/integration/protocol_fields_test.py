@@ -133,6 +133,9 @@ class ProtocolFieldsTest(unittest.TestCase):
         self.assertEqual(result.exception.code, 81)
         self.assertEqual(result.exception.name, "UNKNOWN_DATABASE")
         self.assertIn("other", result.exception.display_text)
+        result = self.run_query("SELECT 1", external_tables=[pb2.ExternalTable(name="ext")])
+        self.assertEqual(result.exception.name, "NOT_IMPLEMENTED")
+        self.assertIn("ext", result.exception.display_text)
 
     def test_output_compression(self):
         query = "SELECT number FROM numbers(100000)"
