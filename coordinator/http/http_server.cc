@@ -64,7 +64,9 @@ int HttpServer::Handle(mg_connection* connection, void* self) {
   }
   const mg_request_info* request = mg_get_request_info(connection);
   std::string path = request->local_uri != nullptr ? request->local_uri : "/";
-  if (path == "/ping" || path == "/replicas_status") {
+  const bool bare_get = path == "/" && request->query_string == nullptr &&
+                        std::strcmp(request->request_method, "GET") == 0;
+  if (path == "/ping" || path == "/replicas_status" || bare_get) {  // GET / is a health check too
     mg_printf(connection,
               "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=UTF-8\r\n"
               "Content-Length: 4\r\n\r\nOk.\n");

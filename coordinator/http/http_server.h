@@ -1,5 +1,5 @@
 // HttpServer: ClickHouse's HTTP interface on the coordinator (default port 8123), served by
-// civetweb. `/ping` and `/replicas_status` answer "Ok.\n"; `/` (GET or POST) runs one query:
+// civetweb. `/ping`, `/replicas_status` and a bare GET `/` answer "Ok.\n"; `/` runs one query:
 // the `query` parameter, the body, or the parameter followed by the body — an INSERT's body is
 // its data, streamed in pieces to the insert. Requests become a clickhouse.grpc.QueryInfo
 // (http_request.h) and run through ClickHouseService::RunQuery, so settings, sessions,

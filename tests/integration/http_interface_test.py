@@ -66,6 +66,7 @@ class HttpInterfaceTest(unittest.TestCase):
 
     def test_ping_and_simple_queries(self):
         self.assertEqual(self.curl(path="ping")[2], b"Ok.\n")
+        self.assertEqual(self.curl()[2], b"Ok.\n")  # GET / without a query, as ClickHouse
         status, headers, body = self.curl({"query": "SELECT 1 AS a, 'x' AS b"})
         self.assertEqual((status, body), (200, b"1\tx\n"))
         self.assertTrue(headers["x-clickhouse-query-id"])
