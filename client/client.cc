@@ -15,6 +15,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "client/interrupt_watcher.h"
+#include "client/line_editor.h"
+#include "client/query_parameters.h"
 #include "client/query_runner.h"
 #include "client/statement_splitter.h"
 #include "core/error.h"
@@ -46,6 +48,14 @@ std::string FormatException(const clickhouse::grpc::Exception& exception) {
   std::string name = exception.name();
   if (name.empty()) name = core::ErrorName(static_cast<core::ErrorCode>(exception.code()));
   return absl::StrFormat("Code: %d. DB::Exception: %s. (%s)", exception.code(), text, name);
+}
+
+// Removes a trailing \G (vertical output) from `statement`; returns whether there was one.
+bool TakeVerticalSuffix(std::string* statement) {
+  absl::string_view trimmed = absl::StripTrailingAsciiWhitespace(*statement);
+  if (!absl::EndsWith(trimmed, "\\G")) return false;
+  statement->resize(trimmed.size() - 2);
+  return true;
 }
 
 // Returns true for the words that end the interactive loop ("exit", "quit", ...), with or without
@@ -105,9 +115,19 @@ class ClientShell {
 
   // Runs one statement, printing its output as it arrives and its errors; returns the exit status
   // it deserves.
-  int RunStatement(const std::string& query, bool interactive, InputReader input) {
+  int RunStatement(std::string query, bool interactive, InputReader input) {
     std::ostream& out = *streams_.out;
     std::ostream& err = *streams_.err;
+    const bool vertical = TakeVerticalSuffix(&query);
+    if (!options_.params.empty()) {
+      absl::StatusOr<std::string> substituted = SubstituteParameters(query, options_.params);
+      if (!substituted.ok()) {
+        err << absl::StrFormat("Code: 36. DB::Exception: %s. (BAD_ARGUMENTS)\n",
+                               substituted.status().message());
+        return ExitStatusFor(36);
+      }
+      query = *std::move(substituted);
+    }
     bool printed = false;
     ExecuteOptions execute;
     execute.on_output = [&out, &printed](std::string_view bytes) {
@@ -121,8 +141,9 @@ class ClientShell {
       execute.cancel_requested = [watcher = watcher_] { return watcher->Count() > 0; };
     }
     auto start = std::chrono::steady_clock::now();
-    absl::StatusOr<QueryResult> result =
-        ExecuteQuery(channel_, MakeQueryInfo(query, interactive), execute);
+    clickhouse::grpc::QueryInfo info = MakeQueryInfo(query, interactive);
+    if (vertical) info.set_output_format("Vertical");
+    absl::StatusOr<QueryResult> result = ExecuteQuery(channel_, info, execute);
     std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
 
     if (!result.ok()) {
@@ -143,6 +164,9 @@ class ClientShell {
       err << "Query was cancelled.\n";
       if (interactive) err << "\n";
       return ExitStatusFor(kQueryWasCancelledCode);
+    }
+    if (options_.print_time && !interactive) {
+      err << absl::StrFormat("%.3f\n", elapsed.count());
     }
     if (interactive) {
       if (!printed) out << "Ok.\n" << std::flush;
@@ -194,11 +218,18 @@ class ClientShell {
     std::ostream& out = *streams_.out;
     std::string buffer;  // The unfinished statement typed so far.
     std::string line;
+    // Line editing and history on a real terminal; plain reads otherwise (tests, pipes).
+    std::unique_ptr<LineEditor> editor;
+    if (streams_.in == &std::cin && streams_.in_is_terminal && isatty(STDIN_FILENO) != 0) {
+      editor = std::make_unique<LineEditor>();
+    }
     while (true) {
-      out << (buffer.empty() ? kPrompt : kContinuationPrompt) << std::flush;
+      const char* prompt = buffer.empty() ? kPrompt : kContinuationPrompt;
+      if (editor == nullptr) out << prompt << std::flush;
       watcher.Reset();
       watcher.SetRestartSystemCalls(false);  // Lets Ctrl+C end the read at once.
-      bool got_line = static_cast<bool>(std::getline(*streams_.in, line));
+      bool got_line = editor != nullptr ? editor->ReadLine(prompt, &line)
+                                        : static_cast<bool>(std::getline(*streams_.in, line));
       watcher.SetRestartSystemCalls(true);
       if (watcher.Count() > 0) {  // Ctrl+C at the prompt drops the statement being typed.
         streams_.in->clear();
@@ -213,7 +244,14 @@ class ClientShell {
       buffer += '\n';
       SplitResult split = SplitStatements(buffer);
       buffer = IsBlank(split.remainder) ? "" : std::move(split.remainder);
+      // A statement may end in \G instead of ';' (vertical output).
+      std::string rest(absl::StripAsciiWhitespace(buffer));
+      if (absl::EndsWith(rest, "\\G")) {
+        split.statements.push_back(std::move(rest));
+        buffer.clear();
+      }
       for (const std::string& statement : split.statements) {
+        if (editor != nullptr) editor->Remember(statement);
         if (IsExitCommand(statement)) return Farewell();
         RunStatement(statement, /*interactive=*/true, nullptr);
       }

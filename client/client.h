@@ -12,6 +12,8 @@
 //     unless a format was given, then "N rows in set. Elapsed: X sec." on stderr; errors print
 //     and the loop goes on; EOF, exit or quit ends it. Ctrl+C cancels the running query (the
 //     server is sent QueryInfo{cancel: true}) or, at the prompt, drops the statement being typed.
+//     On a terminal, lines are edited with libedit and kept in a history file (line_editor.h).
+//     A statement ending in \G instead of ';' prints in Vertical format.
 //   - Without a query, stdin not a terminal: batch mode, the statements of stdin run in order and
 //     the first error stops the run.
 //   - With a query and `interactive`: runs the query, then the interactive loop.
@@ -42,7 +44,10 @@ struct ClientOptions {
   std::string password;
   std::string database;  // Empty: the server's default database.
   bool interactive = false;  // Runs the interactive loop even with a query or a piped stdin.
+  bool print_time = false;   // --time: prints each query's elapsed seconds to stderr.
   std::map<std::string, std::string> settings;  // Sent with every query.
+  // --param_NAME=VALUE: replaces {NAME:Type} in queries (query_parameters.h).
+  std::map<std::string, std::string> params;
 };
 
 // Where the client reads and writes; RunClient(options) uses stdin/stdout/stderr.

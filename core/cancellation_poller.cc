@@ -19,8 +19,12 @@ CancellationPoller::Registration::Registration(Registration&& other) noexcept
 
 CancellationPoller::Registration::~Registration() {
   if (shard_ == nullptr) return;
-  MutexLock lock(shard_->mu);
-  shard_->entries.erase(entry_);
+  {
+    MutexLock lock(shard_->mu);
+    shard_->entries.erase(entry_);
+    shard_->size.fetch_sub(1, std::memory_order_relaxed);
+  }
+  shard_->active->fetch_sub(1, std::memory_order_relaxed);
 }
 
 CancellationPoller& CancellationPoller::Global() {
@@ -36,7 +40,9 @@ CancellationPoller& CancellationPoller::Global() {
   return *poller;
 }
 
-CancellationPoller::CancellationPoller() : shards_(new Shard[kShards]) {}
+CancellationPoller::CancellationPoller() : shards_(new Shard[kShards]) {
+  for (size_t i = 0; i < kShards; ++i) shards_[i].active = &active_;
+}
 
 CancellationPoller::Registration CancellationPoller::Watch(std::function<bool()> gone,
                                                            std::function<void()> cancel) {
@@ -44,18 +50,24 @@ CancellationPoller::Registration CancellationPoller::Watch(std::function<bool()>
   thread_local size_t next = std::hash<std::thread::id>()(std::this_thread::get_id());
   Shard& shard = shards_[next++ % kShards];
   Registration registration;
-  MutexLock lock(shard.mu);
-  registration.shard_ = &shard;
-  registration.entry_ =
-      shard.entries.insert(shard.entries.end(), {std::move(gone), std::move(cancel)});
+  {
+    MutexLock lock(shard.mu);
+    registration.shard_ = &shard;
+    registration.entry_ =
+        shard.entries.insert(shard.entries.end(), {std::move(gone), std::move(cancel)});
+    shard.size.fetch_add(1, std::memory_order_relaxed);
+  }
+  if (active_.fetch_add(1, std::memory_order_release) == 0) active_.notify_one();
   return registration;
 }
 
 void CancellationPoller::Loop() {
   while (true) {
+    active_.wait(0, std::memory_order_acquire);  // idle: sleeps until a registration arrives
     std::this_thread::sleep_for(kInterval);
     for (size_t i = 0; i < kShards; ++i) {
       Shard& shard = shards_[i];
+      if (shard.size.load(std::memory_order_relaxed) == 0) continue;
       MutexLock lock(shard.mu);
       for (Entry& entry : shard.entries) {
         if (!entry.fired && entry.gone()) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/mutex.h"
 #include "gtest/gtest.h"
 
 namespace granite::core {
@@ -41,6 +42,26 @@ TEST(CancellationPollerTest, NothingRunsAfterTheRegistrationEnds) {
   auto probe = CancellationPoller::Global().Watch([] { return true; }, [&] { other++; });
   EXPECT_TRUE(WaitFor(other, 1));
   EXPECT_EQ(fired.load(), 0);
+}
+
+// Issue 24: the idle coordinator took the shards' locks ~3,200 times a second.
+TEST(CancellationPollerTest, IdlePollerTakesNoLock) {
+  auto acquisitions = [] {
+    uint64_t total = 0;
+    for (const LockTotals& lock : AllLockTotals()) {
+      if (lock.name == "cancellation_poller") total += lock.acquisitions;
+    }
+    return total;
+  };
+  {  // starts the thread and lets it see one registration come and go
+    std::atomic<int> fired{0};
+    auto probe = CancellationPoller::Global().Watch([] { return true; }, [&] { fired++; });
+    EXPECT_TRUE(WaitFor(fired, 1));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a round in flight ends
+  uint64_t before = acquisitions();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // ten polling intervals
+  EXPECT_LE(acquisitions() - before, 1u);  // at most a round that had begun
 }
 
 TEST(CancellationPollerTest, ManyShortRegistrationsFromManyThreads) {

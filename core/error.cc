@@ -107,6 +107,10 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kBadDataPartName: return "BAD_DATA_PART_NAME";
     case ErrorCode::kSupportIsDisabled: return "SUPPORT_IS_DISABLED";
     case ErrorCode::kIncorrectFileName: return "INCORRECT_FILE_NAME";
+    case ErrorCode::kUnknownDatabase: return "UNKNOWN_DATABASE";
+    case ErrorCode::kUnknownCompressionMethod: return "UNKNOWN_COMPRESSION_METHOD";
+    case ErrorCode::kCannotDecompress: return "CANNOT_DECOMPRESS";
+    case ErrorCode::kHttpLengthRequired: return "HTTP_LENGTH_REQUIRED";
   }
   return "UNKNOWN_EXCEPTION";
 }

@@ -56,6 +56,10 @@ enum class ErrorCode : int {
   kBadDataPartName = 233,
   kSupportIsDisabled = 344,
   kIncorrectFileName = 79,
+  kUnknownDatabase = 81,
+  kUnknownCompressionMethod = 89,
+  kCannotDecompress = 271,
+  kHttpLengthRequired = 381,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").

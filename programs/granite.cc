@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "coordinator/cluster/health_prober.h"
 #include "coordinator/cluster/membership.h"
 #include "core/process.h"
+#include "core/version.h"
 #include "programs/local_cluster.h"
 #include "storage/uncompressed_cache.h"
 #include "tools/hits_generator.h"
@@ -40,9 +42,17 @@ ABSL_FLAG(std::string, format, "", "client: output format (-f)");
 ABSL_FLAG(std::string, user, "default", "client: user name");
 ABSL_FLAG(std::string, password, "", "client: password");
 ABSL_FLAG(bool, interactive, false, "client: interactive mode even with a query or piped input");
+ABSL_FLAG(std::string, database, "", "client: the database of every query (-d)");
+ABSL_FLAG(bool, time, false, "client: print each query's elapsed seconds to stderr (-t)");
+ABSL_FLAG(bool, multiquery, true,
+          "client: accepted for clickhouse-client compatibility (-n); several statements "
+          "separated by ';' always run");
 ABSL_FLAG(int, metrics_port, -1,
           "Prometheus /metrics port (coordinator, worker; local: coordinator on P, worker i on "
           "P+1+i); -1 = off, 0 = ephemeral");
+ABSL_FLAG(int, http_port, -2,
+          "ClickHouse HTTP interface port (coordinator, local): default 8123, or ephemeral when "
+          "--port is 0; -1 = off, 0 = ephemeral");
 ABSL_FLAG(std::string, numa_node, "",
           "worker: NUMA node to run on: a number, \"auto\" (the node of the allowed CPUs) or empty "
           "(not pinned)");
@@ -77,6 +87,24 @@ ABSL_FLAG(int, client_threads, 0,
 
 namespace {
 
+constexpr char kClientUsage[] =
+    "usage: granite client [flags]   (ClickHouse's gRPC protocol; also talks to ClickHouse)\n"
+    "  --host H              server address (default 127.0.0.1)\n"
+    "  --port P              gRPC port (default 9100)\n"
+    "  -q, --query SQL       run SQL (statements separated by ';') and exit; stdin feeds an\n"
+    "                        INSERT ... FORMAT; without -q: interactive on a terminal, else a\n"
+    "                        script from stdin\n"
+    "  -f, --format F        output format (default TabSeparated; PrettyCompact interactively)\n"
+    "  -d, --database DB     database of every query\n"
+    "  -t, --time            print each query's elapsed seconds to stderr\n"
+    "  -n, --multiquery      accepted; several statements always run\n"
+    "  --param_NAME=VALUE    value of {NAME:Type} in the queries\n"
+    "  --user U, --password P\n"
+    "  --interactive         interactive loop even with a query or piped stdin\n"
+    "  --version, -h/--help\n"
+    "Interactive: line editing and history (~/.granite-client-history), statements may span\n"
+    "lines and end with ';' or \\G (vertical output); Ctrl+C cancels the running query.\n";
+
 constexpr char kUsage[] =
     "usage: granite <command> [flags]\n"
     "  coordinator --port 9100 --workers host:port,...   serve SQL (ClickHouse gRPC protocol)\n"
@@ -86,7 +114,8 @@ constexpr char kUsage[] =
     "  benchmark   --host H --port P --concurrency N [--query SQL | --queries_file F | < F]\n"
     "              [--iterations N] [--timelimit S] [--json] [--client_threads T]\n"
     "                                                      load generator\n"
-    "servers and local take --metrics-port P to serve Prometheus metrics.\n";
+    "servers and local take --metrics-port P to serve Prometheus metrics; coordinator and local\n"
+    "serve ClickHouse's HTTP interface on --http-port (default 8123).\n";
 
 // Applies GRANITE_<NAME> environment variables as flag values (command-line flags still win).
 void ApplyEnvironment() {
@@ -120,6 +149,14 @@ int PortOr(int fallback) {
   return port >= 0 ? port : fallback;
 }
 
+// Returns the HTTP interface's port: --http_port, else 8123 as ClickHouse, or an ephemeral one
+// when the gRPC port is ephemeral (test clusters, many at once on one machine).
+int HttpPortFor(int grpc_port) {
+  int port = absl::GetFlag(FLAGS_http_port);
+  if (port >= -1) return port;
+  return grpc_port == 0 ? 0 : 8123;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,16 +174,40 @@ int main(int argc, char** argv) {
   // Short client options, as ClickHouse's client spells them.
   std::vector<char*> args = {argv[0]};
   static std::string kQuery = "--query", kFormat = "--format", kConcurrency = "--concurrency",
-                     kIterations = "--iterations", kTimelimit = "--timelimit";
+                     kIterations = "--iterations", kTimelimit = "--timelimit",
+                     kDatabase = "--database", kTime = "--time", kMultiquery = "--multiquery";
   static std::vector<std::string> renamed;
   renamed.reserve(argc);
   bool benchmark = command == "benchmark";
   bool query_given = false;  // -q / --query present, even empty or only comments
+  const bool client = command == "client";
+  std::map<std::string, std::string> client_params;  // --param_NAME=VALUE / --param_NAME VALUE
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
+    if (client && (arg == "-h" || arg == "--help")) {
+      std::fputs(kClientUsage, stdout);
+      return 0;
+    }
+    if (client && arg == "--version") {
+      std::printf("granite client version %s\n", granite::core::kGraniteVersion);
+      return 0;
+    }
+    if (client && arg.rfind("--param_", 0) == 0) {
+      size_t eq = arg.find('=');
+      std::string name = arg.substr(8, eq == std::string::npos ? std::string::npos : eq - 8);
+      if (eq != std::string::npos) {
+        client_params[name] = arg.substr(eq + 1);
+      } else if (i + 1 < argc) {
+        client_params[name] = argv[++i];
+      }
+      continue;
+    }
     if (arg == "-q" || arg == "--query" || arg.rfind("--query=", 0) == 0) query_given = true;
     if (arg == "-q") args.push_back(kQuery.data());
     else if (arg == "-f") args.push_back(kFormat.data());
+    else if (client && arg == "-d") args.push_back(kDatabase.data());
+    else if (client && arg == "-t") args.push_back(kTime.data());
+    else if (client && arg == "-n") args.push_back(kMultiquery.data());
     else if (benchmark && arg == "-c") args.push_back(kConcurrency.data());
     else if (benchmark && arg == "-i") args.push_back(kIterations.data());
     else if (benchmark && arg == "-t") args.push_back(kTimelimit.data());
@@ -174,6 +235,9 @@ int main(int argc, char** argv) {
     options.user = absl::GetFlag(FLAGS_user);
     options.password = absl::GetFlag(FLAGS_password);
     options.interactive = absl::GetFlag(FLAGS_interactive);
+    options.database = absl::GetFlag(FLAGS_database);
+    options.print_time = absl::GetFlag(FLAGS_time);
+    options.params = std::move(client_params);
     return granite::client::RunClient(options);
   }
   if (command == "benchmark") {
@@ -225,6 +289,7 @@ int main(int argc, char** argv) {
     options.port = PortOr(9100);
     options.threads = absl::GetFlag(FLAGS_threads);
     options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+    options.http_port = HttpPortFor(options.port);
     options.max_concurrent_select_queries = absl::GetFlag(FLAGS_max_concurrent_select_queries);
     options.max_queued_select_queries =
         static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_max_queued_select_queries)));
@@ -251,6 +316,7 @@ int main(int argc, char** argv) {
     options.data_dir = absl::GetFlag(FLAGS_data);
     options.threads = absl::GetFlag(FLAGS_threads);
     options.metrics_port = absl::GetFlag(FLAGS_metrics_port);
+    options.http_port = HttpPortFor(options.port);
     options.max_concurrent_select_queries = absl::GetFlag(FLAGS_max_concurrent_select_queries);
     options.max_queued_select_queries =
         static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_max_queued_select_queries)));

@@ -92,6 +92,7 @@ int RunLocalCluster(const LocalOptions& options) {
   coordinator_options.host = options.host;
   coordinator_options.port = options.port;
   coordinator_options.metrics_port = options.metrics_port;
+  coordinator_options.http_port = options.http_port;
   coordinator_options.max_concurrent_select_queries = options.max_concurrent_select_queries;
   coordinator_options.max_queued_select_queries = options.max_queued_select_queries;
   coordinator_options.query_thread_nice = options.query_thread_nice;
@@ -112,6 +113,9 @@ int RunLocalCluster(const LocalOptions& options) {
     for (size_t i = 0; i < workers.size(); ++i) {
       std::printf("granite local metrics: worker %zu %s\n", i, workers.metrics_url(i).c_str());
     }
+  }
+  if (server.http_port() >= 0) {
+    std::printf("granite local HTTP on http://%s:%d/\n", options.host.c_str(), server.http_port());
   }
   std::printf("granite local listening on %s:%d (%d workers)\n", options.host.c_str(), *port,
               options.workers);

@@ -17,6 +17,7 @@ struct LocalOptions {
   // Prometheus endpoints: the coordinator on metrics_port, worker i on metrics_port + 1 + i
   // (all ephemeral when 0); -1 = off.
   int metrics_port = -1;
+  int http_port = -1;  // the coordinator's HTTP interface; -1 = off, 0 = ephemeral
   int max_concurrent_select_queries = -1;  // coordinator admission (CoordinatorOptions)
   size_t max_queued_select_queries = 10000;
   int query_thread_nice = -1;  // coordinator and workers (core/thread_priority.h); -1 = automatic

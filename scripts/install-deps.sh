@@ -6,6 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang-14
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libjemalloc-dev liblz4-dev libxxhash-dev zlib1g-dev libre2-dev libnuma-dev
+  libzstd-dev libedit-dev libcivetweb-dev
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev prometheus
   python3 python3-venv python3-pip shellcheck ccache
 )

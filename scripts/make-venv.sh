@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Creates the Python venv used by the tests (.venv): grpcio and grpcio-tools for the ClickHouse gRPC
 # protocol, and the granite_client package (client/python) installed in editable mode, which
-# generates its gRPC stubs from proto/. Idempotent and quiet. Pass --bench to add the benchmark
-# peers (chdb, duckdb).
+# generates its gRPC stubs from proto/, and clickhouse-connect (for the HTTP interface's tests).
+# Idempotent and quiet. Pass --bench to add the benchmark peers (chdb, duckdb).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/.venv"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-want=(grpcio grpcio-tools setuptools)
+want=(grpcio grpcio-tools setuptools wheel clickhouse-connect)
 if [ "${1:-}" = "--bench" ]; then
   want+=(chdb duckdb)
 fi
@@ -32,3 +32,5 @@ then
   "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
     -e "$root/client/python" >/dev/null
 fi
+# The Node.js client of the HTTP interface's tests (skipped without npm).
+bash "$root/scripts/install-node-clients.sh"

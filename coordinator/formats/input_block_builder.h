@@ -43,6 +43,10 @@ class InputBlockBuilder {
   // Appends the column's default value (0, "", 1970-01-01).
   void AppendDefault(size_t column);
 
+  // Returns column `column` for binary formats, which append decoded values directly.
+  // REQUIRES: they keep the invariant (every column the same number of rows after a row).
+  core::Column* column(size_t column) { return columns_[column].get(); }
+
   // Returns the index of the column called `name`, or -1.
   int FindColumn(std::string_view name) const;
 

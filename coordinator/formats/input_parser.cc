@@ -3,6 +3,7 @@
 #include "coordinator/formats/csv_input.h"
 #include "coordinator/formats/input_block_builder.h"
 #include "coordinator/formats/json_each_row_input.h"
+#include "coordinator/formats/native_input.h"
 #include "coordinator/formats/tab_separated_input.h"
 #include "core/error.h"
 #include "core/status_macros.h"
@@ -10,7 +11,7 @@
 namespace granite::coordinator {
 namespace {
 
-enum class InputKind { kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kUnknown };
+enum class InputKind { kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kNative, kUnknown };
 
 // Returns the reader for `format` and how many header lines it has.
 InputKind Classify(std::string_view format, int* header_lines) {
@@ -35,6 +36,7 @@ InputKind Classify(std::string_view format, int* header_lines) {
     return InputKind::kCsv;
   }
   if (format == "JSONEachRow") return InputKind::kJsonEachRow;
+  if (format == "Native") return InputKind::kNative;
   return InputKind::kUnknown;
 }
 
@@ -56,6 +58,7 @@ absl::StatusOr<InputParser> InputParser::Create(std::string_view format,
     case InputKind::kTabSeparatedRaw: parser_kind = Kind::kTabSeparatedRaw; break;
     case InputKind::kCsv: parser_kind = Kind::kCsv; break;
     case InputKind::kJsonEachRow: parser_kind = Kind::kJsonEachRow; break;
+    case InputKind::kNative: parser_kind = Kind::kNative; break;
     default:
       return core::Error(core::ErrorCode::kUnknownFormat, "Unknown format " + std::string(format));
   }
@@ -65,6 +68,13 @@ absl::StatusOr<InputParser> InputParser::Create(std::string_view format,
 absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
                                                const InputLimits& limits, size_t* consumed) {
   *consumed = 0;
+  if (kind_ == Kind::kNative) {  // binary: no byte order mark, no limits inside a block
+    InputBlockBuilder builder(names_, types_);
+    absl::StatusOr<size_t> used = ParseNative(data, last, &progress_, &builder);
+    if (!used.ok()) return used.status();
+    *consumed = *used;
+    return builder.Finish();
+  }
   if (!bom_checked_) {
     // A UTF-8 byte order mark is skipped, as ClickHouse does.
     if (data.size() < 3 && !last && std::string_view("\xEF\xBB\xBF").substr(0, data.size()) == data) {
@@ -91,6 +101,8 @@ absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
     case Kind::kJsonEachRow:
       used = ParseJsonEachRow(data, last, limits, &progress_, &builder);
       break;
+    case Kind::kNative:
+      break;  // handled above
   }
   if (!used.ok()) return used.status();
   *consumed += *used;

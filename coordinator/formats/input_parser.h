@@ -21,7 +21,8 @@
 //   TabSeparated... spellings): the first line names the columns of the data, mapped by name like
 //   ClickHouse's input_format_with_names_use_header; columns not named get default values; the
 //   types line is skipped.
-// In every format, blank lines at the very end of the data are ignored.
+// - Native: ClickHouse's binary blocks (native_input.h), as clickhouse-connect sends inserts.
+// In every text format, blank lines at the very end of the data are ignored.
 //
 // Default values: 0 for numbers, "" for String, 1970-01-01 (00:00:00) for Date (DateTime).
 //
@@ -72,7 +73,7 @@ class InputParser {
   size_t rows() const { return progress_.rows; }
 
  private:
-  enum class Kind { kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow };
+  enum class Kind { kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kNative };
   InputParser(Kind kind, int header_lines, std::vector<std::string> names,
               std::vector<core::TypeId> types)
       : kind_(kind), header_lines_(header_lines), names_(std::move(names)),

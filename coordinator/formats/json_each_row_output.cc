@@ -23,7 +23,7 @@ void JsonEachRowOutput::Write(const core::Block& block, std::string* out) {
     if (columns == 0) out->push_back('{');
     for (size_t c = 0; c < columns; ++c) {
       out->append(prefixes_[c]);
-      AppendJsonValue(*block.columns[c], row, out);
+      AppendJsonValue(*block.columns[c], row, quote_64bit_, out);
     }
     out->append("}\n");
   }

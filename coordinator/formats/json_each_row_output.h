@@ -1,6 +1,6 @@
 // JSONEachRow output: one JSON object per row and line, {"a":1,"s":"x"}, no spaces (ClickHouse
-// layout). Values as in AppendJsonValue (json_output.h): 64-bit integers unquoted, nan / inf as
-// null. Part of the output formats (coordinator/formats/output_format.h).
+// layout). Values as in AppendJsonValue (json_output.h). Part of the output formats
+// (coordinator/formats/output_format.h).
 #pragma once
 
 #include <string>
@@ -14,6 +14,8 @@ namespace granite::coordinator {
 // Thread-safety: none.
 class JsonEachRowOutput : public OutputFormat {
  public:
+  explicit JsonEachRowOutput(bool quote_64bit) : quote_64bit_(quote_64bit) {}
+
   void Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
              std::string* out) override;
   void Write(const core::Block& block, std::string* out) override;
@@ -23,6 +25,7 @@ class JsonEachRowOutput : public OutputFormat {
   }
 
  private:
+  const bool quote_64bit_;
   // Set by Begin: `"name":` per column, with the opening '{' or ',' before it.
   std::vector<std::string> prefixes_;
 };

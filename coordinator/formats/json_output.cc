@@ -7,8 +7,15 @@
 
 namespace granite::coordinator {
 
-void AppendJsonValue(const core::Column& column, size_t row, std::string* out) {
+void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, std::string* out) {
   switch (column.type()) {
+    case core::TypeId::kUInt64:
+    case core::TypeId::kInt64:
+      if (!quote_64bit) break;
+      out->push_back('"');
+      core::AppendValueText(column, row, out);
+      out->push_back('"');
+      return;
     case core::TypeId::kString:
       AppendJsonString(column.StringAt(row), out);
       return;
@@ -66,7 +73,7 @@ void JsonOutput::Write(const core::Block& block, std::string* out) {
       out->append("\t\t[");
       for (size_t c = 0; c < columns; ++c) {
         if (c > 0) out->append(", ");
-        AppendJsonValue(*block.columns[c], row, out);
+        AppendJsonValue(*block.columns[c], row, quote_64bit_, out);
       }
       out->push_back(']');
     } else {
@@ -76,7 +83,7 @@ void JsonOutput::Write(const core::Block& block, std::string* out) {
         out->append("\t\t\t");
         out->append(quoted_names_[c]);
         out->append(": ");
-        AppendJsonValue(*block.columns[c], row, out);
+        AppendJsonValue(*block.columns[c], row, quote_64bit_, out);
       }
       out->append("\n\t\t}");
     }
@@ -86,6 +93,15 @@ void JsonOutput::Write(const core::Block& block, std::string* out) {
 void JsonOutput::End(std::string* out) {
   out->append("\n\t],\n\n\t\"rows\": ");
   out->append(std::to_string(rows_));
+  if (write_statistics_) {
+    out->append(",\n\n\t\"statistics\":\n\t{\n\t\t\"elapsed\": ");
+    core::AppendFloatText(statistics_.elapsed_seconds, out);
+    out->append(",\n\t\t\"rows_read\": ");
+    out->append(std::to_string(statistics_.rows_read));
+    out->append(",\n\t\t\"bytes_read\": ");
+    out->append(std::to_string(statistics_.bytes_read));
+    out->append("\n\t}");
+  }
   out->append("\n}\n");
 }
 

@@ -5,8 +5,10 @@
 // Layout, byte for byte as ClickHouse writes it with output_format_write_statistics = 0:
 //   {\n\t"meta":\n\t[\n\t\t{\n\t\t\t"name": "a",\n\t\t\t"type": "UInt64"\n\t\t}\n\t],\n\n
 //   \t"data":\n\t[\n\t\t[1, "x"],\n\t\t[2, "y"]\n\t],\n\n\t"rows": 2\n}\n
-// JSON writes each row as \t\t{\n\t\t\t"a": 1,\n\t\t\t"s": "x"\n\t\t} instead.
-// Unlike ClickHouse's defaults, 64-bit integers are NOT quoted and "statistics" is omitted.
+// JSON writes each row as \t\t{\n\t\t\t"a": 1,\n\t\t\t"s": "x"\n\t\t} instead. With statistics
+// (the default), "rows": 2 is followed by ,\n\n\t"statistics":\n\t{\n\t\t"elapsed": 0.001,\n
+// \t\t"rows_read": 10,\n\t\t"bytes_read": 80\n\t}. 64-bit integers are quoted when asked
+// (output_format_json_quote_64bit_integers, off by default as in ClickHouse 26).
 #pragma once
 
 #include <string>
@@ -17,15 +19,17 @@
 
 namespace granite::coordinator {
 
-// Appends row `row` of `column` as a JSON value: integers and finite floats as numbers,
-// nan / inf as null, strings, Date and DateTime as JSON strings.
-void AppendJsonValue(const core::Column& column, size_t row, std::string* out);
+// Appends row `row` of `column` as a JSON value: integers and finite floats as numbers (64-bit
+// integers as strings when `quote_64bit`), nan / inf as null, strings, Date and DateTime as JSON
+// strings.
+void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, std::string* out);
 
 // Writes the JSON or JSONCompact document.
 // Thread-safety: none.
 class JsonOutput : public OutputFormat {
  public:
-  explicit JsonOutput(bool compact) : compact_(compact) {}
+  JsonOutput(bool compact, bool quote_64bit, bool write_statistics)
+      : compact_(compact), quote_64bit_(quote_64bit), write_statistics_(write_statistics) {}
 
   void Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
              std::string* out) override;
@@ -36,6 +40,8 @@ class JsonOutput : public OutputFormat {
  private:
   // Constant after construction.
   const bool compact_;
+  const bool quote_64bit_;
+  const bool write_statistics_;
   // Set by Begin.
   std::vector<std::string> quoted_names_;  // JSON-escaped names with quotes, for JSON rows
   size_t rows_ = 0;

@@ -1,10 +1,16 @@
 #include "coordinator/formats/output_format.h"
 
 #include "coordinator/formats/csv_output.h"
+#include "coordinator/formats/json_compact_each_row_output.h"
 #include "coordinator/formats/json_each_row_output.h"
 #include "coordinator/formats/json_output.h"
+#include "coordinator/formats/markdown_output.h"
+#include "coordinator/formats/native_output.h"
 #include "coordinator/formats/pretty_output.h"
+#include "coordinator/formats/row_binary_output.h"
 #include "coordinator/formats/tab_separated_output.h"
+#include "coordinator/formats/tskv_output.h"
+#include "coordinator/formats/values_output.h"
 #include "coordinator/formats/vertical_output.h"
 #include "core/error.h"
 
@@ -22,7 +28,9 @@ class NullOutput : public OutputFormat {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view name) {
+absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view name,
+                                                               const OutputOptions& options) {
+  const bool quote = options.json_quote_64bit_integers;
   if (name == "TabSeparated" || name == "TSV") {
     return std::make_unique<TabSeparatedOutput>(false, false, false);
   }
@@ -38,9 +46,19 @@ absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view 
   if (name == "CSV") return std::make_unique<CsvOutput>(false, false);
   if (name == "CSVWithNames") return std::make_unique<CsvOutput>(true, false);
   if (name == "CSVWithNamesAndTypes") return std::make_unique<CsvOutput>(true, true);
-  if (name == "JSONEachRow") return std::make_unique<JsonEachRowOutput>();
-  if (name == "JSON") return std::make_unique<JsonOutput>(false);
-  if (name == "JSONCompact") return std::make_unique<JsonOutput>(true);
+  if (name == "JSONEachRow") return std::make_unique<JsonEachRowOutput>(quote);
+  if (name == "JSONCompactEachRow") return std::make_unique<JsonCompactEachRowOutput>(quote);
+  if (name == "JSON") return std::make_unique<JsonOutput>(false, quote, options.write_statistics);
+  if (name == "JSONCompact") {
+    return std::make_unique<JsonOutput>(true, quote, options.write_statistics);
+  }
+  if (name == "Values") return std::make_unique<ValuesOutput>();
+  if (name == "Markdown" || name == "MD") return std::make_unique<MarkdownOutput>();
+  if (name == "TSKV") return std::make_unique<TskvOutput>();
+  if (name == "RowBinary") return std::make_unique<RowBinaryOutput>(false, false);
+  if (name == "RowBinaryWithNames") return std::make_unique<RowBinaryOutput>(true, false);
+  if (name == "RowBinaryWithNamesAndTypes") return std::make_unique<RowBinaryOutput>(true, true);
+  if (name == "Native") return std::make_unique<NativeOutput>();
   if (name == "PrettyCompact" || name == "PrettyCompactMonoBlock") {
     return std::make_unique<PrettyOutput>(true);
   }

@@ -5,17 +5,22 @@
 //
 // Supported names (case-sensitive like ClickHouse): TabSeparated (TSV), TabSeparatedRaw (TSVRaw),
 // TabSeparatedWithNames (TSVWithNames), TabSeparatedWithNamesAndTypes (TSVWithNamesAndTypes),
-// CSV, CSVWithNames, CSVWithNamesAndTypes, JSONEachRow, JSON, JSONCompact, Pretty, PrettyCompact,
-// PrettyCompactMonoBlock, Vertical, Null.
+// CSV, CSVWithNames, CSVWithNamesAndTypes, JSONEachRow, JSONCompactEachRow, JSON, JSONCompact,
+// Pretty, PrettyCompact, PrettyCompactMonoBlock, Vertical, Values, Markdown, TSKV, RowBinary,
+// RowBinaryWithNames, RowBinaryWithNamesAndTypes, Native, Null.
+//
+// JSON formats quote 64-bit integers with output_format_json_quote_64bit_integers = 1 (off by
+// default, as in ClickHouse 26), and JSON / JSONCompact end with a "statistics" object (elapsed,
+// rows_read, bytes_read) unless output_format_write_statistics = 0.
 //
 // Deliberate differences from ClickHouse (which granite documents rather than hides):
-// - JSON formats never quote 64-bit integers (output_format_json_quote_64bit_integers = 0) and
-//   JSON / JSONCompact omit the "statistics" object; nan and inf are written as null.
+// - JSON formats write nan and inf as null.
 // - Pretty formats print ONE table for the whole result in End (ClickHouse prints one table per
 //   block, which depends on block boundaries); like ClickHouse they stop after 10000 rows and say
 //   "  Showed first 10000.". Control characters in strings are shown TSV-escaped.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -44,9 +49,27 @@ class OutputFormat {
   virtual void End(std::string* out) = 0;
   // Returns the HTTP Content-Type ClickHouse sends for this format.
   virtual std::string_view ContentType() const { return "text/plain; charset=UTF-8"; }
+
+  // What the query read, for formats that report it (JSON's "statistics"); set before End.
+  struct Statistics {
+    double elapsed_seconds = 0;
+    uint64_t rows_read = 0;
+    uint64_t bytes_read = 0;
+  };
+  void set_statistics(const Statistics& statistics) { statistics_ = statistics; }
+
+ protected:
+  Statistics statistics_;
+};
+
+// The settings that shape an output format (from the query's core::Settings).
+struct OutputOptions {
+  bool json_quote_64bit_integers = false;  // output_format_json_quote_64bit_integers
+  bool write_statistics = true;            // output_format_write_statistics
 };
 
 // Returns a new writer for format `name`, or Error(kUnknownFormat, "Unknown format Foo").
-absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view name);
+absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view name,
+                                                               const OutputOptions& options = {});
 
 }  // namespace granite::coordinator

@@ -42,9 +42,12 @@ Result MakeResult() {
 }
 
 // Runs a whole output with the result split into one block per row (formats must not depend on
-// block boundaries) and returns the bytes.
-std::string Render(std::string_view format, const Result& result) {
-  auto output = MakeOutputFormat(format);
+// block boundaries) and returns the bytes. JSON's statistics are left out unless asked for: their
+// elapsed time differs per run.
+std::string Render(std::string_view format, const Result& result,
+                   OutputOptions options = {.json_quote_64bit_integers = false,
+                                            .write_statistics = false}) {
+  auto output = MakeOutputFormat(format, options);
   EXPECT_TRUE(output.ok()) << output.status();
   std::string out;
   (*output)->Begin(result.names, result.types, &out);
@@ -152,6 +155,30 @@ TEST(OutputFormatTest, Json) {
             "\t\t{\n\t\t\t\"number\": 0\n\t\t},\n"
             "\t\t{\n\t\t\t\"number\": 1\n\t\t}\n"
             "\t],\n\n\t\"rows\": 2\n}\n");
+}
+
+TEST(OutputFormatTest, JsonStatisticsAndQuoting) {
+  OutputOptions options;  // the defaults: statistics on, 64-bit integers unquoted
+  std::string json = Render("JSON", Numbers(1), options);
+  EXPECT_NE(json.find("\t\"rows\": 1,\n\n\t\"statistics\":\n\t{\n\t\t\"elapsed\": 0,\n"
+                      "\t\t\"rows_read\": 0,\n\t\t\"bytes_read\": 0\n\t}\n}\n"),
+            std::string::npos)
+      << json;
+  options.json_quote_64bit_integers = true;
+  EXPECT_EQ(Render("JSONCompactEachRow", Numbers(2), options), "[\"0\"]\n[\"1\"]\n");
+  EXPECT_EQ(Render("JSONEachRow", Numbers(1), options), "{\"number\":\"0\"}\n");
+}
+
+TEST(OutputFormatTest, ValuesMarkdownTskvRowBinary) {
+  EXPECT_EQ(Render("Values", MakeResult()),
+            "(18446744073709551615,'tab\\there \"q\" it\\'s\\nnew/line\\\\',0.1,"
+            "'2013-07-15','2013-07-15 10:47:34'),(7,'',nan,'1970-01-01','1970-01-01 00:00:00')");
+  EXPECT_EQ(Render("Markdown", Numbers(2)), "| number |\n|-:|\n| 0 |\n| 1 |\n");
+  EXPECT_EQ(Render("TSKV", Numbers(2)), "number=0\nnumber=1\n");
+  EXPECT_EQ(Render("RowBinaryWithNamesAndTypes", Numbers(1)),
+            std::string("\x01\x06number\x06UInt64\0\0\0\0\0\0\0\0", 23));
+  EXPECT_EQ(Render("Native", Numbers(1)),
+            std::string("\x01\x01\x06number\x06UInt64\0\0\0\0\0\0\0\0", 24));
 }
 
 TEST(OutputFormatTest, PrettyCompact) {

@@ -25,6 +25,12 @@ void AppendTsvEscaped(std::string_view text, std::string* out) {
   out->append(text.data() + start, text.size() - start);
 }
 
+void AppendSqlQuoted(std::string_view text, std::string* out) {
+  out->push_back('\'');
+  AppendTsvEscaped(text, out);
+  out->push_back('\'');
+}
+
 void AppendCsvQuoted(std::string_view text, std::string* out) {
   out->push_back('"');
   size_t start = 0;

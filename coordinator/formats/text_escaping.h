@@ -13,6 +13,10 @@ namespace granite::coordinator {
 // quote become \\ \t \n \r \0 \b \f \' (ClickHouse writeEscapedString).
 void AppendTsvEscaped(std::string_view text, std::string* out);
 
+// Appends `text` in single quotes with TabSeparated's escapes (ClickHouse writeQuotedString), as
+// the Values format writes a string.
+void AppendSqlQuoted(std::string_view text, std::string* out);
+
 // Appends `text` in double quotes with every '"' doubled (ClickHouse writeCSVString).
 void AppendCsvQuoted(std::string_view text, std::string* out);
 

@@ -9,9 +9,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "coordinator/server/exception_text.h"
 #include "coordinator/formats/output_format.h"
+#include "coordinator/server/request_input.h"
 #include "coordinator/server/query_scheduler.h"
 #include "coordinator/server/query_stream_reactor.h"
+#include "coordinator/server/stream_compression.h"
 #include "coordinator/sql/parser.h"
 #include "coordinator/server/utf8_check.h"
 #include "core/cancellation_poller.h"
@@ -37,15 +40,31 @@ std::string NewQueryId() {
                          high & 0xfff, 0x8000 | ((low >> 48) & 0x3fff), low & 0xffffffffffffULL);
 }
 
+// Sets Result.exception as ClickHouse does: display_text "Code: N. DB::Exception: ... (NAME)"
+// (exception_text.h), always valid UTF-8, never empty.
 void SetException(const absl::Status& status, ch::Result* result) {
   core::ErrorCode code = core::CodeOf(status);
   ch::Exception* exception = result->mutable_exception();
   exception->set_code(static_cast<int>(code));
   exception->set_name(std::string(core::ErrorName(code)));
-  // Never an exception without text (a status made without a message somewhere below).
-  exception->set_display_text(status.message().empty()
-                                  ? std::string(core::ErrorName(code)) + " (no message)"
-                                  : std::string(status.message()));
+  exception->set_display_text(ExceptionDisplayText(status));
+}
+
+// Fails with UNKNOWN_DATABASE unless the request's database is the one granite has, and with
+// NOT_IMPLEMENTED for external tables (rather than running the query without them).
+absl::Status CheckDatabase(const ch::QueryInfo& info) {
+  if (info.external_tables_size() > 0) {
+    return core::Error(core::ErrorCode::kNotImplemented,
+                       absl::StrFormat("External tables are not supported (the request has %d, "
+                                       "the first named '%s')",
+                                       info.external_tables_size(),
+                                       EscapeInvalidUtf8(info.external_tables(0).name())));
+  }
+  const std::string& database = info.database();
+  if (database.empty() || database == "default") return absl::OkStatus();
+  return core::Error(core::ErrorCode::kUnknownDatabase,
+                     absl::StrFormat("Database %s does not exist (granite has only 'default')",
+                                     EscapeInvalidUtf8(database)));
 }
 
 // Fails with BAD_ARGUMENTS naming the first byte of `text` that does not continue valid UTF-8.
@@ -176,7 +195,7 @@ class StreamInput : public InputSource {
 
 }  // namespace
 
-void ClickHouseService::Run(grpc::ServerContextBase* context, const ch::QueryInfo& info,
+void ClickHouseService::Run(const ClientGone& client_gone, const ch::QueryInfo& info,
                             const absl::StatusOr<sql::Statement>& parsed, const std::string& input,
                             InputSource* more_input, const Emit& emit) {
   absl::Status refused;
@@ -185,7 +204,7 @@ void ClickHouseService::Run(grpc::ServerContextBase* context, const ch::QueryInf
                                                 more_input != nullptr && more_input->HasMore()))
                           : 0;
   ch::Result last =
-      RunStarted(context, info, parsed, input, more_input, emit, query.get(), refused, nice);
+      RunStarted(client_gone, info, parsed, input, more_input, emit, query.get(), refused, nice);
   emit(last);
 }
 
@@ -208,7 +227,7 @@ int ClickHouseService::PriorityOf(const StatementTraits& traits) {
   return 0;
 }
 
-ch::Result ClickHouseService::RunStarted(grpc::ServerContextBase* context,
+ch::Result ClickHouseService::RunStarted(const ClientGone& client_gone,
                                          const ch::QueryInfo& info,
                                          const absl::StatusOr<sql::Statement>& parsed,
                                          const std::string& input, InputSource* more_input,
@@ -227,7 +246,8 @@ ch::Result ClickHouseService::RunStarted(grpc::ServerContextBase* context,
     // too, are left at normal priority, so a preempted SCHED_IDLE thread never holds them.
     core::ScopedThreadNice lowered(nice);
     status =
-        Serve(context, info, parsed, input, more_input, emit, query, admitted, &produced, &last);
+        Serve(client_gone, info, parsed, input, more_input, emit, query, admitted, &produced,
+              &last);
   }
   // Logged before the last message goes out, so a client that sees the end of its query finds it
   // in system.query_log.
@@ -235,7 +255,7 @@ ch::Result ClickHouseService::RunStarted(grpc::ServerContextBase* context,
   return last;
 }
 
-absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
+absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
                                       const ch::QueryInfo& info,
                                       const absl::StatusOr<sql::Statement>& parsed,
                                       const std::string& input,
@@ -247,8 +267,33 @@ absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
   absl::StatusOr<core::Settings> settings = RequestSettings(info, &sessions_);
   absl::StatusOr<InsertOptions> insert_options =
       settings.ok() ? InsertOptionsOf(*settings) : absl::StatusOr<InsertOptions>(settings.status());
+  absl::Status database = CheckDatabase(info);
+  // The transport fields: output compression, input delimiter and decompression (checked before
+  // anything runs, so an INSERT never writes and then fails on them).
+  absl::StatusOr<std::unique_ptr<StreamCompressor>> compressor =
+      MakeStreamCompressor(info.output_compression_type(), info.output_compression_level());
+  absl::StatusOr<std::unique_ptr<RequestInput>> request_input =
+      RequestInput::Make(info, more_input);
+  const std::string* query_input = &input;
+  std::string transformed_input;
+  if (request_input.ok() && !(*request_input)->passthrough()) {
+    absl::StatusOr<std::string> first = (*request_input)->First(input);
+    if (first.ok()) {
+      transformed_input = *std::move(first);
+      query_input = &transformed_input;
+      if (more_input != nullptr) more_input = request_input->get();
+    } else {
+      request_input = first.status();
+    }
+  }
   if (!admitted.ok()) {
     outcome = admitted;
+  } else if (!database.ok()) {
+    outcome = database;
+  } else if (!compressor.ok()) {
+    outcome = compressor.status();
+  } else if (!request_input.ok()) {
+    outcome = request_input.status();
   } else if (!insert_options.ok()) {
     outcome = insert_options.status();
   } else if (!parsed.ok()) {
@@ -256,10 +301,10 @@ absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
   } else {
     // A client that goes away cancels the query (and with it every worker stream).
     core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
-        [context] { return context->IsCancelled(); }, [&query] { query.Cancel(); });
+        client_gone, [&query] { query.Cancel(); });
     query.settings = *std::move(settings);
-    outcome =
-        executor_->Execute(info.query(), *parsed, input, &query, more_input, *insert_options);
+    outcome = executor_->Execute(info.query(), *parsed, *query_input, &query, more_input,
+                                 *insert_options);
     if (outcome.ok() && !info.session_id().empty() && !query.session_changes.empty()) {
       sessions_.Apply(info.session_id(), query.session_changes);
     }
@@ -281,7 +326,16 @@ absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
     std::string format_name = !outcome->format.empty()       ? outcome->format
                               : !info.output_format().empty() ? info.output_format()
                                                               : "TabSeparated";
-    absl::StatusOr<std::unique_ptr<OutputFormat>> format = MakeOutputFormat(format_name);
+    // The output settings in force: the query's, then its statement's SETTINGS clause (already
+    // validated by the executor).
+    core::Settings output_settings = query.settings;
+    if (const auto* select = std::get_if<sql::SelectStatement>(&*parsed)) {
+      (void)output_settings.Apply(select->settings);
+    }
+    OutputOptions options;
+    options.json_quote_64bit_integers = output_settings.output_format_json_quote_64bit_integers;
+    options.write_statistics = output_settings.output_format_write_statistics;
+    absl::StatusOr<std::unique_ptr<OutputFormat>> format = MakeOutputFormat(format_name, options);
     if (!format.ok()) {
       SetException(format.status(), &result);
       return format.status();
@@ -301,6 +355,15 @@ absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
     for (size_t at = 0; at < rows; at += kRowsPerWrite) {
       (*format)->Write(core::SliceRows(outcome->block, at, kRowsPerWrite), &output);
       if (output.size() >= kOutputChunkBytes) {
+        if (*compressor != nullptr) {
+          std::string packed;
+          absl::Status status = (*compressor)->Add(output, &packed);
+          if (!status.ok()) {
+            SetException(status, &result);
+            return status;
+          }
+          output = std::move(packed);
+        }
         result.set_output(std::move(output));
         output.clear();
         if (!emit(result)) {
@@ -314,7 +377,23 @@ absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
         result.set_query_id(query.query_id());
       }
     }
+    OutputFormat::Statistics statistics;
+    statistics.elapsed_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - query.start()).count();
+    statistics.rows_read = query.read_rows.load();
+    statistics.bytes_read = query.read_bytes.load();
+    (*format)->set_statistics(statistics);
     (*format)->End(&output);
+  }
+  if (*compressor != nullptr) {
+    std::string packed;
+    absl::Status status = (*compressor)->Add(output, &packed);
+    if (status.ok()) status = (*compressor)->Finish(&packed);
+    if (!status.ok()) {
+      SetException(status, &result);
+      return status;
+    }
+    output = std::move(packed);
   }
   result.set_output(std::move(output));
   ch::Progress* progress = result.mutable_progress();
@@ -377,8 +456,8 @@ grpc::Status ClickHouseService::ExecuteQuery(grpc::ServerContext* context, const
   // output so far per chunk); the first chunk's format and columns, the last one's progress,
   // stats and exception are kept (MergeFrom: later non-empty fields win, repeated ones append).
   std::string output;
-  Run(context, *info, sql::ParseStatement(info->query()), info->input_data(), nullptr,
-      [&](ch::Result& part) {
+  Run([context] { return context->IsCancelled(); }, *info, sql::ParseStatement(info->query()),
+      info->input_data(), nullptr, [&](ch::Result& part) {
     output += part.output();
     part.clear_output();
     result->MergeFrom(part);
@@ -410,7 +489,8 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
     }
   }
   std::string output;
-  Run(context, first, parsed, input, streamed ? &stream : nullptr, [&](ch::Result& part) {
+  Run([context] { return context->IsCancelled(); }, first, parsed, input,
+      streamed ? &stream : nullptr, [&](ch::Result& part) {
     output += part.output();
     ch::Result merged = part;
     merged.set_output(output);
@@ -424,12 +504,17 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
 grpc::Status ClickHouseService::ExecuteQueryWithStreamOutput(
     grpc::ServerContext* context, const ch::QueryInfo* info,
     grpc::ServerWriter<ch::Result>* writer) {
-  Run(context, *info, sql::ParseStatement(info->query()), info->input_data(), nullptr,
-      [&](ch::Result& part) {
+  Run([context] { return context->IsCancelled(); }, *info, sql::ParseStatement(info->query()),
+      info->input_data(), nullptr, [&](ch::Result& part) {
         core::ScopedNormalPriority grpc_call;  // a lowered SELECT's writes: core/thread_priority.h
         return writer->Write(part);
       });
   return grpc::Status::OK;
+}
+
+void ClickHouseService::RunQuery(const ch::QueryInfo& info, InputSource* more_input,
+                                 const ClientGone& client_gone, const Emit& emit) {
+  Run(client_gone, info, sql::ParseStatement(info.query()), info.input_data(), more_input, emit);
 }
 
 grpc::ServerBidiReactor<ch::QueryInfo, ch::Result>* ClickHouseService::ExecuteQueryWithStreamIO(

@@ -45,9 +45,20 @@ class ClickHouseService final
   grpc::ServerBidiReactor<clickhouse::grpc::QueryInfo, clickhouse::grpc::Result>*
   ExecuteQueryWithStreamIO(grpc::CallbackServerContext* context) override;
 
+  // Receives each Result of a query in order; returns false when the client went away.
+  using Emit = std::function<bool(clickhouse::grpc::Result&)>;
+  // Returns true once the client went away (polled; the query is then cancelled).
+  using ClientGone = std::function<bool()>;
+
+  // Runs a query that arrived over another transport (the HTTP interface, coordinator/http/)
+  // exactly as the gRPC methods do — registry, settings, sessions, admission, cancellation,
+  // metrics and query log — emitting its Results; the last one carries progress and stats or the
+  // exception. An INSERT reads further input from `more_input` (may be null) as it parses.
+  void RunQuery(const clickhouse::grpc::QueryInfo& info, InputSource* more_input,
+                const ClientGone& client_gone, const Emit& emit);
+
  private:
   friend class QueryStreamReactor;
-  using Emit = std::function<bool(clickhouse::grpc::Result&)>;
   // What a query produced, for its log entry.
   struct Produced {
     uint64_t result_rows = 0;
@@ -57,7 +68,7 @@ class ClickHouseService final
   // Runs the query of `info`, parsed into `parsed` (a failed parse is the query's error), with
   // `input`, emitting Results; the last one carries stats. Registers, counts and logs the query.
   // An INSERT reads further input from `more_input` (may be null) as it parses.
-  void Run(grpc::ServerContextBase* context, const clickhouse::grpc::QueryInfo& info,
+  void Run(const ClientGone& client_gone, const clickhouse::grpc::QueryInfo& info,
            const absl::StatusOr<sql::Statement>& parsed, const std::string& input,
            InputSource* more_input, const Emit& emit);
   // Creates the query of `info` and registers it (system.processes, KILL QUERY) before any other
@@ -76,7 +87,7 @@ class ClickHouseService final
   // Runs the started `query` as Run() does, at `nice` (PriorityOf), except that it returns the
   // last Result instead of emitting it. A non-OK `admitted` (the scheduler's admission failed) is
   // the query's error.
-  clickhouse::grpc::Result RunStarted(grpc::ServerContextBase* context,
+  clickhouse::grpc::Result RunStarted(const ClientGone& client_gone,
                                       const clickhouse::grpc::QueryInfo& info,
                                       const absl::StatusOr<sql::Statement>& parsed,
                                       const std::string& input, InputSource* more_input,
@@ -84,8 +95,9 @@ class ClickHouseService final
                                       const absl::Status& admitted, int nice);
   // Executes and emits all but the last Result, which it leaves in `last` (the stats, or the
   // exception); returns the error sent to the client (OK if none).
-  absl::Status Serve(grpc::ServerContextBase* context, const clickhouse::grpc::QueryInfo& info,
-                     const absl::StatusOr<sql::Statement>& parsed, const std::string& input, InputSource* more_input, const Emit& emit,
+  absl::Status Serve(const ClientGone& client_gone, const clickhouse::grpc::QueryInfo& info,
+                     const absl::StatusOr<sql::Statement>& parsed, const std::string& input,
+                     InputSource* more_input, const Emit& emit,
                      QueryContext* query, const absl::Status& admitted, Produced* produced,
                      clickhouse::grpc::Result* last);
   // Counts the finished query in the metrics and logs it.

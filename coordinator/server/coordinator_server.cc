@@ -11,6 +11,7 @@
 #include "coordinator/server/admission_queue.h"
 #include "coordinator/cluster/catalog.h"
 #include "coordinator/server/clickhouse_service.h"
+#include "coordinator/http/http_server.h"
 #include "coordinator/cluster/membership.h"
 #include "coordinator/exec/query_executor.h"
 #include "coordinator/server/query_scheduler.h"
@@ -37,6 +38,7 @@ struct CoordinatorServer::State {
   std::unique_ptr<QueryScheduler> scheduler;  // runs the callback server's queries
   std::unique_ptr<QueryExecutor> executor;
   std::unique_ptr<ClickHouseService> service;
+  std::unique_ptr<http::HttpServer> http;  // after `service`: stopped before it goes
   std::unique_ptr<grpc::Server> server;
   std::vector<core::CallbackRegistration> gauges;  // before `metrics`: unregistered after it stops
   std::unique_ptr<core::MetricsServer> metrics;
@@ -129,6 +131,10 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   if (options.metrics_port >= 0) {
     ASSIGN_OR_RETURN(s.metrics, core::MetricsServer::Start(options.host, options.metrics_port));
   }
+  if (options.http_port >= 0) {
+    ASSIGN_OR_RETURN(s.http, http::HttpServer::Start(options.host, options.http_port,
+                                                     s.service.get()));
+  }
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -159,6 +165,7 @@ void CoordinatorServer::Shutdown() {
     state_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(10));
     state_->server.reset();
   }
+  state_->http.reset();
   state_->scheduler.reset();  // runs the queries still queued (their calls are cancelled)
   // Close the worker channels too, so workers stopping next see no open connection.
   state_->service.reset();
@@ -169,12 +176,15 @@ void CoordinatorServer::Shutdown() {
   state_->workers.reset();
 }
 
+int CoordinatorServer::http_port() const { return state_->http ? state_->http->port() : -1; }
+
 int CoordinatorServer::metrics_port() const {
   return state_->metrics ? state_->metrics->port() : -1;
 }
 
 void CoordinatorServer::AbandonMetricsAtExit() {
   if (state_->metrics) core::MetricsServer::AbandonAtExit(std::move(state_->metrics));
+  http::HttpServer::AbandonAtExit(std::move(state_->http), std::chrono::seconds(10));
 }
 
 int RunCoordinator(const CoordinatorOptions& options) {
@@ -188,6 +198,10 @@ int RunCoordinator(const CoordinatorOptions& options) {
   if (server.metrics_port() >= 0) {
     std::printf("granite coordinator metrics on http://%s:%d/metrics\n", options.host.c_str(),
                 server.metrics_port());
+  }
+  if (server.http_port() >= 0) {
+    std::printf("granite coordinator HTTP on http://%s:%d/\n", options.host.c_str(),
+                server.http_port());
   }
   std::printf("granite coordinator listening on %s:%d\n", options.host.c_str(), *port);
   std::fflush(stdout);

@@ -1,6 +1,7 @@
 // CoordinatorServer: the `granite coordinator` program's server — connects to the workers, and
-// serves the ClickHouse gRPC protocol plus grpc.health.v1 and reflection; optionally Prometheus
-// metrics over HTTP (--metrics-port), including each worker's health as seen from here.
+// serves the ClickHouse gRPC protocol plus grpc.health.v1 and reflection; optionally ClickHouse's
+// HTTP interface (--http_port) and Prometheus metrics over HTTP (--metrics-port), including each
+// worker's health as seen from here.
 #pragma once
 
 #include <memory>
@@ -17,6 +18,7 @@ struct CoordinatorOptions {
   std::vector<std::string> workers;  // host:port of each worker
   int threads = 0;  // merge pool size; 0 = hardware concurrency
   int metrics_port = -1;  // Prometheus /metrics port; -1 = off, 0 = ephemeral
+  int http_port = -1;     // ClickHouse HTTP interface (coordinator/http/); -1 = off, 0 = ephemeral
   // SELECTs over tables that execute at once; the rest queue (coordinator/server/admission_queue.h).
   // -1 = 2 x hardware threads, 0 = no limit.
   int max_concurrent_select_queries = -1;
@@ -41,8 +43,11 @@ class CoordinatorServer {
 
   // The metrics port actually bound (after Start), or -1 when metrics are off.
   int metrics_port() const;
+  // The HTTP interface's port actually bound (after Start), or -1 when it is off.
+  int http_port() const;
   // Leaves the metrics endpoint running until the process exits instead of paying civetweb's
-  // ~2 s shutdown; for programs about to exit.
+  // ~2 s shutdown, and the HTTP interface too once its requests in flight ended (up to 10 s);
+  // for programs about to exit.
   void AbandonMetricsAtExit();
 
  private:

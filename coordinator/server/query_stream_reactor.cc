@@ -63,6 +63,10 @@ void QueryStreamReactor::OnReadDone(bool ok) {
       }
       return;
     case Phase::kRunning: {
+      if (!streamed_) {
+        OnWatchReadDone(ok);
+        return;
+      }
       core::MutexLock lock(mu_);
       read_done_ = true;
       read_ok_ = ok;
@@ -92,6 +96,13 @@ void QueryStreamReactor::Dispatch() {
   grpc::CallbackServerContext* context = context_;
   watch_.emplace(core::CancellationPoller::Global().Watch(
       [context] { return context->IsCancelled(); }, [query] { query->Cancel(); }));
+  if (!streamed_) {
+    {
+      core::MutexLock lock(mu_);
+      watched_query_ = query;
+    }
+    WatchForCancel();
+  }
   QueryScheduler* scheduler = service_->scheduler_;
   const StatementTraits traits = TraitsOf(parsed_, first_.query().size() + input_.size(), more_);
   nice_ = service_->PriorityOf(traits);
@@ -153,17 +164,41 @@ bool QueryStreamReactor::WriteAndWait(ch::Result& result) {
   return write_ok_;
 }
 
+void QueryStreamReactor::WatchForCancel() {
+  core::MutexLock lock(mu_);
+  if (finishing_ || watched_query_ == nullptr) return;
+  StartRead(&next_);
+}
+
+void QueryStreamReactor::OnWatchReadDone(bool ok) {
+  if (!ok) return;  // the client closed its side (or the call ended): nothing more to watch
+  if (!next_.cancel()) {
+    WatchForCancel();  // input after the query started is ignored, as ClickHouse does
+    return;
+  }
+  core::MutexLock lock(mu_);
+  if (watched_query_ == nullptr) return;
+  cancelled_ = true;
+  watched_query_->Cancel();
+}
+
 void QueryStreamReactor::Execute(absl::StatusOr<AdmissionQueue::Slot> admitted) {
   if (admitted.ok() && scheduled_select_) query_->admitted = true;
   absl::Status admission = admitted.ok() ? absl::OkStatus() : admitted.status();
   ch::Result last = service_->RunStarted(
-      context_, first_, parsed_, input_, streamed_ ? this : nullptr,
+      [context = context_] { return context->IsCancelled(); }, first_, parsed_, input_,
+      streamed_ ? this : nullptr,
       [this](ch::Result& part) {
         if (cancelled_) part.set_cancelled(true);
         return WriteAndWait(part);
       },
       query_.get(), admission, nice_);
   if (admitted.ok()) admitted->Release();  // the next queued SELECT may start now
+  {
+    core::MutexLock lock(mu_);
+    watched_query_ = nullptr;
+    finishing_ = true;
+  }
   watch_.reset();  // waits for a cancel action in flight, which uses query_
   query_.reset();
   if (cancelled_) last.set_cancelled(true);

@@ -6,11 +6,14 @@
 //
 // Protocol as the sync handler: the first QueryInfo holds the query; while one says
 // next_query_info, more follow with input_data. A non-INSERT gets all its input before it runs; a
-// cancel message then ends the call with a Result{cancelled} and runs nothing. A query is
+// cancel message then ends the call with a Result{cancelled} and runs nothing. While a non-INSERT
+// waits or runs, one read stays open: a QueryInfo{cancel: true} cancels it at once (as KILL QUERY
+// does), and the last Result says cancelled. A query is
 // registered (system.processes, KILL QUERY) before it waits for admission, and a client that goes
 // away cancels it, queued or running.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <memory>
 #include <optional>
@@ -55,6 +58,10 @@ class QueryStreamReactor final
   void Execute(absl::StatusOr<AdmissionQueue::Slot> admitted);
   // Writes `result` and waits until it is sent; false if the client went away.
   bool WriteAndWait(clickhouse::grpc::Result& result);
+  // Reads the next message of a running non-INSERT, which only a cancel may be (kRunning).
+  void WatchForCancel();
+  // OnReadDone of WatchForCancel's read: cancels the query on a cancel message.
+  void OnWatchReadDone(bool ok);
 
   ClickHouseService* const service_;
   grpc::CallbackServerContext* const context_;
@@ -68,7 +75,7 @@ class QueryStreamReactor final
   bool streamed_ = false;   // an INSERT: reads its input while it runs
   // first_'s query, parsed when it arrives (statement_kind.h); run without parsing it again.
   absl::StatusOr<sql::Statement> parsed_ = absl::UnknownError("not parsed yet");
-  bool cancelled_ = false;  // the client sent a cancel message
+  std::atomic<bool> cancelled_{false};  // the client sent a cancel message
   bool scheduled_select_ = false;
   int nice_ = 0;  // the query's priority (ClickHouseService::PriorityOf)
   std::unique_ptr<QueryContext> query_;
@@ -82,6 +89,10 @@ class QueryStreamReactor final
   bool read_ok_ GUARDED_BY(mu_) = false;
   bool write_done_ GUARDED_BY(mu_) = false;
   bool write_ok_ GUARDED_BY(mu_) = false;
+  // A non-INSERT's query while WatchForCancel may cancel it (null once it ended), and whether
+  // the call is finished (no read may start then).
+  QueryContext* watched_query_ GUARDED_BY(mu_) = nullptr;
+  bool finishing_ GUARDED_BY(mu_) = false;
 };
 
 }  // namespace granite::coordinator

@@ -42,4 +42,21 @@ std::optional<size_t> FirstInvalidUtf8Byte(std::string_view text) {
   return std::nullopt;
 }
 
+std::string EscapeInvalidUtf8(std::string_view text) {
+  std::string out;
+  while (true) {
+    std::optional<size_t> bad = FirstInvalidUtf8Byte(text);
+    if (!bad) break;
+    out.append(text.substr(0, *bad));
+    static constexpr char kHex[] = "0123456789ABCDEF";
+    const uint8_t byte = static_cast<uint8_t>(text[*bad]);
+    out.append("\\x");
+    out.push_back(kHex[byte >> 4]);
+    out.push_back(kHex[byte & 0xF]);
+    text.remove_prefix(*bad + 1);
+  }
+  out.append(text);
+  return out;
+}
+
 }  // namespace granite::coordinator

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace granite::coordinator {
@@ -14,5 +15,10 @@ namespace granite::coordinator {
 // that cannot start one, or the start of a truncated or overlong one), or nullopt when all of
 // `text` is well-formed UTF-8.
 std::optional<size_t> FirstInvalidUtf8Byte(std::string_view text);
+
+// Returns `text` with every byte that does not belong to a well-formed sequence written as the
+// four characters \xNN (upper-case hex); well-formed text comes back unchanged. Error messages
+// that quote a client's bytes go through it: proto3 strings and HTTP bodies must be UTF-8.
+std::string EscapeInvalidUtf8(std::string_view text);
 
 }  // namespace granite::coordinator

@@ -27,5 +27,13 @@ TEST(Utf8CheckTest, NamesTheFirstBadByte) {
   EXPECT_EQ(FirstInvalidUtf8Byte(std::string("a\0\xFE", 3)), 2u);
 }
 
+TEST(Utf8CheckTest, EscapesOnlyBadBytes) {
+  EXPECT_EQ(EscapeInvalidUtf8("plain \xC3\xA9"), "plain \xC3\xA9");
+  EXPECT_EQ(EscapeInvalidUtf8("a\xFF" "b"), "a\\xFF" "b");
+  EXPECT_EQ(EscapeInvalidUtf8("\xC3(\x80"), "\\xC3(\\x80");
+  EXPECT_EQ(EscapeInvalidUtf8("\xE2\x82"), "\\xE2\\x82");  // truncated: each byte escaped
+  EXPECT_FALSE(FirstInvalidUtf8Byte(EscapeInvalidUtf8("\xF0\x9F\x98 \xFE")).has_value());
+}
+
 }  // namespace
 }  // namespace granite::coordinator

@@ -6,9 +6,11 @@ using core::TypeId;
 
 LocalTable BuildSettingsTable(const core::Settings& settings) {
   LocalTable table;
-  table.names = {"name", "value", "changed", "description", "type", "default"};
-  table.types = {TypeId::kString, TypeId::kString, TypeId::kUInt8,
-                 TypeId::kString, TypeId::kString, TypeId::kString};
+  // `readonly` (always 0: every setting may be changed) is what client libraries such as
+  // clickhouse-connect read to decide which settings they may send.
+  table.names = {"name", "value", "changed", "description", "type", "default", "readonly"};
+  table.types = {TypeId::kString, TypeId::kString, TypeId::kUInt8, TypeId::kString,
+                 TypeId::kString, TypeId::kString, TypeId::kUInt8};
   std::vector<core::MutableColumnPtr> columns;
   for (TypeId type : table.types) columns.push_back(std::make_shared<core::Column>(type));
   const std::vector<core::SettingInfo>& infos = core::Settings::Infos();
@@ -19,6 +21,7 @@ LocalTable BuildSettingsTable(const core::Settings& settings) {
     columns[3]->AppendString(infos[i].description);
     columns[4]->AppendString(core::SettingTypeName(infos[i].type));
     columns[5]->AppendString(infos[i].default_text);
+    columns[6]->Append<uint8_t>(0);
   }
   table.block.rows_without_columns = infos.size();
   for (auto& column : columns) table.block.columns.push_back(std::move(column));

@@ -1,8 +1,11 @@
 // Functions whose result does not depend on the argument values: isNull, isNotNull (granite has
-// no Nullable types yet, so nothing is NULL) and version().
+// no Nullable types yet, so nothing is NULL), version(), timezone() (always UTC) and
+// currentDatabase() (always default).
 #include <cstring>
 #include <memory>
 
+#include "absl/strings/match.h"
+#include "core/absl_compat.h"
 #include "core/functions/constant_column.h"
 #include "core/functions/function_table.h"
 #include "core/functions/vector_loops.h"
@@ -34,24 +37,33 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileNullCheck(
   return std::make_unique<FillKernel>(name == "isNotNull" ? 1 : 0);
 }
 
-// version(): the granite version as a String constant.
-absl::StatusOr<TypeId> ResolveVersion(std::string_view, const std::vector<ArgumentInfo>&) {
+// version(), timezone(), currentDatabase(): a String constant each.
+absl::StatusOr<TypeId> ResolveStringConstant(std::string_view, const std::vector<ArgumentInfo>&) {
   return TypeId::kString;
 }
 
-class VersionKernel : public ScalarKernel {
+class StringConstantKernel : public ScalarKernel {
  public:
+  explicit StringConstantKernel(std::string_view value) : value_(value) {}
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>&, size_t rows) const override {
     Column one(TypeId::kString);
-    one.AppendString(kGraniteVersion);
+    one.AppendString(value_);
     return Broadcast(one, rows);
   }
+
+ private:
+  const std::string_view value_;
 };
 
-absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileVersion(std::string_view,
-                                                             const std::vector<ArgumentInfo>&,
-                                                             TypeId) {
-  return std::make_unique<VersionKernel>();
+absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileStringConstant(
+    std::string_view name, const std::vector<ArgumentInfo>&, TypeId) {
+  if (absl::EqualsIgnoreCase(ToAbsl(name), "version")) {
+    return std::make_unique<StringConstantKernel>(kGraniteVersion);
+  }
+  if (absl::EqualsIgnoreCase(ToAbsl(name), "currentDatabase")) {
+    return std::make_unique<StringConstantKernel>("default");
+  }
+  return std::make_unique<StringConstantKernel>("UTC");  // timezone, timeZone, serverTimezone
 }
 
 }  // namespace
@@ -59,7 +71,10 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileVersion(std::string_view,
 void RegisterConstantFunctions(FunctionTable& table) {
   table.Add({"isNull", 1, 1, true, ResolveNullCheck, CompileNullCheck});
   table.Add({"isNotNull", 1, 1, true, ResolveNullCheck, CompileNullCheck});
-  table.Add({"version", 0, 0, true, ResolveVersion, CompileVersion});
+  table.Add({"version", 0, 0, true, ResolveStringConstant, CompileStringConstant});
+  table.Add({"timezone", 0, 0, true, ResolveStringConstant, CompileStringConstant});
+  table.AddAlias("serverTimezone", "timezone", true);
+  table.Add({"currentDatabase", 0, 0, true, ResolveStringConstant, CompileStringConstant});
 }
 
 }  // namespace granite::core

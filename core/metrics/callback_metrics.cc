@@ -89,7 +89,8 @@ std::vector<CallbackMetricValues> ReadCallbackMetrics() {
   AddBuiltin(&out, "process_cpu_seconds_total", "ProcessCpuMicroseconds",
              "User and system CPU time of this process", CpuMicroseconds(),
              CallbackMetricType::kCounter, 1e-6);
-  AddBuiltin(&out, "granite_counter_thread_blocks", "CounterThreadBlocks",
+  // Not "counter" in the name: Prometheus reserves type names (promtool check metrics).
+  AddBuiltin(&out, "granite_metrics_thread_blocks", "MetricsThreadBlocks",
              "Per-thread counter blocks (the peak number of threads that counted at once)",
              static_cast<int64_t>(ThreadCounters::BlockCount()));
   CallbackRegistry& registry = Registry();

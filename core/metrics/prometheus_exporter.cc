@@ -72,13 +72,22 @@ void AddLockFamilies(const MetricsSnapshot& snapshot, FamilyList* families) {
   }
 }
 
+// Returns the help text of a family whose events differ by labels (events.h).
+std::string LabelledFamilyHelp(std::string_view family) {
+  if (family == "granite_queries_total") {
+    return "Client queries that ended on the coordinator, by kind (select, insert, ddl, other) "
+           "and status (ok, error, cancelled)";
+  }
+  return "Events of " + std::string(family) + ", one sample per label set";
+}
+
 void AddEventFamilies(const MetricsSnapshot& snapshot, FamilyList* families) {
   const auto& events = AllEvents();
   for (size_t i = 0; i < kEventCount; ++i) {
     const EventInfo& event = events[i];
-    // A family shared by several labelled events (granite_queries_total) gets a generic help text.
+    // A family shared by several labelled events says what its samples count and by which labels.
     std::string help = event.labels.empty() ? std::string(event.description)
-                                            : "Events counted by " + std::string(event.family);
+                                            : LabelledFamilyHelp(event.family);
     MetricFamily& family = families->Get(std::string(event.family), help, MetricType::Counter);
     ClientMetric metric;
     metric.label = ParseLabels(event.labels);

@@ -71,7 +71,11 @@
   M(Bool, allow_drop_detached, false, "",                                                         \
     "Allows ALTER TABLE ... DROP DETACHED PART, which deletes a part's files for good")           \
   M(Bool, check_query_single_value_result, true, "",                                              \
-    "CHECK TABLE returns one row `result`; 0 returns one row per part with its state")
+    "CHECK TABLE returns one row `result`; 0 returns one row per part with its state")            \
+  M(Bool, output_format_json_quote_64bit_integers, false, "",                                     \
+    "JSON formats write UInt64 and Int64 as strings (JavaScript loses precision past 2^53)")      \
+  M(Bool, output_format_write_statistics, true, "",                                               \
+    "JSON and JSONCompact end with a statistics object: elapsed seconds, rows and bytes read")
 
 // Table settings: CREATE TABLE ... SETTINGS and ALTER TABLE ... MODIFY SETTING.
 #define GRANITE_TABLE_SETTINGS(M)                                                                 \

@@ -39,6 +39,9 @@ if _CLIENT_DIR not in sys.path:
 _running = set()  # GraniteProcess objects started and not yet stopped, for stop_all().
 
 
+_HTTP_RE = re.compile(r"granite \w+ HTTP on http://[^ ]*:(\d+)/")
+
+
 def stop_all():
     """Stops every process this module started that is still running (for signal handlers)."""
     for proc in list(_running):
@@ -101,6 +104,7 @@ class GraniteProcess:
         self._log = collections.deque(maxlen=log_lines)
         self._lock = threading.Lock()
         self._listening = threading.Event()
+        self.http_port = None  # from the "HTTP on http://HOST:PORT/" line, printed before it
         self._proc = None
         self._reader = None
 
@@ -131,6 +135,9 @@ class GraniteProcess:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             with self._lock:
                 self._log.append(line)
+            m = _HTTP_RE.search(line)
+            if m:
+                self.http_port = int(m.group(1))
             if not self._listening.is_set():
                 m = self._listen_re.search(line)
                 if m:
@@ -241,6 +248,7 @@ class LocalCluster(_ClusterBase):
             self._remove_data()
             raise
         self.host, self.port = self.process.host, self.process.port
+        self.http_port = self.process.http_port  # ClickHouse's HTTP interface (ephemeral)
         return self
 
     def log_tail(self, n=40):

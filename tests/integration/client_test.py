@@ -100,6 +100,43 @@ class ClientCliTest(unittest.TestCase):
         self.assertEqual(self.ok("-q", "-- leading comment\nSELECT 5-2"), "3\n")
         self.assertEqual(self.ok("--query=--x-y\nSELECT 7-2"), "5\n")
 
+    def test_clickhouse_client_flags(self):
+        # Issue 24: the flags clickhouse-client users reach for.
+        proc = self.cli("--version")
+        self.assertEqual(proc.returncode, 0)
+        self.assertRegex(proc.stdout.decode(), r"^granite client version \d+\.\d+\.\d+\n$")
+        usage = self.ok("--help")
+        for flag in ("--database", "--time", "--multiquery", "--param_", "\\G"):
+            self.assertIn(flag, usage)
+        self.assertNotIn("--metrics_port", usage)  # only the client's own flags
+        self.assertEqual(self.ok("-q", "SELECT {x:UInt64} + 1, {s:String}", "--param_x=41",
+                                 "--param_s", "a'b"), "42\ta\\'b\n")
+        proc = self.cli("-q", "SELECT {missing:UInt8}")
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn(b"missing", proc.stderr)
+        self.assertEqual(self.ok("-d", "default", "-n", "-q", "SELECT 1; SELECT 2"), "1\n2\n")
+        proc = self.cli("--database", "elsewhere", "-q", "SELECT 1")
+        self.assertEqual(proc.returncode, 81)
+        self.assertIn(b"UNKNOWN_DATABASE", proc.stderr)
+        proc = self.cli("-t", "-q", "SELECT 1")
+        self.assertEqual(proc.stdout, b"1\n")
+        self.assertRegex(proc.stderr.decode(), r"^\d+\.\d{3}\n$")
+
+    def test_vertical_output_with_backslash_g(self):
+        out = self.ok("--interactive", stdin=b"SELECT 1 AS a, 'x' AS b\\G\n")
+        self.assertIn("Row 1:\n", out)
+        self.assertIn("a: 1\n", out)
+        self.assertIn("b: x\n", out)
+        self.assertIn("Row 1:\n", self.ok("-q", "SELECT 2 AS c\\G"))
+
+    def test_failed_insert_of_invalid_utf8_exits_non_zero(self):
+        # Issue 24: the error quoting the bytes broke the reply and the client exited 0.
+        self.ok("--query", "CREATE TABLE cli_utf (n UInt32) ENGINE = MergeTree ORDER BY n")
+        proc = self.cli("--query", "INSERT INTO cli_utf FORMAT CSV", stdin=b"1\n\xff\xfe\n")
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn(b"\\xFF", proc.stderr)
+        self.assertIn(b"Code: ", proc.stderr)
+
     def test_unreachable_server_fails(self):
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))

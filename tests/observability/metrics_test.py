@@ -8,11 +8,14 @@ that every metric the Grafana dashboard plots is exported."""
 import json
 import os
 import re
+import shutil
 import socket
+import subprocess
 import sys
 import threading
 import time
 import unittest
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "harness"))
@@ -87,6 +90,20 @@ class MetricsTest(unittest.TestCase):
             locks = {labels["lock"] for labels, _ in
                      samples.series("granite_lock_acquisitions_total")}
             self.assertIn("thread_pool_queue", locks, process)
+
+    def test_promtool_check_metrics_is_clean(self):
+        # Issue 24: promtool rejected granite_counter_thread_blocks (a type in the name).
+        promtool = shutil.which("promtool")
+        if promtool is None:
+            self.fail("promtool not found: run scripts/install-deps.sh (Debian package prometheus)")
+        for process, url in self.endpoints.items():
+            with urllib.request.urlopen(url, timeout=30) as response:
+                text = response.read()
+            check = subprocess.run([promtool, "check", "metrics"], input=text,
+                                   capture_output=True, timeout=60)
+            self.assertEqual(check.returncode, 0,
+                             "%s: %s%s" % (process, check.stdout.decode(), check.stderr.decode()))
+            self.assertNotIn(b"Events counted by", text, process)
 
     def test_names_follow_prometheus_conventions(self):
         samples = scrape.scrape(self.endpoints["worker 0"])

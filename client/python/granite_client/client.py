@@ -90,8 +90,10 @@ class QueryStream:
     """Runs one query over ExecuteQueryWithStreamIO and keeps the input side open.
 
     Iterate to receive Result messages as they arrive. send() streams more input_data, finish()
-    ends the input, cancel() asks the server to cancel (it answers with Result.cancelled = true).
-    The input side must be ended by finish() or cancel(); close() does that and drops the call.
+    ends the input, cancel() asks the server to cancel (it answers with Result.cancelled = true),
+    also after finish(): the request stream stays open until the call ends, so a cancel message
+    can always follow. Iterating (or result()) ends the input first if it is still open, so a
+    query never waits for input nobody will send. close() drops the call.
     """
 
     def __init__(self, stub, first_info, timeout, metadata):
@@ -103,12 +105,14 @@ class QueryStream:
                                                    metadata=metadata)
 
     def _requests(self):
+        # Stays open after the last input (next_query_info = false) for a later cancel message;
+        # ends when the call ends (None from __iter__ or close()) or after a cancel.
         while True:
             info = self._queue.get()
             if info is None:
                 return
             yield info
-            if not info.next_query_info:
+            if info.cancel:
                 return
 
     def send(self, data):
@@ -124,12 +128,9 @@ class QueryStream:
             self._queue.put(pb2.QueryInfo(next_query_info=False))
 
     def cancel(self):
-        """Sends QueryInfo{cancel: true}; if the input is already closed, cancels the gRPC call."""
-        if self._input_open:
-            self._input_open = False
-            self._queue.put(pb2.QueryInfo(cancel=True))
-        else:
-            self._call.cancel()
+        """Sends QueryInfo{cancel: true}: the server stops the query and answers cancelled."""
+        self._input_open = False
+        self._queue.put(pb2.QueryInfo(cancel=True))
 
     def close(self):
         self._input_open = False
@@ -137,6 +138,7 @@ class QueryStream:
         self._call.cancel()
 
     def __iter__(self):
+        self.finish()
         try:
             for result in self._call:
                 yield result

@@ -15,6 +15,8 @@ class GraniteError(Exception):
         self.message = message
 
     def __str__(self):
+        if self.message.startswith("Code: "):  # already ClickHouse's display_text form
+            return self.message
         return "Code: %d (%s): %s" % (self.code, self.name, self.message)
 
 

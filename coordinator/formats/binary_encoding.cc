@@ -1,0 +1,37 @@
+#include "coordinator/formats/binary_encoding.h"
+
+#include "core/types.h"
+
+namespace granite::coordinator {
+
+void AppendVarUInt(uint64_t value, std::string* out) {
+  while (value >= 0x80) {
+    out->push_back(static_cast<char>(0x80 | (value & 0x7F)));
+    value >>= 7;
+  }
+  out->push_back(static_cast<char>(value));
+}
+
+void AppendBinaryString(std::string_view text, std::string* out) {
+  AppendVarUInt(text.size(), out);
+  out->append(text);
+}
+
+void AppendBinaryValue(const core::Column& column, size_t row, std::string* out) {
+  if (column.type() == core::TypeId::kString) {
+    AppendBinaryString(column.StringAt(row), out);
+    return;
+  }
+  const size_t width = core::ValueSize(column.type());
+  out->append(column.RawData() + row * width, width);
+}
+
+void AppendNativeColumn(const core::Column& column, std::string* out) {
+  if (column.type() == core::TypeId::kString) {
+    for (size_t row = 0; row < column.size(); ++row) AppendBinaryString(column.StringAt(row), out);
+    return;
+  }
+  out->append(column.RawData(), column.RawSize());
+}
+
+}  // namespace granite::coordinator

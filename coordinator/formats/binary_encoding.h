@@ -1,0 +1,28 @@
+// Binary encoding shared by the RowBinary and Native output formats (coordinator/formats): the
+// little-endian values and LEB128 lengths ClickHouse's binary formats use.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/column.h"
+
+namespace granite::coordinator {
+
+// Appends `value` as an unsigned LEB128 varint (ClickHouse writeVarUInt).
+void AppendVarUInt(uint64_t value, std::string* out);
+
+// Appends `text` as a varint length followed by its bytes (ClickHouse writeStringBinary).
+void AppendBinaryString(std::string_view text, std::string* out);
+
+// Appends row `row` of `column` in ClickHouse's binary form: fixed-width types as their
+// little-endian bytes (Date as UInt16 days, DateTime as UInt32 seconds), String as
+// AppendBinaryString.
+void AppendBinaryValue(const core::Column& column, size_t row, std::string* out);
+
+// Appends all rows of `column` in Native's column layout: fixed-width data as one array, String
+// as one AppendBinaryString per row.
+void AppendNativeColumn(const core::Column& column, std::string* out);
+
+}  // namespace granite::coordinator
