@@ -43,6 +43,12 @@ struct ClientOptions {
   std::string database;  // Empty: the server's default database.
   bool interactive = false;  // Runs the interactive loop even with a query or a piped stdin.
   std::map<std::string, std::string> settings;  // Sent with every query.
+  // TLS (--secure): the server is verified with `ca_file` (empty: the system's roots); with
+  // `cert_file` and `key_file` the client presents its own certificate (mutual TLS).
+  bool secure = false;
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
 };
 
 // Where the client reads and writes; RunClient(options) uses stdin/stdout/stderr.

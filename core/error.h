@@ -56,6 +56,15 @@ enum class ErrorCode : int {
   kBadDataPartName = 233,
   kSupportIsDisabled = 344,
   kIncorrectFileName = 79,
+  kTooManyRows = 158,
+  kTooManyBytes = 307,
+  kTooManyRowsOrBytes = 396,
+  kTooDeepRecursion = 306,
+  kTooDeepAst = 167,
+  kReadonly = 164,
+  kSettingConstraintViolation = 452,
+  kAccessDenied = 497,
+  kQuotaExceeded = 201,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").

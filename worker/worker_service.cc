@@ -7,6 +7,7 @@
 #include "core/block_codec.h"
 #include "core/cancellation_poller.h"
 #include "core/error.h"
+#include "core/interserver_secret.h"
 #include "core/metrics/events.h"
 #include "core/metrics/metrics_snapshot.h"
 #include "core/plan_parse.h"
@@ -102,6 +103,7 @@ WorkerService::WorkerService(storage::Store* store, core::ThreadPool* pool, Work
 grpc::Status WorkerService::Execute(grpc::ServerContext* context,
                                     const pb::FragmentRequest* request,
                                     grpc::ServerWriter<pb::FragmentChunk>* writer) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   // The pool threads poll this flag between morsels; the process's cancellation poller mirrors
   // the RPC's cancellation into it.
   std::atomic<bool> cancelled{false};
@@ -134,6 +136,7 @@ int WorkerService::BulkInsertPriority(size_t rows) const {
 
 grpc::Status WorkerService::Insert(grpc::ServerContext* context, const pb::InsertRequest* request,
                                    pb::InsertResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
@@ -149,6 +152,7 @@ grpc::Status WorkerService::Insert(grpc::ServerContext* context, const pb::Inser
 grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
                                           const pb::InsertRequest* request,
                                           pb::InsertResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
@@ -164,6 +168,7 @@ grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
 grpc::Status WorkerService::CommitInsert(grpc::ServerContext* context,
                                          const pb::CommitInsertRequest* request,
                                          pb::CommitInsertResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<std::vector<std::string>> parts = (*table)->CommitInsert(request->token());
@@ -175,6 +180,7 @@ grpc::Status WorkerService::CommitInsert(grpc::ServerContext* context,
 grpc::Status WorkerService::AbortInsert(grpc::ServerContext* context,
                                         const pb::AbortInsertRequest* request,
                                         pb::AbortInsertResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   std::shared_ptr<storage::Table> table = store_->GetTable(request->table());
   if (!table) return grpc::Status::OK;  // dropped: its prepared inserts went with it
   return core::ToGrpcStatus(table->AbortInsert(request->token()));
@@ -183,6 +189,7 @@ grpc::Status WorkerService::AbortInsert(grpc::ServerContext* context,
 grpc::Status WorkerService::CreateTable(grpc::ServerContext* context,
                                         const pb::CreateTableRequest* request,
                                         pb::DdlResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   return core::ToGrpcStatus(store_->CreateTable(SchemaFromProto(request->schema()),
                                                 request->if_not_exists(), request->or_replace()));
 }
@@ -190,12 +197,14 @@ grpc::Status WorkerService::CreateTable(grpc::ServerContext* context,
 grpc::Status WorkerService::DropTable(grpc::ServerContext* context,
                                       const pb::DropTableRequest* request,
                                       pb::DdlResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   return core::ToGrpcStatus(store_->DropTable(request->name(), request->if_exists()));
 }
 
 grpc::Status WorkerService::ListTables(grpc::ServerContext* context,
                                        const pb::ListTablesRequest* request,
                                        pb::ListTablesResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   for (const auto& table : store_->Tables()) {
     pb::TableInfo* info = response->add_tables();
     SchemaToProto(table->schema(), info->mutable_schema());
@@ -220,6 +229,7 @@ grpc::Status WorkerService::ListTables(grpc::ServerContext* context,
 grpc::Status WorkerService::ListParts(grpc::ServerContext* context,
                                       const pb::ListPartsRequest* request,
                                       pb::ListPartsResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   for (const auto& table : store_->Tables()) {
     auto snapshot = table->Snapshot();
     for (const auto& part : snapshot->parts) {
@@ -251,12 +261,14 @@ grpc::Status WorkerService::ListParts(grpc::ServerContext* context,
 grpc::Status WorkerService::Optimize(grpc::ServerContext* context,
                                      const pb::OptimizeRequest* request,
                                      pb::OptimizeResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   return core::ToGrpcStatus(store_->Optimize(request->table(), request->final()));
 }
 
 grpc::Status WorkerService::ListMerges(grpc::ServerContext* context,
                                        const pb::ListMergesRequest* request,
                                        pb::ListMergesResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   for (const storage::MergeInfo& merge : store_->RunningMerges()) {
     pb::MergeInfo* info = response->add_merges();
     info->set_table(merge.table);
@@ -277,6 +289,7 @@ grpc::Status WorkerService::ListMerges(grpc::ServerContext* context,
 grpc::Status WorkerService::GetInfo(grpc::ServerContext* context,
                                     const pb::GetInfoRequest* request,
                                     pb::GetInfoResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   WorkerInfoToProto(info_, std::chrono::steady_clock::now(), response);
   return grpc::Status::OK;
 }
@@ -284,6 +297,7 @@ grpc::Status WorkerService::GetInfo(grpc::ServerContext* context,
 grpc::Status WorkerService::AttachPart(grpc::ServerContext* context,
                                        const pb::DetachedPartRequest* request,
                                        pb::DetachedPartResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<std::string> part = (*table)->AttachPart(request->name());
@@ -295,6 +309,7 @@ grpc::Status WorkerService::AttachPart(grpc::ServerContext* context,
 grpc::Status WorkerService::DropDetachedPart(grpc::ServerContext* context,
                                              const pb::DetachedPartRequest* request,
                                              pb::DetachedPartResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   return core::ToGrpcStatus((*table)->DropDetachedPart(request->name()));
@@ -303,6 +318,7 @@ grpc::Status WorkerService::DropDetachedPart(grpc::ServerContext* context,
 grpc::Status WorkerService::CheckTable(grpc::ServerContext* context,
                                        const pb::CheckTableRequest* request,
                                        pb::CheckTableResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   core::ScopedThreadNice heavy(core::HeavyWorkPriority(execute_nice_));  // reads the whole shard
@@ -318,6 +334,7 @@ grpc::Status WorkerService::CheckTable(grpc::ServerContext* context,
 grpc::Status WorkerService::GetMetrics(grpc::ServerContext* context,
                                        const pb::GetMetricsRequest* request,
                                        pb::GetMetricsResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   core::SnapshotToProto(core::TakeMetricsSnapshot(), response);
   return grpc::Status::OK;
 }
