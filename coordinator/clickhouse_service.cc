@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "coordinator/access/access_control.h"
+#include "coordinator/access/current_user.h"
 #include "coordinator/access/query_guard.h"
 #include "coordinator/access/statement_access.h"
 #include "coordinator/formats/output_format.h"
@@ -284,8 +285,10 @@ absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
         [context, limits] { return context->IsCancelled() || limits->TimedOut(); },
         [&query] { query.Cancel(); });
     query.settings = *std::move(settings);
-    outcome =
-        executor_->Execute(info.query(), *parsed, input, &query, more_input, *insert_options);
+    std::optional<sql::Statement> bound =
+        access::BindCurrentUser(*parsed, info.query(), query.user->name);  // currentUser()
+    outcome = executor_->Execute(info.query(), bound ? *bound : *parsed, input, &query, more_input,
+                                 *insert_options);
     absl::Status limited = guard->Finish(outcome.status(), query.read_rows.load(),
                                          query.read_bytes.load(),
                                          outcome.ok() && outcome->has_rows ? &outcome->block

@@ -1,3 +1,4 @@
+#include "coordinator/access/users_table.h"
 #include "coordinator/system_tables.h"
 
 #include <grpcpp/grpcpp.h>
@@ -196,6 +197,7 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
   if (name == "events") return MetricRowsTable("event", false, MetricsEverywhere(workers), true);
   if (name == "locks") return LocksTable(MetricsEverywhere(workers));
   if (name == "processes") return ProcessesTable(queries);
+  if (name == "users") return access::UsersTable(*access::AccessControl::Current());
   if (name == "query_log") return QueryLogTable(queries);
   if (name == "tables") {
     std::vector<char> up;  // not vector<bool>: threads write neighbouring entries
