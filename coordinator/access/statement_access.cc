@@ -30,7 +30,10 @@ absl::Status CheckSettingChange(const User& user, const std::string& name,
   }
   uint64_t number = 0;
   bool numeric = absl::SimpleAtoi(value, &number);
-  if (name == "readonly" && readonly != 0 && (!numeric || number < readonly)) {
+  // readonly 1 restricts more than 2, which restricts more than 0: a user may only tighten it.
+  auto restriction = [](uint64_t level) { return level == 0 ? 0 : level == 2 ? 1 : 2; };
+  if (name == "readonly" && readonly != 0 &&
+      (!numeric || restriction(number) < restriction(readonly))) {
     return core::Error(core::ErrorCode::kReadonly,
                        absl::StrCat(user.name, ": Cannot modify 'readonly' setting in readonly "
                                                "mode (it is ", readonly, ")"));
@@ -40,8 +43,11 @@ absl::Status CheckSettingChange(const User& user, const std::string& name,
   const SettingConstraint& constraint = found->second;
   if (constraint.is_const) {
     core::Settings changed = user.settings;
-    bool same = changed.Set(name, value).ok() &&
-                changed.Changes()[name] == user.settings.Changes()[name];
+    bool same = changed.Set(name, value).ok();
+    const std::vector<core::SettingInfo>& infos = core::Settings::Infos();
+    for (size_t i = 0; same && i < infos.size(); ++i) {
+      if (infos[i].name == name) same = changed.ValueText(i) == user.settings.ValueText(i);
+    }
     if (!same) {
       return core::Error(core::ErrorCode::kSettingConstraintViolation,
                          absl::StrCat("Setting ", name, " should not be changed"));
