@@ -4,7 +4,7 @@
 #pragma once
 
 #include "coordinator/access/access_control.h"
-#include "coordinator/binder.h"
+#include "coordinator/planner/binder.h"
 
 namespace granite::coordinator::access {
 
