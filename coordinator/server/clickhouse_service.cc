@@ -380,6 +380,7 @@ void ClickHouseService::Record(QueryContext* query, const absl::Status& status,
 
   QueryLogEntry entry;
   entry.query_id = query->query_id();
+  if (query->user != nullptr) entry.user = query->user->name;
   entry.query = query->query();
   entry.kind = query->kind();
   entry.start_time = query->start_time();

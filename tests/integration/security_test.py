@@ -157,6 +157,9 @@ class UsersTest(unittest.TestCase):
                                 "ORDER BY name")
             self.assertIn("reader\tsha256_password\treading\t1", rows)
             self.assertNotIn(hashlib.sha256(ALICE_PASSWORD.encode()).hexdigest(), rows)
+            c.query_text("SELECT 1", query_id="alice-logged")
+            self.assertEqual(c.query_text("SELECT user FROM system.query_log "
+                                          "WHERE query_id = 'alice-logged'").strip(), "alice")
 
     def test_readonly_user(self):
         with self.alice() as c:
@@ -205,6 +208,9 @@ class UsersTest(unittest.TestCase):
             while time.monotonic() < deadline and "analyst-endless" not in admin.query_text(
                     "SELECT query_id FROM system.processes"):
                 time.sleep(0.05)
+            self.assertEqual(admin.query_text(
+                "SELECT user FROM system.processes WHERE query_id = 'analyst-endless'").strip(),
+                "analyst")
             with self.client("analyst", "analyst-pw") as c:
                 self.assertEqual(error_code(lambda: c.query_text("SELECT 1")), 202)
             admin.query_text("KILL QUERY WHERE query_id = 'analyst-endless'")
