@@ -48,7 +48,22 @@ absl::StatusOr<std::shared_ptr<const User>> AccessControl::Authenticate(
   std::string name = user_name.empty() ? "default" : std::string(user_name);
   auto found = users_.find(name);
   const User& candidate = found != users_.end() ? *found->second : stand_in_;
-  bool password_ok = PasswordMatches(candidate.password_kind, candidate.password_hash, password);
+  bool password_ok = false;
+  std::string password_sha256;
+  if (found != users_.end() && candidate.password_kind == PasswordKind::kBcrypt) {
+    password_sha256 = Sha256Hex(password);
+    core::MutexLock lock(verified_mu_);
+    auto verified = bcrypt_verified_.find(name);
+    password_ok = verified != bcrypt_verified_.end() &&
+                  ConstantTimeEquals(verified->second, password_sha256);
+  }
+  if (!password_ok) {
+    password_ok = PasswordMatches(candidate.password_kind, candidate.password_hash, password);
+    if (password_ok && !password_sha256.empty()) {
+      core::MutexLock lock(verified_mu_);
+      bcrypt_verified_[name] = password_sha256;
+    }
+  }
   bool network_ok = false;
   absl::StatusOr<IpAddress> address = PeerAddress(peer);
   if (address.ok()) {

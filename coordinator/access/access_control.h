@@ -78,6 +78,11 @@ class AccessControl {
 
   core::Mutex mu_{"access_control"};
   std::map<std::string, uint64_t> running_ GUARDED_BY(mu_);
+  // bcrypt costs tens of milliseconds by design, and every gRPC query authenticates: the SHA-256
+  // of the password last accepted for a bcrypt user lets the next query of that user pass with
+  // one hash. Only a correct password is ever fast, so timing still tells nothing else.
+  mutable core::Mutex verified_mu_{"access_control_bcrypt"};
+  mutable std::map<std::string, std::string> bcrypt_verified_ GUARDED_BY(verified_mu_);
 };
 
 }  // namespace granite::coordinator::access

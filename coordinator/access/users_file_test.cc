@@ -116,6 +116,19 @@ TEST(UsersFileTest, BcryptPasswords) {
   EXPECT_FALSE(PasswordMatches(PasswordKind::kBcrypt, "$2b$04$short", "granite"));
 }
 
+TEST(UsersFileTest, BcryptUserAuthenticatesRepeatedly) {
+  auto users = ParseUsersFile(
+      "[user b]\npassword_bcrypt_hash = "
+      "$2b$04$abcdefghijklmnopqrstuumeKc6LjL7XzbeWktT7x0EX325o7kgTm\nnetworks = any\n");
+  ASSERT_TRUE(users.ok()) << users.status();
+  AccessControl access(*std::move(users));
+  for (int i = 0; i < 3; ++i) {  // the first checks bcrypt, the others the remembered hash
+    EXPECT_TRUE(access.Authenticate("b", "granite", "ipv4:10.0.0.1:1").ok());
+    EXPECT_FALSE(access.Authenticate("b", "granite2", "ipv4:10.0.0.1:1").ok());
+    EXPECT_FALSE(access.Authenticate("c", "granite", "ipv4:10.0.0.1:1").ok());
+  }
+}
+
 TEST(StatementAccessTest, ReadonlyAndConstraints) {
   auto users = ParseUsersFile(kFile);
   ASSERT_TRUE(users.ok());
