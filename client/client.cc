@@ -20,6 +20,7 @@
 #include "client/query_runner.h"
 #include "client/statement_splitter.h"
 #include "core/error.h"
+#include "core/tls.h"
 
 namespace granite::client {
 namespace {
@@ -72,11 +73,13 @@ bool IsExitCommand(std::string_view line) {
 // Thread-safety: single-threaded (ExecuteQuery runs its writer thread internally).
 class ClientShell {
  public:
-  ClientShell(const ClientOptions& options, const ClientStreams& streams)
+  // `credentials`: TLS (--secure), or null for plaintext.
+  ClientShell(const ClientOptions& options, const ClientStreams& streams,
+              std::shared_ptr<grpc::ChannelCredentials> credentials)
       : options_(options),
         streams_(streams),
         target_(HostPort(options.host, options.port)),
-        channel_(MakeChannel(options.host, options.port)),
+        channel_(MakeChannel(options.host, options.port, std::move(credentials))),
         session_id_(RandomUuid()) {}
 
   int Run() {
@@ -299,7 +302,17 @@ class ClientShell {
 }  // namespace
 
 int RunClient(const ClientOptions& options, const ClientStreams& streams) {
-  return ClientShell(options, streams).Run();
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  if (options.secure) {
+    absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> tls =
+        core::ChannelCredentialsFromFiles(options.ca_file, options.cert_file, options.key_file);
+    if (!tls.ok()) {
+      *streams.err << "granite client: " << tls.status().message() << "\n";
+      return 1;
+    }
+    credentials = *std::move(tls);
+  }
+  return ClientShell(options, streams, std::move(credentials)).Run();
 }
 
 int RunClient(const ClientOptions& options) {

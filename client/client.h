@@ -48,6 +48,12 @@ struct ClientOptions {
   std::map<std::string, std::string> settings;  // Sent with every query.
   // --param_NAME=VALUE: replaces {NAME:Type} in queries (query_parameters.h).
   std::map<std::string, std::string> params;
+  // TLS (--secure): the server is verified with `ca_file` (empty: the system's roots); with
+  // `cert_file` and `key_file` the client presents its own certificate (mutual TLS).
+  bool secure = false;
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
 };
 
 // Where the client reads and writes; RunClient(options) uses stdin/stdout/stderr.

@@ -128,12 +128,13 @@ std::string HostPort(const std::string& host, int port) {
   return bare_ipv6 ? absl::StrCat("[", host, "]:", port) : absl::StrCat(host, ":", port);
 }
 
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& host, int port) {
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& host, int port,
+                                          std::shared_ptr<grpc::ChannelCredentials> credentials) {
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(-1);
   arguments.SetMaxSendMessageSize(-1);
-  return grpc::CreateCustomChannel(HostPort(host, port), grpc::InsecureChannelCredentials(),
-                                   arguments);
+  if (credentials == nullptr) credentials = grpc::InsecureChannelCredentials();
+  return grpc::CreateCustomChannel(HostPort(host, port), credentials, arguments);
 }
 
 absl::StatusOr<QueryResult> ExecuteQuery(const std::shared_ptr<grpc::Channel>& channel,

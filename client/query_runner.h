@@ -27,6 +27,7 @@
 
 namespace grpc {
 class Channel;
+class ChannelCredentials;
 }  // namespace grpc
 
 namespace granite::client {
@@ -75,7 +76,9 @@ struct QueryResult {
 
 // Returns an insecure channel to host:port (IPv6 hosts are bracketed) with no limit on the size of
 // received messages. Connecting is lazy: a dead server shows up as the first query's error.
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& host, int port);
+std::shared_ptr<grpc::Channel> MakeChannel(
+    const std::string& host, int port,
+    std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr);
 
 // Returns "host:port", bracketing an IPv6 host ("[::1]:9100").
 std::string HostPort(const std::string& host, int port);

@@ -29,6 +29,8 @@ absl::StatusCode CanonicalFor(ErrorCode code) {
     case ErrorCode::kChecksumDoesntMatch:
     case ErrorCode::kCorruptedData: return absl::StatusCode::kDataLoss;
     case ErrorCode::kAuthenticationFailed: return absl::StatusCode::kUnauthenticated;
+    case ErrorCode::kReadonly:
+    case ErrorCode::kAccessDenied: return absl::StatusCode::kPermissionDenied;
     default: return absl::StatusCode::kInvalidArgument;
   }
 }
@@ -53,6 +55,8 @@ ErrorCode CodeOf(const absl::Status& status) {
     case absl::StatusCode::kResourceExhausted: return ErrorCode::kMemoryLimitExceeded;
     case absl::StatusCode::kUnimplemented: return ErrorCode::kNotImplemented;
     case absl::StatusCode::kDataLoss: return ErrorCode::kCorruptedData;
+    case absl::StatusCode::kUnauthenticated: return ErrorCode::kAuthenticationFailed;
+    case absl::StatusCode::kPermissionDenied: return ErrorCode::kAccessDenied;
     case absl::StatusCode::kInvalidArgument: return ErrorCode::kBadArguments;
     default: return ErrorCode::kLogicalError;
   }
@@ -111,6 +115,15 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kUnknownCompressionMethod: return "UNKNOWN_COMPRESSION_METHOD";
     case ErrorCode::kCannotDecompress: return "CANNOT_DECOMPRESS";
     case ErrorCode::kHttpLengthRequired: return "HTTP_LENGTH_REQUIRED";
+    case ErrorCode::kTooManyRows: return "TOO_MANY_ROWS";
+    case ErrorCode::kTooManyBytes: return "TOO_MANY_BYTES";
+    case ErrorCode::kTooManyRowsOrBytes: return "TOO_MANY_ROWS_OR_BYTES";
+    case ErrorCode::kTooDeepRecursion: return "TOO_DEEP_RECURSION";
+    case ErrorCode::kTooDeepAst: return "TOO_DEEP_AST";
+    case ErrorCode::kReadonly: return "READONLY";
+    case ErrorCode::kSettingConstraintViolation: return "SETTING_CONSTRAINT_VIOLATION";
+    case ErrorCode::kAccessDenied: return "ACCESS_DENIED";
+    case ErrorCode::kQuotaExceeded: return "QUOTA_EXCEEDED";
   }
   return "UNKNOWN_EXCEPTION";
 }

@@ -60,6 +60,15 @@ enum class ErrorCode : int {
   kUnknownCompressionMethod = 89,
   kCannotDecompress = 271,
   kHttpLengthRequired = 381,
+  kTooManyRows = 158,
+  kTooManyBytes = 307,
+  kTooManyRowsOrBytes = 396,
+  kTooDeepRecursion = 306,
+  kTooDeepAst = 167,
+  kReadonly = 164,
+  kSettingConstraintViolation = 452,
+  kAccessDenied = 497,
+  kQuotaExceeded = 201,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").

@@ -22,6 +22,7 @@
 #include "coordinator/server/coordinator_server.h"
 #include "coordinator/cluster/health_prober.h"
 #include "coordinator/cluster/membership.h"
+#include "core/interserver_secret.h"
 #include "core/process.h"
 #include "core/version.h"
 #include "programs/local_cluster.h"
@@ -75,6 +76,24 @@ ABSL_FLAG(int64_t, uncompressed_cache_size, -1,
           "worker, local: bytes of decompressed granule blocks a worker keeps so hot scans skip "
           "pread, checksum and LZ4 (SETTINGS use_uncompressed_cache = 0 bypasses it); -1 = 1/8 of "
           "physical RAM capped at 8 GiB; 0 = off; local: the amount is shared among the workers");
+ABSL_FLAG(std::string, users_file, "",
+          "coordinator, local: the users file (docs/users.md); without one only the user "
+          "`default`, without a password, from loopback — and the coordinator must listen on a "
+          "loopback address");
+ABSL_FLAG(std::string, tls_cert, "",
+          "coordinator, local: PEM certificate of the client port (TLS); client: the client's "
+          "certificate for mutual TLS");
+ABSL_FLAG(std::string, tls_key, "", "The private key (PEM) of --tls_cert");
+ABSL_FLAG(std::string, tls_ca, "",
+          "coordinator, local: PEM CA whose certificates clients must present (mutual TLS)");
+ABSL_FLAG(std::string, interserver_secret, "",
+          "coordinator, worker: secret the coordinator sends with every worker call and workers "
+          "require (also GRANITE_INTERSERVER_SECRET); local: generated when not given");
+ABSL_FLAG(std::string, interserver_secret_file, "",
+          "coordinator, worker, local: file holding the inter-server secret");
+ABSL_FLAG(bool, secure, false, "client: connect with TLS");
+ABSL_FLAG(std::string, ca, "",
+          "client: PEM CA to verify the server's certificate with (default: the system's roots)");
 ABSL_FLAG(int, concurrency, 1, "benchmark: concurrent clients (-c)");
 ABSL_FLAG(uint64_t, iterations, 0, "benchmark: total queries to run, 0 = no limit (-i)");
 ABSL_FLAG(double, timelimit, 0, "benchmark: seconds to run, 0 = no limit (-t)");
@@ -110,12 +129,14 @@ constexpr char kUsage[] =
     "  coordinator --port 9100 --workers host:port,...   serve SQL (ClickHouse gRPC protocol)\n"
     "  worker      --port 9200 --data DIR [--threads T]   serve one shard\n"
     "  local       --workers N --data DIR --port 9100      coordinator + N workers on loopback\n"
-    "  client      --host H --port P --query SQL [--format F]\n"
+    "  client      --host H --port P --query SQL [--format F] [--user U --password P]\n"
+    "              [--secure [--ca CA.pem] [--tls_cert C --tls_key K]]\n"
     "  benchmark   --host H --port P --concurrency N [--query SQL | --queries_file F | < F]\n"
     "              [--iterations N] [--timelimit S] [--json] [--client_threads T]\n"
     "                                                      load generator\n"
     "servers and local take --metrics-port P to serve Prometheus metrics; coordinator and local\n"
-    "serve ClickHouse's HTTP interface on --http-port (default 8123).\n";
+    "serve ClickHouse's HTTP interface on --http-port (default 8123) and take --users_file F and\n"
+    "--tls_cert C --tls_key K [--tls_ca CA] (docs/users.md).\n";
 
 // Applies GRANITE_<NAME> environment variables as flag values (command-line flags still win).
 void ApplyEnvironment() {
@@ -238,6 +259,10 @@ int main(int argc, char** argv) {
     options.database = absl::GetFlag(FLAGS_database);
     options.print_time = absl::GetFlag(FLAGS_time);
     options.params = std::move(client_params);
+    options.secure = absl::GetFlag(FLAGS_secure);
+    options.ca_file = absl::GetFlag(FLAGS_ca);
+    options.cert_file = absl::GetFlag(FLAGS_tls_cert);
+    options.key_file = absl::GetFlag(FLAGS_tls_key);
     return granite::client::RunClient(options);
   }
   if (command == "benchmark") {
@@ -268,6 +293,21 @@ int main(int argc, char** argv) {
     return granite::client::RunBenchmark(options);
   }
   granite::core::BlockShutdownSignals();
+  // Every server command: the secret of the coordinator's calls to the workers.
+  absl::StatusOr<std::string> secret = granite::core::ResolveInterServerSecret(
+      absl::GetFlag(FLAGS_interserver_secret), absl::GetFlag(FLAGS_interserver_secret_file));
+  if (!secret.ok()) {
+    std::fprintf(stderr, "granite %s: %s\n", command.c_str(),
+                 std::string(secret.status().message()).c_str());
+    return 2;
+  }
+  if (command == "local" && secret->empty()) {
+    // The launcher's workers get it through the environment (never on a command line, which
+    // every local user can read); they are its children.
+    *secret = granite::core::GenerateInterServerSecret();
+  }
+  if (command == "local") setenv(granite::core::kInterServerSecretEnv, secret->c_str(), 1);
+  granite::core::SetInterServerSecret(*secret);
   if (command == "worker") {
     granite::worker::WorkerOptions options;
     options.host = absl::GetFlag(FLAGS_host);
@@ -294,6 +334,10 @@ int main(int argc, char** argv) {
     options.max_queued_select_queries =
         static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_max_queued_select_queries)));
     options.query_thread_nice = absl::GetFlag(FLAGS_query_thread_nice);
+    options.users_file = absl::GetFlag(FLAGS_users_file);
+    options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
+    options.tls_key = absl::GetFlag(FLAGS_tls_key);
+    options.tls_ca = absl::GetFlag(FLAGS_tls_ca);
     auto workers = granite::coordinator::ExpandWorkerSpec(absl::GetFlag(FLAGS_workers));
     if (!workers.ok()) {
       std::fprintf(stderr, "granite coordinator: %s\n",
@@ -322,6 +366,10 @@ int main(int argc, char** argv) {
         static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_max_queued_select_queries)));
     options.query_thread_nice = absl::GetFlag(FLAGS_query_thread_nice);
     options.uncompressed_cache_size = absl::GetFlag(FLAGS_uncompressed_cache_size);
+    options.users_file = absl::GetFlag(FLAGS_users_file);
+    options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
+    options.tls_key = absl::GetFlag(FLAGS_tls_key);
+    options.tls_ca = absl::GetFlag(FLAGS_tls_ca);
     std::string workers = absl::GetFlag(FLAGS_workers);
     options.workers = workers.empty() ? 2 : std::atoi(workers.c_str());
     return granite::RunLocalCluster(options);

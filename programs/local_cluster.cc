@@ -96,6 +96,10 @@ int RunLocalCluster(const LocalOptions& options) {
   coordinator_options.max_concurrent_select_queries = options.max_concurrent_select_queries;
   coordinator_options.max_queued_select_queries = options.max_queued_select_queries;
   coordinator_options.query_thread_nice = options.query_thread_nice;
+  coordinator_options.users_file = options.users_file;
+  coordinator_options.tls_cert = options.tls_cert;
+  coordinator_options.tls_key = options.tls_key;
+  coordinator_options.tls_ca = options.tls_ca;
   for (size_t i = 0; i < workers.size(); ++i) {
     coordinator_options.workers.push_back(workers.address(i));
   }

@@ -24,6 +24,11 @@ struct LocalOptions {
   // Bytes of the workers' uncompressed caches together (each gets its share); -1 = the default
   // (storage::UncompressedCache::DefaultCapacity()), 0 = off.
   int64_t uncompressed_cache_size = -1;
+  // The coordinator's users file and client-port TLS (coordinator::CoordinatorOptions).
+  std::string users_file;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_ca;
 };
 
 // Returns worker `index`'s pool threads: `requested` when positive, else the `cpus` this process

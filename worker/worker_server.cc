@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "core/interserver_secret.h"
 #include "core/metrics/callback_metrics.h"
 #include "core/metrics/events.h"
 #include "core/metrics/grpc_metrics_interceptor.h"
@@ -141,6 +142,16 @@ int RunWorker(const WorkerOptions& options) {
   reservation.reset();  // the listeners hold the port now
   std::printf("granite worker listening on %s:%d\n", options.host.c_str(), port);
   std::fflush(stdout);
+  const std::string& host = options.host;
+  bool loopback = host.rfind("127.", 0) == 0 || host == "localhost" || host == "::1" ||
+                  host == "[::1]";
+  if (core::InterServerSecret().empty() && !loopback) {
+    std::fprintf(stderr,
+                 "granite worker: WARNING: no inter-server secret (--interserver_secret, "
+                 "GRANITE_INTERSERVER_SECRET): anyone who reaches %s:%d can run queries, inserts "
+                 "and DDL on this shard (docs/users.md)\n",
+                 host.c_str(), port);
+  }
   int signal = core::WaitForShutdownSignal();
   std::fprintf(stderr, "granite worker: signal %d, shutting down (running fragments get %d s)\n",
                signal, options.shutdown_timeout_seconds);

@@ -7,6 +7,7 @@
 #include "core/block_codec.h"
 #include "core/cancellation_poller.h"
 #include "core/error.h"
+#include "core/interserver_secret.h"
 #include "core/metrics/events.h"
 #include "core/metrics/metrics_snapshot.h"
 #include "core/wire/plan_codec.h"
@@ -71,6 +72,7 @@ WorkerService::WorkerService(storage::Store* store, core::ThreadPool* pool, Work
 grpc::Status WorkerService::Execute(grpc::ServerContext* context,
                                     const pb::FragmentRequest* request,
                                     grpc::ServerWriter<pb::FragmentChunk>* writer) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   // The pool threads poll this flag between morsels; the process's cancellation poller mirrors
   // the RPC's cancellation into it.
   std::atomic<bool> cancelled{false};
@@ -106,6 +108,7 @@ int WorkerService::BulkInsertPriority(size_t rows) const {
 
 grpc::Status WorkerService::Insert(grpc::ServerContext* context, const pb::InsertRequest* request,
                                    pb::InsertResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
@@ -121,6 +124,7 @@ grpc::Status WorkerService::Insert(grpc::ServerContext* context, const pb::Inser
 grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
                                           const pb::InsertRequest* request,
                                           pb::InsertResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
@@ -136,6 +140,7 @@ grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
 grpc::Status WorkerService::CommitInsert(grpc::ServerContext* context,
                                          const pb::CommitInsertRequest* request,
                                          pb::CommitInsertResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<std::vector<std::string>> parts = (*table)->CommitInsert(request->token());
@@ -147,6 +152,7 @@ grpc::Status WorkerService::CommitInsert(grpc::ServerContext* context,
 grpc::Status WorkerService::AbortInsert(grpc::ServerContext* context,
                                         const pb::AbortInsertRequest* request,
                                         pb::AbortInsertResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   std::shared_ptr<storage::Table> table = store_->GetTable(request->table());
   if (!table) return grpc::Status::OK;  // dropped: its prepared inserts went with it
   return core::ToGrpcStatus(table->AbortInsert(request->token()));
@@ -155,6 +161,7 @@ grpc::Status WorkerService::AbortInsert(grpc::ServerContext* context,
 grpc::Status WorkerService::CreateTable(grpc::ServerContext* context,
                                         const pb::CreateTableRequest* request,
                                         pb::DdlResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   return core::ToGrpcStatus(store_->CreateTable(core::wire::FromProto(request->schema()),
                                                 request->if_not_exists(), request->or_replace()));
 }
@@ -162,12 +169,14 @@ grpc::Status WorkerService::CreateTable(grpc::ServerContext* context,
 grpc::Status WorkerService::DropTable(grpc::ServerContext* context,
                                       const pb::DropTableRequest* request,
                                       pb::DdlResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   return core::ToGrpcStatus(store_->DropTable(request->name(), request->if_exists()));
 }
 
 grpc::Status WorkerService::ListTables(grpc::ServerContext* context,
                                        const pb::ListTablesRequest* request,
                                        pb::ListTablesResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   for (const auto& table : store_->Tables()) {
     pb::TableInfo* info = response->add_tables();
     core::wire::ToProto(table->schema(), info->mutable_schema());
@@ -192,6 +201,7 @@ grpc::Status WorkerService::ListTables(grpc::ServerContext* context,
 grpc::Status WorkerService::ListParts(grpc::ServerContext* context,
                                       const pb::ListPartsRequest* request,
                                       pb::ListPartsResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   for (const auto& table : store_->Tables()) {
     auto snapshot = table->Snapshot();
     for (const auto& part : snapshot->parts) {
@@ -223,12 +233,14 @@ grpc::Status WorkerService::ListParts(grpc::ServerContext* context,
 grpc::Status WorkerService::Optimize(grpc::ServerContext* context,
                                      const pb::OptimizeRequest* request,
                                      pb::OptimizeResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   return core::ToGrpcStatus(store_->Optimize(request->table(), request->final()));
 }
 
 grpc::Status WorkerService::ListMerges(grpc::ServerContext* context,
                                        const pb::ListMergesRequest* request,
                                        pb::ListMergesResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   for (const storage::MergeInfo& merge : store_->RunningMerges()) {
     pb::MergeInfo* info = response->add_merges();
     info->set_table(merge.table);
@@ -249,6 +261,7 @@ grpc::Status WorkerService::ListMerges(grpc::ServerContext* context,
 grpc::Status WorkerService::GetInfo(grpc::ServerContext* context,
                                     const pb::GetInfoRequest* request,
                                     pb::GetInfoResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   WorkerInfoToProto(info_, std::chrono::steady_clock::now(), response);
   return grpc::Status::OK;
 }
@@ -256,6 +269,7 @@ grpc::Status WorkerService::GetInfo(grpc::ServerContext* context,
 grpc::Status WorkerService::AttachPart(grpc::ServerContext* context,
                                        const pb::DetachedPartRequest* request,
                                        pb::DetachedPartResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<std::string> part = (*table)->AttachPart(request->name());
@@ -267,6 +281,7 @@ grpc::Status WorkerService::AttachPart(grpc::ServerContext* context,
 grpc::Status WorkerService::DropDetachedPart(grpc::ServerContext* context,
                                              const pb::DetachedPartRequest* request,
                                              pb::DetachedPartResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   return core::ToGrpcStatus((*table)->DropDetachedPart(request->name()));
@@ -275,6 +290,7 @@ grpc::Status WorkerService::DropDetachedPart(grpc::ServerContext* context,
 grpc::Status WorkerService::CheckTable(grpc::ServerContext* context,
                                        const pb::CheckTableRequest* request,
                                        pb::CheckTableResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   core::ScopedThreadNice heavy(core::HeavyWorkPriority(execute_nice_));  // reads the whole shard
@@ -290,6 +306,7 @@ grpc::Status WorkerService::CheckTable(grpc::ServerContext* context,
 grpc::Status WorkerService::GetMetrics(grpc::ServerContext* context,
                                        const pb::GetMetricsRequest* request,
                                        pb::GetMetricsResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   core::SnapshotToProto(core::TakeMetricsSnapshot(), response);
   return grpc::Status::OK;
 }

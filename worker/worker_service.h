@@ -12,7 +12,9 @@
 
 namespace granite::worker {
 
-// Serves fragments, inserts, DDL and catalog requests for one worker's store.
+// Serves fragments, inserts, DDL and catalog requests for one worker's store. Every call must
+// carry the process's inter-server secret when it has one (core/interserver_secret.h), else it
+// ends with AUTHENTICATION_FAILED before it does anything.
 // Thread-safety: handlers run concurrently on gRPC threads.
 class WorkerService final : public granite::worker::v1::Worker::Service {
  public:

@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "core/interserver_secret.h"
 #include "core/thread_priority.h"
 
 namespace granite::coordinator {
@@ -28,7 +29,10 @@ WorkerSet::WorkerSet(const std::vector<std::string>& addresses) : addresses_(add
       // went away, and fail its first call at once ("All connection tries failed"; 1 in ~90 runs
       // of the insert executor tests, whose fake workers reuse ephemeral ports).
       args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-      auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+      // Every call carries the inter-server secret the workers require.
+      auto channel = grpc::experimental::CreateCustomChannelWithInterceptors(
+          address, grpc::InsecureChannelCredentials(), args,
+          core::InterServerClientInterceptors());
       auto& stubs = fragments ? fragment_stubs_ : stubs_;
       stubs.push_back(granite::worker::v1::Worker::NewStub(channel));
     }

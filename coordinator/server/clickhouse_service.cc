@@ -10,6 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "coordinator/server/exception_text.h"
+#include "coordinator/access/access_control.h"
+#include "coordinator/access/current_user.h"
+#include "coordinator/access/query_guard.h"
+#include "coordinator/access/statement_access.h"
 #include "coordinator/formats/output_format.h"
 #include "coordinator/server/request_input.h"
 #include "coordinator/server/query_scheduler.h"
@@ -128,17 +132,23 @@ absl::StatusOr<InsertOptions> InsertOptionsOf(const core::Settings& settings) {
   return options;
 }
 
-// Returns the settings a request starts from: its session's (QueryInfo.session_id), then its
-// own QueryInfo.settings.
-absl::StatusOr<core::Settings> RequestSettings(const ch::QueryInfo& info, SessionStore* sessions) {
-  core::Settings settings;
+// Returns the settings a request starts from: its user's profile, its session's changes
+// (QueryInfo.session_id), then its own QueryInfo.settings — each change allowed by the profile
+// (readonly, constraints: access/statement_access.h).
+absl::StatusOr<core::Settings> RequestSettings(const ch::QueryInfo& info, const access::User& user,
+                                               SessionStore* sessions) {
+  core::Settings settings = user.settings;
   if (!info.session_id().empty()) {
     absl::StatusOr<core::Settings> session =
         sessions->Begin(info.session_id(), info.session_check(), info.session_timeout());
     if (!session.ok()) return session.status();
-    settings = *std::move(session);
+    std::map<std::string, std::string> changes = session->Changes();
+    absl::Status allowed = access::CheckSettingChanges(user, changes);
+    if (!allowed.ok()) return allowed;
+    (void)settings.Apply(changes);
   }
-  absl::Status applied = settings.Apply(info.settings());
+  absl::Status applied = access::CheckSettingChanges(user, info.settings());
+  if (applied.ok()) applied = settings.Apply(info.settings());
   if (!applied.ok()) return applied;
   return settings;
 }
@@ -199,7 +209,7 @@ void ClickHouseService::Run(const ClientGone& client_gone, const ch::QueryInfo& 
                             const absl::StatusOr<sql::Statement>& parsed, const std::string& input,
                             InputSource* more_input, const Emit& emit) {
   absl::Status refused;
-  std::unique_ptr<QueryContext> query = StartQuery(info, &refused);
+  std::unique_ptr<QueryContext> query = StartQuery(info, context->peer(), &refused);
   int nice = refused.ok() ? PriorityOf(TraitsOf(parsed, info.query().size() + input.size(),
                                                 more_input != nullptr && more_input->HasMore()))
                           : 0;
@@ -209,13 +219,18 @@ void ClickHouseService::Run(const ClientGone& client_gone, const ch::QueryInfo& 
 }
 
 std::unique_ptr<QueryContext> ClickHouseService::StartQuery(const ch::QueryInfo& info,
+                                                            const std::string& peer,
                                                             absl::Status* refused) {
   // An id that is not UTF-8 is refused and replaced: the Result echoes the id, and clients
   // parse it as a proto3 string.
   absl::Status id_status = CheckUtf8("query_id", info.query_id());
   auto query = std::make_unique<QueryContext>(
       info.query_id().empty() || !id_status.ok() ? NewQueryId() : info.query_id(), info.query());
-  *refused = CheckUtf8("query", info.query());
+  absl::StatusOr<std::shared_ptr<const access::User>> user =
+      access::AccessControl::Current()->Authenticate(info.user_name(), info.password(), peer);
+  if (user.ok()) query->user = *std::move(user);
+  *refused = user.status();
+  if (refused->ok()) *refused = CheckUtf8("query", info.query());
   if (refused->ok()) *refused = id_status;
   if (refused->ok()) *refused = registry_->Start(query.get());
   return query;
@@ -264,7 +279,9 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
                                       Produced* produced, ch::Result* last) {
   QueryContext& query = *query_context;
   absl::StatusOr<QueryResult> outcome;
-  absl::StatusOr<core::Settings> settings = RequestSettings(info, &sessions_);
+  absl::StatusOr<core::Settings> settings =
+      admitted.ok() ? RequestSettings(info, *query.user, &sessions_)
+                    : absl::StatusOr<core::Settings>(admitted);
   absl::StatusOr<InsertOptions> insert_options =
       settings.ok() ? InsertOptionsOf(*settings) : absl::StatusOr<InsertOptions>(settings.status());
   absl::Status database = CheckDatabase(info);
@@ -286,6 +303,11 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
       request_input = first.status();
     }
   }
+  // The user's limits and rights (access/query_guard.h): checked before the query runs, its
+  // time while it runs, its reads and result once it ran.
+  std::optional<access::QueryGuard> guard;
+  if (settings.ok()) guard.emplace(*query.user, *settings, query.start());
+  absl::Status allowed = guard ? guard->Admit(info.query(), parsed) : absl::OkStatus();
   if (!admitted.ok()) {
     outcome = admitted;
   } else if (!database.ok()) {
@@ -296,15 +318,27 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
     outcome = request_input.status();
   } else if (!insert_options.ok()) {
     outcome = insert_options.status();
+  } else if (!allowed.ok()) {
+    outcome = allowed;
   } else if (!parsed.ok()) {
     outcome = parsed.status();  // SYNTAX_ERROR, sent and logged like any other error
   } else {
-    // A client that goes away cancels the query (and with it every worker stream).
+    // A client that goes away cancels the query (and with it every worker stream), and so does
+    // max_execution_time.
+    access::QueryGuard* limits = &*guard;
     core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
-        client_gone, [&query] { query.Cancel(); });
+        [&client_gone, limits] { return client_gone() || limits->TimedOut(); },
+        [&query] { query.Cancel(); });
     query.settings = *std::move(settings);
-    outcome = executor_->Execute(info.query(), *parsed, *query_input, &query, more_input,
-                                 *insert_options);
+    std::optional<sql::Statement> bound =
+        access::BindCurrentUser(*parsed, info.query(), query.user->name);  // currentUser()
+    outcome = executor_->Execute(info.query(), bound ? *bound : *parsed, *query_input, &query,
+                                 more_input, *insert_options);
+    absl::Status limited = guard->Finish(outcome.status(), query.read_rows.load(),
+                                         query.read_bytes.load(),
+                                         outcome.ok() && outcome->has_rows ? &outcome->block
+                                                                           : nullptr);
+    if (!limited.ok()) outcome = limited;
     if (outcome.ok() && !info.session_id().empty() && !query.session_changes.empty()) {
       sessions_.Apply(info.session_id(), query.session_changes);
     }
@@ -425,6 +459,7 @@ void ClickHouseService::Record(QueryContext* query, const absl::Status& status,
 
   QueryLogEntry entry;
   entry.query_id = query->query_id();
+  if (query->user != nullptr) entry.user = query->user->name;
   entry.query = query->query();
   entry.kind = query->kind();
   entry.start_time = query->start_time();

@@ -71,13 +71,14 @@ class ClickHouseService final
   void Run(const ClientGone& client_gone, const clickhouse::grpc::QueryInfo& info,
            const absl::StatusOr<sql::Statement>& parsed, const std::string& input,
            InputSource* more_input, const Emit& emit);
-  // Creates the query of `info` and registers it (system.processes, KILL QUERY) before any other
-  // work, so it is visible and killable from its first instant. Sets `*refused` to the error
-  // that ends the query before it runs, leaving it unregistered: a query text or query_id that is
-  // not UTF-8 (BAD_ARGUMENTS), or another running query's id
-  // (QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING).
+  // Creates the query of `info` from client `peer` (ServerContext::peer()) and registers it
+  // (system.processes, KILL QUERY) before any other work, so it is visible and killable from its
+  // first instant. Sets `*refused` to the error that ends the query before it runs, leaving it
+  // unregistered: a user name, password or network the users do not allow
+  // (AUTHENTICATION_FAILED, access/access_control.h), a query text or query_id that is not UTF-8
+  // (BAD_ARGUMENTS), or another running query's id (QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING).
   std::unique_ptr<QueryContext> StartQuery(const clickhouse::grpc::QueryInfo& info,
-                                           absl::Status* refused);
+                                           const std::string& peer, absl::Status* refused);
   // Returns the priority delta a query with `traits` runs at on the coordinator: for a SELECT or
   // a bulk INSERT (StatementTraits::lowered) --query_thread_nice as core::HeavyWorkPriority
   // resolves it now, else 0. Records a small INSERT (core::MarkSmallWrite), which the automatic

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <thread>
 
+#include "coordinator/access/access_control.h"
+#include "coordinator/access/ip_network.h"
 #include "coordinator/server/admission_queue.h"
 #include "coordinator/cluster/catalog.h"
 #include "coordinator/server/clickhouse_service.h"
@@ -25,6 +27,7 @@
 #include "core/metrics/prometheus_exporter.h"
 #include "core/process.h"
 #include "core/thread_pool.h"
+#include "core/tls.h"
 
 namespace granite::coordinator {
 
@@ -75,6 +78,25 @@ std::vector<core::CallbackRegistration> RegisterCoordinatorGauges(QueryRegistry*
   return gauges;
 }
 
+// Returns the users of options.users_file, or without one the default access — which a
+// coordinator listening beyond loopback must not offer: its `default` user has no password.
+absl::StatusOr<std::shared_ptr<access::AccessControl>> LoadAccessControl(
+    const CoordinatorOptions& options) {
+  if (options.users_file.empty()) {
+    if (!access::IsLoopbackHost(options.host)) {
+      return core::Error(
+          core::ErrorCode::kBadArguments,
+          "Refusing to listen on " + options.host +
+              " without --users_file: with no users file the only user is `default` without a "
+              "password, which must not be reachable from other machines. Give --users_file "
+              "(see docs/users.md) or listen on a loopback address such as 127.0.0.1");
+    }
+    return std::make_shared<access::AccessControl>();
+  }
+  ASSIGN_OR_RETURN(auto users, access::LoadUsersFile(options.users_file));
+  return std::make_shared<access::AccessControl>(std::move(users));
+}
+
 }  // namespace
 
 CoordinatorServer::CoordinatorServer() : state_(std::make_unique<State>()) {}
@@ -87,6 +109,11 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   }
   RETURN_IF_ERROR(
       core::ValidateThreadPriorityDelta(options.query_thread_nice, "--query_thread_nice"));
+  ASSIGN_OR_RETURN(std::shared_ptr<access::AccessControl> access, LoadAccessControl(options));
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
+                   core::ServerCredentialsFromFiles(options.tls_cert, options.tls_key,
+                                                    options.tls_ca));
+  access::AccessControl::SetCurrent(std::move(access));
   State& s = *state_;
   s.workers = std::make_unique<WorkerSet>(options.workers);
   size_t threads = options.threads > 0 ? options.threads : std::thread::hardware_concurrency();
@@ -140,8 +167,7 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.host + ":" + std::to_string(options.port),
-                           grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(options.host + ":" + std::to_string(options.port), credentials, &port);
   builder.SetMaxReceiveMessageSize(1 << 30);
   builder.SetMaxSendMessageSize(1 << 30);
   builder.RegisterService(s.service.get());

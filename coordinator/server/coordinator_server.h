@@ -27,6 +27,14 @@ struct CoordinatorOptions {
   // 0 = off, -1 = automatic (SCHED_IDLE while small inserts arrive, with one SELECT slot per
   // hardware thread then if max_concurrent_select_queries is -1).
   int query_thread_nice = -1;
+  // The users file (coordinator/access/users_file.h, docs/users.md); empty: only the user
+  // `default`, without a password, from loopback — and then `host` must be a loopback address.
+  std::string users_file;
+  // TLS on the client port: certificate and key (PEM); with `tls_ca`, clients must present a
+  // certificate it signed (mutual TLS). All empty: plaintext.
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_ca;
 };
 
 // Owns the coordinator's services and gRPC server.
@@ -36,7 +44,9 @@ class CoordinatorServer {
   CoordinatorServer();
   ~CoordinatorServer();
 
-  // Starts serving; returns the port it listens on.
+  // Starts serving; returns the port it listens on. Refuses (BAD_ARGUMENTS) to listen on a
+  // non-loopback address without a users file, and fails on a users file or TLS file that cannot
+  // be read or parsed.
   absl::StatusOr<int> Start(const CoordinatorOptions& options);
   // Stops accepting queries and waits (up to a deadline) for running ones.
   void Shutdown();

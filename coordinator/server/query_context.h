@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,10 @@
 #include "core/settings/settings.h"
 
 namespace granite::coordinator {
+
+namespace access {
+struct User;
+}  // namespace access
 
 // What a statement does; the `kind` label of granite_queries_total.
 enum class QueryKind : uint8_t { kSelect, kInsert, kDdl, kOther };
@@ -87,6 +92,9 @@ class QueryContext {
   core::Settings settings;
   // What this query's SET statements changed, for its session once it succeeds.
   std::map<std::string, std::string> session_changes;
+  // The authenticated user (coordinator/access/access_control.h); set before the query runs,
+  // null only for a query refused before authentication.
+  std::shared_ptr<const access::User> user;
   // Holds an execution slot already (QueryScheduler admitted it before it ran): QueryExecutor
   // does not admit it again.
   std::atomic<bool> admitted{false};

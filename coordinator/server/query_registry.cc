@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "coordinator/access/users_file.h"
 #include "core/error.h"
 #include "core/hash.h"
 
@@ -18,6 +19,7 @@ namespace {
 RunningQuery Describe(const QueryContext& query) {
   RunningQuery out;
   out.query_id = query.query_id();
+  if (query.user != nullptr) out.user = query.user->name;
   out.query = query.query();
   out.kind = query.kind();
   out.elapsed_seconds =

@@ -25,6 +25,7 @@ namespace granite::coordinator {
 // One finished query, as system.query_log shows it.
 struct QueryLogEntry {
   std::string query_id;
+  std::string user;  // the authenticated user (empty: refused before authentication)
   std::string query;
   QueryKind kind = QueryKind::kOther;
   std::chrono::system_clock::time_point start_time;
@@ -52,6 +53,7 @@ struct QueryLogEntry {
 // A running query, as system.processes shows it.
 struct RunningQuery {
   std::string query_id;
+  std::string user;  // the authenticated user (empty: refused before authentication)
   std::string query;
   QueryKind kind = QueryKind::kOther;
   double elapsed_seconds = 0;

@@ -86,7 +86,7 @@ void QueryStreamReactor::OnWriteDone(bool ok) {
 void QueryStreamReactor::Dispatch() {
   phase_ = Phase::kRunning;
   absl::Status refused;
-  query_ = service_->StartQuery(first_, &refused);
+  query_ = service_->StartQuery(first_, context_->peer(), &refused);
   if (!refused.ok()) {
     Execute(refused);  // answered at once with the exception, never scheduled
     return;

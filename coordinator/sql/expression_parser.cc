@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
+#include "core/error.h"
 #include "core/status_macros.h"
 
 namespace granite::coordinator::sql {
@@ -87,12 +88,20 @@ const char* ExtractFunction(const Token& unit) {
 
 }  // namespace
 
+// Nesting beyond the parser's limits is refused before the parser's recursion (or a later pass
+// over the tree) could overflow the stack, with ClickHouse's codes and the position a syntax error
+// names: TOO_DEEP_RECURSION for nested parentheses and calls (its max_parser_depth),
+// TOO_DEEP_AST for a tree made deep by operator chains (its max_ast_depth).
 absl::Status ExpressionParser::CheckDepth() {
   if (recursion_ > kMaxRecursion) {
-    return tokens_.Error(absl::StrCat("Maximum parse depth (", kMaxRecursion, ") exceeded"));
+    absl::Status error =
+        tokens_.Error(absl::StrCat("Maximum parse depth (", kMaxRecursion, ") exceeded"));
+    return core::Error(core::ErrorCode::kTooDeepRecursion, std::string(error.message()));
   }
   if (tree_depth_ > kMaxTreeDepth) {
-    return tokens_.Error(absl::StrCat("Maximum expression depth (", kMaxTreeDepth, ") exceeded"));
+    absl::Status error =
+        tokens_.Error(absl::StrCat("Maximum expression depth (", kMaxTreeDepth, ") exceeded"));
+    return core::Error(core::ErrorCode::kTooDeepAst, std::string(error.message()));
   }
   return absl::OkStatus();
 }

@@ -25,12 +25,21 @@ ExprPtr ParseExpr(const std::string& expr) {
 // Returns the ClickHouse column name of `expr`, which spells out the parsed tree.
 std::string Tree(const std::string& expr) { return ColumnName(*ParseExpr(expr)); }
 
+// Returns the message of the error parsing `expr` gives; expects SYNTAX_ERROR, or the depth
+// limits' codes for messages about them.
 std::string ErrorOf(const std::string& expr) {
   auto parsed = ParseStatement("SELECT " + expr);
   EXPECT_FALSE(parsed.ok()) << expr;
   if (parsed.ok()) return "";
-  EXPECT_EQ(core::CodeOf(parsed.status()), core::ErrorCode::kSyntaxError);
-  return std::string(parsed.status().message());
+  std::string message(parsed.status().message());
+  core::ErrorCode expected = core::ErrorCode::kSyntaxError;
+  if (message.find("Maximum parse depth") != std::string::npos) {
+    expected = core::ErrorCode::kTooDeepRecursion;
+  } else if (message.find("Maximum expression depth") != std::string::npos) {
+    expected = core::ErrorCode::kTooDeepAst;
+  }
+  EXPECT_EQ(core::CodeOf(parsed.status()), expected) << message;
+  return message;
 }
 
 TEST(ExpressionParserTest, ArithmeticPrecedence) {

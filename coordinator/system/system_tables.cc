@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_join.h"
+#include "coordinator/access/users_table.h"
 #include "coordinator/system/workers_table.h"
 #include "core/error.h"
 #include "core/metrics/metrics_snapshot.h"
@@ -128,9 +129,9 @@ LocalTable LocksTable(const std::vector<ProcessMetrics>& processes) {
 
 LocalTable ProcessesTable(const QueryRegistry* queries) {
   TableBuilder t({"query_id", "query", "query_kind", "elapsed", "read_rows", "read_bytes",
-                  "queued"},
+                  "queued", "user"},
                  {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kFloat64,
-                  TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt8});
+                  TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt8, TypeId::kString});
   if (queries == nullptr) return t.Build();
   for (const RunningQuery& query : queries->Running()) {
     t[0].AppendString(query.query_id);
@@ -140,6 +141,7 @@ LocalTable ProcessesTable(const QueryRegistry* queries) {
     t[4].Append<uint64_t>(query.read_rows);
     t[5].Append<uint64_t>(query.read_bytes);
     t[6].Append<uint8_t>(query.queued ? 1 : 0);  // waiting for a SELECT execution slot
+    t[7].AppendString(query.user);
   }
   return t.Build();
 }
@@ -154,13 +156,13 @@ LocalTable QueryLogTable(const QueryRegistry* queries) {
                   "read_bytes", "written_rows", "result_rows", "memory_usage", "query",
                   "query_kind", "exception_code", "exception", "query_id", "worker_elapsed_us",
                   "final_merge_skipped", "selected_parts", "selected_parts_total",
-                  "selected_marks", "selected_marks_total", "queue_wait_us"},
+                  "selected_marks", "selected_marks_total", "queue_wait_us", "user"},
                  {TypeId::kString, TypeId::kDateTime, TypeId::kDateTime, TypeId::kUInt64,
                   TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
                   TypeId::kUInt64, TypeId::kString, TypeId::kString, TypeId::kInt32,
                   TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kUInt8,
                   TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
-                  TypeId::kUInt64});
+                  TypeId::kUInt64, TypeId::kString});
   if (queries == nullptr) return t.Build();
   for (const QueryLogEntry& entry : queries->Log()) {
     t[0].AppendString(entry.exception_code == 0 ? "QueryFinish" : "ExceptionWhileProcessing");
@@ -184,6 +186,7 @@ LocalTable QueryLogTable(const QueryRegistry* queries) {
     t[18].Append<uint64_t>(entry.selected_marks);
     t[19].Append<uint64_t>(entry.selected_marks_total);
     t[20].Append<uint64_t>(entry.queue_wait_us);
+    t[21].AppendString(entry.user);
   }
   return t.Build();
 }
@@ -196,6 +199,7 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
   if (name == "events") return MetricRowsTable("event", false, MetricsEverywhere(workers), true);
   if (name == "locks") return LocksTable(MetricsEverywhere(workers));
   if (name == "processes") return ProcessesTable(queries);
+  if (name == "users") return access::UsersTable(*access::AccessControl::Current());
   if (name == "query_log") return QueryLogTable(queries);
   if (name == "tables") {
     std::vector<char> up;  // not vector<bool>: threads write neighbouring entries

@@ -6,6 +6,7 @@
 //                                     the coordinator and (via GetMetrics) every worker; column
 //                                     `worker` is "coordinator" or the worker's index
 //   processes, query_log              running queries and recently finished ones
+//   users                             the coordinator's users (access/users_table.h)
 #pragma once
 
 #include <string>

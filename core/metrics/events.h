@@ -88,7 +88,12 @@ enum class EventUnit { kCount, kRows, kBytes, kMicroseconds };
     "Blocks evicted from the uncompressed cache to make room (not counting dropped parts)")       \
   M(PartsDetached, "granite_detached_parts_total", "", kCount,                                     \
     "Parts moved to detached/ because their data or metadata is damaged (found at start-up, by a " \
-    "read or by a merge); system.detached_parts lists them")
+    "read or by a merge); system.detached_parts lists them")                                     \
+  M(AuthenticationFailures, "granite_authentication_failures_total", "kind=client", kCount,        \
+    "Client queries refused with AUTHENTICATION_FAILED: wrong password, unknown user or a "        \
+    "network the user may not connect from")                                                      \
+  M(InterServerAuthenticationFailures, "granite_authentication_failures_total", "kind=interserver",\
+    kCount, "Worker calls refused because they lacked the inter-server secret")
 
 enum class Event : uint16_t {
 #define GRANITE_EVENT_ENUM(id, family, labels, unit, description) k##id,

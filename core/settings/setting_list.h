@@ -75,7 +75,25 @@
   M(Bool, output_format_json_quote_64bit_integers, false, "",                                     \
     "JSON formats write UInt64 and Int64 as strings (JavaScript loses precision past 2^53)")      \
   M(Bool, output_format_write_statistics, true, "",                                               \
-    "JSON and JSONCompact end with a statistics object: elapsed seconds, rows and bytes read")
+    "JSON and JSONCompact end with a statistics object: elapsed seconds, rows and bytes read")    \
+  M(UInt64, readonly, 0, "",                                                                      \
+    "0: any query; 1: reads only, no setting may change; 2: reads and setting changes")          \
+  M(UInt64, max_execution_time, 0, "",                                                            \
+    "Seconds a query may run before TIMEOUT_EXCEEDED, its worker streams cancelled (0 = none)")  \
+  M(UInt64, max_rows_to_read, 0, "",                                                              \
+    "Rows a query may read from tables and table functions before TOO_MANY_ROWS (0 = none)")     \
+  M(UInt64, max_bytes_to_read, 0, "",                                                             \
+    "Uncompressed bytes a query may read before TOO_MANY_BYTES (0 = none)")                      \
+  M(UInt64, max_result_rows, 0, "",                                                               \
+    "Rows of a result; beyond, result_overflow_mode decides (0 = none)")                         \
+  M(UInt64, max_result_bytes, 0, "",                                                              \
+    "Uncompressed bytes of a result; beyond, result_overflow_mode decides (0 = none)")           \
+  M(String, result_overflow_mode, "throw", "throw|break",                                         \
+    "Over max_result_rows/bytes: throw (TOO_MANY_ROWS_OR_BYTES) or break (cut the result)")     \
+  M(UInt64, max_query_size, 262144, "",                                                           \
+    "Bytes of query text (without an INSERT's inline data) before SYNTAX_ERROR (0 = none)")     \
+  M(UInt64, max_concurrent_queries_for_user, 0, "",                                               \
+    "Queries one user may run at once before TOO_MANY_SIMULTANEOUS_QUERIES (0 = no limit)")
 
 // Table settings: CREATE TABLE ... SETTINGS and ALTER TABLE ... MODIFY SETTING.
 #define GRANITE_TABLE_SETTINGS(M)                                                                 \

@@ -163,11 +163,21 @@ class Client:
     """
 
     def __init__(self, host="127.0.0.1", port=9100, *, user_name="default", password="",
-                 database="", session_id="", settings=None, timeout=None):
-        self._channel = grpc.insecure_channel(
-            "%s:%d" % (host, int(port)),
-            options=[("grpc.max_receive_message_length", -1),
-                     ("grpc.max_send_message_length", -1)])
+                 database="", session_id="", settings=None, timeout=None, secure=False,
+                 root_certificates=None, private_key=None, certificate_chain=None):
+        """secure: TLS, verifying the server with root_certificates (PEM bytes; None: the
+        system's roots); private_key and certificate_chain (PEM bytes) present a client
+        certificate (mutual TLS)."""
+        target = "%s:%d" % (host, int(port))
+        options = [("grpc.max_receive_message_length", -1),
+                   ("grpc.max_send_message_length", -1)]
+        if secure:
+            credentials = grpc.ssl_channel_credentials(
+                root_certificates=root_certificates, private_key=private_key,
+                certificate_chain=certificate_chain)
+            self._channel = grpc.secure_channel(target, credentials, options=options)
+        else:
+            self._channel = grpc.insecure_channel(target, options=options)
         self._stub = pb2_grpc.ClickHouseStub(self._channel)
         self.user_name = user_name
         self.password = password

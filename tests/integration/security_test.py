@@ -1,0 +1,390 @@
+#!/usr/bin/env python3
+"""Issue 23: an attacker's suite against users, TLS, the inter-server secret and query limits.
+
+Each attack gets its ClickHouse error code, the servers stay up, and a legitimate query from a
+user with the right password succeeds afterwards:
+
+- wrong password, unknown user, empty password: AUTHENTICATION_FAILED (516), the same message
+  whether the user exists or not, counted in granite_authentication_failures_total;
+- a readonly user's INSERT, CREATE, DROP and SET: READONLY (164); a profile constraint lifted
+  with SETTINGS: SETTING_CONSTRAINT_VIOLATION (452);
+- a 10,000-deep nested expression: TOO_DEEP_RECURSION (306); a 5 MB query: SYNTAX_ERROR (62,
+  max_query_size, as ClickHouse reports it);
+- max_execution_time (159), max_rows_to_read (158), max_result_rows (396),
+  max_concurrent_queries_for_user (202);
+- a direct call to a worker's port without the inter-server secret: AUTHENTICATION_FAILED;
+- plaintext to a TLS port fails; TLS with the CA (Python package and `granite client --secure`)
+  works; with --tls_ca a client without a certificate is refused (mutual TLS);
+- a coordinator bound to the machine's own non-loopback address refuses to start without a users
+  file; with one, the passwordless loopback-only user is refused from that address (skipped when
+  the machine has no non-loopback IPv4 address).
+"""
+
+import hashlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "harness"))
+import cluster  # noqa: E402
+import testmain  # noqa: E402
+
+import grpc  # noqa: E402
+
+import granite_client  # noqa: E402
+from granite_client.errors import GraniteError  # noqa: E402
+
+TIMEOUT = 60
+ALICE_PASSWORD = "correct horse battery staple"
+USERS_FILE = """
+# Test users: alice may do anything, reader only reads, analyst is bounded by constraints.
+[profile default]
+max_execution_time.max = 100
+
+[profile reading]
+readonly = 1
+
+[profile bounded]
+max_result_rows = 1000
+max_result_rows.max = 5000
+use_pruning.readonly = 1
+max_concurrent_queries_for_user = 1
+
+[user default]
+no_password = 1
+networks = loopback
+
+[user alice]
+password_sha256_hex = %s
+networks = any
+
+[user reader]
+password_sha256_hex = %s
+profile = reading
+
+[user analyst]
+password_sha256_hex = %s
+profile = bounded
+""" % (hashlib.sha256(ALICE_PASSWORD.encode()).hexdigest(),
+       hashlib.sha256(b"reader-pw").hexdigest(), hashlib.sha256(b"analyst-pw").hexdigest())
+
+
+def error_code(fn):
+    """Runs fn and returns the ClickHouse code of the GraniteError it raises (None if none)."""
+    try:
+        fn()
+    except GraniteError as e:
+        return e.code
+    return None
+
+
+def own_ipv4():
+    """Returns a non-loopback IPv4 address of this machine, or None."""
+    try:
+        out = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True,
+                             timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        out = ""
+    for line in out.splitlines():
+        parts = line.split()
+        if "inet" in parts:
+            address = parts[parts.index("inet") + 1].split("/")[0]
+            if not address.startswith("127."):
+                return address
+    try:
+        address = socket.gethostbyname(socket.gethostname())
+        return None if address.startswith("127.") else address
+    except OSError:
+        return None
+
+
+class UsersTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="granite-security-")
+        cls.users = os.path.join(cls.dir, "users.txt")
+        with open(cls.users, "w") as f:
+            f.write(USERS_FILE)
+        cls.cluster = cluster.LocalCluster(testmain.granite(), workers=2,
+                                           extra_args=["--users_file", cls.users]).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.stop()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def client(self, user, password, **kwargs):
+        return self.cluster.client(user_name=user, password=password, timeout=TIMEOUT, **kwargs)
+
+    def alice(self):
+        return self.client("alice", ALICE_PASSWORD)
+
+    def assert_still_serving(self):
+        with self.alice() as c:
+            self.assertEqual(c.query_text("SELECT 40 + 2").strip(), "42")
+
+    def test_wrong_unknown_and_empty_passwords(self):
+        messages = []
+        for user, password in [("alice", "wrong"), ("mallory", "anything"), ("alice", ""),
+                               ("reader", ALICE_PASSWORD), ("nobody", "")]:
+            with self.client(user, password) as c:
+                try:
+                    c.query_text("SELECT 1")
+                    self.fail("%s/%r was let in" % (user, password))
+                except GraniteError as e:
+                    self.assertEqual(e.code, 516, e)
+                    messages.append(str(e).replace(user, "USER"))
+        # The message does not tell an unknown user from a wrong password.
+        self.assertEqual(len(set(messages)), 1, messages)
+        with self.alice() as c:
+            failures = c.query_text(
+                "SELECT value FROM system.events WHERE event = 'AuthenticationFailures' "
+                "AND worker = 'coordinator'")
+            self.assertGreaterEqual(int(failures.strip()), 5)
+        self.assert_still_serving()
+
+    def test_current_user_and_system_users(self):
+        with self.alice() as c:
+            self.assertEqual(c.query_text("SELECT currentUser()").strip(), "alice")
+            rows = c.query_text("SELECT name, auth_type, profile, readonly FROM system.users "
+                                "ORDER BY name")
+            self.assertIn("reader\tsha256_password\treading\t1", rows)
+            self.assertNotIn(hashlib.sha256(ALICE_PASSWORD.encode()).hexdigest(), rows)
+            c.query_text("SELECT 1", query_id="alice-logged")
+            self.assertEqual(c.query_text("SELECT user FROM system.query_log "
+                                          "WHERE query_id = 'alice-logged'").strip(), "alice")
+
+    def test_readonly_user(self):
+        with self.alice() as c:
+            c.query_text("CREATE TABLE IF NOT EXISTS ro_t (x UInt64) ENGINE = MergeTree "
+                         "ORDER BY x")
+            c.query_text("INSERT INTO ro_t VALUES (1), (2)")
+        with self.client("reader", "reader-pw") as c:
+            self.assertEqual(c.query_text("SELECT count() FROM ro_t").strip(), "2")
+            for sql in ["INSERT INTO ro_t VALUES (3)",
+                        "CREATE TABLE ro_u (x UInt64) ENGINE = MergeTree ORDER BY x",
+                        "DROP TABLE ro_t", "SET max_result_rows = 5",
+                        "SELECT 1 SETTINGS max_result_rows = 5"]:
+                self.assertEqual(error_code(lambda: c.query_text(sql)), 164, sql)
+            self.assertEqual(error_code(lambda: c.query_text(
+                "SELECT 1", settings={"readonly": "0"})), 164)
+        with self.alice() as c:
+            self.assertEqual(c.query_text("SELECT count() FROM ro_t").strip(), "2")
+
+    def test_profile_constraints(self):
+        with self.client("analyst", "analyst-pw") as c:
+            self.assertEqual(c.query_text("SELECT count() FROM numbers(10) "
+                                          "SETTINGS max_result_rows = 4000").strip(), "10")
+            for sql in ["SELECT 1 SETTINGS max_result_rows = 100000",
+                        "SELECT 1 SETTINGS use_pruning = 0"]:
+                self.assertEqual(error_code(lambda: c.query_text(sql)), 452, sql)
+            # The profile's max_result_rows holds.
+            self.assertEqual(error_code(lambda: c.query_text(
+                "SELECT number FROM numbers(2000)")), 396)
+        with self.alice() as c:  # the `default` profile bounds alice too
+            self.assertEqual(error_code(lambda: c.query_text(
+                "SELECT 1 SETTINGS max_execution_time = 1000")), 452)
+
+    def test_concurrent_queries_for_user(self):
+        errors = []
+
+        def endless():
+            with self.client("analyst", "analyst-pw") as c:
+                errors.append(error_code(lambda: c.query_text(
+                    "SELECT sum(number) FROM numbers(1000000000000) "
+                    "SETTINGS max_execution_time = 30", query_id="analyst-endless")))
+
+        thread = threading.Thread(target=endless)
+        thread.start()
+        with self.alice() as admin:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and "analyst-endless" not in admin.query_text(
+                    "SELECT query_id FROM system.processes"):
+                time.sleep(0.05)
+            self.assertEqual(admin.query_text(
+                "SELECT user FROM system.processes WHERE query_id = 'analyst-endless'").strip(),
+                "analyst")
+            with self.client("analyst", "analyst-pw") as c:
+                self.assertEqual(error_code(lambda: c.query_text("SELECT 1")), 202)
+            admin.query_text("KILL QUERY WHERE query_id = 'analyst-endless'")
+        thread.join(60)
+        self.assertFalse(thread.is_alive())
+        with self.client("analyst", "analyst-pw") as c:
+            self.assertEqual(c.query_text("SELECT 1").strip(), "1")
+
+    def test_deep_and_huge_queries(self):
+        with self.alice() as c:
+            deep = "SELECT " + "(" * 10000 + "1" + ")" * 10000
+            self.assertEqual(error_code(lambda: c.query_text(deep)), 306)
+            calls = "SELECT " + "abs(" * 10000 + "1" + ")" * 10000
+            self.assertEqual(error_code(lambda: c.query_text(calls)), 306)
+            huge = "SELECT '" + "x" * (5 << 20) + "'"
+            try:
+                c.query_text(huge)
+                self.fail("a 5 MB query ran")
+            except GraniteError as e:
+                self.assertEqual(e.code, 62)
+                self.assertIn("Max query size exceeded", str(e))
+        self.assert_still_serving()
+
+    def test_limits(self):
+        with self.alice() as c:
+            self.assertEqual(error_code(lambda: c.query_text(
+                "SELECT sum(number) FROM numbers(1000000000000) "
+                "SETTINGS max_execution_time = 1")), 159)
+            self.assertEqual(error_code(lambda: c.query_text(
+                "SELECT sum(number) FROM numbers(1000) SETTINGS max_rows_to_read = 10")), 158)
+            self.assertEqual(error_code(lambda: c.query_text(
+                "SELECT sum(number) FROM numbers(1000) SETTINGS max_bytes_to_read = 10")), 307)
+            self.assertEqual(error_code(lambda: c.query_text(
+                "SELECT number FROM numbers(100) SETTINGS max_result_rows = 10")), 396)
+            self.assertEqual(c.query_text(
+                "SELECT number FROM numbers(100) ORDER BY number "
+                "SETTINGS max_result_rows = 3, result_overflow_mode = 'break'").split(),
+                ["0", "1", "2"])
+        self.assert_still_serving()
+
+    def test_worker_port_without_secret(self):
+        with self.alice() as c:
+            addresses = c.query_text("SELECT address FROM system.workers").split()
+        self.assertEqual(len(addresses), 2)
+        for address in addresses:
+            with grpc.insecure_channel(address) as channel:
+                for method in ["ListTables", "Execute", "CreateTable", "Insert"]:
+                    path = "/granite.worker.v1.Worker/" + method
+                    call = (channel.unary_stream if method == "Execute" else
+                            channel.unary_unary)(path, request_serializer=lambda b: b,
+                                                 response_deserializer=lambda b: b)
+                    try:
+                        result = call(b"", timeout=TIMEOUT)
+                        if method == "Execute":
+                            list(result)
+                        self.fail("%s on %s answered without the secret" % (method, address))
+                    except grpc.RpcError as e:
+                        self.assertEqual(e.code(), grpc.StatusCode.UNAUTHENTICATED, method)
+                        details = dict(e.trailing_metadata() or ())
+                        self.assertEqual(details.get("grpc-status-details-bin"), b"516")
+        with self.alice() as c:
+            self.assertEqual(c.query_text("SELECT count() FROM numbers(100)").strip(), "100")
+
+
+def openssl(*args, cwd):
+    subprocess.run(["openssl"] + list(args), cwd=cwd, check=True, capture_output=True,
+                   timeout=60)
+
+
+def make_certificates(directory):
+    """Writes ca.pem, server.pem/server.key (for 127.0.0.1 and localhost) and client.pem/
+    client.key, all signed by the CA."""
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+            "/CN=granite test CA", "-keyout", "ca.key", "-out", "ca.pem", cwd=directory)
+    with open(os.path.join(directory, "san.cnf"), "w") as f:
+        f.write("subjectAltName = IP:127.0.0.1, DNS:localhost\n")
+    for name in ["server", "client"]:
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=granite " + name,
+                "-keyout", name + ".key", "-out", name + ".csr", cwd=directory)
+        openssl("x509", "-req", "-in", name + ".csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                "-CAcreateserial", "-days", "2", "-extfile", "san.cnf", "-out", name + ".pem",
+                cwd=directory)
+
+
+@unittest.skipIf(shutil.which("openssl") is None, "no openssl command")
+class TlsTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="granite-tls-")
+        make_certificates(cls.dir)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def read(self, name):
+        with open(os.path.join(self.dir, name), "rb") as f:
+            return f.read()
+
+    def start(self, mutual):
+        args = ["--tls_cert", os.path.join(self.dir, "server.pem"),
+                "--tls_key", os.path.join(self.dir, "server.key")]
+        if mutual:
+            args += ["--tls_ca", os.path.join(self.dir, "ca.pem")]
+        return cluster.LocalCluster(testmain.granite(), workers=1, extra_args=args).start()
+
+    def test_tls_port(self):
+        c = self.start(mutual=False)
+        try:
+            with c.client(timeout=10) as plain:
+                self.assertRaises(GraniteError, lambda: plain.query_text("SELECT 1"))
+            with c.client(timeout=TIMEOUT, secure=True,
+                          root_certificates=self.read("ca.pem")) as secure:
+                self.assertEqual(secure.query_text("SELECT 7").strip(), "7")
+            out = subprocess.run(
+                testmain.granite() + ["client", "--port", str(c.port), "--secure", "--ca",
+                                      os.path.join(self.dir, "ca.pem"), "-q", "SELECT 8"],
+                capture_output=True, text=True, timeout=TIMEOUT)
+            self.assertEqual(out.stdout.strip(), "8", out.stderr)
+        finally:
+            c.stop()
+
+    def test_mutual_tls(self):
+        c = self.start(mutual=True)
+        try:
+            with c.client(timeout=10, secure=True,
+                          root_certificates=self.read("ca.pem")) as anonymous:
+                self.assertRaises(GraniteError, lambda: anonymous.query_text("SELECT 1"))
+            with c.client(timeout=TIMEOUT, secure=True, root_certificates=self.read("ca.pem"),
+                          private_key=self.read("client.key"),
+                          certificate_chain=self.read("client.pem")) as known:
+                self.assertEqual(known.query_text("SELECT 9").strip(), "9")
+        finally:
+            c.stop()
+
+
+class NetworkTest(unittest.TestCase):
+    """Binds the coordinator to this machine's own non-loopback address."""
+
+    def setUp(self):
+        self.address = own_ipv4()
+        if self.address is None:
+            self.skipTest("no non-loopback IPv4 address")
+
+    def test_refuses_non_loopback_without_users_file(self):
+        data = tempfile.mkdtemp(prefix="granite-security-")
+        try:
+            out = subprocess.run(
+                testmain.granite() + ["local", "--workers", "1", "--data", data, "--port", "0",
+                                      "--host", self.address],
+                capture_output=True, text=True, timeout=TIMEOUT)
+            self.assertNotEqual(out.returncode, 0)
+            self.assertIn("without --users_file", out.stderr)
+        finally:
+            shutil.rmtree(data, ignore_errors=True)
+
+    def test_passwordless_user_only_from_loopback(self):
+        directory = tempfile.mkdtemp(prefix="granite-security-")
+        users = os.path.join(directory, "users.txt")
+        with open(users, "w") as f:
+            f.write(USERS_FILE)
+        c = cluster.LocalCluster(testmain.granite(), workers=1,
+                                 extra_args=["--users_file", users, "--host", self.address])
+        try:
+            c.start()
+            with granite_client.connect(self.address, c.port, timeout=TIMEOUT) as anonymous:
+                self.assertEqual(error_code(lambda: anonymous.query_text("SELECT 1")), 516)
+            with granite_client.connect(self.address, c.port, user_name="alice",
+                                        password=ALICE_PASSWORD, timeout=TIMEOUT) as alice:
+                self.assertEqual(alice.query_text("SELECT 5").strip(), "5")
+        finally:
+            c.stop()
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    testmain.main([UsersTest, TlsTest, NetworkTest])
