@@ -244,8 +244,13 @@ int ServeQuery(mg_connection* connection, const RequestParts& request,
   const int peer = FindPeerSocket(request_info->remote_addr, request_info->remote_port,
                                   request_info->server_port);
   ch::Result last;
+  const std::string address = request_info->remote_addr;
+  const std::string port = std::to_string(request_info->remote_port);
+  const std::string client = address.find(':') == std::string::npos
+                                 ? "ipv4:" + address + ":" + port
+                                 : "ipv6:[" + address + "]:" + port;
   service->RunQuery(
-      info, more_input, [peer] { return peer >= 0 && PeerClosed(peer); },
+      info, client, more_input, [peer] { return peer >= 0 && PeerClosed(peer); },
       [&](ch::Result& part) {
         bool ok = writer.Add(part);
         part.clear_output();

@@ -205,11 +205,12 @@ class StreamInput : public InputSource {
 
 }  // namespace
 
-void ClickHouseService::Run(const ClientGone& client_gone, const ch::QueryInfo& info,
+void ClickHouseService::Run(const ClientGone& client_gone, const std::string& peer,
+                            const ch::QueryInfo& info,
                             const absl::StatusOr<sql::Statement>& parsed, const std::string& input,
                             InputSource* more_input, const Emit& emit) {
   absl::Status refused;
-  std::unique_ptr<QueryContext> query = StartQuery(info, context->peer(), &refused);
+  std::unique_ptr<QueryContext> query = StartQuery(info, peer, &refused);
   int nice = refused.ok() ? PriorityOf(TraitsOf(parsed, info.query().size() + input.size(),
                                                 more_input != nullptr && more_input->HasMore()))
                           : 0;
@@ -491,7 +492,7 @@ grpc::Status ClickHouseService::ExecuteQuery(grpc::ServerContext* context, const
   // output so far per chunk); the first chunk's format and columns, the last one's progress,
   // stats and exception are kept (MergeFrom: later non-empty fields win, repeated ones append).
   std::string output;
-  Run([context] { return context->IsCancelled(); }, *info, sql::ParseStatement(info->query()),
+  Run([context] { return context->IsCancelled(); }, context->peer(), *info, sql::ParseStatement(info->query()),
       info->input_data(), nullptr, [&](ch::Result& part) {
     output += part.output();
     part.clear_output();
@@ -524,7 +525,7 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
     }
   }
   std::string output;
-  Run([context] { return context->IsCancelled(); }, first, parsed, input,
+  Run([context] { return context->IsCancelled(); }, context->peer(), first, parsed, input,
       streamed ? &stream : nullptr, [&](ch::Result& part) {
     output += part.output();
     ch::Result merged = part;
@@ -539,7 +540,7 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
 grpc::Status ClickHouseService::ExecuteQueryWithStreamOutput(
     grpc::ServerContext* context, const ch::QueryInfo* info,
     grpc::ServerWriter<ch::Result>* writer) {
-  Run([context] { return context->IsCancelled(); }, *info, sql::ParseStatement(info->query()),
+  Run([context] { return context->IsCancelled(); }, context->peer(), *info, sql::ParseStatement(info->query()),
       info->input_data(), nullptr, [&](ch::Result& part) {
         core::ScopedNormalPriority grpc_call;  // a lowered SELECT's writes: core/thread_priority.h
         return writer->Write(part);
@@ -547,9 +548,10 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamOutput(
   return grpc::Status::OK;
 }
 
-void ClickHouseService::RunQuery(const ch::QueryInfo& info, InputSource* more_input,
-                                 const ClientGone& client_gone, const Emit& emit) {
-  Run(client_gone, info, sql::ParseStatement(info.query()), info.input_data(), more_input, emit);
+void ClickHouseService::RunQuery(const ch::QueryInfo& info, const std::string& peer,
+                                 InputSource* more_input, const ClientGone& client_gone,
+                                 const Emit& emit) {
+  Run(client_gone, peer, info, sql::ParseStatement(info.query()), info.input_data(), more_input, emit);
 }
 
 grpc::ServerBidiReactor<ch::QueryInfo, ch::Result>* ClickHouseService::ExecuteQueryWithStreamIO(

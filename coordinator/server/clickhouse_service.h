@@ -54,8 +54,9 @@ class ClickHouseService final
   // exactly as the gRPC methods do — registry, settings, sessions, admission, cancellation,
   // metrics and query log — emitting its Results; the last one carries progress and stats or the
   // exception. An INSERT reads further input from `more_input` (may be null) as it parses.
-  void RunQuery(const clickhouse::grpc::QueryInfo& info, InputSource* more_input,
-                const ClientGone& client_gone, const Emit& emit);
+  // `peer` is the client's address in gRPC's form ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000").
+  void RunQuery(const clickhouse::grpc::QueryInfo& info, const std::string& peer,
+                InputSource* more_input, const ClientGone& client_gone, const Emit& emit);
 
  private:
   friend class QueryStreamReactor;
@@ -68,7 +69,9 @@ class ClickHouseService final
   // Runs the query of `info`, parsed into `parsed` (a failed parse is the query's error), with
   // `input`, emitting Results; the last one carries stats. Registers, counts and logs the query.
   // An INSERT reads further input from `more_input` (may be null) as it parses.
-  void Run(const ClientGone& client_gone, const clickhouse::grpc::QueryInfo& info,
+  // `peer` is the client's address as gRPC's ServerContext::peer() spells it.
+  void Run(const ClientGone& client_gone, const std::string& peer,
+           const clickhouse::grpc::QueryInfo& info,
            const absl::StatusOr<sql::Statement>& parsed, const std::string& input,
            InputSource* more_input, const Emit& emit);
   // Creates the query of `info` from client `peer` (ServerContext::peer()) and registers it
