@@ -98,11 +98,12 @@ TEST(FragmentPipelineSelectedTest, ExpressionKeyKeepsCopyPath) {
 }
 
 TEST(FragmentPipelineSelectedTest, BadSettingIsAnError) {
+  // A value of the wrong form is refused by the typed settings, before any pipeline exists.
   plan::Fragment fragment = GroupBy({Col(0, T::kString)}, true);
-  (*fragment.mutable_settings())["aggregate_selected_filter"] = "yes";
-  absl::StatusOr<std::unique_ptr<FragmentPipeline>> pipeline = FragmentPipeline::Compile(fragment);
-  ASSERT_FALSE(pipeline.ok());
-  EXPECT_NE(pipeline.status().message().find("aggregate_selected_filter"), std::string::npos);
+  absl::Status status = fragment.settings.Set("aggregate_selected_filter", "yes");
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("aggregate_selected_filter"), std::string::npos);
+  EXPECT_FALSE(fragment.settings.IsChanged(&Settings::aggregate_selected_filter));
 }
 
 }  // namespace

@@ -83,7 +83,7 @@ TEST_F(PlanDepthTest, TheDeepestNestedCallsTravel) {
 }
 
 TEST_F(PlanDepthTest, TheLimitCoversTwoMessagesPerLevelWithRoomForCasts) {
-  static_assert(core::kPlanRecursionLimit >= 4 * sql::ExpressionParser::kMaxTreeDepth);
+  static_assert(core::wire::kPlanRecursionLimit >= 4 * sql::ExpressionParser::kMaxTreeDepth);
 }
 
 }  // namespace

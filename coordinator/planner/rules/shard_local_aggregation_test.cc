@@ -7,11 +7,11 @@
 
 #include "coordinator/planner/bind_test_support.h"
 #include "core/error.h"
+#include "core/functions/expr_builder.h"
 #include "core/types.h"
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 namespace {
 
 using core::TypeId;
