@@ -38,7 +38,7 @@ plan::Fragment GroupBy(std::vector<plan::Expr> keys, bool selected) {
   aggregate.keys = std::move(keys);
   aggregate.calls.push_back({.name = "count"});
   aggregate.calls.push_back({.name = "uniqExact", .args = {Col(2, T::kUInt64)}});
-  if (!selected) EXPECT_TRUE(fragment.settings.Set("aggregate_selected_filter", "0").ok());
+  if (!selected) fragment.settings.SetValue(&Settings::aggregate_selected_filter, false);
   return fragment;
 }
 
