@@ -7,6 +7,8 @@
 
 #include "core/error.h"
 #include "core/functions/test_columns.h"
+#include "core/wire/plan_codec.h"
+#include "granite/worker/v1/plan.pb.h"
 
 namespace granite::core {
 namespace {
@@ -49,12 +51,15 @@ TEST(ExpressionTest, LiteralsConvertToTheirDeclaredType) {
   EXPECT_EQ(CodeOf(out_of_range.status()), ErrorCode::kValueIsOutOfRangeOfDataType);
 }
 
-TEST(ExpressionTest, MalformedPlansAreLogicalErrors) {
+TEST(ExpressionTest, MalformedPlansAreRefused) {
+  // A node without a kind or with an unknown type id cannot be a typed plan::Expr: the wire codec
+  // refuses it before anything is compiled.
   worker::v1::Expr empty;
-  EXPECT_EQ(CodeOf(Expression::Compile(empty).status()), ErrorCode::kLogicalError);
-  worker::v1::Expr bad_type = Col(0, T::kUInt8);
+  EXPECT_EQ(CodeOf(wire::FromProto(empty).status()), ErrorCode::kIncorrectData);
+  worker::v1::Expr bad_type;
+  wire::ToProto(Col(0, T::kUInt8), &bad_type);
   bad_type.set_type(99);
-  EXPECT_EQ(CodeOf(Expression::Compile(bad_type).status()), ErrorCode::kLogicalError);
+  EXPECT_EQ(CodeOf(wire::FromProto(bad_type).status()), ErrorCode::kIncorrectData);
   // The plan says UInt8 but plus(UInt8, UInt8) is UInt16.
   auto mismatch = Expression::Compile(
       Call("plus", T::kUInt8, {Col(0, T::kUInt8), Lit(uint64_t{1})}));

@@ -6,12 +6,11 @@
 
 #include "core/functions/expr_builder.h"
 #include "core/functions/test_columns.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/expr.h"
 
 namespace granite::core {
 namespace {
 
-namespace pb = granite::worker::v1;
 using T = TypeId;
 
 // Returns a one-column block of `rows` values of type `type`: value i is (i % 7) - 3 (as T).
@@ -25,7 +24,7 @@ Block Sequence(T type, size_t rows) {
 }
 
 // The general path: the count of non-zero bytes of the evaluated filter's mask.
-size_t MaskCount(const pb::Expr& filter, const Block& block) {
+size_t MaskCount(const plan::Expr& filter, const Block& block) {
   size_t kept = 0;
   for (const std::string& text : Eval(filter, block)) kept += text != "0";
   return kept;
@@ -50,8 +49,8 @@ void ExpectSameCounts(T type, size_t rows) {
   const Block block = Sequence<V>(type, rows);
   for (int64_t constant : {-3, 0, 3, 9}) {
     for (const char* name : {"equals", "notEquals"}) {
-      pb::Expr literal = constant < 0 ? Lit(constant) : Lit(static_cast<uint64_t>(constant));
-      pb::Expr filter = Fn(name, {Col(0, type), literal});
+      plan::Expr literal = constant < 0 ? Lit(constant) : Lit(static_cast<uint64_t>(constant));
+      plan::Expr filter = Fn(name, {Col(0, type), literal});
       std::optional<FilterCounter> counter = FilterCounter::Match(filter);
       if (!counter) {  // a negative constant for an unsigned column
         EXPECT_TRUE(constant < 0 && IsUnsignedInteger(type)) << TypeName(type) << " " << constant;

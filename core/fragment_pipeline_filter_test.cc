@@ -10,7 +10,6 @@
 namespace granite::core {
 namespace {
 
-namespace pb = granite::worker::v1;
 using T = TypeId;
 
 // c0 UInt8 (0 every third row), c1 UInt64 (row * 10), c2 UInt32 (row), 100 rows.
@@ -28,7 +27,7 @@ Block Input() {
 
 // Runs `fragment` over Input() on one local state; returns the projected rows, or for an
 // aggregating fragment the finalized groups.
-absl::StatusOr<Block> RunOverInput(const pb::Fragment& fragment) {
+absl::StatusOr<Block> RunOverInput(const plan::Fragment& fragment) {
   ASSIGN_OR_RETURN(auto pipeline, FragmentPipeline::Compile(fragment));
   ASSIGN_OR_RETURN(auto state, pipeline->NewLocalState());
   RETURN_IF_ERROR(pipeline->Consume(*state, Input()));
@@ -40,11 +39,10 @@ absl::StatusOr<Block> RunOverInput(const pb::Fragment& fragment) {
 
 // count() WHERE c0 <> 0: the filter's column is read by nothing after it.
 TEST(FragmentPipelineFilterTest, FilteredCountReadsNoColumn) {
-  pb::Fragment fragment;
-  fragment.set_aggregate(true);
-  fragment.set_worker_count(1);
-  *fragment.mutable_filter() = Fn("notEquals", {Col(0, T::kUInt8), Lit(uint64_t{0})});
-  fragment.add_aggregates()->set_name("count");
+  plan::Fragment fragment;
+  fragment.worker_count = 1;
+  fragment.filter = Fn("notEquals", {Col(0, T::kUInt8), Lit(uint64_t{0})});
+  fragment.aggregate.emplace().calls.push_back({.name = "count"});
   absl::StatusOr<Block> result = RunOverInput(fragment);
   ASSERT_TRUE(result.ok()) << result.status();
   ASSERT_EQ(result->rows(), 1u);
@@ -53,18 +51,18 @@ TEST(FragmentPipelineFilterTest, FilteredCountReadsNoColumn) {
 
 // SELECT c2 WHERE c1 = 420 (column 1 is read only by the filter) and SELECT c0, c2 WHERE c1 >= 900.
 TEST(FragmentPipelineFilterTest, ProjectsOnlyTheColumnsItReads) {
-  pb::Fragment point;
-  *point.mutable_filter() = Fn("equals", {Col(1, T::kUInt64), Lit(uint64_t{420})});
-  *point.add_projections() = Col(2, T::kUInt32);
+  plan::Fragment point;
+  point.filter = Fn("equals", {Col(1, T::kUInt64), Lit(uint64_t{420})});
+  point.projections.push_back(Col(2, T::kUInt32));
   absl::StatusOr<Block> rows = RunOverInput(point);
   ASSERT_TRUE(rows.ok()) << rows.status();
   ASSERT_EQ(rows->rows(), 1u);
   EXPECT_EQ(Texts(*rows->columns[0]), (std::vector<std::string>{"42"}));
 
-  pb::Fragment range;
-  *range.mutable_filter() = Fn("greaterOrEquals", {Col(1, T::kUInt64), Lit(uint64_t{900})});
-  *range.add_projections() = Col(0, T::kUInt8);
-  *range.add_projections() = Col(2, T::kUInt32);
+  plan::Fragment range;
+  range.filter = Fn("greaterOrEquals", {Col(1, T::kUInt64), Lit(uint64_t{900})});
+  range.projections.push_back(Col(0, T::kUInt8));
+  range.projections.push_back(Col(2, T::kUInt32));
   rows = RunOverInput(range);
   ASSERT_TRUE(rows.ok()) << rows.status();
   ASSERT_EQ(rows->rows(), 10u);
@@ -76,14 +74,12 @@ TEST(FragmentPipelineFilterTest, ProjectsOnlyTheColumnsItReads) {
 
 // sum(c2) GROUP BY c0 WHERE c1 < 300: key and argument columns are filtered, c1 is not.
 TEST(FragmentPipelineFilterTest, GroupsOverFilteredKeysAndArguments) {
-  pb::Fragment fragment;
-  fragment.set_aggregate(true);
-  fragment.set_worker_count(1);
-  *fragment.mutable_filter() = Fn("less", {Col(1, T::kUInt64), Lit(uint64_t{300})});
-  *fragment.add_group_keys() = Col(0, T::kUInt8);
-  pb::AggregateCall* sum = fragment.add_aggregates();
-  sum->set_name("sum");
-  *sum->add_args() = Col(2, T::kUInt32);
+  plan::Fragment fragment;
+  fragment.worker_count = 1;
+  fragment.filter = Fn("less", {Col(1, T::kUInt64), Lit(uint64_t{300})});
+  plan::Aggregate& aggregate = fragment.aggregate.emplace();
+  aggregate.keys.push_back(Col(0, T::kUInt8));
+  aggregate.calls.push_back({.name = "sum", .args = {Col(2, T::kUInt32)}});
   absl::StatusOr<Block> result = RunOverInput(fragment);
   ASSERT_TRUE(result.ok()) << result.status();
   // Rows 0..29: key 0 for multiples of 3 (sum 0+3+...+27 = 135); all sums add up to 435.

@@ -14,10 +14,9 @@
 namespace granite::core {
 namespace {
 
-namespace pb = granite::worker::v1;
 
 // SELECT c0, count() FROM input GROUP BY c0, parallel (bucketed) merge from 100 groups on.
-pb::Fragment CountByKey() {
+plan::Fragment CountByKey() {
   return test::GroupByFragment({{"group_by_two_level_threshold", "100"}}, 1);
 }
 

@@ -12,7 +12,6 @@
 namespace granite::core {
 namespace {
 
-namespace pb = granite::worker::v1;
 using T = TypeId;
 
 // c0 String (phrase, '' when kind says so), c1 UInt16, c2 UInt64; `kind`: 0 every phrase '',
@@ -31,22 +30,20 @@ Block Input(int kind, uint32_t rows) {
 }
 
 // WHERE c0 <> '' GROUP BY keys: count(), uniqExact(c2).
-pb::Fragment GroupBy(std::vector<pb::Expr> keys, bool selected) {
-  pb::Fragment fragment;
-  fragment.set_aggregate(true);
-  fragment.set_worker_count(1);
-  *fragment.mutable_filter() = Fn("notEquals", {Col(0, T::kString), Lit(std::string())});
-  for (pb::Expr& key : keys) *fragment.add_group_keys() = std::move(key);
-  fragment.add_aggregates()->set_name("count");
-  pb::AggregateCall* uniq = fragment.add_aggregates();
-  uniq->set_name("uniqExact");
-  *uniq->add_args() = Col(2, T::kUInt64);
-  if (!selected) (*fragment.mutable_settings())["aggregate_selected_filter"] = "0";
+plan::Fragment GroupBy(std::vector<plan::Expr> keys, bool selected) {
+  plan::Fragment fragment;
+  fragment.worker_count = 1;
+  fragment.filter = Fn("notEquals", {Col(0, T::kString), Lit(std::string())});
+  plan::Aggregate& aggregate = fragment.aggregate.emplace();
+  aggregate.keys = std::move(keys);
+  aggregate.calls.push_back({.name = "count"});
+  aggregate.calls.push_back({.name = "uniqExact", .args = {Col(2, T::kUInt64)}});
+  if (!selected) fragment.settings.SetValue(&Settings::aggregate_selected_filter, false);
   return fragment;
 }
 
 // Runs `fragment` over blocks of every kind on one state; returns sorted finalized rows.
-absl::StatusOr<std::vector<std::string>> RunGroups(const pb::Fragment& fragment) {
+absl::StatusOr<std::vector<std::string>> RunGroups(const plan::Fragment& fragment) {
   ASSIGN_OR_RETURN(auto pipeline, FragmentPipeline::Compile(fragment));
   ASSIGN_OR_RETURN(auto state, pipeline->NewLocalState());
   for (int kind : {2, 0, 1, 2}) RETURN_IF_ERROR(pipeline->Consume(*state, Input(kind, 300)));
@@ -91,7 +88,7 @@ TEST(FragmentPipelineSelectedTest, TwoKeysEqualFilteredCopies) {
 
 TEST(FragmentPipelineSelectedTest, ExpressionKeyKeepsCopyPath) {
   // GROUP BY lower(c0): not a plain column, filtered copies as before; same results either way.
-  pb::Expr lower = Fn("lower", {Col(0, T::kString)});
+  plan::Expr lower = Fn("lower", {Col(0, T::kString)});
   absl::StatusOr<std::vector<std::string>> selected = RunGroups(GroupBy({lower}, true));
   absl::StatusOr<std::vector<std::string>> copied = RunGroups(GroupBy({lower}, false));
   ASSERT_TRUE(selected.ok()) << selected.status();
@@ -101,11 +98,12 @@ TEST(FragmentPipelineSelectedTest, ExpressionKeyKeepsCopyPath) {
 }
 
 TEST(FragmentPipelineSelectedTest, BadSettingIsAnError) {
-  pb::Fragment fragment = GroupBy({Col(0, T::kString)}, true);
-  (*fragment.mutable_settings())["aggregate_selected_filter"] = "yes";
-  absl::StatusOr<std::unique_ptr<FragmentPipeline>> pipeline = FragmentPipeline::Compile(fragment);
-  ASSERT_FALSE(pipeline.ok());
-  EXPECT_NE(pipeline.status().message().find("aggregate_selected_filter"), std::string::npos);
+  // A value of the wrong form is refused by the typed settings, before any pipeline exists.
+  plan::Fragment fragment = GroupBy({Col(0, T::kString)}, true);
+  absl::Status status = fragment.settings.Set("aggregate_selected_filter", "yes");
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("aggregate_selected_filter"), std::string::npos);
+  EXPECT_FALSE(fragment.settings.IsChanged(&Settings::aggregate_selected_filter));
 }
 
 }  // namespace

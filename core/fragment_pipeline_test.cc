@@ -14,13 +14,12 @@
 namespace granite::core {
 namespace {
 
-namespace pb = granite::worker::v1;
 
 using test::GroupByFragment;
 using test::Keys;
 
 // Runs the fragment over `keys` keys on `threads` thread states, each seeing all keys.
-absl::StatusOr<LocalMerger::PartialResult> RunFragment(const pb::Fragment& fragment,
+absl::StatusOr<LocalMerger::PartialResult> RunFragment(const plan::Fragment& fragment,
                                                        uint64_t keys, size_t threads,
                                                        ThreadPool* pool) {
   auto pipeline = FragmentPipeline::Compile(fragment);
@@ -57,7 +56,7 @@ TEST(FragmentPipelineTest, SingleBlockThresholdSetting) {
   EXPECT_LE(forced->blocks.size(), 16u);
   EXPECT_EQ(TotalRows(*forced), 16u);
   // Just at the threshold: buckets; one below: single.
-  pb::Fragment hundred = GroupByFragment({{"group_by_single_block_threshold", "100"}});
+  plan::Fragment hundred = GroupByFragment({{"group_by_single_block_threshold", "100"}});
   auto at = RunFragment(hundred, 100, 2, &pool);
   ASSERT_TRUE(at.ok()) << at.status();
   EXPECT_FALSE(at->single);
@@ -65,7 +64,7 @@ TEST(FragmentPipelineTest, SingleBlockThresholdSetting) {
   ASSERT_TRUE(below.ok()) << below.status();
   EXPECT_TRUE(below->single);
   // Forced high: 10000 groups in one block.
-  pb::Fragment million = GroupByFragment({{"group_by_single_block_threshold", "1000000"}});
+  plan::Fragment million = GroupByFragment({{"group_by_single_block_threshold", "1000000"}});
   auto high = RunFragment(million, 10000, 2, &pool);
   ASSERT_TRUE(high.ok()) << high.status();
   EXPECT_TRUE(high->single);
@@ -73,8 +72,7 @@ TEST(FragmentPipelineTest, SingleBlockThresholdSetting) {
 }
 
 TEST(FragmentPipelineTest, RejectsUnparsableThreshold) {
-  auto pipeline =
-      FragmentPipeline::Compile(GroupByFragment({{"group_by_single_block_threshold", "many"}}));
+  auto pipeline = test::GroupByFragmentFromWire({{"group_by_single_block_threshold", "many"}});
   ASSERT_FALSE(pipeline.ok());
   EXPECT_NE(std::string(pipeline.status().message()).find("'many'"), std::string::npos)
       << pipeline.status();
@@ -85,7 +83,7 @@ TEST(FragmentPipelineTest, CountsTwoLevelConversions) {
   uint64_t before = EventTotal(Event::kHashTableTwoLevelConversions);
   // Forced low: each of the 3 thread tables converts once, and the result goes out as buckets.
   // (Without size statistics: an earlier run of this shape would presize the tables two-level.)
-  pb::Fragment forced_low = GroupByFragment(
+  plan::Fragment forced_low = GroupByFragment(
       {{"group_by_two_level_threshold", "1"}, {"collect_hash_table_stats_during_aggregation", "0"}});
   auto converted = RunFragment(forced_low, 1000, 3, &pool);
   ASSERT_TRUE(converted.ok()) << converted.status();
@@ -107,10 +105,10 @@ TEST(FragmentPipelineTest, CountsTwoLevelConversions) {
 TEST(FragmentPipelineTest, PresizesThreadTablesFromTheLastRunOfTheShape) {
   ThreadPool pool(2);
   for (const char* collect : {"1", "0"}) {
-    pb::Fragment fragment = GroupByFragment({{"group_by_two_level_threshold", "1000"},
+    plan::Fragment fragment = GroupByFragment({{"group_by_two_level_threshold", "1000"},
                                              {"collect_hash_table_stats_during_aggregation",
                                               collect}});
-    fragment.mutable_source()->set_table(std::string("presize_") + collect);
+    fragment.scan.table = std::string("presize_") + collect;
     const bool on = std::string(collect) == "1";
     for (int run = 0; run < 2; ++run) {
       uint64_t conversions = EventTotal(Event::kHashTableTwoLevelConversions);
@@ -126,8 +124,7 @@ TEST(FragmentPipelineTest, PresizesThreadTablesFromTheLastRunOfTheShape) {
           << "collect " << collect << " run " << run;
     }
   }
-  auto bad = FragmentPipeline::Compile(
-      GroupByFragment({{"collect_hash_table_stats_during_aggregation", "yes"}}));
+  auto bad = test::GroupByFragmentFromWire({{"collect_hash_table_stats_during_aggregation", "yes"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(std::string(bad.status().message()).find("'yes'"), std::string::npos);
 }

@@ -7,24 +7,43 @@
 #include <memory>
 #include <string>
 
+#include <gtest/gtest.h>
+
+#include "absl/status/statusor.h"
 #include "core/block.h"
 #include "core/column.h"
+#include "core/plan/fragment.h"
+#include "core/wire/plan_codec.h"
 #include "granite/worker/v1/plan.pb.h"
 
 namespace granite::core::test {
 
 // SELECT c0, count() FROM input GROUP BY c0 with the given settings, on `workers` workers.
-inline worker::v1::Fragment GroupByFragment(const std::map<std::string, std::string>& settings,
-                                            uint32_t workers = 2) {
-  worker::v1::Fragment fragment;
-  fragment.set_aggregate(true);
-  fragment.set_worker_count(workers);
-  worker::v1::Expr* key = fragment.add_group_keys();
-  key->set_type(static_cast<uint32_t>(TypeId::kUInt64));
-  key->set_column(0);
-  fragment.add_aggregates()->set_name("count");
-  for (const auto& [name, value] : settings) (*fragment.mutable_settings())[name] = value;
+inline plan::Fragment GroupByFragment(const std::map<std::string, std::string>& settings,
+                                      uint32_t workers = 2) {
+  plan::Fragment fragment;
+  fragment.worker_count = workers;
+  plan::Aggregate& aggregate = fragment.aggregate.emplace();
+  plan::Expr key;
+  key.kind = plan::Expr::Kind::kColumn;
+  key.type = TypeId::kUInt64;
+  key.column = 0;
+  aggregate.keys.push_back(key);
+  plan::AggregateCall count;
+  count.name = "count";
+  aggregate.calls.push_back(count);
+  EXPECT_TRUE(fragment.settings.Apply(settings).ok());
   return fragment;
+}
+
+// The same fragment as it reaches a worker over the wire with `settings` as text: the decode is
+// where a value of the wrong form is refused.
+inline absl::StatusOr<plan::Fragment> GroupByFragmentFromWire(
+    const std::map<std::string, std::string>& settings, uint32_t workers = 2) {
+  granite::worker::v1::Fragment proto;
+  wire::ToProto(GroupByFragment({}, workers), &proto);
+  for (const auto& [name, value] : settings) (*proto.mutable_settings())[name] = value;
+  return wire::FromProto(proto);
 }
 
 // Returns a one-column block of keys from .. from + count - 1 (large values: the hash table).

@@ -15,26 +15,27 @@
 namespace granite::core {
 namespace {
 
-namespace pb = granite::worker::v1;
+namespace pb = granite::core::plan;
 
-void AddColumnRef(pb::Expr* expr, size_t column, TypeId type) {
-  expr->set_type(static_cast<uint32_t>(type));
-  expr->set_column(column);
+pb::Expr ColumnRef(size_t column, TypeId type) {
+  pb::Expr expr;
+  expr.kind = pb::Expr::Kind::kColumn;
+  expr.type = type;
+  expr.column = static_cast<uint32_t>(column);
+  return expr;
 }
 
 // SELECT c0, c1, c3 FROM input WHERE c2 ORDER BY c0 [DESC][, c1] LIMIT limit, with input columns
 // c0 Int64 (many ties), c1 UInt64 (unique), c2 UInt8 (the filter), c3 String.
 pb::Fragment TopNFragment(bool descending, bool second_key, size_t limit) {
   pb::Fragment fragment;
-  AddColumnRef(fragment.mutable_filter(), 2, TypeId::kUInt8);
-  AddColumnRef(fragment.add_projections(), 0, TypeId::kInt64);
-  AddColumnRef(fragment.add_projections(), 1, TypeId::kUInt64);
-  AddColumnRef(fragment.add_projections(), 3, TypeId::kString);
-  pb::SortKey* key = fragment.add_order_by();
-  key->set_column(0);
-  key->set_descending(descending);
-  if (second_key) fragment.add_order_by()->set_column(1);
-  fragment.set_limit(limit);
+  fragment.filter = ColumnRef(2, TypeId::kUInt8);
+  fragment.projections.push_back(ColumnRef(0, TypeId::kInt64));
+  fragment.projections.push_back(ColumnRef(1, TypeId::kUInt64));
+  fragment.projections.push_back(ColumnRef(3, TypeId::kString));
+  fragment.order_by.push_back({.column = 0, .descending = descending});
+  if (second_key) fragment.order_by.push_back({.column = 1});
+  fragment.limit = limit;
   return fragment;
 }
 
@@ -93,11 +94,11 @@ void RunBoth(const pb::Fragment& fragment, const std::vector<Block>& blocks, Blo
   ASSERT_TRUE(rows.ok()) << rows.status();
   *got = *std::move(rows);
   std::vector<SortColumn> order;
-  for (const pb::SortKey& key : fragment.order_by()) {
-    order.push_back(SortColumn{key.column(), key.descending()});
+  for (const pb::SortKey& key : fragment.order_by) {
+    order.push_back(SortColumn{key.column, key.descending});
   }
   Block all = ConcatBlocks(kept);
-  *want = TakeRows(all, SortPermutation(all, order, fragment.limit()));
+  *want = TakeRows(all, SortPermutation(all, order, fragment.limit));
 }
 
 TEST(TopNThresholdTest, EqualsFullSortWithTies) {
@@ -167,9 +168,9 @@ TEST(TopNThresholdTest, SelectsRowsWithinTheBound) {
 
 TEST(TopNThresholdTest, DateTimeKey) {
   pb::Fragment fragment;
-  AddColumnRef(fragment.add_projections(), 0, TypeId::kDateTime);
-  fragment.add_order_by()->set_column(0);
-  fragment.set_limit(2);
+  fragment.projections.push_back(ColumnRef(0, TypeId::kDateTime));
+  fragment.order_by.push_back({.column = 0});
+  fragment.limit = 2;
   auto threshold = TopNThreshold::For(fragment);
   ASSERT_TRUE(threshold.has_value());
   auto top = std::make_shared<Column>(TypeId::kDateTime);
@@ -202,18 +203,19 @@ TEST(TopNThresholdTest, DoesNotApply) {
   pb::Fragment no_limit = TopNFragment(false, false, 0);
   EXPECT_FALSE(TopNThreshold::For(no_limit).has_value());
   pb::Fragment float_key;
-  AddColumnRef(float_key.add_projections(), 0, TypeId::kFloat64);
-  float_key.add_order_by()->set_column(0);
-  float_key.set_limit(5);
+  float_key.projections.push_back(ColumnRef(0, TypeId::kFloat64));
+  float_key.order_by.push_back({.column = 0});
+  float_key.limit = 5;
   EXPECT_FALSE(TopNThreshold::For(float_key).has_value());
   pb::Fragment string_key = TopNFragment(false, false, 5);
-  string_key.mutable_order_by(0)->set_column(2);  // c3, a String
+  string_key.order_by[0].column = 2;  // c3, a String
   EXPECT_FALSE(TopNThreshold::For(string_key).has_value());
   pb::Fragment computed = TopNFragment(false, false, 5);
-  pb::Expr* call = computed.mutable_projections(0);
-  call->clear_column();
-  call->mutable_call()->set_name("negate");
-  AddColumnRef(call->mutable_call()->add_args(), 0, TypeId::kInt64);
+  pb::Expr& call = computed.projections[0];
+  call.kind = pb::Expr::Kind::kCall;
+  call.column = 0;
+  call.function = "negate";
+  call.args = {ColumnRef(0, TypeId::kInt64)};
   EXPECT_FALSE(TopNThreshold::For(computed).has_value());
 }
 

@@ -12,7 +12,7 @@
 namespace granite::worker {
 namespace {
 
-namespace pb = granite::worker::v1;
+namespace plan = granite::core::plan;
 using core::TypeId;
 
 class ColumnFilesTest : public StoreTestBase {
@@ -32,11 +32,11 @@ class ColumnFilesTest : public StoreTestBase {
     }
   }
 
-  pb::Fragment Scan() {
-    pb::Fragment fragment;
-    fragment.mutable_source()->set_table("t");
-    fragment.mutable_source()->add_columns("s");
-    fragment.mutable_source()->add_columns("a");
+  plan::Fragment Scan() {
+    plan::Fragment fragment;
+    fragment.scan.table = "t";
+    fragment.scan.columns.push_back("s");
+    fragment.scan.columns.push_back("a");
     return fragment;
   }
 };

@@ -1,5 +1,6 @@
 // Late materialization of small top-N fragments: when it applies, and that FragmentExecutor
-// returns the same rows with it as without it (late_materialization_max_limit = 0).
+// returns the same rows with it as without it (Fragment::late_materialization off; the planner
+// rule that sets the flag is tested in coordinator/planner/rules/merge_rules_test.cc).
 #include "worker/late_materialized_scan.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +16,7 @@
 namespace granite::worker {
 namespace {
 
-namespace pb = granite::worker::v1;
+namespace plan = granite::core::plan;
 using core::Col;
 using core::Lit;
 using core::TypeId;
@@ -49,40 +50,36 @@ class LateMaterializedScanTest : public StoreTestBase {
     }
   }
 
-  // SELECT Id, EventTime, URL, Title FROM hits WHERE Id > 100 [ORDER BY EventTime DESC] LIMIT n.
-  static pb::Fragment TopN(uint64_t limit, bool ordered) {
-    pb::Fragment fragment;
-    fragment.set_worker_count(1);
-    fragment.mutable_source()->set_table("hits");
+  // SELECT Id, EventTime, URL, Title FROM hits WHERE Id > 100 [ORDER BY EventTime DESC] LIMIT n,
+  // with the planner's late_materialization flag set.
+  static plan::Fragment TopN(uint64_t limit, bool ordered) {
+    plan::Fragment fragment;
+    fragment.worker_count = 1;
+    fragment.scan.table = "hits";
     for (const char* name : {"Id", "EventTime", "URL", "Title"}) {
-      fragment.mutable_source()->add_columns(name);
+      fragment.scan.columns.push_back(name);
     }
-    *fragment.mutable_filter() =
+    fragment.filter =
         core::Call("greater", TypeId::kUInt8, {Col(0, TypeId::kUInt32), Lit(uint64_t{100})});
-    *fragment.add_projections() = Col(0, TypeId::kUInt32);
-    *fragment.add_projections() = Col(1, TypeId::kUInt32);
-    *fragment.add_projections() = Col(2, TypeId::kString);
-    *fragment.add_projections() = Col(3, TypeId::kString);
-    if (ordered) {
-      pb::SortKey* key = fragment.add_order_by();
-      key->set_column(1);
-      key->set_descending(true);
-    }
-    fragment.set_limit(limit);
+    fragment.projections.push_back(Col(0, TypeId::kUInt32));
+    fragment.projections.push_back(Col(1, TypeId::kUInt32));
+    fragment.projections.push_back(Col(2, TypeId::kString));
+    fragment.projections.push_back(Col(3, TypeId::kString));
+    if (ordered) fragment.order_by.push_back({.column = 1, .descending = true});
+    fragment.limit = limit;
+    fragment.late_materialization = true;
     return fragment;
   }
 
   // Runs `fragment` and returns its rows.
-  core::Block Run(const pb::Fragment& fragment) {
+  core::Block Run(const plan::Fragment& fragment) {
     core::ThreadPool pool(2);
     FragmentExecutor executor(store_.get(), &pool);
     std::atomic<bool> cancelled{false};
     std::vector<core::Block> blocks;
-    absl::Status status = executor.Run(fragment, cancelled, [&](const pb::FragmentChunk& chunk) {
-      if (!chunk.has_block()) return true;
-      auto raw = core::DecompressLz4(chunk.block().data(), chunk.block().raw_size());
-      EXPECT_TRUE(raw.ok()) << raw.status();
-      auto block = core::DecodeBlock(*raw);
+    absl::Status status = executor.Run(fragment, cancelled, [&](plan::ResultChunk&& chunk) {
+      if (chunk.kind != plan::ResultChunk::Kind::kBlock) return true;
+      auto block = core::DecodeWireBlock(chunk.block.data, chunk.block.raw_size);
       EXPECT_TRUE(block.ok()) << block.status();
       blocks.push_back(*block);
       return true;
@@ -97,30 +94,29 @@ TEST_F(LateMaterializedScanTest, AppliesOnlyWhereColumnsCanWait) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_NE(*plan, nullptr);
 
-  pb::Fragment big = TopN(5000, true);  // past the default max limit
-  EXPECT_EQ(*LateMaterializedScan::Plan(big), nullptr);
-  pb::Fragment no_limit = TopN(0, true);
+  // Without the planner's flag (a limit past late_materialization_max_limit, or the setting 0).
+  plan::Fragment unflagged = TopN(10, true);
+  unflagged.late_materialization = false;
+  EXPECT_EQ(*LateMaterializedScan::Plan(unflagged), nullptr);
+  plan::Fragment no_limit = TopN(0, true);
   EXPECT_EQ(*LateMaterializedScan::Plan(no_limit), nullptr);
-  pb::Fragment disabled = TopN(10, true);
-  (*disabled.mutable_settings())["late_materialization_max_limit"] = "0";
-  EXPECT_EQ(*LateMaterializedScan::Plan(disabled), nullptr);
   // Every column is read by the filter or the sort key: nothing to defer.
-  pb::Fragment narrow = TopN(10, true);
-  narrow.mutable_source()->mutable_columns()->DeleteSubrange(2, 2);
-  narrow.mutable_projections()->DeleteSubrange(2, 2);
+  plan::Fragment narrow = TopN(10, true);
+  narrow.scan.columns.resize(2);
+  narrow.projections.resize(2);
   EXPECT_EQ(*LateMaterializedScan::Plan(narrow), nullptr);
 
-  pb::Fragment bad = TopN(10, true);
-  (*bad.mutable_settings())["late_materialization_max_limit"] = "ten";
-  absl::StatusOr<std::unique_ptr<LateMaterializedScan>> error = LateMaterializedScan::Plan(bad);
-  EXPECT_EQ(core::CodeOf(error.status()), core::ErrorCode::kBadArguments);
-  EXPECT_NE(error.status().message().find("'ten'"), std::string::npos);
+  // A bad setting value never reaches a fragment: the typed settings refuse it.
+  plan::Fragment bad = TopN(10, true);
+  absl::Status error = bad.settings.Set("late_materialization_max_limit", "ten");
+  EXPECT_EQ(core::CodeOf(error), core::ErrorCode::kBadArguments);
+  EXPECT_NE(error.message().find("'ten'"), std::string::npos);
 }
 
 TEST_F(LateMaterializedScanTest, TopNRowsMatchTheFullScan) {
   core::Block late = Run(TopN(7, true));
-  pb::Fragment full_fragment = TopN(7, true);
-  (*full_fragment.mutable_settings())["late_materialization_max_limit"] = "0";
+  plan::Fragment full_fragment = TopN(7, true);
+  full_fragment.late_materialization = false;
   core::Block full = Run(full_fragment);
   ASSERT_EQ(late.rows(), 7u);
   ASSERT_EQ(full.rows(), 7u);
@@ -150,8 +146,8 @@ TEST_F(LateMaterializedScanTest, LimitWithoutOrderReadsMatchingRows) {
     EXPECT_EQ(rows.columns[2]->StringAt(r), "http://x/" + std::to_string(id));
   }
   // A filter nothing passes leaves an empty result of the right shape.
-  pb::Fragment none = TopN(4, true);
-  *none.mutable_filter() =
+  plan::Fragment none = TopN(4, true);
+  none.filter =
       core::Call("greater", TypeId::kUInt8, {Col(0, TypeId::kUInt32), Lit(uint64_t{kRows})});
   EXPECT_EQ(Run(none).rows(), 0u);
 }

@@ -11,7 +11,7 @@
 namespace granite::worker {
 namespace {
 
-namespace pb = granite::worker::v1;
+namespace plan = granite::core::plan;
 using core::Col;
 using core::Lit;
 using core::TypeId;
@@ -36,64 +36,64 @@ std::vector<uint32_t> Keys(const core::Block& block) {
   return keys;
 }
 
-TEST(LocalGroupCutTest, WantsACutOnlyWithHavingOrLimit) {
-  pb::Fragment fragment;
-  EXPECT_FALSE(WantsLocalGroupCut(fragment));
-  fragment.set_local_limit(3);
-  EXPECT_TRUE(WantsLocalGroupCut(fragment));
-  fragment.set_local_limit(0);
-  *fragment.mutable_local_having() = Lit(core::Value(uint64_t{1}), TypeId::kUInt8);
-  EXPECT_TRUE(WantsLocalGroupCut(fragment));
+TEST(LocalGroupCutTest, ACutIsActiveOnlyWithHavingOrLimit) {
+  plan::LocalCut cut_spec;
+  EXPECT_FALSE(cut_spec.active());
+  cut_spec.limit = 3;
+  EXPECT_TRUE(cut_spec.active());
+  cut_spec.limit = 0;
+  cut_spec.having = Lit(core::Value(uint64_t{1}), TypeId::kUInt8);
+  EXPECT_TRUE(cut_spec.active());
 }
 
 TEST(LocalGroupCutTest, OrdersAndKeepsTheFirstLimitGroupsTiesInInputOrder) {
-  pb::Fragment fragment;
-  *fragment.add_local_order() = Col(1, TypeId::kUInt64);
-  fragment.add_local_order_descending(true);
-  fragment.set_local_limit(4);
-  absl::StatusOr<core::Block> cut = CutLocalGroups(fragment, Groups());
+  plan::LocalCut cut_spec;
+  cut_spec.order.push_back(Col(1, TypeId::kUInt64));
+  cut_spec.descending.push_back(true);
+  cut_spec.limit = 4;
+  absl::StatusOr<core::Block> cut = CutLocalGroups(cut_spec, Groups());
   ASSERT_TRUE(cut.ok()) << cut.status();
   // c = 7 (k 6), then the c = 5 ties in input order: k 0, 2, 4 (k 9 is past the limit).
   EXPECT_EQ(Keys(*cut), (std::vector<uint32_t>{6, 0, 2, 4}));
   EXPECT_EQ(cut->columns[1]->Data<uint64_t>()[0], 7u);
 
-  fragment.set_local_limit(20);  // more than there are groups: all, unchanged
-  cut = CutLocalGroups(fragment, Groups());
+  cut_spec.limit = 20;  // more than there are groups: all, unchanged
+  cut = CutLocalGroups(cut_spec, Groups());
   ASSERT_TRUE(cut.ok());
   EXPECT_EQ(cut->rows(), 10u);
 }
 
 TEST(LocalGroupCutTest, HavingBeforeTheLimitAndNoOrderKeepsTheFirst) {
-  pb::Fragment fragment;
-  absl::StatusOr<pb::Expr> having = core::TypedCall(
+  plan::LocalCut cut_spec;
+  absl::StatusOr<plan::Expr> having = core::TypedCall(
       "less", {Col(1, TypeId::kUInt64), Lit(core::Value(uint64_t{3}), TypeId::kUInt64)});
   ASSERT_TRUE(having.ok()) << having.status();
-  *fragment.mutable_local_having() = *having;
-  absl::StatusOr<core::Block> cut = CutLocalGroups(fragment, Groups());  // no limit
+  cut_spec.having = *having;
+  absl::StatusOr<core::Block> cut = CutLocalGroups(cut_spec, Groups());  // no limit
   ASSERT_TRUE(cut.ok()) << cut.status();
   EXPECT_EQ(Keys(*cut), (std::vector<uint32_t>{1, 5, 7}));
 
-  fragment.set_local_limit(2);  // the first two passing groups, not the first two groups
-  cut = CutLocalGroups(fragment, Groups());
+  cut_spec.limit = 2;  // the first two passing groups, not the first two groups
+  cut = CutLocalGroups(cut_spec, Groups());
   ASSERT_TRUE(cut.ok());
   EXPECT_EQ(Keys(*cut), (std::vector<uint32_t>{1, 5}));
 
-  *fragment.add_local_order() = Col(0, TypeId::kUInt32);
-  fragment.add_local_order_descending(true);
-  cut = CutLocalGroups(fragment, Groups());
+  cut_spec.order.push_back(Col(0, TypeId::kUInt32));
+  cut_spec.descending.push_back(true);
+  cut = CutLocalGroups(cut_spec, Groups());
   ASSERT_TRUE(cut.ok());
   EXPECT_EQ(Keys(*cut), (std::vector<uint32_t>{7, 5}));
 
-  cut = CutLocalGroups(fragment, core::Block());  // no groups at all
+  cut = CutLocalGroups(cut_spec, core::Block());  // no groups at all
   ASSERT_TRUE(cut.ok()) << cut.status();
   EXPECT_EQ(cut->rows(), 0u);
 }
 
 TEST(LocalGroupCutTest, MismatchedDirectionsAreAnError) {
-  pb::Fragment fragment;
-  *fragment.add_local_order() = Col(1, TypeId::kUInt64);
-  fragment.set_local_limit(1);
-  EXPECT_FALSE(CutLocalGroups(fragment, Groups()).ok());
+  plan::LocalCut cut_spec;
+  cut_spec.order.push_back(Col(1, TypeId::kUInt64));
+  cut_spec.limit = 1;
+  EXPECT_FALSE(CutLocalGroups(cut_spec, Groups()).ok());
 }
 
 }  // namespace

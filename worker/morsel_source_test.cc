@@ -17,7 +17,7 @@
 namespace granite::worker {
 namespace {
 
-namespace pb = granite::worker::v1;
+namespace plan = granite::core::plan;
 using core::Col;
 using core::Lit;
 using core::TypeId;
@@ -34,28 +34,28 @@ storage::TableSchema Schema() {
 }
 
 // A fragment reading (EventDate, CounterID) of hits with `filter` over those two columns.
-pb::Fragment Fragment(std::optional<pb::Expr> filter) {
-  pb::Fragment fragment;
-  fragment.mutable_source()->set_table("hits");
-  fragment.mutable_source()->add_columns("EventDate");
-  fragment.mutable_source()->add_columns("CounterID");
-  if (filter) *fragment.mutable_filter() = *filter;
+plan::Fragment Fragment(std::optional<plan::Expr> filter) {
+  plan::Fragment fragment;
+  fragment.scan.table = "hits";
+  fragment.scan.columns.push_back("EventDate");
+  fragment.scan.columns.push_back("CounterID");
+  if (filter) fragment.filter = *filter;
   return fragment;
 }
 
-pb::Expr Call(const char* name, std::vector<pb::Expr> args) {
-  absl::StatusOr<pb::Expr> call = core::TypedCall(name, std::move(args));
+plan::Expr Call(const char* name, std::vector<plan::Expr> args) {
+  absl::StatusOr<plan::Expr> call = core::TypedCall(name, std::move(args));
   EXPECT_TRUE(call.ok()) << call.status();
   return *call;
 }
 
-pb::Expr Date() { return Col(0, TypeId::kDate); }
-pb::Expr Counter() { return Col(1, TypeId::kUInt32); }
+plan::Expr Date() { return Col(0, TypeId::kDate); }
+plan::Expr Counter() { return Col(1, TypeId::kUInt32); }
 
 TEST(FilterRangesTest, ComparisonsInAndOr) {
   storage::TableSchema schema = Schema();
   // CounterID = 62 AND EventDate >= '2013-07-01' AND EventDate <= '2013-07-31'
-  pb::Expr q37 = Call("and", {Call("equals", {Counter(), Lit(uint64_t{62})}),
+  plan::Expr q37 = Call("and", {Call("equals", {Counter(), Lit(uint64_t{62})}),
                               Call("greaterOrEquals", {Date(), Lit(std::string("2013-07-01"))}),
                               Call("lessOrEquals", {Date(), Lit(std::string("2013-07-31"))})});
   storage::ColumnRanges ranges = RangesFromFilter(Fragment(q37), schema);
@@ -65,24 +65,24 @@ TEST(FilterRangesTest, ComparisonsInAndOr) {
                                          std::to_string(core::DaysFromCivil(2013, 7, 31)) + "]");
 
   // A mirrored comparison, IN, and OR over one column.
-  pb::Expr mirrored = Call("less", {Lit(uint64_t{10}), Counter()});
+  plan::Expr mirrored = Call("less", {Lit(uint64_t{10}), Counter()});
   EXPECT_EQ(RangesFromFilter(Fragment(mirrored), schema)[0].DebugString(), "(10, +inf)");
-  pb::Expr tuple = core::Call("tuple", TypeId::kUInt8, {Lit(uint64_t{7}), Lit(uint64_t{3})});
-  pb::Expr in = Call("in", {Counter(), tuple});
+  plan::Expr tuple = core::Call("tuple", TypeId::kUInt8, {Lit(uint64_t{7}), Lit(uint64_t{3})});
+  plan::Expr in = Call("in", {Counter(), tuple});
   EXPECT_EQ(RangesFromFilter(Fragment(in), schema)[0].DebugString(), "{3, 7}");
-  pb::Expr either = Call("or", {Call("equals", {Counter(), Lit(uint64_t{1})}),
+  plan::Expr either = Call("or", {Call("equals", {Counter(), Lit(uint64_t{1})}),
                                 Call("greater", {Counter(), Lit(uint64_t{100})})});
   EXPECT_EQ(RangesFromFilter(Fragment(either), schema)[0].DebugString(), "[1, +inf)");
 
   // What constrains nothing: no filter, OR with an unconstrained branch, other functions.
   EXPECT_TRUE(RangesFromFilter(Fragment(std::nullopt), schema).empty());
-  pb::Expr loose = Call("or", {Call("equals", {Counter(), Lit(uint64_t{1})}),
+  plan::Expr loose = Call("or", {Call("equals", {Counter(), Lit(uint64_t{1})}),
                                Call("equals", {Date(), Lit(std::string("2013-07-01"))})});
   EXPECT_TRUE(RangesFromFilter(Fragment(loose), schema).empty());
-  pb::Expr other = Call("notEquals", {Counter(), Lit(uint64_t{1})});
+  plan::Expr other = Call("notEquals", {Counter(), Lit(uint64_t{1})});
   EXPECT_TRUE(RangesFromFilter(Fragment(other), schema).empty());
   // Text that is no date constrains nothing rather than failing.
-  pb::Expr bad = core::Call("equals", TypeId::kUInt8, {Date(), Lit(std::string("soon"))});
+  plan::Expr bad = core::Call("equals", TypeId::kUInt8, {Date(), Lit(std::string("soon"))});
   EXPECT_TRUE(RangesFromFilter(Fragment(bad), schema).empty());
 }
 
@@ -113,15 +113,15 @@ class MorselSourceTest : public StoreTestBase {
 // largest N (an endless loop) and cost memory in proportion to N.
 TEST(NumbersMorselsTest, AreComputedForAnyCountUpTo2To64) {
   constexpr uint64_t kMax = ~uint64_t{0};
-  pb::Fragment fragment;
-  fragment.mutable_source()->mutable_function()->set_name("numbers");
+  plan::Fragment fragment;
+  fragment.scan.function.emplace().name = "numbers";
   for (uint64_t arg : {uint64_t{0}, kMax, uint64_t{1}}) {
-    fragment.mutable_source()->mutable_function()->add_args(arg);  // offset, count, step
+    fragment.scan.function->args.push_back(arg);  // offset, count, step
   }
-  fragment.set_worker_count(3);
+  fragment.worker_count = 3;
   uint64_t next = 0, rows = 0;
   for (uint32_t worker = 0; worker < 3; ++worker) {
-    fragment.set_worker_index(worker);
+    fragment.worker_index = worker;
     auto source = MorselSource::Open(fragment, nullptr);
     ASSERT_TRUE(source.ok()) << source.status();
     const uint64_t count = (*source)->morsel_count();
@@ -140,21 +140,21 @@ TEST(NumbersMorselsTest, AreComputedForAnyCountUpTo2To64) {
   EXPECT_EQ(next, kMax);
   EXPECT_EQ(rows, kMax);
   // A small count: one short morsel; an empty slice: none.
-  fragment.set_worker_count(1);
-  fragment.set_worker_index(0);
-  fragment.mutable_source()->mutable_function()->set_args(1, 10);
+  fragment.worker_count = 1;
+  fragment.worker_index = 0;
+  fragment.scan.function->args[1] = 10;
   auto small = MorselSource::Open(fragment, nullptr);
   ASSERT_TRUE(small.ok());
   ASSERT_EQ((*small)->morsel_count(), 1u);
   EXPECT_EQ((*small)->morsel(0).end, 10u);
-  fragment.mutable_source()->mutable_function()->set_args(1, 0);
+  fragment.scan.function->args[1] = 0;
   auto empty = MorselSource::Open(fragment, nullptr);
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ((*empty)->morsel_count(), 0u);
 }
 
 TEST_F(MorselSourceTest, ReadsOnlyTheGranulesThatCanMatch) {
-  pb::Expr q37 = Call("and", {Call("equals", {Counter(), Lit(uint64_t{62})}),
+  plan::Expr q37 = Call("and", {Call("equals", {Counter(), Lit(uint64_t{62})}),
                               Call("greaterOrEquals", {Date(), Lit(std::string("2013-07-01"))}),
                               Call("lessOrEquals", {Date(), Lit(std::string("2013-07-31"))})});
   std::unique_ptr<MorselSource> source = Open(Fragment(q37));
@@ -176,11 +176,11 @@ TEST_F(MorselSourceTest, ReadsOnlyTheGranulesThatCanMatch) {
   }
   EXPECT_EQ(matching, 30u);  // every matching row is in the chosen granules
 
-  pb::Fragment unpruned = Fragment(q37);
-  (*unpruned.mutable_settings())["use_pruning"] = "0";
+  plan::Fragment unpruned = Fragment(q37);
+  ASSERT_TRUE(unpruned.settings.Set("use_pruning", "0").ok());
   EXPECT_EQ(Open(unpruned)->prune_stats().granules_selected, 9u * 4);
-  pb::Fragment private_snapshot = Fragment(q37);
-  (*private_snapshot.mutable_settings())["use_parts_snapshot"] = "0";
+  plan::Fragment private_snapshot = Fragment(q37);
+  ASSERT_TRUE(private_snapshot.settings.Set("use_parts_snapshot", "0").ok());
   EXPECT_EQ(Open(private_snapshot)->prune_stats().granules_selected, stats.granules_selected);
 }
 

@@ -12,7 +12,7 @@
 namespace granite::worker {
 namespace {
 
-namespace pb = granite::worker::v1;
+namespace plan = granite::core::plan;
 using core::Col;
 using core::TypeId;
 
@@ -36,28 +36,26 @@ class PartBoundsScanTest : public StoreTestBase {
   }
 
   // SELECT <name>(<column>) ... FROM t, reading `columns`.
-  static pb::Fragment MinMax(std::vector<std::pair<std::string, pb::Expr>> calls,
+  static plan::Fragment MinMax(std::vector<std::pair<std::string, plan::Expr>> calls,
                              std::vector<std::string> columns) {
-    pb::Fragment fragment;
-    fragment.set_aggregate(true);
-    fragment.mutable_source()->set_table("t");
-    for (const std::string& column : columns) fragment.mutable_source()->add_columns(column);
+    plan::Fragment fragment;
+    fragment.aggregate.emplace();
+    fragment.scan.table = "t";
+    for (const std::string& column : columns) fragment.scan.columns.push_back(column);
     for (auto& [name, arg] : calls) {
-      pb::AggregateCall* call = fragment.add_aggregates();
-      call->set_name(name);
-      *call->add_args() = arg;
+      fragment.aggregate->calls.push_back({.name = name, .args = {arg}});
     }
     return fragment;
   }
 
-  std::optional<core::Block> Bounds(const pb::Fragment& fragment) {
+  std::optional<core::Block> Bounds(const plan::Fragment& fragment) {
     std::unique_ptr<MorselSource> source = Open(fragment);
     return source != nullptr ? PartBoundsBlock(fragment, *source) : std::nullopt;
   }
 };
 
 TEST_F(PartBoundsScanTest, HoldsEachPartsMinimumAndMaximum) {
-  pb::Fragment fragment =
+  plan::Fragment fragment =
       MinMax({{"min", Col(0, TypeId::kDate)}, {"max", Col(1, TypeId::kInt32)}}, {"d", "n"});
   std::optional<core::Block> block = Bounds(fragment);
   ASSERT_TRUE(block.has_value());
@@ -75,16 +73,16 @@ TEST_F(PartBoundsScanTest, HoldsEachPartsMinimumAndMaximum) {
 }
 
 TEST_F(PartBoundsScanTest, LeavesOtherFragmentsToTheScan) {
-  pb::Fragment base = MinMax({{"min", Col(0, TypeId::kDate)}}, {"d"});
+  plan::Fragment base = MinMax({{"min", Col(0, TypeId::kDate)}}, {"d"});
   ASSERT_TRUE(Bounds(base).has_value());
-  pb::Fragment off = base;
-  (*off.mutable_settings())["use_part_bounds_for_min_max"] = "0";
+  plan::Fragment off = base;
+  ASSERT_TRUE(off.settings.Set("use_part_bounds_for_min_max", "0").ok());
   EXPECT_FALSE(Bounds(off).has_value());
-  pb::Fragment filtered = base;
-  *filtered.mutable_filter() = Col(0, TypeId::kDate);
+  plan::Fragment filtered = base;
+  filtered.filter = Col(0, TypeId::kDate);
   EXPECT_FALSE(Bounds(filtered).has_value());
-  pb::Fragment grouped = base;
-  *grouped.add_group_keys() = Col(0, TypeId::kDate);
+  plan::Fragment grouped = base;
+  grouped.aggregate->keys.push_back(Col(0, TypeId::kDate));
   EXPECT_FALSE(Bounds(grouped).has_value());
   EXPECT_FALSE(Bounds(MinMax({{"sum", Col(0, TypeId::kDate)}}, {"d"})).has_value());
   EXPECT_FALSE(Bounds(MinMax({{"max", Col(0, TypeId::kString)}}, {"s"})).has_value());

@@ -12,27 +12,27 @@
 namespace granite::worker {
 namespace {
 
-namespace pb = granite::worker::v1;
+namespace plan = granite::core::plan;
 using core::Col;
 using core::Lit;
 using core::TypeId;
 
 // SELECT ... FROM hits WHERE `filter`, reading (CounterID, URL).
-pb::Fragment Fragment(const pb::Expr& filter) {
-  pb::Fragment fragment;
-  fragment.mutable_source()->set_table("hits");
-  fragment.mutable_source()->add_columns("CounterID");
-  fragment.mutable_source()->add_columns("URL");
-  *fragment.mutable_filter() = filter;
+plan::Fragment Fragment(const plan::Expr& filter) {
+  plan::Fragment fragment;
+  fragment.scan.table = "hits";
+  fragment.scan.columns.push_back("CounterID");
+  fragment.scan.columns.push_back("URL");
+  fragment.filter = filter;
   return fragment;
 }
 
 // CounterID % 2000 = value: a filter granule ranges cannot prune.
-pb::Expr CounterIs(uint64_t value) {
-  absl::StatusOr<pb::Expr> modulo =
+plan::Expr CounterIs(uint64_t value) {
+  absl::StatusOr<plan::Expr> modulo =
       core::TypedCall("modulo", {Col(0, TypeId::kUInt32), Lit(uint64_t{2000})});
   EXPECT_TRUE(modulo.ok()) << modulo.status();
-  absl::StatusOr<pb::Expr> call = core::TypedCall("equals", {*modulo, Lit(value)});
+  absl::StatusOr<plan::Expr> call = core::TypedCall("equals", {*modulo, Lit(value)});
   EXPECT_TRUE(call.ok()) << call.status();
   return *call;
 }
@@ -59,21 +59,22 @@ TEST(QueryConditionCacheKeyTest, CachesOnlyStableFilters) {
   EXPECT_EQ(QueryConditionCache::KeyOf(Fragment(CounterIs(5))), key);
   EXPECT_NE(QueryConditionCache::KeyOf(Fragment(CounterIs(6))), key);
   // The same filter over other source columns is another filter.
-  pb::Fragment other = Fragment(CounterIs(5));
-  other.mutable_source()->set_columns(0, "RegionID");
+  plan::Fragment other = Fragment(CounterIs(5));
+  other.scan.columns[0] = "RegionID";
   EXPECT_NE(QueryConditionCache::KeyOf(other), key);
 
-  pb::Fragment off = Fragment(CounterIs(5));
-  (*off.mutable_settings())["use_query_condition_cache"] = "0";
+  plan::Fragment off = Fragment(CounterIs(5));
+  ASSERT_TRUE(off.settings.Set("use_query_condition_cache", "0").ok());
   EXPECT_EQ(QueryConditionCache::KeyOf(off), "");
-  pb::Fragment none = Fragment(CounterIs(5));
-  none.clear_filter();
+  plan::Fragment none = Fragment(CounterIs(5));
+  none.filter.reset();
   EXPECT_EQ(QueryConditionCache::KeyOf(none), "");
   // rand() anywhere in the filter: never cached.
-  pb::Expr random = CounterIs(5);
-  pb::Expr* call = random.mutable_call()->mutable_args(1);
-  call->Clear();
-  call->mutable_call()->set_name("rand");
+  plan::Expr random = CounterIs(5);
+  plan::Expr& call = random.args[1];
+  call = plan::Expr();
+  call.kind = plan::Expr::Kind::kCall;
+  call.function = "rand";
   EXPECT_EQ(QueryConditionCache::KeyOf(Fragment(random)), "");
 }
 
@@ -98,7 +99,7 @@ TEST_F(QueryConditionCacheTest, MarksGranulesOfOnePartAndFilter) {
 
 TEST_F(QueryConditionCacheTest, MorselSourceSkipsGranulesWithoutAMatch) {
   // CounterID % 2000 = 1234 matches one row, in granule 12.
-  pb::Fragment fragment = Fragment(CounterIs(1234));
+  plan::Fragment fragment = Fragment(CounterIs(1234));
   std::unique_ptr<MorselSource> first = Open(fragment);
   size_t granules = 0;
   for (const Morsel& morsel : first->table_morsels()) granules += morsel.end - morsel.begin;
@@ -121,8 +122,8 @@ TEST_F(QueryConditionCacheTest, MorselSourceSkipsGranulesWithoutAMatch) {
     granules += morsel.end - morsel.begin;
   }
   EXPECT_EQ(granules, 20u);
-  pb::Fragment off = fragment;
-  (*off.mutable_settings())["use_query_condition_cache"] = "0";
+  plan::Fragment off = fragment;
+  ASSERT_TRUE(off.settings.Set("use_query_condition_cache", "0").ok());
   granules = 0;
   for (const Morsel& morsel : Open(off)->table_morsels()) granules += morsel.end - morsel.begin;
   EXPECT_EQ(granules, 20u);

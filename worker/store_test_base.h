@@ -46,7 +46,7 @@ class StoreTestBase : public ::testing::Test {
   }
 
   // Opens the morsels of `fragment`; null (and a test failure) on error.
-  std::unique_ptr<MorselSource> Open(const granite::worker::v1::Fragment& fragment) {
+  std::unique_ptr<MorselSource> Open(const core::plan::Fragment& fragment) {
     auto source = MorselSource::Open(fragment, store_.get());
     EXPECT_TRUE(source.ok()) << source.status();
     return source.ok() ? std::move(*source) : nullptr;

@@ -16,7 +16,7 @@
 namespace granite::worker {
 namespace {
 
-namespace pb = granite::worker::v1;
+namespace plan = granite::core::plan;
 using core::Col;
 using core::Lit;
 using core::TypeId;
@@ -44,41 +44,37 @@ class TopNMorselFilterTest : public StoreTestBase {
   }
 
   // SELECT Id, EventTime, URL FROM hits WHERE Id % 3 != 1 ORDER BY EventTime [DESC], Id LIMIT n.
-  static pb::Fragment TopN(uint64_t limit, bool descending, bool late) {
-    pb::Fragment fragment;
-    fragment.set_worker_count(1);
-    fragment.mutable_source()->set_table("hits");
+  static plan::Fragment TopN(uint64_t limit, bool descending, bool late) {
+    plan::Fragment fragment;
+    fragment.worker_count = 1;
+    fragment.scan.table = "hits";
     for (const char* name : {"Id", "EventTime", "URL"}) {
-      fragment.mutable_source()->add_columns(name);
+      fragment.scan.columns.push_back(name);
     }
-    *fragment.mutable_filter() = core::Call(
+    fragment.filter = core::Call(
         "notEquals", TypeId::kUInt8,
         {core::Call("modulo", TypeId::kUInt8, {Col(0, TypeId::kUInt32), Lit(uint64_t{3})}),
          Lit(uint64_t{1})});
-    *fragment.add_projections() = Col(0, TypeId::kUInt32);
-    *fragment.add_projections() = Col(1, TypeId::kDateTime);
-    *fragment.add_projections() = Col(2, TypeId::kString);
-    pb::SortKey* key = fragment.add_order_by();
-    key->set_column(1);
-    key->set_descending(descending);
-    fragment.add_order_by()->set_column(0);
-    fragment.set_limit(limit);
-    if (!late) (*fragment.mutable_settings())["late_materialization_max_limit"] = "0";
+    fragment.projections.push_back(Col(0, TypeId::kUInt32));
+    fragment.projections.push_back(Col(1, TypeId::kDateTime));
+    fragment.projections.push_back(Col(2, TypeId::kString));
+    fragment.order_by.push_back({.column = 1, .descending = descending});
+    fragment.order_by.push_back({.column = 0});
+    fragment.limit = limit;
+    fragment.late_materialization = late;
     return fragment;
   }
 
   // Runs `fragment`; returns its rows as "Id EventTime URL" lines and sets *read_rows.
-  std::vector<std::string> Run(const pb::Fragment& fragment, uint64_t* read_rows) {
+  std::vector<std::string> Run(const plan::Fragment& fragment, uint64_t* read_rows) {
     core::ThreadPool pool(2);
     FragmentExecutor executor(store_.get(), &pool);
     std::atomic<bool> cancelled{false};
     std::vector<std::string> rows;
-    absl::Status status = executor.Run(fragment, cancelled, [&](const pb::FragmentChunk& chunk) {
-      if (chunk.has_stats()) *read_rows = chunk.stats().read_rows();
-      if (!chunk.has_block()) return true;
-      auto raw = core::DecompressLz4(chunk.block().data(), chunk.block().raw_size());
-      EXPECT_TRUE(raw.ok()) << raw.status();
-      auto block = core::DecodeBlock(*raw);
+    absl::Status status = executor.Run(fragment, cancelled, [&](plan::ResultChunk&& chunk) {
+      if (chunk.kind == plan::ResultChunk::Kind::kStats) *read_rows = chunk.stats.read_rows;
+      if (chunk.kind != plan::ResultChunk::Kind::kBlock) return true;
+      auto block = core::DecodeWireBlock(chunk.block.data, chunk.block.raw_size);
       EXPECT_TRUE(block.ok()) << block.status();
       for (size_t r = 0; r < block->rows(); ++r) {
         rows.push_back(std::to_string(block->columns[0]->Get<uint32_t>(r)) + " " +

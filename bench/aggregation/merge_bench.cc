@@ -146,9 +146,10 @@ coordinator::QueryPlan TopNPlan(const std::vector<TypeId>& types, uint32_t order
                                 size_t offset = 0) {
   coordinator::QueryPlan plan;
   for (uint32_t c = 0; c < types.size(); ++c) {
-    worker::v1::Expr expr;
-    expr.set_type(static_cast<uint32_t>(types[c]));
-    expr.set_column(c);
+    core::plan::Expr expr;
+    expr.kind = core::plan::Expr::Kind::kColumn;
+    expr.type = types[c];
+    expr.column = c;
     plan.final_exprs.push_back(expr);
   }
   plan.visible = types.size();
@@ -244,7 +245,7 @@ void BM_CoordinatorUrlTopN(benchmark::State& state) {
   std::vector<TypeId> types = keys;
   types.push_back(TypeId::kUInt64);
   coordinator::QueryPlan plan = TopNPlan(types, /*order_by=*/5, offset);
-  if (mode == 1) (*plan.fragment.mutable_settings())["late_aggregate_finalization_by_ref"] = "0";
+  if (mode == 1) plan.settings.late_aggregate_finalization_by_ref = false;
   for (auto _ : state) {
     state.PauseTiming();
     std::vector<std::vector<core::Block>> sent = {UrlWorkerBuckets(1), UrlWorkerBuckets(2)};

@@ -16,15 +16,14 @@
 namespace granite::coordinator {
 namespace {
 
-namespace pb = granite::worker::v1;
 using core::CodeOf;
 using core::ErrorCode;
 using core::TypeId;
 
 core::TableSchema Schema() {
   core::TableSchema schema;
-  schema.set_name("t");
-  for (const char* column : {"a", "b_2", "s"}) schema.add_columns()->set_name(column);
+  schema.name = "t";
+  for (const char* column : {"a", "b_2", "s"}) schema.columns.push_back({.name = column});
   return schema;
 }
 

@@ -15,7 +15,6 @@
 namespace granite::coordinator {
 namespace {
 
-namespace pb = granite::worker::v1;
 using core::TypeId;
 
 using core::Col;

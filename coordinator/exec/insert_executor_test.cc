@@ -137,12 +137,8 @@ class InsertExecutorTest : public ::testing::Test {
       addresses.push_back("127.0.0.1:" + std::to_string(port));
     }
     set_ = std::make_unique<WorkerSet>(addresses);
-    schema_.set_name("t");
-    for (const char* name : {"k", "v"}) {
-      core::ColumnSchema* column = schema_.add_columns();
-      column->set_name(name);
-      column->set_type(static_cast<uint32_t>(TypeId::kUInt64));
-    }
+    schema_.name = "t";
+    for (const char* name : {"k", "v"}) schema_.columns.push_back({name, TypeId::kUInt64});
   }
   void TearDown() override {
     for (auto& server : servers_) server->Shutdown();
@@ -191,7 +187,7 @@ TEST_F(InsertExecutorTest, EveryRowArrivesOnceOverManyChunks) {
 }
 
 TEST_F(InsertExecutorTest, ShardedRowsLandOnTheirWorkerInEveryChunk) {
-  schema_.add_sharding_key("k");
+  schema_.sharding_key.push_back("k");
   ASSERT_TRUE(Insert("CSV", "", 1).ok());  // no rows: nothing sent
   std::string csv;
   for (int i = 1; i <= 500; ++i) csv += std::to_string(i) + "," + std::to_string(i) + "\n";
@@ -292,15 +288,15 @@ TEST_F(InsertExecutorTest, AKillBetweenChunksAbortsEveryWorker) {
 }
 
 TEST_F(InsertExecutorTest, AShardedTableRefusesAnotherWorkerCount) {
-  schema_.add_sharding_key("k");
-  schema_.set_shard_count(2);  // created on 2 workers; the cluster has 3
+  schema_.sharding_key.push_back("k");
+  schema_.shard_count = 2;  // created on 2 workers; the cluster has 3
   auto rows = Insert("TSV", Rows(10), 100);
   EXPECT_EQ(core::CodeOf(rows.status()), core::ErrorCode::kBadArguments) << rows.status();
   EXPECT_NE(rows.status().message().find("over 2 workers, but the cluster has 3"),
             std::string::npos)
       << rows.status();
   for (auto& worker : workers_) EXPECT_EQ(worker->prepares(), 0);
-  schema_.set_shard_count(3);
+  schema_.shard_count = 3;
   rows = Insert("TSV", Rows(10), 100);
   ASSERT_TRUE(rows.ok()) << rows.status();
   EXPECT_EQ(*rows, 10u);
@@ -321,7 +317,7 @@ TEST_F(InsertExecutorTest, SingleRowInsertsWithoutAKeySpreadOverEveryWorker) {
 }
 
 TEST_F(InsertExecutorTest, OneChunkForOneWorkerIsASingleInsertCall) {
-  schema_.add_sharding_key("k");
+  schema_.sharding_key.push_back("k");
   auto rows = Insert("CSV", "7,70\n7,71\n", 100);
   ASSERT_TRUE(rows.ok()) << rows.status();
   EXPECT_EQ(*rows, 2u);
@@ -355,7 +351,7 @@ TEST_F(InsertExecutorTest, OneChunkForSeveralWorkersIsPreparedAndCommitted) {
 TEST_F(InsertExecutorTest, ManyChunksForOneWorkerArePreparedAndCommitted) {
   // Every row has the same key, so one worker gets them all, in 5 chunks: all or nothing needs
   // the second phase even on one worker.
-  schema_.add_sharding_key("k");
+  schema_.sharding_key.push_back("k");
   std::string csv;
   for (int i = 0; i < 50; ++i) csv += "7," + std::to_string(i) + "\n";
   auto rows = Insert("CSV", csv, 10);
@@ -370,7 +366,7 @@ TEST_F(InsertExecutorTest, ManyChunksForOneWorkerArePreparedAndCommitted) {
 }
 
 TEST_F(InsertExecutorTest, AFailedSingleInsertCallReturnsItsErrorAndShowsNothing) {
-  schema_.add_sharding_key("k");
+  schema_.sharding_key.push_back("k");
   for (auto& worker : workers_) worker->FailInserts();
   auto rows = Insert("CSV", "7,70\n", 100);
   ASSERT_FALSE(rows.ok());

@@ -18,18 +18,13 @@
 namespace granite::coordinator {
 namespace {
 
-namespace pb = granite::worker::v1;
+namespace pb = granite::core::plan;
 using core::TypeId;
 
 using core::Col;
 
 pb::Expr Plus(pb::Expr a, pb::Expr b, TypeId type) {
-  pb::Expr expr;
-  expr.set_type(static_cast<uint32_t>(type));
-  expr.mutable_call()->set_name("plus");
-  *expr.mutable_call()->add_args() = std::move(a);
-  *expr.mutable_call()->add_args() = std::move(b);
-  return expr;
+  return core::Call("plus", type, {std::move(a), std::move(b)});
 }
 
 // Q33's shape: GROUP BY UInt64, UInt32 with count(), sum(Int16), avg(Int16); or one String key.

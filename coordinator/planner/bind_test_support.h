@@ -14,6 +14,8 @@
 #include "coordinator/cluster/catalog.h"
 #include "coordinator/sql/parser.h"
 #include "core/error.h"
+#include "core/plan/fragment.h"
+#include "core/table_schema.h"
 #include "core/types.h"
 
 namespace granite::coordinator::test {
@@ -31,14 +33,10 @@ inline core::TableSchema TestTable(const std::string& name,
                                          std::vector<std::string> sharding_key = {},
                                          uint32_t shard_count = 0) {
   core::TableSchema schema;
-  schema.set_name(name);
-  for (const TestColumn& column : columns) {
-    worker::v1::ColumnSpec* spec = schema.add_columns();
-    spec->set_name(column.name);
-    spec->set_type(static_cast<uint32_t>(column.type));
-  }
-  for (std::string& key : sharding_key) schema.add_sharding_key(std::move(key));
-  schema.set_shard_count(shard_count);
+  schema.name = name;
+  for (const TestColumn& column : columns) schema.columns.push_back({column.name, column.type});
+  schema.sharding_key = std::move(sharding_key);
+  schema.shard_count = shard_count;
   return schema;
 }
 
@@ -60,11 +58,11 @@ inline absl::StatusOr<QueryPlan> BindSelect(const Catalog& catalog, const std::s
 }
 
 // Like BindSelect, but a binding error fails the test and gives an empty fragment.
-inline worker::v1::Fragment PlanFragment(const Catalog& catalog, const std::string& sql,
+inline core::plan::Fragment PlanFragment(const Catalog& catalog, const std::string& sql,
                                          size_t workers) {
   absl::StatusOr<QueryPlan> plan = BindSelect(catalog, sql, workers);
   EXPECT_TRUE(plan.ok()) << sql << ": " << plan.status();
-  return plan.ok() ? plan->fragment : worker::v1::Fragment();
+  return plan.ok() ? plan->fragment : core::plan::Fragment();
 }
 
 }  // namespace granite::coordinator::test

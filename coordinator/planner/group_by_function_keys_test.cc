@@ -9,7 +9,6 @@
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 namespace {
 
 using core::TypeId;
@@ -29,7 +28,7 @@ class GroupByFunctionKeysTest : public ::testing::Test {
   int Keys(const std::string& sql) {
     absl::StatusOr<QueryPlan> plan = test::BindSelect(catalog_, sql, 2);
     EXPECT_TRUE(plan.ok()) << sql << ": " << plan.status();
-    return plan.ok() ? plan->fragment.group_keys_size() : -1;
+    return plan.ok() ? static_cast<int>(plan->fragment.aggregate->keys.size()) : -1;
   }
 
   Catalog catalog_;

@@ -5,7 +5,7 @@
 
 #include "coordinator/planner/bind_test_support.h"
 #include "coordinator/sql/expression_parser.h"
-#include "core/plan_parse.h"
+#include "core/wire/plan_codec.h"
 #include "gtest/gtest.h"
 
 namespace granite::coordinator {
@@ -42,13 +42,17 @@ class PlanDepthTest : public ::testing::Test {
 
   // Binds `sql` and parses its serialized fragment as a worker does.
   void ExpectFragmentTravels(const std::string& sql) {
-    worker::v1::Fragment fragment = test::PlanFragment(catalog_, sql, 3);
-    std::string bytes = fragment.SerializeAsString();
+    core::plan::Fragment fragment = test::PlanFragment(catalog_, sql, 3);
+    std::string bytes = core::wire::EncodeFragment(fragment);
     ASSERT_FALSE(bytes.empty()) << sql.substr(0, 80);
-    worker::v1::Fragment parsed;
-    absl::Status status = core::ParsePlanFragment(bytes, &parsed);
-    EXPECT_TRUE(status.ok()) << status << " for " << sql.substr(0, 80);
-    EXPECT_EQ(parsed.SerializeAsString(), bytes);
+    absl::StatusOr<core::plan::Fragment> parsed = core::wire::DecodeFragment(bytes);
+    ASSERT_TRUE(parsed.ok()) << parsed.status() << " for " << sql.substr(0, 80);
+    EXPECT_EQ(parsed->scan, fragment.scan);
+    EXPECT_EQ(parsed->filter, fragment.filter);
+    EXPECT_EQ(parsed->projections, fragment.projections);
+    EXPECT_EQ(parsed->aggregate, fragment.aggregate);
+    EXPECT_EQ(parsed->order_by, fragment.order_by);
+    EXPECT_EQ(parsed->limit, fragment.limit);
   }
 
   Catalog catalog_;
@@ -79,7 +83,7 @@ TEST_F(PlanDepthTest, TheDeepestNestedCallsTravel) {
 }
 
 TEST_F(PlanDepthTest, TheLimitCoversTwoMessagesPerLevelWithRoomForCasts) {
-  static_assert(core::kPlanRecursionLimit >= 4 * sql::ExpressionParser::kMaxTreeDepth);
+  static_assert(core::wire::kPlanRecursionLimit >= 4 * sql::ExpressionParser::kMaxTreeDepth);
 }
 
 }  // namespace

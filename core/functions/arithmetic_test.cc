@@ -20,7 +20,7 @@ TEST(ArithmeticTest, PlusWidensAndWraps) {
                      MakeColumn<int64_t>(T::kInt64, {kI64Max, -1}),
                      MakeColumn<int8_t>(T::kInt8, {-128, 5})});
   auto sum8 = Fn("plus", {Col(0, T::kUInt8), Lit(uint64_t{10})});
-  EXPECT_EQ(sum8.type(), static_cast<uint32_t>(T::kUInt16));
+  EXPECT_EQ(sum8.type, T::kUInt16);
   EXPECT_EQ(Eval(sum8, b), (Rows{"260", "20"}));
   EXPECT_EQ(Eval(Fn("plus", {Col(1, T::kUInt64), Lit(uint64_t{1})}), b), (Rows{"0", "2"}));
   EXPECT_EQ(Eval(Fn("plus", {Col(2, T::kInt64), Lit(uint64_t{1})}), b),
@@ -105,7 +105,7 @@ TEST(ArithmeticTest, MinimumByMinusOneIsAnError) {
                      MakeColumn<uint32_t>(T::kUInt32, {2147483648u, 1}),
                      MakeColumn<int8_t>(T::kInt8, {-128, 1}),
                      MakeColumn<uint64_t>(T::kUInt64, {uint64_t{1} << 63, 1})});
-  auto fails = [&](const worker::v1::Expr& expr) {
+  auto fails = [&](const plan::Expr& expr) {
     absl::Status status = EvalStatus(expr, b);
     EXPECT_EQ(CodeOf(status), ErrorCode::kIllegalDivision) << status;
     EXPECT_NE(status.message().find("Division of minimal signed number by minus one"),
@@ -141,11 +141,11 @@ TEST(ArithmeticTest, Modulo) {
                      MakeColumn<int64_t>(T::kInt64, {kI64Min, -7, 7}),
                      MakeColumn<double>(T::kFloat64, {5.5, -5.5, 1})});
   auto signed_mod = Fn("modulo", {Col(0, T::kInt8), Lit(uint64_t{3})});
-  EXPECT_EQ(signed_mod.type(), static_cast<uint32_t>(T::kInt16));
+  EXPECT_EQ(signed_mod.type, T::kInt16);
   EXPECT_EQ(Eval(signed_mod, b), (Rows{"-1", "1", "-2"}));
   EXPECT_EQ(Eval(Fn("modulo", {Col(1, T::kUInt8), Lit(int64_t{-3})}), b), (Rows{"1", "2", "0"}));
   auto wide = Fn("modulo", {Col(2, T::kUInt64), Lit(uint64_t{10000})});
-  EXPECT_EQ(wide.type(), static_cast<uint32_t>(T::kUInt16));
+  EXPECT_EQ(wide.type, T::kUInt16);
   EXPECT_EQ(Eval(wide, b), (Rows{"1615", "2345", "0"}));
   EXPECT_EQ(Eval(Fn("modulo", {Col(3, T::kInt64), Lit(int64_t{-1})}), b), (Rows{"0", "0", "0"}));
   EXPECT_EQ(Eval(Fn("modulo", {Col(3, T::kInt64), Col(1, T::kUInt8)}), b),
@@ -177,7 +177,7 @@ TEST(ArithmeticTest, DateArithmetic) {
   EXPECT_EQ(Eval(Fn("plus", {Col(1, T::kDateTime), Lit(uint64_t{60})}), b),
             Rows{"2013-08-01 00:00:30"});
   auto days = Fn("minus", {Col(0, T::kDate), Fn("toDate", {Lit(std::string("2013-07-01"))})});
-  EXPECT_EQ(days.type(), static_cast<uint32_t>(T::kInt32));
+  EXPECT_EQ(days.type, T::kInt32);
   EXPECT_EQ(Eval(days, b), Rows{"30"});
 }
 

@@ -14,7 +14,7 @@ TEST(ConditionalTest, If) {
                      MakeColumn<int8_t>(T::kInt8, {-1, -2, -3}),
                      StringColumn({"a", "b", "c"}), MakeColumn<double>(T::kFloat64, {0, 0.5, 0})});
   auto mixed = Fn("if", {Col(0, T::kUInt8), Col(1, T::kUInt8), Col(2, T::kInt8)});
-  EXPECT_EQ(mixed.type(), static_cast<uint32_t>(T::kInt16));
+  EXPECT_EQ(mixed.type, T::kInt16);
   EXPECT_EQ(Eval(mixed, b), (Rows{"10", "-2", "30"}));
   EXPECT_EQ(Eval(Fn("if", {Col(0, T::kUInt8), Col(3, T::kString), Lit(std::string(""))}), b),
             (Rows{"a", "", "c"}));
@@ -38,11 +38,11 @@ TEST(ConditionalTest, MultiIf) {
   auto numbers = Fn("multiIf", {Fn("greater", {Col(0, T::kInt32), Lit(uint64_t{0})}), Lit(uint64_t{1}),
                                 Fn("greater", {Col(0, T::kInt32), Lit(uint64_t{2})}), Lit(uint64_t{70000}),
                                 Lit(int64_t{-1})});
-  EXPECT_EQ(numbers.type(), static_cast<uint32_t>(T::kInt64));
+  EXPECT_EQ(numbers.type, T::kInt64);
   EXPECT_EQ(Eval(numbers, b), (Rows{"1", "1", "1", "1"}));
   auto floats = Fn("multiIf", {Fn("equals", {Col(0, T::kInt32), Lit(uint64_t{5})}), Lit(0.5),
                                Col(0, T::kInt32)});
-  EXPECT_EQ(floats.type(), static_cast<uint32_t>(T::kFloat64));
+  EXPECT_EQ(floats.type, T::kFloat64);
   EXPECT_EQ(Eval(floats, b), (Rows{"1", "0.5", "50", "500"}));
 }
 
@@ -50,7 +50,7 @@ TEST(ConditionalTest, CaseWithExpression) {
   Block b = BlockOf({StringColumn({"a", "b", "z"}), MakeColumn<uint8_t>(T::kUInt8, {1, 2, 3})});
   auto expr = Fn("caseWithExpression", {Col(0, T::kString), Lit(std::string("a")), Lit(uint64_t{1}),
                                         Lit(std::string("b")), Lit(int64_t{-2}), Col(1, T::kUInt8)});
-  EXPECT_EQ(expr.type(), static_cast<uint32_t>(T::kInt16));
+  EXPECT_EQ(expr.type, T::kInt16);
   EXPECT_EQ(Eval(expr, b), (Rows{"1", "-2", "3"}));
   auto numeric = Fn("caseWithExpression", {Col(1, T::kUInt8), Lit(uint64_t{3}), Lit(std::string("three")),
                                            Lit(std::string("other"))});

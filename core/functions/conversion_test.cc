@@ -13,7 +13,7 @@ namespace {
 
 using T = TypeId;
 
-worker::v1::Expr Cast(worker::v1::Expr x, std::string_view type) {
+plan::Expr Cast(plan::Expr x, std::string_view type) {
   return Fn("CAST", {std::move(x), Lit(std::string(type))});
 }
 

@@ -76,7 +76,7 @@ TEST_F(DateFunctionsTest, DateTrunc) {
   EXPECT_EQ(Trunc("month", 0), (Rows{"2013-07-01", "2012-02-01"}));
   EXPECT_EQ(Trunc("year", 0), (Rows{"2013-01-01", "2012-01-01"}));
   auto alias = Fn("DATE_TRUNC", {Lit(std::string("minute")), Col(1, T::kDateTime)});
-  EXPECT_EQ(alias.call().name(), "dateTrunc");
+  EXPECT_EQ(alias.function, "dateTrunc");
   EXPECT_EQ(Eval(alias, block_), (Rows{"2013-07-15 10:47:00", "2012-02-29 23:59:00"}));
   auto bad_unit = TypedCall("dateTrunc", {Lit(std::string("decade")), Col(0, T::kDate)});
   EXPECT_EQ(CodeOf(bad_unit.status()), ErrorCode::kBadArguments);

@@ -9,7 +9,7 @@ namespace {
 
 using T = TypeId;
 
-worker::v1::Expr Tuple(std::vector<worker::v1::Expr> elements) {
+plan::Expr Tuple(std::vector<plan::Expr> elements) {
   return Call("tuple", T::kUInt8, std::move(elements));
 }
 
@@ -58,11 +58,11 @@ TEST(InTest, Numbers) {
   EXPECT_EQ(Eval(Fn("in", {Col(2, T::kUInt64), Tuple({Lit(1.5), Lit(1.0)})}), b),
             (Rows{"1", "0", "0"}));
   // A large set takes the hash path.
-  std::vector<worker::v1::Expr> many;
+  std::vector<plan::Expr> many;
   for (uint64_t v = 1000000; v < 1000020; ++v) many.push_back(Lit(v));
   EXPECT_EQ(Eval(Fn("in", {Col(2, T::kUInt64), Tuple(std::move(many))}), b),
             (Rows{"0", "0", "1"}));
-  std::vector<worker::v1::Expr> none;
+  std::vector<plan::Expr> none;
   for (uint64_t v = 2; v < 22; ++v) none.push_back(Lit(v));
   EXPECT_EQ(Eval(Fn("notIn", {Col(2, T::kUInt64), Tuple(std::move(none))}), b),
             (Rows{"1", "0", "1"}));

@@ -8,7 +8,7 @@ namespace {
 
 using T = TypeId;
 
-worker::v1::Expr S(std::string s) { return Lit(std::move(s)); }
+plan::Expr S(std::string s) { return Lit(std::move(s)); }
 
 TEST(StringFunctionsTest, LengthEmptyCase) {
   Block b = BlockOf({StringColumn({"", "abc", "Héllo World"})});
@@ -22,7 +22,7 @@ TEST(StringFunctionsTest, LengthEmptyCase) {
 
 TEST(StringFunctionsTest, Substring) {
   Block b = BlockOf({StringColumn({"abcdef", "ab", ""}), MakeColumn<int8_t>(T::kInt8, {2, -1, 1})});
-  auto sub = [&](std::vector<worker::v1::Expr> args) {
+  auto sub = [&](std::vector<plan::Expr> args) {
     args.insert(args.begin(), Col(0, T::kString));
     return Eval(Fn("substring", std::move(args)), b);
   };
@@ -60,7 +60,7 @@ TEST(StringFunctionsTest, ReplaceRegexp) {
   Block b = BlockOf({StringColumn({"https://www.example.com/path?q=1", "http://yandex.ru/", "abc", ""})});
   auto domain = Fn("REGEXP_REPLACE", {Col(0, T::kString), S("^https?://(?:www\\.)?([^/]+)/.*$"),
                                       S("\\1")});
-  EXPECT_EQ(domain.call().name(), "replaceRegexpAll");
+  EXPECT_EQ(domain.function, "replaceRegexpAll");
   EXPECT_EQ(Eval(domain, b), (Rows{"example.com", "yandex.ru", "abc", ""}));
   EXPECT_EQ(Eval(Fn("replaceRegexpAll", {Col(0, T::kString), S("[aeiou]"), S("<\\0>")}), b)[2],
             "<a>bc");

@@ -14,7 +14,7 @@
 #include "core/functions/expr_builder.h"
 #include "core/status_macros.h"
 #include "core/value_text.h"
-#include "granite/worker/v1/plan.pb.h"
+#include "core/plan/expr.h"
 
 namespace granite::core {
 
@@ -44,7 +44,7 @@ inline std::vector<std::string> Texts(const Column& column) {
 }
 
 // Compiles `expr` and evaluates it on `block`; returns the rows as text.
-inline absl::StatusOr<std::vector<std::string>> EvalTexts(const worker::v1::Expr& expr,
+inline absl::StatusOr<std::vector<std::string>> EvalTexts(const plan::Expr& expr,
                                                           const Block& block) {
   ASSIGN_OR_RETURN(std::unique_ptr<Expression> compiled, Expression::Compile(expr));
   ASSIGN_OR_RETURN(ColumnPtr column, compiled->Evaluate(block));
@@ -62,21 +62,21 @@ inline Block BlockOf(std::vector<ColumnPtr> columns) {
 }
 
 // Returns TypedCall(name, args), failing the test if it does not resolve.
-inline worker::v1::Expr Fn(std::string_view name, std::vector<worker::v1::Expr> args) {
+inline plan::Expr Fn(std::string_view name, std::vector<plan::Expr> args) {
   auto expr = TypedCall(name, std::move(args));
   EXPECT_TRUE(expr.ok()) << name << ": " << expr.status();
-  return expr.ok() ? *std::move(expr) : worker::v1::Expr();
+  return expr.ok() ? *std::move(expr) : plan::Expr{};
 }
 
 // Evaluates `expr` on `block`, failing the test on error; returns the rows as text.
-inline std::vector<std::string> Eval(const worker::v1::Expr& expr, const Block& block) {
+inline std::vector<std::string> Eval(const plan::Expr& expr, const Block& block) {
   auto rows = EvalTexts(expr, block);
   EXPECT_TRUE(rows.ok()) << rows.status();
   return rows.ok() ? *std::move(rows) : std::vector<std::string>{"<error>"};
 }
 
 // Evaluates `expr` on a block without columns of one row (constant expressions).
-inline std::string EvalConstant(const worker::v1::Expr& expr) {
+inline std::string EvalConstant(const plan::Expr& expr) {
   Block block;
   block.rows_without_columns = 1;
   std::vector<std::string> rows = Eval(expr, block);
@@ -84,7 +84,7 @@ inline std::string EvalConstant(const worker::v1::Expr& expr) {
 }
 
 // Returns the error of compiling and evaluating `expr` on `block` (OK if it succeeded).
-inline absl::Status EvalStatus(const worker::v1::Expr& expr, const Block& block) {
+inline absl::Status EvalStatus(const plan::Expr& expr, const Block& block) {
   return EvalTexts(expr, block).status();
 }
 

@@ -10,7 +10,6 @@
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 namespace {
 
 using core::TypeId;
@@ -32,7 +31,7 @@ class DistinctPlannerTest : public ::testing::Test {
 
   bool Disjoint(const std::string& sql, size_t workers = 3) {
     core::plan::Fragment fragment = Plan(sql, workers);
-    return fragment.aggregates_size() == 1 && fragment.aggregates(0).disjoint_across_workers();
+    return fragment.aggregate->calls.size() == 1 && fragment.aggregate->calls[0].disjoint_across_workers;
   }
 
   Catalog catalog_;
@@ -59,31 +58,31 @@ TEST_F(DistinctPlannerTest, NotDisjointWhenValuesMaySpanWorkers) {
 
 TEST_F(DistinctPlannerTest, BitmapForBoundedIntegerArguments) {
   core::plan::Fragment f = Plan("SELECT count(DISTINCT number % 5000000) FROM numbers_mt(100000000)");
-  ASSERT_EQ(f.aggregates_size(), 1);
-  EXPECT_EQ(f.aggregates(0).bitmap_bits(), 5'000'000u);
-  EXPECT_EQ(f.aggregates(0).bitmap_base(), 0u);
+  ASSERT_EQ(f.aggregate->calls.size(), 1u);
+  EXPECT_EQ(f.aggregate->calls[0].bitmap_bits, 5'000'000u);
+  EXPECT_EQ(f.aggregate->calls[0].bitmap_base, 0u);
   // number itself over 1e8 values is too wide for a bitmap.
   f = Plan("SELECT count(DISTINCT number) FROM numbers_mt(100000000)");
-  EXPECT_EQ(f.aggregates(0).bitmap_bits(), 0u);
+  EXPECT_EQ(f.aggregate->calls[0].bitmap_bits, 0u);
   // With GROUP BY the bitmap is per group and much smaller.
   f = Plan("SELECT number % 3 AS g, uniqExact(number % 100 - 50) FROM numbers(1000) GROUP BY g");
-  EXPECT_EQ(f.aggregates(0).bitmap_bits(), 100u);
-  EXPECT_EQ(f.aggregates(0).bitmap_base(), static_cast<uint64_t>(int64_t{-50}));
+  EXPECT_EQ(f.aggregate->calls[0].bitmap_bits, 100u);
+  EXPECT_EQ(f.aggregate->calls[0].bitmap_base, static_cast<uint64_t>(int64_t{-50}));
   f = Plan("SELECT number % 3 AS g, uniqExact(number % 100000) FROM numbers(1000000) GROUP BY g");
-  EXPECT_EQ(f.aggregates(0).bitmap_bits(), 0u);
+  EXPECT_EQ(f.aggregate->calls[0].bitmap_bits, 0u);
   // uniq keeps its sketch; a table column has only its type's range (UInt32: too wide).
-  EXPECT_EQ(Plan("SELECT uniq(number % 10) FROM numbers(100)").aggregates(0).bitmap_bits(), 0u);
-  EXPECT_EQ(Plan("SELECT uniqExact(v) FROM s").aggregates(0).bitmap_bits(), 0u);
+  EXPECT_EQ(Plan("SELECT uniq(number % 10) FROM numbers(100)").aggregate->calls[0].bitmap_bits, 0u);
+  EXPECT_EQ(Plan("SELECT uniqExact(v) FROM s").aggregate->calls[0].bitmap_bits, 0u);
 }
 
 TEST_F(DistinctPlannerTest, DirectKeyForBoundedWideKeys) {
   core::plan::Fragment f = Plan("SELECT number % 10000 + 1000000 AS k, count() FROM numbers(100000000) GROUP BY k");
-  EXPECT_TRUE(f.direct_key());
-  EXPECT_EQ(f.direct_key_base(), 1'000'000u);
-  EXPECT_FALSE(Plan("SELECT number % 100000 AS k, count() FROM numbers(100000000) GROUP BY k").direct_key());
-  EXPECT_FALSE(Plan("SELECT k, count() FROM s GROUP BY k").direct_key());
+  EXPECT_TRUE(f.aggregate->direct_key);
+  EXPECT_EQ(f.aggregate->direct_key_base, 1'000'000u);
+  EXPECT_FALSE(Plan("SELECT number % 100000 AS k, count() FROM numbers(100000000) GROUP BY k").aggregate->direct_key);
+  EXPECT_FALSE(Plan("SELECT k, count() FROM s GROUP BY k").aggregate->direct_key);
   EXPECT_FALSE(Plan("SELECT number % 10 AS a, number % 3 AS b, count() FROM numbers(10) GROUP BY a, b")
-                   .direct_key());
+                   .aggregate->direct_key);
 }
 
 }  // namespace

@@ -15,7 +15,6 @@
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 namespace {
 
 using core::TypeId;
@@ -38,7 +37,7 @@ class GroupLimitHashFilterTest : public ::testing::Test {
   uint64_t Groups(const std::string& sql) {
     absl::StatusOr<QueryPlan> plan = Plan(sql);
     EXPECT_TRUE(plan.ok()) << sql << ": " << plan.status();
-    return plan.ok() ? plan->fragment.group_limit_hash_filter() : 0;
+    return plan.ok() ? plan->fragment.aggregate->hash_limit : 0;
   }
 
   Catalog catalog_;
@@ -65,13 +64,13 @@ TEST_F(GroupLimitHashFilterTest, DoesNotFireWhereGroupsAreFilteredOrOrdered) {
   // (far fewer groups aggregated); with it turned off the workers finalize.
   absl::StatusOr<QueryPlan> sharded = Plan("SELECT k, count() FROM sharded GROUP BY k LIMIT 10");
   ASSERT_TRUE(sharded.ok()) << sharded.status();
-  EXPECT_FALSE(sharded->fragment.finalize_on_worker());
-  EXPECT_EQ(sharded->fragment.group_limit_hash_filter(), 10u);
+  EXPECT_FALSE(sharded->fragment.aggregate->finalize_on_worker);
+  EXPECT_EQ(sharded->fragment.aggregate->hash_limit, 10u);
   sharded = Plan("SELECT k, count() FROM sharded GROUP BY k LIMIT 10 SETTINGS "
                  "group_by_limit_hash_filter = 0");
   ASSERT_TRUE(sharded.ok()) << sharded.status();
-  EXPECT_TRUE(sharded->fragment.finalize_on_worker());
-  EXPECT_EQ(sharded->fragment.group_limit_hash_filter(), 0u);
+  EXPECT_TRUE(sharded->fragment.aggregate->finalize_on_worker);
+  EXPECT_EQ(sharded->fragment.aggregate->hash_limit, 0u);
 }
 
 TEST_F(GroupLimitHashFilterTest, SettingCapsAndDisables) {

@@ -7,11 +7,11 @@
 
 #include "coordinator/planner/bind_test_support.h"
 #include "core/error.h"
+#include "core/functions/expr_builder.h"
 #include "core/types.h"
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 namespace {
 
 using core::TypeId;
@@ -39,7 +39,7 @@ class ShardLocalAggregationTest : public ::testing::Test {
     };
     absl::StatusOr<QueryPlan> plan = test::BindSelect(catalog_, sql, workers, provider);
     EXPECT_TRUE(plan.ok()) << sql << ": " << plan.status();
-    return plan.ok() && plan->fragment.finalize_on_worker();
+    return plan.ok() && plan->fragment.aggregate->finalize_on_worker;
   }
 
   Catalog catalog_;
@@ -87,22 +87,20 @@ TEST_F(ShardLocalAggregationTest, DoesNotFireOnAnotherWorkerCount) {
 
 TEST_F(ShardLocalAggregationTest, ExplainsItsDecision) {
   core::plan::Fragment fragment;
-  fragment.set_aggregate(true);
-  fragment.mutable_source()->set_table("s");
-  fragment.mutable_source()->add_columns("g");
-  core::plan::Expr* key = fragment.add_group_keys();
-  key->set_type(static_cast<uint32_t>(TypeId::kUInt32));
-  key->set_column(0);
+  fragment.aggregate.emplace();
+  fragment.scan.table = "s";
+  fragment.scan.columns.push_back("g");
+  fragment.aggregate->keys.push_back(core::Col(0, TypeId::kUInt32));
   ShardLocalDecision decision = DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 3, core::Settings());
   EXPECT_FALSE(decision.fire);
   EXPECT_NE(decision.reason.find("k is not a GROUP BY key"), std::string::npos) << decision.reason;
   decision = DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 2, core::Settings());
   EXPECT_FALSE(decision.fire);
   EXPECT_NE(decision.reason.find("sharded for 3 workers, not 2"), std::string::npos);
-  fragment.mutable_source()->set_columns(0, "k");
+  fragment.scan.columns[0] = "k";
   EXPECT_TRUE(DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 3, core::Settings()).fire);
   // A key column index past the source columns never matches (and never crashes).
-  key->set_column(5);
+  fragment.aggregate->keys[0].column = 5;
   EXPECT_FALSE(DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 3, core::Settings()).fire);
 }
 

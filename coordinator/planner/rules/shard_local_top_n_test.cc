@@ -10,7 +10,6 @@
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 namespace {
 
 using core::TypeId;
@@ -32,49 +31,49 @@ class ShardLocalTopNTest : public ::testing::Test {
 TEST_F(ShardLocalTopNTest, CarriesHavingOrderAndLimitPlusOffsetWhenTheRuleFires) {
   core::plan::Fragment f = Plan(
       "SELECT k, count() AS c FROM s GROUP BY k HAVING c > 2 ORDER BY c DESC, k LIMIT 10 OFFSET 5");
-  ASSERT_TRUE(f.finalize_on_worker());
-  EXPECT_TRUE(f.has_local_having());
-  EXPECT_EQ(f.local_limit(), 15u);
-  ASSERT_EQ(f.local_order_size(), 2);
-  EXPECT_EQ(f.local_order_descending_size(), 2);
-  EXPECT_TRUE(f.local_order_descending(0));
-  EXPECT_FALSE(f.local_order_descending(1));
+  ASSERT_TRUE(f.aggregate->finalize_on_worker);
+  EXPECT_TRUE(f.aggregate->local_cut.having.has_value());
+  EXPECT_EQ(f.aggregate->local_cut.limit, 15u);
+  ASSERT_EQ(f.aggregate->local_cut.order.size(), 2u);
+  EXPECT_EQ(f.aggregate->local_cut.descending.size(), 2u);
+  EXPECT_TRUE(f.aggregate->local_cut.descending[0]);
+  EXPECT_FALSE(f.aggregate->local_cut.descending[1]);
 }
 
 TEST_F(ShardLocalTopNTest, LimitWithoutOrderAndHavingWithoutLimit) {
   // (Without the setting the key-hash filter of group_limit_hash_filter.h takes this query.)
   core::plan::Fragment f =
       Plan("SELECT k, sum(v) FROM s GROUP BY k LIMIT 7 SETTINGS group_by_limit_hash_filter = 0");
-  ASSERT_TRUE(f.finalize_on_worker());
-  EXPECT_FALSE(f.has_local_having());
-  EXPECT_EQ(f.local_limit(), 7u);
-  EXPECT_EQ(f.local_order_size(), 0);
+  ASSERT_TRUE(f.aggregate->finalize_on_worker);
+  EXPECT_FALSE(f.aggregate->local_cut.having.has_value());
+  EXPECT_EQ(f.aggregate->local_cut.limit, 7u);
+  EXPECT_EQ(f.aggregate->local_cut.order.size(), 0u);
 
   f = Plan("SELECT k FROM s GROUP BY k HAVING sum(v) > 1 ORDER BY k");
-  ASSERT_TRUE(f.finalize_on_worker());
-  EXPECT_TRUE(f.has_local_having());
-  EXPECT_EQ(f.local_limit(), 0u);  // no LIMIT: every passing group is shipped
-  EXPECT_EQ(f.local_order_size(), 0);
+  ASSERT_TRUE(f.aggregate->finalize_on_worker);
+  EXPECT_TRUE(f.aggregate->local_cut.having.has_value());
+  EXPECT_EQ(f.aggregate->local_cut.limit, 0u);  // no LIMIT: every passing group is shipped
+  EXPECT_EQ(f.aggregate->local_cut.order.size(), 0u);
 
   f = Plan("SELECT k FROM s GROUP BY k ORDER BY k LIMIT 0");
-  EXPECT_EQ(f.local_limit(), 0u);
+  EXPECT_EQ(f.aggregate->local_cut.limit, 0u);
 }
 
 TEST_F(ShardLocalTopNTest, SettingsTurnTheCutAndTheRuleOff) {
   core::plan::Fragment f = Plan(
       "SELECT k, count() AS c FROM s GROUP BY k HAVING c > 2 ORDER BY c LIMIT 3 "
       "SETTINGS shard_local_top_n = 0");
-  EXPECT_TRUE(f.finalize_on_worker());
-  EXPECT_FALSE(f.has_local_having());
-  EXPECT_EQ(f.local_limit(), 0u);
+  EXPECT_TRUE(f.aggregate->finalize_on_worker);
+  EXPECT_FALSE(f.aggregate->local_cut.having.has_value());
+  EXPECT_EQ(f.aggregate->local_cut.limit, 0u);
   f = Plan("SELECT k, count() AS c FROM s GROUP BY k ORDER BY c LIMIT 3 "
            "SETTINGS shard_local_aggregation = 0");
-  EXPECT_FALSE(f.finalize_on_worker());
-  EXPECT_EQ(f.local_limit(), 0u);
+  EXPECT_FALSE(f.aggregate->finalize_on_worker);
+  EXPECT_EQ(f.aggregate->local_cut.limit, 0u);
   f = Plan("SELECT k, count() AS c FROM s GROUP BY k ORDER BY c LIMIT 3 "
            "SETTINGS shard_local_aggregation = 1");
-  EXPECT_TRUE(f.finalize_on_worker());
-  EXPECT_EQ(f.local_limit(), 3u);
+  EXPECT_TRUE(f.aggregate->finalize_on_worker);
+  EXPECT_EQ(f.aggregate->local_cut.limit, 3u);
 }
 
 TEST_F(ShardLocalTopNTest, NothingWhenTheRuleDoesNotFire) {
@@ -83,10 +82,10 @@ TEST_F(ShardLocalTopNTest, NothingWhenTheRuleDoesNotFire) {
         "SELECT k % 10 AS r, count() FROM s GROUP BY r ORDER BY r LIMIT 3",
         "SELECT k, count() FROM plain GROUP BY k ORDER BY k LIMIT 3"}) {
     core::plan::Fragment f = Plan(sql);
-    EXPECT_FALSE(f.finalize_on_worker()) << sql;
-    EXPECT_FALSE(f.has_local_having()) << sql;
-    EXPECT_EQ(f.local_limit(), 0u) << sql;
-    EXPECT_EQ(f.local_order_size(), 0) << sql;
+    EXPECT_FALSE(f.aggregate->finalize_on_worker) << sql;
+    EXPECT_FALSE(f.aggregate->local_cut.having.has_value()) << sql;
+    EXPECT_EQ(f.aggregate->local_cut.limit, 0u) << sql;
+    EXPECT_EQ(f.aggregate->local_cut.order.size(), 0u) << sql;
   }
 }
 

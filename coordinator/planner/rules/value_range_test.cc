@@ -80,10 +80,7 @@ TEST(ValueRangeTest, ArithmeticWithConstants) {
             (ValueRange{-9, 2}));
   EXPECT_EQ(Range(Call("toUInt64", TypeId::kUInt64, {key})), (ValueRange{0, 9999}));
   core::plan::Expr cast = Call("CAST", TypeId::kInt64, {key});
-  core::plan::Expr type_name;
-  type_name.set_type(static_cast<uint32_t>(TypeId::kString));
-  type_name.mutable_literal()->set_string_value("Int64");
-  *cast.mutable_call()->add_args() = type_name;
+  cast.args.push_back(core::Lit(std::string("Int64"), TypeId::kString));
   EXPECT_EQ(Range(cast), (ValueRange{0, 9999}));
 }
 
