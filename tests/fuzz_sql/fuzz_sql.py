@@ -327,6 +327,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rows", type=int, default=400)
     parser.add_argument("--max-report", type=int, default=30, help="mismatches printed in full")
+    parser.add_argument("--sql", action="append", default=[],
+                        help="run this query instead of generated ones, printing every answer")
     args = parser.parse_args()
     try:
         import chdb  # noqa: F401
@@ -366,6 +368,15 @@ def main():
         deadline = time.monotonic() + args.minutes * 60
         ran = passed = failed = invalid = 0
         seen = {}
+        for sql in args.sql:
+            print("chdb:\n" + chdb_engine.query(sql)[0].decode())
+            for name, engine, table in configs:
+                try:
+                    print("%s:\n%s" % (name, engine.query(rename_table(sql, table))[0].decode()))
+                except engines.EngineError as e:
+                    print("%s: %s" % (name, e))
+        if args.sql:
+            return 0
         while time.monotonic() < deadline and (not args.queries or ran < args.queries):
             sql = gen.query()
             try:
