@@ -363,7 +363,8 @@ def main():
         configs = [("w1", g1, "t"), ("w3", g3, "t"), ("w3s", g3, "ts")]
         oracle = Oracle(chdb_engine)
         gen = Generator(rng)
-        deadline = time.monotonic() + args.minutes * 60
+        started = time.monotonic()
+        deadline = started + args.minutes * 60
         ran = passed = failed = invalid = 0
         seen = {}
         for sql in args.sql:
@@ -401,8 +402,9 @@ def main():
                     print("  [%s] %s" % (name, problem.replace("\n", "\n    ")))
                 sys.stdout.flush()
             seen[sql] = problems
-        print("%d queries compared on %s (%d not valid for chdb, dropped); seed %d, %d rows"
-              % (ran, ", ".join(c[0] for c in configs), invalid, args.seed, args.rows))
+        print("%d queries compared on %s in %.0f s (%d not valid for chdb, dropped); seed %d, "
+              "%d rows" % (ran, ", ".join(c[0] for c in configs), time.monotonic() - started,
+                           invalid, args.seed, args.rows))
         print("%d passed, %d failed" % (passed, failed))
         return 1 if failed else 0
     finally:
