@@ -62,7 +62,7 @@ tsan-test: deps
 
 # libFuzzer targets (fuzz/README.md): clang 14, ASan+UBSan, FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= sql_parser sql_values sql_bind query_local input_csv input_tsv input_tsv_raw \
+FUZZ_TARGETS ?= sql_parser sql_values sql_bind query_local query_info input_csv input_tsv input_tsv_raw \
   input_json_each_row block_codec part_reader
 fuzz-build: deps
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++-14 \
