@@ -167,6 +167,21 @@ class Generator:
             lambda: "floor(f32)",
             lambda: "toInt64(%s)" % col,
             lambda: "position(s, %s)" % sql_string(self.pick(["a", "l", "", "zz"])),
+            # 64-bit arithmetic wraps around in both engines.
+            lambda: "%s %s %d" % (self.pick(["u64", "i64"]), self.pick(["+", "-", "*"]),
+                                  self.pick([1, 2, -1, 1000])),
+            lambda: "%s + %s" % (self.pick(INT_COLS), self.pick(INT_COLS)),
+            lambda: "%s / %s" % (self.pick(NUM_COLS), self.pick(["2", "3", "-7", "0.5"])),
+            lambda: "round(%s, %d)" % (self.pick(FLOAT_COLS), self.r.randint(-2, 3)),
+            lambda: "trunc(f64)", lambda: "ceil(f32)",
+            lambda: "length(%s)" % self.str_expr(),
+            lambda: "multiIf(%s, 1, %s, 2, 3)" % (self.predicate(depth + 1),
+                                                  self.predicate(depth + 1)),
+            lambda: "toUInt8(%s)" % self.pick(INT_COLS),
+            lambda: "toInt16(%s)" % self.pick(INT_COLS),
+            lambda: "toFloat32(%s)" % self.pick(NUM_COLS),
+            lambda: "toDayOfYear(d)", lambda: "toQuarter(dt)", lambda: "toYYYYMMDD(dt)",
+            lambda: "toSecond(dt)",
         ]
         return self.pick(choices)()
 
@@ -174,7 +189,10 @@ class Generator:
         return self.pick(["s", "lower(s)", "upper(s)", "substring(s, 1, 3)", "substring(s, 2)",
                           "concat(s, '!')", "toString(u8)", "toString(d)", "toString(i32)",
                           "replaceAll(s, 'a', 'b')", "toString(toStartOfMonth(d))",
-                          "toString(toStartOfHour(dt))"])
+                          "toString(toStartOfHour(dt))", "toString(i64)", "toString(u64)",
+                          "substring(s, -2)", "substring(s, 0, 1)", "replaceOne(s, 'l', '')",
+                          "if(u8 > 100, s, 'other')", "concat(s, toString(u32), s)",
+                          "toString(toStartOfFiveMinutes(dt))", "toString(dt)"])
 
     def date_expr(self):
         return self.pick(["d", "dt", "toDate(dt)", "toStartOfMonth(d)", "toMonday(d)",
@@ -197,9 +215,11 @@ class Generator:
             return "NOT (%s)" % self.predicate(depth + 1)
         cmp = self.pick(["=", "!=", "<", "<=", ">", ">="])
         kind = self.r.random()
-        if kind < 0.45:
+        if kind < 0.38:
             col = self.pick(INT_COLS)
             return "%s %s %s" % (col, cmp, self.int_literal(col))
+        if kind < 0.45:  # mixed signedness and widths compare by value
+            return "%s %s %s" % (self.pick(INT_COLS), cmp, self.pick(INT_COLS + FLOAT_COLS))
         if kind < 0.55:
             return "%s %s %s" % (self.pick(FLOAT_COLS), cmp, self.pick(["0", "1.5", "-100", "1e30"]))
         if kind < 0.65:
@@ -227,7 +247,7 @@ class Generator:
             return "count()"
         fn = self.pick(["count", "sum", "min", "max", "avg", "uniqExact"])
         if fn == "sum":
-            arg = self.pick(SMALL_INT_COLS + FLOAT_COLS + ["length(s)", "u8 * 2"])
+            arg = self.pick(INT_COLS + FLOAT_COLS + ["length(s)", "u8 * 2"])
         elif fn == "avg":
             arg = self.pick(SMALL_INT_COLS + FLOAT_COLS)
         elif fn in ("min", "max"):
