@@ -41,7 +41,7 @@ asan-test: deps venv
 	  -DGRANITE_JEMALLOC=OFF $(CMAKE_FLAGS)
 	cmake --build build-asan -j $(JOBS) --target $(SANITIZER_TARGETS)
 	cd build-asan && $(SAN_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 \
-	  -LE 'integration|observability|deploy|bench|harness' -E '^(client/python|bench/)'
+	  -LE 'integration|observability|deploy|bench|harness|fuzz_sql' -E '^(client/python|bench/)'
 
 # TSan over the concurrency-heavy unit tests only (thread pool, locks, parts registry, caches,
 # merges, schedulers, admission, readers, the query registry). Suppressions (third-party code
