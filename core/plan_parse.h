@@ -14,7 +14,7 @@ namespace granite::core {
 
 // Nested messages a plan may hold. The coordinator's parser builds expression trees of at most
 // 1000 levels (sql::ExpressionParser::kMaxTreeDepth), two messages each, and the binder may wrap
-// a level in a cast; coordinator/plan_depth_test.cc checks the deepest accepted expressions.
+// a level in a cast; coordinator/planner/plan_depth_test.cc checks the deepest accepted expressions.
 // Parsing a message of this depth takes well under 1 MiB of stack.
 inline constexpr int kPlanRecursionLimit = 4 * 1000 + 100;
 

@@ -47,7 +47,7 @@ absl::Status LowerThreadPriority(int delta);
 
 // Returns the delta by which LowerThreadPriority or a live ScopedThreadNice lowered the calling
 // thread (0 = not lowered). Code that hands a query's work to another thread passes it on, so the
-// work keeps the query's priority there (coordinator/reader_threads.h).
+// work keeps the query's priority there (coordinator/cluster/reader_threads.h).
 int LoweredThreadPriority();
 
 // Returns true if this process may lower a thread's nice value again (checked once).

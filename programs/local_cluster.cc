@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "coordinator/coordinator_server.h"
+#include "coordinator/server/coordinator_server.h"
 #include "core/process.h"
 #include "programs/worker_supervisor.h"
 #include "storage/data_dir_lock.h"

@@ -1,4 +1,4 @@
-// The worker's half of shard-local HAVING and top-N (coordinator/shard_local_top_n.h): cuts the
+// The worker's half of shard-local HAVING and top-N (coordinator/planner/shard_local_top_n.h): cuts the
 // groups a worker finalized itself (Fragment.finalize_on_worker) to those it must ship.
 #pragma once
 

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "coordinator/bucketed_merger.h"
-#include "coordinator/final_stage.h"
-#include "coordinator/late_finalizer.h"
+#include "coordinator/exec/bucketed_merger.h"
+#include "coordinator/exec/final_stage.h"
+#include "coordinator/exec/late_finalizer.h"
 #include "core/aggregation/aggregator.h"
 #include "core/aggregation/local_merger.h"
 #include "core/thread_pool.h"

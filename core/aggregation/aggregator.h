@@ -16,7 +16,7 @@
 //   kDirect16    one key of 1 or 2 bytes (UInt8, Int8, UInt16, Int16, Date): FixedHashMap, a
 //                direct-indexed array of group ids with a min/max occupied index; also a wider
 //                integer key of a planned range of <= 65536 values, indexed by (value - min)
-//                (AggregatorOptions::direct_key, coordinator/distinct_planner.h).
+//                (AggregatorOptions::direct_key, coordinator/planner/distinct_planner.h).
 //   kFixed64     one other fixed-width key: IntHashMap over the widened key (hash HashIntKey), with
 //                a FixedHashMap in front for values below 2^16, so small values of a wide type
 //                cost what a UInt16 key costs.
@@ -109,7 +109,7 @@ class Aggregator {
   absl::Status Merge(const Block& partial);
   // After a successful Merge of a block of n > 0 rows: entry i < n is the group id of row i
   // (ids are dense in [0, size()), and Finalize emits groups in id order). Overwritten by the
-  // next Add or Merge (coordinator/late_finalizer.h keeps a copy per input).
+  // next Add or Merge (coordinator/exec/late_finalizer.h keeps a copy per input).
   const std::vector<uint32_t>& merged_groups() const { return group_ids_; }
 
   // In-memory merges from an Aggregator with the same key types and specs (see
@@ -148,7 +148,7 @@ class Aggregator {
   // With no keys it returns exactly one row even if nothing was added (count() = 0, sum = 0,
   // avg = nan, min/max/any = the type's default), like ClickHouse.
   // with_keys = false: only the result columns (no keys are built; a kString layout copies no
-  // key bytes), for a caller that picks the groups it needs first (coordinator/late_finalizer.h).
+  // key bytes), for a caller that picks the groups it needs first (coordinator/exec/late_finalizer.h).
   absl::StatusOr<Block> Finalize(bool with_keys = true);
 
   // Sorts the group ids by bucket: order[starts[b] .. starts[b + 1]) are the groups of bucket b.

@@ -1,5 +1,5 @@
 // uniqExact(x) of an integer argument whose values the planner proved to lie in
-// [base, base + bits) (coordinator/distinct_planner.h, AggregateSpec::bitmap_bits): one bit per
+// [base, base + bits) (coordinator/planner/distinct_planner.h, AggregateSpec::bitmap_bits): one bit per
 // possible value instead of a hash set. Adding a row sets bit (WidenKey(x) - base), merging two
 // states ORs their words, and the result is the popcount. At 5 million values this is 625 KB per
 // state, which stays in cache where a hash set of the same values takes ~64 MB of random probes.

@@ -16,7 +16,7 @@
 //   version 2 (final-only, written when this process holds the group's only state): version
 //     byte, kind byte, varint count. It finalizes to count and merges only into an empty state;
 //   version 3 (disjoint, AggregateSpec::disjoint: this worker's values of the argument are
-//     disjoint from every other worker's, coordinator/distinct_planner.h): as version 2, but
+//     disjoint from every other worker's, coordinator/planner/distinct_planner.h): as version 2, but
 //     version 3 counts of one group add up, so a worker sends a count instead of its whole set.
 #include <cstring>
 #include <memory>

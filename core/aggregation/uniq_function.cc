@@ -3,7 +3,7 @@
 // correlated with x does not bias the sample) and fed to a UniquesHashSet per group (algorithm and
 // error bound in uniques_hash_set.h). Partial state: one String column, the serialized set.
 //
-// Disjoint states (AggregateSpec::disjoint, coordinator/distinct_planner.h): when a worker's
+// Disjoint states (AggregateSpec::disjoint, coordinator/planner/distinct_planner.h): when a worker's
 // argument values are disjoint from every other worker's, it writes each group's estimate as
 // version 3 (version byte 3, varint estimate) and the receiver adds the estimates (added_). The
 // result is then a sum of per-worker estimates: each within uniques_hash_set.h's error bound of

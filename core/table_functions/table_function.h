@@ -38,7 +38,7 @@ struct TableFunctionColumn {
   std::string_view name;
   TypeId type;
   // Known values of the column: every value lies in [min, max], and (when `distinct`) no two rows
-  // share a value, so workers' slices hold disjoint values (coordinator/distinct_planner.h).
+  // share a value, so workers' slices hold disjoint values (coordinator/planner/distinct_planner.h).
   struct Range {
     uint64_t min = 0;
     uint64_t max = 0;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SELECT admission control on the coordinator (coordinator/admission_queue.h), on a cluster started
+"""SELECT admission control on the coordinator (coordinator/server/admission_queue.h), on a cluster started
 with --max_concurrent_select_queries 1 --max_queued_select_queries 2: while one long SELECT runs,
 the next SELECTs wait (system.processes shows them queued) and INSERT, DDL and system-table queries
 do not; a full queue refuses with TOO_MANY_SIMULTANEOUS_QUERIES (202), as does a SELECT whose

@@ -1,0 +1,51 @@
+// WorkerSet: the coordinator's connections to its workers. Each worker gets two gRPC channels
+// (two TCP connections): one carries the SELECT fragment streams, the other everything else —
+// INSERTs, DDL, system tables. A connection's HTTP/2 transport is driven by whichever thread
+// sends or reads on it; when SELECT threads run lowered (--query_thread_nice, SCHED_IDLE) and
+// share the connection with an INSERT, the INSERT's messages can wait behind a preempted SELECT
+// thread. Separate connections keep an INSERT's round trips off the SELECTs' transport. That is
+// not enough on its own: gRPC's pollers serve every connection of the process, so a SELECT thread
+// also calls into gRPC at normal priority (core::ScopedNormalPriority around each call).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+#include "granite/worker/v1/worker.grpc.pb.h"
+
+namespace granite::coordinator {
+
+// Holds two stubs per worker address.
+// Thread-safety: immutable after construction; stubs are safe for concurrent calls.
+class WorkerSet {
+ public:
+  explicit WorkerSet(const std::vector<std::string>& addresses);
+
+  size_t size() const { return addresses_.size(); }
+  const std::string& address(size_t i) const { return addresses_[i]; }
+  // For everything but fragment streams (inserts, DDL, system tables, health).
+  granite::worker::v1::Worker::Stub* stub(size_t i) const { return stubs_[i].get(); }
+  // For the Execute streams of SELECT fragments (coordinator/cluster/fan_out.cc).
+  granite::worker::v1::Worker::Stub* fragment_stub(size_t i) const {
+    return fragment_stubs_[i].get();
+  }
+
+  // Runs call(i) for every worker concurrently (one thread each, the last on the calling thread)
+  // and returns the first error. The calls run at the process's normal priority even from a
+  // lowered SELECT thread (core::ScopedNormalPriority).
+  absl::Status CallAll(const std::function<absl::Status(size_t)>& call) const;
+  // The same for the workers `indices` only (each < size()): one call starts no thread.
+  absl::Status CallEach(const std::vector<size_t>& indices,
+                        const std::function<absl::Status(size_t)>& call) const;
+
+ private:
+  std::vector<std::string> addresses_;
+  std::vector<std::unique_ptr<granite::worker::v1::Worker::Stub>> stubs_;
+  std::vector<std::unique_ptr<granite::worker::v1::Worker::Stub>> fragment_stubs_;
+};
+
+}  // namespace granite::coordinator

@@ -1,0 +1,459 @@
+#include "coordinator/exec/ddl_executor.h"
+
+#include <google/protobuf/util/message_differencer.h>
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/error.h"
+#include "core/mutex.h"
+#include "core/settings/settings.h"
+#include "core/rpc_status.h"
+#include "core/status_macros.h"
+#include "core/types.h"
+#include "coordinator/cluster/sharding_key.h"
+#include "coordinator/sql/parser.h"
+
+namespace granite::coordinator {
+
+namespace pb = granite::worker::v1;
+using core::ErrorCode;
+
+namespace {
+
+constexpr auto kDdlTimeout = std::chrono::seconds(60);
+
+// Serializes this coordinator's CREATE, DROP and ALTER: each lists the workers and then acts on
+// what it saw, so two at once could race (both find a table missing and half-create it).
+core::Mutex& DdlMutex() {
+  static core::Mutex* mu = new core::Mutex("coordinator_ddl");
+  return *mu;
+}
+
+void SetDeadline(grpc::ClientContext* context) {
+  context->set_deadline(std::chrono::system_clock::now() + kDdlTimeout);
+}
+
+absl::StatusOr<pb::TableSchema> SchemaFrom(const sql::CreateTableStatement& create,
+                                           size_t worker_count) {
+  pb::TableSchema schema;
+  schema.set_name(create.name);
+  std::set<std::string> seen;
+  for (const sql::ColumnDef& column : create.columns) {
+    if (!seen.insert(column.name).second) {
+      return core::Error(ErrorCode::kDuplicateColumn,
+                         "Column " + column.name + " is declared twice in table " + create.name);
+    }
+    absl::StatusOr<core::TypeId> type = core::ParseType(column.type);
+    if (!type.ok()) {
+      return core::Error(ErrorCode::kUnknownType,
+                         std::string(type.status().message()) + " (column " + column.name +
+                             ", at position " + std::to_string(column.position + 1) + ")");
+    }
+    pb::ColumnSpec* spec = schema.add_columns();
+    spec->set_name(column.name);
+    spec->set_type(static_cast<uint32_t>(*type));
+  }
+  if (create.columns.empty()) {
+    return core::Error(ErrorCode::kEmptyListOfColumnsPassed,
+                       "Table " + create.name + " must have at least one column");
+  }
+  // Keys are stored as written; storage uses plain column names, and checks them below.
+  auto add_keys = [&](const std::vector<sql::ExprPtr>& exprs,
+                      google::protobuf::RepeatedPtrField<std::string>* out) -> absl::Status {
+    for (const auto& expr : exprs) {
+      std::string name = sql::ColumnName(*expr);
+      if (expr->kind == sql::ExprKind::kIdentifier && !seen.count(expr->name)) {
+        return core::Error(ErrorCode::kUnknownIdentifier,
+                           "Missing column " + expr->name + " in the key of table " + create.name);
+      }
+      out->Add(std::move(name));
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(add_keys(create.order_by, schema.mutable_order_by()));
+  RETURN_IF_ERROR(add_keys(create.primary_key, schema.mutable_primary_key()));
+  if (create.partition_by) schema.set_partition_by(sql::ColumnName(*create.partition_by));
+  schema.set_engine(create.engine.empty() ? "MergeTree" : create.engine);
+  for (const auto& [key, value] : create.settings) {
+    RETURN_IF_ERROR(core::TableSettings().Set(key, value));  // UNKNOWN_SETTING, BAD_ARGUMENTS
+    if (key == kShardingKeySetting) {
+      // Kept in its own fields (with the worker count the routing depends on), not as a setting.
+      ASSIGN_OR_RETURN(std::vector<std::string> columns, ParseShardingKey(value, schema));
+      for (std::string& column : columns) schema.add_sharding_key(std::move(column));
+      schema.set_shard_count(static_cast<uint32_t>(worker_count));
+      continue;
+    }
+    (*schema.mutable_settings())[key] = value;
+  }
+  return schema;
+}
+
+// Every worker's answer to ListTables; `statuses[i]` says whether worker i answered.
+struct Listing {
+  std::vector<pb::ListTablesResponse> responses;
+  std::vector<absl::Status> statuses;
+};
+
+Listing ListEverywhere(const WorkerSet& workers) {
+  Listing listing;
+  listing.responses.resize(workers.size());
+  listing.statuses.resize(workers.size());
+  workers.CallAll([&](size_t i) {
+    grpc::ClientContext context;
+    SetDeadline(&context);
+    listing.statuses[i] = core::FromGrpcStatus(
+        workers.stub(i)->ListTables(&context, pb::ListTablesRequest(), &listing.responses[i]),
+        workers.address(i));
+    return absl::OkStatus();
+  }).IgnoreError();
+  return listing;
+}
+
+// Returns the number of rows of table `name` summed over every worker; fails if a worker does not
+// answer (then emptiness cannot be proven).
+absl::StatusOr<uint64_t> ClusterRowCount(const std::string& name, const WorkerSet& workers) {
+  Listing listing = ListEverywhere(workers);
+  uint64_t total = 0;
+  for (size_t i = 0; i < workers.size(); ++i) {
+    RETURN_IF_ERROR(listing.statuses[i]);
+    for (const auto& table : listing.responses[i].tables()) {
+      if (table.schema().name() == name) total += table.rows();
+    }
+  }
+  return total;
+}
+
+// Runs CreateTable / DropTable on worker i.
+absl::Status CreateOn(const WorkerSet& workers, size_t i, const pb::CreateTableRequest& request) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  pb::DdlResponse response;
+  return core::FromGrpcStatus(workers.stub(i)->CreateTable(&context, request, &response),
+                              workers.address(i));
+}
+
+absl::Status DropOn(const WorkerSet& workers, size_t i, const pb::DropTableRequest& request) {
+  grpc::ClientContext context;
+  SetDeadline(&context);
+  pb::DdlResponse response;
+  return core::FromGrpcStatus(workers.stub(i)->DropTable(&context, request, &response),
+                              workers.address(i));
+}
+
+// Sends `request` to every worker, then records its schema in the catalog. On failure the workers
+// may disagree: the catalog is loaded again by the next query.
+absl::Status CreateOnWorkers(const pb::CreateTableRequest& request, const WorkerSet& workers,
+                             Catalog* catalog) {
+  absl::Status status = workers.CallAll([&](size_t i) {
+    return CreateOn(workers, i, request);
+  });
+  if (!status.ok()) {
+    catalog->Invalidate();
+    return status;
+  }
+  catalog->Put(request.schema());
+  return absl::OkStatus();
+}
+
+std::string WorkerName(const WorkerSet& workers, size_t i) {
+  return "worker " + std::to_string(i) + " (" + workers.address(i) + ")";
+}
+
+std::string WorkerNames(const WorkerSet& workers, const std::vector<size_t>& indices) {
+  std::string out;
+  for (size_t i : indices) {
+    if (!out.empty()) out += ", ";
+    out += WorkerName(workers, i);
+  }
+  return out;
+}
+
+// Fails unless every worker answered: DDL changes every worker or none, so it must first see
+// them all. `what` names the statement.
+absl::Status RequireAllAnswered(const Listing& listing, const WorkerSet& workers,
+                                const std::string& what) {
+  for (size_t i = 0; i < workers.size(); ++i) {
+    if (listing.statuses[i].ok()) continue;
+    return core::Error(core::CodeOf(listing.statuses[i]),
+                       "Cannot " + what + ": " + WorkerName(workers, i) +
+                           " does not answer, and DDL changes every worker or none, so nothing "
+                           "was changed (" + std::string(listing.statuses[i].message()) + ")");
+  }
+  return absl::OkStatus();
+}
+
+// Where one table is, among the workers that answered.
+struct Placement {
+  std::vector<size_t> holders;  // hold it (usable on that worker)
+  std::vector<size_t> broken;   // hold it, broken (storage/store.h)
+  std::vector<size_t> missing;  // answered without it
+  std::vector<pb::TableSchema> schemas;  // of holders, same order
+  std::vector<std::string> broken_errors;
+  bool Exists() const { return !holders.empty() || !broken.empty(); }
+  bool SameSchemas() const {
+    for (const auto& schema : schemas) {
+      if (!google::protobuf::util::MessageDifferencer::Equals(schema, schemas[0])) return false;
+    }
+    return true;
+  }
+};
+
+std::map<std::string, Placement> PlacementsOf(const Listing& listing) {
+  std::map<std::string, Placement> out;
+  for (size_t i = 0; i < listing.responses.size(); ++i) {
+    if (!listing.statuses[i].ok()) continue;
+    for (const auto& table : listing.responses[i].tables()) {
+      Placement& placement = out[table.schema().name()];
+      placement.holders.push_back(i);
+      placement.schemas.push_back(table.schema());
+    }
+    for (const auto& table : listing.responses[i].broken_tables()) {
+      Placement& placement = out[table.name()];
+      placement.broken.push_back(i);
+      placement.broken_errors.push_back(table.error());
+    }
+  }
+  for (auto& [name, placement] : out) {
+    for (size_t i = 0; i < listing.responses.size(); ++i) {
+      bool here = std::count(placement.holders.begin(), placement.holders.end(), i) +
+                  std::count(placement.broken.begin(), placement.broken.end(), i);
+      if (listing.statuses[i].ok() && !here) placement.missing.push_back(i);
+    }
+  }
+  return out;
+}
+
+// Returns the catalog entry of table `name` placed as `placement`: usable only when every
+// answering worker holds it, unbroken, with one schema.
+Catalog::Entry EntryOf(const std::string& name, const Placement& placement,
+                       const WorkerSet& workers) {
+  Catalog::Entry entry;
+  if (!placement.schemas.empty()) {
+    entry.schema = placement.schemas[0];
+  } else {
+    entry.schema.set_name(name);
+  }
+  const std::string table = "Table default." + name;
+  if (!placement.broken.empty()) {
+    entry.unusable = core::Error(
+        ErrorCode::kCorruptedData,
+        table + " is broken on " + WorkerNames(workers, placement.broken) + ": " +
+            placement.broken_errors[0] + " (DROP TABLE " + name +
+            " removes it from every worker, CREATE OR REPLACE TABLE re-creates it)");
+  } else if (!placement.missing.empty()) {
+    entry.unusable = core::Error(
+        ErrorCode::kUnknownTable,
+        table + " is incomplete: it exists on " + WorkerNames(workers, placement.holders) +
+            " but is missing on " + WorkerNames(workers, placement.missing) +
+            " (an interrupted CREATE or DROP). CREATE TABLE " + name +
+            " with the same columns creates it where it is missing; DROP TABLE " + name +
+            " removes it everywhere");
+  } else if (!placement.SameSchemas()) {
+    entry.unusable = core::Error(
+        ErrorCode::kIncorrectData,
+        table + " has different schemas on " + WorkerNames(workers, placement.holders) +
+            ": DROP TABLE " + name + " and create it again, or CREATE OR REPLACE TABLE " + name);
+  }
+  return entry;
+}
+
+std::vector<Catalog::Entry> EntriesOf(const Listing& listing, const WorkerSet& workers) {
+  std::vector<Catalog::Entry> entries;
+  for (const auto& [name, placement] : PlacementsOf(listing)) {
+    entries.push_back(EntryOf(name, placement, workers));
+  }
+  return entries;
+}
+
+// Creates the table of `request` on the workers `targets`. If any fails, drops it again from
+// every target whose create did not fail with TABLE_ALREADY_EXISTS (compensation), and returns
+// the first error, saying whether the compensation succeeded.
+absl::Status CreateAllOrNothing(const pb::CreateTableRequest& request,
+                                const std::vector<size_t>& targets, const WorkerSet& workers,
+                                Catalog* catalog) {
+  std::vector<absl::Status> results(workers.size());
+  workers.CallEach(targets, [&](size_t i) {
+    results[i] = CreateOn(workers, i, request);
+    return absl::OkStatus();
+  }).IgnoreError();
+  absl::Status first;
+  std::vector<size_t> undo;
+  for (size_t i : targets) {
+    if (first.ok() && !results[i].ok()) first = results[i];
+    if (core::CodeOf(results[i]) != ErrorCode::kTableAlreadyExists) undo.push_back(i);
+  }
+  if (first.ok()) return absl::OkStatus();
+  pb::DropTableRequest drop;
+  drop.set_name(request.schema().name());
+  drop.set_if_exists(true);
+  std::vector<absl::Status> undone(workers.size());
+  workers.CallEach(undo, [&](size_t i) {
+    undone[i] = DropOn(workers, i, drop);
+    return absl::OkStatus();
+  }).IgnoreError();
+  std::vector<size_t> left;
+  for (size_t i : undo) {
+    if (!undone[i].ok()) left.push_back(i);
+  }
+  std::string outcome = "; the table was created on no worker";
+  if (!left.empty()) {
+    catalog->Invalidate();
+    outcome = "; the table may remain on " + WorkerNames(workers, left) +
+              ", where it could not be dropped again (DROP TABLE " + request.schema().name() +
+              " removes it)";
+  }
+  return core::Error(core::CodeOf(first), std::string(first.message()) + outcome);
+}
+
+}  // namespace
+
+absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const WorkerSet& workers,
+                                Catalog* catalog) {
+  core::MutexLock ddl(DdlMutex());
+  RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
+  ASSIGN_OR_RETURN(pb::TableSchema schema, catalog->Lookup(alter.table));
+  auto only_sharding_key = [&](const std::string& name) -> absl::Status {
+    if (name == kShardingKeySetting) return absl::OkStatus();
+    return core::Error(ErrorCode::kNotImplemented,
+                       "ALTER TABLE default." + alter.table + " cannot change setting " + name +
+                           ": only " + kShardingKeySetting + " can be changed");
+  };
+  for (const std::string& name : alter.reset) {
+    RETURN_IF_ERROR(only_sharding_key(name));
+    schema.clear_sharding_key();
+    schema.set_shard_count(0);
+  }
+  for (const auto& [name, value] : alter.modify) {
+    RETURN_IF_ERROR(core::TableSettings().Set(name, value));
+    RETURN_IF_ERROR(only_sharding_key(name));
+    ASSIGN_OR_RETURN(std::vector<std::string> columns, ParseShardingKey(value, schema));
+    schema.clear_sharding_key();
+    for (std::string& column : columns) schema.add_sharding_key(std::move(column));
+    schema.set_shard_count(static_cast<uint32_t>(workers.size()));
+  }
+  ASSIGN_OR_RETURN(uint64_t rows, ClusterRowCount(alter.table, workers));
+  if (rows > 0) {
+    return core::Error(ErrorCode::kBadArguments,
+                       "Cannot change sharding_key of table default." + alter.table +
+                           ": it holds " + std::to_string(rows) +
+                           " rows (the key decides which worker each row lives on, so it can be "
+                           "changed only while the table is empty)");
+  }
+  pb::CreateTableRequest request;
+  *request.mutable_schema() = schema;
+  request.set_or_replace(true);  // the table is empty: replacing it loses nothing
+  return CreateOnWorkers(request, workers, catalog);
+}
+
+absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
+  if (catalog->loaded()) return absl::OkStatus();
+  // The union of every reachable worker's tables: one worker being down must not stop queries
+  // that do not need it (system.workers, or tables the others hold a copy of the schema of).
+  Listing listing = ListEverywhere(workers);
+  size_t answered = 0;
+  for (const absl::Status& status : listing.statuses) answered += status.ok();
+  if (answered == 0) return listing.statuses[0];
+  catalog->Reset(EntriesOf(listing, workers));
+  return absl::OkStatus();
+}
+
+absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSet& workers,
+                         Catalog* catalog) {
+  ASSIGN_OR_RETURN(pb::TableSchema schema, SchemaFrom(create, workers.size()));
+  const std::string table = "default." + create.name;
+  core::MutexLock ddl(DdlMutex());
+  Listing listing = ListEverywhere(workers);
+  RETURN_IF_ERROR(RequireAllAnswered(listing, workers, "create table " + table));
+  catalog->Reset(EntriesOf(listing, workers));  // every worker answered: the catalog is exact
+  std::map<std::string, Placement> placements = PlacementsOf(listing);
+  const Placement placement = placements[create.name];
+  pb::CreateTableRequest request;
+  *request.mutable_schema() = schema;
+  if (create.or_replace) {
+    request.set_or_replace(true);
+    return CreateOnWorkers(request, workers, catalog);
+  }
+  std::vector<size_t> all(workers.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (!placement.Exists()) {
+    RETURN_IF_ERROR(CreateAllOrNothing(request, all, workers, catalog));
+    catalog->Put(schema);
+    return absl::OkStatus();
+  }
+  if (!placement.broken.empty()) {
+    return core::Error(ErrorCode::kTableAlreadyExists,
+                       "Table " + table + " already exists but is broken on " +
+                           WorkerNames(workers, placement.broken) + ": " +
+                           placement.broken_errors[0] + " (DROP TABLE " + create.name +
+                           " or CREATE OR REPLACE TABLE " + create.name + ")");
+  }
+  if (placement.missing.empty() && placement.SameSchemas()) {
+    if (create.if_not_exists) return absl::OkStatus();
+    return core::Error(ErrorCode::kTableAlreadyExists, "Table " + table + " already exists");
+  }
+  // Held by some workers only, or with different schemas: finish the table where it is missing
+  // if every copy has the schema asked for.
+  for (size_t k = 0; k < placement.schemas.size(); ++k) {
+    if (google::protobuf::util::MessageDifferencer::Equals(placement.schemas[k], schema)) continue;
+    return core::Error(
+        ErrorCode::kTableAlreadyExists,
+        "Table " + table + " already exists on " + WorkerName(workers, placement.holders[k]) +
+            " with another schema" +
+            (placement.missing.empty()
+                 ? std::string()
+                 : " and is missing on " + WorkerNames(workers, placement.missing)) +
+            ": DROP TABLE " + create.name + " first, or use CREATE OR REPLACE TABLE");
+  }
+  request.set_if_not_exists(true);  // a worker that got it meanwhile keeps it
+  absl::Status status = workers.CallEach(placement.missing, [&](size_t i) {
+    return CreateOn(workers, i, request);
+  });
+  if (!status.ok()) {
+    catalog->Invalidate();
+    return core::Error(core::CodeOf(status),
+                       "Cannot complete table " + table + ", which is missing on " +
+                           WorkerNames(workers, placement.missing) + ": " +
+                           std::string(status.message()));
+  }
+  catalog->Put(schema);
+  return absl::OkStatus();
+}
+
+absl::Status DropTable(const sql::DropTableStatement& drop, const WorkerSet& workers,
+                       Catalog* catalog) {
+  const std::string table = "default." + drop.name;
+  core::MutexLock ddl(DdlMutex());
+  Listing listing = ListEverywhere(workers);
+  RETURN_IF_ERROR(RequireAllAnswered(listing, workers, "drop table " + table));
+  catalog->Reset(EntriesOf(listing, workers));
+  std::map<std::string, Placement> placements = PlacementsOf(listing);
+  const Placement placement = placements[drop.name];
+  if (!placement.Exists()) {
+    if (drop.if_exists) return absl::OkStatus();
+    return core::Error(ErrorCode::kUnknownTable, "Table " + table + " does not exist");
+  }
+  // Every worker that has it, usable or broken; the others have nothing to drop.
+  std::vector<size_t> targets = placement.holders;
+  targets.insert(targets.end(), placement.broken.begin(), placement.broken.end());
+  pb::DropTableRequest request;
+  request.set_name(drop.name);
+  request.set_if_exists(true);
+  absl::Status status = workers.CallEach(targets, [&](size_t i) {
+    return DropOn(workers, i, request);
+  });
+  if (!status.ok()) {
+    catalog->Invalidate();
+    return core::Error(core::CodeOf(status),
+                       std::string(status.message()) + " (DROP TABLE " + drop.name +
+                           " again removes it from the workers that still have it)");
+  }
+  catalog->Remove(drop.name);
+  return absl::OkStatus();
+}
+
+}  // namespace granite::coordinator

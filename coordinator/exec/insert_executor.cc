@@ -1,0 +1,415 @@
+#include "coordinator/exec/insert_executor.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <string>
+
+#include "core/block_codec.h"
+#include "core/block_sort.h"
+#include "core/error.h"
+#include "core/expression.h"
+#include "core/rpc_status.h"
+#include "core/status_macros.h"
+#include "core/thread_priority.h"
+#include "core/value_text.h"
+#include "coordinator/formats/input_parser.h"
+#include "coordinator/cluster/sharding_key.h"
+
+namespace granite::coordinator {
+
+namespace pb = granite::worker::v1;
+using core::ErrorCode;
+using core::TypeId;
+
+namespace {
+
+// The target columns of an insert: names, types and positions in the table.
+struct Target {
+  std::vector<std::string> names;
+  std::vector<TypeId> types;
+  std::vector<int> positions;
+};
+
+absl::StatusOr<Target> ResolveTarget(const sql::InsertStatement& insert,
+                                     const pb::TableSchema& schema) {
+  Target target;
+  auto add = [&](int position) {
+    target.names.push_back(schema.columns(position).name());
+    target.types.push_back(static_cast<TypeId>(schema.columns(position).type()));
+    target.positions.push_back(position);
+  };
+  if (insert.columns.empty()) {
+    for (int i = 0; i < schema.columns_size(); ++i) add(i);
+    return target;
+  }
+  for (const std::string& name : insert.columns) {
+    int found = -1;
+    for (int i = 0; i < schema.columns_size(); ++i) {
+      if (schema.columns(i).name() == name) found = i;
+    }
+    if (found < 0) {
+      return core::Error(ErrorCode::kNoSuchColumnInTable,
+                         "No such column " + name + " in table " + schema.name());
+    }
+    add(found);
+  }
+  return target;
+}
+
+// Converts `column` to `type` with CAST (used for INSERT ... SELECT and computed VALUES).
+absl::StatusOr<core::ColumnPtr> ConvertColumn(core::ColumnPtr column, TypeId type) {
+  if (column->type() == type) return column;
+  pb::Expr cast;
+  cast.set_type(static_cast<uint32_t>(type));
+  cast.mutable_call()->set_name("CAST");
+  pb::Expr* arg = cast.mutable_call()->add_args();
+  arg->set_type(static_cast<uint32_t>(column->type()));
+  arg->set_column(0);
+  pb::Expr* type_arg = cast.mutable_call()->add_args();
+  type_arg->set_type(static_cast<uint32_t>(TypeId::kString));
+  type_arg->mutable_literal()->set_string_value(std::string(core::TypeName(type)));
+  ASSIGN_OR_RETURN(auto expr, core::Expression::FromProto(cast));
+  core::Block block;
+  block.columns.push_back(std::move(column));
+  return expr->Evaluate(block);
+}
+
+absl::StatusOr<core::Block> ConvertBlock(const core::Block& block, const Target& target) {
+  if (block.columns.size() != target.types.size()) {
+    return core::Error(ErrorCode::kNumberOfColumnsDoesntMatch,
+                       "Number of columns doesn't match: the query gives " +
+                           std::to_string(block.columns.size()) + ", the insert expects " +
+                           std::to_string(target.types.size()));
+  }
+  core::Block out;
+  out.rows_without_columns = block.rows();
+  for (size_t c = 0; c < block.columns.size(); ++c) {
+    ASSIGN_OR_RETURN(core::ColumnPtr column, ConvertColumn(block.columns[c], target.types[c]));
+    out.columns.push_back(std::move(column));
+  }
+  return out;
+}
+
+void AppendDefault(core::Column* column) {
+  if (column->type() == TypeId::kString) {
+    column->AppendString("");
+  } else {
+    column->Resize(column->size() + 1);
+  }
+}
+
+// Parses INSERT ... VALUES rows: literals directly, other expressions through a SELECT.
+absl::StatusOr<core::Block> ValuesBlock(const sql::InsertStatement& insert, const Target& target,
+                                        const SelectRunner& run_select) {
+  std::vector<core::MutableColumnPtr> columns;
+  for (TypeId type : target.types) columns.push_back(std::make_shared<core::Column>(type));
+  for (size_t r = 0; r < insert.values.size(); ++r) {
+    const auto& row = insert.values[r];
+    if (row.size() != target.types.size()) {
+      return core::Error(ErrorCode::kNumberOfColumnsDoesntMatch,
+                         "Row " + std::to_string(r + 1) + " has " + std::to_string(row.size()) +
+                             " values, expected " + std::to_string(target.types.size()));
+    }
+    bool all_literal = true;
+    for (const auto& value : row) all_literal = all_literal && value->kind == sql::ExprKind::kLiteral;
+    if (all_literal) {
+      for (size_t c = 0; c < row.size(); ++c) {
+        const sql::Expr& value = *row[c];
+        // granite has no Nullable columns yet: NULL inserts the type's default value.
+        if (value.is_null) {
+          AppendDefault(columns[c].get());
+          continue;
+        }
+        absl::Status status = core::AppendValue(value.value, target.types[c], columns[c].get());
+        if (!status.ok()) {
+          return core::Error(core::CodeOf(status),
+                             std::string(status.message()) + ": row " + std::to_string(r + 1) +
+                                 ", column " + target.names[c]);
+        }
+      }
+      continue;
+    }
+    sql::SelectStatement select;
+    select.select = row;
+    ASSIGN_OR_RETURN(core::Block computed, run_select(select));
+    ASSIGN_OR_RETURN(core::Block converted, ConvertBlock(computed, target));
+    for (size_t c = 0; c < columns.size(); ++c) columns[c]->AppendFrom(*converted.columns[c], 0);
+  }
+  core::Block block;
+  block.rows_without_columns = insert.values.size();
+  for (auto& column : columns) block.columns.push_back(std::move(column));
+  return block;
+}
+
+// Returns a fresh random token naming one two-phase insert on every worker (32 hex digits).
+std::string NewInsertToken() {
+  static thread_local std::mt19937_64 random(std::random_device{}());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (int half = 0; half < 2; ++half) {
+    uint64_t bits = random();
+    for (int i = 0; i < 16; ++i, bits >>= 4) token.push_back(kHex[bits & 15]);
+  }
+  return token;
+}
+
+// Returns the full-width block in table column order; columns not inserted get default values.
+core::Block Widen(const core::Block& block, const Target& target, const pb::TableSchema& schema) {
+  core::Block out;
+  out.rows_without_columns = block.rows();
+  for (int i = 0; i < schema.columns_size(); ++i) {
+    int source = -1;
+    for (size_t t = 0; t < target.positions.size(); ++t) {
+      if (target.positions[t] == i) source = t;
+    }
+    if (source >= 0) {
+      out.columns.push_back(block.columns[source]);
+      continue;
+    }
+    auto column = std::make_shared<core::Column>(static_cast<TypeId>(schema.columns(i).type()));
+    for (size_t r = 0; r < block.rows(); ++r) AppendDefault(column.get());
+    out.columns.push_back(std::move(column));
+  }
+  return out;
+}
+
+// Sends the chunks of one insert to the workers under one token, then commits or aborts them.
+// Without a sharding key each chunk is cut into n contiguous even slices, and slice i goes to
+// worker (first + i) % n, where `first` moves on by one with every chunk the process sends: a
+// stream of small inserts (one row each: only one slice has rows) spreads over all workers
+// instead of all landing on the last one. With a key, worker hash(key) % n gets the row.
+// Two phases, so that the insert is all-or-nothing across workers: every worker first writes
+// its slices durably but invisibly (PrepareInsert, chunk 0, 1, ... of the token); only when all
+// chunks succeeded everywhere does each one make them visible (CommitInsert). If anything fails,
+// every worker that was sent a chunk is told to abort — also those whose answer never came,
+// which refuse the token if their prepare is still running.
+// An insert whose rows come in one chunk and all go to one worker needs no second phase: that
+// worker's Insert writes and publishes them in one call, atomically on its own (storage/table.h),
+// which saves a round trip and a wake-up on both sides — most small INSERTs are such.
+class ChunkedInsert {
+ public:
+  ChunkedInsert(const pb::TableSchema& schema, const WorkerSet& workers)
+      : schema_(schema), workers_(workers), token_(NewInsertToken()),
+        chunks_(workers.size(), 0), touched_(workers.size(), 0) {
+    for (const std::string& key : schema.sharding_key()) {
+      for (int i = 0; i < schema.columns_size(); ++i) {
+        if (schema.columns(i).name() == key) key_columns_.push_back(i);
+      }
+    }
+  }
+
+  // Prepares the rows of `full` (all table columns, in order) on the workers. `last`: no chunk
+  // follows; if it is also the first, one worker's share is inserted at once (see above).
+  absl::Status Send(const core::Block& full, bool last) {
+    const size_t total = full.rows();
+    if (total == 0) return absl::OkStatus();
+    const size_t n = workers_.size();
+    std::vector<core::Block> slices(n);
+    if (!key_columns_.empty()) {
+      slices = SplitByShard(full, key_columns_, n);
+    } else {
+      static std::atomic<uint64_t> next_first{0};
+      const size_t first = next_first.fetch_add(1, std::memory_order_relaxed) % n;
+      for (size_t i = 0; i < n; ++i) {
+        size_t begin = total * i / n, end = total * (i + 1) / n;
+        if (begin < end) slices[(first + i) % n] = core::SliceRows(full, begin, end - begin);
+      }
+    }
+    std::vector<size_t> receivers;
+    for (size_t i = 0; i < n; ++i) {
+      if (slices[i].rows() > 0) receivers.push_back(i);
+    }
+    if (last && receivers.size() == 1 && Touched().empty()) {
+      const size_t receiver = receivers[0];
+      core::ScopedNormalPriority grpc_call;  // as every gRPC call (core/thread_priority.h)
+      pb::InsertRequest request = MakeRequest(slices[receiver]);
+      pb::InsertResponse response;
+      grpc::ClientContext context;
+      context.set_deadline(Deadline());
+      RETURN_IF_ERROR(core::FromGrpcStatus(
+          workers_.stub(receiver)->Insert(&context, request, &response),
+          workers_.address(receiver)));
+      inserted_ = true;
+      rows_ += total;
+      return absl::OkStatus();
+    }
+    RETURN_IF_ERROR(workers_.CallEach(receivers, [&](size_t i) -> absl::Status {
+      touched_[i] = 1;
+      pb::InsertRequest request = MakeRequest(slices[i]);
+      request.set_insert_id(token_);
+      request.set_chunk(chunks_[i]);
+      pb::InsertResponse response;
+      grpc::ClientContext context;
+      context.set_deadline(Deadline());
+      RETURN_IF_ERROR(core::FromGrpcStatus(
+          workers_.stub(i)->PrepareInsert(&context, request, &response), workers_.address(i)));
+      ++chunks_[i];
+      return absl::OkStatus();
+    }));
+    rows_ += total;
+    return absl::OkStatus();
+  }
+
+  // Discards every chunk on every worker that was sent one (best effort).
+  void Abort() {
+    (void)workers_.CallEach(Touched(), [&](size_t i) -> absl::Status {
+      pb::AbortInsertRequest request;
+      request.set_table(schema_.name());
+      request.set_token(token_);
+      pb::AbortInsertResponse response;
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+      (void)workers_.stub(i)->AbortInsert(&context, request, &response);
+      return absl::OkStatus();
+    });
+  }
+
+  // Makes every chunk visible; returns the rows inserted.
+  absl::StatusOr<uint64_t> Commit() {
+    if (inserted_) return rows_;  // visible already
+    RETURN_IF_ERROR(workers_.CallEach(Touched(), [&](size_t i) -> absl::Status {
+      pb::CommitInsertRequest request;
+      request.set_table(schema_.name());
+      request.set_token(token_);
+      pb::CommitInsertResponse response;
+      grpc::ClientContext context;
+      context.set_deadline(Deadline());
+      return core::FromGrpcStatus(workers_.stub(i)->CommitInsert(&context, request, &response),
+                                  workers_.address(i));
+    }));
+    return rows_;
+  }
+
+ private:
+  // The workers sent a PrepareInsert so far.
+  std::vector<size_t> Touched() const {
+    std::vector<size_t> touched;
+    for (size_t i = 0; i < touched_.size(); ++i) {
+      if (touched_[i]) touched.push_back(i);
+    }
+    return touched;
+  }
+
+  // The request carrying `slice` (its block LZ4-compressed), without token or chunk.
+  pb::InsertRequest MakeRequest(const core::Block& slice) const {
+    std::string raw = core::EncodeBlock(slice);
+    pb::InsertRequest request;
+    request.set_table(schema_.name());
+    request.mutable_block()->set_rows(slice.rows());
+    request.mutable_block()->set_raw_size(raw.size());
+    request.mutable_block()->set_data(core::CompressLz4(raw));
+    return request;
+  }
+
+  static std::chrono::system_clock::time_point Deadline() {
+    return std::chrono::system_clock::now() + std::chrono::minutes(10);
+  }
+
+  const pb::TableSchema& schema_;
+  const WorkerSet& workers_;
+  const std::string token_;
+  std::vector<size_t> key_columns_;
+  std::vector<uint64_t> chunks_;  // per worker: chunks prepared so far
+  std::vector<uint8_t> touched_;  // per worker: was sent a PrepareInsert
+  uint64_t rows_ = 0;
+  bool inserted_ = false;  // the one-chunk, one-worker case: written and visible by Insert
+};
+
+// Feeds the text of an INSERT ... FORMAT to the parser chunk by chunk and sends each chunk.
+// Holds the unparsed rest of the text plus about one chunk (limits.max_bytes) of new text.
+absl::Status SendText(const sql::InsertStatement& insert, std::string_view input,
+                      InputSource* more_input, const Target& target,
+                      const pb::TableSchema& schema, const InsertOptions& options,
+                      ChunkedInsert* session) {
+  const InputLimits& limits = options.chunk;
+  ASSIGN_OR_RETURN(InputParser parser,
+                   InputParser::Create(insert.format, target.names, target.types));
+  std::string pending = insert.inline_data;
+  size_t offset = 0;       // parsed bytes at the front of `pending`
+  size_t input_at = 0;     // bytes of `input` moved to `pending`
+  bool exhausted = false;  // every piece of text is in `pending`
+  std::string piece;
+  const size_t slice = std::max<size_t>(limits.max_bytes, 1 << 20);
+  // Appends the next piece of text to `pending`; sets `exhausted` at the end.
+  auto read_more = [&]() -> absl::Status {
+    if (offset > 0) {
+      pending.erase(0, offset);
+      offset = 0;
+    }
+    if (input_at < input.size()) {
+      size_t take = std::min(input.size() - input_at, slice);
+      pending.append(input.data() + input_at, take);
+      input_at += take;
+      return absl::OkStatus();
+    }
+    if (more_input != nullptr) {
+      ASSIGN_OR_RETURN(bool got, more_input->Next(&piece));
+      if (got) {
+        pending.append(piece);
+        return absl::OkStatus();
+      }
+    }
+    exhausted = true;
+    return absl::OkStatus();
+  };
+  while (true) {
+    while (!exhausted && pending.size() - offset < limits.max_bytes) RETURN_IF_ERROR(read_more());
+    size_t consumed;
+    ASSIGN_OR_RETURN(core::Block rows,
+                     parser.Parse(std::string_view(pending).substr(offset), exhausted, limits,
+                                  &consumed));
+    offset += consumed;
+    if (options.cancelled && options.cancelled()) {
+      return core::Error(core::ErrorCode::kQueryWasCancelled,
+                         "INSERT into " + schema.name() + " was cancelled; nothing was written");
+    }
+    bool last = exhausted && offset == pending.size();
+    if (rows.rows() > 0) RETURN_IF_ERROR(session->Send(Widen(rows, target, schema), last));
+    if (last) return absl::OkStatus();
+    if (consumed == 0) RETURN_IF_ERROR(read_more());  // a row longer than the text so far
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::string_view input,
+                                       InputSource* more_input, const pb::TableSchema& schema,
+                                       const WorkerSet& workers, const SelectRunner& run_select,
+                                       const InsertOptions& options) {
+  ASSIGN_OR_RETURN(Target target, ResolveTarget(insert, schema));
+  if (schema.sharding_key_size() > 0 && schema.shard_count() != 0 &&
+      schema.shard_count() != workers.size()) {
+    // Routing modulo another worker count would scatter equal keys over workers and silently
+    // break the final-merge rule (shard_local_aggregation.h) for the rows already there.
+    return core::Error(core::ErrorCode::kBadArguments,
+                       "Table " + schema.name() + " is sharded by its sharding_key over " +
+                           std::to_string(schema.shard_count()) + " workers, but the cluster has " +
+                           std::to_string(workers.size()) +
+                           "; INSERT ... SELECT its rows into a table created on this cluster");
+  }
+  ChunkedInsert session(schema, workers);
+  absl::Status sent;
+  if (insert.select || insert.format == "Values" || !insert.values.empty()) {
+    absl::StatusOr<core::Block> rows;
+    if (insert.select) {
+      ASSIGN_OR_RETURN(core::Block selected, run_select(*insert.select));
+      rows = ConvertBlock(selected, target);
+    } else {
+      rows = ValuesBlock(insert, target, run_select);
+    }
+    if (!rows.ok()) return rows.status();
+    sent = session.Send(Widen(*rows, target, schema), /*last=*/true);
+  } else {
+    sent = SendText(insert, input, more_input, target, schema, options, &session);
+  }
+  if (!sent.ok()) {
+    session.Abort();
+    return sent;
+  }
+  return session.Commit();
+}
+
+}  // namespace granite::coordinator

@@ -1,0 +1,46 @@
+// INSERT on the cluster: parses the rows (VALUES, a text format, or a SELECT), converts them to the
+// table's column types, splits them across workers (by the table's sharding key, else evenly:
+// coordinator/cluster/sharding_key.h) and sends each worker its share in two phases (prepare everywhere,
+// then commit everywhere); the insert is acknowledged once every worker has committed.
+// Text input is parsed and sent in chunks (InsertOptions): each chunk's slices go to the workers
+// as further PrepareInsert calls under the insert's one token, so the coordinator holds about one
+// chunk at a time however big the input; CommitInsert at the end makes all chunks visible at once.
+// A malformed row in any chunk, or a worker failing to prepare any chunk, aborts the insert on
+// every worker, so nothing becomes visible.
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "coordinator/formats/input_progress.h"
+#include "coordinator/exec/input_source.h"
+#include "coordinator/sql/ast.h"
+#include "coordinator/cluster/worker_set.h"
+#include "core/block.h"
+#include "granite/worker/v1/worker.pb.h"
+
+namespace granite::coordinator {
+
+// Runs a SELECT and returns its result block (for INSERT ... SELECT and non-literal VALUES).
+using SelectRunner = std::function<absl::StatusOr<core::Block>(const sql::SelectStatement&)>;
+
+// How an insert of text input is cut into chunks.
+struct InsertOptions {
+  // A chunk ends after this many rows or after the row that reaches this many bytes of text.
+  InputLimits chunk{1 << 20, 64 << 20};
+  // Polled before each chunk is sent; when it returns true the insert is aborted everywhere
+  // (QUERY_WAS_CANCELLED): KILL QUERY and a departed client stop a long load between chunks.
+  std::function<bool()> cancelled;
+};
+
+// Inserts into `schema`'s table; returns the number of rows written. The text of an
+// INSERT ... FORMAT is the statement's inline data, then `input`, then the pieces of
+// `more_input` (may be null).
+absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::string_view input,
+                                       InputSource* more_input,
+                                       const granite::worker::v1::TableSchema& schema,
+                                       const WorkerSet& workers, const SelectRunner& run_select,
+                                       const InsertOptions& options = {});
+
+}  // namespace granite::coordinator

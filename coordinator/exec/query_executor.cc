@@ -1,0 +1,376 @@
+#include "coordinator/exec/query_executor.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "core/block_sort.h"
+#include "core/error.h"
+#include "core/fragment_pipeline.h"
+#include "core/metrics/events.h"
+#include "core/rpc_status.h"
+#include "core/status_macros.h"
+#include "core/thread_priority.h"
+#include "coordinator/planner/binder.h"
+#include "coordinator/exec/bucketed_merger.h"
+#include "coordinator/exec/ddl_executor.h"
+#include "coordinator/cluster/fan_out.h"
+#include "coordinator/planner/group_limit_hash_filter.h"
+#include "coordinator/exec/final_stage.h"
+#include "coordinator/exec/insert_executor.h"
+#include "coordinator/exec/late_finalizer.h"
+#include "coordinator/exec/part_statements.h"
+#include "coordinator/sql/lexer.h"
+#include "coordinator/sql/parser.h"
+#include "coordinator/system/settings_table.h"
+#include "coordinator/server/statement_kind.h"
+#include "coordinator/system/system_tables.h"
+
+namespace granite::coordinator {
+
+namespace pb = granite::worker::v1;
+using core::ErrorCode;
+using core::TypeId;
+
+namespace {
+
+// Builds a one-String-column-per-name result from rows of strings.
+QueryResult StringTable(std::vector<std::string> names,
+                        const std::vector<std::vector<std::string>>& rows) {
+  QueryResult result;
+  result.has_rows = true;
+  result.names = std::move(names);
+  result.types.assign(result.names.size(), TypeId::kString);
+  result.block.rows_without_columns = rows.size();
+  for (size_t c = 0; c < result.names.size(); ++c) {
+    auto column = std::make_shared<core::Column>(TypeId::kString);
+    for (const auto& row : rows) column->AppendString(row[c]);
+    result.block.columns.push_back(std::move(column));
+  }
+  return result;
+}
+
+uint64_t ByteSizeOf(const core::Block& block) {
+  uint64_t bytes = 0;
+  for (const auto& column : block.columns) bytes += column->ByteSize();
+  return bytes;
+}
+
+// Returns the last keyword of a KILL QUERY statement, upper-cased ("SYNC", "ASYNC", "TEST"), or "".
+std::string KillMode(std::string_view sql) {
+  sql::Lexer lexer(sql);
+  sql::Token last;
+  for (sql::Token token = lexer.Next();
+       token.kind != sql::TokenKind::kEnd && token.kind != sql::TokenKind::kError;
+       token = lexer.Next()) {
+    if (!token.IsSymbol(";")) last = token;
+  }
+  for (const char* mode : {"SYNC", "ASYNC", "TEST"}) {
+    if (last.Is(mode)) return mode;
+  }
+  return "";
+}
+
+// OPTIMIZE TABLE t [FINAL]: every worker merges its shard of the table (storage/merge_scheduler.h).
+absl::Status ExecuteOptimize(const sql::OptimizeStatement& optimize, const WorkerSet& workers,
+                             Catalog* catalog) {
+  RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
+  RETURN_IF_ERROR(catalog->Lookup(optimize.table).status());
+  return workers.CallAll([&](size_t i) -> absl::Status {
+    pb::OptimizeRequest request;
+    request.set_table(optimize.table);
+    request.set_final(optimize.final);
+    pb::OptimizeResponse response;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(30));
+    return core::FromGrpcStatus(workers.stub(i)->Optimize(&context, request, &response),
+                                workers.address(i));
+  });
+}
+
+std::vector<core::AggregateSpec> SpecsOf(const pb::Fragment& fragment) {
+  std::vector<core::AggregateSpec> specs;
+  for (const auto& call : fragment.aggregates()) {
+    core::AggregateSpec spec;
+    spec.name = call.name();
+    for (const auto& arg : call.args()) spec.arg_types.push_back(static_cast<TypeId>(arg.type()));
+    // The same state layout as the workers' (bitmap); disjoint only changes how workers write.
+    spec.bitmap_base = call.bitmap_base();
+    spec.bitmap_bits = call.bitmap_bits();
+    specs.push_back(std::move(spec));
+  }
+  return specs;
+}
+
+}  // namespace
+
+absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql, std::string_view input,
+                                                   QueryContext* query, InputSource* more_input,
+                                                   const InsertOptions& insert_options) {
+  ASSIGN_OR_RETURN(sql::Statement statement, sql::ParseStatement(sql));
+  return Execute(sql, statement, input, query, more_input, insert_options);
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
+                                                   const sql::Statement& statement,
+                                                   std::string_view input, QueryContext* query,
+                                                   InputSource* more_input,
+                                                   const InsertOptions& insert_options) {
+  query->set_kind(KindOf(statement));
+  if (auto* kill = std::get_if<sql::KillQueryStatement>(&statement)) return Kill(*kill, sql, query);
+  if (auto* set = std::get_if<sql::SetStatement>(&statement)) {
+    // Validated as a whole first: a SET with one bad pair changes nothing.
+    core::Settings changed = query->settings;
+    RETURN_IF_ERROR(changed.Apply(set->changes));
+    query->settings = std::move(changed);
+    for (const auto& [name, value] : set->changes) query->session_changes[name] = value;
+    return QueryResult{};
+  }
+  if (auto* select = std::get_if<sql::SelectStatement>(&statement)) return Select(*select, query);
+  if (auto* insert = std::get_if<sql::InsertStatement>(&statement)) {
+    return Insert(*insert, input, more_input, insert_options, query);
+  }
+  if (auto* create = std::get_if<sql::CreateTableStatement>(&statement)) {
+    RETURN_IF_ERROR(CreateTable(*create, *workers_, catalog_));
+    return QueryResult{};
+  }
+  if (auto* drop = std::get_if<sql::DropTableStatement>(&statement)) {
+    RETURN_IF_ERROR(DropTable(*drop, *workers_, catalog_));
+    return QueryResult{};
+  }
+  if (auto* optimize = std::get_if<sql::OptimizeStatement>(&statement)) {
+    RETURN_IF_ERROR(ExecuteOptimize(*optimize, *workers_, catalog_));
+    return QueryResult{};
+  }
+  if (auto* alter = std::get_if<sql::AlterSettingsStatement>(&statement)) {
+    RETURN_IF_ERROR(AlterTableSettings(*alter, *workers_, catalog_));
+    return QueryResult{};
+  }
+  if (auto* alter = std::get_if<sql::AlterPartStatement>(&statement)) {
+    core::Settings settings = query->settings;
+    RETURN_IF_ERROR(settings.Apply(alter->settings));
+    RETURN_IF_ERROR(AlterPart(*alter, settings, *workers_, catalog_));
+    return QueryResult{};
+  }
+  if (auto* check = std::get_if<sql::CheckTableStatement>(&statement)) {
+    core::Settings settings = query->settings;
+    RETURN_IF_ERROR(settings.Apply(check->settings));
+    return CheckTable(*check, settings, *workers_, catalog_);
+  }
+  if (auto* show = std::get_if<sql::ShowTablesStatement>(&statement)) return ShowTables(*show);
+  if (auto* describe = std::get_if<sql::DescribeStatement>(&statement)) return Describe(*describe);
+  return core::Error(ErrorCode::kNotImplemented, "This statement is not supported yet");
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::Select(const sql::SelectStatement& select,
+                                                  QueryContext* query) {
+  RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
+  Binder binder(
+      catalog_,
+      [this, query](const std::string& name) -> absl::StatusOr<LocalTable> {
+        if (name == "settings") return BuildSettingsTable(query->settings);
+        return BuildSystemTable(name, *workers_, *catalog_, registry_);
+      },
+      workers_->size(), query->settings);
+  ASSIGN_OR_RETURN(QueryPlan plan, binder.Bind(select));
+  QueryResult result;
+  result.has_rows = true;
+  result.names = plan.names;
+  result.types = plan.types;
+  result.format = plan.format;
+  ASSIGN_OR_RETURN(result.block, Run(plan, query));
+  query->NoteMemory(ByteSizeOf(result.block));
+  return result;
+}
+
+absl::StatusOr<core::Block> QueryExecutor::RunLocal(const QueryPlan& plan) {
+  ASSIGN_OR_RETURN(auto pipeline, core::FragmentPipeline::Compile(plan.fragment));
+  ASSIGN_OR_RETURN(auto state, pipeline->NewLocalState());
+  RETURN_IF_ERROR(pipeline->Consume(*state, plan.local_input));
+  std::vector<std::unique_ptr<core::FragmentPipeline::LocalState>> states;
+  states.push_back(std::move(state));
+  if (!pipeline->aggregating()) return pipeline->FinishRows(std::move(states));
+  ASSIGN_OR_RETURN(core::LocalMerger::PartialResult partial,
+                   pipeline->FinishPartial(std::move(states), nullptr));
+  BucketedMerger merger(pipeline->key_types(), pipeline->aggregate_specs(), 1, pool_);
+  for (size_t i = 0; i < partial.blocks.size(); ++i) {
+    if (partial.single) {
+      merger.AddSingle(0, std::move(partial.blocks[i]));  // merged on this thread by Finish
+    } else {
+      merger.Add(0, partial.bucket_ids[i], std::move(partial.blocks[i]),
+                 i + 1 == partial.blocks.size());
+    }
+  }
+  return merger.Finish();
+}
+
+absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryContext* query) {
+  core::Block stage;
+  if (plan.source != SourceKind::kLocal && membership_ != nullptr) {
+    RETURN_IF_ERROR(membership_->EnsureAllAvailable());  // fail fast, naming the worker
+  }
+  // Client SELECTs over tables wait for an execution slot; INSERT ... SELECT, DDL and system
+  // tables never queue behind them. Held through the final stage.
+  AdmissionQueue::Slot slot;
+  bool client_select = plan.source != SourceKind::kLocal && query->kind() == QueryKind::kSelect;
+  if (admission_ != nullptr && client_select && !query->admitted) {
+    std::chrono::milliseconds max_wait(plan.settings.queue_max_wait_ms);
+    ASSIGN_OR_RETURN(slot, admission_->Admit(query, max_wait));
+  }
+  core::ScopedThreadNice nice(client_select ? select_nice_ : 0);
+  if (plan.source == SourceKind::kLocal) {
+    ASSIGN_OR_RETURN(stage, RunLocal(plan));
+  } else if (plan.fragment.aggregate() && !plan.fragment.finalize_on_worker()) {
+    std::vector<TypeId> key_types;
+    for (const auto& key : plan.fragment.group_keys()) {
+      key_types.push_back(static_cast<TypeId>(key.type()));
+    }
+    // Outlives the merger: merges in flight use it until the merger's destructor has waited.
+    std::unique_ptr<LateFinalizer> late;
+    BucketedMerger merger(key_types, SpecsOf(plan.fragment), workers_->size(), pool_,
+                          [query] { return query->cancelled(); });
+    // LIMIT n without ORDER BY or HAVING: any n complete groups answer it (final expressions
+    // are computed row by row and never drop rows), so the merge may stop at n + offset groups.
+    // With the key-hash filter every bucket must be merged instead (KeepBottomGroups below).
+    if (plan.has_limit && plan.limit > 0 && !plan.has_having && plan.order.empty() &&
+        !key_types.empty() && plan.fragment.group_limit_hash_filter() == 0) {
+      merger.SetGroupLimit(plan.limit + plan.offset);
+    }
+    // ORDER BY ... LIMIT n: each merged bucket is cut to its top rows on the pool (final_stage.h).
+    bool cut = CanCutByPiece(plan) && !key_types.empty() &&
+               plan.fragment.group_limit_hash_filter() == 0;
+    if (cut) {
+      merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
+      merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
+        return CombineCutPieces(plan, std::move(pieces));
+      });
+      // ORDER BY needing only some aggregates: the others are finalized for the top rows only.
+      ASSIGN_OR_RETURN(late, LateFinalizer::Create(plan, key_types, SpecsOf(plan.fragment)));
+      if (late) late->Attach(&merger);
+    }
+    RETURN_IF_ERROR(FanOut(*workers_, plan.fragment, query, &merger).status());
+    ASSIGN_OR_RETURN(stage, merger.Finish());
+    query->merge_ns += merger.merge_ns();
+    if (cut) {
+      query->NoteMemory(ByteSizeOf(stage));
+      return FinishFinalStage(plan, std::move(stage));
+    }
+    query->NoteMemory(ByteSizeOf(stage));
+  } else {
+    // Projections, or groups each worker finalized itself (shard_local_aggregation.h): the final
+    // merge is skipped and the blocks are only concatenated.
+    if (plan.fragment.finalize_on_worker()) query->final_merge_skipped = true;
+    ASSIGN_OR_RETURN(auto per_worker, FanOut(*workers_, plan.fragment, query, nullptr));
+    std::vector<core::Block> blocks;
+    for (auto& worker_blocks : per_worker) {
+      for (auto& block : worker_blocks) blocks.push_back(std::move(block));
+    }
+    stage = core::ConcatBlocks(blocks);
+    // The workers' blocks and their concatenation are both alive here.
+    query->NoteMemory(2 * ByteSizeOf(stage));
+  }
+  // GROUP BY ... LIMIT with the key-hash filter: only the L smallest (hash, key) groups are
+  // complete for sure (group_limit_hash_filter.h).
+  stage = KeepBottomGroups(plan, std::move(stage));
+  return RunFinalStage(plan, stage);
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& insert,
+                                                  std::string_view input, InputSource* more_input,
+                                                  const InsertOptions& options,
+                                                  QueryContext* query) {
+  RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
+  ASSIGN_OR_RETURN(std::optional<pb::TableSchema> schema, catalog_->Lookup(insert.table));
+  SelectRunner run_select = [&](const sql::SelectStatement& select) -> absl::StatusOr<core::Block> {
+    ASSIGN_OR_RETURN(QueryResult result, Select(select, query));
+    return result.block;
+  };
+  InsertOptions insert_options = options;
+  if (!insert_options.cancelled) insert_options.cancelled = [query] { return query->cancelled(); };
+  QueryResult result;
+  ASSIGN_OR_RETURN(result.written_rows,
+                   ExecuteInsert(insert, input, more_input, *schema, *workers_, run_select,
+                                 insert_options));
+  return result;
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::ShowTables(const sql::ShowTablesStatement& show) {
+  RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& schema : catalog_->All()) rows.push_back({schema.name()});
+  QueryResult result = StringTable({"name"}, rows);
+  result.format = show.format;
+  return result;
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::Describe(const sql::DescribeStatement& describe) {
+  RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
+  ASSIGN_OR_RETURN(std::optional<pb::TableSchema> schema, catalog_->Lookup(describe.table));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& column : schema->columns()) {
+    rows.push_back({column.name(), std::string(core::TypeName(static_cast<TypeId>(column.type()))),
+                    "", "", "", "", ""});
+  }
+  QueryResult result = StringTable({"name", "type", "default_type", "default_expression", "comment",
+                                    "codec_expression", "ttl_expression"},
+                                   rows);
+  result.format = describe.format;
+  return result;
+}
+
+}  // namespace granite::coordinator
+
+namespace granite::coordinator {
+
+absl::StatusOr<QueryResult> QueryExecutor::Kill(const sql::KillQueryStatement& kill,
+                                                std::string_view sql, QueryContext* query) {
+  if (registry_ == nullptr) {
+    return core::Error(ErrorCode::kNotImplemented, "KILL QUERY needs the query registry");
+  }
+  std::string mode = KillMode(sql);
+  // The condition is evaluated by an ordinary SELECT over system.processes.
+  sql::SelectStatement select;
+  for (const char* column : {"query_id", "query"}) {
+    auto item = std::make_shared<sql::Expr>();
+    item->kind = sql::ExprKind::kIdentifier;
+    item->name = column;
+    select.select.push_back(std::move(item));
+  }
+  sql::TableRef from;
+  from.database = "system";
+  from.name = "processes";
+  select.from = std::move(from);
+  select.where = kill.where;
+  ASSIGN_OR_RETURN(QueryResult matches, Select(select, query));
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> killed;
+  for (size_t r = 0; r < matches.block.rows(); ++r) {
+    std::string id(matches.block.columns[0]->StringAt(r));
+    if (id == query->query_id()) continue;  // a KILL never cancels itself
+    std::string text(matches.block.columns[1]->StringAt(r));
+    std::string status = "waiting";
+    if (mode == "TEST") {
+      status = "test";
+    } else {
+      registry_->Cancel(id);
+      core::CountEvent(core::Event::kKilledQueries);
+      killed.push_back(id);
+    }
+    rows.push_back({status, id, "default", text});
+  }
+  if (mode == "SYNC") {
+    // Waits (bounded) for the cancelled queries to end.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (size_t i = 0; i < killed.size(); ++i) {
+      while (registry_->IsRunning(killed[i]) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      rows[i][0] = registry_->IsRunning(killed[i]) ? "pending" : "finished";
+    }
+  }
+  return StringTable({"kill_status", "query_id", "user", "query"}, rows);
+}
+
+}  // namespace granite::coordinator

@@ -1,0 +1,90 @@
+// QueryExecutor: runs one SQL statement on the cluster — parse, then per statement kind: SELECT
+// (bind, fan out or run locally, bucketed merge, final stage), INSERT, CREATE / DROP TABLE,
+// SHOW TABLES, DESCRIBE, KILL QUERY. Formatting is left to the caller (the gRPC service).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "coordinator/server/admission_queue.h"
+#include "coordinator/cluster/catalog.h"
+#include "coordinator/exec/insert_executor.h"
+#include "coordinator/cluster/membership.h"
+#include "coordinator/server/query_context.h"
+#include "coordinator/planner/query_plan.h"
+#include "coordinator/server/query_registry.h"
+#include "coordinator/sql/ast.h"
+#include "coordinator/cluster/worker_set.h"
+#include "core/block.h"
+#include "core/thread_pool.h"
+
+namespace granite::coordinator {
+
+// Holds what a statement produced.
+struct QueryResult {
+  bool has_rows = false;  // SELECT / SHOW / DESCRIBE: a result set to format
+  std::vector<std::string> names;
+  std::vector<core::TypeId> types;
+  core::Block block;
+  std::string format;  // FORMAT clause of the statement, empty if none
+  uint64_t written_rows = 0;
+};
+
+// Executes statements against one cluster.
+// Thread-safety: Execute() runs concurrently for many queries.
+class QueryExecutor {
+ public:
+  // `registry` (may be null in tests) backs system.processes, system.query_log and KILL QUERY.
+  QueryExecutor(const WorkerSet* workers, Catalog* catalog, core::ThreadPool* pool,
+                QueryRegistry* registry = nullptr, Membership* membership = nullptr)
+      : workers_(workers), catalog_(catalog), pool_(pool), registry_(registry),
+        membership_(membership) {}
+
+  // Runs `sql`; `input` and then the pieces of `more_input` (may be null; read only by an
+  // INSERT ... FORMAT) are the data streamed with it, inserted in chunks as `insert_options`
+  // says. Sets the query's kind once the statement is parsed.
+  absl::StatusOr<QueryResult> Execute(std::string_view sql, std::string_view input,
+                                      QueryContext* query, InputSource* more_input = nullptr,
+                                      const InsertOptions& insert_options = {});
+  // As above for `statement`, already parsed from `sql` (statement_kind.h): not parsed again;
+  // `sql` is the text KILL QUERY and the query log show.
+  absl::StatusOr<QueryResult> Execute(std::string_view sql, const sql::Statement& statement,
+                                      std::string_view input, QueryContext* query,
+                                      InputSource* more_input = nullptr,
+                                      const InsertOptions& insert_options = {});
+
+  // SELECTs that read from workers pass through `admission` (coordinator/server/admission_queue.h);
+  // null (the default) admits them all at once. REQUIRES: outlives the executor; set before use.
+  void set_admission_queue(AdmissionQueue* admission) { admission_ = admission; }
+  // Admitted SELECTs run with the handler thread's nice value raised by `delta` (0 = off);
+  // ClickHouseService lowers a client SELECT's whole path by the same delta before it gets here.
+  void set_select_nice(int delta) { select_nice_ = delta; }
+  int select_nice() const { return select_nice_; }
+
+ private:
+  absl::StatusOr<QueryResult> Select(const sql::SelectStatement& select, QueryContext* query);
+  // Runs a planned SELECT and returns its result block.
+  absl::StatusOr<core::Block> Run(const QueryPlan& plan, QueryContext* query);
+  absl::StatusOr<core::Block> RunLocal(const QueryPlan& plan);
+  absl::StatusOr<QueryResult> Insert(const sql::InsertStatement& insert, std::string_view input,
+                                     InputSource* more_input, const InsertOptions& options,
+                                     QueryContext* query);
+  absl::StatusOr<QueryResult> ShowTables(const sql::ShowTablesStatement& show);
+  absl::StatusOr<QueryResult> Describe(const sql::DescribeStatement& describe);
+  // KILL QUERY WHERE <expr> [SYNC | ASYNC | TEST]: cancels the running queries that
+  // `SELECT ... FROM system.processes WHERE <expr>` finds (never the KILL itself).
+  absl::StatusOr<QueryResult> Kill(const sql::KillQueryStatement& kill, std::string_view sql,
+                                   QueryContext* query);
+
+  const WorkerSet* workers_;
+  Catalog* catalog_;
+  core::ThreadPool* pool_;
+  QueryRegistry* registry_;
+  Membership* membership_;  // may be null (tests): then no fail-fast check
+  AdmissionQueue* admission_ = nullptr;
+  int select_nice_ = 0;
+};
+
+}  // namespace granite::coordinator

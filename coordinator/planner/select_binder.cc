@@ -1,0 +1,401 @@
+// SelectBinder implementation: expression construction, then input binding, post-aggregation
+// binding, GROUP BY keys (with key elimination), and aggregate calls.
+#include "coordinator/planner/select_binder.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_join.h"
+#include "coordinator/planner/binder.h"
+#include "coordinator/sql/parser.h"
+#include "core/aggregation/aggregate_function_factory.h"
+#include "core/error.h"
+#include "core/functions/expr_builder.h"
+#include "core/functions/function_registry.h"
+#include "core/status_macros.h"
+
+namespace granite::coordinator {
+
+namespace pb = granite::worker::v1;
+using core::ErrorCode;
+using core::TypeId;
+using sql::Expr;
+using sql::ExprKind;
+
+namespace {
+
+// Returns the default value of `type` as a literal (stands in for NULL, which granite lacks).
+pb::Expr DefaultLiteral(TypeId type) {
+  if (type == TypeId::kString) return core::Lit(std::string(), type);
+  if (core::IsFloat(type)) return core::Lit(0.0, type);
+  if (core::IsSignedInteger(type)) return core::Lit(int64_t{0}, type);
+  return core::Lit(uint64_t{0}, type);
+}
+
+std::optional<core::Value> ConstantOf(const pb::Expr& e) {
+  if (!e.has_literal()) return std::nullopt;
+  const pb::Value& v = e.literal();
+  switch (v.kind_case()) {
+    case pb::Value::kIntValue: return core::Value(v.int_value());
+    case pb::Value::kUintValue: return core::Value(v.uint_value());
+    case pb::Value::kFloatValue: return core::Value(v.float_value());
+    case pb::Value::kStringValue: return core::Value(v.string_value());
+    default: return std::nullopt;
+  }
+}
+
+std::string Lower(const std::string& s) { return absl::AsciiStrToLower(s); }
+
+bool IsAggregateName(const Expr& e) {
+  return e.kind == ExprKind::kFunction && (e.distinct || core::IsAggregateFunction(e.name));
+}
+
+}  // namespace
+
+sql::ExprPtr CanonicalForName(const Expr& e) {
+  auto copy = std::make_shared<Expr>(e);
+  if (e.kind == ExprKind::kFunction) {
+    std::string lower = absl::AsciiStrToLower(e.name);
+    static const char* kCaseInsensitive[] = {"count", "sum", "avg", "min", "max", "any"};
+    for (const char* name : kCaseInsensitive) {
+      if (lower == name) copy->name = lower;
+    }
+    for (auto& arg : copy->args) arg = CanonicalForName(*arg);
+  }
+  return copy;
+}
+
+absl::Status ErrorAt(ErrorCode code, const std::string& message, size_t position) {
+  return core::Error(code, message + " (at position " + std::to_string(position + 1) + ")");
+}
+
+absl::StatusOr<pb::Expr> SelectBinder::BindInput(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kLiteral:
+      return BindLiteral(e);
+    case ExprKind::kStar:
+      return ErrorAt(ErrorCode::kSyntaxError, "Asterisk is not allowed here", e.position);
+    case ExprKind::kIdentifier: {
+      if (const Expr* target = AliasTarget(e)) return WithAlias(e.name, [&] { return BindInput(*target); });
+      return BindColumn(e);
+    }
+    case ExprKind::kFunction:
+      if (IsAggregateName(e)) {
+        return ErrorAt(ErrorCode::kIllegalAggregation,
+                       "Aggregate function " + sql::ColumnName(e) +
+                           " is found where it is not allowed (WHERE, GROUP BY or inside another aggregate)",
+                       e.position);
+      }
+      return BindCall(e, [this](const Expr& arg) { return BindInput(arg); });
+  }
+  return core::Error(ErrorCode::kLogicalError, "unknown expression kind");
+}
+
+absl::StatusOr<pb::Expr> SelectBinder::BindPostAggregation(const Expr& e) {
+  if (e.kind == ExprKind::kLiteral) return BindLiteral(e);
+  if (e.kind == ExprKind::kIdentifier) {
+    if (const Expr* target = AliasTarget(e)) {
+      return WithAlias(e.name, [&] { return BindPostAggregation(*target); });
+    }
+  }
+  if (e.kind == ExprKind::kFunction && IsAggregateName(e)) {
+    ASSIGN_OR_RETURN(sql::ExprPtr rewritten, RewriteSumOfAffine(e));
+    if (rewritten) return BindPostAggregation(*rewritten);
+    return BindAggregate(e);
+  }
+  if (!ContainsAggregate(e)) {
+    absl::StatusOr<pb::Expr> input = BindInput(e);
+    if (input.ok()) {
+      std::string signature = input->SerializeAsString();
+      for (size_t k = 0; k < key_signatures_.size(); ++k) {
+        if (key_signatures_[k] == signature) return core::Col(k, TypeOf(*input));
+      }
+      if (e.kind == ExprKind::kIdentifier) {
+        return ErrorAt(ErrorCode::kNotAnAggregate,
+                       "Column `" + e.name +
+                           "` is not under aggregate function and not in GROUP BY keys",
+                       e.position);
+      }
+      if (input->has_literal()) return input;
+    } else if (e.kind == ExprKind::kIdentifier) {
+      return input.status();
+    }
+  }
+  if (e.kind != ExprKind::kFunction) {
+    return ErrorAt(ErrorCode::kNotAnAggregate,
+                   "Expression " + sql::ColumnName(e) + " is not under aggregate function and not in GROUP BY keys",
+                   e.position);
+  }
+  return BindCall(e, [this](const Expr& arg) { return BindPostAggregation(arg); });
+}
+
+absl::StatusOr<sql::ExprPtr> SelectBinder::RewriteSumOfAffine(const Expr& e) {
+  if (e.distinct || Lower(e.name) != "sum" || e.args.size() != 1) return sql::ExprPtr();
+  const Expr& inner = *e.args[0];
+  if (inner.kind != ExprKind::kFunction || inner.args.size() != 2) return sql::ExprPtr();
+  const std::string& op = inner.name;
+  if (op != "plus" && op != "minus" && op != "multiply") return sql::ExprPtr();
+  auto is_int_literal = [](const Expr& x) {
+    return x.kind == ExprKind::kLiteral && !x.is_null &&
+           (std::holds_alternative<uint64_t>(x.value) || std::holds_alternative<int64_t>(x.value));
+  };
+  bool constant_left = is_int_literal(*inner.args[0]);
+  bool constant_right = is_int_literal(*inner.args[1]);
+  if (constant_left == constant_right) return sql::ExprPtr();
+  sql::ExprPtr x = inner.args[constant_left ? 1 : 0];
+  sql::ExprPtr c = inner.args[constant_left ? 0 : 1];
+  if (ContainsAggregate(*x)) return sql::ExprPtr();
+  absl::StatusOr<pb::Expr> bound = BindInput(*x);
+  if (!bound.ok() || !core::IsInteger(TypeOf(*bound)) || core::IsDateOrDateTime(TypeOf(*bound))) {
+    return sql::ExprPtr();
+  }
+  auto call = [&](std::string name, std::vector<sql::ExprPtr> args) {
+    auto node = std::make_shared<Expr>();
+    node->kind = ExprKind::kFunction;
+    node->name = std::move(name);
+    node->args = std::move(args);
+    node->position = e.position;
+    return node;
+  };
+  sql::ExprPtr sum = call("sum", {x});
+  if (op == "multiply") return call("multiply", {c, sum});
+  sql::ExprPtr scaled = call("multiply", {c, call("count", {x})});
+  if (op == "plus") return call("plus", {sum, scaled});
+  return constant_left ? call("minus", {scaled, sum}) : call("minus", {sum, scaled});
+}
+
+absl::Status SelectBinder::AddKey(const Expr& e) {
+  if (ContainsAggregate(e)) {
+    return ErrorAt(ErrorCode::kIllegalAggregation,
+                   "Aggregate function " + sql::ColumnName(e) + " is found in GROUP BY", e.position);
+  }
+  ASSIGN_OR_RETURN(pb::Expr key, BindInput(e));
+  std::string signature = key.SerializeAsString();
+  if (std::find(key_signatures_.begin(), key_signatures_.end(), signature) !=
+      key_signatures_.end()) {
+    return absl::OkStatus();  // GROUP BY a, a
+  }
+  key_signatures_.push_back(signature);
+  keys_.push_back(std::move(key));
+  return absl::OkStatus();
+}
+
+void SelectBinder::DropDependentKeys() {
+  for (size_t k = keys_.size(); k-- > 0 && keys_.size() > 1;) {
+    if (!IsFunctionOfOtherKeys(keys_[k], k, /*top=*/true)) continue;
+    keys_.erase(keys_.begin() + static_cast<std::ptrdiff_t>(k));
+    key_signatures_.erase(key_signatures_.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+}
+
+bool SelectBinder::ContainsAggregate(const Expr& e) {
+  if (e.kind == ExprKind::kFunction) {
+    if (IsAggregateName(e)) return true;
+    for (const auto& arg : e.args) {
+      if (ContainsAggregate(*arg)) return true;
+    }
+    return false;
+  }
+  if (e.kind == ExprKind::kIdentifier) {
+    if (const Expr* target = AliasTarget(e)) {
+      expanding_.insert(e.name);
+      bool result = ContainsAggregate(*target);
+      expanding_.erase(e.name);
+      return result;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> SelectBinder::SourceColumns() const {
+  std::vector<std::string> out(source_count_);
+  for (size_t i = 0; i < input_index_.size(); ++i) {
+    if (input_index_[i] >= 0) out[input_index_[i]] = table_names_[i];
+  }
+  return out;
+}
+
+std::vector<size_t> SelectBinder::SourcePositions() const {
+  std::vector<size_t> out(source_count_);
+  for (size_t i = 0; i < input_index_.size(); ++i) {
+    if (input_index_[i] >= 0) out[input_index_[i]] = i;
+  }
+  return out;
+}
+
+bool SelectBinder::IsNonDeterministic(const std::string& name) {
+  static const char* kNames[] = {"rand", "rand32", "rand64", "randConstant", "randCanonical",
+                                 "now", "now64", "today", "yesterday", "generateUUIDv4",
+                                 "rowNumberInBlock", "rowNumberInAllBlocks", "blockNumber",
+                                 "blockSize", "runningDifference", "runningAccumulate"};
+  for (const char* n : kNames) {
+    if (name == n) return true;
+  }
+  return false;
+}
+
+bool SelectBinder::IsFunctionOfOtherKeys(const pb::Expr& e, size_t self, bool top) const {
+  if (!top) {
+    std::string signature = e.SerializeAsString();
+    for (size_t k = 0; k < key_signatures_.size(); ++k) {
+      if (k != self && key_signatures_[k] == signature) return !core::IsFloat(TypeOf(e));
+    }
+  }
+  if (e.has_literal()) return true;
+  if (!e.has_call()) return false;
+  const std::string& name = e.call().name();
+  if (IsNonDeterministic(name)) return false;
+  for (const pb::Expr& arg : e.call().args()) {
+    if (!IsFunctionOfOtherKeys(arg, self, /*top=*/false)) return false;
+  }
+  return true;
+}
+
+const Expr* SelectBinder::AliasTarget(const Expr& e) {
+  if (!e.qualifier.empty()) return nullptr;
+  auto it = aliases_.find(e.name);
+  if (it == aliases_.end() || expanding_.count(e.name)) return nullptr;
+  // `SELECT x AS x`: the alias names the column itself.
+  const Expr* target = it->second;
+  if (target->kind == ExprKind::kIdentifier && target->name == e.name) return nullptr;
+  return target;
+}
+
+absl::StatusOr<pb::Expr> SelectBinder::BindLiteral(const Expr& e) {
+  if (e.is_null) return core::Lit(uint64_t{0}, TypeId::kUInt8);  // replaced by callers
+  return core::Lit(e.value, LiteralType(e.value));
+}
+
+absl::StatusOr<pb::Expr> SelectBinder::BindColumn(const Expr& e) {
+  for (size_t i = 0; i < table_names_.size(); ++i) {
+    if (table_names_[i] != e.name) continue;
+    if (input_index_[i] < 0) input_index_[i] = source_count_++;
+    return core::Col(input_index_[i], table_types_[i]);
+  }
+  std::string known = absl::StrJoin(table_names_.size() > 20
+                                        ? std::vector<std::string>(table_names_.begin(), table_names_.begin() + 20)
+                                        : table_names_,
+                                    ", ");
+  return ErrorAt(ErrorCode::kUnknownIdentifier,
+                 "Unknown identifier: " + e.name + "; there are columns: " + known, e.position);
+}
+
+absl::StatusOr<pb::Expr> SelectBinder::BindAggregate(const Expr& e) {
+  std::string name = e.name;
+  if (e.distinct) {
+    std::string lower = Lower(name);
+    if (lower != "count") {
+      return ErrorAt(ErrorCode::kNotImplemented, name + "(DISTINCT ...) is not supported",
+                     e.position);
+    }
+    name = "uniqExact";
+  }
+  pb::AggregateCall call;
+  std::vector<TypeId> arg_types;
+  for (const auto& arg : e.args) {
+    if (arg->kind == ExprKind::kStar) continue;  // count(*) = count()
+    if (ContainsAggregate(*arg)) {
+      return ErrorAt(ErrorCode::kIllegalAggregation,
+                     "Aggregate function " + sql::ColumnName(*arg) +
+                         " is found inside another aggregate function",
+                     arg->position);
+    }
+    ASSIGN_OR_RETURN(pb::Expr bound, BindInput(*arg));
+    arg_types.push_back(TypeOf(bound));
+    *call.add_args() = std::move(bound);
+  }
+  absl::StatusOr<core::ResolvedAggregate> resolved = core::ResolveAggregate(name, arg_types);
+  if (!resolved.ok()) {
+    return core::Error(core::CodeOf(resolved.status()),
+                       std::string(resolved.status().message()) + " (at position " +
+                           std::to_string(e.position + 1) + ")");
+  }
+  call.set_name(resolved->name);
+  call.set_result_type(static_cast<uint32_t>(resolved->result_type));
+  std::string signature = call.SerializeAsString();
+  size_t index = 0;
+  while (index < aggregates_.size() && aggregate_signatures_[index] != signature) ++index;
+  if (index == aggregates_.size()) {
+    aggregates_.push_back(call);
+    aggregate_signatures_.push_back(signature);
+  }
+  return core::Col(keys_.size() + index, resolved->result_type);
+}
+
+absl::StatusOr<pb::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder bind_arg) {
+  std::string lower = Lower(e.name);
+  if (lower == "tuple") {
+    return ErrorAt(ErrorCode::kNotImplemented, "Tuples are supported only on the right of IN",
+                   e.position);
+  }
+  bool is_in = e.name == "in" || e.name == "notIn" || e.name == "globalIn" || e.name == "globalNotIn";
+  std::vector<pb::Expr> args;
+  std::vector<core::ArgumentInfo> infos;
+  std::vector<bool> is_null;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    const Expr& arg = *e.args[i];
+    if (is_in && i == 1) {
+      // The IN list: each element must be a constant.
+      std::vector<const Expr*> elements;
+      if (arg.kind == ExprKind::kFunction && arg.name == "tuple") {
+        for (const auto& element : arg.args) elements.push_back(element.get());
+      } else {
+        elements.push_back(&arg);
+      }
+      pb::Expr tuple;
+      tuple.set_type(args.empty() ? 0 : args[0].type());
+      tuple.mutable_call()->set_name("tuple");
+      for (const Expr* element : elements) {
+        ASSIGN_OR_RETURN(pb::Expr bound, BindInput(*element));
+        if (!bound.has_literal()) {
+          return ErrorAt(ErrorCode::kNotImplemented,
+                         "Only constants are supported in the IN list, got " +
+                             sql::ColumnName(*element),
+                         element->position);
+        }
+        infos.push_back({TypeOf(bound), ConstantOf(bound)});
+        *tuple.mutable_call()->add_args() = std::move(bound);
+      }
+      args.push_back(std::move(tuple));
+      continue;
+    }
+    if (arg.kind == ExprKind::kStar) {
+      return ErrorAt(ErrorCode::kSyntaxError, "Asterisk is not allowed as an argument of " + e.name,
+                     arg.position);
+    }
+    ASSIGN_OR_RETURN(pb::Expr bound, bind_arg(arg));
+    is_null.resize(args.size() + 1, false);
+    is_null[args.size()] = arg.kind == ExprKind::kLiteral && arg.is_null;
+    infos.push_back({TypeOf(bound), ConstantOf(bound)});
+    args.push_back(std::move(bound));
+  }
+  // NULL branches of if / multiIf / CASE take the default value of the other branches' type.
+  is_null.resize(args.size(), false);
+  if (std::count(is_null.begin(), is_null.end(), true) > 0) {
+    std::optional<TypeId> branch_type;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!is_null[i] && i > 0) branch_type = TypeOf(args[i]);
+    }
+    if (branch_type) {
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (is_null[i]) {
+          args[i] = DefaultLiteral(*branch_type);
+          infos[i] = {*branch_type, ConstantOf(args[i])};
+        }
+      }
+    }
+  }
+  absl::StatusOr<core::ResolvedFunction> resolved = core::ResolveFunction(e.name, infos);
+  if (!resolved.ok()) {
+    return core::Error(core::CodeOf(resolved.status()),
+                       std::string(resolved.status().message()) + " (at position " +
+                           std::to_string(e.position + 1) + ")");
+  }
+  pb::Expr out;
+  out.set_type(static_cast<uint32_t>(resolved->result_type));
+  out.mutable_call()->set_name(resolved->name);
+  for (auto& arg : args) *out.mutable_call()->add_args() = std::move(arg);
+  return out;
+}
+
+}  // namespace granite::coordinator

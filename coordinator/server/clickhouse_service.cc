@@ -1,0 +1,440 @@
+#include "coordinator/server/clickhouse_service.h"
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <random>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "coordinator/formats/output_format.h"
+#include "coordinator/server/query_scheduler.h"
+#include "coordinator/server/query_stream_reactor.h"
+#include "coordinator/sql/parser.h"
+#include "coordinator/server/utf8_check.h"
+#include "core/cancellation_poller.h"
+#include "core/error.h"
+#include "core/metrics/events.h"
+#include "core/metrics/histogram.h"
+#include "core/thread_priority.h"
+
+namespace granite::coordinator {
+
+namespace ch = clickhouse::grpc;
+
+namespace {
+
+constexpr size_t kOutputChunkBytes = 1 << 20;
+
+// Returns a random version 4 UUID. The generator is per thread: no shared state per query.
+std::string NewQueryId() {
+  thread_local std::mt19937_64 random(std::random_device{}());
+  uint64_t high = random();
+  uint64_t low = random();
+  return absl::StrFormat("%08x-%04x-4%03x-%04x-%012x", high >> 32, (high >> 16) & 0xffff,
+                         high & 0xfff, 0x8000 | ((low >> 48) & 0x3fff), low & 0xffffffffffffULL);
+}
+
+void SetException(const absl::Status& status, ch::Result* result) {
+  core::ErrorCode code = core::CodeOf(status);
+  ch::Exception* exception = result->mutable_exception();
+  exception->set_code(static_cast<int>(code));
+  exception->set_name(std::string(core::ErrorName(code)));
+  // Never an exception without text (a status made without a message somewhere below).
+  exception->set_display_text(status.message().empty()
+                                  ? std::string(core::ErrorName(code)) + " (no message)"
+                                  : std::string(status.message()));
+}
+
+// Fails with BAD_ARGUMENTS naming the first byte of `text` that does not continue valid UTF-8.
+// The coordinator's protobuf code takes QueryInfo's text fields as bytes (proto/CMakeLists.txt),
+// so such a request reaches the service and is answered with an exception here.
+absl::Status CheckUtf8(std::string_view field, std::string_view text) {
+  std::optional<size_t> offset = FirstInvalidUtf8Byte(text);
+  if (!offset) return absl::OkStatus();
+  return core::Error(core::ErrorCode::kBadArguments,
+                     absl::StrFormat("The %s is not valid UTF-8: byte 0x%02X at offset %d "
+                                     "(0-based, of %d bytes) does not start a valid sequence",
+                                     field, static_cast<unsigned char>(text[*offset]), *offset,
+                                     text.size()));
+}
+
+// Returns the event that counts a finished query of `kind` with this outcome.
+core::Event QueryEvent(QueryKind kind, bool ok, bool cancelled) {
+  using core::Event;
+  static constexpr Event kEvents[4][3] = {
+      {Event::kSelectQueriesSucceeded, Event::kSelectQueriesFailed, Event::kSelectQueriesCancelled},
+      {Event::kInsertQueriesSucceeded, Event::kInsertQueriesFailed, Event::kInsertQueriesCancelled},
+      {Event::kDdlQueriesSucceeded, Event::kDdlQueriesFailed, Event::kDdlQueriesCancelled},
+      {Event::kOtherQueriesSucceeded, Event::kOtherQueriesFailed, Event::kOtherQueriesCancelled},
+  };
+  return kEvents[static_cast<int>(kind)][ok ? 0 : cancelled ? 2 : 1];
+}
+
+// Adds the pruning summary as a server log entry when the client asked for debug logs
+// (SETTINGS send_logs_level = 'debug' or 'trace'), as ClickHouse reports it: Stats and Progress
+// have no field for parts or marks.
+void AddPruningLog(const QueryContext& query, ch::Result* result) {
+  const std::string& level = query.settings.send_logs_level;
+  if (level != "debug" && level != "trace" && level != "test") return;
+  uint64_t parts_total = query.parts_total.load();
+  if (parts_total == 0) return;
+  auto now = std::chrono::system_clock::now().time_since_epoch();
+  uint64_t micros = std::chrono::duration_cast<std::chrono::microseconds>(now).count();
+  ch::LogEntry* entry = result->add_logs();
+  entry->set_time(static_cast<uint32_t>(micros / 1000000));
+  entry->set_time_microseconds(static_cast<uint32_t>(micros % 1000000));
+  entry->set_query_id(query.query_id());
+  entry->set_level(ch::LOG_DEBUG);
+  entry->set_source("MergeTreeDataSelectExecutor");
+  entry->set_text(absl::StrFormat(
+      "Selected %d/%d parts by partition key and primary key, %d/%d marks by primary key "
+      "(summed over the workers)",
+      query.parts_selected.load(), parts_total, query.granules_selected.load(),
+      query.granules_total.load()));
+}
+
+// Returns the chunk limits of an insert: settings input_chunk_rows / input_chunk_bytes (tests
+// force small chunks with them).
+absl::StatusOr<InsertOptions> InsertOptionsOf(const core::Settings& settings) {
+  InsertOptions options;
+  if (settings.input_chunk_rows == 0 || settings.input_chunk_bytes == 0) {
+    return core::Error(core::ErrorCode::kBadArguments,
+                       "Settings input_chunk_rows and input_chunk_bytes must be positive");
+  }
+  options.chunk.max_rows = settings.input_chunk_rows;
+  options.chunk.max_bytes = settings.input_chunk_bytes;
+  return options;
+}
+
+// Returns the settings a request starts from: its session's (QueryInfo.session_id), then its
+// own QueryInfo.settings.
+absl::StatusOr<core::Settings> RequestSettings(const ch::QueryInfo& info, SessionStore* sessions) {
+  core::Settings settings;
+  if (!info.session_id().empty()) {
+    absl::StatusOr<core::Settings> session =
+        sessions->Begin(info.session_id(), info.session_check(), info.session_timeout());
+    if (!session.ok()) return session.status();
+    settings = *std::move(session);
+  }
+  absl::Status applied = settings.Apply(info.settings());
+  if (!applied.ok()) return applied;
+  return settings;
+}
+
+// Reads the input of a streamed query: the input_data of each further QueryInfo while the one
+// before said next_query_info. A cancel message ends the input with QUERY_WAS_CANCELLED.
+class StreamInput : public InputSource {
+ public:
+  using Read = std::function<bool(ch::QueryInfo*)>;
+  StreamInput(bool more, Read read) : more_(more), read_(std::move(read)) {}
+
+  absl::StatusOr<bool> Next(std::string* piece) override {
+    while (more_) {
+      if (!read_(&next_)) break;  // the client closed its side: the input ends
+      if (next_.cancel()) {
+        more_ = false;
+        cancelled_ = true;
+        return core::Error(core::ErrorCode::kQueryWasCancelled,
+                           "The client cancelled the query while it sent the input");
+      }
+      more_ = next_.next_query_info();
+      if (next_.input_data().empty()) continue;
+      piece->swap(*next_.mutable_input_data());
+      return true;
+    }
+    more_ = false;
+    if (cancelled_) {
+      return core::Error(core::ErrorCode::kQueryWasCancelled,
+                         "The client cancelled the query while it sent the input");
+    }
+    return false;
+  }
+
+  bool HasMore() const override { return more_; }
+
+  // Reads all remaining input into *out (for queries that take their input at once).
+  void ReadAll(std::string* out) {
+    std::string piece;
+    while (true) {
+      absl::StatusOr<bool> got = Next(&piece);
+      if (!got.ok() || !*got) return;
+      out->append(piece);
+    }
+  }
+
+  bool cancelled() const { return cancelled_; }
+
+ private:
+  bool more_;
+  Read read_;
+  ch::QueryInfo next_;
+  bool cancelled_ = false;
+};
+
+}  // namespace
+
+void ClickHouseService::Run(grpc::ServerContextBase* context, const ch::QueryInfo& info,
+                            const absl::StatusOr<sql::Statement>& parsed, const std::string& input,
+                            InputSource* more_input, const Emit& emit) {
+  absl::Status refused;
+  std::unique_ptr<QueryContext> query = StartQuery(info, &refused);
+  int nice = refused.ok() ? PriorityOf(TraitsOf(parsed, info.query().size() + input.size(),
+                                                more_input != nullptr && more_input->HasMore()))
+                          : 0;
+  ch::Result last =
+      RunStarted(context, info, parsed, input, more_input, emit, query.get(), refused, nice);
+  emit(last);
+}
+
+std::unique_ptr<QueryContext> ClickHouseService::StartQuery(const ch::QueryInfo& info,
+                                                            absl::Status* refused) {
+  // An id that is not UTF-8 is refused and replaced: the Result echoes the id, and clients
+  // parse it as a proto3 string.
+  absl::Status id_status = CheckUtf8("query_id", info.query_id());
+  auto query = std::make_unique<QueryContext>(
+      info.query_id().empty() || !id_status.ok() ? NewQueryId() : info.query_id(), info.query());
+  *refused = CheckUtf8("query", info.query());
+  if (refused->ok()) *refused = id_status;
+  if (refused->ok()) *refused = registry_->Start(query.get());
+  return query;
+}
+
+int ClickHouseService::PriorityOf(const StatementTraits& traits) {
+  if (traits.lowered) return core::HeavyWorkPriority(executor_->select_nice());
+  if (traits.insert) core::MarkSmallWrite();
+  return 0;
+}
+
+ch::Result ClickHouseService::RunStarted(grpc::ServerContextBase* context,
+                                         const ch::QueryInfo& info,
+                                         const absl::StatusOr<sql::Statement>& parsed,
+                                         const std::string& input, InputSource* more_input,
+                                         const Emit& emit,
+                                         QueryContext* query, const absl::Status& admitted,
+                                         int nice) {
+  Produced produced;
+  ch::Result last;
+  absl::Status status;
+  {
+    // A SELECT's coordinator path (parse, bind, admission wait, merge, result encoding and its
+    // streamed chunks) runs at the query priority (PriorityOf), not only its execution, and so
+    // does a bulk INSERT's (more input to come, or not a short one: an INSERT SELECT, or more
+    // than kInlineInsertBytes, statement_kind.h): small INSERTs and DDL keep the normal priority
+    // and never wait for that CPU work. The registry and query log, whose locks INSERTs take
+    // too, are left at normal priority, so a preempted SCHED_IDLE thread never holds them.
+    core::ScopedThreadNice lowered(nice);
+    status =
+        Serve(context, info, parsed, input, more_input, emit, query, admitted, &produced, &last);
+  }
+  // Logged before the last message goes out, so a client that sees the end of its query finds it
+  // in system.query_log.
+  Record(query, status, produced);
+  return last;
+}
+
+absl::Status ClickHouseService::Serve(grpc::ServerContextBase* context,
+                                      const ch::QueryInfo& info,
+                                      const absl::StatusOr<sql::Statement>& parsed,
+                                      const std::string& input,
+                                      InputSource* more_input, const Emit& emit,
+                                      QueryContext* query_context, const absl::Status& admitted,
+                                      Produced* produced, ch::Result* last) {
+  QueryContext& query = *query_context;
+  absl::StatusOr<QueryResult> outcome;
+  absl::StatusOr<core::Settings> settings = RequestSettings(info, &sessions_);
+  absl::StatusOr<InsertOptions> insert_options =
+      settings.ok() ? InsertOptionsOf(*settings) : absl::StatusOr<InsertOptions>(settings.status());
+  if (!admitted.ok()) {
+    outcome = admitted;
+  } else if (!insert_options.ok()) {
+    outcome = insert_options.status();
+  } else if (!parsed.ok()) {
+    outcome = parsed.status();  // SYNTAX_ERROR, sent and logged like any other error
+  } else {
+    // A client that goes away cancels the query (and with it every worker stream).
+    core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
+        [context] { return context->IsCancelled(); }, [&query] { query.Cancel(); });
+    query.settings = *std::move(settings);
+    outcome =
+        executor_->Execute(info.query(), *parsed, input, &query, more_input, *insert_options);
+    if (outcome.ok() && !info.session_id().empty() && !query.session_changes.empty()) {
+      sessions_.Apply(info.session_id(), query.session_changes);
+    }
+  }
+  ch::Result& result = *last;
+  result.set_query_id(query.query_id());
+  result.set_time_zone("UTC");
+  if (!outcome.ok()) {
+    if (query.cancelled() && core::CodeOf(outcome.status()) == core::ErrorCode::kQueryWasCancelled) {
+      result.set_cancelled(true);
+    }
+    SetException(outcome.status(), &result);
+    return outcome.status();
+  }
+  produced->written_rows = outcome->written_rows;
+  std::string output;
+  uint64_t rows = 0;
+  if (outcome->has_rows) {
+    std::string format_name = !outcome->format.empty()       ? outcome->format
+                              : !info.output_format().empty() ? info.output_format()
+                                                              : "TabSeparated";
+    absl::StatusOr<std::unique_ptr<OutputFormat>> format = MakeOutputFormat(format_name);
+    if (!format.ok()) {
+      SetException(format.status(), &result);
+      return format.status();
+    }
+    result.set_output_format(format_name);
+    if (info.send_output_columns()) {
+      for (size_t i = 0; i < outcome->names.size(); ++i) {
+        ch::NameAndType* column = result.add_output_columns();
+        column->set_name(outcome->names[i]);
+        column->set_type(std::string(core::TypeName(outcome->types[i])));
+      }
+    }
+    rows = outcome->block.rows();
+    produced->result_rows = rows;
+    (*format)->Begin(outcome->names, outcome->types, &output);
+    constexpr size_t kRowsPerWrite = 8192;
+    for (size_t at = 0; at < rows; at += kRowsPerWrite) {
+      (*format)->Write(core::SliceRows(outcome->block, at, kRowsPerWrite), &output);
+      if (output.size() >= kOutputChunkBytes) {
+        result.set_output(std::move(output));
+        output.clear();
+        if (!emit(result)) {
+          absl::Status gone = core::Error(core::ErrorCode::kQueryWasCancelled,
+                                          "The client went away while the result was sent");
+          result.Clear();
+          SetException(gone, &result);
+          return gone;
+        }
+        result.Clear();
+        result.set_query_id(query.query_id());
+      }
+    }
+    (*format)->End(&output);
+  }
+  result.set_output(std::move(output));
+  ch::Progress* progress = result.mutable_progress();
+  progress->set_read_rows(query.read_rows.load());
+  progress->set_read_bytes(query.read_bytes.load());
+  progress->set_written_rows(outcome->written_rows);
+  AddPruningLog(query, &result);
+  ch::Stats* stats = result.mutable_stats();
+  stats->set_rows(rows);
+  stats->set_blocks(rows > 0 ? 1 : 0);
+  stats->set_applied_limit(false);
+  stats->set_rows_before_limit(rows);
+  return absl::OkStatus();
+}
+
+void ClickHouseService::Record(QueryContext* query, const absl::Status& status,
+                               const Produced& produced) {
+  auto finished = std::chrono::steady_clock::now();
+  uint64_t duration_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(finished - query->start()).count();
+  bool cancelled = !status.ok() && (query->cancelled() || core::CodeOf(status) ==
+                                                              core::ErrorCode::kQueryWasCancelled);
+  core::CountEvent(QueryEvent(query->kind(), status.ok(), cancelled));
+  core::QueryDurationHistogram().ObserveMicroseconds(duration_us);
+  core::CountEvent(core::Event::kReadRows, query->read_rows.load());
+  core::CountEvent(core::Event::kReadBytes, query->read_bytes.load());
+  core::CountEvent(core::Event::kInsertedRows, produced.written_rows);
+  core::CountEvent(core::Event::kMergeMicroseconds, query->merge_ns.load() / 1000);
+
+  QueryLogEntry entry;
+  entry.query_id = query->query_id();
+  entry.query = query->query();
+  entry.kind = query->kind();
+  entry.start_time = query->start_time();
+  entry.finish_time = std::chrono::system_clock::now();
+  entry.duration_us = duration_us;
+  entry.read_rows = query->read_rows.load();
+  entry.read_bytes = query->read_bytes.load();
+  entry.written_rows = produced.written_rows;
+  entry.result_rows = produced.result_rows;
+  entry.memory_usage = query->peak_memory();
+  entry.worker_elapsed_us = query->WorkerElapsed();
+  entry.final_merge_skipped = query->final_merge_skipped.load();
+  entry.selected_parts = query->parts_selected.load();
+  entry.selected_parts_total = query->parts_total.load();
+  entry.selected_marks = query->granules_selected.load();
+  entry.selected_marks_total = query->granules_total.load();
+  entry.queue_wait_us = query->queue_wait_us.load();
+  if (!status.ok()) {
+    entry.exception_code = static_cast<int32_t>(core::CodeOf(status));
+    entry.exception = std::string(status.message());
+    entry.cancelled = cancelled;
+  }
+  registry_->Finish(query, std::move(entry));
+}
+
+grpc::Status ClickHouseService::ExecuteQuery(grpc::ServerContext* context, const ch::QueryInfo* info,
+                                             ch::Result* result) {
+  // One Result holds everything: output chunks are concatenated once at the end (no copy of the
+  // output so far per chunk); the first chunk's format and columns, the last one's progress,
+  // stats and exception are kept (MergeFrom: later non-empty fields win, repeated ones append).
+  std::string output;
+  Run(context, *info, sql::ParseStatement(info->query()), info->input_data(), nullptr,
+      [&](ch::Result& part) {
+    output += part.output();
+    part.clear_output();
+    result->MergeFrom(part);
+    return true;
+  });
+  result->set_output(std::move(output));
+  return grpc::Status::OK;
+}
+
+// The stream-input methods hand an INSERT the first message's input and then the stream itself,
+// which the insert reads chunk by chunk as it parses: the input is never held whole. Any other
+// query gets all its input first.
+grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
+    grpc::ServerContext* context, grpc::ServerReader<ch::QueryInfo>* reader, ch::Result* result) {
+  ch::QueryInfo first;
+  if (!reader->Read(&first)) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no query");
+  StreamInput stream(first.next_query_info(), [reader](ch::QueryInfo* next) {
+    core::ScopedNormalPriority grpc_call;  // a bulk INSERT's reads: core/thread_priority.h
+    return reader->Read(next);
+  });
+  std::string input = std::move(*first.mutable_input_data());
+  const absl::StatusOr<sql::Statement> parsed = sql::ParseStatement(first.query());
+  const bool streamed = TraitsOf(parsed, 0, false).insert;
+  if (!streamed) {
+    stream.ReadAll(&input);
+    if (stream.cancelled()) {
+      result->set_cancelled(true);
+      return grpc::Status::OK;
+    }
+  }
+  std::string output;
+  Run(context, first, parsed, input, streamed ? &stream : nullptr, [&](ch::Result& part) {
+    output += part.output();
+    ch::Result merged = part;
+    merged.set_output(output);
+    if (stream.cancelled()) merged.set_cancelled(true);
+    *result = std::move(merged);
+    return true;
+  });
+  return grpc::Status::OK;
+}
+
+grpc::Status ClickHouseService::ExecuteQueryWithStreamOutput(
+    grpc::ServerContext* context, const ch::QueryInfo* info,
+    grpc::ServerWriter<ch::Result>* writer) {
+  Run(context, *info, sql::ParseStatement(info->query()), info->input_data(), nullptr,
+      [&](ch::Result& part) {
+        core::ScopedNormalPriority grpc_call;  // a lowered SELECT's writes: core/thread_priority.h
+        return writer->Write(part);
+      });
+  return grpc::Status::OK;
+}
+
+grpc::ServerBidiReactor<ch::QueryInfo, ch::Result>* ClickHouseService::ExecuteQueryWithStreamIO(
+    grpc::CallbackServerContext* context) {
+  return new QueryStreamReactor(this, context);
+}
+
+}  // namespace granite::coordinator

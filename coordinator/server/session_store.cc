@@ -1,0 +1,45 @@
+#include "coordinator/server/session_store.h"
+
+#include "core/error.h"
+
+namespace granite::coordinator {
+
+absl::StatusOr<core::Settings> SessionStore::Begin(const std::string& id, bool check,
+                                                   uint32_t timeout_seconds,
+                                                   Clock::time_point now) {
+  core::MutexLock lock(mu_);
+  ExpireLocked(now);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) {
+    if (check) {
+      return core::Error(core::ErrorCode::kSessionNotFound,
+                         "Session " + id + " not found (session_check is set)");
+    }
+    it = sessions_.emplace(id, Session()).first;
+  }
+  Session& session = it->second;
+  session.timeout =
+      std::chrono::seconds(timeout_seconds == 0 ? kDefaultTimeoutSeconds : timeout_seconds);
+  session.expires = now + session.timeout;
+  return session.settings;
+}
+
+void SessionStore::Apply(const std::string& id, const std::map<std::string, std::string>& changes,
+                         Clock::time_point now) {
+  core::MutexLock lock(mu_);
+  Session& session = sessions_[id];
+  if (session.expires < now) session.expires = now + session.timeout;
+  for (const auto& [name, value] : changes) (void)session.settings.Set(name, value);
+}
+
+size_t SessionStore::size(Clock::time_point now) {
+  core::MutexLock lock(mu_);
+  ExpireLocked(now);
+  return sessions_.size();
+}
+
+void SessionStore::ExpireLocked(Clock::time_point now) {
+  absl::erase_if(sessions_, [now](const auto& entry) { return entry.second.expires < now; });
+}
+
+}  // namespace granite::coordinator

@@ -1,0 +1,319 @@
+#include "coordinator/system/system_tables.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <map>
+
+#include "absl/strings/str_join.h"
+#include "coordinator/system/workers_table.h"
+#include "core/error.h"
+#include "core/metrics/metrics_snapshot.h"
+#include "core/rpc_status.h"
+
+namespace granite::coordinator {
+
+namespace pb = granite::worker::v1;
+using core::TypeId;
+
+namespace {
+
+// Builds a LocalTable column by column.
+class TableBuilder {
+ public:
+  TableBuilder(std::vector<std::string> names, std::vector<TypeId> types) {
+    table_.names = std::move(names);
+    table_.types = std::move(types);
+    for (TypeId type : table_.types) columns_.push_back(std::make_shared<core::Column>(type));
+  }
+  core::Column& operator[](size_t i) { return *columns_[i]; }
+  LocalTable Build() {
+    table_.block.rows_without_columns = columns_.empty() ? 0 : columns_[0]->size();
+    for (auto& column : columns_) table_.block.columns.push_back(std::move(column));
+    return std::move(table_);
+  }
+
+ private:
+  LocalTable table_;
+  std::vector<core::MutableColumnPtr> columns_;
+};
+
+// Asks every worker for its tables; a worker that does not answer gets an empty response and
+// `up[i] = false`.
+std::vector<pb::ListTablesResponse> ListTablesEverywhere(const WorkerSet& workers,
+                                                         std::vector<char>* up) {
+  std::vector<pb::ListTablesResponse> responses(workers.size());
+  up->assign(workers.size(), false);
+  workers.CallAll([&](size_t i) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    (*up)[i] = workers.stub(i)->ListTables(&context, pb::ListTablesRequest(), &responses[i]).ok();
+    return absl::OkStatus();
+  });
+  return responses;
+}
+
+// Asks every worker for its parts (active, outdated and detached); a worker that does not answer
+// gets an empty response.
+std::vector<pb::ListPartsResponse> ListPartsEverywhere(const WorkerSet& workers) {
+  std::vector<pb::ListPartsResponse> responses(workers.size());
+  (void)workers.CallAll([&](size_t i) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    (void)workers.stub(i)->ListParts(&context, pb::ListPartsRequest(), &responses[i]);
+    return absl::OkStatus();
+  });
+  return responses;
+}
+
+// The coordinator's own metrics and every answering worker's, labelled by the `worker` column.
+struct ProcessMetrics {
+  std::string worker;
+  pb::GetMetricsResponse metrics;
+};
+
+std::vector<ProcessMetrics> MetricsEverywhere(const WorkerSet& workers) {
+  std::vector<ProcessMetrics> out(1);
+  out[0].worker = "coordinator";
+  core::SnapshotToProto(core::TakeMetricsSnapshot(), &out[0].metrics);
+  std::vector<pb::GetMetricsResponse> responses(workers.size());
+  std::vector<char> ok(workers.size(), 0);
+  (void)workers.CallAll([&](size_t i) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+    ok[i] = workers.stub(i)->GetMetrics(&context, pb::GetMetricsRequest(), &responses[i]).ok();
+    return absl::OkStatus();
+  });
+  for (size_t i = 0; i < workers.size(); ++i) {
+    if (ok[i]) out.push_back({std::to_string(i), std::move(responses[i])});
+  }
+  return out;
+}
+
+LocalTable MetricRowsTable(const std::string& name_column, bool signed_value,
+                           const std::vector<ProcessMetrics>& processes, bool events) {
+  TableBuilder t({name_column, "value", "description", "worker"},
+                 {TypeId::kString, signed_value ? TypeId::kInt64 : TypeId::kUInt64,
+                  TypeId::kString, TypeId::kString});
+  for (const ProcessMetrics& process : processes) {
+    const auto& rows = events ? process.metrics.events() : process.metrics.metrics();
+    for (const pb::MetricRow& row : rows) {
+      t[0].AppendString(row.name());
+      if (signed_value) {
+        t[1].Append<int64_t>(row.value());
+      } else {
+        t[1].Append<uint64_t>(static_cast<uint64_t>(row.value()));
+      }
+      t[2].AppendString(row.description());
+      t[3].AppendString(process.worker);
+    }
+  }
+  return t.Build();
+}
+
+LocalTable LocksTable(const std::vector<ProcessMetrics>& processes) {
+  TableBuilder t({"name", "acquisitions", "contended", "wait_microseconds", "worker"},
+                 {TypeId::kString, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
+                  TypeId::kString});
+  for (const ProcessMetrics& process : processes) {
+    for (const pb::LockRow& lock : process.metrics.locks()) {
+      t[0].AppendString(lock.name());
+      t[1].Append<uint64_t>(lock.acquisitions());
+      t[2].Append<uint64_t>(lock.contended());
+      t[3].Append<uint64_t>(lock.wait_ns() / 1000);
+      t[4].AppendString(process.worker);
+    }
+  }
+  return t.Build();
+}
+
+LocalTable ProcessesTable(const QueryRegistry* queries) {
+  TableBuilder t({"query_id", "query", "query_kind", "elapsed", "read_rows", "read_bytes",
+                  "queued"},
+                 {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kFloat64,
+                  TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt8});
+  if (queries == nullptr) return t.Build();
+  for (const RunningQuery& query : queries->Running()) {
+    t[0].AppendString(query.query_id);
+    t[1].AppendString(query.query);
+    t[2].AppendString(QueryKindName(query.kind));
+    t[3].Append<double>(query.elapsed_seconds);
+    t[4].Append<uint64_t>(query.read_rows);
+    t[5].Append<uint64_t>(query.read_bytes);
+    t[6].Append<uint8_t>(query.queued ? 1 : 0);  // waiting for a SELECT execution slot
+  }
+  return t.Build();
+}
+
+uint32_t EpochSeconds(std::chrono::system_clock::time_point time) {
+  return static_cast<uint32_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count());
+}
+
+LocalTable QueryLogTable(const QueryRegistry* queries) {
+  TableBuilder t({"type", "event_time", "query_start_time", "query_duration_ms", "read_rows",
+                  "read_bytes", "written_rows", "result_rows", "memory_usage", "query",
+                  "query_kind", "exception_code", "exception", "query_id", "worker_elapsed_us",
+                  "final_merge_skipped", "selected_parts", "selected_parts_total",
+                  "selected_marks", "selected_marks_total", "queue_wait_us"},
+                 {TypeId::kString, TypeId::kDateTime, TypeId::kDateTime, TypeId::kUInt64,
+                  TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
+                  TypeId::kUInt64, TypeId::kString, TypeId::kString, TypeId::kInt32,
+                  TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kUInt8,
+                  TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
+                  TypeId::kUInt64});
+  if (queries == nullptr) return t.Build();
+  for (const QueryLogEntry& entry : queries->Log()) {
+    t[0].AppendString(entry.exception_code == 0 ? "QueryFinish" : "ExceptionWhileProcessing");
+    t[1].Append<uint32_t>(EpochSeconds(entry.finish_time));
+    t[2].Append<uint32_t>(EpochSeconds(entry.start_time));
+    t[3].Append<uint64_t>(entry.duration_us / 1000);
+    t[4].Append<uint64_t>(entry.read_rows);
+    t[5].Append<uint64_t>(entry.read_bytes);
+    t[6].Append<uint64_t>(entry.written_rows);
+    t[7].Append<uint64_t>(entry.result_rows);
+    t[8].Append<uint64_t>(entry.memory_usage);
+    t[9].AppendString(entry.query);
+    t[10].AppendString(QueryKindName(entry.kind));
+    t[11].Append<int32_t>(entry.exception_code);
+    t[12].AppendString(entry.exception);
+    t[13].AppendString(entry.query_id);
+    t[14].AppendString(absl::StrJoin(entry.worker_elapsed_us, ","));
+    t[15].Append<uint8_t>(entry.final_merge_skipped ? 1 : 0);
+    t[16].Append<uint64_t>(entry.selected_parts);
+    t[17].Append<uint64_t>(entry.selected_parts_total);
+    t[18].Append<uint64_t>(entry.selected_marks);
+    t[19].Append<uint64_t>(entry.selected_marks_total);
+    t[20].Append<uint64_t>(entry.queue_wait_us);
+  }
+  return t.Build();
+}
+
+}  // namespace
+
+absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const WorkerSet& workers,
+                                            const Catalog& catalog, const QueryRegistry* queries) {
+  if (name == "metrics") return MetricRowsTable("metric", true, MetricsEverywhere(workers), false);
+  if (name == "events") return MetricRowsTable("event", false, MetricsEverywhere(workers), true);
+  if (name == "locks") return LocksTable(MetricsEverywhere(workers));
+  if (name == "processes") return ProcessesTable(queries);
+  if (name == "query_log") return QueryLogTable(queries);
+  if (name == "tables") {
+    std::vector<char> up;  // not vector<bool>: threads write neighbouring entries
+    auto responses = ListTablesEverywhere(workers, &up);
+    std::map<std::string, std::pair<uint64_t, uint64_t>> totals;  // rows, bytes
+    for (const auto& response : responses) {
+      for (const auto& table : response.tables()) {
+        auto& total = totals[table.schema().name()];
+        total.first += table.rows();
+        total.second += table.bytes_on_disk();
+      }
+    }
+    TableBuilder t({"database", "name", "engine", "total_rows", "total_bytes", "sharding_key"},
+                   {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kUInt64,
+                    TypeId::kUInt64, TypeId::kString});
+    for (const auto& schema : catalog.All()) {
+      t[0].AppendString("default");
+      t[1].AppendString(schema.name());
+      t[2].AppendString(schema.engine());
+      t[3].Append<uint64_t>(totals[schema.name()].first);
+      t[4].Append<uint64_t>(totals[schema.name()].second);
+      t[5].AppendString(absl::StrJoin(schema.sharding_key(), ", "));
+    }
+    return t.Build();
+  }
+  if (name == "workers") return BuildWorkersTable(workers);  // health and placement
+  if (name == "parts") {
+    // Active parts and, with active = 0, parts replaced by a merge that a query still reads.
+    std::vector<pb::ListPartsResponse> responses = ListPartsEverywhere(workers);
+    TableBuilder t({"database", "table", "partition", "partition_id", "name", "rows",
+                    "bytes_on_disk", "data_uncompressed_bytes", "marks", "min_block_number",
+                    "max_block_number", "level", "active", "worker"},
+                   {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString,
+                    TypeId::kString, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
+                    TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt32,
+                    TypeId::kUInt8, TypeId::kUInt32});
+    for (size_t i = 0; i < workers.size(); ++i) {
+      for (const auto& part : responses[i].parts()) {
+        t[0].AppendString("default");
+        t[1].AppendString(part.table());
+        t[2].AppendString(part.partition());
+        t[3].AppendString(part.partition_id());
+        t[4].AppendString(part.name());
+        t[5].Append<uint64_t>(part.rows());
+        t[6].Append<uint64_t>(part.bytes_on_disk());
+        t[7].Append<uint64_t>(part.data_uncompressed_bytes());
+        t[8].Append<uint64_t>(part.marks());
+        t[9].Append<uint64_t>(part.min_block());
+        t[10].Append<uint64_t>(part.max_block());
+        t[11].Append<uint32_t>(part.level());
+        t[12].Append<uint8_t>(part.active() ? 1 : 0);
+        t[13].Append<uint32_t>(i);
+      }
+    }
+    return t.Build();
+  }
+  if (name == "detached_parts") {
+    // Parts taken out of their table (storage/detached_parts.h), as ClickHouse lists them.
+    std::vector<pb::ListPartsResponse> responses = ListPartsEverywhere(workers);
+    TableBuilder t({"database", "table", "partition_id", "name", "bytes_on_disk", "disk", "path",
+                    "reason", "min_block_number", "max_block_number", "level", "worker"},
+                   {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString,
+                    TypeId::kUInt64, TypeId::kString, TypeId::kString, TypeId::kString,
+                    TypeId::kInt64, TypeId::kInt64, TypeId::kUInt32, TypeId::kUInt32});
+    for (size_t i = 0; i < workers.size(); ++i) {
+      for (const auto& part : responses[i].detached_parts()) {
+        t[0].AppendString("default");
+        t[1].AppendString(part.table());
+        t[2].AppendString(part.partition_id());
+        t[3].AppendString(part.name());
+        t[4].Append<uint64_t>(part.bytes_on_disk());
+        t[5].AppendString("default");
+        t[6].AppendString(part.path());
+        t[7].AppendString(part.reason());
+        t[8].Append<int64_t>(static_cast<int64_t>(part.min_block()));
+        t[9].Append<int64_t>(static_cast<int64_t>(part.max_block()));
+        t[10].Append<uint32_t>(part.level());
+        t[11].Append<uint32_t>(i);
+      }
+    }
+    return t.Build();
+  }
+  if (name == "merges") {
+    std::vector<pb::ListMergesResponse> responses(workers.size());
+    workers.CallAll([&](size_t i) {
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+      workers.stub(i)->ListMerges(&context, pb::ListMergesRequest(), &responses[i]);
+      return absl::OkStatus();
+    });
+    TableBuilder t({"database", "table", "elapsed", "progress", "num_parts", "source_part_names",
+                    "result_part_name", "partition_id", "total_size_bytes_compressed",
+                    "rows_read", "rows_written", "total_rows", "is_optimize", "worker"},
+                   {TypeId::kString, TypeId::kString, TypeId::kFloat64, TypeId::kFloat64,
+                    TypeId::kUInt64, TypeId::kString, TypeId::kString, TypeId::kString,
+                    TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
+                    TypeId::kUInt8, TypeId::kUInt32});
+    for (size_t i = 0; i < workers.size(); ++i) {
+      for (const auto& merge : responses[i].merges()) {
+        t[0].AppendString("default");
+        t[1].AppendString(merge.table());
+        t[2].Append<double>(merge.elapsed());
+        t[3].Append<double>(merge.progress());
+        t[4].Append<uint64_t>(merge.source_parts_size());
+        t[5].AppendString(absl::StrJoin(merge.source_parts(), ","));
+        t[6].AppendString(merge.result_part());
+        t[7].AppendString(merge.partition_id());
+        t[8].Append<uint64_t>(merge.total_bytes_compressed());
+        t[9].Append<uint64_t>(merge.rows_read());
+        t[10].Append<uint64_t>(merge.rows_written());
+        t[11].Append<uint64_t>(merge.total_rows());
+        t[12].Append<uint8_t>(merge.optimize() ? 1 : 0);
+        t[13].Append<uint32_t>(i);
+      }
+    }
+    return t.Build();
+  }
+  return core::Error(core::ErrorCode::kUnknownTable, "Table system." + name + " does not exist");
+}
+
+}  // namespace granite::coordinator
