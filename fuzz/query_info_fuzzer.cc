@@ -1,4 +1,4 @@
-// Fuzz target: the ClickHouse gRPC handler (coordinator/clickhouse_service.h) fed a QueryInfo
+// Fuzz target: the ClickHouse gRPC handler (coordinator/server/clickhouse_service.h) fed a QueryInfo
 // decoded from arbitrary protobuf bytes, through an in-process gRPC channel (no port, no network).
 // The coordinator has one worker whose address refuses connections at once (127.0.0.1 port 1), so
 // a statement that needs workers fails with their error like a cluster whose worker is down, and
@@ -12,13 +12,13 @@
 #include <string>
 
 #include "clickhouse/grpc/clickhouse_grpc.grpc.pb.h"
-#include "coordinator/admission_queue.h"
-#include "coordinator/catalog.h"
-#include "coordinator/clickhouse_service.h"
-#include "coordinator/query_executor.h"
-#include "coordinator/query_registry.h"
-#include "coordinator/query_scheduler.h"
-#include "coordinator/worker_set.h"
+#include "coordinator/cluster/catalog.h"
+#include "coordinator/cluster/worker_set.h"
+#include "coordinator/exec/query_executor.h"
+#include "coordinator/server/admission_queue.h"
+#include "coordinator/server/clickhouse_service.h"
+#include "coordinator/server/query_registry.h"
+#include "coordinator/server/query_scheduler.h"
 #include "core/thread_pool.h"
 #include "fuzz/fuzz_check.h"
 

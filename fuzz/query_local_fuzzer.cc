@@ -6,11 +6,11 @@
 #include <string>
 #include <variant>
 
-#include "coordinator/catalog.h"
-#include "coordinator/query_context.h"
-#include "coordinator/query_executor.h"
+#include "coordinator/cluster/catalog.h"
+#include "coordinator/cluster/worker_set.h"
+#include "coordinator/exec/query_executor.h"
+#include "coordinator/server/query_context.h"
 #include "coordinator/sql/parser.h"
-#include "coordinator/worker_set.h"
 #include "core/thread_pool.h"
 #include "fuzz/fuzz_check.h"
 

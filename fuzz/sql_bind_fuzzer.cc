@@ -1,12 +1,12 @@
-// Fuzz target: parse + bind (coordinator/binder.h) of a SELECT against a fixed catalog of two
+// Fuzz target: parse + bind (coordinator/planner/binder.h) of a SELECT against a fixed catalog of two
 // tables with every column type, one of them sharded, for a 3-worker cluster. Binding types every
 // expression through the function registry and the aggregate factory and applies the planner
 // rules, so this reaches them with trees nobody wrote a test for.
 #include <string>
 #include <variant>
 
-#include "coordinator/binder.h"
-#include "coordinator/catalog.h"
+#include "coordinator/cluster/catalog.h"
+#include "coordinator/planner/binder.h"
 #include "coordinator/sql/parser.h"
 #include "core/error.h"
 #include "fuzz/fuzz_check.h"
