@@ -11,6 +11,7 @@
 #include "core/status_macros.h"
 #include "core/table_functions/table_function.h"
 #include "coordinator/planner/distinct_planner.h"
+#include "coordinator/planner/filter_condition.h"
 #include "coordinator/planner/group_limit_hash_filter.h"
 #include "coordinator/planner/select_binder.h"
 #include "coordinator/planner/shard_local_aggregation.h"
@@ -226,7 +227,9 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
       plan.final_exprs.push_back(std::move(bound));
     }
     if (select.having) {
-      ASSIGN_OR_RETURN(plan.having, binder.BindPostAggregation(*select.having));
+      ASSIGN_OR_RETURN(pb::Expr having, binder.BindPostAggregation(*select.having));
+      ASSIGN_OR_RETURN(plan.having,
+                       AsFilterCondition(std::move(having), "HAVING", select.having->position));
       plan.has_having = true;
     }
     for (size_t i = 0; i < order_exprs.size(); ++i) {
