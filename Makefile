@@ -47,9 +47,12 @@ asan-test: deps venv
 # merges, schedulers, admission, readers, the query registry). Suppressions (third-party code
 # only) in tsan.supp.
 TSAN_TARGETS = core_tests storage_tests coordinator_tests
-TSAN_FILTER = ThreadPool*:LockStats*:ThreadCounters*:Histogram*:PartsRegistry*:UncompressedCache*:\
-Merge*:Table*:QueryScheduler*:AdmissionQueue*:BucketedMerger*:ReaderThreads*:QueryRegistry*:\
-QueryContext*:CancellationPoller*:Membership*
+TSAN_SUITES = ThreadPool LockStats ThreadCounters Histogram PartsRegistry UncompressedCache Merge \
+  Table QueryScheduler AdmissionQueue BucketedMerger ReaderThreads QueryRegistry QueryContext \
+  CancellationPoller Membership
+empty :=
+space := $(empty) $(empty)
+TSAN_FILTER = $(subst $(space),:,$(addsuffix *,$(TSAN_SUITES)))
 tsan-test: deps
 	cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DGRANITE_SANITIZE=thread \
