@@ -78,7 +78,13 @@ absl::StatusOr<Block> DecodeBlock(std::string_view bytes) {
       if (rows > 0) std::memcpy(offsets.data(), at, rows * 8);
       uint64_t chars = 0;
       if (!reader.U64(chars) || !reader.Skip(chars, &at)) return Corrupt("chars");
-      if (rows > 0 && offsets.back() != chars) return Corrupt("string offsets");
+      // Offsets rise and end at the chars' size, so every value lies within the chars.
+      uint64_t previous = 0;
+      for (uint64_t offset : offsets) {
+        if (offset < previous) return Corrupt("string offsets");
+        previous = offset;
+      }
+      if (previous != chars) return Corrupt("string offsets");
       column->MutableChars().assign(at, chars);
       column->SetSize(rows);
     } else {

@@ -37,6 +37,30 @@ TEST(BlockCodecTest, RejectsTruncatedInput) {
   EXPECT_FALSE(DecompressLz4("garbage", 100).ok());
 }
 
+// String offsets from a peer must rise and end at the chars' size: decreasing offsets would make
+// a value start past its end or outside the chars (found by fuzz/block_codec_fuzzer.cc).
+TEST(BlockCodecTest, RejectsStringOffsetsThatDoNotRise) {
+  auto strings = std::make_shared<Column>(TypeId::kString);
+  strings->AppendString("ab");
+  strings->AppendString("c");
+  strings->AppendString("d");
+  Block block;
+  block.columns = {strings};
+  std::string raw = EncodeBlock(block);
+  ASSERT_TRUE(DecodeBlock(raw).ok());
+  // Header (16 bytes), type (1), then offsets 2, 3, 4: make the first 5 (> the second).
+  std::string bad = raw;
+  bad[17] = 5;
+  absl::StatusOr<Block> decoded = DecodeBlock(bad);
+  EXPECT_FALSE(decoded.ok());
+  EXPECT_NE(decoded.status().message().find("string offsets"), std::string_view::npos);
+  // Chars without rows are malformed too.
+  std::string empty = EncodeBlock(Block{{std::make_shared<Column>(TypeId::kString)}});
+  empty.replace(17, 8, std::string("\x01\0\0\0\0\0\0\0", 8));
+  empty += "x";
+  EXPECT_FALSE(DecodeBlock(empty).ok());
+}
+
 // Wire data: 'none' sends the raw dump, 'lz4' compresses when it shrinks the data and sends
 // incompressible data raw; the receiver decodes all three without being told which.
 TEST(BlockCodecTest, WireDataIsRawOrLz4AndDecodesEitherWay) {

@@ -3,7 +3,7 @@
 # packages are present. Python packages go into a venv (scripts/make-venv.sh), never system-wide.
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build pkg-config clang-14
+  build-essential cmake ninja-build pkg-config clang-14 libclang-rt-14-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libabsl-dev libjemalloc-dev liblz4-dev libxxhash-dev zlib1g-dev libre2-dev libnuma-dev
   libzstd-dev libedit-dev libcivetweb-dev

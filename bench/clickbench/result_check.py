@@ -104,6 +104,8 @@ def value_equal(a, b, kind):
         return a == b
     if a == b or (a != a and b != b):
         return True
+    if abs(a) == float("inf") or abs(b) == float("inf"):
+        return False  # an infinity equals only itself (the tolerance below would be infinite)
     return abs(a - b) <= max(ABS_TOL, REL_TOL * max(abs(a), abs(b)))
 
 

@@ -78,6 +78,11 @@ class CompareTest(unittest.TestCase):
                                      rows((1513.4879,))))
         self.assertIsNotNone(self.check(sql, ["float"], rows((1513.48791,)), rows((1513.4879,))))
         self.assertIsNone(self.check(sql, ["float"], rows((0.0,)), rows((1e-15,))))
+        # An infinity equals only itself: the relative tolerance of inf is infinite.
+        inf = float("inf")
+        self.assertIsNone(self.check(sql, ["float"], rows((inf,)), rows((inf,))))
+        self.assertIsNotNone(self.check(sql, ["float"], rows((-inf,)), rows((0.0,))))
+        self.assertIsNotNone(self.check(sql, ["float"], rows((1e30,)), rows((inf,))))
 
     def test_limit_without_order_accepts_any_rows(self):
         sql = "SELECT a FROM t GROUP BY a LIMIT 2"

@@ -103,6 +103,9 @@ const Case kCases[] = {
     {"JSONEachRow", "{\"id\": 1, \"name\": \"a}{\\\"\"}\n{\"id\": 2, \"day\": \"2013-07-15\"}\n"},
     {"JSONEachRow", "[{\"id\": 1},\n {\"id\": 2, \"name\": {\"x\": [1, 2]}},\n {\"id\": 3}]\n"},
     {"JSONEachRow", "[{\"id\": 1},\n {\"id\": 2}\n"},
+    // The unclosed array's last row ends the data: a chunk cut after it must still report the
+    // missing ']' (found by fuzz/input_json_each_row).
+    {"JSONEachRow", "[{\"id\": 1},\n {\"id\": 2}"},
     {"JSONEachRow", "{\"id\": 1}\n{\"id\": 2}\n{\"id\": \"x\"}\n{\"id\": 4}\n"},
     {"JSONEachRow", "{\"id\": 1}\n{\"id\": 2, \"nope\": 1}\n"},
     {"JSONEachRow", "{\"id\": 1}\nxyz\n{\"id\": 2}\n"},

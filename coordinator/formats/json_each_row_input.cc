@@ -250,7 +250,12 @@ size_t FindCut(std::string_view data, bool last, const InputLimits& limits, bool
     if (end == std::string_view::npos) break;
     first = false;
     pos = end;
-    if (++rows >= limits.max_rows || pos >= limits.max_bytes) return pos;
+    if (++rows >= limits.max_rows || pos >= limits.max_bytes) {
+      // A row that ends the whole text makes the cut final, so the parser checks what must
+      // follow the last row (the ']' of an array): no later call would.
+      if (last && pos == n) *final = true;
+      return pos;
+    }
   }
   if (last) {
     *final = true;

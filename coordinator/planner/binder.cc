@@ -10,6 +10,7 @@
 #include "core/functions/expr_builder.h"
 #include "core/status_macros.h"
 #include "core/table_functions/table_function.h"
+#include "coordinator/planner/filter_condition.h"
 #include "coordinator/planner/rules/rule.h"
 #include "coordinator/planner/select_binder.h"
 #include "coordinator/sql/parser.h"
@@ -222,17 +223,9 @@ absl::Status Binder::BindWhere(const sql::Expr& where, SelectBinder& binder, Que
     return ErrorAt(ErrorCode::kIllegalAggregation, "Aggregate function is found in WHERE",
                    where.position);
   }
-  ASSIGN_OR_RETURN(core::plan::Expr filter, binder.BindInput(where));
-  if (filter.type != TypeId::kUInt8) {
-    if (!core::IsNumeric(filter.type)) {
-      return ErrorAt(ErrorCode::kIllegalTypeOfArgument,
-                     "Illegal type " + std::string(core::TypeName(filter.type)) +
-                         " of column for filter: it must be a number",
-                     where.position);
-    }
-    filter = core::Call("notEquals", TypeId::kUInt8,
-                        {std::move(filter), core::Lit(uint64_t{0}, TypeId::kUInt8)});
-  }
+  ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindInput(where));
+  ASSIGN_OR_RETURN(core::plan::Expr filter,
+                   AsFilterCondition(std::move(bound), "WHERE", where.position));
   plan->fragment.filter = std::move(filter);
   return absl::OkStatus();
 }
@@ -258,7 +251,9 @@ absl::Status Binder::BindAggregation(const sql::SelectStatement& select,
     plan->final_exprs.push_back(std::move(bound));
   }
   if (select.having) {
-    ASSIGN_OR_RETURN(plan->having, binder.BindPostAggregation(*select.having));
+    ASSIGN_OR_RETURN(core::plan::Expr having, binder.BindPostAggregation(*select.having));
+    ASSIGN_OR_RETURN(plan->having,
+                     AsFilterCondition(std::move(having), "HAVING", select.having->position));
     plan->has_having = true;
   }
   for (size_t i = 0; i < order_exprs.size(); ++i) {

@@ -1,4 +1,4 @@
-// min(x), max(x), any(x) over every type, result the argument type. State columns: the value
+// min(x), max(x), any(x) over every type, result the argument type; min and max skip NaN. State columns: the value
 // (argument type) and a UInt8 "has value" flag; a group that saw no row finalizes to the type's
 // default (0, empty string), like ClickHouse. Fixed-width types use SimpleAggregateFunction; String
 // keeps its values in an arena owned by the function (StringExtremeFunction).
@@ -6,6 +6,7 @@
 // any(x) keeps the first value the state saw; after merging partial states from several threads it
 // is one of the group's values, not a particular one.
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "core/aggregation/arena.h"
@@ -17,12 +18,20 @@ namespace {
 
 enum class Extreme { kMin, kMax, kAny };
 
-// Returns true if `value` replaces `current` in a state that already has a value.
+// Returns true if `value` replaces `current` in a state that already has a value. Like
+// ClickHouse, min and max skip NaN: a NaN is the result only when every value is NaN, whatever
+// order rows, threads and workers bring them in.
 template <Extreme kKind, typename T>
 inline bool Replaces(const T& value, const T& current) {
-  if constexpr (kKind == Extreme::kMin) return value < current;
-  if constexpr (kKind == Extreme::kMax) return current < value;
-  return false;
+  if constexpr (kKind == Extreme::kAny) return false;
+  bool better;
+  if constexpr (kKind == Extreme::kMin) {
+    better = value < current;
+  } else {
+    better = current < value;
+  }
+  if constexpr (std::is_floating_point_v<T>) better |= current != current && value == value;
+  return better;
 }
 
 template <typename T>

@@ -9,6 +9,7 @@
 //   units, DateTime (midnight) for second, minute and hour.
 // Each function is a struct with Day(int64_t day) and/or Time(uint32_t seconds); one templated
 // loop per struct and input type.
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -71,7 +72,10 @@ uint32_t YyyyMmDd(int64_t d) {
   const CivilDay& c = Civil(d);
   return c.year * 10000u + c.month * 100u + c.day;
 }
-uint16_t Monday(int64_t d) { return static_cast<uint16_t>(StartOfWeekMonday(d)); }
+// Days before the first Monday of the Date range (1970-01-05) give 1970-01-01, as in ClickHouse.
+uint16_t Monday(int64_t d) {
+  return static_cast<uint16_t>(std::max<int64_t>(0, StartOfWeekMonday(d)));
+}
 uint16_t MonthStart(int64_t d) { return static_cast<uint16_t>(d - Civil(d).day + 1); }
 uint16_t QuarterStart(int64_t d) { return static_cast<uint16_t>(StartOfQuarter(d)); }
 uint16_t YearStart(int64_t d) { return static_cast<uint16_t>(StartOfYear(d)); }

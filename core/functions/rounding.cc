@@ -1,6 +1,7 @@
 // Rounding: round, floor, ceil, trunc (x[, N]) -> the type of x. N is a constant integer
 // (default 0): the number of decimal places to keep, negative to round to tens, hundreds, ...
-// Floats: round uses banker's rounding like ClickHouse (round(0.5) = 0, round(1.5) = 2);
+// Floats: round uses banker's rounding like ClickHouse (round(0.5) = 0, round(1.5) = 2), computed
+// in the argument's precision (Float32 in float);
 // integers with N < 0 round half away from zero (round(15, -1) = 20); integers with N >= 0 are
 // unchanged.
 #include <cmath>
@@ -32,8 +33,8 @@ absl::StatusOr<TypeId> ResolveRounding(std::string_view name,
   return args[0].type;
 }
 
-template <RoundingMode kMode>
-double RoundFloat(double v) {
+template <RoundingMode kMode, typename F>
+F RoundFloat(F v) {
   switch (kMode) {
     case RoundingMode::kRound: return std::nearbyint(v);  // ties to even in the default mode
     case RoundingMode::kFloor: return std::floor(v);
@@ -80,13 +81,15 @@ class RoundingKernel : public ScalarKernel {
         if (places_ == 0) {
           UnaryLoop(x, result, rows, [](T v) { return static_cast<T>(RoundFloat<kMode>(v)); });
         } else if (places_ > 0) {
-          const double scale = std::pow(10.0, static_cast<double>(places_));
+          // In the argument's own precision, like ClickHouse: a Float32 is scaled, rounded and
+          // scaled back in float arithmetic (round(toFloat32(80.05), 1) is 80, not 80.1).
+          const T scale = static_cast<T>(std::pow(10.0, static_cast<double>(places_)));
           UnaryLoop(x, result, rows, [scale](T v) {
-            const double scaled = v * scale;  // too many places for v: v is already exact
+            const T scaled = v * scale;  // too many places for v: v is already exact
             return std::isfinite(scaled) ? static_cast<T>(RoundFloat<kMode>(scaled) / scale) : v;
           });
         } else {
-          const double scale = std::pow(10.0, static_cast<double>(-places_));
+          const T scale = static_cast<T>(std::pow(10.0, static_cast<double>(-places_)));
           if (!std::isfinite(scale)) {
             UnaryLoop(x, result, rows, [](T) { return T{0}; });
             return;

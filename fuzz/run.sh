@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs libFuzzer targets built by `make fuzz-build`: run.sh BUILD_DIR SECONDS TARGET...
+# Each target starts from a working corpus in BUILD_DIR/fuzz-corpus/<target>, seeded from
+# fuzz/corpus/<target> (the repository's seeds stay small and hand-written), with the dictionary
+# fuzz/dicts/<target>.dict when there is one. Crashes, timeouts and out-of-memory inputs land in
+# BUILD_DIR/fuzz-artifacts/<target>/; each such input becomes a file of fuzz/corpus/<target>/ (a
+# regression test replayed by ctest) once the defect is fixed. Prints executions per target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$1 seconds=$2
+shift 2
+status=0
+for target in "$@"; do
+  binary="$build/fuzz/${target}_fuzzer"
+  corpus="$build/fuzz-corpus/$target"
+  artifacts="$build/fuzz-artifacts/$target"
+  mkdir -p "$corpus" "$artifacts"
+  cp -n "fuzz/corpus/$target"/* "$corpus"/ 2>/dev/null || true
+  dict=()
+  [ -f "fuzz/dicts/$target.dict" ] && dict=(-dict="fuzz/dicts/$target.dict")
+  log="$build/fuzz-artifacts/$target.log"
+  set +e
+  ASAN_OPTIONS=detect_leaks=0 "$binary" "$corpus" "${dict[@]}" -max_total_time="$seconds" \
+    -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" > "$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
+  echo "fuzz $target: exit $rc, ${execs:-?} executions in ${seconds}s (log $log)"
+  [ "$rc" -eq 0 ] || status=1
+done
+exit $status

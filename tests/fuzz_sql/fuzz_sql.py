@@ -1,0 +1,451 @@
+#!/usr/bin/env python3
+"""Differential SQL fuzzer: random valid SELECTs on granite and on ClickHouse (chdb), compared.
+
+One table `t` of every column type granite has (UInt8/32/64, Int8/32/64, Float32/64, String, Date,
+DateTime) holds --rows rows drawn from a seeded generator, edge values included (0, the minimum and
+maximum of each integer type, empty strings, NaN and infinities, the first and last Date and
+DateTime). The same rows go to chdb and to three granite configurations:
+  w1   `granite local --workers 1`, table t
+  w3   `granite local --workers 3`, table t (rows split round-robin)
+  w3s  the same cluster, table ts: t's rows sharded by i32 (sharding_key), so shard-local rules fire
+Each generated query (filters, expressions and functions, GROUP BY with each aggregate, HAVING,
+ORDER BY / LIMIT, DISTINCT; no subqueries, which granite does not have yet) runs on chdb first; a query chdb refuses is
+dropped (it was not valid). It then runs on each granite configuration and the results are compared
+with bench/clickbench/result_check.py: as multisets unless ORDER BY fixes the order, floats within a
+relative 1e-9. A granite error where chdb answered is a mismatch too.
+
+Known intended differences (tests/fuzz_sql/intended_differences.md) are avoided by the generator,
+not filtered after the fact, so every mismatch printed is news.
+
+    .venv/bin/python tests/fuzz_sql/fuzz_sql.py --granite build/granite --minutes 5 --seed 1
+
+Prints each mismatch (query, configuration, detail) and a last line "N passed, M failed" (queries
+that matched on every configuration vs queries with a mismatch). Exits 1 on a mismatch, 77 when chdb
+is missing, 2 when the harness cannot run. --queries N stops after N queries (a fixed-seed smoke
+run for ctest).
+"""
+
+import argparse
+import math
+import os
+import random
+import re
+import struct
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO_ROOT, "bench", "clickbench"))
+import engines  # noqa: E402  (sets TZ=UTC, puts the harness and client on the path)
+import result_check  # noqa: E402
+
+SKIP = 77
+
+COLUMNS = [
+    ("u8", "UInt8"), ("u32", "UInt32"), ("u64", "UInt64"), ("i8", "Int8"), ("i32", "Int32"),
+    ("i64", "Int64"), ("f32", "Float32"), ("f64", "Float64"), ("s", "String"), ("d", "Date"),
+    ("dt", "DateTime"),
+]
+INT_COLS = ["u8", "u32", "u64", "i8", "i32", "i64"]
+SMALL_INT_COLS = ["u8", "u32", "i8", "i32"]  # sums and products cannot leave 64 bits
+FLOAT_COLS = ["f32", "f64"]
+NUM_COLS = INT_COLS + FLOAT_COLS
+RANGES = {"u8": (0, 255), "u32": (0, 2**32 - 1), "u64": (0, 2**64 - 1), "i8": (-128, 127),
+          "i32": (-2**31, 2**31 - 1), "i64": (-2**63, 2**63 - 1)}
+WORDS = ["", "a", "abc", "Abc", "hello world", "x%y", "under_score", "tab\there", "new\nline",
+         "back\\slash", "quote'", "ünïcödé", "zzz", "google", "yandex", "0", "-1", "1.5"]
+MAX_DATE = 65535          # 2149-06-06
+MAX_DATETIME = 2**32 - 1  # 2106-02-07 06:28:15
+
+
+def tsv_escape(text):
+    return (text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n"))
+
+
+def sql_string(text):
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def make_rows(rng, n):
+    """Returns n rows (tuples in COLUMNS order) of Python values; Date as days, DateTime as s."""
+    rows = []
+    for i in range(n):
+        edge = rng.random() < 0.15
+        row = []
+        for name, _ in COLUMNS:
+            if name in RANGES:
+                lo, hi = RANGES[name]
+                if edge:
+                    v = rng.choice([lo, hi, 0, 1, lo + 1, hi - 1])
+                else:
+                    v = rng.randint(max(lo, -1000), min(hi, 1000))
+            elif name in FLOAT_COLS:
+                if edge:
+                    v = rng.choice([0.0, 1.0, -1.5, 1e30, float("inf"),
+                                    float("-inf"), float("nan")])
+                else:
+                    v = round(rng.uniform(-1000, 1000), 2)
+                if name == "f32" and math.isfinite(v):
+                    v = struct.unpack("f", struct.pack("f", v))[0]  # a Float32 value
+            elif name == "s":
+                v = rng.choice(WORDS) if not edge else rng.choice(["", "a" * 50, "\\N"])
+            elif name == "d":
+                v = rng.choice([0, MAX_DATE, 1]) if edge else rng.randint(10000, 20000)
+            else:  # dt
+                v = rng.choice([0, MAX_DATETIME, 1]) if edge else rng.randint(10**9, 1.7 * 10**9)
+            row.append(v)
+        rows.append(tuple(row))
+    return rows
+
+
+def format_value(name, v):
+    if name in FLOAT_COLS:
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if name == "s":
+        return tsv_escape(v) if v != "\\N" else "\\\\N"
+    if name == "d":
+        return time.strftime("%Y-%m-%d", time.gmtime(v * 86400))
+    if name == "dt":
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(v))
+    return str(v)
+
+
+def rows_tsv(rows):
+    lines = ["\t".join(format_value(c[0], v) for c, v in zip(COLUMNS, row)) for row in rows]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def create_sql(table, order_by="u32"):
+    cols = ", ".join("%s %s" % c for c in COLUMNS)
+    return "CREATE TABLE %s (%s) ENGINE = MergeTree ORDER BY %s" % (table, cols, order_by)
+
+
+FLOAT_EXPR = re.compile(r"\b(f32|f64|round|floor|ceil|trunc|toFloat32)\b| / ")
+
+
+def fold_zero(expr):
+    """Adds 0 to a float expression used as a key or a distinct value: -0.0 + 0 is 0.0, and
+    granite folds -0.0 into 0.0 where ClickHouse keeps two keys (intended_differences.md)."""
+    return "(%s) + 0" % expr if FLOAT_EXPR.search(expr) else expr
+
+
+class Generator:
+    """Random SELECTs over table t. Every query is valid ClickHouse SQL (chdb is the judge)."""
+
+    def __init__(self, rng):
+        self.r = rng
+
+    def pick(self, items):
+        return self.r.choice(items)
+
+    def int_literal(self, col=None):
+        if col and self.r.random() < 0.3:
+            lo, hi = RANGES[col]
+            return str(self.pick([lo, hi, 0]))
+        return str(self.r.randint(-5, 1000))
+
+    def num_expr(self, depth=0):
+        r = self.r.random()
+        if depth > 1 or r < 0.4:
+            return self.pick(NUM_COLS)
+        col = self.pick(SMALL_INT_COLS)
+        choices = [
+            lambda: "%s + %d" % (col, self.r.randint(-3, 100)),
+            lambda: "%s * %d" % (col, self.r.randint(-3, 7)),
+            lambda: "%s - %s" % (self.pick(SMALL_INT_COLS), self.pick(SMALL_INT_COLS)),
+            # A negative divisor only for signed columns (intended_differences.md).
+            lambda: "intDiv(%s, %d)" % (col, self.pick([1, 2, 3, 7, 1000] + (
+                [-2, -7] if col.startswith("i") else []))),
+            lambda: "%s %% %d" % (col, self.pick([2, 3, 7, 10] + ([-3] if col.startswith("i")
+                                                                 else []))),
+            lambda: "abs(%s)" % self.pick(["i8", "i32", "f64"]),
+            lambda: "least(%s, %s)" % (col, self.pick(SMALL_INT_COLS)),
+            lambda: "greatest(%s, %d)" % (col, self.r.randint(0, 100)),
+            lambda: "length(s)",
+            lambda: "toYear(d)", lambda: "toMonth(d)", lambda: "toDayOfWeek(d)",
+            lambda: "toYYYYMM(d)", lambda: "toHour(dt)", lambda: "toMinute(dt)",
+            lambda: "toDayOfMonth(dt)", lambda: "toUnixTimestamp(dt)",
+            lambda: "if(%s, %s, %s)" % (self.predicate(depth + 1), col, self.pick(SMALL_INT_COLS)),
+            lambda: "round(f64, %d)" % self.r.randint(0, 2),
+            lambda: "floor(f32)",
+            lambda: "toInt64(%s)" % col,
+            lambda: "position(s, %s)" % sql_string(self.pick(["a", "l", "", "zz"])),
+            # 64-bit arithmetic wraps around in both engines.
+            lambda: "%s %s %d" % (self.pick(["u64", "i64"]), self.pick(["+", "-", "*"]),
+                                  self.pick([1, 2, -1, 1000])),
+            lambda: "%s + %s" % (self.pick(INT_COLS), self.pick(INT_COLS)),
+            lambda: "%s / %s" % (self.pick(NUM_COLS), self.pick(["2", "3", "-7", "0.5"])),
+            lambda: "round(%s, %d)" % (self.pick(FLOAT_COLS), self.r.randint(-2, 3)),
+            lambda: "trunc(f64)", lambda: "ceil(f32)",
+            lambda: "length(%s)" % self.str_expr(),
+            lambda: "multiIf(%s, 1, %s, 2, 3)" % (self.predicate(depth + 1),
+                                                  self.predicate(depth + 1)),
+            lambda: "toUInt8(%s)" % self.pick(INT_COLS),
+            lambda: "toInt16(%s)" % self.pick(INT_COLS),
+            lambda: "toFloat32(%s)" % self.pick(NUM_COLS),
+            lambda: "toDayOfYear(d)", lambda: "toQuarter(dt)", lambda: "toYYYYMMDD(dt)",
+            lambda: "toSecond(dt)",
+        ]
+        return self.pick(choices)()
+
+    def str_expr(self):
+        return self.pick(["s", "lower(s)", "upper(s)", "substring(s, 1, 3)", "substring(s, 2)",
+                          "concat(s, '!')", "toString(u8)", "toString(d)", "toString(i32)",
+                          "replaceAll(s, 'a', 'b')", "toString(toStartOfMonth(d))",
+                          "toString(toStartOfHour(dt))", "toString(i64)", "toString(u64)",
+                          "substring(s, -2)", "substring(s, 0, 1)", "replaceOne(s, 'l', '')",
+                          "if(u8 > 100, s, 'other')", "concat(s, toString(u32), s)",
+                          "toString(toStartOfFiveMinutes(dt))", "toString(dt)"])
+
+    def date_expr(self):
+        return self.pick(["d", "dt", "toDate(dt)", "toStartOfMonth(d)", "toMonday(d)",
+                          "toStartOfHour(dt)", "toStartOfDay(dt)", "toStartOfYear(d)"])
+
+    def any_expr(self):
+        r = self.r.random()
+        if r < 0.55:
+            return self.num_expr()
+        if r < 0.8:
+            return self.str_expr()
+        return self.date_expr()
+
+    def predicate(self, depth=0):
+        r = self.r.random()
+        if depth < 2 and r < 0.2:
+            op = self.pick(["AND", "OR"])
+            return "(%s %s %s)" % (self.predicate(depth + 1), op, self.predicate(depth + 1))
+        if depth < 2 and r < 0.25:
+            return "NOT (%s)" % self.predicate(depth + 1)
+        cmp = self.pick(["=", "!=", "<", "<=", ">", ">="])
+        kind = self.r.random()
+        if kind < 0.38:
+            col = self.pick(INT_COLS)
+            return "%s %s %s" % (col, cmp, self.int_literal(col))
+        if kind < 0.45:  # mixed signedness and widths compare by value
+            return "%s %s %s" % (self.pick(INT_COLS), cmp, self.pick(INT_COLS + FLOAT_COLS))
+        if kind < 0.55:
+            return "%s %s %s" % (self.pick(FLOAT_COLS), cmp, self.pick(["0", "1.5", "-100", "1e30"]))
+        if kind < 0.65:
+            return "s %s %s" % (self.pick(["LIKE", "NOT LIKE", "ILIKE"]),
+                                sql_string(self.pick(["%a%", "a%", "%", "_", "%o_", "x\\%y", ""])))
+        if kind < 0.72:
+            return "s %s %s" % (cmp, sql_string(self.pick(WORDS)))
+        if kind < 0.8:
+            col = self.pick(SMALL_INT_COLS)
+            vals = ", ".join(str(self.r.randint(-5, 300)) for _ in range(self.r.randint(1, 4)))
+            return "%s %sIN (%s)" % (col, self.pick(["", "NOT "]), vals)
+        if kind < 0.87:
+            return "d %s '%s'" % (cmp, self.pick(["1970-01-01", "2000-01-01", "2020-06-15",
+                                                  "2149-06-06"]))
+        if kind < 0.93:
+            return "dt %s '%s'" % (cmp, self.pick(["1970-01-01 00:00:00", "2010-01-01 12:00:00",
+                                                   "2106-02-07 06:28:15"]))
+        col = self.pick(SMALL_INT_COLS)
+        a, b = sorted([self.r.randint(-10, 300), self.r.randint(-10, 300)])
+        return "%s BETWEEN %d AND %d" % (col, a, b)
+
+    def aggregate(self):
+        r = self.r.random()
+        if r < 0.15:
+            return "count()"
+        fn = self.pick(["count", "sum", "min", "max", "avg", "uniqExact"])
+        if fn == "sum":
+            arg = self.pick(INT_COLS + FLOAT_COLS + ["length(s)", "u8 * 2"])
+        elif fn == "avg":
+            arg = self.pick(SMALL_INT_COLS + FLOAT_COLS)
+        elif fn in ("min", "max"):
+            arg = self.pick(NUM_COLS + ["s", "d", "dt", "lower(s)"])
+        else:
+            arg = self.any_expr()
+            if fn == "uniqExact":
+                arg = fold_zero(arg)
+        if fn == "count" and self.r.random() < 0.3:
+            return "count(DISTINCT %s)" % self.pick(["s", "u8", "d"])
+        return "%s(%s)" % (fn, arg)
+
+    def query(self):
+        kind = self.r.random()
+        where = " WHERE " + self.predicate() if self.r.random() < 0.6 else ""
+        if kind < 0.4:
+            # Aggregation with GROUP BY.
+            keys = [self.pick(["u8", "i8", "s", "d", "toYear(d)", "u32 % 5", "lower(s)",
+                               "toHour(dt)", "i32", "length(s)", "f32", "round(f32, -1)",
+                               "ceil(f64 / 100)"])
+                    for _ in range(self.r.randint(1, 2))]
+            keys = [fold_zero(k) for k in keys]
+            keys = list(dict.fromkeys(keys))
+            aggs = [self.aggregate() for _ in range(self.r.randint(1, 3))]
+            items = keys + aggs
+            sql = "SELECT %s FROM t%s GROUP BY %s" % (", ".join(items), where, ", ".join(keys))
+            if self.r.random() < 0.2:
+                sql += " HAVING count() > %d" % self.r.randint(0, 5)
+            if self.r.random() < 0.4:
+                order = ", ".join(str(i + 1) + self.pick(["", " DESC"])
+                                  for i in range(len(items)))
+                sql += " ORDER BY " + order
+                if self.r.random() < 0.7:
+                    sql += " LIMIT %d" % self.r.randint(1, 20)
+            return sql
+        if kind < 0.55:
+            aggs = [self.aggregate() for _ in range(self.r.randint(1, 4))]
+            return "SELECT %s FROM t%s" % (", ".join(aggs), where)
+        if kind < 0.65:
+            items = [fold_zero(self.any_expr()) for _ in range(self.r.randint(1, 2))]
+            return "SELECT DISTINCT %s FROM t%s" % (", ".join(items), where)
+        if kind < 0.75:
+            # Subqueries are not supported yet (intended_differences.md): a filtered aggregate.
+            return "SELECT count(), sum(%s), min(%s), max(%s) FROM t WHERE %s" % (
+                self.pick(SMALL_INT_COLS), self.pick(NUM_COLS), self.pick(NUM_COLS + ["s"]),
+                self.predicate())
+        # Projection, ordered by every column (so LIMIT picks a determined set), or unordered.
+        items = [self.any_expr() for _ in range(self.r.randint(1, 4))]
+        sql = "SELECT %s FROM t%s" % (", ".join(items), where)
+        if self.r.random() < 0.6:
+            sql += " ORDER BY " + ", ".join(str(i + 1) + self.pick(["", " DESC"])
+                                            for i in range(len(items)))
+            if self.r.random() < 0.7:
+                sql += " LIMIT %d" % self.r.randint(1, 30)
+                if self.r.random() < 0.2:
+                    sql += " OFFSET %d" % self.r.randint(1, 10)
+        return sql
+
+
+def rename_table(sql, table):
+    return re.sub(r"\bFROM t\b", "FROM " + table, sql)
+
+
+class Oracle:
+    def __init__(self, chdb):
+        self.chdb = chdb
+
+    def run(self, sql):
+        out, _ = self.chdb.query(sql, "TSVWithNamesAndTypes")
+        header, rows = result_check.parse_tsv(out, 2)
+        names = [n.decode() for n in header[0]] if header else []
+        kinds = [result_check.kind_of(t.decode()) for t in header[1]] if header else []
+        return names, kinds, result_check.typed(rows, kinds, "chdb")
+
+
+def compare_one(sql, table, granite, oracle, reference):
+    """Returns None when granite's answer on `table` matches, else a description."""
+    names, kinds, ref_rows = reference
+    shape = result_check.QueryShape(sql)
+    try:
+        out, _ = granite.query(rename_table(sql, table), "TabSeparated", timeout=60)
+    except engines.EngineError as e:
+        return "granite error: %s" % " ".join(str(e).split())[:300]
+    _, raw = result_check.parse_tsv(out)
+    try:
+        rows = result_check.typed(raw, kinds, "granite")
+    except ValueError as e:
+        return str(e)
+    return result_check.compare(shape, kinds, names, rows, ref_rows,
+                                lambda: oracle.run(shape.with_keys())[2],
+                                lambda: oracle.run(shape.without_limit())[2])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--granite", help="granite binary (default: newest build*/granite)")
+    parser.add_argument("--minutes", type=float, default=1.0)
+    parser.add_argument("--queries", type=int, default=0, help="stop after this many (0: no cap)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rows", type=int, default=400)
+    parser.add_argument("--max-report", type=int, default=30, help="mismatches printed in full")
+    parser.add_argument("--sql", action="append", default=[],
+                        help="run this query instead of generated ones, printing every answer")
+    args = parser.parse_args()
+    try:
+        import chdb  # noqa: F401
+    except ImportError:
+        print("SKIP: chdb is not installed (bash scripts/make-venv.sh --bench)")
+        return SKIP
+    try:
+        granite_argv = engines.cluster.find_granite(args.granite)
+    except engines.cluster.ClusterError as e:
+        print("harness error: %s" % e)
+        return 2
+
+    rng = random.Random(args.seed)
+    rows = make_rows(rng, args.rows)
+    work = tempfile.mkdtemp(prefix="fuzz-sql-")
+    data = os.path.join(work, "t.tsv")
+    with open(data, "wb") as f:
+        f.write(rows_tsv(rows))
+    chdb_engine = engines.ChdbEngine(os.path.join(work, "chdb"))
+    g1 = g3 = None
+    try:
+        chdb_engine.create(create_sql("t"))
+        chdb_engine._run("INSERT INTO t SELECT * FROM file('%s', 'TabSeparated', '%s')" % (
+            data, ", ".join("%s %s" % c for c in COLUMNS)))
+        g1 = engines.GraniteEngine(granite_argv, workers=1, data_dir=os.path.join(work, "g1"))
+        g3 = engines.GraniteEngine(granite_argv, workers=3, data_dir=os.path.join(work, "g3"))
+        payload = rows_tsv(rows)
+        for engine, table in ((g1, "t"), (g3, "t"), (g3, "ts")):
+            engine.create(create_sql(table))
+            if table == "ts":
+                engine.create("ALTER TABLE ts MODIFY SETTING sharding_key = 'i32'")
+            engine._run(lambda: engine._client.query(
+                "INSERT INTO %s FORMAT TabSeparated" % table, input_data=payload))
+        configs = [("w1", g1, "t"), ("w3", g3, "t"), ("w3s", g3, "ts")]
+        oracle = Oracle(chdb_engine)
+        gen = Generator(rng)
+        started = time.monotonic()
+        deadline = started + args.minutes * 60
+        ran = passed = failed = invalid = 0
+        seen = {}
+        for sql in args.sql:
+            print("chdb:\n" + chdb_engine.query(sql)[0].decode())
+            for name, engine, table in configs:
+                try:
+                    print("%s:\n%s" % (name, engine.query(rename_table(sql, table))[0].decode()))
+                except engines.EngineError as e:
+                    print("%s: %s" % (name, e))
+        if args.sql:
+            return 0
+        while time.monotonic() < deadline and (not args.queries or ran < args.queries):
+            sql = gen.query()
+            try:
+                reference = oracle.run(sql)
+            except (engines.EngineError, ValueError):
+                invalid += 1
+                continue
+            ran += 1
+            problems = []
+            for name, engine, table in configs:
+                problem = compare_one(sql, table, engine, oracle, reference)
+                if problem:
+                    problems.append((name, problem))
+                if not engine.alive():
+                    problems.append((name, "granite died:\n" + engine.log_tail()))
+                    engine.restart()
+            if not problems:
+                passed += 1
+                continue
+            failed += 1
+            if failed <= args.max_report:
+                print("MISMATCH: %s" % sql)
+                for name, problem in problems:
+                    print("  [%s] %s" % (name, problem.replace("\n", "\n    ")))
+                sys.stdout.flush()
+            seen[sql] = problems
+        print("%d queries compared on %s in %.0f s (%d not valid for chdb, dropped); seed %d, "
+              "%d rows" % (ran, ", ".join(c[0] for c in configs), time.monotonic() - started,
+                           invalid, args.seed, args.rows))
+        print("%d passed, %d failed" % (passed, failed))
+        return 1 if failed else 0
+    finally:
+        for engine in (g1, g3):
+            if engine:
+                engine.close()
+        chdb_engine.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
