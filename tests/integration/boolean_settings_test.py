@@ -86,6 +86,11 @@ class BooleanSettingsTest(unittest.TestCase):
                 % value),
             "check_query_single_value_result": lambda value: self.outcome(
                 "CHECK TABLE b SETTINGS check_query_single_value_result = %s" % value),
+            "output_format_json_quote_64bit_integers": lambda value: self.outcome(
+                "SELECT toUInt64(7) AS x FORMAT JSONEachRow "
+                "SETTINGS output_format_json_quote_64bit_integers = %s" % value),
+            "output_format_write_statistics": lambda value: self.outcome(
+                "SELECT 1 AS x FORMAT JSON SETTINGS output_format_write_statistics = %s" % value),
         }
 
     def boolean_settings(self):
