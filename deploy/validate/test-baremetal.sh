@@ -100,6 +100,7 @@ run_real() {
 binary = $granite
 data = $out/data
 coordinator.port = $coordinator_port
+coordinator.http_port = 0
 worker.base_port = $worker_port
 shutdown_timeout = 15
 CONF

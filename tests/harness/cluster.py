@@ -296,8 +296,10 @@ class SplitCluster(_ClusterBase):
 
     def _start_coordinator(self):
         addrs = ",".join("127.0.0.1:%d" % p for p in self.worker_ports)
+        # An ephemeral HTTP port: a restart keeps the gRPC port, and ClickHouse's default 8123
+        # may be held by another test's coordinator running at the same time.
         args = self.granite + ["coordinator", "--port", str(self.coordinator_port),
-                               "--workers", addrs]
+                               "--workers", addrs, "--http_port", "0"]
         self.coordinator = GraniteProcess(args, "coordinator", "coordinator").start()
         self.coordinator_port = self.port = self.coordinator.port
         self.host = self.coordinator.host
