@@ -244,7 +244,12 @@ absl::Status Binder::BindAggregation(const sql::SelectStatement& select,
     ASSIGN_OR_RETURN(const Expr* positional, Positional(*key, items));
     RETURN_IF_ERROR(binder.AddKey(positional ? *positional : *key));
   }
-  if (plan->settings.optimize_group_by_function_keys) binder.DropDependentKeys();
+  // Binding-time rules (select_binder.h), recorded like the planner rules for EXPLAIN.
+  if (plan->settings.optimize_group_by_function_keys && binder.DropDependentKeys()) {
+    plan->rules_fired.push_back("dependent_keys");
+  }
+  binder.set_rewrite_sum_of_affine(
+      plan->settings.optimize_arithmetic_operations_in_aggregate_functions);
   for (const auto& item : items) {
     ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindPostAggregation(*item));
     plan->types.push_back(bound.type);
@@ -261,6 +266,7 @@ absl::Status Binder::BindAggregation(const sql::SelectStatement& select,
     size_t index = IndexOrAppend(&plan->final_exprs, std::move(bound));
     plan->order.push_back({index, select.order_by[i].descending});
   }
+  if (binder.rewrote_sum_of_affine()) plan->rules_fired.push_back("sum_of_affine");
   core::plan::Aggregate aggregate;
   aggregate.keys = binder.keys();
   aggregate.calls = binder.aggregates();

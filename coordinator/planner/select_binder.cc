@@ -106,8 +106,13 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindPostAggregation(const Expr& e
     }
   }
   if (e.kind == ExprKind::kFunction && IsAggregateName(e)) {
-    ASSIGN_OR_RETURN(sql::ExprPtr rewritten, RewriteSumOfAffine(e));
-    if (rewritten) return BindPostAggregation(*rewritten);
+    if (rewrite_sum_of_affine_) {
+      ASSIGN_OR_RETURN(sql::ExprPtr rewritten, RewriteSumOfAffine(e));
+      if (rewritten) {
+        rewrote_sum_of_affine_ = true;
+        return BindPostAggregation(*rewritten);
+      }
+    }
     return BindAggregate(e);
   }
   if (!ContainsAggregate(e)) {
@@ -187,12 +192,15 @@ absl::Status SelectBinder::AddKey(const Expr& e) {
   return absl::OkStatus();
 }
 
-void SelectBinder::DropDependentKeys() {
+bool SelectBinder::DropDependentKeys() {
+  bool dropped = false;
   for (size_t k = keys_.size(); k-- > 0 && keys_.size() > 1;) {
     if (!IsFunctionOfOtherKeys(keys_[k], k, /*top=*/true)) continue;
     keys_.erase(keys_.begin() + static_cast<std::ptrdiff_t>(k));
     key_signatures_.erase(key_signatures_.begin() + static_cast<std::ptrdiff_t>(k));
+    dropped = true;
   }
+  return dropped;
 }
 
 bool SelectBinder::ContainsAggregate(const Expr& e) {

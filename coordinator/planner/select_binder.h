@@ -70,8 +70,14 @@ class SelectBinder {
   // always stays, so GROUP BY never turns into a keyless aggregate (which returns a row on empty
   // input). granite has no ARRAY JOIN or Nullable columns, so neither can make a key vary within
   // a group.
+  // Returns whether it dropped a key.
   // REQUIRES: every AddKey call is done and nothing was bound post-aggregation yet.
-  void DropDependentKeys();
+  bool DropDependentKeys();
+
+  // Turns RewriteSumOfAffine on or off (setting optimize_arithmetic_operations_in_aggregate_functions;
+  // on by default) and tells whether it rewrote some call.
+  void set_rewrite_sum_of_affine(bool on) { rewrite_sum_of_affine_ = on; }
+  bool rewrote_sum_of_affine() const { return rewrote_sum_of_affine_; }
 
   bool ContainsAggregate(const sql::Expr& e);
 
@@ -83,6 +89,9 @@ class SelectBinder {
   std::vector<size_t> SourcePositions() const;
 
  private:
+  bool rewrite_sum_of_affine_ = true;
+  bool rewrote_sum_of_affine_ = false;
+
   using ArgBinder = absl::FunctionRef<absl::StatusOr<core::plan::Expr>(const sql::Expr&)>;
 
   // True for functions whose value may differ between two calls with the same arguments (none

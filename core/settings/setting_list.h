@@ -23,6 +23,8 @@
     "Answers min/max of integer and date columns without WHERE or GROUP BY from part bounds")     \
   M(Bool, use_value_ranges, true, "",                                                             \
     "Uses column value ranges: bounded-range aggregation, DISTINCT and key-operand folding")      \
+  M(Bool, optimize_arithmetic_operations_in_aggregate_functions, true, "",                        \
+    "Rewrites sum(x + c) and its kin into sum(x) and count(x) for integer x and constant c")      \
   M(Bool, optimize_group_by_function_keys, true, "",                                              \
     "Drops GROUP BY keys that are functions of other keys")                                       \
   M(Bool, aggregate_selected_filter, true, "",                                                    \

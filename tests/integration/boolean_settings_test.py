@@ -32,6 +32,8 @@ EXPLAIN_PROBES = {
     "use_query_condition_cache": "EXPLAIN SELECT count() FROM b WHERE v = 9",
     "use_part_bounds_for_min_max": "EXPLAIN SELECT min(d), max(d) FROM b",
     "use_value_ranges": "EXPLAIN SELECT number % 10 AS x, count() FROM numbers(100) GROUP BY x",
+    "optimize_arithmetic_operations_in_aggregate_functions":
+        "EXPLAIN SELECT sum(v + 1), sum(v + 2) FROM b",
     "optimize_group_by_function_keys":
         "EXPLAIN SELECT k, k * 2 AS k2, count() FROM b GROUP BY k, k2",
     "aggregate_selected_filter": "EXPLAIN SELECT s, sum(v) FROM b WHERE k > 5 GROUP BY s",

@@ -4,6 +4,10 @@
 // rule of PlannerRules() once, in that fixed order (later rules read what earlier ones set), and
 // records the names of those that fired in QueryPlan::rules_fired (EXPLAIN shows them).
 //
+// Two rules act while binding, inside SelectBinder, and are recorded in rules_fired before these:
+// dependent_keys (optimize_group_by_function_keys) and sum_of_affine
+// (optimize_arithmetic_operations_in_aggregate_functions).
+//
 // Adding a rule: a file in this folder with `bool Apply...(QueryPlan*, const RuleContext&)`
 // returning whether it changed the plan, a query setting in core/settings/setting_list.h that
 // turns it off, a line in PlannerRules() (rules.cc) at its place in the order, tests.
