@@ -40,18 +40,17 @@ absl::Status SinkGone() {
 absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
                                    const std::atomic<bool>& cancelled, const ChunkSink& sink) {
   auto started = std::chrono::steady_clock::now();
-  const core::plan::Fragment& planned = fragment;
-  ASSIGN_OR_RETURN(auto pipeline, core::FragmentPipeline::Compile(planned));
+  ASSIGN_OR_RETURN(auto pipeline, core::FragmentPipeline::Compile(fragment));
   ASSIGN_OR_RETURN(core::WireCompression compression,
                    core::ParseWireCompression(fragment.settings.network_compression_method));
-  ASSIGN_OR_RETURN(auto source, MorselSource::Open(fragment, store_, fragment.scan.string_sizes));
+  ASSIGN_OR_RETURN(auto source, MorselSource::Open(fragment, store_));
   if (fragment.explain_only) return sink(PruneStatsChunk(*source)) ? absl::OkStatus() : SinkGone();
   // A small top-N reads its other columns only for the rows it keeps (late_materialized_scan.h).
-  ASSIGN_OR_RETURN(std::unique_ptr<LateMaterializedScan> late, LateMaterializedScan::Plan(planned));
+  ASSIGN_OR_RETURN(std::unique_ptr<LateMaterializedScan> late, LateMaterializedScan::Plan(fragment));
   const core::FragmentPipeline& scan = late ? late->early_pipeline() : *pipeline;
   // ORDER BY ... LIMIT: morsels whose first key cannot enter the top-N are skipped unread.
   const std::optional<TopNMorselFilter> top_n =
-      TopNMorselFilter::Plan(planned, scan, late.get(), *source);
+      TopNMorselFilter::Plan(fragment, scan, late.get(), *source);
 
   const uint64_t morsel_count = source->morsel_count();
   size_t threads = source->ordered()
@@ -67,7 +66,7 @@ absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
   std::atomic<bool> failed{false};
   // MIN / MAX without WHERE or GROUP BY: from the parts' bounds, reading no column
   // (part_bounds_scan.h).
-  std::optional<core::Block> bounds = PartBoundsBlock(planned, *source);
+  std::optional<core::Block> bounds = PartBoundsBlock(fragment, *source);
   if (bounds) RETURN_IF_ERROR(scan.Consume(*states[0], *bounds));
   pool_->ParallelFor(bounds ? 0 : threads, [&](size_t t) {
     auto& state = *states[t];

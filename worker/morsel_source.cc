@@ -38,10 +38,9 @@ uint64_t ColumnScanBytes(const std::vector<storage::SelectedPart>& selected, siz
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const core::plan::Fragment& fragment,
-                                                                 storage::Store* store,
-                                                                 std::vector<bool> string_sizes) {
+                                                                 storage::Store* store) {
   std::unique_ptr<MorselSource> source(new MorselSource());
-  source->string_sizes_ = std::move(string_sizes);
+  source->string_sizes_ = fragment.scan.string_sizes;
   const core::plan::Scan& from = fragment.scan;
   if (from.function) {
     const core::TableFunction* function = core::FindTableFunction(from.function->name);

@@ -43,11 +43,11 @@ class MorselSource {
  public:
   // Opens the source of `fragment`: a table of `store` (its current parts snapshot, held until
   // this object dies) or a table function's rows sliced by worker_index / worker_count.
-  // Source column positions marked in `string_sizes` are read as their values' sizes (UInt64,
-  // coordinator/planner/rules/string_size_reads.h). `fragment`'s filter prunes parts: pass the original one.
-  static absl::StatusOr<std::unique_ptr<MorselSource>> Open(
-      const core::plan::Fragment& fragment, storage::Store* store,
-      std::vector<bool> string_sizes = {});
+  // Source columns marked in Scan::string_sizes are read as their values' sizes (UInt64,
+  // coordinator/planner/rules/string_size_reads.h); parts are pruned with Scan::prune_filter
+  // when set, else the filter.
+  static absl::StatusOr<std::unique_ptr<MorselSource>> Open(const core::plan::Fragment& fragment,
+                                                            storage::Store* store);
 
   // Returns the number of morsels; morsel(i) for i below it is the i-th.
   uint64_t morsel_count() const { return function_ ? function_morsels_ : morsels_.size(); }

@@ -43,7 +43,9 @@ TEST(StringSizeReadsTest, SizesReadFromPartsMatchTheValues) {
 
   plan::Fragment fragment = Fragment();
   auto full = MorselSource::Open(fragment, store->get());
-  auto sizes = MorselSource::Open(fragment, store->get(), {true, false});
+  plan::Fragment sized = fragment;
+  sized.scan.string_sizes = {true, false};
+  auto sizes = MorselSource::Open(sized, store->get());
   ASSERT_TRUE(full.ok() && sizes.ok());
   ASSERT_EQ((*full)->table_morsels().size(), (*sizes)->table_morsels().size());
   size_t rows = 0;

@@ -7,19 +7,11 @@ namespace granite::coordinator {
 
 namespace {
 
-std::string ExprList(const std::vector<core::plan::Expr>& exprs) {
-  std::string out;
-  for (size_t i = 0; i < exprs.size(); ++i) {
-    out += (i > 0 ? ", " : "") + core::plan::ExprText(exprs[i]);
-  }
-  return out;
-}
-
 // The coordinator's steps over the stage block (#i = its column i).
 std::vector<std::string> FinalStageLines(const QueryPlan& plan) {
   std::vector<std::string> lines;
   if (plan.has_having) lines.push_back("  Having " + core::plan::ExprText(plan.having));
-  lines.push_back("  Expressions [" + ExprList(plan.final_exprs) + "]");
+  lines.push_back("  Expressions [" + core::plan::ExprListText(plan.final_exprs) + "]");
   if (!plan.order.empty()) {
     std::string line = "  Sort [";
     for (size_t i = 0; i < plan.order.size(); ++i) {

@@ -124,7 +124,6 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
   plan.format = select.format;
   plan.settings = settings_;
   RETURN_IF_ERROR(plan.settings.Apply(select.settings));
-  plan.fragment.settings = plan.settings;
   ASSIGN_OR_RETURN(Source source, BindSource(select, &plan));
   std::vector<sql::ExprPtr> items = ExpandStar(select, source.names);
   if (items.empty()) {
@@ -287,9 +286,7 @@ absl::Status Binder::BindProjection(const sql::SelectStatement& select,
   for (size_t i = 0; i < order_exprs.size(); ++i) {
     ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindInput(*order_exprs[i]));
     // Equal expressions share one projection (items come first, so duplicates among them stay).
-    size_t index = std::find(fragment.projections.begin(), fragment.projections.end(), bound) -
-                   fragment.projections.begin();
-    if (index == fragment.projections.size()) fragment.projections.push_back(std::move(bound));
+    size_t index = IndexOrAppend(&fragment.projections, std::move(bound));
     plan->order.push_back({index, select.order_by[i].descending});
     fragment.order_by.push_back(
         core::plan::SortKey{static_cast<uint32_t>(index), select.order_by[i].descending});

@@ -171,6 +171,18 @@ class Lz4Decompressor : public StreamDecompressor {
   bool pending_ = false;
 };
 
+// Runs `step` on a zstd output buffer of kOutStep bytes appended to *out, keeps the bytes it
+// wrote, and returns its result.
+template <typename Step>
+size_t WithZstdOutput(std::string* out, Step step) {
+  size_t at = out->size();
+  out->resize(at + kOutStep);
+  ZSTD_outBuffer buffer{out->data() + at, kOutStep, 0};
+  size_t rc = step(&buffer);
+  out->resize(at + buffer.pos);
+  return rc;
+}
+
 class ZstdCompressor : public StreamCompressor {
  public:
   explicit ZstdCompressor(int level) : stream_(ZSTD_createCStream()) {
@@ -180,22 +192,17 @@ class ZstdCompressor : public StreamCompressor {
   absl::Status Add(std::string_view data, std::string* out) override {
     ZSTD_inBuffer in{data.data(), data.size(), 0};
     while (in.pos < in.size) {
-      size_t at = out->size();
-      out->resize(at + kOutStep);
-      ZSTD_outBuffer buffer{out->data() + at, kOutStep, 0};
-      size_t rc = ZSTD_compressStream(stream_, &buffer, &in);
-      out->resize(at + buffer.pos);
+      size_t rc = WithZstdOutput(out, [&](ZSTD_outBuffer* buffer) {
+        return ZSTD_compressStream(stream_, buffer, &in);
+      });
       if (ZSTD_isError(rc)) return core::Error(core::ErrorCode::kLogicalError, "zstd failed");
     }
     return absl::OkStatus();
   }
   absl::Status Finish(std::string* out) override {
     while (true) {
-      size_t at = out->size();
-      out->resize(at + kOutStep);
-      ZSTD_outBuffer buffer{out->data() + at, kOutStep, 0};
-      size_t left = ZSTD_endStream(stream_, &buffer);
-      out->resize(at + buffer.pos);
+      size_t left = WithZstdOutput(
+          out, [&](ZSTD_outBuffer* buffer) { return ZSTD_endStream(stream_, buffer); });
       if (ZSTD_isError(left)) return core::Error(core::ErrorCode::kLogicalError, "zstd failed");
       if (left == 0) return absl::OkStatus();
     }
@@ -212,11 +219,9 @@ class ZstdDecompressor : public StreamDecompressor {
   absl::Status Add(std::string_view data, std::string* out) override {
     ZSTD_inBuffer in{data.data(), data.size(), 0};
     while (in.pos < in.size) {
-      size_t at = out->size();
-      out->resize(at + kOutStep);
-      ZSTD_outBuffer buffer{out->data() + at, kOutStep, 0};
-      size_t rc = ZSTD_decompressStream(stream_, &buffer, &in);
-      out->resize(at + buffer.pos);
+      size_t rc = WithZstdOutput(out, [&](ZSTD_outBuffer* buffer) {
+        return ZSTD_decompressStream(stream_, buffer, &in);
+      });
       if (ZSTD_isError(rc)) return CorruptInput("zstd", ZSTD_getErrorName(rc));
       pending_ = rc != 0;
     }

@@ -25,7 +25,16 @@ std::string LiteralText(const Value& value) {
   return out + "'";
 }
 
-std::string ListText(const std::vector<Expr>& exprs, const std::vector<std::string>& names) {
+std::string CallText(const AggregateCall& call, const std::vector<std::string>& names) {
+  std::string out = call.name + "(" + ExprListText(call.args, names) + ")";
+  if (call.bitmap_bits > 0) out += " bitmap " + std::to_string(call.bitmap_bits);
+  if (call.disjoint_across_workers) out += " disjoint";
+  return out;
+}
+
+}  // namespace
+
+std::string ExprListText(const std::vector<Expr>& exprs, const std::vector<std::string>& names) {
   std::string out;
   for (size_t i = 0; i < exprs.size(); ++i) {
     if (i > 0) out += ", ";
@@ -33,15 +42,6 @@ std::string ListText(const std::vector<Expr>& exprs, const std::vector<std::stri
   }
   return out;
 }
-
-std::string CallText(const AggregateCall& call, const std::vector<std::string>& names) {
-  std::string out = call.name + "(" + ListText(call.args, names) + ")";
-  if (call.bitmap_bits > 0) out += " bitmap " + std::to_string(call.bitmap_bits);
-  if (call.disjoint_across_workers) out += " disjoint";
-  return out;
-}
-
-}  // namespace
 
 std::string ExprText(const Expr& expr, const std::vector<std::string>& names) {
   switch (expr.kind) {
@@ -53,7 +53,7 @@ std::string ExprText(const Expr& expr, const std::vector<std::string>& names) {
     case Expr::Kind::kCall:
       break;
   }
-  return expr.function + "(" + ListText(expr.args, names) + ")";
+  return expr.function + "(" + ExprListText(expr.args, names) + ")";
 }
 
 std::vector<std::string> FragmentText(const Fragment& fragment, const std::string& indent) {
@@ -77,7 +77,7 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
   if (fragment.filter) lines.push_back(indent + "Filter " + ExprText(*fragment.filter, names));
   if (fragment.aggregate) {
     const Aggregate& a = *fragment.aggregate;
-    std::string line = indent + "Aggregate keys [" + ListText(a.keys, names) + "] calls [";
+    std::string line = indent + "Aggregate keys [" + ExprListText(a.keys, names) + "] calls [";
     for (size_t i = 0; i < a.calls.size(); ++i) {
       line += (i > 0 ? ", " : "") + CallText(a.calls[i], names);
     }
@@ -101,7 +101,7 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
       lines.push_back(cut);
     }
   } else {
-    lines.push_back(indent + "Project [" + ListText(fragment.projections, names) + "]");
+    lines.push_back(indent + "Project [" + ExprListText(fragment.projections, names) + "]");
   }
   if (!fragment.aggregate && (fragment.limit > 0 || !fragment.order_by.empty())) {
     std::string line = indent + "TopN";

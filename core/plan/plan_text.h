@@ -18,6 +18,10 @@ namespace granite::core::plan {
 // Returns `expr` as text; a column is names[index] when `names` has that index, else #index.
 std::string ExprText(const Expr& expr, const std::vector<std::string>& names = {});
 
+// Returns `exprs` as text, comma-separated (columns named as in ExprText).
+std::string ExprListText(const std::vector<Expr>& exprs,
+                         const std::vector<std::string>& names = {});
+
 // Returns the fragment's operators, one per line, each line starting with `indent`. Column
 // references of the filter and the keys, arguments and projections are named after the scan's
 // columns; the local cut's and the top-N's refer to output positions (#i).
