@@ -24,6 +24,13 @@ class Reader {
     pos_ += n;
     return true;
   }
+  bool Type(TypeId* type) {
+    std::string_view rest = bytes_.substr(pos_);
+    const size_t before = rest.size();
+    if (!ReadTypeBytes(&rest, type)) return false;
+    pos_ += before - rest.size();
+    return true;
+  }
   bool Skip(size_t n, const char** at) {
     if (bytes_.size() - pos_ < n) return false;
     *at = bytes_.data() + pos_;
@@ -47,7 +54,7 @@ std::string EncodeBlock(const Block& block) {
   PutU64(out, block.columns.size());
   PutU64(out, block.rows());
   for (const ColumnPtr& column : block.columns) {
-    out.push_back(static_cast<char>(column->type()));
+    AppendTypeBytes(column->type(), &out);
     if (column->type() == TypeId::kString) {
       out.append(reinterpret_cast<const char*>(column->Offsets().data()), column->size() * 8);
       PutU64(out, column->Chars().size());
@@ -67,9 +74,9 @@ absl::StatusOr<Block> DecodeBlock(std::string_view bytes) {
   Block block;
   block.rows_without_columns = rows;
   for (uint64_t c = 0; c < columns; ++c) {
-    uint8_t type_byte = 0;
-    if (!reader.Raw(&type_byte, 1) || type_byte >= kTypeCount) return Corrupt("type");
-    auto column = std::make_shared<Column>(static_cast<TypeId>(type_byte));
+    TypeId type = TypeId::kUInt8;
+    if (!reader.Type(&type)) return Corrupt("type");
+    auto column = std::make_shared<Column>(type);
     if (column->type() == TypeId::kString) {
       auto& offsets = column->MutableOffsets();
       const char* at = nullptr;

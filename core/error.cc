@@ -105,6 +105,8 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kDuplicateColumn: return "DUPLICATE_COLUMN";
     case ErrorCode::kNoSuchColumnInTable: return "NO_SUCH_COLUMN_IN_TABLE";
     case ErrorCode::kArgumentOutOfBound: return "ARGUMENT_OUT_OF_BOUND";
+    case ErrorCode::kDecimalOverflow: return "DECIMAL_OVERFLOW";
+    case ErrorCode::kCannotConvertType: return "CANNOT_CONVERT_TYPE";
     case ErrorCode::kValueIsOutOfRangeOfDataType: return "VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE";
     case ErrorCode::kIncorrectData: return "INCORRECT_DATA";
     case ErrorCode::kNoSuchDataPart: return "NO_SUCH_DATA_PART";

@@ -69,6 +69,8 @@ enum class ErrorCode : int {
   kSettingConstraintViolation = 452,
   kAccessDenied = 497,
   kQuotaExceeded = 201,
+  kDecimalOverflow = 407,
+  kCannotConvertType = 70,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").

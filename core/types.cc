@@ -1,17 +1,137 @@
 #include "core/types.h"
 
+#include <array>
 #include <cctype>
 #include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include <optional>
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
 #include "core/error.h"
 
 namespace granite::core {
 
+namespace {
+
+// Holds "Decimal(P, S)" for every valid precision and scale, built once.
+const std::vector<std::string>& DecimalNames() {
+  static const std::vector<std::string>* names = [] {
+    auto* v = new std::vector<std::string>((kMaxDecimalPrecision + 1) * (kMaxDecimalPrecision + 1));
+    for (int p = 1; p <= kMaxDecimalPrecision; ++p) {
+      for (int s = 0; s <= p; ++s) {
+        (*v)[p * (kMaxDecimalPrecision + 1) + s] = absl::StrCat("Decimal(", p, ", ", s, ")");
+      }
+    }
+    return v;
+  }();
+  return *names;
+}
+
+// Parses the comma-separated non-negative integers inside "(...)" of `text` (after `open`).
+bool ParseTypeArguments(std::string_view text, size_t open, std::vector<int>* out) {
+  const size_t close = text.rfind(')');
+  if (open == std::string_view::npos) return true;
+  if (close == std::string_view::npos || close < open) return false;
+  std::string_view inner = text.substr(open + 1, close - open - 1);
+  if (!absl::StripAsciiWhitespace(ToAbsl(inner)).empty()) {
+    for (absl::string_view piece : absl::StrSplit(ToAbsl(inner), ',')) {
+      piece = absl::StripAsciiWhitespace(piece);
+      int value = 0;
+      if (piece.empty() || piece.size() > 3 || !absl::SimpleAtoi(piece, &value) || value < 0) {
+        return false;
+      }
+      out->push_back(value);
+    }
+  }
+  return absl::StripAsciiWhitespace(ToAbsl(text.substr(close + 1))).empty();
+}
+
+absl::StatusOr<TypeId> CheckedDecimal(std::string_view text, int precision, int scale) {
+  if (precision < 1 || precision > kMaxDecimalPrecision) {
+    return Error(ErrorCode::kArgumentOutOfBound,
+                 absl::StrCat("Precision ", precision, " is out of bounds (precision range: [1, ",
+                              kMaxDecimalPrecision, "]) in type ", ToAbsl(text)));
+  }
+  if (scale < 0 || scale > precision) {
+    return Error(ErrorCode::kArgumentOutOfBound,
+                 absl::StrCat("Scale ", scale, " is out of bounds (max scale: ", precision,
+                              ") in type ", ToAbsl(text)));
+  }
+  return MakeDecimal(precision, scale);
+}
+
+// Parses the decimal spellings; nullopt if `base` is not one.
+std::optional<absl::StatusOr<TypeId>> ParseDecimalType(std::string_view text,
+                                                       std::string_view base, size_t open) {
+  int fixed_precision = 0;
+  if (base == "decimal32") fixed_precision = 9;
+  else if (base == "decimal64") fixed_precision = 18;
+  else if (base == "decimal128") fixed_precision = 38;
+  else if (base != "decimal" && base != "numeric" && base != "dec") return std::nullopt;
+  std::vector<int> args;
+  if (!ParseTypeArguments(text, open, &args)) {
+    return Error(ErrorCode::kSyntaxError, absl::StrCat("Cannot parse type ", ToAbsl(text)));
+  }
+  if (fixed_precision != 0) {
+    if (args.size() != 1) {
+      return Error(ErrorCode::kNumberOfArgumentsDoesntMatch,
+                   absl::StrCat("Type ", ToAbsl(text), " takes one argument (the scale)"));
+    }
+    return CheckedDecimal(text, fixed_precision, args[0]);
+  }
+  if (args.size() > 2) {
+    return Error(ErrorCode::kNumberOfArgumentsDoesntMatch,
+                 absl::StrCat("Type ", ToAbsl(text), " takes at most two arguments: precision and scale"));
+  }
+  // ClickHouse's defaults: DECIMAL = Decimal(10, 0), DECIMAL(P) = Decimal(P, 0).
+  return CheckedDecimal(text, args.empty() ? 10 : args[0], args.size() < 2 ? 0 : args[1]);
+}
+
+}  // namespace
+
+bool IsValidType(uint32_t raw) {
+  if (raw < static_cast<uint32_t>(kTypeCount)) return true;
+  const TypeId type = static_cast<TypeId>(raw);
+  if (!IsDecimal(type) || (raw >> 24) != 0) return false;
+  const int p = PrecisionOf(type), s = ScaleOf(type);
+  return p >= 1 && p <= kMaxDecimalPrecision && s <= p && MakeDecimal(p, s) == type;
+}
+
+void AppendTypeBytes(TypeId type, std::string* out) {
+  out->push_back(static_cast<char>(BaseOf(type)));
+  if (IsDecimal(type)) {
+    out->push_back(static_cast<char>(PrecisionOf(type)));
+    out->push_back(static_cast<char>(ScaleOf(type)));
+  }
+}
+
+bool ReadTypeBytes(std::string_view* bytes, TypeId* type) {
+  if (bytes->empty()) return false;
+  uint32_t raw = static_cast<uint8_t>((*bytes)[0]);
+  size_t used = 1;
+  if (IsDecimal(static_cast<TypeId>(raw))) {
+    if (bytes->size() < 3) return false;
+    raw |= static_cast<uint32_t>(static_cast<uint8_t>((*bytes)[1])) << 8;
+    raw |= static_cast<uint32_t>(static_cast<uint8_t>((*bytes)[2])) << 16;
+    used = 3;
+  }
+  if (!IsValidType(raw)) return false;
+  *type = static_cast<TypeId>(raw);
+  bytes->remove_prefix(used);
+  return true;
+}
+
 std::string_view TypeName(TypeId type) {
+  if (IsDecimal(type)) {
+    const int p = PrecisionOf(type), s = ScaleOf(type);
+    if (p < 1 || p > kMaxDecimalPrecision || s > p) return "Decimal";
+    return DecimalNames()[p * (kMaxDecimalPrecision + 1) + s];
+  }
   switch (type) {
     case TypeId::kUInt8: return "UInt8";
     case TypeId::kUInt16: return "UInt16";
@@ -26,6 +146,7 @@ std::string_view TypeName(TypeId type) {
     case TypeId::kString: return "String";
     case TypeId::kDate: return "Date";
     case TypeId::kDateTime: return "DateTime";
+    default: break;
   }
   return "Unknown";
 }
@@ -35,6 +156,12 @@ absl::StatusOr<TypeId> ParseType(std::string_view text) {
   // VARCHAR(255), CHAR(10), DateTime('UTC'): the parenthesised part does not change the type.
   std::string base = t.substr(0, t.find('('));
   base = std::string(absl::StripAsciiWhitespace(base));
+  const size_t open = t.find('(');
+  if (auto decimal = ParseDecimalType(text.substr(0, std::string_view::npos), base,
+                                      open == std::string::npos ? std::string_view::npos
+                                                                : text.find('('))) {
+    return *decimal;
+  }
   static const struct {
     const char* name;
     TypeId type;
@@ -57,7 +184,7 @@ absl::StatusOr<TypeId> ParseType(std::string_view text) {
 }
 
 size_t ValueSize(TypeId type) {
-  switch (type) {
+  switch (BaseOf(type)) {
     case TypeId::kUInt8:
     case TypeId::kInt8: return 1;
     case TypeId::kUInt16:
@@ -69,7 +196,10 @@ size_t ValueSize(TypeId type) {
     case TypeId::kDateTime: return 4;
     case TypeId::kUInt64:
     case TypeId::kInt64:
-    case TypeId::kFloat64: return 8;
+    case TypeId::kFloat64:
+    case TypeId::kDecimal64: return 8;
+    case TypeId::kDecimal32: return 4;
+    case TypeId::kDecimal128: return 16;
     case TypeId::kString: return 0;
   }
   return 0;

@@ -11,8 +11,18 @@
 
 namespace granite::core {
 
-// Logical column types. Values are stable: they travel in protobuf plans and on disk.
-enum class TypeId : uint8_t {
+// Logical column types, a packed 32-bit value. Values are stable: they travel in protobuf plans
+// (uint32) and on disk (a base byte, then a type's parameters; see storage/part_format.cc).
+//
+// Bit layout:
+//   bits  0..7   base kind: the enumerators below (0..12 are the parameterless types, whose ids
+//                are the whole value; 13..15 the decimals, by physical width)
+//   bits  8..15  decimal precision P (1..38); 0 for every other kind
+//   bits 16..23  decimal scale S (0..P); 0 for every other kind
+//   bits 24..31  reserved for flags (Nullable, LowCardinality); 0 today
+// Two types are equal only if every bit is: Decimal(15, 2) != Decimal(15, 4). A `switch` on a
+// type that may be a decimal must switch on BaseOf(type).
+enum class TypeId : uint32_t {
   kUInt8 = 0,
   kUInt16 = 1,
   kUInt32 = 2,
@@ -24,11 +34,44 @@ enum class TypeId : uint8_t {
   kFloat32 = 8,
   kFloat64 = 9,
   kString = 10,
-  kDate = 11,      // days since 1970-01-01, stored as uint16_t
-  kDateTime = 12,  // seconds since the epoch (UTC), stored as uint32_t
+  kDate = 11,       // days since 1970-01-01, stored as uint16_t
+  kDateTime = 12,   // seconds since the epoch (UTC), stored as uint32_t
+  kDecimal32 = 13,  // Decimal(P <= 9, S): value * 10^S stored as int32_t
+  kDecimal64 = 14,  // Decimal(P <= 18, S): int64_t
+  kDecimal128 = 15, // Decimal(P <= 38, S): __int128
 };
 
+// The number of parameterless types (ids 0 .. kTypeCount - 1, each a complete TypeId).
 inline constexpr int kTypeCount = 13;
+// Bases 0 .. kBaseTypeCount - 1 exist; a base >= kTypeCount needs parameters.
+inline constexpr int kBaseTypeCount = 16;
+inline constexpr int kMaxDecimalPrecision = 38;
+
+using Int128 = __int128;
+
+// Returns the base kind (low 8 bits) of a type: kDecimal64 for Decimal(15, 2).
+constexpr TypeId BaseOf(TypeId type) {
+  return static_cast<TypeId>(static_cast<uint32_t>(type) & 0xffu);
+}
+constexpr bool IsDecimal(TypeId type) {
+  const TypeId base = BaseOf(type);
+  return base == TypeId::kDecimal32 || base == TypeId::kDecimal64 || base == TypeId::kDecimal128;
+}
+// Returns the decimal precision / scale of a type (0 for non-decimals).
+constexpr int PrecisionOf(TypeId type) { return (static_cast<uint32_t>(type) >> 8) & 0xffu; }
+constexpr int ScaleOf(TypeId type) { return (static_cast<uint32_t>(type) >> 16) & 0xffu; }
+// Returns Decimal(precision, scale), stored in the narrowest of 32, 64 and 128 bits.
+// REQUIRES: 1 <= precision <= 38, 0 <= scale <= precision.
+constexpr TypeId MakeDecimal(int precision, int scale) {
+  const TypeId base = precision <= 9    ? TypeId::kDecimal32
+                      : precision <= 18 ? TypeId::kDecimal64
+                                        : TypeId::kDecimal128;
+  return static_cast<TypeId>(static_cast<uint32_t>(base) | (static_cast<uint32_t>(precision) << 8) |
+                             (static_cast<uint32_t>(scale) << 16));
+}
+// Returns whether a raw id read from a file or the wire is a type: a parameterless id, or a
+// decimal base with a valid precision and scale and no other bits.
+bool IsValidType(uint32_t raw);
 
 // Marks a C++ type in generic lambdas: Dispatch(type, [&](auto tag) { using T = typename decltype(tag)::Type; }).
 template <typename T>
@@ -36,15 +79,24 @@ struct TypeTag {
   using Type = T;
 };
 
-// Returns the ClickHouse name, e.g. "UInt64", "String", "DateTime".
+// Appends the compact byte form of a type used in part files and wire blocks: the base byte, then
+// a precision byte and a scale byte for a decimal. Files written before decimals (one byte, ids
+// below kTypeCount) read the same.
+void AppendTypeBytes(TypeId type, std::string* out);
+// Reads that form from the front of `*bytes` and advances past it; false if malformed.
+bool ReadTypeBytes(std::string_view* bytes, TypeId* type);
+
+// Returns the ClickHouse name, e.g. "UInt64", "String", "DateTime", "Decimal(15, 2)".
 std::string_view TypeName(TypeId type);
 
 // Parses a type as written in CREATE TABLE or CAST: ClickHouse names (UInt8 … Float64, String,
-// Date, DateTime) and SQL spellings (BIGINT, INTEGER, INT, SMALLINT, TINYINT, TEXT, VARCHAR(n),
-// CHAR(n), TIMESTAMP, DOUBLE, FLOAT, REAL, BOOLEAN). Case-insensitive for SQL spellings.
+// Date, DateTime, Decimal(P, S), Decimal32(S), Decimal64(S), Decimal128(S)) and SQL spellings
+// (BIGINT, INTEGER, INT, SMALLINT, TINYINT, TEXT, VARCHAR(n), CHAR(n), TIMESTAMP, DOUBLE, FLOAT,
+// REAL, BOOLEAN, DECIMAL(P[, S]), NUMERIC(P[, S]), DEC). Case-insensitive. A decimal with bad
+// parameters is ARGUMENT_OUT_OF_BOUND naming them.
 absl::StatusOr<TypeId> ParseType(std::string_view text);
 
-// Returns bytes per value for fixed-width types, 0 for String.
+// Returns bytes per value for fixed-width types (4, 8, 16 for decimals), 0 for String.
 size_t ValueSize(TypeId type);
 
 bool IsString(TypeId type);
@@ -52,14 +104,15 @@ bool IsFloat(TypeId type);
 bool IsSignedInteger(TypeId type);
 bool IsUnsignedInteger(TypeId type);  // includes Date and DateTime
 bool IsInteger(TypeId type);          // includes Date and DateTime
-bool IsNumeric(TypeId type);          // integers, floats, Date and DateTime
+bool IsNumeric(TypeId type);          // integers, floats, Date and DateTime; not decimals
 bool IsDateOrDateTime(TypeId type);
 
-// Calls f(TypeTag<T>{}) with the physical C++ type of a fixed-width `type`.
+// Calls f(TypeTag<T>{}) with the physical C++ type of a fixed-width `type` (decimals: int32_t,
+// int64_t, Int128).
 // REQUIRES: type is not String.
 template <typename F>
 decltype(auto) DispatchFixed(TypeId type, F&& f) {
-  switch (type) {
+  switch (BaseOf(type)) {
     case TypeId::kUInt8: return f(TypeTag<uint8_t>{});
     case TypeId::kUInt16: return f(TypeTag<uint16_t>{});
     case TypeId::kUInt32: return f(TypeTag<uint32_t>{});
@@ -72,6 +125,9 @@ decltype(auto) DispatchFixed(TypeId type, F&& f) {
     case TypeId::kFloat64: return f(TypeTag<double>{});
     case TypeId::kDate: return f(TypeTag<uint16_t>{});
     case TypeId::kDateTime: return f(TypeTag<uint32_t>{});
+    case TypeId::kDecimal32: return f(TypeTag<int32_t>{});
+    case TypeId::kDecimal64: return f(TypeTag<int64_t>{});
+    case TypeId::kDecimal128: return f(TypeTag<Int128>{});
     case TypeId::kString: break;
   }
   return f(TypeTag<uint8_t>{});  // unreachable for valid input

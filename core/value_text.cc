@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/date_time.h"
+#include "core/decimal.h"
 #include "core/error.h"
 
 namespace granite::core {
@@ -180,7 +181,7 @@ bool ParseFloatText(std::string_view text, double* value) { return ParseFloatImp
 bool ParseFloatText(std::string_view text, float* value) { return ParseFloatImpl(text, value); }
 
 void AppendValueText(const Column& column, size_t row, std::string* out) {
-  switch (column.type()) {
+  switch (BaseOf(column.type())) {
     case TypeId::kUInt8: return AppendIntegerText(column.Get<uint8_t>(row), out);
     case TypeId::kUInt16: return AppendIntegerText(column.Get<uint16_t>(row), out);
     case TypeId::kUInt32: return AppendIntegerText(column.Get<uint32_t>(row), out);
@@ -194,11 +195,21 @@ void AppendValueText(const Column& column, size_t row, std::string* out) {
     case TypeId::kDate: return AppendDate(column.Get<uint16_t>(row), out);
     case TypeId::kDateTime: return AppendDateTime(column.Get<uint32_t>(row), out);
     case TypeId::kString: out->append(column.StringAt(row)); return;
+    case TypeId::kDecimal32:
+    case TypeId::kDecimal64:
+    case TypeId::kDecimal128:
+      return AppendDecimalText(DecimalAt(column, row), ScaleOf(column.type()), false, out);
   }
 }
 
 absl::Status ParseValueText(std::string_view text, TypeId type, Column* column) {
   bool ok = false;
+  if (IsDecimal(type)) {
+    Int128 value;
+    absl::Status status = ParseDecimalText(text, PrecisionOf(type), ScaleOf(type), &value);
+    if (status.ok()) AppendDecimal(value, column);
+    return status;
+  }
   switch (type) {
     case TypeId::kString:
       column->AppendString(text);
@@ -258,6 +269,10 @@ absl::Status AppendValue(const Value& value, TypeId type, Column* column) {
   if (type == TypeId::kString) {
     column->AppendString(ValueToText(value));
     return absl::OkStatus();
+  }
+  if (IsDecimal(type)) {
+    // A number literal converts through its text, so 0.07 is exactly 7 hundredths.
+    return ParseValueText(ValueToText(value), type, column);
   }
   if (IsFloat(type)) {
     double d = 0;

@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
+#include "core/types.h"
 
 namespace granite::storage {
 
@@ -32,6 +33,8 @@ class ByteWriter {
     out_.append(s.data(), s.size());
   }
   void PutRaw(const void* data, size_t n) { out_.append(static_cast<const char*>(data), n); }
+  // Writes a type in core::AppendTypeBytes form (one byte, three for a decimal).
+  void PutType(core::TypeId type) { core::AppendTypeBytes(type, &out_); }
 
   std::string& bytes() { return out_; }
 
@@ -61,6 +64,7 @@ class ByteReader {
     in_.remove_prefix(n);
     return true;
   }
+  bool GetType(core::TypeId* type) { return core::ReadTypeBytes(&in_, type); }
   bool done() const { return in_.empty(); }
   size_t remaining() const { return in_.size(); }
 

@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "absl/strings/numbers.h"
@@ -42,7 +43,7 @@ void PutBound(ByteWriter& w, const core::Value& value, TypeId type) {
     w.PutString(std::get<std::string>(value));
   } else if (core::IsFloat(type)) {
     w.PutRaw(&std::get<double>(value), 8);
-  } else if (core::IsSignedInteger(type)) {
+  } else if (core::IsSignedInteger(type) || core::IsDecimal(type)) {
     w.PutRaw(&std::get<int64_t>(value), 8);
   } else {
     w.PutRaw(&std::get<uint64_t>(value), 8);
@@ -63,7 +64,7 @@ bool GetBound(ByteReader& r, TypeId type, core::Value* value) {
     return true;
   };
   if (core::IsFloat(type)) return get(0.0);
-  if (core::IsSignedInteger(type)) return get(int64_t{0});
+  if (core::IsSignedInteger(type) || core::IsDecimal(type)) return get(int64_t{0});
   return get(uint64_t{0});
 }
 
@@ -134,7 +135,7 @@ std::string EncodePrimaryIndex(const PrimaryIndex& index) {
   w.PutU32(static_cast<uint32_t>(index.types.size()));
   w.PutU64(index.values.empty() ? 0 : index.values[0].size());
   for (size_t k = 0; k < index.types.size(); ++k) {
-    w.PutU8(static_cast<uint8_t>(index.types[k]));
+    w.PutType(index.types[k]);
     for (const core::Value& value : index.values[k]) PutBound(w, value, index.types[k]);
   }
   return Seal(std::move(w.bytes()));
@@ -152,11 +153,9 @@ absl::StatusOr<PrimaryIndex> DecodePrimaryIndex(std::string_view bytes, std::str
   }
   PrimaryIndex index;
   for (uint32_t k = 0; k < keys; ++k) {
-    uint8_t type = 0;
-    if (!r.GetU8(&type) || type >= core::kTypeCount) {
-      return Corrupt("primary.idx", what, "bad type");
-    }
-    index.types.push_back(static_cast<TypeId>(type));
+    TypeId type = TypeId::kUInt8;
+    if (!r.GetType(&type)) return Corrupt("primary.idx", what, "bad type");
+    index.types.push_back(type);
     std::vector<core::Value> values(entries);
     for (core::Value& value : values) {
       if (!GetBound(r, index.types.back(), &value)) {
@@ -176,13 +175,13 @@ std::string EncodePartMeta(const PartMeta& meta) {
   w.PutU32(static_cast<uint32_t>(meta.columns.size()));
   for (const ColumnSchema& column : meta.columns) {
     w.PutString(column.name);
-    w.PutU8(static_cast<uint8_t>(column.type));
+    w.PutType(column.type);
   }
   w.PutU64(meta.granule_rows.size());
   for (uint32_t rows : meta.granule_rows) w.PutU32(rows);
   w.PutU8(meta.partition.present ? 1 : 0);
   if (meta.partition.present) {
-    w.PutU8(static_cast<uint8_t>(meta.partition.type));
+    w.PutType(meta.partition.type);
     PutBound(w, meta.partition.value, meta.partition.type);
   }
   w.PutU32(static_cast<uint32_t>(meta.sort_key.size()));
@@ -205,11 +204,9 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
   }
   for (uint32_t i = 0; i < column_count; ++i) {
     ColumnSchema column;
-    uint8_t type = 0;
-    if (!r.GetString(&column.name) || !r.GetU8(&type) || type >= core::kTypeCount) {
+    if (!r.GetString(&column.name) || !r.GetType(&column.type)) {
       return Corrupt("meta", what, "bad column");
     }
-    column.type = static_cast<TypeId>(type);
     meta.columns.push_back(std::move(column));
   }
   uint64_t granules = 0;
@@ -223,15 +220,12 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
     total += rows;
   }
   if (v2) {
-    uint8_t present = 0, type = 0;
+    uint8_t present = 0;
     uint32_t keys = 0;
     if (!r.GetU8(&present)) return Corrupt("meta", what, "bad partition");
     meta.partition.present = present != 0;
     if (meta.partition.present) {
-      if (!r.GetU8(&type) || type >= core::kTypeCount) {
-        return Corrupt("meta", what, "bad partition");
-      }
-      meta.partition.type = static_cast<TypeId>(type);
+      if (!r.GetType(&meta.partition.type)) return Corrupt("meta", what, "bad partition");
       if (!GetBound(r, meta.partition.type, &meta.partition.value)) {
         return Corrupt("meta", what, "bad partition");
       }
@@ -367,7 +361,16 @@ GranuleBounds ComputeBounds(const core::Column& column, size_t begin, size_t end
       min = v < min ? v : min;
       max = v > max ? v : max;
     }
-    if (!nan) bounds = {true, Widen(min), Widen(max)};
+    if constexpr (std::is_same_v<T, core::Int128>) {
+      // Decimal128 bounds are kept (as scaled int64) only when they fit.
+      constexpr core::Int128 kLow = std::numeric_limits<int64_t>::min();
+      constexpr core::Int128 kHigh = std::numeric_limits<int64_t>::max();
+      if (min >= kLow && max <= kHigh) {
+        bounds = {true, core::Value(static_cast<int64_t>(min)), core::Value(static_cast<int64_t>(max))};
+      }
+    } else if (!nan) {
+      bounds = {true, Widen(min), Widen(max)};
+    }
   });
   return bounds;
 }

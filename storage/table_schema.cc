@@ -61,9 +61,9 @@ absl::Status ValidateTableSchema(const TableSchema& schema) {
                    absl::StrCat("Column ", column.name, " specified more than once in table ",
                                 schema.name));
     }
-    if (static_cast<int>(column.type) >= core::kTypeCount) {
+    if (!core::IsValidType(static_cast<uint32_t>(column.type))) {
       return Error(ErrorCode::kUnknownType,
-                   absl::StrCat("Unknown type id ", static_cast<int>(column.type), " of column ",
+                   absl::StrCat("Unknown type id ", static_cast<uint32_t>(column.type), " of column ",
                                 column.name, " in table ", schema.name));
     }
   }
@@ -102,7 +102,7 @@ std::string EncodeTableSchema(const TableSchema& schema) {
   w.PutU32(static_cast<uint32_t>(schema.columns.size()));
   for (const ColumnSchema& column : schema.columns) {
     w.PutString(column.name);
-    w.PutU8(static_cast<uint8_t>(column.type));
+    w.PutType(column.type);
   }
   PutStrings(w, schema.order_by);
   PutStrings(w, schema.primary_key);
@@ -136,13 +136,10 @@ absl::StatusOr<TableSchema> DecodeTableSchema(std::string_view bytes) {
   if (!r.GetString(&schema.name) || !r.GetU32(&column_count)) return Truncated("truncated");
   for (uint32_t i = 0; i < column_count; ++i) {
     ColumnSchema column;
-    uint8_t type = 0;
-    if (!r.GetString(&column.name) || !r.GetU8(&type)) return Truncated("truncated column");
-    if (type >= core::kTypeCount) {
-      return Truncated(absl::StrCat("unknown type id ", static_cast<int>(type), " of column ",
-                                    column.name));
+    if (!r.GetString(&column.name)) return Truncated("truncated column");
+    if (!r.GetType(&column.type)) {
+      return Truncated(absl::StrCat("unknown or truncated type of column ", column.name));
     }
-    column.type = static_cast<core::TypeId>(type);
     schema.columns.push_back(std::move(column));
   }
   uint32_t setting_count = 0;

@@ -38,6 +38,9 @@ core::ColumnPtr MakeColumn(TypeId type, size_t rows, size_t seed) {
       using T = typename decltype(tag)::Type;
       if constexpr (std::is_floating_point_v<T>) {
         column->Append(static_cast<T>(static_cast<int64_t>(bits) % 1000000) / T(7));
+      } else if constexpr (sizeof(T) > 8) {
+        // Both halves set, negative values included.
+        column->Append(static_cast<T>((static_cast<unsigned __int128>(bits) << 64) | ~bits));
       } else {
         column->Append(static_cast<T>(bits));
       }
@@ -51,6 +54,10 @@ TableSchema AllTypesSchema(const std::string& name) {
   schema.name = name;
   for (int t = 0; t < core::kTypeCount; ++t) {
     TypeId type = static_cast<TypeId>(t);
+    schema.columns.push_back({"col " + std::string(core::TypeName(type)), type});
+  }
+  // Decimals of each storage width (the type id carries precision and scale).
+  for (TypeId type : {core::MakeDecimal(9, 2), core::MakeDecimal(15, 2), core::MakeDecimal(38, 10)}) {
     schema.columns.push_back({"col " + std::string(core::TypeName(type)), type});
   }
   schema.engine = "MergeTree";
@@ -179,6 +186,15 @@ TEST_F(TableTest, GranuleMinMaxMatchesTheValues) {
   ASSERT_TRUE(part.GranuleMinMax(string_column, 1, &min, &max));
   EXPECT_EQ(min, core::Value(std::string(smallest)));
   EXPECT_EQ(max, core::Value(std::string(largest)));
+
+  // Decimal bounds are scaled int64 values; Decimal128 ones only when they fit int64.
+  int decimal_column = schema.ColumnIndex("col Decimal(15, 2)");
+  const auto* d = block.columns[decimal_column]->Data<int64_t>();
+  ASSERT_TRUE(part.GranuleMinMax(decimal_column, 1, &min, &max));
+  EXPECT_EQ(min, core::Value(*std::min_element(d + begin, d + end)));
+  EXPECT_EQ(max, core::Value(*std::max_element(d + begin, d + end)));
+  int wide_column = schema.ColumnIndex("col Decimal(38, 10)");
+  EXPECT_FALSE(part.GranuleMinMax(wide_column, 1, &min, &max));
 
   EXPECT_FALSE(part.GranuleMinMax(0, 3, &min, &max));
   EXPECT_FALSE(part.GranuleMinMax(99, 0, &min, &max));

@@ -1,9 +1,11 @@
 #include "worker/filter_ranges.h"
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/decimal.h"
 #include "core/expression.h"
 #include "core/value_text.h"
 #include "storage/key_expression.h"
@@ -63,6 +65,60 @@ std::optional<core::Value> ConstantFor(const core::plan::Expr& expr, TypeId type
 
 std::optional<ColumnRanges> Derive(const core::plan::Expr& expr, const Context& context);
 
+// Returns the range of a decimal column (bounds: scaled int64 values) that `column op constant`
+// may keep. An integer constant scales exactly; a float or decimal constant that may fall between
+// two scaled values (the comparison then runs in Float64 or at a larger scale) widens the range
+// by one step on each side, so the range never drops a row the comparison keeps.
+std::optional<ValueRange> DecimalRange(const std::string& op, const core::plan::Expr& expr,
+                                       TypeId type) {
+  // Decimal128 keys in the primary index are not exact int64 values: no ranges on them.
+  if (expr.is_column() || core::ValueSize(type) > 8) return std::nullopt;
+  absl::StatusOr<std::unique_ptr<core::Expression>> compiled = core::Expression::Compile(expr);
+  if (!compiled.ok()) return std::nullopt;
+  std::optional<core::Value> value = (*compiled)->constant();
+  if (!value) return std::nullopt;
+  const TypeId from = (*compiled)->type();
+  const int scale = core::ScaleOf(type);
+  core::Int128 scaled = 0;
+  bool exact = false;
+  if (const auto* i = std::get_if<int64_t>(&*value); i && core::IsInteger(from)) {
+    scaled = static_cast<core::Int128>(*i) * core::PowerOf10(scale);
+    exact = true;
+  } else if (const auto* u = std::get_if<uint64_t>(&*value); u && core::IsInteger(from)) {
+    scaled = static_cast<core::Int128>(*u) * core::PowerOf10(scale);
+    exact = true;
+  } else if (const auto* d = std::get_if<double>(&*value)) {
+    const double x = *d * static_cast<double>(core::PowerOf10(scale));
+    if (!(std::fabs(x) < 9e18)) return std::nullopt;  // NaN or beyond the bounds' range
+    scaled = static_cast<core::Int128>(std::trunc(x));
+  } else if (const auto* text = std::get_if<std::string>(&*value); text && core::IsDecimal(from)) {
+    if (!core::ParseDecimalText(*text, core::kMaxDecimalPrecision, scale, &scaled).ok()) {
+      return std::nullopt;
+    }
+  } else {
+    return std::nullopt;
+  }
+  constexpr core::Int128 kLimit = core::Int128{1} << 62;
+  if (scaled >= kLimit || scaled <= -kLimit) return std::nullopt;
+  const auto at = [](core::Int128 v) { return core::Value(static_cast<int64_t>(v)); };
+  if (exact) {
+    if (op == "equals") return ValueRange::Point(at(scaled));
+    if (op == "less") return ValueRange::AtMost(at(scaled), false);
+    if (op == "lessOrEquals") return ValueRange::AtMost(at(scaled), true);
+    if (op == "greater") return ValueRange::AtLeast(at(scaled), false);
+    if (op == "greaterOrEquals") return ValueRange::AtLeast(at(scaled), true);
+    return std::nullopt;
+  }
+  if (op == "less" || op == "lessOrEquals") return ValueRange::AtMost(at(scaled + 1), true);
+  if (op == "greater" || op == "greaterOrEquals") return ValueRange::AtLeast(at(scaled - 1), true);
+  if (op == "equals") {
+    ValueRange range = ValueRange::AtLeast(at(scaled - 1), true);
+    range.IntersectWith(ValueRange::AtMost(at(scaled + 1), true));
+    return range;
+  }
+  return std::nullopt;
+}
+
 // A comparison `column op constant` (or mirrored) as a range.
 std::optional<ColumnRanges> Comparison(const std::string& name, const core::plan::Expr& a,
                                        const core::plan::Expr& b, const Context& context) {
@@ -75,8 +131,6 @@ std::optional<ColumnRanges> Comparison(const std::string& name, const core::plan
     mirrored = true;
   }
   if (column < 0) return std::nullopt;
-  std::optional<core::Value> value = ConstantFor(*constant, context.schema.columns[column].type);
-  if (!value) return std::nullopt;
   std::string op = name;
   if (mirrored) {
     if (op == "less") op = "greater";
@@ -84,6 +138,14 @@ std::optional<ColumnRanges> Comparison(const std::string& name, const core::plan
     else if (op == "lessOrEquals") op = "greaterOrEquals";
     else if (op == "greaterOrEquals") op = "lessOrEquals";
   }
+  if (core::IsDecimal(context.schema.columns[column].type)) {
+    std::optional<ValueRange> range =
+        DecimalRange(op, *constant, context.schema.columns[column].type);
+    if (!range) return std::nullopt;
+    return ColumnRanges{{column, *std::move(range)}};
+  }
+  std::optional<core::Value> value = ConstantFor(*constant, context.schema.columns[column].type);
+  if (!value) return std::nullopt;
   ValueRange range;
   if (op == "equals") range = ValueRange::Point(*value);
   else if (op == "less") range = ValueRange::AtMost(*value, false);

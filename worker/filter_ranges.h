@@ -4,7 +4,8 @@
 // equals, less, greater, lessOrEquals, greaterOrEquals and in between a column and a constant
 // (a literal, or any constant expression such as toDate('2013-07-01'), folded here); anything else
 // constrains nothing. Constants are converted to the column's type as the comparison would
-// (a String compared with a Date is parsed as a Date).
+// (a String compared with a Date is parsed as a Date); a Decimal column's range is in scaled
+// integers, widened by one step where the constant may fall between two decimal values.
 #pragma once
 
 #include "core/plan/fragment.h"

@@ -46,9 +46,17 @@ void CombineColumn(const core::Column& column, std::vector<uint64_t>* hashes) {
       T value = data[r];
       // -0.0 and 0.0 are one group: they must go to one worker.
       if constexpr (std::is_floating_point_v<T>) value = value == 0 ? T(0) : value;
-      uint64_t bits = 0;  // the value's bytes, zero-extended: equal values, equal hashes
-      std::memcpy(&bits, &value, sizeof(T));
-      (*hashes)[r] = core::HashCombine((*hashes)[r], core::HashInt(bits));
+      if constexpr (sizeof(T) > 8) {
+        // A 128-bit value (Decimal128): both halves.
+        uint64_t halves[2];
+        std::memcpy(halves, &value, sizeof(T));
+        (*hashes)[r] = core::HashCombine(core::HashCombine((*hashes)[r], core::HashInt(halves[0])),
+                                         core::HashInt(halves[1]));
+      } else {
+        uint64_t bits = 0;  // the value's bytes, zero-extended: equal values, equal hashes
+        std::memcpy(&bits, &value, sizeof(T));
+        (*hashes)[r] = core::HashCombine((*hashes)[r], core::HashInt(bits));
+      }
     }
   });
 }

@@ -120,7 +120,11 @@ absl::StatusOr<core::Block> ValuesBlock(const sql::InsertStatement& insert, cons
           AppendDefault(columns[c].get());
           continue;
         }
-        absl::Status status = core::AppendValue(value.value, target.types[c], columns[c].get());
+        // A fractional literal goes into a Decimal column from its text, exactly.
+        absl::Status status =
+            core::IsDecimal(target.types[c]) && !value.number_text.empty()
+                ? core::ParseValueText(value.number_text, target.types[c], columns[c].get())
+                : core::AppendValue(value.value, target.types[c], columns[c].get());
         if (!status.ok()) {
           return core::Error(core::CodeOf(status),
                              std::string(status.message()) + ": row " + std::to_string(r + 1) +

@@ -19,7 +19,13 @@ template <typename T>
 void FoldFixed(const core::Column& column, std::vector<uint64_t>* hashes) {
   const T* values = column.Data<T>();
   for (size_t row = 0; row < hashes->size(); ++row) {
-    (*hashes)[row] = Fold((*hashes)[row], core::HashIntKey(static_cast<uint64_t>(values[row])));
+    if constexpr (sizeof(T) > 8) {  // a 128-bit key (Decimal128): both halves
+      const auto bits = static_cast<unsigned __int128>(values[row]);
+      (*hashes)[row] = Fold(Fold((*hashes)[row], core::HashIntKey(static_cast<uint64_t>(bits))),
+                            core::HashIntKey(static_cast<uint64_t>(bits >> 64)));
+    } else {
+      (*hashes)[row] = Fold((*hashes)[row], core::HashIntKey(static_cast<uint64_t>(values[row])));
+    }
   }
 }
 
@@ -38,6 +44,7 @@ void KeyRefGrouper::HashRows(const core::Block& block, std::vector<uint64_t>* ha
       case 1: FoldFixed<uint8_t>(column, hashes); break;
       case 2: FoldFixed<uint16_t>(column, hashes); break;
       case 4: FoldFixed<uint32_t>(column, hashes); break;
+      case 16: FoldFixed<unsigned __int128>(column, hashes); break;
       default: FoldFixed<uint64_t>(column, hashes); break;
     }
   }

@@ -52,6 +52,7 @@ struct Expr {
   // kLiteral
   bool is_null = false;
   core::Value value;
+  std::string number_text;  // a fractional number as written ("-0.07"): exact for Decimal columns
 
   // kIdentifier, kFunction
   std::string name;

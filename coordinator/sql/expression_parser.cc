@@ -503,7 +503,9 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseNumber(const Token& token, bool n
       return tokens_.ErrorAt(token, absl::StrCat("Cannot parse number ", sign,
                                                  core::ToAbsl(text), ": out of range of Float64"));
     }
-    return MakeLiteral(core::Value(negative ? -value : value), position);
+    ExprPtr literal = MakeLiteral(core::Value(negative ? -value : value), position);
+    literal->number_text = sign + std::string(text);
+    return literal;
   }
   uint64_t value = 0;
   auto [ptr, ec] = hex ? std::from_chars(begin + 2, end, value, 16)

@@ -51,6 +51,7 @@ absl::Status IllegalType(std::string_view name, TypeId type) {
 }
 
 TypeId SumType(TypeId arg) {
+  if (IsDecimal(arg)) return MakeDecimal(kMaxDecimalPrecision, ScaleOf(arg));
   if (IsFloat(arg)) return TypeId::kFloat64;
   return IsSignedInteger(arg) ? TypeId::kInt64 : TypeId::kUInt64;
 }
@@ -73,7 +74,9 @@ absl::StatusOr<ResolvedAggregate> ResolveAggregate(std::string_view name,
     case Kind::kAvg: {
       RETURN_IF_ERROR(CheckArgumentCount(name, arg_types.size(), 1, 1));
       TypeId arg = arg_types[0];
-      if (!IsNumeric(arg) || IsDateOrDateTime(arg)) return IllegalType(name, arg);
+      if ((!IsNumeric(arg) && !IsDecimal(arg)) || IsDateOrDateTime(arg)) {
+        return IllegalType(name, arg);
+      }
       resolved.result_type = entry->kind == Kind::kSum ? SumType(arg) : TypeId::kFloat64;
       return resolved;
     }
@@ -86,6 +89,8 @@ absl::StatusOr<ResolvedAggregate> ResolveAggregate(std::string_view name,
     case Kind::kUniqExact:
     case Kind::kUniq:
       RETURN_IF_ERROR(CheckArgumentCount(name, arg_types.size(), 1, 1));
+      // Their sets hold 64-bit keys; a 128-bit value would be cut.
+      if (ValueSize(arg_types[0]) > 8) return IllegalType(name, arg_types[0]);
       return resolved;
   }
   return Error(ErrorCode::kLogicalError, "unreachable aggregate kind");

@@ -61,7 +61,7 @@ Aggregator::Aggregator(std::vector<TypeId> key_types, std::vector<AggregateSpec>
     layout_ = KeyLayout::kNoKeys;
   } else if (key_types_.size() == 1 && IsString(key_types_[0])) {
     layout_ = KeyLayout::kString;
-  } else if (key_types_.size() == 1) {
+  } else if (key_types_.size() == 1 && ValueSize(key_types_[0]) <= 8) {
     bool direct = ValueSize(key_types_[0]) <= 2 ||
                   (options_.direct_key && IsInteger(key_types_[0]));
     layout_ = direct && !options_.sparse ? KeyLayout::kDirect16 : KeyLayout::kFixed64;

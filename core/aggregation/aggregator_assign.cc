@@ -388,8 +388,7 @@ void SerializeRows(const std::vector<TypeId>& key_types, const std::vector<Colum
       for (size_t i = 0; i < rows; ++i) {
         // The low sizeof(T) bytes of the widened value (little-endian): the value itself, with
         // -0.0 folded into 0.0 like the hash.
-        uint64_t widened = WidenKey(values[row_of(i)]);
-        std::memcpy(out + cursor[i], &widened, sizeof(T));
+        StoreKeyBytes(values[row_of(i)], out + cursor[i]);
         cursor[i] += sizeof(T);
       }
     });

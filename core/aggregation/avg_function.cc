@@ -4,18 +4,18 @@
 // overflows Int64 (2^63 rows of 2^64 would be needed to overflow 128 bits). State columns:
 // Int64 (high 64 bits of the sum), UInt64 (low 64 bits), UInt64 (count). The mean is computed as
 // quotient + remainder / count in integers first, so it is within one rounding of the true mean.
-// Float inputs keep a Float64 sum and a UInt64 count.
+// Float inputs keep a Float64 sum and a UInt64 count. Decimal inputs keep the integer state of
+// their scaled values.
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #include "core/aggregation/builtin_aggregate_functions.h"
 #include "core/aggregation/simple_aggregate_function.h"
+#include "core/decimal.h"
 
 namespace granite::core {
 namespace {
-
-using Int128 = __int128;
 
 struct IntAvgState {
   Int128 sum;
@@ -63,6 +63,16 @@ struct IntAvgOp {
   }
 };
 
+// Averages decimals: the exact 128-bit sum of scaled values, then, as ClickHouse does, the sum
+// converted to Float64 and divided by the count.
+template <typename InT>
+struct DecimalAvgOp : IntAvgOp<InT> {
+  static double Final(const IntAvgState& s, TypeId arg) {
+    if (s.count == 0) return std::numeric_limits<double>::quiet_NaN();
+    return DecimalToDouble(s.sum, ScaleOf(arg)) / static_cast<double>(s.count);
+  }
+};
+
 struct FloatAvgState {
   double sum;
   uint64_t count;
@@ -103,6 +113,8 @@ std::unique_ptr<AggregateFunction> MakeAvg(TypeId arg) {
     using T = typename decltype(tag)::Type;
     if constexpr (std::is_floating_point_v<T>) {
       return MakeSimpleAggregate<FloatAvgOp<T>>(arg);
+    } else if (IsDecimal(arg)) {
+      return MakeSimpleAggregate<DecimalAvgOp<T>>(arg);
     } else {
       return MakeSimpleAggregate<IntAvgOp<T>>(arg);
     }

@@ -43,6 +43,18 @@ inline uint64_t WidenKey(T value) {
   }
 }
 
+// Writes the sizeof(T) key bytes of a value into packed and serialized keys: the low bytes of
+// WidenKey (little-endian), or the value itself for a 16-byte integer (Decimal128).
+template <typename T>
+inline void StoreKeyBytes(T value, char* out) {
+  if constexpr (sizeof(T) > 8) {
+    std::memcpy(out, &value, sizeof(T));
+  } else {
+    const uint64_t widened = WidenKey(value);
+    std::memcpy(out, &widened, sizeof(T));
+  }
+}
+
 // Writes the key hash of rows [0, rows) of `keys` to out[0 .. rows).
 // REQUIRES: every column holds at least `rows` rows.
 void HashKeys(const std::vector<ColumnPtr>& keys, size_t rows, uint64_t* out);

@@ -17,8 +17,7 @@ void PackInto(const std::vector<ColumnPtr>& keys, size_t rows, Packed* out) {
       using T = typename decltype(tag)::Type;
       const T* values = key->Data<T>();
       for (size_t i = 0; i < rows; ++i) {
-        uint64_t widened = WidenKey(values[i]);
-        std::memcpy(reinterpret_cast<char*>(&out[i]) + offset, &widened, sizeof(T));
+        StoreKeyBytes(values[i], reinterpret_cast<char*>(&out[i]) + offset);
       }
       offset += sizeof(T);
     });

@@ -10,7 +10,8 @@
 //   static State Init();                                   // the empty state
 //   static void Add(State& s, In value);
 //   static void Merge(State& s, const State& other);
-//   static Result Final(const State& s);
+//   static Result Final(const State& s);                  // or Final(s, arg) when the result
+//                                                          // depends on the argument type
 //   static std::vector<TypeId> StateTypes(TypeId arg);     // partial-state column types
 //   static TypeId ResultType(TypeId arg);
 //   static void Write(const State& s, char* const* columns, size_t row);  // raw column data
@@ -101,7 +102,11 @@ class SimpleAggregateFunction final : public AggregateFunction {
     size_t old = out->size();
     out->ResizeUninitialized(old + states_.size());  // every new value is written below
     Result* results = out->Data<Result>() + old;
-    for (size_t g = 0; g < states_.size(); ++g) results[g] = Op::Final(states_[g]);
+    if constexpr (requires(const State& s, TypeId t) { Op::Final(s, t); }) {
+      for (size_t g = 0; g < states_.size(); ++g) results[g] = Op::Final(states_[g], arg_type_);
+    } else {
+      for (size_t g = 0; g < states_.size(); ++g) results[g] = Op::Final(states_[g]);
+    }
   }
 
   void Clear() override { std::vector<State>().swap(states_); }

@@ -1,6 +1,6 @@
 // sum(x): ClickHouse result types — Int64 for signed integers, UInt64 for unsigned integers,
 // Float64 for floats. Integer sums wrap around on overflow (two's complement), like ClickHouse.
-// The state is the running sum in the result type.
+// The state is the running sum in the result type. Decimals: Decimal(38, S), see DecimalSumOp.
 #include <type_traits>
 
 #include "core/aggregation/builtin_aggregate_functions.h"
@@ -49,11 +49,41 @@ struct SumOp {
   static State Read(const char* const* columns, size_t row) { return LoadAt<AccT>(columns[0], row); }
 };
 
+// Adds scaled decimal values into a 128-bit sum: Decimal(38, S) for a Decimal(P, S) argument,
+// as in ClickHouse, wrapping on overflow as ClickHouse's sum does.
+template <typename InT>
+struct DecimalSumOp {
+  using In = InT;
+  using State = Int128;
+  using Result = Int128;
+
+  static State Init() { return 0; }
+  static void Add(State& s, In value) {
+    s = static_cast<Int128>(static_cast<unsigned __int128>(s) +
+                            static_cast<unsigned __int128>(static_cast<Int128>(value)));
+  }
+  static void Merge(State& s, const State& other) {
+    s = static_cast<Int128>(static_cast<unsigned __int128>(s) + static_cast<unsigned __int128>(other));
+  }
+  static Result Final(const State& s) { return s; }
+  static std::vector<TypeId> StateTypes(TypeId arg) { return {ResultType(arg)}; }
+  static TypeId ResultType(TypeId arg) { return MakeDecimal(kMaxDecimalPrecision, ScaleOf(arg)); }
+  static void Write(const State& s, char* const* columns, size_t row) {
+    StoreAt<Int128>(columns[0], row, s);
+  }
+  static State Read(const char* const* columns, size_t row) { return LoadAt<Int128>(columns[0], row); }
+};
+
 }  // namespace
 
 std::unique_ptr<AggregateFunction> MakeSum(TypeId arg) {
   return DispatchFixed(arg, [&](auto tag) -> std::unique_ptr<AggregateFunction> {
     using T = typename decltype(tag)::Type;
+    if (IsDecimal(arg)) {
+      if constexpr (std::is_signed_v<T> && !std::is_floating_point_v<T>) {
+        return MakeSimpleAggregate<DecimalSumOp<T>>(arg);
+      }
+    }
     if constexpr (std::is_floating_point_v<T>) {
       return MakeSimpleAggregate<SumOp<T, double>>(arg);
     } else if constexpr (std::is_signed_v<T>) {

@@ -12,6 +12,7 @@
 //   modulo(a, b) -> signed like a; the width of b, one size wider when a is signed (the
 //     remainder takes b's magnitude and a's sign); Float64 if either is a float.
 //   negate -> signed (UInt8 -> Int16, Int8 stays Int8); abs -> unsigned of the same width.
+//   A Decimal argument: decimal_arithmetic.h.
 // Integer results wrap like ClickHouse's. intDiv and modulo by integer zero fail with
 // kIllegalDivision after the batch; float modulo by zero is nan. So does, as in ClickHouse, the
 // minimum of the dividend's signed width divided by -1 (intDiv: any integer dividend, an unsigned
@@ -32,6 +33,7 @@
 #include "core/error.h"
 #include "core/functions/cast_column.h"
 #include "core/functions/constant_divider.h"
+#include "core/functions/decimal_arithmetic.h"
 #include "core/functions/function_errors.h"
 #include "core/functions/function_table.h"
 #include "core/functions/operand_caster.h"
@@ -416,6 +418,7 @@ class DivisionKernel : public ScalarKernel {
 };
 
 absl::StatusOr<TypeId> ResolveBinary(std::string_view name, const std::vector<ArgumentInfo>& args) {
+  if (AnyDecimalArgument(args)) return ResolveDecimalArithmetic(name, args);
   ASSIGN_OR_RETURN(ArithmeticPlan plan, PlanBinary(name, args[0].type, args[1].type));
   return plan.result;
 }
@@ -423,6 +426,7 @@ absl::StatusOr<TypeId> ResolveBinary(std::string_view name, const std::vector<Ar
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileBinary(std::string_view name,
                                                             const std::vector<ArgumentInfo>& args,
                                                             TypeId result_type) {
+  if (AnyDecimalArgument(args)) return CompileDecimalArithmetic(name, args, result_type);
   ASSIGN_OR_RETURN(ArithmeticPlan plan, PlanBinary(name, args[0].type, args[1].type));
   ASSIGN_OR_RETURN(OperandCaster caster, OperandCaster::Create(args, {plan.compute, plan.compute}));
   switch (OpOf(name)) {
@@ -446,6 +450,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileBinary(std::string_view nam
 
 // negate and abs.
 absl::StatusOr<TypeId> ResolveUnary(std::string_view name, const std::vector<ArgumentInfo>& args) {
+  if (AnyDecimalArgument(args)) return ResolveDecimalArithmetic(name, args);
   const TypeId t = args[0].type;
   if (!IsPlainNumber(t)) return IllegalArgumentType(name, 0, t);
   if (IsFloat(t)) return t;
@@ -503,6 +508,7 @@ class AbsKernel : public ScalarKernel {
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileUnary(std::string_view name,
                                                            const std::vector<ArgumentInfo>& args,
                                                            TypeId result_type) {
+  if (AnyDecimalArgument(args)) return CompileDecimalArithmetic(name, args, result_type);
   if (name == "abs") return std::make_unique<AbsKernel>(result_type);
   ASSIGN_OR_RETURN(OperandCaster caster, OperandCaster::Create(args, {result_type}));
   return std::make_unique<NegateKernel>(std::move(caster));

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/date_time.h"
+#include "core/functions/decimal_cast.h"
 #include "core/status_macros.h"
 #include "core/value_text.h"
 
@@ -65,6 +66,7 @@ absl::StatusOr<ColumnPtr> CastColumn(const ColumnPtr& column, TypeId to) {
   if (from == to) return column;
   if (to == TypeId::kString) return CastToString(*column);
   if (from == TypeId::kString) return CastFromString(*column, to);
+  if (IsDecimal(from) || IsDecimal(to)) return CastDecimalColumn(*column, to);
 
   const size_t rows = column->size();
   auto out = std::make_shared<Column>(to);

@@ -8,7 +8,7 @@
 // values unix timestamps (ClickHouse's toDate rule), negative values 1970-01-01. Number ->
 // DateTime: seconds, wrapping like UInt32. Date and DateTime -> number: the day number / the
 // timestamp. String -> T parses each value (core::ParseValueText); T -> String prints it
-// (core::AppendValueText).
+// (core::AppendValueText). Decimals: see decimal_cast.h.
 #pragma once
 
 #include <cstdint>

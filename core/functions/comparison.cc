@@ -2,7 +2,7 @@
 //
 // Numbers compare by value across signedness and width (-1 < 1::UInt64 is true); Date with
 // DateTime compares as DateTime; Date and DateTime with numbers as day numbers / timestamps;
-// strings compare as bytes. A String constant on the other side of a number or date is parsed
+// strings compare as bytes; Decimals as decimal_arithmetic.h says. A String constant on the other side of a number or date is parsed
 // once, at compile time ('2013-07-01' against a Date column); a String column against a
 // Date/DateTime is parsed per batch.
 //
@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "core/functions/constant_column.h"
+#include "core/functions/decimal_arithmetic.h"
 #include "core/functions/function_errors.h"
 #include "core/functions/function_table.h"
 #include "core/functions/operand_caster.h"
@@ -153,6 +154,10 @@ absl::StatusOr<ComparisonPlan> PlanComparison(std::string_view name,
   const ArgumentInfo& a = args[0];
   const ArgumentInfo& b = args[1];
   if (a.type == b.type) return ComparisonPlan{a.type, a.type};
+  if (IsDecimal(a.type) || IsDecimal(b.type)) {
+    ASSIGN_OR_RETURN(auto types, DecimalComparisonTypes(name, args));
+    return ComparisonPlan{types.first, types.second};
+  }
   if (IsString(a.type) || IsString(b.type)) {
     // The String side is parsed as the other side's type: a constant always, a column only
     // against dates.

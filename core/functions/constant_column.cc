@@ -82,6 +82,12 @@ absl::StatusOr<ColumnPtr> MakeConstantColumn(const Value& value, TypeId type) {
 
 Value ValueAt(const Column& column, size_t row) {
   if (column.type() == TypeId::kString) return std::string(column.StringAt(row));
+  if (IsDecimal(column.type())) {
+    // A decimal constant is held as its exact text ("0.05"), which AppendValue parses back.
+    std::string text;
+    AppendValueText(column, row, &text);
+    return text;
+  }
   return DispatchFixed(column.type(), [&](auto tag) -> Value {
     using T = typename decltype(tag)::Type;
     return Canonical(column.Get<T>(row));

@@ -19,7 +19,8 @@ namespace granite::core {
 absl::StatusOr<ColumnPtr> MakeConstantColumn(const Value& value, TypeId type);
 
 // Returns row `row` of `column` as a Value in canonical form: int64_t for signed integers,
-// uint64_t for unsigned integers, Date and DateTime, double for floats, std::string for String.
+// uint64_t for unsigned integers, Date and DateTime, double for floats, std::string for String
+// and for a Decimal (its exact text, e.g. "0.05").
 // REQUIRES: row < column.size().
 Value ValueAt(const Column& column, size_t row);
 

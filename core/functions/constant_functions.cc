@@ -1,6 +1,6 @@
 // Functions whose result does not depend on the argument values: isNull, isNotNull (granite has
 // no Nullable types yet, so nothing is NULL), version(), timezone() (always UTC) and
-// currentDatabase() (always default).
+// currentDatabase() (always default), toTypeName(x).
 #include <cstring>
 #include <memory>
 
@@ -66,6 +66,12 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileStringConstant(
   return std::make_unique<StringConstantKernel>("UTC");  // timezone, timeZone, serverTimezone
 }
 
+// toTypeName(x): the ClickHouse name of the argument's type, e.g. "Decimal(38, 2)".
+absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileTypeName(
+    std::string_view, const std::vector<ArgumentInfo>& args, TypeId) {
+  return std::make_unique<StringConstantKernel>(TypeName(args[0].type));
+}
+
 }  // namespace
 
 void RegisterConstantFunctions(FunctionTable& table) {
@@ -75,6 +81,7 @@ void RegisterConstantFunctions(FunctionTable& table) {
   table.Add({"timezone", 0, 0, true, ResolveStringConstant, CompileStringConstant});
   table.AddAlias("serverTimezone", "timezone", true);
   table.Add({"currentDatabase", 0, 0, true, ResolveStringConstant, CompileStringConstant});
+  table.Add({"toTypeName", 1, 1, false, ResolveStringConstant, CompileTypeName});
 }
 
 }  // namespace granite::core

@@ -1,8 +1,9 @@
 // Type conversions: CAST(x, 'T'), toUInt8 ... toUInt64, toInt8 ... toInt64, toFloat32,
-// toFloat64, toString, toDate, toDateTime, toUnixTimestamp. Semantics are CastColumn's
+// toFloat64, toString, toDate, toDateTime, toUnixTimestamp, toDecimal32/64/128(x, S). Semantics are CastColumn's
 // (cast_column.h); an unparsable string fails with kCannotParseText naming the value.
 #include <memory>
 
+#include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/functions/cast_column.h"
 #include "core/functions/function_errors.h"
@@ -40,6 +41,28 @@ absl::StatusOr<TypeId> ResolveNamedConversion(std::string_view name,
     if (conversion.name == name) return conversion.type;
   }
   return Error(ErrorCode::kLogicalError, "Unhandled conversion function");
+}
+
+// toDecimal32(x, S), toDecimal64(x, S), toDecimal128(x, S): Decimal(9 / 18 / 38, S).
+absl::StatusOr<TypeId> ResolveToDecimal(std::string_view name,
+                                        const std::vector<ArgumentInfo>& args) {
+  const int precision = name == "toDecimal32" ? 9 : name == "toDecimal64" ? 18 : 38;
+  if (!IsInteger(args[1].type) || IsDateOrDateTime(args[1].type)) {
+    return IllegalArgumentType(name, 1, args[1].type);
+  }
+  if (!args[1].constant) return ArgumentMustBeConstant(name, 1);
+  const Value& scale_value = *args[1].constant;
+  int64_t scale = -1;
+  if (const auto* i = std::get_if<int64_t>(&scale_value)) scale = *i;
+  if (const auto* u = std::get_if<uint64_t>(&scale_value)) scale = *u > 1000 ? 1000 : *u;
+  if (scale < 0 || scale > precision) {
+    return Error(ErrorCode::kArgumentOutOfBound,
+                 absl::StrCat("Scale ", scale, " is out of bounds (max scale: ", precision, ")"));
+  }
+  if (!IsNumeric(args[0].type) && !IsDecimal(args[0].type) && !IsString(args[0].type)) {
+    return IllegalArgumentType(name, 0, args[0].type);
+  }
+  return MakeDecimal(precision, static_cast<int>(scale));
 }
 
 absl::StatusOr<TypeId> ResolveCast(std::string_view name, const std::vector<ArgumentInfo>& args) {
@@ -81,6 +104,9 @@ void RegisterConversionFunctions(FunctionTable& table) {
     table.Add({conversion.name, 1, 1, false, ResolveNamedConversion, CompileConversion});
   }
   table.Add({"toUnixTimestamp", 1, 1, false, ResolveNamedConversion, CompileConversion});
+  for (std::string_view name : {"toDecimal32", "toDecimal64", "toDecimal128"}) {
+    table.Add({name, 2, 2, false, ResolveToDecimal, CompileConversion});
+  }
 }
 
 }  // namespace granite::core

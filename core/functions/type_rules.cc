@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/decimal.h"
+
 namespace granite::core {
 namespace {
 
@@ -47,6 +49,17 @@ TypeId NumberCarrier(TypeId type) {
 std::optional<TypeId> CommonSupertype(TypeId a, TypeId b) {
   if (a == b) return a;
   if (IsString(a) || IsString(b)) return std::nullopt;
+  if (IsDecimal(a) || IsDecimal(b)) {
+    // Decimals with decimals or integers: room for the larger integer part and the larger scale.
+    const bool plain_a = IsDecimal(a) || (IsInteger(a) && !IsDateOrDateTime(a));
+    const bool plain_b = IsDecimal(b) || (IsInteger(b) && !IsDateOrDateTime(b));
+    if (!plain_a || !plain_b) return std::nullopt;
+    const TypeId da = IsDecimal(a) ? a : IntegerAsDecimal(a);
+    const TypeId db = IsDecimal(b) ? b : IntegerAsDecimal(b);
+    const int scale = std::max(ScaleOf(da), ScaleOf(db));
+    const int digits = std::max(PrecisionOf(da) - ScaleOf(da), PrecisionOf(db) - ScaleOf(db));
+    return MakeDecimal(std::min(kMaxDecimalPrecision, digits + scale), scale);
+  }
   if (IsDateOrDateTime(a) || IsDateOrDateTime(b)) {
     if (IsDateOrDateTime(a) && IsDateOrDateTime(b)) return TypeId::kDateTime;
     return std::nullopt;

@@ -24,7 +24,8 @@ TypeId NumberCarrier(TypeId type);
 // signedness; unsigned with signed: the signed type one size wider than the unsigned one (UInt8
 // and Int8 -> Int16), Float64 when that would exceed 64 bits (UInt64 and Int8); a float with
 // integers up to 16 bits: Float32 if the float is Float32, otherwise Float64. String only with
-// String; Date/DateTime never with numbers.
+// String; Date/DateTime never with numbers. Decimals with decimals or integers: a Decimal with the
+// larger integer part and the larger scale (precision at most 38); with anything else, none.
 std::optional<TypeId> CommonSupertype(TypeId a, TypeId b);
 
 // Returns the type both sides of a comparison of numbers (Date and DateTime included) are

@@ -20,7 +20,7 @@ absl::Status Malformed(std::string_view what) {
 }
 
 absl::StatusOr<TypeId> TypeFromWire(uint32_t type) {
-  if (type >= static_cast<uint32_t>(kTypeCount)) {
+  if (!IsValidType(type)) {
     return Malformed("unknown type id " + std::to_string(type));
   }
   return static_cast<TypeId>(type);

@@ -1,0 +1,285 @@
+// Decimal kernels: both operands are brought to 128-bit scaled integers (operand_caster.h, so a
+// constant converts once), the loop runs on Int128 with overflow flags collected over the batch,
+// and the result is narrowed to its width.
+#include "core/functions/decimal_arithmetic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "core/absl_compat.h"
+#include "core/decimal.h"
+#include "core/error.h"
+#include "core/functions/function_errors.h"
+#include "core/functions/operand_caster.h"
+#include "core/functions/vector_loops.h"
+#include "core/status_macros.h"
+
+namespace granite::core {
+namespace {
+
+enum class DecimalOp { kPlus, kMinus, kMultiply, kDivide };
+
+bool IsPlainInteger(TypeId t) { return IsInteger(t) && !IsDateOrDateTime(t); }
+
+// Returns the decimal width class of a decimal or plain integer: 32, 64 or 128 bits.
+int WidthOf(TypeId t) {
+  if (IsDecimal(t)) return static_cast<int>(ValueSize(t)) * 8;
+  return ValueSize(t) <= 4 ? 32 : 64;
+}
+
+int MaxPrecisionOf(int width) { return width == 32 ? 9 : width == 64 ? 18 : 38; }
+
+// Returns the argument as a decimal type: itself, or Decimal(P, 0) for an integer.
+TypeId AsDecimal(TypeId t) { return IsDecimal(t) ? t : IntegerAsDecimal(t); }
+
+absl::StatusOr<DecimalOp> OpOf(std::string_view name) {
+  if (name == "plus") return DecimalOp::kPlus;
+  if (name == "minus") return DecimalOp::kMinus;
+  if (name == "multiply") return DecimalOp::kMultiply;
+  if (name == "divide") return DecimalOp::kDivide;
+  return Error(ErrorCode::kIllegalTypeOfArgument,
+               absl::StrCat("Function ", ToAbsl(name), " does not support Decimal arguments yet"));
+}
+
+struct DecimalPlan {
+  bool as_float = false;  // compute in Float64
+  TypeId left;            // the operands' cast targets
+  TypeId right;
+  TypeId result;
+};
+
+absl::StatusOr<DecimalPlan> PlanDecimal(std::string_view name, const std::vector<ArgumentInfo>& args) {
+  ASSIGN_OR_RETURN(DecimalOp op, OpOf(name));
+  const TypeId a = args[0].type, b = args[1].type;
+  for (size_t i = 0; i < 2; ++i) {
+    const TypeId t = args[i].type;
+    if (!IsDecimal(t) && !IsPlainInteger(t) && !IsFloat(t)) return IllegalArgumentType(name, i, t);
+  }
+  if (IsFloat(a) || IsFloat(b)) {
+    return DecimalPlan{true, TypeId::kFloat64, TypeId::kFloat64, TypeId::kFloat64};
+  }
+  const int width = std::max(WidthOf(a), WidthOf(b));
+  const int precision = MaxPrecisionOf(width);
+  const int sa = ScaleOf(AsDecimal(a)), sb = ScaleOf(AsDecimal(b));
+  int scale = 0;
+  switch (op) {
+    case DecimalOp::kPlus:
+    case DecimalOp::kMinus: scale = std::max(sa, sb); break;
+    case DecimalOp::kMultiply: scale = sa + sb; break;
+    case DecimalOp::kDivide: scale = IsDecimal(a) ? sa : sb; break;
+  }
+  if (scale > precision) {
+    return Error(ErrorCode::kArgumentOutOfBound,
+                 absl::StrCat("Scale ", scale, " of the result of ", ToAbsl(name), "(",
+                              ToAbsl(TypeName(a)), ", ", ToAbsl(TypeName(b)),
+                              ") is out of bounds (max scale: ", precision, ")"));
+  }
+  DecimalPlan plan;
+  plan.result = MakeDecimal(precision, scale);
+  if (op == DecimalOp::kPlus || op == DecimalOp::kMinus) {
+    plan.left = plan.right = MakeDecimal(kMaxDecimalPrecision, scale);
+  } else if (op == DecimalOp::kDivide && !IsDecimal(a)) {
+    // An integer dividend is read at the divisor's scale, so the quotient keeps it.
+    plan.left = MakeDecimal(kMaxDecimalPrecision, sb);
+    plan.right = MakeDecimal(kMaxDecimalPrecision, sb);
+  } else {
+    plan.left = MakeDecimal(kMaxDecimalPrecision, sa);
+    plan.right = MakeDecimal(kMaxDecimalPrecision, sb);
+  }
+  return plan;
+}
+
+absl::Status OverflowError(std::string_view name, TypeId result) {
+  return Error(ErrorCode::kDecimalOverflow,
+               absl::StrCat("Decimal math overflow in function ", ToAbsl(name), " (result type ",
+                            ToAbsl(TypeName(result)), ")"));
+}
+
+// Computes one Int128 operation; sets *bad on overflow or division by zero.
+template <DecimalOp kOp>
+struct Int128Op {
+  Int128 divisor_scale;  // 10^(scale of the divisor), for divide
+  bool* overflow;
+  bool* zero;
+  Int128 operator()(Int128 a, Int128 b) const {
+    Int128 r = 0;
+    if constexpr (kOp == DecimalOp::kPlus) {
+      *overflow |= __builtin_add_overflow(a, b, &r);
+    } else if constexpr (kOp == DecimalOp::kMinus) {
+      *overflow |= __builtin_sub_overflow(a, b, &r);
+    } else if constexpr (kOp == DecimalOp::kMultiply) {
+      *overflow |= __builtin_mul_overflow(a, b, &r);
+    } else {
+      if (b == 0) {
+        *zero = true;
+        return 0;
+      }
+      Int128 scaled;
+      *overflow |= __builtin_mul_overflow(a, divisor_scale, &scaled);
+      r = scaled / b;
+    }
+    return r;
+  }
+};
+
+class DecimalArithmeticKernel : public ScalarKernel {
+ public:
+  DecimalArithmeticKernel(std::string_view name, DecimalOp op, DecimalPlan plan,
+                          OperandCaster caster)
+      : name_(name), op_(op), plan_(plan), caster_(std::move(caster)) {}
+
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    ASSIGN_OR_RETURN(std::vector<Operand> ops, caster_.CastAll(args));
+    if (plan_.as_float) return ExecuteFloat(ops, rows);
+    std::vector<Int128> wide(rows);
+    bool overflow = false, zero = false;
+    const Int128 divisor_scale = PowerOf10(ScaleOf(plan_.right));
+    switch (op_) {
+      case DecimalOp::kPlus:
+        BinaryLoop<Int128, Int128>(ops[0], ops[1], wide.data(), rows,
+                                   Int128Op<DecimalOp::kPlus>{divisor_scale, &overflow, &zero});
+        break;
+      case DecimalOp::kMinus:
+        BinaryLoop<Int128, Int128>(ops[0], ops[1], wide.data(), rows,
+                                   Int128Op<DecimalOp::kMinus>{divisor_scale, &overflow, &zero});
+        break;
+      case DecimalOp::kMultiply:
+        BinaryLoop<Int128, Int128>(ops[0], ops[1], wide.data(), rows,
+                                   Int128Op<DecimalOp::kMultiply>{divisor_scale, &overflow, &zero});
+        break;
+      case DecimalOp::kDivide:
+        BinaryLoop<Int128, Int128>(ops[0], ops[1], wide.data(), rows,
+                                   Int128Op<DecimalOp::kDivide>{divisor_scale, &overflow, &zero});
+        break;
+    }
+    if (zero) return Error(ErrorCode::kIllegalDivision, "Division by zero");
+    auto out = NewColumn(plan_.result, rows);
+    switch (BaseOf(plan_.result)) {
+      case TypeId::kDecimal32: overflow |= Narrow<int32_t>(wide, out.get()); break;
+      case TypeId::kDecimal64: overflow |= Narrow<int64_t>(wide, out.get()); break;
+      default: std::copy(wide.begin(), wide.end(), out->Data<Int128>()); break;
+    }
+    if (overflow) return OverflowError(name_, plan_.result);
+    return ColumnPtr(std::move(out));
+  }
+
+ private:
+  template <typename T>
+  static bool Narrow(const std::vector<Int128>& wide, Column* out) {
+    T* dst = out->Data<T>();
+    bool overflow = false;
+    for (size_t i = 0; i < wide.size(); ++i) {
+      overflow |= wide[i] < std::numeric_limits<T>::min() || wide[i] > std::numeric_limits<T>::max();
+      dst[i] = static_cast<T>(wide[i]);
+    }
+    return overflow;
+  }
+
+  absl::StatusOr<ColumnPtr> ExecuteFloat(const std::vector<Operand>& ops, size_t rows) const {
+    auto out = NewColumn(TypeId::kFloat64, rows);
+    double* dst = out->Data<double>();
+    switch (op_) {
+      case DecimalOp::kPlus:
+        BinaryLoop<double, double>(ops[0], ops[1], dst, rows, [](double a, double b) { return a + b; });
+        break;
+      case DecimalOp::kMinus:
+        BinaryLoop<double, double>(ops[0], ops[1], dst, rows, [](double a, double b) { return a - b; });
+        break;
+      case DecimalOp::kMultiply:
+        BinaryLoop<double, double>(ops[0], ops[1], dst, rows, [](double a, double b) { return a * b; });
+        break;
+      case DecimalOp::kDivide:
+        BinaryLoop<double, double>(ops[0], ops[1], dst, rows, [](double a, double b) { return a / b; });
+        break;
+    }
+    return ColumnPtr(std::move(out));
+  }
+
+  const std::string name_;
+  const DecimalOp op_;
+  const DecimalPlan plan_;
+  const OperandCaster caster_;
+};
+
+// negate and abs keep the type; abs of a negative value and negate cannot overflow the precision.
+class DecimalUnaryKernel : public ScalarKernel {
+ public:
+  explicit DecimalUnaryKernel(bool abs) : abs_(abs) {}
+
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    const Column& in = *args[0].column;
+    auto out = NewColumn(in.type(), rows);
+    DispatchFixed(in.type(), [&](auto tag) {
+      using T = typename decltype(tag)::Type;
+      const T* src = in.Data<T>();
+      T* dst = out->template Data<T>();
+      for (size_t i = 0; i < rows; ++i) dst[i] = abs_ ? (src[i] < 0 ? -src[i] : src[i]) : -src[i];
+    });
+    return ColumnPtr(std::move(out));
+  }
+
+ private:
+  const bool abs_;
+};
+
+}  // namespace
+
+bool AnyDecimalArgument(const std::vector<ArgumentInfo>& args) {
+  return std::any_of(args.begin(), args.end(),
+                     [](const ArgumentInfo& arg) { return IsDecimal(arg.type); });
+}
+
+absl::StatusOr<TypeId> ResolveDecimalArithmetic(std::string_view name,
+                                                const std::vector<ArgumentInfo>& args) {
+  if (args.size() == 1) {
+    if (name != "negate" && name != "abs") return IllegalArgumentType(name, 0, args[0].type);
+    return args[0].type;
+  }
+  ASSIGN_OR_RETURN(DecimalPlan plan, PlanDecimal(name, args));
+  return plan.result;
+}
+
+absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileDecimalArithmetic(
+    std::string_view name, const std::vector<ArgumentInfo>& args, TypeId result_type) {
+  if (args.size() == 1) return std::make_unique<DecimalUnaryKernel>(name == "abs");
+  ASSIGN_OR_RETURN(DecimalOp op, OpOf(name));
+  ASSIGN_OR_RETURN(DecimalPlan plan, PlanDecimal(name, args));
+  ASSIGN_OR_RETURN(OperandCaster caster, OperandCaster::Create(args, {plan.left, plan.right}));
+  return std::make_unique<DecimalArithmeticKernel>(name, op, plan, std::move(caster));
+}
+
+absl::StatusOr<std::pair<TypeId, TypeId>> DecimalComparisonTypes(
+    std::string_view name, const std::vector<ArgumentInfo>& args) {
+  const ArgumentInfo& a = args[0];
+  const ArgumentInfo& b = args[1];
+  for (size_t i = 0; i < 2; ++i) {
+    const TypeId t = args[i].type;
+    const bool string_constant = IsString(t) && args[i].constant;
+    if (!IsDecimal(t) && !IsPlainInteger(t) && !IsFloat(t) && !string_constant) {
+      return IllegalArgumentType(name, i, t);
+    }
+  }
+  if (IsFloat(a.type) || IsFloat(b.type)) {
+    return std::make_pair(TypeId::kFloat64, TypeId::kFloat64);
+  }
+  if (IsString(a.type) || IsString(b.type)) {
+    const TypeId other = IsString(a.type) ? b.type : a.type;
+    return std::make_pair(other, other);
+  }
+  // A constant that converts exactly to the column's decimal type compares in that type.
+  if (a.constant.has_value() != b.constant.has_value()) {
+    const ArgumentInfo& constant = a.constant ? a : b;
+    const TypeId column_type = a.constant ? b.type : a.type;
+    if (IsDecimal(column_type) && ScaleOf(AsDecimal(constant.type)) <= ScaleOf(column_type) &&
+        ConstantAs(constant, column_type).ok()) {
+      return std::make_pair(column_type, column_type);
+    }
+  }
+  const int scale = std::max(ScaleOf(AsDecimal(a.type)), ScaleOf(AsDecimal(b.type)));
+  const TypeId common = MakeDecimal(kMaxDecimalPrecision, scale);
+  return std::make_pair(common, common);
+}
+
+}  // namespace granite::core

@@ -1,0 +1,92 @@
+#include "core/functions/decimal_arithmetic.h"
+
+#include <gtest/gtest.h>
+
+#include "core/decimal.h"
+#include "core/error.h"
+#include "core/functions/test_columns.h"
+
+namespace granite::core {
+namespace {
+
+using T = TypeId;
+
+const TypeId kD15_2 = MakeDecimal(15, 2);
+const TypeId kD9_3 = MakeDecimal(9, 3);
+const TypeId kD38_4 = MakeDecimal(38, 4);
+
+// Columns: Decimal(15, 2) {21168.23, -0.05, 0}, Decimal(9, 3) {1.5, -0.001, 999999.999},
+// Decimal(38, 4) {max, -1, 0.0001}, UInt8 {1, 2, 3}.
+Block Sample() {
+  return BlockOf({MakeColumn<int64_t>(kD15_2, {2116823, -5, 0}),
+                  MakeColumn<int32_t>(kD9_3, {1500, -1, 999999999}),
+                  MakeColumn<Int128>(kD38_4, {PowerOf10(38) - 1, -10000, 1}),
+                  MakeColumn<uint8_t>(T::kUInt8, {1, 2, 3})});
+}
+
+TEST(DecimalArithmeticTest, ResultTypesFollowClickHouse) {
+  EXPECT_EQ(Fn("plus", {Col(0, kD15_2), Col(1, kD9_3)}).type, MakeDecimal(18, 3));
+  EXPECT_EQ(Fn("minus", {Lit(uint64_t{1}), Col(0, kD15_2)}).type, MakeDecimal(18, 2));
+  EXPECT_EQ(Fn("multiply", {Col(0, kD15_2), Col(0, kD15_2)}).type, MakeDecimal(18, 4));
+  EXPECT_EQ(Fn("multiply", {Col(1, kD9_3), Col(3, T::kUInt8)}).type, MakeDecimal(9, 3));
+  EXPECT_EQ(Fn("divide", {Col(0, kD15_2), Col(1, kD9_3)}).type, MakeDecimal(18, 2));
+  EXPECT_EQ(Fn("divide", {Col(3, T::kUInt8), Col(1, kD9_3)}).type, MakeDecimal(9, 3));
+  EXPECT_EQ(Fn("plus", {Col(2, kD38_4), Col(1, kD9_3)}).type, MakeDecimal(38, 4));
+  EXPECT_EQ(Fn("plus", {Col(0, kD15_2), Lit(0.5)}).type, T::kFloat64);
+  EXPECT_EQ(Fn("negate", {Col(1, kD9_3)}).type, kD9_3);
+}
+
+TEST(DecimalArithmeticTest, ComputesExactly) {
+  Block b = Sample();
+  EXPECT_EQ(Eval(Fn("plus", {Col(0, kD15_2), Col(1, kD9_3)}), b),
+            (Rows{"21169.73", "-0.051", "999999.999"}));
+  EXPECT_EQ(Eval(Fn("multiply", {Col(0, kD15_2), Fn("minus", {Lit(uint64_t{1}), Col(0, kD15_2)})}), b),
+            (Rows{"-448072793.1029", "-0.0525", "0"}));
+  EXPECT_EQ(Eval(Fn("divide", {Col(0, kD15_2), Col(3, T::kUInt8)}), b),
+            (Rows{"21168.23", "-0.02", "0"}));
+  EXPECT_EQ(Eval(Fn("negate", {Col(2, kD38_4)}), b),
+            (Rows{"-9999999999999999999999999999999999.9999", "1", "-0.0001"}));
+  EXPECT_EQ(Eval(Fn("abs", {Col(1, kD9_3)}), b), (Rows{"1.5", "0.001", "999999.999"}));
+  EXPECT_EQ(Eval(Fn("multiply", {Col(0, kD15_2), Lit(0.5)}), b),
+            (Rows{"10584.115", "-0.025", "0"}));
+}
+
+TEST(DecimalArithmeticTest, ReportsOverflowAndDivisionByZero) {
+  Block b = Sample();
+  // Decimal32 * Decimal32 stays 32 bits wide: 999999.999 * 999999.999 overflows it.
+  EXPECT_EQ(CodeOf(EvalStatus(Fn("multiply", {Col(1, kD9_3), Col(1, kD9_3)}), b)),
+            ErrorCode::kDecimalOverflow);
+  EXPECT_EQ(CodeOf(EvalStatus(Fn("plus", {Col(2, kD38_4), Col(2, kD38_4)}), b)),
+            ErrorCode::kOk);  // 2 * (10^38 - 1) still fits 128 bits, as in ClickHouse
+  EXPECT_EQ(CodeOf(EvalStatus(Fn("multiply", {Col(2, kD38_4), Col(2, kD38_4)}), b)),
+            ErrorCode::kDecimalOverflow);
+  EXPECT_EQ(CodeOf(EvalStatus(Fn("divide", {Col(1, kD9_3), Col(0, kD15_2)}), b)),
+            ErrorCode::kIllegalDivision);
+}
+
+TEST(DecimalArithmeticTest, ComparesExactlyWithIntegersAndDecimals) {
+  Block b = Sample();
+  EXPECT_EQ(Eval(Fn("less", {Col(0, kD15_2), Lit(uint64_t{1})}), b), (Rows{"0", "1", "1"}));
+  EXPECT_EQ(Eval(Fn("equals", {Col(1, kD9_3), Fn("toDecimal32", {Lit(1.5), Lit(uint64_t{1})})}), b),
+            (Rows{"1", "0", "0"}));
+  EXPECT_EQ(Eval(Fn("greater", {Col(2, kD38_4), Col(1, kD9_3)}), b), (Rows{"1", "0", "0"}));
+  // Against a float the decimal compares as Float64: 0.05 (5 / 100) equals the literal 0.05.
+  EXPECT_EQ(Eval(Fn("lessOrEquals", {Col(0, kD15_2), Lit(-0.05)}), b), (Rows{"0", "1", "0"}));
+}
+
+TEST(DecimalArithmeticTest, CastsAsClickHouse) {
+  Block b = Sample();
+  EXPECT_EQ(Eval(Fn("toDecimal32", {Lit(0.29), Lit(uint64_t{2})}), b)[0], "0.28");
+  EXPECT_EQ(Eval(Fn("CAST", {Col(1, kD9_3), Lit(std::string("Decimal(9, 1)"))}), b),
+            (Rows{"1.5", "0", "999999.9"}));
+  EXPECT_EQ(Eval(Fn("toInt32", {Col(1, kD9_3)}), b), (Rows{"1", "0", "999999"}));
+  EXPECT_EQ(Eval(Fn("toFloat64", {Col(0, kD15_2)}), b), (Rows{"21168.23", "-0.05", "0"}));
+  EXPECT_EQ(Eval(Fn("toString", {Col(2, kD38_4)}), b),
+            (Rows{"9999999999999999999999999999999999.9999", "-1", "0.0001"}));
+  EXPECT_EQ(CodeOf(EvalStatus(Fn("toDecimal32", {Lit(uint64_t{3000000000}), Lit(uint64_t{0})}), b)),
+            ErrorCode::kDecimalOverflow);
+  EXPECT_EQ(CodeOf(EvalStatus(Fn("toUInt8", {Col(1, kD9_3)}), b)), ErrorCode::kDecimalOverflow);
+}
+
+}  // namespace
+}  // namespace granite::core
