@@ -72,7 +72,11 @@ std::vector<std::string> SortedRows(Aggregator& aggregator) {
       } else {
         DispatchFixed(column->type(), [&](auto tag) {
           using T = typename decltype(tag)::Type;
-          rows[r] += std::to_string(column->Get<T>(r)) + "|";
+          if constexpr (sizeof(T) > 8) {
+            rows[r] += "wide|";  // no 128-bit columns here
+          } else {
+            rows[r] += std::to_string(column->Get<T>(r)) + "|";
+          }
         });
       }
     }
