@@ -69,6 +69,10 @@ enum class ErrorCode : int {
   kSettingConstraintViolation = 452,
   kAccessDenied = 497,
   kQuotaExceeded = 201,
+  kAmbiguousIdentifier = 207,
+  kIncorrectResultOfScalarSubquery = 125,
+  kInvalidJoinOnExpression = 403,
+  kNoCommonType = 386,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").
