@@ -71,6 +71,10 @@ enum class ErrorCode : int {
   kQuotaExceeded = 201,
   kDecimalOverflow = 407,
   kCannotConvertType = 70,
+  kAmbiguousIdentifier = 207,
+  kIncorrectResultOfScalarSubquery = 125,
+  kInvalidJoinOnExpression = 403,
+  kNoCommonType = 386,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").
