@@ -46,7 +46,7 @@ TEST(ConversionTest, Strings) {
   ASSERT_FALSE(folded.ok());
   EXPECT_EQ(CodeOf(folded.status()), ErrorCode::kCannotParseText);
   EXPECT_NE(folded.status().message().find("abc"), std::string_view::npos);
-  auto unknown = TypedCall("CAST", {Lit(uint64_t{1}), Lit(std::string("Decimal(9, 2)"))});
+  auto unknown = TypedCall("CAST", {Lit(uint64_t{1}), Lit(std::string("Blob(9, 2)"))});
   EXPECT_EQ(CodeOf(unknown.status()), ErrorCode::kUnknownType);
 }
 

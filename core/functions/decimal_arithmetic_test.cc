@@ -56,8 +56,12 @@ TEST(DecimalArithmeticTest, ReportsOverflowAndDivisionByZero) {
   // Decimal32 * Decimal32 stays 32 bits wide: 999999.999 * 999999.999 overflows it.
   EXPECT_EQ(CodeOf(EvalStatus(Fn("multiply", {Col(1, kD9_3), Col(1, kD9_3)}), b)),
             ErrorCode::kDecimalOverflow);
+  // The check is on the storage width, as ClickHouse's: (10^38 - 1) + 1 still fits 128 bits,
+  // 2 * (10^38 - 1) does not.
+  EXPECT_EQ(Eval(Fn("plus", {Col(2, kD38_4), Lit(uint64_t{1})}), b)[0],
+            "10000000000000000000000000000000001.9999");
   EXPECT_EQ(CodeOf(EvalStatus(Fn("plus", {Col(2, kD38_4), Col(2, kD38_4)}), b)),
-            ErrorCode::kOk);  // 2 * (10^38 - 1) still fits 128 bits, as in ClickHouse
+            ErrorCode::kDecimalOverflow);
   EXPECT_EQ(CodeOf(EvalStatus(Fn("multiply", {Col(2, kD38_4), Col(2, kD38_4)}), b)),
             ErrorCode::kDecimalOverflow);
   EXPECT_EQ(CodeOf(EvalStatus(Fn("divide", {Col(1, kD9_3), Col(0, kD15_2)}), b)),

@@ -89,7 +89,7 @@ TEST(FunctionRegistryTest, ConstantArgumentsRequired) {
   EXPECT_EQ(ErrorOf("in", {Arg(T::kUInt8), Arg(T::kUInt8)}), ErrorCode::kIllegalColumn);
   EXPECT_EQ(ErrorOf("dateTrunc", {Const(T::kString, "fortnight"), Arg(T::kDate)}),
             ErrorCode::kBadArguments);
-  EXPECT_EQ(ErrorOf("CAST", {Arg(T::kUInt8), Const(T::kString, "Decimal(10)")}),
+  EXPECT_EQ(ErrorOf("CAST", {Arg(T::kUInt8), Const(T::kString, "Blob(10)")}),
             ErrorCode::kUnknownType);
   EXPECT_EQ(ErrorOf("tuple", {Arg(T::kUInt8)}), ErrorCode::kNotImplemented);
 }
