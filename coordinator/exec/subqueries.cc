@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/value_text.h"
 #include "core/status_macros.h"
 
 namespace granite::coordinator {
@@ -141,8 +142,11 @@ sql::ExprPtr LiteralOf(const core::Column& column, size_t row, size_t position) 
   literal->kind = ExprKind::kLiteral;
   literal->position = position;
   literal->literal_type = column.type();
-  if (core::IsString(column.type())) {
-    literal->value = std::string(column.StringAt(row));
+  if (core::IsString(column.type()) || core::IsDecimal(column.type())) {
+    // A decimal travels as its exact text, which the literal's type parses back.
+    std::string text;
+    core::AppendValueText(column, row, &text);
+    literal->value = std::move(text);
     return literal;
   }
   core::DispatchFixed(column.type(), [&](auto tag) {

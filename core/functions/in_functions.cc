@@ -44,6 +44,8 @@ absl::StatusOr<std::vector<Value>> SetValues(std::string_view name,
 }
 
 absl::StatusOr<TypeId> ResolveIn(std::string_view name, const std::vector<ArgumentInfo>& args) {
+  // Sets hold values by physical type; a Decimal would compare unscaled. Not supported yet.
+  if (IsDecimal(args[0].type)) return IllegalArgumentType(name, 0, args[0].type);
   RETURN_IF_ERROR(SetValues(name, args).status());
   return TypeId::kUInt8;
 }
