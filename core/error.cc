@@ -128,6 +128,9 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kIncorrectResultOfScalarSubquery: return "INCORRECT_RESULT_OF_SCALAR_SUBQUERY";
     case ErrorCode::kInvalidJoinOnExpression: return "INVALID_JOIN_ON_EXPRESSION";
     case ErrorCode::kNoCommonType: return "NO_COMMON_TYPE";
+    case ErrorCode::kUnionAllResultStructuresMismatch: return "UNION_ALL_RESULT_STRUCTURES_MISMATCH";
+    case ErrorCode::kExpectedAllOrDistinct: return "EXPECTED_ALL_OR_DISTINCT";
+    case ErrorCode::kUnsupportedMethod: return "UNSUPPORTED_METHOD";
   }
   return "UNKNOWN_EXCEPTION";
 }

@@ -73,6 +73,9 @@ enum class ErrorCode : int {
   kIncorrectResultOfScalarSubquery = 125,
   kInvalidJoinOnExpression = 403,
   kNoCommonType = 386,
+  kUnionAllResultStructuresMismatch = 258,
+  kExpectedAllOrDistinct = 558,
+  kUnsupportedMethod = 1,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").

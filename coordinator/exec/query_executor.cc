@@ -237,16 +237,34 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   };
   if (!select.set_operands.empty()) return SelectSetOperation(select, run);
   sql::SelectStatement resolved = ResolveCteReferences(select, scope);
+  auto columns_of = [this](const sql::TableRef& ref) { return ColumnsOf(ref); };
+  // The query's settings with this SELECT's own SETTINGS clause.
+  core::Settings settings = query->settings;
+  RETURN_IF_ERROR(settings.Apply(select.settings));
+  const bool correlated_allowed =
+      settings.allow_experimental_correlated_subqueries && settings.allow_correlated_subqueries;
+  if (correlated_allowed && resolved.where && HasExpressionSubqueries(resolved)) {
+    ASSIGN_OR_RETURN(resolved, Decorrelate(resolved, columns_of));
+  }
   if (HasExpressionSubqueries(resolved)) {
-    ASSIGN_OR_RETURN(resolved, ReplaceSubqueries(resolved, run));
+    absl::StatusOr<sql::SelectStatement> replaced = ReplaceSubqueries(resolved, run);
+    if (!replaced.ok() && !correlated_allowed &&
+        core::CodeOf(replaced.status()) == ErrorCode::kNotImplemented &&
+        replaced.status().message().find("Correlated") != std::string_view::npos) {
+      return core::Error(ErrorCode::kUnsupportedMethod,
+                         "Correlated subqueries are disabled (allow_correlated_subqueries = 0): " +
+                             std::string(replaced.status().message()));
+    }
+    if (!replaced.ok()) return replaced.status();
+    resolved = *std::move(replaced);
   }
   std::optional<LocalTable> materialized;
   if (NeedsMaterializedFrom(resolved)) {
     FromContext context;
     context.run = run;
-    context.columns_of = [this](const sql::TableRef& ref) { return ColumnsOf(ref); };
-    context.max_rows_in_join = query->settings.max_rows_in_join;
-    context.join_use_nulls = query->settings.join_use_nulls;
+    context.columns_of = columns_of;
+    context.max_rows_in_join = settings.max_rows_in_join;
+    context.join_use_nulls = settings.join_use_nulls;
     ASSIGN_OR_RETURN(MaterializedFrom from, MaterializeFrom(resolved, context));
     materialized = std::move(from.table);
     resolved = std::move(from.rest);

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "coordinator/server/admission_queue.h"
 #include "coordinator/cluster/catalog.h"
+#include "coordinator/exec/decorrelate.h"
 #include "coordinator/exec/from_clause.h"
 #include "coordinator/exec/insert_executor.h"
 #include "coordinator/exec/subqueries.h"

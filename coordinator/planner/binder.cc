@@ -150,6 +150,13 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
   }
   SelectBinder binder(source.names, source.types);
   if (!source.qualifiers.empty()) binder.SetQualifiers(source.qualifiers, source.hidden);
+  if (source.qualifiers.empty() && select.from && !select.from->subquery) {
+    const sql::TableRef& from = *select.from;
+    std::vector<std::string> accepted = {from.name};
+    if (!from.alias.empty()) accepted.push_back(from.alias);
+    accepted.push_back((from.database.empty() ? "default" : from.database) + "." + from.name);
+    binder.SetSingleQualifiers(std::move(accepted));
+  }
   // WITH expr AS name: an alias every clause may use, not a result column.
   for (const sql::WithItem& with : select.with) {
     if (with.expr) binder.AddAlias(*with.expr);

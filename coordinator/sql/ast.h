@@ -47,6 +47,9 @@ enum class ExprKind {
 //   extract(minute FROM t)  toMinute(t) (likewise second/hour/day/month/year: toSecond, toHour,
 //     toDayOfMonth, toMonth, toYear),
 //   DATE 'yyyy-mm-dd'  toDate('yyyy-mm-dd'), TIMESTAMP '…'  toDateTime('…'),
+//   substring(s FROM a FOR b)  substring(s, a, b),
+//   INTERVAL n DAY (also '90' DAY, '90 day', any unit)  toIntervalDay(n);
+//   x + INTERVAL n DAY  addDays(x, n), x - INTERVAL n DAY  subtractDays(x, n) (likewise per unit),
 //   (a, b) with two or more elements: tuple(a, b),
 //   count(*) has one argument of kind kStar.
 //   x IN (SELECT ...)  in(x, <kSubquery>), NOT IN notIn; GLOBAL IN / GLOBAL NOT IN likewise,

@@ -62,6 +62,10 @@ class ExpressionParser {
   absl::StatusOr<ExprPtr> ParseCast();
   absl::StatusOr<ExprPtr> ParseExtract();
   absl::StatusOr<ExprPtr> ParseIdentifier();
+  // Parses substring(s, start[, length]) and SQL's substring(s FROM start [FOR length]).
+  absl::StatusOr<ExprPtr> ParseSubstring();
+  // Parses INTERVAL n UNIT / INTERVAL 'n' UNIT / INTERVAL 'n unit' into toInterval<Unit>(n).
+  absl::StatusOr<ExprPtr> ParseInterval();
   // Parses `(expr, ...)` after IN / NOT IN into a tuple(...) call.
   absl::StatusOr<ExprPtr> ParseInList();
   // True when the tokens at `offset` start a SELECT (SELECT or WITH).

@@ -194,7 +194,13 @@ absl::StatusOr<SelectStatement> StatementParser::ParseSelectQuery() {
         op = SetOperator::kUnionDistinct;
       } else {
         // ClickHouse's default union_default_mode is empty: a bare UNION is an error there.
-        if (!tokens_.TakeKeyword("ALL")) return tokens_.Error("Expected one of: ALL, DISTINCT");
+        if (!tokens_.TakeKeyword("ALL")) {
+          return core::Error(core::ErrorCode::kExpectedAllOrDistinct,
+                             "Expected ALL or DISTINCT after UNION (at position " +
+                                 std::to_string(token.position + 1) +
+                                 "): write UNION ALL to keep duplicate rows or UNION DISTINCT "
+                                 "to remove them");
+        }
         op = SetOperator::kUnionAll;
       }
     } else if (token.Is("INTERSECT") || token.Is("EXCEPT")) {
