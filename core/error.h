@@ -69,6 +69,10 @@ enum class ErrorCode : int {
   kSettingConstraintViolation = 452,
   kAccessDenied = 497,
   kQuotaExceeded = 201,
+  kDatabaseAlreadyExists = 82,
+  kDatabaseAccessDenied = 291,
+  kUnknownQueryParameter = 456,
+  kBadQueryParameter = 457,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").

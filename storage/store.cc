@@ -96,6 +96,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(std::string data_dir,
   std::unique_ptr<Store> store(new Store(std::move(data_dir), std::move(fs)));
   FileSystem& files = *store->fs_;
   RETURN_IF_ERROR(files.CreateDirs(store->tables_dir_));
+  RETURN_IF_ERROR(store->OpenDatabases());
   ASSIGN_OR_RETURN(std::vector<std::string> entries, files.ListDir(store->tables_dir_));
   bool removed = false;
   for (const std::string& entry : entries) {
@@ -114,6 +115,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(std::string data_dir,
 void Store::OpenTableDirectory(const std::string& entry) {
   std::string dir = JoinPath(tables_dir_, entry);
   std::string name = UnescapeTableName(entry);
+  FinishRename(dir, entry);
   absl::StatusOr<std::shared_ptr<Table>> table = [&]() -> absl::StatusOr<std::shared_ptr<Table>> {
     absl::StatusOr<std::string> bytes = fs_->ReadFile(JoinPath(dir, kSchemaFileName));
     if (!bytes.ok()) return InTableDirectory(bytes.status(), dir);

@@ -42,6 +42,9 @@ class Binder {
       : catalog_(catalog), system_tables_(std::move(system_tables)), worker_count_(worker_count),
         settings_(std::move(settings)) {}
 
+  // Tables without a database (FROM t) are looked up in `database` (USE; default "default").
+  void set_current_database(std::string database) { current_database_ = std::move(database); }
+
   // Errors include UNKNOWN_SETTING / BAD_ARGUMENTS for the SELECT's SETTINGS clause.
   absl::StatusOr<QueryPlan> Bind(const sql::SelectStatement& select);
 
@@ -72,6 +75,7 @@ class Binder {
   LocalTableProvider system_tables_;
   size_t worker_count_;
   core::Settings settings_;
+  std::string current_database_ = "default";
 };
 
 // Returns the ClickHouse literal type of an integer/float/string value: the smallest UInt for

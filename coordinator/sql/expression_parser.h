@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -16,6 +17,10 @@
 #include "coordinator/sql/token_stream.h"
 
 namespace granite::coordinator::sql {
+
+// The function a query parameter {name:Type} parses into: __queryParameter('name', 'Type'). The
+// executor replaces it by the parameter's value before binding (exec/query_parameters.h).
+inline constexpr std::string_view kQueryParameterFunction = "__queryParameter";
 
 // Parses expressions from a TokenStream, stopping before the first token that cannot continue one.
 // Thread-safety: none; one per parse.
@@ -58,6 +63,8 @@ class ExpressionParser {
   absl::StatusOr<ExprPtr> ParseIdentifier();
   // Parses `(expr, ...)` after IN / NOT IN into a tuple(...) call.
   absl::StatusOr<ExprPtr> ParseInList();
+  // Parses a query parameter {name:Type} into a kQueryParameterFunction call.
+  absl::StatusOr<ExprPtr> ParseQueryParameter();
 
   // Fails with a syntax error at the next token once a depth limit is passed.
   absl::Status CheckDepth();
