@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "coordinator/cluster/table_name.h"
 #include "core/types.h"
 
@@ -32,8 +33,20 @@ class Builder {
   std::vector<core::MutableColumnPtr> columns_;
 };
 
-bool Contains(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
+// Whether key expression `key` (as written: "x", "toYYYYMM(day)") reads column `column`: the
+// name appears in it as a whole word.
+bool Mentions(const std::string& key, const std::string& column) {
+  auto word = [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = key.find(column); at != std::string::npos; at = key.find(column, at + 1)) {
+    size_t end = at + column.size();
+    if ((at == 0 || !word(key[at - 1])) && (end == key.size() || !word(key[end]))) return true;
+  }
+  return false;
+}
+
+bool Contains(const std::vector<std::string>& keys, const std::string& column) {
+  return std::any_of(keys.begin(), keys.end(),
+                     [&](const std::string& key) { return Mentions(key, column); });
 }
 
 LocalTable DatabasesTable(const Catalog& catalog) {
@@ -76,7 +89,7 @@ LocalTable ColumnsTable(const Catalog& catalog) {
       table[5].AppendString("");
       table[6].AppendString("");
       table[7].AppendString("");
-      table[8].Append<uint8_t>(schema.partition_by == column ? 1 : 0);
+      table[8].Append<uint8_t>(Mentions(schema.partition_by, column) ? 1 : 0);
       table[9].Append<uint8_t>(Contains(schema.order_by, column) ? 1 : 0);
       table[10].Append<uint8_t>(Contains(primary, column) ? 1 : 0);
       table[11].Append<uint8_t>(0);
