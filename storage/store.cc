@@ -29,6 +29,12 @@ absl::Status InTableDirectory(const absl::Status& status, const std::string& dir
   return Error(code, absl::StrCat("Cannot open table directory ", dir, ": ", status.message()));
 }
 
+// Returns "database.table" for messages: tables of database `default` have no prefix (store.h).
+std::string Qualified(std::string_view name) {
+  if (name.find('.') != std::string_view::npos) return std::string(name);
+  return absl::StrCat("default.", core::ToAbsl(name));
+}
+
 }  // namespace
 
 std::string EscapeTableName(std::string_view name) {
@@ -263,13 +269,13 @@ absl::StatusOr<std::shared_ptr<Table>> Store::TableOrError(std::string_view name
   if (auto it = tables_.find(name); it != tables_.end()) return it->second;
   if (auto it = broken_.find(name); it != broken_.end()) {
     return Error(ErrorCode::kCorruptedData,
-                 absl::StrCat("Table default.", core::ToAbsl(name),
+                 absl::StrCat("Table ", Qualified(name),
                               " is broken on this worker and cannot be read or written: ",
                               it->second.error,
                               " (DROP TABLE removes it, CREATE OR REPLACE TABLE replaces it)"));
   }
   return Error(ErrorCode::kUnknownTable,
-               absl::StrCat("Table default.", core::ToAbsl(name), " does not exist"));
+               absl::StrCat("Table ", Qualified(name), " does not exist"));
 }
 
 std::map<std::string, std::string> Store::BrokenTables() const {
