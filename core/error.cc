@@ -128,6 +128,10 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kSettingConstraintViolation: return "SETTING_CONSTRAINT_VIOLATION";
     case ErrorCode::kAccessDenied: return "ACCESS_DENIED";
     case ErrorCode::kQuotaExceeded: return "QUOTA_EXCEEDED";
+    case ErrorCode::kAmbiguousIdentifier: return "AMBIGUOUS_IDENTIFIER";
+    case ErrorCode::kIncorrectResultOfScalarSubquery: return "INCORRECT_RESULT_OF_SCALAR_SUBQUERY";
+    case ErrorCode::kInvalidJoinOnExpression: return "INVALID_JOIN_ON_EXPRESSION";
+    case ErrorCode::kNoCommonType: return "NO_COMMON_TYPE";
   }
   return "UNKNOWN_EXCEPTION";
 }

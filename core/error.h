@@ -73,6 +73,10 @@ enum class ErrorCode : int {
   kDatabaseAccessDenied = 291,
   kUnknownQueryParameter = 456,
   kBadQueryParameter = 457,
+  kAmbiguousIdentifier = 207,
+  kIncorrectResultOfScalarSubquery = 125,
+  kInvalidJoinOnExpression = 403,
+  kNoCommonType = 386,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").

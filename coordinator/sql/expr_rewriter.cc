@@ -25,6 +25,13 @@ class Rewriter {
       return replaced;
     }
     ExprPtr copy;
+    if (expr->kind == ExprKind::kSubquery && expr->subquery != nullptr) {
+      ASSIGN_OR_RETURN(SelectPtr inner, Subquery(expr->subquery));
+      if (inner != nullptr) {
+        copy = std::make_shared<Expr>(*expr);
+        copy->subquery = std::move(inner);
+      }
+    }
     for (size_t i = 0; i < expr->args.size(); ++i) {
       ASSIGN_OR_RETURN(ExprPtr arg, Rewrite(expr->args[i]));
       if (arg == nullptr) continue;
@@ -69,13 +76,52 @@ class Rewriter {
       ASSIGN_OR_RETURN(bool done, InPlace(&item.expr));
       changed |= done;
     }
-    if (select->from && select->from->is_function) {
-      for (ExprPtr& arg : select->from->args) {
-        ASSIGN_OR_RETURN(bool done, InPlace(&arg));
-        changed |= done;
-      }
+    if (select->from) {
+      ASSIGN_OR_RETURN(bool done, Table(&*select->from));
+      changed |= done;
+    }
+    for (JoinClause& join : select->joins) {
+      ASSIGN_OR_RETURN(bool table, Table(&join.table));
+      ASSIGN_OR_RETURN(bool on, InPlace(&join.on));
+      changed |= table || on;
+    }
+    for (WithItem& with : select->with) {
+      ASSIGN_OR_RETURN(bool done, InPlace(&with.expr));
+      changed |= done;
+      ASSIGN_OR_RETURN(bool inner, SubqueryInPlace(&with.subquery));
+      changed |= inner;
+    }
+    for (auto& [op, operand] : select->set_operands) {
+      ASSIGN_OR_RETURN(bool done, SubqueryInPlace(&operand));
+      changed |= done;
     }
     return changed;
+  }
+
+  // Returns a rewritten copy of `select`, or null when it has no replacements.
+  absl::StatusOr<SelectPtr> Subquery(const SelectPtr& select) {
+    if (select == nullptr) return SelectPtr();
+    auto copy = std::make_shared<SelectStatement>(*select);
+    ASSIGN_OR_RETURN(bool changed, Select(copy.get()));
+    return changed ? copy : SelectPtr();
+  }
+
+  absl::StatusOr<bool> SubqueryInPlace(SelectPtr* select) {
+    ASSIGN_OR_RETURN(SelectPtr rewritten, Subquery(*select));
+    if (rewritten == nullptr) return false;
+    *select = std::move(rewritten);
+    return true;
+  }
+
+  // A FROM or JOIN table: table-function arguments and a subquery.
+  absl::StatusOr<bool> Table(TableRef* table) {
+    bool changed = false;
+    for (ExprPtr& arg : table->args) {
+      ASSIGN_OR_RETURN(bool done, InPlace(&arg));
+      changed |= done;
+    }
+    ASSIGN_OR_RETURN(bool inner, SubqueryInPlace(&table->subquery));
+    return changed || inner;
   }
 
  private:

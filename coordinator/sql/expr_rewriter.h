@@ -20,8 +20,9 @@ using ExprReplacer =
 
 // Returns a copy of `statement` with the nodes `replace` replaces (copy on write: unchanged
 // subtrees are shared), or nullopt when it replaced none. Visits SELECT (items, WHERE, GROUP BY,
-// HAVING, ORDER BY, table-function arguments), INSERT's VALUES and SELECT, EXPLAIN's SELECT and
-// KILL QUERY's WHERE.
+// HAVING, ORDER BY, table-function arguments, JOIN ... ON, WITH, subqueries in FROM, JOIN and
+// expressions, UNION / INTERSECT / EXCEPT operands), INSERT's VALUES and SELECT, EXPLAIN's SELECT
+// and KILL QUERY's WHERE.
 absl::StatusOr<std::optional<Statement>> RewriteExprs(const Statement& statement,
                                                      const ExprReplacer& replace);
 
