@@ -112,6 +112,10 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kSupportIsDisabled: return "SUPPORT_IS_DISABLED";
     case ErrorCode::kIncorrectFileName: return "INCORRECT_FILE_NAME";
     case ErrorCode::kUnknownDatabase: return "UNKNOWN_DATABASE";
+    case ErrorCode::kDatabaseAlreadyExists: return "DATABASE_ALREADY_EXISTS";
+    case ErrorCode::kDatabaseAccessDenied: return "DATABASE_ACCESS_DENIED";
+    case ErrorCode::kUnknownQueryParameter: return "UNKNOWN_QUERY_PARAMETER";
+    case ErrorCode::kBadQueryParameter: return "BAD_QUERY_PARAMETER";
     case ErrorCode::kUnknownCompressionMethod: return "UNKNOWN_COMPRESSION_METHOD";
     case ErrorCode::kCannotDecompress: return "CANNOT_DECOMPRESS";
     case ErrorCode::kHttpLengthRequired: return "HTTP_LENGTH_REQUIRED";

@@ -329,6 +329,24 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParsePostfix(ExprPtr operand) {
   return operand;
 }
 
+absl::StatusOr<ExprPtr> ExpressionParser::ParseQueryParameter() {
+  const Token open = tokens_.Take();  // {
+  const Token name = tokens_.Peek();
+  if (name.kind != TokenKind::kBareWord && name.kind != TokenKind::kQuotedIdentifier) {
+    return tokens_.Error("Expected query parameter name");
+  }
+  tokens_.Take();
+  RETURN_IF_ERROR(tokens_.ExpectSymbol(":"));
+  ASSIGN_OR_RETURN(std::string type, ParseTypeText());
+  RETURN_IF_ERROR(tokens_.ExpectSymbol("}"));
+  std::string parameter =
+      name.kind == TokenKind::kBareWord ? std::string(name.text) : Unquote(name.text);
+  return MakeFunction(std::string(kQueryParameterFunction),
+                      {MakeLiteral(core::Value(std::move(parameter)), name.position),
+                       MakeLiteral(core::Value(std::move(type)), name.position)},
+                      open.position);
+}
+
 absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
   const Token token = tokens_.Peek();
   switch (token.kind) {
@@ -343,6 +361,7 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
     case TokenKind::kPunctuation:
       if (token.IsSymbol("(") && StartsSelect(1)) return ParseSubquery();
       if (token.IsSymbol("(")) return ParseParenthesized();
+      if (token.IsSymbol("{")) return ParseQueryParameter();
       break;
     case TokenKind::kBareWord: {
       const Token next = tokens_.Peek(1);
