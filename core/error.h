@@ -71,10 +71,17 @@ enum class ErrorCode : int {
   kQuotaExceeded = 201,
   kDecimalOverflow = 407,
   kCannotConvertType = 70,
+  kDatabaseAlreadyExists = 82,
+  kDatabaseAccessDenied = 291,
+  kUnknownQueryParameter = 456,
+  kBadQueryParameter = 457,
   kAmbiguousIdentifier = 207,
   kIncorrectResultOfScalarSubquery = 125,
   kInvalidJoinOnExpression = 403,
   kNoCommonType = 386,
+  kUnionAllResultStructuresMismatch = 258,
+  kExpectedAllOrDistinct = 558,
+  kUnsupportedMethod = 1,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").
