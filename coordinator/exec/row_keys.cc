@@ -6,10 +6,12 @@
 namespace granite::coordinator {
 
 bool KeysComparable(core::TypeId a, core::TypeId b) {
+  // A decimal key compares by its scaled value: only with a decimal of the same type.
+  if (core::IsDecimal(a) || core::IsDecimal(b)) return a == b;
   return core::IsString(a) == core::IsString(b);
 }
 
-bool IsWordKey(core::TypeId type) { return core::IsInteger(type); }
+bool IsWordKey(core::TypeId type) { return !core::IsDecimal(type) && core::IsInteger(type); }
 
 uint64_t KeyWord(const core::Column& column, size_t row) {
   return core::DispatchFixed(column.type(), [&](auto tag) -> uint64_t {
@@ -31,6 +33,13 @@ void AppendRowKey(const std::vector<const core::Column*>& columns, size_t row, s
       uint32_t size = static_cast<uint32_t>(value.size());
       out->append(reinterpret_cast<const char*>(&size), sizeof(size));
       out->append(value);
+      continue;
+    }
+    if (core::IsDecimal(column->type())) {
+      // Equal types only (KeysComparable): the raw scaled value is the key.
+      const size_t width = core::ValueSize(column->type());
+      out->push_back('d');
+      out->append(column->RawData() + row * width, width);
       continue;
     }
     uint64_t word;

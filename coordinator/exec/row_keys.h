@@ -1,7 +1,8 @@
 // Row keys for the coordinator's hash joins and set operators: the values of some columns of
 // one row encoded so that equal values give equal bytes across the columns' types (every integer
 // and Date / DateTime as its 64-bit value, floats as a double with -0 folded into 0, strings
-// length-prefixed). Columns compared by one key must be all strings or all numbers: the callers
+// length-prefixed, decimals as their raw scaled value). Columns compared by one key must be all
+// strings, all numbers, or decimals of one type: the callers
 // check it (NO_COMMON_TYPE) with KeysComparable.
 #pragma once
 
