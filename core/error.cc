@@ -124,6 +124,13 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kSettingConstraintViolation: return "SETTING_CONSTRAINT_VIOLATION";
     case ErrorCode::kAccessDenied: return "ACCESS_DENIED";
     case ErrorCode::kQuotaExceeded: return "QUOTA_EXCEEDED";
+    case ErrorCode::kAggregateFunctionDoesntAllowParameters:
+      return "AGGREGATE_FUNCTION_DOESNT_ALLOW_PARAMETERS";
+    case ErrorCode::kParameterOutOfBound: return "PARAMETER_OUT_OF_BOUND";
+    case ErrorCode::kFunctionThrowIfValueIsNonZero:
+      return "FUNCTION_THROW_IF_VALUE_IS_NON_ZERO";
+    case ErrorCode::kCannotParseIpv4: return "CANNOT_PARSE_IPV4";
+    case ErrorCode::kCannotParseDatetime: return "CANNOT_PARSE_DATETIME";
   }
   return "UNKNOWN_EXCEPTION";
 }

@@ -69,6 +69,11 @@ enum class ErrorCode : int {
   kSettingConstraintViolation = 452,
   kAccessDenied = 497,
   kQuotaExceeded = 201,
+  kAggregateFunctionDoesntAllowParameters = 133,
+  kParameterOutOfBound = 12,
+  kFunctionThrowIfValueIsNonZero = 395,
+  kCannotParseIpv4 = 675,
+  kCannotParseDatetime = 41,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").
