@@ -5,6 +5,7 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
+#include "core/function_error_codes.h"
 
 namespace granite::core {
 namespace {
@@ -124,13 +125,17 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kSettingConstraintViolation: return "SETTING_CONSTRAINT_VIOLATION";
     case ErrorCode::kAccessDenied: return "ACCESS_DENIED";
     case ErrorCode::kQuotaExceeded: return "QUOTA_EXCEEDED";
-    case ErrorCode::kAggregateFunctionDoesntAllowParameters:
+    case ErrorCode::kAmbiguousIdentifier: return "AMBIGUOUS_IDENTIFIER";
+    case ErrorCode::kIncorrectResultOfScalarSubquery: return "INCORRECT_RESULT_OF_SCALAR_SUBQUERY";
+    case ErrorCode::kInvalidJoinOnExpression: return "INVALID_JOIN_ON_EXPRESSION";
+    case ErrorCode::kNoCommonType: return "NO_COMMON_TYPE";
+    case kAggregateFunctionDoesntAllowParameters:
       return "AGGREGATE_FUNCTION_DOESNT_ALLOW_PARAMETERS";
-    case ErrorCode::kParameterOutOfBound: return "PARAMETER_OUT_OF_BOUND";
-    case ErrorCode::kFunctionThrowIfValueIsNonZero:
+    case kParameterOutOfBound: return "PARAMETER_OUT_OF_BOUND";
+    case kFunctionThrowIfValueIsNonZero:
       return "FUNCTION_THROW_IF_VALUE_IS_NON_ZERO";
-    case ErrorCode::kCannotParseIpv4: return "CANNOT_PARSE_IPV4";
-    case ErrorCode::kCannotParseDatetime: return "CANNOT_PARSE_DATETIME";
+    case kCannotParseIpv4: return "CANNOT_PARSE_IPV4";
+    case kCannotParseDatetime: return "CANNOT_PARSE_DATETIME";
   }
   return "UNKNOWN_EXCEPTION";
 }

@@ -69,11 +69,10 @@ enum class ErrorCode : int {
   kSettingConstraintViolation = 452,
   kAccessDenied = 497,
   kQuotaExceeded = 201,
-  kAggregateFunctionDoesntAllowParameters = 133,
-  kParameterOutOfBound = 12,
-  kFunctionThrowIfValueIsNonZero = 395,
-  kCannotParseIpv4 = 675,
-  kCannotParseDatetime = 41,
+  kAmbiguousIdentifier = 207,
+  kIncorrectResultOfScalarSubquery = 125,
+  kInvalidJoinOnExpression = 403,
+  kNoCommonType = 386,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").

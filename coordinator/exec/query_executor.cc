@@ -21,6 +21,8 @@
 #include "coordinator/exec/final_stage.h"
 #include "coordinator/exec/insert_executor.h"
 #include "coordinator/exec/explain.h"
+#include "coordinator/exec/set_operations.h"
+#include "core/table_functions/table_function.h"
 #include "coordinator/exec/late_finalizer.h"
 #include "coordinator/exec/part_statements.h"
 #include "coordinator/sql/lexer.h"
@@ -170,7 +172,8 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
 }
 
 absl::StatusOr<QueryPlan> QueryExecutor::PlanSelect(const sql::SelectStatement& select,
-                                                   QueryContext* query) {
+                                                   QueryContext* query,
+                                                   std::optional<LocalTable> materialized) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
   Binder binder(
       catalog_,
@@ -179,12 +182,19 @@ absl::StatusOr<QueryPlan> QueryExecutor::PlanSelect(const sql::SelectStatement& 
         return BuildSystemTable(name, *workers_, *catalog_, registry_);
       },
       workers_->size(), query->settings);
-  return binder.Bind(select);
+  return binder.Bind(select, std::move(materialized));
 }
 
 absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& explain,
                                                    QueryContext* query) {
   ASSIGN_OR_RETURN(ExplainOptions options, ParseExplainOptions(explain.options));
+  const sql::SelectStatement& select = explain.select;
+  if (!select.set_operands.empty() || NeedsMaterializedFrom(select) ||
+      HasExpressionSubqueries(select) || !select.with.empty()) {
+    return core::Error(ErrorCode::kNotImplemented,
+                       "EXPLAIN of a query with joins, subqueries, WITH or set operators is not "
+                       "supported yet");
+  }
   ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(explain.select, query));
   std::optional<IndexSummary> indexes;
   if (options.indexes && plan.source == SourceKind::kWorkers && plan.fragment.scan.is_table()) {
@@ -203,9 +213,45 @@ absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& 
   return result;
 }
 
-absl::StatusOr<QueryResult> QueryExecutor::Select(const sql::SelectStatement& select,
-                                                  QueryContext* query) {
-  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(select, query));
+absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& select,
+                                                    QueryContext* query, const CteScope* outer) {
+  CteScope scope;
+  scope.parent = outer;
+  scope.depth = outer == nullptr ? 0 : outer->depth + 1;
+  if (scope.depth > kMaxSelectNesting) {
+    return core::Error(ErrorCode::kTooDeepRecursion,
+                       "Subqueries and common table expressions nest deeper than " +
+                           std::to_string(kMaxSelectNesting) +
+                           " levels (a CTE that refers to itself?)");
+  }
+  for (const sql::WithItem& with : select.with) {
+    if (with.subquery) scope.ctes[with.name] = with.subquery;
+  }
+  SubqueryRunner run = [&](const sql::SelectStatement& inner) -> absl::StatusOr<LocalTable> {
+    ASSIGN_OR_RETURN(QueryResult result, SelectIn(inner, query, &scope));
+    LocalTable table;
+    table.names = std::move(result.names);
+    table.types = std::move(result.types);
+    table.block = std::move(result.block);
+    return table;
+  };
+  if (!select.set_operands.empty()) return SelectSetOperation(select, run);
+  sql::SelectStatement resolved = ResolveCteReferences(select, scope);
+  if (HasExpressionSubqueries(resolved)) {
+    ASSIGN_OR_RETURN(resolved, ReplaceSubqueries(resolved, run));
+  }
+  std::optional<LocalTable> materialized;
+  if (NeedsMaterializedFrom(resolved)) {
+    FromContext context;
+    context.run = run;
+    context.columns_of = [this](const sql::TableRef& ref) { return ColumnsOf(ref); };
+    context.max_rows_in_join = query->settings.max_rows_in_join;
+    context.join_use_nulls = query->settings.join_use_nulls;
+    ASSIGN_OR_RETURN(MaterializedFrom from, MaterializeFrom(resolved, context));
+    materialized = std::move(from.table);
+    resolved = std::move(from.rest);
+  }
+  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(resolved, query, std::move(materialized)));
   QueryResult result;
   result.has_rows = true;
   result.names = plan.names;
@@ -213,6 +259,73 @@ absl::StatusOr<QueryResult> QueryExecutor::Select(const sql::SelectStatement& se
   result.format = plan.format;
   ASSIGN_OR_RETURN(result.block, Run(plan, query));
   query->NoteMemory(ByteSizeOf(result.block));
+  return result;
+}
+
+absl::StatusOr<RelationColumns> QueryExecutor::ColumnsOf(const sql::TableRef& ref) {
+  RelationColumns columns;
+  if (ref.is_function) {
+    const core::TableFunction* function = core::FindTableFunction(ref.name);
+    if (function == nullptr) {
+      return core::Error(ErrorCode::kUnknownFunction,
+                         "Unknown table function " + ref.name + " (at position " +
+                             std::to_string(ref.position + 1) + ")");
+    }
+    for (const core::TableFunctionColumn& column : function->columns) {
+      columns.names.emplace_back(column.name);
+      columns.types.push_back(column.type);
+    }
+    return columns;
+  }
+  RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
+  if (!ref.database.empty() && ref.database != "default") {
+    return core::Error(ErrorCode::kUnknownTable, "Database " + ref.database +
+                                                     " does not exist (at position " +
+                                                     std::to_string(ref.position + 1) + ")");
+  }
+  ASSIGN_OR_RETURN(core::TableSchema schema, catalog_->Lookup(ref.name));
+  for (const core::ColumnSchema& column : schema.columns) {
+    columns.names.push_back(column.name);
+    columns.types.push_back(column.type);
+  }
+  return columns;
+}
+
+sql::SelectStatement QueryExecutor::ResolveCteReferences(const sql::SelectStatement& select,
+                                                         const CteScope& scope) {
+  sql::SelectStatement out = select;
+  auto resolve = [&scope](sql::TableRef* ref) {
+    if (ref->is_function || ref->subquery || !ref->database.empty()) return;
+    for (const CteScope* s = &scope; s != nullptr; s = s->parent) {
+      auto it = s->ctes.find(ref->name);
+      if (it == s->ctes.end()) continue;
+      ref->subquery = it->second;
+      if (ref->alias.empty()) ref->alias = ref->name;
+      ref->name.clear();
+      return;
+    }
+  };
+  if (out.from) resolve(&*out.from);
+  for (sql::JoinClause& join : out.joins) resolve(&join.table);
+  return out;
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::SelectSetOperation(const sql::SelectStatement& select,
+                                                              const SubqueryRunner& run) {
+  sql::SelectStatement first = select;
+  first.set_operands.clear();
+  first.format.clear();
+  ASSIGN_OR_RETURN(LocalTable combined, run(first));
+  for (const auto& [op, operand] : select.set_operands) {
+    ASSIGN_OR_RETURN(LocalTable next, run(*operand));
+    ASSIGN_OR_RETURN(combined, CombineResults(op, std::move(combined), std::move(next)));
+  }
+  QueryResult result;
+  result.has_rows = true;
+  result.names = std::move(combined.names);
+  result.types = std::move(combined.types);
+  result.block = std::move(combined.block);
+  result.format = select.format;
   return result;
 }
 

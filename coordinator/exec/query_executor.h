@@ -3,6 +3,8 @@
 // SHOW TABLES, DESCRIBE, KILL QUERY. Formatting is left to the caller (the gRPC service).
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,7 +12,9 @@
 #include "absl/status/statusor.h"
 #include "coordinator/server/admission_queue.h"
 #include "coordinator/cluster/catalog.h"
+#include "coordinator/exec/from_clause.h"
 #include "coordinator/exec/insert_executor.h"
+#include "coordinator/exec/subqueries.h"
 #include "coordinator/cluster/membership.h"
 #include "coordinator/server/query_context.h"
 #include "coordinator/planner/query_plan.h"
@@ -64,9 +68,35 @@ class QueryExecutor {
   int select_nice() const { return select_nice_; }
 
  private:
-  absl::StatusOr<QueryResult> Select(const sql::SelectStatement& select, QueryContext* query);
-  // Binds a SELECT (the planner rules applied) for Select and Explain.
-  absl::StatusOr<QueryPlan> PlanSelect(const sql::SelectStatement& select, QueryContext* query);
+  // The common table expressions (WITH name AS (SELECT ...)) visible to a SELECT: its own and
+  // those of the SELECTs it is nested in.
+  struct CteScope {
+    std::map<std::string, sql::SelectPtr> ctes;
+    const CteScope* parent = nullptr;
+    int depth = 0;  // nesting of SELECTs, bounded against runaway recursion
+  };
+
+  absl::StatusOr<QueryResult> Select(const sql::SelectStatement& select, QueryContext* query) {
+    return SelectIn(select, query, nullptr);
+  }
+  // Runs a SELECT nested in `outer` (null at the top): set operators, CTE references,
+  // subqueries in expressions (exec/subqueries.h) and a FROM with joins or a subquery
+  // (exec/from_clause.h) are resolved on the coordinator, then the rest is planned and run.
+  absl::StatusOr<QueryResult> SelectIn(const sql::SelectStatement& select, QueryContext* query,
+                                       const CteScope* outer);
+  // Binds a SELECT (the planner rules applied) for Select and Explain; `materialized` replaces
+  // its FROM (Binder::Bind).
+  absl::StatusOr<QueryPlan> PlanSelect(const sql::SelectStatement& select, QueryContext* query,
+                                       std::optional<LocalTable> materialized = std::nullopt);
+  // Columns of a table or table function named in a FROM with joins.
+  absl::StatusOr<RelationColumns> ColumnsOf(const sql::TableRef& ref);
+  // Returns `select` with its FROM and JOIN tables that name a CTE in `scope` turned into
+  // subqueries (aliased by the CTE's name).
+  static sql::SelectStatement ResolveCteReferences(const sql::SelectStatement& select,
+                                                   const CteScope& scope);
+  // Runs each operand of a UNION / INTERSECT / EXCEPT chain left to right and combines them.
+  absl::StatusOr<QueryResult> SelectSetOperation(const sql::SelectStatement& select,
+                                                 const SubqueryRunner& run);
   absl::StatusOr<QueryResult> Explain(const sql::ExplainStatement& explain, QueryContext* query);
   // Runs a planned SELECT and returns its result block.
   absl::StatusOr<core::Block> Run(const QueryPlan& plan, QueryContext* query);
@@ -84,6 +114,8 @@ class QueryExecutor {
   // `SELECT ... FROM system.processes WHERE <expr>` finds (never the KILL itself).
   absl::StatusOr<QueryResult> Kill(const sql::KillQueryStatement& kill, std::string_view sql,
                                    QueryContext* query);
+
+  static constexpr int kMaxSelectNesting = 64;
 
   const WorkerSet* workers_;
   Catalog* catalog_;

@@ -90,19 +90,36 @@ absl::StatusOr<const core::TableFunction*> BindTableFunction(const sql::TableRef
   return function;
 }
 
-// Returns the select list with `*` expanded to every source column, in source order.
+// Returns the select list with `*` expanded to every source column, in source order (a joined
+// source: each column named with its relation's qualifier, hidden ones left out).
 std::vector<sql::ExprPtr> ExpandStar(const sql::SelectStatement& select,
-                                     const std::vector<std::string>& names) {
+                                     const std::vector<std::string>& names,
+                                     const std::vector<std::string>& qualifiers,
+                                     const std::vector<bool>& hidden) {
   std::vector<sql::ExprPtr> items;
   for (const auto& item : select.select) {
     if (item->kind != ExprKind::kStar) {
       items.push_back(item);
       continue;
     }
-    for (const std::string& name : names) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (!hidden.empty() && hidden[i]) continue;
+      // t.* over a join: the columns of relation t only.
+      if (!item->qualifier.empty() && !qualifiers.empty() && qualifiers[i] != item->qualifier) {
+        continue;
+      }
       auto column = std::make_shared<Expr>();
       column->kind = ExprKind::kIdentifier;
-      column->name = name;
+      column->name = names[i];
+      if (!qualifiers.empty()) {
+        column->qualifier = qualifiers[i];
+        // A name an earlier column has is shown qualified, as ClickHouse shows `b.k`.
+        bool repeated = false;
+        for (size_t j = 0; j < i; ++j) {
+          repeated = repeated || (names[j] == names[i] && (hidden.empty() || !hidden[j]));
+        }
+        if (repeated) column->alias = qualifiers[i] + "." + names[i];
+      }
       column->position = item->position;
       items.push_back(column);
     }
@@ -119,17 +136,24 @@ size_t IndexOrAppend(std::vector<core::plan::Expr>* exprs, core::plan::Expr boun
 
 }  // namespace
 
-absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
+absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
+                                       std::optional<LocalTable> materialized) {
   QueryPlan plan;
   plan.format = select.format;
   plan.settings = settings_;
   RETURN_IF_ERROR(plan.settings.Apply(select.settings));
-  ASSIGN_OR_RETURN(Source source, BindSource(select, &plan));
-  std::vector<sql::ExprPtr> items = ExpandStar(select, source.names);
+  ASSIGN_OR_RETURN(Source source, BindSource(select, std::move(materialized), &plan));
+  std::vector<sql::ExprPtr> items =
+      ExpandStar(select, source.names, source.qualifiers, source.hidden);
   if (items.empty()) {
     return core::Error(ErrorCode::kEmptyListOfColumnsPassed, "Empty list of columns in SELECT query");
   }
   SelectBinder binder(source.names, source.types);
+  if (!source.qualifiers.empty()) binder.SetQualifiers(source.qualifiers, source.hidden);
+  // WITH expr AS name: an alias every clause may use, not a result column.
+  for (const sql::WithItem& with : select.with) {
+    if (with.expr) binder.AddAlias(*with.expr);
+  }
   for (const auto& item : items) binder.AddAlias(*item);
   for (const auto& item : items) {
     plan.names.push_back(item->alias.empty() ? sql::ColumnName(*CanonicalForName(*item))
@@ -172,14 +196,27 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select) {
 }
 
 absl::StatusOr<Binder::Source> Binder::BindSource(const sql::SelectStatement& select,
+                                                  std::optional<LocalTable> materialized,
                                                   QueryPlan* plan) {
   Source source;
+  if (materialized) {
+    plan->source = SourceKind::kLocal;
+    source.names = std::move(materialized->names);
+    source.types = std::move(materialized->types);
+    source.qualifiers = std::move(materialized->qualifiers);
+    source.hidden = std::move(materialized->hidden);
+    plan->local_input = std::move(materialized->block);
+    return source;
+  }
   if (!select.from) {
     plan->source = SourceKind::kLocal;
     plan->local_input.rows_without_columns = 1;
     return source;
   }
   const sql::TableRef& from = *select.from;
+  if (from.subquery || !select.joins.empty()) {
+    return core::Error(ErrorCode::kLogicalError, "FROM with a subquery or joins was not materialized");
+  }
   if (from.is_function) {
     core::plan::TableFunctionCall call;
     ASSIGN_OR_RETURN(const core::TableFunction* function, BindTableFunction(from, &call));

@@ -23,11 +23,16 @@
 
 namespace granite::coordinator {
 
-// An in-memory table (system.*) the coordinator builds on demand.
+// An in-memory table the coordinator builds on demand: a system.* table, or a materialized
+// FROM clause (a subquery's result, or joined relations).
 struct LocalTable {
   std::vector<std::string> names;
   std::vector<core::TypeId> types;
   core::Block block;
+  // For joined relations, per column: the alias (or table name) of its relation, and whether
+  // only a qualified name finds it (the right copy of a USING column). Empty otherwise.
+  std::vector<std::string> qualifiers;
+  std::vector<bool> hidden;
 };
 
 // Builds system tables by name ("tables", "parts", "workers"); NOT_FOUND-like error if unknown.
@@ -43,7 +48,11 @@ class Binder {
         settings_(std::move(settings)) {}
 
   // Errors include UNKNOWN_SETTING / BAD_ARGUMENTS for the SELECT's SETTINGS clause.
-  absl::StatusOr<QueryPlan> Bind(const sql::SelectStatement& select);
+  // `materialized`, when set, replaces the SELECT's FROM clause (joins, subquery): the query then
+  // runs on the coordinator over it. REQUIRES: `select` has no set operands and no subqueries
+  // left in its expressions (exec/subqueries.h replaces them first).
+  absl::StatusOr<QueryPlan> Bind(const sql::SelectStatement& select,
+                                 std::optional<LocalTable> materialized = std::nullopt);
 
  private:
   // The columns a SELECT's source offers, and the table's schema when it reads a table.
@@ -51,10 +60,13 @@ class Binder {
     std::vector<std::string> names;
     std::vector<core::TypeId> types;
     std::optional<core::TableSchema> table;
+    std::vector<std::string> qualifiers;
+    std::vector<bool> hidden;
   };
 
   // Resolves FROM into plan->source / plan->fragment.scan (or local_input).
-  absl::StatusOr<Source> BindSource(const sql::SelectStatement& select, QueryPlan* plan);
+  absl::StatusOr<Source> BindSource(const sql::SelectStatement& select,
+                                    std::optional<LocalTable> materialized, QueryPlan* plan);
   // Binds WHERE as the fragment's filter (a number compared with 0 when not UInt8).
   absl::Status BindWhere(const sql::Expr& where, SelectBinder& binder, QueryPlan* plan);
   // Binds an aggregating SELECT: keys, aggregate calls, final expressions, HAVING, ORDER BY.

@@ -86,6 +86,11 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindInput(const Expr& e) {
       if (const Expr* target = AliasTarget(e)) return WithAlias(e.name, [&] { return BindInput(*target); });
       return BindColumn(e);
     }
+    case ExprKind::kSubquery:
+      return ErrorAt(ErrorCode::kNotImplemented,
+                     "Correlated subqueries are not supported (the subquery refers to a column of "
+                     "the outer query)",
+                     e.position);
     case ExprKind::kFunction:
       if (IsAggregateName(e)) {
         return ErrorAt(ErrorCode::kIllegalAggregation,
@@ -278,14 +283,25 @@ const Expr* SelectBinder::AliasTarget(const Expr& e) {
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindLiteral(const Expr& e) {
   if (e.is_null) return core::Lit(uint64_t{0}, TypeId::kUInt8);  // replaced by callers
+  if (e.literal_type) return core::Lit(e.value, *e.literal_type);
   return core::Lit(e.value, LiteralType(e.value));
 }
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindColumn(const Expr& e) {
+  // With several relations (a join), a bare name is the first relation's column of that name,
+  // as in ClickHouse; a qualified one must match the relation.
+  int found = -1;
   for (size_t i = 0; i < table_names_.size(); ++i) {
     if (table_names_[i] != e.name) continue;
-    if (input_index_[i] < 0) input_index_[i] = source_count_++;
-    return core::Col(input_index_[i], table_types_[i]);
+    if (!qualifiers_.empty()) {
+      if (e.qualifier.empty() ? hidden_[i] : qualifiers_[i] != e.qualifier) continue;
+    }
+    found = static_cast<int>(i);
+    break;
+  }
+  if (found >= 0) {
+    if (input_index_[found] < 0) input_index_[found] = source_count_++;
+    return core::Col(input_index_[found], table_types_[found]);
   }
   std::string known = absl::StrJoin(table_names_.size() > 20
                                         ? std::vector<std::string>(table_names_.begin(), table_names_.begin() + 20)

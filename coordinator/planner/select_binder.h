@@ -35,6 +35,15 @@ class SelectBinder {
       : table_names_(std::move(names)), table_types_(std::move(types)),
         input_index_(table_names_.size(), -1) {}
 
+  // Names the relation each source column comes from (a join's table aliases), so `t.x` picks
+  // the right `x`; a bare `x` that two relations have is the first one's. Columns in `hidden`
+  // answer only to a qualified name (the right copy of a USING column).
+  // Without qualifiers (one relation), a qualifier is not checked.
+  void SetQualifiers(std::vector<std::string> qualifiers, std::vector<bool> hidden) {
+    qualifiers_ = std::move(qualifiers);
+    hidden_ = std::move(hidden);
+  }
+
   void AddAlias(const sql::Expr& item) {
     if (!item.alias.empty()) aliases_.emplace(item.alias, &item);
   }
@@ -124,6 +133,8 @@ class SelectBinder {
   // Constant after construction.
   std::vector<std::string> table_names_;
   std::vector<core::TypeId> table_types_;
+  std::vector<std::string> qualifiers_;  // empty, or one per table column
+  std::vector<bool> hidden_;
 
   std::vector<int> input_index_;  // per table column: its index among source columns, or -1
   size_t source_count_ = 0;

@@ -8,21 +8,27 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
+#include "core/types.h"
 #include "core/value.h"
 
 namespace granite::coordinator::sql {
 
 struct Expr;
 using ExprPtr = std::shared_ptr<Expr>;
+struct SelectStatement;
+using SelectPtr = std::shared_ptr<SelectStatement>;
 
 enum class ExprKind {
   kLiteral,     // value: int64_t (negative), uint64_t (non-negative), double, std::string; or NULL
   kIdentifier,  // name: column or alias; qualifier: optional table name (t.col)
-  kStar,        // * in SELECT * or count(*)
+  kStar,        // * in SELECT * or count(*); t.* has qualifier t
   kFunction,    // name + args (+ distinct for count(DISTINCT x))
+  kSubquery,    // (SELECT ...) as a value: a scalar subquery, or the set of IN (SELECT ...),
+                // or the argument of exists(...)
 };
 
 // Holds one expression node.
@@ -43,6 +49,8 @@ enum class ExprKind {
 //   DATE 'yyyy-mm-dd'  toDate('yyyy-mm-dd'), TIMESTAMP '…'  toDateTime('…'),
 //   (a, b) with two or more elements: tuple(a, b),
 //   count(*) has one argument of kind kStar.
+//   x IN (SELECT ...)  in(x, <kSubquery>), NOT IN notIn; GLOBAL IN / GLOBAL NOT IN likewise,
+//   EXISTS (SELECT ...)  exists(<kSubquery>), (SELECT ...) in an expression  <kSubquery>.
 // Function names keep the spelling of the query; the binder matches them case-insensitively where
 // ClickHouse does.
 struct Expr {
@@ -52,6 +60,9 @@ struct Expr {
   // kLiteral
   bool is_null = false;
   core::Value value;
+  // Set for a value taken from a result column (a subquery's): the literal keeps that type
+  // instead of the one its value would be read as.
+  std::optional<core::TypeId> literal_type;
 
   // kIdentifier, kFunction
   std::string name;
@@ -60,6 +71,9 @@ struct Expr {
   // kFunction
   std::vector<ExprPtr> args;
   bool distinct = false;  // count(DISTINCT x) / uniqExact-like spelling
+
+  // kSubquery
+  SelectPtr subquery;
 
   // Any expression may carry an alias (expr AS name, or `expr name` in a select list).
   std::string alias;
@@ -74,20 +88,52 @@ struct OrderItem {
   std::optional<bool> nulls_first;  // NULLS FIRST (true) / NULLS LAST (false); unset: default
 };
 
-// FROM: a table, or a table function such as numbers(10) / numbers_mt(1e8).
+// FROM: a table, a table function such as numbers(10) / numbers_mt(1e8), or a subquery.
 struct TableRef {
   std::string database;  // optional "db" in db.table; "system" for system.tables
-  std::string name;      // table or table-function name
+  std::string name;      // table or table-function name; empty for a subquery
   bool is_function = false;
   std::vector<ExprPtr> args;  // table-function arguments
+  SelectPtr subquery;         // FROM (SELECT ...) [AS alias]
   std::string alias;
   size_t position = 0;
 };
 
+enum class JoinKind { kInner, kLeft, kRight, kFull, kCross };
+// ClickHouse's strictness: ALL (every match), ANY (one match), SEMI / ANTI (LEFT or RIGHT).
+enum class JoinStrictness { kAll, kAny, kSemi, kAnti };
+
+// One `[GLOBAL] [kind] [strictness] JOIN table ON expr | USING (a, b)` after FROM's first table,
+// or a comma (a cross join whose conditions sit in WHERE).
+struct JoinClause {
+  JoinKind kind = JoinKind::kInner;
+  JoinStrictness strictness = JoinStrictness::kAll;
+  bool comma = false;
+  TableRef table;
+  ExprPtr on;                        // null if absent
+  std::vector<std::string> using_columns;
+  size_t position = 0;
+};
+
+// WITH name AS (SELECT ...) (a common table expression), or ClickHouse's WITH expr AS name.
+struct WithItem {
+  std::string name;
+  SelectPtr subquery;  // set for a common table expression
+  ExprPtr expr;        // set for an expression alias
+};
+
+// INTERSECT and EXCEPT without DISTINCT keep the left side's duplicates (ClickHouse's ALL mode).
+enum class SetOperator { kUnionAll, kUnionDistinct, kIntersect, kIntersectDistinct, kExcept, kExceptDistinct };
+
+// One SELECT; `set_operands` chains further SELECTs with UNION / INTERSECT / EXCEPT (each operand
+// keeps its own ORDER BY and LIMIT, as in ClickHouse; FORMAT and SETTINGS of the last one are
+// moved to the first, the statement's).
 struct SelectStatement {
+  std::vector<WithItem> with;
   bool distinct = false;
   std::vector<ExprPtr> select;  // items; SELECT * gives one kStar item
   std::optional<TableRef> from;
+  std::vector<JoinClause> joins;
   ExprPtr where;                // null if absent
   std::vector<ExprPtr> group_by;
   ExprPtr having;               // null if absent
@@ -96,6 +142,7 @@ struct SelectStatement {
   std::optional<uint64_t> offset;  // LIMIT n OFFSET m, or LIMIT m, n
   std::string format;              // FORMAT x clause, empty if absent
   std::map<std::string, std::string> settings;  // SETTINGS k = v, ...
+  std::vector<std::pair<SetOperator, SelectPtr>> set_operands;
 };
 
 struct ColumnDef {

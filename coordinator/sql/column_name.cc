@@ -102,6 +102,9 @@ void AppendName(const Expr& expr, std::string* out) {
     case ExprKind::kStar:
       out->push_back('*');
       return;
+    case ExprKind::kSubquery:
+      out->append("_subquery");
+      return;
     case ExprKind::kFunction:
       out->append(expr.name);
       if (expr.distinct) out->append("Distinct");

@@ -169,7 +169,16 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseComparison() {
       continue;
     }
     bool negated = false;
-    if (token.Is("NOT")) {
+    if (token.Is("GLOBAL") && (tokens_.Peek(1).Is("IN") || tokens_.Peek(1).Is("NOT"))) {
+      tokens_.Take();  // GLOBAL IN: a subquery's set is always computed once on the coordinator
+      if (!tokens_.Peek().Is("NOT")) {
+        tokens_.Take();
+        ASSIGN_OR_RETURN(ExprPtr list, ParseInList());
+        left = MakeBinary("in", std::move(left), std::move(list));
+        continue;
+      }
+    }
+    if (tokens_.Peek().Is("NOT")) {
       const Token next = tokens_.Peek(1);
       if (!next.Is("LIKE") && !next.Is("ILIKE") && !next.Is("IN") && !next.Is("BETWEEN")) break;
       tokens_.Take();
@@ -300,11 +309,17 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
     case TokenKind::kQuotedIdentifier:
       return ParseIdentifier();
     case TokenKind::kPunctuation:
+      if (token.IsSymbol("(") && StartsSelect(1)) return ParseSubquery();
       if (token.IsSymbol("(")) return ParseParenthesized();
       break;
     case TokenKind::kBareWord: {
       const Token next = tokens_.Peek(1);
       if (token.Is("CASE")) return ParseCase();
+      if (token.Is("EXISTS") && next.IsSymbol("(") && StartsSelect(2)) {
+        tokens_.Take();
+        ASSIGN_OR_RETURN(ExprPtr subquery, ParseSubquery());
+        return MakeFunction("exists", {std::move(subquery)}, token.position);
+      }
       if (next.IsSymbol("(")) {
         if (token.Is("CAST")) return ParseCast();
         if (token.Is("EXTRACT")) return ParseExtract();
@@ -374,8 +389,35 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseParenthesized() {
   return MakeFunction("tuple", std::move(items), open.position);
 }
 
+bool ExpressionParser::StartsSelect(size_t offset) {
+  if (!subquery_parser_) return false;
+  // Skips extra opening parentheses: IN ((SELECT ...)).
+  while (offset + 1 < TokenStream::kMaxLookahead && tokens_.Peek(offset).IsSymbol("(")) ++offset;
+  const Token token = tokens_.Peek(offset);
+  return token.Is("SELECT") || token.Is("WITH");
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseSubquery() {
+  DepthGuard recursion(&recursion_);
+  DepthGuard tree(&tree_depth_);
+  RETURN_IF_ERROR(CheckDepth());
+  const Token open = tokens_.Take();  // '('
+  ExprPtr node;
+  if (tokens_.Peek().IsSymbol("(")) {
+    ASSIGN_OR_RETURN(node, ParseSubquery());
+  } else {
+    node = std::make_shared<Expr>();
+    node->kind = ExprKind::kSubquery;
+    node->position = open.position;
+    ASSIGN_OR_RETURN(node->subquery, subquery_parser_());
+  }
+  RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  return node;
+}
+
 absl::StatusOr<ExprPtr> ExpressionParser::ParseInList() {
   const Token open = tokens_.Peek();
+  if (open.IsSymbol("(") && StartsSelect(1)) return ParseSubquery();
   RETURN_IF_ERROR(tokens_.ExpectSymbol("("));
   std::vector<ExprPtr> items;
   if (!tokens_.Peek().IsSymbol(")")) {

@@ -8,6 +8,7 @@
 // -1::UInt8 casts the literal -1), as in ClickHouse.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ class ExpressionParser {
   // Parses a number literal, folding a leading '-' into it when `negative`.
   absl::StatusOr<ExprPtr> ParseNumber(const Token& token, bool negative, size_t position);
 
+  // Parses a whole SELECT (with its set operators) at the current token; the statement parser
+  // installs it so that `(SELECT ...)`, `IN (SELECT ...)` and `EXISTS (SELECT ...)` parse.
+  using SubqueryParser = std::function<absl::StatusOr<SelectPtr>()>;
+  void set_subquery_parser(SubqueryParser parser) { subquery_parser_ = std::move(parser); }
+
  private:
   absl::StatusOr<ExprPtr> ParseOr();
   absl::StatusOr<ExprPtr> ParseAnd();
@@ -62,11 +68,16 @@ class ExpressionParser {
   absl::StatusOr<ExprPtr> ParseIdentifier();
   // Parses `(expr, ...)` after IN / NOT IN into a tuple(...) call.
   absl::StatusOr<ExprPtr> ParseInList();
+  // True when the tokens at `offset` start a SELECT (SELECT or WITH).
+  bool StartsSelect(size_t offset);
+  // Parses `(SELECT ...)` into a kSubquery node.
+  absl::StatusOr<ExprPtr> ParseSubquery();
 
   // Fails with a syntax error at the next token once a depth limit is passed.
   absl::Status CheckDepth();
 
   TokenStream& tokens_;
+  SubqueryParser subquery_parser_;
   int recursion_ = 0;   // active recursive calls
   int tree_depth_ = 0;  // bound on the depth of the node being built
 };

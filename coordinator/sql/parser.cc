@@ -36,12 +36,26 @@ absl::StatusOr<Statement> ToStatement(absl::StatusOr<T> parsed) {
 // Parses statements; see ParseStatement in parser.h.
 class StatementParser {
  public:
-  explicit StatementParser(std::string_view sql) : tokens_(sql), expressions_(&tokens_) {}
+  explicit StatementParser(std::string_view sql) : tokens_(sql), expressions_(&tokens_) {
+    expressions_.set_subquery_parser([this]() -> absl::StatusOr<SelectPtr> {
+      ASSIGN_OR_RETURN(SelectStatement select, ParseSelectQuery());
+      return std::make_shared<SelectStatement>(std::move(select));
+    });
+  }
 
   absl::StatusOr<Statement> Parse();
 
  private:
+  // Parses a SELECT with its set operators (UNION, INTERSECT, EXCEPT).
+  absl::StatusOr<SelectStatement> ParseSelectQuery();
+  // Parses one operand of a set operator: a SELECT or a parenthesized query.
+  absl::StatusOr<SelectPtr> ParseSetOperand();
   absl::StatusOr<SelectStatement> ParseSelect();
+  absl::Status ParseWith(SelectStatement* select);
+  // Parses the joins after FROM's first table: `, t` and `[kind] JOIN t ON ... | USING ...`.
+  absl::Status ParseJoins(SelectStatement* select);
+  // Parses the kind and strictness words before JOIN; false if the next tokens start no join.
+  absl::StatusOr<bool> ParseJoinHead(JoinClause* join);
   absl::Status ParseSelectItems(SelectStatement* select);
   absl::Status ParseOrderBy(SelectStatement* select);
   absl::Status ParseLimit(SelectStatement* select);
@@ -82,8 +96,8 @@ class StatementParser {
 absl::StatusOr<Statement> StatementParser::Parse() {
   const Token first = tokens_.Peek();
   if (first.kind == TokenKind::kEnd) return tokens_.Error("Empty query");
-  if (first.Is("SELECT")) {
-    ASSIGN_OR_RETURN(SelectStatement select, ParseSelect());
+  if (first.Is("SELECT") || first.Is("WITH")) {
+    ASSIGN_OR_RETURN(SelectStatement select, ParseSelectQuery());
     RETURN_IF_ERROR(ExpectEnd(select_expected_));
     return absl::StatusOr<Statement>(absl::in_place, std::in_place_type<SelectStatement>,
                                      std::move(select));
@@ -169,8 +183,151 @@ absl::StatusOr<std::string> StatementParser::ParseOptionalAlias() {
   return std::string();
 }
 
+absl::StatusOr<SelectStatement> StatementParser::ParseSelectQuery() {
+  ASSIGN_OR_RETURN(SelectStatement first, ParseSelect());
+  while (true) {
+    const Token token = tokens_.Peek();
+    SetOperator op;
+    if (token.Is("UNION")) {
+      tokens_.Take();
+      if (tokens_.TakeKeyword("DISTINCT")) {
+        op = SetOperator::kUnionDistinct;
+      } else {
+        // ClickHouse's default union_default_mode is empty: a bare UNION is an error there.
+        if (!tokens_.TakeKeyword("ALL")) return tokens_.Error("Expected one of: ALL, DISTINCT");
+        op = SetOperator::kUnionAll;
+      }
+    } else if (token.Is("INTERSECT") || token.Is("EXCEPT")) {
+      tokens_.Take();
+      const bool distinct = tokens_.TakeKeyword("DISTINCT");
+      if (!distinct) tokens_.TakeKeyword("ALL");
+      op = token.Is("INTERSECT") ? (distinct ? SetOperator::kIntersectDistinct : SetOperator::kIntersect)
+                                 : (distinct ? SetOperator::kExceptDistinct : SetOperator::kExcept);
+    } else {
+      break;
+    }
+    ASSIGN_OR_RETURN(SelectPtr operand, ParseSetOperand());
+    first.set_operands.emplace_back(op, std::move(operand));
+  }
+  if (!first.set_operands.empty()) {
+    // FORMAT and SETTINGS written after the last operand belong to the whole query.
+    SelectStatement& last = *first.set_operands.back().second;
+    if (first.format.empty()) first.format = std::move(last.format);
+    last.format.clear();
+    for (auto& [name, value] : last.settings) first.settings[name] = value;
+  }
+  return first;
+}
+
+absl::StatusOr<SelectPtr> StatementParser::ParseSetOperand() {
+  if (tokens_.TakeSymbol("(")) {
+    ASSIGN_OR_RETURN(SelectStatement inner, ParseSelectQuery());
+    RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+    return std::make_shared<SelectStatement>(std::move(inner));
+  }
+  ASSIGN_OR_RETURN(SelectStatement operand, ParseSelect());
+  return std::make_shared<SelectStatement>(std::move(operand));
+}
+
+absl::Status StatementParser::ParseWith(SelectStatement* select) {
+  do {
+    WithItem item;
+    const Token name = tokens_.Peek();
+    if ((name.kind == TokenKind::kBareWord || name.kind == TokenKind::kQuotedIdentifier) &&
+        tokens_.Peek(1).Is("AS") && tokens_.Peek(2).IsSymbol("(") &&
+        (tokens_.Peek(3).Is("SELECT") || tokens_.Peek(3).Is("WITH") ||
+         tokens_.Peek(3).IsSymbol("("))) {
+      ASSIGN_OR_RETURN(item.name, ParseName("name"));
+      tokens_.Take();  // AS
+      tokens_.Take();  // (
+      ASSIGN_OR_RETURN(SelectStatement inner, ParseSelectQuery());
+      RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+      item.subquery = std::make_shared<SelectStatement>(std::move(inner));
+    } else {
+      ASSIGN_OR_RETURN(item.expr, expressions_.Parse());
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("AS"));
+      ASSIGN_OR_RETURN(item.name, ParseName("alias"));
+      item.expr->alias = item.name;
+    }
+    select->with.push_back(std::move(item));
+  } while (tokens_.TakeSymbol(","));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> StatementParser::ParseJoinHead(JoinClause* join) {
+  // Up to four words before JOIN, in ClickHouse's orders: [GLOBAL|LOCAL] [ANY|ALL|SEMI|ANTI]
+  // [INNER|LEFT|RIGHT|FULL|CROSS] [OUTER] [ANY|ALL|SEMI|ANTI] JOIN.
+  size_t ahead = 0;
+  while (ahead < 5 && !tokens_.Peek(ahead).Is("JOIN")) {
+    const Token word = tokens_.Peek(ahead);
+    static constexpr std::string_view kWords[] = {"GLOBAL", "LOCAL", "ANY",  "ALL",   "SEMI",
+                                                  "ANTI",   "INNER", "LEFT", "RIGHT", "FULL",
+                                                  "CROSS",  "OUTER", "ASOF"};
+    bool known = false;
+    for (std::string_view w : kWords) known = known || word.Is(w);
+    if (!known) return false;
+    ++ahead;
+  }
+  if (!tokens_.Peek(ahead).Is("JOIN")) return false;
+  join->position = tokens_.Peek().position;
+  bool right_side = false;
+  for (size_t i = 0; i < ahead; ++i) {
+    const Token word = tokens_.Take();
+    if (word.Is("LEFT")) join->kind = JoinKind::kLeft;
+    if (word.Is("RIGHT")) join->kind = JoinKind::kRight, right_side = true;
+    if (word.Is("FULL")) join->kind = JoinKind::kFull;
+    if (word.Is("CROSS")) join->kind = JoinKind::kCross;
+    if (word.Is("ANY")) join->strictness = JoinStrictness::kAny;
+    if (word.Is("SEMI")) join->strictness = JoinStrictness::kSemi;
+    if (word.Is("ANTI")) join->strictness = JoinStrictness::kAnti;
+    if (word.Is("ASOF")) {
+      return tokens_.ErrorAt(word, "ASOF JOIN is not supported");
+    }
+  }
+  tokens_.Take();  // JOIN
+  const bool semi_or_anti = join->strictness == JoinStrictness::kSemi ||
+                            join->strictness == JoinStrictness::kAnti;
+  if (semi_or_anti && join->kind != JoinKind::kLeft && !right_side) {
+    return tokens_.Error("SEMI and ANTI joins need LEFT or RIGHT");
+  }
+  return true;
+}
+
+absl::Status StatementParser::ParseJoins(SelectStatement* select) {
+  while (true) {
+    JoinClause join;
+    if (tokens_.Peek().IsSymbol(",")) {
+      join.position = tokens_.Take().position;
+      join.comma = true;
+      join.kind = JoinKind::kCross;
+      ASSIGN_OR_RETURN(join.table, ParseTableRef());
+      select->joins.push_back(std::move(join));
+      continue;
+    }
+    ASSIGN_OR_RETURN(bool is_join, ParseJoinHead(&join));
+    if (!is_join) return absl::OkStatus();
+    ASSIGN_OR_RETURN(join.table, ParseTableRef());
+    if (join.kind != JoinKind::kCross) {
+      if (tokens_.TakeKeyword("ON")) {
+        ASSIGN_OR_RETURN(join.on, expressions_.Parse());
+      } else if (tokens_.TakeKeyword("USING")) {
+        const bool parenthesized = tokens_.TakeSymbol("(");
+        do {
+          ASSIGN_OR_RETURN(std::string column, ParseName("column name"));
+          join.using_columns.push_back(std::move(column));
+        } while (tokens_.TakeSymbol(","));
+        if (parenthesized) RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+      } else {
+        return tokens_.Error("Expected one of: ON, USING");
+      }
+    }
+    select->joins.push_back(std::move(join));
+  }
+}
+
 absl::StatusOr<SelectStatement> StatementParser::ParseSelect() {
   SelectStatement select;
+  if (tokens_.TakeKeyword("WITH")) RETURN_IF_ERROR(ParseWith(&select));
   RETURN_IF_ERROR(tokens_.ExpectKeyword("SELECT"));
   select.distinct = tokens_.TakeKeyword("DISTINCT");
   if (!select.distinct) tokens_.TakeKeyword("ALL");
@@ -183,6 +340,7 @@ absl::StatusOr<SelectStatement> StatementParser::ParseSelect() {
   auto done = [&next_clause](size_t clause) { next_clause = clause + 1; };
   if (tokens_.TakeKeyword("FROM")) {
     ASSIGN_OR_RETURN(select.from, ParseTableRef());
+    RETURN_IF_ERROR(ParseJoins(&select));
     done(0);
   }
   if (tokens_.TakeKeyword("WHERE")) {
@@ -239,6 +397,20 @@ absl::Status StatementParser::ParseSelectItems(SelectStatement* select) {
       select->select.push_back(std::move(star));
       continue;
     }
+    const Token next = tokens_.Peek(1);
+    if ((token.kind == TokenKind::kBareWord || token.kind == TokenKind::kQuotedIdentifier) &&
+        next.IsSymbol(".") && tokens_.Peek(2).IsSymbol("*")) {
+      // t.*: every column of the relation named t.
+      ASSIGN_OR_RETURN(std::string qualifier, ParseName("table name"));
+      tokens_.Take();  // .
+      tokens_.Take();  // *
+      auto star = std::make_shared<Expr>();
+      star->kind = ExprKind::kStar;
+      star->qualifier = std::move(qualifier);
+      star->position = token.position;
+      select->select.push_back(std::move(star));
+      continue;
+    }
     ASSIGN_OR_RETURN(ExprPtr item, expressions_.Parse());
     ASSIGN_OR_RETURN(item->alias, ParseOptionalAlias());
     select->select.push_back(std::move(item));
@@ -291,6 +463,14 @@ absl::Status StatementParser::ParseLimit(SelectStatement* select) {
 absl::StatusOr<TableRef> StatementParser::ParseTableRef() {
   TableRef table;
   table.position = tokens_.Peek().position;
+  if (tokens_.Peek().IsSymbol("(")) {
+    tokens_.Take();
+    ASSIGN_OR_RETURN(SelectStatement inner, ParseSelectQuery());
+    RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+    table.subquery = std::make_shared<SelectStatement>(std::move(inner));
+    ASSIGN_OR_RETURN(table.alias, ParseOptionalAlias());
+    return table;
+  }
   if (tokens_.Peek().kind == TokenKind::kBareWord && IsReservedWord(tokens_.Peek().text) &&
       !tokens_.Peek(1).IsSymbol("(")) {
     return tokens_.Error("Expected table name or table function");

@@ -15,6 +15,7 @@
 #include "core/absl_compat.h"
 #include "core/aggregation/builtin_aggregate_functions.h"
 #include "core/error.h"
+#include "core/function_error_codes.h"
 #include "core/status_macros.h"
 
 namespace granite::core {
@@ -260,7 +261,7 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
   const bool parametric = entry.family == Family::kQuantile ||
                           (entry.family == Family::kValue && entry.sub == V(ValueKind::kUniqUpTo));
   if (!parametric && !parsed.params.empty()) {
-    return Error(ErrorCode::kAggregateFunctionDoesntAllowParameters,
+    return Error(kAggregateFunctionDoesntAllowParameters,
                  absl::StrCat("Aggregate function ", ToAbsl(entry.name), " cannot have parameters"));
   }
   if (entry.family == Family::kQuantile) {
@@ -271,13 +272,13 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
     }
     const double level = parsed.params.empty() ? 0.5 : parsed.params[0];
     if (!(level >= 0 && level <= 1)) {
-      return Error(ErrorCode::kParameterOutOfBound,
+      return Error(kParameterOutOfBound,
                    absl::StrCat("Quantile level is out of range [0..1]: ", level));
     }
   }
   if (entry.family == Family::kValue && entry.sub == V(ValueKind::kUniqUpTo)) {
     if (parsed.params.size() != 1 || parsed.params[0] < 0 || parsed.params[0] > 100) {
-      return Error(ErrorCode::kParameterOutOfBound,
+      return Error(kParameterOutOfBound,
                    "Aggregate function uniqUpTo requires one parameter from 0 to 100");
     }
   }

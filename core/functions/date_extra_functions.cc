@@ -26,6 +26,7 @@
 #include "core/absl_compat.h"
 #include "core/date_time.h"
 #include "core/error.h"
+#include "core/function_error_codes.h"
 #include "core/functions/function_errors.h"
 #include "core/functions/simple_function.h"
 #include "core/functions/vector_loops.h"
@@ -698,7 +699,7 @@ void ParseBestEffortRow(const Operand* ops, size_t i, Column* out) {
   uint32_t t = 0;
   std::string_view s = Str(ops[0], i);
   if (!BestEffort(s, &t)) {
-    FailRow(Error(ErrorCode::kCannotParseDatetime,
+    FailRow(Error(kCannotParseDatetime,
                   absl::StrCat("Cannot read DateTime: unexpected text '", std::string(s), "'")));
   }
   out->Append<uint32_t>(t);

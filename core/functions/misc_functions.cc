@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/error.h"
+#include "core/function_error_codes.h"
 #include "core/functions/cast_column.h"
 #include "core/functions/function_errors.h"
 #include "core/functions/simple_function.h"
@@ -105,7 +106,7 @@ void ThrowIf(const Operand* ops, size_t i, Column* out) {
   if (I64(ops[0], i) != 0) {
     std::string message = ops[1].column != nullptr ? std::string(Str(ops[1], i))
                                                    : "Value passed to 'throwIf' function is non-zero";
-    FailRow(Error(ErrorCode::kFunctionThrowIfValueIsNonZero, message));
+    FailRow(Error(kFunctionThrowIfValueIsNonZero, message));
   }
   out->Append<uint8_t>(0);
 }
@@ -195,7 +196,7 @@ void Ipv4StringToNum(const Operand* ops, size_t i, Column* out) {
   uint32_t ip = 0;
   std::string_view s = Str(ops[0], i);
   if (!ParseIpv4(s, &ip)) {
-    FailRow(Error(ErrorCode::kCannotParseIpv4,
+    FailRow(Error(kCannotParseIpv4,
                   absl::StrCat("Invalid IPv4 value '", std::string(s), "'")));
   }
   out->Append<uint32_t>(ip);

@@ -95,7 +95,15 @@
   M(UInt64, max_query_size, 262144, "",                                                           \
     "Bytes of query text (without an INSERT's inline data) before SYNTAX_ERROR (0 = none)")     \
   M(UInt64, max_concurrent_queries_for_user, 0, "",                                               \
-    "Queries one user may run at once before TOO_MANY_SIMULTANEOUS_QUERIES (0 = no limit)")
+    "Queries one user may run at once before TOO_MANY_SIMULTANEOUS_QUERIES (0 = no limit)")     \
+  M(UInt64, max_rows_in_join, 0, "",                                                              \
+    "Rows a JOIN's result may have before TOO_MANY_ROWS (0 = the server's cap of 200 million)")  \
+  M(Bool, join_use_nulls, false, "",                                                              \
+    "1: rows without a partner get NULLs (needs Nullable columns: refused for now)")             \
+  M(Bool, allow_experimental_correlated_subqueries, true, "",                                    \
+    "Accepted as in ClickHouse; correlated subqueries are refused for now")                      \
+  M(Bool, allow_correlated_subqueries, true, "",                                                  \
+    "Accepted as in ClickHouse; correlated subqueries are refused for now")
 
 // Table settings: CREATE TABLE ... SETTINGS and ALTER TABLE ... MODIFY SETTING.
 #define GRANITE_TABLE_SETTINGS(M)                                                                 \

@@ -1,0 +1,58 @@
+// FROM with joins or a subquery, materialized on the coordinator before the rest of the SELECT
+// runs over it (Binder::Bind with a materialized source).
+//
+// Each relation (a table, a table function, a system table or a subquery) becomes a LocalTable:
+// a table or table function is read by its own distributed SELECT of just the columns the query
+// names, with the WHERE conjuncts that concern it alone pushed into that SELECT (never into the
+// side of an outer join that gets default values); subqueries and system tables run as written.
+// Relations are then joined on the coordinator by hash joins (exec/hash_join.h) on the equal
+// keys of ON / USING and, for comma and inner joins, of WHERE:
+//   - only inner / comma / cross joins: a greedy order — start from the largest relation, then
+//     repeatedly join the smallest relation connected to the joined ones by an equality (a
+//     relation connected to none comes last, as a cross join), building on the smaller side;
+//   - with an outer, semi or anti join: the written order, left-deep.
+// The SELECT that remains has no FROM and keeps the conjuncts not used as keys or pushed down.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "coordinator/exec/subqueries.h"
+#include "coordinator/planner/binder.h"
+#include "coordinator/sql/ast.h"
+
+namespace granite::coordinator {
+
+// Column names and types of a table or a table function.
+struct RelationColumns {
+  std::vector<std::string> names;
+  std::vector<core::TypeId> types;
+};
+
+struct FromContext {
+  SubqueryRunner run;  // runs a SELECT (the relations' reads, subqueries)
+  // Columns of a table or table-function reference; errors as binding the reference would give.
+  std::function<absl::StatusOr<RelationColumns>(const sql::TableRef&)> columns_of;
+  uint64_t max_rows_in_join = 0;  // 0: the server's cap
+  bool join_use_nulls = false;
+};
+
+struct MaterializedFrom {
+  LocalTable table;
+  sql::SelectStatement rest;  // `select` without FROM and without the conjuncts used
+};
+
+// True when `select`'s FROM has joins or is a subquery.
+bool NeedsMaterializedFrom(const sql::SelectStatement& select);
+
+// Materializes FROM. Errors: AMBIGUOUS_IDENTIFIER, NO_COMMON_TYPE (a string key equal to a
+// number), INVALID_JOIN_ON_EXPRESSION (an outer join's ON with no equality between its two
+// sides, or with a condition on the other side only), TOO_MANY_ROWS (max_rows_in_join), and
+// those of the relations' reads.
+absl::StatusOr<MaterializedFrom> MaterializeFrom(const sql::SelectStatement& select,
+                                                 const FromContext& context);
+
+}  // namespace granite::coordinator

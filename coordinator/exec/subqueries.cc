@@ -1,0 +1,217 @@
+#include "coordinator/exec/subqueries.h"
+
+#include <string>
+#include <utility>
+
+#include "core/error.h"
+#include "core/status_macros.h"
+
+namespace granite::coordinator {
+namespace {
+
+using core::ErrorCode;
+using sql::Expr;
+using sql::ExprKind;
+using sql::ExprPtr;
+
+bool Contains(const ExprPtr& e) {
+  if (e == nullptr) return false;
+  if (e->kind == ExprKind::kSubquery) return true;
+  for (const ExprPtr& arg : e->args) {
+    if (Contains(arg)) return true;
+  }
+  return false;
+}
+
+// Runs `subquery`, reporting a reference to the outer query as a correlated subquery.
+absl::StatusOr<LocalTable> RunSubquery(const Expr& node, const SubqueryRunner& run) {
+  absl::StatusOr<LocalTable> result = run(*node.subquery);
+  if (!result.ok() && core::CodeOf(result.status()) == ErrorCode::kUnknownIdentifier) {
+    return core::Error(ErrorCode::kNotImplemented,
+                       "Correlated subqueries are not supported yet (at position " +
+                           std::to_string(node.position + 1) + "): " +
+                           std::string(result.status().message()));
+  }
+  return result;
+}
+
+ExprPtr Call(std::string name, std::vector<ExprPtr> args, size_t position) {
+  auto call = std::make_shared<Expr>();
+  call->kind = ExprKind::kFunction;
+  call->name = std::move(name);
+  call->args = std::move(args);
+  call->position = position;
+  return call;
+}
+
+ExprPtr DefaultLiteral(core::TypeId type, size_t position) {
+  core::Column column(type);
+  if (core::IsString(type)) {
+    column.AppendString("");
+  } else {
+    column.Resize(1);
+  }
+  return LiteralOf(column, 0, position);
+}
+
+class Rewriter {
+ public:
+  explicit Rewriter(const SubqueryRunner& run) : run_(run) {}
+
+  // Returns `e` itself when nothing under it changes, else a rewritten copy.
+  absl::StatusOr<ExprPtr> Rewrite(const ExprPtr& e) {
+    if (!Contains(e)) return e;
+    if (e->kind == ExprKind::kSubquery) return Scalar(*e);
+    const std::string& name = e->name;
+    if ((name == "in" || name == "notIn") && e->args.size() == 2 &&
+        e->args[1]->kind == ExprKind::kSubquery) {
+      ASSIGN_OR_RETURN(ExprPtr left, Rewrite(e->args[0]));
+      ASSIGN_OR_RETURN(ExprPtr set, Set(*e->args[1]));
+      auto copy = std::make_shared<Expr>(*e);
+      copy->args = {std::move(left), std::move(set)};
+      return ExprPtr(copy);
+    }
+    if (name == "exists" && e->args.size() == 1 && e->args[0]->kind == ExprKind::kSubquery) {
+      const Expr& node = *e->args[0];
+      sql::SelectStatement limited = *node.subquery;
+      if (limited.set_operands.empty() && !limited.limit) limited.limit = 1;
+      Expr bounded = node;
+      bounded.subquery = std::make_shared<sql::SelectStatement>(std::move(limited));
+      ASSIGN_OR_RETURN(LocalTable result, RunSubquery(bounded, run_));
+      auto literal = std::make_shared<Expr>();
+      literal->kind = ExprKind::kLiteral;
+      literal->value = uint64_t{result.block.rows() > 0 ? 1u : 0u};
+      literal->literal_type = core::TypeId::kUInt8;
+      literal->position = e->position;
+      literal->alias = e->alias;
+      return ExprPtr(literal);
+    }
+    auto copy = std::make_shared<Expr>(*e);
+    for (ExprPtr& arg : copy->args) {
+      ASSIGN_OR_RETURN(arg, Rewrite(arg));
+    }
+    return ExprPtr(copy);
+  }
+
+ private:
+  absl::StatusOr<ExprPtr> Scalar(const Expr& node) {
+    ASSIGN_OR_RETURN(LocalTable result, RunSubquery(node, run_));
+    if (result.names.size() != 1) {
+      return core::Error(ErrorCode::kIncorrectResultOfScalarSubquery,
+                         "Scalar subquery returned " + std::to_string(result.names.size()) +
+                             " columns, expected one (at position " +
+                             std::to_string(node.position + 1) + ")");
+    }
+    const size_t rows = result.block.rows();
+    if (rows > 1) {
+      return core::Error(ErrorCode::kIncorrectResultOfScalarSubquery,
+                         "Scalar subquery returned more than one row (" + std::to_string(rows) +
+                             " rows, at position " + std::to_string(node.position + 1) + ")");
+    }
+    ExprPtr literal = rows == 0 ? DefaultLiteral(result.types[0], node.position)
+                                : LiteralOf(*result.block.columns[0], 0, node.position);
+    literal->alias = node.alias;
+    return literal;
+  }
+
+  absl::StatusOr<ExprPtr> Set(const Expr& node) {
+    ASSIGN_OR_RETURN(LocalTable result, RunSubquery(node, run_));
+    if (result.names.size() != 1) {
+      return core::Error(ErrorCode::kNumberOfColumnsDoesntMatch,
+                         "IN (SELECT ...) over " + std::to_string(result.names.size()) +
+                             " columns is not supported; the subquery must return one column "
+                             "(at position " + std::to_string(node.position + 1) + ")");
+    }
+    std::vector<ExprPtr> values;
+    const core::Column& column = *result.block.columns[0];
+    values.reserve(column.size());
+    for (size_t row = 0; row < column.size(); ++row) {
+      values.push_back(LiteralOf(column, row, node.position));
+    }
+    return Call("tuple", std::move(values), node.position);
+  }
+
+  const SubqueryRunner& run_;
+};
+
+}  // namespace
+
+sql::ExprPtr LiteralOf(const core::Column& column, size_t row, size_t position) {
+  auto literal = std::make_shared<Expr>();
+  literal->kind = ExprKind::kLiteral;
+  literal->position = position;
+  literal->literal_type = column.type();
+  if (core::IsString(column.type())) {
+    literal->value = std::string(column.StringAt(row));
+    return literal;
+  }
+  core::DispatchFixed(column.type(), [&](auto tag) {
+    using T = typename decltype(tag)::Type;
+    const T v = column.Get<T>(row);
+    if constexpr (std::is_floating_point_v<T>) {
+      literal->value = static_cast<double>(v);
+    } else if constexpr (std::is_signed_v<T>) {
+      literal->value = static_cast<int64_t>(v);
+    } else {
+      literal->value = static_cast<uint64_t>(v);
+    }
+  });
+  return literal;
+}
+
+bool HasExpressionSubqueries(const sql::SelectStatement& select) {
+  for (const ExprPtr& item : select.select) {
+    if (Contains(item)) return true;
+  }
+  for (const ExprPtr& key : select.group_by) {
+    if (Contains(key)) return true;
+  }
+  for (const sql::OrderItem& order : select.order_by) {
+    if (Contains(order.expr)) return true;
+  }
+  for (const sql::JoinClause& join : select.joins) {
+    if (Contains(join.on)) return true;
+  }
+  for (const sql::WithItem& with : select.with) {
+    if (Contains(with.expr)) return true;
+  }
+  return Contains(select.where) || Contains(select.having);
+}
+
+absl::StatusOr<sql::SelectStatement> ReplaceSubqueries(const sql::SelectStatement& select,
+                                                       const SubqueryRunner& run) {
+  sql::SelectStatement out = select;
+  Rewriter rewriter(run);
+  size_t scalar_items = 0;
+  for (ExprPtr& item : out.select) {
+    // A scalar subquery item without an alias is named as ClickHouse names it.
+    const bool unnamed = item->kind == ExprKind::kSubquery && item->alias.empty();
+    ASSIGN_OR_RETURN(item, rewriter.Rewrite(item));
+    if (unnamed) item->alias = "_subquery_" + std::to_string(++scalar_items);
+  }
+  for (sql::WithItem& with : out.with) {
+    if (with.expr) {
+      ASSIGN_OR_RETURN(with.expr, rewriter.Rewrite(with.expr));
+    }
+  }
+  for (sql::JoinClause& join : out.joins) {
+    if (join.on) {
+      ASSIGN_OR_RETURN(join.on, rewriter.Rewrite(join.on));
+    }
+  }
+  if (out.where) {
+      ASSIGN_OR_RETURN(out.where, rewriter.Rewrite(out.where));
+    }
+  for (ExprPtr& key : out.group_by) {
+    ASSIGN_OR_RETURN(key, rewriter.Rewrite(key));
+  }
+  if (out.having) {
+      ASSIGN_OR_RETURN(out.having, rewriter.Rewrite(out.having));
+    }
+  for (sql::OrderItem& order : out.order_by) {
+    ASSIGN_OR_RETURN(order.expr, rewriter.Rewrite(order.expr));
+  }
+  return out;
+}
+
+}  // namespace granite::coordinator

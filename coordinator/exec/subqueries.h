@@ -1,0 +1,36 @@
+// Uncorrelated subqueries inside expressions, evaluated once on the coordinator before the
+// outer SELECT is bound (as ClickHouse's GLOBAL IN: the set travels to the workers inside the
+// plan, so every worker filters with the same set and none runs the subquery itself):
+//   x IN (SELECT ...) / NOT IN   -> in(x, tuple(v1, ..., vn)) with the values in the column's type
+//   (SELECT ...) as a value      -> the single value (default value of its type on no rows)
+//   EXISTS (SELECT ...)          -> 1 or 0
+// A subquery that names a column of the outer query fails to bind on its own: such correlated
+// subqueries are reported as NOT_IMPLEMENTED.
+#pragma once
+
+#include <functional>
+
+#include "absl/status/statusor.h"
+#include "coordinator/planner/binder.h"
+#include "coordinator/sql/ast.h"
+
+namespace granite::coordinator {
+
+// Runs a whole SELECT (set operators included) and returns its result.
+using SubqueryRunner = std::function<absl::StatusOr<LocalTable>(const sql::SelectStatement&)>;
+
+// Returns a copy of `select` whose expressions (select list, WHERE, GROUP BY, HAVING, ORDER BY,
+// JOIN ON, WITH aliases) hold no subquery; FROM subqueries are left to the caller. Shared nodes
+// of `select` are never modified. Errors: INCORRECT_RESULT_OF_SCALAR_SUBQUERY (a scalar
+// subquery with several rows or columns), NUMBER_OF_COLUMNS_DOESNT_MATCH (IN over several
+// columns), the subquery's own errors.
+absl::StatusOr<sql::SelectStatement> ReplaceSubqueries(const sql::SelectStatement& select,
+                                                       const SubqueryRunner& run);
+
+// True when any expression of `select` (not of its FROM subqueries) holds a subquery.
+bool HasExpressionSubqueries(const sql::SelectStatement& select);
+
+// Returns row `row` of `column` as a literal node of the column's type.
+sql::ExprPtr LiteralOf(const core::Column& column, size_t row, size_t position);
+
+}  // namespace granite::coordinator
