@@ -64,6 +64,14 @@ ErrorCode CodeOf(const absl::Status& status) {
 }
 
 std::string_view ErrorName(ErrorCode code) {
+  // The codes of core/function_error_codes.h.
+  if (code == kAggregateFunctionDoesntAllowParameters) {
+    return "AGGREGATE_FUNCTION_DOESNT_ALLOW_PARAMETERS";
+  }
+  if (code == kParameterOutOfBound) return "PARAMETER_OUT_OF_BOUND";
+  if (code == kFunctionThrowIfValueIsNonZero) return "FUNCTION_THROW_IF_VALUE_IS_NON_ZERO";
+  if (code == kCannotParseIpv4) return "CANNOT_PARSE_IPV4";
+  if (code == kCannotParseDatetime) return "CANNOT_PARSE_DATETIME";
   switch (code) {
     case ErrorCode::kOk: return "OK";
     case ErrorCode::kNotImplemented: return "NOT_IMPLEMENTED";
@@ -129,13 +137,6 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kIncorrectResultOfScalarSubquery: return "INCORRECT_RESULT_OF_SCALAR_SUBQUERY";
     case ErrorCode::kInvalidJoinOnExpression: return "INVALID_JOIN_ON_EXPRESSION";
     case ErrorCode::kNoCommonType: return "NO_COMMON_TYPE";
-    case kAggregateFunctionDoesntAllowParameters:
-      return "AGGREGATE_FUNCTION_DOESNT_ALLOW_PARAMETERS";
-    case kParameterOutOfBound: return "PARAMETER_OUT_OF_BOUND";
-    case kFunctionThrowIfValueIsNonZero:
-      return "FUNCTION_THROW_IF_VALUE_IS_NON_ZERO";
-    case kCannotParseIpv4: return "CANNOT_PARSE_IPV4";
-    case kCannotParseDatetime: return "CANNOT_PARSE_DATETIME";
   }
   return "UNKNOWN_EXCEPTION";
 }

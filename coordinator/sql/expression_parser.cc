@@ -1,5 +1,7 @@
 #include "coordinator/sql/expression_parser.h"
 
+#include "coordinator/sql/parser.h"
+
 #include <charconv>
 #include <cstdint>
 #include <limits>

@@ -97,7 +97,7 @@ class MomentsOp {
       case MomentKind::kSkewSamp: {
         if (n <= 1) return kNan;
         const double v = Samp(s);
-        return v > 0 ? Third(s) / (n - 1) / std::pow(v, 1.5) : kNan;
+        return v > 0 ? Third(s) / n / std::pow(v, 1.5) : kNan;
       }
       case MomentKind::kKurtPop: {
         if (n == 0) return kNan;
@@ -107,7 +107,7 @@ class MomentsOp {
       case MomentKind::kKurtSamp: {
         if (n <= 1) return kNan;
         const double v = Samp(s);
-        return v > 0 ? Fourth(s) / (n - 1) / (v * v) : kNan;
+        return v > 0 ? Fourth(s) / n / (v * v) : kNan;
       }
       case MomentKind::kCovarPop: return n == 0 ? kNan : (s.xy - s.x * s.y / n) / n;
       case MomentKind::kCovarSamp: return n <= 1 ? kNan : (s.xy - s.x * s.y / n) / (n - 1);

@@ -231,7 +231,9 @@ class BitOp {
   void Add(State& s, const std::vector<ColumnPtr>& args, size_t row) const {
     Fold(s, args[0]->Data<T>()[row]);
   }
-  void Merge(State& s, State&& o) const { Fold(s, o); }
+  void Merge(State& s, State&& o) const {
+    s = kind_ == ValueKind::kBitXor ? static_cast<T>(s ^ o) : static_cast<T>(s | o);
+  }
   void Write(const State& s, std::string* out) const { WritePod(s, out); }
   bool Read(std::string_view in, State* s) const { return ReadPod(in, s); }
   TypeId ResultType() const { return arg_; }

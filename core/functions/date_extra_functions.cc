@@ -79,7 +79,7 @@ int64_t Relative(Unit unit, int64_t seconds) {
     case Unit::kHour: return FloorDiv(seconds, 3600);
     case Unit::kDay: return day;
     case Unit::kWeek: return RelativeWeek(day);
-    case Unit::kMonth: return MonthNumber(day);
+    case Unit::kMonth: return MonthNumber(day) + 1;  // ClickHouse counts year * 12 + month
     case Unit::kQuarter: return FloorDiv(MonthNumber(day), 3);
     case Unit::kYear: return FloorDiv(MonthNumber(day), 12);
     case Unit::kInvalid: break;
@@ -415,12 +415,7 @@ void FormatOne(char spec, uint32_t t, std::string* out) {
     case 'd': Pad2(d, out); break;
     case 'D': Pad2(m, out), out->push_back('/'), Pad2(d, out), out->push_back('/'),
               Pad2(static_cast<unsigned>(y % 100), out); break;
-    case 'e': {
-      std::string v = std::to_string(d);
-      if (v.size() < 2) out->push_back(' ');
-      out->append(v);
-      break;
-    }
+    case 'e': out->append(std::to_string(d)); break;
     case 'f': out->append("000000"); break;
     case 'F': absl::StrAppend(out, y, "-"), Pad2(m, out), out->push_back('-'), Pad2(d, out); break;
     case 'h':

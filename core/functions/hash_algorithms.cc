@@ -336,9 +336,10 @@ void MurmurHash3_128(const char* s, size_t len, uint32_t seed, uint64_t out[2]) 
   out[1] = h2;
 }
 
-uint64_t IntHash64(uint64_t x) { return Fmix64(x); }
+uint64_t IntHash64(uint64_t x) { return Fmix64(x ^ 0x4CF2D2BAAE6DA887ULL); }
 
 uint64_t IntHash32(uint64_t key) {
+  key ^= 0x75D9543DE018BF45ULL;
   key = (~key) + (key << 18);
   key = key ^ ((key >> 31) | (key << 33));
   key = key * 21;

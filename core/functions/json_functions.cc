@@ -244,7 +244,8 @@ enum class Kind { kString, kInt, kUInt, kFloat, kBool, kRaw, kHas, kLength };
 void AppendNumber(std::string_view raw, Kind kind, Column* out) {
   double d = 0;
   bool ok = false;
-  if (!raw.empty() && raw[0] != '"') {
+  if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"') raw = raw.substr(1, raw.size() - 2);
+  if (!raw.empty()) {
     auto [p, ec] = std::from_chars(raw.data(), raw.data() + raw.size(), d);
     ok = ec == std::errc() && p == raw.data() + raw.size();
   }
@@ -267,7 +268,11 @@ void Extract(const Operand* ops, size_t i, Column* out) {
     case Kind::kString: {
       std::string text;
       std::string_view raw = found ? scanner.Raw() : "";
-      if (raw.starts_with('"')) JsonScanner::Unescape(raw, &text);
+      if (raw.starts_with('"')) {
+        JsonScanner::Unescape(raw, &text);
+      } else if (!raw.empty() && raw[0] != '{' && raw[0] != '[') {
+        text = raw;  // a number or a literal: its text, as ClickHouse
+      }
       return out->AppendString(text);
     }
     default: AppendNumber(found ? scanner.Raw() : "", kKind, out);

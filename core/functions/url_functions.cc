@@ -181,7 +181,7 @@ void CutQueryStringAndFragment(std::string_view url, std::string* out) {
 
 void CutWww(std::string_view url, std::string* out) {
   const size_t start = HostStart(url);
-  if (url.substr(start).starts_with("www.")) {
+  if (start > 0 && url.substr(start).starts_with("www.")) {
     out->assign(url.substr(0, start));
     out->append(url.substr(start + 4));
   } else {
@@ -232,7 +232,7 @@ void Port(const Operand* ops, size_t i, Column* out) {
   const size_t start = HostStart(url);
   const size_t end = HostEnd(url, start);
   uint64_t port = 0;
-  if (end < url.size() && url[end] == ':') {
+  if (end < url.size() && url[end] == ':' && !Domain(url).empty()) {
     size_t k = end + 1;
     while (k < url.size() && absl::ascii_isdigit(url[k]) && port <= 65535) {
       port = port * 10 + (url[k++] - '0');
