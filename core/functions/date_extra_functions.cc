@@ -741,14 +741,14 @@ void RegisterDateExtraFunctions(FunctionTable& table) {
   table.AddAlias("timestampSub", "dateSub", true);
   table.AddAlias("timestamp_sub", "dateSub", true);
   table.Add({"dateDiff", 3, 3, true, ResolveDateDiff, CompileDateDiff});
-  table.AddAlias("date_diff", "dateDiff", true);
-  table.AddAlias("DATE_DIFF", "dateDiff", true);
-  table.AddAlias("timestampDiff", "dateDiff", true);
-  table.AddAlias("timestamp_diff", "dateDiff", true);
-  table.AddAlias("TIMESTAMP_DIFF", "dateDiff", true);
-  table.Add({"formatDateTime", 2, 2, true, ResolveFormatDateTime, CompileFormatDateTime});
+  table.AddAlias("date_diff", "dateDiff", false);
+  table.AddAlias("DATE_DIFF", "dateDiff", false);
+  table.AddAlias("timestampDiff", "dateDiff", false);
+  table.AddAlias("timestamp_diff", "dateDiff", false);
+  table.AddAlias("TIMESTAMP_DIFF", "dateDiff", false);
+  table.Add({"formatDateTime", 2, 2, false, ResolveFormatDateTime, CompileFormatDateTime});
   table.AddAlias("DATE_FORMAT", "formatDateTime", true);
-  table.Add({"fromUnixTimestamp", 1, 2, true, ResolveFormatDateTime, CompileFormatDateTime});
+  table.Add({"fromUnixTimestamp", 1, 2, false, ResolveFormatDateTime, CompileFormatDateTime});
   table.AddAlias("FROM_UNIXTIME", "fromUnixTimestamp", true);
   AddSimpleFunctions(table, {
       {"now", {}, 0, 0, true, kDateTime, MakeRowKernel<NowRow>},
@@ -782,9 +782,9 @@ void RegisterDateExtraFunctions(FunctionTable& table) {
       {"timeSlot", {A::kTime}, 1, 1, false, kDateTime, MakeRowKernel<StartOfStepRow<1800>>},
       {"toYYYYMMDDhhmmss", {A::kTime}, 1, 1, false, TypeId::kUInt64,
        MakeRowKernel<YyyyMmDdHhMmSsRow>},
-      {"monthName", {A::kTime}, 1, 1, false, TypeId::kString, MakeRowKernel<MonthNameRow>},
-      {"makeDate", {A::kInt}, 3, 3, false, kDate, MakeRowKernel<MakeDateRow>},
-      {"makeDateTime", {A::kInt}, 6, 6, false, kDateTime, MakeRowKernel<MakeDateTimeRow>},
+      {"monthName", {A::kTime}, 1, 1, true, TypeId::kString, MakeRowKernel<MonthNameRow>},
+      {"makeDate", {A::kInt}, 3, 3, true, kDate, MakeRowKernel<MakeDateRow>},
+      {"makeDateTime", {A::kInt}, 6, 6, true, kDateTime, MakeRowKernel<MakeDateTimeRow>},
       {"parseDateTimeBestEffort", {A::kString}, 1, 1, false, kDateTime,
        MakeRowKernel<ParseBestEffortRow>},
       {"parseDateTimeBestEffortOrZero", {A::kString}, 1, 1, false, kDateTime,

@@ -509,7 +509,7 @@ void RegisterStringExtraFunctions(FunctionTable& table) {
       {"upperUTF8", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<CaseUtf8<true>>>},
       {"reverse", {A::kString}, 1, 1, true, kStr, MakeRowKernel<MapString<Reverse>>},
       {"reverseUTF8", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<ReverseUtf8>>},
-      {"initcap", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Initcap<false>>>},
+      {"initcap", {A::kString}, 1, 1, true, kStr, MakeRowKernel<MapString<Initcap<false>>>},
       {"initcapUTF8", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Initcap<true>>>},
       {"trimLeft", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Trim<true, false>>>},
       {"trimRight", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Trim<false, true>>>},
@@ -550,7 +550,7 @@ void RegisterStringExtraFunctions(FunctionTable& table) {
       {"positionUTF8", {A::kString}, 2, 2, false, kU64, MakeRowKernel<Position<false, true>>},
       {"positionCaseInsensitiveUTF8", {A::kString}, 2, 2, false, kU64,
        MakeRowKernel<Position<true, true>>},
-      {"countSubstrings", {A::kString}, 2, 2, false, kU64, MakeRowKernel<CountSubstrings<false>>},
+      {"countSubstrings", {A::kString}, 2, 2, true, kU64, MakeRowKernel<CountSubstrings<false>>},
       {"countSubstringsCaseInsensitive", {A::kString}, 2, 2, false, kU64,
        MakeRowKernel<CountSubstrings<true>>},
       {"editDistance", {A::kString}, 2, 2, false, kU64, MakeRowKernel<EditDistance>},
@@ -559,11 +559,11 @@ void RegisterStringExtraFunctions(FunctionTable& table) {
   });
   table.Add({"hex", 1, 1, true, ResolveHex, CompileHex});
   table.Add({"bin", 1, 1, true, ResolveHex, CompileHex});
-  table.AddAlias("char_length", "lengthUTF8", true);
-  table.AddAlias("character_length", "lengthUTF8", true);
-  table.AddAlias("ltrim", "trimLeft", true);
-  table.AddAlias("rtrim", "trimRight", true);
-  table.AddAlias("trim", "trimBoth", true);
+  table.AddAlias("CHAR_LENGTH", "lengthUTF8", true);
+  table.AddAlias("CHARACTER_LENGTH", "lengthUTF8", true);
+  table.AddAlias("ltrim", "trimLeft", false);
+  table.AddAlias("rtrim", "trimRight", false);
+  table.AddAlias("trim", "trimBoth", false);
   table.AddAlias("TO_BASE64", "base64Encode", true);
   table.AddAlias("FROM_BASE64", "base64Decode", true);
   table.AddAlias("lpad", "leftPad", true);
