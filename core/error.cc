@@ -121,6 +121,10 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kSupportIsDisabled: return "SUPPORT_IS_DISABLED";
     case ErrorCode::kIncorrectFileName: return "INCORRECT_FILE_NAME";
     case ErrorCode::kUnknownDatabase: return "UNKNOWN_DATABASE";
+    case ErrorCode::kDatabaseAlreadyExists: return "DATABASE_ALREADY_EXISTS";
+    case ErrorCode::kDatabaseAccessDenied: return "DATABASE_ACCESS_DENIED";
+    case ErrorCode::kUnknownQueryParameter: return "UNKNOWN_QUERY_PARAMETER";
+    case ErrorCode::kBadQueryParameter: return "BAD_QUERY_PARAMETER";
     case ErrorCode::kUnknownCompressionMethod: return "UNKNOWN_COMPRESSION_METHOD";
     case ErrorCode::kCannotDecompress: return "CANNOT_DECOMPRESS";
     case ErrorCode::kHttpLengthRequired: return "HTTP_LENGTH_REQUIRED";
@@ -137,6 +141,9 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kIncorrectResultOfScalarSubquery: return "INCORRECT_RESULT_OF_SCALAR_SUBQUERY";
     case ErrorCode::kInvalidJoinOnExpression: return "INVALID_JOIN_ON_EXPRESSION";
     case ErrorCode::kNoCommonType: return "NO_COMMON_TYPE";
+    case ErrorCode::kUnionAllResultStructuresMismatch: return "UNION_ALL_RESULT_STRUCTURES_MISMATCH";
+    case ErrorCode::kExpectedAllOrDistinct: return "EXPECTED_ALL_OR_DISTINCT";
+    case ErrorCode::kUnsupportedMethod: return "UNSUPPORTED_METHOD";
   }
   return "UNKNOWN_EXCEPTION";
 }

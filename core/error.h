@@ -69,10 +69,17 @@ enum class ErrorCode : int {
   kSettingConstraintViolation = 452,
   kAccessDenied = 497,
   kQuotaExceeded = 201,
+  kDatabaseAlreadyExists = 82,
+  kDatabaseAccessDenied = 291,
+  kUnknownQueryParameter = 456,
+  kBadQueryParameter = 457,
   kAmbiguousIdentifier = 207,
   kIncorrectResultOfScalarSubquery = 125,
   kInvalidJoinOnExpression = 403,
   kNoCommonType = 386,
+  kUnionAllResultStructuresMismatch = 258,
+  kExpectedAllOrDistinct = 558,
+  kUnsupportedMethod = 1,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").

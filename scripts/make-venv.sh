@@ -2,7 +2,8 @@
 # Creates the Python venv used by the tests (.venv): grpcio and grpcio-tools for the ClickHouse gRPC
 # protocol, and the granite_client package (client/python) installed in editable mode, which
 # generates its gRPC stubs from proto/, and clickhouse-connect (for the HTTP interface's tests).
-# Idempotent and quiet. Pass --bench to add the benchmark peers (chdb, duckdb).
+# Idempotent and quiet. Pass --bench to add the benchmark peers (chdb, duckdb) and the TPC-H data
+# generator (tpchgen-cli, bench/tpch/tpch.py).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 venv="$root/.venv"
@@ -11,7 +12,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 want=(grpcio grpcio-tools setuptools wheel clickhouse-connect)
 if [ "${1:-}" = "--bench" ]; then
-  want+=(chdb duckdb)
+  want+=(chdb duckdb tpchgen-cli)
 fi
 need=()
 for p in "${want[@]}"; do

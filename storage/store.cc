@@ -29,6 +29,12 @@ absl::Status InTableDirectory(const absl::Status& status, const std::string& dir
   return Error(code, absl::StrCat("Cannot open table directory ", dir, ": ", status.message()));
 }
 
+// Returns "database.table" for messages: tables of database `default` have no prefix (store.h).
+std::string Qualified(std::string_view name) {
+  if (name.find('.') != std::string_view::npos) return std::string(name);
+  return absl::StrCat("default.", core::ToAbsl(name));
+}
+
 }  // namespace
 
 std::string EscapeTableName(std::string_view name) {
@@ -96,6 +102,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(std::string data_dir,
   std::unique_ptr<Store> store(new Store(std::move(data_dir), std::move(fs)));
   FileSystem& files = *store->fs_;
   RETURN_IF_ERROR(files.CreateDirs(store->tables_dir_));
+  RETURN_IF_ERROR(store->OpenDatabases());
   ASSIGN_OR_RETURN(std::vector<std::string> entries, files.ListDir(store->tables_dir_));
   bool removed = false;
   for (const std::string& entry : entries) {
@@ -114,6 +121,7 @@ absl::StatusOr<std::unique_ptr<Store>> Store::Open(std::string data_dir,
 void Store::OpenTableDirectory(const std::string& entry) {
   std::string dir = JoinPath(tables_dir_, entry);
   std::string name = UnescapeTableName(entry);
+  FinishRename(dir, entry);
   absl::StatusOr<std::shared_ptr<Table>> table = [&]() -> absl::StatusOr<std::shared_ptr<Table>> {
     absl::StatusOr<std::string> bytes = fs_->ReadFile(JoinPath(dir, kSchemaFileName));
     if (!bytes.ok()) return InTableDirectory(bytes.status(), dir);
@@ -261,13 +269,13 @@ absl::StatusOr<std::shared_ptr<Table>> Store::TableOrError(std::string_view name
   if (auto it = tables_.find(name); it != tables_.end()) return it->second;
   if (auto it = broken_.find(name); it != broken_.end()) {
     return Error(ErrorCode::kCorruptedData,
-                 absl::StrCat("Table default.", core::ToAbsl(name),
+                 absl::StrCat("Table ", Qualified(name),
                               " is broken on this worker and cannot be read or written: ",
                               it->second.error,
                               " (DROP TABLE removes it, CREATE OR REPLACE TABLE replaces it)"));
   }
   return Error(ErrorCode::kUnknownTable,
-               absl::StrCat("Table default.", core::ToAbsl(name), " does not exist"));
+               absl::StrCat("Table ", Qualified(name), " does not exist"));
 }
 
 std::map<std::string, std::string> Store::BrokenTables() const {

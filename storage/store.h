@@ -3,6 +3,11 @@
 // Layout:
 //   <data>/tables/<escaped table name>/schema       EncodeTableSchema() output
 //   <data>/tables/<escaped table name>/parts/<part> see storage/part_format.h
+//   <data>/databases/<escaped database name>/       one empty directory per CREATE DATABASE
+// Databases are a name prefix: table t of database d is the table named "d.t" (directory
+// d%2Et); the tables of database `default` have no prefix, so data directories older than
+// databases open unchanged. RENAME TABLE moves the directory, then installs the new schema file
+// written beforehand as schema.renamed (Open() finishes a rename a crash interrupted).
 // Table directory names escape every byte outside [A-Za-z0-9_-] as %XX, so any table name is a
 // safe, distinct file name that never contains '.'. Directories being created or dropped are named
 // tmp.create.* / tmp.drop.* and are deleted by Open(): CREATE writes the schema into a temporary
@@ -17,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +77,22 @@ class Store {
 
   const std::string& data_dir() const { return data_dir_; }
 
+  // Databases (store_catalog.cc). CreateDatabase: DATABASE_ALREADY_EXISTS unless
+  // `if_not_exists`; DropDatabase drops every table named "<name>.*" (broken ones too), then the
+  // database; UNKNOWN_DATABASE unless `if_exists` when neither the database nor such a table
+  // exists. Databases() lists the created ones, sorted.
+  absl::Status CreateDatabase(std::string_view name, bool if_not_exists)
+      EXCLUDES(ddl_mu_, catalog_mu_);
+  absl::Status DropDatabase(std::string_view name, bool if_exists) EXCLUDES(ddl_mu_, catalog_mu_);
+  std::vector<std::string> Databases() const EXCLUDES(catalog_mu_);
+  // RENAME TABLE: moves table `from` (waiting for its running inserts) to the unused name `to`.
+  // Errors: UNKNOWN_TABLE, TABLE_ALREADY_EXISTS, CORRUPTED_DATA for a broken table, I/O errors
+  // (then the table keeps its old name).
+  absl::Status RenameTable(std::string_view from, std::string_view to)
+      EXCLUDES(ddl_mu_, catalog_mu_);
+  // TRUNCATE TABLE: replaces the table by an empty one of the same schema.
+  absl::Status TruncateTable(std::string_view name, bool if_exists) EXCLUDES(ddl_mu_, catalog_mu_);
+
   // Starts background merges of every table with `options` (storage/merge_scheduler.h).
   // REQUIRES: called once, before the store is used concurrently (worker start-up).
   void StartBackgroundMerges(const MergeOptions& options);
@@ -97,6 +119,10 @@ class Store {
   std::optional<std::string> BrokenReason(std::string_view name) const EXCLUDES(catalog_mu_);
   // Opens the table in directory `entry` of tables/, or records it as broken.
   void OpenTableDirectory(const std::string& entry);
+  // Reads databases/ into databases_ (creating the directory).
+  absl::Status OpenDatabases();
+  // Installs a schema.renamed left in `dir` by an interrupted RENAME TABLE (see the layout).
+  void FinishRename(const std::string& dir, const std::string& entry);
 
   // Constant after construction.
   std::string data_dir_;
@@ -111,6 +137,7 @@ class Store {
     std::string error;  // what kept it from opening
   };
   std::map<std::string, Broken, std::less<>> broken_ GUARDED_BY(catalog_mu_);
+  std::set<std::string, std::less<>> databases_ GUARDED_BY(catalog_mu_);
 
   // Declared last: destroyed first, so no merge outlives the tables.
   std::unique_ptr<MergeScheduler> merges_;

@@ -75,8 +75,9 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const core::pla
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store->TableOrError(from.table);
   if (!table.ok()) {
     if (core::CodeOf(table.status()) != core::ErrorCode::kUnknownTable) return table.status();
+    const char* database = from.table.find('.') == std::string::npos ? "default." : "";
     return core::Error(core::ErrorCode::kUnknownTable,
-                       "Table default." + from.table + " does not exist on this worker");
+                       "Table " + (database + from.table) + " does not exist on this worker");
   }
   source->table_ = *std::move(table);
   const storage::TableSchema& schema = source->table_->schema();

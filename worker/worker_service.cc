@@ -173,6 +173,25 @@ grpc::Status WorkerService::DropTable(grpc::ServerContext* context,
   return core::ToGrpcStatus(store_->DropTable(request->name(), request->if_exists()));
 }
 
+grpc::Status WorkerService::CatalogOp(grpc::ServerContext* context,
+                                      const pb::CatalogOpRequest* request,
+                                      pb::DdlResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
+  switch (request->kind()) {
+    case pb::CatalogOpRequest::CREATE_DATABASE:
+      return core::ToGrpcStatus(store_->CreateDatabase(request->name(), request->if_exists()));
+    case pb::CatalogOpRequest::DROP_DATABASE:
+      return core::ToGrpcStatus(store_->DropDatabase(request->name(), request->if_exists()));
+    case pb::CatalogOpRequest::RENAME_TABLE:
+      return core::ToGrpcStatus(store_->RenameTable(request->name(), request->new_name()));
+    case pb::CatalogOpRequest::TRUNCATE_TABLE:
+      return core::ToGrpcStatus(store_->TruncateTable(request->name(), request->if_exists()));
+    default:
+      return core::ToGrpcStatus(
+          core::Error(core::ErrorCode::kNotImplemented, "Unknown catalog operation"));
+  }
+}
+
 grpc::Status WorkerService::ListTables(grpc::ServerContext* context,
                                        const pb::ListTablesRequest* request,
                                        pb::ListTablesResponse* response) {
@@ -190,6 +209,7 @@ grpc::Status WorkerService::ListTables(grpc::ServerContext* context,
     info->set_parts(snapshot->parts.size());
     info->set_bytes_on_disk(bytes);
   }
+  for (const std::string& database : store_->Databases()) response->add_databases(database);
   for (const auto& [name, error] : store_->BrokenTables()) {
     pb::BrokenTable* broken = response->add_broken_tables();
     broken->set_name(name);

@@ -42,6 +42,10 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
   grpc::Status DropTable(grpc::ServerContext* context,
                          const granite::worker::v1::DropTableRequest* request,
                          granite::worker::v1::DdlResponse* response) override;
+  // CREATE / DROP DATABASE, RENAME TABLE, TRUNCATE TABLE (storage/store.h).
+  grpc::Status CatalogOp(grpc::ServerContext* context,
+                         const granite::worker::v1::CatalogOpRequest* request,
+                         granite::worker::v1::DdlResponse* response) override;
   grpc::Status ListTables(grpc::ServerContext* context,
                           const granite::worker::v1::ListTablesRequest* request,
                           granite::worker::v1::ListTablesResponse* response) override;

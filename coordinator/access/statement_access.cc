@@ -15,7 +15,9 @@ bool OnlyReads(const sql::Statement& statement) {
   return std::holds_alternative<sql::SelectStatement>(statement) ||
          std::holds_alternative<sql::ShowTablesStatement>(statement) ||
          std::holds_alternative<sql::DescribeStatement>(statement) ||
-         std::holds_alternative<sql::CheckTableStatement>(statement);
+         std::holds_alternative<sql::CheckTableStatement>(statement) ||
+         std::holds_alternative<sql::ShowStatement>(statement) ||
+         std::holds_alternative<sql::UseStatement>(statement);
 }
 
 }  // namespace

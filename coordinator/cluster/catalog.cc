@@ -1,5 +1,8 @@
 #include "coordinator/cluster/catalog.h"
 
+#include <iterator>
+
+#include "coordinator/cluster/table_name.h"
 #include "core/error.h"
 
 namespace granite::coordinator {
@@ -16,7 +19,7 @@ absl::StatusOr<core::TableSchema> Catalog::Lookup(const std::string& name) const
   core::ReaderLock lock(mu_);
   auto it = tables_.find(name);
   if (it == tables_.end()) {
-    return core::Error(core::ErrorCode::kUnknownTable, "Table default." + name + " does not exist");
+    return core::Error(core::ErrorCode::kUnknownTable, "Table " + DisplayTableName(name) + " does not exist");
   }
   if (!it->second.unusable.ok()) return it->second.unusable;
   return it->second.schema;
@@ -62,6 +65,42 @@ void Catalog::Invalidate() {
 bool Catalog::loaded() const {
   core::ReaderLock lock(mu_);
   return loaded_;
+}
+
+void Catalog::ResetDatabases(const std::set<std::string>& created) {
+  core::WriterLock lock(mu_);
+  databases_ = created;
+}
+
+void Catalog::PutDatabase(const std::string& name) {
+  core::WriterLock lock(mu_);
+  databases_.insert(name);
+}
+
+void Catalog::RemoveDatabase(const std::string& name) {
+  core::WriterLock lock(mu_);
+  databases_.erase(name);
+  for (auto it = tables_.begin(); it != tables_.end();) {
+    it = SplitTableName(it->first).database == name ? tables_.erase(it) : std::next(it);
+  }
+}
+
+bool Catalog::HasDatabase(const std::string& name) const {
+  if (name == kDefaultDatabase || name == kSystemDatabase) return true;
+  core::ReaderLock lock(mu_);
+  if (databases_.contains(name)) return true;
+  for (const auto& [table, entry] : tables_) {
+    if (SplitTableName(table).database == name) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> Catalog::Databases() const {
+  std::set<std::string> all{std::string(kDefaultDatabase), std::string(kSystemDatabase)};
+  core::ReaderLock lock(mu_);
+  all.insert(databases_.begin(), databases_.end());
+  for (const auto& [table, entry] : tables_) all.insert(SplitTableName(table).database);
+  return std::vector<std::string>(all.begin(), all.end());
 }
 
 }  // namespace granite::coordinator

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,10 +46,19 @@ class Catalog {
   void Invalidate() EXCLUDES(mu_);
   bool loaded() const EXCLUDES(mu_);
 
+  // Databases: `default` and `system` always exist; others once created on the workers (or
+  // while a table's name carries them, table_name.h). ResetDatabases replaces the created ones.
+  void ResetDatabases(const std::set<std::string>& created) EXCLUDES(mu_);
+  void PutDatabase(const std::string& name) EXCLUDES(mu_);
+  void RemoveDatabase(const std::string& name) EXCLUDES(mu_);
+  bool HasDatabase(const std::string& name) const EXCLUDES(mu_);
+  std::vector<std::string> Databases() const EXCLUDES(mu_);  // sorted
+
  private:
   mutable core::SharedMutex mu_{"catalog"};
   std::map<std::string, Entry> tables_ GUARDED_BY(mu_);
   bool loaded_ GUARDED_BY(mu_) = false;
+  std::set<std::string> databases_ GUARDED_BY(mu_);
 };
 
 }  // namespace granite::coordinator

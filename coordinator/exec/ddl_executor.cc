@@ -17,6 +17,7 @@
 #include "core/status_macros.h"
 #include "core/types.h"
 #include "coordinator/cluster/sharding_key.h"
+#include "coordinator/cluster/table_name.h"
 #include "coordinator/sql/parser.h"
 
 namespace granite::coordinator {
@@ -27,13 +28,6 @@ using core::ErrorCode;
 namespace {
 
 constexpr auto kDdlTimeout = std::chrono::seconds(60);
-
-// Serializes this coordinator's CREATE, DROP and ALTER: each lists the workers and then acts on
-// what it saw, so two at once could race (both find a table missing and half-create it).
-core::Mutex& DdlMutex() {
-  static core::Mutex* mu = new core::Mutex("coordinator_ddl");
-  return *mu;
-}
 
 void SetDeadline(grpc::ClientContext* context) {
   context->set_deadline(std::chrono::system_clock::now() + kDdlTimeout);
@@ -237,7 +231,7 @@ Catalog::Entry EntryOf(const std::string& name, const Placement& placement,
   } else {
     entry.schema.name = name;
   }
-  const std::string table = "Table default." + name;
+  const std::string table = "Table " + DisplayTableName(name);
   if (!placement.broken.empty()) {
     entry.unusable = core::Error(
         ErrorCode::kCorruptedData,
@@ -319,7 +313,7 @@ absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const 
   auto only_sharding_key = [&](const std::string& name) -> absl::Status {
     if (name == kShardingKeySetting) return absl::OkStatus();
     return core::Error(ErrorCode::kNotImplemented,
-                       "ALTER TABLE default." + alter.table + " cannot change setting " + name +
+                       "ALTER TABLE " + DisplayTableName(alter.table) + " cannot change setting " + name +
                            ": only " + kShardingKeySetting + " can be changed");
   };
   for (const std::string& name : alter.reset) {
@@ -337,7 +331,7 @@ absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const 
   ASSIGN_OR_RETURN(uint64_t rows, ClusterRowCount(alter.table, workers));
   if (rows > 0) {
     return core::Error(ErrorCode::kBadArguments,
-                       "Cannot change sharding_key of table default." + alter.table +
+                       "Cannot change sharding_key of table " + DisplayTableName(alter.table) +
                            ": it holds " + std::to_string(rows) +
                            " rows (the key decides which worker each row lives on, so it can be "
                            "changed only while the table is empty)");
@@ -346,6 +340,12 @@ absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const 
   core::wire::ToProto(schema, request.mutable_schema());
   request.set_or_replace(true);  // the table is empty: replacing it loses nothing
   return CreateOnWorkers(request, workers, catalog);
+}
+
+core::Mutex& DdlMutex() {
+  // Two DDL at once could both find a table missing and half-create it.
+  static core::Mutex* mu = new core::Mutex("coordinator_ddl");
+  return *mu;
 }
 
 absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
@@ -357,13 +357,20 @@ absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
   for (const absl::Status& status : listing.statuses) answered += status.ok();
   if (answered == 0) return listing.statuses[0];
   catalog->Reset(EntriesOf(listing, workers));
+  std::set<std::string> databases;
+  for (size_t i = 0; i < workers.size(); ++i) {
+    if (!listing.statuses[i].ok()) continue;
+    databases.insert(listing.responses[i].databases().begin(),
+                     listing.responses[i].databases().end());
+  }
+  catalog->ResetDatabases(databases);
   return absl::OkStatus();
 }
 
 absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSet& workers,
                          Catalog* catalog) {
   ASSIGN_OR_RETURN(core::TableSchema schema, SchemaFrom(create, workers.size()));
-  const std::string table = "default." + create.name;
+  const std::string table = DisplayTableName(create.name);
   core::MutexLock ddl(DdlMutex());
   Listing listing = ListEverywhere(workers);
   RETURN_IF_ERROR(RequireAllAnswered(listing, workers, "create table " + table));
@@ -424,7 +431,7 @@ absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSe
 
 absl::Status DropTable(const sql::DropTableStatement& drop, const WorkerSet& workers,
                        Catalog* catalog) {
-  const std::string table = "default." + drop.name;
+  const std::string table = DisplayTableName(drop.name);
   core::MutexLock ddl(DdlMutex());
   Listing listing = ListEverywhere(workers);
   RETURN_IF_ERROR(RequireAllAnswered(listing, workers, "drop table " + table));

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "absl/status/status.h"
+#include "core/mutex.h"
 #include "coordinator/cluster/catalog.h"
 #include "coordinator/sql/ast.h"
 #include "coordinator/cluster/worker_set.h"
@@ -39,6 +40,10 @@ absl::Status DropTable(const sql::DropTableStatement& drop, const WorkerSet& wor
 // Not atomic against a concurrent INSERT into the same table: such an INSERT may be lost.
 absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const WorkerSet& workers,
                                 Catalog* catalog);
+
+// Serializes this coordinator's DDL (tables and databases): each lists the workers and then acts
+// on what it saw, so two at once could race.
+core::Mutex& DdlMutex();
 
 // Loads the catalog from the workers (the union of their tables) if it is not loaded yet.
 absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog);

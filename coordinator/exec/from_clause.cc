@@ -111,6 +111,35 @@ void SplitAnd(const ExprPtr& e, std::vector<ExprPtr>* out) {
   out->push_back(e);
 }
 
+// A text of `e` that, unlike ColumnName, keeps qualifiers: equal texts, equal expressions.
+std::string Signature(const Expr& e) {
+  if (e.kind == ExprKind::kIdentifier) return e.qualifier + "." + e.name;
+  if (e.kind != ExprKind::kFunction) return sql::ColumnName(e);
+  std::string out = e.name + (e.distinct ? "Distinct(" : "(");
+  for (const ExprPtr& arg : e.args) out += Signature(*arg) + ",";
+  return out + ")";
+}
+
+// For `(a AND b) OR (a AND c)`, returns the conjuncts every branch has (`a`), so that a join key
+// or a filter repeated in each branch of a disjunction still drives the join; the disjunction
+// itself stays as a condition.
+std::vector<ExprPtr> CommonConjuncts(const Expr& disjunction) {
+  std::vector<ExprPtr> common;
+  SplitAnd(disjunction.args[0], &common);
+  for (size_t i = 1; i < disjunction.args.size() && !common.empty(); ++i) {
+    std::vector<ExprPtr> branch;
+    SplitAnd(disjunction.args[i], &branch);
+    std::set<std::string> names;
+    for (const ExprPtr& c : branch) names.insert(Signature(*c));
+    std::vector<ExprPtr> kept;
+    for (ExprPtr& c : common) {
+      if (names.count(Signature(*c))) kept.push_back(std::move(c));
+    }
+    common = std::move(kept);
+  }
+  return common;
+}
+
 ExprPtr JoinAnd(const std::vector<ExprPtr>& conjuncts) {
   if (conjuncts.empty()) return nullptr;
   if (conjuncts.size() == 1) return conjuncts[0];
@@ -379,6 +408,12 @@ class FromMaterializer {
   void Classify() {
     std::vector<ExprPtr> where;
     SplitAnd(select_.where, &where);
+    for (size_t i = 0, n = where.size(); i < n; ++i) {
+      if (where[i]->kind == ExprKind::kFunction && where[i]->name == "or" &&
+          where[i]->args.size() > 1) {
+        for (ExprPtr& c : CommonConjuncts(*where[i])) where.push_back(std::move(c));
+      }
+    }
     on_.resize(select_.joins.size());
     for (size_t j = 0; j < select_.joins.size(); ++j) {
       std::vector<ExprPtr> on;

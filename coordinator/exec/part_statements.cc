@@ -1,5 +1,7 @@
 #include "coordinator/exec/part_statements.h"
 
+#include "coordinator/cluster/table_name.h"
+
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
@@ -61,7 +63,7 @@ absl::Status AlterPart(const sql::AlterPartStatement& alter, const core::Setting
   }
   if (done == 0) {
     return core::Error(ErrorCode::kNoSuchDataPart,
-                       "No detached part " + alter.part + " in table default." + alter.table +
+                       "No detached part " + alter.part + " in table " + DisplayTableName(alter.table) +
                            " on any worker (system.detached_parts lists them)");
   }
   return absl::OkStatus();

@@ -15,6 +15,8 @@
 #include "core/thread_priority.h"
 #include "coordinator/planner/binder.h"
 #include "coordinator/exec/bucketed_merger.h"
+#include "coordinator/cluster/table_name.h"
+#include "coordinator/exec/catalog_statements.h"
 #include "coordinator/exec/ddl_executor.h"
 #include "coordinator/cluster/fan_out.h"
 #include "coordinator/planner/rules/group_limit_hash_filter.h"
@@ -25,6 +27,7 @@
 #include "core/table_functions/table_function.h"
 #include "coordinator/exec/late_finalizer.h"
 #include "coordinator/exec/part_statements.h"
+#include "coordinator/exec/query_parameters.h"
 #include "coordinator/sql/lexer.h"
 #include "coordinator/sql/parser.h"
 #include "coordinator/system/settings_table.h"
@@ -118,18 +121,37 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql, std::st
 }
 
 absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
-                                                   const sql::Statement& statement,
+                                                   const sql::Statement& parsed,
                                                    std::string_view input, QueryContext* query,
                                                    InputSource* more_input,
                                                    const InsertOptions& insert_options) {
-  query->set_kind(KindOf(statement));
+  query->set_kind(KindOf(parsed));
+  // Query parameters, currentDatabase() and table names against the current database.
+  ASSIGN_OR_RETURN(std::optional<sql::Statement> bound,
+                   BindQueryConstants(parsed, query->database, query->parameters));
+  ASSIGN_OR_RETURN(std::optional<sql::Statement> resolved,
+                   ResolveTableNames(bound ? *bound : parsed, *query, *workers_, catalog_));
+  const sql::Statement& statement = resolved ? *resolved : bound ? *bound : parsed;
+  if (IsCatalogStatement(statement)) {
+    CatalogStatementContext context{workers_, catalog_, SystemTables(query),
+                                    [this, query](const sql::SelectStatement& select) {
+                                      return Select(select, query);
+                                    }};
+    return ExecuteCatalogStatement(statement, query, context);
+  }
   if (auto* kill = std::get_if<sql::KillQueryStatement>(&statement)) return Kill(*kill, sql, query);
   if (auto* set = std::get_if<sql::SetStatement>(&statement)) {
     // Validated as a whole first: a SET with one bad pair changes nothing.
     core::Settings changed = query->settings;
-    RETURN_IF_ERROR(changed.Apply(set->changes));
+    RETURN_IF_ERROR(changed.Apply(WithoutQueryParameters(set->changes)));
     query->settings = std::move(changed);
-    for (const auto& [name, value] : set->changes) query->session_changes[name] = value;
+    for (const auto& [name, value] : WithoutQueryParameters(set->changes)) {
+      query->session_changes[name] = value;
+    }
+    for (const auto& [name, value] : QueryParametersOf(set->changes)) {
+      query->parameters[name] = value;
+      query->session_parameters[name] = value;
+    }
     return QueryResult{};
   }
   if (auto* select = std::get_if<sql::SelectStatement>(&statement)) return Select(*select, query);
@@ -166,22 +188,23 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
     RETURN_IF_ERROR(settings.Apply(check->settings));
     return CheckTable(*check, settings, *workers_, catalog_);
   }
-  if (auto* show = std::get_if<sql::ShowTablesStatement>(&statement)) return ShowTables(*show);
-  if (auto* describe = std::get_if<sql::DescribeStatement>(&statement)) return Describe(*describe);
   return core::Error(ErrorCode::kNotImplemented, "This statement is not supported yet");
+}
+
+LocalTableProvider QueryExecutor::SystemTables(QueryContext* query) {
+  return [this, query](const std::string& name) -> absl::StatusOr<LocalTable> {
+    if (name == "settings") return BuildSettingsTable(query->settings);
+    RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
+    return BuildSystemTable(name, *workers_, *catalog_, registry_);
+  };
 }
 
 absl::StatusOr<QueryPlan> QueryExecutor::PlanSelect(const sql::SelectStatement& select,
                                                    QueryContext* query,
                                                    std::optional<LocalTable> materialized) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
-  Binder binder(
-      catalog_,
-      [this, query](const std::string& name) -> absl::StatusOr<LocalTable> {
-        if (name == "settings") return BuildSettingsTable(query->settings);
-        return BuildSystemTable(name, *workers_, *catalog_, registry_);
-      },
-      workers_->size(), query->settings);
+  Binder binder(catalog_, SystemTables(query), workers_->size(), query->settings);
+  binder.set_current_database(query->database);
   return binder.Bind(select, std::move(materialized));
 }
 
@@ -237,16 +260,36 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   };
   if (!select.set_operands.empty()) return SelectSetOperation(select, run);
   sql::SelectStatement resolved = ResolveCteReferences(select, scope);
+  auto columns_of = [this, query](const sql::TableRef& ref) {
+    return ColumnsOf(ref, query->database);
+  };
+  // The query's settings with this SELECT's own SETTINGS clause.
+  core::Settings settings = query->settings;
+  RETURN_IF_ERROR(settings.Apply(select.settings));
+  const bool correlated_allowed =
+      settings.allow_experimental_correlated_subqueries && settings.allow_correlated_subqueries;
+  if (correlated_allowed && resolved.where && HasExpressionSubqueries(resolved)) {
+    ASSIGN_OR_RETURN(resolved, Decorrelate(resolved, columns_of));
+  }
   if (HasExpressionSubqueries(resolved)) {
-    ASSIGN_OR_RETURN(resolved, ReplaceSubqueries(resolved, run));
+    absl::StatusOr<sql::SelectStatement> replaced = ReplaceSubqueries(resolved, run);
+    if (!replaced.ok() && !correlated_allowed &&
+        core::CodeOf(replaced.status()) == ErrorCode::kNotImplemented &&
+        replaced.status().message().find("Correlated") != std::string_view::npos) {
+      return core::Error(ErrorCode::kUnsupportedMethod,
+                         "Correlated subqueries are disabled (allow_correlated_subqueries = 0): " +
+                             std::string(replaced.status().message()));
+    }
+    if (!replaced.ok()) return replaced.status();
+    resolved = *std::move(replaced);
   }
   std::optional<LocalTable> materialized;
   if (NeedsMaterializedFrom(resolved)) {
     FromContext context;
     context.run = run;
-    context.columns_of = [this](const sql::TableRef& ref) { return ColumnsOf(ref); };
-    context.max_rows_in_join = query->settings.max_rows_in_join;
-    context.join_use_nulls = query->settings.join_use_nulls;
+    context.columns_of = columns_of;
+    context.max_rows_in_join = settings.max_rows_in_join;
+    context.join_use_nulls = settings.join_use_nulls;
     ASSIGN_OR_RETURN(MaterializedFrom from, MaterializeFrom(resolved, context));
     materialized = std::move(from.table);
     resolved = std::move(from.rest);
@@ -262,7 +305,8 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   return result;
 }
 
-absl::StatusOr<RelationColumns> QueryExecutor::ColumnsOf(const sql::TableRef& ref) {
+absl::StatusOr<RelationColumns> QueryExecutor::ColumnsOf(const sql::TableRef& ref,
+                                                         const std::string& current_database) {
   RelationColumns columns;
   if (ref.is_function) {
     const core::TableFunction* function = core::FindTableFunction(ref.name);
@@ -278,12 +322,14 @@ absl::StatusOr<RelationColumns> QueryExecutor::ColumnsOf(const sql::TableRef& re
     return columns;
   }
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
-  if (!ref.database.empty() && ref.database != "default") {
-    return core::Error(ErrorCode::kUnknownTable, "Database " + ref.database +
-                                                     " does not exist (at position " +
-                                                     std::to_string(ref.position + 1) + ")");
+  const std::string database = ref.database.empty() ? current_database : ref.database;
+  if (!catalog_->HasDatabase(database)) {
+    return core::Error(ErrorCode::kUnknownDatabase, "Database " + database +
+                                                        " does not exist (at position " +
+                                                        std::to_string(ref.position + 1) + ")");
   }
-  ASSIGN_OR_RETURN(core::TableSchema schema, catalog_->Lookup(ref.name));
+  ASSIGN_OR_RETURN(core::TableSchema schema,
+                   catalog_->Lookup(CatalogTableName(database, ref.name)));
   for (const core::ColumnSchema& column : schema.columns) {
     columns.names.push_back(column.name);
     columns.types.push_back(column.type);
@@ -437,30 +483,6 @@ absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& in
   ASSIGN_OR_RETURN(result.written_rows,
                    ExecuteInsert(insert, input, more_input, *schema, *workers_, run_select,
                                  insert_options));
-  return result;
-}
-
-absl::StatusOr<QueryResult> QueryExecutor::ShowTables(const sql::ShowTablesStatement& show) {
-  RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& schema : catalog_->All()) rows.push_back({schema.name});
-  QueryResult result = StringTable({"name"}, rows);
-  result.format = show.format;
-  return result;
-}
-
-absl::StatusOr<QueryResult> QueryExecutor::Describe(const sql::DescribeStatement& describe) {
-  RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
-  ASSIGN_OR_RETURN(std::optional<core::TableSchema> schema, catalog_->Lookup(describe.table));
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& column : schema->columns) {
-    rows.push_back({column.name, std::string(core::TypeName(column.type)),
-                    "", "", "", "", ""});
-  }
-  QueryResult result = StringTable({"name", "type", "default_type", "default_expression", "comment",
-                                    "codec_expression", "ttl_expression"},
-                                   rows);
-  result.format = describe.format;
   return result;
 }
 

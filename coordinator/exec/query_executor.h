@@ -1,6 +1,6 @@
 // QueryExecutor: runs one SQL statement on the cluster — parse, then per statement kind: SELECT
 // (bind, fan out or run locally, bucketed merge, final stage), INSERT, CREATE / DROP TABLE,
-// SHOW TABLES, DESCRIBE, KILL QUERY. Formatting is left to the caller (the gRPC service).
+// KILL QUERY, and the catalog statements of catalog_statements.h (SHOW, DESCRIBE, USE, ...). Formatting is left to the caller (the gRPC service).
 #pragma once
 
 #include <map>
@@ -12,11 +12,13 @@
 #include "absl/status/statusor.h"
 #include "coordinator/server/admission_queue.h"
 #include "coordinator/cluster/catalog.h"
+#include "coordinator/exec/decorrelate.h"
 #include "coordinator/exec/from_clause.h"
 #include "coordinator/exec/insert_executor.h"
 #include "coordinator/exec/subqueries.h"
 #include "coordinator/cluster/membership.h"
 #include "coordinator/server/query_context.h"
+#include "coordinator/planner/binder.h"
 #include "coordinator/planner/query_plan.h"
 #include "coordinator/server/query_registry.h"
 #include "coordinator/sql/ast.h"
@@ -89,7 +91,8 @@ class QueryExecutor {
   absl::StatusOr<QueryPlan> PlanSelect(const sql::SelectStatement& select, QueryContext* query,
                                        std::optional<LocalTable> materialized = std::nullopt);
   // Columns of a table or table function named in a FROM with joins.
-  absl::StatusOr<RelationColumns> ColumnsOf(const sql::TableRef& ref);
+  absl::StatusOr<RelationColumns> ColumnsOf(const sql::TableRef& ref,
+                                            const std::string& current_database);
   // Returns `select` with its FROM and JOIN tables that name a CTE in `scope` turned into
   // subqueries (aliased by the CTE's name).
   static sql::SelectStatement ResolveCteReferences(const sql::SelectStatement& select,
@@ -108,8 +111,8 @@ class QueryExecutor {
   absl::StatusOr<QueryResult> Insert(const sql::InsertStatement& insert, std::string_view input,
                                      InputSource* more_input, const InsertOptions& options,
                                      QueryContext* query);
-  absl::StatusOr<QueryResult> ShowTables(const sql::ShowTablesStatement& show);
-  absl::StatusOr<QueryResult> Describe(const sql::DescribeStatement& describe);
+  // Builds system.<name> for the binder, DESCRIBE and EXISTS.
+  LocalTableProvider SystemTables(QueryContext* query);
   // KILL QUERY WHERE <expr> [SYNC | ASYNC | TEST]: cancels the running queries that
   // `SELECT ... FROM system.processes WHERE <expr>` finds (never the KILL itself).
   absl::StatusOr<QueryResult> Kill(const sql::KillQueryStatement& kill, std::string_view sql,

@@ -40,7 +40,7 @@ core::Block KeepRows(const core::Block& block, const std::vector<uint8_t>& mask)
 
 absl::StatusOr<LocalTable> CombineResults(SetOperator op, LocalTable left, LocalTable right) {
   if (left.names.size() != right.names.size()) {
-    return core::Error(ErrorCode::kNumberOfColumnsDoesntMatch,
+    return core::Error(ErrorCode::kUnionAllResultStructuresMismatch,
                        "Different number of columns in UNION / INTERSECT / EXCEPT elements: " +
                            std::to_string(left.names.size()) + " and " +
                            std::to_string(right.names.size()));

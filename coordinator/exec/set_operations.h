@@ -11,7 +11,8 @@
 
 namespace granite::coordinator {
 
-// Errors: NUMBER_OF_COLUMNS_DOESNT_MATCH, NO_COMMON_TYPE naming the column and both types.
+// Errors: UNION_ALL_RESULT_STRUCTURES_MISMATCH (column counts), NO_COMMON_TYPE naming the
+// column and both types (ClickHouse 25 makes a Variant there; granite has no Variant type).
 absl::StatusOr<LocalTable> CombineResults(sql::SetOperator op, LocalTable left, LocalTable right);
 
 }  // namespace granite::coordinator

@@ -38,7 +38,7 @@ std::string UrlDecode(std::string_view text) {
   return out;
 }
 
-// Parameters the HTTP layer itself reads (not settings). `param_*` are query parameters.
+// Parameters the HTTP layer itself reads (not settings).
 bool IsReservedParam(std::string_view name) {
   static const char* const kReserved[] = {
       "query", "database", "default_format", "query_id", "session_id", "session_check",
@@ -131,7 +131,9 @@ absl::StatusOr<RequestPlan> PlanRequest(const RequestParts& request) {
       info.set_password(value);
     } else if (name == "enable_http_compression") {
       http_compression = value == "1" || value == "true";
-    } else if (!IsReservedParam(name) && !absl::StartsWith(name, "param_")) {
+    } else if (!IsReservedParam(name)) {
+      // Settings, and param_<name> query parameters, which travel as settings as ClickHouse's
+      // gRPC clients send them (coordinator/exec/query_parameters.h).
       (*info.mutable_settings())[name] = value;
     }
   }

@@ -32,8 +32,9 @@ TEST(HttpRequestTest, PlansParametersHeadersAndSettings) {
   EXPECT_EQ(plan->info.password(), "secret");
   EXPECT_EQ(plan->info.output_format(), "JSONEachRow");
   EXPECT_EQ(plan->info.session_id(), "s");
-  EXPECT_EQ(plan->info.settings().size(), 1u);  // only the query setting
+  EXPECT_EQ(plan->info.settings().size(), 2u);  // the query setting and the query parameter
   EXPECT_EQ(plan->info.settings().at("use_pruning"), "0");
+  EXPECT_EQ(plan->info.settings().at("param_x"), "5");
   EXPECT_EQ(plan->output_compression, "zstd");
 }
 

@@ -2,6 +2,8 @@
 // the QueryPlan, clause by clause; expressions are bound by SelectBinder (select_binder.h).
 #include "coordinator/planner/binder.h"
 
+#include "coordinator/cluster/table_name.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -150,6 +152,13 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
   }
   SelectBinder binder(source.names, source.types);
   if (!source.qualifiers.empty()) binder.SetQualifiers(source.qualifiers, source.hidden);
+  if (source.qualifiers.empty() && select.from && !select.from->subquery) {
+    const sql::TableRef& from = *select.from;
+    std::vector<std::string> accepted = {from.name};
+    if (!from.alias.empty()) accepted.push_back(from.alias);
+    accepted.push_back((from.database.empty() ? "default" : from.database) + "." + from.name);
+    binder.SetSingleQualifiers(std::move(accepted));
+  }
   // WITH expr AS name: an alias every clause may use, not a result column.
   for (const sql::WithItem& with : select.with) {
     if (with.expr) binder.AddAlias(*with.expr);
@@ -228,7 +237,8 @@ absl::StatusOr<Binder::Source> Binder::BindSource(const sql::SelectStatement& se
     }
     return source;
   }
-  if (from.database == "system") {
+  const std::string database = from.database.empty() ? current_database_ : from.database;
+  if (database == kSystemDatabase) {
     ASSIGN_OR_RETURN(LocalTable table, system_tables_(from.name));
     plan->source = SourceKind::kLocal;
     source.names = table.names;
@@ -236,16 +246,17 @@ absl::StatusOr<Binder::Source> Binder::BindSource(const sql::SelectStatement& se
     plan->local_input = std::move(table.block);
     return source;
   }
-  if (!from.database.empty() && from.database != "default") {
-    return ErrorAt(ErrorCode::kUnknownTable, "Database " + from.database + " does not exist",
+  if (!catalog_->HasDatabase(database)) {
+    return ErrorAt(ErrorCode::kUnknownDatabase, "Database " + database + " does not exist",
                    from.position);
   }
-  absl::StatusOr<core::TableSchema> found = catalog_->Lookup(from.name);
+  const std::string table = CatalogTableName(database, from.name);
+  absl::StatusOr<core::TableSchema> found = catalog_->Lookup(table);
   if (!found.ok()) {
     return ErrorAt(core::CodeOf(found.status()), std::string(found.status().message()),
                    from.position);
   }
-  plan->fragment.scan.table = from.name;
+  plan->fragment.scan.table = table;
   for (const core::ColumnSchema& column : found->columns) {
     source.names.push_back(column.name);
     source.types.push_back(column.type);

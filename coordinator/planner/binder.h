@@ -47,6 +47,9 @@ class Binder {
       : catalog_(catalog), system_tables_(std::move(system_tables)), worker_count_(worker_count),
         settings_(std::move(settings)) {}
 
+  // Tables without a database (FROM t) are looked up in `database` (USE; default "default").
+  void set_current_database(std::string database) { current_database_ = std::move(database); }
+
   // Errors include UNKNOWN_SETTING / BAD_ARGUMENTS for the SELECT's SETTINGS clause.
   // `materialized`, when set, replaces the SELECT's FROM clause (joins, subquery): the query then
   // runs on the coordinator over it. REQUIRES: `select` has no set operands and no subqueries
@@ -84,6 +87,7 @@ class Binder {
   LocalTableProvider system_tables_;
   size_t worker_count_;
   core::Settings settings_;
+  std::string current_database_ = "default";
 };
 
 // Returns the ClickHouse literal type of an integer/float/string value: the smallest UInt for

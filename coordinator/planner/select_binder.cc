@@ -295,6 +295,10 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindColumn(const Expr& e) {
     if (table_names_[i] != e.name) continue;
     if (!qualifiers_.empty()) {
       if (e.qualifier.empty() ? hidden_[i] : qualifiers_[i] != e.qualifier) continue;
+    } else if (!e.qualifier.empty() && !single_qualifiers_.empty() &&
+               std::find(single_qualifiers_.begin(), single_qualifiers_.end(), e.qualifier) ==
+                   single_qualifiers_.end()) {
+      continue;
     }
     found = static_cast<int>(i);
     break;

@@ -44,6 +44,13 @@ class SelectBinder {
     hidden_ = std::move(hidden);
   }
 
+  // For one relation: the names a qualified column may use (its alias, its table name, db.table);
+  // `x.col` with another qualifier is an unknown identifier (a correlated reference to an outer
+  // query, say).
+  void SetSingleQualifiers(std::vector<std::string> accepted) {
+    single_qualifiers_ = std::move(accepted);
+  }
+
   void AddAlias(const sql::Expr& item) {
     if (!item.alias.empty()) aliases_.emplace(item.alias, &item);
   }
@@ -135,6 +142,7 @@ class SelectBinder {
   std::vector<core::TypeId> table_types_;
   std::vector<std::string> qualifiers_;  // empty, or one per table column
   std::vector<bool> hidden_;
+  std::vector<std::string> single_qualifiers_;  // empty: qualifiers are not checked
 
   std::vector<int> input_index_;  // per table column: its index among source columns, or -1
   size_t source_count_ = 0;

@@ -15,6 +15,7 @@
 #include "coordinator/access/query_guard.h"
 #include "coordinator/access/statement_access.h"
 #include "coordinator/formats/output_format.h"
+#include "coordinator/exec/query_parameters.h"
 #include "coordinator/server/request_input.h"
 #include "coordinator/server/query_scheduler.h"
 #include "coordinator/server/query_stream_reactor.h"
@@ -54,8 +55,8 @@ void SetException(const absl::Status& status, ch::Result* result) {
   exception->set_display_text(ExceptionDisplayText(status));
 }
 
-// Fails with UNKNOWN_DATABASE unless the request's database is the one granite has, and with
-// NOT_IMPLEMENTED for external tables (rather than running the query without them).
+// Fails with NOT_IMPLEMENTED for external tables (rather than running the query without them)
+// and with BAD_ARGUMENTS for a database name that is not UTF-8.
 absl::Status CheckDatabase(const ch::QueryInfo& info) {
   if (info.external_tables_size() > 0) {
     return core::Error(core::ErrorCode::kNotImplemented,
@@ -64,11 +65,11 @@ absl::Status CheckDatabase(const ch::QueryInfo& info) {
                                        info.external_tables_size(),
                                        EscapeInvalidUtf8(info.external_tables(0).name())));
   }
-  const std::string& database = info.database();
-  if (database.empty() || database == "default") return absl::OkStatus();
+  // Its existence is checked when the query runs (the catalog knows the databases).
+  if (!FirstInvalidUtf8Byte(info.database())) return absl::OkStatus();
   return core::Error(core::ErrorCode::kUnknownDatabase,
-                     absl::StrFormat("Database %s does not exist (granite has only 'default')",
-                                     EscapeInvalidUtf8(database)));
+                     absl::StrFormat("Database %s does not exist",
+                                     EscapeInvalidUtf8(info.database())));
 }
 
 // Fails with BAD_ARGUMENTS naming the first byte of `text` that does not continue valid UTF-8.
@@ -147,8 +148,10 @@ absl::StatusOr<core::Settings> RequestSettings(const ch::QueryInfo& info, const 
     if (!allowed.ok()) return allowed;
     (void)settings.Apply(changes);
   }
-  absl::Status applied = access::CheckSettingChanges(user, info.settings());
-  if (applied.ok()) applied = settings.Apply(info.settings());
+  // param_<name> values are query parameters (query_parameters.h), not settings.
+  std::map<std::string, std::string> changes = WithoutQueryParameters(info.settings());
+  absl::Status applied = access::CheckSettingChanges(user, changes);
+  if (applied.ok()) applied = settings.Apply(changes);
   if (!applied.ok()) return applied;
   return settings;
 }
@@ -331,6 +334,14 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
         [&client_gone, limits] { return client_gone() || limits->TimedOut(); },
         [&query] { query.Cancel(); });
     query.settings = *std::move(settings);
+    // The current database and the query parameters: the session's, then the request's.
+    SessionStore::Context session;
+    if (!info.session_id().empty()) session = sessions_.ContextOf(info.session_id());
+    query.database = !info.database().empty() ? info.database()
+                     : !session.database.empty() ? session.database
+                                                 : "default";
+    query.parameters = std::move(session.parameters);
+    for (auto& [name, value] : QueryParametersOf(info.settings())) query.parameters[name] = value;
     std::optional<sql::Statement> bound =
         access::BindCurrentUser(*parsed, info.query(), query.user->name);  // currentUser()
     outcome = executor_->Execute(info.query(), bound ? *bound : *parsed, *query_input, &query,
@@ -342,6 +353,10 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
     if (!limited.ok()) outcome = limited;
     if (outcome.ok() && !info.session_id().empty() && !query.session_changes.empty()) {
       sessions_.Apply(info.session_id(), query.session_changes);
+    }
+    if (outcome.ok() && !info.session_id().empty() &&
+        (!query.session_database.empty() || !query.session_parameters.empty())) {
+      sessions_.ApplyContext(info.session_id(), query.session_database, query.session_parameters);
     }
   }
   ch::Result& result = *last;

@@ -92,6 +92,15 @@ class QueryContext {
   core::Settings settings;
   // What this query's SET statements changed, for its session once it succeeds.
   std::map<std::string, std::string> session_changes;
+  // The current database (QueryInfo.database, else the session's, else "default"); a USE
+  // changes it and sets `session_database` for the session once the query succeeds. Handler
+  // thread only, like `settings`.
+  std::string database = "default";
+  std::string session_database;
+  // Query parameters ({name:Type} in the text): the param_<name> settings the request and
+  // session sent, by name without the prefix; `session_parameters` are those a SET changed.
+  std::map<std::string, std::string> parameters;
+  std::map<std::string, std::string> session_parameters;
   // The authenticated user (coordinator/access/access_control.h); set before the query runs,
   // null only for a query refused before authentication.
   std::shared_ptr<const access::User> user;

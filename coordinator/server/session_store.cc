@@ -32,6 +32,22 @@ void SessionStore::Apply(const std::string& id, const std::map<std::string, std:
   for (const auto& [name, value] : changes) (void)session.settings.Set(name, value);
 }
 
+SessionStore::Context SessionStore::ContextOf(const std::string& id) {
+  core::MutexLock lock(mu_);
+  auto it = sessions_.find(id);
+  return it == sessions_.end() ? Context() : it->second.context;
+}
+
+void SessionStore::ApplyContext(const std::string& id, const std::string& database,
+                                const std::map<std::string, std::string>& parameters,
+                                Clock::time_point now) {
+  core::MutexLock lock(mu_);
+  Session& session = sessions_[id];
+  if (session.expires < now) session.expires = now + session.timeout;
+  if (!database.empty()) session.context.database = database;
+  for (const auto& [name, value] : parameters) session.context.parameters[name] = value;
+}
+
 size_t SessionStore::size(Clock::time_point now) {
   core::MutexLock lock(mu_);
   ExpireLocked(now);

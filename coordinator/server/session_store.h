@@ -16,7 +16,7 @@
 
 namespace granite::coordinator {
 
-// Holds every live session's settings.
+// Holds every live session's settings, current database and query parameters.
 // Thread-safety: all methods are safe to call concurrently.
 class SessionStore {
  public:
@@ -34,12 +34,26 @@ class SessionStore {
   void Apply(const std::string& id, const std::map<std::string, std::string>& changes,
              Clock::time_point now = Clock::now()) EXCLUDES(mu_);
 
+  // What a session holds besides settings: its current database (USE; empty: none chosen) and
+  // its query parameters (SET param_<name> = value, by name without the prefix).
+  struct Context {
+    std::string database;
+    std::map<std::string, std::string> parameters;
+  };
+  // Returns session `id`'s context (empty if there is no such session).
+  Context ContextOf(const std::string& id) EXCLUDES(mu_);
+  // Records a USE (`database` non-empty) and SET param_* values for session `id`.
+  void ApplyContext(const std::string& id, const std::string& database,
+                    const std::map<std::string, std::string>& parameters,
+                    Clock::time_point now = Clock::now()) EXCLUDES(mu_);
+
   // Returns the number of live sessions (expired ones are dropped first).
   size_t size(Clock::time_point now = Clock::now()) EXCLUDES(mu_);
 
  private:
   struct Session {
     core::Settings settings;
+    Context context;
     Clock::time_point expires;
     std::chrono::seconds timeout{kDefaultTimeoutSeconds};
   };

@@ -35,7 +35,8 @@ QueryKind KindOf(const sql::Statement& statement) {
   if (std::holds_alternative<sql::SelectStatement>(statement) ||
       std::holds_alternative<sql::ExplainStatement>(statement) ||
       std::holds_alternative<sql::ShowTablesStatement>(statement) ||
-      std::holds_alternative<sql::DescribeStatement>(statement)) {
+      std::holds_alternative<sql::DescribeStatement>(statement) ||
+      std::holds_alternative<sql::ShowStatement>(statement)) {
     return QueryKind::kSelect;
   }
   if (std::holds_alternative<sql::InsertStatement>(statement)) return QueryKind::kInsert;
@@ -43,7 +44,10 @@ QueryKind KindOf(const sql::Statement& statement) {
       std::holds_alternative<sql::DropTableStatement>(statement) ||
       std::holds_alternative<sql::OptimizeStatement>(statement) ||
       std::holds_alternative<sql::AlterSettingsStatement>(statement) ||
-      std::holds_alternative<sql::AlterPartStatement>(statement)) {
+      std::holds_alternative<sql::AlterPartStatement>(statement) ||
+      std::holds_alternative<sql::DatabaseStatement>(statement) ||
+      std::holds_alternative<sql::TruncateStatement>(statement) ||
+      std::holds_alternative<sql::RenameStatement>(statement)) {
     return QueryKind::kDdl;
   }
   return QueryKind::kOther;

@@ -47,6 +47,9 @@ enum class ExprKind {
 //   extract(minute FROM t)  toMinute(t) (likewise second/hour/day/month/year: toSecond, toHour,
 //     toDayOfMonth, toMonth, toYear),
 //   DATE 'yyyy-mm-dd'  toDate('yyyy-mm-dd'), TIMESTAMP '…'  toDateTime('…'),
+//   substring(s FROM a FOR b)  substring(s, a, b),
+//   INTERVAL n DAY (also '90' DAY, '90 day', any unit)  toIntervalDay(n);
+//   x + INTERVAL n DAY  addDays(x, n), x - INTERVAL n DAY  subtractDays(x, n) (likewise per unit),
 //   (a, b) with two or more elements: tuple(a, b),
 //   count(*) has one argument of kind kStar.
 //   x IN (SELECT ...)  in(x, <kSubquery>), NOT IN notIn; GLOBAL IN / GLOBAL NOT IN likewise,
@@ -170,8 +173,14 @@ struct DropTableStatement {
   bool if_exists = false;
 };
 
+// SHOW TABLES [FROM|IN d] [[NOT] [I]LIKE 'p'] [FORMAT f]
 struct ShowTablesStatement {
   std::string format;
+  std::string database;  // FROM d; empty: the current database
+  std::string like;      // the LIKE pattern; empty with !has_like
+  bool has_like = false;
+  bool not_like = false;
+  bool ilike = false;
 };
 
 struct DescribeStatement {
@@ -236,10 +245,47 @@ struct ExplainStatement {
   SelectStatement select;
 };
 
+// CREATE DATABASE [IF NOT EXISTS] d [ENGINE = e] / DROP DATABASE [IF EXISTS] d
+struct DatabaseStatement {
+  bool drop = false;
+  std::string name;
+  bool if_exists = false;      // DROP ... IF EXISTS
+  bool if_not_exists = false;  // CREATE ... IF NOT EXISTS
+};
+
+// USE d: the session's current database.
+struct UseStatement {
+  std::string database;
+};
+
+// SHOW DATABASES [[NOT] LIKE 'p'], SHOW CREATE [TABLE] t, SHOW [FULL] PROCESSLIST, EXISTS [TABLE] t
+// (statements answered with a result set of their own; tables named as in ParseTableName).
+struct ShowStatement {
+  enum class Kind { kDatabases, kCreateTable, kProcesslist, kExists };
+  Kind kind = Kind::kDatabases;
+  std::string table;
+  std::string like;
+  bool has_like = false;
+  bool not_like = false;
+  std::string format;
+};
+
+// TRUNCATE [TABLE] [IF EXISTS] t
+struct TruncateStatement {
+  std::string table;
+  bool if_exists = false;
+};
+
+// RENAME TABLE a TO b [, c TO d ...]
+struct RenameStatement {
+  std::vector<std::pair<std::string, std::string>> renames;
+};
+
 using Statement = std::variant<SelectStatement, CreateTableStatement, DropTableStatement,
                                ShowTablesStatement, DescribeStatement, InsertStatement,
                                OptimizeStatement, KillQueryStatement, AlterSettingsStatement,
                                AlterPartStatement, CheckTableStatement, SetStatement,
-                               ExplainStatement>;
+                               ExplainStatement, DatabaseStatement, UseStatement,
+                               ShowStatement, TruncateStatement, RenameStatement>;
 
 }  // namespace granite::coordinator::sql

@@ -4,6 +4,8 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cctype>
+#include <cstdlib>
 #include <limits>
 #include <utility>
 
@@ -63,6 +65,37 @@ ExprPtr MakeNull(size_t position) {
 ExprPtr MakeBinary(const char* name, ExprPtr left, ExprPtr right) {
   const size_t position = left->position;
   return MakeFunction(name, {std::move(left), std::move(right)}, position);
+}
+
+// The interval units of INTERVAL n UNIT, singular, as ClickHouse's toInterval<Unit> names them.
+constexpr std::string_view kIntervalUnits[] = {"Second", "Minute", "Hour",    "Day",
+                                               "Week",   "Month",  "Quarter", "Year"};
+
+// Returns "Day" for DAY / DAYS / day (any case), or "" if `word` is no interval unit.
+std::string IntervalUnit(std::string_view word) {
+  std::string upper(word);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (upper.size() > 1 && upper.back() == 'S') upper.pop_back();
+  for (std::string_view unit : kIntervalUnits) {
+    std::string unit_upper(unit);
+    for (char& c : unit_upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (upper == unit_upper) return std::string(unit);
+  }
+  return "";
+}
+
+// date + INTERVAL n UNIT -> addUnits(date, n); date - INTERVAL ... -> subtractUnits(date, n).
+ExprPtr MakeAdditive(const char* name, ExprPtr left, ExprPtr right) {
+  const std::string_view prefix = "toInterval";
+  const bool additive = std::string_view(name) == "plus" || std::string_view(name) == "minus";
+  if (additive && right->kind == ExprKind::kFunction && right->args.size() == 1 &&
+      right->name.rfind(prefix, 0) == 0) {
+    std::string unit = right->name.substr(prefix.size());
+    std::string function = (std::string_view(name) == "plus" ? "add" : "subtract") + unit + "s";
+    const size_t position = left->position;
+    return MakeFunction(std::move(function), {std::move(left), right->args[0]}, position);
+  }
+  return MakeBinary(name, std::move(left), std::move(right));
 }
 
 // Maps a comparison symbol to its ClickHouse function; nullptr if `token` is not one.
@@ -240,7 +273,7 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseAdditive() {
     RETURN_IF_ERROR(CheckDepth());
     tokens_.Take();
     ASSIGN_OR_RETURN(ExprPtr right, ParseMultiplicative());
-    left = MakeBinary(function, std::move(left), std::move(right));
+    left = MakeAdditive(function, std::move(left), std::move(right));
   }
   return left;
 }
@@ -299,6 +332,24 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParsePostfix(ExprPtr operand) {
   return operand;
 }
 
+absl::StatusOr<ExprPtr> ExpressionParser::ParseQueryParameter() {
+  const Token open = tokens_.Take();  // {
+  const Token name = tokens_.Peek();
+  if (name.kind != TokenKind::kBareWord && name.kind != TokenKind::kQuotedIdentifier) {
+    return tokens_.Error("Expected query parameter name");
+  }
+  tokens_.Take();
+  RETURN_IF_ERROR(tokens_.ExpectSymbol(":"));
+  ASSIGN_OR_RETURN(std::string type, ParseTypeText());
+  RETURN_IF_ERROR(tokens_.ExpectSymbol("}"));
+  std::string parameter =
+      name.kind == TokenKind::kBareWord ? std::string(name.text) : Unquote(name.text);
+  return MakeFunction(std::string(kQueryParameterFunction),
+                      {MakeLiteral(core::Value(std::move(parameter)), name.position),
+                       MakeLiteral(core::Value(std::move(type)), name.position)},
+                      open.position);
+}
+
 absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
   const Token token = tokens_.Peek();
   switch (token.kind) {
@@ -313,6 +364,7 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
     case TokenKind::kPunctuation:
       if (token.IsSymbol("(") && StartsSelect(1)) return ParseSubquery();
       if (token.IsSymbol("(")) return ParseParenthesized();
+      if (token.IsSymbol("{")) return ParseQueryParameter();
       break;
     case TokenKind::kBareWord: {
       const Token next = tokens_.Peek(1);
@@ -324,6 +376,7 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
       }
       if (next.IsSymbol("(")) {
         if (token.Is("CAST")) return ParseCast();
+        if (token.Is("SUBSTRING") || token.Is("SUBSTR")) return ParseSubstring();
         if (token.Is("EXTRACT")) return ParseExtract();
         return ParseFunctionCall();
       }
@@ -341,6 +394,7 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
                                              : std::numeric_limits<double>::quiet_NaN();
         return MakeLiteral(core::Value(value), token.position);
       }
+      if (token.Is("INTERVAL")) return ParseInterval();
       if ((token.Is("DATE") || token.Is("TIMESTAMP")) && next.kind == TokenKind::kString) {
         tokens_.Take();
         tokens_.Take();
@@ -355,6 +409,63 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
       break;
   }
   return tokens_.Error("Expected expression");
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseSubstring() {
+  const Token name = tokens_.Take();
+  tokens_.Take();  // '('
+  DepthGuard recursion(&recursion_);
+  DepthGuard tree(&tree_depth_);
+  RETURN_IF_ERROR(CheckDepth());
+  ASSIGN_OR_RETURN(ExprPtr text, Parse());
+  std::vector<ExprPtr> args = {std::move(text)};
+  if (tokens_.TakeSymbol(",")) {
+    ASSIGN_OR_RETURN(std::vector<ExprPtr> rest, ParseList());
+    for (ExprPtr& arg : rest) args.push_back(std::move(arg));
+  } else if (tokens_.TakeKeyword("FROM")) {
+    // SQL's substring(s FROM start [FOR length]).
+    ASSIGN_OR_RETURN(ExprPtr start, Parse());
+    args.push_back(std::move(start));
+    if (tokens_.TakeKeyword("FOR")) {
+      ASSIGN_OR_RETURN(ExprPtr length, Parse());
+      args.push_back(std::move(length));
+    }
+  }
+  RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  return MakeFunction(std::string(name.text), std::move(args), name.position);
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseInterval() {
+  const Token interval = tokens_.Take();
+  const Token value = tokens_.Peek();
+  ExprPtr amount;
+  std::string unit;
+  if (value.kind == TokenKind::kString) {
+    // INTERVAL '90' DAY, or INTERVAL '90 day' with the unit inside the string.
+    tokens_.Take();
+    std::string text = Unquote(value.text);
+    size_t space = text.find(' ');
+    std::string number = space == std::string::npos ? text : text.substr(0, space);
+    if (space != std::string::npos) unit = IntervalUnit(text.substr(space + 1));
+    char* end = nullptr;
+    long long parsed = std::strtoll(number.c_str(), &end, 10);
+    if (number.empty() || *end != '\0' || (space != std::string::npos && unit.empty())) {
+      return tokens_.ErrorAt(value, "Expected an interval such as INTERVAL '90' DAY");
+    }
+    amount = parsed < 0 ? MakeLiteral(core::Value(int64_t{parsed}), value.position)
+                        : MakeLiteral(core::Value(uint64_t(parsed)), value.position);
+  } else {
+    ASSIGN_OR_RETURN(amount, ParseUnary());
+  }
+  if (unit.empty()) {
+    const Token word = tokens_.Peek();
+    if (word.kind == TokenKind::kBareWord) unit = IntervalUnit(word.text);
+    if (unit.empty()) {
+      return tokens_.Error("Expected one of: SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER, YEAR");
+    }
+    tokens_.Take();
+  }
+  return MakeFunction("toInterval" + unit, {std::move(amount)}, interval.position);
 }
 
 absl::StatusOr<ExprPtr> ExpressionParser::ParseIdentifier() {

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -17,6 +18,10 @@
 #include "coordinator/sql/token_stream.h"
 
 namespace granite::coordinator::sql {
+
+// The function a query parameter {name:Type} parses into: __queryParameter('name', 'Type'). The
+// executor replaces it by the parameter's value before binding (exec/query_parameters.h).
+inline constexpr std::string_view kQueryParameterFunction = "__queryParameter";
 
 // Parses expressions from a TokenStream, stopping before the first token that cannot continue one.
 // Thread-safety: none; one per parse.
@@ -66,8 +71,14 @@ class ExpressionParser {
   absl::StatusOr<ExprPtr> ParseCast();
   absl::StatusOr<ExprPtr> ParseExtract();
   absl::StatusOr<ExprPtr> ParseIdentifier();
+  // Parses substring(s, start[, length]) and SQL's substring(s FROM start [FOR length]).
+  absl::StatusOr<ExprPtr> ParseSubstring();
+  // Parses INTERVAL n UNIT / INTERVAL 'n' UNIT / INTERVAL 'n unit' into toInterval<Unit>(n).
+  absl::StatusOr<ExprPtr> ParseInterval();
   // Parses `(expr, ...)` after IN / NOT IN into a tuple(...) call.
   absl::StatusOr<ExprPtr> ParseInList();
+  // Parses a query parameter {name:Type} into a kQueryParameterFunction call.
+  absl::StatusOr<ExprPtr> ParseQueryParameter();
   // True when the tokens at `offset` start a SELECT (SELECT or WITH).
   bool StartsSelect(size_t offset);
   // Parses `(SELECT ...)` into a kSubquery node.

@@ -9,6 +9,7 @@
 #include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "coordinator/sql/catalog_statement_parser.h"
 #include "coordinator/sql/expression_parser.h"
 #include "coordinator/sql/token_stream.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 constexpr char kStatementKeywords[] =
     "Expected one of: SELECT, INSERT, CREATE, DROP, SHOW, DESCRIBE, DESC, OPTIMIZE, KILL, ALTER, "
-    "CHECK, SET, EXPLAIN";
+    "CHECK, SET, EXPLAIN, USE, EXISTS, TRUNCATE, RENAME";
 
 // Returns the items of a key given as `(a, b)` or `tuple(a, b)`, or the key itself.
 std::vector<ExprPtr> KeyColumns(ExprPtr key) {
@@ -64,7 +65,6 @@ class StatementParser {
   absl::Status ParseColumnDef(CreateTableStatement* create);
   absl::Status ParseTableOptions(CreateTableStatement* create);
   absl::StatusOr<DropTableStatement> ParseDrop();
-  absl::StatusOr<ShowTablesStatement> ParseShow();
   absl::StatusOr<DescribeStatement> ParseDescribe();
   absl::StatusOr<InsertStatement> ParseInsert();
   absl::Status ParseValuesRows(InsertStatement* insert);
@@ -79,7 +79,8 @@ class StatementParser {
 
   // Parses an identifier, bare or quoted; `what` names it in the error.
   absl::StatusOr<std::string> ParseName(std::string_view what = "identifier");
-  // Parses [db.]name for DDL and INSERT: "default." is dropped, another database is kept.
+  // Parses [db.]name for DDL and INSERT, kept as written ("t", "db.t"); the executor resolves it
+  // against the current database (coordinator/exec/database_resolver.h).
   absl::StatusOr<std::string> ParseTableName();
   absl::StatusOr<uint64_t> ParseUnsigned();
   absl::Status ParseSettings(std::map<std::string, std::string>* settings);
@@ -102,9 +103,9 @@ absl::StatusOr<Statement> StatementParser::Parse() {
     return absl::StatusOr<Statement>(absl::in_place, std::in_place_type<SelectStatement>,
                                      std::move(select));
   }
+  if (IsCatalogStatement(tokens_)) return ParseCatalogStatement(&tokens_);
   if (first.Is("CREATE")) return ToStatement(ParseCreate());
   if (first.Is("DROP")) return ToStatement(ParseDrop());
-  if (first.Is("SHOW")) return ToStatement(ParseShow());
   if (first.Is("DESCRIBE") || first.Is("DESC")) return ToStatement(ParseDescribe());
   if (first.Is("INSERT")) return ToStatement(ParseInsert());
   if (first.Is("OPTIMIZE")) return ToStatement(ParseOptimize());
@@ -134,7 +135,6 @@ absl::StatusOr<std::string> StatementParser::ParseTableName() {
   ASSIGN_OR_RETURN(std::string name, ParseName("table name"));
   if (!tokens_.TakeSymbol(".")) return name;
   ASSIGN_OR_RETURN(std::string table, ParseName("table name"));
-  if (name == "default") return table;
   return absl::StrCat(name, ".", table);
 }
 
@@ -194,7 +194,13 @@ absl::StatusOr<SelectStatement> StatementParser::ParseSelectQuery() {
         op = SetOperator::kUnionDistinct;
       } else {
         // ClickHouse's default union_default_mode is empty: a bare UNION is an error there.
-        if (!tokens_.TakeKeyword("ALL")) return tokens_.Error("Expected one of: ALL, DISTINCT");
+        if (!tokens_.TakeKeyword("ALL")) {
+          return core::Error(core::ErrorCode::kExpectedAllOrDistinct,
+                             "Expected ALL or DISTINCT after UNION (at position " +
+                                 std::to_string(token.position + 1) +
+                                 "): write UNION ALL to keep duplicate rows or UNION DISTINCT "
+                                 "to remove them");
+        }
         op = SetOperator::kUnionAll;
       }
     } else if (token.Is("INTERSECT") || token.Is("EXCEPT")) {
@@ -596,17 +602,6 @@ absl::StatusOr<DropTableStatement> StatementParser::ParseDrop() {
   tokens_.TakeKeyword("SYNC");
   RETURN_IF_ERROR(ExpectEnd("Expected one of: SYNC, ';', end of query"));
   return drop;
-}
-
-absl::StatusOr<ShowTablesStatement> StatementParser::ParseShow() {
-  ShowTablesStatement show;
-  tokens_.Take();  // SHOW
-  RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLES"));
-  if (tokens_.TakeKeyword("FORMAT")) {
-    ASSIGN_OR_RETURN(show.format, ParseName("format name"));
-  }
-  RETURN_IF_ERROR(ExpectEnd("Expected one of: FORMAT, ';', end of query"));
-  return show;
 }
 
 absl::StatusOr<DescribeStatement> StatementParser::ParseDescribe() {

@@ -1,6 +1,7 @@
 // The SQL parser: turns one ClickHouse-dialect statement into the syntax tree of ast.h, which the
 // binder resolves against the catalog. Statements: SELECT, CREATE TABLE, DROP TABLE, SHOW TABLES,
-// DESCRIBE, INSERT (VALUES / FORMAT with inline data / SELECT), OPTIMIZE TABLE, KILL QUERY.
+// DESCRIBE, INSERT (VALUES / FORMAT with inline data / SELECT), OPTIMIZE TABLE, KILL QUERY, and
+// the database and table statements of catalog_statement_parser.h.
 //
 // Parts: lexer.h (tokens), token_stream.h (lookahead and error messages), expression_parser.h
 // (expressions and types), parser.cc (statements), column_name.cc (ColumnName).
@@ -19,8 +20,8 @@ namespace granite::coordinator::sql {
 // byte position, line and column, the offending token and what was expected:
 //   Syntax error: failed at position 10 (line 1, col 10) ('FORM'): FORM numbers(10). Expected ...
 // Expr::position and the other `position` fields in the tree are 0-based byte offsets.
-// Table names of DDL and INSERT drop a "default." database prefix and keep any other as "db.name";
-// SELECT keeps the database in TableRef::database.
+// Table names of DDL and INSERT are kept as written ("t" or "db.t"); SELECT keeps the database in
+// TableRef::database. The executor resolves both against the current database.
 // Thread-safety: reentrant. The result does not point into `sql`.
 absl::StatusOr<Statement> ParseStatement(std::string_view sql);
 

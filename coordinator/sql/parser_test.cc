@@ -136,7 +136,7 @@ TEST(ParserTest, CreateTable) {
       "  d Date\n"
       ") ENGINE = MergeTree() PARTITION BY toYYYYMM(d) ORDER BY (id, d) PRIMARY KEY id\n"
       "SETTINGS index_granularity = 8192");
-  EXPECT_EQ(create.name, "t");
+  EXPECT_EQ(create.name, "default.t");  // kept as written; the executor resolves it
   EXPECT_TRUE(create.if_not_exists);
   EXPECT_FALSE(create.or_replace);
   ASSERT_EQ(create.columns.size(), 5u);
@@ -201,7 +201,7 @@ TEST(ParserTest, ClickBenchQueries) {
 
 TEST(ParserTest, OtherStatements) {
   auto drop = ParseAs<DropTableStatement>("DROP TABLE IF EXISTS default.t SYNC");
-  EXPECT_EQ(drop.name, "t");
+  EXPECT_EQ(drop.name, "default.t");
   EXPECT_TRUE(drop.if_exists);
   EXPECT_FALSE(ParseAs<DropTableStatement>("drop table t;").if_exists);
 
@@ -226,7 +226,7 @@ TEST(ParserTest, OtherStatements) {
 TEST(ParserTest, AlterTableSettings) {
   auto modify = ParseAs<AlterSettingsStatement>(
       "ALTER TABLE default.hits MODIFY SETTING sharding_key = 'UserID', x = 3;");
-  EXPECT_EQ(modify.table, "hits");
+  EXPECT_EQ(modify.table, "default.hits");
   EXPECT_EQ(modify.modify.at("sharding_key"), "UserID");
   EXPECT_EQ(modify.modify.at("x"), "3");
   EXPECT_TRUE(modify.reset.empty());
@@ -243,7 +243,7 @@ TEST(ParserTest, AlterTableSettings) {
 
 TEST(ParserTest, AlterPartsAndCheckTable) {
   auto attach = ParseAs<AlterPartStatement>("ALTER TABLE default.t ATTACH PART 'broken_all_1_1_0'");
-  EXPECT_EQ(attach.table, "t");
+  EXPECT_EQ(attach.table, "default.t");
   EXPECT_FALSE(attach.drop_detached);
   EXPECT_EQ(attach.part, "broken_all_1_1_0");
   auto drop = ParseAs<AlterPartStatement>(
@@ -277,7 +277,7 @@ TEST(ParserTest, InsertValues) {
   EXPECT_EQ(insert.values[2].size(), 3u);
 
   insert = ParseAs<InsertStatement>("insert into table default.t values (1)");
-  EXPECT_EQ(insert.table, "t");
+  EXPECT_EQ(insert.table, "default.t");
   EXPECT_TRUE(insert.columns.empty());
   EXPECT_EQ(insert.values.size(), 1u);
 
@@ -371,7 +371,7 @@ TEST(ParserTest, ErrorsNamePositionTokenAndExpectations) {
   EXPECT_NE(ErrorOf("INSERT INTO t VALUES (1, 'x)").find("not closed"), std::string::npos);
   EXPECT_NE(ErrorOf("INSERT INTO t VALUES").find("Expected '('"), std::string::npos);
   EXPECT_NE(ErrorOf("DROP TABLE").find("Expected table name"), std::string::npos);
-  EXPECT_NE(ErrorOf("SHOW DATABASES").find("Expected TABLES"), std::string::npos);
+  EXPECT_NE(ErrorOf("SHOW DATABASE").find("Expected one of: TABLES, DATABASES"), std::string::npos);
   EXPECT_NE(ErrorOf("KILL QUERY").find("Expected WHERE"), std::string::npos);
   // The excerpt is cut after 40 bytes.
   error = ErrorOf("SELECT 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20");

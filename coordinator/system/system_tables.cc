@@ -6,6 +6,8 @@
 
 #include "absl/strings/str_join.h"
 #include "coordinator/access/users_table.h"
+#include "coordinator/cluster/table_name.h"
+#include "coordinator/system/catalog_tables.h"
 #include "coordinator/system/functions_table.h"
 #include "coordinator/system/workers_table.h"
 #include "core/error.h"
@@ -196,6 +198,7 @@ LocalTable QueryLogTable(const QueryRegistry* queries) {
 
 absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const WorkerSet& workers,
                                             const Catalog& catalog, const QueryRegistry* queries) {
+  if (std::optional<LocalTable> table = BuildCatalogSystemTable(name, catalog)) return *table;
   if (name == "metrics") return MetricRowsTable("metric", true, MetricsEverywhere(workers), false);
   if (name == "events") return MetricRowsTable("event", false, MetricsEverywhere(workers), true);
   if (name == "locks") return LocksTable(MetricsEverywhere(workers));
@@ -218,8 +221,9 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
                    {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kUInt64,
                     TypeId::kUInt64, TypeId::kString});
     for (const auto& schema : catalog.All()) {
-      t[0].AppendString("default");
-      t[1].AppendString(schema.name);
+      QualifiedTable table = SplitTableName(schema.name);
+      t[0].AppendString(table.database);
+      t[1].AppendString(table.table);
       t[2].AppendString(schema.engine);
       t[3].Append<uint64_t>(totals[schema.name].first);
       t[4].Append<uint64_t>(totals[schema.name].second);
@@ -240,8 +244,9 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
                     TypeId::kUInt8, TypeId::kUInt32});
     for (size_t i = 0; i < workers.size(); ++i) {
       for (const auto& part : responses[i].parts()) {
-        t[0].AppendString("default");
-        t[1].AppendString(part.table());
+        QualifiedTable table = SplitTableName(part.table());
+        t[0].AppendString(table.database);
+        t[1].AppendString(table.table);
         t[2].AppendString(part.partition());
         t[3].AppendString(part.partition_id());
         t[4].AppendString(part.name());
@@ -268,8 +273,9 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
                     TypeId::kInt64, TypeId::kInt64, TypeId::kUInt32, TypeId::kUInt32});
     for (size_t i = 0; i < workers.size(); ++i) {
       for (const auto& part : responses[i].detached_parts()) {
-        t[0].AppendString("default");
-        t[1].AppendString(part.table());
+        QualifiedTable table = SplitTableName(part.table());
+        t[0].AppendString(table.database);
+        t[1].AppendString(table.table);
         t[2].AppendString(part.partition_id());
         t[3].AppendString(part.name());
         t[4].Append<uint64_t>(part.bytes_on_disk());
@@ -301,8 +307,9 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
                     TypeId::kUInt8, TypeId::kUInt32});
     for (size_t i = 0; i < workers.size(); ++i) {
       for (const auto& merge : responses[i].merges()) {
-        t[0].AppendString("default");
-        t[1].AppendString(merge.table());
+        QualifiedTable table = SplitTableName(merge.table());
+        t[0].AppendString(table.database);
+        t[1].AppendString(table.table);
         t[2].Append<double>(merge.elapsed());
         t[3].Append<double>(merge.progress());
         t[4].Append<uint64_t>(merge.source_parts_size());

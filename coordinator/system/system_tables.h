@@ -7,6 +7,7 @@
 //                                     `worker` is "coordinator" or the worker's index
 //   processes, query_log              running queries and recently finished ones
 //   users                             the coordinator's users (access/users_table.h)
+//   one, databases, columns           the catalog alone (catalog_tables.h)
 //   functions                         scalar and aggregate functions (functions_table.h)
 #pragma once
 

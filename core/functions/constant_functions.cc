@@ -58,9 +58,12 @@ class StringConstantKernel : public ScalarKernel {
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileStringConstant(
     std::string_view name, const std::vector<ArgumentInfo>&, TypeId) {
   if (absl::EqualsIgnoreCase(ToAbsl(name), "version")) {
-    return std::make_unique<StringConstantKernel>(kGraniteVersion);
+    return std::make_unique<StringConstantKernel>(kClickHouseCompatibleVersion);
   }
-  if (absl::EqualsIgnoreCase(ToAbsl(name), "currentDatabase")) {
+  if (absl::EqualsIgnoreCase(ToAbsl(name), "currentDatabase") ||
+      absl::EqualsIgnoreCase(ToAbsl(name), "DATABASE")) {
+    // The coordinator replaces the call by the session's database before binding
+    // (coordinator/exec/query_parameters.h); a plan built without it runs in `default`.
     return std::make_unique<StringConstantKernel>("default");
   }
   return std::make_unique<StringConstantKernel>("UTC");  // timezone, timeZone, serverTimezone
@@ -75,6 +78,7 @@ void RegisterConstantFunctions(FunctionTable& table) {
   table.Add({"timezone", 0, 0, true, ResolveStringConstant, CompileStringConstant});
   table.AddAlias("serverTimezone", "timezone", true);
   table.Add({"currentDatabase", 0, 0, true, ResolveStringConstant, CompileStringConstant});
+  table.AddAlias("DATABASE", "currentDatabase", true);
 }
 
 }  // namespace granite::core

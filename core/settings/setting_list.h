@@ -101,9 +101,9 @@
   M(Bool, join_use_nulls, false, "",                                                              \
     "1: rows without a partner get NULLs (needs Nullable columns: refused for now)")             \
   M(Bool, allow_experimental_correlated_subqueries, true, "",                                    \
-    "Accepted as in ClickHouse; correlated subqueries are refused for now")                      \
+    "0: correlated subqueries fail with UNSUPPORTED_METHOD (ClickHouse's older name)")          \
   M(Bool, allow_correlated_subqueries, true, "",                                                  \
-    "Accepted as in ClickHouse; correlated subqueries are refused for now")
+    "0: correlated subqueries fail with UNSUPPORTED_METHOD instead of being decorrelated")
 
 // Table settings: CREATE TABLE ... SETTINGS and ALTER TABLE ... MODIFY SETTING.
 #define GRANITE_TABLE_SETTINGS(M)                                                                 \

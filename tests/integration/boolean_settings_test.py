@@ -91,6 +91,15 @@ class BooleanSettingsTest(unittest.TestCase):
             "output_format_json_quote_64bit_integers": lambda value: self.outcome(
                 "SELECT toUInt64(7) AS x FORMAT JSONEachRow "
                 "SETTINGS output_format_json_quote_64bit_integers = %s" % value),
+            "join_use_nulls": lambda value: self.outcome(
+                "SELECT count() FROM b LEFT JOIN (SELECT toUInt64(1) AS k) AS o ON b.k = o.k "
+                "SETTINGS join_use_nulls = %s" % value),
+            "allow_correlated_subqueries": lambda value: self.outcome(
+                "SELECT count() FROM b WHERE EXISTS (SELECT 1 FROM numbers(10) WHERE number = k) "
+                "SETTINGS allow_correlated_subqueries = %s" % value),
+            "allow_experimental_correlated_subqueries": lambda value: self.outcome(
+                "SELECT count() FROM b WHERE EXISTS (SELECT 1 FROM numbers(10) WHERE number = k) "
+                "SETTINGS allow_experimental_correlated_subqueries = %s" % value),
             "output_format_write_statistics": lambda value: self.outcome(
                 "SELECT 1 AS x FORMAT JSON SETTINGS output_format_write_statistics = %s" % value),
         }

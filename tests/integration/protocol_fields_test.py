@@ -5,7 +5,8 @@
 - QueryInfo{cancel: true} cancels a running SELECT at once (it was ignored once a non-INSERT ran).
 - Exception.display_text has ClickHouse's form "Code: N. DB::Exception: ... (NAME)" and is valid
   UTF-8 even when the message quotes the client's invalid bytes.
-- `database`: "" and "default" are accepted, others are UNKNOWN_DATABASE (81).
+- `database`: "", "default" and other existing databases are accepted, others are
+  UNKNOWN_DATABASE (81) (statements_test.py covers databases).
 - output_compression_type / input_compression_type (gzip, deflate, lz4, zstd; others
   UNKNOWN_COMPRESSION_METHOD), input_data_delimiter.
 - Output formats JSONCompactEachRow, Values, Markdown, TSKV, RowBinary(+WithNames[AndTypes]),

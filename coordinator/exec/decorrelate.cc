@@ -1,0 +1,324 @@
+#include "coordinator/exec/decorrelate.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status_macros.h"
+
+namespace granite::coordinator {
+namespace {
+
+using sql::Expr;
+using sql::ExprKind;
+using sql::ExprPtr;
+using sql::SelectStatement;
+
+using ColumnsOf = std::function<absl::StatusOr<RelationColumns>(const sql::TableRef&)>;
+
+ExprPtr Call(std::string name, std::vector<ExprPtr> args) {
+  auto call = std::make_shared<Expr>();
+  call->kind = ExprKind::kFunction;
+  call->name = std::move(name);
+  call->args = std::move(args);
+  if (!call->args.empty()) call->position = call->args[0]->position;
+  return call;
+}
+
+ExprPtr Column(const std::string& qualifier, const std::string& name) {
+  auto id = std::make_shared<Expr>();
+  id->kind = ExprKind::kIdentifier;
+  id->qualifier = qualifier;
+  id->name = name;
+  return id;
+}
+
+ExprPtr Aliased(ExprPtr e, const std::string& alias) {
+  auto copy = std::make_shared<Expr>(*e);
+  copy->alias = alias;
+  return copy;
+}
+
+ExprPtr Number(uint64_t value) {
+  auto literal = std::make_shared<Expr>();
+  literal->kind = ExprKind::kLiteral;
+  literal->value = value;
+  return literal;
+}
+
+void SplitAnd(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  if (e == nullptr) return;
+  if (e->kind == ExprKind::kFunction && e->name == "and") {
+    for (const ExprPtr& arg : e->args) SplitAnd(arg, out);
+    return;
+  }
+  out->push_back(e);
+}
+
+ExprPtr JoinAnd(std::vector<ExprPtr> conjuncts) {
+  if (conjuncts.empty()) return nullptr;
+  if (conjuncts.size() == 1) return conjuncts[0];
+  return Call("and", std::move(conjuncts));
+}
+
+bool HasSubquery(const Expr& e) {
+  if (e.kind == ExprKind::kSubquery) return true;
+  for (const ExprPtr& arg : e.args) {
+    if (HasSubquery(*arg)) return true;
+  }
+  return false;
+}
+
+// A subquery's correlation: its own conditions and those that name the outer query.
+struct Correlation {
+  std::vector<ExprPtr> kept;                          // inner conditions only
+  std::vector<std::pair<ExprPtr, ExprPtr>> keys;      // outer = inner
+  std::optional<std::pair<ExprPtr, ExprPtr>> differs;  // outer <> inner (EXISTS only)
+};
+
+struct InnerRelation {
+  std::string alias;
+  std::string table;
+  std::vector<std::string> names;
+};
+
+class Decorrelator {
+ public:
+  explicit Decorrelator(const ColumnsOf& columns_of) : columns_of_(columns_of) {}
+
+  absl::StatusOr<SelectStatement> Run(const SelectStatement& select) {
+    SelectStatement out = select;
+    std::vector<ExprPtr> conjuncts;
+    SplitAnd(select.where, &conjuncts);
+    std::vector<ExprPtr> rewritten;
+    bool changed = false;
+    for (const ExprPtr& c : conjuncts) {
+      ASSIGN_OR_RETURN(bool done, Rewrite(c, &out, &rewritten));
+      changed = changed || done;
+      if (!done) rewritten.push_back(c);
+    }
+    if (changed) out.where = JoinAnd(std::move(rewritten));
+    return out;
+  }
+
+ private:
+  // Rewrites conjunct `c` when it is a handled correlated shape; returns whether it did.
+  absl::StatusOr<bool> Rewrite(const ExprPtr& c, SelectStatement* out,
+                               std::vector<ExprPtr>* conjuncts) {
+    if (c->kind != ExprKind::kFunction) return false;
+    static const char* kComparisons[] = {"equals", "notEquals", "less", "greater",
+                                         "lessOrEquals", "greaterOrEquals"};
+    bool comparison = false;
+    for (const char* name : kComparisons) comparison = comparison || c->name == name;
+    if (comparison && c->args.size() == 2) {
+      const int side = c->args[0]->kind == ExprKind::kSubquery   ? 0
+                       : c->args[1]->kind == ExprKind::kSubquery ? 1
+                                                                 : -1;
+      if (side < 0) return false;
+      return RewriteScalar(*c, side, out, conjuncts);
+    }
+    bool negated = false;
+    const Expr* exists = c.get();
+    if (c->name == "not" && c->args.size() == 1 && c->args[0]->kind == ExprKind::kFunction) {
+      negated = true;
+      exists = c->args[0].get();
+    }
+    if (exists->name == "exists" && exists->args.size() == 1 &&
+        exists->args[0]->kind == ExprKind::kSubquery) {
+      return RewriteExists(*exists->args[0]->subquery, negated, out, conjuncts);
+    }
+    return false;
+  }
+
+  absl::StatusOr<bool> RewriteScalar(const Expr& comparison, int side, SelectStatement* out,
+                                     std::vector<ExprPtr>* conjuncts) {
+    const SelectStatement& sub = *comparison.args[side]->subquery;
+    std::optional<Correlation> found = Analyze(sub);
+    if (!found || found->keys.empty() || found->differs || sub.select.size() != 1 ||
+        sub.select[0]->kind == ExprKind::kStar) {
+      return false;
+    }
+    const std::string alias = NextAlias();
+    SelectStatement derived = Derived(sub, *found);
+    derived.select.push_back(Aliased(sub.select[0], "__v"));
+    AddDerived(out, std::move(derived), alias);
+    for (size_t i = 0; i < found->keys.size(); ++i) {
+      conjuncts->push_back(Call("equals", {found->keys[i].first, Column(alias, Key(i))}));
+    }
+    std::vector<ExprPtr> args = comparison.args;
+    args[side] = Column(alias, "__v");
+    conjuncts->push_back(Call(comparison.name, std::move(args)));
+    return true;
+  }
+
+  absl::StatusOr<bool> RewriteExists(const SelectStatement& sub, bool negated,
+                                     SelectStatement* out, std::vector<ExprPtr>* conjuncts) {
+    std::optional<Correlation> found = Analyze(sub);
+    if (!found || found->keys.empty()) return false;
+    if (found->keys.size() == 1 && !found->differs) {
+      // outer [NOT] IN (SELECT k FROM ... WHERE inner): an uncorrelated set.
+      SelectStatement set = Derived(sub, *found);
+      set.group_by.clear();
+      set.select = {found->keys[0].second};
+      auto node = std::make_shared<Expr>();
+      node->kind = ExprKind::kSubquery;
+      node->subquery = std::make_shared<SelectStatement>(std::move(set));
+      conjuncts->push_back(Call(negated ? "notIn" : "in", {found->keys[0].first, node}));
+      return true;
+    }
+    for (const auto& key : found->keys) {
+      if (key.first->kind != ExprKind::kIdentifier) return false;  // a LEFT JOIN key
+    }
+    const std::string alias = NextAlias();
+    SelectStatement derived = Derived(sub, *found);
+    derived.select.push_back(Aliased(Call("count", {}), "__n"));
+    if (found->differs) {
+      derived.select.push_back(Aliased(Call("min", {found->differs->second}), "__mn"));
+      derived.select.push_back(Aliased(Call("max", {found->differs->second}), "__mx"));
+    }
+    sql::JoinClause join;
+    join.kind = sql::JoinKind::kLeft;
+    join.table.subquery = std::make_shared<SelectStatement>(std::move(derived));
+    join.table.alias = alias;
+    std::vector<ExprPtr> on;
+    for (size_t i = 0; i < found->keys.size(); ++i) {
+      on.push_back(Call("equals", {found->keys[i].first, Column(alias, Key(i))}));
+    }
+    join.on = JoinAnd(std::move(on));
+    out->joins.push_back(std::move(join));
+    ExprPtr matched = Call("greater", {Column(alias, "__n"), Number(0)});
+    if (found->differs) {
+      // Some inner row of the group has c <> outer_c: its min or its max differs.
+      const ExprPtr& outer_c = found->differs->first;
+      matched = Call("and", {matched, Call("or", {Call("notEquals", {Column(alias, "__mn"), outer_c}),
+                                                  Call("notEquals", {Column(alias, "__mx"), outer_c})})});
+    }
+    conjuncts->push_back(negated ? Call("not", {matched}) : matched);
+    return true;
+  }
+
+  static std::string Key(size_t i) { return "__k" + std::to_string(i); }
+
+  std::string NextAlias() { return "__sq" + std::to_string(++derived_count_); }
+
+  // SELECT k0 AS __k0, ... FROM <sub's FROM> WHERE <kept> GROUP BY k0, ...
+  static SelectStatement Derived(const SelectStatement& sub, const Correlation& found) {
+    SelectStatement derived;
+    derived.from = sub.from;
+    derived.joins = sub.joins;
+    derived.where = JoinAnd(found.kept);
+    derived.settings = sub.settings;
+    for (size_t i = 0; i < found.keys.size(); ++i) {
+      derived.select.push_back(Aliased(found.keys[i].second, Key(i)));
+      derived.group_by.push_back(found.keys[i].second);
+    }
+    return derived;
+  }
+
+  static void AddDerived(SelectStatement* out, SelectStatement derived, const std::string& alias) {
+    sql::JoinClause join;
+    join.comma = true;
+    join.kind = sql::JoinKind::kCross;
+    join.table.subquery = std::make_shared<SelectStatement>(std::move(derived));
+    join.table.alias = alias;
+    out->joins.push_back(std::move(join));
+  }
+
+  // The subquery's correlation, or nullopt when it is uncorrelated or of a shape not handled.
+  std::optional<Correlation> Analyze(const SelectStatement& sub) {
+    if (!sub.set_operands.empty() || !sub.with.empty() || !sub.group_by.empty() || sub.having ||
+        !sub.from || sub.limit) {
+      return std::nullopt;
+    }
+    std::vector<InnerRelation> relations;
+    std::vector<const sql::TableRef*> refs = {&*sub.from};
+    for (const sql::JoinClause& join : sub.joins) refs.push_back(&join.table);
+    for (const sql::TableRef* ref : refs) {
+      if (ref->subquery || ref->database == "system") return std::nullopt;
+      absl::StatusOr<RelationColumns> columns = columns_of_(*ref);
+      if (!columns.ok()) return std::nullopt;
+      relations.push_back({ref->alias.empty() ? ref->name : ref->alias, ref->name,
+                           std::move(columns->names)});
+    }
+    auto inner = [&](const Expr& id) {
+      for (const InnerRelation& relation : relations) {
+        if (!id.qualifier.empty() && id.qualifier != relation.alias && id.qualifier != relation.table) {
+          continue;
+        }
+        for (const std::string& name : relation.names) {
+          if (name == id.name) return true;
+        }
+      }
+      return false;
+    };
+    struct Sides {
+      bool inner = false;
+      bool outer = false;
+    };
+    std::function<void(const Expr&, Sides*)> walk = [&](const Expr& e, Sides* sides) {
+      if (e.kind == ExprKind::kIdentifier) {
+        (inner(e) ? sides->inner : sides->outer) = true;
+      }
+      for (const ExprPtr& arg : e.args) walk(*arg, sides);
+    };
+    auto sides_of = [&](const Expr& e) {
+      Sides sides;
+      walk(e, &sides);
+      return sides;
+    };
+    for (const ExprPtr& item : sub.select) {
+      if (item->kind != ExprKind::kStar && (sides_of(*item).outer || HasSubquery(*item))) {
+        return std::nullopt;
+      }
+    }
+    for (const sql::JoinClause& join : sub.joins) {
+      if (join.on && sides_of(*join.on).outer) return std::nullopt;
+    }
+    std::vector<ExprPtr> conjuncts;
+    SplitAnd(sub.where, &conjuncts);
+    Correlation found;
+    for (const ExprPtr& c : conjuncts) {
+      if (HasSubquery(*c)) return std::nullopt;
+      if (!sides_of(*c).outer) {
+        found.kept.push_back(c);
+        continue;
+      }
+      const bool eq = c->name == "equals";
+      if (c->kind != ExprKind::kFunction || (!eq && c->name != "notEquals") || c->args.size() != 2) {
+        return std::nullopt;
+      }
+      Sides a = sides_of(*c->args[0]);
+      Sides b = sides_of(*c->args[1]);
+      std::pair<ExprPtr, ExprPtr> pair;
+      if (a.outer && !a.inner && b.inner && !b.outer) {
+        pair = {c->args[0], c->args[1]};
+      } else if (b.outer && !b.inner && a.inner && !a.outer) {
+        pair = {c->args[1], c->args[0]};
+      } else {
+        return std::nullopt;
+      }
+      if (eq) {
+        found.keys.push_back(std::move(pair));
+      } else if (!found.differs) {
+        found.differs = std::move(pair);
+      } else {
+        return std::nullopt;
+      }
+    }
+    if (found.keys.empty() && !found.differs) return std::nullopt;
+    return found;
+  }
+
+  const ColumnsOf& columns_of_;
+  int derived_count_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<SelectStatement> Decorrelate(const SelectStatement& select,
+                                            const ColumnsOf& columns_of) {
+  return Decorrelator(columns_of).Run(select);
+}
+
+}  // namespace granite::coordinator

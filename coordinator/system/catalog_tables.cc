@@ -1,0 +1,115 @@
+#include "coordinator/system/catalog_tables.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "coordinator/cluster/table_name.h"
+#include "core/types.h"
+
+namespace granite::coordinator {
+namespace {
+
+using core::TypeId;
+
+// Builds a LocalTable column by column.
+class Builder {
+ public:
+  Builder(std::vector<std::string> names, std::vector<TypeId> types) {
+    table_.names = std::move(names);
+    table_.types = std::move(types);
+    for (TypeId type : table_.types) columns_.push_back(std::make_shared<core::Column>(type));
+  }
+  core::Column& operator[](size_t i) { return *columns_[i]; }
+  LocalTable Build() {
+    table_.block.rows_without_columns = columns_.empty() ? 0 : columns_[0]->size();
+    for (auto& column : columns_) table_.block.columns.push_back(std::move(column));
+    return std::move(table_);
+  }
+
+ private:
+  LocalTable table_;
+  std::vector<core::MutableColumnPtr> columns_;
+};
+
+// Whether key expression `key` (as written: "x", "toYYYYMM(day)") reads column `column`: the
+// name appears in it as a whole word.
+bool Mentions(const std::string& key, const std::string& column) {
+  auto word = [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = key.find(column); at != std::string::npos; at = key.find(column, at + 1)) {
+    size_t end = at + column.size();
+    if ((at == 0 || !word(key[at - 1])) && (end == key.size() || !word(key[end]))) return true;
+  }
+  return false;
+}
+
+bool Contains(const std::vector<std::string>& keys, const std::string& column) {
+  return std::any_of(keys.begin(), keys.end(),
+                     [&](const std::string& key) { return Mentions(key, column); });
+}
+
+LocalTable DatabasesTable(const Catalog& catalog) {
+  Builder table(
+      {"name", "engine", "data_path", "metadata_path", "engine_full", "comment"},
+      {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString,
+       TypeId::kString});
+  for (const std::string& name : catalog.Databases()) {
+    const std::string engine = name == kSystemDatabase ? "Memory" : "Atomic";
+    table[0].AppendString(name);
+    table[1].AppendString(engine);
+    table[2].AppendString(name == kSystemDatabase ? "" : "tables/");
+    table[3].AppendString("");
+    table[4].AppendString(engine);
+    table[5].AppendString("");
+  }
+  return table.Build();
+}
+
+LocalTable ColumnsTable(const Catalog& catalog) {
+  Builder table(
+      {"database", "table", "name", "type", "position", "default_kind", "default_expression",
+       "comment", "is_in_partition_key", "is_in_sorting_key", "is_in_primary_key",
+       "is_in_sampling_key", "compression_codec"},
+      {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kUInt64,
+       TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kUInt8, TypeId::kUInt8,
+       TypeId::kUInt8, TypeId::kUInt8, TypeId::kString});
+  for (const core::TableSchema& schema : catalog.All()) {
+    QualifiedTable name = SplitTableName(schema.name);
+    // Without PRIMARY KEY the primary key is the sorting key, as in ClickHouse.
+    const std::vector<std::string>& primary =
+        schema.primary_key.empty() ? schema.order_by : schema.primary_key;
+    for (size_t c = 0; c < schema.columns.size(); ++c) {
+      const std::string& column = schema.columns[c].name;
+      table[0].AppendString(name.database);
+      table[1].AppendString(name.table);
+      table[2].AppendString(column);
+      table[3].AppendString(std::string(core::TypeName(schema.columns[c].type)));
+      table[4].Append<uint64_t>(c + 1);
+      table[5].AppendString("");
+      table[6].AppendString("");
+      table[7].AppendString("");
+      table[8].Append<uint8_t>(Mentions(schema.partition_by, column) ? 1 : 0);
+      table[9].Append<uint8_t>(Contains(schema.order_by, column) ? 1 : 0);
+      table[10].Append<uint8_t>(Contains(primary, column) ? 1 : 0);
+      table[11].Append<uint8_t>(0);
+      table[12].AppendString("");
+    }
+  }
+  return table.Build();
+}
+
+}  // namespace
+
+std::optional<LocalTable> BuildCatalogSystemTable(const std::string& name, const Catalog& catalog) {
+  if (name == "one") {
+    Builder table({"dummy"}, {TypeId::kUInt8});
+    table[0].Append<uint8_t>(0);
+    return table.Build();
+  }
+  if (name == "databases") return DatabasesTable(catalog);
+  if (name == "columns") return ColumnsTable(catalog);
+  return std::nullopt;
+}
+
+}  // namespace granite::coordinator
