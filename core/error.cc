@@ -5,6 +5,7 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
+#include "core/function_error_codes.h"
 
 namespace granite::core {
 namespace {
@@ -63,6 +64,14 @@ ErrorCode CodeOf(const absl::Status& status) {
 }
 
 std::string_view ErrorName(ErrorCode code) {
+  // The codes of core/function_error_codes.h.
+  if (code == kAggregateFunctionDoesntAllowParameters) {
+    return "AGGREGATE_FUNCTION_DOESNT_ALLOW_PARAMETERS";
+  }
+  if (code == kParameterOutOfBound) return "PARAMETER_OUT_OF_BOUND";
+  if (code == kFunctionThrowIfValueIsNonZero) return "FUNCTION_THROW_IF_VALUE_IS_NON_ZERO";
+  if (code == kCannotParseIpv4) return "CANNOT_PARSE_IPV4";
+  if (code == kCannotParseDatetime) return "CANNOT_PARSE_DATETIME";
   switch (code) {
     case ErrorCode::kOk: return "OK";
     case ErrorCode::kNotImplemented: return "NOT_IMPLEMENTED";

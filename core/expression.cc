@@ -76,7 +76,10 @@ absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call) {
   }
   node->name = std::move(compiled.resolved.name);
   node->kernel = std::move(compiled.kernel);
-  if (!all_constant) return node;
+  // Random functions give a new value per row even without column arguments.
+  const bool random = node->name == "rand" || node->name == "rand32" ||
+                      node->name == "rand64" || node->name == "randCanonical";
+  if (!all_constant || random) return node;
 
   // Constant folding: evaluate once on the one-row constants.
   std::vector<Operand> operands;

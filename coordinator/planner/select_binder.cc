@@ -319,11 +319,12 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
   std::string name = e.name;
   if (e.distinct) {
     std::string lower = Lower(name);
-    if (lower != "count") {
-      return ErrorAt(ErrorCode::kNotImplemented, name + "(DISTINCT ...) is not supported",
-                     e.position);
+    if (lower == "count") {
+      name = "uniqExact";
+    } else {  // f(DISTINCT x) is the -Distinct combinator: sumDistinct(x)
+      size_t open = name.find('(');
+      name.insert(open == std::string::npos ? name.size() : open, "Distinct");
     }
-    name = "uniqExact";
   }
   core::plan::AggregateCall call;
   std::vector<TypeId> arg_types;

@@ -1,5 +1,7 @@
 #include "coordinator/sql/expression_parser.h"
 
+#include "coordinator/sql/parser.h"
+
 #include <charconv>
 #include <cstdint>
 #include <cctype>
@@ -7,6 +9,7 @@
 #include <limits>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
 #include "core/error.h"
@@ -541,18 +544,62 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseFunctionCall() {
   const Token name = tokens_.Take();
   tokens_.Take();  // '('
   ExprPtr call = MakeFunction(std::string(name.text), {}, name.position);
-  if (tokens_.TakeSymbol(")")) return call;
+  RETURN_IF_ERROR(ParseCallArguments(call.get()));
+  if (tokens_.Peek().IsSymbol("(")) return ParseParametricCall(std::move(call));
+  UnitArgumentAsString(call.get());
+  return call;
+}
+
+// dateAdd(month, 1, d), dateDiff(day, a, b): ClickHouse takes the unit as a bare word; it becomes
+// the string the date functions read ('month').
+void ExpressionParser::UnitArgumentAsString(Expr* call) {
+  static constexpr std::string_view kUnitFunctions[] = {
+      "dateadd", "date_add", "datesub", "date_sub", "timestampadd", "timestamp_add",
+      "timestampsub", "timestamp_sub", "datediff", "date_diff", "timestampdiff", "timestamp_diff"};
+  if (call->args.empty() || call->args[0]->kind != ExprKind::kIdentifier ||
+      !call->args[0]->qualifier.empty()) {
+    return;
+  }
+  const std::string lower = absl::AsciiStrToLower(call->name);
+  for (std::string_view name : kUnitFunctions) {
+    if (lower == name) {
+      call->args[0] = MakeLiteral(core::Value(call->args[0]->name), call->args[0]->position);
+      return;
+    }
+  }
+}
+
+absl::Status ExpressionParser::ParseCallArguments(Expr* call) {
+  if (tokens_.TakeSymbol(")")) return absl::OkStatus();
   if (tokens_.Peek().IsSymbol("*") && tokens_.Peek(1).IsSymbol(")")) {
     auto star = std::make_shared<Expr>();
     star->kind = ExprKind::kStar;
     star->position = tokens_.Take().position;
     tokens_.Take();
     call->args.push_back(std::move(star));
-    return call;
+    return absl::OkStatus();
   }
   call->distinct = tokens_.TakeKeyword("DISTINCT");
   ASSIGN_OR_RETURN(call->args, ParseList());
-  RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  return tokens_.ExpectSymbol(")");
+}
+
+// ClickHouse's parametric aggregates, f(params)(args): the parameters (literals) become part of
+// the function name, "quantile(0.9)", which the aggregate factory parses.
+absl::StatusOr<ExprPtr> ExpressionParser::ParseParametricCall(ExprPtr params) {
+  std::string name = params->name + "(";
+  for (size_t i = 0; i < params->args.size(); ++i) {
+    const Expr& param = *params->args[i];
+    if (param.kind != ExprKind::kLiteral || params->distinct) {
+      return tokens_.Error("Parameters of aggregate function " + params->name +
+                           " must be literals");
+    }
+    name += (i == 0 ? "" : ", ") + ColumnName(param);
+  }
+  name += ")";
+  tokens_.Take();  // '('
+  ExprPtr call = MakeFunction(std::move(name), {}, params->position);
+  RETURN_IF_ERROR(ParseCallArguments(call.get()));
   return call;
 }
 

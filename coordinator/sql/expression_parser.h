@@ -63,6 +63,10 @@ class ExpressionParser {
   absl::StatusOr<ExprPtr> ParsePrimary();
   absl::StatusOr<ExprPtr> ParseParenthesized();
   absl::StatusOr<ExprPtr> ParseFunctionCall();
+  // Parses the arguments after '(' up to and including ')': *, DISTINCT, a list.
+  absl::Status ParseCallArguments(Expr* call);
+  absl::StatusOr<ExprPtr> ParseParametricCall(ExprPtr params);
+  void UnitArgumentAsString(Expr* call);
   absl::StatusOr<ExprPtr> ParseCase();
   absl::StatusOr<ExprPtr> ParseCast();
   absl::StatusOr<ExprPtr> ParseExtract();

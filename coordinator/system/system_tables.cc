@@ -8,6 +8,7 @@
 #include "coordinator/access/users_table.h"
 #include "coordinator/cluster/table_name.h"
 #include "coordinator/system/catalog_tables.h"
+#include "coordinator/system/functions_table.h"
 #include "coordinator/system/workers_table.h"
 #include "core/error.h"
 #include "core/metrics/metrics_snapshot.h"
@@ -202,6 +203,7 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
   if (name == "events") return MetricRowsTable("event", false, MetricsEverywhere(workers), true);
   if (name == "locks") return LocksTable(MetricsEverywhere(workers));
   if (name == "processes") return ProcessesTable(queries);
+  if (name == "functions") return BuildFunctionsTable();
   if (name == "users") return access::UsersTable(*access::AccessControl::Current());
   if (name == "query_log") return QueryLogTable(queries);
   if (name == "tables") {

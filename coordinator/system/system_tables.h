@@ -8,6 +8,7 @@
 //   processes, query_log              running queries and recently finished ones
 //   users                             the coordinator's users (access/users_table.h)
 //   one, databases, columns           the catalog alone (catalog_tables.h)
+//   functions                         scalar and aggregate functions (functions_table.h)
 #pragma once
 
 #include <string>

@@ -1,9 +1,10 @@
 // Resolution of aggregate calls (name + argument types → canonical name + result type) for the
 // binder, and construction of AggregateFunction objects for the Aggregator.
 //
-// Supported (names case-insensitive): count() / count(x) (count(*) arrives as count()),
-// sum(x), avg(x), min(x), max(x), any(x), uniqExact(x), countDistinct(x) (= COUNT(DISTINCT x),
-// canonical name "uniqExact"), uniq(x).
+// Supported (names case-insensitive): the entries of aggregate_function_factory.cc (count, sum,
+// avg, min, max, any, anyLast, argMin/argMax, uniq*, the var/stddev/covar/corr/regr_* moments,
+// the quantile family with its level parameter, groupBit*, ...), each with the -If, -OrDefault
+// and -Distinct combinators. Parameters are part of the name: "quantile(0.9)".
 #pragma once
 
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/aggregation/aggregate_function.h"
+#include "core/functions/function_registry.h"
 #include "core/types.h"
 
 namespace granite::core {
@@ -33,6 +35,9 @@ absl::StatusOr<ResolvedAggregate> ResolveAggregate(std::string_view name,
 
 // Returns true if `name` (case-insensitive) is a supported aggregate function.
 bool IsAggregateFunction(std::string_view name);
+
+// Returns every aggregate function and alias (combinators excluded), for system.functions.
+std::vector<FunctionListing> ListAggregateFunctions();
 
 // Creates the function object for `spec` (resolved again, so a bad spec fails like above).
 absl::StatusOr<std::unique_ptr<AggregateFunction>> CreateAggregateFunction(

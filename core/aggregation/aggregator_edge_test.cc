@@ -176,7 +176,7 @@ TEST(AggregatorEdgeTest, ReportsMismatchedInputs) {
   partial.columns = {keys, wrong};
   EXPECT_EQ(CodeOf(aggregator->Merge(partial)), ErrorCode::kLogicalError);
 
-  auto unknown = Aggregator::Create({}, {{"median", {TypeId::kInt64}}});
+  auto unknown = Aggregator::Create({}, {{"medianSpline", {TypeId::kInt64}}});
   EXPECT_EQ(CodeOf(unknown.status()), ErrorCode::kUnknownAggregateFunction);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "core/aggregation/aggregate_function.h"
 
@@ -28,5 +29,41 @@ std::unique_ptr<AggregateFunction> MakeUniqExact(TypeId arg);
 std::unique_ptr<AggregateFunction> MakeDistinctBitmap(TypeId arg, uint64_t base, uint64_t bits);
 // uniq(x): approximate distinct count (see uniques_hash_set.h), state String, result UInt64.
 std::unique_ptr<AggregateFunction> MakeUniq(TypeId arg);
+// sumWithOverflow(x): like sum, in the argument's own type (wrapping around).
+std::unique_ptr<AggregateFunction> MakeSumWithOverflow(TypeId arg);
+
+// Moment-based statistics (moments_functions.cc); arguments numeric, result Float64
+// (regr_count: UInt64). `stable`: Welford's algorithm (the -Stable variants).
+enum class MomentKind {
+  kVarPop, kVarSamp, kStddevPop, kStddevSamp, kSkewPop, kSkewSamp, kKurtPop, kKurtSamp,
+  kCovarPop, kCovarSamp, kCorr, kAvgWeighted, kRegrCount, kRegrAvgx, kRegrAvgy, kRegrSxx,
+  kRegrSyy, kRegrSxy, kRegrSlope, kRegrIntercept, kRegrR2,
+};
+std::unique_ptr<AggregateFunction> MakeMoments(MomentKind kind, bool stable);
+
+// The quantile family (quantile_functions.cc). REQUIRES: arg is not String.
+enum class QuantileKind {
+  kInterpolated, kExact, kExactLow, kExactHigh, kExactExclusive, kExactInclusive, kTDigest,
+  kTiming, kBFloat16, kExactWeighted,
+};
+TypeId QuantileResultType(QuantileKind kind, TypeId arg);
+std::unique_ptr<AggregateFunction> MakeQuantile(QuantileKind kind, TypeId arg, double level);
+
+// Value-keeping and small aggregates (value_functions.cc). `param`: uniqUpTo's N.
+enum class ValueKind {
+  kArgMin, kArgMax, kAnyLast, kAnyHeavy, kEntropy, kUniqUpTo, kSumKahan, kBoundingRatio,
+  kBitAnd, kBitOr, kBitXor,
+};
+std::unique_ptr<AggregateFunction> MakeValueAggregate(ValueKind kind,
+                                                      const std::vector<TypeId>& args,
+                                                      uint64_t param);
+
+// Combinators (combinator_functions.cc): -If (the last argument is the condition), -OrDefault,
+// -Distinct (`inner` is the wrapped call's spec, `result` its result type).
+std::unique_ptr<AggregateFunction> MakeIfCombinator(std::unique_ptr<AggregateFunction> inner);
+std::unique_ptr<AggregateFunction> MakeOrDefaultCombinator(
+    std::unique_ptr<AggregateFunction> inner);
+std::unique_ptr<AggregateFunction> MakeDistinctCombinator(const AggregateSpec& inner,
+                                                          TypeId result);
 
 }  // namespace granite::core

@@ -74,7 +74,39 @@ struct DecimalSumOp {
   static State Read(const char* const* columns, size_t row) { return LoadAt<Int128>(columns[0], row); }
 };
 
+// sumWithOverflow: accumulates in the argument's own type T; integers wrap around.
+template <typename T>
+struct OwnTypeSumOp {
+  using In = T;
+  using State = T;
+  using Result = T;
+
+  static State Init() { return 0; }
+  static void Add(State& s, In value) {
+    if constexpr (std::is_floating_point_v<T>) {
+      s += value;
+    } else {
+      s = static_cast<T>(static_cast<uint64_t>(s) + static_cast<uint64_t>(value));
+    }
+  }
+  static void Merge(State& s, const State& other) { Add(s, other); }
+  static Result Final(const State& s) { return s; }
+  static std::vector<TypeId> StateTypes(TypeId arg) { return {arg}; }
+  static TypeId ResultType(TypeId arg) { return arg; }
+  static void Write(const State& s, char* const* columns, size_t row) {
+    StoreAt<T>(columns[0], row, s);
+  }
+  static State Read(const char* const* columns, size_t row) { return LoadAt<T>(columns[0], row); }
+};
+
 }  // namespace
+
+std::unique_ptr<AggregateFunction> MakeSumWithOverflow(TypeId arg) {
+  return DispatchFixed(arg, [&](auto tag) -> std::unique_ptr<AggregateFunction> {
+    using T = typename decltype(tag)::Type;
+    return MakeSimpleAggregate<OwnTypeSumOp<T>>(arg);
+  });
+}
 
 std::unique_ptr<AggregateFunction> MakeSum(TypeId arg) {
   return DispatchFixed(arg, [&](auto tag) -> std::unique_ptr<AggregateFunction> {

@@ -30,6 +30,13 @@ const FunctionTable& Table() {
     RegisterDateFunctions(*t);
     RegisterStringFunctions(*t);
     RegisterRegexpFunctions(*t);
+    RegisterMathFunctions(*t);
+    RegisterStringExtraFunctions(*t);
+    RegisterUrlFunctions(*t);
+    RegisterHashFunctions(*t);
+    RegisterDateExtraFunctions(*t);
+    RegisterJsonFunctions(*t);
+    RegisterMiscFunctions(*t);
     return t;
   }();
   return *table;
@@ -85,6 +92,7 @@ void FunctionTable::AddAlias(std::string_view alias, std::string_view canonical,
   // Copy the definition first: inserting the alias may rehash exact_ and invalidate `it`.
   const FunctionDef* def = it->second;
   exact_[std::string(alias)] = def;
+  aliases_.push_back({std::string(alias), case_insensitive, std::string(def->name)});
   if (case_insensitive) lowercase_[Lower(alias)] = def;
 }
 
@@ -93,6 +101,16 @@ const FunctionDef* FunctionTable::Find(std::string_view name) const {
   if (auto it = lowercase_.find(Lower(name)); it != lowercase_.end()) return it->second;
   return nullptr;
 }
+
+std::vector<FunctionListing> FunctionTable::List() const {
+  std::vector<FunctionListing> out;
+  out.reserve(defs_.size() + aliases_.size());
+  for (const auto& def : defs_) out.push_back({std::string(def->name), def->case_insensitive, ""});
+  out.insert(out.end(), aliases_.begin(), aliases_.end());
+  return out;
+}
+
+std::vector<FunctionListing> ListScalarFunctions() { return Table().List(); }
 
 absl::StatusOr<ResolvedFunction> ResolveFunction(std::string_view name,
                                                  const std::vector<ArgumentInfo>& args) {

@@ -57,6 +57,16 @@ absl::StatusOr<ResolvedFunction> ResolveFunction(std::string_view name,
 // Returns true if `name` (or an alias of it) is a scalar function known to the registry.
 bool IsScalarFunction(std::string_view name);
 
+// Names one row of system.functions: a canonical function (alias_to empty) or an alias of one.
+struct FunctionListing {
+  std::string name;
+  bool case_insensitive = false;
+  std::string alias_to;
+};
+
+// Returns every scalar function and alias of the registry, canonical ones first.
+std::vector<FunctionListing> ListScalarFunctions();
+
 // A resolved call together with its kernel, ready to run on blocks.
 struct CompiledFunction {
   ResolvedFunction resolved;

@@ -43,8 +43,11 @@ class FunctionTable {
   void AddAlias(std::string_view alias, std::string_view canonical, bool case_insensitive);
   // Returns the definition for `name`: exact spelling first, then case-insensitive names.
   const FunctionDef* Find(std::string_view name) const;
+  // Returns every canonical function and alias, in registration order.
+  std::vector<FunctionListing> List() const;
 
  private:
+  std::vector<FunctionListing> aliases_;
   std::vector<std::unique_ptr<FunctionDef>> defs_;
   absl::flat_hash_map<std::string, const FunctionDef*> exact_;
   absl::flat_hash_map<std::string, const FunctionDef*> lowercase_;
@@ -62,5 +65,12 @@ void RegisterConversionFunctions(FunctionTable& table);
 void RegisterDateFunctions(FunctionTable& table);
 void RegisterStringFunctions(FunctionTable& table);
 void RegisterRegexpFunctions(FunctionTable& table);
+void RegisterMathFunctions(FunctionTable& table);
+void RegisterStringExtraFunctions(FunctionTable& table);
+void RegisterUrlFunctions(FunctionTable& table);
+void RegisterHashFunctions(FunctionTable& table);
+void RegisterDateExtraFunctions(FunctionTable& table);
+void RegisterJsonFunctions(FunctionTable& table);
+void RegisterMiscFunctions(FunctionTable& table);
 
 }  // namespace granite::core
