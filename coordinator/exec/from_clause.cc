@@ -1,6 +1,8 @@
 #include "coordinator/exec/from_clause.h"
 
 #include <algorithm>
+
+#include "absl/container/flat_hash_set.h"
 #include <set>
 #include <utility>
 
@@ -158,6 +160,20 @@ ExprPtr Identifier(const std::string& qualifier, const std::string& name, size_t
   id->name = name;
   id->position = position;
   return id;
+}
+
+// Returns how many distinct values the `keys` columns of `block` hold together.
+double DistinctKeys(const core::Block& block, const std::vector<size_t>& keys) {
+  std::vector<const core::Column*> columns;
+  for (size_t key : keys) columns.push_back(block.columns[key].get());
+  absl::flat_hash_set<std::string> seen;
+  std::string key;
+  for (size_t row = 0; row < block.rows(); ++row) {
+    key.clear();
+    AppendRowKey(columns, row, &key);
+    seen.insert(key);
+  }
+  return static_cast<double>(seen.size());
 }
 
 // A relation's column in a joined block.
@@ -542,17 +558,34 @@ class FromMaterializer {
       }
     }
     while (!pending.empty()) {
+      // The connected relation whose join is estimated smallest: |L| * |R| / max(distinct keys
+      // of L, distinct keys of R); with none connected, the smallest relation (a cross join).
       size_t best = *pending.begin();
       bool best_connected = false;
+      double best_cost = 0;
       for (size_t r : pending) {
         Joined candidate = FromRelation(r, relations_[r]);
         std::vector<ExprPtr> probe = remaining_;
-        const bool connected = !TakeKeys(&probe, joined, r, candidate).empty();
-        const uint64_t rows = relations_[r].data.block.rows();
-        if ((connected && !best_connected) ||
-            (connected == best_connected && rows < relations_[best].data.block.rows())) {
+        std::vector<KeyPair> keys = TakeKeys(&probe, joined, r, candidate);
+        const bool connected = !keys.empty();
+        const double rows = static_cast<double>(relations_[r].data.block.rows());
+        double cost = rows;
+        if (connected) {
+          std::vector<size_t> left_keys, right_keys;
+          for (const KeyPair& key : keys) {
+            left_keys.push_back(key.left);
+            right_keys.push_back(key.right);
+          }
+          const double distinct = std::max(DistinctKeys(joined.block, left_keys),
+                                           DistinctKeys(candidate.block, right_keys));
+          cost = static_cast<double>(joined.block.rows()) * rows / std::max(distinct, 1.0);
+        }
+        const bool better = r == *pending.begin() || (connected && !best_connected) ||
+                            (connected == best_connected && cost < best_cost);
+        if (better) {
           best = r;
           best_connected = connected;
+          best_cost = cost;
         }
       }
       Joined right = FromRelation(best, relations_[best]);

@@ -8,8 +8,10 @@
 // Relations are then joined on the coordinator by hash joins (exec/hash_join.h) on the equal
 // keys of ON / USING and, for comma and inner joins, of WHERE:
 //   - only inner / comma / cross joins: a greedy order — start from the largest relation, then
-//     repeatedly join the smallest relation connected to the joined ones by an equality (a
-//     relation connected to none comes last, as a cross join), building on the smaller side;
+//     repeatedly join the relation connected to the joined ones by equalities whose result is
+//     estimated smallest (|L| * |R| / the larger distinct count of the keys, counted on the
+//     materialized data; a relation connected to none comes last, as a cross join), building
+//     on the smaller side;
 //   - with an outer, semi or anti join: the written order, left-deep.
 // The SELECT that remains has no FROM and keeps the conjuncts not used as keys or pushed down.
 #pragma once
