@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "coordinator/sql/ast_build.h"
 #include "core/status_macros.h"
 
 namespace granite::coordinator {
@@ -17,23 +18,6 @@ using sql::SelectStatement;
 
 using ColumnsOf = std::function<absl::StatusOr<RelationColumns>(const sql::TableRef&)>;
 
-ExprPtr Call(std::string name, std::vector<ExprPtr> args) {
-  auto call = std::make_shared<Expr>();
-  call->kind = ExprKind::kFunction;
-  call->name = std::move(name);
-  call->args = std::move(args);
-  if (!call->args.empty()) call->position = call->args[0]->position;
-  return call;
-}
-
-ExprPtr Column(const std::string& qualifier, const std::string& name) {
-  auto id = std::make_shared<Expr>();
-  id->kind = ExprKind::kIdentifier;
-  id->qualifier = qualifier;
-  id->name = name;
-  return id;
-}
-
 ExprPtr Aliased(ExprPtr e, const std::string& alias) {
   auto copy = std::make_shared<Expr>(*e);
   copy->alias = alias;
@@ -45,29 +29,6 @@ ExprPtr Number(uint64_t value) {
   literal->kind = ExprKind::kLiteral;
   literal->value = value;
   return literal;
-}
-
-void SplitAnd(const ExprPtr& e, std::vector<ExprPtr>* out) {
-  if (e == nullptr) return;
-  if (e->kind == ExprKind::kFunction && e->name == "and") {
-    for (const ExprPtr& arg : e->args) SplitAnd(arg, out);
-    return;
-  }
-  out->push_back(e);
-}
-
-ExprPtr JoinAnd(std::vector<ExprPtr> conjuncts) {
-  if (conjuncts.empty()) return nullptr;
-  if (conjuncts.size() == 1) return conjuncts[0];
-  return Call("and", std::move(conjuncts));
-}
-
-bool HasSubquery(const Expr& e) {
-  if (e.kind == ExprKind::kSubquery) return true;
-  for (const ExprPtr& arg : e.args) {
-    if (HasSubquery(*arg)) return true;
-  }
-  return false;
 }
 
 // A subquery's correlation: its own conditions and those that name the outer query.
@@ -90,7 +51,7 @@ class Decorrelator {
   absl::StatusOr<SelectStatement> Run(const SelectStatement& select) {
     SelectStatement out = select;
     std::vector<ExprPtr> conjuncts;
-    SplitAnd(select.where, &conjuncts);
+    sql::SplitAnd(select.where, &conjuncts);
     std::vector<ExprPtr> rewritten;
     bool changed = false;
     for (const ExprPtr& c : conjuncts) {
@@ -98,7 +59,7 @@ class Decorrelator {
       changed = changed || done;
       if (!done) rewritten.push_back(c);
     }
-    if (changed) out.where = JoinAnd(std::move(rewritten));
+    if (changed) out.where = sql::JoinAnd(std::move(rewritten));
     return out;
   }
 
@@ -144,11 +105,11 @@ class Decorrelator {
     derived.select.push_back(Aliased(sub.select[0], "__v"));
     AddDerived(out, std::move(derived), alias);
     for (size_t i = 0; i < found->keys.size(); ++i) {
-      conjuncts->push_back(Call("equals", {found->keys[i].first, Column(alias, Key(i))}));
+      conjuncts->push_back(sql::MakeCall("equals", {found->keys[i].first, sql::MakeColumn(alias, Key(i))}));
     }
     std::vector<ExprPtr> args = comparison.args;
-    args[side] = Column(alias, "__v");
-    conjuncts->push_back(Call(comparison.name, std::move(args)));
+    args[side] = sql::MakeColumn(alias, "__v");
+    conjuncts->push_back(sql::MakeCall(comparison.name, std::move(args)));
     return true;
   }
 
@@ -164,7 +125,7 @@ class Decorrelator {
       auto node = std::make_shared<Expr>();
       node->kind = ExprKind::kSubquery;
       node->subquery = std::make_shared<SelectStatement>(std::move(set));
-      conjuncts->push_back(Call(negated ? "notIn" : "in", {found->keys[0].first, node}));
+      conjuncts->push_back(sql::MakeCall(negated ? "notIn" : "in", {found->keys[0].first, node}));
       return true;
     }
     for (const auto& key : found->keys) {
@@ -172,10 +133,10 @@ class Decorrelator {
     }
     const std::string alias = NextAlias();
     SelectStatement derived = Derived(sub, *found);
-    derived.select.push_back(Aliased(Call("count", {}), "__n"));
+    derived.select.push_back(Aliased(sql::MakeCall("count", {}), "__n"));
     if (found->differs) {
-      derived.select.push_back(Aliased(Call("min", {found->differs->second}), "__mn"));
-      derived.select.push_back(Aliased(Call("max", {found->differs->second}), "__mx"));
+      derived.select.push_back(Aliased(sql::MakeCall("min", {found->differs->second}), "__mn"));
+      derived.select.push_back(Aliased(sql::MakeCall("max", {found->differs->second}), "__mx"));
     }
     sql::JoinClause join;
     join.kind = sql::JoinKind::kLeft;
@@ -183,18 +144,18 @@ class Decorrelator {
     join.table.alias = alias;
     std::vector<ExprPtr> on;
     for (size_t i = 0; i < found->keys.size(); ++i) {
-      on.push_back(Call("equals", {found->keys[i].first, Column(alias, Key(i))}));
+      on.push_back(sql::MakeCall("equals", {found->keys[i].first, sql::MakeColumn(alias, Key(i))}));
     }
-    join.on = JoinAnd(std::move(on));
+    join.on = sql::JoinAnd(std::move(on));
     out->joins.push_back(std::move(join));
-    ExprPtr matched = Call("greater", {Column(alias, "__n"), Number(0)});
+    ExprPtr matched = sql::MakeCall("greater", {sql::MakeColumn(alias, "__n"), Number(0)});
     if (found->differs) {
       // Some inner row of the group has c <> outer_c: its min or its max differs.
       const ExprPtr& outer_c = found->differs->first;
-      matched = Call("and", {matched, Call("or", {Call("notEquals", {Column(alias, "__mn"), outer_c}),
-                                                  Call("notEquals", {Column(alias, "__mx"), outer_c})})});
+      matched = sql::MakeCall("and", {matched, sql::MakeCall("or", {sql::MakeCall("notEquals", {sql::MakeColumn(alias, "__mn"), outer_c}),
+                                                  sql::MakeCall("notEquals", {sql::MakeColumn(alias, "__mx"), outer_c})})});
     }
-    conjuncts->push_back(negated ? Call("not", {matched}) : matched);
+    conjuncts->push_back(negated ? sql::MakeCall("not", {matched}) : matched);
     return true;
   }
 
@@ -207,7 +168,7 @@ class Decorrelator {
     SelectStatement derived;
     derived.from = sub.from;
     derived.joins = sub.joins;
-    derived.where = JoinAnd(found.kept);
+    derived.where = sql::JoinAnd(found.kept);
     derived.settings = sub.settings;
     for (size_t i = 0; i < found.keys.size(); ++i) {
       derived.select.push_back(Aliased(found.keys[i].second, Key(i)));
@@ -268,7 +229,7 @@ class Decorrelator {
       return sides;
     };
     for (const ExprPtr& item : sub.select) {
-      if (item->kind != ExprKind::kStar && (sides_of(*item).outer || HasSubquery(*item))) {
+      if (item->kind != ExprKind::kStar && (sides_of(*item).outer || sql::ContainsSubquery(*item))) {
         return std::nullopt;
       }
     }
@@ -276,10 +237,10 @@ class Decorrelator {
       if (join.on && sides_of(*join.on).outer) return std::nullopt;
     }
     std::vector<ExprPtr> conjuncts;
-    SplitAnd(sub.where, &conjuncts);
+    sql::SplitAnd(sub.where, &conjuncts);
     Correlation found;
     for (const ExprPtr& c : conjuncts) {
-      if (HasSubquery(*c)) return std::nullopt;
+      if (sql::ContainsSubquery(*c)) return std::nullopt;
       if (!sides_of(*c).outer) {
         found.kept.push_back(c);
         continue;

@@ -8,6 +8,7 @@
 
 #include "coordinator/exec/hash_join.h"
 #include "coordinator/exec/row_keys.h"
+#include "coordinator/sql/ast_build.h"
 #include "coordinator/sql/parser.h"
 #include "core/error.h"
 #include "core/functions/cast_column.h"
@@ -104,15 +105,6 @@ void MarkNeeded(const Expr& e, std::vector<Relation>* relations) {
   for (const ExprPtr& arg : e.args) MarkNeeded(*arg, relations);
 }
 
-void SplitAnd(const ExprPtr& e, std::vector<ExprPtr>* out) {
-  if (e == nullptr) return;
-  if (e->kind == ExprKind::kFunction && e->name == "and") {
-    for (const ExprPtr& arg : e->args) SplitAnd(arg, out);
-    return;
-  }
-  out->push_back(e);
-}
-
 // A text of `e` that, unlike ColumnName, keeps qualifiers: equal texts, equal expressions.
 std::string Signature(const Expr& e) {
   if (e.kind == ExprKind::kIdentifier) return e.qualifier + "." + e.name;
@@ -127,10 +119,10 @@ std::string Signature(const Expr& e) {
 // itself stays as a condition.
 std::vector<ExprPtr> CommonConjuncts(const Expr& disjunction) {
   std::vector<ExprPtr> common;
-  SplitAnd(disjunction.args[0], &common);
+  sql::SplitAnd(disjunction.args[0], &common);
   for (size_t i = 1; i < disjunction.args.size() && !common.empty(); ++i) {
     std::vector<ExprPtr> branch;
-    SplitAnd(disjunction.args[i], &branch);
+    sql::SplitAnd(disjunction.args[i], &branch);
     std::set<std::string> names;
     for (const ExprPtr& c : branch) names.insert(Signature(*c));
     std::vector<ExprPtr> kept;
@@ -140,26 +132,6 @@ std::vector<ExprPtr> CommonConjuncts(const Expr& disjunction) {
     common = std::move(kept);
   }
   return common;
-}
-
-ExprPtr JoinAnd(const std::vector<ExprPtr>& conjuncts) {
-  if (conjuncts.empty()) return nullptr;
-  if (conjuncts.size() == 1) return conjuncts[0];
-  auto call = std::make_shared<Expr>();
-  call->kind = ExprKind::kFunction;
-  call->name = "and";
-  call->args = conjuncts;
-  call->position = conjuncts[0]->position;
-  return call;
-}
-
-ExprPtr Identifier(const std::string& qualifier, const std::string& name, size_t position) {
-  auto id = std::make_shared<Expr>();
-  id->kind = ExprKind::kIdentifier;
-  id->qualifier = qualifier;
-  id->name = name;
-  id->position = position;
-  return id;
 }
 
 // Returns how many distinct values the `keys` columns of `block` hold together.
@@ -348,7 +320,7 @@ class FromMaterializer {
     out.rest = select_;
     out.rest.from.reset();
     out.rest.joins.clear();
-    out.rest.where = JoinAnd(remaining_);
+    out.rest.where = sql::JoinAnd(remaining_);
     return out;
   }
 
@@ -423,7 +395,7 @@ class FromMaterializer {
   // Sorts WHERE and ON conjuncts into pushed-down filters, join conditions and the rest.
   void Classify() {
     std::vector<ExprPtr> where;
-    SplitAnd(select_.where, &where);
+    sql::SplitAnd(select_.where, &where);
     for (size_t i = 0, n = where.size(); i < n; ++i) {
       if (where[i]->kind == ExprKind::kFunction && where[i]->name == "or" &&
           where[i]->args.size() > 1) {
@@ -433,7 +405,7 @@ class FromMaterializer {
     on_.resize(select_.joins.size());
     for (size_t j = 0; j < select_.joins.size(); ++j) {
       std::vector<ExprPtr> on;
-      SplitAnd(select_.joins[j].on, &on);
+      sql::SplitAnd(select_.joins[j].on, &on);
       for (ExprPtr& c : on) {
         if (!ordered_) {
           where.push_back(std::move(c));  // inner joins: ON is WHERE
@@ -483,7 +455,7 @@ class FromMaterializer {
       if (relation.prematerialized) continue;
       sql::SelectStatement read;
       for (const std::string& name : relation.names) {
-        if (relation.needed.count(name)) read.select.push_back(Identifier("", name, 0));
+        if (relation.needed.count(name)) read.select.push_back(sql::MakeColumn("", name, 0));
       }
       if (read.select.empty()) {
         auto one = std::make_shared<Expr>();
@@ -493,7 +465,7 @@ class FromMaterializer {
         read.select.push_back(one);
       }
       read.from = *relation.ref;
-      read.where = JoinAnd(relation.pushed);
+      read.where = sql::JoinAnd(relation.pushed);
       ASSIGN_OR_RETURN(relation.data, context_.run(read));
     }
     return absl::OkStatus();
@@ -549,12 +521,10 @@ class FromMaterializer {
     // USING keys of inner joins become equalities between the two named copies.
     for (size_t j = 0; j < select_.joins.size(); ++j) {
       for (const auto& [r, column] : using_pairs_[j]) {
-        auto eq = std::make_shared<Expr>();
-        eq->kind = ExprKind::kFunction;
-        eq->name = "equals";
-        eq->args = {Identifier(relations_[r].qualifier, column, select_.joins[j].position),
-                    Identifier(relations_[j + 1].qualifier, column, select_.joins[j].position)};
-        remaining_.push_back(eq);
+        const size_t position = select_.joins[j].position;
+        remaining_.push_back(
+            sql::MakeCall("equals", {sql::MakeColumn(relations_[r].qualifier, column, position),
+                                     sql::MakeColumn(relations_[j + 1].qualifier, column, position)}));
       }
     }
     while (!pending.empty()) {

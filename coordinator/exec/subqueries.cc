@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "coordinator/sql/ast_build.h"
 #include "core/error.h"
 #include "core/value_text.h"
 #include "core/status_macros.h"
@@ -15,15 +16,6 @@ using sql::Expr;
 using sql::ExprKind;
 using sql::ExprPtr;
 
-bool Contains(const ExprPtr& e) {
-  if (e == nullptr) return false;
-  if (e->kind == ExprKind::kSubquery) return true;
-  for (const ExprPtr& arg : e->args) {
-    if (Contains(arg)) return true;
-  }
-  return false;
-}
-
 // Runs `subquery`, reporting a reference to the outer query as a correlated subquery.
 absl::StatusOr<LocalTable> RunSubquery(const Expr& node, const SubqueryRunner& run) {
   absl::StatusOr<LocalTable> result = run(*node.subquery);
@@ -34,15 +26,6 @@ absl::StatusOr<LocalTable> RunSubquery(const Expr& node, const SubqueryRunner& r
                            std::string(result.status().message()));
   }
   return result;
-}
-
-ExprPtr Call(std::string name, std::vector<ExprPtr> args, size_t position) {
-  auto call = std::make_shared<Expr>();
-  call->kind = ExprKind::kFunction;
-  call->name = std::move(name);
-  call->args = std::move(args);
-  call->position = position;
-  return call;
 }
 
 ExprPtr DefaultLiteral(core::TypeId type, size_t position) {
@@ -61,7 +44,7 @@ class Rewriter {
 
   // Returns `e` itself when nothing under it changes, else a rewritten copy.
   absl::StatusOr<ExprPtr> Rewrite(const ExprPtr& e) {
-    if (!Contains(e)) return e;
+    if (e == nullptr || !sql::ContainsSubquery(*e)) return e;
     if (e->kind == ExprKind::kSubquery) return Scalar(*e);
     const std::string& name = e->name;
     if ((name == "in" || name == "notIn") && e->args.size() == 2 &&
@@ -129,7 +112,7 @@ class Rewriter {
     for (size_t row = 0; row < column.size(); ++row) {
       values.push_back(LiteralOf(column, row, node.position));
     }
-    return Call("tuple", std::move(values), node.position);
+    return sql::MakeCall("tuple", std::move(values));
   }
 
   const SubqueryRunner& run_;
@@ -165,21 +148,22 @@ sql::ExprPtr LiteralOf(const core::Column& column, size_t row, size_t position) 
 
 bool HasExpressionSubqueries(const sql::SelectStatement& select) {
   for (const ExprPtr& item : select.select) {
-    if (Contains(item)) return true;
+    if (sql::ContainsSubquery(*item)) return true;
   }
   for (const ExprPtr& key : select.group_by) {
-    if (Contains(key)) return true;
+    if (sql::ContainsSubquery(*key)) return true;
   }
   for (const sql::OrderItem& order : select.order_by) {
-    if (Contains(order.expr)) return true;
+    if (sql::ContainsSubquery(*order.expr)) return true;
   }
   for (const sql::JoinClause& join : select.joins) {
-    if (Contains(join.on)) return true;
+    if (join.on != nullptr && sql::ContainsSubquery(*join.on)) return true;
   }
   for (const sql::WithItem& with : select.with) {
-    if (Contains(with.expr)) return true;
+    if (with.expr != nullptr && sql::ContainsSubquery(*with.expr)) return true;
   }
-  return Contains(select.where) || Contains(select.having);
+  return (select.where && sql::ContainsSubquery(*select.where)) ||
+         (select.having && sql::ContainsSubquery(*select.having));
 }
 
 absl::StatusOr<sql::SelectStatement> ReplaceSubqueries(const sql::SelectStatement& select,

@@ -1,0 +1,48 @@
+#include "coordinator/sql/ast_build.h"
+
+#include <utility>
+
+namespace granite::coordinator::sql {
+
+ExprPtr MakeCall(std::string name, std::vector<ExprPtr> args) {
+  auto call = std::make_shared<Expr>();
+  call->kind = ExprKind::kFunction;
+  call->name = std::move(name);
+  call->args = std::move(args);
+  if (!call->args.empty()) call->position = call->args[0]->position;
+  return call;
+}
+
+ExprPtr MakeColumn(const std::string& qualifier, const std::string& name, size_t position) {
+  auto id = std::make_shared<Expr>();
+  id->kind = ExprKind::kIdentifier;
+  id->qualifier = qualifier;
+  id->name = name;
+  id->position = position;
+  return id;
+}
+
+void SplitAnd(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  if (e == nullptr) return;
+  if (e->kind == ExprKind::kFunction && e->name == "and") {
+    for (const ExprPtr& arg : e->args) SplitAnd(arg, out);
+    return;
+  }
+  out->push_back(e);
+}
+
+ExprPtr JoinAnd(std::vector<ExprPtr> conjuncts) {
+  if (conjuncts.empty()) return nullptr;
+  if (conjuncts.size() == 1) return conjuncts[0];
+  return MakeCall("and", std::move(conjuncts));
+}
+
+bool ContainsSubquery(const Expr& e) {
+  if (e.kind == ExprKind::kSubquery) return true;
+  for (const ExprPtr& arg : e.args) {
+    if (ContainsSubquery(*arg)) return true;
+  }
+  return false;
+}
+
+}  // namespace granite::coordinator::sql

@@ -1,0 +1,23 @@
+// Small constructors and walkers of the syntax tree (ast.h) for the code that rewrites queries
+// after parsing: decorrelation, subquery replacement, FROM materialization.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "coordinator/sql/ast.h"
+
+namespace granite::coordinator::sql {
+
+// A call node; its position is the first argument's (0 without arguments).
+ExprPtr MakeCall(std::string name, std::vector<ExprPtr> args);
+// A column reference `qualifier.name` (qualifier may be empty).
+ExprPtr MakeColumn(const std::string& qualifier, const std::string& name, size_t position = 0);
+// Appends the conjuncts of `e` (the arguments of nested and(...), or `e` itself; none if null).
+void SplitAnd(const ExprPtr& e, std::vector<ExprPtr>* out);
+// Returns and(conjuncts...), the one conjunct, or null for none.
+ExprPtr JoinAnd(std::vector<ExprPtr> conjuncts);
+// True when `e` or a node under it is a subquery.
+bool ContainsSubquery(const Expr& e);
+
+}  // namespace granite::coordinator::sql
