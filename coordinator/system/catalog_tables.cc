@@ -6,32 +6,13 @@
 
 #include "absl/strings/ascii.h"
 #include "coordinator/cluster/table_name.h"
+#include "coordinator/system/table_builder.h"
 #include "core/types.h"
 
 namespace granite::coordinator {
 namespace {
 
 using core::TypeId;
-
-// Builds a LocalTable column by column.
-class Builder {
- public:
-  Builder(std::vector<std::string> names, std::vector<TypeId> types) {
-    table_.names = std::move(names);
-    table_.types = std::move(types);
-    for (TypeId type : table_.types) columns_.push_back(std::make_shared<core::Column>(type));
-  }
-  core::Column& operator[](size_t i) { return *columns_[i]; }
-  LocalTable Build() {
-    table_.block.rows_without_columns = columns_.empty() ? 0 : columns_[0]->size();
-    for (auto& column : columns_) table_.block.columns.push_back(std::move(column));
-    return std::move(table_);
-  }
-
- private:
-  LocalTable table_;
-  std::vector<core::MutableColumnPtr> columns_;
-};
 
 // Whether key expression `key` (as written: "x", "toYYYYMM(day)") reads column `column`: the
 // name appears in it as a whole word.
@@ -50,7 +31,7 @@ bool Contains(const std::vector<std::string>& keys, const std::string& column) {
 }
 
 LocalTable DatabasesTable(const Catalog& catalog) {
-  Builder table(
+  TableBuilder table(
       {"name", "engine", "data_path", "metadata_path", "engine_full", "comment"},
       {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString,
        TypeId::kString});
@@ -67,7 +48,7 @@ LocalTable DatabasesTable(const Catalog& catalog) {
 }
 
 LocalTable ColumnsTable(const Catalog& catalog) {
-  Builder table(
+  TableBuilder table(
       {"database", "table", "name", "type", "position", "default_kind", "default_expression",
        "comment", "is_in_partition_key", "is_in_sorting_key", "is_in_primary_key",
        "is_in_sampling_key", "compression_codec"},
@@ -103,7 +84,7 @@ LocalTable ColumnsTable(const Catalog& catalog) {
 
 std::optional<LocalTable> BuildCatalogSystemTable(const std::string& name, const Catalog& catalog) {
   if (name == "one") {
-    Builder table({"dummy"}, {TypeId::kUInt8});
+    TableBuilder table({"dummy"}, {TypeId::kUInt8});
     table[0].Append<uint8_t>(0);
     return table.Build();
   }

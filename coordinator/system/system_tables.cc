@@ -9,6 +9,7 @@
 #include "coordinator/cluster/table_name.h"
 #include "coordinator/system/catalog_tables.h"
 #include "coordinator/system/functions_table.h"
+#include "coordinator/system/table_builder.h"
 #include "coordinator/system/workers_table.h"
 #include "core/error.h"
 #include "core/metrics/metrics_snapshot.h"
@@ -20,26 +21,6 @@ namespace pb = granite::worker::v1;
 using core::TypeId;
 
 namespace {
-
-// Builds a LocalTable column by column.
-class TableBuilder {
- public:
-  TableBuilder(std::vector<std::string> names, std::vector<TypeId> types) {
-    table_.names = std::move(names);
-    table_.types = std::move(types);
-    for (TypeId type : table_.types) columns_.push_back(std::make_shared<core::Column>(type));
-  }
-  core::Column& operator[](size_t i) { return *columns_[i]; }
-  LocalTable Build() {
-    table_.block.rows_without_columns = columns_.empty() ? 0 : columns_[0]->size();
-    for (auto& column : columns_) table_.block.columns.push_back(std::move(column));
-    return std::move(table_);
-  }
-
- private:
-  LocalTable table_;
-  std::vector<core::MutableColumnPtr> columns_;
-};
 
 // Asks every worker for its tables; a worker that does not answer gets an empty response and
 // `up[i] = false`.
