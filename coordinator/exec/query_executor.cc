@@ -24,6 +24,9 @@
 #include "coordinator/exec/insert_executor.h"
 #include "coordinator/exec/explain.h"
 #include "coordinator/exec/set_operations.h"
+#include "coordinator/exec/limit_by.h"
+#include "coordinator/exec/window_functions.h"
+#include "coordinator/exec/window_split.h"
 #include "core/table_functions/table_function.h"
 #include "coordinator/exec/late_finalizer.h"
 #include "coordinator/exec/part_statements.h"
@@ -260,6 +263,11 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   };
   if (!select.set_operands.empty()) return SelectSetOperation(select, run);
   sql::SelectStatement resolved = ResolveCteReferences(select, scope);
+  if (resolved.with_totals) {
+    return core::Error(ErrorCode::kNotImplemented, "WITH TOTALS is not supported yet");
+  }
+  if (!resolved.limit_by.empty()) return SelectLimitBy(resolved, query, outer);
+  if (NeedsSplit(resolved)) return SelectSplit(resolved, query, run);
   auto columns_of = [this, query](const sql::TableRef& ref) {
     return ColumnsOf(ref, query->database);
   };
@@ -295,6 +303,67 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
     resolved = std::move(from.rest);
   }
   ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(resolved, query, std::move(materialized)));
+  QueryResult result;
+  result.has_rows = true;
+  result.names = plan.names;
+  result.types = plan.types;
+  result.format = plan.format;
+  ASSIGN_OR_RETURN(result.block, Run(plan, query));
+  query->NoteMemory(ByteSizeOf(result.block));
+  return result;
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::SelectLimitBy(const sql::SelectStatement& select,
+                                                         QueryContext* query,
+                                                         const CteScope* outer) {
+  sql::SelectStatement inner = select;
+  inner.limit_by.clear();
+  inner.limit.reset();
+  inner.offset.reset();
+  for (size_t i = 0; i < select.limit_by.size(); ++i) {
+    auto key = std::make_shared<sql::Expr>(*select.limit_by[i]);
+    key->alias = "__limit_by_" + std::to_string(i);
+    inner.select.push_back(std::move(key));
+  }
+  ASSIGN_OR_RETURN(QueryResult result, SelectIn(inner, query, outer));
+  const size_t keys = select.limit_by.size();
+  const size_t visible = result.names.size() - keys;
+  LimitByOptions options{select.limit_by_limit, select.limit_by_offset, select.limit,
+                         select.offset.value_or(0)};
+  result.block = ApplyLimitBy(std::move(result.block), visible, options);
+  result.names.resize(visible);
+  result.types.resize(visible);
+  return result;
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::SelectSplit(const sql::SelectStatement& select,
+                                                       QueryContext* query,
+                                                       const SubqueryRunner& run) {
+  ASSIGN_OR_RETURN(SplitQuery split, SplitForWindows(select));
+  LocalTable table;
+  if (split.inner.grouping_sets_written) {
+    ASSIGN_OR_RETURN(std::vector<sql::SelectStatement> copies, ExpandGroupingSets(split.inner));
+    for (size_t i = 0; i < copies.size(); ++i) {
+      ASSIGN_OR_RETURN(LocalTable part, run(copies[i]));
+      if (i == 0) {
+        table = std::move(part);
+      } else {
+        ASSIGN_OR_RETURN(table, CombineResults(sql::SetOperator::kUnionAll, std::move(table),
+                                               std::move(part)));
+      }
+    }
+  } else {
+    ASSIGN_OR_RETURN(table, run(split.inner));
+  }
+  table.qualifiers.clear();
+  table.hidden.assign(table.names.size(), false);
+  RETURN_IF_ERROR(AppendWindowColumns(split.windows, &table));
+  for (size_t i = 0; i < table.names.size(); ++i) {
+    table.hidden[i] = IsSplitColumn(table.names[i]) ||
+                      std::find(split.hidden.begin(), split.hidden.end(), table.names[i]) !=
+                          split.hidden.end();
+  }
+  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(split.outer, query, std::move(table)));
   QueryResult result;
   result.has_rows = true;
   result.names = plan.names;
