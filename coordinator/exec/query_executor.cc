@@ -27,6 +27,7 @@
 #include "coordinator/exec/limit_by.h"
 #include "coordinator/exec/window_functions.h"
 #include "coordinator/exec/window_split.h"
+#include "coordinator/exec/views.h"
 #include "core/table_functions/table_function.h"
 #include "coordinator/exec/late_finalizer.h"
 #include "coordinator/exec/part_statements.h"
@@ -165,6 +166,7 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
     return Insert(*insert, input, more_input, insert_options, query);
   }
   if (auto* create = std::get_if<sql::CreateTableStatement>(&statement)) {
+    if (create->view) return CreateView(*create, query);
     RETURN_IF_ERROR(CreateTable(*create, *workers_, catalog_));
     return QueryResult{};
   }
@@ -263,6 +265,9 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   };
   if (!select.set_operands.empty()) return SelectSetOperation(select, run);
   sql::SelectStatement resolved = ResolveCteReferences(select, scope);
+  ASSIGN_OR_RETURN(resolved, ExpandViews(resolved, [this, query](const sql::TableRef& ref) {
+                     return ViewOf(ref, query->database);
+                   }));
   if (resolved.with_totals) {
     return core::Error(ErrorCode::kNotImplemented, "WITH TOTALS is not supported yet");
   }
@@ -311,6 +316,31 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   ASSIGN_OR_RETURN(result.block, Run(plan, query));
   query->NoteMemory(ByteSizeOf(result.block));
   return result;
+}
+
+std::optional<core::TableSchema> QueryExecutor::ViewOf(const sql::TableRef& ref,
+                                                       const std::string& current_database) {
+  if (ref.database == "system" || !EnsureCatalog(*workers_, catalog_).ok()) return std::nullopt;
+  const std::string database = ref.database.empty() ? current_database : ref.database;
+  absl::StatusOr<core::TableSchema> schema =
+      catalog_->Lookup(CatalogTableName(database, ref.name));
+  if (!schema.ok() || !IsView(*schema)) return std::nullopt;
+  return *std::move(schema);
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::CreateView(const sql::CreateTableStatement& create,
+                                                      QueryContext* query) {
+  // The SELECT runs once with LIMIT 0 to check it and learn its columns.
+  sql::SelectStatement probe = *create.view;
+  probe.limit = 0;
+  probe.format.clear();
+  ASSIGN_OR_RETURN(QueryResult columns, Select(probe, query));
+  ASSIGN_OR_RETURN(core::TableSchema schema,
+                   ViewSchema(create, columns.names, columns.types,
+                              static_cast<uint32_t>(workers_->size())));
+  RETURN_IF_ERROR(CreateTableWithSchema(schema, create.or_replace, create.if_not_exists,
+                                        *workers_, catalog_));
+  return QueryResult{};
 }
 
 absl::StatusOr<QueryResult> QueryExecutor::SelectLimitBy(const sql::SelectStatement& select,
@@ -542,6 +572,10 @@ absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& in
                                                   QueryContext* query) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
   ASSIGN_OR_RETURN(std::optional<core::TableSchema> schema, catalog_->Lookup(insert.table));
+  if (schema && IsView(*schema)) {
+    return core::Error(ErrorCode::kNotImplemented,
+                       "Method write is not supported by storage View (" + insert.table + ")");
+  }
   SelectRunner run_select = [&](const sql::SelectStatement& select) -> absl::StatusOr<core::Block> {
     ASSIGN_OR_RETURN(QueryResult result, Select(select, query));
     return result.block;

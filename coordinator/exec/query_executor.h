@@ -99,6 +99,11 @@ class QueryExecutor {
   // select (once per grouping set), the window columns, then the outer select over them.
   absl::StatusOr<QueryResult> SelectSplit(const sql::SelectStatement& select, QueryContext* query,
                                           const SubqueryRunner& run);
+  // CREATE VIEW (exec/views.h); ViewOf: the view `ref` names, if it names one.
+  absl::StatusOr<QueryResult> CreateView(const sql::CreateTableStatement& create,
+                                         QueryContext* query);
+  std::optional<core::TableSchema> ViewOf(const sql::TableRef& ref,
+                                          const std::string& current_database);
   // Columns of a table or table function named in a FROM with joins.
   absl::StatusOr<RelationColumns> ColumnsOf(const sql::TableRef& ref,
                                             const std::string& current_database);

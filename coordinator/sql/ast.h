@@ -207,11 +207,17 @@ struct CreateTableStatement {
   std::vector<ExprPtr> primary_key;  // PRIMARY KEY (a, b) after the columns or after ENGINE
   ExprPtr partition_by;              // null if absent
   std::map<std::string, std::string> settings;
+  // CREATE [OR REPLACE] VIEW [IF NOT EXISTS] name [(c1, c2)] AS SELECT ...: the SELECT, its text
+  // as written, and the optional column names (then `columns` is empty).
+  SelectPtr view;
+  std::string view_query;
+  std::vector<std::string> view_columns;
 };
 
 struct DropTableStatement {
   std::string name;
   bool if_exists = false;
+  bool view = false;  // DROP VIEW
 };
 
 // SHOW TABLES [FROM|IN d] [[NOT] [I]LIKE 'p'] [FORMAT f]

@@ -77,7 +77,8 @@ absl::StatusOr<Statement> ToStatement(absl::StatusOr<T> parsed) {
 // Parses statements; see ParseStatement in parser.h.
 class StatementParser {
  public:
-  explicit StatementParser(std::string_view sql) : tokens_(sql), expressions_(&tokens_) {
+  explicit StatementParser(std::string_view sql)
+      : sql_(sql), tokens_(sql), expressions_(&tokens_) {
     expressions_.set_subquery_parser([this]() -> absl::StatusOr<SelectPtr> {
       ASSIGN_OR_RETURN(SelectStatement select, ParseSelectQuery());
       return std::make_shared<SelectStatement>(std::move(select));
@@ -131,6 +132,10 @@ class StatementParser {
   // Accepts an optional ';' and then requires the end of the query.
   absl::Status ExpectEnd(std::string_view expected);
 
+  // CREATE VIEW after CREATE [OR REPLACE] VIEW.
+  absl::StatusOr<CreateTableStatement> ParseCreateView(CreateTableStatement create);
+
+  std::string_view sql_;
   TokenStream tokens_;
   ExpressionParser expressions_;
   std::string select_expected_;  // what could have continued the last SELECT parsed
@@ -615,7 +620,9 @@ absl::StatusOr<CreateTableStatement> StatementParser::ParseCreate() {
     RETURN_IF_ERROR(tokens_.ExpectKeyword("REPLACE"));
     create.or_replace = true;
   }
-  RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
+  if (tokens_.TakeKeyword("VIEW")) return ParseCreateView(std::move(create));
+  if (!tokens_.Peek().Is("TABLE")) return tokens_.Error("Expected one of: TABLE, VIEW");
+  tokens_.Take();
   if (tokens_.TakeKeyword("IF")) {
     RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
     RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
@@ -637,6 +644,38 @@ absl::StatusOr<CreateTableStatement> StatementParser::ParseCreate() {
   RETURN_IF_ERROR(ParseTableOptions(&create));
   RETURN_IF_ERROR(ExpectEnd(
       "Expected one of: ENGINE, PARTITION BY, ORDER BY, PRIMARY KEY, SETTINGS, ';', end of query"));
+  return create;
+}
+
+absl::StatusOr<CreateTableStatement> StatementParser::ParseCreateView(
+    CreateTableStatement create) {
+  if (tokens_.TakeKeyword("IF")) {
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
+    create.if_not_exists = true;
+  }
+  ASSIGN_OR_RETURN(create.name, ParseTableName());
+  if (tokens_.TakeSymbol("(")) {
+    do {
+      ASSIGN_OR_RETURN(std::string column, ParseName("column name"));
+      create.view_columns.push_back(std::move(column));
+    } while (tokens_.TakeSymbol(","));
+    RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  }
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("AS"));
+  const size_t begin = tokens_.Peek().position;
+  if (!tokens_.Peek().Is("SELECT") && !tokens_.Peek().Is("WITH")) {
+    return tokens_.Error("Expected SELECT");
+  }
+  ASSIGN_OR_RETURN(SelectStatement select, ParseSelectQuery());
+  const size_t end = std::min(tokens_.Peek().position, sql_.size());
+  create.view_query = std::string(sql_.substr(begin, end - begin));
+  while (!create.view_query.empty() &&
+         absl::ascii_isspace(static_cast<unsigned char>(create.view_query.back()))) {
+    create.view_query.pop_back();
+  }
+  create.view = std::make_shared<SelectStatement>(std::move(select));
+  RETURN_IF_ERROR(ExpectEnd(select_expected_));
   return create;
 }
 
@@ -704,7 +743,8 @@ absl::Status StatementParser::ParseTableOptions(CreateTableStatement* create) {
 absl::StatusOr<DropTableStatement> StatementParser::ParseDrop() {
   DropTableStatement drop;
   tokens_.Take();  // DROP
-  RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
+  drop.view = tokens_.TakeKeyword("VIEW");
+  if (!drop.view) RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
   if (tokens_.TakeKeyword("IF")) {
     RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
     drop.if_exists = true;
