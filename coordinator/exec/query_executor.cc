@@ -485,13 +485,30 @@ sql::SelectStatement QueryExecutor::ResolveCteReferences(const sql::SelectStatem
 
 absl::StatusOr<QueryResult> QueryExecutor::SelectSetOperation(const sql::SelectStatement& select,
                                                               const SubqueryRunner& run) {
+  // INTERSECT binds tighter than UNION and EXCEPT, which apply left to right (as ClickHouse):
+  // `term` collects a run of INTERSECTs, `combined` the terms joined by the other operators.
   sql::SelectStatement first = select;
   first.set_operands.clear();
   first.format.clear();
-  ASSIGN_OR_RETURN(LocalTable combined, run(first));
+  ASSIGN_OR_RETURN(LocalTable term, run(first));
+  std::optional<LocalTable> left;
+  sql::SetOperator pending = sql::SetOperator::kUnionAll;
   for (const auto& [op, operand] : select.set_operands) {
     ASSIGN_OR_RETURN(LocalTable next, run(*operand));
-    ASSIGN_OR_RETURN(combined, CombineResults(op, std::move(combined), std::move(next)));
+    if (op == sql::SetOperator::kIntersect || op == sql::SetOperator::kIntersectDistinct) {
+      ASSIGN_OR_RETURN(term, CombineResults(op, std::move(term), std::move(next)));
+      continue;
+    }
+    if (left) {
+      ASSIGN_OR_RETURN(term, CombineResults(pending, *std::move(left), std::move(term)));
+    }
+    left = std::move(term);
+    term = std::move(next);
+    pending = op;
+  }
+  LocalTable combined = std::move(term);
+  if (left) {
+    ASSIGN_OR_RETURN(combined, CombineResults(pending, *std::move(left), std::move(combined)));
   }
   QueryResult result;
   result.has_rows = true;
