@@ -266,6 +266,9 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   };
   if (!select.set_operands.empty()) return SelectSetOperation(select, run);
   sql::SelectStatement resolved = ResolveCteReferences(select, scope);
+  if (resolved.group_by_all || resolved.order_by_all) {
+    ASSIGN_OR_RETURN(resolved, ExpandAllKeys(resolved));
+  }
   ASSIGN_OR_RETURN(resolved, ExpandViews(resolved, [this, query](const sql::TableRef& ref) {
                      return ViewOf(ref, query->database);
                    }));

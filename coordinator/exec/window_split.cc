@@ -1,5 +1,6 @@
 #include "coordinator/exec/window_split.h"
 
+#include <functional>
 #include <set>
 #include <utility>
 
@@ -351,6 +352,31 @@ ExprPtr ReplaceMissingKeys(const ExprPtr& e, const std::set<std::string>& missin
 }
 
 }  // namespace
+
+absl::StatusOr<sql::SelectStatement> ExpandAllKeys(const sql::SelectStatement& select) {
+  sql::SelectStatement out = select;
+  std::function<bool(const Expr&)> aggregated = [&](const Expr& e) {
+    if (IsWindowCall(e) || IsAggregateCall(e)) return true;
+    for (const ExprPtr& arg : e.args) {
+      if (aggregated(*arg)) return true;
+    }
+    return false;
+  };
+  for (const ExprPtr& item : select.select) {
+    if (item->kind == ExprKind::kStar) {
+      return core::Error(ErrorCode::kNotImplemented,
+                         "GROUP BY ALL / ORDER BY ALL with * in the select list is not supported");
+    }
+    auto ref = item->alias.empty() ? std::make_shared<Expr>(*item)
+                                   : sql::MakeColumn("", item->alias, item->position);
+    if (!item->alias.empty()) ref->alias.clear();
+    if (select.group_by_all && !aggregated(*item)) out.group_by.push_back(ref);
+    if (select.order_by_all) out.order_by.push_back({ref, select.order_by_all_descending, {}});
+  }
+  out.group_by_all = false;
+  out.order_by_all = false;
+  return out;
+}
 
 bool IsSplitColumn(std::string_view name) { return name.substr(0, kPrefix.size()) == kPrefix; }
 

@@ -47,6 +47,11 @@ struct SplitQuery {
 // grouping sets.
 bool NeedsSplit(const sql::SelectStatement& select);
 
+// GROUP BY ALL and ORDER BY ALL spelled out: the select items without aggregate (or window)
+// calls as keys, every select item (by its alias if it has one) as the order. Errors:
+// NOT_IMPLEMENTED for ALL with `*` in the select list.
+absl::StatusOr<sql::SelectStatement> ExpandAllKeys(const sql::SelectStatement& select);
+
 // True for the columns the split adds (hidden from `*`).
 bool IsSplitColumn(std::string_view name);
 

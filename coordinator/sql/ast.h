@@ -173,6 +173,10 @@ struct SelectStatement {
   bool grouping_sets_written = false;  // the query named GROUPING SETS, ROLLUP or CUBE
   std::vector<std::vector<ExprPtr>> grouping_sets;
   bool with_totals = false;     // WITH TOTALS
+  // GROUP BY ALL: the select items without aggregates; ORDER BY ALL [DESC]: every select item.
+  bool group_by_all = false;
+  bool order_by_all = false;
+  bool order_by_all_descending = false;
   ExprPtr having;               // null if absent
   std::vector<std::pair<std::string, WindowSpec>> windows;  // WINDOW w AS (...), ...
   ExprPtr qualify;              // QUALIFY: a filter over window results; null if absent

@@ -491,6 +491,15 @@ absl::Status StatementParser::ParseSelectItems(SelectStatement* select) {
 absl::Status StatementParser::ParseOrderBy(SelectStatement* select) {
   tokens_.Take();  // ORDER
   RETURN_IF_ERROR(tokens_.ExpectKeyword("BY"));
+  if (tokens_.Peek().Is("ALL") && !tokens_.Peek(1).IsSymbol("(")) {
+    tokens_.Take();
+    select->order_by_all = true;
+    select->order_by_all_descending = tokens_.TakeKeyword("DESC") || tokens_.TakeKeyword("DESCENDING");
+    if (!select->order_by_all_descending && !tokens_.TakeKeyword("ASC")) {
+      tokens_.TakeKeyword("ASCENDING");
+    }
+    return absl::OkStatus();
+  }
   return expressions_.ParseOrderItems(&select->order_by);
 }
 
@@ -510,6 +519,10 @@ absl::Status StatementParser::ParseGroupBy(SelectStatement* select) {
       select->grouping_sets.push_back(tuple ? set->args : std::vector<ExprPtr>{set});
     }
     select->group_by = DistinctKeys(select->grouping_sets);
+    return absl::OkStatus();
+  }
+  if (tokens_.TakeKeyword("ALL")) {
+    select->group_by_all = true;
     return absl::OkStatus();
   }
   ASSIGN_OR_RETURN(select->group_by, expressions_.ParseList());
