@@ -96,6 +96,9 @@
     "Bytes of query text (without an INSERT's inline data) before SYNTAX_ERROR (0 = none)")     \
   M(UInt64, max_concurrent_queries_for_user, 0, "",                                               \
     "Queries one user may run at once before TOO_MANY_SIMULTANEOUS_QUERIES (0 = no limit)")     \
+  M(UInt64, max_memory_usage, 0, "",                                                              \
+    "Bytes a query may hold in one process (coordinator, each worker) before "                  \
+    "MEMORY_LIMIT_EXCEEDED (0 = none)")                                                           \
   M(UInt64, max_rows_in_join, 0, "",                                                              \
     "Rows a JOIN's result may have before TOO_MANY_ROWS (0 = the server's cap of 200 million)")  \
   M(Bool, join_use_nulls, false, "",                                                              \
