@@ -11,7 +11,9 @@ On a 2-worker `granite local` cluster, under max_memory_usage = 200 MB:
   memory goes back, and the next query succeeds;
 - system.processes shows memory_usage / peak_memory_usage, system.query_log memory_usage;
 - a user whose profile bounds max_memory_usage cannot lift it (SETTING_CONSTRAINT_VIOLATION, 452)
-  and is held to it without asking.
+  and is held to it without asking;
+- with --max_server_memory_usage and no query limit, the same GROUP BY fails with "Memory limit
+  (total) exceeded".
 """
 
 import os
@@ -222,5 +224,36 @@ class MemoryLimitTest(unittest.TestCase):
         self.assert_servers_fine()
 
 
+class ServerMemoryLimitTest(unittest.TestCase):
+    """--max_server_memory_usage: `granite local` shares it among its 3 processes."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = cluster.LocalCluster(
+            testmain.granite(), workers=2,
+            extra_args=["--max_server_memory_usage=%d" % (3 * LIMIT)]).start()
+        cls.pids = [cls.cluster.process.pid] + worker_pids(cls.cluster.process.pid)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.stop()
+
+    def test_total_over_the_server_limit(self):
+        for pid in self.pids:
+            reset_peak(pid)
+        sql = "SELECT number AS k, count() FROM numbers(%d) GROUP BY k FORMAT Null" % KEYS
+        with self.cluster.client(timeout=TIMEOUT) as c:
+            error = error_of(lambda: c.query_text(sql))
+            self.assertIsNotNone(error, sql)
+            self.assertEqual(error.code, 241, error)
+            self.assertIn("Memory limit (total) exceeded", str(error))
+            self.assertIn("max_server_memory_usage", str(error))
+        for pid in self.pids:
+            self.assertTrue(os.path.exists("/proc/%d" % pid), "process %d died" % pid)
+            self.assertLess(status_kb(pid, "VmHWM") * 1024, LIMIT + SLACK)
+        with self.cluster.client(timeout=TIMEOUT) as c:
+            self.assertEqual(c.query_text("SELECT count() FROM numbers(1000)").strip(), "1000")
+
+
 if __name__ == "__main__":
-    testmain.main([MemoryLimitTest])
+    testmain.main([MemoryLimitTest, ServerMemoryLimitTest])
