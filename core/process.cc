@@ -60,4 +60,9 @@ size_t JemallocStat(const char* name) {
   return value;
 }
 
+void JemallocPurge() {
+  if (mallctl == nullptr) return;
+  mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);  // 4096: MALLCTL_ARENAS_ALL
+}
+
 }  // namespace granite::core

@@ -19,4 +19,8 @@ std::string AllocatorSummary();
 // Reads a jemalloc statistic such as "stats.allocated" (refreshing the epoch); 0 without jemalloc.
 size_t JemallocStat(const char* name);
 
+// Returns the freed pages of every jemalloc arena to the OS now (arena.<all>.purge) instead of
+// after the dirty decay; nothing without jemalloc.
+void JemallocPurge();
+
 }  // namespace granite::core

@@ -36,7 +36,9 @@ void ThreadPool::Submit(std::function<void()> task) {
   // Each submitting thread walks the shards round-robin from its own starting point.
   thread_local size_t next = std::hash<std::thread::id>()(std::this_thread::get_id());
   Shard& shard = shards_[next++ % shard_count_];
-  Task entry{std::move(task), std::chrono::steady_clock::now(), LoweredThreadPriority()};
+  MemoryTracker* memory = CurrentMemoryTracker();
+  Task entry{std::move(task), std::chrono::steady_clock::now(), LoweredThreadPriority(),
+             memory != nullptr ? memory->weak_from_this().lock() : nullptr};
   {
     MutexLock lock(shard.mu);
     shard.queue.push_back(std::move(entry));
@@ -93,6 +95,7 @@ void ThreadPool::Loop(size_t index) {
     CountEvent(Event::kThreadPoolQueueMicroseconds,
                std::chrono::duration_cast<std::chrono::microseconds>(waited).count());
     if (adopt_priority_) AdoptThreadPriority(task.priority);
+    MemoryTrackerScope memory(task.memory.get());
     task.run();
   }
 }

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/memory/memory_tracker.h"
 #include "core/mutex.h"
 
 namespace granite::core {
@@ -29,6 +30,8 @@ namespace granite::core {
 // lowered under --query_thread_nice keeps its priority in its morsels and bucket merges. (Pools
 // whose tasks are whole queries that set their own priority, and make gRPC calls, do not adopt:
 // a slot released at the end of a lowered query must not lower the next query's thread.)
+//
+// A task charges its memory to its submitter's query tracker (core/memory/memory_tracker.h).
 //
 // Runs closures on a fixed set of threads. Counts tasks run and the time each waited in the queue
 // (ThreadPoolTasks, ThreadPoolQueueMicroseconds).
@@ -64,6 +67,8 @@ class ThreadPool {
     std::function<void()> run;
     std::chrono::steady_clock::time_point enqueued;
     int priority = 0;  // the submitter's (core/thread_priority.h): the pool thread adopts it
+    // The submitter's query tracker (core/memory/memory_tracker.h), charged while the task runs.
+    std::shared_ptr<MemoryTracker> memory;
   };
   struct Shard {
     Mutex mu{"thread_pool_queue"};

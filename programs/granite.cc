@@ -24,6 +24,7 @@
 #include "coordinator/cluster/membership.h"
 #include "core/interserver_secret.h"
 #include "core/process.h"
+#include "core/memory/memory_tracker.h"
 #include "core/version.h"
 #include "programs/local_cluster.h"
 #include "storage/uncompressed_cache.h"
@@ -76,6 +77,13 @@ ABSL_FLAG(int64_t, uncompressed_cache_size, -1,
           "worker, local: bytes of decompressed granule blocks a worker keeps so hot scans skip "
           "pread, checksum and LZ4 (SETTINGS use_uncompressed_cache = 0 bypasses it); -1 = 1/8 of "
           "physical RAM capped at 8 GiB; 0 = off; local: the amount is shared among the workers");
+ABSL_FLAG(int64_t, max_server_memory_usage, 0,
+          "coordinator, worker: bytes all queries of this process may hold before the one "
+          "allocating fails with MEMORY_LIMIT_EXCEEDED; 0 = "
+          "max_server_memory_usage_to_ram_ratio of the smaller of RAM and the cgroup limit; "
+          "local: the amount is shared evenly by the coordinator and the workers");
+ABSL_FLAG(double, max_server_memory_usage_to_ram_ratio, 0.9,
+          "the default max_server_memory_usage as a fraction of RAM (or the cgroup limit)");
 ABSL_FLAG(std::string, users_file, "",
           "coordinator, local: the users file (docs/users.md); without one only the user "
           "`default`, without a password, from loopback — and the coordinator must listen on a "
@@ -308,6 +316,12 @@ int main(int argc, char** argv) {
   }
   if (command == "local") setenv(granite::core::kInterServerSecretEnv, secret->c_str(), 1);
   granite::core::SetInterServerSecret(*secret);
+  // Every process stops queries at its own limit (core/memory/memory_tracker.h).
+  const int64_t server_memory = absl::GetFlag(FLAGS_max_server_memory_usage);
+  granite::core::ServerMemoryTracker().set_limit(
+      server_memory > 0 ? server_memory
+                        : granite::core::DefaultServerMemoryLimit(
+                              absl::GetFlag(FLAGS_max_server_memory_usage_to_ram_ratio)));
   if (command == "worker") {
     granite::worker::WorkerOptions options;
     options.host = absl::GetFlag(FLAGS_host);
@@ -366,6 +380,7 @@ int main(int argc, char** argv) {
         static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_max_queued_select_queries)));
     options.query_thread_nice = absl::GetFlag(FLAGS_query_thread_nice);
     options.uncompressed_cache_size = absl::GetFlag(FLAGS_uncompressed_cache_size);
+    options.max_server_memory_usage = absl::GetFlag(FLAGS_max_server_memory_usage);
     options.users_file = absl::GetFlag(FLAGS_users_file);
     options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
     options.tls_key = absl::GetFlag(FLAGS_tls_key);

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/memory/memory_tracker.h"
 #include "coordinator/server/coordinator_server.h"
 #include "core/process.h"
 #include "programs/worker_supervisor.h"
@@ -73,6 +74,13 @@ int RunLocalCluster(const LocalOptions& options) {
   int64_t cache_total = options.uncompressed_cache_size < 0
                             ? static_cast<int64_t>(storage::UncompressedCache::DefaultCapacity())
                             : options.uncompressed_cache_size;
+  // One machine's memory limit, shared by the coordinator (this process) and the workers, so
+  // together they stop queries before the kernel's OOM killer does.
+  const int64_t memory_share =
+      (options.max_server_memory_usage > 0 ? options.max_server_memory_usage
+                                           : core::ServerMemoryTracker().limit()) /
+      (options.workers + 1);
+  if (memory_share > 0) core::ServerMemoryTracker().set_limit(memory_share);
   std::vector<WorkerLaunch> launches;
   for (int i = 0; i < options.workers; ++i) {
     WorkerLaunch launch;
@@ -84,6 +92,7 @@ int RunLocalCluster(const LocalOptions& options) {
                                                       : options.metrics_port + 1 + i;
     launch.query_thread_nice = options.query_thread_nice;
     launch.uncompressed_cache_size = cache_total / options.workers;
+    launch.max_server_memory_usage = memory_share;
     launches.push_back(std::move(launch));
   }
   WorkerSupervisor workers(std::move(launches));

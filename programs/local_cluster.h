@@ -24,6 +24,9 @@ struct LocalOptions {
   // Bytes of the workers' uncompressed caches together (each gets its share); -1 = the default
   // (storage::UncompressedCache::DefaultCapacity()), 0 = off.
   int64_t uncompressed_cache_size = -1;
+  // Bytes all queries of the machine may hold (core/memory/memory_tracker.h), shared evenly by
+  // the coordinator and the workers; 0 = the default (a fraction of RAM or the cgroup limit).
+  int64_t max_server_memory_usage = 0;
   // The coordinator's users file and client-port TLS (coordinator::CoordinatorOptions).
   std::string users_file;
   std::string tls_cert;

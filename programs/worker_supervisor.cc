@@ -95,7 +95,8 @@ bool WorkerSupervisor::Launch(size_t i) {
       "--host=" + launch.host,
       "--metrics-port=" + std::to_string(launch.metrics_port),
       "--query_thread_nice=" + std::to_string(launch.query_thread_nice),
-      "--uncompressed_cache_size=" + std::to_string(launch.uncompressed_cache_size)};
+      "--uncompressed_cache_size=" + std::to_string(launch.uncompressed_cache_size),
+      "--max_server_memory_usage=" + std::to_string(launch.max_server_memory_usage)};
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);

@@ -32,6 +32,7 @@ struct WorkerLaunch {
   int metrics_port = -1;          // -1 off, 0 ephemeral (kept across restarts once known), else P
   int query_thread_nice = -1;     // --query_thread_nice
   int64_t uncompressed_cache_size = 0;  // --uncompressed_cache_size
+  int64_t max_server_memory_usage = 0;  // --max_server_memory_usage
 };
 
 // Returns the wait before restart number `consecutive_failures` + 1 of a worker that died within

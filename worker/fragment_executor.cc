@@ -115,11 +115,13 @@ absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
     // One message for a small result, else only the non-empty buckets (fragment_result.h).
     ASSIGN_OR_RETURN(core::LocalMerger::PartialResult partial,
                      pipeline->FinishPartial(std::move(states), pool_));
+    if (cancelled) return SinkGone();  // a memory limit hit while merging
     // Encoded (and compressed) on the pool a window of buckets at a time, sent in order.
     constexpr size_t kEncodeWindow = 32;
     size_t count = partial.blocks.size();
     std::vector<core::plan::ResultChunk> window;
     for (size_t from = 0; from < count; from += kEncodeWindow) {
+      if (cancelled) return SinkGone();
       size_t n = std::min(kEncodeWindow, count - from);
       window.assign(n, core::plan::ResultChunk());
       pool_->ParallelFor(n, [&](size_t j) {

@@ -6,6 +6,8 @@
 #include "absl/strings/numbers.h"
 #include "core/block_codec.h"
 #include "core/cancellation_poller.h"
+#include "core/memory/memory_tracker.h"
+#include "core/process.h"
 #include "core/error.h"
 #include "core/interserver_secret.h"
 #include "core/metrics/events.h"
@@ -81,6 +83,12 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context,
   absl::Status status = fragment.status();
   if (status.ok()) {
     core::ScopedThreadNice nice(core::HeavyWorkPriority(execute_nice_));  // its morsels' too
+    // The fragment's memory on this worker, under its max_memory_usage: going over raises
+    // `cancelled` (core/memory/memory_tracker.h); its morsels charge it through the pool.
+    std::shared_ptr<core::MemoryTracker> memory = core::MemoryTracker::ForQuery(
+        static_cast<int64_t>(fragment->settings.max_memory_usage));
+    memory->set_cancel_flag(&cancelled);
+    core::MemoryTrackerScope charged(memory.get());
     core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
         [context] { return context->IsCancelled(); }, [&cancelled] { cancelled = true; });
     pb::FragmentChunk message;
@@ -94,6 +102,12 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context,
       core::ScopedNormalPriority grpc_call;  // see core/thread_priority.h
       return writer->Write(message);
     });
+    if (memory->exceeded()) status = memory->ExceededStatus();
+    // A big fragment that failed (over a limit, or cancelled because another worker was): its
+    // structures are freed, and their pages go back to the OS now, not after jemalloc's decay,
+    // so a process near its limit does not keep them.
+    constexpr int64_t kPurgeAfterBytes = int64_t{64} << 20;
+    if (!status.ok() && memory->peak() > kPurgeAfterBytes) core::JemallocPurge();
   }
   if (!status.ok()) core::CountEvent(core::Event::kFragmentsFailed);
   core::CountEvent(core::Event::kFragmentsFinished);

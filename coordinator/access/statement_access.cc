@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 
@@ -61,7 +62,10 @@ absl::Status CheckSettingChange(const User& user, const std::string& name,
                        absl::StrCat("Setting ", name, " shouldn't be less than ", *constraint.min,
                                     " (asked for ", value, ")"));
   }
-  if (constraint.max && number > *constraint.max) {
+  // A limit's 0 means none (max_memory_usage, max_execution_time, ...): above any maximum, so a
+  // bounded user cannot lift the limit by asking for 0.
+  const bool unlimited = number == 0 && absl::StartsWith(name, "max_");
+  if (constraint.max && (number > *constraint.max || unlimited)) {
     return core::Error(core::ErrorCode::kSettingConstraintViolation,
                        absl::StrCat("Setting ", name, " shouldn't be greater than ",
                                     *constraint.max, " (asked for ", value, ")"));

@@ -3,6 +3,7 @@
 #include <memory>
 #include <thread>
 
+#include "core/memory/memory_tracker.h"
 #include "core/thread_name.h"
 #include "core/thread_priority.h"
 
@@ -65,10 +66,13 @@ void ReaderThreads::RunAll(size_t n, const std::function<void(size_t)>& fn) {
   // The readers run at the caller's priority: a SELECT lowered by --query_thread_nice stays
   // lowered while its worker streams are read and merged here.
   int priority = core::LoweredThreadPriority();
+  // And they charge the caller's memory tracker (alive: this call waits for them).
+  core::MemoryTracker* memory = core::CurrentMemoryTracker();
   for (size_t i = 0; i + 1 < n; ++i) {
-    Start([&, i, priority] {
+    Start([&, i, priority, memory] {
       {
         core::ScopedThreadNice nice(priority);
+        core::MemoryTrackerScope charged(memory);
         fn(i);
       }
       std::lock_guard<std::mutex> guard(done_mu);

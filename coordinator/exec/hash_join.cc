@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "coordinator/exec/row_keys.h"
 #include "core/error.h"
+#include "core/memory/memory_tracker.h"
 #include "core/status_macros.h"
 
 namespace granite::coordinator {
@@ -64,18 +65,22 @@ class Prober {
     rows_.left.push_back(l);
     rows_.right.push_back(r);
   }
-  absl::Status Check() const {
+  absl::Status Check() {
     if (spec_.max_rows > 0 && rows_.left.size() > spec_.max_rows) {
       return core::Error(core::ErrorCode::kTooManyRows,
                          "JOIN result has more than " + std::to_string(spec_.max_rows) +
                              " rows (max_rows_in_join)");
     }
+    // The result's row lists are the join's big allocation: stop once the query is over its
+    // memory limit (core/memory/memory_tracker.h), looking every 64Ki probes.
+    if ((++probes_ & 0xFFFF) == 0) return core::CurrentMemoryLimitStatus();
     return absl::OkStatus();
   }
 
   const JoinSpec& spec_;
   std::vector<uint8_t> matched_;
   JoinRows rows_;
+  uint64_t probes_ = 0;
 };
 
 std::vector<const core::Column*> KeyColumns(const core::Block& block,

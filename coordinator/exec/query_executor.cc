@@ -11,6 +11,7 @@
 #include "core/fragment_pipeline.h"
 #include "core/metrics/events.h"
 #include "core/rpc_status.h"
+#include "core/memory/memory_tracker.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
 #include "coordinator/planner/binder.h"
@@ -22,6 +23,7 @@
 #include "coordinator/planner/rules/group_limit_hash_filter.h"
 #include "coordinator/exec/final_stage.h"
 #include "coordinator/exec/insert_executor.h"
+#include "coordinator/exec/local_consume.h"
 #include "coordinator/exec/explain.h"
 #include "coordinator/exec/set_operations.h"
 #include "coordinator/exec/limit_by.h"
@@ -525,12 +527,13 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectSetOperation(const sql::SelectS
 absl::StatusOr<core::Block> QueryExecutor::RunLocal(const QueryPlan& plan) {
   ASSIGN_OR_RETURN(auto pipeline, core::FragmentPipeline::Compile(plan.fragment));
   ASSIGN_OR_RETURN(auto state, pipeline->NewLocalState());
-  RETURN_IF_ERROR(pipeline->Consume(*state, plan.local_input));
+  RETURN_IF_ERROR(ConsumeWithinMemoryLimit(*pipeline, *state, plan.local_input));
   std::vector<std::unique_ptr<core::FragmentPipeline::LocalState>> states;
   states.push_back(std::move(state));
   if (!pipeline->aggregating()) return pipeline->FinishRows(std::move(states));
   ASSIGN_OR_RETURN(core::LocalMerger::PartialResult partial,
                    pipeline->FinishPartial(std::move(states), nullptr));
+  RETURN_IF_ERROR(core::CurrentMemoryLimitStatus());
   BucketedMerger merger(pipeline->key_types(), pipeline->aggregate_specs(), 1, pool_);
   for (size_t i = 0; i < partial.blocks.size(); ++i) {
     if (partial.single) {

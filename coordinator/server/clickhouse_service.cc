@@ -1,5 +1,6 @@
 #include "coordinator/server/clickhouse_service.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <optional>
@@ -24,6 +25,8 @@
 #include "coordinator/server/utf8_check.h"
 #include "core/cancellation_poller.h"
 #include "core/error.h"
+#include "core/memory/memory_tracker.h"
+#include "core/process.h"
 #include "core/metrics/events.h"
 #include "core/metrics/histogram.h"
 #include "core/thread_priority.h"
@@ -206,6 +209,16 @@ class StreamInput : public InputSource {
   bool cancelled_ = false;
 };
 
+// The query's max_memory_usage: its settings, then its statement's SETTINGS clause (checked
+// against readonly and the profile's constraints by the guard and the executor).
+uint64_t MemoryLimitOf(const core::Settings& settings, const sql::Statement& statement) {
+  const auto* select = std::get_if<sql::SelectStatement>(&statement);
+  if (select == nullptr || select->settings.empty()) return settings.max_memory_usage;
+  core::Settings with_clause = settings;
+  (void)with_clause.Apply(select->settings);
+  return with_clause.max_memory_usage;
+}
+
 }  // namespace
 
 void ClickHouseService::Run(const ClientGone& client_gone, const std::string& peer,
@@ -311,6 +324,7 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
   // time while it runs, its reads and result once it ran.
   std::optional<access::QueryGuard> guard;
   if (settings.ok()) guard.emplace(*query.user, *settings, query.start());
+  std::optional<core::MemoryTrackerScope> charged;
   absl::Status allowed = guard ? guard->Admit(info.query(), parsed) : absl::OkStatus();
   if (!admitted.ok()) {
     outcome = admitted;
@@ -330,8 +344,15 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
     // A client that goes away cancels the query (and with it every worker stream), and so does
     // max_execution_time.
     access::QueryGuard* limits = &*guard;
+    // So does going over max_memory_usage (or the server's limit) on the coordinator; the
+    // query's memory is charged from here to the end of its result.
+    core::MemoryTracker* memory = &query.memory();
+    memory->set_limit(static_cast<int64_t>(MemoryLimitOf(*settings, *parsed)));
+    charged.emplace(memory);
     core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
-        [&client_gone, limits] { return client_gone() || limits->TimedOut(); },
+        [&client_gone, limits, memory] {
+          return client_gone() || limits->TimedOut() || memory->exceeded();
+        },
         [&query] { query.Cancel(); });
     query.settings = *std::move(settings);
     // The current database and the query parameters: the session's, then the request's.
@@ -346,6 +367,10 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
         access::BindCurrentUser(*parsed, info.query(), query.user->name);  // currentUser()
     outcome = executor_->Execute(info.query(), bound ? *bound : *parsed, *query_input, &query,
                                  more_input, *insert_options);
+    if (memory->exceeded()) {
+      outcome = memory->ExceededStatus();
+      core::JemallocPurge();  // the query's pages go back now, not after jemalloc's decay
+    }
     absl::Status limited = guard->Finish(outcome.status(), query.read_rows.load(),
                                          query.read_bytes.load(),
                                          outcome.ok() && outcome->has_rows ? &outcome->block
@@ -486,7 +511,8 @@ void ClickHouseService::Record(QueryContext* query, const absl::Status& status,
   entry.read_bytes = query->read_bytes.load();
   entry.written_rows = produced.written_rows;
   entry.result_rows = produced.result_rows;
-  entry.memory_usage = query->peak_memory();
+  entry.memory_usage = std::max<uint64_t>(query->peak_memory(),
+                                          static_cast<uint64_t>(query->memory().peak()));
   entry.worker_elapsed_us = query->WorkerElapsed();
   entry.final_merge_skipped = query->final_merge_skipped.load();
   entry.selected_parts = query->parts_selected.load();

@@ -15,6 +15,7 @@
 
 #include <grpcpp/client_context.h>
 
+#include "core/memory/memory_tracker.h"
 #include "core/mutex.h"
 #include "core/settings/settings.h"
 
@@ -38,7 +39,8 @@ class QueryContext {
       : query_id_(std::move(query_id)),
         query_(std::move(query)),
         start_(std::chrono::steady_clock::now()),
-        start_time_(std::chrono::system_clock::now()) {}
+        start_time_(std::chrono::system_clock::now()),
+        memory_(core::MemoryTracker::ForQuery(0)) {}
 
   const std::string& query_id() const { return query_id_; }
   const std::string& query() const { return query_; }
@@ -66,6 +68,10 @@ class QueryContext {
   void RecordWorkerElapsed(size_t index, uint64_t micros) EXCLUDES(mu_);
   // Returns the recorded per-worker times, indexed by worker (0 for workers not heard from).
   std::vector<uint64_t> WorkerElapsed() const EXCLUDES(mu_);
+
+  // What the query holds on the coordinator (core/memory/memory_tracker.h): its handler sets
+  // the limit and charges it; system.processes and the query log read it.
+  core::MemoryTracker& memory() const { return *memory_; }
 
   // Raises the peak estimate of memory held by the query on the coordinator to `bytes`.
   void NoteMemory(uint64_t bytes);
@@ -114,6 +120,7 @@ class QueryContext {
   const std::string query_;
   const std::chrono::steady_clock::time_point start_;
   const std::chrono::system_clock::time_point start_time_;
+  const std::shared_ptr<core::MemoryTracker> memory_;
 
   std::atomic<QueryKind> kind_{QueryKind::kOther};
   std::atomic<bool> cancelled_{false};

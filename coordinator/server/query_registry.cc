@@ -27,6 +27,8 @@ RunningQuery Describe(const QueryContext& query) {
   out.read_rows = query.read_rows.load();
   out.read_bytes = query.read_bytes.load();
   out.queued = query.queued.load();
+  out.memory_usage = query.memory().current();
+  out.peak_memory_usage = query.memory().peak();
   return out;
 }
 

@@ -35,7 +35,7 @@ struct QueryLogEntry {
   uint64_t read_bytes = 0;
   uint64_t written_rows = 0;
   uint64_t result_rows = 0;
-  uint64_t memory_usage = 0;  // peak estimate of what the query held on the coordinator
+  uint64_t memory_usage = 0;  // peak of what the query held on the coordinator
   std::vector<uint64_t> worker_elapsed_us;  // per worker, by index
   bool final_merge_skipped = false;  // groups were finalized on the workers
   // Pruning summed over the workers (ClickHouse's SelectedParts / SelectedPartsTotal /
@@ -60,6 +60,8 @@ struct RunningQuery {
   uint64_t read_rows = 0;
   uint64_t read_bytes = 0;
   bool queued = false;  // waiting in the SELECT admission queue
+  int64_t memory_usage = 0;  // bytes the query holds on the coordinator now, and at most
+  int64_t peak_memory_usage = 0;
 };
 
 // Tracks running and recently finished queries.

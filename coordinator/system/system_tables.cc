@@ -113,9 +113,10 @@ LocalTable LocksTable(const std::vector<ProcessMetrics>& processes) {
 
 LocalTable ProcessesTable(const QueryRegistry* queries) {
   TableBuilder t({"query_id", "query", "query_kind", "elapsed", "read_rows", "read_bytes",
-                  "queued", "user"},
+                  "queued", "user", "memory_usage", "peak_memory_usage"},
                  {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kFloat64,
-                  TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt8, TypeId::kString});
+                  TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt8, TypeId::kString,
+                  TypeId::kInt64, TypeId::kInt64});
   if (queries == nullptr) return t.Build();
   for (const RunningQuery& query : queries->Running()) {
     t[0].AppendString(query.query_id);
@@ -126,6 +127,9 @@ LocalTable ProcessesTable(const QueryRegistry* queries) {
     t[5].Append<uint64_t>(query.read_bytes);
     t[6].Append<uint8_t>(query.queued ? 1 : 0);  // waiting for a SELECT execution slot
     t[7].AppendString(query.user);
+    // On the coordinator (core/memory/memory_tracker.h), as ClickHouse's initiator shows it.
+    t[8].Append<int64_t>(query.memory_usage);
+    t[9].Append<int64_t>(query.peak_memory_usage);
   }
   return t.Build();
 }

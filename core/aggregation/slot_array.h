@@ -14,6 +14,8 @@
 #include <cstring>
 #include <memory>
 
+#include "core/memory/tracked_malloc.h"
+
 namespace granite::core {
 
 // Owns an array of trivially copyable Slots, zeroed on allocation.
@@ -34,7 +36,7 @@ class SlotArray {
 
  private:
   struct Free {
-    void operator()(Slot* slots) const { std::free(slots); }
+    void operator()(Slot* slots) const { TrackedFree(slots); }
   };
 
   // Big arrays come from jemalloc too (2 MiB-aligned), so a later query reuses their pages. A
@@ -44,10 +46,10 @@ class SlotArray {
     void* array = nullptr;
     if (bytes >= kHugeBytes) {
       size_t rounded = (bytes + kHugePage - 1) & ~(kHugePage - 1);
-      array = std::aligned_alloc(kHugePage, rounded);
+      array = TrackedAlignedAlloc(kHugePage, rounded);
       if (array != nullptr) madvise(array, rounded, MADV_HUGEPAGE);  // a hint: errors are harmless
     }
-    if (array == nullptr) array = std::malloc(bytes == 0 ? 1 : bytes);
+    if (array == nullptr) array = TrackedMalloc(bytes == 0 ? 1 : bytes);
     if (array == nullptr) std::abort();  // like operator new without exceptions
     std::memset(array, 0, bytes);  // written, never read first: see slot_pool.h
     return static_cast<Slot*>(array);

@@ -20,6 +20,8 @@
 #include <cstring>
 #include <vector>
 
+#include "core/memory/tracked_malloc.h"
+
 namespace granite::core {
 
 // Hands out zeroed power-of-two byte arrays and takes them back.
@@ -44,7 +46,7 @@ class SlotPool {
         list.pop_back();
       }
     }
-    if (array == nullptr) array = std::malloc(bytes);
+    if (array == nullptr) array = TrackedMalloc(bytes);
     std::memset(array, 0, bytes);
     return array;
   }
@@ -54,7 +56,7 @@ class SlotPool {
     if (pool != nullptr) {
       pool->Release(array, bytes);
     } else {
-      std::free(array);
+      TrackedFree(array);
     }
   }
 
@@ -62,7 +64,7 @@ class SlotPool {
   void Release(void* array, size_t bytes) {
     if (array == nullptr) return;
     if (bytes >= kMaxPooledBytes) {
-      std::free(array);
+      TrackedFree(array);
       return;
     }
     free_[std::countr_zero(bytes)].push_back(array);
@@ -71,7 +73,7 @@ class SlotPool {
   // Frees every pooled array.
   void Clear() {
     for (std::vector<void*>& list : free_) {
-      for (void* array : list) std::free(array);
+      for (void* array : list) TrackedFree(array);
       std::vector<void*>().swap(list);
     }
   }

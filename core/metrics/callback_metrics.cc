@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "core/memory/memory_tracker.h"
 #include "core/process.h"
 
 namespace granite::core {
@@ -86,6 +87,10 @@ std::vector<CallbackMetricValues> ReadCallbackMetrics() {
   AddBuiltin(&out, "granite_jemalloc_mapped_bytes", "JemallocMappedBytes",
              "Bytes in extents mapped by the allocator (jemalloc stats.mapped)",
              static_cast<int64_t>(JemallocStat("stats.mapped")));
+  AddBuiltin(&out, "granite_tracked_memory_bytes", "MemoryTracking",
+             "Bytes counted by the memory tracker, under max_server_memory_usage "
+             "(core/memory/memory_tracker.h)",
+             ServerMemoryTracker().current());
   AddBuiltin(&out, "process_cpu_seconds_total", "ProcessCpuMicroseconds",
              "User and system CPU time of this process", CpuMicroseconds(),
              CallbackMetricType::kCounter, 1e-6);
