@@ -282,7 +282,8 @@ const Expr* SelectBinder::AliasTarget(const Expr& e) {
 }
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindLiteral(const Expr& e) {
-  if (e.is_null) return core::Lit(uint64_t{0}, TypeId::kUInt8);  // replaced by callers
+  // NULL is Nullable(Nothing), as in ClickHouse (core/functions/null_functions.h).
+  if (e.is_null) return core::Lit(uint64_t{0}, core::MakeNullable(TypeId::kNothing));
   if (e.literal_type) return core::Lit(e.value, *e.literal_type);
   return core::Lit(e.value, LiteralType(e.value));
 }
@@ -404,9 +405,11 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
     infos.push_back({TypeOf(bound), ConstantOf(bound)});
     args.push_back(std::move(bound));
   }
-  // NULL branches of if / multiIf / CASE take the default value of the other branches' type.
+  // NULL branches of CASE x WHEN take the default value of the other branches' type (if and
+  // multiIf take NULL as it is).
   is_null.resize(args.size(), false);
-  if (std::count(is_null.begin(), is_null.end(), true) > 0) {
+  if (Lower(e.name) == "casewithexpression" &&
+      std::count(is_null.begin(), is_null.end(), true) > 0) {
     std::optional<TypeId> branch_type;
     for (size_t i = 0; i < args.size(); ++i) {
       if (!is_null[i] && i > 0) branch_type = TypeOf(args[i]);
