@@ -608,6 +608,65 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileOrNull(std::string_view,
   return std::make_unique<OrNullKernel>(result);
 }
 
+// --- CASE x WHEN v THEN r ... with NULLs: multiIf(x = v, r, ..., else) -------------------------
+
+// The multiIf arguments of caseWithExpression(x, v1, r1, ..., else): each condition is x = v_i,
+// computed by `equals` (NULL when x or v_i is, which multiIf takes as false).
+absl::StatusOr<std::vector<ArgumentInfo>> CaseBranches(const std::vector<ArgumentInfo>& args) {
+  std::vector<ArgumentInfo> branches;
+  for (size_t i = 1; i + 1 < args.size(); i += 2) {
+    ASSIGN_OR_RETURN(ResolvedFunction equals, ResolveFunction("equals", {args[0], args[i]}));
+    branches.push_back({equals.result_type, std::nullopt});
+    branches.push_back(args[i + 1]);
+  }
+  branches.push_back(args.back());
+  return branches;
+}
+
+class CaseWithNullsKernel : public ScalarKernel {
+ public:
+  CaseWithNullsKernel(std::vector<std::unique_ptr<ScalarKernel>> equals,
+                      std::unique_ptr<ScalarKernel> pick)
+      : equals_(std::move(equals)), pick_(std::move(pick)) {}
+
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    std::vector<Operand> operands;
+    for (size_t w = 0; w < equals_.size(); ++w) {
+      ASSIGN_OR_RETURN(ColumnPtr condition, equals_[w]->Execute({args[0], args[1 + 2 * w]}, rows));
+      operands.push_back(Operand{Materialized(Operand{condition, false}, rows), false});
+      operands.push_back(args[2 + 2 * w]);
+    }
+    operands.push_back(args.back());
+    return pick_->Execute(operands, rows);
+  }
+
+ private:
+  const std::vector<std::unique_ptr<ScalarKernel>> equals_;
+  const std::unique_ptr<ScalarKernel> pick_;
+};
+
+absl::StatusOr<TypeId> ResolveCaseWithNulls(const std::vector<ArgumentInfo>& args) {
+  if (args.size() < 4 || args.size() % 2 != 0) {
+    return Error(ErrorCode::kNumberOfArgumentsDoesntMatch,
+                 "CASE x WHEN needs pairs of WHEN and THEN and an ELSE");
+  }
+  ASSIGN_OR_RETURN(std::vector<ArgumentInfo> branches, CaseBranches(args));
+  ASSIGN_OR_RETURN(ResolvedFunction pick, ResolveFunction("multiIf", branches));
+  return pick.result_type;
+}
+
+absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileCaseWithNulls(
+    const std::vector<ArgumentInfo>& args) {
+  ASSIGN_OR_RETURN(std::vector<ArgumentInfo> branches, CaseBranches(args));
+  std::vector<std::unique_ptr<ScalarKernel>> equals;
+  for (size_t i = 1; i + 1 < args.size(); i += 2) {
+    ASSIGN_OR_RETURN(std::unique_ptr<ScalarKernel> kernel, CompileInner("equals", {args[0], args[i]}));
+    equals.push_back(std::move(kernel));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<ScalarKernel> pick, CompileInner("multiIf", branches));
+  return std::make_unique<CaseWithNullsKernel>(std::move(equals), std::move(pick));
+}
+
 bool IsConditional(std::string_view name) { return name == "if" || name == "multiIf"; }
 bool IsAndOr(std::string_view name) { return name == "and" || name == "or"; }
 
@@ -669,7 +728,7 @@ std::vector<ArgumentInfo> MarkNullArguments(std::vector<ArgumentInfo> args) {
 bool NeedsNullHandling(const FunctionDef& def, const std::vector<ArgumentInfo>& args) {
   static constexpr std::string_view kSelfHandled[] = {
       "isNull", "isNotNull", "assumeNotNull", "toNullable", "coalesce", "ifNull", "nullIf",
-      "toTypeName", "caseWithExpression"};
+      "toTypeName"};
   for (std::string_view name : kSelfHandled) {
     if (def.name == name) return false;
   }
@@ -685,6 +744,7 @@ bool NeedsNullHandling(const FunctionDef& def, const std::vector<ArgumentInfo>& 
 absl::StatusOr<TypeId> ResolveWithNulls(const FunctionDef& def,
                                         const std::vector<ArgumentInfo>& args) {
   if (def.name == "CAST") return ResolveCastWithNulls(def, args);
+  if (def.name == "caseWithExpression") return ResolveCaseWithNulls(args);
   if (IsConditional(def.name)) return ResolveConditionalWithNulls(def, args);
   if (IsAndOr(def.name)) return ResolveLogicalWithNulls(def, args);
   for (const ArgumentInfo& arg : args) {
@@ -698,6 +758,7 @@ absl::StatusOr<TypeId> ResolveWithNulls(const FunctionDef& def,
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileWithNulls(
     const FunctionDef& def, const std::vector<ArgumentInfo>& args, TypeId result_type) {
   if (def.name == "CAST") return CompileCastWithNulls(def, args, result_type);
+  if (def.name == "caseWithExpression") return CompileCaseWithNulls(args);
   if (IsConditional(def.name)) return CompileConditionalWithNulls(def, args, result_type);
   if (IsAndOr(def.name)) return std::make_unique<LogicalWithNullsKernel>(def.name == "and");
   for (const ArgumentInfo& arg : args) {

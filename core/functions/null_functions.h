@@ -4,8 +4,9 @@
 //    NULLs"); rows with a NULL are not passed to the kernel, so a NULL never divides by zero or
 //    fails to parse. A Nullable(Nothing) argument (the NULL literal) makes the call NULL.
 //  - Functions that look at NULLs themselves: isNull, isNotNull, assumeNotNull, toNullable,
-//    coalesce, ifNull, nullIf (registered here), toTypeName, and the NULL-aware forms of if and
-//    multiIf (a NULL condition is false), and / or (three-valued logic) and CAST (to and from
+//    coalesce, ifNull, nullIf, to<T>OrNull (registered here), toTypeName, and the NULL-aware forms
+//    of if, multiIf and CASE x WHEN (a NULL condition is false), and / or (three-valued logic) and
+//    CAST (to and from
 //    Nullable(T); a NULL cast to a type that is not Nullable is CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN).
 // Values under a NULL are always T's default (0, ""), so a filter reading a Nullable(UInt8)
 // column's values sees NULL as false.
