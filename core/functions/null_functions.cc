@@ -667,6 +667,72 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileCaseWithNulls(
   return std::make_unique<CaseWithNullsKernel>(std::move(equals), std::move(pick));
 }
 
+// --- x [NOT] IN (...) with NULLs ---------------------------------------------------------------
+
+// A NULL in the list matches nothing (ClickHouse's transform_null_in = 0); a NULL x gives NULL.
+std::vector<size_t> InArguments(const std::vector<ArgumentInfo>& args) {
+  std::vector<size_t> kept = {0};
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (!IsNullArgument(args[i])) kept.push_back(i);
+  }
+  return kept;
+}
+
+std::vector<ArgumentInfo> Select(const std::vector<ArgumentInfo>& args,
+                                 const std::vector<size_t>& kept) {
+  std::vector<ArgumentInfo> out;
+  for (size_t i : kept) out.push_back(args[i]);
+  return Stripped(out);
+}
+
+absl::StatusOr<TypeId> ResolveInWithNulls(const FunctionDef& def,
+                                          const std::vector<ArgumentInfo>& args) {
+  if (IsNullArgument(args[0])) return MakeNullable(TypeId::kNothing);
+  const std::vector<size_t> kept = InArguments(args);
+  if (kept.size() > 1) RETURN_IF_ERROR(def.resolve(def.name, Select(args, kept)).status());
+  return WithNullable(TypeId::kUInt8, IsNullable(args[0].type));
+}
+
+// Runs `inner` (compiled for the kept arguments) on them; an empty list is the constant answer.
+class InWithNullsKernel : public ScalarKernel {
+ public:
+  InWithNullsKernel(std::vector<size_t> kept, std::unique_ptr<ScalarKernel> inner, bool negated)
+      : kept_(std::move(kept)), inner_(std::move(inner)), negated_(negated) {}
+
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    std::vector<Operand> operands;
+    for (size_t i : kept_) operands.push_back(args[i]);
+    if (inner_ != nullptr) return inner_->Execute(operands, rows);
+    auto values = std::make_shared<Column>(TypeId::kUInt8);
+    values->Resize(rows);
+    if (negated_ && rows > 0) std::memset(values->Data<uint8_t>(), 1, rows);
+    if (!args[0].column->nullable()) return ColumnPtr(std::move(values));
+    std::vector<uint8_t> nulls(rows);
+    for (size_t i = 0; i < rows; ++i) nulls[i] = NullAt(args[0], i) ? 1 : 0;
+    return WithNullMap(values, nulls);
+  }
+
+ private:
+  const std::vector<size_t> kept_;
+  const std::unique_ptr<ScalarKernel> inner_;
+  const bool negated_;
+};
+
+absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileInWithNulls(
+    const FunctionDef& def, const std::vector<ArgumentInfo>& args, TypeId result_type) {
+  if (IsNullArgument(args[0])) return std::make_unique<AllNullsKernel>(TypeId::kNothing);
+  std::vector<size_t> kept = InArguments(args);
+  std::unique_ptr<ScalarKernel> inner;
+  if (kept.size() > 1) {
+    ASSIGN_OR_RETURN(inner, def.compile(def.name, Select(args, kept), TypeId::kUInt8));
+    if (IsNullable(args[0].type)) {
+      inner = std::make_unique<PropagateNullsKernel>(std::move(inner), TypeId::kUInt8);
+    }
+  }
+  return std::make_unique<InWithNullsKernel>(std::move(kept), std::move(inner),
+                                             def.name == "notIn");
+}
+
 bool IsConditional(std::string_view name) { return name == "if" || name == "multiIf"; }
 bool IsAndOr(std::string_view name) { return name == "and" || name == "or"; }
 
@@ -745,6 +811,7 @@ absl::StatusOr<TypeId> ResolveWithNulls(const FunctionDef& def,
                                         const std::vector<ArgumentInfo>& args) {
   if (def.name == "CAST") return ResolveCastWithNulls(def, args);
   if (def.name == "caseWithExpression") return ResolveCaseWithNulls(args);
+  if (def.name == "in" || def.name == "notIn") return ResolveInWithNulls(def, args);
   if (IsConditional(def.name)) return ResolveConditionalWithNulls(def, args);
   if (IsAndOr(def.name)) return ResolveLogicalWithNulls(def, args);
   for (const ArgumentInfo& arg : args) {
@@ -759,6 +826,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileWithNulls(
     const FunctionDef& def, const std::vector<ArgumentInfo>& args, TypeId result_type) {
   if (def.name == "CAST") return CompileCastWithNulls(def, args, result_type);
   if (def.name == "caseWithExpression") return CompileCaseWithNulls(args);
+  if (def.name == "in" || def.name == "notIn") return CompileInWithNulls(def, args, result_type);
   if (IsConditional(def.name)) return CompileConditionalWithNulls(def, args, result_type);
   if (IsAndOr(def.name)) return std::make_unique<LogicalWithNullsKernel>(def.name == "and");
   for (const ArgumentInfo& arg : args) {
