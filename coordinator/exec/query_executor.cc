@@ -24,6 +24,10 @@
 #include "coordinator/exec/insert_executor.h"
 #include "coordinator/exec/explain.h"
 #include "coordinator/exec/set_operations.h"
+#include "coordinator/exec/limit_by.h"
+#include "coordinator/exec/window_functions.h"
+#include "coordinator/exec/window_split.h"
+#include "coordinator/exec/views.h"
 #include "core/table_functions/table_function.h"
 #include "coordinator/exec/late_finalizer.h"
 #include "coordinator/exec/part_statements.h"
@@ -162,6 +166,7 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
     return Insert(*insert, input, more_input, insert_options, query);
   }
   if (auto* create = std::get_if<sql::CreateTableStatement>(&statement)) {
+    if (create->view) return CreateView(*create, query);
     RETURN_IF_ERROR(CreateTable(*create, *workers_, catalog_));
     return QueryResult{};
   }
@@ -213,10 +218,11 @@ absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& 
   ASSIGN_OR_RETURN(ExplainOptions options, ParseExplainOptions(explain.options));
   const sql::SelectStatement& select = explain.select;
   if (!select.set_operands.empty() || NeedsMaterializedFrom(select) ||
-      HasExpressionSubqueries(select) || !select.with.empty()) {
+      HasExpressionSubqueries(select) || !select.with.empty() || NeedsSplit(select) ||
+      !select.limit_by.empty() || select.with_totals) {
     return core::Error(ErrorCode::kNotImplemented,
-                       "EXPLAIN of a query with joins, subqueries, WITH or set operators is not "
-                       "supported yet");
+                       "EXPLAIN of a query with joins, subqueries, WITH, set operators, window "
+                       "functions, grouping sets or LIMIT BY is not supported yet");
   }
   ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(explain.select, query));
   std::optional<IndexSummary> indexes;
@@ -260,6 +266,12 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   };
   if (!select.set_operands.empty()) return SelectSetOperation(select, run);
   sql::SelectStatement resolved = ResolveCteReferences(select, scope);
+  ASSIGN_OR_RETURN(resolved, ExpandViews(resolved, [this, query](const sql::TableRef& ref) {
+                     return ViewOf(ref, query->database);
+                   }));
+  if (resolved.with_totals) return SelectWithTotals(resolved, query, outer);
+  if (!resolved.limit_by.empty()) return SelectLimitBy(resolved, query, outer);
+  if (NeedsSplit(resolved)) return SelectSplit(resolved, query, run);
   auto columns_of = [this, query](const sql::TableRef& ref) {
     return ColumnsOf(ref, query->database);
   };
@@ -295,6 +307,121 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
     resolved = std::move(from.rest);
   }
   ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(resolved, query, std::move(materialized)));
+  QueryResult result;
+  result.has_rows = true;
+  result.names = plan.names;
+  result.types = plan.types;
+  result.format = plan.format;
+  ASSIGN_OR_RETURN(result.block, Run(plan, query));
+  query->NoteMemory(ByteSizeOf(result.block));
+  return result;
+}
+
+std::optional<core::TableSchema> QueryExecutor::ViewOf(const sql::TableRef& ref,
+                                                       const std::string& current_database) {
+  if (ref.database == "system" || !EnsureCatalog(*workers_, catalog_).ok()) return std::nullopt;
+  const std::string database = ref.database.empty() ? current_database : ref.database;
+  absl::StatusOr<core::TableSchema> schema =
+      catalog_->Lookup(CatalogTableName(database, ref.name));
+  if (!schema.ok() || !IsView(*schema)) return std::nullopt;
+  return *std::move(schema);
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::CreateView(const sql::CreateTableStatement& create,
+                                                      QueryContext* query) {
+  // The SELECT runs once with LIMIT 0 to check it and learn its columns.
+  sql::SelectStatement probe = *create.view;
+  probe.limit = 0;
+  probe.format.clear();
+  ASSIGN_OR_RETURN(QueryResult columns, Select(probe, query));
+  ASSIGN_OR_RETURN(core::TableSchema schema,
+                   ViewSchema(create, columns.names, columns.types,
+                              static_cast<uint32_t>(workers_->size())));
+  RETURN_IF_ERROR(CreateTableWithSchema(schema, create.or_replace, create.if_not_exists,
+                                        *workers_, catalog_));
+  return QueryResult{};
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::SelectWithTotals(const sql::SelectStatement& select,
+                                                            QueryContext* query,
+                                                            const CteScope* outer) {
+  if (select.having || select.grouping_sets_written || NeedsSplit(select)) {
+    return core::Error(ErrorCode::kNotImplemented,
+                       "WITH TOTALS together with HAVING, ROLLUP / CUBE / GROUPING SETS or window "
+                       "functions is not supported yet");
+  }
+  sql::SelectStatement rows = select;
+  rows.with_totals = false;
+  ASSIGN_OR_RETURN(QueryResult result, SelectIn(rows, query, outer));
+  // The totals: every group's rows together, the keys at their type's defaults.
+  sql::SelectStatement all = rows;
+  all.order_by.clear();
+  all.limit.reset();
+  all.offset.reset();
+  all.limit_by.clear();
+  all.distinct = false;
+  all.grouping_sets_written = true;
+  all.grouping_sets = {{}};
+  ASSIGN_OR_RETURN(std::vector<sql::SelectStatement> totals_select, ExpandGroupingSets(all));
+  ASSIGN_OR_RETURN(QueryResult totals, SelectIn(totals_select[0], query, outer));
+  if (totals.types != result.types) {
+    return core::Error(ErrorCode::kLogicalError, "The WITH TOTALS row has other column types");
+  }
+  result.totals = std::move(totals.block);
+  return result;
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::SelectLimitBy(const sql::SelectStatement& select,
+                                                         QueryContext* query,
+                                                         const CteScope* outer) {
+  sql::SelectStatement inner = select;
+  inner.limit_by.clear();
+  inner.limit.reset();
+  inner.offset.reset();
+  for (size_t i = 0; i < select.limit_by.size(); ++i) {
+    auto key = std::make_shared<sql::Expr>(*select.limit_by[i]);
+    key->alias = "__limit_by_" + std::to_string(i);
+    inner.select.push_back(std::move(key));
+  }
+  ASSIGN_OR_RETURN(QueryResult result, SelectIn(inner, query, outer));
+  const size_t keys = select.limit_by.size();
+  const size_t visible = result.names.size() - keys;
+  LimitByOptions options{select.limit_by_limit, select.limit_by_offset, select.limit,
+                         select.offset.value_or(0)};
+  result.block = ApplyLimitBy(std::move(result.block), visible, options);
+  result.names.resize(visible);
+  result.types.resize(visible);
+  return result;
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::SelectSplit(const sql::SelectStatement& select,
+                                                       QueryContext* query,
+                                                       const SubqueryRunner& run) {
+  ASSIGN_OR_RETURN(SplitQuery split, SplitForWindows(select));
+  LocalTable table;
+  if (split.inner.grouping_sets_written) {
+    ASSIGN_OR_RETURN(std::vector<sql::SelectStatement> copies, ExpandGroupingSets(split.inner));
+    for (size_t i = 0; i < copies.size(); ++i) {
+      ASSIGN_OR_RETURN(LocalTable part, run(copies[i]));
+      if (i == 0) {
+        table = std::move(part);
+      } else {
+        ASSIGN_OR_RETURN(table, CombineResults(sql::SetOperator::kUnionAll, std::move(table),
+                                               std::move(part)));
+      }
+    }
+  } else {
+    ASSIGN_OR_RETURN(table, run(split.inner));
+  }
+  table.qualifiers.clear();
+  table.hidden.assign(table.names.size(), false);
+  RETURN_IF_ERROR(AppendWindowColumns(split.windows, &table));
+  for (size_t i = 0; i < table.names.size(); ++i) {
+    table.hidden[i] = IsSplitColumn(table.names[i]) ||
+                      std::find(split.hidden.begin(), split.hidden.end(), table.names[i]) !=
+                          split.hidden.end();
+  }
+  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(split.outer, query, std::move(table)));
   QueryResult result;
   result.has_rows = true;
   result.names = plan.names;
@@ -358,13 +485,30 @@ sql::SelectStatement QueryExecutor::ResolveCteReferences(const sql::SelectStatem
 
 absl::StatusOr<QueryResult> QueryExecutor::SelectSetOperation(const sql::SelectStatement& select,
                                                               const SubqueryRunner& run) {
+  // INTERSECT binds tighter than UNION and EXCEPT, which apply left to right (as ClickHouse):
+  // `term` collects a run of INTERSECTs, `combined` the terms joined by the other operators.
   sql::SelectStatement first = select;
   first.set_operands.clear();
   first.format.clear();
-  ASSIGN_OR_RETURN(LocalTable combined, run(first));
+  ASSIGN_OR_RETURN(LocalTable term, run(first));
+  std::optional<LocalTable> left;
+  sql::SetOperator pending = sql::SetOperator::kUnionAll;
   for (const auto& [op, operand] : select.set_operands) {
     ASSIGN_OR_RETURN(LocalTable next, run(*operand));
-    ASSIGN_OR_RETURN(combined, CombineResults(op, std::move(combined), std::move(next)));
+    if (op == sql::SetOperator::kIntersect || op == sql::SetOperator::kIntersectDistinct) {
+      ASSIGN_OR_RETURN(term, CombineResults(op, std::move(term), std::move(next)));
+      continue;
+    }
+    if (left) {
+      ASSIGN_OR_RETURN(term, CombineResults(pending, *std::move(left), std::move(term)));
+    }
+    left = std::move(term);
+    term = std::move(next);
+    pending = op;
+  }
+  LocalTable combined = std::move(term);
+  if (left) {
+    ASSIGN_OR_RETURN(combined, CombineResults(pending, *std::move(left), std::move(combined)));
   }
   QueryResult result;
   result.has_rows = true;
@@ -473,6 +617,10 @@ absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& in
                                                   QueryContext* query) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
   ASSIGN_OR_RETURN(std::optional<core::TableSchema> schema, catalog_->Lookup(insert.table));
+  if (schema && IsView(*schema)) {
+    return core::Error(ErrorCode::kNotImplemented,
+                       "Method write is not supported by storage View (" + insert.table + ")");
+  }
   SelectRunner run_select = [&](const sql::SelectStatement& select) -> absl::StatusOr<core::Block> {
     ASSIGN_OR_RETURN(QueryResult result, Select(select, query));
     return result.block;
