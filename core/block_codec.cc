@@ -54,13 +54,16 @@ std::string EncodeBlock(const Block& block) {
   PutU64(out, block.columns.size());
   PutU64(out, block.rows());
   for (const ColumnPtr& column : block.columns) {
-    AppendTypeBytes(column->type(), &out);
+    AppendTypeBytes(column->logical_type(), &out);
     if (column->type() == TypeId::kString) {
       out.append(reinterpret_cast<const char*>(column->Offsets().data()), column->size() * 8);
       PutU64(out, column->Chars().size());
       out.append(column->Chars());
     } else {
       out.append(column->RawData(), column->RawSize());
+    }
+    if (column->nullable()) {
+      out.append(reinterpret_cast<const char*>(column->NullMap()), column->size());
     }
   }
   return out;
@@ -100,6 +103,11 @@ absl::StatusOr<Block> DecodeBlock(std::string_view bytes) {
       if (rows > bytes.size() || !reader.Skip(n, &at)) return Corrupt("values");
       column->ResizeUninitialized(rows);  // every byte is copied next: no zero-fill pass
       if (n > 0) std::memcpy(column->RawData(), at, n);
+    }
+    if (column->nullable()) {
+      const char* at = nullptr;
+      if (!reader.Skip(rows, &at)) return Corrupt("null map");
+      if (rows > 0) std::memcpy(column->MutableNullMap(), at, rows);
     }
     block.columns.push_back(std::move(column));
   }

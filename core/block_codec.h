@@ -15,7 +15,7 @@
 namespace granite::core {
 
 // Serializes `block` (column count, row count, then per column: type id, raw values or
-// offsets + chars). Not compressed.
+// offsets + chars, then for a Nullable column its null map, a byte per row). Not compressed.
 std::string EncodeBlock(const Block& block);
 
 // Parses the output of EncodeBlock. Fails with CORRUPTED_DATA on truncated or malformed input.

@@ -37,7 +37,13 @@ std::vector<uint32_t> SortPermutation(const Block& block, const std::vector<Sort
   }
   auto less = [&](uint32_t a, uint32_t b) {
     for (const SortColumn& key : keys) {
-      int c = CompareRows(*block.columns[key.column], a, b);
+      const Column& column = *block.columns[key.column];
+      if (column.nullable()) {
+        const bool a_null = column.IsNullAt(a), b_null = column.IsNullAt(b);
+        if (a_null != b_null) return key.nulls_first ? a_null : b_null;
+        if (a_null) continue;
+      }
+      int c = CompareRows(column, a, b);
       if (c != 0) return key.descending ? c > 0 : c < 0;
     }
     return a < b;  // stable
@@ -83,7 +89,9 @@ Block ConcatBlocks(const std::vector<Block>& blocks) {
   for (const Block& b : blocks) total += b.rows();
   out.rows_without_columns = total;
   for (size_t c = 0; c < blocks[0].columns.size(); ++c) {
-    auto column = std::make_shared<Column>(blocks[0].columns[c]->type());
+    bool nullable = false;
+    for (const Block& b : blocks) nullable |= b.columns[c]->nullable();
+    auto column = std::make_shared<Column>(WithNullable(blocks[0].columns[c]->type(), nullable));
     column->Reserve(total);
     for (const Block& b : blocks) column->AppendRange(*b.columns[c], 0, b.rows());
     out.columns.push_back(std::move(column));

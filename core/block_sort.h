@@ -11,6 +11,9 @@ namespace granite::core {
 struct SortColumn {
   size_t column = 0;  // index into the block's columns
   bool descending = false;
+  // NULLs of a Nullable column come after every value (ClickHouse's default, NULLS LAST), or
+  // before them (NULLS FIRST), in either direction.
+  bool nulls_first = false;
 };
 
 // Returns the permutation of rows that orders `block` by `keys` (stable: ties keep input order).

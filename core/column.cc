@@ -55,14 +55,41 @@ void FilterFixed(const char* src, const uint8_t* mask, size_t rows, char* dst) {
 void Column::Resize(size_t rows) {
   data_.resize(rows * width_, 0);
   size_ = rows;
+  if (nullable_) nulls_.resize(rows, 0);
 }
 
 void Column::ResizeUninitialized(size_t rows) {
   data_.resize(rows * width_);
   size_ = rows;
+  if (nullable_) nulls_.resize(rows, 0);
+}
+
+void Column::MakeNullable() {
+  if (nullable_) return;
+  nullable_ = true;
+  nulls_.assign(size_, 0);
+}
+
+void Column::AppendNull() {
+  if (type_ == TypeId::kString) {
+    offsets_.push_back(chars_.size());
+  } else {
+    data_.resize(data_.size() + width_, 0);
+  }
+  ++size_;
+  nulls_.push_back(1);
+}
+
+bool Column::HasNulls() const {
+  if (!nullable_) return false;
+  for (uint8_t n : nulls_) {
+    if (n != 0) return true;
+  }
+  return false;
 }
 
 void Column::Reserve(size_t rows) {
+  if (nullable_) nulls_.reserve(rows);
   if (type_ == TypeId::kString) {
     offsets_.reserve(rows);
   } else {
@@ -71,8 +98,11 @@ void Column::Reserve(size_t rows) {
 }
 
 void Column::AppendFrom(const Column& other, size_t row) {
+  if (nullable_) nulls_.push_back(other.IsNullAt(row) ? 1 : 0);
   if (type_ == TypeId::kString) {
-    AppendString(other.StringAt(row));
+    chars_.append(other.StringAt(row));
+    offsets_.push_back(chars_.size());
+    ++size_;
     return;
   }
   size_t old = data_.size();
@@ -83,6 +113,14 @@ void Column::AppendFrom(const Column& other, size_t row) {
 
 void Column::AppendRange(const Column& other, size_t start, size_t count) {
   if (count == 0) return;
+  if (nullable_) {
+    if (other.nullable_) {
+      nulls_.insert(nulls_.end(), other.nulls_.begin() + start,
+                    other.nulls_.begin() + start + count);
+    } else {
+      nulls_.resize(nulls_.size() + count, 0);
+    }
+  }
   if (type_ == TypeId::kString) {
     uint64_t begin = start == 0 ? 0 : other.offsets_[start - 1];
     uint64_t end = other.offsets_[start + count - 1];
@@ -105,6 +143,13 @@ Column Column::Filter(const uint8_t* mask) const {
   Column out(type_);
   size_t kept = 0;
   for (size_t i = 0; i < size_; ++i) kept += mask[i] != 0;
+  if (nullable_) {
+    out.nullable_ = true;
+    out.nulls_.reserve(kept);
+    for (size_t i = 0; i < size_; ++i) {
+      if (mask[i]) out.nulls_.push_back(nulls_[i]);
+    }
+  }
   if (type_ == TypeId::kString) {
     // Sizes the output once, then copies each run of kept rows with one append: no regrowth, and
     // a mostly-true mask (WHERE URL <> '') costs about one memcpy of the chars.
@@ -150,6 +195,12 @@ Column Column::Filter(const uint8_t* mask) const {
 
 void Column::AppendTaken(const Column& from, const uint32_t* indices, size_t count) {
   const size_t old = size_;
+  if (nullable_) {
+    nulls_.resize(old + count, 0);
+    if (from.nullable_) {
+      for (size_t i = 0; i < count; ++i) nulls_[old + i] = from.nulls_[indices[i]];
+    }
+  }
   if (type_ == TypeId::kString) {
     // Sizes both buffers once (growing geometrically), then copies each string into place.
     const uint64_t* offsets = from.offsets_.data();
@@ -192,13 +243,13 @@ void Column::AppendTaken(const Column& from, const uint32_t* indices, size_t cou
 }
 
 Column Column::Take(const uint32_t* indices, size_t count) const {
-  Column out(type_);
+  Column out(logical_type());
   out.AppendTaken(*this, indices, count);
   return out;
 }
 
 Column Column::Slice(size_t start, size_t count) const {
-  Column out(type_);
+  Column out(logical_type());
   out.AppendRange(*this, start, count);
   return out;
 }

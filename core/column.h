@@ -1,6 +1,12 @@
 // Column: one typed vector of values, the unit every kernel works on. Fixed-width values live in
 // one contiguous buffer; strings are a byte buffer plus end offsets (like ClickHouse's ColumnString).
 // Blocks (core/block.h) hold columns by shared pointer so filters and projections share them.
+//
+// Nullable(T) (like ClickHouse's ColumnNullable): a column built with a Nullable type holds T's
+// values plus a null map of one byte per row (1 = NULL; the value under a NULL is T's default).
+// type() is T, so every kernel written for T runs unchanged on the values; logical_type() is
+// Nullable(T). Filter, Take, Slice and the appends carry the null map along; a column without
+// the flag has no map and pays nothing for it.
 #pragma once
 
 #include <cstdint>
@@ -41,12 +47,31 @@ struct DefaultInitAllocator : std::allocator<T> {
 // Holds the values of one column.
 // Thread-safety: none; share only as `const` (ColumnPtr) once built.
 // Invariants: fixed-width: data_.size() == size_ * ValueSize(type_);
-//             String: offsets_.size() == size_, offsets_[i] is the end of row i in chars_.
+//             String: offsets_.size() == size_, offsets_[i] is the end of row i in chars_;
+//             nullable_: nulls_.size() == size_; else nulls_ is empty; type_ has no Nullable flag.
 class Column {
  public:
-  explicit Column(TypeId type) : type_(type), width_(ValueSize(type)) {}
+  explicit Column(TypeId type)
+      : type_(RemoveNullable(type)), width_(ValueSize(type)), nullable_(IsNullable(type)) {}
 
+  // The type of the values (T for Nullable(T)).
   TypeId type() const { return type_; }
+  // The column's type as declared: Nullable(T) for a column with a null map.
+  TypeId logical_type() const { return WithNullable(type_, nullable_); }
+  bool nullable() const { return nullable_; }
+  // The null map (size() bytes, 1 = NULL), or nullptr when the column is not Nullable.
+  const uint8_t* NullMap() const { return nullable_ ? nulls_.data() : nullptr; }
+  // REQUIRES: nullable().
+  uint8_t* MutableNullMap() { return nulls_.data(); }
+  bool IsNullAt(size_t row) const { return nullable_ && nulls_[row] != 0; }
+  // Makes the column Nullable: an all-zero null map (no NULL yet). No-op if it already is.
+  void MakeNullable();
+  // Drops the null map (the values under NULLs become visible as T's defaults).
+  void DropNullMap() { nullable_ = false; nulls_.clear(); nulls_.shrink_to_fit(); }
+  // Appends a NULL: T's default value with a 1 in the null map. REQUIRES: nullable().
+  void AppendNull();
+  // Returns whether any row is NULL (false for a column that is not Nullable).
+  bool HasNulls() const;
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
@@ -63,6 +88,7 @@ class Column {
     data_.resize(old + sizeof(T));
     std::memcpy(data_.data() + old, &value, sizeof(T));
     ++size_;
+    if (nullable_) nulls_.push_back(0);
   }
   // Resizes a fixed-width column; new values are zero.
   void Resize(size_t rows);
@@ -83,15 +109,21 @@ class Column {
     chars_.append(value.data(), value.size());
     offsets_.push_back(chars_.size());
     ++size_;
+    if (nullable_) nulls_.push_back(0);
   }
   const std::vector<uint64_t>& Offsets() const { return offsets_; }
   const std::string& Chars() const { return chars_; }
   std::vector<uint64_t>& MutableOffsets() { return offsets_; }
   std::string& MutableChars() { return chars_; }
-  // Sets size after filling offsets/chars (or raw data) directly.
-  void SetSize(size_t rows) { size_ = rows; }
+  // Sets size after filling offsets/chars (or raw data) directly; a null map grows with zeros.
+  void SetSize(size_t rows) {
+    size_ = rows;
+    if (nullable_) nulls_.resize(rows, 0);
+  }
 
   void Reserve(size_t rows);
+  // The appends below take `other`'s NULLs when this column is Nullable (a non-Nullable source
+  // adds zeros); into a non-Nullable column a NULL arrives as its value, T's default.
   // Appends row `row` of `other`. REQUIRES: other.type() == type().
   void AppendFrom(const Column& other, size_t row);
   // Appends rows [start, start + count) of `other`. REQUIRES: other.type() == type().
@@ -106,7 +138,9 @@ class Column {
   // Returns rows [start, start + count).
   Column Slice(size_t start, size_t count) const;
   // Approximate bytes held, for statistics.
-  size_t ByteSize() const { return data_.size() + chars_.size() + offsets_.size() * 8; }
+  size_t ByteSize() const {
+    return data_.size() + chars_.size() + offsets_.size() * 8 + nulls_.size();
+  }
 
  private:
   TypeId type_;
@@ -115,6 +149,8 @@ class Column {
   std::vector<char, DefaultInitAllocator<char>> data_;  // growth is not zeroed: see Resize
   std::vector<uint64_t> offsets_;
   std::string chars_;
+  bool nullable_ = false;
+  std::vector<uint8_t> nulls_;  // see the invariants
 };
 
 using ColumnPtr = std::shared_ptr<const Column>;

@@ -99,6 +99,7 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kMemoryLimitExceeded: return "MEMORY_LIMIT_EXCEEDED";
     case ErrorCode::kChecksumDoesntMatch: return "CHECKSUM_DOESNT_MATCH";
     case ErrorCode::kCorruptedData: return "CORRUPTED_DATA";
+    case ErrorCode::kCannotInsertNullInOrdinaryColumn: return "CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN";
     case ErrorCode::kUnknownSetting: return "UNKNOWN_SETTING";
     case ErrorCode::kSessionNotFound: return "SESSION_NOT_FOUND";
     case ErrorCode::kQueryWasCancelled: return "QUERY_WAS_CANCELLED";

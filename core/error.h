@@ -78,6 +78,7 @@ enum class ErrorCode : int {
   kAmbiguousIdentifier = 207,
   kIncorrectResultOfScalarSubquery = 125,
   kInvalidJoinOnExpression = 403,
+  kCannotInsertNullInOrdinaryColumn = 349,
   kNoCommonType = 386,
   kUnionAllResultStructuresMismatch = 258,
   kExpectedAllOrDistinct = 558,

@@ -61,6 +61,7 @@ absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call) {
     ArgumentInfo info{child->type, std::nullopt};
     if (child->kind == Node::Kind::kConstant) {
       info.constant = ValueAt(*child->constant, 0);
+      info.constant_is_null = child->constant->IsNullAt(0);
     } else {
       all_constant = false;
     }
@@ -125,7 +126,8 @@ absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input) {
                                   input.columns.size(), " columns"));
       }
       const ColumnPtr& column = input.columns[node.column];
-      if (column->type() != node.type) {
+      // The values' type must match; a Nullable column's null map rides along.
+      if (column->type() != RemoveNullable(node.type)) {
         return Error(ErrorCode::kLogicalError,
                      absl::StrCat("Column ", node.column, " has type ",
                                   ToAbsl(TypeName(column->type())), ", the plan expects ",
@@ -143,7 +145,7 @@ absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input) {
     operands.push_back(std::move(operand));
   }
   ASSIGN_OR_RETURN(ColumnPtr result, node.kernel->Execute(operands, input.rows()));
-  if (result->size() != input.rows() || result->type() != node.type) {
+  if (result->size() != input.rows() || result->type() != RemoveNullable(node.type)) {
     return Error(ErrorCode::kLogicalError,
                  absl::StrCat("Function ", node.name, " returned ", result->size(), " rows of ",
                               ToAbsl(TypeName(result->type())), " for ", input.rows(),

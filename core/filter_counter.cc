@@ -40,7 +40,10 @@ std::optional<FilterCounter> FilterCounter::Match(const plan::Expr& filter) {
   if (!column->is_column() || !literal->is_literal()) return std::nullopt;
   const TypeId column_type = column->type;
   const TypeId literal_type = literal->type;
-  if (!IsInteger(column_type) || !IsInteger(literal_type)) return std::nullopt;
+  if (!IsInteger(column_type) || !IsInteger(literal_type) || IsNullable(column_type) ||
+      IsNullable(literal_type)) {
+    return std::nullopt;  // a NULL counts for no comparison; the values would say otherwise
+  }
   const Value* value = &literal->literal;
   absl::StatusOr<std::optional<Value>> exact =
       ConvertConstantExactly(*value, literal_type, column_type);

@@ -253,7 +253,7 @@ absl::StatusOr<Block> FragmentPipeline::Filter(const Block& input) const {
     const bool read =
         all_read || c == 0 || (c < read_after_filter_.size() && read_after_filter_[c]);
     if (kept == 0 || !read) {
-      out.columns.push_back(std::make_shared<Column>(column->type()));
+      out.columns.push_back(std::make_shared<Column>(column->logical_type()));
     } else {
       out.columns.push_back(std::make_shared<Column>(column->Filter(mask)));
     }

@@ -50,7 +50,8 @@ std::optional<TopNThreshold> TopNThreshold::For(const plan::Fragment& fragment) 
   const plan::Expr& projection = fragment.projections[key.column];
   if (!projection.is_column()) return std::nullopt;
   const TypeId type = projection.type;
-  if (!IsIntegerLike(type)) return std::nullopt;
+  // A Nullable key's NULLs sort after every value but read as 0: no bound.
+  if (!IsIntegerLike(type) || IsNullable(type)) return std::nullopt;
   TopNThreshold threshold;
   threshold.input_column_ = projection.column;
   threshold.projected_column_ = key.column;

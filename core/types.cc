@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
 #include "core/error.h"
+#include "core/status_macros.h"
 
 namespace granite::core {
 
@@ -95,6 +96,10 @@ std::optional<absl::StatusOr<TypeId>> ParseDecimalType(std::string_view text,
 }  // namespace
 
 bool IsValidType(uint32_t raw) {
+  if ((raw & kNullableFlag) != 0) {
+    raw &= ~kNullableFlag;
+    if (raw == static_cast<uint32_t>(TypeId::kNothing)) return true;
+  }
   if (raw < static_cast<uint32_t>(kTypeCount)) return true;
   const TypeId type = static_cast<TypeId>(raw);
   if (!IsDecimal(type) || (raw >> 24) != 0) return false;
@@ -103,6 +108,10 @@ bool IsValidType(uint32_t raw) {
 }
 
 void AppendTypeBytes(TypeId type, std::string* out) {
+  if (IsNullable(type)) {
+    out->push_back(static_cast<char>(kNullableTypeByte));
+    type = RemoveNullable(type);
+  }
   out->push_back(static_cast<char>(BaseOf(type)));
   if (IsDecimal(type)) {
     out->push_back(static_cast<char>(PrecisionOf(type)));
@@ -112,21 +121,59 @@ void AppendTypeBytes(TypeId type, std::string* out) {
 
 bool ReadTypeBytes(std::string_view* bytes, TypeId* type) {
   if (bytes->empty()) return false;
-  uint32_t raw = static_cast<uint8_t>((*bytes)[0]);
-  size_t used = 1;
-  if (IsDecimal(static_cast<TypeId>(raw))) {
-    if (bytes->size() < 3) return false;
-    raw |= static_cast<uint32_t>(static_cast<uint8_t>((*bytes)[1])) << 8;
-    raw |= static_cast<uint32_t>(static_cast<uint8_t>((*bytes)[2])) << 16;
-    used = 3;
+  uint32_t flags = 0;
+  size_t used = 0;
+  if (static_cast<uint8_t>((*bytes)[0]) == kNullableTypeByte) {
+    flags = kNullableFlag;
+    used = 1;
   }
+  if (bytes->size() <= used) return false;
+  uint32_t raw = static_cast<uint8_t>((*bytes)[used]);
+  if (raw == static_cast<uint32_t>(TypeId::kNothing) && flags == 0) return false;
+  ++used;
+  if (IsDecimal(static_cast<TypeId>(raw))) {
+    if (bytes->size() < used + 2) return false;
+    raw |= static_cast<uint32_t>(static_cast<uint8_t>((*bytes)[used])) << 8;
+    raw |= static_cast<uint32_t>(static_cast<uint8_t>((*bytes)[used + 1])) << 16;
+    used += 2;
+  }
+  raw |= flags;
   if (!IsValidType(raw)) return false;
   *type = static_cast<TypeId>(raw);
   bytes->remove_prefix(used);
   return true;
 }
 
+// Holds "Nullable(T)" for every parameterless T and Nothing, and for every decimal, built once.
+std::string_view NullableTypeName(TypeId nested) {
+  static const std::vector<std::string>* names = [] {
+    auto* v = new std::vector<std::string>();
+    for (int t = 0; t < kTypeCount; ++t) {
+      v->push_back(absl::StrCat("Nullable(", ToAbsl(TypeName(static_cast<TypeId>(t))), ")"));
+    }
+    v->push_back("Nullable(Nothing)");
+    for (int p = 1; p <= kMaxDecimalPrecision; ++p) {
+      for (int s = 0; s <= p; ++s) {
+        v->push_back(absl::StrCat("Nullable(", ToAbsl(TypeName(MakeDecimal(p, s))), ")"));
+      }
+    }
+    return v;
+  }();
+  if (nested == TypeId::kNothing) return (*names)[kTypeCount];
+  if (IsDecimal(nested)) {
+    const int p = PrecisionOf(nested), s = ScaleOf(nested);
+    if (p < 1 || p > kMaxDecimalPrecision || s > p) return "Nullable(Decimal)";
+    // Precisions 1 .. p - 1 hold 2 + 3 + ... + p names before precision p.
+    const size_t before = static_cast<size_t>(p - 1) * (p + 2) / 2;
+    return (*names)[kTypeCount + 1 + before + s];
+  }
+  const uint32_t raw = static_cast<uint32_t>(nested);
+  if (raw < static_cast<uint32_t>(kTypeCount)) return (*names)[raw];
+  return "Nullable(Unknown)";
+}
+
 std::string_view TypeName(TypeId type) {
+  if (IsNullable(type)) return NullableTypeName(RemoveNullable(type));
   if (IsDecimal(type)) {
     const int p = PrecisionOf(type), s = ScaleOf(type);
     if (p < 1 || p > kMaxDecimalPrecision || s > p) return "Decimal";
@@ -146,12 +193,40 @@ std::string_view TypeName(TypeId type) {
     case TypeId::kString: return "String";
     case TypeId::kDate: return "Date";
     case TypeId::kDateTime: return "DateTime";
+    case TypeId::kNothing: return "Nothing";
     default: break;
   }
   return "Unknown";
 }
 
 absl::StatusOr<TypeId> ParseType(std::string_view text) {
+  {
+    std::string_view trimmed = text;
+    while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.front()))) {
+      trimmed.remove_prefix(1);
+    }
+    while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back()))) {
+      trimmed.remove_suffix(1);
+    }
+    constexpr std::string_view kNullable = "nullable";
+    if (trimmed.size() > kNullable.size() + 1 && trimmed.back() == ')' &&
+        absl::EqualsIgnoreCase(ToAbsl(trimmed.substr(0, kNullable.size())), ToAbsl(kNullable))) {
+      std::string_view rest = trimmed.substr(kNullable.size());
+      while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) {
+        rest.remove_prefix(1);
+      }
+      if (!rest.empty() && rest.front() == '(') {
+        std::string_view inner = rest.substr(1, rest.size() - 2);
+        ASSIGN_OR_RETURN(const TypeId nested, ParseType(inner));
+        if (IsNullable(nested)) {
+          return Error(ErrorCode::kIllegalTypeOfArgument,
+                       absl::StrCat("Nested type ", ToAbsl(TypeName(nested)),
+                                    " cannot be inside Nullable type"));
+        }
+        return MakeNullable(nested);
+      }
+    }
+  }
   std::string t = absl::AsciiStrToLower(absl::StripAsciiWhitespace(ToAbsl(text)));
   // VARCHAR(255), CHAR(10), DateTime('UTC'): the parenthesised part does not change the type.
   std::string base = t.substr(0, t.find('('));
@@ -201,22 +276,28 @@ size_t ValueSize(TypeId type) {
     case TypeId::kDecimal32: return 4;
     case TypeId::kDecimal128: return 16;
     case TypeId::kString: return 0;
+    case TypeId::kNothing: return 1;
   }
   return 0;
 }
 
-bool IsString(TypeId type) { return type == TypeId::kString; }
-bool IsFloat(TypeId type) { return type == TypeId::kFloat32 || type == TypeId::kFloat64; }
+bool IsString(TypeId type) {
+  type = RemoveNullable(type); return type == TypeId::kString; }
+bool IsFloat(TypeId type) {
+  type = RemoveNullable(type); return type == TypeId::kFloat32 || type == TypeId::kFloat64; }
 bool IsSignedInteger(TypeId type) {
+  type = RemoveNullable(type);
   return type == TypeId::kInt8 || type == TypeId::kInt16 || type == TypeId::kInt32 ||
          type == TypeId::kInt64;
 }
 bool IsUnsignedInteger(TypeId type) {
+  type = RemoveNullable(type);
   return type == TypeId::kUInt8 || type == TypeId::kUInt16 || type == TypeId::kUInt32 ||
          type == TypeId::kUInt64 || type == TypeId::kDate || type == TypeId::kDateTime;
 }
 bool IsInteger(TypeId type) { return IsSignedInteger(type) || IsUnsignedInteger(type); }
 bool IsNumeric(TypeId type) { return IsInteger(type) || IsFloat(type); }
-bool IsDateOrDateTime(TypeId type) { return type == TypeId::kDate || type == TypeId::kDateTime; }
+bool IsDateOrDateTime(TypeId type) {
+  type = RemoveNullable(type); return type == TypeId::kDate || type == TypeId::kDateTime; }
 
 }  // namespace granite::core

@@ -19,7 +19,8 @@ namespace granite::core {
 //                are the whole value; 13..15 the decimals, by physical width)
 //   bits  8..15  decimal precision P (1..38); 0 for every other kind
 //   bits 16..23  decimal scale S (0..P); 0 for every other kind
-//   bits 24..31  reserved for flags (Nullable, LowCardinality); 0 today
+//   bit  24      Nullable: the column has a null map beside its values (kNullableFlag)
+//   bits 25..31  reserved for more flags (LowCardinality); 0 today
 // Two types are equal only if every bit is: Decimal(15, 2) != Decimal(15, 4). A `switch` on a
 // type that may be a decimal must switch on BaseOf(type).
 enum class TypeId : uint32_t {
@@ -39,12 +40,15 @@ enum class TypeId : uint32_t {
   kDecimal32 = 13,  // Decimal(P <= 9, S): value * 10^S stored as int32_t
   kDecimal64 = 14,  // Decimal(P <= 18, S): int64_t
   kDecimal128 = 15, // Decimal(P <= 38, S): __int128
+  kNothing = 16,    // the type of a bare NULL (only as Nullable(Nothing)); stored as uint8_t 0
 };
 
 // The number of parameterless types (ids 0 .. kTypeCount - 1, each a complete TypeId).
 inline constexpr int kTypeCount = 13;
 // Bases 0 .. kBaseTypeCount - 1 exist; a base >= kTypeCount needs parameters.
-inline constexpr int kBaseTypeCount = 16;
+inline constexpr int kBaseTypeCount = 17;
+// Marks Nullable(T): T's values plus a null map (1 = NULL). Kernels see T; see core/column.h.
+inline constexpr uint32_t kNullableFlag = 1u << 24;
 inline constexpr int kMaxDecimalPrecision = 38;
 
 using Int128 = __int128;
@@ -56,6 +60,19 @@ constexpr TypeId BaseOf(TypeId type) {
 constexpr bool IsDecimal(TypeId type) {
   const TypeId base = BaseOf(type);
   return base == TypeId::kDecimal32 || base == TypeId::kDecimal64 || base == TypeId::kDecimal128;
+}
+constexpr bool IsNullable(TypeId type) { return (static_cast<uint32_t>(type) & kNullableFlag) != 0; }
+// Returns Nullable(T) for T (and for Nullable(T) itself).
+constexpr TypeId MakeNullable(TypeId type) {
+  return static_cast<TypeId>(static_cast<uint32_t>(type) | kNullableFlag);
+}
+// Returns T for Nullable(T), else `type`.
+constexpr TypeId RemoveNullable(TypeId type) {
+  return static_cast<TypeId>(static_cast<uint32_t>(type) & ~kNullableFlag);
+}
+// Returns `type` made Nullable when `nullable`.
+constexpr TypeId WithNullable(TypeId type, bool nullable) {
+  return nullable ? MakeNullable(type) : type;
 }
 // Returns the decimal precision / scale of a type (0 for non-decimals).
 constexpr int PrecisionOf(TypeId type) { return (static_cast<uint32_t>(type) >> 8) & 0xffu; }
@@ -70,7 +87,8 @@ constexpr TypeId MakeDecimal(int precision, int scale) {
                              (static_cast<uint32_t>(scale) << 16));
 }
 // Returns whether a raw id read from a file or the wire is a type: a parameterless id, or a
-// decimal base with a valid precision and scale and no other bits.
+// decimal base with a valid precision and scale, either optionally with kNullableFlag
+// (Nothing only with it), and no other bits.
 bool IsValidType(uint32_t raw);
 
 // Marks a C++ type in generic lambdas: Dispatch(type, [&](auto tag) { using T = typename decltype(tag)::Type; }).
@@ -80,25 +98,30 @@ struct TypeTag {
 };
 
 // Appends the compact byte form of a type used in part files and wire blocks: the base byte, then
-// a precision byte and a scale byte for a decimal. Files written before decimals (one byte, ids
-// below kTypeCount) read the same.
+// a precision byte and a scale byte for a decimal; Nullable(T) is the byte kNullableTypeByte, then
+// T's form. Files written before decimals (one byte, ids below kTypeCount) read the same.
+inline constexpr uint8_t kNullableTypeByte = 0x40;
 void AppendTypeBytes(TypeId type, std::string* out);
 // Reads that form from the front of `*bytes` and advances past it; false if malformed.
 bool ReadTypeBytes(std::string_view* bytes, TypeId* type);
 
-// Returns the ClickHouse name, e.g. "UInt64", "String", "DateTime", "Decimal(15, 2)".
+// Returns the ClickHouse name, e.g. "UInt64", "String", "DateTime", "Decimal(15, 2)",
+// "Nullable(Int32)".
 std::string_view TypeName(TypeId type);
 
 // Parses a type as written in CREATE TABLE or CAST: ClickHouse names (UInt8 … Float64, String,
 // Date, DateTime, Decimal(P, S), Decimal32(S), Decimal64(S), Decimal128(S)) and SQL spellings
 // (BIGINT, INTEGER, INT, SMALLINT, TINYINT, TEXT, VARCHAR(n), CHAR(n), TIMESTAMP, DOUBLE, FLOAT,
 // REAL, BOOLEAN, DECIMAL(P[, S]), NUMERIC(P[, S]), DEC). Case-insensitive. A decimal with bad
-// parameters is ARGUMENT_OUT_OF_BOUND naming them.
+// parameters is ARGUMENT_OUT_OF_BOUND naming them. Nullable(T) for every T but Nullable; a nested
+// Nullable is ILLEGAL_TYPE_OF_ARGUMENT.
 absl::StatusOr<TypeId> ParseType(std::string_view text);
 
-// Returns bytes per value for fixed-width types (4, 8, 16 for decimals), 0 for String.
+// Returns bytes per value for fixed-width types (4, 8, 16 for decimals), 0 for String; a
+// Nullable type's values are T's (the null map is apart).
 size_t ValueSize(TypeId type);
 
+// The predicates below look through Nullable: Nullable(String) is IsString.
 bool IsString(TypeId type);
 bool IsFloat(TypeId type);
 bool IsSignedInteger(TypeId type);
@@ -128,6 +151,7 @@ decltype(auto) DispatchFixed(TypeId type, F&& f) {
     case TypeId::kDecimal32: return f(TypeTag<int32_t>{});
     case TypeId::kDecimal64: return f(TypeTag<int64_t>{});
     case TypeId::kDecimal128: return f(TypeTag<Int128>{});
+    case TypeId::kNothing: return f(TypeTag<uint8_t>{});
     case TypeId::kString: break;
   }
   return f(TypeTag<uint8_t>{});  // unreachable for valid input

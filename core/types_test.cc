@@ -87,7 +87,9 @@ TEST(TypesTest, TypeBytesRoundTripAndRejectBadIds) {
   EXPECT_FALSE(IsValidType(16));
   EXPECT_FALSE(IsValidType(static_cast<uint32_t>(TypeId::kDecimal64)));  // no precision
   EXPECT_TRUE(IsValidType(static_cast<uint32_t>(MakeDecimal(18, 18))));
-  EXPECT_FALSE(IsValidType(static_cast<uint32_t>(MakeDecimal(18, 2)) | (1u << 24)));
+  // Bit 24 is Nullable; the bits above it are still reserved.
+  EXPECT_TRUE(IsValidType(static_cast<uint32_t>(MakeDecimal(18, 2)) | (1u << 24)));
+  EXPECT_FALSE(IsValidType(static_cast<uint32_t>(MakeDecimal(18, 2)) | (1u << 25)));
 }
 
 }  // namespace

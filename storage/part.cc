@@ -34,11 +34,14 @@ absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& g
                                       " marks for ", granule_rows.size(), " granules"));
   }
   size_t width = core::ValueSize(type);
+  // A Nullable column's granule ends with its null map, one byte per row.
+  const uint64_t null_bytes = core::IsNullable(type) ? 1 : 0;
   uint64_t offset = 0;
   for (size_t g = 0; g < granule_rows.size(); ++g) {
     const GranuleMark& mark = marks.marks[g];
-    bool raw_ok = core::IsString(type) ? mark.raw_size >= uint64_t{granule_rows[g]} * 4
-                                       : mark.raw_size == uint64_t{granule_rows[g]} * width;
+    const uint64_t rows = granule_rows[g];
+    bool raw_ok = core::IsString(type) ? mark.raw_size >= rows * (4 + null_bytes)
+                                       : mark.raw_size == rows * (width + null_bytes);
     if (mark.offset != offset || mark.compressed_size == 0 || !raw_ok) {
       return Corrupt(what, absl::StrCat("column ", std::string(column),
                                         " has a bad mark for granule ", g));
@@ -237,33 +240,48 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
 
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
   bool is_string = core::IsString(type);
+  // A Nullable granule is T's granule followed by its null map (granule_rows_ bytes); it goes
+  // through the scratch buffer like a String one.
+  const bool nullable = core::IsNullable(type);
+  const bool via_scratch = is_string || nullable;
   uint64_t rows = granule_starts_[granule_end] - granule_starts_[granule_begin];
   char* out = nullptr;
   std::unique_ptr<char[]> scratch_owned;
-  char* scratch = nullptr;  // one raw String granule
-  if (is_string) {
+  char* scratch = nullptr;  // one raw String or Nullable granule
+  if (via_scratch) {
     uint32_t max_raw = 0;
+    for (size_t g = granule_begin; g < granule_end; ++g) max_raw = std::max(max_raw, marks[g].raw_size);
+    scratch = ReadBuffer(1, max_raw, &scratch_owned);
+  }
+  if (is_string) {
     uint64_t chars = 0;
     for (size_t g = granule_begin; g < granule_end; ++g) {
-      max_raw = std::max(max_raw, marks[g].raw_size);
-      chars += marks[g].raw_size - uint64_t{granule_rows_[g]} * 4;
+      chars += marks[g].raw_size - uint64_t{granule_rows_[g]} * (nullable ? 5 : 4);
     }
-    scratch = ReadBuffer(1, max_raw, &scratch_owned);
     column->MutableOffsets().reserve(rows);
     column->MutableChars().reserve(chars);
   } else {
     column->ResizeUninitialized(rows);  // every byte is written by the loop below
     out = column->RawData();  // fixed-width blocks decompress straight into the column
   }
+  std::vector<uint8_t> nulls;
+  if (nullable) nulls.reserve(rows);
 
-  // Appends one granule's raw bytes to the column; false when a String granule is malformed.
+  // Appends one granule's raw bytes to the column; false when a granule is malformed.
   auto append = [&](size_t g, const char* raw) {
+    uint32_t raw_size = marks[g].raw_size;
+    if (nullable) {
+      if (raw_size < granule_rows_[g]) return false;
+      raw_size -= granule_rows_[g];
+      nulls.insert(nulls.end(), reinterpret_cast<const uint8_t*>(raw) + raw_size,
+                   reinterpret_cast<const uint8_t*>(raw) + raw_size + granule_rows_[g]);
+    }
     if (is_string) {
-      return AppendStringGranule(std::string_view(raw, marks[g].raw_size), granule_rows_[g],
+      return AppendStringGranule(std::string_view(raw, raw_size), granule_rows_[g],
                                  column.get());
     }
-    if (raw != out) std::memcpy(out, raw, marks[g].raw_size);
-    out += marks[g].raw_size;
+    if (raw != out) std::memcpy(out, raw, raw_size);
+    out += raw_size;
     return true;
   };
 
@@ -274,7 +292,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
       [&](size_t g, const char* block) -> absl::Status {
         const GranuleMark& mark = marks[g];
         std::shared_ptr<UncompressedBlock> fresh;
-        char* target = is_string ? scratch : out;
+        char* target = via_scratch ? scratch : out;
         if (fill) {
           fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
           target = fresh->data.get();
@@ -287,6 +305,9 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
         if (fresh != nullptr) cache->Insert(CacheKey(column_index, g), std::move(fresh));
         return absl::OkStatus();
       }));
+  if (nullable) {
+    std::memcpy(column->MutableNullMap(), nulls.data(), std::min<size_t>(nulls.size(), column->size()));
+  }
   return column;
 }
 
@@ -295,7 +316,8 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
                                                       const RandomAccessFile* file,
                                                       UncompressedCache* cache) const {
   if (column_index >= columns_.size() || granule_begin > granule_end ||
-      granule_end > granule_count() || !core::IsString(schema_->columns[column_index].type)) {
+      granule_end > granule_count() || !core::IsString(schema_->columns[column_index].type) ||
+      core::IsNullable(schema_->columns[column_index].type)) {
     return Error(ErrorCode::kArgumentOutOfBound,
                  absl::StrCat("Cannot read the sizes of column ", column_index, ", granules [",
                               granule_begin, ", ", granule_end, ") of part ", name_string_,

@@ -291,7 +291,17 @@ absl::StatusOr<ColumnMarks> DecodeColumnMarks(std::string_view bytes, TypeId typ
 }
 
 std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t end,
-                               std::string* scratch) {
+                               std::string* scratch, bool null_map) {
+  if (null_map) {
+    std::string_view values = EncodeGranule(column, begin, end, scratch, false);
+    if (values.data() != scratch->data()) scratch->assign(values.data(), values.size());
+    if (const uint8_t* nulls = column.NullMap(); nulls != nullptr) {
+      scratch->append(reinterpret_cast<const char*>(nulls) + begin, end - begin);
+    } else {
+      scratch->append(end - begin, '\0');
+    }
+    return *scratch;
+  }
   if (!core::IsString(column.type())) {
     size_t width = core::ValueSize(column.type());
     return std::string_view(column.RawData() + begin * width, (end - begin) * width);
@@ -337,6 +347,12 @@ bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out) {
 
 GranuleBounds ComputeBounds(const core::Column& column, size_t begin, size_t end) {
   GranuleBounds bounds;
+  if (const uint8_t* nulls = column.NullMap(); nulls != nullptr) {
+    // NULLs hold T's default, which is no value of the column: such a granule gets no bounds.
+    for (size_t row = begin; row < end; ++row) {
+      if (nulls[row] != 0) return bounds;
+    }
+  }
   if (core::IsString(column.type())) {
     std::string_view min = column.StringAt(begin);
     std::string_view max = min;

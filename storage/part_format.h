@@ -2,7 +2,9 @@
 //
 // A part is a directory <table>/parts/<part name>/ holding, for column i of the schema:
 //   c<i>.bin  one LZ4 block per granule, back to back. A granule's raw bytes are the values as
-//             stored in memory (fixed width), or for String: a u32 length per row, then the chars.
+//             stored in memory (fixed width), or for String: a u32 length per row, then the chars;
+//             for Nullable(T), T's bytes then the null map (a byte per row, 1 = NULL). Columns of
+//             other types have no null map, so parts written before Nullable read unchanged.
 //   c<i>.mrk  per granule: offset and compressed size of its block in c<i>.bin, raw size, XXH64 of
 //             the compressed block, and min/max of the granule's values (when known).
 // one `meta` file: format version, row count, column names and types, rows per granule, the
@@ -125,9 +127,11 @@ absl::StatusOr<ColumnMarks> DecodeColumnMarks(std::string_view bytes, core::Type
                                               std::string_view what);
 
 // Returns the raw (uncompressed) bytes of rows [begin, end) of `column`: a view of the column's own
-// buffer for fixed-width types, or the String layout built in `*scratch`.
+// buffer for fixed-width types, or the String layout built in `*scratch`. With `null_map` (a
+// Nullable column of the schema) the rows' null map follows, one byte per row (zeros when the
+// column has none).
 std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t end,
-                               std::string* scratch);
+                               std::string* scratch, bool null_map = false);
 
 // Appends `rows` rows decoded from a raw granule to `out`. REQUIRES: out->type() is String.
 // Returns false if `raw` is malformed.

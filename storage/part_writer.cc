@@ -65,7 +65,8 @@ absl::Status PartWriter::WriteColumn(const std::string& dir, size_t index,
   uint64_t offset = 0;
   size_t row = 0;
   for (uint32_t rows : granule_rows) {
-    std::string_view raw = EncodeGranule(column, row, row + rows, &scratch);
+    std::string_view raw = EncodeGranule(column, row, row + rows, &scratch,
+                                         core::IsNullable(schema_->columns[index].type));
     if (raw.size() > LZ4_MAX_INPUT_SIZE) {
       return Error(ErrorCode::kArgumentOutOfBound,
                    absl::StrCat("Cannot insert into table ", schema_->name, ": value of column ",

@@ -68,11 +68,13 @@ absl::Status Table::CheckBlock(const core::Block& block) const {
   }
   for (size_t i = 0; i < columns.size(); ++i) {
     const core::Column& column = *block.columns[i];
-    if (column.type() != columns[i].type) {
+    // A Nullable column needs the null map; the part writer writes zeros for a missing one.
+    if (column.type() != core::RemoveNullable(columns[i].type) ||
+        (column.nullable() && !core::IsNullable(columns[i].type))) {
       return Error(ErrorCode::kTypeMismatch,
                    absl::StrCat("Cannot insert into table ", name(), ": column ", columns[i].name,
                                 " has type ", core::ToAbsl(core::TypeName(columns[i].type)),
-                                ", block has ", core::ToAbsl(core::TypeName(column.type()))));
+                                ", block has ", core::ToAbsl(core::TypeName(column.logical_type()))));
     }
     if (column.size() != block.columns[0]->size()) {
       return Error(ErrorCode::kBadArguments,

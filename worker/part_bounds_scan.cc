@@ -25,7 +25,8 @@ std::optional<core::Block> PartBoundsBlock(const core::plan::Fragment& fragment,
     const core::plan::Expr& arg = call.args[0];
     if (!arg.is_column() || arg.column >= columns) return std::nullopt;
     const core::TypeId type = arg.type;
-    if (!core::IsInteger(type)) return std::nullopt;  // integers, Date, DateTime
+    // Integers, Date, DateTime; not Nullable (min / max skip NULLs, bounds do not know them).
+    if (!core::IsInteger(type) || core::IsNullable(type)) return std::nullopt;
     types[arg.column] = type;
   }
   for (const auto& type : types) {

@@ -45,9 +45,26 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
     }
     absl::StatusOr<core::TypeId> type = core::ParseType(column.type);
     if (!type.ok()) {
-      return core::Error(ErrorCode::kUnknownType,
+      // Nullable(Nullable(T)) keeps its own code (ILLEGAL_TYPE_OF_ARGUMENT), as in ClickHouse.
+      const bool nested_nullable =
+          core::CodeOf(type.status()) == ErrorCode::kIllegalTypeOfArgument;
+      return core::Error(nested_nullable ? ErrorCode::kIllegalTypeOfArgument : ErrorCode::kUnknownType,
                          std::string(type.status().message()) + " (column " + column.name +
                              ", at position " + std::to_string(column.position + 1) + ")");
+    }
+    if (column.nullable) {
+      // `x T NULL` is ClickHouse's Nullable(T).
+      if (core::IsNullable(*type)) {
+        return core::Error(ErrorCode::kIllegalTypeOfArgument,
+                           "Column " + column.name + " is declared " +
+                               std::string(core::TypeName(*type)) + " NULL: nested Nullable");
+      }
+      type = core::MakeNullable(*type);
+    }
+    if (column.not_null && core::IsNullable(*type)) {
+      return core::Error(ErrorCode::kIllegalTypeOfArgument,
+                         "Column " + column.name + " of type " +
+                             std::string(core::TypeName(*type)) + " is declared NOT NULL");
     }
     schema.columns.push_back(core::ColumnSchema{column.name, *type});
   }
@@ -64,13 +81,32 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
         return core::Error(ErrorCode::kUnknownIdentifier,
                            "Missing column " + expr->name + " in the key of table " + create.name);
       }
+      if (expr->kind == sql::ExprKind::kIdentifier) {
+        // ClickHouse's default (allow_nullable_key = 0): part pruning has no NULL bounds.
+        const int index = schema.ColumnIndex(expr->name);
+        if (index >= 0 && core::IsNullable(schema.columns[index].type)) {
+          return core::Error(ErrorCode::kIllegalColumn,
+                             "Sorting key contains nullable columns (" + expr->name +
+                                 " of table " + create.name +
+                                 "), but merge tree setting `allow_nullable_key` is disabled");
+        }
+      }
       out->push_back(std::move(name));
     }
     return absl::OkStatus();
   };
   RETURN_IF_ERROR(add_keys(create.order_by, &schema.order_by));
   RETURN_IF_ERROR(add_keys(create.primary_key, &schema.primary_key));
-  if (create.partition_by) schema.partition_by = sql::ColumnName(*create.partition_by);
+  if (create.partition_by) {
+    schema.partition_by = sql::ColumnName(*create.partition_by);
+    const int index = schema.ColumnIndex(schema.partition_by);
+    if (index >= 0 && core::IsNullable(schema.columns[index].type)) {
+      return core::Error(ErrorCode::kIllegalColumn,
+                         "Partition key contains nullable columns (" + schema.partition_by +
+                             " of table " + create.name +
+                             "), but merge tree setting `allow_nullable_key` is disabled");
+    }
+  }
   schema.engine = create.engine.empty() ? "MergeTree" : create.engine;
   for (const auto& [key, value] : create.settings) {
     RETURN_IF_ERROR(core::TableSettings().Set(key, value));  // UNKNOWN_SETTING, BAD_ARGUMENTS

@@ -73,7 +73,7 @@ absl::StatusOr<core::Block> CombineCutPieces(const QueryPlan& plan, std::vector<
   core::Block out;
   out.rows_without_columns = chosen.size();
   for (size_t c = 0; c < pieces[0].columns.size(); ++c) {
-    auto column = std::make_shared<core::Column>(pieces[0].columns[c]->type());
+    auto column = std::make_shared<core::Column>(pieces[0].columns[c]->logical_type());
     column->Reserve(chosen.size());
     for (uint32_t row : chosen) {
       size_t p = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), row) -

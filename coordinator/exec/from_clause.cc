@@ -244,7 +244,14 @@ struct UsingPair {
 };
 
 absl::StatusOr<Joined> JoinPair(Joined left, Joined right, JoinSpec spec,
-                                const std::vector<UsingPair>& using_pairs) {
+                                const std::vector<UsingPair>& using_pairs, bool use_nulls = false) {
+  // join_use_nulls = 1: the side whose rows may lack a partner becomes Nullable.
+  const bool outer_strictness =
+      spec.strictness == JoinStrictness::kAll || spec.strictness == JoinStrictness::kAny;
+  const bool left_nulls = use_nulls && outer_strictness &&
+                          (spec.kind == JoinKind::kRight || spec.kind == JoinKind::kFull);
+  const bool right_nulls = use_nulls && outer_strictness &&
+                           (spec.kind == JoinKind::kLeft || spec.kind == JoinKind::kFull);
   const bool swap = spec.kind == JoinKind::kRight && (spec.strictness == JoinStrictness::kSemi ||
                                                       spec.strictness == JoinStrictness::kAnti);
   JoinRows rows;
@@ -262,7 +269,7 @@ absl::StatusOr<Joined> JoinPair(Joined left, Joined right, JoinSpec spec,
   out.relations.insert(right.relations.begin(), right.relations.end());
   out.block.rows_without_columns = rows.left.size();
   for (size_t c = 0; c < left.columns.size(); ++c) {
-    out.block.columns.push_back(GatherRows(*left.block.columns[c], rows.left));
+    out.block.columns.push_back(GatherRows(*left.block.columns[c], rows.left, left_nulls));
     out.columns.push_back(left.columns[c]);
   }
   for (const UsingPair& pair : using_pairs) {
@@ -295,7 +302,7 @@ absl::StatusOr<Joined> JoinPair(Joined left, Joined right, JoinSpec spec,
     out.block.columns[pair.left] = std::move(column);
   }
   for (size_t c = 0; c < right.columns.size(); ++c) {
-    out.block.columns.push_back(GatherRows(*right.block.columns[c], rows.right));
+    out.block.columns.push_back(GatherRows(*right.block.columns[c], rows.right, right_nulls));
     out.columns.push_back(right.columns[c]);
   }
   return out;
@@ -315,11 +322,6 @@ class FromMaterializer {
       const bool inner = join.comma || join.kind == JoinKind::kCross ||
                          (join.kind == JoinKind::kInner && join.strictness == JoinStrictness::kAll);
       if (!inner) ordered_ = true;
-    }
-    if (context_.join_use_nulls && ordered_) {
-      return core::Error(ErrorCode::kNotImplemented,
-                         "join_use_nulls = 1 needs Nullable columns, which granite does not have "
-                         "yet; outer joins fill missing rows with default values");
     }
     RETURN_IF_ERROR(SetUsing());
     Classify();
@@ -636,7 +638,8 @@ class FromMaterializer {
       JoinKind kind = join.comma ? JoinKind::kInner : join.kind;
       if (kind == JoinKind::kCross) kind = JoinKind::kInner;
       ASSIGN_OR_RETURN(joined, JoinPair(std::move(joined), std::move(right),
-                                        Spec(kind, join.strictness, keys), using_pairs));
+                                        Spec(kind, join.strictness, keys), using_pairs,
+                                        context_.join_use_nulls));
     }
     return joined;
   }
@@ -661,7 +664,7 @@ class FromMaterializer {
       const ColumnRef& ref = joined.columns[i];
       const Relation& relation = relations_[ref.relation];
       table.names.push_back(ref.name);
-      table.types.push_back(joined.block.columns[i]->type());
+      table.types.push_back(joined.block.columns[i]->logical_type());
       table.qualifiers.push_back(relation.qualifier);
       table.hidden.push_back(relation.hidden.count(ref.name) > 0);
       table.block.columns.push_back(joined.block.columns[i]);

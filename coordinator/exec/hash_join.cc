@@ -110,6 +110,14 @@ absl::StatusOr<JoinRows> CrossJoin(const core::Block& left, const core::Block& r
   return rows;
 }
 
+// Returns whether row `row` has a NULL key: it matches no row (NULL equals nothing).
+bool HasNullKey(const std::vector<const core::Column*>& keys, int64_t row) {
+  for (const core::Column* key : keys) {
+    if (key->IsNullAt(static_cast<size_t>(row))) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<JoinRows> HashJoin(const core::Block& left, const core::Block& right,
@@ -126,6 +134,7 @@ absl::StatusOr<JoinRows> HashJoin(const core::Block& left, const core::Block& ri
     table.next.assign(right_rows, -1);
     table.head.reserve(right_rows);
     for (int64_t r = static_cast<int64_t>(right_rows) - 1; r >= 0; --r) {
+      if (HasNullKey(right_keys, r)) continue;
       auto [it, inserted] = table.head.try_emplace(KeyWord(*right_keys[0], r), r);
       if (!inserted) {
         table.next[r] = it->second;
@@ -133,7 +142,7 @@ absl::StatusOr<JoinRows> HashJoin(const core::Block& left, const core::Block& ri
       }
     }
     for (size_t l = 0; l < left.rows(); ++l) {
-      auto it = table.head.find(KeyWord(*left_keys[0], l));
+      auto it = HasNullKey(left_keys, l) ? table.head.end() : table.head.find(KeyWord(*left_keys[0], l));
       RETURN_IF_ERROR(prober.Probe(static_cast<int64_t>(l),
                                    it == table.head.end() ? -1 : it->second, table.next));
     }
@@ -144,6 +153,7 @@ absl::StatusOr<JoinRows> HashJoin(const core::Block& left, const core::Block& ri
   table.head.reserve(right_rows);
   std::string key;
   for (int64_t r = static_cast<int64_t>(right_rows) - 1; r >= 0; --r) {
+    if (HasNullKey(right_keys, r)) continue;
     key.clear();
     AppendRowKey(right_keys, r, &key);
     auto [it, inserted] = table.head.try_emplace(key, r);
@@ -155,16 +165,28 @@ absl::StatusOr<JoinRows> HashJoin(const core::Block& left, const core::Block& ri
   for (size_t l = 0; l < left.rows(); ++l) {
     key.clear();
     AppendRowKey(left_keys, l, &key);
-    auto it = table.head.find(key);
+    auto it = HasNullKey(left_keys, l) ? table.head.end() : table.head.find(key);
     RETURN_IF_ERROR(prober.Probe(static_cast<int64_t>(l),
                                  it == table.head.end() ? -1 : it->second, table.next));
   }
   return prober.Finish();
 }
 
-core::ColumnPtr GatherRows(const core::Column& column, const std::vector<int64_t>& rows) {
-  auto out = std::make_shared<core::Column>(column.type());
+core::ColumnPtr GatherRows(const core::Column& column, const std::vector<int64_t>& rows,
+                           bool make_nullable) {
+  auto out = std::make_shared<core::Column>(
+      core::WithNullable(column.type(), make_nullable || column.nullable()));
   out->Reserve(rows.size());
+  if (out->nullable()) {  // a missing row is NULL
+    for (int64_t row : rows) {
+      if (row < 0) {
+        out->AppendNull();
+      } else {
+        out->AppendFrom(column, static_cast<size_t>(row));
+      }
+    }
+    return out;
+  }
   const bool is_string = core::IsString(column.type());
   core::Column blank(column.type());
   if (is_string) {

@@ -62,11 +62,24 @@ absl::StatusOr<Target> ResolveTarget(const sql::InsertStatement& insert,
 }
 
 // Converts `column` to `type` with CAST (used for INSERT ... SELECT and computed VALUES).
+// A NULL bound for a column that is not Nullable becomes its default (ClickHouse's
+// insert_null_as_default): the value under a NULL already is the default.
 absl::StatusOr<core::ColumnPtr> ConvertColumn(core::ColumnPtr column, TypeId type) {
-  if (column->type() == type) return column;
+  if (column->logical_type() == type) return column;
+  if (column->nullable() && !core::IsNullable(type)) {
+    auto values = std::make_shared<core::Column>(*column);
+    values->DropNullMap();
+    column = std::move(values);
+    if (column->logical_type() == type) return column;
+  }
+  if (!column->nullable() && core::IsNullable(type) && column->type() == core::RemoveNullable(type)) {
+    auto nullable = std::make_shared<core::Column>(*column);
+    nullable->MakeNullable();
+    return core::ColumnPtr(std::move(nullable));
+  }
   core::plan::Expr cast =
       core::Call("CAST", type,
-                 {core::Col(0, column->type()),
+                 {core::Col(0, column->logical_type()),
                   core::Lit(std::string(core::TypeName(type)), TypeId::kString)});
   ASSIGN_OR_RETURN(auto expr, core::Expression::Compile(cast));
   core::Block block;
@@ -91,7 +104,9 @@ absl::StatusOr<core::Block> ConvertBlock(const core::Block& block, const Target&
 }
 
 void AppendDefault(core::Column* column) {
-  if (column->type() == TypeId::kString) {
+  if (column->nullable()) {
+    column->AppendNull();
+  } else if (column->type() == TypeId::kString) {
     column->AppendString("");
   } else {
     column->Resize(column->size() + 1);
@@ -100,7 +115,7 @@ void AppendDefault(core::Column* column) {
 
 // Parses INSERT ... VALUES rows: literals directly, other expressions through a SELECT.
 absl::StatusOr<core::Block> ValuesBlock(const sql::InsertStatement& insert, const Target& target,
-                                        const SelectRunner& run_select) {
+                                        const SelectRunner& run_select, bool null_as_default) {
   std::vector<core::MutableColumnPtr> columns;
   for (TypeId type : target.types) columns.push_back(std::make_shared<core::Column>(type));
   for (size_t r = 0; r < insert.values.size(); ++r) {
@@ -115,16 +130,23 @@ absl::StatusOr<core::Block> ValuesBlock(const sql::InsertStatement& insert, cons
     if (all_literal) {
       for (size_t c = 0; c < row.size(); ++c) {
         const sql::Expr& value = *row[c];
-        // granite has no Nullable columns yet: NULL inserts the type's default value.
+        // NULL: a Nullable column's NULL; another column's default (input_format_null_as_default)
         if (value.is_null) {
+          if (!columns[c]->nullable() && !null_as_default) {
+            return core::Error(ErrorCode::kTypeMismatch,
+                               "Cannot insert NULL value into a column of type '" +
+                                   std::string(core::TypeName(target.types[c])) + "': row " +
+                                   std::to_string(r + 1) + ", column " + target.names[c]);
+          }
           AppendDefault(columns[c].get());
           continue;
         }
         // A fractional literal goes into a Decimal column from its text, exactly.
+        const TypeId value_type = core::RemoveNullable(target.types[c]);
         absl::Status status =
-            core::IsDecimal(target.types[c]) && !value.number_text.empty()
-                ? core::ParseValueText(value.number_text, target.types[c], columns[c].get())
-                : core::AppendValue(value.value, target.types[c], columns[c].get());
+            core::IsDecimal(value_type) && !value.number_text.empty()
+                ? core::ParseValueText(value.number_text, value_type, columns[c].get())
+                : core::AppendValue(value.value, value_type, columns[c].get());
         if (!status.ok()) {
           return core::Error(core::CodeOf(status),
                              std::string(status.message()) + ": row " + std::to_string(r + 1) +
@@ -328,6 +350,7 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
   const InputLimits& limits = options.chunk;
   ASSIGN_OR_RETURN(InputParser parser,
                    InputParser::Create(insert.format, target.names, target.types));
+  parser.set_null_as_default(options.null_as_default);
   std::string pending = insert.inline_data;
   size_t offset = 0;       // parsed bytes at the front of `pending`
   size_t input_at = 0;     // bytes of `input` moved to `pending`
@@ -399,7 +422,7 @@ absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::
       ASSIGN_OR_RETURN(core::Block selected, run_select(*insert.select));
       rows = ConvertBlock(selected, target);
     } else {
-      rows = ValuesBlock(insert, target, run_select);
+      rows = ValuesBlock(insert, target, run_select, options.null_as_default);
     }
     if (!rows.ok()) return rows.status();
     sent = session.Send(Widen(*rows, target, schema), /*last=*/true);

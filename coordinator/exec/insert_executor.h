@@ -32,6 +32,8 @@ struct InsertOptions {
   // Polled before each chunk is sent; when it returns true the insert is aborted everywhere
   // (QUERY_WAS_CANCELLED): KILL QUERY and a departed client stop a long load between chunks.
   std::function<bool()> cancelled;
+  // input_format_null_as_default: a NULL for a column that is not Nullable becomes its default.
+  bool null_as_default = true;
 };
 
 // Inserts into `schema`'s table; returns the number of rows written. The text of an

@@ -68,7 +68,9 @@ std::vector<uint32_t> TopRows(const core::Block& block, const std::vector<core::
     return core::SortPermutation(block, keys, keep);
   }
   const core::Column& column = *block.columns[keys[0].column];
-  if (!core::IsInteger(column.type())) return core::SortPermutation(block, keys, keep);
+  if (!core::IsInteger(column.type()) || column.nullable()) {
+    return core::SortPermutation(block, keys, keep);
+  }
   return core::DispatchFixed(column.type(), [&](auto tag) {
     using T = typename decltype(tag)::Type;
     if constexpr (std::is_integral_v<T>) {
@@ -275,7 +277,7 @@ absl::StatusOr<LateFinalizer::Candidates> LateFinalizer::MergeCandidates(
     for (const core::Block& input : inputs) {
       if (input.rows() > 0) type_of = input.columns[col].get();
     }
-    auto column = std::make_shared<core::Column>(type_of->type());
+    auto column = std::make_shared<core::Column>(type_of->logical_type());
     column->Reserve(gathered_groups.size());
     for (const auto& list : rows_of) {
       for (const auto& [input, row] : list) column->AppendRange(*inputs[input].columns[col], row, 1);
@@ -290,7 +292,7 @@ absl::StatusOr<LateFinalizer::Candidates> LateFinalizer::MergeCandidates(
 
 bool LateFinalizer::TypesMatch(const core::Block& input) const {
   for (size_t c = 0; c < partial_types_.size(); ++c) {
-    if (input.columns[c]->type() != partial_types_[c]) return false;
+    if (input.columns[c]->type() != core::RemoveNullable(partial_types_[c])) return false;
   }
   return true;
 }
@@ -358,7 +360,7 @@ absl::StatusOr<core::Block> LateFinalizer::CombineCandidates(
     core::Block survivors;
     survivors.rows_without_columns = rows.size();
     for (size_t c = 0; c < first.columns.size(); ++c) {
-      auto column = std::make_shared<core::Column>(first.columns[c]->type());
+      auto column = std::make_shared<core::Column>(first.columns[c]->logical_type());
       column->Reserve(rows.size());
       for (const Row& row : rows) {
         column->AppendRange(*buckets[row.bucket]->inputs[row.input].columns[c], row.row, 1);

@@ -18,6 +18,12 @@ void AppendBinaryString(std::string_view text, std::string* out) {
 }
 
 void AppendBinaryValue(const core::Column& column, size_t row, std::string* out) {
+  if (column.nullable()) {
+    // RowBinary's Nullable: a byte (1 = NULL), then the value only when it is not NULL.
+    const bool null = column.IsNullAt(row);
+    out->push_back(null ? 1 : 0);
+    if (null) return;
+  }
   if (column.type() == core::TypeId::kString) {
     AppendBinaryString(column.StringAt(row), out);
     return;
@@ -26,7 +32,15 @@ void AppendBinaryValue(const core::Column& column, size_t row, std::string* out)
   out->append(column.RawData() + row * width, width);
 }
 
-void AppendNativeColumn(const core::Column& column, std::string* out) {
+void AppendNativeColumn(const core::Column& column, std::string* out, bool nullable) {
+  if (nullable) {
+    // Native's Nullable: the null map (a byte per row), then every row's value.
+    if (column.nullable()) {
+      out->append(reinterpret_cast<const char*>(column.NullMap()), column.size());
+    } else {
+      out->append(column.size(), '\0');
+    }
+  }
   if (column.type() == core::TypeId::kString) {
     for (size_t row = 0; row < column.size(); ++row) AppendBinaryString(column.StringAt(row), out);
     return;

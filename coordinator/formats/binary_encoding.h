@@ -18,11 +18,11 @@ void AppendBinaryString(std::string_view text, std::string* out);
 
 // Appends row `row` of `column` in ClickHouse's binary form: fixed-width types as their
 // little-endian bytes (Date as UInt16 days, DateTime as UInt32 seconds), String as
-// AppendBinaryString.
+// AppendBinaryString; a Nullable column's row is preceded by a byte, 1 for NULL (then no value).
 void AppendBinaryValue(const core::Column& column, size_t row, std::string* out);
 
 // Appends all rows of `column` in Native's column layout: fixed-width data as one array, String
-// as one AppendBinaryString per row.
-void AppendNativeColumn(const core::Column& column, std::string* out);
+// as one AppendBinaryString per row; with `nullable` (a Nullable type), the null map first.
+void AppendNativeColumn(const core::Column& column, std::string* out, bool nullable = false);
 
 }  // namespace granite::coordinator

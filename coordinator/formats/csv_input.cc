@@ -195,8 +195,13 @@ absl::StatusOr<size_t> ParseCsv(std::string_view data, bool last, const InputLim
                                       "the quoted field that starts here is not closed");
       }
       bool is_null = !field.quoted && field.text == "\\N";
-      bool empty_as_default = field.text.empty() && builder->type(column) != core::TypeId::kString;
-      if (is_null || empty_as_default) {
+      // An empty unquoted field is the column's default: NULL for a Nullable one.
+      const core::TypeId type = builder->type(column);
+      bool empty_as_default =
+          field.text.empty() && (!core::IsString(type) || (core::IsNullable(type) && !field.quoted));
+      if (is_null) {
+        RETURN_IF_ERROR(builder->AppendNull(column));
+      } else if (empty_as_default) {
         builder->AppendDefault(column);
       } else {
         RETURN_IF_ERROR(builder->AppendText(column, field.text));

@@ -30,6 +30,10 @@ void CsvOutput::Write(const core::Block& block, std::string* out) {
     for (size_t c = 0; c < columns; ++c) {
       if (c > 0) out->push_back(',');
       const core::Column& column = *block.columns[c];
+      if (column.IsNullAt(row)) {
+        out->append("\\N");
+        continue;
+      }
       switch (column.type()) {
         case core::TypeId::kString:
           AppendCsvQuoted(column.StringAt(row), out);

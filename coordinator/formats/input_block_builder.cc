@@ -15,7 +15,8 @@ InputBlockBuilder::InputBlockBuilder(const std::vector<std::string>& names,
 }
 
 absl::Status InputBlockBuilder::AppendText(size_t column, std::string_view text) {
-  absl::Status status = core::ParseValueText(text, types_[column], columns_[column].get());
+  absl::Status status =
+      core::ParseValueText(text, core::RemoveNullable(types_[column]), columns_[column].get());
   if (status.ok()) return status;
   return PositionError(core::CodeOf(status), core::FromAbsl(status.message()),
                        static_cast<int>(column));
@@ -23,11 +24,31 @@ absl::Status InputBlockBuilder::AppendText(size_t column, std::string_view text)
 
 void InputBlockBuilder::AppendDefault(size_t column) {
   core::Column& c = *columns_[column];
-  if (types_[column] == core::TypeId::kString) {
+  if (c.nullable()) {
+    c.AppendNull();
+  } else if (types_[column] == core::TypeId::kString) {
     c.AppendString({});
   } else {
     c.Resize(c.size() + 1);
   }
+}
+
+absl::Status InputBlockBuilder::AppendNull(size_t column) {
+  core::Column& c = *columns_[column];
+  if (c.nullable()) {
+    c.AppendNull();
+    return absl::OkStatus();
+  }
+  if (!null_as_default_) {
+    // ClickHouse then reads \N as text of the column's type, which does not parse.
+    return PositionError(core::ErrorCode::kCannotParseInputAssertionFailed,
+                         "Cannot parse input: NULL for column of type '" +
+                             std::string(core::TypeName(types_[column])) +
+                             "', which is not Nullable (input_format_null_as_default = 0)",
+                         static_cast<int>(column));
+  }
+  AppendDefault(column);
+  return absl::OkStatus();
 }
 
 int InputBlockBuilder::FindColumn(std::string_view name) const {

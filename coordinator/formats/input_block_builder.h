@@ -40,8 +40,13 @@ class InputBlockBuilder {
   // Parses `text` as a value of column `column` and appends it; on failure returns
   // CANNOT_PARSE_TEXT naming the text, type and position.
   absl::Status AppendText(size_t column, std::string_view text);
-  // Appends the column's default value (0, "", 1970-01-01).
+  // Appends the column's default value (0, "", 1970-01-01; NULL for a Nullable column).
   void AppendDefault(size_t column);
+  // Appends a NULL read from the input (\N): NULL in a Nullable column; in another column its
+  // default when null_as_default (input_format_null_as_default), else
+  // CANNOT_PARSE_INPUT_ASSERTION_FAILED naming the position, as ClickHouse.
+  absl::Status AppendNull(size_t column);
+  void set_null_as_default(bool value) { null_as_default_ = value; }
 
   // Returns column `column` for binary formats, which append decoded values directly.
   // REQUIRES: they keep the invariant (every column the same number of rows after a row).
@@ -74,6 +79,7 @@ class InputBlockBuilder {
   absl::flat_hash_map<std::string, int> index_;
   // The columns being filled.
   std::vector<std::shared_ptr<core::Column>> columns_;
+  bool null_as_default_ = true;
   // Current position, for errors.
   size_t row_ = 0;
   size_t line_ = 0;

@@ -70,6 +70,7 @@ absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
   *consumed = 0;
   if (kind_ == Kind::kNative) {  // binary: no byte order mark, no limits inside a block
     InputBlockBuilder builder(names_, types_);
+    builder.set_null_as_default(null_as_default_);
     absl::StatusOr<size_t> used = ParseNative(data, last, &progress_, &builder);
     if (!used.ok()) return used.status();
     *consumed = *used;
@@ -87,6 +88,7 @@ absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
     }
   }
   InputBlockBuilder builder(names_, types_);
+  builder.set_null_as_default(null_as_default_);
   absl::StatusOr<size_t> used;
   switch (kind_) {
     case Kind::kTabSeparated:

@@ -71,6 +71,9 @@ class InputParser {
 
   // Returns the data rows parsed so far.
   size_t rows() const { return progress_.rows; }
+  // input_format_null_as_default: a NULL read for a column that is not Nullable becomes its
+  // default (true, ClickHouse's default) or fails with CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN.
+  void set_null_as_default(bool value) { null_as_default_ = value; }
 
  private:
   enum class Kind { kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kNative };
@@ -83,6 +86,7 @@ class InputParser {
   int header_lines_;
   std::vector<std::string> names_;
   std::vector<core::TypeId> types_;
+  bool null_as_default_ = true;
   bool bom_checked_ = false;
   InputProgress progress_;
 };

@@ -169,7 +169,7 @@ class JsonCursor {
 // Parses the value at the cursor into column `column`.
 absl::Status ReadValue(JsonCursor* cursor, int column, std::string* scratch,
                        InputBlockBuilder* builder) {
-  const bool is_string = builder->type(column) == core::TypeId::kString;
+  const bool is_string = core::IsString(builder->type(column));
   std::string_view text;
   char c = cursor->Peek();
   const std::string_view value_start = cursor->Rest();
@@ -192,7 +192,7 @@ absl::Status ReadValue(JsonCursor* cursor, int column, std::string* scratch,
   }
   text = cursor->ReadToken();
   if (text.empty()) return builder->ExpectedError("a JSON value", cursor->Rest(), column, "");
-  if (text == "null") {
+  if (text == "null") {  // NULL, or the default (whatever input_format_null_as_default says)
     builder->AppendDefault(column);
     return absl::OkStatus();
   }

@@ -8,6 +8,10 @@
 namespace granite::coordinator {
 
 void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, std::string* out) {
+  if (column.IsNullAt(row)) {
+    out->append("null");
+    return;
+  }
   switch (column.type()) {
     case core::TypeId::kUInt64:
     case core::TypeId::kInt64:

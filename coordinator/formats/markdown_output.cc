@@ -14,7 +14,7 @@ void MarkdownOutput::Begin(const std::vector<std::string>& names,
     out->append(" |");
   }
   out->append("\n|");
-  for (core::TypeId type : types) out->append(type == core::TypeId::kString ? ":-|" : "-:|");
+  for (core::TypeId type : types) out->append(core::IsString(type) ? ":-|" : "-:|");
   out->push_back('\n');
 }
 
@@ -24,7 +24,9 @@ void MarkdownOutput::Write(const core::Block& block, std::string* out) {
     out->push_back('|');
     for (const auto& column : block.columns) {
       out->push_back(' ');
-      if (column->type() == core::TypeId::kString) {
+      if (column->IsNullAt(row)) {
+        out->append("\\N");
+      } else if (column->type() == core::TypeId::kString) {
         AppendTsvEscaped(column->StringAt(row), out);
       } else {
         core::AppendValueText(*column, row, out);

@@ -88,7 +88,10 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
                                         std::string(core::TypeName(want))));
       }
       const size_t start = reader.pos();
-      if (want == core::TypeId::kString) {
+      // Nullable(T): the null map (a byte per row), then T's column.
+      if (core::IsNullable(want)) complete = reader.Bytes(*rows).has_value();
+      if (!complete) break;
+      if (core::IsString(want)) {
         for (uint64_t r = 0; complete && r < *rows; ++r) complete = reader.String().has_value();
       } else {
         complete = reader.Bytes(*rows * core::ValueSize(want)).has_value();
@@ -105,15 +108,23 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
     for (const BlockColumn& column : located) {
       core::Column& target = *builder->column(column.target);
       filled[column.target] = true;
+      std::string_view values = column.data;
+      std::string_view nulls;
+      if (target.nullable()) {
+        nulls = values.substr(0, *rows);
+        values.remove_prefix(*rows);
+      }
+      const size_t first = target.size();
       if (target.type() == core::TypeId::kString) {
-        Reader strings(column.data);
+        Reader strings(values);
         for (uint64_t r = 0; r < *rows; ++r) target.AppendString(*strings.String());
       } else {
         size_t old = target.size();
         target.Resize(old + *rows);
-        std::memcpy(target.RawData() + old * core::ValueSize(target.type()), column.data.data(),
-                    column.data.size());
+        std::memcpy(target.RawData() + old * core::ValueSize(target.type()), values.data(),
+                    values.size());
       }
+      if (!nulls.empty()) std::memcpy(target.MutableNullMap() + first, nulls.data(), nulls.size());
     }
     for (size_t c = 0; c < filled.size(); ++c) {
       if (filled[c]) continue;

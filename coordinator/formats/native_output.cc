@@ -17,7 +17,7 @@ void NativeOutput::Write(const core::Block& block, std::string* out) {
   for (size_t c = 0; c < names_.size(); ++c) {
     AppendBinaryString(names_[c], out);
     AppendBinaryString(core::TypeName(types_[c]), out);
-    AppendNativeColumn(*block.columns[c], out);
+    AppendNativeColumn(*block.columns[c], out, core::IsNullable(types_[c]));
   }
 }
 

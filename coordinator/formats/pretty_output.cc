@@ -36,7 +36,7 @@ void PrettyOutput::Begin(const std::vector<std::string>& names,
   align_right_.clear();
   cells_.clear();
   for (core::TypeId type : types) {
-    align_right_.push_back(type != core::TypeId::kString);
+    align_right_.push_back(!core::IsString(type));
     cells_.emplace_back(core::TypeId::kString);
   }
   total_rows_ = 0;
@@ -51,7 +51,9 @@ void PrettyOutput::Write(const core::Block& block, std::string* out) {
     const core::Column& column = *block.columns[c];
     for (size_t row = 0; row < keep; ++row) {
       text.clear();
-      if (column.type() == core::TypeId::kString) {
+      if (column.IsNullAt(row)) {
+        text.append("ᴺᵁᴸᴸ");
+      } else if (column.type() == core::TypeId::kString) {
         AppendDisplayString(column.StringAt(row), &text);
       } else {
         core::AppendValueText(column, row, &text);

@@ -27,6 +27,7 @@ class RowBinaryOutput : public OutputFormat {
  private:
   const bool with_names_;
   const bool with_types_;
+  std::vector<bool> nullable_;  // per column: the declared type is Nullable (a null byte each)
 };
 
 }  // namespace granite::coordinator

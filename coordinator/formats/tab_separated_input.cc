@@ -174,7 +174,7 @@ absl::StatusOr<size_t> ParseTabSeparated(std::string_view data, bool last,
       std::string_view field(start, p - start);
       if (escaped) {
         if (field == "\\N") {
-          builder->AppendDefault(column);
+          RETURN_IF_ERROR(builder->AppendNull(column));
         } else {
           UnescapeTsv(field, &scratch);
           RETURN_IF_ERROR(builder->AppendText(column, scratch));

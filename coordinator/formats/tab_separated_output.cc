@@ -38,7 +38,9 @@ void TabSeparatedOutput::Write(const core::Block& block, std::string* out) {
     for (size_t c = 0; c < columns; ++c) {
       if (c > 0) out->push_back('\t');
       const core::Column& column = *block.columns[c];
-      if (column.type() == core::TypeId::kString) {
+      if (column.IsNullAt(row)) {
+        out->append("\\N");
+      } else if (column.type() == core::TypeId::kString) {
         AppendField(column.StringAt(row), out);
       } else {
         core::AppendValueText(column, row, out);

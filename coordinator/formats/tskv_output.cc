@@ -36,7 +36,9 @@ void TskvOutput::Write(const core::Block& block, std::string* out) {
     for (size_t c = 0; c < columns; ++c) {
       out->append(prefixes_[c]);
       const core::Column& column = *block.columns[c];
-      if (column.type() == core::TypeId::kString) {
+      if (column.IsNullAt(row)) {
+        out->append("\\N");
+      } else if (column.type() == core::TypeId::kString) {
         AppendTsvEscaped(column.StringAt(row), out);
       } else {
         core::AppendValueText(column, row, out);

@@ -15,6 +15,10 @@ void ValuesOutput::Write(const core::Block& block, std::string* out) {
     for (size_t c = 0; c < columns; ++c) {
       if (c > 0) out->push_back(',');
       const core::Column& column = *block.columns[c];
+      if (column.IsNullAt(row)) {
+        out->append("NULL");
+        continue;
+      }
       switch (column.type()) {
         case core::TypeId::kString:
           AppendSqlQuoted(column.StringAt(row), out);

@@ -33,7 +33,9 @@ void VerticalOutput::Write(const core::Block& block, std::string* out) {
     for (size_t c = 0; c < block.columns.size(); ++c) {
       out->append(prefixes_[c]);
       const core::Column& column = *block.columns[c];
-      if (column.type() == core::TypeId::kString) {
+      if (column.IsNullAt(row)) {
+        out->append("ᴺᵁᴸᴸ");
+      } else if (column.type() == core::TypeId::kString) {
         for (char ch : column.StringAt(row)) {
           if (static_cast<unsigned char>(ch) < 0x20 && ch != ' ') {
             AppendTsvEscaped(std::string_view(&ch, 1), out);

@@ -13,7 +13,9 @@ absl::StatusOr<core::plan::Expr> AsFilterCondition(core::plan::Expr bound,
                                                             std::string_view clause,
                                                             size_t position) {
   const core::TypeId type = TypeOf(bound);
-  if (type == core::TypeId::kUInt8) return bound;
+  // Nullable(UInt8) and NULL filter as they are: the value under a NULL is 0, so NULL is false.
+  const core::TypeId nested = core::RemoveNullable(type);
+  if (nested == core::TypeId::kUInt8 || nested == core::TypeId::kNothing) return bound;
   if (!core::IsNumeric(type)) {  // as WHERE (binder.cc) accepts: numbers, Date, DateTime
     return ErrorAt(core::ErrorCode::kIllegalTypeOfArgument,
                    "Illegal type " + std::string(core::TypeName(type)) + " of column for filter in " +

@@ -26,14 +26,6 @@ using sql::ExprKind;
 
 namespace {
 
-// Returns the default value of `type` as a literal (stands in for NULL, which granite lacks).
-core::plan::Expr DefaultLiteral(TypeId type) {
-  if (type == TypeId::kString) return core::Lit(std::string(), type);
-  if (core::IsFloat(type)) return core::Lit(0.0, type);
-  if (core::IsSignedInteger(type)) return core::Lit(int64_t{0}, type);
-  return core::Lit(uint64_t{0}, type);
-}
-
 std::optional<core::Value> ConstantOf(const core::plan::Expr& e) {
   if (!e.is_literal()) return std::nullopt;
   return e.literal;
@@ -282,7 +274,8 @@ const Expr* SelectBinder::AliasTarget(const Expr& e) {
 }
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindLiteral(const Expr& e) {
-  if (e.is_null) return core::Lit(uint64_t{0}, TypeId::kUInt8);  // replaced by callers
+  // NULL is Nullable(Nothing), as in ClickHouse (core/functions/null_functions.h).
+  if (e.is_null) return core::Lit(uint64_t{0}, core::MakeNullable(TypeId::kNothing));
   if (e.literal_type) return core::Lit(e.value, *e.literal_type);
   return core::Lit(e.value, LiteralType(e.value));
 }
@@ -371,7 +364,6 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
   bool is_in = e.name == "in" || e.name == "notIn" || e.name == "globalIn" || e.name == "globalNotIn";
   std::vector<core::plan::Expr> args;
   std::vector<core::ArgumentInfo> infos;
-  std::vector<bool> is_null;
   for (size_t i = 0; i < e.args.size(); ++i) {
     const Expr& arg = *e.args[i];
     if (is_in && i == 1) {
@@ -403,27 +395,11 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
                      arg.position);
     }
     ASSIGN_OR_RETURN(core::plan::Expr bound, bind_arg(arg));
-    is_null.resize(args.size() + 1, false);
-    is_null[args.size()] = arg.kind == ExprKind::kLiteral && arg.is_null;
     infos.push_back({TypeOf(bound), ConstantOf(bound)});
     args.push_back(std::move(bound));
   }
-  // NULL branches of if / multiIf / CASE take the default value of the other branches' type.
-  is_null.resize(args.size(), false);
-  if (std::count(is_null.begin(), is_null.end(), true) > 0) {
-    std::optional<TypeId> branch_type;
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (!is_null[i] && i > 0) branch_type = TypeOf(args[i]);
-    }
-    if (branch_type) {
-      for (size_t i = 0; i < args.size(); ++i) {
-        if (is_null[i]) {
-          args[i] = DefaultLiteral(*branch_type);
-          infos[i] = {*branch_type, ConstantOf(args[i])};
-        }
-      }
-    }
-  }
+  // NULL arguments are Nullable(Nothing): if, multiIf and CASE take them as NULL
+  // (core/functions/null_functions.h).
   absl::StatusOr<core::ResolvedFunction> resolved = core::ResolveFunction(e.name, infos);
   if (!resolved.ok()) {
     return core::Error(core::CodeOf(resolved.status()),

@@ -133,6 +133,7 @@ absl::StatusOr<InsertOptions> InsertOptionsOf(const core::Settings& settings) {
   }
   options.chunk.max_rows = settings.input_chunk_rows;
   options.chunk.max_bytes = settings.input_chunk_bytes;
+  options.null_as_default = settings.input_format_null_as_default;
   return options;
 }
 

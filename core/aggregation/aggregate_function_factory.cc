@@ -6,6 +6,7 @@
 //   3. Combinators: a name that is no entry is tried as f + "If" / "OrDefault" / "Distinct",
 //      recursively (countDistinctIf = uniqExact with -If).
 #include "core/aggregation/aggregate_function_factory.h"
+#include "core/aggregation/null_aggregate_adapter.h"
 
 #include <cstdlib>
 
@@ -435,6 +436,10 @@ absl::StatusOr<std::unique_ptr<AggregateFunction>> Create(const Resolution& r,
 
 absl::StatusOr<ResolvedAggregate> ResolveAggregate(std::string_view name,
                                                    const std::vector<TypeId>& arg_types) {
+  if (HasNullableArgument(arg_types)) {
+    ASSIGN_OR_RETURN(Resolution r, Resolve(name, NestedArgumentTypes(arg_types), 0));
+    return ResolvedAggregate{r.canonical, WithNullable(r.result, !KeepsResultTypeOverNulls(r.canonical))};
+  }
   ASSIGN_OR_RETURN(Resolution r, Resolve(name, arg_types, 0));
   return ResolvedAggregate{r.canonical, r.result};
 }
@@ -468,6 +473,13 @@ std::vector<FunctionListing> ListAggregateFunctions() {
 
 absl::StatusOr<std::unique_ptr<AggregateFunction>> CreateAggregateFunction(
     const AggregateSpec& spec) {
+  if (HasNullableArgument(spec.arg_types)) {
+    AggregateSpec nested = spec;
+    nested.arg_types = NestedArgumentTypes(spec.arg_types);
+    ASSIGN_OR_RETURN(Resolution r, Resolve(nested.name, nested.arg_types, 0));
+    ASSIGN_OR_RETURN(std::unique_ptr<AggregateFunction> inner, CreateAggregateFunction(nested));
+    return MakeNullAggregateAdapter(std::move(inner), !KeepsResultTypeOverNulls(r.canonical));
+  }
   ASSIGN_OR_RETURN(Resolution r, Resolve(spec.name, spec.arg_types, 0));
   ASSIGN_OR_RETURN(std::unique_ptr<AggregateFunction> f, Create(r, spec));
   if (f == nullptr) return Error(ErrorCode::kLogicalError, "aggregate not constructible");

@@ -57,8 +57,13 @@ Aggregator::Aggregator(std::vector<TypeId> key_types, std::vector<AggregateSpec>
       functions_(std::move(functions)), options_(options) {
   for (const auto& function : functions_) state_types_.push_back(function->StateTypes());
   size_t packed = PackedWidth(key_types_);
+  bool nullable_keys = false;
+  for (TypeId type : key_types_) nullable_keys |= IsNullable(type);
   if (key_types_.empty()) {
     layout_ = KeyLayout::kNoKeys;
+  } else if (nullable_keys) {
+    // A NULL key is its own group: the serialized form carries a null flag per Nullable key.
+    layout_ = KeyLayout::kSerialized;
   } else if (key_types_.size() == 1 && IsString(key_types_[0])) {
     layout_ = KeyLayout::kString;
   } else if (key_types_.size() == 1 && ValueSize(key_types_[0]) <= 8) {
@@ -113,7 +118,7 @@ absl::Status Aggregator::CheckKeys(const std::vector<ColumnPtr>& keys, size_t ro
                               TypeList(key_types_), "), got ", keys.size()));
   }
   for (size_t k = 0; k < keys.size(); ++k) {
-    if (keys[k]->type() != key_types_[k] || keys[k]->size() < rows) {
+    if (keys[k]->type() != RemoveNullable(key_types_[k]) || keys[k]->size() < rows) {
       return Error(ErrorCode::kLogicalError,
                    absl::StrCat("Aggregator key column ", k, " is ",
                                 ToAbsl(TypeName(keys[k]->type())), " with ", keys[k]->size(),
@@ -136,7 +141,7 @@ absl::Status Aggregator::Add(const std::vector<ColumnPtr>& keys,
     const std::vector<TypeId>& expected = specs_[a].arg_types;
     bool ok = args[a].size() == expected.size();
     for (size_t j = 0; ok && j < expected.size(); ++j) {
-      ok = args[a][j]->type() == expected[j] && args[a][j]->size() >= rows;
+      ok = args[a][j]->type() == RemoveNullable(expected[j]) && args[a][j]->size() >= rows;
     }
     if (!ok) {
       return Error(ErrorCode::kLogicalError,
@@ -172,7 +177,7 @@ absl::Status Aggregator::Merge(const Block& partial) {
   std::vector<TypeId> expected = PartialTypes();
   bool ok = partial.columns.size() == expected.size();
   for (size_t c = 0; ok && c < expected.size(); ++c) {
-    ok = partial.columns[c]->type() == expected[c] &&
+    ok = partial.columns[c]->type() == RemoveNullable(expected[c]) &&
          partial.columns[c]->size() == partial.rows();
   }
   if (!ok) {

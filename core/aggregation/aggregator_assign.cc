@@ -359,7 +359,9 @@ void SerializeRows(const std::vector<TypeId>& key_types, const std::vector<Colum
   // Lengths first (fixed widths plus each string with its 4-byte prefix), then column by column,
   // so the type dispatch happens once per column rather than once per value.
   size_t fixed_width = 0;
-  for (TypeId type : key_types) fixed_width += IsString(type) ? sizeof(uint32_t) : ValueSize(type);
+  for (TypeId type : key_types) {
+    fixed_width += (IsString(type) ? sizeof(uint32_t) : ValueSize(type)) + (IsNullable(type) ? 1 : 0);
+  }
   serialized_offsets->assign(rows + 1, 0);
   size_t* offsets = serialized_offsets->data();
   for (size_t i = 0; i < rows; ++i) offsets[i + 1] = fixed_width;
@@ -371,7 +373,15 @@ void SerializeRows(const std::vector<TypeId>& key_types, const std::vector<Colum
   serialized->resize(offsets[rows]);
   std::vector<size_t> cursor(offsets, offsets + rows);
   char* out = serialized->data();
-  for (const ColumnPtr& key : keys) {
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const ColumnPtr& key = keys[k];
+    if (IsNullable(key_types[k])) {  // a flag byte, then the value (the default under NULL)
+      const uint8_t* nulls = key->NullMap();
+      for (size_t i = 0; i < rows; ++i) {
+        out[cursor[i]] = nulls != nullptr && nulls[row_of(i)] != 0 ? 1 : 0;
+        cursor[i] += 1;
+      }
+    }
     if (IsString(key->type())) {
       for (size_t i = 0; i < rows; ++i) {
         std::string_view value = key->StringAt(row_of(i));

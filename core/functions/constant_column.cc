@@ -76,7 +76,11 @@ Value Canonical(T v) {
 
 absl::StatusOr<ColumnPtr> MakeConstantColumn(const Value& value, TypeId type) {
   auto column = std::make_shared<Column>(type);
-  RETURN_IF_ERROR(AppendValue(value, type, column.get()));
+  if (RemoveNullable(type) == TypeId::kNothing) {
+    column->AppendNull();  // Nullable(Nothing): the NULL literal
+    return column;
+  }
+  RETURN_IF_ERROR(AppendValue(value, RemoveNullable(type), column.get()));
   return column;
 }
 
@@ -95,6 +99,15 @@ Value ValueAt(const Column& column, size_t row) {
 }
 
 ColumnPtr Broadcast(const Column& one_row, size_t rows) {
+  if (one_row.nullable()) {
+    auto values = std::make_shared<Column>(one_row);
+    values->DropNullMap();
+    ColumnPtr broadcast = Broadcast(*values, rows);
+    auto out = std::make_shared<Column>(*broadcast);
+    out->MakeNullable();
+    if (one_row.IsNullAt(0)) std::memset(out->MutableNullMap(), 1, rows);
+    return out;
+  }
   auto out = std::make_shared<Column>(one_row.type());
   if (one_row.type() == TypeId::kString) {
     std::string_view s = one_row.StringAt(0);

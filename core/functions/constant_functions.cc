@@ -1,6 +1,5 @@
-// Functions whose result does not depend on the argument values: isNull, isNotNull (granite has
-// no Nullable types yet, so nothing is NULL), version(), timezone() (always UTC) and
-// currentDatabase() (always default), toTypeName(x).
+// Functions whose result does not depend on the argument values: version(), timezone() (always
+// UTC) and currentDatabase() (always default), toTypeName(x). isNull / isNotNull: null_functions.h.
 #include <cstring>
 #include <memory>
 
@@ -13,29 +12,6 @@
 
 namespace granite::core {
 namespace {
-
-// isNull, isNotNull: granite has no Nullable types yet, so the answer is a constant.
-absl::StatusOr<TypeId> ResolveNullCheck(std::string_view, const std::vector<ArgumentInfo>&) {
-  return TypeId::kUInt8;
-}
-
-class FillKernel : public ScalarKernel {
- public:
-  explicit FillKernel(uint8_t value) : value_(value) {}
-  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>&, size_t rows) const override {
-    auto out = NewColumn(TypeId::kUInt8, rows);
-    std::memset(out->Data<uint8_t>(), value_, rows);
-    return ColumnPtr(std::move(out));
-  }
-
- private:
-  const uint8_t value_;
-};
-
-absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileNullCheck(
-    std::string_view name, const std::vector<ArgumentInfo>&, TypeId) {
-  return std::make_unique<FillKernel>(name == "isNotNull" ? 1 : 0);
-}
 
 // version(), timezone(), currentDatabase(): a String constant each.
 absl::StatusOr<TypeId> ResolveStringConstant(std::string_view, const std::vector<ArgumentInfo>&) {
@@ -78,8 +54,6 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileTypeName(
 }  // namespace
 
 void RegisterConstantFunctions(FunctionTable& table) {
-  table.Add({"isNull", 1, 1, true, ResolveNullCheck, CompileNullCheck});
-  table.Add({"isNotNull", 1, 1, true, ResolveNullCheck, CompileNullCheck});
   table.Add({"version", 0, 0, true, ResolveStringConstant, CompileStringConstant});
   table.Add({"timezone", 0, 0, true, ResolveStringConstant, CompileStringConstant});
   table.AddAlias("serverTimezone", "timezone", true);

@@ -9,6 +9,7 @@
 #include "core/status_macros.h"
 #include "core/functions/constant_column.h"
 #include "core/functions/function_table.h"
+#include "core/functions/null_functions.h"
 
 namespace granite::core {
 namespace {
@@ -38,6 +39,7 @@ const FunctionTable& Table() {
     RegisterDateExtraFunctions(*t);
     RegisterJsonFunctions(*t);
     RegisterMiscFunctions(*t);
+    RegisterNullFunctions(*t);
     return t;
   }();
   return *table;
@@ -116,8 +118,10 @@ std::vector<FunctionListing> ListScalarFunctions() { return Table().List(); }
 absl::StatusOr<ResolvedFunction> ResolveFunction(std::string_view name,
                                                  const std::vector<ArgumentInfo>& args) {
   ASSIGN_OR_RETURN(const FunctionDef* def, Lookup(name, args));
-  ASSIGN_OR_RETURN(std::vector<ArgumentInfo> canonical, Canonical(args));
-  ASSIGN_OR_RETURN(TypeId type, def->resolve(def->name, canonical));
+  ASSIGN_OR_RETURN(std::vector<ArgumentInfo> canonical, Canonical(MarkNullArguments(args)));
+  ASSIGN_OR_RETURN(TypeId type, NeedsNullHandling(*def, canonical)
+                                    ? ResolveWithNulls(*def, canonical)
+                                    : def->resolve(def->name, canonical));
   return ResolvedFunction{std::string(def->name), type};
 }
 
@@ -126,7 +130,12 @@ bool IsScalarFunction(std::string_view name) { return Table().Find(name) != null
 absl::StatusOr<CompiledFunction> CompileFunction(std::string_view name,
                                                  const std::vector<ArgumentInfo>& args) {
   ASSIGN_OR_RETURN(const FunctionDef* def, Lookup(name, args));
-  ASSIGN_OR_RETURN(std::vector<ArgumentInfo> canonical, Canonical(args));
+  ASSIGN_OR_RETURN(std::vector<ArgumentInfo> canonical, Canonical(MarkNullArguments(args)));
+  if (NeedsNullHandling(*def, canonical)) {
+    ASSIGN_OR_RETURN(TypeId type, ResolveWithNulls(*def, canonical));
+    ASSIGN_OR_RETURN(std::unique_ptr<ScalarKernel> kernel, CompileWithNulls(*def, canonical, type));
+    return CompiledFunction{ResolvedFunction{std::string(def->name), type}, std::move(kernel)};
+  }
   ASSIGN_OR_RETURN(TypeId type, def->resolve(def->name, canonical));
   ASSIGN_OR_RETURN(std::unique_ptr<ScalarKernel> kernel, def->compile(def->name, canonical, type));
   return CompiledFunction{ResolvedFunction{std::string(def->name), type}, std::move(kernel)};

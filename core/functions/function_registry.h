@@ -13,6 +13,12 @@
 // (ResolveFunction("in", {x, 1, 2, 3})). In a plan the list travels as in(x, tuple(1, 2, 3)).
 // tuple is not a function of its own: resolving it fails.
 //
+// Nullable (null_functions.h): a call with a Nullable argument resolves on the nested types and
+// returns Nullable of the result, NULL where any argument is NULL (ClickHouse's default for
+// ordinary functions); a NULL constant argument makes the whole call NULL. The functions that
+// look at NULLs themselves (isNull, coalesce, ifNull, if, and/or/not, CAST, ...) are resolved by
+// null_functions.cc.
+//
 // Result types follow ClickHouse; each functions/*.cc file opens with the rules of its functions
 // (arithmetic.cc: integer promotion, modulo and Date arithmetic; type_rules.h: supertypes of
 // if/multiIf branches and the common type of comparisons).
@@ -39,6 +45,8 @@ namespace granite::core {
 struct ArgumentInfo {
   TypeId type;
   std::optional<Value> constant;
+  // A constant that is NULL (`constant` then holds its type's default). Only with a Nullable type.
+  bool constant_is_null = false;
 };
 
 struct ResolvedFunction {

@@ -104,7 +104,9 @@
   M(UInt64, max_rows_in_join, 0, "",                                                              \
     "Rows a JOIN's result may have before TOO_MANY_ROWS (0 = the server's cap of 200 million)")  \
   M(Bool, join_use_nulls, false, "",                                                              \
-    "1: rows without a partner get NULLs (needs Nullable columns: refused for now)")             \
+    "1: rows without a partner get NULLs (their columns become Nullable)")                      \
+  M(Bool, input_format_null_as_default, true, "",                                                \
+    "NULL inserted into a column that is not Nullable becomes its default (0: an error)")       \
   M(Bool, allow_experimental_correlated_subqueries, true, "",                                    \
     "0: correlated subqueries fail with UNSUPPORTED_METHOD (ClickHouse's older name)")          \
   M(Bool, allow_correlated_subqueries, true, "",                                                  \

@@ -80,6 +80,13 @@ class BooleanSettingsTest(unittest.TestCase):
         except GraniteError as e:
             return "error %s %s" % (e.code, e)
 
+    def insert_outcome(self, sql, settings):
+        """Like outcome(), for a statement whose settings travel in QueryInfo.settings."""
+        try:
+            return self.client.query_text(sql, settings=settings)
+        except GraniteError as e:
+            return "error %s %s" % (e.code, e)
+
     def behaviour_probes(self):
         """Setting -> function(value) returning what a statement shows with that value."""
         return {
@@ -92,8 +99,11 @@ class BooleanSettingsTest(unittest.TestCase):
                 "SELECT toUInt64(7) AS x FORMAT JSONEachRow "
                 "SETTINGS output_format_json_quote_64bit_integers = %s" % value),
             "join_use_nulls": lambda value: self.outcome(
-                "SELECT count() FROM b LEFT JOIN (SELECT toUInt64(1) AS k) AS o ON b.k = o.k "
-                "SETTINGS join_use_nulls = %s" % value),
+                "SELECT o.k, toTypeName(o.k) FROM b LEFT JOIN (SELECT toUInt64(1) AS k) AS o "
+                "ON b.k = o.k ORDER BY b.k LIMIT 1 SETTINGS join_use_nulls = %s" % value),
+            "input_format_null_as_default": lambda value: self.insert_outcome(
+                "INSERT INTO b (k, s) VALUES (5000, NULL)",
+                {"input_format_null_as_default": value}),
             "allow_correlated_subqueries": lambda value: self.outcome(
                 "SELECT count() FROM b WHERE EXISTS (SELECT 1 FROM numbers(10) WHERE number = k) "
                 "SETTINGS allow_correlated_subqueries = %s" % value),
