@@ -326,7 +326,7 @@ absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const 
     RETURN_IF_ERROR(only_sharding_key(name));
     ASSIGN_OR_RETURN(std::vector<std::string> columns, ParseShardingKey(value, schema));
     schema.sharding_key = std::move(columns);
-    schema.shard_count = static_cast<uint32_t>(workers.size());
+    schema.shard_count = static_cast<uint32_t>(workers.shard_count());
   }
   ASSIGN_OR_RETURN(uint64_t rows, ClusterRowCount(alter.table, workers));
   if (rows > 0) {
@@ -369,7 +369,7 @@ absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
 
 absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSet& workers,
                          Catalog* catalog) {
-  ASSIGN_OR_RETURN(core::TableSchema schema, SchemaFrom(create, workers.size()));
+  ASSIGN_OR_RETURN(core::TableSchema schema, SchemaFrom(create, workers.shard_count()));
   const std::string table = DisplayTableName(create.name);
   core::MutexLock ddl(DdlMutex());
   Listing listing = ListEverywhere(workers);

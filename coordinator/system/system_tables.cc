@@ -9,6 +9,7 @@
 #include "coordinator/cluster/table_name.h"
 #include "coordinator/system/catalog_tables.h"
 #include "coordinator/system/functions_table.h"
+#include "coordinator/system/replicas_tables.h"
 #include "coordinator/system/table_builder.h"
 #include "coordinator/system/workers_table.h"
 #include "core/error.h"
@@ -213,6 +214,8 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
     return t.Build();
   }
   if (name == "workers") return BuildWorkersTable(workers);  // health and placement
+  if (name == "clusters") return BuildClustersTable(workers);  // shards x replicas
+  if (name == "replicas") return BuildReplicasTable(workers);
   if (name == "parts") {
     // Active parts and, with active = 0, parts replaced by a merge that a query still reads.
     std::vector<pb::ListPartsResponse> responses = ListPartsEverywhere(workers);
