@@ -192,11 +192,20 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
     std::vector<char> up;  // not vector<bool>: threads write neighbouring entries
     auto responses = ListTablesEverywhere(workers, &up);
     std::map<std::string, std::pair<uint64_t, uint64_t>> totals;  // rows, bytes
-    for (const auto& response : responses) {
-      for (const auto& table : response.tables()) {
-        auto& total = totals[table.schema().name()];
-        total.first += table.rows();
-        total.second += table.bytes_on_disk();
+    // With replicas, each shard counts once: its replica holding the most rows.
+    std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>> per_shard;
+    for (size_t i = 0; i < responses.size(); ++i) {
+      for (const auto& table : responses[i].tables()) {
+        auto& shards = per_shard[table.schema().name()];
+        shards.resize(workers.shard_count());
+        auto& shard = shards[workers.ShardOf(i)];
+        if (table.rows() >= shard.first) shard = {table.rows(), table.bytes_on_disk()};
+      }
+    }
+    for (const auto& [name, shards] : per_shard) {
+      for (const auto& [rows, bytes] : shards) {
+        totals[name].first += rows;
+        totals[name].second += bytes;
       }
     }
     TableBuilder t({"database", "name", "engine", "total_rows", "total_bytes", "sharding_key"},

@@ -124,6 +124,12 @@ class TopologyTest(ReplicaCluster):
         for b in range(4):
             self.insert_batch(b)
         self.assertEqual(self.client.query_text("SELECT count() FROM t").strip(), "800")
+        # Each shard's rows count once, not once per replica.
+        self.assertEqual(self.client.query_text(
+            "SELECT total_rows FROM system.tables WHERE name = 't'").strip(), "800")
+        with self.assertRaises(granite_client.GraniteError) as caught:
+            self.client.query("ALTER TABLE t MODIFY SETTING sharding_key = 'x'")
+        self.assertIn("holds 800 rows", str(caught.exception))
         expected = {b: batch_summary(b) for b in range(4)}
         for replica in (0, 1):
             self.assertEqual(self.per_batch(replica), expected)
