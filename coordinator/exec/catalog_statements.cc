@@ -1,4 +1,5 @@
 #include "coordinator/exec/catalog_statements.h"
+#include "coordinator/exec/views.h"
 
 #include <grpcpp/grpcpp.h>
 
@@ -430,11 +431,17 @@ std::string ShowCreateTableText(const core::TableSchema& schema) {
   auto quoted = [](const std::string& part) {
     return IsPlainIdentifier(part) ? part : BackQuoted(part);
   };
-  std::string text = "CREATE TABLE " + quoted(name.database) + "." + quoted(name.table) + "\n(\n";
+  const bool view = schema.engine == kViewEngine;
+  std::string text = std::string(view ? "CREATE VIEW " : "CREATE TABLE ") +
+                     quoted(name.database) + "." + quoted(name.table) + "\n(\n";
   for (size_t i = 0; i < schema.columns.size(); ++i) {
     text += "    " + BackQuoted(schema.columns[i].name) + " " +
             std::string(core::TypeName(schema.columns[i].type)) +
             (i + 1 < schema.columns.size() ? ",\n" : "\n");
+  }
+  if (view) {
+    auto query = schema.settings.find(kViewQuerySetting);
+    return text + ")\nAS " + (query == schema.settings.end() ? std::string() : query->second);
   }
   absl::StrAppend(&text, ")\nENGINE = ", schema.engine.empty() ? "MergeTree" : schema.engine);
   if (!schema.partition_by.empty()) absl::StrAppend(&text, "\nPARTITION BY ", schema.partition_by);

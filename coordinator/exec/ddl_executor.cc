@@ -376,6 +376,16 @@ absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
 absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSet& workers,
                          Catalog* catalog) {
   ASSIGN_OR_RETURN(core::TableSchema schema, SchemaFrom(create, workers.shard_count()));
+  return CreateTableWithSchema(schema, create.or_replace, create.if_not_exists, workers, catalog);
+}
+
+absl::Status CreateTableWithSchema(const core::TableSchema& schema, bool or_replace,
+                                   bool if_not_exists, const WorkerSet& workers,
+                                   Catalog* catalog) {
+  sql::CreateTableStatement create;
+  create.name = schema.name;
+  create.or_replace = or_replace;
+  create.if_not_exists = if_not_exists;
   const std::string table = DisplayTableName(create.name);
   core::MutexLock ddl(DdlMutex());
   Listing listing = ListEverywhere(workers);

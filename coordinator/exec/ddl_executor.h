@@ -24,9 +24,12 @@ namespace granite::coordinator {
 absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSet& workers,
                          Catalog* catalog);
 
+// CREATE TABLE from a schema built elsewhere (a view's), with the same all-or-nothing rules.
+absl::Status CreateTableWithSchema(const core::TableSchema& schema, bool or_replace,
+                                   bool if_not_exists, const WorkerSet& workers, Catalog* catalog);
+
 // Errors: as CreateTable when not every worker answers (nothing is dropped); UNKNOWN_TABLE if no
 // worker has it (unless IF EXISTS).
-
 absl::Status DropTable(const sql::DropTableStatement& drop, const WorkerSet& workers,
                        Catalog* catalog);
 

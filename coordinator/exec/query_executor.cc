@@ -24,6 +24,10 @@
 #include "coordinator/exec/insert_executor.h"
 #include "coordinator/exec/explain.h"
 #include "coordinator/exec/set_operations.h"
+#include "coordinator/exec/limit_by.h"
+#include "coordinator/exec/window_functions.h"
+#include "coordinator/exec/window_split.h"
+#include "coordinator/exec/views.h"
 #include "core/table_functions/table_function.h"
 #include "coordinator/exec/late_finalizer.h"
 #include "coordinator/exec/part_statements.h"
@@ -162,6 +166,7 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
     return Insert(*insert, input, more_input, insert_options, query);
   }
   if (auto* create = std::get_if<sql::CreateTableStatement>(&statement)) {
+    if (create->view) return CreateView(*create, query);
     RETURN_IF_ERROR(CreateTable(*create, *workers_, catalog_));
     return QueryResult{};
   }
@@ -260,6 +265,14 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   };
   if (!select.set_operands.empty()) return SelectSetOperation(select, run);
   sql::SelectStatement resolved = ResolveCteReferences(select, scope);
+  ASSIGN_OR_RETURN(resolved, ExpandViews(resolved, [this, query](const sql::TableRef& ref) {
+                     return ViewOf(ref, query->database);
+                   }));
+  if (resolved.with_totals) {
+    return core::Error(ErrorCode::kNotImplemented, "WITH TOTALS is not supported yet");
+  }
+  if (!resolved.limit_by.empty()) return SelectLimitBy(resolved, query, outer);
+  if (NeedsSplit(resolved)) return SelectSplit(resolved, query, run);
   auto columns_of = [this, query](const sql::TableRef& ref) {
     return ColumnsOf(ref, query->database);
   };
@@ -295,6 +308,92 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
     resolved = std::move(from.rest);
   }
   ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(resolved, query, std::move(materialized)));
+  QueryResult result;
+  result.has_rows = true;
+  result.names = plan.names;
+  result.types = plan.types;
+  result.format = plan.format;
+  ASSIGN_OR_RETURN(result.block, Run(plan, query));
+  query->NoteMemory(ByteSizeOf(result.block));
+  return result;
+}
+
+std::optional<core::TableSchema> QueryExecutor::ViewOf(const sql::TableRef& ref,
+                                                       const std::string& current_database) {
+  if (ref.database == "system" || !EnsureCatalog(*workers_, catalog_).ok()) return std::nullopt;
+  const std::string database = ref.database.empty() ? current_database : ref.database;
+  absl::StatusOr<core::TableSchema> schema =
+      catalog_->Lookup(CatalogTableName(database, ref.name));
+  if (!schema.ok() || !IsView(*schema)) return std::nullopt;
+  return *std::move(schema);
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::CreateView(const sql::CreateTableStatement& create,
+                                                      QueryContext* query) {
+  // The SELECT runs once with LIMIT 0 to check it and learn its columns.
+  sql::SelectStatement probe = *create.view;
+  probe.limit = 0;
+  probe.format.clear();
+  ASSIGN_OR_RETURN(QueryResult columns, Select(probe, query));
+  ASSIGN_OR_RETURN(core::TableSchema schema,
+                   ViewSchema(create, columns.names, columns.types,
+                              static_cast<uint32_t>(workers_->shard_count())));
+  RETURN_IF_ERROR(CreateTableWithSchema(schema, create.or_replace, create.if_not_exists,
+                                        *workers_, catalog_));
+  return QueryResult{};
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::SelectLimitBy(const sql::SelectStatement& select,
+                                                         QueryContext* query,
+                                                         const CteScope* outer) {
+  sql::SelectStatement inner = select;
+  inner.limit_by.clear();
+  inner.limit.reset();
+  inner.offset.reset();
+  for (size_t i = 0; i < select.limit_by.size(); ++i) {
+    auto key = std::make_shared<sql::Expr>(*select.limit_by[i]);
+    key->alias = "__limit_by_" + std::to_string(i);
+    inner.select.push_back(std::move(key));
+  }
+  ASSIGN_OR_RETURN(QueryResult result, SelectIn(inner, query, outer));
+  const size_t keys = select.limit_by.size();
+  const size_t visible = result.names.size() - keys;
+  LimitByOptions options{select.limit_by_limit, select.limit_by_offset, select.limit,
+                         select.offset.value_or(0)};
+  result.block = ApplyLimitBy(std::move(result.block), visible, options);
+  result.names.resize(visible);
+  result.types.resize(visible);
+  return result;
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::SelectSplit(const sql::SelectStatement& select,
+                                                       QueryContext* query,
+                                                       const SubqueryRunner& run) {
+  ASSIGN_OR_RETURN(SplitQuery split, SplitForWindows(select));
+  LocalTable table;
+  if (split.inner.grouping_sets_written) {
+    ASSIGN_OR_RETURN(std::vector<sql::SelectStatement> copies, ExpandGroupingSets(split.inner));
+    for (size_t i = 0; i < copies.size(); ++i) {
+      ASSIGN_OR_RETURN(LocalTable part, run(copies[i]));
+      if (i == 0) {
+        table = std::move(part);
+      } else {
+        ASSIGN_OR_RETURN(table, CombineResults(sql::SetOperator::kUnionAll, std::move(table),
+                                               std::move(part)));
+      }
+    }
+  } else {
+    ASSIGN_OR_RETURN(table, run(split.inner));
+  }
+  table.qualifiers.clear();
+  table.hidden.assign(table.names.size(), false);
+  RETURN_IF_ERROR(AppendWindowColumns(split.windows, &table));
+  for (size_t i = 0; i < table.names.size(); ++i) {
+    table.hidden[i] = IsSplitColumn(table.names[i]) ||
+                      std::find(split.hidden.begin(), split.hidden.end(), table.names[i]) !=
+                          split.hidden.end();
+  }
+  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(split.outer, query, std::move(table)));
   QueryResult result;
   result.has_rows = true;
   result.names = plan.names;
@@ -473,6 +572,10 @@ absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& in
                                                   QueryContext* query) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
   ASSIGN_OR_RETURN(std::optional<core::TableSchema> schema, catalog_->Lookup(insert.table));
+  if (schema && IsView(*schema)) {
+    return core::Error(ErrorCode::kNotImplemented,
+                       "Method write is not supported by storage View (" + insert.table + ")");
+  }
   SelectRunner run_select = [&](const sql::SelectStatement& select) -> absl::StatusOr<core::Block> {
     ASSIGN_OR_RETURN(QueryResult result, Select(select, query));
     return result.block;

@@ -90,6 +90,20 @@ class QueryExecutor {
   // its FROM (Binder::Bind).
   absl::StatusOr<QueryPlan> PlanSelect(const sql::SelectStatement& select, QueryContext* query,
                                        std::optional<LocalTable> materialized = std::nullopt);
+  // SELECT ... LIMIT n [OFFSET m] BY exprs: runs `select` with the BY expressions as extra
+  // trailing columns and without its LIMIT, then keeps the first n rows (after m) per BY value
+  // and applies the LIMIT (exec/limit_by.h).
+  absl::StatusOr<QueryResult> SelectLimitBy(const sql::SelectStatement& select,
+                                            QueryContext* query, const CteScope* outer);
+  // A SELECT with window functions, QUALIFY or grouping sets (exec/window_split.h): the inner
+  // select (once per grouping set), the window columns, then the outer select over them.
+  absl::StatusOr<QueryResult> SelectSplit(const sql::SelectStatement& select, QueryContext* query,
+                                          const SubqueryRunner& run);
+  // CREATE VIEW (exec/views.h); ViewOf: the view `ref` names, if it names one.
+  absl::StatusOr<QueryResult> CreateView(const sql::CreateTableStatement& create,
+                                         QueryContext* query);
+  std::optional<core::TableSchema> ViewOf(const sql::TableRef& ref,
+                                          const std::string& current_database);
   // Columns of a table or table function named in a FROM with joins.
   absl::StatusOr<RelationColumns> ColumnsOf(const sql::TableRef& ref,
                                             const std::string& current_database);

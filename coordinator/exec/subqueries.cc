@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
+#include "coordinator/exec/row_keys.h"
 #include "coordinator/sql/ast_build.h"
 #include "core/error.h"
 #include "core/value_text.h"
@@ -106,10 +108,16 @@ class Rewriter {
                              " columns is not supported; the subquery must return one column "
                              "(at position " + std::to_string(node.position + 1) + ")");
     }
+    // A set: each value once (a subquery over a large table repeats its keys; fewer constants
+    // travel to the workers and compile into the IN).
     std::vector<ExprPtr> values;
     const core::Column& column = *result.block.columns[0];
-    values.reserve(column.size());
+    absl::flat_hash_set<std::string> seen;
+    std::string key;
     for (size_t row = 0; row < column.size(); ++row) {
+      key.clear();
+      AppendRowKey({&column}, row, &key);
+      if (!seen.insert(key).second) continue;
       values.push_back(LiteralOf(column, row, node.position));
     }
     return sql::MakeCall("tuple", std::move(values));

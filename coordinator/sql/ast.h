@@ -21,6 +21,7 @@ struct Expr;
 using ExprPtr = std::shared_ptr<Expr>;
 struct SelectStatement;
 using SelectPtr = std::shared_ptr<SelectStatement>;
+struct WindowSpec;
 
 enum class ExprKind {
   kLiteral,     // value: int64_t (negative), uint64_t (non-negative), double, std::string; or NULL
@@ -79,6 +80,9 @@ struct Expr {
   // kSubquery
   SelectPtr subquery;
 
+  // kFunction called as a window function: f(args) OVER (...) or OVER name.
+  std::shared_ptr<WindowSpec> over;
+
   // Any expression may carry an alias (expr AS name, or `expr name` in a select list).
   std::string alias;
 
@@ -90,6 +94,30 @@ struct OrderItem {
   ExprPtr expr;
   bool descending = false;
   std::optional<bool> nulls_first;  // NULLS FIRST (true) / NULLS LAST (false); unset: default
+};
+
+// One end of a window frame. An offset is a non-negative number literal.
+struct FrameBound {
+  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
+  Kind kind = Kind::kCurrentRow;
+  ExprPtr offset;  // kPreceding / kFollowing only
+};
+
+// ROWS | RANGE BETWEEN begin AND end; `ROWS n PRECEDING` is BETWEEN n PRECEDING AND CURRENT ROW.
+struct WindowFrame {
+  bool rows = false;  // ROWS; else RANGE
+  FrameBound begin;
+  FrameBound end;
+};
+
+// The window of OVER (...), OVER name, or an entry of the WINDOW clause. Without a frame,
+// ClickHouse's default applies: RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW with an ORDER
+// BY, the whole partition without one.
+struct WindowSpec {
+  std::string base;  // OVER w, or OVER (w ...): the named window of the WINDOW clause it extends
+  std::vector<ExprPtr> partition_by;
+  std::vector<OrderItem> order_by;
+  std::optional<WindowFrame> frame;
 };
 
 // FROM: a table, a table function such as numbers(10) / numbers_mt(1e8), or a subquery.
@@ -140,8 +168,20 @@ struct SelectStatement {
   std::vector<JoinClause> joins;
   ExprPtr where;                // null if absent
   std::vector<ExprPtr> group_by;
+  // GROUP BY ROLLUP(a, b) / CUBE(a, b) / a, b WITH ROLLUP|CUBE / GROUPING SETS ((a, b), (a), ()):
+  // group_by holds every key once; grouping_sets the sets, in ClickHouse's output order.
+  bool grouping_sets_written = false;  // the query named GROUPING SETS, ROLLUP or CUBE
+  std::vector<std::vector<ExprPtr>> grouping_sets;
+  bool with_totals = false;     // WITH TOTALS
   ExprPtr having;               // null if absent
+  std::vector<std::pair<std::string, WindowSpec>> windows;  // WINDOW w AS (...), ...
+  ExprPtr qualify;              // QUALIFY: a filter over window results; null if absent
   std::vector<OrderItem> order_by;
+  // LIMIT n [OFFSET m] BY exprs: at most n rows (after skipping m) per distinct value of exprs,
+  // applied after ORDER BY and before LIMIT.
+  std::vector<ExprPtr> limit_by;
+  uint64_t limit_by_limit = 0;
+  uint64_t limit_by_offset = 0;
   std::optional<uint64_t> limit;
   std::optional<uint64_t> offset;  // LIMIT n OFFSET m, or LIMIT m, n
   std::string format;              // FORMAT x clause, empty if absent
@@ -167,11 +207,17 @@ struct CreateTableStatement {
   std::vector<ExprPtr> primary_key;  // PRIMARY KEY (a, b) after the columns or after ENGINE
   ExprPtr partition_by;              // null if absent
   std::map<std::string, std::string> settings;
+  // CREATE [OR REPLACE] VIEW [IF NOT EXISTS] name [(c1, c2)] AS SELECT ...: the SELECT, its text
+  // as written, and the optional column names (then `columns` is empty).
+  SelectPtr view;
+  std::string view_query;
+  std::vector<std::string> view_columns;
 };
 
 struct DropTableStatement {
   std::string name;
   bool if_exists = false;
+  bool view = false;  // DROP VIEW
 };
 
 // SHOW TABLES [FROM|IN d] [[NOT] [I]LIKE 'p'] [FORMAT f]

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "coordinator/sql/parser.h"
 
@@ -81,6 +82,8 @@ void AppendQuoted(const std::string& value, std::string* out) {
   out->push_back('\'');
 }
 
+void AppendWindow(const WindowSpec& spec, std::string* out);
+
 void AppendName(const Expr& expr, std::string* out) {
   switch (expr.kind) {
     case ExprKind::kLiteral:
@@ -117,8 +120,59 @@ void AppendName(const Expr& expr, std::string* out) {
         AppendName(*arg, out);
       }
       out->push_back(')');
+      if (expr.over) AppendWindow(*expr.over, out);
       return;
   }
+}
+
+void AppendBound(const FrameBound& bound, std::string* out) {
+  switch (bound.kind) {
+    case FrameBound::Kind::kUnboundedPreceding: out->append("UNBOUNDED PRECEDING"); return;
+    case FrameBound::Kind::kUnboundedFollowing: out->append("UNBOUNDED FOLLOWING"); return;
+    case FrameBound::Kind::kCurrentRow: out->append("CURRENT ROW"); return;
+    case FrameBound::Kind::kPreceding:
+    case FrameBound::Kind::kFollowing:
+      AppendName(*bound.offset, out);
+      out->append(bound.kind == FrameBound::Kind::kPreceding ? " PRECEDING" : " FOLLOWING");
+      return;
+  }
+}
+
+// " OVER w" or " OVER (PARTITION BY a ORDER BY b ASC ROWS BETWEEN ...)", as ClickHouse names it.
+void AppendWindow(const WindowSpec& spec, std::string* out) {
+  if (spec.partition_by.empty() && spec.order_by.empty() && !spec.frame && !spec.base.empty()) {
+    out->append(" OVER " + spec.base);
+    return;
+  }
+  std::vector<std::string> parts;
+  if (!spec.base.empty()) parts.push_back(spec.base);
+  if (!spec.partition_by.empty()) {
+    std::string part = "PARTITION BY ";
+    for (size_t i = 0; i < spec.partition_by.size(); ++i) {
+      if (i > 0) part += ", ";
+      AppendName(*spec.partition_by[i], &part);
+    }
+    parts.push_back(std::move(part));
+  }
+  if (!spec.order_by.empty()) {
+    std::string part = "ORDER BY ";
+    for (size_t i = 0; i < spec.order_by.size(); ++i) {
+      if (i > 0) part += ", ";
+      AppendName(*spec.order_by[i].expr, &part);
+      part += spec.order_by[i].descending ? " DESC" : " ASC";
+    }
+    parts.push_back(std::move(part));
+  }
+  if (spec.frame) {
+    std::string part = spec.frame->rows ? "ROWS BETWEEN " : "RANGE BETWEEN ";
+    AppendBound(spec.frame->begin, &part);
+    part += " AND ";
+    AppendBound(spec.frame->end, &part);
+    parts.push_back(std::move(part));
+  }
+  out->append(" OVER (");
+  for (size_t i = 0; i < parts.size(); ++i) out->append((i > 0 ? " " : "") + parts[i]);
+  out->push_back(')');
 }
 
 }  // namespace

@@ -545,9 +545,111 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseFunctionCall() {
   tokens_.Take();  // '('
   ExprPtr call = MakeFunction(std::string(name.text), {}, name.position);
   RETURN_IF_ERROR(ParseCallArguments(call.get()));
-  if (tokens_.Peek().IsSymbol("(")) return ParseParametricCall(std::move(call));
-  UnitArgumentAsString(call.get());
+  if (tokens_.Peek().IsSymbol("(")) {
+    ASSIGN_OR_RETURN(call, ParseParametricCall(std::move(call)));
+  } else {
+    UnitArgumentAsString(call.get());
+  }
+  RETURN_IF_ERROR(ParseOver(call.get()));
   return call;
+}
+
+absl::Status ExpressionParser::ParseOver(Expr* call) {
+  if (!tokens_.Peek().Is("OVER")) return absl::OkStatus();
+  tokens_.Take();
+  call->over = std::make_shared<WindowSpec>();
+  return ParseWindowSpec(call->over.get());
+}
+
+absl::Status ExpressionParser::ParseOrderItems(std::vector<OrderItem>* items) {
+  do {
+    OrderItem item;
+    ASSIGN_OR_RETURN(item.expr, Parse());
+    if (tokens_.TakeKeyword("DESC") || tokens_.TakeKeyword("DESCENDING")) {
+      item.descending = true;
+    } else if (!tokens_.TakeKeyword("ASC")) {
+      tokens_.TakeKeyword("ASCENDING");
+    }
+    if (tokens_.TakeKeyword("NULLS")) {
+      if (tokens_.TakeKeyword("FIRST")) {
+        item.nulls_first = true;
+      } else if (tokens_.TakeKeyword("LAST")) {
+        item.nulls_first = false;
+      } else {
+        return tokens_.Error("Expected one of: FIRST, LAST");
+      }
+    }
+    items->push_back(std::move(item));
+  } while (tokens_.TakeSymbol(","));
+  return absl::OkStatus();
+}
+
+absl::Status ExpressionParser::ParseWindowSpec(WindowSpec* spec) {
+  if (!tokens_.Peek().IsSymbol("(")) {
+    const Token name = tokens_.Take();
+    if (name.kind != TokenKind::kBareWord && name.kind != TokenKind::kQuotedIdentifier) {
+      return tokens_.ErrorAt(name, "Expected window name or window definition");
+    }
+    spec->base = std::string(name.text);
+    return absl::OkStatus();
+  }
+  tokens_.Take();  // (
+  const Token first = tokens_.Peek();
+  if ((first.kind == TokenKind::kBareWord && !IsReservedWord(first.text) && !first.Is("ROWS") &&
+       !first.Is("RANGE")) ||
+      first.kind == TokenKind::kQuotedIdentifier) {
+    spec->base = std::string(tokens_.Take().text);
+  }
+  if (tokens_.Peek().Is("PARTITION")) {
+    tokens_.Take();
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("BY"));
+    ASSIGN_OR_RETURN(spec->partition_by, ParseList());
+  }
+  if (tokens_.Peek().Is("ORDER")) {
+    tokens_.Take();
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("BY"));
+    RETURN_IF_ERROR(ParseOrderItems(&spec->order_by));
+  }
+  if (tokens_.Peek().Is("ROWS") || tokens_.Peek().Is("RANGE")) {
+    WindowFrame frame;
+    frame.rows = tokens_.Take().Is("ROWS");
+    if (tokens_.TakeKeyword("BETWEEN")) {
+      ASSIGN_OR_RETURN(frame.begin, ParseFrameBound());
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("AND"));
+      ASSIGN_OR_RETURN(frame.end, ParseFrameBound());
+    } else {
+      ASSIGN_OR_RETURN(frame.begin, ParseFrameBound());
+      frame.end.kind = FrameBound::Kind::kCurrentRow;
+    }
+    spec->frame = std::move(frame);
+  }
+  return tokens_.ExpectSymbol(")");
+}
+
+absl::StatusOr<FrameBound> ExpressionParser::ParseFrameBound() {
+  FrameBound bound;
+  if (tokens_.TakeKeyword("CURRENT")) {
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("ROW"));
+    bound.kind = FrameBound::Kind::kCurrentRow;
+    return bound;
+  }
+  const bool unbounded = tokens_.TakeKeyword("UNBOUNDED");
+  if (!unbounded) {
+    const Token token = tokens_.Peek();
+    if (token.kind != TokenKind::kNumber) {
+      return tokens_.Error("Expected one of: UNBOUNDED, CURRENT ROW, a number");
+    }
+    tokens_.Take();
+    ASSIGN_OR_RETURN(bound.offset, ParseNumber(token, false, token.position));
+  }
+  if (tokens_.TakeKeyword("PRECEDING")) {
+    bound.kind = unbounded ? FrameBound::Kind::kUnboundedPreceding : FrameBound::Kind::kPreceding;
+  } else if (tokens_.TakeKeyword("FOLLOWING")) {
+    bound.kind = unbounded ? FrameBound::Kind::kUnboundedFollowing : FrameBound::Kind::kFollowing;
+  } else {
+    return tokens_.Error("Expected one of: PRECEDING, FOLLOWING");
+  }
+  return bound;
 }
 
 // dateAdd(month, 1, d), dateDiff(day, a, b): ClickHouse takes the unit as a bare word; it becomes

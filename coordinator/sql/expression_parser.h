@@ -46,6 +46,12 @@ class ExpressionParser {
   // Parses a number literal, folding a leading '-' into it when `negative`.
   absl::StatusOr<ExprPtr> ParseNumber(const Token& token, bool negative, size_t position);
 
+  // Parses `expr [ASC|DESC] [NULLS FIRST|LAST] [, ...]` (ORDER BY's list, after ORDER BY).
+  absl::Status ParseOrderItems(std::vector<OrderItem>* items);
+  // Parses a window after OVER or `w AS`: `name`, or `([name] [PARTITION BY ...] [ORDER BY ...]
+  // [ROWS|RANGE frame])`.
+  absl::Status ParseWindowSpec(WindowSpec* spec);
+
   // Parses a whole SELECT (with its set operators) at the current token; the statement parser
   // installs it so that `(SELECT ...)`, `IN (SELECT ...)` and `EXISTS (SELECT ...)` parse.
   using SubqueryParser = std::function<absl::StatusOr<SelectPtr>()>;
@@ -67,6 +73,9 @@ class ExpressionParser {
   absl::Status ParseCallArguments(Expr* call);
   absl::StatusOr<ExprPtr> ParseParametricCall(ExprPtr params);
   void UnitArgumentAsString(Expr* call);
+  // Attaches `OVER ...` to a just-parsed call, if it follows.
+  absl::Status ParseOver(Expr* call);
+  absl::StatusOr<FrameBound> ParseFrameBound();
   absl::StatusOr<ExprPtr> ParseCase();
   absl::StatusOr<ExprPtr> ParseCast();
   absl::StatusOr<ExprPtr> ParseExtract();

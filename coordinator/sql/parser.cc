@@ -1,6 +1,7 @@
 // Statement half of the recursive-descent parser; expressions live in expression_parser.cc.
 #include "coordinator/sql/parser.h"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -15,6 +16,45 @@
 
 namespace granite::coordinator::sql {
 namespace {
+
+// ROLLUP(a, b): the sets (a, b), (a), ().
+std::vector<std::vector<ExprPtr>> RollupSets(const std::vector<ExprPtr>& keys) {
+  std::vector<std::vector<ExprPtr>> sets;
+  for (size_t n = keys.size() + 1; n-- > 0;) sets.emplace_back(keys.begin(), keys.begin() + n);
+  return sets;
+}
+
+// CUBE(a, b): every subset, from all keys down to none: (a, b), (a), (b), ().
+std::vector<std::vector<ExprPtr>> CubeSets(const std::vector<ExprPtr>& keys) {
+  std::vector<std::vector<ExprPtr>> sets;
+  const size_t n = std::min<size_t>(keys.size(), 16);
+  for (size_t count = n + 1; count-- > 0;) {
+    for (uint32_t mask = (1u << n); mask-- > 0;) {
+      if (static_cast<size_t>(__builtin_popcount(mask)) != count) continue;
+      std::vector<ExprPtr> set;
+      for (size_t k = 0; k < n; ++k) {
+        if (mask & (1u << (n - 1 - k))) set.push_back(keys[k]);
+      }
+      sets.push_back(std::move(set));
+    }
+  }
+  return sets;
+}
+
+// The keys of all grouping sets, each once, in first-appearance order.
+std::vector<ExprPtr> DistinctKeys(const std::vector<std::vector<ExprPtr>>& sets) {
+  std::vector<ExprPtr> keys;
+  std::vector<std::string> names;
+  for (const auto& set : sets) {
+    for (const ExprPtr& key : set) {
+      std::string name = ColumnName(*key);
+      if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+      names.push_back(std::move(name));
+      keys.push_back(key);
+    }
+  }
+  return keys;
+}
 
 constexpr char kStatementKeywords[] =
     "Expected one of: SELECT, INSERT, CREATE, DROP, SHOW, DESCRIBE, DESC, OPTIMIZE, KILL, ALTER, "
@@ -37,7 +77,8 @@ absl::StatusOr<Statement> ToStatement(absl::StatusOr<T> parsed) {
 // Parses statements; see ParseStatement in parser.h.
 class StatementParser {
  public:
-  explicit StatementParser(std::string_view sql) : tokens_(sql), expressions_(&tokens_) {
+  explicit StatementParser(std::string_view sql)
+      : sql_(sql), tokens_(sql), expressions_(&tokens_) {
     expressions_.set_subquery_parser([this]() -> absl::StatusOr<SelectPtr> {
       ASSIGN_OR_RETURN(SelectStatement select, ParseSelectQuery());
       return std::make_shared<SelectStatement>(std::move(select));
@@ -59,6 +100,8 @@ class StatementParser {
   absl::StatusOr<bool> ParseJoinHead(JoinClause* join);
   absl::Status ParseSelectItems(SelectStatement* select);
   absl::Status ParseOrderBy(SelectStatement* select);
+  absl::Status ParseGroupBy(SelectStatement* select);
+  absl::Status ParseGroupByModifiers(SelectStatement* select);
   absl::Status ParseLimit(SelectStatement* select);
   absl::StatusOr<TableRef> ParseTableRef();
   absl::StatusOr<CreateTableStatement> ParseCreate();
@@ -89,6 +132,10 @@ class StatementParser {
   // Accepts an optional ';' and then requires the end of the query.
   absl::Status ExpectEnd(std::string_view expected);
 
+  // CREATE VIEW after CREATE [OR REPLACE] VIEW.
+  absl::StatusOr<CreateTableStatement> ParseCreateView(CreateTableStatement create);
+
+  std::string_view sql_;
   TokenStream tokens_;
   ExpressionParser expressions_;
   std::string select_expected_;  // what could have continued the last SELECT parsed
@@ -339,9 +386,9 @@ absl::StatusOr<SelectStatement> StatementParser::ParseSelect() {
   if (!select.distinct) tokens_.TakeKeyword("ALL");
   RETURN_IF_ERROR(ParseSelectItems(&select));
   // Clauses in their fixed order; `expected` lists those that may still follow.
-  static constexpr std::string_view kClauses[] = {"FROM",     "WHERE",    "GROUP BY",
-                                                  "HAVING",   "ORDER BY", "LIMIT",
-                                                  "OFFSET",   "SETTINGS", "FORMAT"};
+  static constexpr std::string_view kClauses[] = {
+      "FROM",     "WHERE",    "GROUP BY", "WITH",   "HAVING", "WINDOW",  "QUALIFY",
+      "ORDER BY", "LIMIT",    "OFFSET",   "SETTINGS", "FORMAT"};
   size_t next_clause = 0;
   auto done = [&next_clause](size_t clause) { next_clause = clause + 1; };
   if (tokens_.TakeKeyword("FROM")) {
@@ -354,32 +401,49 @@ absl::StatusOr<SelectStatement> StatementParser::ParseSelect() {
     done(1);
   }
   if (tokens_.Peek().Is("GROUP")) {
-    tokens_.Take();
-    RETURN_IF_ERROR(tokens_.ExpectKeyword("BY"));
-    ASSIGN_OR_RETURN(select.group_by, expressions_.ParseList());
+    RETURN_IF_ERROR(ParseGroupBy(&select));
     done(2);
+  }
+  if (tokens_.Peek().Is("WITH")) {
+    RETURN_IF_ERROR(ParseGroupByModifiers(&select));
+    done(3);
   }
   if (tokens_.TakeKeyword("HAVING")) {
     ASSIGN_OR_RETURN(select.having, expressions_.Parse());
-    done(3);
+    done(4);
+  }
+  if (tokens_.TakeKeyword("WINDOW")) {
+    do {
+      ASSIGN_OR_RETURN(std::string name, ParseName("window name"));
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("AS"));
+      WindowSpec spec;
+      if (!tokens_.Peek().IsSymbol("(")) return tokens_.Error("Expected window definition");
+      RETURN_IF_ERROR(expressions_.ParseWindowSpec(&spec));
+      select.windows.emplace_back(std::move(name), std::move(spec));
+    } while (tokens_.TakeSymbol(","));
+    done(5);
+  }
+  if (tokens_.TakeKeyword("QUALIFY")) {
+    ASSIGN_OR_RETURN(select.qualify, expressions_.Parse());
+    done(6);
   }
   if (tokens_.Peek().Is("ORDER")) {
     RETURN_IF_ERROR(ParseOrderBy(&select));
-    done(4);
+    done(7);
   }
   if (tokens_.Peek().Is("LIMIT") || tokens_.Peek().Is("OFFSET")) {
     RETURN_IF_ERROR(ParseLimit(&select));
-    done(6);
+    done(9);
   }
   bool has_settings = false;
   if (tokens_.TakeKeyword("SETTINGS")) {
     RETURN_IF_ERROR(ParseSettings(&select.settings));
     has_settings = true;
-    done(7);
+    done(10);
   }
   if (tokens_.TakeKeyword("FORMAT")) {
     ASSIGN_OR_RETURN(select.format, ParseName("format name"));
-    done(8);
+    done(11);
     if (!has_settings && tokens_.TakeKeyword("SETTINGS")) {
       RETURN_IF_ERROR(ParseSettings(&select.settings));
     }
@@ -427,41 +491,93 @@ absl::Status StatementParser::ParseSelectItems(SelectStatement* select) {
 absl::Status StatementParser::ParseOrderBy(SelectStatement* select) {
   tokens_.Take();  // ORDER
   RETURN_IF_ERROR(tokens_.ExpectKeyword("BY"));
-  do {
-    OrderItem item;
-    ASSIGN_OR_RETURN(item.expr, expressions_.Parse());
-    if (tokens_.TakeKeyword("DESC") || tokens_.TakeKeyword("DESCENDING")) {
-      item.descending = true;
-    } else if (!tokens_.TakeKeyword("ASC")) {
-      tokens_.TakeKeyword("ASCENDING");
+  return expressions_.ParseOrderItems(&select->order_by);
+}
+
+// GROUP BY keys | ROLLUP(keys) | CUBE(keys) | GROUPING SETS ((keys), key, ()).
+absl::Status StatementParser::ParseGroupBy(SelectStatement* select) {
+  tokens_.Take();  // GROUP
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("BY"));
+  if (tokens_.Peek().Is("GROUPING") && tokens_.Peek(1).Is("SETS")) {
+    tokens_.Take();
+    tokens_.Take();
+    RETURN_IF_ERROR(tokens_.ExpectSymbol("("));
+    ASSIGN_OR_RETURN(std::vector<ExprPtr> sets, expressions_.ParseList());
+    RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+    select->grouping_sets_written = true;
+    for (const ExprPtr& set : sets) {
+      const bool tuple = set->kind == ExprKind::kFunction && set->name == "tuple" && !set->over;
+      select->grouping_sets.push_back(tuple ? set->args : std::vector<ExprPtr>{set});
     }
-    if (tokens_.TakeKeyword("NULLS")) {
-      if (tokens_.TakeKeyword("FIRST")) {
-        item.nulls_first = true;
-      } else if (tokens_.TakeKeyword("LAST")) {
-        item.nulls_first = false;
-      } else {
-        return tokens_.Error("Expected one of: FIRST, LAST");
-      }
+    select->group_by = DistinctKeys(select->grouping_sets);
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(select->group_by, expressions_.ParseList());
+  if (select->group_by.size() == 1 && select->group_by[0]->kind == ExprKind::kFunction &&
+      !select->group_by[0]->over) {
+    const std::string name = absl::AsciiStrToLower(select->group_by[0]->name);
+    if (name == "rollup" || name == "cube") {
+      std::vector<ExprPtr> keys = select->group_by[0]->args;
+      select->group_by = keys;
+      select->grouping_sets_written = true;
+      select->grouping_sets = name == "rollup" ? RollupSets(keys) : CubeSets(keys);
     }
-    select->order_by.push_back(std::move(item));
-  } while (tokens_.TakeSymbol(","));
+  }
   return absl::OkStatus();
 }
 
-absl::Status StatementParser::ParseLimit(SelectStatement* select) {
-  if (tokens_.TakeKeyword("LIMIT")) {
-    ASSIGN_OR_RETURN(uint64_t first, ParseUnsigned());
-    if (tokens_.TakeSymbol(",")) {
-      select->offset = first;
-      ASSIGN_OR_RETURN(select->limit, ParseUnsigned());
-      return absl::OkStatus();
+// WITH ROLLUP | WITH CUBE | WITH TOTALS after GROUP BY (ROLLUP/CUBE only with plain keys).
+absl::Status StatementParser::ParseGroupByModifiers(SelectStatement* select) {
+  while (tokens_.Peek().Is("WITH")) {
+    const Token with = tokens_.Take();
+    if (tokens_.TakeKeyword("TOTALS")) {
+      select->with_totals = true;
+      continue;
     }
-    select->limit = first;
+    const bool rollup = tokens_.Peek().Is("ROLLUP");
+    if (!rollup && !tokens_.Peek().Is("CUBE")) {
+      return tokens_.Error("Expected one of: ROLLUP, CUBE, TOTALS");
+    }
+    tokens_.Take();
+    if (select->group_by.empty() || select->grouping_sets_written) {
+      return tokens_.ErrorAt(with, "WITH ROLLUP / CUBE needs plain GROUP BY keys");
+    }
+    select->grouping_sets_written = true;
+    select->grouping_sets = rollup ? RollupSets(select->group_by) : CubeSets(select->group_by);
   }
-  if (tokens_.TakeKeyword("OFFSET")) {
-    ASSIGN_OR_RETURN(select->offset, ParseUnsigned());
-    if (!tokens_.TakeKeyword("ROWS")) tokens_.TakeKeyword("ROW");
+  return absl::OkStatus();
+}
+
+// LIMIT n [OFFSET m] BY exprs | LIMIT m, n BY exprs, then optionally the plain LIMIT / OFFSET:
+// LIMIT n [OFFSET m] | LIMIT m, n | OFFSET m [ROW|ROWS].
+absl::Status StatementParser::ParseLimit(SelectStatement* select) {
+  for (int round = 0; round < 2; ++round) {
+    std::optional<uint64_t> limit;
+    std::optional<uint64_t> offset;
+    if (tokens_.TakeKeyword("LIMIT")) {
+      ASSIGN_OR_RETURN(uint64_t first, ParseUnsigned());
+      if (tokens_.TakeSymbol(",")) {
+        offset = first;
+        ASSIGN_OR_RETURN(limit, ParseUnsigned());
+      } else {
+        limit = first;
+      }
+    }
+    if (!offset && tokens_.TakeKeyword("OFFSET")) {
+      ASSIGN_OR_RETURN(offset, ParseUnsigned());
+      if (!tokens_.TakeKeyword("ROWS")) tokens_.TakeKeyword("ROW");
+    }
+    if (round == 0 && limit && tokens_.Peek().Is("BY")) {
+      tokens_.Take();
+      ASSIGN_OR_RETURN(select->limit_by, expressions_.ParseList());
+      select->limit_by_limit = *limit;
+      select->limit_by_offset = offset.value_or(0);
+      if (!tokens_.Peek().Is("LIMIT") && !tokens_.Peek().Is("OFFSET")) break;
+      continue;
+    }
+    select->limit = limit;
+    select->offset = offset;
+    break;
   }
   return absl::OkStatus();
 }
@@ -504,7 +620,9 @@ absl::StatusOr<CreateTableStatement> StatementParser::ParseCreate() {
     RETURN_IF_ERROR(tokens_.ExpectKeyword("REPLACE"));
     create.or_replace = true;
   }
-  RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
+  if (tokens_.TakeKeyword("VIEW")) return ParseCreateView(std::move(create));
+  if (!tokens_.Peek().Is("TABLE")) return tokens_.Error("Expected one of: TABLE, VIEW");
+  tokens_.Take();
   if (tokens_.TakeKeyword("IF")) {
     RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
     RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
@@ -526,6 +644,38 @@ absl::StatusOr<CreateTableStatement> StatementParser::ParseCreate() {
   RETURN_IF_ERROR(ParseTableOptions(&create));
   RETURN_IF_ERROR(ExpectEnd(
       "Expected one of: ENGINE, PARTITION BY, ORDER BY, PRIMARY KEY, SETTINGS, ';', end of query"));
+  return create;
+}
+
+absl::StatusOr<CreateTableStatement> StatementParser::ParseCreateView(
+    CreateTableStatement create) {
+  if (tokens_.TakeKeyword("IF")) {
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
+    create.if_not_exists = true;
+  }
+  ASSIGN_OR_RETURN(create.name, ParseTableName());
+  if (tokens_.TakeSymbol("(")) {
+    do {
+      ASSIGN_OR_RETURN(std::string column, ParseName("column name"));
+      create.view_columns.push_back(std::move(column));
+    } while (tokens_.TakeSymbol(","));
+    RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
+  }
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("AS"));
+  const size_t begin = tokens_.Peek().position;
+  if (!tokens_.Peek().Is("SELECT") && !tokens_.Peek().Is("WITH")) {
+    return tokens_.Error("Expected SELECT");
+  }
+  ASSIGN_OR_RETURN(SelectStatement select, ParseSelectQuery());
+  const size_t end = std::min(tokens_.Peek().position, sql_.size());
+  create.view_query = std::string(sql_.substr(begin, end - begin));
+  while (!create.view_query.empty() &&
+         absl::ascii_isspace(static_cast<unsigned char>(create.view_query.back()))) {
+    create.view_query.pop_back();
+  }
+  create.view = std::make_shared<SelectStatement>(std::move(select));
+  RETURN_IF_ERROR(ExpectEnd(select_expected_));
   return create;
 }
 
@@ -593,7 +743,8 @@ absl::Status StatementParser::ParseTableOptions(CreateTableStatement* create) {
 absl::StatusOr<DropTableStatement> StatementParser::ParseDrop() {
   DropTableStatement drop;
   tokens_.Take();  // DROP
-  RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
+  drop.view = tokens_.TakeKeyword("VIEW");
+  if (!drop.view) RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
   if (tokens_.TakeKeyword("IF")) {
     RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
     drop.if_exists = true;

@@ -23,6 +23,7 @@ const FunctionTable& Table() {
     RegisterComparisonFunctions(*t);
     RegisterLogicalFunctions(*t);
     RegisterConstantFunctions(*t);
+    RegisterDefaultValueFunctions(*t);
     RegisterInFunctions(*t);
     RegisterLikeFunctions(*t);
     RegisterConditionalFunctions(*t);

@@ -58,6 +58,7 @@ void RegisterRoundingFunctions(FunctionTable& table);
 void RegisterComparisonFunctions(FunctionTable& table);
 void RegisterLogicalFunctions(FunctionTable& table);
 void RegisterConstantFunctions(FunctionTable& table);
+void RegisterDefaultValueFunctions(FunctionTable& table);
 void RegisterInFunctions(FunctionTable& table);
 void RegisterLikeFunctions(FunctionTable& table);
 void RegisterConditionalFunctions(FunctionTable& table);
