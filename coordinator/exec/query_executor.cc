@@ -218,10 +218,11 @@ absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& 
   ASSIGN_OR_RETURN(ExplainOptions options, ParseExplainOptions(explain.options));
   const sql::SelectStatement& select = explain.select;
   if (!select.set_operands.empty() || NeedsMaterializedFrom(select) ||
-      HasExpressionSubqueries(select) || !select.with.empty()) {
+      HasExpressionSubqueries(select) || !select.with.empty() || NeedsSplit(select) ||
+      !select.limit_by.empty() || select.with_totals) {
     return core::Error(ErrorCode::kNotImplemented,
-                       "EXPLAIN of a query with joins, subqueries, WITH or set operators is not "
-                       "supported yet");
+                       "EXPLAIN of a query with joins, subqueries, WITH, set operators, window "
+                       "functions, grouping sets or LIMIT BY is not supported yet");
   }
   ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(explain.select, query));
   std::optional<IndexSummary> indexes;
@@ -268,9 +269,7 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   ASSIGN_OR_RETURN(resolved, ExpandViews(resolved, [this, query](const sql::TableRef& ref) {
                      return ViewOf(ref, query->database);
                    }));
-  if (resolved.with_totals) {
-    return core::Error(ErrorCode::kNotImplemented, "WITH TOTALS is not supported yet");
-  }
+  if (resolved.with_totals) return SelectWithTotals(resolved, query, outer);
   if (!resolved.limit_by.empty()) return SelectLimitBy(resolved, query, outer);
   if (NeedsSplit(resolved)) return SelectSplit(resolved, query, run);
   auto columns_of = [this, query](const sql::TableRef& ref) {
@@ -341,6 +340,35 @@ absl::StatusOr<QueryResult> QueryExecutor::CreateView(const sql::CreateTableStat
   RETURN_IF_ERROR(CreateTableWithSchema(schema, create.or_replace, create.if_not_exists,
                                         *workers_, catalog_));
   return QueryResult{};
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::SelectWithTotals(const sql::SelectStatement& select,
+                                                            QueryContext* query,
+                                                            const CteScope* outer) {
+  if (select.having || select.grouping_sets_written || NeedsSplit(select)) {
+    return core::Error(ErrorCode::kNotImplemented,
+                       "WITH TOTALS together with HAVING, ROLLUP / CUBE / GROUPING SETS or window "
+                       "functions is not supported yet");
+  }
+  sql::SelectStatement rows = select;
+  rows.with_totals = false;
+  ASSIGN_OR_RETURN(QueryResult result, SelectIn(rows, query, outer));
+  // The totals: every group's rows together, the keys at their type's defaults.
+  sql::SelectStatement all = rows;
+  all.order_by.clear();
+  all.limit.reset();
+  all.offset.reset();
+  all.limit_by.clear();
+  all.distinct = false;
+  all.grouping_sets_written = true;
+  all.grouping_sets = {{}};
+  ASSIGN_OR_RETURN(std::vector<sql::SelectStatement> totals_select, ExpandGroupingSets(all));
+  ASSIGN_OR_RETURN(QueryResult totals, SelectIn(totals_select[0], query, outer));
+  if (totals.types != result.types) {
+    return core::Error(ErrorCode::kLogicalError, "The WITH TOTALS row has other column types");
+  }
+  result.totals = std::move(totals.block);
+  return result;
 }
 
 absl::StatusOr<QueryResult> QueryExecutor::SelectLimitBy(const sql::SelectStatement& select,
@@ -457,13 +485,30 @@ sql::SelectStatement QueryExecutor::ResolveCteReferences(const sql::SelectStatem
 
 absl::StatusOr<QueryResult> QueryExecutor::SelectSetOperation(const sql::SelectStatement& select,
                                                               const SubqueryRunner& run) {
+  // INTERSECT binds tighter than UNION and EXCEPT, which apply left to right (as ClickHouse):
+  // `term` collects a run of INTERSECTs, `combined` the terms joined by the other operators.
   sql::SelectStatement first = select;
   first.set_operands.clear();
   first.format.clear();
-  ASSIGN_OR_RETURN(LocalTable combined, run(first));
+  ASSIGN_OR_RETURN(LocalTable term, run(first));
+  std::optional<LocalTable> left;
+  sql::SetOperator pending = sql::SetOperator::kUnionAll;
   for (const auto& [op, operand] : select.set_operands) {
     ASSIGN_OR_RETURN(LocalTable next, run(*operand));
-    ASSIGN_OR_RETURN(combined, CombineResults(op, std::move(combined), std::move(next)));
+    if (op == sql::SetOperator::kIntersect || op == sql::SetOperator::kIntersectDistinct) {
+      ASSIGN_OR_RETURN(term, CombineResults(op, std::move(term), std::move(next)));
+      continue;
+    }
+    if (left) {
+      ASSIGN_OR_RETURN(term, CombineResults(pending, *std::move(left), std::move(term)));
+    }
+    left = std::move(term);
+    term = std::move(next);
+    pending = op;
+  }
+  LocalTable combined = std::move(term);
+  if (left) {
+    ASSIGN_OR_RETURN(combined, CombineResults(pending, *std::move(left), std::move(combined)));
   }
   QueryResult result;
   result.has_rows = true;

@@ -35,6 +35,7 @@ struct QueryResult {
   std::vector<core::TypeId> types;
   core::Block block;
   std::string format;  // FORMAT clause of the statement, empty if none
+  std::optional<core::Block> totals;  // WITH TOTALS: the one totals row
   uint64_t written_rows = 0;
 };
 
@@ -95,6 +96,10 @@ class QueryExecutor {
   // and applies the LIMIT (exec/limit_by.h).
   absl::StatusOr<QueryResult> SelectLimitBy(const sql::SelectStatement& select,
                                             QueryContext* query, const CteScope* outer);
+  // SELECT ... GROUP BY ... WITH TOTALS: the result, and the totals row from the same SELECT
+  // without GROUP BY (its keys at their defaults).
+  absl::StatusOr<QueryResult> SelectWithTotals(const sql::SelectStatement& select,
+                                               QueryContext* query, const CteScope* outer);
   // A SELECT with window functions, QUALIFY or grouping sets (exec/window_split.h): the inner
   // select (once per grouping set), the window columns, then the outer select over them.
   absl::StatusOr<QueryResult> SelectSplit(const sql::SelectStatement& select, QueryContext* query,

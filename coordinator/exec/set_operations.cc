@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "coordinator/exec/row_keys.h"
 #include "core/block_sort.h"
@@ -73,15 +74,21 @@ absl::StatusOr<LocalTable> CombineResults(SetOperator op, LocalTable left, Local
     left.block = KeepRows(left.block, keep);
     return left;
   }
-  absl::flat_hash_set<std::string> in_right;
-  for (size_t r = 0; r < right.block.rows(); ++r) in_right.insert(RowKey(right.block, r));
+  // Without DISTINCT these are multiset operations, as ClickHouse's ALL mode: INTERSECT keeps a
+  // row as often as both sides have it, EXCEPT cancels one left row per equal right row (both in
+  // the left side's order).
+  absl::flat_hash_map<std::string, uint64_t> in_right;
+  for (size_t r = 0; r < right.block.rows(); ++r) ++in_right[RowKey(right.block, r)];
   const bool intersect = op == SetOperator::kIntersect || op == SetOperator::kIntersectDistinct;
   const bool distinct = op == SetOperator::kIntersectDistinct || op == SetOperator::kExceptDistinct;
   absl::flat_hash_set<std::string> seen;
   std::vector<uint8_t> keep(left_rows);
   for (size_t r = 0; r < left_rows; ++r) {
     std::string key = RowKey(left.block, r);
-    keep[r] = in_right.contains(key) == intersect && (!distinct || seen.insert(key).second);
+    auto it = in_right.find(key);
+    const bool matched = it != in_right.end() && (distinct || it->second > 0);
+    if (matched && !distinct) --it->second;
+    keep[r] = matched == intersect && (!distinct || seen.insert(key).second);
   }
   left.block = KeepRows(left.block, keep);
   return left;

@@ -90,8 +90,26 @@ void JsonOutput::Write(const core::Block& block, std::string* out) {
   }
 }
 
+void JsonOutput::WriteTotals(const core::Block& totals, std::string* out) {
+  totals_.clear();
+  if (totals.rows() == 0) return;
+  totals_ = compact_ ? "[" : "\n\t{\n";
+  for (size_t c = 0; c < totals.columns.size(); ++c) {
+    if (compact_) {
+      if (c > 0) totals_.append(", ");
+    } else {
+      if (c > 0) totals_.append(",\n");
+      totals_.append("\t\t" + quoted_names_[c] + ": ");
+    }
+    AppendJsonValue(*totals.columns[c], 0, quote_64bit_, &totals_);
+  }
+  totals_.append(compact_ ? "]" : "\n\t}");
+}
+
 void JsonOutput::End(std::string* out) {
-  out->append("\n\t],\n\n\t\"rows\": ");
+  out->append("\n\t],");
+  if (!totals_.empty()) out->append("\n\n\t\"totals\":" + std::string(compact_ ? " " : "") + totals_ + ",");
+  out->append("\n\n\t\"rows\": ");
   out->append(std::to_string(rows_));
   if (write_statistics_) {
     out->append(",\n\n\t\"statistics\":\n\t{\n\t\t\"elapsed\": ");

@@ -34,6 +34,7 @@ class JsonOutput : public OutputFormat {
   void Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
              std::string* out) override;
   void Write(const core::Block& block, std::string* out) override;
+  void WriteTotals(const core::Block& totals, std::string* out) override;
   void End(std::string* out) override;
   std::string_view ContentType() const override { return "application/json; charset=UTF-8"; }
 
@@ -45,6 +46,7 @@ class JsonOutput : public OutputFormat {
   // Set by Begin.
   std::vector<std::string> quoted_names_;  // JSON-escaped names with quotes, for JSON rows
   size_t rows_ = 0;
+  std::string totals_;  // the "totals" value, written by End
 };
 
 }  // namespace granite::coordinator

@@ -45,6 +45,11 @@ class OutputFormat {
                      std::string* out) = 0;
   // Appends the rows of `block`.
   virtual void Write(const core::Block& block, std::string* out) = 0;
+  // Appends the WITH TOTALS row (one row, after the last Write, before End) where the format
+  // shows one, as ClickHouse: TSV and CSV families after an empty line, JSON / JSONCompact as
+  // "totals", Pretty formats as a second table after "Totals:". Default: not shown (JSONEachRow,
+  // Values, Markdown, TSKV, the binary formats).
+  virtual void WriteTotals(const core::Block& totals, std::string* out) {}
   // Appends whatever closes the output (JSON footer, the buffered Pretty table, ...).
   virtual void End(std::string* out) = 0;
   // Returns the HTTP Content-Type ClickHouse sends for this format.

@@ -32,6 +32,7 @@ void Repeat(const char* symbol, size_t count, std::string* out) {
 void PrettyOutput::Begin(const std::vector<std::string>& names,
                          const std::vector<core::TypeId>& types, std::string* out) {
   names_ = names;
+  types_ = types;
   align_right_.clear();
   cells_.clear();
   for (core::TypeId type : types) {
@@ -80,7 +81,21 @@ void PrettyOutput::AppendRule(const char* left, const char* fill, const char* mi
   out->push_back('\n');
 }
 
+void PrettyOutput::WriteTotals(const core::Block& totals, std::string* out) {
+  totals_ = std::make_unique<PrettyOutput>(compact_);
+  totals_->Begin(names_, types_, out);
+  totals_->Write(totals, out);
+}
+
 void PrettyOutput::End(std::string* out) {
+  EndTable(out);
+  if (totals_ != nullptr) {
+    out->append("\nTotals:\n");
+    totals_->EndTable(out);
+  }
+}
+
+void PrettyOutput::EndTable(std::string* out) {
   const size_t columns = names_.size();
   const size_t rows = columns == 0 ? 0 : cells_[0].size();
   if (rows == 0) return;

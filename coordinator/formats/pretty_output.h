@@ -15,6 +15,7 @@
 // nothing. After 10000 rows the rest are dropped and "  Showed first 10000.\n" follows the table.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,9 +35,12 @@ class PrettyOutput : public OutputFormat {
   void Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
              std::string* out) override;
   void Write(const core::Block& block, std::string* out) override;
+  void WriteTotals(const core::Block& totals, std::string* out) override;
   void End(std::string* out) override;
 
  private:
+  // Appends the buffered table.
+  void EndTable(std::string* out);
   // Appends one cell: ' ', the padded text, ' '.
   void AppendCell(std::string_view text, size_t column, std::string* out) const;
   // Appends a horizontal rule: left, then per column `width + 2` fills joined by `middle`, right.
@@ -48,6 +52,8 @@ class PrettyOutput : public OutputFormat {
   // Set by Begin.
   std::vector<std::string> names_;
   std::vector<bool> align_right_;
+  std::vector<core::TypeId> types_;
+  std::unique_ptr<PrettyOutput> totals_;  // WITH TOTALS: printed after the table
   // One String column of display texts per result column.
   std::vector<core::Column> cells_;
   size_t total_rows_ = 0;

@@ -21,6 +21,10 @@ class TabSeparatedOutput : public OutputFormat {
   void Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
              std::string* out) override;
   void Write(const core::Block& block, std::string* out) override;
+  void WriteTotals(const core::Block& totals, std::string* out) override {
+    out->push_back('\n');
+    Write(totals, out);
+  }
   void End(std::string* out) override {}
   std::string_view ContentType() const override {
     return "text/tab-separated-values; charset=UTF-8";

@@ -359,6 +359,10 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
 }
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder bind_arg) {
+  if (e.over) {  // the executor computes window calls before binding (exec/window_split.h)
+    return ErrorAt(ErrorCode::kNotImplemented,
+                   "Window function " + sql::ColumnName(e) + " is not supported here", e.position);
+  }
   std::string lower = Lower(e.name);
   if (lower == "tuple") {
     return ErrorAt(ErrorCode::kNotImplemented, "Tuples are supported only on the right of IN",

@@ -427,6 +427,7 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
         result.set_query_id(query.query_id());
       }
     }
+    if (outcome->totals) (*format)->WriteTotals(*outcome->totals, &output);
     OutputFormat::Statistics statistics;
     statistics.elapsed_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - query.start()).count();
