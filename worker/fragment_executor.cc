@@ -53,10 +53,14 @@ absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
       TopNMorselFilter::Plan(fragment, scan, late.get(), *source);
 
   const uint64_t morsel_count = source->morsel_count();
+  const uint64_t max_threads =
+      fragment.settings.max_threads == 0 ? pool_->size()
+                                         : std::min<uint64_t>(pool_->size(),
+                                                              fragment.settings.max_threads);
   size_t threads = source->ordered()
                        ? 1
                        : static_cast<size_t>(std::min<uint64_t>(
-                             pool_->size(), std::max<uint64_t>(1, morsel_count)));
+                             max_threads, std::max<uint64_t>(1, morsel_count)));
   std::vector<std::unique_ptr<core::FragmentPipeline::LocalState>> states(threads);
   for (auto& state : states) {
     ASSIGN_OR_RETURN(state, scan.NewLocalState());

@@ -1,11 +1,12 @@
 #include "coordinator/exec/from_clause.h"
 
 #include <algorithm>
-
-#include "absl/container/flat_hash_set.h"
+#include <map>
 #include <set>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "coordinator/exec/hash_join.h"
 #include "coordinator/exec/row_keys.h"
 #include "coordinator/sql/ast_build.h"
@@ -134,16 +135,31 @@ std::vector<ExprPtr> CommonConjuncts(const Expr& disjunction) {
   return common;
 }
 
-// Returns how many distinct values the `keys` columns of `block` hold together.
+// Returns how many distinct values the `keys` columns of `block` hold together, counted by 64-bit
+// hash (a collision only makes the estimate a little smaller). The set grows with the distinct
+// count, not the row count, so a low-cardinality key stays in cache.
 double DistinctKeys(const core::Block& block, const std::vector<size_t>& keys) {
   std::vector<const core::Column*> columns;
-  for (size_t key : keys) columns.push_back(block.columns[key].get());
-  absl::flat_hash_set<std::string> seen;
+  bool words = true;
+  for (size_t key : keys) {
+    columns.push_back(block.columns[key].get());
+    words = words && IsWordKey(columns.back()->type());
+  }
+  absl::flat_hash_set<uint64_t> seen;
   std::string key;
   for (size_t row = 0; row < block.rows(); ++row) {
+    if (words) {
+      uint64_t h = 0;
+      for (const core::Column* column : columns) {
+        h = (h ^ KeyWord(*column, row)) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+      }
+      seen.insert(h);
+      continue;
+    }
     key.clear();
     AppendRowKey(columns, row, &key);
-    seen.insert(key);
+    seen.insert(absl::Hash<std::string>{}(key));
   }
   return static_cast<double>(seen.size());
 }
@@ -527,9 +543,12 @@ class FromMaterializer {
                                      sql::MakeColumn(relations_[j + 1].qualifier, column, position)}));
       }
     }
+    // Distinct-key counts of a pending relation's columns stay valid until it is joined.
+    std::map<std::pair<size_t, std::vector<size_t>>, double> relation_distinct;
     while (!pending.empty()) {
       // The connected relation whose join is estimated smallest: |L| * |R| / max(distinct keys
       // of L, distinct keys of R); with none connected, the smallest relation (a cross join).
+      std::map<std::vector<size_t>, double> joined_distinct;  // of this step's joined block
       size_t best = *pending.begin();
       bool best_connected = false;
       double best_cost = 0;
@@ -546,8 +565,18 @@ class FromMaterializer {
             left_keys.push_back(key.left);
             right_keys.push_back(key.right);
           }
-          const double distinct = std::max(DistinctKeys(joined.block, left_keys),
-                                           DistinctKeys(candidate.block, right_keys));
+          auto left = joined_distinct.find(left_keys);
+          if (left == joined_distinct.end()) {
+            left = joined_distinct.emplace(left_keys, DistinctKeys(joined.block, left_keys)).first;
+          }
+          auto right = relation_distinct.find({r, right_keys});
+          if (right == relation_distinct.end()) {
+            right = relation_distinct
+                        .emplace(std::make_pair(r, right_keys),
+                                 DistinctKeys(candidate.block, right_keys))
+                        .first;
+          }
+          const double distinct = std::max(left->second, right->second);
           cost = static_cast<double>(joined.block.rows()) * rows / std::max(distinct, 1.0);
         }
         const bool better = r == *pending.begin() || (connected && !best_connected) ||

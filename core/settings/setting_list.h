@@ -104,6 +104,8 @@
     "Bytes of query text (without an INSERT's inline data) before SYNTAX_ERROR (0 = none)")     \
   M(UInt64, max_concurrent_queries_for_user, 0, "",                                               \
     "Queries one user may run at once before TOO_MANY_SIMULTANEOUS_QUERIES (0 = no limit)")     \
+  M(UInt64, max_threads, 0, "",                                                                   \
+    "Threads one query's scan uses on each worker (0 = all of the worker's threads)")            \
   M(UInt64, max_rows_in_join, 0, "",                                                              \
     "Rows a JOIN's result may have before TOO_MANY_ROWS (0 = the server's cap of 200 million)")  \
   M(Bool, join_use_nulls, false, "",                                                              \
