@@ -105,6 +105,8 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kQueryWasCancelled: return "QUERY_WAS_CANCELLED";
     case ErrorCode::kTooManySimultaneousQueries: return "TOO_MANY_SIMULTANEOUS_QUERIES";
     case ErrorCode::kAllConnectionTriesFailed: return "ALL_CONNECTION_TRIES_FAILED";
+    case ErrorCode::kTooFewLiveReplicas: return "TOO_FEW_LIVE_REPLICAS";
+    case ErrorCode::kUnknownStatusOfInsert: return "UNKNOWN_STATUS_OF_INSERT";
     case ErrorCode::kAuthenticationFailed: return "AUTHENTICATION_FAILED";
     case ErrorCode::kCannotWriteToFile: return "CANNOT_WRITE_TO_FILE_DESCRIPTOR";
     case ErrorCode::kCannotReadFromFile: return "CANNOT_READ_FROM_FILE_DESCRIPTOR";

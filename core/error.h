@@ -40,6 +40,8 @@ enum class ErrorCode : int {
   kQueryWasCancelled = 394,
   kTooManySimultaneousQueries = 202,
   kAllConnectionTriesFailed = 279,
+  kTooFewLiveReplicas = 285,
+  kUnknownStatusOfInsert = 319,
   kAuthenticationFailed = 516,
   kCannotWriteToFile = 76,
   kCannotReadFromFile = 75,

@@ -22,6 +22,7 @@
 #include "coordinator/server/coordinator_server.h"
 #include "coordinator/cluster/health_prober.h"
 #include "coordinator/cluster/membership.h"
+#include "coordinator/cluster/topology.h"
 #include "core/interserver_secret.h"
 #include "core/process.h"
 #include "core/memory/memory_tracker.h"
@@ -36,6 +37,12 @@ ABSL_FLAG(int, port, -1, "Port (default: 9100 coordinator/local/client, 9200 wor
 ABSL_FLAG(std::string, data, "data", "Data directory (worker, local)");
 ABSL_FLAG(std::string, workers, "",
           "coordinator: comma-separated worker addresses; local: number of workers (default 2)");
+ABSL_FLAG(std::string, shards, "",
+          "coordinator: shards separated by ';', each shard's replicas by ',' "
+          "('h1:9200,h2:9200;h3:9200,h4:9200'); instead of --workers");
+ABSL_FLAG(int, replicas, 1,
+          "coordinator: replicas per shard, --workers listed shard-major; local: worker processes "
+          "per shard (--workers N shards x R replicas)");
 ABSL_FLAG(int, threads, 0,
           "Worker / merge threads (0 = one per allowed CPU; local: the allowed CPUs shared out "
           "among the workers)");
@@ -135,8 +142,10 @@ constexpr char kClientUsage[] =
 constexpr char kUsage[] =
     "usage: granite <command> [flags]\n"
     "  coordinator --port 9100 --workers host:port,...   serve SQL (ClickHouse gRPC protocol)\n"
+    "              [--replicas R | --shards 'a:9200,b:9200;c:9200,d:9200']  replicated shards\n"
     "  worker      --port 9200 --data DIR [--threads T]   serve one shard\n"
     "  local       --workers N --data DIR --port 9100      coordinator + N workers on loopback\n"
+    "              [--replicas R]                          N shards x R replicas (N*R workers)\n"
     "  client      --host H --port P --query SQL [--format F] [--user U --password P]\n"
     "              [--secure [--ca CA.pem] [--tls_cert C --tls_key K]]\n"
     "  benchmark   --host H --port P --concurrency N [--query SQL | --queries_file F | < F]\n"
@@ -352,13 +361,16 @@ int main(int argc, char** argv) {
     options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
     options.tls_key = absl::GetFlag(FLAGS_tls_key);
     options.tls_ca = absl::GetFlag(FLAGS_tls_ca);
-    auto workers = granite::coordinator::ExpandWorkerSpec(absl::GetFlag(FLAGS_workers));
-    if (!workers.ok()) {
+    auto topology = granite::coordinator::ParseTopology(
+        absl::GetFlag(FLAGS_shards), absl::GetFlag(FLAGS_workers),
+        static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_replicas))));
+    if (!topology.ok()) {
       std::fprintf(stderr, "granite coordinator: %s\n",
-                   std::string(workers.status().message()).c_str());
+                   std::string(topology.status().message()).c_str());
       return 2;
     }
-    options.workers = *workers;
+    options.workers = topology->addresses;
+    options.replicas = topology->replicas;
     return granite::coordinator::RunCoordinator(options);
   }
   if (command == "health") {
@@ -387,6 +399,7 @@ int main(int argc, char** argv) {
     options.tls_ca = absl::GetFlag(FLAGS_tls_ca);
     std::string workers = absl::GetFlag(FLAGS_workers);
     options.workers = workers.empty() ? 2 : std::atoi(workers.c_str());
+    options.replicas = std::max(1, absl::GetFlag(FLAGS_replicas));
     return granite::RunLocalCluster(options);
   }
   std::fputs(kUsage, stderr);

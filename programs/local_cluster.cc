@@ -79,19 +79,20 @@ int RunLocalCluster(const LocalOptions& options) {
   const int64_t memory_share =
       (options.max_server_memory_usage > 0 ? options.max_server_memory_usage
                                            : core::ServerMemoryTracker().limit()) /
-      (options.workers + 1);
+      (options.workers * std::max(1, options.replicas) + 1);
   if (memory_share > 0) core::ServerMemoryTracker().set_limit(memory_share);
   std::vector<WorkerLaunch> launches;
-  for (int i = 0; i < options.workers; ++i) {
+  const int processes = options.workers * std::max(1, options.replicas);
+  for (int i = 0; i < processes; ++i) {
     WorkerLaunch launch;
     launch.host = options.host;
     launch.data_dir = options.data_dir + "/worker-" + std::to_string(i);
-    launch.threads = LocalWorkerThreads(options.threads, AllowedCpus(), options.workers, i);
+    launch.threads = LocalWorkerThreads(options.threads, AllowedCpus(), processes, i);
     launch.metrics_port = options.metrics_port < 0    ? -1
                           : options.metrics_port == 0 ? 0
                                                       : options.metrics_port + 1 + i;
     launch.query_thread_nice = options.query_thread_nice;
-    launch.uncompressed_cache_size = cache_total / options.workers;
+    launch.uncompressed_cache_size = cache_total / processes;
     launch.max_server_memory_usage = memory_share;
     launches.push_back(std::move(launch));
   }
@@ -109,6 +110,7 @@ int RunLocalCluster(const LocalOptions& options) {
   coordinator_options.tls_cert = options.tls_cert;
   coordinator_options.tls_key = options.tls_key;
   coordinator_options.tls_ca = options.tls_ca;
+  coordinator_options.replicas = static_cast<size_t>(std::max(1, options.replicas));
   for (size_t i = 0; i < workers.size(); ++i) {
     coordinator_options.workers.push_back(workers.address(i));
   }
@@ -130,8 +132,13 @@ int RunLocalCluster(const LocalOptions& options) {
   if (server.http_port() >= 0) {
     std::printf("granite local HTTP on http://%s:%d/\n", options.host.c_str(), server.http_port());
   }
-  std::printf("granite local listening on %s:%d (%d workers)\n", options.host.c_str(), *port,
-              options.workers);
+  if (options.replicas > 1) {
+    std::printf("granite local listening on %s:%d (%d workers: %d shards x %d replicas)\n",
+                options.host.c_str(), *port, processes, options.workers, options.replicas);
+  } else {
+    std::printf("granite local listening on %s:%d (%d workers)\n", options.host.c_str(), *port,
+                options.workers);
+  }
   std::fflush(stdout);
   // Supervises on this thread: PR_SET_PDEATHSIG of every worker is tied to the thread that
   // forked it, which must outlive the workers.

@@ -9,7 +9,10 @@
 namespace granite {
 
 struct LocalOptions {
-  int workers = 2;
+  int workers = 2;   // shards
+  // Worker processes per shard: workers x replicas processes, process s * replicas + r (data in
+  // <data>/worker-<process>) being replica r of shard s. 1 = the cluster without replicas.
+  int replicas = 1;
   std::string data_dir = "data";
   std::string host = "127.0.0.1";
   int port = 9100;       // coordinator port; 0 = ephemeral

@@ -76,6 +76,7 @@ class Store {
   std::map<std::string, std::string> BrokenTables() const EXCLUDES(catalog_mu_);
 
   const std::string& data_dir() const { return data_dir_; }
+  const std::shared_ptr<FileSystem>& file_system() const { return fs_; }
 
   // Databases (store_catalog.cc). CreateDatabase: DATABASE_ALREADY_EXISTS unless
   // `if_not_exists`; DropDatabase drops every table named "<name>.*" (broken ones too), then the

@@ -61,7 +61,8 @@ void FillPartInfo(const storage::Table& table, const storage::Part& part, bool a
 
 WorkerService::WorkerService(storage::Store* store, core::ThreadPool* pool, WorkerInfo info,
                              int execute_nice)
-    : store_(store), executor_(store, pool), info_(std::move(info)), execute_nice_(execute_nice) {
+    : store_(store), block_log_(store->file_system()), executor_(store, pool),
+      info_(std::move(info)), execute_nice_(execute_nice) {
   storage::MergeOptions options;
   options.nice = execute_nice;
   if (const char* threads = std::getenv("GRANITE_MERGE_THREADS")) {
@@ -145,6 +146,13 @@ grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
   if (!block.ok()) return core::ToGrpcStatus(block.status());
   core::ScopedThreadNice bulk(BulkInsertPriority(block->rows()));
   absl::Status status = (*table)->PrepareInsert(*block, request->insert_id(), request->chunk());
+  if (status.ok() && request->retain()) {
+    // Kept for replicas that miss this block, once committed (storage/block_log.h).
+    storage::BlockChunk chunk{request->block().rows(), request->block().raw_size(),
+                              request->block().data()};
+    status = block_log_.Stage((*table)->directory(), request->insert_id(), request->chunk(), chunk);
+    if (!status.ok()) (void)(*table)->AbortInsert(request->insert_id());
+  }
   if (!status.ok()) return core::ToGrpcStatus(status);
   response->set_rows(block->rows());
   response->set_token(request->insert_id());
@@ -157,10 +165,29 @@ grpc::Status WorkerService::CommitInsert(grpc::ServerContext* context,
   if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
+  if (request->block_id().empty()) {
+    absl::StatusOr<std::vector<std::string>> parts = (*table)->CommitInsert(request->token());
+    if (!parts.ok()) return core::ToGrpcStatus(parts.status());
+    for (const std::string& part : *parts) response->add_parts(part);
+    return grpc::Status::OK;
+  }
+  // A replicated block: committed at most once per replica, whoever sends it (the insert, its
+  // retry, or a repair from a peer).
+  const std::string& dir = (*table)->directory();
+  core::MutexLock once(block_log_.LockFor(request->block_id()));
+  if (block_log_.Contains(dir, request->block_id())) {
+    (void)(*table)->AbortInsert(request->token());
+    block_log_.DropStaged(dir, request->token());
+    response->set_deduplicated(true);
+    return grpc::Status::OK;
+  }
   absl::StatusOr<std::vector<std::string>> parts = (*table)->CommitInsert(request->token());
-  if (!parts.ok()) return core::ToGrpcStatus(parts.status());
+  if (!parts.ok()) {
+    block_log_.DropStaged(dir, request->token());
+    return core::ToGrpcStatus(parts.status());
+  }
   for (const std::string& part : *parts) response->add_parts(part);
-  return grpc::Status::OK;
+  return core::ToGrpcStatus(block_log_.Record(dir, request->block_id(), request->token()));
 }
 
 grpc::Status WorkerService::AbortInsert(grpc::ServerContext* context,
@@ -169,7 +196,60 @@ grpc::Status WorkerService::AbortInsert(grpc::ServerContext* context,
   if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   std::shared_ptr<storage::Table> table = store_->GetTable(request->table());
   if (!table) return grpc::Status::OK;  // dropped: its prepared inserts went with it
+  block_log_.DropStaged(table->directory(), request->token());
   return core::ToGrpcStatus(table->AbortInsert(request->token()));
+}
+
+grpc::Status WorkerService::ListBlocks(grpc::ServerContext* context,
+                                       const pb::ListBlocksRequest* request,
+                                       pb::ListBlocksResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
+  if (!table.ok()) return core::ToGrpcStatus(table.status());
+  absl::StatusOr<std::vector<storage::BlockEntry>> entries =
+      block_log_.List((*table)->directory());
+  if (!entries.ok()) return core::ToGrpcStatus(entries.status());
+  for (const storage::BlockEntry& entry : *entries) {
+    pb::BlockEntry* out = response->add_blocks();
+    out->set_id(entry.name);
+    out->set_has_data(entry.has_data);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::GetBlock(grpc::ServerContext* context,
+                                     const pb::GetBlockRequest* request,
+                                     pb::GetBlockResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
+  absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
+  if (!table.ok()) return core::ToGrpcStatus(table.status());
+  uint64_t checksum = 0;
+  std::string id;
+  absl::StatusOr<std::vector<storage::BlockChunk>> chunks =
+      block_log_.Read((*table)->directory(), request->id(), &checksum, &id);
+  if (!chunks.ok()) return core::ToGrpcStatus(chunks.status());
+  for (storage::BlockChunk& chunk : *chunks) {
+    pb::BlockData* out = response->add_chunks();
+    out->set_rows(chunk.rows);
+    out->set_raw_size(chunk.raw_size);
+    out->set_data(std::move(chunk.data));
+  }
+  response->set_checksum(checksum);
+  response->set_block_id(id);
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::ReleaseBlocks(grpc::ServerContext* context,
+                                          const pb::ReleaseBlocksRequest* request,
+                                          pb::ReleaseBlocksResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
+  std::shared_ptr<storage::Table> table = store_->GetTable(request->table());
+  if (!table) return grpc::Status::OK;
+  for (const std::string& id : request->ids()) {
+    absl::Status released = block_log_.Release(table->directory(), id);
+    if (!released.ok()) return core::ToGrpcStatus(released);
+  }
+  return grpc::Status::OK;
 }
 
 grpc::Status WorkerService::CreateTable(grpc::ServerContext* context,

@@ -6,6 +6,7 @@
 
 #include "core/thread_pool.h"
 #include "granite/worker/v1/worker.grpc.pb.h"
+#include "storage/block_log.h"
 #include "storage/store.h"
 #include "worker/fragment_executor.h"
 #include "worker/worker_info.h"
@@ -87,11 +88,23 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
                           const granite::worker::v1::CheckTableRequest* request,
                           granite::worker::v1::CheckTableResponse* response) override;
 
+  // Replicated tables (storage/block_log.h).
+  grpc::Status ListBlocks(grpc::ServerContext* context,
+                          const granite::worker::v1::ListBlocksRequest* request,
+                          granite::worker::v1::ListBlocksResponse* response) override;
+  grpc::Status GetBlock(grpc::ServerContext* context,
+                        const granite::worker::v1::GetBlockRequest* request,
+                        granite::worker::v1::GetBlockResponse* response) override;
+  grpc::Status ReleaseBlocks(grpc::ServerContext* context,
+                             const granite::worker::v1::ReleaseBlocksRequest* request,
+                             granite::worker::v1::ReleaseBlocksResponse* response) override;
+
  private:
   // The priority an insert of `rows` runs at; records a small one.
   int BulkInsertPriority(size_t rows) const;
 
   storage::Store* store_;
+  storage::BlockLog block_log_;  // replicated inserts: block ids and retained blocks
   FragmentExecutor executor_;
   const WorkerInfo info_;
   const int execute_nice_;

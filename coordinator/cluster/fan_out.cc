@@ -28,15 +28,36 @@ bool OnLoopback(const std::string& address) {
          address.rfind("[::1]:", 0) == 0 || address.rfind("unix:", 0) == 0;
 }
 
+// With replicas, where one shard's buckets stand: a retry on another replica skips the buckets
+// already handed to the merger, and the chunks of the bucket being received are held until its
+// last one, so the merger only ever sees whole buckets of one replica. Replicas hold the same
+// rows, so bucket b of any of them carries the same groups.
+struct ShardProgress {
+  bool hold_buckets = false;  // false: hand every chunk to the merger at once (one replica)
+  int64_t delivered = -1;     // highest bucket id handed over whole
+  bool single_delivered = false;
+  std::vector<std::pair<uint32_t, core::Block>> held;  // chunks of the bucket being received
+};
+
+// One fragment stream: the process it runs on, the shard it reads, and how it ended.
+struct Attempt {
+  size_t process = 0;
+  size_t shard = 0;
+  ReplicaMonitor* watch = nullptr;  // replicated reads: cancels the stream if the replica stalls
+  std::atomic<bool> stalled{false};
+  bool transport_failure = false;   // the call failed on the way, not on the worker
+};
+
 // Reads one worker's stream to the end.
-absl::Status RunOnWorker(const WorkerSet& workers, size_t index, core::plan::Fragment fragment,
+absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt, core::plan::Fragment fragment,
                          bool compression_set, QueryContext* query, BucketedMerger* merger,
-                         std::vector<core::Block>* blocks) {
-  fragment.worker_index = index;
-  fragment.worker_count = workers.size();
+                         std::vector<core::Block>* blocks, ShardProgress* progress) {
+  const size_t index = attempt->shard;
+  fragment.worker_index = attempt->shard;
+  fragment.worker_count = workers.shard_count();
   // network_compression_method: 'lz4' by default, 'none' for a worker on this host unless the
   // query set it.
-  if (OnLoopback(workers.address(index)) && !compression_set) {
+  if (OnLoopback(workers.address(attempt->process)) && !compression_set) {
     fragment.settings.SetValue(&core::Settings::network_compression_method, std::string("none"));
   }
   grpc::ClientContext context;
@@ -56,8 +77,9 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, core::plan::Fra
   std::unique_ptr<grpc::ClientReader<pb::FragmentChunk>> reader;
   {
     core::ScopedNormalPriority grpc_call;
-    reader = workers.fragment_stub(index)->Execute(&context, request);
+    reader = workers.fragment_stub(attempt->process)->Execute(&context, request);
   }
+  if (attempt->watch != nullptr) attempt->watch->Watch(attempt->process, &context, &attempt->stalled);
   pb::FragmentChunk chunk;
   absl::Status status;
   bool enough = false;  // the merger holds enough groups (LIMIT): the rest of the stream is moot
@@ -75,10 +97,25 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, core::plan::Fra
         status = block.status();
         break;
       }
-      if (chunk.bucket().single()) {
-        merger->AddSingle(index, std::move(*block));
-      } else {
-        merger->Add(index, chunk.bucket().id(), std::move(*block), chunk.bucket().last());
+      if (!progress->hold_buckets) {
+        if (chunk.bucket().single()) {
+          merger->AddSingle(index, std::move(*block));
+        } else {
+          merger->Add(index, chunk.bucket().id(), std::move(*block), chunk.bucket().last());
+        }
+      } else if (chunk.bucket().single()) {
+        if (!progress->single_delivered) merger->AddSingle(index, std::move(*block));
+        progress->single_delivered = true;
+      } else if (static_cast<int64_t>(chunk.bucket().id()) > progress->delivered) {
+        progress->held.emplace_back(chunk.bucket().id(), std::move(*block));
+        if (chunk.bucket().last()) {
+          for (size_t k = 0; k < progress->held.size(); ++k) {
+            merger->Add(index, progress->held[k].first, std::move(progress->held[k].second),
+                        k + 1 == progress->held.size());
+          }
+          progress->delivered = chunk.bucket().id();
+          progress->held.clear();
+        }
       }
       if (merger->enough()) {
         enough = true;
@@ -100,13 +137,57 @@ absl::Status RunOnWorker(const WorkerSet& workers, size_t index, core::plan::Fra
     if (!status.ok() || enough) context.TryCancel();
     finished = reader->Finish();
   }
+  if (attempt->watch != nullptr) attempt->watch->Unwatch(&context);
   query->Unregister(&context);
+  progress->held.clear();
+  // Errors the worker sent carry their ClickHouse code in the details; anything else broke on
+  // the way (connection refused or reset, deadline, our stall watch's cancel).
+  attempt->transport_failure =
+      attempt->stalled || (!finished.ok() && finished.error_details().empty() &&
+                           finished.error_code() != grpc::StatusCode::CANCELLED);
+  if (attempt->stalled) {
+    return core::Error(core::ErrorCode::kAllConnectionTriesFailed,
+                       "worker " + workers.address(attempt->process) +
+                           " stopped answering health checks mid-query");
+  }
   if (!status.ok()) return status;
   if (query->cancelled()) {
     return core::Error(core::ErrorCode::kQueryWasCancelled, "Query was cancelled");
   }
   if (enough) return absl::OkStatus();  // cancelled by us (its statistics chunk is lost)
-  return core::FromGrpcStatus(finished, workers.address(index));
+  return core::FromGrpcStatus(finished, workers.address(attempt->process));
+}
+
+// Runs a shard's fragment on its replicas in turn until one succeeds. Only a failure on the way
+// (the replica died, stalled or refused) moves on; an error the worker reports (a bad query,
+// a limit) would be the same on every replica and ends the query.
+absl::Status RunOnShard(const WorkerSet& workers, size_t shard, const core::plan::Fragment& fragment,
+                        bool compression_set, QueryContext* query, BucketedMerger* merger,
+                        std::vector<core::Block>* blocks) {
+  ReplicaMonitor* monitor = workers.monitor();
+  std::vector<size_t> order =
+      monitor->ReadOrder(shard, ParseLoadBalancing(fragment.settings.load_balancing));
+  ShardProgress progress;
+  progress.hold_buckets = true;
+  std::string errors;
+  for (size_t process : order) {
+    Attempt attempt;
+    attempt.process = process;
+    attempt.shard = shard;
+    attempt.watch = monitor;
+    blocks->clear();
+    absl::Status status = RunOnWorker(workers, &attempt, fragment, compression_set, query, merger,
+                                      blocks, &progress);
+    if (status.ok() || !attempt.transport_failure || query->cancelled()) return status;
+    monitor->RecordError(process, std::string(status.message()));
+    errors += (errors.empty() ? "" : "; ") + std::string("replica ") +
+              std::to_string(workers.ReplicaOf(process)) + " (" + workers.address(process) +
+              "): " + std::string(status.message());
+  }
+  blocks->clear();
+  return core::Error(core::ErrorCode::kAllConnectionTriesFailed,
+                     "All connection tries failed for shard " + std::to_string(shard) + ": " +
+                         errors);
 }
 
 }  // namespace
@@ -117,11 +198,19 @@ absl::StatusOr<std::vector<std::vector<core::Block>>> FanOut(const WorkerSet& wo
                                                               BucketedMerger* merger) {
   bool compression_set =
       fragment.settings.IsChanged(&core::Settings::network_compression_method);
-  size_t n = workers.size();
+  size_t n = workers.shard_count();
   std::vector<std::vector<core::Block>> blocks(n);
   std::vector<absl::Status> statuses(n);
   auto run = [&](size_t i) {
-    statuses[i] = RunOnWorker(workers, i, fragment, compression_set, query, merger, &blocks[i]);
+    if (workers.replica_count() > 1) {
+      statuses[i] = RunOnShard(workers, i, fragment, compression_set, query, merger, &blocks[i]);
+    } else {
+      Attempt attempt;
+      attempt.process = attempt.shard = i;
+      ShardProgress progress;
+      statuses[i] = RunOnWorker(workers, &attempt, fragment, compression_set, query, merger,
+                                &blocks[i], &progress);
+    }
     // One failure stops every other worker at once.
     if (!statuses[i].ok()) query->Cancel();
   };

@@ -1,6 +1,9 @@
 // FanOut: sends one fragment to every worker at once and routes what comes back — column blocks
 // to the caller, partial-aggregate buckets to the BucketedMerger. The first failure cancels every
-// other worker's stream, so a failed or cancelled query stops everywhere at once.
+// other worker's stream, so a failed or cancelled query stops everywhere at once. With replicas
+// the fragment goes to one replica per shard (load_balancing); a replica that dies or stalls is
+// replaced by the next one of its shard, and only a shard whose every replica failed fails the
+// query (ALL_CONNECTION_TRIES_FAILED naming the shard and each replica's error).
 #pragma once
 
 #include <vector>
@@ -15,9 +18,9 @@
 
 namespace granite::coordinator {
 
-// Runs `fragment` on every worker (worker_index / worker_count filled in per worker).
-// Aggregating fragments feed `merger` (REQUIRES: merger != null); others return blocks grouped
-// per worker, in worker order.
+// Runs `fragment` on every shard (worker_index / worker_count = shard index / shard count).
+// Aggregating fragments feed `merger` (REQUIRES: merger != null, sized for shard_count()); others
+// return blocks grouped per shard, in shard order.
 absl::StatusOr<std::vector<std::vector<core::Block>>> FanOut(
     const WorkerSet& workers, const core::plan::Fragment& fragment, QueryContext* query,
     BucketedMerger* merger);

@@ -268,6 +268,40 @@ absl::Status Membership::EnsureAvailable(const std::vector<size_t>& indices) {
 }
 
 absl::Status Membership::EnsureAllAvailable() {
+  if (replicas_ > 1) {
+    std::vector<size_t> suspect;  // every replica of the shards without a serving one
+    {
+      core::ReaderLock lock(mu_);
+      for (size_t first = 0; first < health_.size(); first += replicas_) {
+        bool any = false;
+        for (size_t r = 0; r < replicas_; ++r) {
+          any = any || health_[first + r].state == ServingState::kServing;
+        }
+        for (size_t r = 0; r < replicas_ && !any; ++r) suspect.push_back(first + r);
+      }
+    }
+    if (suspect.empty()) return absl::OkStatus();
+    Probe(suspect);
+    core::ReaderLock lock(mu_);
+    for (size_t first = 0; first < health_.size(); first += replicas_) {
+      std::string message;
+      bool any = false;
+      for (size_t r = 0; r < replicas_; ++r) {
+        const WorkerHealth& health = health_[first + r];
+        any = any || health.state == ServingState::kServing;
+        absl::StrAppend(&message, r == 0 ? "" : "; ", "replica ", r, " (", health.address,
+                        ") is ", core::ToAbsl(ServingStateName(health.state)),
+                        health.detail.empty() ? "" : absl::StrCat(" (", health.detail, ")"),
+                        ", last serving ", Ago(health.last_serving));
+      }
+      if (!any) {
+        return Error(ErrorCode::kAllConnectionTriesFailed,
+                     absl::StrCat("All connection tries failed for shard ", first / replicas_,
+                                  ": ", message));
+      }
+    }
+    return absl::OkStatus();
+  }
   std::vector<size_t> all(addresses_.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   return EnsureAvailable(all);

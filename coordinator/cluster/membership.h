@@ -65,6 +65,10 @@ class Membership {
   Membership(const Membership&) = delete;
   Membership& operator=(const Membership&) = delete;
 
+  // With replicas (processes shard-major, as WorkerSet numbers them): EnsureAllAvailable then
+  // asks for one serving replica per shard. Call before Start().
+  void SetReplicas(size_t replicas) { replicas_ = replicas == 0 ? 1 : replicas; }
+
   // Starts the background checker (first round at once).
   void Start() EXCLUDES(stop_mu_);
 
@@ -81,7 +85,9 @@ class Membership {
   // ALL_CONNECTION_TRIES_FAILED "All connection tries failed: worker 2 (host:9200) is unreachable
   // (connection refused); last serving 12 s ago".
   absl::Status EnsureAvailable(const std::vector<size_t>& indices) EXCLUDES(mu_);
-  // EnsureAvailable over every worker.
+  // EnsureAvailable over every worker; with replicas, OK when every shard has a serving replica
+  // (probing the shards that have none), else ALL_CONNECTION_TRIES_FAILED naming the shard and
+  // each of its replicas.
   absl::Status EnsureAllAvailable() EXCLUDES(mu_);
 
  private:
@@ -94,6 +100,7 @@ class Membership {
   const std::vector<std::string> addresses_;
   const std::unique_ptr<HealthProber> prober_;
   const Options options_;
+  size_t replicas_ = 1;  // set before Start
 
   mutable core::SharedMutex mu_{"membership"};
   std::vector<WorkerHealth> health_ GUARDED_BY(mu_);

@@ -9,7 +9,9 @@
 
 namespace granite::coordinator {
 
-WorkerSet::WorkerSet(const std::vector<std::string>& addresses) : addresses_(addresses) {
+WorkerSet::WorkerSet(const std::vector<std::string>& addresses, size_t replicas)
+    : addresses_(addresses), replicas_(replicas == 0 ? 1 : replicas),
+      monitor_(std::make_unique<ReplicaMonitor>(addresses, replicas_)) {
   for (const std::string& address : addresses_) {
     for (int fragments = 0; fragments < 2; ++fragments) {
       grpc::ChannelArguments args;

@@ -379,9 +379,9 @@ absl::StatusOr<QueryResult> ShowTables(const sql::ShowTablesStatement& show, Que
   if (database == kSystemDatabase) {
     // The system tables granite has, answered from the provider.
     std::vector<std::vector<std::string>> rows;
-    for (const char* name : {"columns", "databases", "detached_parts", "events", "locks", "merges",
-                             "metrics", "one", "parts", "processes", "query_log", "settings",
-                             "tables", "users", "workers"}) {
+    for (const char* name : {"clusters", "columns", "databases", "detached_parts", "events",
+                             "locks", "merges", "metrics", "one", "parts", "processes",
+                             "query_log", "replicas", "settings", "tables", "users", "workers"}) {
       rows.push_back({name});
     }
     return StringRows({"name"}, rows, show.format);

@@ -147,13 +147,19 @@ Listing ListEverywhere(const WorkerSet& workers) {
 // answer (then emptiness cannot be proven).
 absl::StatusOr<uint64_t> ClusterRowCount(const std::string& name, const WorkerSet& workers) {
   Listing listing = ListEverywhere(workers);
-  uint64_t total = 0;
+  // Each shard's rows once: the most any of its replicas holds (a lagging one holds fewer).
+  std::vector<uint64_t> shard_rows(workers.shard_count(), 0);
   for (size_t i = 0; i < workers.size(); ++i) {
     RETURN_IF_ERROR(listing.statuses[i]);
     for (const auto& table : listing.responses[i].tables()) {
-      if (table.schema().name() == name) total += table.rows();
+      if (table.schema().name() == name) {
+        uint64_t& rows = shard_rows[workers.ShardOf(i)];
+        rows = std::max<uint64_t>(rows, table.rows());
+      }
     }
   }
+  uint64_t total = 0;
+  for (uint64_t rows : shard_rows) total += rows;
   return total;
 }
 
@@ -362,7 +368,7 @@ absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const 
     RETURN_IF_ERROR(only_sharding_key(name));
     ASSIGN_OR_RETURN(std::vector<std::string> columns, ParseShardingKey(value, schema));
     schema.sharding_key = std::move(columns);
-    schema.shard_count = static_cast<uint32_t>(workers.size());
+    schema.shard_count = static_cast<uint32_t>(workers.shard_count());
   }
   ASSIGN_OR_RETURN(uint64_t rows, ClusterRowCount(alter.table, workers));
   if (rows > 0) {
@@ -405,7 +411,7 @@ absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
 
 absl::Status CreateTable(const sql::CreateTableStatement& create, const WorkerSet& workers,
                          Catalog* catalog) {
-  ASSIGN_OR_RETURN(core::TableSchema schema, SchemaFrom(create, workers.size()));
+  ASSIGN_OR_RETURN(core::TableSchema schema, SchemaFrom(create, workers.shard_count()));
   return CreateTableWithSchema(schema, create.or_replace, create.if_not_exists, workers, catalog);
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -18,12 +19,24 @@
 #include "core/value_text.h"
 #include "coordinator/formats/input_parser.h"
 #include "coordinator/cluster/sharding_key.h"
+#include "coordinator/exec/replicated_insert.h"
 
 namespace granite::coordinator {
 
 namespace pb = granite::worker::v1;
 
 using core::ErrorCode;
+
+std::string NewInsertToken() {
+  static thread_local std::mt19937_64 random(std::random_device{}());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (int half = 0; half < 2; ++half) {
+    uint64_t bits = random();
+    for (int i = 0; i < 16; ++i, bits >>= 4) token.push_back(kHex[bits & 15]);
+  }
+  return token;
+}
 using core::TypeId;
 
 namespace {
@@ -167,18 +180,6 @@ absl::StatusOr<core::Block> ValuesBlock(const sql::InsertStatement& insert, cons
   return block;
 }
 
-// Returns a fresh random token naming one two-phase insert on every worker (32 hex digits).
-std::string NewInsertToken() {
-  static thread_local std::mt19937_64 random(std::random_device{}());
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string token;
-  for (int half = 0; half < 2; ++half) {
-    uint64_t bits = random();
-    for (int i = 0; i < 16; ++i, bits >>= 4) token.push_back(kHex[bits & 15]);
-  }
-  return token;
-}
-
 // Returns the full-width block in table column order; columns not inserted get default values.
 core::Block Widen(const core::Block& block, const Target& target, const core::TableSchema& schema) {
   core::Block out;
@@ -212,7 +213,7 @@ core::Block Widen(const core::Block& block, const Target& target, const core::Ta
 // An insert whose rows come in one chunk and all go to one worker needs no second phase: that
 // worker's Insert writes and publishes them in one call, atomically on its own (storage/table.h),
 // which saves a round trip and a wake-up on both sides — most small INSERTs are such.
-class ChunkedInsert {
+class ChunkedInsert : public InsertSink {
  public:
   ChunkedInsert(const core::TableSchema& schema, const WorkerSet& workers)
       : schema_(schema), workers_(workers), token_(NewInsertToken()),
@@ -226,7 +227,7 @@ class ChunkedInsert {
 
   // Prepares the rows of `full` (all table columns, in order) on the workers. `last`: no chunk
   // follows; if it is also the first, one worker's share is inserted at once (see above).
-  absl::Status Send(const core::Block& full, bool last) {
+  absl::Status Send(const core::Block& full, bool last) override {
     const size_t total = full.rows();
     if (total == 0) return absl::OkStatus();
     const size_t n = workers_.size();
@@ -277,7 +278,7 @@ class ChunkedInsert {
   }
 
   // Discards every chunk on every worker that was sent one (best effort).
-  void Abort() {
+  void Abort() override {
     (void)workers_.CallEach(Touched(), [&](size_t i) -> absl::Status {
       pb::AbortInsertRequest request;
       request.set_table(schema_.name);
@@ -291,7 +292,7 @@ class ChunkedInsert {
   }
 
   // Makes every chunk visible; returns the rows inserted.
-  absl::StatusOr<uint64_t> Commit() {
+  absl::StatusOr<uint64_t> Commit() override {
     if (inserted_) return rows_;  // visible already
     RETURN_IF_ERROR(workers_.CallEach(Touched(), [&](size_t i) -> absl::Status {
       pb::CommitInsertRequest request;
@@ -346,7 +347,7 @@ class ChunkedInsert {
 absl::Status SendText(const sql::InsertStatement& insert, std::string_view input,
                       InputSource* more_input, const Target& target,
                       const core::TableSchema& schema, const InsertOptions& options,
-                      ChunkedInsert* session) {
+                      InsertSink* session) {
   const InputLimits& limits = options.chunk;
   ASSIGN_OR_RETURN(InputParser parser,
                    InputParser::Create(insert.format, target.names, target.types));
@@ -405,16 +406,22 @@ absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::
                                        const InsertOptions& options) {
   ASSIGN_OR_RETURN(Target target, ResolveTarget(insert, schema));
   if (schema.sharding_key.size() > 0 && schema.shard_count != 0 &&
-      schema.shard_count != workers.size()) {
+      schema.shard_count != workers.shard_count()) {
     // Routing modulo another worker count would scatter equal keys over workers and silently
     // break the final-merge rule (shard_local_aggregation.h) for the rows already there.
     return core::Error(core::ErrorCode::kBadArguments,
                        "Table " + schema.name + " is sharded by its sharding_key over " +
                            std::to_string(schema.shard_count) + " workers, but the cluster has " +
-                           std::to_string(workers.size()) +
+                           std::to_string(workers.shard_count()) +
                            "; INSERT ... SELECT its rows into a table created on this cluster");
   }
-  ChunkedInsert session(schema, workers);
+  std::unique_ptr<InsertSink> sink;
+  if (workers.replica_count() > 1) {
+    ASSIGN_OR_RETURN(sink, MakeReplicatedInsert(schema, workers, options.replication));
+  } else {
+    sink = std::make_unique<ChunkedInsert>(schema, workers);
+  }
+  InsertSink& session = *sink;
   absl::Status sent;
   if (insert.select || insert.format == "Values" || !insert.values.empty()) {
     absl::StatusOr<core::Block> rows;

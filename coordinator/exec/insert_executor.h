@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,13 @@ namespace granite::coordinator {
 // Runs a SELECT and returns its result block (for INSERT ... SELECT and non-literal VALUES).
 using SelectRunner = std::function<absl::StatusOr<core::Block>(const sql::SelectStatement&)>;
 
+// Inserts into replicated shards (replicated_insert.h), from the query's settings.
+struct ReplicationOptions {
+  std::string quorum = "auto";      // insert_quorum: "auto" (a majority), 0 (= 1) or a count
+  bool deduplicate = true;          // insert_deduplicate
+  std::string deduplication_token;  // insert_deduplication_token
+};
+
 // How an insert of text input is cut into chunks.
 struct InsertOptions {
   // A chunk ends after this many rows or after the row that reaches this many bytes of text.
@@ -34,7 +42,11 @@ struct InsertOptions {
   std::function<bool()> cancelled;
   // input_format_null_as_default: a NULL for a column that is not Nullable becomes its default.
   bool null_as_default = true;
+  ReplicationOptions replication;  // used when the cluster has replicas
 };
+
+// Returns a fresh random token naming one two-phase insert on every worker (32 hex digits).
+std::string NewInsertToken();
 
 // Inserts into `schema`'s table; returns the number of rows written. The text of an
 // INSERT ... FORMAT is the statement's inline data, then `input`, then the pieces of

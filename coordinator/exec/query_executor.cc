@@ -210,7 +210,7 @@ absl::StatusOr<QueryPlan> QueryExecutor::PlanSelect(const sql::SelectStatement& 
                                                    QueryContext* query,
                                                    std::optional<LocalTable> materialized) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
-  Binder binder(catalog_, SystemTables(query), workers_->size(), query->settings);
+  Binder binder(catalog_, SystemTables(query), workers_->shard_count(), query->settings);
   binder.set_current_database(query->database);
   return binder.Bind(select, std::move(materialized));
 }
@@ -236,7 +236,7 @@ absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& 
                            query->granules_total};
   }
   std::vector<std::vector<std::string>> rows;
-  for (std::string& line : ExplainLines(plan, workers_->size(), indexes)) {
+  for (std::string& line : ExplainLines(plan, workers_->shard_count(), indexes)) {
     rows.push_back({std::move(line)});
   }
   QueryResult result = StringTable({"explain"}, rows);
@@ -341,7 +341,7 @@ absl::StatusOr<QueryResult> QueryExecutor::CreateView(const sql::CreateTableStat
   ASSIGN_OR_RETURN(QueryResult columns, Select(probe, query));
   ASSIGN_OR_RETURN(core::TableSchema schema,
                    ViewSchema(create, columns.names, columns.types,
-                              static_cast<uint32_t>(workers_->size())));
+                              static_cast<uint32_t>(workers_->shard_count())));
   RETURN_IF_ERROR(CreateTableWithSchema(schema, create.or_replace, create.if_not_exists,
                                         *workers_, catalog_));
   return QueryResult{};
@@ -581,7 +581,7 @@ absl::StatusOr<core::Block> QueryExecutor::RunBucketMerge(const QueryPlan& plan,
   for (const core::plan::Expr& key : plan.fragment.aggregate->keys) key_types.push_back(key.type);
   // Outlives the merger: merges in flight use it until the merger's destructor has waited.
   std::unique_ptr<LateFinalizer> late;
-  BucketedMerger merger(key_types, SpecsOf(plan.fragment), workers_->size(), pool_,
+  BucketedMerger merger(key_types, SpecsOf(plan.fragment), workers_->shard_count(), pool_,
                         [query] { return query->cancelled(); });
   if (plan.merge_group_limit > 0) merger.SetGroupLimit(plan.merge_group_limit);
   if (plan.piece_cut) {
@@ -633,6 +633,8 @@ absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& in
   };
   InsertOptions insert_options = options;
   if (!insert_options.cancelled) insert_options.cancelled = [query] { return query->cancelled(); };
+  insert_options.replication = {query->settings.insert_quorum, query->settings.insert_deduplicate,
+                                query->settings.insert_deduplication_token};
   QueryResult result;
   ASSIGN_OR_RETURN(result.written_rows,
                    ExecuteInsert(insert, input, more_input, *schema, *workers_, run_select,

@@ -28,6 +28,7 @@
 #include "core/process.h"
 #include "core/thread_pool.h"
 #include "core/tls.h"
+#include "coordinator/cluster/replica_repair.h"
 
 namespace granite::coordinator {
 
@@ -36,6 +37,7 @@ struct CoordinatorServer::State {
   Catalog catalog;
   QueryRegistry queries;
   std::unique_ptr<Membership> membership;  // health of each worker, for granite_worker_up
+  std::unique_ptr<ReplicaRepair> repair;  // with replicas: copies blocks a replica missed
   std::unique_ptr<core::ThreadPool> pool;
   std::unique_ptr<AdmissionQueue> admission;
   std::unique_ptr<QueryScheduler> scheduler;  // runs the callback server's queries
@@ -115,7 +117,13 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
                                                     options.tls_ca));
   access::AccessControl::SetCurrent(std::move(access));
   State& s = *state_;
-  s.workers = std::make_unique<WorkerSet>(options.workers);
+  if (options.replicas == 0 || options.workers.size() % options.replicas != 0) {
+    return core::Error(core::ErrorCode::kBadArguments,
+                       "The coordinator has " + std::to_string(options.workers.size()) +
+                           " workers, not a multiple of " + std::to_string(options.replicas) +
+                           " replicas per shard");
+  }
+  s.workers = std::make_unique<WorkerSet>(options.workers, options.replicas);
   size_t threads = options.threads > 0 ? options.threads : std::thread::hardware_concurrency();
   // A fixed priority lowers the merge pool for good; the automatic one (-1) leaves its threads to
   // take each task's priority (core::ThreadPool).
@@ -137,7 +145,13 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
     s.admission->SetLimitDuringSmallWrites(std::max(1u, std::thread::hardware_concurrency() / 2));
   }
   s.membership = std::make_unique<Membership>(options.workers);
+  s.membership->SetReplicas(options.replicas);
   s.membership->Start();
+  s.workers->monitor()->SetMembership(s.membership.get());
+  if (options.replicas > 1) {
+    s.repair = std::make_unique<ReplicaRepair>(s.workers.get());
+    s.repair->Start();
+  }
   s.executor = std::make_unique<QueryExecutor>(s.workers.get(), &s.catalog, s.pool.get(),
                                                &s.queries, s.membership.get());
   s.executor->set_admission_queue(s.admission.get());
@@ -198,6 +212,7 @@ void CoordinatorServer::Shutdown() {
   state_->executor.reset();
   state_->metrics.reset();
   state_->gauges.clear();
+  state_->repair.reset();
   state_->membership.reset();
   state_->workers.reset();
 }

@@ -15,7 +15,9 @@ namespace granite::coordinator {
 struct CoordinatorOptions {
   std::string host = "127.0.0.1";
   int port = 9100;  // 0 = pick an ephemeral port
-  std::vector<std::string> workers;  // host:port of each worker
+  std::vector<std::string> workers;  // host:port of each worker process, shard-major
+  // Replicas per shard: workers[s * replicas + r] is replica r of shard s (WorkerSet).
+  size_t replicas = 1;
   int threads = 0;  // merge pool size; 0 = hardware concurrency
   int metrics_port = -1;  // Prometheus /metrics port; -1 = off, 0 = ephemeral
   int http_port = -1;     // ClickHouse HTTP interface (coordinator/http/); -1 = off, 0 = ephemeral

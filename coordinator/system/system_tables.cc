@@ -9,6 +9,7 @@
 #include "coordinator/cluster/table_name.h"
 #include "coordinator/system/catalog_tables.h"
 #include "coordinator/system/functions_table.h"
+#include "coordinator/system/replicas_tables.h"
 #include "coordinator/system/table_builder.h"
 #include "coordinator/system/workers_table.h"
 #include "core/error.h"
@@ -195,11 +196,20 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
     std::vector<char> up;  // not vector<bool>: threads write neighbouring entries
     auto responses = ListTablesEverywhere(workers, &up);
     std::map<std::string, std::pair<uint64_t, uint64_t>> totals;  // rows, bytes
-    for (const auto& response : responses) {
-      for (const auto& table : response.tables()) {
-        auto& total = totals[table.schema().name()];
-        total.first += table.rows();
-        total.second += table.bytes_on_disk();
+    // With replicas, each shard counts once: its replica holding the most rows.
+    std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>> per_shard;
+    for (size_t i = 0; i < responses.size(); ++i) {
+      for (const auto& table : responses[i].tables()) {
+        auto& shards = per_shard[table.schema().name()];
+        shards.resize(workers.shard_count());
+        auto& shard = shards[workers.ShardOf(i)];
+        if (table.rows() >= shard.first) shard = {table.rows(), table.bytes_on_disk()};
+      }
+    }
+    for (const auto& [name, shards] : per_shard) {
+      for (const auto& [rows, bytes] : shards) {
+        totals[name].first += rows;
+        totals[name].second += bytes;
       }
     }
     TableBuilder t({"database", "name", "engine", "total_rows", "total_bytes", "sharding_key"},
@@ -217,6 +227,8 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
     return t.Build();
   }
   if (name == "workers") return BuildWorkersTable(workers);  // health and placement
+  if (name == "clusters") return BuildClustersTable(workers);  // shards x replicas
+  if (name == "replicas") return BuildReplicasTable(workers);
   if (name == "parts") {
     // Active parts and, with active = 0, parts replaced by a merge that a query still reads.
     std::vector<pb::ListPartsResponse> responses = ListPartsEverywhere(workers);

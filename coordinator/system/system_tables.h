@@ -2,6 +2,8 @@
 //   tables, parts                     the catalog and what the workers store
 //   workers                           health, tables and placement of each worker
 //                                     (workers_table.h)
+//   clusters, replicas                shards x replicas, each replica's state and lag
+//                                     (replicas_tables.h)
 //   metrics, events, locks            current values, event counters and named-lock statistics of
 //                                     the coordinator and (via GetMetrics) every worker; column
 //                                     `worker` is "coordinator" or the worker's index

@@ -63,6 +63,14 @@
     "LIMIT up to which a non-aggregating query reads its other columns only for surviving rows")  \
   M(String, network_compression_method, "lz4", "lz4|none",                                        \
     "Compression of blocks between workers and coordinator (unchanged: none on loopback)")       \
+  M(String, load_balancing, "random", "random|in_order|nearest_hostname|first_or_random",        \
+    "Which replica of a shard a query reads first; the others are its failover order")           \
+  M(String, insert_quorum, "auto", "",                                                            \
+    "Replicas per shard that must have an INSERT's block durable (auto = a majority; 0 = one)")  \
+  M(Bool, insert_deduplicate, true, "",                                                           \
+    "With replicas: a block already inserted (same contents or token) is not applied again")     \
+  M(String, insert_deduplication_token, "", "",                                                   \
+    "With replicas: deduplicates INSERTs by this token instead of by their blocks' contents")    \
   M(UInt64, queue_max_wait_ms, 0, "",                                                             \
     "Longest wait for a SELECT slot before TOO_MANY_SIMULTANEOUS_QUERIES (0 = no limit)")         \
   M(UInt64, input_chunk_rows, 1048576, "", "Rows of insert input sent to the workers per chunk") \

@@ -71,6 +71,12 @@ run_plan() {
   check "worker.numa_nodes picks nodes" "1@7000 3@7001" "$(plan "$out/four" "$out/some.conf")"
   check "worker data directories follow the worker index" "--data=/srv/g/worker-1" \
     "$(GRANITE_SYSFS_ROOT="$out/four" "$launch" --config "$out/some.conf" print | sed -n 2p | grep -o -- '--data=[^ ]*')"
+  printf 'replicas = 2\n' > "$out/replicas.conf"
+  check "replicas = 2: two workers per node, shard-major" "0@9200 0@9201 1@9202 1@9203" \
+    "$(plan "$out/two" "$out/replicas.conf")"
+  check "replicas = 2: the coordinator groups them" \
+    "granite coordinator --host=127.0.0.1 --port=9100 --workers=127.0.0.1:9200,127.0.0.1:9201,127.0.0.1:9202,127.0.0.1:9203 --threads=0 --replicas=2" \
+    "$(GRANITE_SYSFS_ROOT="$out/two" "$launch" --config "$out/replicas.conf" print | tail -n 1)"
   printf 'worker.numa_nodes = 9\n' > "$out/bad-node.conf"
   check "a node that does not exist" "granite-launch: NUMA node 9 does not exist (online: 0-3)" \
     "$(plan "$out/four" "$out/bad-node.conf")"

@@ -271,8 +271,13 @@ class SplitCluster(_ClusterBase):
     restart_coordinator() the coordinator's port.
     """
 
-    def __init__(self, granite, workers=2, data_root=None, threads=None):
+    def __init__(self, granite, workers=2, data_root=None, threads=None, replicas=1,
+                 coordinator_args=()):
+        """workers counts processes; with replicas R > 1, R consecutive workers form a shard
+        (`granite coordinator --replicas R`)."""
         self.granite = list(granite)
+        self.replicas = replicas
+        self.coordinator_args = list(coordinator_args)
         self._own_data = data_root is None
         self.data_root = data_root or tempfile.mkdtemp(prefix="granite-split-")
         self.threads = threads
@@ -300,6 +305,9 @@ class SplitCluster(_ClusterBase):
         # may be held by another test's coordinator running at the same time.
         args = self.granite + ["coordinator", "--port", str(self.coordinator_port),
                                "--workers", addrs, "--http_port", "0"]
+        if self.replicas > 1:
+            args += ["--replicas", str(self.replicas)]
+        args += self.coordinator_args
         self.coordinator = GraniteProcess(args, "coordinator", "coordinator").start()
         self.coordinator_port = self.port = self.coordinator.port
         self.host = self.coordinator.host

@@ -23,10 +23,25 @@ annotations:
 {{- end }}
 {{- end -}}
 
+{{/* Worker pods: shards x replicas, or workers.replicas when `shards` is 0. */}}
+{{- define "granite.workerCount" -}}
+{{- if lt (int .Values.replicas) 1 }}{{ fail "replicas must be at least 1" }}{{ end -}}
+{{- if gt (int .Values.shards) 0 -}}
+{{ mul (int .Values.shards) (int .Values.replicas) }}
+{{- else -}}
+{{ int .Values.workers.replicas }}
+{{- end -}}
+{{- end -}}
+
+{{/* Replicas per shard, as the coordinator's --replicas takes it. */}}
+{{- define "granite.replicasPerShard" -}}
+{{- if gt (int .Values.shards) 0 }}{{ int .Values.replicas }}{{ else }}1{{ end -}}
+{{- end -}}
+
 {{/* The coordinator's worker list: one DNS name per StatefulSet pod, in ordinal order. */}}
 {{- define "granite.workerList" -}}
 {{- $worker := printf "%s-worker" (include "granite.fullname" .) -}}
-{{ $worker }}-{0..{{ sub (int .Values.workers.replicas) 1 }}}.{{ $worker }}.$(POD_NAMESPACE).svc:{{ .Values.ports.worker }}
+{{ $worker }}-{0..{{ sub (int (include "granite.workerCount" .)) 1 }}}.{{ $worker }}.$(POD_NAMESPACE).svc:{{ .Values.ports.worker }}
 {{- end -}}
 
 {{- define "granite.securityContext" -}}

@@ -1,0 +1,167 @@
+#include "storage/block_log.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/numbers.h"
+#include "core/chunk_checksum.h"
+#include "core/error.h"
+#include "core/status_macros.h"
+
+namespace granite::storage {
+
+namespace {
+
+constexpr size_t kStripes = 64;
+
+std::string Hex(uint64_t high, uint64_t low) {
+  char text[33];
+  std::snprintf(text, sizeof(text), "%016llx%016llx", static_cast<unsigned long long>(high),
+                static_cast<unsigned long long>(low));
+  return text;
+}
+
+std::string FileNameOf(const std::string& id) {
+  XXH128_hash_t h = XXH3_128bits(id.data(), id.size());
+  return Hex(h.high64, h.low64);
+}
+
+std::string Root(const std::string& table_dir) { return JoinPath(table_dir, "replication"); }
+
+std::string EncodeChunk(const BlockChunk& chunk) {
+  std::string out;
+  out.append(reinterpret_cast<const char*>(&chunk.rows), 8);
+  out.append(reinterpret_cast<const char*>(&chunk.raw_size), 8);
+  out.append(chunk.data);
+  return out;
+}
+
+}  // namespace
+
+uint64_t ChecksumOf(const std::vector<BlockChunk>& chunks) {
+  core::ChunkChecksum sum;
+  for (const BlockChunk& chunk : chunks) sum.Add(chunk.rows, chunk.raw_size, chunk.data);
+  return sum.Digest();
+}
+
+BlockLog::BlockLog(std::shared_ptr<FileSystem> fs) : fs_(std::move(fs)) {
+  for (size_t i = 0; i < kStripes; ++i) stripes_.push_back(std::make_unique<core::Mutex>("block_log"));
+}
+
+core::Mutex& BlockLog::LockFor(const std::string& id) {
+  return *stripes_[XXH3_64bits(id.data(), id.size()) % kStripes];
+}
+
+absl::Status BlockLog::Stage(const std::string& table_dir, const std::string& token,
+                             uint64_t index, const BlockChunk& chunk) {
+  std::string dir = JoinPath(JoinPath(Root(table_dir), "staging"), FileNameOf(token));
+  RETURN_IF_ERROR(fs_->CreateDirs(dir));
+  return WriteFileSynced(*fs_, JoinPath(dir, std::to_string(index)), EncodeChunk(chunk));
+}
+
+void BlockLog::DropStaged(const std::string& table_dir, const std::string& token) {
+  (void)fs_->RemoveAll(JoinPath(JoinPath(Root(table_dir), "staging"), FileNameOf(token)));
+}
+
+bool BlockLog::Contains(const std::string& table_dir, const std::string& id) {
+  return fs_->FileSize(JoinPath(JoinPath(Root(table_dir), "ids"), FileNameOf(id))).ok();
+}
+
+absl::StatusOr<std::vector<BlockChunk>> BlockLog::ReadChunks(const std::string& dir) {
+  ASSIGN_OR_RETURN(std::vector<std::string> names, fs_->ListDir(dir));
+  std::vector<std::pair<uint64_t, std::string>> ordered;
+  for (const std::string& name : names) {
+    uint64_t k = 0;
+    if (absl::SimpleAtoi(name, &k)) ordered.emplace_back(k, name);
+  }
+  std::sort(ordered.begin(), ordered.end());
+  std::vector<BlockChunk> chunks;
+  for (const auto& [k, name] : ordered) {
+    ASSIGN_OR_RETURN(std::string bytes, fs_->ReadFile(JoinPath(dir, name)));
+    if (bytes.size() < 16) {
+      return core::Error(core::ErrorCode::kCorruptedData,
+                         "Retained block chunk " + JoinPath(dir, name) + " is truncated");
+    }
+    BlockChunk chunk;
+    std::memcpy(&chunk.rows, bytes.data(), 8);
+    std::memcpy(&chunk.raw_size, bytes.data() + 8, 8);
+    chunk.data = bytes.substr(16);
+    chunks.push_back(std::move(chunk));
+  }
+  return chunks;
+}
+
+absl::Status BlockLog::Record(const std::string& table_dir, const std::string& id,
+                              const std::string& token) {
+  const std::string root = Root(table_dir);
+  const std::string name = FileNameOf(id);
+  const std::string staged = JoinPath(JoinPath(root, "staging"), FileNameOf(token));
+  uint64_t checksum = 0;
+  if (!token.empty() && fs_->ListDir(staged).ok()) {
+    ASSIGN_OR_RETURN(std::vector<BlockChunk> chunks, ReadChunks(staged));
+    checksum = ChecksumOf(chunks);
+    RETURN_IF_ERROR(fs_->CreateDirs(JoinPath(root, "data")));
+    const std::string data = JoinPath(JoinPath(root, "data"), name);
+    (void)fs_->RemoveAll(data);
+    RETURN_IF_ERROR(fs_->Rename(staged, data));
+    RETURN_IF_ERROR(fs_->SyncDir(JoinPath(root, "data")));
+  }
+  const std::string ids = JoinPath(root, "ids");
+  RETURN_IF_ERROR(fs_->CreateDirs(ids));
+  // Written under a longer name, then renamed: List never sees a half-written id.
+  const std::string tmp = JoinPath(ids, name + ".tmp");
+  RETURN_IF_ERROR(WriteFileSynced(*fs_, tmp, std::to_string(checksum) + "\n" + id));
+  RETURN_IF_ERROR(fs_->Rename(tmp, JoinPath(ids, name)));
+  return fs_->SyncDir(ids);
+}
+
+absl::StatusOr<std::vector<BlockEntry>> BlockLog::List(const std::string& table_dir) {
+  const std::string root = Root(table_dir);
+  std::vector<BlockEntry> entries;
+  absl::StatusOr<std::vector<std::string>> names = fs_->ListDir(JoinPath(root, "ids"));
+  if (!names.ok()) return entries;  // no replicated insert yet
+  absl::StatusOr<std::vector<std::string>> data = fs_->ListDir(JoinPath(root, "data"));
+  std::vector<std::string> retained = data.ok() ? *data : std::vector<std::string>();
+  for (const std::string& name : *names) {
+    if (name.size() != 32) continue;  // a file being written has a longer name
+    entries.push_back({name, std::binary_search(retained.begin(), retained.end(), name)});
+  }
+  return entries;
+}
+
+absl::StatusOr<std::vector<BlockChunk>> BlockLog::Read(const std::string& table_dir,
+                                                       const std::string& name,
+                                                       uint64_t* checksum, std::string* id) {
+  const std::string root = Root(table_dir);
+  absl::StatusOr<std::string> text = fs_->ReadFile(JoinPath(JoinPath(root, "ids"), name));
+  const std::string data = JoinPath(JoinPath(root, "data"), name);
+  if (!text.ok() || !fs_->ListDir(data).ok()) {
+    return core::Error(core::ErrorCode::kNoSuchDataPart, "Block " + name + " is not retained here");
+  }
+  uint64_t recorded = 0;
+  if (!absl::SimpleAtoi(text->substr(0, text->find('\n')), &recorded)) {
+    return core::Error(core::ErrorCode::kCorruptedData, "Block id file " + name + " is damaged");
+  }
+  ASSIGN_OR_RETURN(std::vector<BlockChunk> chunks, ReadChunks(data));
+  uint64_t actual = ChecksumOf(chunks);
+  if (actual != recorded) {
+    return core::Error(core::ErrorCode::kChecksumDoesntMatch,
+                       "Retained block " + name + " in " + data + ": checksum " +
+                           std::to_string(actual) + ", recorded " + std::to_string(recorded));
+  }
+  *checksum = actual;
+  *id = text->substr(text->find('\n') + 1);
+  return chunks;
+}
+
+absl::Status BlockLog::Release(const std::string& table_dir, const std::string& name) {
+  if (name.size() != 32 || name.find('/') != std::string::npos || name.find('.') != std::string::npos) {
+    return core::Error(core::ErrorCode::kBadArguments, "Bad block name " + name);
+  }
+  return fs_->RemoveAll(JoinPath(JoinPath(Root(table_dir), "data"), name));
+}
+
+}  // namespace granite::storage
