@@ -11,7 +11,7 @@
 // original insert) is never applied twice.
 // Known gap: the id is recorded just after the parts' commit, so a crash between the two leaves
 // the rows without their id (a retry of that very block would apply again); etcd's shard log
-// will record both in one step (docs/adr/0003-replicated-shards.md). Ids are not pruned yet.
+// will record both in one step (docs/adr/0004-replicated-shards.md). Ids are not pruned yet.
 #pragma once
 
 #include <cstdint>

@@ -194,13 +194,24 @@ core::ColumnPtr GatherRows(const core::Column& column, const std::vector<int64_t
   } else {
     blank.Resize(1);
   }
+  // Runs of present rows are copied by index in one call (no per-row dispatch on the type).
+  std::vector<uint32_t> run;
+  run.reserve(std::min<size_t>(rows.size(), 65536));
+  auto flush = [&] {
+    if (run.empty()) return;
+    out->AppendTaken(column, run.data(), run.size());
+    run.clear();
+  };
   for (int64_t row : rows) {
     if (row < 0) {
+      flush();
       out->AppendFrom(blank, 0);
     } else {
-      out->AppendFrom(column, static_cast<size_t>(row));
+      run.push_back(static_cast<uint32_t>(row));
+      if (run.size() == 65536) flush();
     }
   }
+  flush();
   return out;
 }
 

@@ -259,7 +259,15 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
     if (with.subquery) scope.ctes[with.name] = with.subquery;
   }
   SubqueryRunner run = [&](const sql::SelectStatement& inner) -> absl::StatusOr<LocalTable> {
-    ASSIGN_OR_RETURN(QueryResult result, SelectIn(inner, query, &scope));
+    // A statement's SETTINGS apply to its subqueries too (their own SETTINGS win), as ClickHouse.
+    sql::SelectStatement with_settings;
+    const sql::SelectStatement* target = &inner;
+    if (!select.settings.empty()) {
+      with_settings = inner;
+      for (const auto& [name, value] : select.settings) with_settings.settings.emplace(name, value);
+      target = &with_settings;
+    }
+    ASSIGN_OR_RETURN(QueryResult result, SelectIn(*target, query, &scope));
     LocalTable table;
     table.names = std::move(result.names);
     table.types = std::move(result.types);
