@@ -69,6 +69,29 @@ class BooleanSettingsTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.client.close()
         cls.cluster.stop()
+        if getattr(cls, "replica_cluster", None) is not None:
+            cls.replica_cluster_client.close()
+            cls.replica_cluster.stop()
+
+    @classmethod
+    def replica_client(cls):
+        """A client of a 1-shard x 2-replica cluster, started on first use (for settings that act
+        only with replicas)."""
+        if getattr(cls, "replica_cluster", None) is None:
+            cls.replica_cluster = cluster.SplitCluster(testmain.granite(), workers=2, threads=1,
+                                                       replicas=2).start()
+            cls.replica_cluster_client = cls.replica_cluster.client(timeout=60)
+        return cls.replica_cluster_client
+
+    def deduplicate_outcome(self, value):
+        """Rows after the same INSERT is sent twice to a replicated table."""
+        client = self.replica_client()
+        table = "dedup_%s" % value
+        client.query("CREATE TABLE %s (x UInt64) ENGINE = MergeTree ORDER BY x" % table)
+        for _ in range(2):
+            client.query_text("INSERT INTO %s VALUES (1), (2)" % table,
+                              settings={"insert_deduplicate": value})
+        return client.query_text("SELECT count() FROM %s" % table)
 
     def text(self, sql):
         return self.client.query_text(sql)
@@ -101,6 +124,7 @@ class BooleanSettingsTest(unittest.TestCase):
             "join_use_nulls": lambda value: self.outcome(
                 "SELECT o.k, toTypeName(o.k) FROM b LEFT JOIN (SELECT toUInt64(1) AS k) AS o "
                 "ON b.k = o.k ORDER BY b.k LIMIT 1 SETTINGS join_use_nulls = %s" % value),
+            "insert_deduplicate": self.deduplicate_outcome,
             "input_format_null_as_default": lambda value: self.insert_outcome(
                 "INSERT INTO b (k, s) VALUES (5000, NULL)",
                 {"input_format_null_as_default": value}),
