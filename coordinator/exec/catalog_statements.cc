@@ -399,15 +399,6 @@ bool IsPlainIdentifier(const std::string& name) {
   return true;
 }
 
-std::string BackQuoted(const std::string& name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  return out + "`";
-}
-
 std::string KeyText(const std::vector<std::string>& key) {
   if (key.size() == 1) return key[0];
   return "(" + absl::StrJoin(key, ", ") + ")";
@@ -425,6 +416,15 @@ std::string SettingValue(const std::string& value) {
 }
 
 }  // namespace
+
+std::string BackQuoted(const std::string& name) {
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "`";
+}
 
 std::string ShowCreateTableText(const core::TableSchema& schema) {
   QualifiedTable name = SplitTableName(schema.name);

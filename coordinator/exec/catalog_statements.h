@@ -54,4 +54,7 @@ absl::StatusOr<QueryResult> ExecuteCatalogStatement(const sql::Statement& statem
 // TABLE accepts back).
 std::string ShowCreateTableText(const core::TableSchema& schema);
 
+// `name` as a back-quoted identifier (` and \ escaped), as SHOW CREATE prints names.
+std::string BackQuoted(const std::string& name);
+
 }  // namespace granite::coordinator

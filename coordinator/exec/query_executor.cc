@@ -319,15 +319,7 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
     materialized = std::move(from.table);
     resolved = std::move(from.rest);
   }
-  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(resolved, query, std::move(materialized)));
-  QueryResult result;
-  result.has_rows = true;
-  result.names = plan.names;
-  result.types = plan.types;
-  result.format = plan.format;
-  ASSIGN_OR_RETURN(result.block, Run(plan, query));
-  query->NoteMemory(ByteSizeOf(result.block));
-  return result;
+  return PlanAndRun(resolved, query, std::move(materialized));
 }
 
 std::optional<core::TableSchema> QueryExecutor::ViewOf(const sql::TableRef& ref,
@@ -434,7 +426,13 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectSplit(const sql::SelectStatemen
                       std::find(split.hidden.begin(), split.hidden.end(), table.names[i]) !=
                           split.hidden.end();
   }
-  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(split.outer, query, std::move(table)));
+  return PlanAndRun(split.outer, query, std::move(table));
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::PlanAndRun(const sql::SelectStatement& select,
+                                                      QueryContext* query,
+                                                      std::optional<LocalTable> materialized) {
+  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(select, query, std::move(materialized)));
   QueryResult result;
   result.has_rows = true;
   result.names = plan.names;

@@ -104,6 +104,9 @@ class QueryExecutor {
   // select (once per grouping set), the window columns, then the outer select over them.
   absl::StatusOr<QueryResult> SelectSplit(const sql::SelectStatement& select, QueryContext* query,
                                           const SubqueryRunner& run);
+  // Plans `select` (over `materialized`, if set) and runs it.
+  absl::StatusOr<QueryResult> PlanAndRun(const sql::SelectStatement& select, QueryContext* query,
+                                         std::optional<LocalTable> materialized);
   // CREATE VIEW (exec/views.h); ViewOf: the view `ref` names, if it names one.
   absl::StatusOr<QueryResult> CreateView(const sql::CreateTableStatement& create,
                                          QueryContext* query);

@@ -4,24 +4,12 @@
 
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "coordinator/exec/catalog_statements.h"
 #include "coordinator/sql/parser.h"
 
 namespace granite::coordinator {
 
 using core::ErrorCode;
-
-namespace {
-
-std::string BackQuote(const std::string& name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  return out + "`";
-}
-
-}  // namespace
 
 bool IsView(const core::TableSchema& schema) { return schema.engine == kViewEngine; }
 
@@ -44,7 +32,8 @@ absl::StatusOr<core::TableSchema> ViewSchema(const sql::CreateTableStatement& cr
     }
     query = "SELECT ";
     for (size_t i = 0; i < names.size(); ++i) {
-      query += (i > 0 ? ", " : "") + BackQuote(names[i]) + " AS " + BackQuote(create.view_columns[i]);
+      query += (i > 0 ? ", " : "") + BackQuoted(names[i]) + " AS " +
+               BackQuoted(create.view_columns[i]);
     }
     query += " FROM (" + create.view_query + ")";
     columns = create.view_columns;
