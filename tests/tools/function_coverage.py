@@ -159,6 +159,8 @@ def main():
     parser.add_argument("--only", default="", help="comma-separated function names")
     parser.add_argument("--limit", type=int, default=0, help="at most N functions")
     parser.add_argument("--examples", type=int, default=2)
+    parser.add_argument("--seconds", type=int, default=0,
+                        help="stop starting new functions after this long (0: no bound)")
     args = parser.parse_args()
 
     from chdb import session as chdb_session
@@ -176,6 +178,10 @@ def main():
         if args.limit:
             functions = functions[:args.limit]
         for name, aggregate in functions:
+            if args.seconds and time.time() - start > args.seconds:
+                args.stopped = "stopped by --seconds %d after %d of %d functions" % (
+                    args.seconds, len(rows), len(functions))
+                break
             counts = {"same": 0, "differ": 0, "granite": 0, "chdb": 0, "both": 0}
             examples = {"differ": [], "granite": [], "chdb": []}
             for sql in (aggregate_calls(name) if aggregate else scalar_calls(name)):
@@ -198,7 +204,9 @@ def write_report(rows, elapsed, args):
              "Command: `tests/tools/function_coverage.py%s%s` (%.0f s)." % (
                  " --only " + args.only if args.only else "",
                  " --limit %d" % args.limit if args.limit else "", elapsed), "",
-             "Functions compared: %d; with no difference and no gap: %d." % (len(rows), len(clean)),
+             "Functions compared: %d; with no difference and no gap: %d.%s" % (
+                 len(rows), len(clean),
+                 " (" + args.stopped + ")" if getattr(args, "stopped", "") else ""),
              "Calls: same %d, differ %d, granite-only errors %d, chdb-only errors %d." % tuple(
                  sum(r[2][k] for r in rows) for k in ("same", "differ", "granite", "chdb")), "",
              "| function | agg | same | differ | granite refuses | chdb refuses |",
