@@ -12,6 +12,7 @@
 #include "worker/local_group_cut.h"
 #include "worker/morsel_source.h"
 #include "worker/part_bounds_scan.h"
+#include "worker/row_streamer.h"
 #include "worker/top_n_morsel_filter.h"
 
 namespace granite::worker {
@@ -71,11 +72,14 @@ absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
   // MIN / MAX without WHERE or GROUP BY: from the parts' bounds, reading no column
   // (part_bounds_scan.h).
   std::optional<core::Block> bounds = PartBoundsBlock(fragment, *source);
+  // Projected rows leave while the scan runs when their order does not matter (row_streamer.h).
+  const std::unique_ptr<RowStreamer> streamer =
+      bounds ? nullptr : RowStreamer::Plan(fragment, *pipeline, late != nullptr, compression, &sink);
   if (bounds) RETURN_IF_ERROR(scan.Consume(*states[0], *bounds));
   pool_->ParallelFor(bounds ? 0 : threads, [&](size_t t) {
     auto& state = *states[t];
     while (!failed.load(std::memory_order_relaxed) && !cancelled.load(std::memory_order_relaxed)) {
-      if (scan.Satisfied(state)) break;
+      if (scan.Satisfied(state) || (streamer && streamer->enough())) break;
       const uint64_t m = next.fetch_add(1);
       if (m >= morsel_count) break;
       const Morsel morsel = source->morsel(m);
@@ -90,6 +94,7 @@ absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
           state.rows_filtered - filtered == block->rows()) {
         source->NoteNoMatch(morsel);
       }
+      if (status.ok() && streamer) status = streamer->Drain(state, /*flush=*/false);
       if (!status.ok()) {
         errors[t] = status;
         failed = true;
@@ -101,6 +106,9 @@ absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
   });
   for (const absl::Status& status : errors) RETURN_IF_ERROR(status);
   if (cancelled) return SinkGone();
+  for (auto& state : states) {
+    if (streamer) RETURN_IF_ERROR(streamer->Drain(*state, /*flush=*/true));
+  }
 
   core::plan::ResultChunk stats;
   stats = PruneStatsChunk(*source);

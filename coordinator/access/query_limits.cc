@@ -54,21 +54,23 @@ absl::Status CheckReadLimits(const core::Settings& settings, uint64_t read_rows,
   return absl::OkStatus();
 }
 
-absl::Status ApplyResultLimits(const core::Settings& settings, core::Block* block, bool* cut) {
+absl::Status ApplyResultLimits(const core::Settings& settings, core::Block* block, bool* cut,
+                               uint64_t rows_before, uint64_t bytes_before) {
   *cut = false;
   const size_t rows = block->rows();
   size_t keep = rows;
-  if (settings.max_result_rows > 0 && rows > settings.max_result_rows) {
+  if (settings.max_result_rows > 0 && rows_before + rows > settings.max_result_rows) {
     if (settings.result_overflow_mode == "throw") {
       return core::Error(core::ErrorCode::kTooManyRowsOrBytes,
                          absl::StrCat("Limit for result exceeded (controlled by "
                                       "'max_result_rows' setting), max rows: ",
-                                      settings.max_result_rows, ", current rows: ", rows));
+                                      settings.max_result_rows, ", current rows: ",
+                                      rows_before + rows));
     }
-    keep = settings.max_result_rows;
+    keep = settings.max_result_rows - std::min<uint64_t>(rows_before, settings.max_result_rows);
   }
-  if (settings.max_result_bytes > 0) {
-    uint64_t bytes = BlockBytes(*block, keep);
+  if (settings.max_result_bytes > 0 && keep > 0) {
+    uint64_t bytes = bytes_before + BlockBytes(*block, keep);
     if (bytes > settings.max_result_bytes) {
       if (settings.result_overflow_mode == "throw") {
         return core::Error(core::ErrorCode::kTooManyRowsOrBytes,
@@ -77,7 +79,9 @@ absl::Status ApplyResultLimits(const core::Settings& settings, core::Block* bloc
                                         settings.max_result_bytes, ", current bytes: ", bytes));
       }
       uint64_t per_row = std::max<uint64_t>(1, BlockBytes(*block, block->rows()) / rows);
-      keep = std::max<size_t>(1, std::min<uint64_t>(keep, settings.max_result_bytes / per_row));
+      uint64_t room = settings.max_result_bytes - std::min(bytes_before, settings.max_result_bytes);
+      // At least one row of the whole result, as ClickHouse never answers 'break' with nothing.
+      keep = std::max<size_t>(rows_before == 0 ? 1 : 0, std::min<uint64_t>(keep, room / per_row));
     }
   }
   if (keep < rows) {
@@ -86,6 +90,8 @@ absl::Status ApplyResultLimits(const core::Settings& settings, core::Block* bloc
   }
   return absl::OkStatus();
 }
+
+uint64_t ResultBytes(const core::Block& block) { return BlockBytes(block, block.rows()); }
 
 bool QueryTimer::Expired() {
   if (limit_seconds_ == 0) return false;

@@ -31,8 +31,12 @@ absl::Status CheckReadLimits(const core::Settings& settings, uint64_t read_rows,
 // Applies max_result_rows / max_result_bytes to a result `block`: with result_overflow_mode
 // 'throw', TOO_MANY_ROWS_OR_BYTES (396) when it is larger; with 'break', cuts it to the rows that
 // fit (the first max_result_rows rows, and the longest prefix within max_result_bytes, at least
-// one row). Sets `*cut` when rows were dropped.
-absl::Status ApplyResultLimits(const core::Settings& settings, core::Block* block, bool* cut);
+// one row). Sets `*cut` when rows were dropped. A result streamed block by block passes the rows
+// and bytes (ResultBytes) of the blocks before `block`: the limits count the whole result.
+absl::Status ApplyResultLimits(const core::Settings& settings, core::Block* block, bool* cut,
+                               uint64_t rows_before = 0, uint64_t bytes_before = 0);
+// The bytes of `block` as the result limits count them.
+uint64_t ResultBytes(const core::Block& block);
 
 // Watches a running query's elapsed time against max_execution_time.
 // Thread-safety: Expired() from any thread; Error() after the query ended.

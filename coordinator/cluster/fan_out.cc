@@ -46,6 +46,8 @@ struct Attempt {
   ReplicaMonitor* watch = nullptr;  // replicated reads: cancels the stream if the replica stalls
   std::atomic<bool> stalled{false};
   bool transport_failure = false;   // the call failed on the way, not on the worker
+  BlockConsumer* consumer = nullptr;  // FanOutStreamed: takes the blocks
+  bool consumed = false;              // the consumer took a block of this attempt
 };
 
 // Reads one worker's stream to the end.
@@ -83,6 +85,7 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt, core::plan:
   pb::FragmentChunk chunk;
   absl::Status status;
   bool enough = false;  // the merger holds enough groups (LIMIT): the rest of the stream is moot
+  bool consumer_done = false;  // the block consumer wants no more rows
   while (read(reader, &chunk)) {
     if (chunk.has_block()) {
       absl::StatusOr<core::Block> block = DecodeBlockData(chunk.block());
@@ -90,7 +93,20 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt, core::plan:
         status = block.status();
         break;
       }
-      blocks->push_back(std::move(*block));
+      if (attempt->consumer == nullptr) {
+        blocks->push_back(std::move(*block));
+        continue;
+      }
+      // Once the consumer has enough rows the rest is read and dropped: the worker stops on its
+      // own LIMIT soon, and its statistics chunk still arrives (read_rows, JSON statistics).
+      if (consumer_done) continue;
+      attempt->consumed = true;
+      absl::StatusOr<bool> more = attempt->consumer->Consume(index, *std::move(block));
+      if (!more.ok()) {
+        status = more.status();
+        break;
+      }
+      consumer_done = !*more;
     } else if (chunk.has_bucket()) {
       absl::StatusOr<core::Block> block = DecodeBlockData(chunk.bucket().states());
       if (!block.ok()) {
@@ -163,7 +179,7 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt, core::plan:
 // a limit) would be the same on every replica and ends the query.
 absl::Status RunOnShard(const WorkerSet& workers, size_t shard, const core::plan::Fragment& fragment,
                         bool compression_set, QueryContext* query, BucketedMerger* merger,
-                        std::vector<core::Block>* blocks) {
+                        std::vector<core::Block>* blocks, BlockConsumer* consumer) {
   ReplicaMonitor* monitor = workers.monitor();
   std::vector<size_t> order =
       monitor->ReadOrder(shard, ParseLoadBalancing(fragment.settings.load_balancing));
@@ -175,10 +191,13 @@ absl::Status RunOnShard(const WorkerSet& workers, size_t shard, const core::plan
     attempt.process = process;
     attempt.shard = shard;
     attempt.watch = monitor;
+    attempt.consumer = consumer;
     blocks->clear();
     absl::Status status = RunOnWorker(workers, &attempt, fragment, compression_set, query, merger,
                                       blocks, &progress);
-    if (status.ok() || !attempt.transport_failure || query->cancelled()) return status;
+    if (status.ok() || !attempt.transport_failure || query->cancelled() || attempt.consumed) {
+      return status;
+    }
     monitor->RecordError(process, std::string(status.message()));
     errors += (errors.empty() ? "" : "; ") + std::string("replica ") +
               std::to_string(workers.ReplicaOf(process)) + " (" + workers.address(process) +
@@ -192,27 +211,32 @@ absl::Status RunOnShard(const WorkerSet& workers, size_t shard, const core::plan
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::vector<core::Block>>> FanOut(const WorkerSet& workers,
-                                                              const core::plan::Fragment& fragment,
-                                                              QueryContext* query,
-                                                              BucketedMerger* merger) {
+namespace {
+
+// Runs `fragment` on every shard; blocks go to `consumer` if set, else into `blocks`.
+absl::Status RunOnShards(const WorkerSet& workers, const core::plan::Fragment& fragment,
+                         QueryContext* query, BucketedMerger* merger,
+                         std::vector<std::vector<core::Block>>* blocks, BlockConsumer* consumer) {
   bool compression_set =
       fragment.settings.IsChanged(&core::Settings::network_compression_method);
   size_t n = workers.shard_count();
-  std::vector<std::vector<core::Block>> blocks(n);
+  blocks->assign(n, {});
   std::vector<absl::Status> statuses(n);
   auto run = [&](size_t i) {
     if (workers.replica_count() > 1) {
-      statuses[i] = RunOnShard(workers, i, fragment, compression_set, query, merger, &blocks[i]);
+      statuses[i] = RunOnShard(workers, i, fragment, compression_set, query, merger,
+                               &(*blocks)[i], consumer);
     } else {
       Attempt attempt;
       attempt.process = attempt.shard = i;
+      attempt.consumer = consumer;
       ShardProgress progress;
       statuses[i] = RunOnWorker(workers, &attempt, fragment, compression_set, query, merger,
-                                &blocks[i], &progress);
+                                &(*blocks)[i], &progress);
     }
     // One failure stops every other worker at once.
     if (!statuses[i].ok()) query->Cancel();
+    if (consumer != nullptr) consumer->ShardDone(i);
   };
   // The calling thread reads the last worker's stream itself and parked reader threads the
   // others: a thread per query costs a stack mapping, page faults and, at exit, TLB-shootdown
@@ -224,7 +248,24 @@ absl::StatusOr<std::vector<std::vector<core::Block>>> FanOut(const WorkerSet& wo
     if (!status.ok() && core::CodeOf(status) != core::ErrorCode::kQueryWasCancelled) return status;
   }
   for (const absl::Status& status : statuses) RETURN_IF_ERROR(status);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::vector<core::Block>>> FanOut(const WorkerSet& workers,
+                                                              const core::plan::Fragment& fragment,
+                                                              QueryContext* query,
+                                                              BucketedMerger* merger) {
+  std::vector<std::vector<core::Block>> blocks;
+  RETURN_IF_ERROR(RunOnShards(workers, fragment, query, merger, &blocks, nullptr));
   return blocks;
+}
+
+absl::Status FanOutStreamed(const WorkerSet& workers, const core::plan::Fragment& fragment,
+                            QueryContext* query, BlockConsumer* consumer) {
+  std::vector<std::vector<core::Block>> unused;
+  return RunOnShards(workers, fragment, query, nullptr, &unused, consumer);
 }
 
 }  // namespace granite::coordinator

@@ -18,11 +18,29 @@
 
 namespace granite::coordinator {
 
+// Takes a projecting fragment's blocks as they arrive, instead of FanOut collecting them
+// (coordinator/exec/streamed_select.h).
+// Thread-safety: Consume and ShardDone run on the reader threads, one per shard, concurrently.
+class BlockConsumer {
+ public:
+  virtual ~BlockConsumer() = default;
+  // Takes the next block of shard `shard`'s stream (in stream order); false when no more rows
+  // are needed (the rest of that stream is read and dropped); an error fails the query.
+  virtual absl::StatusOr<bool> Consume(size_t shard, core::Block block) = 0;
+  // Shard `shard`'s stream ended (successfully or not; the query's status says which).
+  virtual void ShardDone(size_t shard) = 0;
+};
+
 // Runs `fragment` on every shard (worker_index / worker_count = shard index / shard count).
 // Aggregating fragments feed `merger` (REQUIRES: merger != null, sized for shard_count()); others
 // return blocks grouped per shard, in shard order.
 absl::StatusOr<std::vector<std::vector<core::Block>>> FanOut(
     const WorkerSet& workers, const core::plan::Fragment& fragment, QueryContext* query,
     BucketedMerger* merger);
+
+// As FanOut for a projecting fragment, handing every block to `consumer`. With replicas, a shard
+// whose replica fails after some of its blocks were consumed fails the query (its rows are out).
+absl::Status FanOutStreamed(const WorkerSet& workers, const core::plan::Fragment& fragment,
+                            QueryContext* query, BlockConsumer* consumer);
 
 }  // namespace granite::coordinator

@@ -26,6 +26,7 @@
 #include "coordinator/exec/local_consume.h"
 #include "coordinator/exec/explain.h"
 #include "coordinator/exec/set_operations.h"
+#include "coordinator/exec/streamed_select.h"
 #include "coordinator/exec/limit_by.h"
 #include "coordinator/exec/window_functions.h"
 #include "coordinator/exec/window_split.h"
@@ -246,6 +247,11 @@ absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& 
 
 absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& select,
                                                     QueryContext* query, const CteScope* outer) {
+  ++query->select_depth;  // only the outermost SELECT streams (QueryContext::result_sink)
+  struct DepthGuard {
+    QueryContext* query;
+    ~DepthGuard() { --query->select_depth; }
+  } depth_guard{query};
   CteScope scope;
   scope.parent = outer;
   scope.depth = outer == nullptr ? 0 : outer->depth + 1;
@@ -438,6 +444,12 @@ absl::StatusOr<QueryResult> QueryExecutor::PlanAndRun(const sql::SelectStatement
   result.names = plan.names;
   result.types = plan.types;
   result.format = plan.format;
+  if (query->result_sink != nullptr && query->select_depth == 1 && CanStream(plan)) {
+    RETURN_IF_ERROR(query->result_sink->Begin(plan.names, plan.types, plan.format));
+    result.streamed = true;
+    RETURN_IF_ERROR(Run(plan, query, query->result_sink).status());
+    return result;
+  }
   ASSIGN_OR_RETURN(result.block, Run(plan, query));
   query->NoteMemory(ByteSizeOf(result.block));
   return result;
@@ -552,7 +564,8 @@ absl::StatusOr<core::Block> QueryExecutor::RunLocal(const QueryPlan& plan) {
   return merger.Finish();
 }
 
-absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryContext* query) {
+absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryContext* query,
+                                               ResultSink* stream_to) {
   if (plan.source != SourceKind::kLocal && membership_ != nullptr) {
     RETURN_IF_ERROR(membership_->EnsureAllAvailable());  // fail fast, naming the worker
   }
@@ -566,6 +579,11 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
   }
   core::ScopedThreadNice nice(client_select ? select_nice_ : 0);
   core::Block stage;
+  if (stream_to != nullptr) {
+    StreamedFinalStage streamed(plan, query, stream_to, workers_->shard_count());
+    RETURN_IF_ERROR(FanOutStreamed(*workers_, plan.fragment, query, &streamed));
+    return stage;
+  }
   if (plan.source == SourceKind::kLocal) {
     ASSIGN_OR_RETURN(stage, RunLocal(plan));
   } else if (plan.fragment.aggregate && !plan.fragment.aggregate->finalize_on_worker) {

@@ -15,6 +15,7 @@
 #include "coordinator/exec/decorrelate.h"
 #include "coordinator/exec/from_clause.h"
 #include "coordinator/exec/insert_executor.h"
+#include "coordinator/exec/result_sink.h"
 #include "coordinator/exec/subqueries.h"
 #include "coordinator/cluster/membership.h"
 #include "coordinator/server/query_context.h"
@@ -36,6 +37,8 @@ struct QueryResult {
   core::Block block;
   std::string format;  // FORMAT clause of the statement, empty if none
   std::optional<core::Block> totals;  // WITH TOTALS: the one totals row
+  // The rows went to QueryContext::result_sink as they were made; `block` is empty.
+  bool streamed = false;
   uint64_t written_rows = 0;
 };
 
@@ -123,8 +126,10 @@ class QueryExecutor {
   absl::StatusOr<QueryResult> SelectSetOperation(const sql::SelectStatement& select,
                                                  const SubqueryRunner& run);
   absl::StatusOr<QueryResult> Explain(const sql::ExplainStatement& explain, QueryContext* query);
-  // Runs a planned SELECT and returns its result block.
-  absl::StatusOr<core::Block> Run(const QueryPlan& plan, QueryContext* query);
+  // Runs a planned SELECT and returns its result block; with `stream_to` (REQUIRES:
+  // CanStream(plan), Begin done) pushes the rows there instead and returns an empty block.
+  absl::StatusOr<core::Block> Run(const QueryPlan& plan, QueryContext* query,
+                                  ResultSink* stream_to = nullptr);
   // The two ways a SELECT's worker results come together: partial states merged by bucket
   // (BucketedMerger, as the plan's merge fields say), or blocks concatenated.
   absl::StatusOr<core::Block> RunBucketMerge(const QueryPlan& plan, QueryContext* query);

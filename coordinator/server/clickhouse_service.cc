@@ -20,6 +20,7 @@
 #include "coordinator/server/request_input.h"
 #include "coordinator/server/query_scheduler.h"
 #include "coordinator/server/query_stream_reactor.h"
+#include "coordinator/server/result_writer.h"
 #include "coordinator/server/stream_compression.h"
 #include "coordinator/sql/parser.h"
 #include "coordinator/server/utf8_check.h"
@@ -36,8 +37,6 @@ namespace granite::coordinator {
 namespace ch = clickhouse::grpc;
 
 namespace {
-
-constexpr size_t kOutputChunkBytes = 1 << 20;
 
 // Returns a random version 4 UUID. The generator is per thread: no shared state per query.
 std::string NewQueryId() {
@@ -326,6 +325,12 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
   std::optional<access::QueryGuard> guard;
   if (settings.ok()) guard.emplace(*query.user, *settings, query.start());
   std::optional<core::MemoryTrackerScope> charged;
+  // The output settings in force (the query's, then its statement's SETTINGS clause) and the
+  // writer that formats and sends the result; a SELECT streams its rows into it as they come.
+  core::Settings output_settings;
+  std::optional<ResultWriter> writer;
+  const std::string default_format =
+      !info.output_format().empty() ? info.output_format() : "TabSeparated";
   absl::Status allowed = guard ? guard->Admit(info.query(), parsed) : absl::OkStatus();
   if (!admitted.ok()) {
     outcome = admitted;
@@ -366,17 +371,29 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
     for (auto& [name, value] : QueryParametersOf(info.settings())) query.parameters[name] = value;
     std::optional<sql::Statement> bound =
         access::BindCurrentUser(*parsed, info.query(), query.user->name);  // currentUser()
+    output_settings = query.settings;
+    const auto* select = std::get_if<sql::SelectStatement>(&*parsed);
+    if (select != nullptr) (void)output_settings.Apply(select->settings);  // checked later
+    writer.emplace(output_settings, default_format, info.send_output_columns(), compressor->get(),
+                   &emit, &query, last);
+    if (select != nullptr) query.result_sink = &*writer;
     outcome = executor_->Execute(info.query(), bound ? *bound : *parsed, *query_input, &query,
                                  more_input, *insert_options);
     if (memory->exceeded()) {
       outcome = memory->ExceededStatus();
       core::JemallocPurge();  // the query's pages go back now, not after jemalloc's decay
     }
+    query.result_sink = nullptr;
+    // The result limits apply as the writer takes the rows (result_writer.h).
     absl::Status limited = guard->Finish(outcome.status(), query.read_rows.load(),
-                                         query.read_bytes.load(),
-                                         outcome.ok() && outcome->has_rows ? &outcome->block
-                                                                           : nullptr);
+                                         query.read_bytes.load(), nullptr);
     if (!limited.ok()) outcome = limited;
+    if (outcome.ok() && outcome->has_rows && !outcome->streamed) {
+      absl::Status written = writer->Begin(outcome->names, outcome->types, outcome->format);
+      if (written.ok()) written = writer->Push(outcome->block).status();
+      outcome->block = core::Block();
+      if (!written.ok()) outcome = written;
+    }
     if (outcome.ok() && !info.session_id().empty() && !query.session_changes.empty()) {
       sessions_.Apply(info.session_id(), query.session_changes);
     }
@@ -396,83 +413,17 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
     return outcome.status();
   }
   produced->written_rows = outcome->written_rows;
-  std::string output;
   uint64_t rows = 0;
+  absl::Status finished =
+      outcome->has_rows ? writer->Finish(outcome->totals) : writer->FinishWithoutRows();
+  if (!finished.ok()) {
+    SetException(finished, &result);
+    return finished;
+  }
   if (outcome->has_rows) {
-    std::string format_name = !outcome->format.empty()       ? outcome->format
-                              : !info.output_format().empty() ? info.output_format()
-                                                              : "TabSeparated";
-    // The output settings in force: the query's, then its statement's SETTINGS clause (already
-    // validated by the executor).
-    core::Settings output_settings = query.settings;
-    if (const auto* select = std::get_if<sql::SelectStatement>(&*parsed)) {
-      (void)output_settings.Apply(select->settings);
-    }
-    OutputOptions options;
-    options.json_quote_64bit_integers = output_settings.output_format_json_quote_64bit_integers;
-    options.write_statistics = output_settings.output_format_write_statistics;
-    absl::StatusOr<std::unique_ptr<OutputFormat>> format = MakeOutputFormat(format_name, options);
-    if (!format.ok()) {
-      SetException(format.status(), &result);
-      return format.status();
-    }
-    result.set_output_format(format_name);
-    if (info.send_output_columns()) {
-      for (size_t i = 0; i < outcome->names.size(); ++i) {
-        ch::NameAndType* column = result.add_output_columns();
-        column->set_name(outcome->names[i]);
-        column->set_type(std::string(core::TypeName(outcome->types[i])));
-      }
-    }
-    rows = outcome->block.rows();
+    rows = writer->rows();
     produced->result_rows = rows;
-    (*format)->Begin(outcome->names, outcome->types, &output);
-    constexpr size_t kRowsPerWrite = 8192;
-    for (size_t at = 0; at < rows; at += kRowsPerWrite) {
-      (*format)->Write(core::SliceRows(outcome->block, at, kRowsPerWrite), &output);
-      if (output.size() >= kOutputChunkBytes) {
-        if (*compressor != nullptr) {
-          std::string packed;
-          absl::Status status = (*compressor)->Add(output, &packed);
-          if (!status.ok()) {
-            SetException(status, &result);
-            return status;
-          }
-          output = std::move(packed);
-        }
-        result.set_output(std::move(output));
-        output.clear();
-        if (!emit(result)) {
-          absl::Status gone = core::Error(core::ErrorCode::kQueryWasCancelled,
-                                          "The client went away while the result was sent");
-          result.Clear();
-          SetException(gone, &result);
-          return gone;
-        }
-        result.Clear();
-        result.set_query_id(query.query_id());
-      }
-    }
-    if (outcome->totals) (*format)->WriteTotals(*outcome->totals, &output);
-    OutputFormat::Statistics statistics;
-    statistics.elapsed_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - query.start()).count();
-    statistics.rows_read = query.read_rows.load();
-    statistics.bytes_read = query.read_bytes.load();
-    (*format)->set_statistics(statistics);
-    (*format)->End(&output);
   }
-  if (*compressor != nullptr) {
-    std::string packed;
-    absl::Status status = (*compressor)->Add(output, &packed);
-    if (status.ok()) status = (*compressor)->Finish(&packed);
-    if (!status.ok()) {
-      SetException(status, &result);
-      return status;
-    }
-    output = std::move(packed);
-  }
-  result.set_output(std::move(output));
   ch::Progress* progress = result.mutable_progress();
   progress->set_read_rows(query.read_rows.load());
   progress->set_read_bytes(query.read_bytes.load());

@@ -21,6 +21,8 @@
 
 namespace granite::coordinator {
 
+class ResultSink;
+
 namespace access {
 struct User;
 }  // namespace access
@@ -113,6 +115,11 @@ class QueryContext {
   // Holds an execution slot already (QueryScheduler admitted it before it ran): QueryExecutor
   // does not admit it again.
   std::atomic<bool> admitted{false};
+  // Where a top-level SELECT streams its rows (exec/result_sink.h); null: the result is returned
+  // whole. Set by the handler for a SELECT statement only. `select_depth` counts the SELECTs
+  // being run (QueryExecutor::SelectIn): only the outermost one (depth 1) streams.
+  ResultSink* result_sink = nullptr;
+  int select_depth = 0;
 
  private:
   // Constant after construction.

@@ -1,0 +1,106 @@
+#include "coordinator/server/result_writer.h"
+
+#include "coordinator/access/query_limits.h"
+#include "core/block_sort.h"
+#include "core/error.h"
+#include "core/status_macros.h"
+
+namespace granite::coordinator {
+
+namespace ch = clickhouse::grpc;
+
+ResultWriter::ResultWriter(const core::Settings& settings, std::string default_format,
+                           bool send_output_columns, StreamCompressor* compressor,
+                           const Emit* emit, QueryContext* query, ch::Result* result)
+    : settings_(settings),
+      default_format_(std::move(default_format)),
+      send_output_columns_(send_output_columns),
+      compressor_(compressor),
+      emit_(emit),
+      query_(query),
+      result_(result),
+      last_flush_(std::chrono::steady_clock::now()) {}
+
+absl::Status ResultWriter::Begin(const std::vector<std::string>& names,
+                                 const std::vector<core::TypeId>& types,
+                                 const std::string& format) {
+  const std::string format_name = !format.empty() ? format : default_format_;
+  OutputOptions options;
+  options.json_quote_64bit_integers = settings_.output_format_json_quote_64bit_integers;
+  options.write_statistics = settings_.output_format_write_statistics;
+  ASSIGN_OR_RETURN(format_, MakeOutputFormat(format_name, options));
+  result_->set_output_format(format_name);
+  if (send_output_columns_) {
+    for (size_t i = 0; i < names.size(); ++i) {
+      ch::NameAndType* column = result_->add_output_columns();
+      column->set_name(names[i]);
+      column->set_type(std::string(core::TypeName(types[i])));
+    }
+  }
+  format_->Begin(names, types, &output_);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> ResultWriter::Push(const core::Block& pushed) {
+  if (cut_) return false;
+  core::Block block = pushed;
+  RETURN_IF_ERROR(access::ApplyResultLimits(settings_, &block, &cut_, rows_, bytes_));
+  rows_ += block.rows();
+  bytes_ += access::ResultBytes(block);
+  constexpr size_t kRowsPerWrite = 8192;
+  for (size_t at = 0; at < block.rows(); at += kRowsPerWrite) {
+    format_->Write(core::SliceRows(block, at, kRowsPerWrite), &output_);
+    const bool first = flushes_ == 0 && rows_ > 0;
+    if (output_.size() >= kChunkBytes || first ||
+        std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) {
+      RETURN_IF_ERROR(Flush());
+    }
+  }
+  return !cut_;
+}
+
+absl::Status ResultWriter::Compress(std::string* output, bool last) {
+  if (compressor_ == nullptr) return absl::OkStatus();
+  std::string packed;
+  RETURN_IF_ERROR(compressor_->Add(*output, &packed));
+  if (last) RETURN_IF_ERROR(compressor_->Finish(&packed));
+  *output = std::move(packed);
+  return absl::OkStatus();
+}
+
+absl::Status ResultWriter::Flush() {
+  RETURN_IF_ERROR(Compress(&output_, /*last=*/false));
+  // Sent even when the codec holds everything back so far: the message still carries progress.
+  result_->set_output(std::move(output_));
+  output_.clear();
+  ++flushes_;
+  last_flush_ = std::chrono::steady_clock::now();
+  if (!(*emit_)(*result_)) {
+    return core::Error(core::ErrorCode::kQueryWasCancelled,
+                       "The client went away while the result was sent");
+  }
+  result_->Clear();
+  result_->set_query_id(query_->query_id());
+  return absl::OkStatus();
+}
+
+absl::Status ResultWriter::Finish(const std::optional<core::Block>& totals) {
+  if (totals) format_->WriteTotals(*totals, &output_);
+  OutputFormat::Statistics statistics;
+  statistics.elapsed_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - query_->start()).count();
+  statistics.rows_read = query_->read_rows.load();
+  statistics.bytes_read = query_->read_bytes.load();
+  format_->set_statistics(statistics);
+  format_->End(&output_);
+  return FinishWithoutRows();
+}
+
+absl::Status ResultWriter::FinishWithoutRows() {
+  RETURN_IF_ERROR(Compress(&output_, /*last=*/true));
+  result_->set_output(std::move(output_));
+  output_.clear();
+  return absl::OkStatus();
+}
+
+}  // namespace granite::coordinator

@@ -1,0 +1,82 @@
+// ResultWriter: the service's ResultSink (exec/result_sink.h) — turns a query's result blocks
+// into Result messages as they come: the output format, max_result_rows / max_result_bytes with
+// result_overflow_mode, the output compression, and the emit that sends a message (gRPC stream
+// write, HTTP chunk). A streamed SELECT pushes into it from the executor; a result returned
+// whole is pushed once by ClickHouseService::Serve. Either way Finish() writes the totals, the
+// statistics and the format's end into the last Result.
+//
+// A message goes out with the first rows (the client sees them at once), then whenever about
+// 1 MiB of output is held or kFlushInterval passed since the last one, carrying the progress
+// made since the one before. A limit with 'throw' fails the query after the rows already sent,
+// as ClickHouse does when it streams.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clickhouse/grpc/clickhouse_grpc.pb.h"
+#include "coordinator/exec/result_sink.h"
+#include "coordinator/formats/output_format.h"
+#include "coordinator/server/query_context.h"
+#include "coordinator/server/stream_compression.h"
+#include "core/settings/settings.h"
+
+namespace granite::coordinator {
+
+// Thread-safety: none; the executor serializes Begin and Push, Finish follows them.
+class ResultWriter : public ResultSink {
+ public:
+  using Emit = std::function<bool(clickhouse::grpc::Result&)>;
+  static constexpr size_t kChunkBytes = 1 << 20;
+  static constexpr std::chrono::milliseconds kFlushInterval{100};
+
+  // `settings`: the output format options and the result limits in force. `default_format` is
+  // used without a FORMAT clause. `result` is the message being filled (emitted, then cleared
+  // to its query id, at each flush); it ends as the last Result.
+  // REQUIRES: every pointer outlives the writer; `compressor` may be null.
+  ResultWriter(const core::Settings& settings, std::string default_format,
+               bool send_output_columns, StreamCompressor* compressor, const Emit* emit,
+               QueryContext* query, clickhouse::grpc::Result* result);
+
+  absl::Status Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
+                     const std::string& format) override;
+  absl::StatusOr<bool> Push(const core::Block& block) override;
+
+  // Appends the totals row (if any), the statistics and the format's end, compressed, to the
+  // last Result. REQUIRES: Begin() was called.
+  absl::Status Finish(const std::optional<core::Block>& totals);
+  // Finishes the compressed stream of a result without rows (DDL, INSERT).
+  absl::Status FinishWithoutRows();
+
+  bool begun() const { return format_ != nullptr; }
+  uint64_t rows() const { return rows_; }
+
+ private:
+  // Sends the held output (compressed) with the progress so far; QUERY_WAS_CANCELLED when the
+  // client went away.
+  absl::Status Flush();
+  absl::Status Compress(std::string* output, bool last);
+
+  // Constant after construction.
+  const core::Settings& settings_;
+  const std::string default_format_;
+  const bool send_output_columns_;
+  StreamCompressor* const compressor_;
+  const Emit* const emit_;
+  QueryContext* const query_;
+  clickhouse::grpc::Result* const result_;
+
+  std::unique_ptr<OutputFormat> format_;
+  std::string output_;
+  uint64_t rows_ = 0;
+  uint64_t bytes_ = 0;  // as the result limits count them
+  bool cut_ = false;    // result_overflow_mode 'break' dropped rows
+  std::chrono::steady_clock::time_point last_flush_;
+  uint64_t flushes_ = 0;
+};
+
+}  // namespace granite::coordinator
