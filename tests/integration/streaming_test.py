@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Issue 24: SELECT results stream from execution to the client in blocks (granite local,
+3 workers), through raw gRPC stubs and ClickHouse's HTTP interface.
+
+- A SELECT over an endless source (numbers(10^12)) sends its first rows and can then be
+  cancelled: before streaming the coordinator built the whole result first, so none came.
+  Asserted by what arrives, never by a clock.
+- A large result arrives in several Result messages, in order, whole.
+- OFFSET / LIMIT across blocks and workers; max_result_rows with result_overflow_mode 'throw'
+  fails the query with 396 after the rows already sent (as ClickHouse does when it streams),
+  'break' cuts the result; JSON statistics still count the rows read; the unary ExecuteQuery
+  still answers with one message.
+"""
+
+import http.client
+import os
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "harness"))
+import cluster  # noqa: E402
+import testmain  # noqa: E402
+
+import grpc  # noqa: E402
+
+from granite_client._stubs import pb2, pb2_grpc  # noqa: E402
+
+TIMEOUT = 120
+ENDLESS = "SELECT number, toString(number) FROM numbers(1000000000000)"
+
+
+class StreamingTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = cluster.LocalCluster(testmain.granite(), workers=3).start()
+        cls.channel = grpc.insecure_channel("%s:%d" % (cls.cluster.host, cls.cluster.port))
+        cls.stub = pb2_grpc.ClickHouseStub(cls.channel)
+        cls.ok(cls, "CREATE TABLE s (x UInt64, s String) ENGINE = MergeTree ORDER BY x")
+        cls.ok(cls, "INSERT INTO s SELECT number, toString(number) FROM numbers(300000)")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.channel.close()
+        cls.cluster.stop()
+
+    def ok(self, query, **fields):
+        result = self.stub.ExecuteQuery(pb2.QueryInfo(query=query, **fields), timeout=TIMEOUT)
+        if result.HasField("exception"):
+            raise AssertionError(result.exception.display_text)
+        return result.output
+
+    def stream(self, query, **fields):
+        return list(self.stub.ExecuteQueryWithStreamOutput(pb2.QueryInfo(query=query, **fields),
+                                                           timeout=TIMEOUT))
+
+    def wait_gone(self, query_id):
+        """Waits (bounded) until the query left system.processes."""
+        deadline = time.monotonic() + TIMEOUT
+        sql = "SELECT count() FROM system.processes WHERE query_id = '%s'" % query_id
+        while self.ok(sql) != b"0\n":
+            self.assertLess(time.monotonic(), deadline, "the query kept running: " + query_id)
+            time.sleep(0.05)
+
+    def test_endless_select_sends_first_rows_then_cancels(self):
+        call = self.stub.ExecuteQueryWithStreamOutput(
+            pb2.QueryInfo(query=ENDLESS, query_id="endless-grpc"), timeout=TIMEOUT)
+        output = b""
+        for result in call:
+            self.assertFalse(result.HasField("exception"), result.exception.display_text)
+            output += result.output
+            if output.count(b"\n") >= 1000:
+                break
+        lines = output.split(b"\n")[:1000]
+        self.assertEqual(lines, [b"%d\t%d" % (i, i) for i in range(1000)])
+        call.cancel()
+        self.wait_gone("endless-grpc")
+        self.assertEqual(self.ok("SELECT 1"), b"1\n")
+
+    def test_endless_select_over_http_sends_first_rows(self):
+        conn = http.client.HTTPConnection(self.cluster.host, self.cluster.http_port,
+                                          timeout=TIMEOUT)
+        conn.request("POST", "/?query_id=endless-http", body=ENDLESS.encode())
+        response = conn.getresponse()
+        self.assertEqual(response.status, 200)
+        self.assertEqual(response.getheader("Transfer-Encoding"), "chunked")
+        body = b""
+        while body.count(b"\n") < 1000:
+            piece = response.read1(1 << 16)
+            self.assertTrue(piece, "the response ended early")
+            body += piece
+        self.assertEqual(body.split(b"\n")[:3], [b"0\t0", b"1\t1", b"2\t2"])
+        conn.close()  # a client that goes away cancels the query
+        self.wait_gone("endless-http")
+
+    def test_large_result_arrives_in_several_messages_in_order(self):
+        results = self.stream("SELECT number, toString(number) FROM numbers(1000000)")
+        with_output = [r for r in results if r.output]
+        self.assertGreater(len(with_output), 1)
+        self.assertFalse(results[-1].HasField("exception"))
+        output = b"".join(r.output for r in results)
+        self.assertEqual(output, b"".join(b"%d\t%d\n" % (i, i) for i in range(1000000)))
+        self.assertEqual(results[-1].stats.rows, 1000000)
+
+    def test_table_scan_streams_every_row_once(self):
+        results = self.stream("SELECT x FROM s")
+        rows = sorted(int(v) for v in b"".join(r.output for r in results).split())
+        self.assertEqual(rows, list(range(300000)))
+
+    def test_offset_and_limit_across_blocks_and_workers(self):
+        self.assertEqual(
+            b"".join(r.output for r in self.stream(
+                "SELECT number FROM numbers(1000000) LIMIT 4 OFFSET 333332")),
+            b"333332\n333333\n333334\n333335\n")
+        output = b"".join(r.output for r in self.stream(
+            "SELECT x * 2 AS y FROM s WHERE x % 1000 = 0 LIMIT 7 OFFSET 100"))
+        self.assertEqual(len(output.split()), 7)
+        self.assertTrue(all(int(v) % 2000 == 0 for v in output.split()))
+        self.assertEqual(self.stream("SELECT x FROM s LIMIT 0")[-1].output, b"")
+
+    def test_max_result_rows_throw_fails_after_the_rows_sent(self):
+        results = self.stream("SELECT number FROM numbers(1000000) "
+                              "SETTINGS max_result_rows = 100000, result_overflow_mode = 'throw'")
+        self.assertEqual(results[-1].exception.code, 396, results[-1])
+        self.assertIn("max_result_rows", results[-1].exception.display_text)
+        sent = b"".join(r.output for r in results).split()
+        self.assertLessEqual(len(sent), 100000)
+        self.assertGreater(len(sent), 0)  # the first block went out before the limit was hit
+
+    def test_max_result_rows_break_cuts_the_result(self):
+        results = self.stream("SELECT number FROM numbers(1000000) "
+                              "SETTINGS max_result_rows = 100000, result_overflow_mode = 'break'")
+        self.assertFalse(results[-1].HasField("exception"), results[-1].exception)
+        sent = b"".join(r.output for r in results).split()
+        self.assertEqual(sent, [b"%d" % i for i in range(100000)])
+
+    def test_json_statistics_count_the_rows_read(self):
+        output = self.ok("SELECT x FROM s LIMIT 3 FORMAT JSON")
+        self.assertIn(b'"rows": 3', output)
+        self.assertNotIn(b'"rows_read": 0,', output)
+
+    def test_unary_call_answers_with_one_message(self):
+        output = self.ok("SELECT number FROM numbers(500000)")
+        self.assertEqual(output, b"".join(b"%d\n" % i for i in range(500000)))
+
+
+if __name__ == "__main__":
+    testmain.main([StreamingTest])
