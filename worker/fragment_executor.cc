@@ -13,6 +13,7 @@
 #include "worker/morsel_source.h"
 #include "worker/part_bounds_scan.h"
 #include "worker/row_streamer.h"
+#include "worker/scan_progress.h"
 #include "worker/top_n_morsel_filter.h"
 
 namespace granite::worker {
@@ -72,9 +73,14 @@ absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
   // MIN / MAX without WHERE or GROUP BY: from the parts' bounds, reading no column
   // (part_bounds_scan.h).
   std::optional<core::Block> bounds = PartBoundsBlock(fragment, *source);
-  // Projected rows leave while the scan runs when their order does not matter (row_streamer.h).
+  // While the scan runs the pool threads send its progress (scan_progress.h) and, when their
+  // order does not matter, the projected rows (row_streamer.h).
+  SerialSink serial(&sink);
+  ScanProgress progress(&serial);
+  if (!progress.Start(source->total_rows())) return SinkGone();
   const std::unique_ptr<RowStreamer> streamer =
-      bounds ? nullptr : RowStreamer::Plan(fragment, *pipeline, late != nullptr, compression, &sink);
+      bounds ? nullptr
+             : RowStreamer::Plan(fragment, *pipeline, late != nullptr, compression, &serial);
   if (bounds) RETURN_IF_ERROR(scan.Consume(*states[0], *bounds));
   pool_->ParallelFor(bounds ? 0 : threads, [&](size_t t) {
     auto& state = *states[t];
@@ -101,7 +107,10 @@ absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
         break;
       }
       state.rows_read += block->rows();
-      for (const auto& column : block->columns) state.bytes_read += column->ByteSize();
+      uint64_t bytes = 0;
+      for (const auto& column : block->columns) bytes += column->ByteSize();
+      state.bytes_read += bytes;
+      progress.Note(block->rows(), bytes);  // a receiver gone shows as `cancelled`
     }
   });
   for (const absl::Status& status : errors) RETURN_IF_ERROR(status);
@@ -116,6 +125,8 @@ absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
     stats.stats.read_rows += state->rows_read;
     stats.stats.read_bytes += state->bytes_read;
   }
+  stats.stats.read_rows = progress.UnsentRows(stats.stats.read_rows);
+  stats.stats.read_bytes = progress.UnsentBytes(stats.stats.read_bytes);
 
   const bool finalize_on_worker = fragment.aggregate && fragment.aggregate->finalize_on_worker;
   const bool local_cut = finalize_on_worker && fragment.aggregate->local_cut.active();

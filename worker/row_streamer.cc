@@ -7,7 +7,7 @@ namespace granite::worker {
 std::unique_ptr<RowStreamer> RowStreamer::Plan(const core::plan::Fragment& fragment,
                                                const core::FragmentPipeline& pipeline, bool late,
                                                core::WireCompression compression,
-                                               const Sink* sink) {
+                                               SerialSink* sink) {
   if (pipeline.aggregating() || fragment.aggregate || late || !fragment.order_by.empty() ||
       fragment.explain_only) {
     return nullptr;
@@ -27,13 +27,13 @@ absl::Status RowStreamer::Drain(core::FragmentPipeline::LocalState& state, bool 
     core::plan::ResultChunk chunk;
     chunk.block =
         core::plan::EncodeResultBlock(core::SliceRows(all, at, kRowsPerChunk), compression_);
-    core::MutexLock lock(mu_);
-    if (limit_ > 0 && sent_rows_ >= limit_) {
+    // The LIMIT is counted as chunks are taken; a few more rows than it may leave (the
+    // coordinator cuts them), never fewer.
+    if (limit_ > 0 && sent_rows_.fetch_add(chunk.block.rows) >= limit_) {
       enough_ = true;
       return absl::OkStatus();
     }
-    sent_rows_ += chunk.block.rows;
-    if (!(*sink_)(std::move(chunk))) {
+    if (!sink_->Send(std::move(chunk))) {
       return core::Error(core::ErrorCode::kQueryWasCancelled,
                          "Query was cancelled by the coordinator");
     }

@@ -18,21 +18,21 @@
 #include "core/mutex.h"
 #include "core/plan/fragment.h"
 #include "core/plan/fragment_result.h"
+#include "worker/serial_sink.h"
 
 namespace granite::worker {
 
-// Thread-safety: Drain() runs concurrently on pool threads, each with its own state; the sink is
-// called under mu_, one chunk at a time.
+// Thread-safety: Drain() runs concurrently on pool threads, each with its own state; chunks go
+// through the SerialSink one at a time.
 class RowStreamer {
  public:
-  using Sink = std::function<bool(core::plan::ResultChunk&&)>;
   static constexpr size_t kRowsPerChunk = 65536;
 
   // Returns a streamer for `fragment`, or null when its rows must be finished as a whole.
   // REQUIRES: `sink` outlives the streamer.
   static std::unique_ptr<RowStreamer> Plan(const core::plan::Fragment& fragment,
                                            const core::FragmentPipeline& pipeline, bool late,
-                                           core::WireCompression compression, const Sink* sink);
+                                           core::WireCompression compression, SerialSink* sink);
 
   // Sends the rows `state` holds once they reach kRowsPerChunk, or all of them with `flush`.
   // Fails with QUERY_WAS_CANCELLED when the sink is gone.
@@ -42,17 +42,16 @@ class RowStreamer {
   bool enough() const { return enough_.load(std::memory_order_relaxed); }
 
  private:
-  RowStreamer(uint64_t limit, core::WireCompression compression, const Sink* sink)
+  RowStreamer(uint64_t limit, core::WireCompression compression, SerialSink* sink)
       : limit_(limit), compression_(compression), sink_(sink) {}
 
   // Constant after construction.
   const uint64_t limit_;  // 0 = none
   const core::WireCompression compression_;
-  const Sink* const sink_;
+  SerialSink* const sink_;
 
   std::atomic<bool> enough_{false};
-  core::Mutex mu_{"row_streamer"};
-  uint64_t sent_rows_ GUARDED_BY(mu_) = 0;
+  std::atomic<uint64_t> sent_rows_{0};
 };
 
 }  // namespace granite::worker

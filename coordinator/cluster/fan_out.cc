@@ -145,6 +145,8 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt, core::plan:
       query->granules_total += chunk.stats().granules_total();
       query->granules_selected += chunk.stats().granules_selected();
       query->RecordWorkerElapsed(index, chunk.stats().elapsed_us());
+      query->total_rows_to_read += chunk.stats().rows_to_read();
+      query->NoteProgress();  // may send a progress message to the client
     }
   }
   grpc::Status finished;

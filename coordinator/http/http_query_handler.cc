@@ -2,11 +2,13 @@
 
 #include <civetweb.h>
 
+#include <chrono>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "coordinator/server/clickhouse_service.h"
+#include "coordinator/server/result_writer.h"
 #include "coordinator/server/exception_text.h"
 #include "coordinator/formats/output_format.h"
 #include "coordinator/http/peer_socket.h"
@@ -72,16 +74,6 @@ class BodyInput : public InputSource {
   bool more_ = true;
 };
 
-std::string Summary(const ch::Result& last, uint64_t result_bytes) {
-  const ch::Progress& p = last.progress();
-  return absl::StrFormat(
-      "{\"read_rows\":\"%d\",\"read_bytes\":\"%d\",\"written_rows\":\"%d\","
-      "\"written_bytes\":\"%d\",\"total_rows_to_read\":\"%d\",\"result_rows\":\"%d\","
-      "\"result_bytes\":\"%d\"}",
-      p.read_rows(), p.read_bytes(), p.written_rows(), p.written_bytes(),
-      p.total_rows_to_read(), last.stats().rows(), result_bytes);
-}
-
 const char* ReasonPhrase(int status) {
   switch (status) {
     case 200: return "OK";
@@ -95,27 +87,40 @@ const char* ReasonPhrase(int status) {
 }
 
 // Writes the answer of one query: holds the output until the query ends or it passes 1 MiB.
+// With send_progress_in_http_headers = 1 the status line and headers go out with the first
+// progress, followed by an X-ClickHouse-Progress header (totals so far) per progress message
+// until the body starts, as ClickHouse does; an error after that still says its code in a header
+// but keeps the status 200.
 class ResponseWriter {
  public:
   ResponseWriter(mg_connection* connection, std::string query_id, std::string format,
-                 std::string encoding)
+                 std::string encoding, bool send_progress = false)
       : connection_(connection),
         query_id_(std::move(query_id)),
         format_(std::move(format)),
-        encoding_(std::move(encoding)) {}
+        encoding_(std::move(encoding)),
+        send_progress_(send_progress),
+        started_(std::chrono::steady_clock::now()) {}
 
   // Takes one Result of the query; false once the client went away.
   bool Add(ch::Result& part) {
     if (!part.query_id().empty()) query_id_ = part.query_id();
     if (!part.output_format().empty()) format_ = part.output_format();
+    AddProgress(part.progress(), &progress_);
     held_ += part.output();
     result_bytes_ += part.output().size();
-    if (held_.size() < kWholeResponseBytes || !ok_) return ok_;
-    if (!streaming_) {
-      WriteHeaders(200, "", /*content_length=*/std::nullopt);
-      streaming_ = true;
+    if (!ok_) return false;
+    if (send_progress_ && !body_started_ && part.has_progress()) {
+      if (!headers_open_) OpenHeaders(200, "");
+      std::string line = "X-ClickHouse-Progress: " + Summary(/*with_elapsed=*/true) + "\r\n";
+      ok_ = ok_ && mg_write(connection_, line.data(), line.size()) > 0;
     }
-    ok_ = mg_send_chunk(connection_, held_.data(), held_.size()) > 0;
+    if (held_.size() < kWholeResponseBytes || !ok_) return ok_;
+    if (!body_started_) {
+      if (!headers_open_) OpenHeaders(200, "");
+      CloseHeaders(/*content_length=*/std::nullopt);
+    }
+    ok_ = ok_ && mg_send_chunk(connection_, held_.data(), held_.size()) > 0;
     held_.clear();
     return ok_;
   }
@@ -129,23 +134,46 @@ class ResponseWriter {
       code = last.exception().code();
       error = last.exception().display_text() + "\n";
     }
-    summary_ = Summary(last, result_bytes_);
-    if (streaming_) {
+    stats_rows_ = last.stats().rows();
+    if (body_started_) {
       held_ += error;  // after the first chunk only the body can carry the error
       if (!held_.empty()) mg_send_chunk(connection_, held_.data(), held_.size());
       mg_send_chunk(connection_, "", 0);
       return 200;
     }
-    int status = code == 0 ? 200 : HttpStatusFor(code);
+    const std::string exception_code = code == 0 ? "" : std::to_string(code);
+    int status = 200;
+    if (headers_open_) {
+      if (!exception_code.empty()) WriteExceptionCode(exception_code);
+    } else {
+      status = code == 0 ? 200 : HttpStatusFor(code);
+      OpenHeaders(status, exception_code);
+    }
     const std::string& body = code == 0 ? held_ : error;
-    WriteHeaders(status, code == 0 ? "" : std::to_string(code), body.size());
+    CloseHeaders(body.size());
     mg_write(connection_, body.data(), body.size());
     return status;
   }
 
  private:
-  void WriteHeaders(int status, const std::string& exception_code,
-                    std::optional<size_t> content_length) {
+  std::string Summary(bool with_elapsed) const {
+    const ch::Progress& p = progress_;
+    std::string summary = absl::StrFormat(
+        "{\"read_rows\":\"%d\",\"read_bytes\":\"%d\",\"written_rows\":\"%d\","
+        "\"written_bytes\":\"%d\",\"total_rows_to_read\":\"%d\",\"result_rows\":\"%d\","
+        "\"result_bytes\":\"%d\"",
+        p.read_rows(), p.read_bytes(), p.written_rows(), p.written_bytes(),
+        p.total_rows_to_read(), stats_rows_, result_bytes_);
+    if (with_elapsed) {
+      auto elapsed = std::chrono::steady_clock::now() - started_;
+      absl::StrAppend(&summary, ",\"elapsed_ns\":\"",
+                      std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count(), "\"");
+    }
+    return summary + "}";
+  }
+
+  // Writes the status line and the headers every answer has.
+  void OpenHeaders(int status, const std::string& exception_code) {
     std::string content_type = "text/plain; charset=UTF-8";
     if (exception_code.empty()) {
       absl::StatusOr<std::unique_ptr<OutputFormat>> format = MakeOutputFormat(format_);
@@ -154,30 +182,45 @@ class ResponseWriter {
     std::string headers = absl::StrCat(
         "HTTP/1.1 ", status, " ", ReasonPhrase(status), "\r\nContent-Type: ", content_type,
         "\r\nX-ClickHouse-Query-Id: ", query_id_, "\r\nX-ClickHouse-Format: ", format_,
-        "\r\nX-ClickHouse-Timezone: UTC\r\nX-ClickHouse-Server-Display-Name: granite\r\n"
-        "X-ClickHouse-Summary: ",
-        summary_.empty() ? "{}" : summary_, "\r\n");
+        "\r\nX-ClickHouse-Timezone: UTC\r\nX-ClickHouse-Server-Display-Name: granite\r\n");
     if (!exception_code.empty()) {
       absl::StrAppend(&headers, "X-ClickHouse-Exception-Code: ", exception_code, "\r\n");
     } else if (!encoding_.empty()) {
       absl::StrAppend(&headers, "Content-Encoding: ", encoding_, "\r\n");
     }
+    headers_open_ = true;
+    ok_ = mg_write(connection_, headers.data(), headers.size()) > 0;
+  }
+
+  void WriteExceptionCode(const std::string& exception_code) {
+    std::string line = "X-ClickHouse-Exception-Code: " + exception_code + "\r\n";
+    ok_ = ok_ && mg_write(connection_, line.data(), line.size()) > 0;
+  }
+
+  // Writes the summary and the framing headers and ends the header block.
+  void CloseHeaders(std::optional<size_t> content_length) {
+    std::string headers = "X-ClickHouse-Summary: " + Summary(/*with_elapsed=*/false) + "\r\n";
     if (content_length) {
       absl::StrAppend(&headers, "Content-Length: ", *content_length, "\r\n\r\n");
     } else {
       absl::StrAppend(&headers, "Transfer-Encoding: chunked\r\n\r\n");
     }
-    ok_ = mg_write(connection_, headers.data(), headers.size()) > 0;
+    body_started_ = true;
+    ok_ = ok_ && mg_write(connection_, headers.data(), headers.size()) > 0;
   }
 
   mg_connection* const connection_;
   std::string query_id_;
   std::string format_;
   const std::string encoding_;
+  const bool send_progress_;
+  const std::chrono::steady_clock::time_point started_;
+  ch::Progress progress_;  // the sum of every message's (each carries an increment)
   std::string held_;
-  std::string summary_;
   uint64_t result_bytes_ = 0;
-  bool streaming_ = false;
+  uint64_t stats_rows_ = 0;
+  bool headers_open_ = false;  // the status line went out
+  bool body_started_ = false;  // the header block ended
   bool ok_ = true;
 };
 
@@ -238,7 +281,7 @@ int ServeQuery(mg_connection* connection, const RequestParts& request,
     info.set_output_compression_type(plan->output_compression);
   }
   ResponseWriter writer(connection, info.query_id(), info.output_format(),
-                        plan->output_compression);
+                        plan->output_compression, plan->send_progress);
   // A client that closes its connection cancels the query, as on the gRPC path.
   const mg_request_info* request_info = mg_get_request_info(connection);
   const int peer = FindPeerSocket(request_info->remote_addr, request_info->remote_port,

@@ -131,6 +131,8 @@ absl::StatusOr<RequestPlan> PlanRequest(const RequestParts& request) {
       info.set_password(value);
     } else if (name == "enable_http_compression") {
       http_compression = value == "1" || value == "true";
+    } else if (name == "send_progress_in_http_headers") {
+      plan.send_progress = value == "1" || value == "true";
     } else if (!IsReservedParam(name)) {
       // Settings, and param_<name> query parameters, which travel as settings as ClickHouse's
       // gRPC clients send them (coordinator/exec/query_parameters.h).

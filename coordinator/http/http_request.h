@@ -30,6 +30,7 @@ struct RequestPlan {
   bool has_query_param = false;
   std::string output_compression;  // "" or a method of stream_compression.h
   std::string input_compression;   // Content-Encoding of the body
+  bool send_progress = false;      // send_progress_in_http_headers = 1: X-ClickHouse-Progress
 };
 
 // Splits an URL query string into decoded name/value pairs ('+' is a space).

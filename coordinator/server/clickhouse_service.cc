@@ -377,6 +377,7 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
     writer.emplace(output_settings, default_format, info.send_output_columns(), compressor->get(),
                    &emit, &query, last);
     if (select != nullptr) query.result_sink = &*writer;
+    query.progress_hook = [&writer] { writer->SendProgress(); };
     outcome = executor_->Execute(info.query(), bound ? *bound : *parsed, *query_input, &query,
                                  more_input, *insert_options);
     if (memory->exceeded()) {
@@ -384,6 +385,7 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
       core::JemallocPurge();  // the query's pages go back now, not after jemalloc's decay
     }
     query.result_sink = nullptr;
+    query.progress_hook = nullptr;
     // The result limits apply as the writer takes the rows (result_writer.h).
     absl::Status limited = guard->Finish(outcome.status(), query.read_rows.load(),
                                          query.read_bytes.load(), nullptr);
@@ -424,9 +426,9 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
     rows = writer->rows();
     produced->result_rows = rows;
   }
+  // The progress since the last message (Progress is incremental, as ClickHouse's).
   ch::Progress* progress = result.mutable_progress();
-  progress->set_read_rows(query.read_rows.load());
-  progress->set_read_bytes(query.read_bytes.load());
+  writer->FillProgress(progress);
   progress->set_written_rows(outcome->written_rows);
   AddPruningLog(query, &result);
   ch::Stats* stats = result.mutable_stats();
@@ -486,13 +488,16 @@ grpc::Status ClickHouseService::ExecuteQuery(grpc::ServerContext* context, const
   // output so far per chunk); the first chunk's format and columns, the last one's progress,
   // stats and exception are kept (MergeFrom: later non-empty fields win, repeated ones append).
   std::string output;
+  ch::Progress progress;
   Run([context] { return context->IsCancelled(); }, context->peer(), *info, sql::ParseStatement(info->query()),
       info->input_data(), nullptr, [&](ch::Result& part) {
     output += part.output();
     part.clear_output();
+    AddProgress(part.progress(), &progress);
     result->MergeFrom(part);
     return true;
   });
+  *result->mutable_progress() = progress;
   result->set_output(std::move(output));
   return grpc::Status::OK;
 }
@@ -519,11 +524,14 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
     }
   }
   std::string output;
+  ch::Progress progress;
   Run([context] { return context->IsCancelled(); }, context->peer(), first, parsed, input,
       streamed ? &stream : nullptr, [&](ch::Result& part) {
     output += part.output();
+    AddProgress(part.progress(), &progress);
     ch::Result merged = part;
     merged.set_output(output);
+    *merged.mutable_progress() = progress;
     if (stream.cancelled()) merged.set_cancelled(true);
     *result = std::move(merged);
     return true;

@@ -120,6 +120,12 @@ class QueryContext {
   // being run (QueryExecutor::SelectIn): only the outermost one (depth 1) streams.
   ResultSink* result_sink = nullptr;
   int select_depth = 0;
+  // Called on the reader threads when a worker reports progress (a stats chunk); the handler
+  // sets it before the query runs and clears it after (ResultWriter::SendProgress).
+  std::function<void()> progress_hook;
+  void NoteProgress() {
+    if (progress_hook) progress_hook();
+  }
 
  private:
   // Constant after construction.

@@ -9,6 +9,14 @@ namespace granite::coordinator {
 
 namespace ch = clickhouse::grpc;
 
+void AddProgress(const ch::Progress& from, ch::Progress* to) {
+  to->set_read_rows(to->read_rows() + from.read_rows());
+  to->set_read_bytes(to->read_bytes() + from.read_bytes());
+  to->set_total_rows_to_read(to->total_rows_to_read() + from.total_rows_to_read());
+  to->set_written_rows(to->written_rows() + from.written_rows());
+  to->set_written_bytes(to->written_bytes() + from.written_bytes());
+}
+
 ResultWriter::ResultWriter(const core::Settings& settings, std::string default_format,
                            bool send_output_columns, StreamCompressor* compressor,
                            const Emit* emit, QueryContext* query, ch::Result* result)
@@ -19,11 +27,14 @@ ResultWriter::ResultWriter(const core::Settings& settings, std::string default_f
       emit_(emit),
       query_(query),
       result_(result),
-      last_flush_(std::chrono::steady_clock::now()) {}
+      last_flush_(std::chrono::steady_clock::now()) {
+  result_->set_query_id(query_->query_id());  // every message says its query
+}
 
 absl::Status ResultWriter::Begin(const std::vector<std::string>& names,
                                  const std::vector<core::TypeId>& types,
                                  const std::string& format) {
+  core::MutexLock lock(mu_);
   const std::string format_name = !format.empty() ? format : default_format_;
   OutputOptions options;
   options.json_quote_64bit_integers = settings_.output_format_json_quote_64bit_integers;
@@ -42,6 +53,7 @@ absl::Status ResultWriter::Begin(const std::vector<std::string>& names,
 }
 
 absl::StatusOr<bool> ResultWriter::Push(const core::Block& pushed) {
+  core::MutexLock lock(mu_);
   if (cut_) return false;
   core::Block block = pushed;
   RETURN_IF_ERROR(access::ApplyResultLimits(settings_, &block, &cut_, rows_, bytes_));
@@ -68,12 +80,37 @@ absl::Status ResultWriter::Compress(std::string* output, bool last) {
   return absl::OkStatus();
 }
 
+void ResultWriter::SendProgress() {
+  core::MutexLock lock(mu_);
+  const bool more_to_read = query_->total_rows_to_read.load() != sent_total_rows_;
+  if (!more_to_read && std::chrono::steady_clock::now() - last_flush_ < kFlushInterval) return;
+  (void)Flush();
+}
+
+void ResultWriter::FillProgress(ch::Progress* progress) {
+  core::MutexLock lock(mu_);
+  FillProgressLocked(progress);
+}
+
+void ResultWriter::FillProgressLocked(ch::Progress* progress) {
+  const uint64_t read_rows = query_->read_rows.load();
+  const uint64_t read_bytes = query_->read_bytes.load();
+  const uint64_t total_rows = query_->total_rows_to_read.load();
+  progress->set_read_rows(read_rows - sent_read_rows_);
+  progress->set_read_bytes(read_bytes - sent_read_bytes_);
+  progress->set_total_rows_to_read(total_rows - sent_total_rows_);
+  sent_read_rows_ = read_rows;
+  sent_read_bytes_ = read_bytes;
+  sent_total_rows_ = total_rows;
+}
+
 absl::Status ResultWriter::Flush() {
   RETURN_IF_ERROR(Compress(&output_, /*last=*/false));
+  FillProgressLocked(result_->mutable_progress());
   // Sent even when the codec holds everything back so far: the message still carries progress.
   result_->set_output(std::move(output_));
   output_.clear();
-  ++flushes_;
+  if (rows_ > 0) ++flushes_;
   last_flush_ = std::chrono::steady_clock::now();
   if (!(*emit_)(*result_)) {
     return core::Error(core::ErrorCode::kQueryWasCancelled,
@@ -85,6 +122,7 @@ absl::Status ResultWriter::Flush() {
 }
 
 absl::Status ResultWriter::Finish(const std::optional<core::Block>& totals) {
+  core::MutexLock lock(mu_);
   if (totals) format_->WriteTotals(*totals, &output_);
   OutputFormat::Statistics statistics;
   statistics.elapsed_seconds =
@@ -93,10 +131,15 @@ absl::Status ResultWriter::Finish(const std::optional<core::Block>& totals) {
   statistics.bytes_read = query_->read_bytes.load();
   format_->set_statistics(statistics);
   format_->End(&output_);
-  return FinishWithoutRows();
+  return FinishLocked();
 }
 
 absl::Status ResultWriter::FinishWithoutRows() {
+  core::MutexLock lock(mu_);
+  return FinishLocked();
+}
+
+absl::Status ResultWriter::FinishLocked() {
   RETURN_IF_ERROR(Compress(&output_, /*last=*/true));
   result_->set_output(std::move(output_));
   output_.clear();

@@ -6,9 +6,11 @@
 // statistics and the format's end into the last Result.
 //
 // A message goes out with the first rows (the client sees them at once), then whenever about
-// 1 MiB of output is held or kFlushInterval passed since the last one, carrying the progress
-// made since the one before. A limit with 'throw' fails the query after the rows already sent,
-// as ClickHouse does when it streams.
+// 1 MiB of output is held or kFlushInterval passed since the last one. Every message carries the
+// progress made since the one before (ClickHouse's Progress is incremental: read_rows,
+// read_bytes, total_rows_to_read), and SendProgress() sends one while no rows come (a worker
+// reported progress). A limit with 'throw' fails the query after the rows already sent, as
+// ClickHouse does when it streams.
 #pragma once
 
 #include <chrono>
@@ -23,11 +25,16 @@
 #include "coordinator/formats/output_format.h"
 #include "coordinator/server/query_context.h"
 #include "coordinator/server/stream_compression.h"
+#include "core/mutex.h"
 #include "core/settings/settings.h"
 
 namespace granite::coordinator {
 
-// Thread-safety: none; the executor serializes Begin and Push, Finish follows them.
+// Adds the counters of `from` to `to` (a client that keeps one Result sums the messages').
+void AddProgress(const clickhouse::grpc::Progress& from, clickhouse::grpc::Progress* to);
+
+// Thread-safety: Begin, Push, SendProgress and Finish from any thread, serialized by mu_ (the
+// executor calls Push on its reader threads, SendProgress comes from them too).
 class ResultWriter : public ResultSink {
  public:
   using Emit = std::function<bool(clickhouse::grpc::Result&)>;
@@ -45,6 +52,11 @@ class ResultWriter : public ResultSink {
   absl::Status Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
                      const std::string& format) override;
   absl::StatusOr<bool> Push(const core::Block& block) override;
+  // Sends a message with the progress so far (and any rows held) when the rows to read grew or
+  // kFlushInterval passed since the last message. A client gone is left to the cancellation.
+  void SendProgress();
+  // Sets the progress made since the last message sent.
+  void FillProgress(clickhouse::grpc::Progress* progress);
 
   // Appends the totals row (if any), the statistics and the format's end, compressed, to the
   // last Result. REQUIRES: Begin() was called.
@@ -52,14 +64,18 @@ class ResultWriter : public ResultSink {
   // Finishes the compressed stream of a result without rows (DDL, INSERT).
   absl::Status FinishWithoutRows();
 
-  bool begun() const { return format_ != nullptr; }
-  uint64_t rows() const { return rows_; }
+  uint64_t rows() {
+    core::MutexLock lock(mu_);
+    return rows_;
+  }
 
  private:
   // Sends the held output (compressed) with the progress so far; QUERY_WAS_CANCELLED when the
   // client went away.
-  absl::Status Flush();
-  absl::Status Compress(std::string* output, bool last);
+  absl::Status Flush() REQUIRES(mu_);
+  absl::Status Compress(std::string* output, bool last) REQUIRES(mu_);
+  void FillProgressLocked(clickhouse::grpc::Progress* progress) REQUIRES(mu_);
+  absl::Status FinishLocked() REQUIRES(mu_);
 
   // Constant after construction.
   const core::Settings& settings_;
@@ -70,13 +86,18 @@ class ResultWriter : public ResultSink {
   QueryContext* const query_;
   clickhouse::grpc::Result* const result_;
 
-  std::unique_ptr<OutputFormat> format_;
-  std::string output_;
-  uint64_t rows_ = 0;
-  uint64_t bytes_ = 0;  // as the result limits count them
-  bool cut_ = false;    // result_overflow_mode 'break' dropped rows
-  std::chrono::steady_clock::time_point last_flush_;
-  uint64_t flushes_ = 0;
+  core::Mutex mu_{"result_writer"};
+  std::unique_ptr<OutputFormat> format_ GUARDED_BY(mu_);
+  std::string output_ GUARDED_BY(mu_);
+  uint64_t rows_ GUARDED_BY(mu_) = 0;
+  uint64_t bytes_ GUARDED_BY(mu_) = 0;  // as the result limits count them
+  bool cut_ GUARDED_BY(mu_) = false;    // result_overflow_mode 'break' dropped rows
+  std::chrono::steady_clock::time_point last_flush_ GUARDED_BY(mu_);
+  uint64_t flushes_ GUARDED_BY(mu_) = 0;  // messages with rows
+  // The progress the messages sent so far carried.
+  uint64_t sent_read_rows_ GUARDED_BY(mu_) = 0;
+  uint64_t sent_read_bytes_ GUARDED_BY(mu_) = 0;
+  uint64_t sent_total_rows_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace granite::coordinator

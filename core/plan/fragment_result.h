@@ -32,6 +32,9 @@ struct FragmentStats {
   uint64_t granules_total = 0;
   uint64_t granules_selected = 0;
   uint64_t choose_parts_us = 0;  // taking the parts snapshot and pruning parts and granules
+  // The rows the scan will read after pruning (total_rows_to_read); a worker sends stats chunks
+  // while it scans, each with what it read since the one before (worker/scan_progress.h).
+  uint64_t rows_to_read = 0;
 };
 
 // One message of the result stream. A worker sends blocks, or its non-empty buckets in

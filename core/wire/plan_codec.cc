@@ -268,6 +268,7 @@ void ToProto(plan::ResultChunk&& chunk, pb::FragmentChunk* out) {
       stats->set_granules_total(s.granules_total);
       stats->set_granules_selected(s.granules_selected);
       stats->set_choose_parts_us(s.choose_parts_us);
+      stats->set_rows_to_read(s.rows_to_read);
       return;
     }
   }

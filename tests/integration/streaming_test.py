@@ -6,6 +6,9 @@
   cancelled: before streaming the coordinator built the whole result first, so none came.
   Asserted by what arrives, never by a clock.
 - A large result arrives in several Result messages, in order, whole.
+- Progress: every stream carries Progress increments that add up to what the query read, and
+  total_rows_to_read (the rows left after pruning, N for numbers(N)) arrives before the result
+  ends; HTTP sends X-ClickHouse-Progress headers with send_progress_in_http_headers = 1.
 - OFFSET / LIMIT across blocks and workers; max_result_rows with result_overflow_mode 'throw'
   fails the query with 396 after the rows already sent (as ClickHouse does when it streams),
   'break' cuts the result; JSON statistics still count the rows read; the unary ExecuteQuery
@@ -139,6 +142,45 @@ class StreamingTest(unittest.TestCase):
         output = self.ok("SELECT x FROM s LIMIT 3 FORMAT JSON")
         self.assertIn(b'"rows": 3', output)
         self.assertNotIn(b'"rows_read": 0,', output)
+
+    def test_progress_adds_up_and_total_rows_come_first(self):
+        for query, total in (("SELECT count() FROM numbers(30000000) WHERE number % 7 = 3",
+                              30000000),
+                             ("SELECT x FROM s WHERE x % 1000 = 1", 300000),
+                             ("SELECT x FROM s WHERE x < 10000", None)):
+            results = self.stream(query)
+            self.assertFalse(results[-1].HasField("exception"), results[-1].exception)
+            self.assertGreater(len(results), 1, query)
+            # total_rows_to_read arrives before the last message (the workers report it first).
+            self.assertGreater(sum(r.progress.total_rows_to_read for r in results[:-1]), 0, query)
+            read = sum(r.progress.read_rows for r in results)
+            to_read = sum(r.progress.total_rows_to_read for r in results)
+            if total is not None:
+                self.assertEqual(read, total, query)
+                self.assertEqual(to_read, total, query)
+            else:  # pruning: the granules around x < 10000 only
+                self.assertEqual(read, to_read, query)
+                self.assertLess(to_read, 300000, query)
+        # The unary call sums the increments.
+        result = self.stub.ExecuteQuery(pb2.QueryInfo(query="SELECT count() FROM s"),
+                                        timeout=TIMEOUT)
+        self.assertEqual(result.progress.total_rows_to_read, 300000)
+
+    def test_http_progress_headers(self):
+        conn = http.client.HTTPConnection(self.cluster.host, self.cluster.http_port,
+                                          timeout=TIMEOUT)
+        conn.request("POST", "/?send_progress_in_http_headers=1",
+                     body=b"SELECT count() FROM numbers(3000000) WHERE number % 7 = 3")
+        response = conn.getresponse()
+        body = response.read()
+        conn.close()
+        self.assertEqual(response.status, 200)
+        self.assertEqual(body, b"428571\n")
+        progress = [v for k, v in response.getheaders() if k == "X-ClickHouse-Progress"]
+        self.assertTrue(progress)
+        self.assertIn('"total_rows_to_read":"3000000"', progress[-1])
+        self.assertIn('"read_rows":"3000000"', response.getheader("X-ClickHouse-Summary"))
+        self.assertTrue(response.getheader("X-ClickHouse-Query-Id"))
 
     def test_unary_call_answers_with_one_message(self):
         output = self.ok("SELECT number FROM numbers(500000)")
