@@ -7,6 +7,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "client/interrupt_watcher.h"
 #include "client/line_editor.h"
 #include "client/query_parameters.h"
+#include "client/progress_line.h"
 #include "client/query_runner.h"
 #include "client/statement_splitter.h"
 #include "core/error.h"
@@ -132,8 +134,17 @@ class ClientShell {
       query = *std::move(substituted);
     }
     bool printed = false;
+    auto start = std::chrono::steady_clock::now();
+    std::optional<ProgressLine> progress;
+    if (streams_.err_is_terminal) progress.emplace(&err, start);
     ExecuteOptions execute;
-    execute.on_output = [&out, &printed](std::string_view bytes) {
+    if (progress) {
+      execute.on_progress = [&progress](const clickhouse::grpc::Progress& increment) {
+        progress->Add(increment, std::chrono::steady_clock::now());
+      };
+    }
+    execute.on_output = [&out, &printed, &progress](std::string_view bytes) {
+      if (progress) progress->Clear();
       out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
       out.flush();
       printed = true;
@@ -143,10 +154,10 @@ class ClientShell {
       watcher_->Reset();
       execute.cancel_requested = [watcher = watcher_] { return watcher->Count() > 0; };
     }
-    auto start = std::chrono::steady_clock::now();
     clickhouse::grpc::QueryInfo info = MakeQueryInfo(query, interactive);
     if (vertical) info.set_output_format("Vertical");
     absl::StatusOr<QueryResult> result = ExecuteQuery(channel_, info, execute);
+    if (progress) progress->Clear();
     std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
 
     if (!result.ok()) {
@@ -316,7 +327,8 @@ int RunClient(const ClientOptions& options, const ClientStreams& streams) {
 }
 
 int RunClient(const ClientOptions& options) {
-  ClientStreams streams{&std::cin, isatty(STDIN_FILENO) != 0, &std::cout, &std::cerr};
+  ClientStreams streams{&std::cin, isatty(STDIN_FILENO) != 0, &std::cout, &std::cerr,
+                        isatty(STDERR_FILENO) != 0};
   return RunClient(options, streams);
 }
 

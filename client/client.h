@@ -62,6 +62,8 @@ struct ClientStreams {
   bool in_is_terminal;
   std::ostream* out;
   std::ostream* err;
+  // A terminal: queries running over 0.5 s draw a live progress line there (progress_line.h).
+  bool err_is_terminal = false;
 };
 
 // Runs the client on the process's standard streams; returns the process exit status.

@@ -24,6 +24,10 @@ class CsvOutput : public OutputFormat {
     out->push_back('\n');
     Write(totals, out);
   }
+  void WriteExtremes(const core::Block& extremes, std::string* out) override {
+    out->push_back('\n');
+    Write(extremes, out);
+  }
   void End(std::string* out) override {}
   std::string_view ContentType() const override {
     return "text/csv; charset=UTF-8; header=absent";

@@ -94,25 +94,47 @@ void JsonOutput::Write(const core::Block& block, std::string* out) {
   }
 }
 
+void JsonOutput::AppendRow(const core::Block& block, size_t row, int indent,
+                           std::string* out) const {
+  const std::string tabs(indent, '\t');
+  out->append(compact_ ? "[" : "{\n");
+  for (size_t c = 0; c < block.columns.size(); ++c) {
+    if (compact_) {
+      if (c > 0) out->append(", ");
+    } else {
+      if (c > 0) out->append(",\n");
+      out->append(tabs + quoted_names_[c] + ": ");
+    }
+    AppendJsonValue(*block.columns[c], row, quote_64bit_, out);
+  }
+  out->append(compact_ ? "]" : "\n" + tabs.substr(1) + "}");
+}
+
 void JsonOutput::WriteTotals(const core::Block& totals, std::string* out) {
   totals_.clear();
   if (totals.rows() == 0) return;
-  totals_ = compact_ ? "[" : "\n\t{\n";
-  for (size_t c = 0; c < totals.columns.size(); ++c) {
-    if (compact_) {
-      if (c > 0) totals_.append(", ");
-    } else {
-      if (c > 0) totals_.append(",\n");
-      totals_.append("\t\t" + quoted_names_[c] + ": ");
-    }
-    AppendJsonValue(*totals.columns[c], 0, quote_64bit_, &totals_);
+  if (!compact_) totals_ = "\n\t";
+  AppendRow(totals, 0, 2, &totals_);
+}
+
+void JsonOutput::WriteExtremes(const core::Block& extremes, std::string* out) {
+  extremes_.clear();
+  if (extremes.rows() < 2) return;
+  const char* names[2] = {"min", "max"};
+  extremes_ = "\n\t{";
+  for (size_t row = 0; row < 2; ++row) {
+    extremes_.append(row == 0 ? "\n\t\t\"" : ",\n\t\t\"");
+    extremes_.append(names[row]);
+    extremes_.append(compact_ ? "\": " : "\":\n\t\t");
+    AppendRow(extremes, row, 3, &extremes_);
   }
-  totals_.append(compact_ ? "]" : "\n\t}");
+  extremes_.append("\n\t}");
 }
 
 void JsonOutput::End(std::string* out) {
   out->append("\n\t],");
   if (!totals_.empty()) out->append("\n\n\t\"totals\":" + std::string(compact_ ? " " : "") + totals_ + ",");
+  if (!extremes_.empty()) out->append("\n\n\t\"extremes\":" + extremes_ + ",");
   out->append("\n\n\t\"rows\": ");
   out->append(std::to_string(rows_));
   if (write_statistics_) {

@@ -35,6 +35,7 @@ class JsonOutput : public OutputFormat {
              std::string* out) override;
   void Write(const core::Block& block, std::string* out) override;
   void WriteTotals(const core::Block& totals, std::string* out) override;
+  void WriteExtremes(const core::Block& extremes, std::string* out) override;
   void End(std::string* out) override;
   std::string_view ContentType() const override { return "application/json; charset=UTF-8"; }
 
@@ -46,7 +47,12 @@ class JsonOutput : public OutputFormat {
   // Set by Begin.
   std::vector<std::string> quoted_names_;  // JSON-escaped names with quotes, for JSON rows
   size_t rows_ = 0;
-  std::string totals_;  // the "totals" value, written by End
+  // Appends row `row` of `block` as a JSON object (JSON) or array (JSONCompact); `indent` tabs
+  // before each of the object's members and its closing brace.
+  void AppendRow(const core::Block& block, size_t row, int indent, std::string* out) const;
+
+  std::string totals_;    // the "totals" value, written by End
+  std::string extremes_;  // the "extremes" value, written by End
 };
 
 }  // namespace granite::coordinator

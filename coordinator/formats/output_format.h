@@ -50,6 +50,11 @@ class OutputFormat {
   // "totals", Pretty formats as a second table after "Totals:". Default: not shown (JSONEachRow,
   // Values, Markdown, TSKV, the binary formats).
   virtual void WriteTotals(const core::Block& totals, std::string* out) {}
+  // Appends the extremes (SETTINGS extremes = 1: two rows, each column's min then max; after
+  // WriteTotals, before End) where the format shows them, as ClickHouse: TSV and CSV families
+  // after an empty line, JSON / JSONCompact as "extremes" {"min", "max"}, Pretty formats as a
+  // table after "Extremes:". Default: not shown.
+  virtual void WriteExtremes(const core::Block& extremes, std::string* out) {}
   // Appends whatever closes the output (JSON footer, the buffered Pretty table, ...).
   virtual void End(std::string* out) = 0;
   // Returns the HTTP Content-Type ClickHouse sends for this format.

@@ -89,11 +89,21 @@ void PrettyOutput::WriteTotals(const core::Block& totals, std::string* out) {
   totals_->Write(totals, out);
 }
 
+void PrettyOutput::WriteExtremes(const core::Block& extremes, std::string* out) {
+  extremes_ = std::make_unique<PrettyOutput>(compact_);
+  extremes_->Begin(names_, types_, out);
+  extremes_->Write(extremes, out);
+}
+
 void PrettyOutput::End(std::string* out) {
   EndTable(out);
   if (totals_ != nullptr) {
     out->append("\nTotals:\n");
     totals_->EndTable(out);
+  }
+  if (extremes_ != nullptr) {
+    out->append("\nExtremes:\n");
+    extremes_->EndTable(out);
   }
 }
 

@@ -36,6 +36,7 @@ class PrettyOutput : public OutputFormat {
              std::string* out) override;
   void Write(const core::Block& block, std::string* out) override;
   void WriteTotals(const core::Block& totals, std::string* out) override;
+  void WriteExtremes(const core::Block& extremes, std::string* out) override;
   void End(std::string* out) override;
 
  private:
@@ -54,6 +55,7 @@ class PrettyOutput : public OutputFormat {
   std::vector<bool> align_right_;
   std::vector<core::TypeId> types_;
   std::unique_ptr<PrettyOutput> totals_;  // WITH TOTALS: printed after the table
+  std::unique_ptr<PrettyOutput> extremes_;  // extremes = 1: printed after the totals
   // One String column of display texts per result column.
   std::vector<core::Column> cells_;
   size_t total_rows_ = 0;

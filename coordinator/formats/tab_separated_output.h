@@ -25,6 +25,10 @@ class TabSeparatedOutput : public OutputFormat {
     out->push_back('\n');
     Write(totals, out);
   }
+  void WriteExtremes(const core::Block& extremes, std::string* out) override {
+    out->push_back('\n');
+    Write(extremes, out);
+  }
   void End(std::string* out) override {}
   std::string_view ContentType() const override {
     return "text/tab-separated-values; charset=UTF-8";

@@ -224,9 +224,11 @@ uint64_t MemoryLimitOf(const core::Settings& settings, const sql::Statement& sta
 void ClickHouseService::Run(const ClientGone& client_gone, const std::string& peer,
                             const ch::QueryInfo& info,
                             const absl::StatusOr<sql::Statement>& parsed, const std::string& input,
-                            InputSource* more_input, const Emit& emit) {
+                            InputSource* more_input, const Emit& emit,
+                            bool extremes_in_output) {
   absl::Status refused;
   std::unique_ptr<QueryContext> query = StartQuery(info, peer, &refused);
+  query->extremes_in_output = extremes_in_output;
   int nice = refused.ok() ? PriorityOf(TraitsOf(parsed, info.query().size() + input.size(),
                                                 more_input != nullptr && more_input->HasMore()))
                           : 0;
@@ -375,7 +377,7 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
     const auto* select = std::get_if<sql::SelectStatement>(&*parsed);
     if (select != nullptr) (void)output_settings.Apply(select->settings);  // checked later
     writer.emplace(output_settings, default_format, info.send_output_columns(), compressor->get(),
-                   &emit, &query, last);
+                   &emit, &query, last, query.extremes_in_output);
     if (select != nullptr) query.result_sink = &*writer;
     query.progress_hook = [&writer] { writer->SendProgress(); };
     outcome = executor_->Execute(info.query(), bound ? *bound : *parsed, *query_input, &query,
@@ -392,7 +394,7 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
     if (!limited.ok()) outcome = limited;
     if (outcome.ok() && outcome->has_rows && !outcome->streamed) {
       absl::Status written = writer->Begin(outcome->names, outcome->types, outcome->format);
-      if (written.ok()) written = writer->Push(outcome->block).status();
+      if (written.ok()) written = writer->PushWhole(outcome->block);
       outcome->block = core::Block();
       if (!written.ok()) outcome = written;
     }
@@ -523,19 +525,20 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
       return grpc::Status::OK;
     }
   }
+  // As ExecuteQuery: one Result, the output concatenated once, the Progress increments summed.
   std::string output;
   ch::Progress progress;
   Run([context] { return context->IsCancelled(); }, context->peer(), first, parsed, input,
       streamed ? &stream : nullptr, [&](ch::Result& part) {
     output += part.output();
+    part.clear_output();
     AddProgress(part.progress(), &progress);
-    ch::Result merged = part;
-    merged.set_output(output);
-    *merged.mutable_progress() = progress;
-    if (stream.cancelled()) merged.set_cancelled(true);
-    *result = std::move(merged);
+    result->MergeFrom(part);
     return true;
   });
+  result->set_output(std::move(output));
+  *result->mutable_progress() = progress;
+  if (stream.cancelled()) result->set_cancelled(true);
   return grpc::Status::OK;
 }
 
@@ -553,7 +556,8 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamOutput(
 void ClickHouseService::RunQuery(const ch::QueryInfo& info, const std::string& peer,
                                  InputSource* more_input, const ClientGone& client_gone,
                                  const Emit& emit) {
-  Run(client_gone, peer, info, sql::ParseStatement(info.query()), info.input_data(), more_input, emit);
+  Run(client_gone, peer, info, sql::ParseStatement(info.query()), info.input_data(), more_input, emit,
+      /*extremes_in_output=*/true);
 }
 
 grpc::ServerBidiReactor<ch::QueryInfo, ch::Result>* ClickHouseService::ExecuteQueryWithStreamIO(

@@ -55,6 +55,8 @@ class ClickHouseService final
   // metrics and query log — emitting its Results; the last one carries progress and stats or the
   // exception. An INSERT reads further input from `more_input` (may be null) as it parses.
   // `peer` is the client's address in gRPC's form ("ipv4:127.0.0.1:5000", "ipv6:[::1]:5000").
+  // The output holds the extremes (SETTINGS extremes = 1) as ClickHouse's HTTP answers do; gRPC
+  // calls send them in Result.extremes only, as ClickHouse's gRPC server does.
   void RunQuery(const clickhouse::grpc::QueryInfo& info, const std::string& peer,
                 InputSource* more_input, const ClientGone& client_gone, const Emit& emit);
 
@@ -73,7 +75,7 @@ class ClickHouseService final
   void Run(const ClientGone& client_gone, const std::string& peer,
            const clickhouse::grpc::QueryInfo& info,
            const absl::StatusOr<sql::Statement>& parsed, const std::string& input,
-           InputSource* more_input, const Emit& emit);
+           InputSource* more_input, const Emit& emit, bool extremes_in_output = false);
   // Creates the query of `info` from client `peer` (ServerContext::peer()) and registers it
   // (system.processes, KILL QUERY) before any other work, so it is visible and killable from its
   // first instant. Sets `*refused` to the error that ends the query before it runs, leaving it

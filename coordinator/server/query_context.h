@@ -120,6 +120,9 @@ class QueryContext {
   // being run (QueryExecutor::SelectIn): only the outermost one (depth 1) streams.
   ResultSink* result_sink = nullptr;
   int select_depth = 0;
+  // SETTINGS extremes = 1 writes the extremes into the output (the HTTP interface), not only
+  // into Result.extremes (gRPC, as ClickHouse's server).
+  bool extremes_in_output = false;
   // Called on the reader threads when a worker reports progress (a stats chunk); the handler
   // sets it before the query runs and clears it after (ResultWriter::SendProgress).
   std::function<void()> progress_hook;

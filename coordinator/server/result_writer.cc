@@ -19,7 +19,8 @@ void AddProgress(const ch::Progress& from, ch::Progress* to) {
 
 ResultWriter::ResultWriter(const core::Settings& settings, std::string default_format,
                            bool send_output_columns, StreamCompressor* compressor,
-                           const Emit* emit, QueryContext* query, ch::Result* result)
+                           const Emit* emit, QueryContext* query, ch::Result* result,
+                           bool extremes_in_output)
     : settings_(settings),
       default_format_(std::move(default_format)),
       send_output_columns_(send_output_columns),
@@ -27,6 +28,7 @@ ResultWriter::ResultWriter(const core::Settings& settings, std::string default_f
       emit_(emit),
       query_(query),
       result_(result),
+      extremes_in_output_(extremes_in_output),
       last_flush_(std::chrono::steady_clock::now()) {
   result_->set_query_id(query_->query_id());  // every message says its query
 }
@@ -40,6 +42,7 @@ absl::Status ResultWriter::Begin(const std::vector<std::string>& names,
   options.json_quote_64bit_integers = settings_.output_format_json_quote_64bit_integers;
   options.write_statistics = settings_.output_format_write_statistics;
   ASSIGN_OR_RETURN(format_, MakeOutputFormat(format_name, options));
+  format_name_ = format_name;
   result_->set_output_format(format_name);
   if (send_output_columns_) {
     for (size_t i = 0; i < names.size(); ++i) {
@@ -48,21 +51,33 @@ absl::Status ResultWriter::Begin(const std::vector<std::string>& names,
       column->set_type(std::string(core::TypeName(types[i])));
     }
   }
+  names_ = names;
+  types_ = types;
   format_->Begin(names, types, &output_);
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> ResultWriter::Push(const core::Block& pushed) {
+absl::StatusOr<bool> ResultWriter::Push(const core::Block& block) {
   core::MutexLock lock(mu_);
+  return PushRows(block, /*first_at_once=*/true);
+}
+
+absl::Status ResultWriter::PushWhole(const core::Block& block) {
+  core::MutexLock lock(mu_);
+  return PushRows(block, /*first_at_once=*/false).status();
+}
+
+absl::StatusOr<bool> ResultWriter::PushRows(const core::Block& pushed, bool first_at_once) {
   if (cut_) return false;
   core::Block block = pushed;
   RETURN_IF_ERROR(access::ApplyResultLimits(settings_, &block, &cut_, rows_, bytes_));
   rows_ += block.rows();
   bytes_ += access::ResultBytes(block);
+  if (settings_.extremes) extremes_.Add(block);
   constexpr size_t kRowsPerWrite = 8192;
   for (size_t at = 0; at < block.rows(); at += kRowsPerWrite) {
     format_->Write(core::SliceRows(block, at, kRowsPerWrite), &output_);
-    const bool first = flushes_ == 0 && rows_ > 0;
+    const bool first = first_at_once && flushes_ == 0 && rows_ > 0;
     if (output_.size() >= kChunkBytes || first ||
         std::chrono::steady_clock::now() - last_flush_ >= kFlushInterval) {
       RETURN_IF_ERROR(Flush());
@@ -82,8 +97,7 @@ absl::Status ResultWriter::Compress(std::string* output, bool last) {
 
 void ResultWriter::SendProgress() {
   core::MutexLock lock(mu_);
-  const bool more_to_read = query_->total_rows_to_read.load() != sent_total_rows_;
-  if (!more_to_read && std::chrono::steady_clock::now() - last_flush_ < kFlushInterval) return;
+  if (std::chrono::steady_clock::now() - last_flush_ < kFlushInterval) return;
   (void)Flush();
 }
 
@@ -124,6 +138,21 @@ absl::Status ResultWriter::Flush() {
 absl::Status ResultWriter::Finish(const std::optional<core::Block>& totals) {
   core::MutexLock lock(mu_);
   if (totals) format_->WriteTotals(*totals, &output_);
+  if (const std::optional<core::Block>& extremes = extremes_.rows();
+      extremes && extremes_in_output_) {
+    format_->WriteExtremes(*extremes, &output_);
+  } else if (extremes) {
+    // Result.extremes: the two rows alone in the output format (no statistics).
+    OutputOptions options;
+    options.json_quote_64bit_integers = settings_.output_format_json_quote_64bit_integers;
+    options.write_statistics = false;
+    ASSIGN_OR_RETURN(std::unique_ptr<OutputFormat> alone, MakeOutputFormat(format_name_, options));
+    std::string text;
+    alone->Begin(names_, types_, &text);
+    alone->Write(*extremes, &text);
+    alone->End(&text);
+    result_->set_extremes(std::move(text));
+  }
   OutputFormat::Statistics statistics;
   statistics.elapsed_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - query_->start()).count();

@@ -5,11 +5,12 @@
 // whole is pushed once by ClickHouseService::Serve. Either way Finish() writes the totals, the
 // statistics and the format's end into the last Result.
 //
-// A message goes out with the first rows (the client sees them at once), then whenever about
-// 1 MiB of output is held or kFlushInterval passed since the last one. Every message carries the
-// progress made since the one before (ClickHouse's Progress is incremental: read_rows,
-// read_bytes, total_rows_to_read), and SendProgress() sends one while no rows come (a worker
-// reported progress). A limit with 'throw' fails the query after the rows already sent, as
+// A streamed result's first rows go out at once (the client sees them while the query runs);
+// after that a message goes whenever about 1 MiB of output is held or kFlushInterval passed since
+// the last one. Every message carries the progress made since the one before (ClickHouse's
+// Progress is incremental: read_rows, read_bytes, total_rows_to_read), and SendProgress() sends
+// one when kFlushInterval passed without a message (a worker reported progress): a short query
+// sends no more messages than before. A limit with 'throw' fails the query after the rows already sent, as
 // ClickHouse does when it streams.
 #pragma once
 
@@ -22,6 +23,7 @@
 
 #include "clickhouse/grpc/clickhouse_grpc.pb.h"
 #include "coordinator/exec/result_sink.h"
+#include "coordinator/formats/extremes.h"
 #include "coordinator/formats/output_format.h"
 #include "coordinator/server/query_context.h"
 #include "coordinator/server/stream_compression.h"
@@ -47,13 +49,16 @@ class ResultWriter : public ResultSink {
   // REQUIRES: every pointer outlives the writer; `compressor` may be null.
   ResultWriter(const core::Settings& settings, std::string default_format,
                bool send_output_columns, StreamCompressor* compressor, const Emit* emit,
-               QueryContext* query, clickhouse::grpc::Result* result);
+               QueryContext* query, clickhouse::grpc::Result* result,
+               bool extremes_in_output);
 
   absl::Status Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
                      const std::string& format) override;
   absl::StatusOr<bool> Push(const core::Block& block) override;
-  // Sends a message with the progress so far (and any rows held) when the rows to read grew or
-  // kFlushInterval passed since the last message. A client gone is left to the cancellation.
+  // As Push for a result built whole: its first rows wait for the 1 MiB like the rest.
+  absl::Status PushWhole(const core::Block& block);
+  // Sends a message with the progress so far (and any rows held) when kFlushInterval passed
+  // since the last message. A client gone is left to the cancellation.
   void SendProgress();
   // Sets the progress made since the last message sent.
   void FillProgress(clickhouse::grpc::Progress* progress);
@@ -72,6 +77,7 @@ class ResultWriter : public ResultSink {
  private:
   // Sends the held output (compressed) with the progress so far; QUERY_WAS_CANCELLED when the
   // client went away.
+  absl::StatusOr<bool> PushRows(const core::Block& block, bool first_at_once) REQUIRES(mu_);
   absl::Status Flush() REQUIRES(mu_);
   absl::Status Compress(std::string* output, bool last) REQUIRES(mu_);
   void FillProgressLocked(clickhouse::grpc::Progress* progress) REQUIRES(mu_);
@@ -85,9 +91,14 @@ class ResultWriter : public ResultSink {
   const Emit* const emit_;
   QueryContext* const query_;
   clickhouse::grpc::Result* const result_;
+  const bool extremes_in_output_;
 
   core::Mutex mu_{"result_writer"};
   std::unique_ptr<OutputFormat> format_ GUARDED_BY(mu_);
+  std::string format_name_ GUARDED_BY(mu_);
+  std::vector<std::string> names_ GUARDED_BY(mu_);
+  std::vector<core::TypeId> types_ GUARDED_BY(mu_);
+  Extremes extremes_ GUARDED_BY(mu_);  // with SETTINGS extremes = 1
   std::string output_ GUARDED_BY(mu_);
   uint64_t rows_ GUARDED_BY(mu_) = 0;
   uint64_t bytes_ GUARDED_BY(mu_) = 0;  // as the result limits count them

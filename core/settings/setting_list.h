@@ -86,6 +86,9 @@
     "JSON formats write UInt64 and Int64 as strings (JavaScript loses precision past 2^53)")      \
   M(Bool, output_format_write_statistics, true, "",                                               \
     "JSON and JSONCompact end with a statistics object: elapsed seconds, rows and bytes read")    \
+  M(Bool, extremes, false, "",                                                                    \
+    "Adds the result's extremes (each column's min, then max, as two rows) to the output"       \
+    " and to Result.extremes")                                                                   \
   M(UInt64, readonly, 0, "",                                                                      \
     "0: any query; 1: reads only, no setting may change; 2: reads and setting changes")          \
   M(UInt64, max_execution_time, 0, "",                                                            \

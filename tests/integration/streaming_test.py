@@ -6,9 +6,9 @@
   cancelled: before streaming the coordinator built the whole result first, so none came.
   Asserted by what arrives, never by a clock.
 - A large result arrives in several Result messages, in order, whole.
-- Progress: every stream carries Progress increments that add up to what the query read, and
-  total_rows_to_read (the rows left after pruning, N for numbers(N)) arrives before the result
-  ends; HTTP sends X-ClickHouse-Progress headers with send_progress_in_http_headers = 1.
+- Progress: messages carry Progress increments while the query runs (total_rows_to_read: the
+  rows left after pruning, N for numbers(N)) that add up to what the query read; HTTP sends
+  X-ClickHouse-Progress headers with send_progress_in_http_headers = 1.
 - OFFSET / LIMIT across blocks and workers; max_result_rows with result_overflow_mode 'throw'
   fails the query with 396 after the rows already sent (as ClickHouse does when it streams),
   'break' cuts the result; JSON statistics still count the rows read; the unary ExecuteQuery
@@ -143,16 +143,31 @@ class StreamingTest(unittest.TestCase):
         self.assertIn(b'"rows": 3', output)
         self.assertNotIn(b'"rows_read": 0,', output)
 
-    def test_progress_adds_up_and_total_rows_come_first(self):
+    def test_progress_arrives_while_the_query_runs(self):
+        """An endless streamed SELECT: messages carry Progress increments before any end — the
+        rows to read (N of numbers(N), from every worker) and rows read so far."""
+        call = self.stub.ExecuteQueryWithStreamOutput(
+            pb2.QueryInfo(query=ENDLESS, query_id="endless-progress"), timeout=TIMEOUT)
+        to_read = read = messages = 0
+        for result in call:
+            self.assertFalse(result.HasField("exception"), result.exception.display_text)
+            messages += 1
+            to_read += result.progress.total_rows_to_read
+            read += result.progress.read_rows
+            if to_read == 10 ** 12 and read > 0:
+                break
+        call.cancel()
+        self.assertEqual(to_read, 10 ** 12)
+        self.assertGreater(read, 0)
+        self.wait_gone("endless-progress")
+
+    def test_progress_increments_add_up(self):
         for query, total in (("SELECT count() FROM numbers(30000000) WHERE number % 7 = 3",
                               30000000),
                              ("SELECT x FROM s WHERE x % 1000 = 1", 300000),
                              ("SELECT x FROM s WHERE x < 10000", None)):
             results = self.stream(query)
             self.assertFalse(results[-1].HasField("exception"), results[-1].exception)
-            self.assertGreater(len(results), 1, query)
-            # total_rows_to_read arrives before the last message (the workers report it first).
-            self.assertGreater(sum(r.progress.total_rows_to_read for r in results[:-1]), 0, query)
             read = sum(r.progress.read_rows for r in results)
             to_read = sum(r.progress.total_rows_to_read for r in results)
             if total is not None:
@@ -165,6 +180,7 @@ class StreamingTest(unittest.TestCase):
         result = self.stub.ExecuteQuery(pb2.QueryInfo(query="SELECT count() FROM s"),
                                         timeout=TIMEOUT)
         self.assertEqual(result.progress.total_rows_to_read, 300000)
+        self.assertEqual(result.progress.read_rows, 300000)
 
     def test_http_progress_headers(self):
         conn = http.client.HTTPConnection(self.cluster.host, self.cluster.http_port,
