@@ -127,6 +127,8 @@ absl::Status ResultWriter::Flush() {
   if (rows_ > 0) ++flushes_;
   last_flush_ = std::chrono::steady_clock::now();
   if (!(*emit_)(*result_)) {
+    result_->Clear();  // the last Result carries the exception alone
+    result_->set_query_id(query_->query_id());
     return core::Error(core::ErrorCode::kQueryWasCancelled,
                        "The client went away while the result was sent");
   }
