@@ -280,6 +280,10 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
     table.block = std::move(result.block);
     return table;
   };
+  if (!select.set_operands.empty() && query->result_sink != nullptr && query->select_depth == 1) {
+    ASSIGN_OR_RETURN(std::optional<QueryResult> streamed, StreamUnionAll(select, query));
+    if (streamed) return *std::move(streamed);
+  }
   if (!select.set_operands.empty()) return SelectSetOperation(select, run);
   sql::SelectStatement resolved = ResolveCteReferences(select, scope);
   if (resolved.group_by_all || resolved.order_by_all) {

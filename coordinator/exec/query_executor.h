@@ -122,6 +122,11 @@ class QueryExecutor {
   // subqueries (aliased by the CTE's name).
   static sql::SelectStatement ResolveCteReferences(const sql::SelectStatement& select,
                                                    const CteScope& scope);
+  // A top-level UNION ALL chain of plain SELECTs of one column layout, streamed operand after
+  // operand into QueryContext::result_sink; nullopt when the chain does not qualify (then
+  // SelectSetOperation runs it). Defined in exec/streamed_union.cc.
+  absl::StatusOr<std::optional<QueryResult>> StreamUnionAll(const sql::SelectStatement& select,
+                                                            QueryContext* query);
   // Runs each operand of a UNION / INTERSECT / EXCEPT chain left to right and combines them.
   absl::StatusOr<QueryResult> SelectSetOperation(const sql::SelectStatement& select,
                                                  const SubqueryRunner& run);

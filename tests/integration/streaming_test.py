@@ -97,6 +97,25 @@ class StreamingTest(unittest.TestCase):
         conn.close()  # a client that goes away cancels the query
         self.wait_gone("endless-http")
 
+    def test_union_all_streams_operand_after_operand(self):
+        call = self.stub.ExecuteQueryWithStreamOutput(pb2.QueryInfo(
+            query="SELECT number FROM numbers(3) UNION ALL SELECT number FROM numbers(10) "
+                  "ORDER BY number DESC LIMIT 2 UNION ALL " + ENDLESS.replace(
+                      ", toString(number)", ""),
+            query_id="endless-union"), timeout=TIMEOUT)
+        output = b""
+        for result in call:
+            self.assertFalse(result.HasField("exception"), result.exception.display_text)
+            output += result.output
+            if output.count(b"\n") >= 1000:
+                break
+        call.cancel()
+        self.assertEqual(output.split(b"\n")[:8], [b"0", b"1", b"2", b"9", b"8", b"0", b"1", b"2"])
+        self.wait_gone("endless-union")
+        # Operands of other types are built whole with their common type, as before.
+        self.assertEqual(self.ok("SELECT 1 AS x UNION ALL SELECT 1000 UNION ALL SELECT -1"),
+                         b"1\n1000\n-1\n")
+
     def test_large_result_arrives_in_several_messages_in_order(self):
         results = self.stream("SELECT number, toString(number) FROM numbers(1000000)")
         with_output = [r for r in results if r.output]
