@@ -85,7 +85,8 @@ absl::Status ApplyResultLimits(const core::Settings& settings, core::Block* bloc
     }
   }
   if (keep < rows) {
-    *block = core::SliceRows(*block, 0, keep);
+    // SliceRows reads a limit of 0 as "to the end": no room left is an empty slice.
+    *block = keep == 0 ? core::SliceRows(*block, rows, 0) : core::SliceRows(*block, 0, keep);
     *cut = true;
   }
   return absl::OkStatus();

@@ -62,6 +62,30 @@ TEST(QueryLimitsTest, ResultLimitsThrowOrBreak) {
             core::ErrorCode::kTooManyRowsOrBytes);
 }
 
+// A result streamed block by block: the limits count the blocks before, and a block past a
+// 'break' limit is emptied (a regression: slicing it to 0 rows kept it whole).
+TEST(QueryLimitsTest, ResultLimitsCountTheBlocksBefore) {
+  core::Settings settings;
+  settings.max_result_rows = 10;
+  core::Block block = Numbers(4);
+  bool cut = false;
+  EXPECT_EQ(core::CodeOf(ApplyResultLimits(settings, &block, &cut, 8, 64)),
+            core::ErrorCode::kTooManyRowsOrBytes);
+  ASSERT_TRUE(settings.Set("result_overflow_mode", "break").ok());
+  EXPECT_TRUE(ApplyResultLimits(settings, &block, &cut, 8, 64).ok());
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(block.rows(), 2u);
+  block = Numbers(4);
+  EXPECT_TRUE(ApplyResultLimits(settings, &block, &cut, 10, 80).ok());
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(block.rows(), 0u);
+  settings.max_result_rows = 0;
+  settings.max_result_bytes = 40;
+  block = Numbers(4);
+  EXPECT_TRUE(ApplyResultLimits(settings, &block, &cut, 3, 24).ok());
+  EXPECT_EQ(block.rows(), 2u);  // 16 bytes of room: two UInt64 values
+}
+
 TEST(CurrentUserTest, ReplacesCallsWithTheName) {
   auto statement = sql::ParseStatement("SELECT currentUser(), USER() AS u, length(user()) "
                                        "FROM t WHERE currentUser() = 'x'");

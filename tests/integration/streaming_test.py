@@ -157,6 +157,15 @@ class StreamingTest(unittest.TestCase):
         sent = b"".join(r.output for r in results).split()
         self.assertEqual(sent, [b"%d" % i for i in range(100000)])
 
+    def test_max_result_rows_break_with_small_blocks(self):
+        # One row per worker: the block after the limit must be dropped whole.
+        for query, expected in (("SELECT number FROM numbers(3)", [b"0", b"1"]),
+                                ("SELECT number FROM numbers(3) UNION ALL "
+                                 "SELECT number FROM numbers(3)", [b"0", b"1"])):
+            results = self.stream(query + " SETTINGS max_result_rows = 2, "
+                                  "result_overflow_mode = 'break'")
+            self.assertEqual(b"".join(r.output for r in results).split(), expected, query)
+
     def test_json_statistics_count_the_rows_read(self):
         output = self.ok("SELECT x FROM s LIMIT 3 FORMAT JSON")
         self.assertIn(b'"rows": 3', output)
