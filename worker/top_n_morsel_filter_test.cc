@@ -72,7 +72,8 @@ class TopNMorselFilterTest : public StoreTestBase {
     std::atomic<bool> cancelled{false};
     std::vector<std::string> rows;
     absl::Status status = executor.Run(fragment, cancelled, [&](plan::ResultChunk&& chunk) {
-      if (chunk.kind == plan::ResultChunk::Kind::kStats) *read_rows = chunk.stats.read_rows;
+      // Stats chunks carry increments (scan_progress.h): their sum is what the scan read.
+      if (chunk.kind == plan::ResultChunk::Kind::kStats) *read_rows += chunk.stats.read_rows;
       if (chunk.kind != plan::ResultChunk::Kind::kBlock) return true;
       auto block = core::DecodeWireBlock(chunk.block.data, chunk.block.raw_size);
       EXPECT_TRUE(block.ok()) << block.status();
