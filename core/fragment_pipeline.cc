@@ -115,6 +115,7 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
   if (fragment.filter) {
     ASSIGN_OR_RETURN(p->filter_, Expression::Compile(*fragment.filter));
   }
+  RETURN_IF_ERROR(p->CompileJoins(fragment));
   p->aggregating_ = fragment.aggregating();
   if (p->aggregating_) {
     const plan::Aggregate& aggregate = *fragment.aggregate;
@@ -177,7 +178,8 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     for (const plan::SortKey& key : fragment.order_by) {
       p->order_.push_back(SortColumn{key.column, key.descending});
     }
-    p->top_n_threshold_ = TopNThreshold::For(fragment);
+    // Its bound is on a column of the rows read; with joins, rows are cut after them instead.
+    if (!fragment.joining()) p->top_n_threshold_ = TopNThreshold::For(fragment);
   }
   if (fragment.aggregate) {
     for (const plan::Expr& key : fragment.aggregate->keys) {
@@ -191,6 +193,10 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
       MarkColumns(projection, &p->read_after_filter_);
     }
   }
+  for (const plan::BroadcastJoin& join : fragment.joins) {
+    for (const plan::Expr& key : join.probe_keys) MarkColumns(key, &p->read_after_filter_);
+  }
+  if (fragment.join_filter) MarkColumns(*fragment.join_filter, &p->read_after_filter_);
   for (bool read : p->read_after_filter_) p->any_read_after_filter_ |= read;
   p->limit_ = fragment.limit;
   if (p->aggregating_ && !p->key_types_.empty()) p->hash_limit_ = fragment.aggregate->hash_limit;
@@ -198,7 +204,8 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     p->filter_counter_ = FilterCounter::Match(*fragment.filter);
   }
   // Something is read after the filter (else Filter() copies nothing: count() WHERE ...).
-  if (p->aggregating_ && p->filter_ && p->any_read_after_filter_ && p->hash_limit_ == 0) {
+  if (p->aggregating_ && p->filter_ && p->any_read_after_filter_ && p->hash_limit_ == 0 &&
+      !fragment.joining()) {
     auto is_column = [](const plan::Expr& expr) { return expr.is_column(); };
     const plan::Aggregate& aggregate = *fragment.aggregate;
     bool plain = std::all_of(aggregate.keys.begin(), aggregate.keys.end(), is_column);
@@ -286,6 +293,11 @@ absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) co
   state.rows_filtered += source->rows();
   state.rows_passed += rows;
   if (rows == 0) return absl::OkStatus();
+  if (!joins_.empty()) {
+    ASSIGN_OR_RETURN(block, Join(std::move(block)));
+    rows = block.rows();
+    if (rows == 0) return absl::OkStatus();
+  }
   if (aggregating_) {
     PresizeOnce(state);
     ASSIGN_OR_RETURN(std::vector<ColumnPtr> keys, EvaluateKeys(block));

@@ -24,6 +24,8 @@
 // A fragment sent to a single worker (worker_count <= 1) writes final-only states: the coordinator
 // then finalizes each group from its only partial state (uniq sends its estimate, not its hashes).
 // So does a fragment with finalize_on_worker, finalized by FinishFinalized on the worker itself.
+// Fragment::joins (broadcast hash joins) run after the filter: each appends its build columns to
+// the filtered rows (fragment_pipeline_join.cc), then join_filter drops joined rows.
 // Aggregate::hash_limit = L > 0 puts a HashLimitFilter (hash_limit_filter.h) in front
 // of each thread's Aggregator: only rows whose key hash may be among the L smallest are added.
 #pragma once
@@ -40,6 +42,7 @@
 #include "core/block_sort.h"
 #include "core/expression.h"
 #include "core/filter_counter.h"
+#include "core/join/join_table.h"
 #include "core/thread_pool.h"
 #include "core/top_n_threshold.h"
 #include "core/plan/fragment.h"
@@ -111,6 +114,8 @@ class FragmentPipeline {
   // block its row count); the others become empty placeholders, so a column that only the filter
   // reads (count() WHERE x <> 0) is never copied.
   absl::StatusOr<Block> Filter(const Block& input) const;
+  // Fragment::joins then join_filter over the filtered rows `block` (fragment_pipeline_join.cc).
+  absl::StatusOr<Block> Join(Block block) const;
   // Filters and aggregates `input` without filtered copies: the kept rows become a selection
   // vector that Aggregator::AddSelected reads the (plain column) keys and arguments through
   // (fragment_pipeline_selected.cc). REQUIRES: aggregate_selected_.
@@ -129,8 +134,19 @@ class FragmentPipeline {
   // Records the largest thread table of `states` in HashTableStats (when collecting stats).
   void RecordTableSizes(const std::vector<std::unique_ptr<LocalState>>& states) const;
 
+  // One compiled BroadcastJoin: the probe key expressions and the hashed build side.
+  struct CompiledJoin {
+    JoinTable::Kind kind;
+    std::vector<std::unique_ptr<Expression>> probe_keys;
+    JoinTable table;
+  };
+  // Compiles Fragment::joins and join_filter into joins_ / join_filter_.
+  absl::Status CompileJoins(const plan::Fragment& fragment);
+
   // Constant after construction.
   std::unique_ptr<Expression> filter_;
+  std::vector<CompiledJoin> joins_;
+  std::unique_ptr<Expression> join_filter_;
   // Counts the kept rows of a count-only filter without its mask (filter_counter.h).
   std::optional<FilterCounter> filter_counter_;
   std::vector<std::unique_ptr<Expression>> projections_;

@@ -9,6 +9,7 @@
 #include "core/block_sort.h"
 #include "core/error.h"
 #include "core/functions/expr_builder.h"
+#include "core/plan/expr_remap.h"
 #include "core/status_macros.h"
 
 namespace granite::worker {
@@ -29,12 +30,6 @@ bool CollectColumns(const core::plan::Expr& expr, std::vector<bool>* used) {
     if (!CollectColumns(arg, used)) return false;
   }
   return true;
-}
-
-// Renumbers the column references of `expr` through `map` (old position -> new position).
-void RemapColumns(const std::vector<uint32_t>& map, core::plan::Expr* expr) {
-  if (expr->is_column()) expr->column = map[expr->column];
-  for (core::plan::Expr& arg : expr->args) RemapColumns(map, &arg);
 }
 
 // Returns the granule of `part` that holds part-relative row `row`. REQUIRES: row < part.rows().
@@ -95,12 +90,12 @@ absl::StatusOr<std::unique_ptr<LateMaterializedScan>> LateMaterializedScan::Plan
   early.limit = fragment.limit;
   if (fragment.filter) {
     early.filter = fragment.filter;
-    RemapColumns(map, &*early.filter);
+    core::plan::RemapColumns(map, &*early.filter);
   }
   for (size_t k = 0; k < fragment.order_by.size(); ++k) {
     const core::plan::SortKey& key = fragment.order_by[k];
     core::plan::Expr projection = fragment.projections[key.column];
-    RemapColumns(map, &projection);
+    core::plan::RemapColumns(map, &projection);
     early.projections.push_back(std::move(projection));
     early.order_by.push_back(core::plan::SortKey{static_cast<uint32_t>(k), key.descending});
   }

@@ -10,7 +10,8 @@ namespace granite::worker {
 
 std::optional<core::Block> PartBoundsBlock(const core::plan::Fragment& fragment,
                                            const MorselSource& source) {
-  if (!fragment.aggregate || fragment.filter || !fragment.aggregate->keys.empty() ||
+  if (!fragment.aggregate || fragment.filter || fragment.joining() ||
+      !fragment.aggregate->keys.empty() ||
       fragment.aggregate->calls.empty() || !fragment.scan.is_table()) {
     return std::nullopt;
   }

@@ -8,10 +8,11 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "coordinator/exec/hash_join.h"
-#include "coordinator/exec/row_keys.h"
+#include "core/join/row_keys.h"
 #include "coordinator/sql/ast_build.h"
 #include "coordinator/sql/parser.h"
 #include "core/error.h"
+#include "core/join/gather_rows.h"
 #include "core/functions/cast_column.h"
 #include "core/functions/type_rules.h"
 #include "core/status_macros.h"
@@ -41,6 +42,7 @@ struct Relation {
   std::set<std::string> needed;
   std::set<std::string> hidden;  // right copies of USING columns
   bool null_supplying = false;
+  bool read = false;  // data holds its rows
 };
 
 struct Uses {
@@ -143,7 +145,7 @@ double DistinctKeys(const core::Block& block, const std::vector<size_t>& keys) {
   bool words = true;
   for (size_t key : keys) {
     columns.push_back(block.columns[key].get());
-    words = words && IsWordKey(columns.back()->type());
+    words = words && core::IsWordKey(columns.back()->type());
   }
   absl::flat_hash_set<uint64_t> seen;
   std::string key;
@@ -151,14 +153,14 @@ double DistinctKeys(const core::Block& block, const std::vector<size_t>& keys) {
     if (words) {
       uint64_t h = 0;
       for (const core::Column* column : columns) {
-        h = (h ^ KeyWord(*column, row)) * 0x9E3779B97F4A7C15ull;
+        h = (h ^ core::KeyWord(*column, row)) * 0x9E3779B97F4A7C15ull;
         h ^= h >> 29;
       }
       seen.insert(h);
       continue;
     }
     key.clear();
-    AppendRowKey(columns, row, &key);
+    core::AppendRowKey(columns, row, &key);
     seen.insert(absl::Hash<std::string>{}(key));
   }
   return static_cast<double>(seen.size());
@@ -226,7 +228,7 @@ absl::Status CheckKeyTypes(const Joined& left, const Joined& right, const std::v
   for (const KeyPair& key : keys) {
     TypeId a = left.block.columns[key.left]->type();
     TypeId b = right.block.columns[key.right]->type();
-    if (!KeysComparable(a, b)) {
+    if (!core::KeysComparable(a, b)) {
       return core::Error(ErrorCode::kNoCommonType,
                          "JOIN key types " + std::string(core::TypeName(a)) + " and " +
                              std::string(core::TypeName(b)) + " cannot be compared (column " +
@@ -269,7 +271,7 @@ absl::StatusOr<Joined> JoinPair(Joined left, Joined right, JoinSpec spec,
   out.relations.insert(right.relations.begin(), right.relations.end());
   out.block.rows_without_columns = rows.left.size();
   for (size_t c = 0; c < left.columns.size(); ++c) {
-    out.block.columns.push_back(GatherRows(*left.block.columns[c], rows.left, left_nulls));
+    out.block.columns.push_back(core::GatherRows(*left.block.columns[c], rows.left, left_nulls));
     out.columns.push_back(left.columns[c]);
   }
   for (const UsingPair& pair : using_pairs) {
@@ -302,7 +304,7 @@ absl::StatusOr<Joined> JoinPair(Joined left, Joined right, JoinSpec spec,
     out.block.columns[pair.left] = std::move(column);
   }
   for (size_t c = 0; c < right.columns.size(); ++c) {
-    out.block.columns.push_back(GatherRows(*right.block.columns[c], rows.right, right_nulls));
+    out.block.columns.push_back(core::GatherRows(*right.block.columns[c], rows.right, right_nulls));
     out.columns.push_back(right.columns[c]);
   }
   return out;
@@ -326,12 +328,19 @@ class FromMaterializer {
     RETURN_IF_ERROR(SetUsing());
     Classify();
     MarkAllNeeded();
+    if (!ordered_) {
+      UsingAsEqualities();
+      ASSIGN_OR_RETURN(std::optional<MaterializedFrom> broadcast, TryBroadcast());
+      if (broadcast) return *std::move(broadcast);
+    }
     RETURN_IF_ERROR(ReadRelations());
     Joined joined;
     if (ordered_) {
       ASSIGN_OR_RETURN(joined, JoinInOrder());
     } else {
-      ASSIGN_OR_RETURN(joined, JoinGreedy());
+      std::set<size_t> all;
+      for (size_t r = 0; r < relations_.size(); ++r) all.insert(r);
+      ASSIGN_OR_RETURN(joined, JoinGreedy(all));
     }
     MaterializedFrom out;
     out.table = Output(std::move(joined));
@@ -469,24 +478,209 @@ class FromMaterializer {
   }
 
   absl::Status ReadRelations() {
-    for (Relation& relation : relations_) {
-      if (relation.prematerialized) continue;
-      sql::SelectStatement read;
-      for (const std::string& name : relation.names) {
-        if (relation.needed.count(name)) read.select.push_back(sql::MakeColumn("", name, 0));
-      }
-      if (read.select.empty()) {
-        auto one = std::make_shared<Expr>();
-        one->kind = ExprKind::kLiteral;
-        one->value = uint64_t{1};
-        one->alias = "_dummy";
-        read.select.push_back(one);
-      }
-      read.from = *relation.ref;
-      read.where = sql::JoinAnd(relation.pushed);
-      ASSIGN_OR_RETURN(relation.data, context_.run(read));
-    }
+    for (size_t r = 0; r < relations_.size(); ++r) RETURN_IF_ERROR(ReadRelation(r));
     return absl::OkStatus();
+  }
+
+  absl::Status ReadRelation(size_t r) {
+    Relation& relation = relations_[r];
+    if (relation.prematerialized || relation.read) return absl::OkStatus();
+    sql::SelectStatement read;
+    for (const std::string& name : relation.names) {
+      if (relation.needed.count(name)) read.select.push_back(sql::MakeColumn("", name, 0));
+    }
+    if (read.select.empty()) {
+      auto one = std::make_shared<Expr>();
+      one->kind = ExprKind::kLiteral;
+      one->value = uint64_t{1};
+      one->alias = "_dummy";
+      read.select.push_back(one);
+    }
+    read.from = *relation.ref;
+    read.where = sql::JoinAnd(relation.pushed);
+    ASSIGN_OR_RETURN(relation.data, context_.run(read));
+    relation.read = true;
+    return absl::OkStatus();
+  }
+
+  // The rows of table relation `r` (its statistics: count() from the parts), or of those that
+  // pass `where`.
+  absl::StatusOr<uint64_t> TableRows(size_t r, ExprPtr where = nullptr) {
+    sql::SelectStatement count;
+    count.select.push_back(sql::MakeCall("count", {}));
+    count.from = *relations_[r].ref;
+    count.where = std::move(where);
+    ASSIGN_OR_RETURN(LocalTable rows, context_.run(count));
+    if (rows.block.rows() != 1 || rows.block.columns.size() != 1) {
+      return core::Error(ErrorCode::kLogicalError, "count() gave no single value");
+    }
+    return rows.block.columns[0]->Get<uint64_t>(0);
+  }
+
+  // If `e` is `a = b` between plain columns of two different relations, returns them as
+  // (relation of a, relation of b).
+  std::optional<std::pair<size_t, size_t>> EqualityRelations(const Expr& e) const {
+    if (e.kind != ExprKind::kFunction || e.name != "equals" || e.args.size() != 2) {
+      return std::nullopt;
+    }
+    const Expr& a = *e.args[0];
+    const Expr& b = *e.args[1];
+    if (a.kind != ExprKind::kIdentifier || b.kind != ExprKind::kIdentifier) return std::nullopt;
+    std::vector<size_t> ra = Candidates(a, relations_);
+    std::vector<size_t> rb = Candidates(b, relations_);
+    if (ra.size() != 1 || rb.size() != 1 || ra[0] == rb[0]) return std::nullopt;
+    return std::make_pair(ra[0], rb[0]);
+  }
+
+  // The relations other than `probe` in groups, each sent to the workers as one build: every
+  // relation linked to the probe by an equality starts a group, and each other relation joins
+  // the group of a relation it is linked to (breadth first, in FROM order). Equalities between
+  // groups stay conditions on the joined rows, so no group is the product of two others. Empty
+  // when some relation has no path to the probe (a cross join).
+  std::vector<std::set<size_t>> Components(size_t probe) const {
+    const size_t n = relations_.size();
+    std::vector<std::vector<size_t>> links(n);
+    for (const ExprPtr& c : remaining_) {
+      std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
+      if (!pair) continue;
+      links[pair->first].push_back(pair->second);
+      links[pair->second].push_back(pair->first);
+    }
+    std::vector<int> group(n, -1);
+    std::vector<std::set<size_t>> out;
+    std::vector<size_t> queue;
+    for (size_t r = 0; r < n; ++r) {
+      if (r == probe || group[r] >= 0) continue;
+      if (std::find(links[r].begin(), links[r].end(), probe) == links[r].end()) continue;
+      group[r] = static_cast<int>(out.size());
+      out.push_back({r});
+      queue.push_back(r);
+    }
+    for (size_t at = 0; at < queue.size(); ++at) {
+      const size_t r = queue[at];
+      for (size_t other : links[r]) {
+        if (other == probe || group[other] >= 0) continue;
+        group[other] = group[r];
+        out[group[r]].insert(other);
+        queue.push_back(other);
+      }
+    }
+    if (queue.size() + 1 < n) return {};
+    return out;
+  }
+
+  // Whether conjunct `c` is an equality between the probe and a relation of `members`; then
+  // returns (probe side, member side), both qualified.
+  std::optional<std::pair<ExprPtr, ExprPtr>> ProbeKey(const Expr& c, size_t probe,
+                                                      const std::set<size_t>& members) const {
+    std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(c);
+    if (!pair) return std::nullopt;
+    const Expr* probe_side = c.args[0].get();
+    const Expr* member_side = c.args[1].get();
+    size_t member = pair->second;
+    if (pair->second == probe) {
+      std::swap(probe_side, member_side);
+      member = pair->first;
+    } else if (pair->first != probe) {
+      return std::nullopt;
+    }
+    if (!members.count(member)) return std::nullopt;
+    return std::make_pair(
+        sql::MakeColumn(relations_[probe].qualifier, probe_side->name, probe_side->position),
+        sql::MakeColumn(relations_[member].qualifier, member_side->name, member_side->position));
+  }
+
+  // The type of column `name` of relation `r`.
+  TypeId ColumnType(size_t r, const std::string& name) const {
+    const Relation& relation = relations_[r];
+    for (size_t i = 0; i < relation.names.size(); ++i) {
+      if (relation.names[i] == name) return relation.types[i];
+    }
+    return TypeId::kNothing;
+  }
+
+  // Plans the joins on the workers (file comment, "Broadcast joins"), or returns nullopt to join
+  // on the coordinator.
+  absl::StatusOr<std::optional<MaterializedFrom>> TryBroadcast() {
+    if (context_.join_mode == "coordinator") return std::nullopt;
+    std::optional<size_t> probe;
+    uint64_t probe_rows = 0;
+    for (size_t r = 0; r < relations_.size(); ++r) {
+      const sql::TableRef& ref = *relations_[r].ref;
+      if (relations_[r].prematerialized || ref.is_function || ref.subquery) continue;
+      ASSIGN_OR_RETURN(uint64_t rows, TableRows(r));
+      if (!probe || rows > probe_rows) {
+        probe = r;
+        probe_rows = rows;
+      }
+    }
+    if (!probe) return std::nullopt;
+    std::vector<std::set<size_t>> components = Components(*probe);
+    if (components.empty()) return std::nullopt;  // a cross join: on the coordinator
+    for (size_t r = 0; r < relations_.size(); ++r) {
+      if (r != *probe) RETURN_IF_ERROR(ReadRelation(r));
+    }
+    // Joining the groups takes their keys out of remaining_: put them back if the joins end up
+    // on the coordinator after all.
+    const std::vector<ExprPtr> conjuncts = remaining_;
+    std::vector<Joined> builds;
+    uint64_t build_rows = 0;
+    for (const std::set<size_t>& members : components) {
+      ASSIGN_OR_RETURN(Joined joined, JoinGreedy(members));
+      build_rows += joined.block.rows();
+      builds.push_back(std::move(joined));
+    }
+    // auto: sending the builds to every worker must cost less than gathering the probe's rows
+    // that pass its own filter (counted, as the filter may keep few of them).
+    const uint64_t workers = std::max<size_t>(context_.worker_count, 1);
+    uint64_t gathered = probe_rows;
+    if (context_.join_mode == "auto" && build_rows * workers <= gathered &&
+        !relations_[*probe].pushed.empty()) {
+      ASSIGN_OR_RETURN(gathered, TableRows(*probe, sql::JoinAnd(relations_[*probe].pushed)));
+    }
+    if (context_.join_mode == "auto" && build_rows * workers > gathered) {
+      remaining_ = conjuncts;
+      return std::nullopt;
+    }
+
+    BroadcastSource broadcast;
+    const Relation& probe_relation = relations_[*probe];
+    broadcast.probe = *probe_relation.ref;
+    broadcast.probe_qualifier = probe_relation.qualifier;
+    broadcast.probe_relation = *probe;
+    broadcast.probe_hidden.assign(probe_relation.hidden.begin(), probe_relation.hidden.end());
+    broadcast.probe_filter = sql::JoinAnd(probe_relation.pushed);
+    for (size_t g = 0; g < components.size(); ++g) {
+      const std::set<size_t>& members = components[g];
+      BroadcastSource::Build build;
+      build.table = Output(std::move(builds[g]), &build.relations);
+      for (auto it = remaining_.begin(); it != remaining_.end();) {
+        std::optional<std::pair<ExprPtr, ExprPtr>> key = ProbeKey(**it, *probe, members);
+        if (!key) {
+          ++it;
+          continue;
+        }
+        const TypeId a = ColumnType(*probe, key->first->name);
+        const size_t member = Candidates(*key->second, relations_)[0];
+        const TypeId b = ColumnType(member, key->second->name);
+        if (!core::KeysComparable(a, b)) {
+          return core::Error(ErrorCode::kNoCommonType,
+                             "JOIN key types " + std::string(core::TypeName(a)) + " and " +
+                                 std::string(core::TypeName(b)) + " cannot be compared (column " +
+                                 key->first->name + " and " + key->second->name + ")");
+        }
+        build.keys.push_back(*std::move(key));
+        it = remaining_.erase(it);
+      }
+      broadcast.builds.push_back(std::move(build));
+    }
+    MaterializedFrom out;
+    out.broadcast = std::move(broadcast);
+    out.rest = select_;
+    out.rest.from.reset();
+    out.rest.joins.clear();
+    out.rest.where = sql::JoinAnd(remaining_);
+    return std::optional<MaterializedFrom>(std::move(out));
   }
 
   JoinSpec Spec(JoinKind kind, JoinStrictness strictness, const std::vector<KeyPair>& keys) const {
@@ -527,16 +721,8 @@ class FromMaterializer {
     return keys;
   }
 
-  absl::StatusOr<Joined> JoinGreedy() {
-    std::set<size_t> pending;
-    for (size_t r = 0; r < relations_.size(); ++r) pending.insert(r);
-    size_t first = 0;
-    for (size_t r = 1; r < relations_.size(); ++r) {
-      if (relations_[r].data.block.rows() > relations_[first].data.block.rows()) first = r;
-    }
-    Joined joined = FromRelation(first, relations_[first]);
-    pending.erase(first);
-    // USING keys of inner joins become equalities between the two named copies.
+  // USING keys of inner joins become equalities between the two named copies.
+  void UsingAsEqualities() {
     for (size_t j = 0; j < select_.joins.size(); ++j) {
       for (const auto& [r, column] : using_pairs_[j]) {
         const size_t position = select_.joins[j].position;
@@ -545,6 +731,17 @@ class FromMaterializer {
                                      sql::MakeColumn(relations_[j + 1].qualifier, column, position)}));
       }
     }
+  }
+
+  // Joins the (read) relations `members` by the greedy order of the file comment.
+  absl::StatusOr<Joined> JoinGreedy(const std::set<size_t>& members) {
+    std::set<size_t> pending = members;
+    size_t first = *members.begin();
+    for (size_t r : members) {
+      if (relations_[r].data.block.rows() > relations_[first].data.block.rows()) first = r;
+    }
+    Joined joined = FromRelation(first, relations_[first]);
+    pending.erase(first);
     // Distinct-key counts of a pending relation's columns stay valid until it is joined.
     std::map<std::pair<size_t, std::vector<size_t>>, double> relation_distinct;
     while (!pending.empty()) {
@@ -644,7 +841,8 @@ class FromMaterializer {
     return joined;
   }
 
-  LocalTable Output(Joined joined) {
+  // The joined columns in FROM order; `relations`, when set, gets each column's relation.
+  LocalTable Output(Joined joined, std::vector<size_t>* relations = nullptr) {
     std::vector<size_t> order(joined.columns.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     auto position = [&](size_t i) {
@@ -668,6 +866,7 @@ class FromMaterializer {
       table.qualifiers.push_back(relation.qualifier);
       table.hidden.push_back(relation.hidden.count(ref.name) > 0);
       table.block.columns.push_back(joined.block.columns[i]);
+      if (relations) relations->push_back(ref.relation);
     }
     return table;
   }

@@ -14,10 +14,19 @@
 //     on the smaller side;
 //   - with an outer, semi or anti join: the written order, left-deep.
 // The SELECT that remains has no FROM and keeps the conjuncts not used as keys or pushed down.
+//
+// Broadcast joins: with only inner / comma joins, the largest table (by its row count) may stay
+// where it is instead: the other relations are read and joined on the coordinator into connected
+// components (by the equalities among them), each of which must be linked to the largest table by
+// equalities; the components go to every worker inside the plan (Binder's BroadcastSource,
+// plan::BroadcastJoin), and the rest of the SELECT runs on the workers over the joined rows.
+// distributed_join_mode chooses: 'broadcast' whenever possible, 'coordinator' never, 'auto' when
+// the components hold fewer rows, times the workers, than the largest table.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,10 +49,13 @@ struct FromContext {
   std::function<absl::StatusOr<RelationColumns>(const sql::TableRef&)> columns_of;
   uint64_t max_rows_in_join = 0;  // 0: the server's cap
   bool join_use_nulls = false;
+  std::string join_mode = "auto";  // distributed_join_mode
+  size_t worker_count = 1;
 };
 
 struct MaterializedFrom {
   LocalTable table;
+  std::optional<BroadcastSource> broadcast;  // set: the joins run on the workers (table is empty)
   sql::SelectStatement rest;  // `select` without FROM and without the conjuncts used
 };
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
-#include "coordinator/exec/row_keys.h"
+#include "core/join/row_keys.h"
 #include "core/error.h"
 #include "core/memory/memory_tracker.h"
 #include "core/status_macros.h"
@@ -127,22 +127,22 @@ absl::StatusOr<JoinRows> HashJoin(const core::Block& left, const core::Block& ri
   const std::vector<const core::Column*> right_keys = KeyColumns(right, spec.right_keys);
   const size_t right_rows = right.rows();
   Prober prober(spec, right_rows);
-  bool words = left_keys.size() == 1 && IsWordKey(left_keys[0]->type()) &&
-               IsWordKey(right_keys[0]->type());
+  bool words = left_keys.size() == 1 && core::IsWordKey(left_keys[0]->type()) &&
+               core::IsWordKey(right_keys[0]->type());
   if (words) {
     BuildTable<uint64_t> table;
     table.next.assign(right_rows, -1);
     table.head.reserve(right_rows);
     for (int64_t r = static_cast<int64_t>(right_rows) - 1; r >= 0; --r) {
       if (HasNullKey(right_keys, r)) continue;
-      auto [it, inserted] = table.head.try_emplace(KeyWord(*right_keys[0], r), r);
+      auto [it, inserted] = table.head.try_emplace(core::KeyWord(*right_keys[0], r), r);
       if (!inserted) {
         table.next[r] = it->second;
         it->second = r;
       }
     }
     for (size_t l = 0; l < left.rows(); ++l) {
-      auto it = HasNullKey(left_keys, l) ? table.head.end() : table.head.find(KeyWord(*left_keys[0], l));
+      auto it = HasNullKey(left_keys, l) ? table.head.end() : table.head.find(core::KeyWord(*left_keys[0], l));
       RETURN_IF_ERROR(prober.Probe(static_cast<int64_t>(l),
                                    it == table.head.end() ? -1 : it->second, table.next));
     }
@@ -155,7 +155,7 @@ absl::StatusOr<JoinRows> HashJoin(const core::Block& left, const core::Block& ri
   for (int64_t r = static_cast<int64_t>(right_rows) - 1; r >= 0; --r) {
     if (HasNullKey(right_keys, r)) continue;
     key.clear();
-    AppendRowKey(right_keys, r, &key);
+    core::AppendRowKey(right_keys, r, &key);
     auto [it, inserted] = table.head.try_emplace(key, r);
     if (!inserted) {
       table.next[r] = it->second;
@@ -164,55 +164,12 @@ absl::StatusOr<JoinRows> HashJoin(const core::Block& left, const core::Block& ri
   }
   for (size_t l = 0; l < left.rows(); ++l) {
     key.clear();
-    AppendRowKey(left_keys, l, &key);
+    core::AppendRowKey(left_keys, l, &key);
     auto it = HasNullKey(left_keys, l) ? table.head.end() : table.head.find(key);
     RETURN_IF_ERROR(prober.Probe(static_cast<int64_t>(l),
                                  it == table.head.end() ? -1 : it->second, table.next));
   }
   return prober.Finish();
-}
-
-core::ColumnPtr GatherRows(const core::Column& column, const std::vector<int64_t>& rows,
-                           bool make_nullable) {
-  auto out = std::make_shared<core::Column>(
-      core::WithNullable(column.type(), make_nullable || column.nullable()));
-  out->Reserve(rows.size());
-  if (out->nullable()) {  // a missing row is NULL
-    for (int64_t row : rows) {
-      if (row < 0) {
-        out->AppendNull();
-      } else {
-        out->AppendFrom(column, static_cast<size_t>(row));
-      }
-    }
-    return out;
-  }
-  const bool is_string = core::IsString(column.type());
-  core::Column blank(column.type());
-  if (is_string) {
-    blank.AppendString("");
-  } else {
-    blank.Resize(1);
-  }
-  // Runs of present rows are copied by index in one call (no per-row dispatch on the type).
-  std::vector<uint32_t> run;
-  run.reserve(std::min<size_t>(rows.size(), 65536));
-  auto flush = [&] {
-    if (run.empty()) return;
-    out->AppendTaken(column, run.data(), run.size());
-    run.clear();
-  };
-  for (int64_t row : rows) {
-    if (row < 0) {
-      flush();
-      out->AppendFrom(blank, 0);
-    } else {
-      run.push_back(static_cast<uint32_t>(row));
-      if (run.size() == 65536) flush();
-    }
-  }
-  flush();
-  return out;
 }
 
 }  // namespace granite::coordinator

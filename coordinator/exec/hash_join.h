@@ -2,7 +2,7 @@
 // join kinds and strictness. The right side is the build side (a hash table of its keys); the
 // left side probes it in order, so the result keeps the left side's row order, then (RIGHT and
 // FULL) the right rows no left row matched. A row without a partner gets its type's default
-// values (ClickHouse's join_use_nulls = 0), or NULL (join_use_nulls = 1, see GatherRows). A NULL
+// values (ClickHouse's join_use_nulls = 0), or NULL (join_use_nulls = 1, see core/join/gather_rows.h). A NULL
 // key matches nothing. No keys (CROSS JOIN, or a comma join without an
 // equality) gives every pair.
 #pragma once
@@ -36,10 +36,5 @@ struct JoinRows {
 // REQUIRES: strictness SEMI / ANTI only with kind LEFT (the caller swaps sides for RIGHT).
 absl::StatusOr<JoinRows> HashJoin(const core::Block& left, const core::Block& right,
                                   const JoinSpec& spec);
-
-// Returns `column`'s rows in the order of `rows`; -1 gives the type's default value, or NULL
-// when the column is Nullable or `make_nullable` (join_use_nulls = 1: the result is Nullable).
-core::ColumnPtr GatherRows(const core::Column& column, const std::vector<int64_t>& rows,
-                           bool make_nullable = false);
 
 }  // namespace granite::coordinator

@@ -5,7 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "core/block_sort.h"
-#include "coordinator/exec/row_keys.h"
+#include "core/join/row_keys.h"
 
 namespace granite::coordinator {
 
@@ -20,7 +20,7 @@ core::Block ApplyLimitBy(core::Block block, size_t visible, const LimitByOptions
   for (size_t row = 0; row < rows; ++row) {
     if (options.limit && kept.size() >= *options.limit) break;
     key.clear();
-    AppendRowKey(keys, row, &key);
+    core::AppendRowKey(keys, row, &key);
     const uint64_t n = seen[key]++;
     if (n < options.limit_by_offset || n - options.limit_by_offset >= options.limit_by) continue;
     if (skipped < options.offset) {

@@ -22,6 +22,7 @@
 #include "coordinator/cluster/fan_out.h"
 #include "coordinator/planner/rules/group_limit_hash_filter.h"
 #include "coordinator/exec/final_stage.h"
+#include "coordinator/exec/in_joins.h"
 #include "coordinator/exec/insert_executor.h"
 #include "coordinator/exec/local_consume.h"
 #include "coordinator/exec/explain.h"
@@ -209,25 +210,44 @@ LocalTableProvider QueryExecutor::SystemTables(QueryContext* query) {
 
 absl::StatusOr<QueryPlan> QueryExecutor::PlanSelect(const sql::SelectStatement& select,
                                                    QueryContext* query,
-                                                   std::optional<LocalTable> materialized) {
+                                                   std::optional<LocalTable> materialized,
+                                                   const BroadcastSource* broadcast) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
   Binder binder(catalog_, SystemTables(query), workers_->shard_count(), query->settings);
   binder.set_current_database(query->database);
-  return binder.Bind(select, std::move(materialized));
+  return binder.Bind(select, std::move(materialized), broadcast);
 }
 
 absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& explain,
                                                    QueryContext* query) {
   ASSIGN_OR_RETURN(ExplainOptions options, ParseExplainOptions(explain.options));
-  const sql::SelectStatement& select = explain.select;
-  if (!select.set_operands.empty() || NeedsMaterializedFrom(select) ||
+  core::Settings settings = query->settings;
+  RETURN_IF_ERROR(settings.Apply(explain.select.settings));
+  // IN subqueries and joins: subqueries and the smaller sides are read (as the query would) to
+  // choose where the joins run.
+  std::optional<MaterializedFrom> joins;
+  if (HasExpressionSubqueries(explain.select)) {
+    SubqueryRunner run = RunnerIn(explain.select, query, nullptr);
+    ASSIGN_OR_RETURN(joins, InSubqueriesAsJoins(explain.select, JoinContext(settings, query, run)));
+  }
+  const sql::SelectStatement select = joins ? joins->rest : explain.select;
+  if (!select.set_operands.empty() || (select.from && select.from->subquery) ||
       HasExpressionSubqueries(select) || !select.with.empty() || NeedsSplit(select) ||
       !select.limit_by.empty() || select.with_totals) {
     return core::Error(ErrorCode::kNotImplemented,
-                       "EXPLAIN of a query with joins, subqueries, WITH, set operators, window "
-                       "functions, grouping sets or LIMIT BY is not supported yet");
+                       "EXPLAIN of a query with subqueries (other than IN over many rows), WITH, "
+                       "set operators, window functions, grouping sets or LIMIT BY is not "
+                       "supported yet");
   }
-  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(explain.select, query));
+  if (NeedsMaterializedFrom(select)) {
+    ASSIGN_OR_RETURN(joins,
+                     MaterializeJoins(select, settings, query, RunnerIn(select, query, nullptr)));
+  }
+  std::optional<LocalTable> materialized;
+  if (joins && !joins->broadcast) materialized = std::move(joins->table);
+  ASSIGN_OR_RETURN(QueryPlan plan,
+                   PlanSelect(joins ? joins->rest : select, query, std::move(materialized),
+                              joins && joins->broadcast ? &*joins->broadcast : nullptr));
   std::optional<IndexSummary> indexes;
   if (options.indexes && plan.source == SourceKind::kWorkers && plan.fragment.scan.is_table()) {
     core::plan::Fragment prune_only = plan.fragment;
@@ -237,12 +257,56 @@ absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& 
                            query->granules_total};
   }
   std::vector<std::vector<std::string>> rows;
+  if (joins && !joins->broadcast) {
+    rows.push_back({"Joins: every side read and joined on the coordinator"});
+  }
   for (std::string& line : ExplainLines(plan, workers_->shard_count(), indexes)) {
     rows.push_back({std::move(line)});
   }
   QueryResult result = StringTable({"explain"}, rows);
   result.format = explain.select.format;
   return result;
+}
+
+SubqueryRunner QueryExecutor::RunnerIn(const sql::SelectStatement& select, QueryContext* query,
+                                       const CteScope* scope) {
+  return [this, &select, query, scope](const sql::SelectStatement& inner)
+             -> absl::StatusOr<LocalTable> {
+    // A statement's SETTINGS apply to its subqueries too (their own SETTINGS win), as ClickHouse.
+    sql::SelectStatement with_settings;
+    const sql::SelectStatement* target = &inner;
+    if (!select.settings.empty()) {
+      with_settings = inner;
+      for (const auto& [name, value] : select.settings) with_settings.settings.emplace(name, value);
+      target = &with_settings;
+    }
+    ASSIGN_OR_RETURN(QueryResult result, SelectIn(*target, query, scope));
+    LocalTable table;
+    table.names = std::move(result.names);
+    table.types = std::move(result.types);
+    table.block = std::move(result.block);
+    return table;
+  };
+}
+
+absl::StatusOr<MaterializedFrom> QueryExecutor::MaterializeJoins(
+    const sql::SelectStatement& select, const core::Settings& settings, QueryContext* query,
+    const SubqueryRunner& run) {
+  return MaterializeFrom(select, JoinContext(settings, query, run));
+}
+
+FromContext QueryExecutor::JoinContext(const core::Settings& settings, QueryContext* query,
+                                       const SubqueryRunner& run) {
+  FromContext context;
+  context.run = run;
+  context.columns_of = [this, query](const sql::TableRef& ref) {
+    return ColumnsOf(ref, query->database);
+  };
+  context.max_rows_in_join = settings.max_rows_in_join;
+  context.join_use_nulls = settings.join_use_nulls;
+  context.join_mode = settings.distributed_join_mode;
+  context.worker_count = workers_->shard_count();
+  return context;
 }
 
 absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& select,
@@ -264,22 +328,7 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   for (const sql::WithItem& with : select.with) {
     if (with.subquery) scope.ctes[with.name] = with.subquery;
   }
-  SubqueryRunner run = [&](const sql::SelectStatement& inner) -> absl::StatusOr<LocalTable> {
-    // A statement's SETTINGS apply to its subqueries too (their own SETTINGS win), as ClickHouse.
-    sql::SelectStatement with_settings;
-    const sql::SelectStatement* target = &inner;
-    if (!select.settings.empty()) {
-      with_settings = inner;
-      for (const auto& [name, value] : select.settings) with_settings.settings.emplace(name, value);
-      target = &with_settings;
-    }
-    ASSIGN_OR_RETURN(QueryResult result, SelectIn(*target, query, &scope));
-    LocalTable table;
-    table.names = std::move(result.names);
-    table.types = std::move(result.types);
-    table.block = std::move(result.block);
-    return table;
-  };
+  SubqueryRunner run = RunnerIn(select, query, &scope);
   if (!select.set_operands.empty() && query->result_sink != nullptr && query->select_depth == 1) {
     ASSIGN_OR_RETURN(std::optional<QueryResult> streamed, StreamUnionAll(select, query));
     if (streamed) return *std::move(streamed);
@@ -306,6 +355,15 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   if (correlated_allowed && resolved.where && HasExpressionSubqueries(resolved)) {
     ASSIGN_OR_RETURN(resolved, Decorrelate(resolved, columns_of));
   }
+  std::optional<BroadcastSource> broadcast;
+  if (HasExpressionSubqueries(resolved)) {
+    ASSIGN_OR_RETURN(std::optional<MaterializedFrom> in_joins,
+                     InSubqueriesAsJoins(resolved, JoinContext(settings, query, run)));
+    if (in_joins) {
+      broadcast = std::move(in_joins->broadcast);
+      resolved = std::move(in_joins->rest);
+    }
+  }
   if (HasExpressionSubqueries(resolved)) {
     absl::StatusOr<sql::SelectStatement> replaced = ReplaceSubqueries(resolved, run);
     if (!replaced.ok() && !correlated_allowed &&
@@ -320,16 +378,15 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   }
   std::optional<LocalTable> materialized;
   if (NeedsMaterializedFrom(resolved)) {
-    FromContext context;
-    context.run = run;
-    context.columns_of = columns_of;
-    context.max_rows_in_join = settings.max_rows_in_join;
-    context.join_use_nulls = settings.join_use_nulls;
-    ASSIGN_OR_RETURN(MaterializedFrom from, MaterializeFrom(resolved, context));
-    materialized = std::move(from.table);
+    ASSIGN_OR_RETURN(MaterializedFrom from, MaterializeJoins(resolved, settings, query, run));
+    if (from.broadcast) {
+      broadcast = std::move(from.broadcast);
+    } else {
+      materialized = std::move(from.table);
+    }
     resolved = std::move(from.rest);
   }
-  return PlanAndRun(resolved, query, std::move(materialized));
+  return PlanAndRun(resolved, query, std::move(materialized), broadcast ? &*broadcast : nullptr);
 }
 
 std::optional<core::TableSchema> QueryExecutor::ViewOf(const sql::TableRef& ref,
@@ -441,8 +498,9 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectSplit(const sql::SelectStatemen
 
 absl::StatusOr<QueryResult> QueryExecutor::PlanAndRun(const sql::SelectStatement& select,
                                                       QueryContext* query,
-                                                      std::optional<LocalTable> materialized) {
-  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(select, query, std::move(materialized)));
+                                                      std::optional<LocalTable> materialized,
+                                                      const BroadcastSource* broadcast) {
+  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(select, query, std::move(materialized), broadcast));
   QueryResult result;
   result.has_rows = true;
   result.names = plan.names;

@@ -90,10 +90,23 @@ class QueryExecutor {
   // (exec/from_clause.h) are resolved on the coordinator, then the rest is planned and run.
   absl::StatusOr<QueryResult> SelectIn(const sql::SelectStatement& select, QueryContext* query,
                                        const CteScope* outer);
-  // Binds a SELECT (the planner rules applied) for Select and Explain; `materialized` replaces
-  // its FROM (Binder::Bind).
+  // Runs the subqueries of `select` (a FROM subquery, a relation of a join), nested in `scope`,
+  // with `select`'s SETTINGS. REQUIRES: `select` outlives the runner.
+  SubqueryRunner RunnerIn(const sql::SelectStatement& select, QueryContext* query,
+                          const CteScope* scope);
+  // A FROM with joins: the relations read and joined on the coordinator, or the broadcast joins
+  // chosen (exec/from_clause.h).
+  absl::StatusOr<MaterializedFrom> MaterializeJoins(const sql::SelectStatement& select,
+                                                    const core::Settings& settings,
+                                                    QueryContext* query, const SubqueryRunner& run);
+  // What exec/from_clause.h and exec/in_joins.h need to read relations and choose joins.
+  FromContext JoinContext(const core::Settings& settings, QueryContext* query,
+                          const SubqueryRunner& run);
+  // Binds a SELECT (the planner rules applied) for Select and Explain; `materialized` or
+  // `broadcast` replaces its FROM (Binder::Bind).
   absl::StatusOr<QueryPlan> PlanSelect(const sql::SelectStatement& select, QueryContext* query,
-                                       std::optional<LocalTable> materialized = std::nullopt);
+                                       std::optional<LocalTable> materialized = std::nullopt,
+                                       const BroadcastSource* broadcast = nullptr);
   // SELECT ... LIMIT n [OFFSET m] BY exprs: runs `select` with the BY expressions as extra
   // trailing columns and without its LIMIT, then keeps the first n rows (after m) per BY value
   // and applies the LIMIT (exec/limit_by.h).
@@ -107,9 +120,10 @@ class QueryExecutor {
   // select (once per grouping set), the window columns, then the outer select over them.
   absl::StatusOr<QueryResult> SelectSplit(const sql::SelectStatement& select, QueryContext* query,
                                           const SubqueryRunner& run);
-  // Plans `select` (over `materialized`, if set) and runs it.
+  // Plans `select` (over `materialized` or `broadcast`, if set) and runs it.
   absl::StatusOr<QueryResult> PlanAndRun(const sql::SelectStatement& select, QueryContext* query,
-                                         std::optional<LocalTable> materialized);
+                                         std::optional<LocalTable> materialized,
+                                         const BroadcastSource* broadcast = nullptr);
   // CREATE VIEW (exec/views.h); ViewOf: the view `ref` names, if it names one.
   absl::StatusOr<QueryResult> CreateView(const sql::CreateTableStatement& create,
                                          QueryContext* query);

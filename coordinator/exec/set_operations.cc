@@ -4,7 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "coordinator/exec/row_keys.h"
+#include "core/join/row_keys.h"
 #include "core/block_sort.h"
 #include "core/error.h"
 #include "core/functions/cast_column.h"
@@ -21,7 +21,7 @@ std::string RowKey(const core::Block& block, size_t row) {
   std::vector<const core::Column*> columns;
   for (const auto& column : block.columns) columns.push_back(column.get());
   std::string key;
-  AppendRowKey(columns, row, &key);
+  core::AppendRowKey(columns, row, &key);
   return key;
 }
 

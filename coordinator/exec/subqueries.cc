@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
-#include "coordinator/exec/row_keys.h"
+#include "core/join/row_keys.h"
 #include "coordinator/sql/ast_build.h"
 #include "core/error.h"
 #include "core/value_text.h"
@@ -116,7 +116,7 @@ class Rewriter {
     std::string key;
     for (size_t row = 0; row < column.size(); ++row) {
       key.clear();
-      AppendRowKey({&column}, row, &key);
+      core::AppendRowKey({&column}, row, &key);
       if (!seen.insert(key).second) continue;
       values.push_back(LiteralOf(column, row, node.position));
     }

@@ -13,7 +13,7 @@
 #include "core/functions/cast_column.h"
 #include "core/functions/constant_column.h"
 #include "core/status_macros.h"
-#include "coordinator/exec/row_keys.h"
+#include "core/join/row_keys.h"
 
 namespace granite::coordinator {
 
@@ -64,7 +64,7 @@ void ForEachRun(const std::vector<const Column*>& columns, const std::vector<uin
   size_t start = begin;
   for (size_t p = begin; p < end; ++p) {
     current.clear();
-    AppendRowKey(columns, perm[p], &current);
+    core::AppendRowKey(columns, perm[p], &current);
     if (p > begin && current != previous) {
       run(start, p);
       start = p;

@@ -139,12 +139,14 @@ size_t IndexOrAppend(std::vector<core::plan::Expr>* exprs, core::plan::Expr boun
 }  // namespace
 
 absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
-                                       std::optional<LocalTable> materialized) {
+                                       std::optional<LocalTable> materialized,
+                                       const BroadcastSource* broadcast) {
   QueryPlan plan;
   plan.format = select.format;
   plan.settings = settings_;
   RETURN_IF_ERROR(plan.settings.Apply(select.settings));
-  ASSIGN_OR_RETURN(Source source, BindSource(select, std::move(materialized), &plan));
+  ASSIGN_OR_RETURN(Source source, broadcast ? BindBroadcastSource(*broadcast, &plan)
+                                            : BindSource(select, std::move(materialized), &plan));
   std::vector<sql::ExprPtr> items =
       ExpandStar(select, source.names, source.qualifiers, source.hidden);
   if (items.empty()) {
@@ -189,8 +191,12 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
   plan.has_limit = select.limit.has_value();
   plan.limit = select.limit.value_or(0);
   plan.offset = select.offset.value_or(0);
+  if (broadcast) RETURN_IF_ERROR(BindJoins(*broadcast, binder, &plan));
   // The source columns every expression above refers to, in input order.
   plan.fragment.scan.columns = binder.SourceColumns();
+  if (broadcast) {
+    RETURN_IF_ERROR(LayOutJoinedBlock(*broadcast, source, binder.SourcePositions(), &plan));
+  }
   if (plan.source == SourceKind::kLocal && !plan.local_input.columns.empty()) {
     core::Block input;
     input.rows_without_columns = plan.local_input.rows();
@@ -237,14 +243,19 @@ absl::StatusOr<Binder::Source> Binder::BindSource(const sql::SelectStatement& se
     }
     return source;
   }
+  RETURN_IF_ERROR(BindTable(from, plan, &source));
+  return source;
+}
+
+absl::Status Binder::BindTable(const sql::TableRef& from, QueryPlan* plan, Source* source) {
   const std::string database = from.database.empty() ? current_database_ : from.database;
   if (database == kSystemDatabase) {
     ASSIGN_OR_RETURN(LocalTable table, system_tables_(from.name));
     plan->source = SourceKind::kLocal;
-    source.names = table.names;
-    source.types = table.types;
+    source->names = table.names;
+    source->types = table.types;
     plan->local_input = std::move(table.block);
-    return source;
+    return absl::OkStatus();
   }
   if (!catalog_->HasDatabase(database)) {
     return ErrorAt(ErrorCode::kUnknownDatabase, "Database " + database + " does not exist",
@@ -258,11 +269,11 @@ absl::StatusOr<Binder::Source> Binder::BindSource(const sql::SelectStatement& se
   }
   plan->fragment.scan.table = table;
   for (const core::ColumnSchema& column : found->columns) {
-    source.names.push_back(column.name);
-    source.types.push_back(column.type);
+    source->names.push_back(column.name);
+    source->types.push_back(column.type);
   }
-  source.table = *std::move(found);
-  return source;
+  source->table = *std::move(found);
+  return absl::OkStatus();
 }
 
 absl::Status Binder::BindWhere(const sql::Expr& where, SelectBinder& binder, QueryPlan* plan) {

@@ -35,6 +35,25 @@ struct LocalTable {
   std::vector<bool> hidden;
 };
 
+// A FROM clause whose joins run on the workers (exec/from_clause.h chooses it): the probe table,
+// read by every worker, then joined in turn with build tables the coordinator materialized and
+// sends to every worker inside the plan (plan::BroadcastJoin).
+struct BroadcastSource {
+  struct Build {
+    LocalTable table;                 // with qualifiers
+    std::vector<size_t> relations;    // per column: its relation's position in FROM
+    core::plan::BroadcastJoin::Kind kind = core::plan::BroadcastJoin::Kind::kInner;
+    // Equal keys: an expression over the probe (and earlier builds), and a column of this build.
+    std::vector<std::pair<sql::ExprPtr, sql::ExprPtr>> keys;
+  };
+  sql::TableRef probe;      // a table
+  std::string probe_qualifier;
+  size_t probe_relation = 0;  // the probe's position in FROM (column order follows FROM)
+  std::vector<std::string> probe_hidden;  // its columns only a qualified name finds (USING)
+  sql::ExprPtr probe_filter;  // conjuncts on the probe alone; null = none
+  std::vector<Build> builds;
+};
+
 // Builds system tables by name ("tables", "parts", "workers"); NOT_FOUND-like error if unknown.
 using LocalTableProvider = std::function<absl::StatusOr<LocalTable>(const std::string& name)>;
 
@@ -54,8 +73,11 @@ class Binder {
   // `materialized`, when set, replaces the SELECT's FROM clause (joins, subquery): the query then
   // runs on the coordinator over it. REQUIRES: `select` has no set operands and no subqueries
   // left in its expressions (exec/subqueries.h replaces them first).
+  // `broadcast`, when set, replaces FROM the same way, but the query runs on the workers: its
+  // WHERE filters the joined rows (Fragment::join_filter).
   absl::StatusOr<QueryPlan> Bind(const sql::SelectStatement& select,
-                                 std::optional<LocalTable> materialized = std::nullopt);
+                                 std::optional<LocalTable> materialized = std::nullopt,
+                                 const BroadcastSource* broadcast = nullptr);
 
  private:
   // The columns a SELECT's source offers, and the table's schema when it reads a table.
@@ -65,11 +87,25 @@ class Binder {
     std::optional<core::TableSchema> table;
     std::vector<std::string> qualifiers;
     std::vector<bool> hidden;
+    // With a BroadcastSource, per column: 0 for the probe table, b + 1 for build b; and the
+    // column's position in that table.
+    std::vector<std::pair<uint32_t, uint32_t>> slots;
   };
 
   // Resolves FROM into plan->source / plan->fragment.scan (or local_input).
   absl::StatusOr<Source> BindSource(const sql::SelectStatement& select,
                                     std::optional<LocalTable> materialized, QueryPlan* plan);
+  // Resolves a table reference into plan->fragment.scan and `source`'s columns.
+  absl::Status BindTable(const sql::TableRef& from, QueryPlan* plan, Source* source);
+  // The source of a BroadcastSource: the probe table's and the builds' columns in FROM order
+  // (broadcast_binder.cc).
+  absl::StatusOr<Source> BindBroadcastSource(const BroadcastSource& broadcast, QueryPlan* plan);
+  // Moves the bound WHERE to Fragment::join_filter, binds the probe filter and the join keys.
+  absl::Status BindJoins(const BroadcastSource& broadcast, SelectBinder& binder, QueryPlan* plan);
+  // Lays the input columns out as the worker's joined block — the probe's columns read, then each
+  // build's columns used — renumbering the fragment's expressions and cutting the builds.
+  absl::Status LayOutJoinedBlock(const BroadcastSource& broadcast, const Source& source,
+                                 const std::vector<size_t>& positions, QueryPlan* plan);
   // Binds WHERE as the fragment's filter (a number compared with 0 when not UInt8).
   absl::Status BindWhere(const sql::Expr& where, SelectBinder& binder, QueryPlan* plan);
   // Binds an aggregating SELECT: keys, aggregate calls, final expressions, HAVING, ORDER BY.

@@ -1,5 +1,6 @@
 // plan::Fragment: what one worker runs for a query, as a short pipeline of typed operators —
 //   Scan (a table or table function, the columns read and how) -> Filter (optional)
+//   -> BroadcastJoin* (build sides sent along by the coordinator) -> join filter (optional)
 //   -> Project (rows) or Aggregate (partial states by bucket, or groups finalized on the worker)
 //   -> TopN (projecting fragments: ORDER BY keys and a LIMIT, cut on every worker).
 // The coordinator's binder builds it and the planner rules (coordinator/planner/rules/) set the
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/block.h"
 #include "core/plan/expr.h"
 #include "core/settings/settings.h"
 #include "core/types.h"
@@ -39,6 +41,22 @@ struct Scan {
   // Whether column `i` is read as sizes.
   bool reads_sizes(size_t i) const { return i < string_sizes.size() && string_sizes[i]; }
   friend bool operator==(const Scan&, const Scan&) = default;
+};
+
+// A hash join of the rows read (after Fragment::filter) with rows the coordinator sends in the
+// plan: a broadcast build side, so every worker joins its own rows with the same build rows and
+// the big side is never gathered. The joined block is the rows read, then each join's `build`
+// columns in join order (Fragment::joins); later operators' column references index it.
+//   kInner: a row per matching pair; kLeft: also unmatched rows, with default build values;
+//   kSemi: a row per probe row with a match (the first one); kAnti: probe rows without a match
+//   (default build values). A NULL key matches nothing.
+struct BroadcastJoin {
+  enum class Kind : uint8_t { kInner, kLeft, kSemi, kAnti };
+  Kind kind = Kind::kInner;
+  std::vector<Expr> probe_keys;      // over the joined block so far
+  std::vector<uint32_t> build_keys;  // columns of `build`, pairwise with probe_keys
+  Block build;                       // REQUIRES: row_keys.h KeysComparable for each key pair
+  std::vector<std::string> names;    // of the build columns, for EXPLAIN (not sent to workers)
 };
 
 // One aggregate function call of an Aggregate.
@@ -104,7 +122,9 @@ struct Fragment {
   uint32_t worker_count = 1;
 
   Scan scan;
-  std::optional<Expr> filter;
+  std::optional<Expr> filter;  // over the rows read
+  std::vector<BroadcastJoin> joins;
+  std::optional<Expr> join_filter;  // over the joined block, after the last join
   // Without `aggregate`: the output columns.
   std::vector<Expr> projections;
   std::optional<Aggregate> aggregate;
@@ -123,6 +143,7 @@ struct Fragment {
   Settings settings;
 
   bool aggregating() const { return aggregate.has_value(); }
+  bool joining() const { return !joins.empty(); }
 };
 
 }  // namespace granite::core::plan

@@ -32,6 +32,16 @@ std::string CallText(const AggregateCall& call, const std::vector<std::string>& 
   return out;
 }
 
+std::string JoinKindText(BroadcastJoin::Kind kind) {
+  switch (kind) {
+    case BroadcastJoin::Kind::kInner: return "INNER";
+    case BroadcastJoin::Kind::kLeft: return "LEFT";
+    case BroadcastJoin::Kind::kSemi: return "SEMI";
+    case BroadcastJoin::Kind::kAnti: return "ANTI";
+  }
+  return "?";
+}
+
 }  // namespace
 
 std::string ExprListText(const std::vector<Expr>& exprs, const std::vector<std::string>& names) {
@@ -57,7 +67,13 @@ std::string ExprText(const Expr& expr, const std::vector<std::string>& names) {
 }
 
 std::vector<std::string> FragmentText(const Fragment& fragment, const std::string& indent) {
-  const std::vector<std::string>& names = fragment.scan.columns;
+  // The joined block's columns: those read, then each build's (BroadcastJoin).
+  std::vector<std::string> names = fragment.scan.columns;
+  for (const BroadcastJoin& join : fragment.joins) {
+    for (size_t c = 0; c < join.build.columns.size(); ++c) {
+      names.push_back(c < join.names.size() ? join.names[c] : "#" + std::to_string(names.size()));
+    }
+  }
   std::vector<std::string> lines;
   std::string scan = indent + "Scan ";
   if (fragment.scan.function) {
@@ -72,9 +88,28 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
     scan += "table " + fragment.scan.table;
   }
   scan += " columns [";
-  for (size_t i = 0; i < names.size(); ++i) scan += (i > 0 ? ", " : "") + names[i];
+  for (size_t i = 0; i < fragment.scan.columns.size(); ++i) {
+    scan += (i > 0 ? ", " : "") + fragment.scan.columns[i];
+  }
   lines.push_back(scan + "]");
   if (fragment.filter) lines.push_back(indent + "Filter " + ExprText(*fragment.filter, names));
+  size_t joined = fragment.scan.columns.size();
+  for (const BroadcastJoin& join : fragment.joins) {
+    std::string line = indent + "BroadcastJoin " + JoinKindText(join.kind) + " keys [" +
+                       ExprListText(join.probe_keys, names) + "] = [";
+    for (size_t k = 0; k < join.build_keys.size(); ++k) {
+      line += (k > 0 ? ", " : "") + names[joined + join.build_keys[k]];
+    }
+    line += "] build " + std::to_string(join.build.rows()) + " rows columns [";
+    for (size_t c = 0; c < join.build.columns.size(); ++c) {
+      line += (c > 0 ? ", " : "") + names[joined + c];
+    }
+    lines.push_back(line + "] (sent to every worker)");
+    joined += join.build.columns.size();
+  }
+  if (fragment.join_filter) {
+    lines.push_back(indent + "Filter joined rows " + ExprText(*fragment.join_filter, names));
+  }
   if (fragment.aggregate) {
     const Aggregate& a = *fragment.aggregate;
     std::string line = indent + "Aggregate keys [" + ExprListText(a.keys, names) + "] calls [";

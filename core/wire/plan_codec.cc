@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "core/block_codec.h"
 #include "core/error.h"
 #include "core/status_macros.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -173,6 +174,31 @@ absl::StatusOr<plan::Expr> FromProto(const pb::Expr& expr) {
   return Malformed("an expression node without a kind");
 }
 
+void JoinToProto(const plan::BroadcastJoin& join, pb::BroadcastJoin* out) {
+  out->set_kind(static_cast<pb::BroadcastJoin::Kind>(join.kind));
+  ExprsToProto(join.probe_keys, out->mutable_probe_keys());
+  for (uint32_t key : join.build_keys) out->add_build_keys(key);
+  std::string raw = EncodeBlock(join.build);
+  out->set_build_raw_size(raw.size());
+  out->set_build(CompressForWire(std::move(raw), WireCompression::kLz4));
+}
+
+absl::StatusOr<plan::BroadcastJoin> JoinFromProto(const pb::BroadcastJoin& join) {
+  plan::BroadcastJoin out;
+  if (join.kind() < pb::BroadcastJoin::INNER || join.kind() > pb::BroadcastJoin::ANTI) {
+    return Malformed("unknown join kind " + std::to_string(join.kind()));
+  }
+  out.kind = static_cast<plan::BroadcastJoin::Kind>(join.kind());
+  ASSIGN_OR_RETURN(out.probe_keys, ExprsFromProto(join.probe_keys()));
+  out.build_keys.assign(join.build_keys().begin(), join.build_keys().end());
+  ASSIGN_OR_RETURN(out.build, DecodeWireBlock(join.build(), join.build_raw_size()));
+  if (out.probe_keys.size() != out.build_keys.size()) return Malformed("join key counts differ");
+  for (uint32_t key : out.build_keys) {
+    if (key >= out.build.columns.size()) return Malformed("join key past the build columns");
+  }
+  return out;
+}
+
 void ToProto(const plan::Fragment& fragment, pb::Fragment* out) {
   out->set_query_id(fragment.query_id);
   out->set_worker_index(fragment.worker_index);
@@ -190,6 +216,8 @@ void ToProto(const plan::Fragment& fragment, pb::Fragment* out) {
   out->set_late_materialization(fragment.late_materialization);
   out->set_explain_only(fragment.explain_only);
   if (fragment.filter) ToProto(*fragment.filter, out->mutable_filter());
+  for (const plan::BroadcastJoin& join : fragment.joins) JoinToProto(join, out->add_joins());
+  if (fragment.join_filter) ToProto(*fragment.join_filter, out->mutable_join_filter());
   ExprsToProto(fragment.projections, out->mutable_projections());
   if (fragment.aggregate) AggregateToProto(*fragment.aggregate, out);
   for (const plan::SortKey& key : fragment.order_by) {
@@ -226,6 +254,13 @@ absl::StatusOr<plan::Fragment> FromProto(const pb::Fragment& fragment) {
   out.explain_only = fragment.explain_only();
   if (fragment.has_filter()) {
     ASSIGN_OR_RETURN(out.filter, FromProto(fragment.filter()));
+  }
+  for (const pb::BroadcastJoin& join : fragment.joins()) {
+    ASSIGN_OR_RETURN(plan::BroadcastJoin decoded, JoinFromProto(join));
+    out.joins.push_back(std::move(decoded));
+  }
+  if (fragment.has_join_filter()) {
+    ASSIGN_OR_RETURN(out.join_filter, FromProto(fragment.join_filter()));
   }
   ASSIGN_OR_RETURN(out.projections, ExprsFromProto(fragment.projections()));
   if (fragment.aggregate()) {

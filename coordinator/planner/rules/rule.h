@@ -32,6 +32,9 @@ struct PlannerRule {
   std::string_view name;     // as EXPLAIN prints it
   std::string_view setting;  // the query setting that turns it off (or bounds it)
   bool (*apply)(QueryPlan* plan, const RuleContext& context);
+  // Whether it applies to fragments with broadcast joins (Fragment::joins): the worker-side
+  // rules read the scanned table's columns and stats, which a joined block outgrows.
+  bool with_joins = false;
 };
 
 // The rules in the order they are applied.

@@ -22,15 +22,16 @@ const std::vector<PlannerRule>& PlannerRules() {
       {"shard_local_top_n", "shard_local_top_n", ApplyShardLocalTopN},
       {"late_materialization", "late_materialization_max_limit", ApplyLateMaterialization},
       // The coordinator's merge.
-      {"merge_group_limit", "merge_group_limit", ApplyMergeGroupLimit},
-      {"piece_cut", "top_n_piece_cut", ApplyPieceCut},
-      {"late_finalization", "late_aggregate_finalization", ApplyLateFinalization},
+      {"merge_group_limit", "merge_group_limit", ApplyMergeGroupLimit, true},
+      {"piece_cut", "top_n_piece_cut", ApplyPieceCut, true},
+      {"late_finalization", "late_aggregate_finalization", ApplyLateFinalization, true},
   };
   return *rules;
 }
 
 void ApplyPlannerRules(QueryPlan* plan, const RuleContext& context) {
   for (const PlannerRule& rule : PlannerRules()) {
+    if (plan->fragment.joining() && !rule.with_joins) continue;
     if (rule.apply(plan, context)) plan->rules_fired.emplace_back(rule.name);
   }
 }

@@ -1,20 +1,20 @@
-#include "coordinator/exec/row_keys.h"
+#include "core/join/row_keys.h"
 
 #include <cstring>
 #include <type_traits>
 
-namespace granite::coordinator {
+namespace granite::core {
 
-bool KeysComparable(core::TypeId a, core::TypeId b) {
+bool KeysComparable(TypeId a, TypeId b) {
   // A decimal key compares by its scaled value: only with a decimal of the same type.
-  if (core::IsDecimal(a) || core::IsDecimal(b)) return a == b;
-  return core::IsString(a) == core::IsString(b);
+  if (IsDecimal(a) || IsDecimal(b)) return a == b;
+  return IsString(a) == IsString(b);
 }
 
-bool IsWordKey(core::TypeId type) { return !core::IsDecimal(type) && core::IsInteger(type); }
+bool IsWordKey(TypeId type) { return !IsDecimal(type) && IsInteger(type); }
 
-uint64_t KeyWord(const core::Column& column, size_t row) {
-  return core::DispatchFixed(column.type(), [&](auto tag) -> uint64_t {
+uint64_t KeyWord(const Column& column, size_t row) {
+  return DispatchFixed(column.type(), [&](auto tag) -> uint64_t {
     using T = typename decltype(tag)::Type;
     if constexpr (std::is_floating_point_v<T>) {
       return 0;  // not a word key
@@ -26,16 +26,16 @@ uint64_t KeyWord(const core::Column& column, size_t row) {
   });
 }
 
-void AppendRowKey(const std::vector<const core::Column*>& columns, size_t row, std::string* out) {
-  for (const core::Column* column : columns) {
-    if (core::IsString(column->type())) {
+void AppendRowKey(const std::vector<const Column*>& columns, size_t row, std::string* out) {
+  for (const Column* column : columns) {
+    if (IsString(column->type())) {
       std::string_view value = column->StringAt(row);
       uint32_t size = static_cast<uint32_t>(value.size());
       out->append(reinterpret_cast<const char*>(&size), sizeof(size));
       out->append(value);
       continue;
     }
-    if (core::IsDecimal(column->type())) {
+    if (IsDecimal(column->type())) {
       // Equal types only (KeysComparable): the raw scaled value is the key.
       const size_t width = core::ValueSize(column->type());
       out->push_back('d');
@@ -45,7 +45,7 @@ void AppendRowKey(const std::vector<const core::Column*>& columns, size_t row, s
     uint64_t word;
     char tag = 'i';
     if (core::IsFloat(column->type())) {
-      double value = core::DispatchFixed(column->type(), [&](auto tag) -> double {
+      double value = DispatchFixed(column->type(), [&](auto tag) -> double {
         using T = typename decltype(tag)::Type;
         return static_cast<double>(column->Get<T>(row));
       });
@@ -65,4 +65,4 @@ void AppendRowKey(const std::vector<const core::Column*>& columns, size_t row, s
   }
 }
 
-}  // namespace granite::coordinator
+}  // namespace granite::core

@@ -1,4 +1,4 @@
-// Row keys for the coordinator's hash joins and set operators: the values of some columns of
+// Row keys for hash joins (the coordinator's and the workers') and set operators: the values of some columns of
 // one row encoded so that equal values give equal bytes across the columns' types (every integer
 // and Date / DateTime as its 64-bit value, floats as a double with -0 folded into 0, strings
 // length-prefixed, decimals as their raw scaled value). Columns compared by one key must be all
@@ -12,18 +12,18 @@
 
 #include "core/column.h"
 
-namespace granite::coordinator {
+namespace granite::core {
 
 // True when values of `a` and `b` may be compared as one join or set key.
-bool KeysComparable(core::TypeId a, core::TypeId b);
+bool KeysComparable(TypeId a, TypeId b);
 
 // True when one key column of `type` fits KeyWord (integers, Date, DateTime).
-bool IsWordKey(core::TypeId type);
+bool IsWordKey(TypeId type);
 
 // Returns row `row` of an integer-like column as a 64-bit word (signed values sign-extended).
-uint64_t KeyWord(const core::Column& column, size_t row);
+uint64_t KeyWord(const Column& column, size_t row);
 
 // Appends the encoded values of `columns` at `row` to `out`.
-void AppendRowKey(const std::vector<const core::Column*>& columns, size_t row, std::string* out);
+void AppendRowKey(const std::vector<const Column*>& columns, size_t row, std::string* out);
 
-}  // namespace granite::coordinator
+}  // namespace granite::core

@@ -1,0 +1,106 @@
+#include "coordinator/exec/in_joins.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "coordinator/sql/ast_build.h"
+#include "core/join/row_keys.h"
+#include "core/status_macros.h"
+
+namespace granite::coordinator {
+namespace {
+
+using sql::Expr;
+using sql::ExprKind;
+using sql::ExprPtr;
+using Kind = core::plan::BroadcastJoin::Kind;
+
+// True when values of `a` (the column) and `b` (the set) hash alike as join keys.
+bool SameKeyEncoding(core::TypeId a, core::TypeId b) {
+  if (!core::KeysComparable(a, b)) return false;
+  if (core::IsWordKey(a) && core::IsWordKey(b)) return true;
+  if (core::IsString(a) && core::IsString(b)) return true;
+  return core::WithNullable(a, false) == core::WithNullable(b, false);
+}
+
+// The column `e` names in `columns` (a table's), or -1.
+int ColumnOf(const Expr& e, const std::string& qualifier, const RelationColumns& columns) {
+  if (e.kind != ExprKind::kIdentifier) return -1;
+  if (!e.qualifier.empty() && e.qualifier != qualifier) return -1;
+  for (size_t i = 0; i < columns.names.size(); ++i) {
+    if (columns.names[i] == e.name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
+    const sql::SelectStatement& select, const FromContext& context) {
+  if (context.join_mode == "coordinator" || !select.from || !select.joins.empty() ||
+      select.from->subquery || select.from->is_function || select.from->database == "system" ||
+      !select.where || !sql::ContainsSubquery(*select.where)) {
+    return std::nullopt;
+  }
+  const sql::TableRef& table = *select.from;
+  const std::string qualifier = table.alias.empty() ? table.name : table.alias;
+  ASSIGN_OR_RETURN(RelationColumns columns, context.columns_of(table));
+  std::vector<ExprPtr> conjuncts;
+  sql::SplitAnd(select.where, &conjuncts);
+  BroadcastSource broadcast;
+  std::vector<ExprPtr> kept;
+  for (ExprPtr& c : conjuncts) {
+    const bool in = c->kind == ExprKind::kFunction && (c->name == "in" || c->name == "notIn") &&
+                    c->args.size() == 2 && c->args[1]->kind == ExprKind::kSubquery;
+    const int column = in ? ColumnOf(*c->args[0], qualifier, columns) : -1;
+    if (column < 0 || sql::ContainsSubquery(*c->args[0])) {
+      kept.push_back(std::move(c));
+      continue;
+    }
+    const core::TypeId type = columns.types[column];
+    const bool anti = c->name == "notIn";
+    if (anti && core::IsNullable(type)) {
+      kept.push_back(std::move(c));
+      continue;
+    }
+    ASSIGN_OR_RETURN(LocalTable set, context.run(*c->args[1]->subquery));
+    if (set.names.size() != 1 || set.block.rows() <= kInSetJoinThreshold ||
+        !SameKeyEncoding(type, set.types[0])) {
+      kept.push_back(std::move(c));  // ReplaceSubqueries runs it again: small, or refused there
+      continue;
+    }
+    const size_t position = c->position;
+    BroadcastSource::Build build;
+    const std::string build_qualifier = "_in_subquery" + std::to_string(broadcast.builds.size() + 1);
+    build.table = std::move(set);
+    build.table.names = {"_in"};
+    build.table.qualifiers = {build_qualifier};
+    build.table.hidden = {true};
+    build.relations = {broadcast.builds.size() + 1};
+    build.kind = anti ? Kind::kAnti : Kind::kSemi;
+    build.keys.emplace_back(sql::MakeColumn(qualifier, columns.names[column], position),
+                            sql::MakeColumn(build_qualifier, "_in", position));
+    broadcast.builds.push_back(std::move(build));
+  }
+  if (broadcast.builds.empty()) return std::nullopt;
+  broadcast.probe = table;
+  broadcast.probe_qualifier = qualifier;
+  broadcast.probe_relation = 0;
+  // The other conjuncts concern the table alone: they filter the rows read, before the joins
+  // (and prune); those with subqueries left stay in WHERE for ReplaceSubqueries.
+  std::vector<ExprPtr> probe_filter;
+  std::vector<ExprPtr> rest;
+  for (ExprPtr& c : kept) {
+    (sql::ContainsSubquery(*c) ? rest : probe_filter).push_back(std::move(c));
+  }
+  broadcast.probe_filter = sql::JoinAnd(std::move(probe_filter));
+  MaterializedFrom out;
+  out.broadcast = std::move(broadcast);
+  out.rest = select;
+  out.rest.from.reset();
+  out.rest.where = sql::JoinAnd(std::move(rest));
+  return std::optional<MaterializedFrom>(std::move(out));
+}
+
+}  // namespace granite::coordinator

@@ -1,0 +1,32 @@
+// IN subqueries as broadcast semi joins: in a SELECT over one table, a WHERE conjunct
+// `column [NOT] IN (SELECT ...)` whose subquery returns many rows becomes a broadcast SEMI (ANTI)
+// join (plan::BroadcastJoin): the subquery runs once on the coordinator and its column travels to
+// every worker as one block that each worker hashes once, instead of one plan constant per value
+// (exec/subqueries.h). Sets of at most kInSetJoinThreshold rows stay constants, which pruning
+// reads.
+//
+// Applies when the left side is a plain column of the table, the subquery returns one column
+// whose values compare with it as join keys (core/join/row_keys.h: both integer-like, both
+// strings, or one type), and for NOT IN the column is not Nullable (NOT IN over a NULL is NULL,
+// while an anti join keeps the row). ClickHouse ignores NULLs inside the set
+// (transform_null_in = 0); so does the join.
+#pragma once
+
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "coordinator/exec/from_clause.h"
+#include "coordinator/exec/subqueries.h"
+#include "coordinator/sql/ast.h"
+
+namespace granite::coordinator {
+
+inline constexpr size_t kInSetJoinThreshold = 1000;
+
+// Returns the semi joins and the SELECT without their conjuncts (MaterializedFrom::broadcast and
+// ::rest), or nullopt when no conjunct applies. Subqueries that stay constants are not run.
+// Errors: those of running the subqueries.
+absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
+    const sql::SelectStatement& select, const FromContext& context);
+
+}  // namespace granite::coordinator

@@ -1,0 +1,140 @@
+#include "core/join/join_table.h"
+
+#include <type_traits>
+#include <utility>
+
+#include "core/error.h"
+#include "core/join/row_keys.h"
+
+namespace granite::core {
+namespace {
+
+// Returns the 64-bit key words of an integer-like column (KeyWord's values), typed once.
+std::vector<uint64_t> KeyWords(const Column& column, size_t rows) {
+  std::vector<uint64_t> out(rows);
+  DispatchFixed(column.type(), [&](auto tag) {
+    using T = typename decltype(tag)::Type;
+    if constexpr (std::is_integral_v<T> && sizeof(T) <= 8) {
+      const T* data = column.Data<T>();
+      for (size_t i = 0; i < rows; ++i) {
+        if constexpr (std::is_signed_v<T>) {
+          out[i] = static_cast<uint64_t>(static_cast<int64_t>(data[i]));
+        } else {
+          out[i] = static_cast<uint64_t>(data[i]);
+        }
+      }
+    } else {
+      for (size_t i = 0; i < rows; ++i) out[i] = KeyWord(column, i);
+    }
+  });
+  return out;
+}
+
+bool NullKey(const std::vector<const Column*>& keys, size_t row) {
+  for (const Column* key : keys) {
+    if (key->IsNullAt(row)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> keys,
+                                           const std::vector<TypeId>& probe_types) {
+  JoinTable table;
+  std::vector<const Column*> columns;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const Column* column = build.columns[keys[k]].get();
+    if (k >= probe_types.size() || !KeysComparable(probe_types[k], column->type())) {
+      return Error(ErrorCode::kNoCommonType,
+                   "JOIN key types cannot be compared: " +
+                       std::string(TypeName(k < probe_types.size() ? probe_types[k]
+                                                                   : TypeId::kNothing)) +
+                       " and " + std::string(TypeName(column->type())));
+    }
+    columns.push_back(column);
+  }
+  const size_t rows = build.rows();
+  table.words_ = keys.size() == 1 && IsWordKey(probe_types[0]) && IsWordKey(columns[0]->type());
+  table.next_.assign(rows, -1);
+  // Rows are inserted last to first so each key's chain lists its rows in build order.
+  if (table.words_) {
+    std::vector<uint64_t> words = KeyWords(*columns[0], rows);
+    table.word_head_.reserve(rows);
+    for (int64_t r = static_cast<int64_t>(rows) - 1; r >= 0; --r) {
+      if (NullKey(columns, r)) continue;
+      auto [it, inserted] = table.word_head_.try_emplace(words[r], r);
+      if (!inserted) {
+        table.next_[r] = it->second;
+        it->second = r;
+      }
+    }
+  } else {
+    table.bytes_head_.reserve(rows);
+    std::string key;
+    for (int64_t r = static_cast<int64_t>(rows) - 1; r >= 0; --r) {
+      if (NullKey(columns, r)) continue;
+      key.clear();
+      AppendRowKey(columns, r, &key);
+      auto [it, inserted] = table.bytes_head_.try_emplace(key, r);
+      if (!inserted) {
+        table.next_[r] = it->second;
+        it->second = r;
+      }
+    }
+  }
+  table.build_ = std::move(build);
+  table.keys_ = std::move(keys);
+  return table;
+}
+
+template <typename Emit>
+void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t rows,
+                       Emit&& emit) const {
+  if (words_) {
+    std::vector<uint64_t> words = KeyWords(*probe_keys[0], rows);
+    for (size_t p = 0; p < rows; ++p) {
+      auto it = word_head_.find(words[p]);
+      emit(p, it == word_head_.end() || NullKey(probe_keys, p) ? -1 : it->second);
+    }
+    return;
+  }
+  std::string key;
+  for (size_t p = 0; p < rows; ++p) {
+    key.clear();
+    AppendRowKey(probe_keys, p, &key);
+    auto it = bytes_head_.find(key);
+    emit(p, it == bytes_head_.end() || NullKey(probe_keys, p) ? -1 : it->second);
+  }
+}
+
+ProbedRows JoinTable::Probe(Kind kind, const std::vector<const Column*>& probe_keys,
+                            size_t rows) const {
+  ProbedRows out;
+  out.probe.reserve(rows);
+  out.build.reserve(rows);
+  auto add = [&out](size_t p, int64_t b) {
+    out.probe.push_back(static_cast<int64_t>(p));
+    out.build.push_back(b);
+  };
+  Lookup(probe_keys, rows, [&](size_t p, int64_t first) {
+    switch (kind) {
+      case Kind::kInner:
+        for (int64_t b = first; b >= 0; b = next_[b]) add(p, b);
+        break;
+      case Kind::kLeft:
+        if (first < 0) add(p, -1);
+        for (int64_t b = first; b >= 0; b = next_[b]) add(p, b);
+        break;
+      case Kind::kSemi:
+        if (first >= 0) add(p, first);
+        break;
+      case Kind::kAnti:
+        if (first < 0) add(p, -1);
+        break;
+    }
+  });
+  return out;
+}
+
+}  // namespace granite::core

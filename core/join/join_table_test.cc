@@ -1,0 +1,134 @@
+#include "core/join/join_table.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "core/fragment_pipeline.h"
+#include "core/functions/expr_builder.h"
+#include "core/wire/plan_codec.h"
+
+namespace granite::core {
+namespace {
+
+using Kind = plan::BroadcastJoin::Kind;
+
+ColumnPtr UInt32s(std::vector<uint32_t> values) {
+  auto column = std::make_shared<Column>(TypeId::kUInt32);
+  for (uint32_t v : values) column->Append<uint32_t>(v);
+  return column;
+}
+
+ColumnPtr UInt64s(std::vector<uint64_t> values) {
+  auto column = std::make_shared<Column>(TypeId::kUInt64);
+  for (uint64_t v : values) column->Append<uint64_t>(v);
+  return column;
+}
+
+ColumnPtr Strings(std::vector<std::string> values) {
+  auto column = std::make_shared<Column>(TypeId::kString);
+  for (const std::string& v : values) column->AppendString(v);
+  return column;
+}
+
+Block BlockOf(std::vector<ColumnPtr> columns) {
+  Block block;
+  block.columns = std::move(columns);
+  return block;
+}
+
+// Build: keys 1, 1, 3, 7 (UInt32), names a, b, c, d.
+JoinTable Table() {
+  auto table = JoinTable::Build(BlockOf({UInt32s({1, 1, 3, 7}), Strings({"a", "b", "c", "d"})}),
+                                {0}, {TypeId::kUInt64});
+  EXPECT_TRUE(table.ok()) << table.status();
+  return *std::move(table);
+}
+
+TEST(JoinTableTest, EachKindGivesClickHouseRows) {
+  JoinTable table = Table();
+  ColumnPtr probe = UInt64s({3, 1, 5});
+  const std::vector<const Column*> keys = {probe.get()};
+  ProbedRows inner = table.Probe(Kind::kInner, keys, 3);
+  EXPECT_EQ(inner.probe, (std::vector<int64_t>{0, 1, 1}));
+  EXPECT_EQ(inner.build, (std::vector<int64_t>{2, 0, 1}));  // build order within a key
+  ProbedRows left = table.Probe(Kind::kLeft, keys, 3);
+  EXPECT_EQ(left.probe, (std::vector<int64_t>{0, 1, 1, 2}));
+  EXPECT_EQ(left.build, (std::vector<int64_t>{2, 0, 1, -1}));
+  ProbedRows semi = table.Probe(Kind::kSemi, keys, 3);
+  EXPECT_EQ(semi.probe, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(semi.build, (std::vector<int64_t>{2, 0}));
+  ProbedRows anti = table.Probe(Kind::kAnti, keys, 3);
+  EXPECT_EQ(anti.probe, (std::vector<int64_t>{2}));
+  EXPECT_EQ(anti.build, (std::vector<int64_t>{-1}));
+}
+
+TEST(JoinTableTest, StringAndCompositeKeys) {
+  auto table = JoinTable::Build(BlockOf({Strings({"x", "y", "x"}), UInt32s({1, 2, 2})}), {0, 1},
+                                {TypeId::kString, TypeId::kUInt8});
+  ASSERT_TRUE(table.ok()) << table.status();
+  ColumnPtr names = Strings({"x", "x", "y"});
+  auto small = std::make_shared<Column>(TypeId::kUInt8);
+  for (uint8_t v : {2, 1, 1}) small->Append<uint8_t>(v);
+  ProbedRows rows = table->Probe(Kind::kInner, {names.get(), small.get()}, 3);
+  EXPECT_EQ(rows.probe, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(rows.build, (std::vector<int64_t>{2, 0}));
+}
+
+TEST(JoinTableTest, NullKeysMatchNothing) {
+  auto build = std::make_shared<Column>(WithNullable(TypeId::kUInt32, true));
+  build->Append<uint32_t>(1);
+  build->AppendNull();
+  auto table = JoinTable::Build(BlockOf({build}), {0}, {WithNullable(TypeId::kUInt32, true)});
+  ASSERT_TRUE(table.ok()) << table.status();
+  auto probe = std::make_shared<Column>(WithNullable(TypeId::kUInt32, true));
+  probe->AppendNull();
+  probe->Append<uint32_t>(1);
+  ProbedRows rows = table->Probe(Kind::kLeft, {probe.get()}, 2);
+  EXPECT_EQ(rows.probe, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(rows.build, (std::vector<int64_t>{-1, 0}));
+}
+
+TEST(JoinTableTest, RefusesAStringKeyAgainstANumber) {
+  auto table = JoinTable::Build(BlockOf({UInt32s({1})}), {0}, {TypeId::kString});
+  ASSERT_FALSE(table.ok());
+  EXPECT_EQ(CodeOf(table.status()), ErrorCode::kNoCommonType);
+}
+
+// A fragment that joins its rows with a build side, filters the joined rows and projects a
+// build column, through the wire codec and the pipeline: the worker's whole path.
+TEST(JoinTableTest, PipelineJoinsFiltersAndProjectsABuildColumn) {
+  plan::Fragment fragment;
+  fragment.scan.table = "t";
+  fragment.scan.columns = {"k"};
+  plan::BroadcastJoin join;
+  join.kind = Kind::kInner;
+  join.probe_keys = {Col(0, TypeId::kUInt64)};
+  join.build_keys = {0};
+  join.build = BlockOf({UInt32s({1, 1, 3, 7}), Strings({"a", "b", "c", "d"})});
+  fragment.joins.push_back(join);
+  fragment.join_filter = Call("notEquals", TypeId::kUInt8,
+                              {Col(2, TypeId::kString), Lit(Value(std::string("b")))});
+  fragment.projections = {Col(0, TypeId::kUInt64), Col(2, TypeId::kString)};
+  auto decoded = wire::DecodeFragment(wire::EncodeFragment(fragment));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_EQ(decoded->joins.size(), 1u);
+  EXPECT_EQ(decoded->joins[0].build.rows(), 4u);
+  auto pipeline = FragmentPipeline::Compile(*decoded);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  auto state = (*pipeline)->NewLocalState();
+  ASSERT_TRUE(state.ok());
+  ASSERT_TRUE((*pipeline)->Consume(**state, BlockOf({UInt64s({1, 3, 3, 5, 7})})).ok());
+  std::vector<std::unique_ptr<FragmentPipeline::LocalState>> states;
+  states.push_back(*std::move(state));
+  auto rows = (*pipeline)->FinishRows(std::move(states));
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  std::vector<std::string> out;
+  for (size_t i = 0; i < rows->rows(); ++i) {
+    out.push_back(std::to_string(rows->columns[0]->Get<uint64_t>(i)) +
+                  std::string(rows->columns[1]->StringAt(i)));
+  }
+  EXPECT_EQ(out, (std::vector<std::string>{"1a", "3c", "3c", "7d"}));
+}
+
+}  // namespace
+}  // namespace granite::core
