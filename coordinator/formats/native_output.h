@@ -11,19 +11,28 @@
 
 namespace granite::coordinator {
 
-// Writes one Native block per Write.
+// Writes the rows in Native blocks of kBlockRows rows (the last one shorter), whatever blocks
+// they arrive in: a streamed result's block boundaries depend on the workers' timing, the
+// output's must not.
 // Thread-safety: none.
 class NativeOutput : public OutputFormat {
  public:
+  static constexpr size_t kBlockRows = 8192;
+
   void Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
              std::string* out) override;
   void Write(const core::Block& block, std::string* out) override;
-  void End(std::string* out) override {}
+  void End(std::string* out) override;
   std::string_view ContentType() const override { return "application/octet-stream"; }
 
  private:
+  // Appends one Native block.
+  void WriteBlock(const core::Block& block, std::string* out) const;
+
   std::vector<std::string> names_;
   std::vector<core::TypeId> types_;
+  std::vector<core::Block> held_;  // fewer than kBlockRows rows, not written yet
+  size_t held_rows_ = 0;
 };
 
 }  // namespace granite::coordinator

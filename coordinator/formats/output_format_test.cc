@@ -181,6 +181,20 @@ TEST(OutputFormatTest, ValuesMarkdownTskvRowBinary) {
             std::string("\x01\x01\x06number\x06UInt64\0\0\0\0\0\0\0\0", 24));
 }
 
+// Native's blocks are 8192 rows whatever blocks the rows came in (Render gives one per row): a
+// streamed result's output must not depend on the workers' timing.
+TEST(OutputFormatTest, NativeBlocksDoNotFollowInputBlocks) {
+  std::string three("\x01\x03\x06number\x06UInt64", 16);
+  for (char value : {0, 1, 2}) three += std::string(1, value) + std::string(7, '\0');
+  EXPECT_EQ(Render("Native", Numbers(3)), three);
+  std::string big = Render("Native", Numbers(10000));
+  const std::string first("\x01\x80\x40\x06number\x06UInt64", 17);  // 8192 rows
+  EXPECT_EQ(big.substr(0, first.size()), first);
+  const size_t second = first.size() + 8192 * 8;
+  EXPECT_EQ(big.substr(second, 3), std::string("\x01\x90\x0e", 3));  // 1808 rows
+  EXPECT_EQ(big.size(), second + 17 + 1808 * 8);
+}
+
 TEST(OutputFormatTest, PrettyCompact) {
   EXPECT_EQ(Render("PrettyCompact", Numbers(2)),
             "┌─number─┐\n"

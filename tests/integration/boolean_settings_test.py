@@ -8,6 +8,7 @@ is a bug, or a setting nobody needs."""
 import os
 import sys
 import unittest
+import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "harness"))
@@ -136,7 +137,16 @@ class BooleanSettingsTest(unittest.TestCase):
                 "SETTINGS allow_experimental_correlated_subqueries = %s" % value),
             "output_format_write_statistics": lambda value: self.outcome(
                 "SELECT 1 AS x FORMAT JSON SETTINGS output_format_write_statistics = %s" % value),
+            # Over HTTP the extremes are in the output (over gRPC in Result.extremes).
+            "extremes": lambda value: self.http_outcome(
+                "SELECT number FROM numbers(3) SETTINGS extremes = %s" % value),
         }
+
+    def http_outcome(self, sql):
+        request = urllib.request.Request(
+            "http://%s:%d/" % (self.cluster.host, self.cluster.http_port), data=sql.encode())
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.read()
 
     def boolean_settings(self):
         rows = self.text("SELECT name, value FROM system.settings WHERE type = 'Bool' "
