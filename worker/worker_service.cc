@@ -14,6 +14,7 @@
 #include "core/metrics/metrics_snapshot.h"
 #include "core/wire/plan_codec.h"
 #include "core/wire/schema_codec.h"
+#include "core/wire/worker_codec.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
@@ -376,7 +377,7 @@ grpc::Status WorkerService::GetInfo(grpc::ServerContext* context,
                                     const pb::GetInfoRequest* request,
                                     pb::GetInfoResponse* response) {
   if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
-  WorkerInfoToProto(info_, std::chrono::steady_clock::now(), response);
+  core::wire::ToProto(ProcessInfoOf(info_, std::chrono::steady_clock::now()), response);
   return grpc::Status::OK;
 }
 
@@ -421,7 +422,7 @@ grpc::Status WorkerService::GetMetrics(grpc::ServerContext* context,
                                        const pb::GetMetricsRequest* request,
                                        pb::GetMetricsResponse* response) {
   if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
-  core::SnapshotToProto(core::TakeMetricsSnapshot(), response);
+  core::wire::ToProto(core::ReportOf(core::TakeMetricsSnapshot()), response);
   return grpc::Status::OK;
 }
 
