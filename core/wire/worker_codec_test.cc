@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/wire/schema_codec.h"
 #include "granite/worker/v1/worker.pb.h"
 #include "gtest/gtest.h"
 
