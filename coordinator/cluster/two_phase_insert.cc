@@ -18,7 +18,7 @@ core::plan::EncodedBlock EncodeInsertBlock(const core::Block& block, std::string
 
 TwoPhaseInsert::TwoPhaseInsert(const WorkerSet& workers, std::string table, std::string token,
                                InsertTimeouts timeouts)
-    : client_(workers), table_(std::move(table)), token_(std::move(token)), timeouts_(timeouts),
+    : workers_(workers), client_(workers), table_(std::move(table)), token_(std::move(token)), timeouts_(timeouts),
       chunks_(workers.size(), 0), touched_(workers.size(), 0) {}
 
 absl::Status TwoPhaseInsert::Prepare(size_t worker, const core::plan::EncodedBlock& block,
@@ -42,6 +42,13 @@ absl::Status TwoPhaseInsert::Commit(size_t worker, const std::string& block_id) 
 
 void TwoPhaseInsert::Abort(size_t worker) const {
   (void)client_.AbortInsert(worker, table_, token_, timeouts_.abort);
+}
+
+void TwoPhaseInsert::AbortTouched() const {
+  (void)workers_.CallEach(Touched(), [&](size_t worker) {
+    Abort(worker);
+    return absl::OkStatus();
+  });
 }
 
 std::vector<size_t> TwoPhaseInsert::Touched() const {

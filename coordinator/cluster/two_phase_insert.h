@@ -50,10 +50,14 @@ class TwoPhaseInsert {
   // Discards the worker's prepared chunks; best effort, errors are ignored.
   void Abort(size_t worker) const;
 
+  // Abort on every touched worker, concurrently (WorkerSet::CallEach).
+  void AbortTouched() const;
+
   // The workers sent a PrepareInsert so far, in increasing order.
   std::vector<size_t> Touched() const;
 
  private:
+  const WorkerSet& workers_;
   const WorkerClient client_;
   const std::string table_;
   const std::string token_;

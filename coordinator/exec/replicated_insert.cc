@@ -99,12 +99,7 @@ class ReplicatedInsert : public InsertSink {
     return absl::OkStatus();
   }
 
-  void Abort() override {
-    (void)workers_.CallEach(phases_.Touched(), [&](size_t p) -> absl::Status {
-      phases_.Abort(p);
-      return absl::OkStatus();
-    });
-  }
+  void Abort() override { phases_.AbortTouched(); }
 
   absl::StatusOr<uint64_t> Commit() override {
     std::vector<size_t> committed(workers_.size(), 0);
