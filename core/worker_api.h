@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "core/metrics/metrics_snapshot.h"
 #include "core/plan/fragment_result.h"
 #include "core/table_schema.h"
 
