@@ -231,4 +231,21 @@ void ToProto(const MetricsReport& report, pb::GetMetricsResponse* out) {
   }
 }
 
+void ToProto(const std::vector<api::MergeInfo>& merges, pb::ListMergesResponse* out) {
+  for (const api::MergeInfo& merge : merges) {
+    pb::MergeInfo* to = out->add_merges();
+    to->set_table(merge.table);
+    to->set_partition_id(merge.partition_id);
+    to->set_result_part(merge.result_part);
+    for (const std::string& source : merge.source_parts) to->add_source_parts(source);
+    to->set_elapsed(merge.elapsed);
+    to->set_progress(merge.progress);
+    to->set_rows_read(merge.rows_read);
+    to->set_rows_written(merge.rows_written);
+    to->set_total_rows(merge.total_rows);
+    to->set_total_bytes_compressed(merge.total_bytes_compressed);
+    to->set_optimize(merge.optimize);
+  }
+}
+
 }  // namespace granite::core::wire

@@ -64,5 +64,7 @@ MetricsReport FromProto(const granite::worker::v1::GetMetricsResponse& response)
 // Answers the worker builds from typed values.
 void ToProto(const worker_api::ProcessInfo& info, granite::worker::v1::GetInfoResponse* out);
 void ToProto(const MetricsReport& report, granite::worker::v1::GetMetricsResponse* out);
+void ToProto(const std::vector<worker_api::MergeInfo>& merges,
+             granite::worker::v1::ListMergesResponse* out);
 
 }  // namespace granite::core::wire
