@@ -144,7 +144,7 @@ std::vector<MergeInfo> MergeScheduler::Running() const {
   auto now = std::chrono::steady_clock::now();
   for (const Entry& entry : running_) {
     MergeInfo info = entry.info;
-    info.elapsed_seconds = std::chrono::duration<double>(now - entry.started).count();
+    info.elapsed = std::chrono::duration<double>(now - entry.started).count();
     info.rows_read = entry.progress.rows_read.load();
     info.rows_written = entry.progress.rows_written.load();
     info.total_rows = entry.progress.total_rows.load();

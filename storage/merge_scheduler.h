@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "core/mutex.h"
 #include "core/thread_pool.h"
+#include "core/worker_api.h"
 #include "storage/table.h"
 
 namespace granite::storage {
@@ -35,20 +36,8 @@ struct MergeOptions {
   int nice = 0;
 };
 
-// One running merge, as system.merges shows it.
-struct MergeInfo {
-  std::string table;
-  std::string partition_id;
-  std::string result_part;
-  std::vector<std::string> source_parts;
-  double elapsed_seconds = 0;
-  double progress = 0;  // 0..1
-  uint64_t rows_read = 0;
-  uint64_t rows_written = 0;
-  uint64_t total_rows = 0;
-  uint64_t total_bytes_compressed = 0;
-  bool optimize = false;  // started by OPTIMIZE TABLE
-};
+// One running merge, as system.merges shows it: the worker API's value, sent as it is.
+using MergeInfo = core::worker_api::MergeInfo;
 
 // Schedules merges over the tables a callback lists.
 // Thread-safety: all methods may be called concurrently.

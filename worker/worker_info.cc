@@ -35,24 +35,26 @@ WorkerInfo DescribeWorker(const NumaTopology& topology, const NumaPlacement& pla
   return info;
 }
 
-void WorkerInfoToProto(const WorkerInfo& info, std::chrono::steady_clock::time_point now,
-                       granite::worker::v1::GetInfoResponse* response) {
-  response->set_numa_node(info.numa_node);
-  response->set_cpus(FormatCpuList(info.cpus));
-  response->set_cpu_count(static_cast<uint32_t>(info.cpus.size()));
-  response->set_memory_policy(info.memory_policy);
-  response->set_threads(static_cast<uint32_t>(info.threads));
-  response->set_numa_supported(info.numa_supported);
-  response->set_numa_nodes(static_cast<uint32_t>(info.numa_nodes));
-  response->set_placement(info.placement);
-  response->set_pid(static_cast<uint32_t>(info.pid));
-  response->set_hostname(info.hostname);
-  response->set_version(core::kGraniteVersion);
-  response->set_data_dir(info.data_dir);
+core::worker_api::ProcessInfo ProcessInfoOf(const WorkerInfo& info,
+                                            std::chrono::steady_clock::time_point now) {
+  core::worker_api::ProcessInfo out;
+  out.numa_node = info.numa_node;
+  out.cpus = FormatCpuList(info.cpus);
+  out.cpu_count = static_cast<uint32_t>(info.cpus.size());
+  out.memory_policy = info.memory_policy;
+  out.threads = static_cast<uint32_t>(info.threads);
+  out.numa_supported = info.numa_supported;
+  out.numa_nodes = static_cast<uint32_t>(info.numa_nodes);
+  out.placement = info.placement;
+  out.pid = static_cast<uint32_t>(info.pid);
+  out.hostname = info.hostname;
+  out.version = core::kGraniteVersion;
+  out.data_dir = info.data_dir;
   std::chrono::duration<double> uptime = now - info.started;
-  response->set_uptime_seconds(info.started == std::chrono::steady_clock::time_point()
-                                   ? 0.0
-                                   : std::max(0.0, uptime.count()));
+  out.uptime_seconds = info.started == std::chrono::steady_clock::time_point()
+                           ? 0.0
+                           : std::max(0.0, uptime.count());
+  return out;
 }
 
 }  // namespace granite::worker

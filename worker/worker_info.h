@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "granite/worker/v1/worker.pb.h"
+#include "core/worker_api.h"
 #include "worker/numa_placement.h"
 #include "worker/numa_topology.h"
 
@@ -43,8 +43,8 @@ std::string MemoryPolicyKind(std::string_view placement_policy, bool numa_suppor
 WorkerInfo DescribeWorker(const NumaTopology& topology, const NumaPlacement& placement,
                           std::string data_dir);
 
-// Fills a GetInfo response; the uptime is measured from `info.started` to `now`.
-void WorkerInfoToProto(const WorkerInfo& info, std::chrono::steady_clock::time_point now,
-                       granite::worker::v1::GetInfoResponse* response);
+// Returns the GetInfo answer; the uptime is measured from `info.started` to `now`.
+core::worker_api::ProcessInfo ProcessInfoOf(const WorkerInfo& info,
+                                            std::chrono::steady_clock::time_point now);
 
 }  // namespace granite::worker

@@ -12,6 +12,7 @@
 
 #include "core/thread_pool.h"
 #include "core/version.h"
+#include "core/wire/worker_codec.h"
 #include "storage/store.h"
 #include "worker/numa_fake_sysfs.h"
 #include "worker/worker_service.h"
@@ -71,7 +72,8 @@ WorkerInfo Describe(const NumaTopology& topology, const std::string& flag, int t
 
 pb::GetInfoResponse ToProto(const WorkerInfo& info) {
   pb::GetInfoResponse response;
-  WorkerInfoToProto(info, info.started + std::chrono::milliseconds(2500), &response);
+  core::wire::ToProto(ProcessInfoOf(info, info.started + std::chrono::milliseconds(2500)),
+                      &response);
   return response;
 }
 
@@ -150,7 +152,7 @@ TEST(WorkerInfoTest, NoNumaSupportIsUnsupported) {
 
 TEST(WorkerInfoTest, NotDescribedReportsNoUptime) {
   pb::GetInfoResponse info;
-  WorkerInfoToProto(WorkerInfo(), std::chrono::steady_clock::now(), &info);
+  core::wire::ToProto(ProcessInfoOf(WorkerInfo(), std::chrono::steady_clock::now()), &info);
   EXPECT_EQ(info.numa_node(), -1);
   EXPECT_EQ(info.cpu_count(), 0u);
   EXPECT_EQ(info.uptime_seconds(), 0.0);

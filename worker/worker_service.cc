@@ -14,6 +14,7 @@
 #include "core/metrics/metrics_snapshot.h"
 #include "core/wire/plan_codec.h"
 #include "core/wire/schema_codec.h"
+#include "core/wire/worker_codec.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
@@ -355,20 +356,7 @@ grpc::Status WorkerService::ListMerges(grpc::ServerContext* context,
                                        const pb::ListMergesRequest* request,
                                        pb::ListMergesResponse* response) {
   if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
-  for (const storage::MergeInfo& merge : store_->RunningMerges()) {
-    pb::MergeInfo* info = response->add_merges();
-    info->set_table(merge.table);
-    info->set_partition_id(merge.partition_id);
-    info->set_result_part(merge.result_part);
-    for (const std::string& source : merge.source_parts) info->add_source_parts(source);
-    info->set_elapsed(merge.elapsed_seconds);
-    info->set_progress(merge.progress);
-    info->set_rows_read(merge.rows_read);
-    info->set_rows_written(merge.rows_written);
-    info->set_total_rows(merge.total_rows);
-    info->set_total_bytes_compressed(merge.total_bytes_compressed);
-    info->set_optimize(merge.optimize);
-  }
+  core::wire::ToProto(store_->RunningMerges(), response);
   return grpc::Status::OK;
 }
 
@@ -376,7 +364,7 @@ grpc::Status WorkerService::GetInfo(grpc::ServerContext* context,
                                     const pb::GetInfoRequest* request,
                                     pb::GetInfoResponse* response) {
   if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
-  WorkerInfoToProto(info_, std::chrono::steady_clock::now(), response);
+  core::wire::ToProto(ProcessInfoOf(info_, std::chrono::steady_clock::now()), response);
   return grpc::Status::OK;
 }
 
@@ -421,7 +409,7 @@ grpc::Status WorkerService::GetMetrics(grpc::ServerContext* context,
                                        const pb::GetMetricsRequest* request,
                                        pb::GetMetricsResponse* response) {
   if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
-  core::SnapshotToProto(core::TakeMetricsSnapshot(), response);
+  core::wire::ToProto(core::ReportOf(core::TakeMetricsSnapshot()), response);
   return grpc::Status::OK;
 }
 

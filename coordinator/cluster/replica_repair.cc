@@ -1,7 +1,5 @@
 #include "coordinator/cluster/replica_repair.h"
 
-#include <grpcpp/grpcpp.h>
-
 #include <cstdio>
 #include <map>
 #include <random>
@@ -9,20 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/cluster/two_phase_insert.h"
+#include "coordinator/cluster/worker_client.h"
 #include "core/chunk_checksum.h"
 #include "core/error.h"
-#include "core/rpc_status.h"
 #include "core/thread_name.h"
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
-
 namespace {
 
-std::chrono::system_clock::time_point In(std::chrono::seconds s) {
-  return std::chrono::system_clock::now() + s;
-}
+// Copying a missed block: each chunk may be large, so a minute per call.
+const InsertTimeouts kCopyTimeouts = {std::chrono::seconds(60), std::chrono::seconds(60),
+                                      std::chrono::seconds(10)};
 
 std::string RepairToken() {
   static thread_local std::mt19937_64 random(std::random_device{}());
@@ -73,19 +70,21 @@ size_t ReplicaRepair::RunOnce() {
   const WorkerSet& w = *workers_;
   const size_t n = w.size();
   // Every table any replica has.
-  std::vector<pb::ListTablesResponse> listings(n);
+  const WorkerClient client(w);
+  std::vector<core::worker_api::TableListing> listings(n);
   std::vector<std::string> list_errors(n);
   (void)w.CallAll([&](size_t p) {
-    grpc::ClientContext context;
-    context.set_deadline(In(std::chrono::seconds(5)));
-    absl::Status status = core::FromGrpcStatus(
-        w.stub(p)->ListTables(&context, pb::ListTablesRequest(), &listings[p]), w.address(p));
-    if (!status.ok()) list_errors[p] = std::string(status.message());
+    auto listing = client.ListTables(p, std::chrono::seconds(5));
+    if (listing.ok()) {
+      listings[p] = *std::move(listing);
+    } else {
+      list_errors[p] = std::string(listing.status().message());
+    }
     return absl::OkStatus();
   });
   std::set<std::string> tables;
   for (const auto& listing : listings) {
-    for (const auto& table : listing.tables()) tables.insert(table.schema().name());
+    for (const auto& table : listing.tables) tables.insert(table.schema.name);
   }
   size_t copied = 0;
   std::vector<ReplicaState> states;
@@ -96,19 +95,13 @@ size_t ReplicaRepair::RunOnce() {
         holdings[p].error = list_errors[p];
         return absl::OkStatus();
       }
-      pb::ListBlocksRequest request;
-      request.set_table(table);
-      pb::ListBlocksResponse response;
-      grpc::ClientContext context;
-      context.set_deadline(In(std::chrono::seconds(5)));
-      absl::Status status = core::FromGrpcStatus(
-          w.stub(p)->ListBlocks(&context, request, &response), w.address(p));
-      if (!status.ok()) {
-        holdings[p].error = std::string(status.message());
+      auto blocks = client.ListBlocks(p, table, std::chrono::seconds(5));
+      if (!blocks.ok()) {
+        holdings[p].error = std::string(blocks.status().message());
         return absl::OkStatus();
       }
       holdings[p].reachable = true;
-      for (const auto& block : response.blocks()) holdings[p].blocks[block.id()] = block.has_data();
+      for (const auto& block : *blocks) holdings[p].blocks[block.id] = block.has_data;
       return absl::OkStatus();
     });
     for (size_t s = 0; s < w.shard_count(); ++s) {
@@ -133,57 +126,24 @@ size_t ReplicaRepair::RunOnce() {
             const size_t q = w.ProcessIndex(s, q_r);
             auto it = holdings[q].blocks.find(name);
             if (q == p || it == holdings[q].blocks.end() || !it->second) continue;
-            pb::GetBlockRequest get;
-            get.set_table(table);
-            get.set_id(name);
-            pb::GetBlockResponse block;
-            grpc::ClientContext context;
-            context.set_deadline(In(std::chrono::seconds(60)));
-            result = core::FromGrpcStatus(w.stub(q)->GetBlock(&context, get, &block),
-                                          w.address(q));
+            auto block = client.GetBlock(q, table, name, std::chrono::seconds(60));
+            result = block.status();
             if (!result.ok()) continue;
             core::ChunkChecksum sum;
-            for (const auto& chunk : block.chunks()) {
-              sum.Add(chunk.rows(), chunk.raw_size(), chunk.data());
-            }
-            if (sum.Digest() != block.checksum()) {
+            for (const auto& chunk : block->chunks) sum.Add(chunk.rows, chunk.raw_size, chunk.data);
+            if (sum.Digest() != block->checksum) {
               result = core::Error(core::ErrorCode::kChecksumDoesntMatch,
                                    "block " + name + " from " + w.address(q) +
                                        " arrived with a wrong checksum");
               continue;
             }
-            const std::string token = RepairToken();
-            for (int k = 0; k < block.chunks_size() && result.ok(); ++k) {
-              pb::InsertRequest prepare;
-              prepare.set_table(table);
-              prepare.set_insert_id(token);
-              prepare.set_chunk(k);
-              *prepare.mutable_block() = block.chunks(k);
-              pb::InsertResponse response;
-              grpc::ClientContext call;
-              call.set_deadline(In(std::chrono::seconds(60)));
-              result = core::FromGrpcStatus(w.stub(p)->PrepareInsert(&call, prepare, &response),
-                                            w.address(p));
+            TwoPhaseInsert copy(w, table, RepairToken(), kCopyTimeouts);
+            for (size_t k = 0; k < block->chunks.size() && result.ok(); ++k) {
+              result = copy.Prepare(p, block->chunks[k]);
             }
-            if (result.ok()) {
-              pb::CommitInsertRequest commit;
-              commit.set_table(table);
-              commit.set_token(token);
-              commit.set_block_id(block.block_id());
-              pb::CommitInsertResponse response;
-              grpc::ClientContext call;
-              call.set_deadline(In(std::chrono::seconds(60)));
-              result = core::FromGrpcStatus(w.stub(p)->CommitInsert(&call, commit, &response),
-                                            w.address(p));
-            }
+            if (result.ok()) result = copy.Commit(p, block->block_id);
             if (!result.ok()) {
-              pb::AbortInsertRequest abort;
-              abort.set_table(table);
-              abort.set_token(token);
-              pb::AbortInsertResponse response;
-              grpc::ClientContext call;
-              call.set_deadline(In(std::chrono::seconds(10)));
-              (void)w.stub(p)->AbortInsert(&call, abort, &response);
+              copy.Abort(p);
               continue;
             }
             break;
@@ -202,24 +162,20 @@ size_t ReplicaRepair::RunOnce() {
       if (every_reachable) {
         for (size_t r = 0; r < w.replica_count(); ++r) {
           const size_t p = w.ProcessIndex(s, r);
-          pb::ReleaseBlocksRequest release;
-          release.set_table(table);
+          std::vector<std::string> release;
           for (const auto& [name, has_data] : holdings[p].blocks) {
             if (!has_data) continue;
             bool everywhere = true;
             for (size_t o = 0; o < w.replica_count(); ++o) {
               everywhere = everywhere && holdings[w.ProcessIndex(s, o)].blocks.count(name) > 0;
             }
-            if (everywhere) release.add_ids(name);
+            if (everywhere) release.push_back(name);
           }
-          if (release.ids_size() == 0) continue;
-          pb::ReleaseBlocksResponse response;
-          grpc::ClientContext call;
-          call.set_deadline(In(std::chrono::seconds(10)));
-          absl::Status released = core::FromGrpcStatus(
-              w.stub(p)->ReleaseBlocks(&call, release, &response), w.address(p));
+          if (release.empty()) continue;
+          absl::Status released =
+              client.ReleaseBlocks(p, table, release, std::chrono::seconds(10));
           if (released.ok()) {
-            for (const std::string& name : release.ids()) holdings[p].blocks[name] = false;
+            for (const std::string& name : release) holdings[p].blocks[name] = false;
           }
         }
       }

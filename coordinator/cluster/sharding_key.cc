@@ -125,4 +125,24 @@ std::vector<core::Block> SplitByShard(const core::Block& block,
   return out;
 }
 
+std::vector<core::Block> SplitEvenly(const core::Block& block, size_t count, size_t first) {
+  const size_t total = block.rows();
+  std::vector<core::Block> out(count);
+  for (size_t i = 0; i < count; ++i) {
+    size_t begin = total * i / count, end = total * (i + 1) / count;
+    if (begin < end) out[(first + i) % count] = core::SliceRows(block, begin, end - begin);
+  }
+  return out;
+}
+
+std::vector<size_t> ShardingKeyColumns(const core::TableSchema& schema) {
+  std::vector<size_t> columns;
+  for (const std::string& key : schema.sharding_key) {
+    for (size_t i = 0; i < schema.columns.size(); ++i) {
+      if (schema.columns[i].name == key) columns.push_back(i);
+    }
+  }
+  return columns;
+}
+
 }  // namespace granite::coordinator

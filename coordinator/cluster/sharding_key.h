@@ -38,4 +38,12 @@ std::vector<uint32_t> ShardOfRows(const core::Block& block, const std::vector<si
 std::vector<core::Block> SplitByShard(const core::Block& block,
                                       const std::vector<size_t>& key_columns, size_t worker_count);
 
+// Splits `block` into `count` contiguous slices of (nearly) equal row counts; slice i becomes
+// entry (first + i) % count, so the caller chooses which entry gets the first rows.
+// REQUIRES: count > 0.
+std::vector<core::Block> SplitEvenly(const core::Block& block, size_t count, size_t first);
+
+// Returns the positions in schema.columns of the sharding key's columns, in key order.
+std::vector<size_t> ShardingKeyColumns(const core::TableSchema& schema);
+
 }  // namespace granite::coordinator

@@ -1,8 +1,6 @@
 #include "coordinator/exec/catalog_statements.h"
 #include "coordinator/exec/views.h"
 
-#include <grpcpp/grpcpp.h>
-
 #include <chrono>
 #include <memory>
 #include <utility>
@@ -14,17 +12,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/cluster/table_name.h"
+#include "coordinator/cluster/worker_client.h"
 #include "coordinator/exec/ddl_executor.h"
 #include "core/error.h"
-#include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/types.h"
 
 namespace granite::coordinator {
 namespace {
 
-namespace pb = granite::worker::v1;
 using core::ErrorCode;
+using core::worker_api::CatalogOpRequest;
 
 // --- Name resolution -------------------------------------------------------------------------
 
@@ -74,13 +72,9 @@ class NameResolver {
 
 // --- Worker calls ---------------------------------------------------------------------------
 
-absl::Status CatalogOpEverywhere(const WorkerSet& workers, const pb::CatalogOpRequest& request) {
+absl::Status CatalogOpEverywhere(const WorkerSet& workers, const CatalogOpRequest& request) {
   return workers.CallAll([&](size_t i) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
-    pb::DdlResponse response;
-    return core::FromGrpcStatus(workers.stub(i)->CatalogOp(&context, request, &response),
-                                workers.address(i));
+    return WorkerClient(workers).CatalogOp(i, request, std::chrono::seconds(60));
   });
 }
 
@@ -90,12 +84,8 @@ absl::Status ReloadCatalog(const WorkerSet& workers, Catalog* catalog, const std
   catalog->Invalidate();
   RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
   return workers.CallAll([&](size_t i) -> absl::Status {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
-    pb::ListTablesResponse response;
-    absl::Status status = core::FromGrpcStatus(
-        workers.stub(i)->ListTables(&context, pb::ListTablesRequest(), &response),
-        workers.address(i));
+    absl::Status status =
+        WorkerClient(workers).ListTables(i, std::chrono::seconds(60)).status();
     if (status.ok()) return status;
     return core::Error(core::CodeOf(status),
                        "Cannot " + what + ": worker " + std::to_string(i) + " (" +
@@ -107,7 +97,7 @@ absl::Status ReloadCatalog(const WorkerSet& workers, Catalog* catalog, const std
 
 // Runs `request` on every worker; if one fails, the catalog is reloaded by the next query.
 absl::Status ApplyEverywhere(const CatalogStatementContext& context,
-                             const pb::CatalogOpRequest& request, const std::string& again) {
+                             const CatalogOpRequest& request, const std::string& again) {
   absl::Status status = CatalogOpEverywhere(*context.workers, request);
   if (status.ok()) return status;
   context.catalog->Invalidate();
@@ -129,15 +119,15 @@ absl::Status CreateOrDropDatabase(const sql::DatabaseStatement& database,
   core::MutexLock ddl(DdlMutex());
   RETURN_IF_ERROR(ReloadCatalog(*context.workers, context.catalog, verb + " database " + name));
   const bool exists = context.catalog->HasDatabase(name);
-  pb::CatalogOpRequest request;
-  request.set_name(name);
-  request.set_if_exists(true);
+  CatalogOpRequest request;
+  request.name = name;
+  request.if_exists = true;
   if (!database.drop) {
     if (exists) {
       if (database.if_not_exists) return absl::OkStatus();
       return core::Error(ErrorCode::kDatabaseAlreadyExists, "Database " + name + " already exists");
     }
-    request.set_kind(pb::CatalogOpRequest::CREATE_DATABASE);
+    request.kind = CatalogOpRequest::Kind::kCreateDatabase;
     RETURN_IF_ERROR(ApplyEverywhere(context, request, "CREATE DATABASE " + name));
     context.catalog->PutDatabase(name);
     return absl::OkStatus();
@@ -149,7 +139,7 @@ absl::Status CreateOrDropDatabase(const sql::DatabaseStatement& database,
     if (database.if_exists) return absl::OkStatus();
     return UnknownDatabase(name);
   }
-  request.set_kind(pb::CatalogOpRequest::DROP_DATABASE);
+  request.kind = CatalogOpRequest::Kind::kDropDatabase;
   RETURN_IF_ERROR(ApplyEverywhere(context, request, "DROP DATABASE " + name));
   context.catalog->RemoveDatabase(name);
   return absl::OkStatus();
@@ -167,9 +157,9 @@ absl::Status Truncate(const sql::TruncateStatement& truncate,
     }
     return schema.status();
   }
-  pb::CatalogOpRequest request;
-  request.set_kind(pb::CatalogOpRequest::TRUNCATE_TABLE);
-  request.set_name(truncate.table);
+  CatalogOpRequest request;
+  request.kind = CatalogOpRequest::Kind::kTruncateTable;
+  request.name = truncate.table;
   return ApplyEverywhere(context, request, "TRUNCATE TABLE " + shown);
 }
 
@@ -198,10 +188,10 @@ absl::Status Rename(const sql::RenameStatement& rename, const CatalogStatementCo
     after[to] = schema;
   }
   for (const auto& [from, to] : rename.renames) {
-    pb::CatalogOpRequest request;
-    request.set_kind(pb::CatalogOpRequest::RENAME_TABLE);
-    request.set_name(from);
-    request.set_new_name(to);
+    CatalogOpRequest request;
+    request.kind = CatalogOpRequest::Kind::kRenameTable;
+    request.name = from;
+    request.new_name = to;
     absl::Status status = CatalogOpEverywhere(*context.workers, request);
     if (!status.ok()) {
       context.catalog->Invalidate();

@@ -1,8 +1,5 @@
 #include "coordinator/exec/ddl_executor.h"
 
-#include <google/protobuf/util/message_differencer.h>
-#include <grpcpp/grpcpp.h>
-
 #include <algorithm>
 
 #include <map>
@@ -10,28 +7,23 @@
 #include <set>
 
 #include "core/error.h"
-#include "core/wire/schema_codec.h"
 #include "core/mutex.h"
 #include "core/settings/settings.h"
-#include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/types.h"
 #include "coordinator/cluster/sharding_key.h"
 #include "coordinator/cluster/table_name.h"
+#include "coordinator/cluster/worker_client.h"
 #include "coordinator/sql/parser.h"
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 using core::ErrorCode;
+using core::worker_api::CreateTableRequest;
 
 namespace {
 
 constexpr auto kDdlTimeout = std::chrono::seconds(60);
-
-void SetDeadline(grpc::ClientContext* context) {
-  context->set_deadline(std::chrono::system_clock::now() + kDdlTimeout);
-}
 
 absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& create,
                                            size_t worker_count) {
@@ -124,7 +116,7 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
 
 // Every worker's answer to ListTables; `statuses[i]` says whether worker i answered.
 struct Listing {
-  std::vector<pb::ListTablesResponse> responses;
+  std::vector<core::worker_api::TableListing> responses;
   std::vector<absl::Status> statuses;
 };
 
@@ -133,11 +125,9 @@ Listing ListEverywhere(const WorkerSet& workers) {
   listing.responses.resize(workers.size());
   listing.statuses.resize(workers.size());
   workers.CallAll([&](size_t i) {
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    listing.statuses[i] = core::FromGrpcStatus(
-        workers.stub(i)->ListTables(&context, pb::ListTablesRequest(), &listing.responses[i]),
-        workers.address(i));
+    auto answer = WorkerClient(workers).ListTables(i, kDdlTimeout);
+    listing.statuses[i] = answer.status();
+    if (answer.ok()) listing.responses[i] = *std::move(answer);
     return absl::OkStatus();
   }).IgnoreError();
   return listing;
@@ -151,10 +141,10 @@ absl::StatusOr<uint64_t> ClusterRowCount(const std::string& name, const WorkerSe
   std::vector<uint64_t> shard_rows(workers.shard_count(), 0);
   for (size_t i = 0; i < workers.size(); ++i) {
     RETURN_IF_ERROR(listing.statuses[i]);
-    for (const auto& table : listing.responses[i].tables()) {
-      if (table.schema().name() == name) {
+    for (const auto& table : listing.responses[i].tables) {
+      if (table.schema.name == name) {
         uint64_t& rows = shard_rows[workers.ShardOf(i)];
-        rows = std::max<uint64_t>(rows, table.rows());
+        rows = std::max<uint64_t>(rows, table.rows);
       }
     }
   }
@@ -163,26 +153,19 @@ absl::StatusOr<uint64_t> ClusterRowCount(const std::string& name, const WorkerSe
   return total;
 }
 
-// Runs CreateTable / DropTable on worker i.
-absl::Status CreateOn(const WorkerSet& workers, size_t i, const pb::CreateTableRequest& request) {
-  grpc::ClientContext context;
-  SetDeadline(&context);
-  pb::DdlResponse response;
-  return core::FromGrpcStatus(workers.stub(i)->CreateTable(&context, request, &response),
-                              workers.address(i));
+// Runs CreateTable on worker i.
+absl::Status CreateOn(const WorkerSet& workers, size_t i, const CreateTableRequest& request) {
+  return WorkerClient(workers).CreateTable(i, request, kDdlTimeout);
 }
 
-absl::Status DropOn(const WorkerSet& workers, size_t i, const pb::DropTableRequest& request) {
-  grpc::ClientContext context;
-  SetDeadline(&context);
-  pb::DdlResponse response;
-  return core::FromGrpcStatus(workers.stub(i)->DropTable(&context, request, &response),
-                              workers.address(i));
+// Runs DROP TABLE IF EXISTS `name` on worker i.
+absl::Status DropOn(const WorkerSet& workers, size_t i, const std::string& name) {
+  return WorkerClient(workers).DropTable(i, name, /*if_exists=*/true, kDdlTimeout);
 }
 
 // Sends `request` to every worker, then records its schema in the catalog. On failure the workers
 // may disagree: the catalog is loaded again by the next query.
-absl::Status CreateOnWorkers(const pb::CreateTableRequest& request, const WorkerSet& workers,
+absl::Status CreateOnWorkers(const CreateTableRequest& request, const WorkerSet& workers,
                              Catalog* catalog) {
   absl::Status status = workers.CallAll([&](size_t i) {
     return CreateOn(workers, i, request);
@@ -191,7 +174,7 @@ absl::Status CreateOnWorkers(const pb::CreateTableRequest& request, const Worker
     catalog->Invalidate();
     return status;
   }
-  catalog->Put(core::wire::FromProto(request.schema()));
+  catalog->Put(request.schema);
   return absl::OkStatus();
 }
 
@@ -242,15 +225,15 @@ std::map<std::string, Placement> PlacementsOf(const Listing& listing) {
   std::map<std::string, Placement> out;
   for (size_t i = 0; i < listing.responses.size(); ++i) {
     if (!listing.statuses[i].ok()) continue;
-    for (const auto& table : listing.responses[i].tables()) {
-      Placement& placement = out[table.schema().name()];
+    for (const auto& table : listing.responses[i].tables) {
+      Placement& placement = out[table.schema.name];
       placement.holders.push_back(i);
-      placement.schemas.push_back(core::wire::FromProto(table.schema()));
+      placement.schemas.push_back(table.schema);
     }
-    for (const auto& table : listing.responses[i].broken_tables()) {
-      Placement& placement = out[table.name()];
+    for (const auto& table : listing.responses[i].broken_tables) {
+      Placement& placement = out[table.name];
       placement.broken.push_back(i);
-      placement.broken_errors.push_back(table.error());
+      placement.broken_errors.push_back(table.error);
     }
   }
   for (auto& [name, placement] : out) {
@@ -308,7 +291,7 @@ std::vector<Catalog::Entry> EntriesOf(const Listing& listing, const WorkerSet& w
 // Creates the table of `request` on the workers `targets`. If any fails, drops it again from
 // every target whose create did not fail with TABLE_ALREADY_EXISTS (compensation), and returns
 // the first error, saying whether the compensation succeeded.
-absl::Status CreateAllOrNothing(const pb::CreateTableRequest& request,
+absl::Status CreateAllOrNothing(const CreateTableRequest& request,
                                 const std::vector<size_t>& targets, const WorkerSet& workers,
                                 Catalog* catalog) {
   std::vector<absl::Status> results(workers.size());
@@ -323,12 +306,9 @@ absl::Status CreateAllOrNothing(const pb::CreateTableRequest& request,
     if (core::CodeOf(results[i]) != ErrorCode::kTableAlreadyExists) undo.push_back(i);
   }
   if (first.ok()) return absl::OkStatus();
-  pb::DropTableRequest drop;
-  drop.set_name(request.schema().name());
-  drop.set_if_exists(true);
   std::vector<absl::Status> undone(workers.size());
   workers.CallEach(undo, [&](size_t i) {
-    undone[i] = DropOn(workers, i, drop);
+    undone[i] = DropOn(workers, i, request.schema.name);
     return absl::OkStatus();
   }).IgnoreError();
   std::vector<size_t> left;
@@ -339,7 +319,7 @@ absl::Status CreateAllOrNothing(const pb::CreateTableRequest& request,
   if (!left.empty()) {
     catalog->Invalidate();
     outcome = "; the table may remain on " + WorkerNames(workers, left) +
-              ", where it could not be dropped again (DROP TABLE " + request.schema().name() +
+              ", where it could not be dropped again (DROP TABLE " + request.schema.name +
               " removes it)";
   }
   return core::Error(core::CodeOf(first), std::string(first.message()) + outcome);
@@ -378,9 +358,9 @@ absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const 
                            " rows (the key decides which worker each row lives on, so it can be "
                            "changed only while the table is empty)");
   }
-  pb::CreateTableRequest request;
-  core::wire::ToProto(schema, request.mutable_schema());
-  request.set_or_replace(true);  // the table is empty: replacing it loses nothing
+  CreateTableRequest request;
+  request.schema = schema;
+  request.or_replace = true;  // the table is empty: replacing it loses nothing
   return CreateOnWorkers(request, workers, catalog);
 }
 
@@ -402,8 +382,8 @@ absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
   std::set<std::string> databases;
   for (size_t i = 0; i < workers.size(); ++i) {
     if (!listing.statuses[i].ok()) continue;
-    databases.insert(listing.responses[i].databases().begin(),
-                     listing.responses[i].databases().end());
+    databases.insert(listing.responses[i].databases.begin(),
+                     listing.responses[i].databases.end());
   }
   catalog->ResetDatabases(databases);
   return absl::OkStatus();
@@ -429,10 +409,10 @@ absl::Status CreateTableWithSchema(const core::TableSchema& schema, bool or_repl
   catalog->Reset(EntriesOf(listing, workers));  // every worker answered: the catalog is exact
   std::map<std::string, Placement> placements = PlacementsOf(listing);
   const Placement placement = placements[create.name];
-  pb::CreateTableRequest request;
-  core::wire::ToProto(schema, request.mutable_schema());
+  CreateTableRequest request;
+  request.schema = schema;
   if (create.or_replace) {
-    request.set_or_replace(true);
+    request.or_replace = true;
     return CreateOnWorkers(request, workers, catalog);
   }
   std::vector<size_t> all(workers.size());
@@ -466,7 +446,7 @@ absl::Status CreateTableWithSchema(const core::TableSchema& schema, bool or_repl
                  : " and is missing on " + WorkerNames(workers, placement.missing)) +
             ": DROP TABLE " + create.name + " first, or use CREATE OR REPLACE TABLE");
   }
-  request.set_if_not_exists(true);  // a worker that got it meanwhile keeps it
+  request.if_not_exists = true;  // a worker that got it meanwhile keeps it
   absl::Status status = workers.CallEach(placement.missing, [&](size_t i) {
     return CreateOn(workers, i, request);
   });
@@ -497,11 +477,8 @@ absl::Status DropTable(const sql::DropTableStatement& drop, const WorkerSet& wor
   // Every worker that has it, usable or broken; the others have nothing to drop.
   std::vector<size_t> targets = placement.holders;
   targets.insert(targets.end(), placement.broken.begin(), placement.broken.end());
-  pb::DropTableRequest request;
-  request.set_name(drop.name);
-  request.set_if_exists(true);
   absl::Status status = workers.CallEach(targets, [&](size_t i) {
-    return DropOn(workers, i, request);
+    return DropOn(workers, i, drop.name);
   });
   if (!status.ok()) {
     catalog->Invalidate();

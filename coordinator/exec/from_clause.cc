@@ -332,6 +332,9 @@ class FromMaterializer {
       UsingAsEqualities();
       ASSIGN_OR_RETURN(std::optional<MaterializedFrom> broadcast, TryBroadcast());
       if (broadcast) return *std::move(broadcast);
+    } else {
+      ASSIGN_OR_RETURN(std::optional<MaterializedFrom> broadcast, TryBroadcastInOrder());
+      if (broadcast) return *std::move(broadcast);
     }
     RETURN_IF_ERROR(ReadRelations());
     Joined joined;
@@ -599,6 +602,87 @@ class FromMaterializer {
     return TypeId::kNothing;
   }
 
+  // True when `auto` may send builds of `build_rows` rows to every worker rather than gather the
+  // rows of `probe` that pass its own filter.
+  absl::StatusOr<bool> WorthBroadcasting(size_t probe, uint64_t probe_rows, uint64_t build_rows) {
+    if (context_.join_mode != "auto") return true;
+    const uint64_t sent = build_rows * std::max<size_t>(context_.worker_count, 1);
+    if (sent > probe_rows) return false;
+    if (relations_[probe].pushed.empty()) return true;
+    ASSIGN_OR_RETURN(uint64_t passing, TableRows(probe, sql::JoinAnd(relations_[probe].pushed)));
+    return sent <= passing;
+  }
+
+  // Written-order joins (outer, semi, anti): on the workers when the first relation is a table
+  // and every join is INNER, LEFT, LEFT SEMI or LEFT ANTI of one relation on equalities with the
+  // first one (ON or USING), without join_use_nulls: each relation is one build, joined in the
+  // written order. Otherwise nullopt.
+  absl::StatusOr<std::optional<MaterializedFrom>> TryBroadcastInOrder() {
+    if (context_.join_mode == "coordinator" || context_.join_use_nulls) return std::nullopt;
+    const Relation& probe = relations_[0];
+    if (probe.prematerialized || probe.ref->is_function || probe.ref->subquery) return std::nullopt;
+    BroadcastSource broadcast;
+    for (size_t j = 0; j < select_.joins.size(); ++j) {
+      const sql::JoinClause& join = select_.joins[j];
+      if (join.comma) return std::nullopt;
+      BroadcastSource::Build build;
+      using Kind = core::plan::BroadcastJoin::Kind;
+      if (join.kind == JoinKind::kInner && join.strictness == JoinStrictness::kAll) {
+        build.kind = Kind::kInner;
+      } else if (join.kind == JoinKind::kLeft && join.strictness == JoinStrictness::kAll) {
+        build.kind = Kind::kLeft;
+      } else if (join.kind == JoinKind::kLeft && join.strictness == JoinStrictness::kSemi) {
+        build.kind = Kind::kSemi;
+      } else if (join.kind == JoinKind::kLeft && join.strictness == JoinStrictness::kAnti) {
+        build.kind = Kind::kAnti;
+      } else {
+        return std::nullopt;
+      }
+      const Relation& right = relations_[j + 1];
+      for (const auto& [r, column] : using_pairs_[j]) {
+        if (r != 0) return std::nullopt;
+        build.keys.emplace_back(sql::MakeColumn(probe.qualifier, column, join.position),
+                                sql::MakeColumn(right.qualifier, column, join.position));
+      }
+      for (const ExprPtr& c : on_[j]) {
+        std::optional<std::pair<ExprPtr, ExprPtr>> key = ProbeKey(*c, 0, {j + 1});
+        if (!key) return std::nullopt;  // a condition other than an equality with the probe
+        build.keys.push_back(*std::move(key));
+      }
+      if (build.keys.empty()) return std::nullopt;
+      for (const auto& [probe_key, build_key] : build.keys) {
+        const TypeId a = ColumnType(0, probe_key->name);
+        const TypeId b = ColumnType(j + 1, build_key->name);
+        if (!core::KeysComparable(a, b)) return std::nullopt;  // the coordinator reports it
+      }
+      broadcast.builds.push_back(std::move(build));
+    }
+    ASSIGN_OR_RETURN(uint64_t probe_rows, TableRows(0));
+    uint64_t build_rows = 0;
+    for (size_t r = 1; r < relations_.size(); ++r) {
+      RETURN_IF_ERROR(ReadRelation(r));
+      build_rows += relations_[r].data.block.rows();
+    }
+    ASSIGN_OR_RETURN(bool worth, WorthBroadcasting(0, probe_rows, build_rows));
+    if (!worth) return std::nullopt;
+    for (size_t j = 0; j < broadcast.builds.size(); ++j) {
+      BroadcastSource::Build& build = broadcast.builds[j];
+      build.table = Output(FromRelation(j + 1, relations_[j + 1]), &build.relations);
+    }
+    broadcast.probe = *probe.ref;
+    broadcast.probe_qualifier = probe.qualifier;
+    broadcast.probe_relation = 0;
+    broadcast.probe_hidden.assign(probe.hidden.begin(), probe.hidden.end());
+    broadcast.probe_filter = sql::JoinAnd(probe.pushed);
+    MaterializedFrom out;
+    out.broadcast = std::move(broadcast);
+    out.rest = select_;
+    out.rest.from.reset();
+    out.rest.joins.clear();
+    out.rest.where = sql::JoinAnd(remaining_);
+    return std::optional<MaterializedFrom>(std::move(out));
+  }
+
   // Plans the joins on the workers (file comment, "Broadcast joins"), or returns nullopt to join
   // on the coordinator.
   absl::StatusOr<std::optional<MaterializedFrom>> TryBroadcast() {
@@ -632,13 +716,8 @@ class FromMaterializer {
     }
     // auto: sending the builds to every worker must cost less than gathering the probe's rows
     // that pass its own filter (counted, as the filter may keep few of them).
-    const uint64_t workers = std::max<size_t>(context_.worker_count, 1);
-    uint64_t gathered = probe_rows;
-    if (context_.join_mode == "auto" && build_rows * workers <= gathered &&
-        !relations_[*probe].pushed.empty()) {
-      ASSIGN_OR_RETURN(gathered, TableRows(*probe, sql::JoinAnd(relations_[*probe].pushed)));
-    }
-    if (context_.join_mode == "auto" && build_rows * workers > gathered) {
+    ASSIGN_OR_RETURN(bool worth, WorthBroadcasting(*probe, probe_rows, build_rows));
+    if (!worth) {
       remaining_ = conjuncts;
       return std::nullopt;
     }

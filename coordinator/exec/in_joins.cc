@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "coordinator/sql/ast_build.h"
 #include "core/join/row_keys.h"
 #include "core/status_macros.h"
@@ -32,6 +33,33 @@ int ColumnOf(const Expr& e, const std::string& qualifier, const RelationColumns&
     if (columns.names[i] == e.name) return static_cast<int>(i);
   }
   return -1;
+}
+
+// Returns `set`'s one column with each value once, without NULLs (which match nothing): a
+// subquery over a large table repeats its keys, and every worker would hash each repeat.
+core::Block Distinct(const core::Block& set) {
+  const core::Column& column = *set.columns[0];
+  std::vector<uint32_t> first;
+  if (core::IsWordKey(column.type())) {
+    absl::flat_hash_set<uint64_t> seen;
+    for (size_t row = 0; row < column.size(); ++row) {
+      if (column.IsNullAt(row)) continue;
+      if (seen.insert(core::KeyWord(column, row)).second) first.push_back(row);
+    }
+  } else {
+    absl::flat_hash_set<std::string> seen;
+    std::string key;
+    for (size_t row = 0; row < column.size(); ++row) {
+      if (column.IsNullAt(row)) continue;
+      key.clear();
+      core::AppendRowKey({&column}, row, &key);
+      if (seen.insert(key).second) first.push_back(row);
+    }
+  }
+  core::Block out;
+  if (first.size() == column.size()) return set;
+  out.columns.push_back(std::make_shared<core::Column>(column.Take(first.data(), first.size())));
+  return out;
 }
 
 }  // namespace
@@ -73,6 +101,7 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
     const size_t position = c->position;
     BroadcastSource::Build build;
     const std::string build_qualifier = "_in_subquery" + std::to_string(broadcast.builds.size() + 1);
+    set.block = Distinct(set.block);
     build.table = std::move(set);
     build.table.names = {"_in"};
     build.table.qualifiers = {build_qualifier};

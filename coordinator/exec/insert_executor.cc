@@ -1,29 +1,25 @@
 #include "coordinator/exec/insert_executor.h"
 
-#include <grpcpp/grpcpp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <memory>
 #include <random>
 #include <string>
 
-#include "core/block_codec.h"
 #include "core/block_sort.h"
 #include "core/error.h"
 #include "core/expression.h"
 #include "core/functions/expr_builder.h"
-#include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
 #include "core/value_text.h"
 #include "coordinator/formats/input_parser.h"
 #include "coordinator/cluster/sharding_key.h"
+#include "coordinator/cluster/two_phase_insert.h"
+#include "coordinator/cluster/worker_client.h"
 #include "coordinator/exec/replicated_insert.h"
 
 namespace granite::coordinator {
-
-namespace pb = granite::worker::v1;
 
 using core::ErrorCode;
 
@@ -216,14 +212,8 @@ core::Block Widen(const core::Block& block, const Target& target, const core::Ta
 class ChunkedInsert : public InsertSink {
  public:
   ChunkedInsert(const core::TableSchema& schema, const WorkerSet& workers)
-      : schema_(schema), workers_(workers), token_(NewInsertToken()),
-        chunks_(workers.size(), 0), touched_(workers.size(), 0) {
-    for (const std::string& key : schema.sharding_key) {
-      for (size_t i = 0; i < schema.columns.size(); ++i) {
-        if (schema.columns[i].name == key) key_columns_.push_back(i);
-      }
-    }
-  }
+      : workers_(workers), key_columns_(ShardingKeyColumns(schema)),
+        phases_(workers, schema.name, NewInsertToken()) {}
 
   // Prepares the rows of `full` (all table columns, in order) on the workers. `last`: no chunk
   // follows; if it is also the first, one worker's share is inserted at once (see above).
@@ -231,113 +221,53 @@ class ChunkedInsert : public InsertSink {
     const size_t total = full.rows();
     if (total == 0) return absl::OkStatus();
     const size_t n = workers_.size();
-    std::vector<core::Block> slices(n);
+    std::vector<core::Block> slices;
     if (!key_columns_.empty()) {
       slices = SplitByShard(full, key_columns_, n);
     } else {
       static std::atomic<uint64_t> next_first{0};
-      const size_t first = next_first.fetch_add(1, std::memory_order_relaxed) % n;
-      for (size_t i = 0; i < n; ++i) {
-        size_t begin = total * i / n, end = total * (i + 1) / n;
-        if (begin < end) slices[(first + i) % n] = core::SliceRows(full, begin, end - begin);
-      }
+      slices = SplitEvenly(full, n, next_first.fetch_add(1, std::memory_order_relaxed) % n);
     }
     std::vector<size_t> receivers;
     for (size_t i = 0; i < n; ++i) {
       if (slices[i].rows() > 0) receivers.push_back(i);
     }
-    if (last && receivers.size() == 1 && Touched().empty()) {
+    if (last && receivers.size() == 1 && phases_.Touched().empty()) {
       const size_t receiver = receivers[0];
       core::ScopedNormalPriority grpc_call;  // as every gRPC call (core/thread_priority.h)
-      pb::InsertRequest request = MakeRequest(slices[receiver]);
-      pb::InsertResponse response;
-      grpc::ClientContext context;
-      context.set_deadline(Deadline());
-      RETURN_IF_ERROR(core::FromGrpcStatus(
-          workers_.stub(receiver)->Insert(&context, request, &response),
-          workers_.address(receiver)));
+      core::worker_api::InsertRequest request;
+      request.table = table();
+      request.block = EncodeInsertBlock(slices[receiver]);
+      RETURN_IF_ERROR(
+          WorkerClient(workers_).Insert(receiver, request, std::chrono::minutes(10)).status());
       inserted_ = true;
       rows_ += total;
       return absl::OkStatus();
     }
-    RETURN_IF_ERROR(workers_.CallEach(receivers, [&](size_t i) -> absl::Status {
-      touched_[i] = 1;
-      pb::InsertRequest request = MakeRequest(slices[i]);
-      request.set_insert_id(token_);
-      request.set_chunk(chunks_[i]);
-      pb::InsertResponse response;
-      grpc::ClientContext context;
-      context.set_deadline(Deadline());
-      RETURN_IF_ERROR(core::FromGrpcStatus(
-          workers_.stub(i)->PrepareInsert(&context, request, &response), workers_.address(i)));
-      ++chunks_[i];
-      return absl::OkStatus();
+    RETURN_IF_ERROR(workers_.CallEach(receivers, [&](size_t i) {
+      return phases_.Prepare(i, EncodeInsertBlock(slices[i]));
     }));
     rows_ += total;
     return absl::OkStatus();
   }
 
   // Discards every chunk on every worker that was sent one (best effort).
-  void Abort() override {
-    (void)workers_.CallEach(Touched(), [&](size_t i) -> absl::Status {
-      pb::AbortInsertRequest request;
-      request.set_table(schema_.name);
-      request.set_token(token_);
-      pb::AbortInsertResponse response;
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-      (void)workers_.stub(i)->AbortInsert(&context, request, &response);
-      return absl::OkStatus();
-    });
-  }
+  void Abort() override { phases_.AbortTouched(); }
 
   // Makes every chunk visible; returns the rows inserted.
   absl::StatusOr<uint64_t> Commit() override {
     if (inserted_) return rows_;  // visible already
-    RETURN_IF_ERROR(workers_.CallEach(Touched(), [&](size_t i) -> absl::Status {
-      pb::CommitInsertRequest request;
-      request.set_table(schema_.name);
-      request.set_token(token_);
-      pb::CommitInsertResponse response;
-      grpc::ClientContext context;
-      context.set_deadline(Deadline());
-      return core::FromGrpcStatus(workers_.stub(i)->CommitInsert(&context, request, &response),
-                                  workers_.address(i));
-    }));
+    RETURN_IF_ERROR(workers_.CallEach(phases_.Touched(),
+                                      [&](size_t i) { return phases_.Commit(i); }));
     return rows_;
   }
 
  private:
-  // The workers sent a PrepareInsert so far.
-  std::vector<size_t> Touched() const {
-    std::vector<size_t> touched;
-    for (size_t i = 0; i < touched_.size(); ++i) {
-      if (touched_[i]) touched.push_back(i);
-    }
-    return touched;
-  }
+  const std::string& table() const { return phases_.table(); }
 
-  // The request carrying `slice` (its block LZ4-compressed), without token or chunk.
-  pb::InsertRequest MakeRequest(const core::Block& slice) const {
-    std::string raw = core::EncodeBlock(slice);
-    pb::InsertRequest request;
-    request.set_table(schema_.name);
-    request.mutable_block()->set_rows(slice.rows());
-    request.mutable_block()->set_raw_size(raw.size());
-    request.mutable_block()->set_data(core::CompressLz4(raw));
-    return request;
-  }
-
-  static std::chrono::system_clock::time_point Deadline() {
-    return std::chrono::system_clock::now() + std::chrono::minutes(10);
-  }
-
-  const core::TableSchema& schema_;
   const WorkerSet& workers_;
-  const std::string token_;
-  std::vector<size_t> key_columns_;
-  std::vector<uint64_t> chunks_;  // per worker: chunks prepared so far
-  std::vector<uint8_t> touched_;  // per worker: was sent a PrepareInsert
+  const std::vector<size_t> key_columns_;
+  TwoPhaseInsert phases_;
   uint64_t rows_ = 0;
   bool inserted_ = false;  // the one-chunk, one-worker case: written and visible by Insert
 };

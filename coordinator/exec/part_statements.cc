@@ -1,19 +1,16 @@
 #include "coordinator/exec/part_statements.h"
 
 #include "coordinator/cluster/table_name.h"
-
-#include <grpcpp/grpcpp.h>
+#include "coordinator/cluster/worker_client.h"
 
 #include <chrono>
 
 #include "core/error.h"
-#include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "coordinator/exec/ddl_executor.h"
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 using core::ErrorCode;
 using core::TypeId;
 
@@ -21,10 +18,6 @@ namespace {
 
 // Verifying reads whole parts: generous, as OPTIMIZE's.
 constexpr auto kPartStatementTimeout = std::chrono::minutes(30);
-
-void SetDeadline(grpc::ClientContext* context) {
-  context->set_deadline(std::chrono::system_clock::now() + kPartStatementTimeout);
-}
 
 }  // namespace
 
@@ -39,16 +32,11 @@ absl::Status AlterPart(const sql::AlterPartStatement& alter, const core::Setting
   }
   std::vector<absl::Status> results(workers.size());
   (void)workers.CallAll([&](size_t i) {
-    pb::DetachedPartRequest request;
-    request.set_table(alter.table);
-    request.set_name(alter.part);
-    pb::DetachedPartResponse response;
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    grpc::Status status = alter.drop_detached
-                              ? workers.stub(i)->DropDetachedPart(&context, request, &response)
-                              : workers.stub(i)->AttachPart(&context, request, &response);
-    results[i] = core::FromGrpcStatus(status, workers.address(i));
+    const core::worker_api::DetachedPartRequest request{alter.table, alter.part};
+    const WorkerClient client(workers);
+    results[i] = alter.drop_detached
+                     ? client.DropDetachedPart(i, request, kPartStatementTimeout)
+                     : client.AttachPart(i, request, kPartStatementTimeout).status();
     return absl::OkStatus();
   });
   size_t done = 0;
@@ -74,14 +62,11 @@ absl::StatusOr<QueryResult> CheckTable(const sql::CheckTableStatement& check,
                                        Catalog* catalog) {
   RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
   RETURN_IF_ERROR(catalog->Lookup(check.table).status());
-  std::vector<pb::CheckTableResponse> responses(workers.size());
-  RETURN_IF_ERROR(workers.CallAll([&](size_t i) {
-    pb::CheckTableRequest request;
-    request.set_table(check.table);
-    grpc::ClientContext context;
-    SetDeadline(&context);
-    return core::FromGrpcStatus(workers.stub(i)->CheckTable(&context, request, &responses[i]),
-                                workers.address(i));
+  std::vector<std::vector<core::worker_api::PartCheck>> responses(workers.size());
+  RETURN_IF_ERROR(workers.CallAll([&](size_t i) -> absl::Status {
+    ASSIGN_OR_RETURN(responses[i],
+                     WorkerClient(workers).CheckTable(i, check.table, kPartStatementTimeout));
+    return absl::OkStatus();
   }));
   QueryResult result;
   result.has_rows = true;
@@ -89,7 +74,7 @@ absl::StatusOr<QueryResult> CheckTable(const sql::CheckTableStatement& check,
   if (settings.check_query_single_value_result) {
     bool passed = true;
     for (const auto& response : responses) {
-      for (const auto& part : response.parts()) passed = passed && part.is_passed();
+      for (const auto& part : response) passed = passed && part.is_passed;
     }
     auto column = std::make_shared<core::Column>(TypeId::kUInt8);
     column->Append<uint8_t>(passed ? 1 : 0);
@@ -105,10 +90,10 @@ absl::StatusOr<QueryResult> CheckTable(const sql::CheckTableStatement& check,
   auto worker = std::make_shared<core::Column>(TypeId::kUInt32);
   size_t rows = 0;
   for (size_t i = 0; i < responses.size(); ++i) {
-    for (const auto& part : responses[i].parts()) {
-      path->AppendString(part.part_path());
-      passed->Append<uint8_t>(part.is_passed() ? 1 : 0);
-      message->AppendString(part.message());
+    for (const auto& part : responses[i]) {
+      path->AppendString(part.part_path);
+      passed->Append<uint8_t>(part.is_passed ? 1 : 0);
+      message->AppendString(part.message);
       worker->Append<uint32_t>(static_cast<uint32_t>(i));
       ++rows;
     }

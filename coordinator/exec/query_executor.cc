@@ -1,7 +1,5 @@
 #include "coordinator/exec/query_executor.h"
 
-#include <grpcpp/grpcpp.h>
-
 #include <chrono>
 #include <thread>
 
@@ -10,7 +8,6 @@
 #include "core/error.h"
 #include "core/fragment_pipeline.h"
 #include "core/metrics/events.h"
-#include "core/rpc_status.h"
 #include "core/memory/memory_tracker.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
@@ -20,6 +17,7 @@
 #include "coordinator/exec/catalog_statements.h"
 #include "coordinator/exec/ddl_executor.h"
 #include "coordinator/cluster/fan_out.h"
+#include "coordinator/cluster/worker_client.h"
 #include "coordinator/planner/rules/group_limit_hash_filter.h"
 #include "coordinator/exec/final_stage.h"
 #include "coordinator/exec/in_joins.h"
@@ -43,8 +41,6 @@
 #include "coordinator/system/system_tables.h"
 
 namespace granite::coordinator {
-
-namespace pb = granite::worker::v1;
 
 using core::ErrorCode;
 using core::TypeId;
@@ -93,15 +89,9 @@ absl::Status ExecuteOptimize(const sql::OptimizeStatement& optimize, const Worke
                              Catalog* catalog) {
   RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
   RETURN_IF_ERROR(catalog->Lookup(optimize.table).status());
-  return workers.CallAll([&](size_t i) -> absl::Status {
-    pb::OptimizeRequest request;
-    request.set_table(optimize.table);
-    request.set_final(optimize.final);
-    pb::OptimizeResponse response;
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::minutes(30));
-    return core::FromGrpcStatus(workers.stub(i)->Optimize(&context, request, &response),
-                                workers.address(i));
+  const core::worker_api::OptimizeRequest request{optimize.table, optimize.final};
+  return workers.CallAll([&](size_t i) {
+    return WorkerClient(workers).Optimize(i, request, std::chrono::minutes(30));
   });
 }
 

@@ -1,22 +1,18 @@
 #include "coordinator/exec/replicated_insert.h"
 
-#include <grpcpp/grpcpp.h>
 #include <xxhash.h>
 
-#include <chrono>
 #include <cstdio>
 
 #include "absl/strings/numbers.h"
 #include "coordinator/cluster/sharding_key.h"
+#include "coordinator/cluster/two_phase_insert.h"
 #include "core/block_codec.h"
 #include "core/block_sort.h"
 #include "core/error.h"
-#include "core/rpc_status.h"
 #include "core/status_macros.h"
 
 namespace granite::coordinator {
-
-namespace pb = granite::worker::v1;
 
 using core::ErrorCode;
 
@@ -44,75 +40,45 @@ std::string Hex128(XXH128_hash_t h) {
   return text;
 }
 
-std::chrono::system_clock::time_point Deadline() {
-  return std::chrono::system_clock::now() + std::chrono::minutes(10);
-}
-
 class ReplicatedInsert : public InsertSink {
  public:
   ReplicatedInsert(const core::TableSchema& schema, const WorkerSet& workers, size_t quorum,
                    ReplicationOptions options)
-      : schema_(schema), workers_(workers), options_(std::move(options)), quorum_(quorum),
-        token_(NewInsertToken()), chunks_(workers.size(), 0), touched_(workers.size(), 0),
-        failed_(workers.size()), shard_digests_(workers.shard_count()) {
-    for (const std::string& key : schema.sharding_key) {
-      for (size_t i = 0; i < schema.columns.size(); ++i) {
-        if (schema.columns[i].name == key) key_columns_.push_back(i);
-      }
-    }
-  }
+      : workers_(workers), options_(std::move(options)), quorum_(quorum),
+        key_columns_(ShardingKeyColumns(schema)),
+        phases_(workers, schema.name, NewInsertToken()), failed_(workers.size()),
+        shard_digests_(workers.shard_count()) {}
 
   absl::Status Send(const core::Block& full, bool last) override {
     (void)last;
     const size_t total = full.rows();
     if (total == 0) return absl::OkStatus();
     const size_t n = workers_.shard_count();
-    std::vector<core::Block> slices(n);
+    std::vector<core::Block> slices;
     if (!key_columns_.empty()) {
       slices = SplitByShard(full, key_columns_, n);
     } else {
       // The rotation follows the rows, so a retried insert puts the same rows on the same shard
       // and its blocks are recognized there.
       std::string raw = core::EncodeBlock(full);
-      const size_t first = XXH3_64bits(raw.data(), raw.size()) % n;
-      for (size_t i = 0; i < n; ++i) {
-        size_t begin = total * i / n, end = total * (i + 1) / n;
-        if (begin < end) slices[(first + i) % n] = core::SliceRows(full, begin, end - begin);
-      }
+      slices = SplitEvenly(full, n, XXH3_64bits(raw.data(), raw.size()) % n);
     }
-    std::vector<pb::InsertRequest> requests(n);
+    std::vector<core::plan::EncodedBlock> blocks(n);
     std::vector<size_t> targets;
     for (size_t s = 0; s < n; ++s) {
       if (slices[s].rows() == 0) continue;
-      std::string raw = core::EncodeBlock(slices[s]);
+      std::string raw;
+      blocks[s] = EncodeInsertBlock(slices[s], &raw);
       XXH128_hash_t digest = XXH3_128bits(raw.data(), raw.size());
       shard_digests_[s].append(reinterpret_cast<const char*>(&digest), sizeof(digest));
-      pb::InsertRequest& request = requests[s];
-      request.set_table(schema_.name);
-      request.set_insert_id(token_);
-      request.set_retain(true);
-      request.mutable_block()->set_rows(slices[s].rows());
-      request.mutable_block()->set_raw_size(raw.size());
-      request.mutable_block()->set_data(core::CompressLz4(raw));
       for (size_t r = 0; r < workers_.replica_count(); ++r) {
         size_t p = workers_.ProcessIndex(s, r);
         if (failed_[p].empty()) targets.push_back(p);
       }
     }
     (void)workers_.CallEach(targets, [&](size_t p) -> absl::Status {
-      touched_[p] = 1;
-      pb::InsertRequest request = requests[workers_.ShardOf(p)];
-      request.set_chunk(chunks_[p]);
-      pb::InsertResponse response;
-      grpc::ClientContext context;
-      context.set_deadline(Deadline());
-      absl::Status status = core::FromGrpcStatus(
-          workers_.stub(p)->PrepareInsert(&context, request, &response), workers_.address(p));
-      if (status.ok()) {
-        ++chunks_[p];
-      } else {
-        failed_[p] = std::string(status.message());
-      }
+      absl::Status status = phases_.Prepare(p, blocks[workers_.ShardOf(p)], /*retain=*/true);
+      if (!status.ok()) failed_[p] = std::string(status.message());
       return absl::OkStatus();
     });
     rows_ += total;
@@ -133,31 +99,18 @@ class ReplicatedInsert : public InsertSink {
     return absl::OkStatus();
   }
 
-  void Abort() override {
-    (void)workers_.CallEach(Touched(), [&](size_t p) -> absl::Status {
-      AbortOn(p);
-      return absl::OkStatus();
-    });
-  }
+  void Abort() override { phases_.AbortTouched(); }
 
   absl::StatusOr<uint64_t> Commit() override {
     std::vector<size_t> committed(workers_.size(), 0);
     std::vector<std::string> ids(workers_.shard_count());
     for (size_t s = 0; s < ids.size(); ++s) ids[s] = BlockId(s);
-    (void)workers_.CallEach(Touched(), [&](size_t p) -> absl::Status {
+    (void)workers_.CallEach(phases_.Touched(), [&](size_t p) -> absl::Status {
       if (!failed_[p].empty()) {
-        AbortOn(p);
+        phases_.Abort(p);
         return absl::OkStatus();
       }
-      pb::CommitInsertRequest request;
-      request.set_table(schema_.name);
-      request.set_token(token_);
-      request.set_block_id(ids[workers_.ShardOf(p)]);
-      pb::CommitInsertResponse response;
-      grpc::ClientContext context;
-      context.set_deadline(Deadline());
-      absl::Status status = core::FromGrpcStatus(
-          workers_.stub(p)->CommitInsert(&context, request, &response), workers_.address(p));
+      absl::Status status = phases_.Commit(p, ids[workers_.ShardOf(p)]);
       if (status.ok()) {
         committed[p] = 1;
       } else {
@@ -184,26 +137,8 @@ class ReplicatedInsert : public InsertSink {
   }
 
  private:
-  std::vector<size_t> Touched() const {
-    std::vector<size_t> touched;
-    for (size_t p = 0; p < touched_.size(); ++p) {
-      if (touched_[p]) touched.push_back(p);
-    }
-    return touched;
-  }
-
-  void AbortOn(size_t p) {
-    pb::AbortInsertRequest request;
-    request.set_table(schema_.name);
-    request.set_token(token_);
-    pb::AbortInsertResponse response;
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    (void)workers_.stub(p)->AbortInsert(&context, request, &response);
-  }
-
   std::string BlockId(size_t shard) const {
-    if (!options_.deduplicate) return "u:" + token_;
+    if (!options_.deduplicate) return "u:" + phases_.token();
     if (!options_.deduplication_token.empty()) return "t:" + options_.deduplication_token;
     const std::string& digests = shard_digests_[shard];
     return "c:" + Hex128(XXH3_128bits(digests.data(), digests.size()));
@@ -220,14 +155,11 @@ class ReplicatedInsert : public InsertSink {
     return text;
   }
 
-  const core::TableSchema& schema_;
   const WorkerSet& workers_;
   const ReplicationOptions options_;
   const size_t quorum_;
-  const std::string token_;
-  std::vector<size_t> key_columns_;
-  std::vector<uint64_t> chunks_;      // per process: chunks prepared so far
-  std::vector<uint8_t> touched_;      // per process: was sent a PrepareInsert
+  const std::vector<size_t> key_columns_;
+  TwoPhaseInsert phases_;
   std::vector<std::string> failed_;   // per process: why it dropped out ("" = still in)
   std::vector<std::string> shard_digests_;  // per shard: XXH3-128 of each slice sent, in order
   uint64_t rows_ = 0;

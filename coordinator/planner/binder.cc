@@ -136,6 +136,48 @@ size_t IndexOrAppend(std::vector<core::plan::Expr>* exprs, core::plan::Expr boun
   return index;
 }
 
+// Tells `binder` which qualifiers name the source's columns (a joined source's own, else the
+// table's name, alias and database-qualified name) and the aliases every clause may use: WITH
+// expressions, then the select items.
+void DeclareNames(const sql::SelectStatement& select, const std::vector<std::string>& qualifiers,
+                  const std::vector<bool>& hidden, const std::vector<sql::ExprPtr>& items,
+                  SelectBinder* binder) {
+  if (!qualifiers.empty()) binder->SetQualifiers(qualifiers, hidden);
+  if (qualifiers.empty() && select.from && !select.from->subquery) {
+    const sql::TableRef& from = *select.from;
+    std::vector<std::string> accepted = {from.name};
+    if (!from.alias.empty()) accepted.push_back(from.alias);
+    accepted.push_back((from.database.empty() ? "default" : from.database) + "." + from.name);
+    binder->SetSingleQualifiers(std::move(accepted));
+  }
+  // WITH expr AS name: an alias every clause may use, not a result column.
+  for (const sql::WithItem& with : select.with) {
+    if (with.expr) binder->AddAlias(*with.expr);
+  }
+  for (const auto& item : items) binder->AddAlias(*item);
+}
+
+// True when the SELECT aggregates: GROUP BY, DISTINCT, HAVING, or an aggregate call in a select
+// item or an ORDER BY expression.
+bool IsAggregating(const sql::SelectStatement& select, const std::vector<sql::ExprPtr>& items,
+                   SelectBinder& binder) {
+  bool aggregating = !select.group_by.empty() || select.distinct || select.having != nullptr;
+  for (const auto& item : items) aggregating = aggregating || binder.ContainsAggregate(*item);
+  for (const auto& order : select.order_by) {
+    aggregating = aggregating || binder.ContainsAggregate(*order.expr);
+  }
+  return aggregating;
+}
+
+// Keeps of a coordinator-local input only the columns at `positions` (those the plan reads).
+void NarrowLocalInput(const std::vector<size_t>& positions, QueryPlan* plan) {
+  if (plan->source != SourceKind::kLocal || plan->local_input.columns.empty()) return;
+  core::Block input;
+  input.rows_without_columns = plan->local_input.rows();
+  for (size_t position : positions) input.columns.push_back(plan->local_input.columns[position]);
+  plan->local_input = std::move(input);
+}
+
 }  // namespace
 
 absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
@@ -153,28 +195,12 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
     return core::Error(ErrorCode::kEmptyListOfColumnsPassed, "Empty list of columns in SELECT query");
   }
   SelectBinder binder(source.names, source.types);
-  if (!source.qualifiers.empty()) binder.SetQualifiers(source.qualifiers, source.hidden);
-  if (source.qualifiers.empty() && select.from && !select.from->subquery) {
-    const sql::TableRef& from = *select.from;
-    std::vector<std::string> accepted = {from.name};
-    if (!from.alias.empty()) accepted.push_back(from.alias);
-    accepted.push_back((from.database.empty() ? "default" : from.database) + "." + from.name);
-    binder.SetSingleQualifiers(std::move(accepted));
-  }
-  // WITH expr AS name: an alias every clause may use, not a result column.
-  for (const sql::WithItem& with : select.with) {
-    if (with.expr) binder.AddAlias(*with.expr);
-  }
-  for (const auto& item : items) binder.AddAlias(*item);
+  DeclareNames(select, source.qualifiers, source.hidden, items, &binder);
   for (const auto& item : items) {
     plan.names.push_back(item->alias.empty() ? sql::ColumnName(*CanonicalForName(*item))
                                              : item->alias);
   }
-  bool aggregating = !select.group_by.empty() || select.distinct || select.having != nullptr;
-  for (const auto& item : items) aggregating = aggregating || binder.ContainsAggregate(*item);
-  for (const auto& order : select.order_by) {
-    aggregating = aggregating || binder.ContainsAggregate(*order.expr);
-  }
+  const bool aggregating = IsAggregating(select, items, binder);
   if (select.where) RETURN_IF_ERROR(BindWhere(*select.where, binder, &plan));
   // ORDER BY items resolved to expressions (positions refer to select items).
   std::vector<const Expr*> order_exprs;
@@ -191,20 +217,14 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
   plan.has_limit = select.limit.has_value();
   plan.limit = select.limit.value_or(0);
   plan.offset = select.offset.value_or(0);
-  if (broadcast) RETURN_IF_ERROR(BindJoins(*broadcast, binder, &plan));
-  // The source columns every expression above refers to, in input order.
-  plan.fragment.scan.columns = binder.SourceColumns();
+  // The source columns every expression above refers to, in input order (with broadcast joins,
+  // in the order of the workers' joined block).
   if (broadcast) {
-    RETURN_IF_ERROR(LayOutJoinedBlock(*broadcast, source, binder.SourcePositions(), &plan));
+    RETURN_IF_ERROR(BindJoins(*broadcast, source, binder, &plan));
+  } else {
+    plan.fragment.scan.columns = binder.SourceColumns();
   }
-  if (plan.source == SourceKind::kLocal && !plan.local_input.columns.empty()) {
-    core::Block input;
-    input.rows_without_columns = plan.local_input.rows();
-    for (size_t position : binder.SourcePositions()) {
-      input.columns.push_back(plan.local_input.columns[position]);
-    }
-    plan.local_input = std::move(input);
-  }
+  NarrowLocalInput(binder.SourcePositions(), &plan);
   plan.fragment.settings = plan.settings;
   ApplyPlannerRules(&plan, RuleContext{source.table ? &*source.table : nullptr, worker_count_});
   return plan;

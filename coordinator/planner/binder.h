@@ -100,8 +100,10 @@ class Binder {
   // The source of a BroadcastSource: the probe table's and the builds' columns in FROM order
   // (broadcast_binder.cc).
   absl::StatusOr<Source> BindBroadcastSource(const BroadcastSource& broadcast, QueryPlan* plan);
-  // Moves the bound WHERE to Fragment::join_filter, binds the probe filter and the join keys.
-  absl::Status BindJoins(const BroadcastSource& broadcast, SelectBinder& binder, QueryPlan* plan);
+  // Moves the bound WHERE to Fragment::join_filter, binds the probe filter and the join keys,
+  // then lays out the joined block (LayOutJoinedBlock). Runs once everything else is bound.
+  absl::Status BindJoins(const BroadcastSource& broadcast, const Source& source,
+                         SelectBinder& binder, QueryPlan* plan);
   // Lays the input columns out as the worker's joined block — the probe's columns read, then each
   // build's columns used — renumbering the fragment's expressions and cutting the builds.
   absl::Status LayOutJoinedBlock(const BroadcastSource& broadcast, const Source& source,

@@ -63,8 +63,8 @@ absl::StatusOr<Binder::Source> Binder::BindBroadcastSource(const BroadcastSource
   return source;
 }
 
-absl::Status Binder::BindJoins(const BroadcastSource& broadcast, SelectBinder& binder,
-                               QueryPlan* plan) {
+absl::Status Binder::BindJoins(const BroadcastSource& broadcast, const Source& source,
+                               SelectBinder& binder, QueryPlan* plan) {
   core::plan::Fragment& fragment = plan->fragment;
   // The SELECT's own WHERE filters joined rows; the probe's conjuncts filter the rows read.
   fragment.join_filter = std::move(fragment.filter);
@@ -82,7 +82,7 @@ absl::Status Binder::BindJoins(const BroadcastSource& broadcast, SelectBinder& b
     }
     fragment.joins.push_back(std::move(join));
   }
-  return absl::OkStatus();
+  return LayOutJoinedBlock(broadcast, source, binder.SourcePositions(), plan);
 }
 
 absl::Status Binder::LayOutJoinedBlock(const BroadcastSource& broadcast, const Source& source,

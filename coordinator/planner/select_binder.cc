@@ -17,7 +17,6 @@
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
 
 using core::ErrorCode;
 using core::TypeId;

@@ -1,12 +1,11 @@
 #include "coordinator/system/system_tables.h"
 
-#include <grpcpp/grpcpp.h>
-
 #include <map>
 
 #include "absl/strings/str_join.h"
 #include "coordinator/access/users_table.h"
 #include "coordinator/cluster/table_name.h"
+#include "coordinator/cluster/worker_client.h"
 #include "coordinator/system/catalog_tables.h"
 #include "coordinator/system/functions_table.h"
 #include "coordinator/system/replicas_tables.h"
@@ -14,25 +13,24 @@
 #include "coordinator/system/workers_table.h"
 #include "core/error.h"
 #include "core/metrics/metrics_snapshot.h"
-#include "core/rpc_status.h"
 
 namespace granite::coordinator {
 
-namespace pb = granite::worker::v1;
+namespace api = core::worker_api;
 using core::TypeId;
 
 namespace {
 
 // Asks every worker for its tables; a worker that does not answer gets an empty response and
 // `up[i] = false`.
-std::vector<pb::ListTablesResponse> ListTablesEverywhere(const WorkerSet& workers,
-                                                         std::vector<char>* up) {
-  std::vector<pb::ListTablesResponse> responses(workers.size());
+std::vector<api::TableListing> ListTablesEverywhere(const WorkerSet& workers,
+                                                    std::vector<char>* up) {
+  std::vector<api::TableListing> responses(workers.size());
   up->assign(workers.size(), false);
-  workers.CallAll([&](size_t i) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-    (*up)[i] = workers.stub(i)->ListTables(&context, pb::ListTablesRequest(), &responses[i]).ok();
+  (void)workers.CallAll([&](size_t i) {  // each call records its own outcome in `up`
+    auto listing = WorkerClient(workers).ListTables(i, std::chrono::seconds(5));
+    (*up)[i] = listing.ok();
+    if (listing.ok()) responses[i] = *std::move(listing);
     return absl::OkStatus();
   });
   return responses;
@@ -40,12 +38,11 @@ std::vector<pb::ListTablesResponse> ListTablesEverywhere(const WorkerSet& worker
 
 // Asks every worker for its parts (active, outdated and detached); a worker that does not answer
 // gets an empty response.
-std::vector<pb::ListPartsResponse> ListPartsEverywhere(const WorkerSet& workers) {
-  std::vector<pb::ListPartsResponse> responses(workers.size());
+std::vector<api::PartListing> ListPartsEverywhere(const WorkerSet& workers) {
+  std::vector<api::PartListing> responses(workers.size());
   (void)workers.CallAll([&](size_t i) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-    (void)workers.stub(i)->ListParts(&context, pb::ListPartsRequest(), &responses[i]);
+    auto listing = WorkerClient(workers).ListParts(i, std::chrono::seconds(5));
+    if (listing.ok()) responses[i] = *std::move(listing);
     return absl::OkStatus();
   });
   return responses;
@@ -54,23 +51,20 @@ std::vector<pb::ListPartsResponse> ListPartsEverywhere(const WorkerSet& workers)
 // The coordinator's own metrics and every answering worker's, labelled by the `worker` column.
 struct ProcessMetrics {
   std::string worker;
-  pb::GetMetricsResponse metrics;
+  core::MetricsReport metrics;
 };
 
 std::vector<ProcessMetrics> MetricsEverywhere(const WorkerSet& workers) {
   std::vector<ProcessMetrics> out(1);
   out[0].worker = "coordinator";
-  core::SnapshotToProto(core::TakeMetricsSnapshot(), &out[0].metrics);
-  std::vector<pb::GetMetricsResponse> responses(workers.size());
-  std::vector<char> ok(workers.size(), 0);
+  out[0].metrics = core::ReportOf(core::TakeMetricsSnapshot());
+  std::vector<absl::StatusOr<core::MetricsReport>> responses(workers.size());
   (void)workers.CallAll([&](size_t i) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-    ok[i] = workers.stub(i)->GetMetrics(&context, pb::GetMetricsRequest(), &responses[i]).ok();
+    responses[i] = WorkerClient(workers).GetMetrics(i, std::chrono::seconds(5));
     return absl::OkStatus();
   });
   for (size_t i = 0; i < workers.size(); ++i) {
-    if (ok[i]) out.push_back({std::to_string(i), std::move(responses[i])});
+    if (responses[i].ok()) out.push_back({std::to_string(i), *std::move(responses[i])});
   }
   return out;
 }
@@ -81,15 +75,15 @@ LocalTable MetricRowsTable(const std::string& name_column, bool signed_value,
                  {TypeId::kString, signed_value ? TypeId::kInt64 : TypeId::kUInt64,
                   TypeId::kString, TypeId::kString});
   for (const ProcessMetrics& process : processes) {
-    const auto& rows = events ? process.metrics.events() : process.metrics.metrics();
-    for (const pb::MetricRow& row : rows) {
-      t[0].AppendString(row.name());
+    const auto& rows = events ? process.metrics.events : process.metrics.metrics;
+    for (const core::MetricRow& row : rows) {
+      t[0].AppendString(row.name);
       if (signed_value) {
-        t[1].Append<int64_t>(row.value());
+        t[1].Append<int64_t>(row.value);
       } else {
-        t[1].Append<uint64_t>(static_cast<uint64_t>(row.value()));
+        t[1].Append<uint64_t>(static_cast<uint64_t>(row.value));
       }
-      t[2].AppendString(row.description());
+      t[2].AppendString(row.description);
       t[3].AppendString(process.worker);
     }
   }
@@ -101,11 +95,11 @@ LocalTable LocksTable(const std::vector<ProcessMetrics>& processes) {
                  {TypeId::kString, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
                   TypeId::kString});
   for (const ProcessMetrics& process : processes) {
-    for (const pb::LockRow& lock : process.metrics.locks()) {
-      t[0].AppendString(lock.name());
-      t[1].Append<uint64_t>(lock.acquisitions());
-      t[2].Append<uint64_t>(lock.contended());
-      t[3].Append<uint64_t>(lock.wait_ns() / 1000);
+    for (const core::LockTotals& lock : process.metrics.locks) {
+      t[0].AppendString(lock.name);
+      t[1].Append<uint64_t>(lock.acquisitions);
+      t[2].Append<uint64_t>(lock.contended);
+      t[3].Append<uint64_t>(lock.wait_ns / 1000);
       t[4].AppendString(process.worker);
     }
   }
@@ -199,11 +193,11 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
     // With replicas, each shard counts once: its replica holding the most rows.
     std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>> per_shard;
     for (size_t i = 0; i < responses.size(); ++i) {
-      for (const auto& table : responses[i].tables()) {
-        auto& shards = per_shard[table.schema().name()];
+      for (const auto& table : responses[i].tables) {
+        auto& shards = per_shard[table.schema.name];
         shards.resize(workers.shard_count());
         auto& shard = shards[workers.ShardOf(i)];
-        if (table.rows() >= shard.first) shard = {table.rows(), table.bytes_on_disk()};
+        if (table.rows >= shard.first) shard = {table.rows, table.bytes_on_disk};
       }
     }
     for (const auto& [name, shards] : per_shard) {
@@ -231,7 +225,7 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
   if (name == "replicas") return BuildReplicasTable(workers);
   if (name == "parts") {
     // Active parts and, with active = 0, parts replaced by a merge that a query still reads.
-    std::vector<pb::ListPartsResponse> responses = ListPartsEverywhere(workers);
+    std::vector<api::PartListing> responses = ListPartsEverywhere(workers);
     TableBuilder t({"database", "table", "partition", "partition_id", "name", "rows",
                     "bytes_on_disk", "data_uncompressed_bytes", "marks", "min_block_number",
                     "max_block_number", "level", "active", "worker"},
@@ -240,21 +234,21 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
                     TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt32,
                     TypeId::kUInt8, TypeId::kUInt32});
     for (size_t i = 0; i < workers.size(); ++i) {
-      for (const auto& part : responses[i].parts()) {
-        QualifiedTable table = SplitTableName(part.table());
+      for (const auto& part : responses[i].parts) {
+        QualifiedTable table = SplitTableName(part.table);
         t[0].AppendString(table.database);
         t[1].AppendString(table.table);
-        t[2].AppendString(part.partition());
-        t[3].AppendString(part.partition_id());
-        t[4].AppendString(part.name());
-        t[5].Append<uint64_t>(part.rows());
-        t[6].Append<uint64_t>(part.bytes_on_disk());
-        t[7].Append<uint64_t>(part.data_uncompressed_bytes());
-        t[8].Append<uint64_t>(part.marks());
-        t[9].Append<uint64_t>(part.min_block());
-        t[10].Append<uint64_t>(part.max_block());
-        t[11].Append<uint32_t>(part.level());
-        t[12].Append<uint8_t>(part.active() ? 1 : 0);
+        t[2].AppendString(part.partition);
+        t[3].AppendString(part.partition_id);
+        t[4].AppendString(part.name);
+        t[5].Append<uint64_t>(part.rows);
+        t[6].Append<uint64_t>(part.bytes_on_disk);
+        t[7].Append<uint64_t>(part.data_uncompressed_bytes);
+        t[8].Append<uint64_t>(part.marks);
+        t[9].Append<uint64_t>(part.min_block);
+        t[10].Append<uint64_t>(part.max_block);
+        t[11].Append<uint32_t>(part.level);
+        t[12].Append<uint8_t>(part.active ? 1 : 0);
         t[13].Append<uint32_t>(i);
       }
     }
@@ -262,37 +256,36 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
   }
   if (name == "detached_parts") {
     // Parts taken out of their table (storage/detached_parts.h), as ClickHouse lists them.
-    std::vector<pb::ListPartsResponse> responses = ListPartsEverywhere(workers);
+    std::vector<api::PartListing> responses = ListPartsEverywhere(workers);
     TableBuilder t({"database", "table", "partition_id", "name", "bytes_on_disk", "disk", "path",
                     "reason", "min_block_number", "max_block_number", "level", "worker"},
                    {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString,
                     TypeId::kUInt64, TypeId::kString, TypeId::kString, TypeId::kString,
                     TypeId::kInt64, TypeId::kInt64, TypeId::kUInt32, TypeId::kUInt32});
     for (size_t i = 0; i < workers.size(); ++i) {
-      for (const auto& part : responses[i].detached_parts()) {
-        QualifiedTable table = SplitTableName(part.table());
+      for (const auto& part : responses[i].detached_parts) {
+        QualifiedTable table = SplitTableName(part.table);
         t[0].AppendString(table.database);
         t[1].AppendString(table.table);
-        t[2].AppendString(part.partition_id());
-        t[3].AppendString(part.name());
-        t[4].Append<uint64_t>(part.bytes_on_disk());
+        t[2].AppendString(part.partition_id);
+        t[3].AppendString(part.name);
+        t[4].Append<uint64_t>(part.bytes_on_disk);
         t[5].AppendString("default");
-        t[6].AppendString(part.path());
-        t[7].AppendString(part.reason());
-        t[8].Append<int64_t>(static_cast<int64_t>(part.min_block()));
-        t[9].Append<int64_t>(static_cast<int64_t>(part.max_block()));
-        t[10].Append<uint32_t>(part.level());
+        t[6].AppendString(part.path);
+        t[7].AppendString(part.reason);
+        t[8].Append<int64_t>(static_cast<int64_t>(part.min_block));
+        t[9].Append<int64_t>(static_cast<int64_t>(part.max_block));
+        t[10].Append<uint32_t>(part.level);
         t[11].Append<uint32_t>(i);
       }
     }
     return t.Build();
   }
   if (name == "merges") {
-    std::vector<pb::ListMergesResponse> responses(workers.size());
-    workers.CallAll([&](size_t i) {
-      grpc::ClientContext context;
-      context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
-      workers.stub(i)->ListMerges(&context, pb::ListMergesRequest(), &responses[i]);
+    std::vector<std::vector<api::MergeInfo>> responses(workers.size());
+    (void)workers.CallAll([&](size_t i) {  // a worker that does not answer lists no merges
+      auto merges = WorkerClient(workers).ListMerges(i, std::chrono::seconds(5));
+      if (merges.ok()) responses[i] = *std::move(merges);
       return absl::OkStatus();
     });
     TableBuilder t({"database", "table", "elapsed", "progress", "num_parts", "source_part_names",
@@ -303,21 +296,21 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
                     TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
                     TypeId::kUInt8, TypeId::kUInt32});
     for (size_t i = 0; i < workers.size(); ++i) {
-      for (const auto& merge : responses[i].merges()) {
-        QualifiedTable table = SplitTableName(merge.table());
+      for (const auto& merge : responses[i]) {
+        QualifiedTable table = SplitTableName(merge.table);
         t[0].AppendString(table.database);
         t[1].AppendString(table.table);
-        t[2].Append<double>(merge.elapsed());
-        t[3].Append<double>(merge.progress());
-        t[4].Append<uint64_t>(merge.source_parts_size());
-        t[5].AppendString(absl::StrJoin(merge.source_parts(), ","));
-        t[6].AppendString(merge.result_part());
-        t[7].AppendString(merge.partition_id());
-        t[8].Append<uint64_t>(merge.total_bytes_compressed());
-        t[9].Append<uint64_t>(merge.rows_read());
-        t[10].Append<uint64_t>(merge.rows_written());
-        t[11].Append<uint64_t>(merge.total_rows());
-        t[12].Append<uint8_t>(merge.optimize() ? 1 : 0);
+        t[2].Append<double>(merge.elapsed);
+        t[3].Append<double>(merge.progress);
+        t[4].Append<uint64_t>(merge.source_parts.size());
+        t[5].AppendString(absl::StrJoin(merge.source_parts, ","));
+        t[6].AppendString(merge.result_part);
+        t[7].AppendString(merge.partition_id);
+        t[8].Append<uint64_t>(merge.total_bytes_compressed);
+        t[9].Append<uint64_t>(merge.rows_read);
+        t[10].Append<uint64_t>(merge.rows_written);
+        t[11].Append<uint64_t>(merge.total_rows);
+        t[12].Append<uint8_t>(merge.optimize ? 1 : 0);
         t[13].Append<uint32_t>(i);
       }
     }

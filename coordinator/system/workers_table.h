@@ -20,7 +20,7 @@
 
 #include "coordinator/planner/binder.h"
 #include "coordinator/cluster/worker_set.h"
-#include "granite/worker/v1/worker.pb.h"
+#include "core/worker_api.h"
 
 namespace granite::coordinator {
 
@@ -28,8 +28,8 @@ namespace granite::coordinator {
 struct WorkerStatus {
   bool up = false;        // answered ListTables
   bool has_info = false;  // answered GetInfo
-  granite::worker::v1::GetInfoResponse info;
-  granite::worker::v1::ListTablesResponse tables;
+  core::worker_api::ProcessInfo info;
+  core::worker_api::TableListing tables;
 };
 
 struct WorkersTableOptions {

@@ -191,7 +191,7 @@ TEST(WorkersTableTest, FetchReportsWhoAnswered) {
   EXPECT_FALSE(status[0].has_info);
   EXPECT_TRUE(status[1].up);
   EXPECT_TRUE(status[1].has_info);
-  EXPECT_EQ(status[1].info.cpus(), "4-7");
+  EXPECT_EQ(status[1].info.cpus, "4-7");
 }
 
 }  // namespace

@@ -40,27 +40,12 @@ std::vector<MetricRow> CallbackRows(const MetricsSnapshot& snapshot) {
   return rows;
 }
 
-void SnapshotToProto(const MetricsSnapshot& snapshot,
-                     granite::worker::v1::GetMetricsResponse* response) {
-  for (const MetricRow& row : EventRows(snapshot)) {
-    auto* out = response->add_events();
-    out->set_name(row.name);
-    out->set_value(row.value);
-    out->set_description(row.description);
-  }
-  for (const MetricRow& row : CallbackRows(snapshot)) {
-    auto* out = response->add_metrics();
-    out->set_name(row.name);
-    out->set_value(row.value);
-    out->set_description(row.description);
-  }
-  for (const LockTotals& lock : snapshot.locks) {
-    auto* out = response->add_locks();
-    out->set_name(lock.name);
-    out->set_acquisitions(lock.acquisitions);
-    out->set_contended(lock.contended);
-    out->set_wait_ns(lock.wait_ns);
-  }
+MetricsReport ReportOf(const MetricsSnapshot& snapshot) {
+  MetricsReport report;
+  report.events = EventRows(snapshot);
+  report.metrics = CallbackRows(snapshot);
+  report.locks = snapshot.locks;
+  return report;
 }
 
 }  // namespace granite::core

@@ -12,7 +12,6 @@
 #include "core/metrics/events.h"
 #include "core/metrics/histogram.h"
 #include "core/mutex.h"
-#include "granite/worker/v1/worker.pb.h"
 
 namespace granite::core {
 
@@ -40,8 +39,15 @@ std::vector<MetricRow> EventRows(const MetricsSnapshot& snapshot);
 // `WorkerUp{worker="0"}`.
 std::vector<MetricRow> CallbackRows(const MetricsSnapshot& snapshot);
 
-// Fills the worker API's GetMetrics answer from a snapshot.
-void SnapshotToProto(const MetricsSnapshot& snapshot,
-                     granite::worker::v1::GetMetricsResponse* response);
+// What one process reports to system.events / system.metrics / system.locks: the worker API's
+// GetMetrics answer (core/wire/worker_codec.h), and the coordinator's own rows.
+struct MetricsReport {
+  std::vector<MetricRow> events;   // EventRows
+  std::vector<MetricRow> metrics;  // CallbackRows
+  std::vector<LockTotals> locks;   // sorted by name
+};
+
+// Returns the rows of `snapshot`.
+MetricsReport ReportOf(const MetricsSnapshot& snapshot);
 
 }  // namespace granite::core

@@ -1,0 +1,62 @@
+#include "coordinator/cluster/two_phase_insert.h"
+
+#include <utility>
+
+#include "core/block_codec.h"
+
+namespace granite::coordinator {
+
+core::plan::EncodedBlock EncodeInsertBlock(const core::Block& block, std::string* raw) {
+  std::string encoded = core::EncodeBlock(block);
+  core::plan::EncodedBlock out;
+  out.rows = block.rows();
+  out.raw_size = encoded.size();
+  out.data = core::CompressLz4(encoded);
+  if (raw != nullptr) *raw = std::move(encoded);
+  return out;
+}
+
+TwoPhaseInsert::TwoPhaseInsert(const WorkerSet& workers, std::string table, std::string token,
+                               InsertTimeouts timeouts)
+    : workers_(workers), client_(workers), table_(std::move(table)), token_(std::move(token)), timeouts_(timeouts),
+      chunks_(workers.size(), 0), touched_(workers.size(), 0) {}
+
+absl::Status TwoPhaseInsert::Prepare(size_t worker, const core::plan::EncodedBlock& block,
+                                     bool retain) {
+  touched_[worker] = 1;
+  core::worker_api::InsertRequest request;
+  request.table = table_;
+  request.block = block;
+  request.insert_id = token_;
+  request.chunk = chunks_[worker];
+  request.retain = retain;
+  absl::Status status = client_.PrepareInsert(worker, request, timeouts_.prepare).status();
+  if (status.ok()) ++chunks_[worker];
+  return status;
+}
+
+absl::Status TwoPhaseInsert::Commit(size_t worker, const std::string& block_id) const {
+  core::worker_api::CommitInsertRequest request{table_, token_, block_id};
+  return client_.CommitInsert(worker, request, timeouts_.commit).status();
+}
+
+void TwoPhaseInsert::Abort(size_t worker) const {
+  (void)client_.AbortInsert(worker, table_, token_, timeouts_.abort);
+}
+
+void TwoPhaseInsert::AbortTouched() const {
+  (void)workers_.CallEach(Touched(), [&](size_t worker) {
+    Abort(worker);
+    return absl::OkStatus();
+  });
+}
+
+std::vector<size_t> TwoPhaseInsert::Touched() const {
+  std::vector<size_t> touched;
+  for (size_t i = 0; i < touched_.size(); ++i) {
+    if (touched_[i]) touched.push_back(i);
+  }
+  return touched;
+}
+
+}  // namespace granite::coordinator
