@@ -669,18 +669,24 @@ class FromMaterializer {
       BroadcastSource::Build& build = broadcast.builds[j];
       build.table = Output(FromRelation(j + 1, relations_[j + 1]), &build.relations);
     }
-    broadcast.probe = *probe.ref;
-    broadcast.probe_qualifier = probe.qualifier;
-    broadcast.probe_relation = 0;
-    broadcast.probe_hidden.assign(probe.hidden.begin(), probe.hidden.end());
-    broadcast.probe_filter = sql::JoinAnd(probe.pushed);
+    return std::optional<MaterializedFrom>(Broadcasting(std::move(broadcast), 0));
+  }
+
+  // The broadcast plan with relation `probe` read on the workers, and the SELECT left over.
+  MaterializedFrom Broadcasting(BroadcastSource broadcast, size_t probe) const {
+    const Relation& relation = relations_[probe];
+    broadcast.probe = *relation.ref;
+    broadcast.probe_qualifier = relation.qualifier;
+    broadcast.probe_relation = probe;
+    broadcast.probe_hidden.assign(relation.hidden.begin(), relation.hidden.end());
+    broadcast.probe_filter = sql::JoinAnd(relation.pushed);
     MaterializedFrom out;
     out.broadcast = std::move(broadcast);
     out.rest = select_;
     out.rest.from.reset();
     out.rest.joins.clear();
     out.rest.where = sql::JoinAnd(remaining_);
-    return std::optional<MaterializedFrom>(std::move(out));
+    return out;
   }
 
   // Plans the joins on the workers (file comment, "Broadcast joins"), or returns nullopt to join
@@ -723,12 +729,6 @@ class FromMaterializer {
     }
 
     BroadcastSource broadcast;
-    const Relation& probe_relation = relations_[*probe];
-    broadcast.probe = *probe_relation.ref;
-    broadcast.probe_qualifier = probe_relation.qualifier;
-    broadcast.probe_relation = *probe;
-    broadcast.probe_hidden.assign(probe_relation.hidden.begin(), probe_relation.hidden.end());
-    broadcast.probe_filter = sql::JoinAnd(probe_relation.pushed);
     for (size_t g = 0; g < components.size(); ++g) {
       const std::set<size_t>& members = components[g];
       BroadcastSource::Build build;
@@ -753,13 +753,7 @@ class FromMaterializer {
       }
       broadcast.builds.push_back(std::move(build));
     }
-    MaterializedFrom out;
-    out.broadcast = std::move(broadcast);
-    out.rest = select_;
-    out.rest.from.reset();
-    out.rest.joins.clear();
-    out.rest.where = sql::JoinAnd(remaining_);
-    return std::optional<MaterializedFrom>(std::move(out));
+    return std::optional<MaterializedFrom>(Broadcasting(std::move(broadcast), *probe));
   }
 
   JoinSpec Spec(JoinKind kind, JoinStrictness strictness, const std::vector<KeyPair>& keys) const {
