@@ -20,7 +20,7 @@ using Kind = core::plan::BroadcastJoin::Kind;
 // True when values of `a` (the column) and `b` (the set) hash alike as join keys.
 bool SameKeyEncoding(core::TypeId a, core::TypeId b) {
   if (!core::KeysComparable(a, b)) return false;
-  if (core::IsWordKey(a) && core::IsWordKey(b)) return true;
+  if (core::WordKeysComparable(a, b)) return true;
   if (core::IsString(a) && core::IsString(b)) return true;
   return core::WithNullable(a, false) == core::WithNullable(b, false);
 }
