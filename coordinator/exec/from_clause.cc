@@ -603,10 +603,13 @@ class FromMaterializer {
   }
 
   // True when `auto` may send builds of `build_rows` rows to every worker rather than gather the
-  // rows of `probe` that pass its own filter.
+  // rows of `probe` that pass its own filter. Either way the builds are read once; broadcasting
+  // sends them W - 1 more times (and on one worker, a build larger than the gathered probe rows
+  // still costs more than it saves).
   absl::StatusOr<bool> WorthBroadcasting(size_t probe, uint64_t probe_rows, uint64_t build_rows) {
     if (context_.join_mode != "auto") return true;
-    const uint64_t sent = build_rows * std::max<size_t>(context_.worker_count, 1);
+    const uint64_t copies = context_.worker_count > 2 ? context_.worker_count - 1 : 1;
+    const uint64_t sent = build_rows * copies;
     if (sent > probe_rows) return false;
     if (relations_[probe].pushed.empty()) return true;
     ASSIGN_OR_RETURN(uint64_t passing, TableRows(probe, sql::JoinAnd(relations_[probe].pushed)));

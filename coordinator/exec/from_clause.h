@@ -21,7 +21,8 @@
 // equalities; the components go to every worker inside the plan (Binder's BroadcastSource,
 // plan::BroadcastJoin), and the rest of the SELECT runs on the workers over the joined rows.
 // distributed_join_mode chooses: 'broadcast' whenever possible, 'coordinator' never, 'auto' when
-// the components hold fewer rows, times the workers, than the largest table.
+// the groups' rows times max(1, workers - 1) (the copies sent beyond the one gathered anyway) are
+// at most the largest table's rows that pass its own filter.
 #pragma once
 
 #include <cstdint>
