@@ -85,7 +85,8 @@ Layout MakeLayout(const WindowCall& call, const core::Block& block,
     keys.columns.push_back(block.columns[c]);
   }
   for (size_t i = 0; i < order.size(); ++i) {
-    sort.push_back({keys.columns.size(), call.order_by[i].second});
+    const WindowOrderKey& key = call.order_by[i];
+    sort.push_back({keys.columns.size(), key.descending, key.nulls_first});
     keys.columns.push_back(block.columns[order[i]]);
   }
   if (sort.empty()) {
@@ -163,7 +164,7 @@ class Frames {
                            "The RANGE OFFSET frame for '" + std::string(core::TypeName(key.type())) +
                                "' ORDER BY column is not implemented");
       }
-      frames.descending_ = call.order_by[0].second;
+      frames.descending_ = call.order_by[0].descending;
       frames.values_.resize(layout->perm.size());
       for (size_t p = 0; p < layout->perm.size(); ++p) {
         frames.values_[p] = NumberAt(key, layout->perm[p]);
@@ -408,8 +409,8 @@ absl::StatusOr<Column> Compute(const WindowCall& call, const LocalTable& table) 
     ASSIGN_OR_RETURN(size_t c, column_of(name));
     partition.push_back(c);
   }
-  for (const auto& [name, descending] : call.order_by) {
-    ASSIGN_OR_RETURN(size_t c, column_of(name));
+  for (const WindowOrderKey& key : call.order_by) {
+    ASSIGN_OR_RETURN(size_t c, column_of(key.column));
     order.push_back(c);
   }
   for (const std::string& name : call.args) {
