@@ -127,8 +127,8 @@ absl::StatusOr<JoinRows> HashJoin(const core::Block& left, const core::Block& ri
   const std::vector<const core::Column*> right_keys = KeyColumns(right, spec.right_keys);
   const size_t right_rows = right.rows();
   Prober prober(spec, right_rows);
-  bool words = left_keys.size() == 1 && core::IsWordKey(left_keys[0]->type()) &&
-               core::IsWordKey(right_keys[0]->type());
+  bool words = left_keys.size() == 1 &&
+               core::WordKeysComparable(left_keys[0]->type(), right_keys[0]->type());
   if (words) {
     BuildTable<uint64_t> table;
     table.next.assign(right_rows, -1);

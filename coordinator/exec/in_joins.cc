@@ -20,7 +20,7 @@ using Kind = core::plan::BroadcastJoin::Kind;
 // True when values of `a` (the column) and `b` (the set) hash alike as join keys.
 bool SameKeyEncoding(core::TypeId a, core::TypeId b) {
   if (!core::KeysComparable(a, b)) return false;
-  if (core::IsWordKey(a) && core::IsWordKey(b)) return true;
+  if (core::WordKeysComparable(a, b)) return true;
   if (core::IsString(a) && core::IsString(b)) return true;
   return core::WithNullable(a, false) == core::WithNullable(b, false);
 }
@@ -88,10 +88,6 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
     }
     const core::TypeId type = columns.types[column];
     const bool anti = c->name == "notIn";
-    if (anti && core::IsNullable(type)) {
-      kept.push_back(std::move(c));
-      continue;
-    }
     ASSIGN_OR_RETURN(LocalTable set, context.run(*c->args[1]->subquery));
     if (set.names.size() != 1 || set.block.rows() <= kInSetJoinThreshold ||
         !SameKeyEncoding(type, set.types[0])) {
@@ -110,6 +106,11 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
     build.kind = anti ? Kind::kAnti : Kind::kSemi;
     build.keys.emplace_back(sql::MakeColumn(qualifier, columns.names[column], position),
                             sql::MakeColumn(build_qualifier, "_in", position));
+    // NULL NOT IN (...) is NULL, which WHERE drops; the anti join would keep the row.
+    if (anti && core::IsNullable(type)) {
+      kept.push_back(sql::MakeCall("isNotNull", {sql::MakeColumn(qualifier, columns.names[column],
+                                                                 position)}));
+    }
     broadcast.builds.push_back(std::move(build));
   }
   if (broadcast.builds.empty()) return std::nullopt;

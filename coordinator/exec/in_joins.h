@@ -7,9 +7,9 @@
 //
 // Applies when the left side is a plain column of the table, the subquery returns one column
 // whose values compare with it as join keys (core/join/row_keys.h: both integer-like, both
-// strings, or one type), and for NOT IN the column is not Nullable (NOT IN over a NULL is NULL,
-// while an anti join keeps the row). ClickHouse ignores NULLs inside the set
-// (transform_null_in = 0); so does the join.
+// strings, or one type). NOT IN over a NULL is NULL, so a Nullable column's anti join also keeps
+// only its non-NULL rows. ClickHouse ignores NULLs inside the set (transform_null_in = 0); so does
+// the join.
 #pragma once
 
 #include <optional>

@@ -55,7 +55,7 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
     columns.push_back(column);
   }
   const size_t rows = build.rows();
-  table.words_ = keys.size() == 1 && IsWordKey(probe_types[0]) && IsWordKey(columns[0]->type());
+  table.words_ = keys.size() == 1 && WordKeysComparable(probe_types[0], columns[0]->type());
   table.next_.assign(rows, -1);
   // Rows are inserted last to first so each key's chain lists its rows in build order.
   if (table.words_) {

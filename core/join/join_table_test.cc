@@ -88,6 +88,18 @@ TEST(JoinTableTest, NullKeysMatchNothing) {
   EXPECT_EQ(rows.build, (std::vector<int64_t>{-1, 0}));
 }
 
+TEST(JoinTableTest, AUInt64PastInt64MaxMatchesNoNegativeKey) {
+  auto build = std::make_shared<Column>(TypeId::kInt64);
+  build->Append<int64_t>(-1);
+  build->Append<int64_t>(7);
+  auto table = JoinTable::Build(BlockOf({build}), {0}, {TypeId::kUInt64});
+  ASSERT_TRUE(table.ok()) << table.status();
+  ColumnPtr probe = UInt64s({~uint64_t{0}, 7});
+  ProbedRows rows = table->Probe(Kind::kInner, {probe.get()}, 2);
+  EXPECT_EQ(rows.probe, (std::vector<int64_t>{1}));
+  EXPECT_EQ(rows.build, (std::vector<int64_t>{1}));
+}
+
 TEST(JoinTableTest, RefusesAStringKeyAgainstANumber) {
   auto table = JoinTable::Build(BlockOf({UInt32s({1})}), {0}, {TypeId::kString});
   ASSERT_FALSE(table.ok());

@@ -13,6 +13,13 @@ bool KeysComparable(TypeId a, TypeId b) {
 
 bool IsWordKey(TypeId type) { return !IsDecimal(type) && IsInteger(type); }
 
+bool WordKeysComparable(TypeId a, TypeId b) {
+  if (!IsWordKey(a) || !IsWordKey(b)) return false;
+  const bool a64 = BaseOf(a) == TypeId::kUInt64;
+  const bool b64 = BaseOf(b) == TypeId::kUInt64;
+  return a64 == b64 || !(IsSignedInteger(a) || IsSignedInteger(b));
+}
+
 uint64_t KeyWord(const Column& column, size_t row) {
   return DispatchFixed(column.type(), [&](auto tag) -> uint64_t {
     using T = typename decltype(tag)::Type;
@@ -59,6 +66,8 @@ void AppendRowKey(const std::vector<const Column*>& columns, size_t row, std::st
       }
     } else {
       word = KeyWord(*column, row);
+      // A UInt64 past 2^63 - 1 equals no signed value of the same bit pattern.
+      if (word >> 63 && BaseOf(column->type()) == TypeId::kUInt64) tag = 'u';
     }
     out->push_back(tag);
     out->append(reinterpret_cast<const char*>(&word), sizeof(word));

@@ -20,6 +20,11 @@ bool KeysComparable(TypeId a, TypeId b);
 // True when one key column of `type` fits KeyWord (integers, Date, DateTime).
 bool IsWordKey(TypeId type);
 
+// True when keys of types `a` and `b` may be compared by their KeyWord alone: both word keys, and
+// not UInt64 against a signed type (2^64 - 1 and -1 have one 64-bit pattern; AppendRowKey tells
+// them apart).
+bool WordKeysComparable(TypeId a, TypeId b);
+
 // Returns row `row` of an integer-like column as a 64-bit word (signed values sign-extended).
 uint64_t KeyWord(const Column& column, size_t row);
 

@@ -269,7 +269,37 @@ class Generator:
             return "count(DISTINCT %s)" % self.pick(["s", "u8", "d"])
         return "%s(%s)" % (fn, arg)
 
+    def join_query(self):
+        """A join of t with itself or with a filtered subquery of it, or IN over many rows; on
+        granite it runs with its joins broadcast to the workers (join_settings)."""
+        keys = [("u8", "u8"), ("i8", "i8"), ("u32", "u32"), ("s", "s"), ("d", "d"),
+                ("u8", "i32"), ("u64", "i64"), ("i64", "i64"), ("i8", "u8")]
+        ka, kb = self.pick(keys)
+        right = "t" if self.r.random() < 0.5 else "(SELECT %s%s FROM t WHERE %s)" % (
+            kb, "" if kb == "i32" else ", i32", self.predicate())
+        kind = self.pick(["JOIN", "INNER JOIN", "LEFT JOIN", "LEFT SEMI JOIN", "LEFT ANTI JOIN"])
+        where = ""
+        if self.r.random() < 0.5:
+            col = self.pick(SMALL_INT_COLS)
+            where = " WHERE a.%s %s %s" % (col, self.pick(["<", ">", "!="]), self.int_literal(col))
+        shape = self.r.random()
+        if shape < 0.15:
+            col = self.pick(["u8", "i8"])
+            return "SELECT count(), sum(i32) FROM t WHERE %s %sIN (SELECT number %% 300 - 20 " \
+                   "FROM numbers(%d))" % (col, self.pick(["", "NOT "]), self.r.randint(1001, 3000))
+        src = "FROM t AS a %s %s AS b ON a.%s = b.%s%s" % (kind, right, ka, kb, where)
+        if shape < 0.6:
+            return "SELECT count(), sum(a.i32), max(a.%s)%s %s" % (
+                self.pick(NUM_COLS), "" if "SEMI" in kind or "ANTI" in kind else
+                ", sum(b.i32), min(b.%s)" % kb, src)
+        # SEMI gives any matching right row (ClickHouse's too): only left columns are determined.
+        right_sum = "a" if "SEMI" in kind else "b"
+        return "SELECT a.u8, count(), sum(%s.i32) %s GROUP BY a.u8 ORDER BY 1 LIMIT %d" % (
+            right_sum, src, self.r.randint(1, 20))
+
     def query(self):
+        if self.r.random() < 0.1:
+            return self.join_query()
         kind = self.r.random()
         where = " WHERE " + self.predicate() if self.r.random() < 0.6 else ""
         if kind < 0.4:
@@ -317,7 +347,14 @@ class Generator:
 
 
 def rename_table(sql, table):
-    return re.sub(r"\bFROM t\b", "FROM " + table, sql)
+    return re.sub(r"\b(FROM|JOIN) t\b", r"\1 " + table, sql)
+
+
+def join_settings(sql, config):
+    """Joins and IN over many rows run broadcast on w1 and w3s, and as `auto` chooses on w3."""
+    if config == "w3" or ("JOIN" not in sql and "IN (SELECT" not in sql):
+        return sql
+    return sql + " SETTINGS distributed_join_mode = 'broadcast'"
 
 
 class Oracle:
@@ -332,12 +369,13 @@ class Oracle:
         return names, kinds, result_check.typed(rows, kinds, "chdb")
 
 
-def compare_one(sql, table, granite, oracle, reference):
+def compare_one(sql, config, table, granite, oracle, reference):
     """Returns None when granite's answer on `table` matches, else a description."""
     names, kinds, ref_rows = reference
     shape = result_check.QueryShape(sql)
     try:
-        out, _ = granite.query(rename_table(sql, table), "TabSeparated", timeout=60)
+        out, _ = granite.query(join_settings(rename_table(sql, table), config), "TabSeparated",
+                               timeout=60)
     except engines.EngineError as e:
         return "granite error: %s" % " ".join(str(e).split())[:300]
     _, raw = result_check.parse_tsv(out)
@@ -419,7 +457,7 @@ def main():
             ran += 1
             problems = []
             for name, engine, table in configs:
-                problem = compare_one(sql, table, engine, oracle, reference)
+                problem = compare_one(sql, name, table, engine, oracle, reference)
                 if problem:
                     problems.append((name, problem))
                 if not engine.alive():
