@@ -6,22 +6,36 @@
 namespace granite::core {
 namespace {
 
-// Compares row a with row b on one column: negative, zero or positive.
-int CompareRows(const Column& column, uint32_t a, uint32_t b) {
-  if (column.type() == TypeId::kString) {
-    int c = column.StringAt(a).compare(column.StringAt(b));
-    return c < 0 ? -1 : (c > 0 ? 1 : 0);
+// Compares row a with row b by one ORDER BY key: negative when a comes first, zero on a tie.
+// As in ClickHouse, NULL and NaN are placed whatever the direction: NULLS LAST (the default)
+// puts the values, then NaN, then NULL; NULLS FIRST puts NULL, then NaN, then the values.
+int CompareByKey(const Column& column, const SortColumn& key, uint32_t a, uint32_t b) {
+  // Ranks a special (NULL or NaN, `rank` 1 or 2 away from the values) against a value or another.
+  auto place = [&](int rank_a, int rank_b) {
+    if (rank_a == rank_b) return 0;
+    return (rank_a < rank_b) == key.nulls_first ? 1 : -1;
+  };
+  if (column.nullable()) {
+    const bool a_null = column.IsNullAt(a), b_null = column.IsNullAt(b);
+    if (a_null || b_null) return place(a_null ? 2 : 0, b_null ? 2 : 0);
   }
-  return DispatchFixed(column.type(), [&](auto tag) {
-    using T = typename decltype(tag)::Type;
-    T x = column.Get<T>(a), y = column.Get<T>(b);
-    if constexpr (std::is_floating_point_v<T>) {
-      // NaN sorts last in ascending order, like ClickHouse's default NULLS LAST for NaN.
-      bool xn = x != x, yn = y != y;
-      if (xn || yn) return xn == yn ? 0 : (xn ? 1 : -1);
-    }
-    return x < y ? -1 : (y < x ? 1 : 0);
-  });
+  int c = 0;
+  if (column.type() == TypeId::kString) {
+    c = column.StringAt(a).compare(column.StringAt(b));
+  } else {
+    c = DispatchFixed(column.type(), [&](auto tag) {
+      using T = typename decltype(tag)::Type;
+      T x = column.Get<T>(a), y = column.Get<T>(b);
+      if constexpr (std::is_floating_point_v<T>) {
+        const bool xn = x != x, yn = y != y;
+        if (xn || yn) return 2 * place(xn ? 1 : 0, yn ? 1 : 0);  // 2: not subject to DESC
+      }
+      return x < y ? -1 : (y < x ? 1 : 0);
+    });
+    if (c == 2 || c == -2) return c;
+  }
+  if (c == 0) return 0;
+  return (c < 0) != key.descending ? -1 : 1;
 }
 
 }  // namespace
@@ -37,14 +51,8 @@ std::vector<uint32_t> SortPermutation(const Block& block, const std::vector<Sort
   }
   auto less = [&](uint32_t a, uint32_t b) {
     for (const SortColumn& key : keys) {
-      const Column& column = *block.columns[key.column];
-      if (column.nullable()) {
-        const bool a_null = column.IsNullAt(a), b_null = column.IsNullAt(b);
-        if (a_null != b_null) return key.nulls_first ? a_null : b_null;
-        if (a_null) continue;
-      }
-      int c = CompareRows(column, a, b);
-      if (c != 0) return key.descending ? c > 0 : c < 0;
+      const int c = CompareByKey(*block.columns[key.column], key, a, b);
+      if (c != 0) return c < 0;
     }
     return a < b;  // stable
   };

@@ -11,8 +11,8 @@ namespace granite::core {
 struct SortColumn {
   size_t column = 0;  // index into the block's columns
   bool descending = false;
-  // NULLs of a Nullable column come after every value (ClickHouse's default, NULLS LAST), or
-  // before them (NULLS FIRST), in either direction.
+  // Whatever the direction, as in ClickHouse: NULLS LAST (false, the default) puts the values,
+  // then NaN, then NULL; NULLS FIRST puts NULL, then NaN, then the values.
   bool nulls_first = false;
 };
 

@@ -176,7 +176,7 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
       p->projections_.push_back(std::move(expr));
     }
     for (const plan::SortKey& key : fragment.order_by) {
-      p->order_.push_back(SortColumn{key.column, key.descending});
+      p->order_.push_back(SortColumn{key.column, key.descending, key.nulls_first});
     }
     // Its bound is on a column of the rows read; with joins, rows are cut after them instead.
     if (!fragment.joining()) p->top_n_threshold_ = TopNThreshold::For(fragment);

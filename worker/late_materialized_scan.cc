@@ -97,7 +97,8 @@ absl::StatusOr<std::unique_ptr<LateMaterializedScan>> LateMaterializedScan::Plan
     core::plan::Expr projection = fragment.projections[key.column];
     core::plan::RemapColumns(map, &projection);
     early.projections.push_back(std::move(projection));
-    early.order_by.push_back(core::plan::SortKey{static_cast<uint32_t>(k), key.descending});
+    early.order_by.push_back(
+        core::plan::SortKey{static_cast<uint32_t>(k), key.descending, key.nulls_first});
   }
   early.projections.push_back(
       core::Col(static_cast<uint32_t>(scan->early_positions_.size()), core::TypeId::kUInt64));

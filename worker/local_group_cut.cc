@@ -43,7 +43,7 @@ absl::StatusOr<core::Block> CutLocalGroups(const core::plan::LocalCut& cut, core
     ASSIGN_OR_RETURN(auto expr, core::Expression::Compile(cut.order[i]));
     ASSIGN_OR_RETURN(core::ColumnPtr column, expr->Evaluate(groups));
     keys.columns.push_back(std::move(column));
-    order.push_back({i, cut.descending[i]});
+    order.push_back({i, cut.descending[i], i < cut.nulls_first.size() && cut.nulls_first[i]});
   }
   return core::TakeRows(groups, core::SortPermutation(keys, order, limit));
 }

@@ -17,6 +17,7 @@ std::vector<std::string> FinalStageLines(const QueryPlan& plan) {
     for (size_t i = 0; i < plan.order.size(); ++i) {
       line += (i > 0 ? ", #" : "#") + std::to_string(plan.order[i].column);
       if (plan.order[i].descending) line += " DESC";
+      if (plan.order[i].nulls_first) line += " NULLS FIRST";
     }
     lines.push_back(line + "]");
   }

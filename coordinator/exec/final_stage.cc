@@ -58,7 +58,7 @@ absl::StatusOr<core::Block> CombineCutPieces(const QueryPlan& plan, std::vector<
   std::vector<core::Block> order_only(pieces.size());
   std::vector<core::SortColumn> keys;
   for (size_t k = 0; k < plan.order.size(); ++k) {
-    keys.push_back({k, plan.order[k].descending});
+    keys.push_back({k, plan.order[k].descending, plan.order[k].nulls_first});
     for (size_t p = 0; p < pieces.size(); ++p) {
       order_only[p].rows_without_columns = pieces[p].rows();
       order_only[p].columns.push_back(pieces[p].columns[plan.order[k].column]);

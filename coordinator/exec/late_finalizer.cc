@@ -236,7 +236,7 @@ absl::StatusOr<LateFinalizer::Candidates> LateFinalizer::MergeCandidates(
     ASSIGN_OR_RETURN(auto expr, core::Expression::Compile(order_exprs_[k]));
     ASSIGN_OR_RETURN(core::ColumnPtr column, expr->Evaluate(finalized));
     order_block.columns.push_back(std::move(column));
-    sort_keys.push_back({k, plan_.order[k].descending});
+    sort_keys.push_back({k, plan_.order[k].descending, plan_.order[k].nulls_first});
   }
   finalized = core::Block();
   if (*groups <= keep_) {
@@ -314,7 +314,9 @@ absl::StatusOr<core::Block> LateFinalizer::CombineCandidates(
     std::vector<core::Block> orders;
     for (const Candidates* bucket : buckets) orders.push_back(bucket->order);
     std::vector<core::SortColumn> sort_keys;
-    for (size_t k = 0; k < plan_.order.size(); ++k) sort_keys.push_back({k, plan_.order[k].descending});
+    for (size_t k = 0; k < plan_.order.size(); ++k) {
+      sort_keys.push_back({k, plan_.order[k].descending, plan_.order[k].nulls_first});
+    }
     chosen = TopRows(core::ConcatBlocks(orders), sort_keys, keep_);
   }
 

@@ -85,7 +85,8 @@ Layout MakeLayout(const WindowCall& call, const core::Block& block,
     keys.columns.push_back(block.columns[c]);
   }
   for (size_t i = 0; i < order.size(); ++i) {
-    sort.push_back({keys.columns.size(), call.order_by[i].second});
+    const WindowOrderKey& key = call.order_by[i];
+    sort.push_back({keys.columns.size(), key.descending, key.nulls_first});
     keys.columns.push_back(block.columns[order[i]]);
   }
   if (sort.empty()) {
@@ -163,10 +164,16 @@ class Frames {
                            "The RANGE OFFSET frame for '" + std::string(core::TypeName(key.type())) +
                                "' ORDER BY column is not implemented");
       }
-      frames.descending_ = call.order_by[0].second;
+      frames.descending_ = call.order_by[0].descending;
       frames.values_.resize(layout->perm.size());
       for (size_t p = 0; p < layout->perm.size(); ++p) {
         frames.values_[p] = NumberAt(key, layout->perm[p]);
+      }
+      if (key.nullable()) {
+        frames.null_.resize(layout->perm.size());
+        for (size_t p = 0; p < layout->perm.size(); ++p) {
+          frames.null_[p] = key.IsNullAt(layout->perm[p]) ? 1 : 0;
+        }
       }
     }
     return frames;
@@ -210,11 +217,17 @@ class Frames {
       return std::min(pe, p + n + (start ? 0 : 1));
     }
     // RANGE: the first row (start) or the first row past (end) the value v -/+ offset, in the
-    // sort direction.
+    // sort direction. As in ClickHouse, NULL -/+ offset is NULL: a NULL row's bound is its peer
+    // group (the partition's NULLs), and a value's frame never reaches the NULLs, which sit
+    // together at one end of the partition (NULLS FIRST or LAST).
+    if (!null_.empty() && null_[p]) return start ? layout_->peer_start[p] : layout_->peer_end[p];
+    size_t value_begin = ps, value_end = pe;
+    if (!null_.empty() && null_[ps]) value_begin = layout_->peer_end[ps];
+    if (!null_.empty() && null_[pe - 1]) value_end = layout_->peer_start[pe - 1];
     const double v = values_[p];
     const double target = (preceding != descending_) ? v - offset : v + offset;
-    auto first = values_.begin() + ps;
-    auto last = values_.begin() + pe;
+    auto first = values_.begin() + value_begin;
+    auto last = values_.begin() + value_end;
     std::vector<double>::const_iterator it;
     if (!descending_) {
       it = start ? std::lower_bound(first, last, target) : std::upper_bound(first, last, target);
@@ -229,6 +242,7 @@ class Frames {
   const Layout* layout_ = nullptr;
   bool descending_ = false;
   std::vector<double> values_;  // the RANGE ORDER BY value per sorted position
+  std::vector<uint8_t> null_;   // per sorted position, 1 = NULL key; empty: not Nullable
 };
 
 // A one-row column of `type`'s default value.
@@ -408,8 +422,8 @@ absl::StatusOr<Column> Compute(const WindowCall& call, const LocalTable& table) 
     ASSIGN_OR_RETURN(size_t c, column_of(name));
     partition.push_back(c);
   }
-  for (const auto& [name, descending] : call.order_by) {
-    ASSIGN_OR_RETURN(size_t c, column_of(name));
+  for (const WindowOrderKey& key : call.order_by) {
+    ASSIGN_OR_RETURN(size_t c, column_of(key.column));
     order.push_back(c);
   }
   for (const std::string& name : call.args) {

@@ -293,7 +293,8 @@ class Splitter {
     }
     for (const sql::OrderItem& item : spec.order_by) {
       RETURN_IF_ERROR(CheckNoWindow(item.expr, "the window's ORDER BY"));
-      window.order_by.emplace_back(Hidden(item.expr), item.descending);
+      window.order_by.push_back(
+          {Hidden(item.expr), item.descending, item.nulls_first.value_or(false)});
     }
     window.column = std::string(kPrefix) + "win_" + std::to_string(windows_->size());
     windows_->push_back(window);

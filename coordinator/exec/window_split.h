@@ -24,15 +24,22 @@
 
 namespace granite::coordinator {
 
+// One key of a window's ORDER BY: an inner result column and its direction.
+struct WindowOrderKey {
+  std::string column;
+  bool descending = false;
+  bool nulls_first = false;  // NULLS FIRST; unset in SQL means NULLS LAST, as in ClickHouse
+};
+
 // One window function call over the inner result; every name is an inner result column.
 struct WindowCall {
   std::string function;  // as written: row_number, sum, quantile(0.5), sumIf, lagInFrame, ...
   std::vector<std::string> args;
   std::vector<std::string> partition_by;
-  std::vector<std::pair<std::string, bool>> order_by;  // column, descending
-  std::optional<sql::WindowFrame> frame;                // unset: ClickHouse's default frame
-  std::string display;                                  // the call as ClickHouse names it
-  std::string column;                                   // the result column's name
+  std::vector<WindowOrderKey> order_by;
+  std::optional<sql::WindowFrame> frame;  // unset: ClickHouse's default frame
+  std::string display;                    // the call as ClickHouse names it
+  std::string column;                     // the result column's name
 };
 
 struct SplitQuery {

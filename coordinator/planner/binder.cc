@@ -342,7 +342,8 @@ absl::Status Binder::BindAggregation(const sql::SelectStatement& select,
   for (size_t i = 0; i < order_exprs.size(); ++i) {
     ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindPostAggregation(*order_exprs[i]));
     size_t index = IndexOrAppend(&plan->final_exprs, std::move(bound));
-    plan->order.push_back({index, select.order_by[i].descending});
+    plan->order.push_back(
+        {index, select.order_by[i].descending, select.order_by[i].nulls_first.value_or(false)});
   }
   if (binder.rewrote_sum_of_affine()) plan->rules_fired.push_back("sum_of_affine");
   core::plan::Aggregate aggregate;
@@ -366,9 +367,10 @@ absl::Status Binder::BindProjection(const sql::SelectStatement& select,
     ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindInput(*order_exprs[i]));
     // Equal expressions share one projection (items come first, so duplicates among them stay).
     size_t index = IndexOrAppend(&fragment.projections, std::move(bound));
-    plan->order.push_back({index, select.order_by[i].descending});
-    fragment.order_by.push_back(
-        core::plan::SortKey{static_cast<uint32_t>(index), select.order_by[i].descending});
+    const bool nulls_first = select.order_by[i].nulls_first.value_or(false);
+    plan->order.push_back({index, select.order_by[i].descending, nulls_first});
+    fragment.order_by.push_back(core::plan::SortKey{static_cast<uint32_t>(index),
+                                                    select.order_by[i].descending, nulls_first});
   }
   for (size_t i = 0; i < fragment.projections.size(); ++i) {
     plan->final_exprs.push_back(core::Col(static_cast<uint32_t>(i), fragment.projections[i].type));

@@ -160,6 +160,9 @@ void AppendWindow(const WindowSpec& spec, std::string* out) {
       if (i > 0) part += ", ";
       AppendName(*spec.order_by[i].expr, &part);
       part += spec.order_by[i].descending ? " DESC" : " ASC";
+      if (spec.order_by[i].nulls_first) {
+        part += *spec.order_by[i].nulls_first ? " NULLS FIRST" : " NULLS LAST";
+      }
     }
     parts.push_back(std::move(part));
   }

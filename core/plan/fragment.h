@@ -83,6 +83,7 @@ struct LocalCut {
   std::optional<Expr> having;
   std::vector<Expr> order;
   std::vector<bool> descending;  // one per `order` expression
+  std::vector<bool> nulls_first;  // one per `order` expression, or empty: every key NULLS LAST
   uint64_t limit = 0;            // 0 = every group that passes `having`
   bool active() const { return having.has_value() || limit > 0; }
   friend bool operator==(const LocalCut&, const LocalCut&) = default;
@@ -112,6 +113,7 @@ struct Aggregate {
 struct SortKey {
   uint32_t column = 0;
   bool descending = false;
+  bool nulls_first = false;  // NULLs (and NaN) before the values; ClickHouse's default is last
   friend bool operator==(const SortKey&, const SortKey&) = default;
 };
 

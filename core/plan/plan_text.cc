@@ -129,6 +129,9 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
         for (size_t i = 0; i < a.local_cut.order.size(); ++i) {
           cut += (i > 0 ? ", " : "") + ExprText(a.local_cut.order[i]);
           if (i < a.local_cut.descending.size() && a.local_cut.descending[i]) cut += " DESC";
+          if (i < a.local_cut.nulls_first.size() && a.local_cut.nulls_first[i]) {
+            cut += " NULLS FIRST";
+          }
         }
         cut += "]";
       }
@@ -145,6 +148,7 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
       for (size_t i = 0; i < fragment.order_by.size(); ++i) {
         line += (i > 0 ? ", #" : "#") + std::to_string(fragment.order_by[i].column);
         if (fragment.order_by[i].descending) line += " DESC";
+        if (fragment.order_by[i].nulls_first) line += " NULLS FIRST";
       }
       line += "]";
     }

@@ -94,6 +94,7 @@ void AggregateToProto(const plan::Aggregate& aggregate, pb::Fragment* out) {
   if (cut.having) ToProto(*cut.having, out->mutable_local_having());
   ExprsToProto(cut.order, out->mutable_local_order());
   for (bool descending : cut.descending) out->add_local_order_descending(descending);
+  for (bool nulls_first : cut.nulls_first) out->add_local_order_nulls_first(nulls_first);
   out->set_local_limit(cut.limit);
 }
 
@@ -125,6 +126,14 @@ absl::StatusOr<plan::Aggregate> AggregateFromProto(const pb::Fragment& fragment)
   }
   cut.descending.assign(fragment.local_order_descending().begin(),
                         fragment.local_order_descending().end());
+  if (fragment.local_order_nulls_first_size() != 0 &&
+      fragment.local_order_nulls_first_size() != fragment.local_order_size()) {
+    return Malformed(std::to_string(fragment.local_order_size()) + " local ORDER BY keys but " +
+                     std::to_string(fragment.local_order_nulls_first_size()) +
+                     " NULLS FIRST flags");
+  }
+  cut.nulls_first.assign(fragment.local_order_nulls_first().begin(),
+                         fragment.local_order_nulls_first().end());
   cut.limit = fragment.local_limit();
   return aggregate;
 }
@@ -224,6 +233,7 @@ void ToProto(const plan::Fragment& fragment, pb::Fragment* out) {
     pb::SortKey* k = out->add_order_by();
     k->set_column(key.column);
     k->set_descending(key.descending);
+    k->set_nulls_first(key.nulls_first);
   }
   out->set_limit(fragment.limit);
   for (const auto& [name, value] : fragment.settings.Changes()) {
@@ -267,7 +277,7 @@ absl::StatusOr<plan::Fragment> FromProto(const pb::Fragment& fragment) {
     ASSIGN_OR_RETURN(out.aggregate, AggregateFromProto(fragment));
   }
   for (const pb::SortKey& key : fragment.order_by()) {
-    out.order_by.push_back(plan::SortKey{key.column(), key.descending()});
+    out.order_by.push_back(plan::SortKey{key.column(), key.descending(), key.nulls_first()});
   }
   out.limit = fragment.limit();
   ASSIGN_OR_RETURN(out.settings, Settings::FromMap(fragment.settings()));

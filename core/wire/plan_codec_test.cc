@@ -47,6 +47,7 @@ plan::Fragment EveryField() {
   aggregate.local_cut.having = Lit(uint64_t{1});
   aggregate.local_cut.order = {Col(1, TypeId::kUInt64), Lit(2.5)};
   aggregate.local_cut.descending = {true, false};
+  aggregate.local_cut.nulls_first = {false, true};
   aggregate.local_cut.limit = 10;
   f.aggregate = aggregate;
   EXPECT_TRUE(f.settings.Set("group_by_two_level_threshold", "3").ok());
@@ -68,7 +69,7 @@ TEST(PlanCodecTest, RoundTripsEveryFieldAndOnlyChangedSettings) {
   plan::Fragment rows;
   rows.scan.function = plan::TableFunctionCall{"numbers_mt", {5, 10}};
   rows.projections = {Col(0, TypeId::kUInt64), Lit(std::string("x"))};
-  rows.order_by = {plan::SortKey{1, true}};
+  rows.order_by = {plan::SortKey{1, true, true}, plan::SortKey{0, false, false}};
   rows.limit = 4;
   absl::StatusOr<plan::Fragment> rows_back = DecodeFragment(EncodeFragment(rows));
   ASSERT_TRUE(rows_back.ok()) << rows_back.status();
@@ -118,6 +119,13 @@ TEST(PlanCodecTest, RefusesDeeperMessagesGarbageAndMalformedNodes) {
   cut.set_aggregate(true);
   cut.add_local_order()->set_column(0);
   EXPECT_EQ(CodeOf(FromProto(cut).status()), ErrorCode::kIncorrectData);
+  pb::Fragment flags;
+  flags.set_aggregate(true);
+  flags.add_local_order()->set_column(0);
+  flags.add_local_order_descending(false);
+  flags.add_local_order_nulls_first(true);
+  flags.add_local_order_nulls_first(true);
+  EXPECT_EQ(CodeOf(FromProto(flags).status()), ErrorCode::kIncorrectData);
   pb::Fragment setting;
   (*setting.mutable_settings())["max_threadz"] = "1";
   EXPECT_EQ(CodeOf(FromProto(setting).status()), ErrorCode::kUnknownSetting);

@@ -13,6 +13,7 @@ bool PlanShardLocalTopN(QueryPlan* plan) {
     for (const core::SortColumn& key : plan->order) {
       cut.order.push_back(plan->final_exprs[key.column]);
       cut.descending.push_back(key.descending);
+      cut.nulls_first.push_back(key.nulls_first);
     }
     cut.limit = plan->limit + plan->offset;
   }

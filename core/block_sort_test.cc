@@ -1,0 +1,82 @@
+#include "core/block_sort.h"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace granite::core {
+namespace {
+
+// Rows 0..5 of one Nullable(Float64) column: 2, NULL, NaN, -1, NULL, 7.
+Block FloatsWithNullAndNan() {
+  auto column = std::make_shared<Column>(WithNullable(TypeId::kFloat64, true));
+  column->Append<double>(2);
+  column->AppendNull();
+  column->Append<double>(std::numeric_limits<double>::quiet_NaN());
+  column->Append<double>(-1);
+  column->AppendNull();
+  column->Append<double>(7);
+  Block block;
+  block.columns.push_back(column);
+  return block;
+}
+
+TEST(BlockSortTest, PlacesNullThenNanByNullsFirstWhateverTheDirection) {
+  const Block block = FloatsWithNullAndNan();
+  struct Case {
+    bool descending, nulls_first;
+    std::vector<uint32_t> want;
+  };
+  // ClickHouse: NULLS LAST (the default) = values, NaN, NULL; NULLS FIRST = NULL, NaN, values.
+  const std::vector<Case> cases = {
+      {false, false, {3, 0, 5, 2, 1, 4}},
+      {true, false, {5, 0, 3, 2, 1, 4}},
+      {false, true, {1, 4, 2, 3, 0, 5}},
+      {true, true, {1, 4, 2, 5, 0, 3}},
+  };
+  for (const Case& c : cases) {
+    const std::vector<SortColumn> keys = {{0, c.descending, c.nulls_first}};
+    EXPECT_EQ(SortPermutation(block, keys), c.want)
+        << "descending " << c.descending << " nulls_first " << c.nulls_first;
+    // A partial sort keeps the same first rows.
+    std::vector<uint32_t> top(c.want.begin(), c.want.begin() + 3);
+    EXPECT_EQ(SortPermutation(block, keys, 3), top);
+  }
+}
+
+TEST(BlockSortTest, NanOfNonNullableFloatFollowsNullsFirst) {
+  auto column = std::make_shared<Column>(TypeId::kFloat64);
+  for (double v : {1.0, std::numeric_limits<double>::quiet_NaN(), 3.0}) column->Append<double>(v);
+  Block block;
+  block.columns.push_back(column);
+  EXPECT_EQ(SortPermutation(block, {{0, true, false}}), (std::vector<uint32_t>{2, 0, 1}));
+  EXPECT_EQ(SortPermutation(block, {{0, true, true}}), (std::vector<uint32_t>{1, 2, 0}));
+}
+
+TEST(BlockSortTest, NullableStringsAndASecondKeyBreakingNullTies) {
+  auto s = std::make_shared<Column>(WithNullable(TypeId::kString, true));
+  auto id = std::make_shared<Column>(TypeId::kUInt32);
+  const std::vector<const char*> values = {"b", nullptr, "a", nullptr, ""};
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i] == nullptr) {
+      s->AppendNull();
+    } else {
+      s->AppendString(values[i]);
+    }
+    id->Append<uint32_t>(static_cast<uint32_t>(10 - i));
+  }
+  Block block;
+  block.columns = {s, id};
+  // NULLS FIRST, descending; the NULL rows 1 and 3 are ordered by id ascending (7 < 9).
+  EXPECT_EQ(SortPermutation(block, {{0, true, true}, {1, false, false}}),
+            (std::vector<uint32_t>{3, 1, 0, 2, 4}));
+  EXPECT_EQ(SortPermutation(block, {{0, false, false}, {1, false, false}}),
+            (std::vector<uint32_t>{4, 2, 0, 3, 1}));
+}
+
+}  // namespace
+}  // namespace granite::core
