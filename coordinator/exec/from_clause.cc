@@ -324,6 +324,8 @@ absl::Status FromMaterializer::CollectRelations() {
       ASSIGN_OR_RETURN(RelationColumns columns, context_.columns_of(ref));
       relation.names = std::move(columns.names);
       relation.types = std::move(columns.types);
+      relation.sharding_key = std::move(columns.sharding_key);
+      relation.shard_count = columns.shard_count;
     }
     relations_.push_back(std::move(relation));
   }
@@ -429,6 +431,13 @@ absl::Status FromMaterializer::ReadRelations() {
 absl::Status FromMaterializer::ReadRelation(size_t r) {
   Relation& relation = relations_[r];
   if (relation.prematerialized || relation.read) return absl::OkStatus();
+  ASSIGN_OR_RETURN(relation.data, context_.run(ReadStatement(r)));
+  relation.read = true;
+  return absl::OkStatus();
+}
+
+sql::SelectStatement FromMaterializer::ReadStatement(size_t r) const {
+  const Relation& relation = relations_[r];
   sql::SelectStatement read;
   for (const std::string& name : relation.names) {
     if (relation.needed.count(name)) read.select.push_back(sql::MakeColumn("", name, 0));
@@ -442,9 +451,7 @@ absl::Status FromMaterializer::ReadRelation(size_t r) {
   }
   read.from = *relation.ref;
   read.where = sql::JoinAnd(relation.pushed);
-  ASSIGN_OR_RETURN(relation.data, context_.run(read));
-  relation.read = true;
-  return absl::OkStatus();
+  return read;
 }
 
 // The rows of table relation `r` (its statistics: count() from the parts), or of those that

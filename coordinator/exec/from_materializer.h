@@ -39,6 +39,8 @@ struct Relation {
   std::set<std::string> hidden;  // right copies of USING columns
   bool null_supplying = false;
   bool read = false;  // data holds its rows
+  std::vector<std::string> sharding_key;  // a table's (RelationColumns)
+  uint32_t shard_count = 0;
 };
 
 struct Uses {
@@ -100,6 +102,8 @@ class FromMaterializer {
   absl::Status ReadRelations();
 
   absl::Status ReadRelation(size_t r);
+  // The SELECT that reads relation `r`: its needed columns, with its pushed-down conjuncts.
+  sql::SelectStatement ReadStatement(size_t r) const;
 
   // The rows of table relation `r` (its statistics: count() from the parts), or of those that
   // pass `where`.
@@ -109,17 +113,28 @@ class FromMaterializer {
   // (relation of a, relation of b).
   std::optional<std::pair<size_t, size_t>> EqualityRelations(const Expr& e) const;
 
-  // The relations other than `probe` in groups, each sent to the workers as one build: every
-  // relation linked to the probe by an equality starts a group, and each other relation joins
-  // the group of a relation it is linked to (breadth first, in FROM order). Equalities between
-  // groups stay conditions on the joined rows, so no group is the product of two others. Empty
-  // when some relation has no path to the probe (a cross join).
-  std::vector<std::set<size_t>> Components(size_t probe) const;
+  // The relations outside `probe_side` in groups, each sent to the workers as one build (nullopt
+  // for a cross join).
+  std::optional<std::vector<std::set<size_t>>> Components(
+      const std::set<size_t>& probe_side) const;
 
-  // Whether conjunct `c` is an equality between the probe and a relation of `members`; then
-  // returns (probe side, member side), both qualified.
-  std::optional<std::pair<ExprPtr, ExprPtr>> ProbeKey(const Expr& c, size_t probe,
+  // Whether conjunct `c` is an equality between a relation of `probe_side` and one of `members`;
+  // then returns (probe side, member side), both qualified.
+  std::optional<std::pair<ExprPtr, ExprPtr>> ProbeKey(const Expr& c,
+                                                      const std::set<size_t>& probe_side,
                                                       const std::set<size_t>& members) const;
+
+  // Whether equal rows of tables `a` and `b` on `conjuncts`' equalities share a shard.
+  bool CoSharded(size_t a, size_t b, const std::vector<ExprPtr>& conjuncts) const;
+  // Whether relation `r` may be read by a co-located build.
+  bool LocalCandidate(size_t r) const;
+  // The relations joined as co-located builds with `probe`, in join order.
+  std::vector<size_t> CoLocatedRelations(size_t probe) const;
+  // The co-located build of relation `r` (no keys yet).
+  BroadcastSource::Build LocalBuild(size_t r) const;
+  // Moves the equalities between `probe_side` and `members` from remaining_ into build->keys.
+  absl::Status TakeProbeKeys(const std::set<size_t>& probe_side, const std::set<size_t>& members,
+                             BroadcastSource::Build* build);
 
   // The type of column `name` of relation `r`.
   TypeId ColumnType(size_t r, const std::string& name) const;
