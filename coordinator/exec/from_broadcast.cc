@@ -199,7 +199,8 @@ TypeId FromMaterializer::ColumnType(size_t r, const std::string& name) const {
 // rows of `probe` that pass its own filter. Either way the builds are read once; broadcasting
 // sends them W - 1 more times (and on one worker, a build larger than the gathered probe rows
 // still costs more than it saves).
-absl::StatusOr<bool> FromMaterializer::WorthBroadcasting(size_t probe, uint64_t probe_rows, uint64_t build_rows) {
+absl::StatusOr<bool> FromMaterializer::WorthBroadcasting(size_t probe, uint64_t probe_rows,
+                                                         uint64_t build_rows) {
   if (context_.join_mode != "auto") return true;
   const uint64_t copies = context_.worker_count > 2 ? context_.worker_count - 1 : 1;
   const uint64_t sent = build_rows * copies;
