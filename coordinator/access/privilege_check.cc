@@ -46,6 +46,13 @@ class SelectWalker {
     }
   }
 
+  void Expr(const sql::ExprPtr& expr, const std::set<std::string>& ctes) {
+    if (expr == nullptr) return;
+    if (expr->subquery) Walk(*expr->subquery, ctes);
+    for (const sql::ExprPtr& arg : expr->args) Expr(arg, ctes);
+    if (expr->over) Window(*expr->over, ctes);
+  }
+
  private:
   void Table(const sql::TableRef& ref, const std::set<std::string>& ctes) {
     if (ref.subquery) {
@@ -67,13 +74,6 @@ class SelectWalker {
   void Window(const sql::WindowSpec& window, const std::set<std::string>& ctes) {
     for (const sql::ExprPtr& key : window.partition_by) Expr(key, ctes);
     for (const sql::OrderItem& item : window.order_by) Expr(item.expr, ctes);
-  }
-
-  void Expr(const sql::ExprPtr& expr, const std::set<std::string>& ctes) {
-    if (expr == nullptr) return;
-    if (expr->subquery) Walk(*expr->subquery, ctes);
-    for (const sql::ExprPtr& arg : expr->args) Expr(arg, ctes);
-    if (expr->over) Window(*expr->over, ctes);
   }
 
   std::string_view current_database_;
@@ -102,6 +102,9 @@ std::vector<Requirement> RequirementsOf(const sql::Statement& statement,
   } else if (const auto* insert = std::get_if<sql::InsertStatement>(&statement)) {
     table(kInsert, insert->table);
     if (insert->select) walker.Walk(*insert->select, {});
+    for (const auto& row : insert->values) {
+      for (const sql::ExprPtr& value : row) walker.Expr(value, {});
+    }
   } else if (const auto* create = std::get_if<sql::CreateTableStatement>(&statement)) {
     table(kCreate, create->name);
     if (create->view) walker.Walk(*create->view, {});
@@ -129,6 +132,8 @@ std::vector<Requirement> RequirementsOf(const sql::Statement& statement,
       table(kDrop, from);
       table(kCreate | kInsert, to);
     }
+  } else if (const auto* kill = std::get_if<sql::KillQueryStatement>(&statement)) {
+    walker.Expr(kill->where, {});  // subqueries of its condition
   } else if (const auto* database = std::get_if<sql::DatabaseStatement>(&statement)) {
     out.push_back(Requirement{database->drop ? kDrop : kCreate, database->name, "*"});
   }

@@ -10,7 +10,7 @@
 // table; CREATE on a created table or view, `db.*` for CREATE DATABASE; DROP likewise; ALTER
 // for ALTER TABLE, OPTIMIZE and ATTACH / DROP DETACHED PART; TRUNCATE; RENAME needs DROP on the
 // old name and CREATE and INSERT on the new one; DESCRIBE, SHOW CREATE and EXISTS need some
-// grant on the table.
+// grant on the table. Subqueries of INSERT ... VALUES and of KILL QUERY's WHERE count as reads.
 #pragma once
 
 #include <cstdint>
