@@ -502,6 +502,27 @@ class AccessTest(unittest.TestCase):
             self.assertEqual(dave.query_text("SELECT 5").strip(), "5")
         self.assert_still_serving()
 
+    def test_views_are_checked_as_themselves(self):
+        with self.user("admin") as admin:
+            admin.query_text("CREATE VIEW IF NOT EXISTS acl.secret_sum AS "
+                             "SELECT sum(x) AS s FROM acl.secret")
+        with self.user("bob") as bob:
+            self.assert_denied(bob, "SELECT * FROM acl.secret_sum", "SELECT ON acl.secret_sum")
+        with self.user("admin") as admin:
+            admin.query_text("GRANT SELECT ON acl.secret_sum TO bob")
+            admin.query_text("GRANT CREATE ON acl.* TO bob")
+        try:
+            with self.user("bob") as bob:
+                # As ClickHouse's SQL SECURITY DEFINER: the view, not what it reads.
+                self.assertEqual(bob.query_text("SELECT s FROM acl.secret_sum").strip(), "6")
+                self.assert_denied(bob, "CREATE VIEW acl.peek AS SELECT * FROM acl.secret",
+                                   "SELECT ON acl.secret")
+        finally:
+            with self.user("admin") as admin:
+                admin.query_text("REVOKE SELECT ON acl.secret_sum FROM bob")
+                admin.query_text("REVOKE CREATE ON acl.* FROM bob")
+        self.assert_still_serving()
+
     def test_setting_constraints(self):
         with self.user("bob", session_id="bob-session") as bob:
             self.assertEqual(error_code(lambda: bob.query_text("SET max_result_rows = 5000")),
