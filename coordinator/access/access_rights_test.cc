@@ -55,6 +55,20 @@ TEST(AccessRightsTest, ApplyKeepsTheListShort) {
   EXPECT_FALSE(rights.Allows(kSelect, "db", "t"));
 }
 
+TEST(AccessRightsTest, IdleRevokesAreDropped) {
+  AccessRights rights;
+  rights.Apply(Rule(true, kSelect, "db", "a"));
+  rights.Apply(Rule(false, kSelect | kInsert, "db", "*"));  // also takes the grant away
+  rights.Apply(Rule(true, kAllPrivileges, "*", "*"));
+  rights.Apply(Rule(false, kInsert, "db", "b"));
+  rights.Apply(Rule(false, kDrop, "other", "c"));
+  rights = WithoutIdleRevokes(rights);
+  ASSERT_EQ(rights.rules().size(), 3u);  // GRANT ALL, REVOKE INSERT db.b, REVOKE DROP other.c
+  AccessRights only_revokes;
+  only_revokes.Apply(Rule(false, kSelect, "db", "a"));
+  EXPECT_TRUE(WithoutIdleRevokes(only_revokes).rules().empty());
+}
+
 TEST(AccessRightsTest, PrivilegeNames) {
   EXPECT_EQ(PrivilegeNames(kAllPrivileges), "ALL");
   EXPECT_EQ(PrivilegeNames(kSelect | kInsert), "SELECT, INSERT");

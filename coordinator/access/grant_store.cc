@@ -97,6 +97,24 @@ absl::StatusOr<AccessEntities> AccessEntities::Parse(std::string_view text) {
   return entities;
 }
 
+AccessRights WithoutIdleRevokes(const AccessRights& rights) {
+  std::vector<AccessRule> kept;
+  for (AccessRule rule : rights.rules()) {
+    if (!rule.grant) {
+      uint32_t granted = 0;
+      for (const AccessRule& earlier : kept) {
+        const bool intersect =
+            (earlier.database == "*" || rule.database == "*" || earlier.database == rule.database) &&
+            (earlier.table == "*" || rule.table == "*" || earlier.table == rule.table);
+        if (earlier.grant && intersect) granted |= earlier.privileges;
+      }
+      rule.privileges &= granted;
+    }
+    if (rule.privileges != 0) kept.push_back(std::move(rule));
+  }
+  return AccessRights(std::move(kept));
+}
+
 absl::Status ApplyAccessStatement(const sql::AccessStatement& statement,
                                   AccessEntities* entities) {
   using Kind = sql::AccessStatement::Kind;
@@ -182,7 +200,7 @@ AccessRights GrantStore::RightsOf(const User& user) const {
   core::MutexLock lock(mu_);
   auto found = entities_.rules.find(user.name);
   if (found != entities_.rules.end()) rights.ApplyAll(found->second);
-  return rights;
+  return WithoutIdleRevokes(rights);
 }
 
 std::vector<QuotaSpec> GrantStore::QuotasOf(const User& user) const {

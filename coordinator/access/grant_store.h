@@ -78,6 +78,10 @@ class GrantStore {
   core::Mutex change_mu_{"grant_store_change"};  // one change at a time, held across the save
 };
 
+// Returns `rights` without the privileges of revokes that no earlier grant gives on their scope
+// (they change nothing once every rule is in the list: SHOW GRANTS need not print them).
+AccessRights WithoutIdleRevokes(const AccessRights& rights);
+
 // Applies `statement` (GRANT, REVOKE, CREATE or DROP QUOTA) to `entities`.
 absl::Status ApplyAccessStatement(const sql::AccessStatement& statement,
                                   AccessEntities* entities);
