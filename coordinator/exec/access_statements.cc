@@ -32,7 +32,7 @@ GrantStore::Loader LoaderFor(const WorkerSet& workers) {
     std::vector<absl::StatusOr<core::worker_api::TableListing>> answers(
         workers.size(), absl::UnavailableError("not asked"));
     workers.CallAll([&](size_t i) {
-      answers[i] = WorkerClient(workers).ListTables(i, std::chrono::seconds(10));
+      answers[i] = WorkerClient(workers).ListTables(i, std::chrono::seconds(5));
       return absl::OkStatus();
     }).IgnoreError();
     std::vector<std::string> texts;
@@ -261,10 +261,9 @@ absl::Status CheckBeforeRun(const sql::Statement& statement, const QueryContext&
   GrantStore& store = GrantStore::Current();
   std::vector<access::Requirement> requirements =
       access::RequirementsOf(statement, query.database);
-  // Loaded only when something needs it, so a query of no table never waits for the workers
-  // (until then the quotas of CREATE QUOTA are not known; the users file's are).
-  absl::Status loaded = requirements.empty() ? absl::OkStatus()
-                                             : store.EnsureLoaded(LoaderFor(workers));
+  // Loaded once (a no-op after the first success). A statement that needs no table runs even
+  // when no worker answers: it then counts against the users file's quotas only.
+  absl::Status loaded = store.EnsureLoaded(LoaderFor(workers));
   std::vector<access::QuotaSpec> quotas = store.QuotasOf(user);
   if (!quotas.empty()) {
     RETURN_IF_ERROR(access::QuotaBook::Current().Start(user.name, quotas,

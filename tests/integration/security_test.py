@@ -490,6 +490,9 @@ class AccessTest(unittest.TestCase):
             self.assertEqual(error_code(lambda: admin.query_text(
                 "CREATE QUOTA two FOR INTERVAL 1 hour MAX queries = 2 TO dave")), 493)
             self.assertIn("two\tworkers", admin.query_text("SELECT name, storage FROM system.quotas"))
+        # Kept on the workers: a restarted coordinator reads it before its first query (the
+        # counters start again from zero).
+        self.cluster.restart_coordinator()
         with self.user("dave") as dave:
             self.assertEqual(dave.query_text(
                 "SELECT quota_name, queries, max_queries FROM system.quota_usage").strip(),
