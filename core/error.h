@@ -85,6 +85,9 @@ enum class ErrorCode : int {
   kUnionAllResultStructuresMismatch = 258,
   kExpectedAllOrDistinct = 558,
   kUnsupportedMethod = 1,
+  kUnknownUser = 192,
+  kAccessEntityNotFound = 492,
+  kAccessEntityAlreadyExists = 493,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").
