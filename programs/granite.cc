@@ -83,7 +83,8 @@ ABSL_FLAG(int, query_thread_nice, -1,
 ABSL_FLAG(int64_t, uncompressed_cache_size, -1,
           "worker, local: bytes of decompressed granule blocks a worker keeps so hot scans skip "
           "pread, checksum and LZ4 (SETTINGS use_uncompressed_cache = 0 bypasses it); -1 = 1/8 of "
-          "physical RAM capped at 8 GiB; 0 = off; local: the amount is shared among the workers");
+          "the smaller of RAM and the cgroup limit, at most 8 GiB and (worker) a quarter of "
+          "max_server_memory_usage; 0 = off; local: the amount is shared among the workers");
 ABSL_FLAG(int64_t, max_server_memory_usage, 0,
           "coordinator, worker: bytes all queries of this process may hold before the one "
           "allocating fails with MEMORY_LIMIT_EXCEEDED; 0 = "
@@ -342,8 +343,13 @@ int main(int argc, char** argv) {
     options.shutdown_timeout_seconds = absl::GetFlag(FLAGS_shutdown_timeout);
     options.query_thread_nice = absl::GetFlag(FLAGS_query_thread_nice);
     int64_t cache_bytes = absl::GetFlag(FLAGS_uncompressed_cache_size);
-    granite::storage::UncompressedCache::Global().SetCapacity(
-        cache_bytes < 0 ? granite::storage::UncompressedCache::DefaultCapacity() : cache_bytes);
+    if (cache_bytes < 0) {
+      // A full cache leaves queries at least three quarters of the process's memory limit.
+      cache_bytes = static_cast<int64_t>(granite::storage::UncompressedCache::DefaultCapacity());
+      const int64_t limit = granite::core::ServerMemoryTracker().limit();
+      if (limit > 0) cache_bytes = std::min(cache_bytes, limit / 4);
+    }
+    granite::storage::UncompressedCache::Global().SetCapacity(cache_bytes);
     return granite::worker::RunWorker(options);
   }
   if (command == "coordinator") {

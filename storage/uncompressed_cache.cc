@@ -1,10 +1,9 @@
 #include "storage/uncompressed_cache.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <iterator>
 
+#include "core/memory/memory_tracker.h"
 #include "core/metrics/callback_metrics.h"
 #include "core/metrics/events.h"
 
@@ -44,10 +43,10 @@ uint64_t UncompressedCache::DefaultCapacityFor(uint64_t physical_bytes) {
 }
 
 uint64_t UncompressedCache::DefaultCapacity() {
-  long pages = sysconf(_SC_PHYS_PAGES);
-  long page_size = sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return 0;
-  return DefaultCapacityFor(static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size));
+  // The smaller of RAM and the cgroup's limit: in a small pod, an eighth of the node's RAM
+  // would outgrow the process's own memory limit.
+  const int64_t memory = core::DefaultServerMemoryLimit(1.0);
+  return memory > 0 ? DefaultCapacityFor(static_cast<uint64_t>(memory)) : 0;
 }
 
 UncompressedCache::Shard& UncompressedCache::ShardOf(const Key& key) {

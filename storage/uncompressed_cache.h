@@ -64,7 +64,8 @@ class UncompressedCache {
   // 8 GiB (ClickHouse's historical uncompressed_cache_size). The blocks of hot columns are what
   // repeated scans read; an eighth leaves the rest for hash tables, sorts and the page cache.
   static uint64_t DefaultCapacityFor(uint64_t physical_bytes);
-  // DefaultCapacityFor this machine's physical RAM (sysconf); 0 when it cannot be read.
+  // DefaultCapacityFor the smaller of this machine's RAM and its cgroup's memory limit; 0 when
+  // neither can be read.
   static uint64_t DefaultCapacity();
 
   // Changes the capacity, evicting down to it. 0 disables and empties the cache.
