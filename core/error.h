@@ -85,6 +85,10 @@ enum class ErrorCode : int {
   kUnionAllResultStructuresMismatch = 258,
   kExpectedAllOrDistinct = 558,
   kUnsupportedMethod = 1,
+  kDataTypeCannotHaveArguments = 378,
+  kIllegalSyntaxForCodecType = 431,
+  kUnknownCodec = 432,
+  kIllegalCodecParameter = 433,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").
