@@ -1,11 +1,10 @@
 #!/usr/bin/env python3
 """Bytes on disk and scan times of ClickBench's `hits` per column codec, against chdb.
 
-Generates `--rows` rows with `granite gen hits`, loads them into granite (`granite local --workers
-2`, create.sql unchanged, default codecs) and into chdb, and merges both to one part per worker
-(OPTIMIZE TABLE ... FINAL). Then, for each candidate, copies granite's `hits` into `hits_<name>`
-whose columns carry the candidate's codec per type class (integers, Date/DateTime, strings), merges
-it, and measures:
+Generates `--rows` rows with `granite gen hits`, loads them into chdb (create.sql unchanged, default
+codecs, OPTIMIZE TABLE ... FINAL) and, for each candidate, into granite's (`granite local --workers
+2`) `hits_<name>`, whose columns carry the candidate's codec per type class (integers,
+Date/DateTime, strings), merged to one part per worker; then measures:
   - compressed and uncompressed bytes per type class (system.columns) and bytes on disk
     (system.parts), next to chdb's system.columns data_compressed_bytes for the same rows;
   - per type class a scan of all its columns: hot = min of runs 2-3 with the uncompressed cache,
@@ -106,6 +105,19 @@ def scan_sql(table, names, cls):
     return "SELECT %s FROM %s" % (", ".join(terms), table)
 
 
+def load_tsv(engine, table, path, chunk=1 << 20):
+    """Streams the TSV file into `table` (INSERT ... SELECT would hold all rows in memory)."""
+    def chunks():
+        with open(path, "rb") as f:
+            while True:
+                block = f.read(chunk)
+                if not block:
+                    return
+                yield block
+    engine._run(lambda: engine._client.insert_stream(
+        "INSERT INTO %s FORMAT TabSeparated" % table, chunks(), timeout=3600))
+
+
 def granite_bytes(engine, table):
     """Returns {class: [compressed, uncompressed]} and bytes on disk of `table`."""
     out, _ = engine.query("SELECT name, data_compressed_bytes, data_uncompressed_bytes FROM "
@@ -127,6 +139,8 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--queries", action="store_true", help="also time the 43 queries")
     parser.add_argument("--no-chdb", action="store_true")
+    parser.add_argument("--chdb-sizes", default=None,
+                        help="int,time,str,disk compressed bytes from an earlier run (skips chdb)")
     parser.add_argument("--work", default=None, help="folder for data (default: a temp dir)")
     parser.add_argument("--out", default=None, help="append the markdown report here")
     args = parser.parse_args()
@@ -145,7 +159,11 @@ def main():
     report = ["## %d rows, seed %d" % (args.rows, args.seed), ""]
 
     chdb_sizes = None
-    if not args.no_chdb:
+    if args.chdb_sizes:
+        values = [int(v) for v in args.chdb_sizes.split(",")]
+        chdb_sizes = {"int": [values[0], 0], "time": [values[1], 0], "str": [values[2], 0],
+                      "disk": values[3]}
+    elif not args.no_chdb:
         chdb = engines.ChdbEngine(os.path.join(work, "chdb"))
         chdb.create(create)
         load = chdb.load(data)
@@ -157,15 +175,13 @@ def main():
         chdb_sizes = {c: [sum(per[n][0] for n in names), sum(per[n][1] for n in names)]
                       for c, names in classes.items()}
         chdb_sizes["disk"] = chdb.size_bytes()
-        print("chdb: loaded in %.1f s, %s" % (load, chdb_sizes), flush=True)
+        print("chdb: loaded in %.1f s, %s (--chdb-sizes %d,%d,%d,%d)" % (
+            load, chdb_sizes, chdb_sizes["int"][0], chdb_sizes["time"][0], chdb_sizes["str"][0],
+            chdb_sizes["disk"]), flush=True)
         chdb.close()
 
     granite = engines.GraniteEngine(granite_argv, 2, os.path.join(work, "granite"), timeout=3600)
     try:
-        granite.create(create)
-        print("granite: loaded in %.1f s" % granite.load(data), flush=True)
-        granite.query("OPTIMIZE TABLE hits FINAL", timeout=3600)
-        granite.settle()
         queries = engines.read_queries(args.clickbench) if args.queries else []
         cold_settings = " SETTINGS use_uncompressed_cache = 0"
         report += ["| candidate | class | codec | compressed MB | uncompressed MB | ratio | "
@@ -177,7 +193,7 @@ def main():
             table = "hits_" + name
             granite.create(with_codecs(create, table, codecs))
             start = time.monotonic()
-            granite.query("INSERT INTO %s SELECT * FROM hits" % table, timeout=3600)
+            load_tsv(granite, table, data)
             granite.query("OPTIMIZE TABLE %s FINAL" % table, timeout=3600)
             granite.settle()
             rows, disk = granite_bytes(granite, table)
