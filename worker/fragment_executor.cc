@@ -39,8 +39,9 @@ absl::Status SinkGone() {
 
 }  // namespace
 
-absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
-                                   const std::atomic<bool>& cancelled, const ChunkSink& sink) {
+absl::Status FragmentExecutor::RunResolved(const core::plan::Fragment& fragment,
+                                           const std::atomic<bool>& cancelled,
+                                           const ChunkSink& sink) {
   auto started = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(auto pipeline, core::FragmentPipeline::Compile(fragment));
   ASSIGN_OR_RETURN(core::WireCompression compression,

@@ -24,11 +24,22 @@ class FragmentExecutor {
   FragmentExecutor(storage::Store* store, core::ThreadPool* pool) : store_(store), pool_(pool) {}
 
   // Executes `fragment`, streaming results into `sink`, and ends with a stats chunk.
-  // `cancelled` is polled between morsels.
+  // `cancelled` is polled between morsels. Co-located joins (BroadcastJoin::local_build) first
+  // read their builds from this worker's shard (fragment_executor_local_build.cc).
   absl::Status Run(const core::plan::Fragment& fragment, const std::atomic<bool>& cancelled,
                    const ChunkSink& sink);
 
  private:
+  // Runs `fragment` once its builds are in the plan.
+  absl::Status RunResolved(const core::plan::Fragment& fragment,
+                           const std::atomic<bool>& cancelled, const ChunkSink& sink);
+  // Returns the rows of co-located build `build` of `fragment` read from this worker's shard.
+  // The read's stats chunks go to `sink`, so its rows count as the query's reads.
+  absl::StatusOr<core::Block> ReadLocalBuild(const core::plan::Fragment& fragment,
+                                             const core::plan::Fragment& build,
+                                             const std::atomic<bool>& cancelled,
+                                             const ChunkSink& sink);
+
   storage::Store* store_;
   core::ThreadPool* pool_;
 };

@@ -20,9 +20,16 @@
 // components (by the equalities among them), each of which must be linked to the largest table by
 // equalities; the components go to every worker inside the plan (Binder's BroadcastSource,
 // plan::BroadcastJoin), and the rest of the SELECT runs on the workers over the joined rows.
-// distributed_join_mode chooses: 'broadcast' whenever possible, 'coordinator' never, 'auto' when
-// the groups' rows times max(1, workers - 1) (the copies sent beyond the one gathered anyway) are
-// at most the largest table's rows that pass its own filter.
+// Co-located builds come first: a table whose rows share a shard with their partners in the
+// largest table (or in an earlier co-located one) is not read on the coordinator at all; each
+// worker reads it from its own shard (plan::BroadcastJoin::local_build). Rows share a shard when
+// the cluster has one shard, or when both tables were sharded for this shard count by keys of one
+// length and types that the join equates column by column. Groups may then key on those tables.
+// distributed_join_mode chooses: 'broadcast' whenever possible (nothing co-located),
+// 'coordinator' never, 'auto' co-located where possible and the groups sent when their rows times
+// max(1, workers - 1) (the copies sent beyond the one gathered anyway) are at most the largest
+// table's rows that pass its own filter. Written-order joins (LEFT, SEMI, ANTI of the first
+// table) take each joined table as a co-located build the same way.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +49,10 @@ namespace granite::coordinator {
 struct RelationColumns {
   std::vector<std::string> names;
   std::vector<core::TypeId> types;
+  // A table's sharding key and the shard count it was routed for (core::TableSchema); empty / 0
+  // for table functions and tables split evenly.
+  std::vector<std::string> sharding_key;
+  uint32_t shard_count = 0;
 };
 
 struct FromContext {

@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "coordinator/sql/ast_build.h"
+#include "core/join/distinct_rows.h"
 #include "core/join/row_keys.h"
 #include "core/status_macros.h"
 
@@ -39,25 +39,9 @@ int ColumnOf(const Expr& e, const std::string& qualifier, const RelationColumns&
 // subquery over a large table repeats its keys, and every worker would hash each repeat.
 core::Block Distinct(const core::Block& set) {
   const core::Column& column = *set.columns[0];
-  std::vector<uint32_t> first;
-  if (core::IsWordKey(column.type())) {
-    absl::flat_hash_set<uint64_t> seen;
-    for (size_t row = 0; row < column.size(); ++row) {
-      if (column.IsNullAt(row)) continue;
-      if (seen.insert(core::KeyWord(column, row)).second) first.push_back(row);
-    }
-  } else {
-    absl::flat_hash_set<std::string> seen;
-    std::string key;
-    for (size_t row = 0; row < column.size(); ++row) {
-      if (column.IsNullAt(row)) continue;
-      key.clear();
-      core::AppendRowKey({&column}, row, &key);
-      if (seen.insert(key).second) first.push_back(row);
-    }
-  }
-  core::Block out;
+  const std::vector<uint32_t> first = core::FirstOfEachValue(column, /*skip_nulls=*/true);
   if (first.size() == column.size()) return set;
+  core::Block out;
   out.columns.push_back(std::make_shared<core::Column>(column.Take(first.data(), first.size())));
   return out;
 }

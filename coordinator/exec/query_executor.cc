@@ -536,6 +536,8 @@ absl::StatusOr<RelationColumns> QueryExecutor::ColumnsOf(const sql::TableRef& re
     columns.names.push_back(column.name);
     columns.types.push_back(column.type);
   }
+  columns.sharding_key = schema.sharding_key;
+  columns.shard_count = schema.shard_count;
   return columns;
 }
 

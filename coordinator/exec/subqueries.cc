@@ -3,12 +3,11 @@
 #include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_set.h"
-#include "core/join/row_keys.h"
 #include "coordinator/sql/ast_build.h"
 #include "core/error.h"
-#include "core/value_text.h"
+#include "core/join/distinct_rows.h"
 #include "core/status_macros.h"
+#include "core/value_text.h"
 
 namespace granite::coordinator {
 namespace {
@@ -112,12 +111,7 @@ class Rewriter {
     // travel to the workers and compile into the IN).
     std::vector<ExprPtr> values;
     const core::Column& column = *result.block.columns[0];
-    absl::flat_hash_set<std::string> seen;
-    std::string key;
-    for (size_t row = 0; row < column.size(); ++row) {
-      key.clear();
-      core::AppendRowKey({&column}, row, &key);
-      if (!seen.insert(key).second) continue;
+    for (uint32_t row : core::FirstOfEachValue(column, /*skip_nulls=*/false)) {
       values.push_back(LiteralOf(column, row, node.position));
     }
     return sql::MakeCall("tuple", std::move(values));

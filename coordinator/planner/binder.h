@@ -37,7 +37,8 @@ struct LocalTable {
 
 // A FROM clause whose joins run on the workers (exec/from_clause.h chooses it): the probe table,
 // read by every worker, then joined in turn with build tables the coordinator materialized and
-// sends to every worker inside the plan (plan::BroadcastJoin).
+// sends to every worker inside the plan, or that each worker reads from its own shard
+// (co-located; plan::BroadcastJoin).
 struct BroadcastSource {
   struct Build {
     LocalTable table;                 // with qualifiers
@@ -45,6 +46,10 @@ struct BroadcastSource {
     core::plan::BroadcastJoin::Kind kind = core::plan::BroadcastJoin::Kind::kInner;
     // Equal keys: an expression over the probe (and earlier builds), and a column of this build.
     std::vector<std::pair<sql::ExprPtr, sql::ExprPtr>> keys;
+    // Co-located (plan::BroadcastJoin::local_build): each worker reads the build from its own
+    // shard with this SELECT of `table`'s columns (FROM one table, WHERE, no aggregation), and
+    // `table` has names and types but no rows. Unset: `table` holds the rows to send.
+    std::optional<sql::SelectStatement> local_read;
   };
   sql::TableRef probe;      // a table
   std::string probe_qualifier;

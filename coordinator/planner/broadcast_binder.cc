@@ -1,6 +1,8 @@
 // Binder's part for a FROM whose joins run on the workers (BroadcastSource): the source columns
 // in FROM order, the join keys and filters, and the joined block's layout (binder.h).
 #include <algorithm>
+#include <memory>
+#include <optional>
 
 #include "coordinator/planner/binder.h"
 #include "core/error.h"
@@ -73,6 +75,19 @@ absl::Status Binder::BindJoins(const BroadcastSource& broadcast, const Source& s
   for (const BroadcastSource::Build& build : broadcast.builds) {
     core::plan::BroadcastJoin join;
     join.kind = build.kind;
+    if (build.local_read) {
+      // Co-located: the build's SELECT bound as a fragment every worker runs on its own shard.
+      Binder read_binder(catalog_, system_tables_, worker_count_, plan->settings);
+      read_binder.set_current_database(current_database_);
+      ASSIGN_OR_RETURN(QueryPlan read, read_binder.Bind(*build.local_read));
+      const core::plan::Fragment& local = read.fragment;
+      if (read.source != SourceKind::kWorkers || local.aggregating() || local.joining() ||
+          !local.order_by.empty() || local.limit > 0 ||
+          local.projections.size() != build.table.names.size()) {
+        return Unplannable("a co-located build is not a plain read of a table");
+      }
+      join.local_build = std::make_shared<const core::plan::Fragment>(local);
+    }
     for (const auto& [probe_key, build_key] : build.keys) {
       ASSIGN_OR_RETURN(Expr probe, binder.BindInput(*probe_key));
       ASSIGN_OR_RETURN(Expr column, binder.BindInput(*build_key));
@@ -101,18 +116,32 @@ absl::Status Binder::LayOutJoinedBlock(const BroadcastSource& broadcast, const S
     offsets[t] = next;
     core::Block build;
     if (t > 0) build.rows_without_columns = broadcast.builds[t - 1].table.block.rows();
+    // A co-located build projects only the columns used, in this order.
+    std::optional<core::plan::Fragment> local;
+    if (t > 0 && fragment.joins[t - 1].local_build) {
+      local = *fragment.joins[t - 1].local_build;
+      local->projections.clear();
+    }
     for (uint32_t i : by_table[t]) {
       map[i] = next++;
       const size_t column = source.slots[positions[i]].second;
       if (t == 0) {
         fragment.scan.columns.push_back(source.names[positions[i]]);
-      } else {
-        const LocalTable& table = broadcast.builds[t - 1].table;
-        build.columns.push_back(table.block.columns[column]);
-        fragment.joins[t - 1].names.push_back(table.qualifiers[column] + "." + table.names[column]);
+        continue;
       }
+      const LocalTable& table = broadcast.builds[t - 1].table;
+      if (local) {
+        local->projections.push_back(fragment.joins[t - 1].local_build->projections[column]);
+      } else {
+        build.columns.push_back(table.block.columns[column]);
+      }
+      fragment.joins[t - 1].names.push_back(table.qualifiers[column] + "." + table.names[column]);
     }
-    if (t > 0) fragment.joins[t - 1].build = std::move(build);
+    if (local) {
+      fragment.joins[t - 1].local_build = std::make_shared<const core::plan::Fragment>(*local);
+    } else if (t > 0) {
+      fragment.joins[t - 1].build = std::move(build);
+    }
   }
   offsets[by_table.size()] = next;
   auto remap = [&map](Expr& e) { core::plan::RemapColumns(map, &e); };

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,9 +44,13 @@ struct Scan {
   friend bool operator==(const Scan&, const Scan&) = default;
 };
 
-// A hash join of the rows read (after Fragment::filter) with rows the coordinator sends in the
-// plan: a broadcast build side, so every worker joins its own rows with the same build rows and
-// the big side is never gathered. The joined block is the rows read, then each join's `build`
+struct Fragment;
+
+// A hash join of the rows read (after Fragment::filter) with build rows: either rows the
+// coordinator sends in the plan (a broadcast build side, so every worker joins its own rows with
+// the same build rows and the big side is never gathered), or, with `local_build`, rows each
+// worker reads from its own shard of another table (co-located: both tables were sharded by the
+// join key for this worker count, so a row's partners all live on its worker). The joined block is the rows read, then each join's `build`
 // columns in join order (Fragment::joins); later operators' column references index it.
 //   kInner: a row per matching pair; kLeft: also unmatched rows, with default build values;
 //   kSemi: a row per probe row with a match (the first one); kAnti: probe rows without a match
@@ -57,6 +62,9 @@ struct BroadcastJoin {
   std::vector<uint32_t> build_keys;  // columns of `build`, pairwise with probe_keys
   Block build;                       // REQUIRES: row_keys.h KeysComparable for each key pair
   std::vector<std::string> names;    // of the build columns, for EXPLAIN (not sent to workers)
+  // Co-located: a projecting fragment (no joins, no aggregate, no top-N) over this worker's
+  // shard whose rows become `build` on the worker; `build` is then empty in the plan.
+  std::shared_ptr<const Fragment> local_build;
 };
 
 // One aggregate function call of an Aggregate.

@@ -42,6 +42,11 @@ std::string JoinKindText(BroadcastJoin::Kind kind) {
   return "?";
 }
 
+// The columns join `join` appends to the joined block.
+size_t BuildColumns(const BroadcastJoin& join) {
+  return join.local_build ? join.local_build->projections.size() : join.build.columns.size();
+}
+
 }  // namespace
 
 std::string ExprListText(const std::vector<Expr>& exprs, const std::vector<std::string>& names) {
@@ -70,7 +75,7 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
   // The joined block's columns: those read, then each build's (BroadcastJoin).
   std::vector<std::string> names = fragment.scan.columns;
   for (const BroadcastJoin& join : fragment.joins) {
-    for (size_t c = 0; c < join.build.columns.size(); ++c) {
+    for (size_t c = 0; c < BuildColumns(join); ++c) {
       names.push_back(c < join.names.size() ? join.names[c] : "#" + std::to_string(names.size()));
     }
   }
@@ -95,17 +100,25 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
   if (fragment.filter) lines.push_back(indent + "Filter " + ExprText(*fragment.filter, names));
   size_t joined = fragment.scan.columns.size();
   for (const BroadcastJoin& join : fragment.joins) {
-    std::string line = indent + "BroadcastJoin " + JoinKindText(join.kind) + " keys [" +
+    const Fragment* local = join.local_build.get();
+    std::string line = indent + (local ? "ColocatedJoin " : "BroadcastJoin ") +
+                       JoinKindText(join.kind) + " keys [" +
                        ExprListText(join.probe_keys, names) + "] = [";
     for (size_t k = 0; k < join.build_keys.size(); ++k) {
       line += (k > 0 ? ", " : "") + names[joined + join.build_keys[k]];
     }
-    line += "] build " + std::to_string(join.build.rows()) + " rows columns [";
-    for (size_t c = 0; c < join.build.columns.size(); ++c) {
+    if (local) {
+      line += "] build from table " + local->scan.table;
+      if (local->filter) line += " filter " + ExprText(*local->filter, local->scan.columns);
+      line += " columns [";
+    } else {
+      line += "] build " + std::to_string(join.build.rows()) + " rows columns [";
+    }
+    for (size_t c = 0; c < BuildColumns(join); ++c) {
       line += (c > 0 ? ", " : "") + names[joined + c];
     }
-    lines.push_back(line + "] (sent to every worker)");
-    joined += join.build.columns.size();
+    lines.push_back(line + (local ? "] (each worker reads its own shard)" : "] (sent to every worker)"));
+    joined += BuildColumns(join);
   }
   if (fragment.join_filter) {
     lines.push_back(indent + "Filter joined rows " + ExprText(*fragment.join_filter, names));

@@ -187,6 +187,10 @@ void JoinToProto(const plan::BroadcastJoin& join, pb::BroadcastJoin* out) {
   out->set_kind(static_cast<pb::BroadcastJoin::Kind>(join.kind));
   ExprsToProto(join.probe_keys, out->mutable_probe_keys());
   for (uint32_t key : join.build_keys) out->add_build_keys(key);
+  if (join.local_build) {
+    ToProto(*join.local_build, out->mutable_local_build());
+    return;
+  }
   std::string raw = EncodeBlock(join.build);
   out->set_build_raw_size(raw.size());
   out->set_build(CompressForWire(std::move(raw), WireCompression::kLz4));
@@ -200,10 +204,21 @@ absl::StatusOr<plan::BroadcastJoin> JoinFromProto(const pb::BroadcastJoin& join)
   out.kind = static_cast<plan::BroadcastJoin::Kind>(join.kind());
   ASSIGN_OR_RETURN(out.probe_keys, ExprsFromProto(join.probe_keys()));
   out.build_keys.assign(join.build_keys().begin(), join.build_keys().end());
-  ASSIGN_OR_RETURN(out.build, DecodeWireBlock(join.build(), join.build_raw_size()));
   if (out.probe_keys.size() != out.build_keys.size()) return Malformed("join key counts differ");
+  size_t build_columns = 0;
+  if (join.has_local_build()) {
+    ASSIGN_OR_RETURN(plan::Fragment local, FromProto(join.local_build()));
+    if (local.joining() || local.aggregating() || !local.order_by.empty() || local.limit > 0) {
+      return Malformed("a co-located build that joins, aggregates or cuts");
+    }
+    build_columns = local.projections.size();
+    out.local_build = std::make_shared<const plan::Fragment>(std::move(local));
+  } else {
+    ASSIGN_OR_RETURN(out.build, DecodeWireBlock(join.build(), join.build_raw_size()));
+    build_columns = out.build.columns.size();
+  }
   for (uint32_t key : out.build_keys) {
-    if (key >= out.build.columns.size()) return Malformed("join key past the build columns");
+    if (key >= build_columns) return Malformed("join key past the build columns");
   }
   return out;
 }

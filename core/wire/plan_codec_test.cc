@@ -1,5 +1,6 @@
 #include "core/wire/plan_codec.h"
 
+#include <memory>
 #include <string>
 
 #include "core/error.h"
@@ -79,6 +80,45 @@ TEST(PlanCodecTest, RoundTripsEveryFieldAndOnlyChangedSettings) {
   EXPECT_EQ(rows_back->order_by, rows.order_by);
   EXPECT_EQ(rows_back->limit, 4u);
   EXPECT_TRUE(rows_back->settings.Changes().empty());
+}
+
+// A co-located join carries the fragment each worker runs for its build instead of build rows;
+// one that joins, aggregates or cuts is refused, as is a key past its projections.
+TEST(PlanCodecTest, RoundTripsCoLocatedBuildsAndRefusesMalformedOnes) {
+  plan::Fragment probe;
+  probe.scan.table = "items";
+  probe.scan.columns = {"ok", "qty"};
+  plan::Fragment build;
+  build.scan.table = "orders";
+  build.scan.columns = {"ok", "cust"};
+  build.filter = Call("less", TypeId::kUInt8, {Col(1, TypeId::kUInt32), Lit(uint64_t{10})});
+  build.projections = {Col(0, TypeId::kUInt64)};
+  plan::BroadcastJoin join;
+  join.kind = plan::BroadcastJoin::Kind::kAnti;
+  join.probe_keys = {Col(0, TypeId::kUInt64)};
+  join.build_keys = {0};
+  join.local_build = std::make_shared<const plan::Fragment>(build);
+  probe.joins.push_back(join);
+  probe.projections = {Col(1, TypeId::kInt64)};
+  absl::StatusOr<plan::Fragment> back = DecodeFragment(EncodeFragment(probe));
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->joins.size(), 1u);
+  const plan::BroadcastJoin& decoded = back->joins[0];
+  EXPECT_EQ(decoded.kind, plan::BroadcastJoin::Kind::kAnti);
+  ASSERT_NE(decoded.local_build, nullptr);
+  EXPECT_EQ(decoded.local_build->scan, build.scan);
+  EXPECT_EQ(decoded.local_build->filter, build.filter);
+  EXPECT_EQ(decoded.local_build->projections, build.projections);
+  EXPECT_EQ(decoded.build.columns.size(), 0u);
+
+  plan::Fragment key_past = probe;
+  key_past.joins[0].build_keys = {1};
+  EXPECT_EQ(CodeOf(DecodeFragment(EncodeFragment(key_past)).status()), ErrorCode::kIncorrectData);
+  plan::Fragment cutting = probe;
+  plan::Fragment limited = build;
+  limited.limit = 5;
+  cutting.joins[0].local_build = std::make_shared<const plan::Fragment>(limited);
+  EXPECT_EQ(CodeOf(DecodeFragment(EncodeFragment(cutting)).status()), ErrorCode::kIncorrectData);
 }
 
 // Issue 19: a ~50-level expression exceeded protobuf's default nesting limit of 100 messages.

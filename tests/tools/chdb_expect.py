@@ -30,7 +30,8 @@ _CODE_RE = re.compile(r"Code: (\d+)\.")
 # Settings only granite has: dropped from a statement's SETTINGS before ClickHouse runs it, so a
 # file that places tables on shards or chooses where joins run still checks against ClickHouse.
 GRANITE_ONLY_SETTINGS = ("sharding_key", "distributed_join_mode")
-_VALUE = r"(?:'(?:[^'\\]|\\.)*'|[^\s,]+)"
+# A quoted value (commas inside stay with it), or a bare one that cannot start a quote.
+_VALUE = r"(?:'(?:[^'\\]|\\.)*'|[^\s,']+)"
 
 
 def for_chdb(sql):

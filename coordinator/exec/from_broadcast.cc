@@ -1,0 +1,364 @@
+// FromMaterializer's planning of joins that run on the workers (from_clause.h, "Broadcast
+// joins"): which table stays on the workers, how the other relations group into builds, and
+// whether sending the builds is worth it.
+#include <algorithm>
+
+#include "coordinator/exec/from_materializer.h"
+#include "coordinator/sql/ast_build.h"
+#include "core/error.h"
+#include "core/join/row_keys.h"
+#include "core/status_macros.h"
+
+namespace granite::coordinator::from_internal {
+
+// If `e` is `a = b` between plain columns of two different relations, returns them as
+// (relation of a, relation of b).
+std::optional<std::pair<size_t, size_t>> FromMaterializer::EqualityRelations(const Expr& e) const {
+  if (e.kind != ExprKind::kFunction || e.name != "equals" || e.args.size() != 2) {
+    return std::nullopt;
+  }
+  const Expr& a = *e.args[0];
+  const Expr& b = *e.args[1];
+  if (a.kind != ExprKind::kIdentifier || b.kind != ExprKind::kIdentifier) return std::nullopt;
+  std::vector<size_t> ra = Candidates(a, relations_);
+  std::vector<size_t> rb = Candidates(b, relations_);
+  if (ra.size() != 1 || rb.size() != 1 || ra[0] == rb[0]) return std::nullopt;
+  return std::make_pair(ra[0], rb[0]);
+}
+
+// The relations outside `probe_side` in groups, each sent to the workers as one build: every
+// relation linked to `probe_side` by an equality starts a group, and each other relation joins
+// the group of a relation it is linked to (breadth first, in FROM order). Equalities between
+// groups stay conditions on the joined rows, so no group is the product of two others. Nullopt
+// when some relation has no path to `probe_side` (a cross join).
+std::optional<std::vector<std::set<size_t>>> FromMaterializer::Components(
+    const std::set<size_t>& probe_side) const {
+  const size_t n = relations_.size();
+  std::vector<std::vector<size_t>> links(n);
+  for (const ExprPtr& c : remaining_) {
+    std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
+    if (!pair) continue;
+    links[pair->first].push_back(pair->second);
+    links[pair->second].push_back(pair->first);
+  }
+  std::vector<int> group(n, -1);
+  std::vector<std::set<size_t>> out;
+  std::vector<size_t> queue;
+  for (size_t r = 0; r < n; ++r) {
+    if (probe_side.count(r) || group[r] >= 0) continue;
+    const bool linked = std::any_of(links[r].begin(), links[r].end(),
+                                    [&](size_t other) { return probe_side.count(other) > 0; });
+    if (!linked) continue;
+    group[r] = static_cast<int>(out.size());
+    out.push_back({r});
+    queue.push_back(r);
+  }
+  for (size_t at = 0; at < queue.size(); ++at) {
+    const size_t r = queue[at];
+    for (size_t other : links[r]) {
+      if (probe_side.count(other) || group[other] >= 0) continue;
+      group[other] = group[r];
+      out[group[r]].insert(other);
+      queue.push_back(other);
+    }
+  }
+  if (queue.size() + probe_side.size() < n) return std::nullopt;
+  return out;
+}
+
+// Whether conjunct `c` is an equality between a relation of `probe_side` and one of `members`;
+// then returns (probe side, member side), both qualified.
+std::optional<std::pair<ExprPtr, ExprPtr>> FromMaterializer::ProbeKey(
+    const Expr& c, const std::set<size_t>& probe_side, const std::set<size_t>& members) const {
+  std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(c);
+  if (!pair) return std::nullopt;
+  const Expr* probe_column = c.args[0].get();
+  const Expr* member_column = c.args[1].get();
+  auto [probe, member] = *pair;
+  if (probe_side.count(member)) {
+    std::swap(probe_column, member_column);
+    std::swap(probe, member);
+  }
+  if (!probe_side.count(probe) || !members.count(member)) return std::nullopt;
+  return std::make_pair(
+      sql::MakeColumn(relations_[probe].qualifier, probe_column->name, probe_column->position),
+      sql::MakeColumn(relations_[member].qualifier, member_column->name, member_column->position));
+}
+
+// Whether rows of plain table relations `a` and `b` that are equal on the columns of equalities
+// in `conjuncts` were all routed to one shard: on a single shard always; otherwise both tables
+// were sharded for this shard count by keys of one length, and for each key position some
+// equality joins the two tables' key columns there, of one type (the routing hash is of the
+// value's bytes).
+bool FromMaterializer::CoSharded(size_t a, size_t b, const std::vector<ExprPtr>& conjuncts) const {
+  const Relation& left = relations_[a];
+  const Relation& right = relations_[b];
+  if (context_.worker_count == 1) return true;
+  if (left.sharding_key.empty() || left.sharding_key.size() != right.sharding_key.size() ||
+      left.shard_count != context_.worker_count || right.shard_count != context_.worker_count) {
+    return false;
+  }
+  for (size_t i = 0; i < left.sharding_key.size(); ++i) {
+    if (core::RemoveNullable(ColumnType(a, left.sharding_key[i])) !=
+        core::RemoveNullable(ColumnType(b, right.sharding_key[i]))) {
+      return false;
+    }
+    const bool joined = std::any_of(conjuncts.begin(), conjuncts.end(), [&](const ExprPtr& c) {
+      std::optional<std::pair<ExprPtr, ExprPtr>> key = ProbeKey(*c, {a}, {b});
+      return key && key->first->name == left.sharding_key[i] &&
+             key->second->name == right.sharding_key[i];
+    });
+    if (!joined) return false;
+  }
+  return true;
+}
+
+// Whether relation `r` is a table that a co-located build may read: a table of the catalog,
+// planned under distributed_join_mode 'auto'.
+bool FromMaterializer::LocalCandidate(size_t r) const {
+  const Relation& relation = relations_[r];
+  const sql::TableRef& ref = *relation.ref;
+  return context_.join_mode == "auto" && !relation.prematerialized && !ref.is_function &&
+         !ref.subquery;
+}
+
+// The relations joined on the workers as co-located builds with `probe`, in join order: each is
+// co-sharded (CoSharded) with the probe or an earlier one of them.
+std::vector<size_t> FromMaterializer::CoLocatedRelations(size_t probe) const {
+  std::vector<size_t> local;
+  std::vector<bool> taken(relations_.size(), false);
+  taken[probe] = true;
+  std::vector<size_t> side = {probe};
+  for (size_t at = 0; at < side.size(); ++at) {
+    for (size_t r = 0; r < relations_.size(); ++r) {
+      if (taken[r] || !LocalCandidate(r) || !CoSharded(side[at], r, remaining_)) continue;
+      const bool linked = std::any_of(remaining_.begin(), remaining_.end(), [&](const ExprPtr& c) {
+        return ProbeKey(*c, {side[at]}, {r}).has_value();
+      });
+      if (!linked) continue;
+      taken[r] = true;
+      side.push_back(r);
+      local.push_back(r);
+    }
+  }
+  return local;
+}
+
+// The co-located build of relation `r`: its needed columns without rows, and the SELECT each
+// worker runs on its own shard.
+BroadcastSource::Build FromMaterializer::LocalBuild(size_t r) const {
+  const Relation& relation = relations_[r];
+  BroadcastSource::Build build;
+  for (size_t i = 0; i < relation.names.size(); ++i) {
+    if (!relation.needed.count(relation.names[i])) continue;
+    build.table.names.push_back(relation.names[i]);
+    build.table.types.push_back(relation.types[i]);
+    build.table.qualifiers.push_back(relation.qualifier);
+    build.table.hidden.push_back(relation.hidden.count(relation.names[i]) > 0);
+    build.relations.push_back(r);
+  }
+  build.local_read = ReadStatement(r);
+  return build;
+}
+
+// Takes from remaining_ the equalities between `probe_side` and `members` as `build`'s keys.
+// Errors: NO_COMMON_TYPE for key types that cannot be compared.
+absl::Status FromMaterializer::TakeProbeKeys(const std::set<size_t>& probe_side,
+                                             const std::set<size_t>& members,
+                                             BroadcastSource::Build* build) {
+  for (auto it = remaining_.begin(); it != remaining_.end();) {
+    std::optional<std::pair<ExprPtr, ExprPtr>> key = ProbeKey(**it, probe_side, members);
+    if (!key) {
+      ++it;
+      continue;
+    }
+    const TypeId a = ColumnType(Candidates(*key->first, relations_)[0], key->first->name);
+    const TypeId b = ColumnType(Candidates(*key->second, relations_)[0], key->second->name);
+    if (!core::KeysComparable(a, b)) {
+      return core::Error(ErrorCode::kNoCommonType,
+                         "JOIN key types " + std::string(core::TypeName(a)) + " and " +
+                             std::string(core::TypeName(b)) + " cannot be compared (column " +
+                             key->first->name + " and " + key->second->name + ")");
+    }
+    build->keys.push_back(*std::move(key));
+    it = remaining_.erase(it);
+  }
+  return absl::OkStatus();
+}
+
+// The type of column `name` of relation `r`.
+TypeId FromMaterializer::ColumnType(size_t r, const std::string& name) const {
+  const Relation& relation = relations_[r];
+  for (size_t i = 0; i < relation.names.size(); ++i) {
+    if (relation.names[i] == name) return relation.types[i];
+  }
+  return TypeId::kNothing;
+}
+
+// True when `auto` may send builds of `build_rows` rows to every worker rather than gather the
+// rows of `probe` that pass its own filter. Either way the builds are read once; broadcasting
+// sends them W - 1 more times (and on one worker, a build larger than the gathered probe rows
+// still costs more than it saves).
+absl::StatusOr<bool> FromMaterializer::WorthBroadcasting(size_t probe, uint64_t probe_rows, uint64_t build_rows) {
+  if (context_.join_mode != "auto") return true;
+  const uint64_t copies = context_.worker_count > 2 ? context_.worker_count - 1 : 1;
+  const uint64_t sent = build_rows * copies;
+  if (sent > probe_rows) return false;
+  if (relations_[probe].pushed.empty()) return true;
+  ASSIGN_OR_RETURN(uint64_t passing, TableRows(probe, sql::JoinAnd(relations_[probe].pushed)));
+  return sent <= passing;
+}
+
+// Written-order joins (outer, semi, anti): on the workers when the first relation is a table
+// and every join is INNER, LEFT, LEFT SEMI or LEFT ANTI of one relation on equalities with the
+// first one (ON or USING), without join_use_nulls: each relation is one build, joined in the
+// written order. Otherwise nullopt.
+absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcastInOrder() {
+  if (context_.join_mode == "coordinator" || context_.join_use_nulls) return std::nullopt;
+  const Relation& probe = relations_[0];
+  if (probe.prematerialized || probe.ref->is_function || probe.ref->subquery) return std::nullopt;
+  BroadcastSource broadcast;
+  for (size_t j = 0; j < select_.joins.size(); ++j) {
+    const sql::JoinClause& join = select_.joins[j];
+    if (join.comma) return std::nullopt;
+    BroadcastSource::Build build;
+    using Kind = core::plan::BroadcastJoin::Kind;
+    if (join.kind == JoinKind::kInner && join.strictness == JoinStrictness::kAll) {
+      build.kind = Kind::kInner;
+    } else if (join.kind == JoinKind::kLeft && join.strictness == JoinStrictness::kAll) {
+      build.kind = Kind::kLeft;
+    } else if (join.kind == JoinKind::kLeft && join.strictness == JoinStrictness::kSemi) {
+      build.kind = Kind::kSemi;
+    } else if (join.kind == JoinKind::kLeft && join.strictness == JoinStrictness::kAnti) {
+      build.kind = Kind::kAnti;
+    } else {
+      return std::nullopt;
+    }
+    const Relation& right = relations_[j + 1];
+    for (const auto& [r, column] : using_pairs_[j]) {
+      if (r != 0) return std::nullopt;
+      build.keys.emplace_back(sql::MakeColumn(probe.qualifier, column, join.position),
+                              sql::MakeColumn(right.qualifier, column, join.position));
+    }
+    for (const ExprPtr& c : on_[j]) {
+      std::optional<std::pair<ExprPtr, ExprPtr>> key = ProbeKey(*c, {0}, {j + 1});
+      if (!key) return std::nullopt;  // a condition other than an equality with the probe
+      build.keys.push_back(*std::move(key));
+    }
+    if (build.keys.empty()) return std::nullopt;
+    std::vector<ExprPtr> equalities;
+    for (const auto& [probe_key, build_key] : build.keys) {
+      const TypeId a = ColumnType(0, probe_key->name);
+      const TypeId b = ColumnType(j + 1, build_key->name);
+      if (!core::KeysComparable(a, b)) return std::nullopt;  // the coordinator reports it
+      equalities.push_back(sql::MakeCall("equals", {probe_key, build_key}));
+    }
+    if (LocalCandidate(j + 1) && CoSharded(0, j + 1, equalities)) {
+      BroadcastSource::Build local = LocalBuild(j + 1);
+      local.kind = build.kind;
+      local.keys = std::move(build.keys);
+      build = std::move(local);
+    }
+    broadcast.builds.push_back(std::move(build));
+  }
+  uint64_t build_rows = 0;
+  for (size_t r = 1; r < relations_.size(); ++r) {
+    if (broadcast.builds[r - 1].local_read) continue;
+    RETURN_IF_ERROR(ReadRelation(r));
+    build_rows += relations_[r].data.block.rows();
+  }
+  if (build_rows > 0) {
+    ASSIGN_OR_RETURN(uint64_t probe_rows, TableRows(0));
+    ASSIGN_OR_RETURN(bool worth, WorthBroadcasting(0, probe_rows, build_rows));
+    if (!worth) return std::nullopt;
+  }
+  for (size_t j = 0; j < broadcast.builds.size(); ++j) {
+    BroadcastSource::Build& build = broadcast.builds[j];
+    if (build.local_read) continue;
+    build.table = Output(FromRelation(j + 1, relations_[j + 1]), &build.relations);
+  }
+  return std::optional<MaterializedFrom>(Broadcasting(std::move(broadcast), 0));
+}
+
+// The broadcast plan with relation `probe` read on the workers, and the SELECT left over.
+MaterializedFrom FromMaterializer::Broadcasting(BroadcastSource broadcast, size_t probe) const {
+  const Relation& relation = relations_[probe];
+  broadcast.probe = *relation.ref;
+  broadcast.probe_qualifier = relation.qualifier;
+  broadcast.probe_relation = probe;
+  broadcast.probe_hidden.assign(relation.hidden.begin(), relation.hidden.end());
+  broadcast.probe_filter = sql::JoinAnd(relation.pushed);
+  MaterializedFrom out;
+  out.broadcast = std::move(broadcast);
+  out.rest = select_;
+  out.rest.from.reset();
+  out.rest.joins.clear();
+  out.rest.where = sql::JoinAnd(remaining_);
+  return out;
+}
+
+// Plans the joins on the workers (file comment, "Broadcast joins"), or returns nullopt to join
+// on the coordinator.
+absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcast() {
+  if (context_.join_mode == "coordinator") return std::nullopt;
+  std::optional<size_t> probe;
+  uint64_t probe_rows = 0;
+  for (size_t r = 0; r < relations_.size(); ++r) {
+    const sql::TableRef& ref = *relations_[r].ref;
+    if (relations_[r].prematerialized || ref.is_function || ref.subquery) continue;
+    ASSIGN_OR_RETURN(uint64_t rows, TableRows(r));
+    if (!probe || rows > probe_rows) {
+      probe = r;
+      probe_rows = rows;
+    }
+  }
+  if (!probe) return std::nullopt;
+  const std::vector<size_t> local = CoLocatedRelations(*probe);
+  std::set<size_t> probe_side(local.begin(), local.end());
+  probe_side.insert(*probe);
+  std::optional<std::vector<std::set<size_t>>> components = Components(probe_side);
+  if (!components) return std::nullopt;  // a cross join: on the coordinator
+  for (const std::set<size_t>& members : *components) {
+    for (size_t r : members) RETURN_IF_ERROR(ReadRelation(r));
+  }
+  // Joining the groups takes their keys out of remaining_: put them back if the joins end up
+  // on the coordinator after all.
+  const std::vector<ExprPtr> conjuncts = remaining_;
+  std::vector<Joined> builds;
+  uint64_t build_rows = 0;
+  for (const std::set<size_t>& members : *components) {
+    ASSIGN_OR_RETURN(Joined joined, JoinGreedy(members));
+    build_rows += joined.block.rows();
+    builds.push_back(std::move(joined));
+  }
+  // auto: sending the builds to every worker must cost less than gathering the probe's rows
+  // that pass its own filter (counted, as the filter may keep few of them).
+  bool worth = true;
+  if (!components->empty()) {
+    ASSIGN_OR_RETURN(worth, WorthBroadcasting(*probe, probe_rows, build_rows));
+  }
+  if (!worth) {
+    remaining_ = conjuncts;
+    return std::nullopt;
+  }
+
+  BroadcastSource broadcast;
+  // Co-located builds first, each keyed on the probe and the co-located builds before it; the
+  // sent groups may then key on any of them.
+  std::set<size_t> joined = {*probe};
+  for (size_t r : local) {
+    BroadcastSource::Build build = LocalBuild(r);
+    RETURN_IF_ERROR(TakeProbeKeys(joined, {r}, &build));
+    joined.insert(r);
+    broadcast.builds.push_back(std::move(build));
+  }
+  for (size_t g = 0; g < components->size(); ++g) {
+    BroadcastSource::Build build;
+    build.table = Output(std::move(builds[g]), &build.relations);
+    RETURN_IF_ERROR(TakeProbeKeys(probe_side, (*components)[g], &build));
+    broadcast.builds.push_back(std::move(build));
+  }
+  return std::optional<MaterializedFrom>(Broadcasting(std::move(broadcast), *probe));
+}
+
+}  // namespace granite::coordinator::from_internal

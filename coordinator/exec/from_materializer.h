@@ -1,0 +1,191 @@
+// Internal to the FROM materializer (from_clause.h): the relations of a FROM, their joined
+// blocks, and the class that plans and runs the joins. from_clause.cc holds the reads and the
+// coordinator's joins; from_broadcast.cc plans joins that run on the workers (broadcast and
+// co-located builds). Not for use outside those two files.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "coordinator/exec/from_clause.h"
+#include "coordinator/exec/hash_join.h"
+
+namespace granite::coordinator::from_internal {
+
+using core::ErrorCode;
+using core::TypeId;
+using sql::Expr;
+using sql::ExprKind;
+using sql::ExprPtr;
+using sql::JoinKind;
+using sql::JoinStrictness;
+
+// Without a max_rows_in_join, a join stops here rather than exhaust the coordinator's memory.
+constexpr uint64_t kJoinRowsCap = 200'000'000;
+
+struct Relation {
+  std::string qualifier;  // alias, else the table name
+  const sql::TableRef* ref = nullptr;
+  std::vector<std::string> names;
+  std::vector<TypeId> types;
+  bool prematerialized = false;  // a subquery or system table, already run
+  LocalTable data;
+  std::vector<ExprPtr> pushed;
+  std::set<std::string> needed;
+  std::set<std::string> hidden;  // right copies of USING columns
+  bool null_supplying = false;
+  bool read = false;  // data holds its rows
+  std::vector<std::string> sharding_key;  // a table's (RelationColumns)
+  uint32_t shard_count = 0;
+};
+
+struct Uses {
+  std::set<size_t> relations;
+  bool unknown = false;    // an identifier no relation has (an alias of the select list)
+  bool ambiguous = false;  // an unqualified identifier several relations have
+};
+
+// A relation's column in a joined block.
+struct ColumnRef {
+  size_t relation;
+  std::string name;
+};
+
+struct Joined {
+  std::set<size_t> relations;
+  core::Block block;
+  std::vector<ColumnRef> columns;
+};
+
+// An equality between a column of `left` and one of relation `right`, as key columns.
+struct KeyPair {
+  int left = -1;
+  int right = -1;
+};
+
+// A USING column: its left copy is filled from the right one where the left row is missing.
+struct UsingPair {
+  int left;
+  int right;
+};
+
+// The relations identifier `e` may name: a bare name is the first relation's that has it (as
+// the binder resolves it), a qualified one each relation the qualifier matches.
+std::vector<size_t> Candidates(const Expr& e, const std::vector<Relation>& relations);
+
+Joined FromRelation(size_t r, const Relation& relation);
+
+class FromMaterializer {
+ public:
+  FromMaterializer(const sql::SelectStatement& select, const FromContext& context)
+      : select_(select), context_(context) {
+    max_rows_ = context.max_rows_in_join > 0 ? context.max_rows_in_join : kJoinRowsCap;
+  }
+
+  absl::StatusOr<MaterializedFrom> Run();
+
+ private:
+  absl::Status CollectRelations();
+
+  // USING (c): the left copy is the first earlier relation with c; the right copy is hidden.
+  absl::Status SetUsing();
+
+  // Sorts WHERE and ON conjuncts into pushed-down filters, join conditions and the rest.
+  void Classify();
+
+  void MarkAllNeeded();
+
+  absl::Status ReadRelations();
+
+  absl::Status ReadRelation(size_t r);
+  // The SELECT that reads relation `r`: its needed columns, with its pushed-down conjuncts.
+  sql::SelectStatement ReadStatement(size_t r) const;
+
+  // The rows of table relation `r` (its statistics: count() from the parts), or of those that
+  // pass `where`.
+  absl::StatusOr<uint64_t> TableRows(size_t r, ExprPtr where = nullptr);
+
+  // If `e` is `a = b` between plain columns of two different relations, returns them as
+  // (relation of a, relation of b).
+  std::optional<std::pair<size_t, size_t>> EqualityRelations(const Expr& e) const;
+
+  // The relations outside `probe_side` in groups, each sent to the workers as one build (nullopt
+  // for a cross join).
+  std::optional<std::vector<std::set<size_t>>> Components(
+      const std::set<size_t>& probe_side) const;
+
+  // Whether conjunct `c` is an equality between a relation of `probe_side` and one of `members`;
+  // then returns (probe side, member side), both qualified.
+  std::optional<std::pair<ExprPtr, ExprPtr>> ProbeKey(const Expr& c,
+                                                      const std::set<size_t>& probe_side,
+                                                      const std::set<size_t>& members) const;
+
+  // Whether equal rows of tables `a` and `b` on `conjuncts`' equalities share a shard.
+  bool CoSharded(size_t a, size_t b, const std::vector<ExprPtr>& conjuncts) const;
+  // Whether relation `r` may be read by a co-located build.
+  bool LocalCandidate(size_t r) const;
+  // The relations joined as co-located builds with `probe`, in join order.
+  std::vector<size_t> CoLocatedRelations(size_t probe) const;
+  // The co-located build of relation `r` (no keys yet).
+  BroadcastSource::Build LocalBuild(size_t r) const;
+  // Moves the equalities between `probe_side` and `members` from remaining_ into build->keys.
+  absl::Status TakeProbeKeys(const std::set<size_t>& probe_side, const std::set<size_t>& members,
+                             BroadcastSource::Build* build);
+
+  // The type of column `name` of relation `r`.
+  TypeId ColumnType(size_t r, const std::string& name) const;
+
+  // True when `auto` may send builds of `build_rows` rows to every worker rather than gather the
+  // rows of `probe` that pass its own filter. Either way the builds are read once; broadcasting
+  // sends them W - 1 more times (and on one worker, a build larger than the gathered probe rows
+  // still costs more than it saves).
+  absl::StatusOr<bool> WorthBroadcasting(size_t probe, uint64_t probe_rows, uint64_t build_rows);
+
+  // Written-order joins (outer, semi, anti): on the workers when the first relation is a table
+  // and every join is INNER, LEFT, LEFT SEMI or LEFT ANTI of one relation on equalities with the
+  // first one (ON or USING), without join_use_nulls: each relation is one build, joined in the
+  // written order. Otherwise nullopt.
+  absl::StatusOr<std::optional<MaterializedFrom>> TryBroadcastInOrder();
+
+  // The broadcast plan with relation `probe` read on the workers, and the SELECT left over.
+  MaterializedFrom Broadcasting(BroadcastSource broadcast, size_t probe) const;
+
+  // Plans the joins on the workers (file comment, "Broadcast joins"), or returns nullopt to join
+  // on the coordinator.
+  absl::StatusOr<std::optional<MaterializedFrom>> TryBroadcast();
+
+  JoinSpec Spec(JoinKind kind, JoinStrictness strictness, const std::vector<KeyPair>& keys) const;
+
+  // Takes the conjuncts of `pool` that are keys between `left` and relation `r`.
+  std::vector<KeyPair> TakeKeys(std::vector<ExprPtr>* pool, const Joined& left, size_t r,
+                                const Joined& right);
+
+  std::vector<KeyPair> UsingKeys(size_t j, const Joined& left, const Joined& right,
+                                 std::vector<UsingPair>* pairs);
+
+  // USING keys of inner joins become equalities between the two named copies.
+  void UsingAsEqualities();
+
+  // Joins the (read) relations `members` by the greedy order of the file comment.
+  absl::StatusOr<Joined> JoinGreedy(const std::set<size_t>& members);
+
+  absl::StatusOr<Joined> JoinInOrder();
+
+  // The joined columns in FROM order; `relations`, when set, gets each column's relation.
+  LocalTable Output(Joined joined, std::vector<size_t>* relations = nullptr);
+
+  const sql::SelectStatement& select_;
+  const FromContext& context_;
+  uint64_t max_rows_ = 0;
+  bool ordered_ = false;
+  std::vector<Relation> relations_;
+  std::vector<ExprPtr> remaining_;
+  std::vector<std::vector<ExprPtr>> on_;  // per join: ON conditions not pushed down
+  std::vector<std::vector<std::pair<size_t, std::string>>> using_pairs_;  // per join
+};
+
+}  // namespace granite::coordinator::from_internal

@@ -1,0 +1,43 @@
+#include "core/join/distinct_rows.h"
+
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+#include "core/join/row_keys.h"
+
+namespace granite::core {
+
+std::vector<uint32_t> FirstOfEachValue(const Column& column, bool skip_nulls) {
+  std::vector<uint32_t> first;
+  // A NULL's key is its default value's: NULL gets a slot of its own.
+  bool null_seen = skip_nulls;
+  auto keep_null = [&](size_t row) {
+    if (!null_seen) first.push_back(static_cast<uint32_t>(row));
+    null_seen = true;
+  };
+  if (IsWordKey(column.type())) {
+    absl::flat_hash_set<uint64_t> seen;
+    for (size_t row = 0; row < column.size(); ++row) {
+      if (column.IsNullAt(row)) {
+        keep_null(row);
+      } else if (seen.insert(KeyWord(column, row)).second) {
+        first.push_back(static_cast<uint32_t>(row));
+      }
+    }
+    return first;
+  }
+  absl::flat_hash_set<std::string> seen;
+  std::string key;
+  for (size_t row = 0; row < column.size(); ++row) {
+    if (column.IsNullAt(row)) {
+      keep_null(row);
+      continue;
+    }
+    key.clear();
+    AppendRowKey({&column}, row, &key);
+    if (seen.insert(key).second) first.push_back(static_cast<uint32_t>(row));
+  }
+  return first;
+}
+
+}  // namespace granite::core
