@@ -381,14 +381,24 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
         const GranuleMark& mark = marks[g];
         const int want = static_cast<int>(granule_rows_[g]) * 4;
         int n = want;
+        const char* lengths = prefix;
         if (!codec.is_lz4_block()) {
-          if (!codec.Decode(block, mark.compressed_size, prefix, mark.raw_size)) n = -1;
+          // The whole granule is decoded anyway: keep it for the next scan when there is a cache.
+          std::shared_ptr<UncompressedBlock> fresh;
+          char* target = prefix;
+          if (cache != nullptr && cache->enabled()) {
+            fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
+            target = fresh->data.get();
+          }
+          if (!codec.Decode(block, mark.compressed_size, target, mark.raw_size)) n = -1;
+          lengths = target;
+          if (n == want && fresh != nullptr) cache->Insert(CacheKey(column_index, g), fresh);
         } else if (want != 0) {
           n = LZ4_decompress_safe_partial(block, prefix, static_cast<int>(mark.compressed_size),
                                           want, want);
         }
         if (n != want || mark.raw_size < static_cast<uint64_t>(want) ||
-            copy_lengths(g, prefix) != mark.raw_size - static_cast<uint64_t>(want)) {
+            copy_lengths(g, lengths) != mark.raw_size - static_cast<uint64_t>(want)) {
           return BlockError(column_index, g, /*checksum=*/false);
         }
         return absl::OkStatus();
