@@ -54,7 +54,8 @@ absl::StatusOr<std::vector<WrittenCodec>> SplitCodecs(std::string_view text,
         size_t begin = i;
         if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
         while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-        if (i == begin || !std::isdigit(static_cast<unsigned char>(text[i - 1])) || i - begin > 12) {
+        const bool digits = i > begin && std::isdigit(static_cast<unsigned char>(text[i - 1]));
+        if (!digits || i - begin > 12) {
           return fail("an integer codec argument");
         }
         codec.args.push_back(std::strtoll(std::string(text.substr(begin, i - begin)).c_str(),

@@ -123,7 +123,8 @@ core::CodecSpec CompressionCodec::DefaultSpec(core::TypeId type) {
 
 absl::StatusOr<CompressionCodec> CompressionCodec::ForColumn(const core::ColumnSchema& column) {
   if (column.codec.empty()) return CompressionCodec(DefaultSpec(column.type));
-  absl::StatusOr<core::CodecSpec> spec = core::ParseCodecSpec(column.codec, column.type, column.name);
+  absl::StatusOr<core::CodecSpec> spec =
+      core::ParseCodecSpec(column.codec, column.type, column.name);
   if (!spec.ok()) return spec.status();
   return CompressionCodec(*std::move(spec));
 }

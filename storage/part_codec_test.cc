@@ -128,7 +128,8 @@ TEST(PartCodecTest, MergesRewriteWithTheTablesCurrentCodec) {
     ASSERT_TRUE(part.ok()) << part.status();
     sources.push_back(*part);
   }
-  absl::StatusOr<std::shared_ptr<const PartSplitter>> splitter = PartSplitter::Create(*schema, true);
+  absl::StatusOr<std::shared_ptr<const PartSplitter>> splitter =
+      PartSplitter::Create(*schema, true);
   ASSERT_TRUE(splitter.ok()) << splitter.status();
   PartMerger merger(Posix(), schema, *splitter, dir.path(), options);
   MergeProgress progress;
@@ -147,6 +148,33 @@ TEST(PartCodecTest, MergesRewriteWithTheTablesCurrentCodec) {
     both.columns[c] = column;
   }
   ExpectRows(**merged, both);
+}
+
+TEST(PartCodecTest, StringSizesOfNonLz4GranulesAreCached) {
+  // LZ4 blocks give their length prefix alone; other codecs decode the whole granule, which a
+  // String-size scan then keeps in the cache (else every hot scan would decode it again).
+  TempDirectory dir;
+  ASSERT_FALSE(dir.path().empty());
+  PartWriter::Options options;
+  options.granule_rows = 50;
+  auto schema = Schema({"LZ4", "ZSTD(1)"});
+  PartWriter writer(Posix(), schema, dir.path(), options);
+  ASSERT_TRUE(writer.Write(Rows(120), PartDescription(), PartName{4, 4, 0}, kInsertTmpPrefix).ok());
+  absl::StatusOr<std::shared_ptr<const Part>> part =
+      Part::Load(Posix(), schema, dir.path() + "/all_4_4_0", PartName{4, 4, 0});
+  ASSERT_TRUE(part.ok()) << part.status();
+  UncompressedCache cache(64 << 20);
+  for (int scan = 0; scan < 2; ++scan) {
+    absl::StatusOr<core::ColumnPtr> sizes = (*part)->ReadStringSizes(1, 0, 3, nullptr, &cache);
+    ASSERT_TRUE(sizes.ok()) << sizes.status();
+    ASSERT_EQ((*sizes)->size(), 120u);
+    EXPECT_EQ((*sizes)->Get<uint64_t>(51), 0u);
+    EXPECT_EQ((*sizes)->Get<uint64_t>(52), std::string("value 8").size());
+    for (uint32_t g = 0; g < 3; ++g) {
+      EXPECT_NE(cache.Lookup({(*part)->id(), 1, g}), nullptr)
+          << "scan " << scan << " granule " << g;
+    }
+  }
 }
 
 // Writes the meta file as the version before codecs (GRPART02) wrote it.

@@ -35,6 +35,7 @@ CANDIDATES = {
     "delta_zstd1": {"int": "Delta, ZSTD(1)", "time": "Delta, ZSTD(1)", "str": "ZSTD(3)"},
     "t64_zstd1": {"int": "T64, ZSTD(1)", "time": "DoubleDelta, ZSTD(1)", "str": "LZ4HC(9)"},
     "t64_lz4": {"int": "T64, LZ4", "time": "DoubleDelta, LZ4", "str": "ZSTD(1)"},
+    "lz4hc9": {"int": "LZ4HC(9)", "time": "LZ4HC(9)", "str": "LZ4HC(9)"},
 }
 
 COLUMN_RE = re.compile(r"^(\s*)(\w+)\s+([A-Za-z]+(?:\(\d+\))?)(.*?)(,?)\s*$")
