@@ -146,6 +146,9 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kSettingConstraintViolation: return "SETTING_CONSTRAINT_VIOLATION";
     case ErrorCode::kAccessDenied: return "ACCESS_DENIED";
     case ErrorCode::kQuotaExceeded: return "QUOTA_EXCEEDED";
+    case ErrorCode::kUnknownUser: return "UNKNOWN_USER";
+    case ErrorCode::kAccessEntityNotFound: return "ACCESS_ENTITY_NOT_FOUND";
+    case ErrorCode::kAccessEntityAlreadyExists: return "ACCESS_ENTITY_ALREADY_EXISTS";
     case ErrorCode::kAmbiguousIdentifier: return "AMBIGUOUS_IDENTIFIER";
     case ErrorCode::kIncorrectResultOfScalarSubquery: return "INCORRECT_RESULT_OF_SCALAR_SUBQUERY";
     case ErrorCode::kInvalidJoinOnExpression: return "INVALID_JOIN_ON_EXPRESSION";

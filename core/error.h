@@ -89,6 +89,9 @@ enum class ErrorCode : int {
   kIllegalSyntaxForCodecType = 431,
   kUnknownCodec = 432,
   kIllegalCodecParameter = 433,
+  kUnknownUser = 192,
+  kAccessEntityNotFound = 492,
+  kAccessEntityAlreadyExists = 493,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").

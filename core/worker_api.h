@@ -80,13 +80,14 @@ struct TableListing {
   std::vector<TableInfo> tables;
   std::vector<BrokenTable> broken_tables;
   std::vector<std::string> databases;
+  std::string access;  // the access entities' text (storage/access_file.h); empty: none
 };
 
 struct CatalogOpRequest {
-  enum class Kind { kCreateDatabase, kDropDatabase, kRenameTable, kTruncateTable };
+  enum class Kind { kCreateDatabase, kDropDatabase, kRenameTable, kTruncateTable, kSetAccess };
   Kind kind = Kind::kCreateDatabase;
   std::string name;
-  std::string new_name;    // kRenameTable
+  std::string new_name;    // kRenameTable; kSetAccess: the access entities' text
   bool if_exists = false;  // no error if it exists (create) or is missing (drop, truncate)
 };
 

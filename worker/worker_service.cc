@@ -15,6 +15,7 @@
 #include "core/wire/plan_codec.h"
 #include "core/wire/schema_codec.h"
 #include "core/wire/worker_codec.h"
+#include "storage/access_file.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
@@ -288,6 +289,9 @@ grpc::Status WorkerService::CatalogOp(grpc::ServerContext* context,
       return core::ToGrpcStatus(store_->RenameTable(request->name(), request->new_name()));
     case pb::CatalogOpRequest::TRUNCATE_TABLE:
       return core::ToGrpcStatus(store_->TruncateTable(request->name(), request->if_exists()));
+    case pb::CatalogOpRequest::SET_ACCESS:
+      return core::ToGrpcStatus(
+          storage::WriteAccessFile(*store_->file_system(), store_->data_dir(), request->new_name()));
     default:
       return core::ToGrpcStatus(
           core::Error(core::ErrorCode::kNotImplemented, "Unknown catalog operation"));
@@ -312,6 +316,10 @@ grpc::Status WorkerService::ListTables(grpc::ServerContext* context,
     info->set_bytes_on_disk(bytes);
   }
   for (const std::string& database : store_->Databases()) response->add_databases(database);
+  absl::StatusOr<std::string> access =
+      storage::ReadAccessFile(*store_->file_system(), store_->data_dir());
+  if (!access.ok()) return core::ToGrpcStatus(access.status());
+  response->set_access(*std::move(access));
   for (const auto& [name, error] : store_->BrokenTables()) {
     pb::BrokenTable* broken = response->add_broken_tables();
     broken->set_name(name);

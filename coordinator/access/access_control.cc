@@ -28,6 +28,7 @@ core::Mutex& InstallMutex() {
 AccessControl::AccessControl() {
   User user;
   user.name = "default";
+  user.access_management = true;  // the only user, on loopback: it may grant as well
   (void)ParseNetworks("loopback", &user.networks);
   users_.emplace("default", std::make_shared<const User>(std::move(user)));
   stand_in_.password_kind = PasswordKind::kSha256;

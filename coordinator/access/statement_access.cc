@@ -18,7 +18,10 @@ bool OnlyReads(const sql::Statement& statement) {
          std::holds_alternative<sql::DescribeStatement>(statement) ||
          std::holds_alternative<sql::CheckTableStatement>(statement) ||
          std::holds_alternative<sql::ShowStatement>(statement) ||
-         std::holds_alternative<sql::UseStatement>(statement);
+         std::holds_alternative<sql::UseStatement>(statement) ||
+         (std::holds_alternative<sql::AccessStatement>(statement) &&
+          std::get<sql::AccessStatement>(statement).kind ==
+              sql::AccessStatement::Kind::kShowGrants);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ struct UserEntry {
   int line = 0;
   int passwords = 0;
   std::optional<std::string> readonly;
+  std::string quota;
 };
 
 absl::Status LineError(int line, const std::string& what) {
@@ -72,6 +73,38 @@ absl::Status ParseProfileLine(int line, const std::string& key, const std::strin
   return absl::OkStatus();
 }
 
+// Reads one line of a [quota NAME] section: `duration = seconds` starts an interval, a
+// resource line bounds the current one.
+absl::Status ParseQuotaLine(int line, const std::string& key, const std::string& value,
+                            QuotaSpec* quota) {
+  uint64_t number = 0;
+  if (!absl::SimpleAtoi(value, &number)) {
+    return LineError(line, absl::StrCat(key, " takes an unsigned integer, not \"", value, "\""));
+  }
+  if (key == "duration") {
+    if (number == 0) return LineError(line, "duration must be at least 1 second");
+    quota->intervals.push_back(QuotaInterval{number, {}});
+    return absl::OkStatus();
+  }
+  static constexpr const char* kResources[] = {
+      "queries", "query_selects", "query_inserts", "errors", "result_rows", "result_bytes",
+      "read_rows", "read_bytes", "execution_time"};
+  bool known = false;
+  for (const char* resource : kResources) known = known || key == resource;
+  if (!known) {
+    return LineError(line, absl::StrCat("unknown key \"", key, "\" in [quota ", quota->name,
+                                        "]; expected duration, queries, query_selects, "
+                                        "query_inserts, errors, result_rows, result_bytes, "
+                                        "read_rows, read_bytes or execution_time"));
+  }
+  if (quota->intervals.empty()) {
+    return LineError(line, absl::StrCat("[quota ", quota->name, "]: a `duration = seconds` line "
+                                        "comes before its limits"));
+  }
+  if (number != 0) quota->intervals.back().max[key] = number;  // 0: unbounded, as ClickHouse
+  return absl::OkStatus();
+}
+
 absl::Status ParseUserLine(int line, const std::string& key, const std::string& value,
                            UserEntry* entry) {
   User& user = entry->user;
@@ -106,10 +139,24 @@ absl::Status ParseUserLine(int line, const std::string& key, const std::string& 
       return LineError(line, absl::StrCat("readonly must be 0, 1 or 2, not \"", value, "\""));
     }
     entry->readonly = value;
+  } else if (key == "access_management") {
+    if (value != "0" && value != "1") {
+      return LineError(line, absl::StrCat("access_management must be 0 or 1, not \"", value,
+                                          "\""));
+    }
+    user.access_management = value == "1";
+  } else if (key == "grants") {
+    absl::StatusOr<std::vector<AccessRule>> rules = ParseGrantList(value);
+    if (!rules.ok()) return LineError(line, std::string(rules.status().message()));
+    user.grants = AccessRights();
+    for (const AccessRule& rule : *rules) user.grants.Apply(rule);
+  } else if (key == "quota") {
+    entry->quota = value;
   } else {
     return LineError(line, absl::StrCat("unknown key \"", key, "\" in [user ", user.name,
                                         "]; expected password_sha256_hex, password_bcrypt_hash, "
-                                        "no_password, networks, profile or readonly"));
+                                        "no_password, networks, profile, readonly, "
+                                        "access_management, grants or quota"));
   }
   return absl::OkStatus();
 }
@@ -119,8 +166,10 @@ absl::Status ParseUserLine(int line, const std::string& key, const std::string& 
 absl::StatusOr<std::map<std::string, User>> ParseUsersFile(std::string_view text) {
   std::map<std::string, Profile> profiles;
   std::map<std::string, UserEntry> entries;
+  std::map<std::string, QuotaSpec> quotas;
   Profile* profile = nullptr;
   UserEntry* entry = nullptr;
+  QuotaSpec* quota = nullptr;
   int line_number = 0;
   for (absl::string_view raw : absl::StrSplit(absl::string_view(text.data(), text.size()), '\n')) {
     ++line_number;
@@ -130,12 +179,21 @@ absl::StatusOr<std::map<std::string, User>> ParseUsersFile(std::string_view text
       if (line.back() != ']') return LineError(line_number, "a section header ends with ']'");
       std::vector<std::string> words = absl::StrSplit(line.substr(1, line.size() - 2), ' ',
                                                       absl::SkipWhitespace());
-      if (words.size() != 2 || (words[0] != "user" && words[0] != "profile")) {
-        return LineError(line_number, "expected [user NAME] or [profile NAME]");
+      if (words.size() != 2 ||
+          (words[0] != "user" && words[0] != "profile" && words[0] != "quota")) {
+        return LineError(line_number, "expected [user NAME], [profile NAME] or [quota NAME]");
       }
       profile = nullptr;
       entry = nullptr;
-      if (words[0] == "profile") {
+      quota = nullptr;
+      if (words[0] == "quota") {
+        if (quotas.count(words[1])) {
+          return LineError(line_number, absl::StrCat("quota ", words[1], " is defined twice"));
+        }
+        quota = &quotas[words[1]];
+        quota->name = words[1];
+        quota->from_file = true;
+      } else if (words[0] == "profile") {
         if (profiles.count(words[1])) {
           return LineError(line_number, absl::StrCat("profile ", words[1], " is defined twice"));
         }
@@ -159,6 +217,9 @@ absl::StatusOr<std::map<std::string, User>> ParseUsersFile(std::string_view text
       if (!status.ok()) return status;
     } else if (entry != nullptr) {
       absl::Status status = ParseUserLine(line_number, key, value, entry);
+      if (!status.ok()) return status;
+    } else if (quota != nullptr) {
+      absl::Status status = ParseQuotaLine(line_number, key, value, quota);
       if (!status.ok()) return status;
     } else {
       return LineError(line_number, "a setting before any [user ...] or [profile ...] section");
@@ -184,6 +245,14 @@ absl::StatusOr<std::map<std::string, User>> ParseUsersFile(std::string_view text
       user.constraints = found->second.constraints;
     }
     if (written.readonly) (void)user.settings.Set("readonly", *written.readonly);
+    if (!written.quota.empty()) {
+      auto found = quotas.find(written.quota);
+      if (found == quotas.end()) {
+        return LineError(written.line, absl::StrCat("user ", name, " names quota ", written.quota,
+                                                    ", which is not defined"));
+      }
+      user.quota = found->second;
+    }
     users.emplace(name, std::move(user));
   }
   return users;

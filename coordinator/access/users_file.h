@@ -11,6 +11,13 @@
 //   networks = 10.0.0.0/8, ::1     default: loopback (ip_network.h)
 //   profile = analysts             default: the profile named `default`, if any
 //   readonly = 1                   0, 1 or 2 as in ClickHouse; overrides the profile's
+//   access_management = 1          may GRANT / REVOKE and CREATE / DROP QUOTA (default 0)
+//   grants = SELECT ON db.*; INSERT ON db.t   the user's rights (default: ALL ON *.*)
+//   quota = hourly                 a [quota NAME] section
+//
+//   [quota hourly]                 ClickHouse's <quotas>: each `duration` (seconds) starts an
+//   duration = 3600                interval, followed by its limits: queries, errors,
+//   queries = 100                  result_rows, read_rows, execution_time (seconds), ...
 //
 // Lines starting with '#' are comments. Loaded once at start-up; errors name the line.
 #pragma once
@@ -23,8 +30,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "coordinator/access/access_rights.h"
 #include "coordinator/access/ip_network.h"
 #include "coordinator/access/password.h"
+#include "coordinator/access/quota_spec.h"
 #include "core/settings/settings.h"
 
 namespace granite::coordinator::access {
@@ -45,6 +54,11 @@ struct User {
   std::string profile;        // the profile's name; empty if none
   core::Settings settings;    // the defaults, then the profile's values and the user's readonly
   std::map<std::string, SettingConstraint> constraints;  // by setting name
+  bool access_management = false;  // may GRANT / REVOKE and manage quotas
+  // The file's rights (ALL ON *.* unless the entry lists `grants`); GRANT / REVOKE apply after
+  // them (grant_store.h).
+  AccessRights grants{{AccessRule{true, kAllPrivileges, "*", "*"}}};
+  std::optional<QuotaSpec> quota;  // the [quota NAME] the entry names
 };
 
 // Returns the users of the file's `text`; BAD_ARGUMENTS naming the line for a malformed line, an

@@ -163,5 +163,47 @@ TEST(StatementAccessTest, ReadonlyAndConstraints) {
   EXPECT_EQ(Check(bounded, "SET readonly = 1"), ErrorCode::kOk);
 }
 
+TEST(UsersFileTest, GrantsAccessManagementAndQuotas) {
+  auto users = ParseUsersFile(R"(
+[quota hourly]
+duration = 3600
+queries = 10
+errors = 0
+duration = 60
+result_rows = 1000
+
+[user admin]
+no_password = 1
+access_management = 1
+
+[user bob]
+no_password = 1
+grants = SELECT ON db.*; REVOKE SELECT ON db.secret
+quota = hourly
+)");
+  ASSERT_TRUE(users.ok()) << users.status();
+  const User& admin = users->at("admin");
+  EXPECT_TRUE(admin.access_management);
+  EXPECT_TRUE(admin.grants.Allows(kAllPrivileges, "*", "*"));  // no `grants`: ALL ON *.*
+  EXPECT_FALSE(admin.quota.has_value());
+  const User& bob = users->at("bob");
+  EXPECT_FALSE(bob.access_management);
+  EXPECT_TRUE(bob.grants.Allows(kSelect, "db", "t"));
+  EXPECT_FALSE(bob.grants.Allows(kSelect, "db", "secret"));
+  EXPECT_FALSE(bob.grants.Allows(kInsert, "db", "t"));
+  ASSERT_TRUE(bob.quota.has_value());
+  ASSERT_EQ(bob.quota->intervals.size(), 2u);
+  EXPECT_EQ(bob.quota->intervals[0].max, (std::map<std::string, uint64_t>{{"queries", 10}}));
+  EXPECT_EQ(bob.quota->intervals[1].seconds, 60u);
+  for (const char* bad : {"[user u]\nno_password = 1\nquota = missing\n",
+                          "[user u]\nno_password = 1\ngrants = FLY ON db.t\n",
+                          "[user u]\nno_password = 1\naccess_management = 2\n",
+                          "[quota q]\nqueries = 1\n", "[quota q]\nduration = 60\nwishes = 1\n"}) {
+    auto parsed = ParseUsersFile(bad);
+    EXPECT_EQ(core::CodeOf(parsed.status()), core::ErrorCode::kBadArguments) << bad;
+    EXPECT_NE(parsed.status().message().find("line"), std::string::npos) << parsed.status();
+  }
+}
+
 }  // namespace
 }  // namespace granite::coordinator::access

@@ -370,8 +370,9 @@ absl::StatusOr<QueryResult> ShowTables(const sql::ShowTablesStatement& show, Que
     // The system tables granite has, answered from the provider.
     std::vector<std::vector<std::string>> rows;
     for (const char* name : {"clusters", "columns", "databases", "detached_parts", "events",
-                             "locks", "merges", "metrics", "one", "parts", "processes",
-                             "query_log", "replicas", "settings", "tables", "users", "workers"}) {
+                             "grants", "locks", "merges", "metrics", "one", "parts", "processes",
+                             "query_log", "quota_usage", "quotas", "replicas", "settings",
+                             "tables", "users", "workers"}) {
       rows.push_back({name});
     }
     return StringRows({"name"}, rows, show.format);

@@ -199,7 +199,8 @@ TypeId FromMaterializer::ColumnType(size_t r, const std::string& name) const {
 // rows of `probe` that pass its own filter. Either way the builds are read once; broadcasting
 // sends them W - 1 more times (and on one worker, a build larger than the gathered probe rows
 // still costs more than it saves).
-absl::StatusOr<bool> FromMaterializer::WorthBroadcasting(size_t probe, uint64_t probe_rows, uint64_t build_rows) {
+absl::StatusOr<bool> FromMaterializer::WorthBroadcasting(size_t probe, uint64_t probe_rows,
+                                                         uint64_t build_rows) {
   if (context_.join_mode != "auto") return true;
   const uint64_t copies = context_.worker_count > 2 ? context_.worker_count - 1 : 1;
   const uint64_t sent = build_rows * copies;
@@ -297,6 +298,33 @@ MaterializedFrom FromMaterializer::Broadcasting(BroadcastSource broadcast, size_
   return out;
 }
 
+// Which co-located table would rather be sent: a group linked to co-located table r travels to
+// every worker whole, while sent joined with r it would have at most about r's rows that pass
+// r's own filter (the usual many-to-one link), at the price of gathering those rows once. So r
+// is sent when its groups' rows times the copies exceed its passing rows times (1 + copies), as
+// for a small, filtered table with a large dimension hanging off it. Returns r's position in
+// `local`, or nullopt.
+absl::StatusOr<std::optional<size_t>> FromMaterializer::FirstToSend(
+    const std::vector<size_t>& local, const std::vector<std::set<size_t>>& components,
+    const std::vector<Joined>& builds, const std::vector<ExprPtr>& conjuncts) {
+  const uint64_t copies = context_.worker_count > 2 ? context_.worker_count - 1 : 1;
+  for (size_t i = 0; i < local.size(); ++i) {
+    const size_t r = local[i];
+    uint64_t attached = 0;
+    for (size_t g = 0; g < components.size(); ++g) {
+      const bool linked = std::any_of(conjuncts.begin(), conjuncts.end(), [&](const ExprPtr& c) {
+        return ProbeKey(*c, {r}, components[g]).has_value();
+      });
+      if (linked) attached += builds[g].block.rows();
+    }
+    if (attached == 0) continue;
+    const Relation& relation = relations_[r];
+    ASSIGN_OR_RETURN(uint64_t passing, TableRows(r, sql::JoinAnd(relation.pushed)));
+    if (attached * copies > passing * (1 + copies)) return i;
+  }
+  return std::nullopt;
+}
+
 // Plans the joins on the workers (file comment, "Broadcast joins"), or returns nullopt to join
 // on the coordinator.
 absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcast() {
@@ -313,23 +341,32 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcast()
     }
   }
   if (!probe) return std::nullopt;
-  const std::vector<size_t> local = CoLocatedRelations(*probe);
-  std::set<size_t> probe_side(local.begin(), local.end());
-  probe_side.insert(*probe);
-  std::optional<std::vector<std::set<size_t>>> components = Components(probe_side);
-  if (!components) return std::nullopt;  // a cross join: on the coordinator
-  for (const std::set<size_t>& members : *components) {
-    for (size_t r : members) RETURN_IF_ERROR(ReadRelation(r));
-  }
+  std::vector<size_t> local = CoLocatedRelations(*probe);
   // Joining the groups takes their keys out of remaining_: put them back if the joins end up
-  // on the coordinator after all.
+  // on the coordinator after all, or the groups are formed again.
   const std::vector<ExprPtr> conjuncts = remaining_;
+  std::set<size_t> probe_side;
+  std::optional<std::vector<std::set<size_t>>> components;
   std::vector<Joined> builds;
   uint64_t build_rows = 0;
-  for (const std::set<size_t>& members : *components) {
-    ASSIGN_OR_RETURN(Joined joined, JoinGreedy(members));
-    build_rows += joined.block.rows();
-    builds.push_back(std::move(joined));
+  while (true) {
+    remaining_ = conjuncts;
+    probe_side = std::set<size_t>(local.begin(), local.end());
+    probe_side.insert(*probe);
+    components = Components(probe_side);
+    if (!components) return std::nullopt;  // a cross join: on the coordinator
+    builds.clear();
+    build_rows = 0;
+    for (const std::set<size_t>& members : *components) {
+      for (size_t r : members) RETURN_IF_ERROR(ReadRelation(r));
+      ASSIGN_OR_RETURN(Joined joined, JoinGreedy(members));
+      build_rows += joined.block.rows();
+      builds.push_back(std::move(joined));
+    }
+    ASSIGN_OR_RETURN(std::optional<size_t> demoted, FirstToSend(local, *components, builds,
+                                                                conjuncts));
+    if (!demoted) break;
+    local.resize(*demoted);  // it, and those found through it, join the sent groups
   }
   // auto: sending the builds to every worker must cost less than gathering the probe's rows
   // that pass its own filter (counted, as the filter may keep few of them).

@@ -468,7 +468,8 @@ absl::StatusOr<uint64_t> FromMaterializer::TableRows(size_t r, ExprPtr where) {
   return rows.block.columns[0]->Get<uint64_t>(0);
 }
 
-JoinSpec FromMaterializer::Spec(JoinKind kind, JoinStrictness strictness, const std::vector<KeyPair>& keys) const {
+JoinSpec FromMaterializer::Spec(JoinKind kind, JoinStrictness strictness,
+                                const std::vector<KeyPair>& keys) const {
   JoinSpec spec;
   spec.kind = kind;
   spec.strictness = strictness;
@@ -481,8 +482,8 @@ JoinSpec FromMaterializer::Spec(JoinKind kind, JoinStrictness strictness, const 
 }
 
 // Takes the conjuncts of `pool` that are keys between `left` and relation `r`.
-std::vector<KeyPair> FromMaterializer::TakeKeys(std::vector<ExprPtr>* pool, const Joined& left, size_t r,
-                              const Joined& right) {
+std::vector<KeyPair> FromMaterializer::TakeKeys(std::vector<ExprPtr>* pool, const Joined& left,
+                                                size_t r, const Joined& right) {
   std::vector<KeyPair> keys;
   for (auto it = pool->begin(); it != pool->end();) {
     if (auto key = AsKey(**it, left, r, right, relations_)) {
@@ -496,7 +497,7 @@ std::vector<KeyPair> FromMaterializer::TakeKeys(std::vector<ExprPtr>* pool, cons
 }
 
 std::vector<KeyPair> FromMaterializer::UsingKeys(size_t j, const Joined& left, const Joined& right,
-                               std::vector<UsingPair>* pairs) {
+                                                 std::vector<UsingPair>* pairs) {
   std::vector<KeyPair> keys;
   for (const auto& [r, column] : using_pairs_[j]) {
     KeyPair key{FindColumn(left, r, column), FindColumn(right, j + 1, column)};
@@ -511,9 +512,10 @@ void FromMaterializer::UsingAsEqualities() {
   for (size_t j = 0; j < select_.joins.size(); ++j) {
     for (const auto& [r, column] : using_pairs_[j]) {
       const size_t position = select_.joins[j].position;
+      const std::string& right = relations_[j + 1].qualifier;
       remaining_.push_back(
           sql::MakeCall("equals", {sql::MakeColumn(relations_[r].qualifier, column, position),
-                                   sql::MakeColumn(relations_[j + 1].qualifier, column, position)}));
+                                   sql::MakeColumn(right, column, position)}));
     }
   }
 }

@@ -132,6 +132,12 @@ class FromMaterializer {
   std::vector<size_t> CoLocatedRelations(size_t probe) const;
   // The co-located build of relation `r` (no keys yet).
   BroadcastSource::Build LocalBuild(size_t r) const;
+  // The position in `local` of the first co-located table better sent with the groups linked to
+  // it (`builds`, joined from `components`), or nullopt.
+  absl::StatusOr<std::optional<size_t>> FirstToSend(const std::vector<size_t>& local,
+                                                    const std::vector<std::set<size_t>>& components,
+                                                    const std::vector<Joined>& builds,
+                                                    const std::vector<ExprPtr>& conjuncts);
   // Moves the equalities between `probe_side` and `members` from remaining_ into build->keys.
   absl::Status TakeProbeKeys(const std::set<size_t>& probe_side, const std::set<size_t>& members,
                              BroadcastSource::Build* build);

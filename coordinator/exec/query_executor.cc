@@ -12,6 +12,7 @@
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
 #include "coordinator/planner/binder.h"
+#include "coordinator/exec/access_statements.h"
 #include "coordinator/exec/bucketed_merger.h"
 #include "coordinator/cluster/table_name.h"
 #include "coordinator/exec/catalog_statements.h"
@@ -130,6 +131,11 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
   ASSIGN_OR_RETURN(std::optional<sql::Statement> resolved,
                    ResolveTableNames(bound ? *bound : parsed, *query, *workers_, catalog_));
   const sql::Statement& statement = resolved ? *resolved : bound ? *bound : parsed;
+  // Quotas and privileges, before any work (exec/access_statements.h).
+  if (query->user != nullptr) RETURN_IF_ERROR(CheckBeforeRun(statement, *query, *workers_));
+  if (auto* access = std::get_if<sql::AccessStatement>(&statement)) {
+    return ExecuteAccessStatement(*access, query, *workers_);
+  }
   if (IsCatalogStatement(statement)) {
     CatalogStatementContext context{workers_, catalog_, SystemTables(query),
                                     [this, query](const sql::SelectStatement& select) {
@@ -193,8 +199,14 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
 LocalTableProvider QueryExecutor::SystemTables(QueryContext* query) {
   return [this, query](const std::string& name) -> absl::StatusOr<LocalTable> {
     if (name == "settings") return BuildSettingsTable(query->settings);
+    if (query->user != nullptr) {
+      ASSIGN_OR_RETURN(std::optional<LocalTable> access, AccessSystemTable(name, *query, *workers_));
+      if (access) return *std::move(access);
+    }
     RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
-    return BuildSystemTable(name, *workers_, *catalog_, registry_);
+    ASSIGN_OR_RETURN(LocalTable table, BuildSystemTable(name, *workers_, *catalog_, registry_));
+    RETURN_IF_ERROR(HideOtherUsersRows(name, *query, *workers_, &table));
+    return table;
   };
 }
 
@@ -732,7 +744,7 @@ absl::StatusOr<QueryResult> QueryExecutor::Kill(const sql::KillQueryStatement& k
   std::string mode = KillMode(sql);
   // The condition is evaluated by an ordinary SELECT over system.processes.
   sql::SelectStatement select;
-  for (const char* column : {"query_id", "query"}) {
+  for (const char* column : {"query_id", "query", "user"}) {
     auto item = std::make_shared<sql::Expr>();
     item->kind = sql::ExprKind::kIdentifier;
     item->name = column;
@@ -743,7 +755,18 @@ absl::StatusOr<QueryResult> QueryExecutor::Kill(const sql::KillQueryStatement& k
   from.name = "processes";
   select.from = std::move(from);
   select.where = kill.where;
-  ASSIGN_OR_RETURN(QueryResult matches, Select(select, query));
+  absl::StatusOr<QueryResult> selected;
+  {
+    ShowAllProcessRows every_user;  // another user's match is refused below, not hidden
+    selected = Select(select, query);
+  }
+  ASSIGN_OR_RETURN(QueryResult matches, std::move(selected));
+  if (query->user != nullptr) {
+    for (size_t r = 0; r < matches.block.rows(); ++r) {
+      RETURN_IF_ERROR(
+          CheckMayKill(std::string(matches.block.columns[2]->StringAt(r)), *query, *workers_));
+    }
+  }
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> killed;
   for (size_t r = 0; r < matches.block.rows(); ++r) {
@@ -758,7 +781,7 @@ absl::StatusOr<QueryResult> QueryExecutor::Kill(const sql::KillQueryStatement& k
       core::CountEvent(core::Event::kKilledQueries);
       killed.push_back(id);
     }
-    rows.push_back({status, id, "default", text});
+    rows.push_back({status, id, std::string(matches.block.columns[2]->StringAt(r)), text});
   }
   if (mode == "SYNC") {
     // Waits (bounded) for the cancelled queries to end.

@@ -13,7 +13,9 @@
 #include "coordinator/server/exception_text.h"
 #include "coordinator/access/access_control.h"
 #include "coordinator/access/current_user.h"
+#include "coordinator/access/grant_store.h"
 #include "coordinator/access/query_guard.h"
+#include "coordinator/access/quota_book.h"
 #include "coordinator/access/statement_access.h"
 #include "coordinator/formats/output_format.h"
 #include "coordinator/exec/query_parameters.h"
@@ -482,6 +484,18 @@ void ClickHouseService::Record(QueryContext* query, const absl::Status& status,
     entry.cancelled = cancelled;
   }
   registry_->Finish(query, std::move(entry));
+  if (query->user != nullptr) {  // what the query consumed of its user's quotas
+    std::vector<access::QuotaSpec> quotas = access::GrantStore::Current().QuotasOf(*query->user);
+    if (!quotas.empty()) {
+      access::QuotaConsumption used;
+      used.error = !status.ok();
+      used.result_rows = produced.result_rows;
+      used.read_rows = query->read_rows.load();
+      used.read_bytes = query->read_bytes.load();
+      used.execution_us = duration_us;
+      access::QuotaBook::Current().Finish(query->user->name, quotas, used);
+    }
+  }
 }
 
 grpc::Status ClickHouseService::ExecuteQuery(grpc::ServerContext* context, const ch::QueryInfo* info,

@@ -334,11 +334,44 @@ struct RenameStatement {
   std::vector<std::pair<std::string, std::string>> renames;
 };
 
+// Access control, as ClickHouse spells it (parsed by access_statement_parser.h, run by
+// coordinator/exec/access_statements.h):
+//   GRANT priv[, ...] ON db.table|db.*|*.*|table TO user[, ...]
+//   REVOKE priv[, ...] ON ... FROM user[, ...]
+//   SHOW GRANTS [FOR user]
+//   CREATE QUOTA [IF NOT EXISTS | OR REPLACE] q [KEYED BY user_name]
+//     FOR INTERVAL n unit {MAX resource = n[, ...] | NO LIMITS | TRACKING ONLY}[, FOR ...]
+//     TO user[, ...]
+//   DROP QUOTA [IF EXISTS] q[, ...]
+struct AccessStatement {
+  enum class Kind { kGrant, kRevoke, kShowGrants, kCreateQuota, kDropQuota };
+  Kind kind = Kind::kGrant;
+  // GRANT / REVOKE: privilege names upper-cased with single spaces ("SELECT", "KILL QUERY",
+  // "ALL"); the object: database and table as written, "*" for any, an empty database for the
+  // current one.
+  std::vector<std::string> privileges;
+  std::string database;
+  std::string table;
+  std::vector<std::string> users;  // TO / FROM / FOR; a quota's TO
+  // CREATE / DROP QUOTA
+  std::vector<std::string> names;
+  bool if_exists = false;      // DROP ... IF EXISTS
+  bool if_not_exists = false;  // CREATE ... IF NOT EXISTS
+  bool or_replace = false;
+  struct Interval {
+    uint64_t seconds = 0;
+    std::map<std::string, uint64_t> max;  // resource name (lower case) -> limit
+  };
+  std::vector<Interval> intervals;
+  std::string format;  // SHOW GRANTS ... FORMAT f
+};
+
 using Statement = std::variant<SelectStatement, CreateTableStatement, DropTableStatement,
                                ShowTablesStatement, DescribeStatement, InsertStatement,
                                OptimizeStatement, KillQueryStatement, AlterSettingsStatement,
                                AlterPartStatement, CheckTableStatement, SetStatement,
                                ExplainStatement, DatabaseStatement, UseStatement,
-                               ShowStatement, TruncateStatement, RenameStatement>;
+                               ShowStatement, TruncateStatement, RenameStatement,
+                               AccessStatement>;
 
 }  // namespace granite::coordinator::sql

@@ -10,6 +10,7 @@
 #include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "coordinator/sql/access_statement_parser.h"
 #include "coordinator/sql/catalog_statement_parser.h"
 #include "coordinator/sql/expression_parser.h"
 #include "coordinator/sql/token_stream.h"
@@ -150,6 +151,7 @@ absl::StatusOr<Statement> StatementParser::Parse() {
     return absl::StatusOr<Statement>(absl::in_place, std::in_place_type<SelectStatement>,
                                      std::move(select));
   }
+  if (IsAccessStatement(tokens_)) return ParseAccessStatement(&tokens_);
   if (IsCatalogStatement(tokens_)) return ParseCatalogStatement(&tokens_);
   if (first.Is("CREATE")) return ToStatement(ParseCreate());
   if (first.Is("DROP")) return ToStatement(ParseDrop());

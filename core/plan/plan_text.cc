@@ -117,7 +117,8 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
     for (size_t c = 0; c < BuildColumns(join); ++c) {
       line += (c > 0 ? ", " : "") + names[joined + c];
     }
-    lines.push_back(line + (local ? "] (each worker reads its own shard)" : "] (sent to every worker)"));
+    lines.push_back(line +
+                    (local ? "] (each worker reads its own shard)" : "] (sent to every worker)"));
     joined += BuildColumns(join);
   }
   if (fragment.join_filter) {

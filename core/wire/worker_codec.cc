@@ -43,6 +43,7 @@ void ToProto(const api::CatalogOpRequest& request, pb::CatalogOpRequest* out) {
     case Kind::kDropDatabase: out->set_kind(pb::CatalogOpRequest::DROP_DATABASE); break;
     case Kind::kRenameTable: out->set_kind(pb::CatalogOpRequest::RENAME_TABLE); break;
     case Kind::kTruncateTable: out->set_kind(pb::CatalogOpRequest::TRUNCATE_TABLE); break;
+    case Kind::kSetAccess: out->set_kind(pb::CatalogOpRequest::SET_ACCESS); break;
   }
   out->set_name(request.name);
   out->set_new_name(request.new_name);
@@ -86,6 +87,7 @@ api::TableListing FromProto(const pb::ListTablesResponse& response) {
     listing.broken_tables.push_back({table.name(), table.error()});
   }
   listing.databases.assign(response.databases().begin(), response.databases().end());
+  listing.access = response.access();
   return listing;
 }
 

@@ -11,16 +11,12 @@ import http.client
 import os
 import sys
 import urllib.parse
-import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "harness"))
-import cluster  # noqa: E402
+import grpc_case  # noqa: E402
 import testmain  # noqa: E402
-
-import grpc  # noqa: E402
-
-from granite_client._stubs import pb2, pb2_grpc  # noqa: E402
+from granite_client._stubs import pb2  # noqa: E402
 
 TIMEOUT = 60
 
@@ -49,27 +45,10 @@ EXPECTED = {
 }
 
 
-def chdb_bytes(query, fmt):
-    try:
-        import chdb
-    except ImportError:
-        return None
-    return chdb.query(query, fmt).bytes()
+class ExtremesTest(grpc_case.GrpcClusterCase):
+    WORKERS = 3
 
-
-class ExtremesTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.cluster = cluster.LocalCluster(testmain.granite(), workers=3).start()
-        cls.channel = grpc.insecure_channel("%s:%d" % (cls.cluster.host, cls.cluster.port))
-        cls.stub = pb2_grpc.ClickHouseStub(cls.channel)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.channel.close()
-        cls.cluster.stop()
-
-    def run_query(self, query, fmt):
+    def grpc_query(self, query, fmt):
         result = self.stub.ExecuteQuery(pb2.QueryInfo(query=query, output_format=fmt),
                                         timeout=TIMEOUT)
         self.assertFalse(result.HasField("exception"), result.exception.display_text)
@@ -91,7 +70,7 @@ class ExtremesTest(unittest.TestCase):
             for fmt, expected in formats.items():
                 with self.subTest(query=query, format=fmt):
                     self.assertEqual(self.http_query(query, fmt), expected)
-                    live = chdb_bytes(query, fmt)
+                    live = grpc_case.chdb_bytes(query, fmt)
                     if live is not None:
                         self.assertEqual(live, expected)
 
@@ -106,13 +85,13 @@ class ExtremesTest(unittest.TestCase):
 
     def test_grpc_result_extremes_field(self):
         query = next(iter(EXPECTED))
-        result = self.run_query(query, "TabSeparated")
+        result = self.grpc_query(query, "TabSeparated")
         self.assertEqual(result.output, b"0\t0\n1\t3\n2\t6\n3\t2\n4\t5\n")
         self.assertEqual(result.extremes, b"0\t0\n4\t6\n")
-        result = self.run_query(query, "JSONCompact")
+        result = self.grpc_query(query, "JSONCompact")
         self.assertIn(b'"data":\n\t[\n\t\t[0, "0"],\n\t\t[4, "6"]\n\t]', result.extremes)
         self.assertNotIn(b"extremes", result.output)
-        result = self.run_query(query.replace("extremes = 1", "extremes = 0"), "TabSeparated")
+        result = self.grpc_query(query.replace("extremes = 1", "extremes = 0"), "TabSeparated")
         self.assertEqual(result.extremes, b"")
 
     def test_streamed_result_across_workers(self):
@@ -123,7 +102,7 @@ class ExtremesTest(unittest.TestCase):
 
     def test_empty_result_has_no_extremes(self):
         query = "SELECT number FROM numbers(10) WHERE number > 100 SETTINGS extremes = 1"
-        self.assertEqual(self.run_query(query, "TabSeparated").extremes, b"")
+        self.assertEqual(self.grpc_query(query, "TabSeparated").extremes, b"")
         self.assertEqual(self.http_query(query, "TabSeparated"), b"")
 
 

@@ -18,6 +18,7 @@ import unittest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "harness"))
 import cluster  # noqa: E402
+import grpc_case  # noqa: E402
 import testmain  # noqa: E402
 
 from granite_client import GraniteError  # noqa: E402
@@ -50,14 +51,6 @@ EXPECTED = {
 }
 
 
-def chdb_bytes(query, fmt):
-    try:
-        import chdb
-    except ImportError:
-        return None
-    return chdb.query(query, fmt).bytes()
-
-
 class NullableFormatsTest(unittest.TestCase):
     workers = 1
 
@@ -77,7 +70,7 @@ class NullableFormatsTest(unittest.TestCase):
 
     def test_output_formats_match_clickhouse(self):
         for fmt, expected in EXPECTED.items():
-            live = chdb_bytes(SAMPLE + " SETTINGS output_format_pretty_row_numbers = 0", fmt)
+            live = grpc_case.chdb_bytes(SAMPLE + " SETTINGS output_format_pretty_row_numbers = 0", fmt)
             if live is not None:
                 self.assertEqual(live, expected, fmt)
             self.assertEqual(self.client.query(SAMPLE, format=fmt), expected, fmt)

@@ -19,17 +19,13 @@ import os
 import sys
 import threading
 import time
-import unittest
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "harness"))
-import cluster  # noqa: E402
+import grpc_case  # noqa: E402
 import testmain  # noqa: E402
-
-import grpc  # noqa: E402
-
-from granite_client._stubs import pb2, pb2_grpc  # noqa: E402
+from granite_client._stubs import pb2  # noqa: E402
 
 TIMEOUT = 60
 
@@ -58,33 +54,8 @@ BINARY_EXPECTED = {
 }
 
 
-def chdb_bytes(query, fmt):
-    try:
-        import chdb
-    except ImportError:
-        return None
-    return chdb.query(query, fmt).bytes()
-
-
-class ProtocolFieldsTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.cluster = cluster.LocalCluster(testmain.granite(), workers=1).start()
-        cls.channel = grpc.insecure_channel("%s:%d" % (cls.cluster.host, cls.cluster.port))
-        cls.stub = pb2_grpc.ClickHouseStub(cls.channel)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.channel.close()
-        cls.cluster.stop()
-
-    def run_query(self, query, **fields):
-        return self.stub.ExecuteQuery(pb2.QueryInfo(query=query, **fields), timeout=TIMEOUT)
-
-    def ok(self, query, **fields):
-        result = self.run_query(query, **fields)
-        self.assertFalse(result.HasField("exception"), result.exception)
-        return result.output
+class ProtocolFieldsTest(grpc_case.GrpcClusterCase):
+    WORKERS = 1
 
     def processes(self, query_id):
         return self.ok("SELECT count() FROM system.processes WHERE query_id = '%s'" % query_id)
@@ -184,14 +155,14 @@ class ProtocolFieldsTest(unittest.TestCase):
 
     def test_text_formats_match_clickhouse(self):
         for fmt, expected in EXPECTED.items():
-            live = chdb_bytes(SAMPLE, fmt)
+            live = grpc_case.chdb_bytes(SAMPLE, fmt)
             if live is not None:
                 self.assertEqual(live, expected, fmt)
             self.assertEqual(self.ok(SAMPLE, output_format=fmt), expected, fmt)
 
     def test_binary_formats_match_clickhouse(self):
         for fmt, expected in BINARY_EXPECTED.items():
-            live = chdb_bytes(BINARY_SAMPLE, fmt)
+            live = grpc_case.chdb_bytes(BINARY_SAMPLE, fmt)
             if live is not None:
                 self.assertEqual(live, expected, fmt)
             self.assertEqual(self.ok(BINARY_SAMPLE, output_format=fmt), expected, fmt)

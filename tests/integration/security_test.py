@@ -275,6 +275,267 @@ class UsersTest(unittest.TestCase):
             self.assertEqual(c.query_text("SELECT count() FROM numbers(100)").strip(), "100")
 
 
+ACCESS_USERS_FILE = """
+# admin manages access; bob may only read acl.allowed; carol has every privilege (no `grants`
+# key) but may not grant; limited has a quota of 3 queries an hour; dave gets a SQL quota.
+[profile bounded]
+max_result_rows.max = 1000
+
+[quota three]
+duration = 3600
+queries = 3
+
+[user default]
+no_password = 1
+
+[user admin]
+password_sha256_hex = %s
+access_management = 1
+
+[user bob]
+password_sha256_hex = %s
+grants = SELECT ON acl.allowed
+profile = bounded
+
+[user carol]
+password_sha256_hex = %s
+
+[user limited]
+password_sha256_hex = %s
+quota = three
+
+[user dave]
+password_sha256_hex = %s
+""" % tuple(hashlib.sha256(pw.encode()).hexdigest()
+            for pw in ["admin-pw", "bob-pw", "carol-pw", "limited-pw", "dave-pw"])
+
+
+class AccessTest(unittest.TestCase):
+    """GRANT / REVOKE, privilege checks, hidden rows, KILL, quotas (issue 23 items 2, 6, 7).
+
+    A split cluster, so the coordinator restarts alone and reloads the grants from the workers.
+    """
+
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="granite-access-")
+        users = os.path.join(cls.dir, "users.txt")
+        with open(users, "w") as f:
+            f.write(ACCESS_USERS_FILE)
+        cls.cluster = cluster.SplitCluster(testmain.granite(), workers=2,
+                                           data_root=os.path.join(cls.dir, "data"),
+                                           coordinator_args=["--users_file", users]).start()
+        with cls.user("admin") as c:
+            c.query_text("CREATE DATABASE IF NOT EXISTS acl")
+            for table in ["allowed", "secret", "inbox"]:
+                c.query_text("CREATE TABLE IF NOT EXISTS acl.%s (x UInt64) ENGINE = MergeTree "
+                             "ORDER BY x" % table)
+                c.query_text("INSERT INTO acl.%s VALUES (1), (2), (3)" % table)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.cluster.stop()
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    @classmethod
+    def user(cls, name, **kwargs):
+        return cls.cluster.client(user_name=name, password=name + "-pw", timeout=TIMEOUT,
+                                  **kwargs)
+
+    def assert_denied(self, client, sql, *needles):
+        try:
+            client.query_text(sql)
+            self.fail("%r was allowed" % sql)
+        except GraniteError as e:
+            self.assertEqual(e.code, 497, "%s: %s" % (sql, e))
+            for needle in needles:
+                self.assertIn(needle, str(e))
+
+    def assert_still_serving(self):
+        with self.user("admin") as c:
+            self.assertEqual(c.query_text("SELECT count() FROM acl.secret").strip(), "3")
+
+    def test_select_insert_and_ddl_without_privileges(self):
+        with self.user("bob") as bob:
+            self.assertEqual(bob.query_text("SELECT sum(x) FROM acl.allowed").strip(), "6")
+            self.assert_denied(bob, "SELECT * FROM acl.secret", "bob", "Not enough privileges",
+                               "SELECT ON acl.secret")
+            for sql in [
+                    "SELECT count() FROM acl.allowed AS a JOIN acl.secret AS s ON a.x = s.x",
+                    "SELECT count() FROM (SELECT x FROM acl.secret)",
+                    "SELECT count() FROM acl.allowed WHERE x IN (SELECT x FROM acl.secret)",
+                    "SELECT (SELECT max(x) FROM acl.secret)",
+                    "WITH s AS (SELECT x FROM acl.secret) SELECT count() FROM s",
+                    "SELECT x FROM acl.allowed UNION ALL SELECT x FROM acl.secret"]:
+                self.assert_denied(bob, sql, "SELECT ON acl.secret")
+            self.assert_denied(bob, "INSERT INTO acl.allowed VALUES (9)", "INSERT ON acl.allowed")
+            self.assert_denied(bob, "INSERT INTO acl.allowed SELECT x FROM acl.allowed",
+                               "INSERT ON acl.allowed")
+            self.assert_denied(bob, "CREATE TABLE acl.mine (x UInt64) ENGINE = MergeTree "
+                               "ORDER BY x", "CREATE ON acl.mine")
+            self.assert_denied(bob, "DROP TABLE acl.allowed", "DROP ON acl.allowed")
+            self.assert_denied(bob, "TRUNCATE TABLE acl.allowed", "TRUNCATE ON acl.allowed")
+            self.assert_denied(bob, "CREATE DATABASE bobs", "CREATE ON bobs.*")
+            self.assertEqual(bob.query_text("SELECT count() FROM acl.allowed").strip(), "3")
+        self.assert_still_serving()
+
+    def test_grant_by_non_admin(self):
+        for name in ["bob", "carol"]:
+            with self.user(name) as c:
+                self.assert_denied(c, "GRANT SELECT ON acl.secret TO bob", name,
+                                   "access_management")
+                self.assert_denied(c, "REVOKE SELECT ON acl.allowed FROM bob")
+                self.assert_denied(c, "CREATE QUOTA q FOR INTERVAL 1 hour MAX queries = 1 TO bob")
+        with self.user("admin") as admin:
+            self.assertEqual(error_code(lambda: admin.query_text(
+                "GRANT SELECT ON acl.secret TO nobody")), 192)
+            self.assertEqual(error_code(lambda: admin.query_text(
+                "GRANT SELECT ON acl.secret TO bob WITH GRANT OPTION")), 48)
+        with self.user("bob") as bob:
+            self.assert_denied(bob, "SELECT * FROM acl.secret")
+        self.assert_still_serving()
+
+    def test_grant_revoke_and_coordinator_restart(self):
+        with self.user("admin") as admin:
+            admin.query_text("GRANT SELECT ON acl.secret TO bob")
+            admin.query_text("GRANT INSERT ON acl.inbox TO bob")
+        with self.user("bob") as bob:
+            self.assertEqual(bob.query_text("SELECT sum(x) FROM acl.secret").strip(), "6")
+            grants = bob.query_text("SHOW GRANTS")
+            self.assertIn("GRANT SELECT ON acl.secret TO bob", grants)
+            self.assertIn("GRANT INSERT ON acl.inbox TO bob", grants)
+            self.assertIn("bob\tSELECT\tacl\tsecret\t0",
+                          bob.query_text("SELECT user_name, access_type, database, table, "
+                                         "is_partial_revoke FROM system.grants"))
+            self.assert_denied(bob, "SHOW GRANTS FOR carol")
+        with self.user("admin") as admin:
+            admin.query_text("REVOKE SELECT ON acl.secret FROM bob")
+        with self.user("bob") as bob:  # the next query already sees the revoke
+            self.assert_denied(bob, "SELECT count() FROM acl.secret", "SELECT ON acl.secret")
+            bob.query_text("INSERT INTO acl.inbox VALUES (4)")
+        self.cluster.restart_coordinator()
+        with self.user("bob") as bob:
+            self.assert_denied(bob, "SELECT count() FROM acl.secret")
+            bob.query_text("INSERT INTO acl.inbox VALUES (5)")
+        with self.user("admin") as admin:
+            self.assertIn("GRANT INSERT ON acl.inbox TO bob",
+                          admin.query_text("SHOW GRANTS FOR bob"))
+            self.assertEqual(admin.query_text("SELECT sum(x) FROM acl.inbox").strip(), "15")
+            admin.query_text("REVOKE INSERT ON acl.inbox FROM bob")
+        with self.user("bob") as bob:
+            self.assert_denied(bob, "INSERT INTO acl.inbox VALUES (6)", "INSERT ON acl.inbox")
+        self.assert_still_serving()
+
+    def test_other_users_rows_and_kill(self):
+        errors = []
+
+        def endless():
+            with self.user("carol") as c:
+                errors.append(error_code(lambda: c.query_text(
+                    "SELECT sum(number) FROM numbers(1000000000000) "
+                    "SETTINGS max_execution_time = 60", query_id="carol-endless")))
+
+        with self.user("carol") as carol:
+            carol.query_text("SELECT 1", query_id="carol-logged")
+        thread = threading.Thread(target=endless)
+        thread.start()
+        try:
+            with self.user("admin") as admin:
+                deadline = time.monotonic() + 20
+                while time.monotonic() < deadline and "carol-endless" not in admin.query_text(
+                        "SELECT query_id FROM system.processes"):
+                    time.sleep(0.05)
+                self.assertIn("carol-endless",
+                              admin.query_text("SELECT query_id FROM system.processes"))
+            with self.user("bob") as bob:
+                bob.query_text("SELECT 2", query_id="bob-logged")
+                self.assertEqual(bob.query_text(
+                    "SELECT count() FROM system.processes WHERE user != 'bob'").strip(), "0")
+                self.assertEqual(bob.query_text(
+                    "SELECT count() FROM system.query_log WHERE user != 'bob'").strip(), "0")
+                self.assertEqual(bob.query_text(
+                    "SELECT count() FROM system.query_log WHERE query_id = 'bob-logged'")
+                    .strip(), "1")
+                self.assertNotIn("carol-endless", bob.query_text("SHOW PROCESSLIST"))
+                self.assert_denied(bob, "KILL QUERY WHERE query_id = 'carol-endless'",
+                                   "KILL QUERY ON *.*")
+            with self.user("admin") as admin:
+                self.assertIn("carol-endless",
+                              admin.query_text("SELECT query_id FROM system.processes"))
+                self.assertEqual(admin.query_text(
+                    "SELECT count() FROM system.query_log WHERE query_id = 'carol-logged'")
+                    .strip(), "1")
+                admin.query_text("KILL QUERY WHERE query_id = 'carol-endless' SYNC")
+        finally:
+            thread.join(60)
+        self.assertFalse(thread.is_alive())
+        self.assertEqual(errors, [394])
+        self.assert_still_serving()
+
+    def test_quotas(self):
+        with self.user("limited") as limited:
+            for i in range(3):
+                self.assertEqual(limited.query_text("SELECT %d" % i).strip(), str(i))
+            try:
+                limited.query_text("SELECT 3")
+                self.fail("the fourth query ran")
+            except GraniteError as e:
+                self.assertEqual(e.code, 201)
+                for needle in ["limited", "3600s", "queries = 4/3", "Interval will end at",
+                               "`three`"]:
+                    self.assertIn(needle, str(e))
+        with self.user("admin") as admin:
+            self.assertEqual(admin.query_text("SELECT 40 + 2").strip(), "42")
+            admin.query_text("CREATE QUOTA two FOR INTERVAL 1 hour MAX queries = 2 TO dave")
+            self.assertEqual(error_code(lambda: admin.query_text(
+                "CREATE QUOTA two FOR INTERVAL 1 hour MAX queries = 2 TO dave")), 493)
+            self.assertIn("two\tworkers", admin.query_text("SELECT name, storage FROM system.quotas"))
+        # Kept on the workers: a restarted coordinator reads it before its first query (the
+        # counters start again from zero).
+        self.cluster.restart_coordinator()
+        with self.user("dave") as dave:
+            self.assertEqual(dave.query_text(
+                "SELECT quota_name, queries, max_queries FROM system.quota_usage").strip(),
+                "two\t1\t2")
+            dave.query_text("SELECT 1")
+            self.assertEqual(error_code(lambda: dave.query_text("SELECT 1")), 201)
+        with self.user("admin") as admin:
+            admin.query_text("DROP QUOTA two")
+        with self.user("dave") as dave:
+            self.assertEqual(dave.query_text("SELECT 5").strip(), "5")
+        self.assert_still_serving()
+
+    def test_views_are_checked_as_themselves(self):
+        with self.user("admin") as admin:
+            admin.query_text("CREATE VIEW IF NOT EXISTS acl.secret_sum AS "
+                             "SELECT sum(x) AS s FROM acl.secret")
+        with self.user("bob") as bob:
+            self.assert_denied(bob, "SELECT * FROM acl.secret_sum", "SELECT ON acl.secret_sum")
+        with self.user("admin") as admin:
+            admin.query_text("GRANT SELECT ON acl.secret_sum TO bob")
+            admin.query_text("GRANT CREATE ON acl.* TO bob")
+        try:
+            with self.user("bob") as bob:
+                # As ClickHouse's SQL SECURITY DEFINER: the view, not what it reads.
+                self.assertEqual(bob.query_text("SELECT s FROM acl.secret_sum").strip(), "6")
+                self.assert_denied(bob, "CREATE VIEW acl.peek AS SELECT * FROM acl.secret",
+                                   "SELECT ON acl.secret")
+        finally:
+            with self.user("admin") as admin:
+                admin.query_text("REVOKE SELECT ON acl.secret_sum FROM bob")
+                admin.query_text("REVOKE CREATE ON acl.* FROM bob")
+        self.assert_still_serving()
+
+    def test_setting_constraints(self):
+        with self.user("bob", session_id="bob-session") as bob:
+            self.assertEqual(error_code(lambda: bob.query_text("SET max_result_rows = 5000")),
+                             452)
+            self.assertEqual(error_code(lambda: bob.query_text(
+                "SELECT 1 SETTINGS max_result_rows = 5000")), 452)
+            bob.query_text("SET max_result_rows = 500")
+        self.assert_still_serving()
+
+
 def openssl(*args, cwd):
     subprocess.run(["openssl"] + list(args), cwd=cwd, check=True, capture_output=True,
                    timeout=60)
@@ -387,4 +648,4 @@ class NetworkTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    testmain.main([UsersTest, TlsTest, NetworkTest])
+    testmain.main([UsersTest, AccessTest, TlsTest, NetworkTest])

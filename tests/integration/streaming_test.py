@@ -19,40 +19,26 @@ import http.client
 import os
 import sys
 import time
-import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "harness"))
-import cluster  # noqa: E402
+import grpc_case  # noqa: E402
 import testmain  # noqa: E402
-
-import grpc  # noqa: E402
-
-from granite_client._stubs import pb2, pb2_grpc  # noqa: E402
+from granite_client._stubs import pb2  # noqa: E402
 
 TIMEOUT = 120
 ENDLESS = "SELECT number, toString(number) FROM numbers(1000000000000)"
 
 
-class StreamingTest(unittest.TestCase):
+class StreamingTest(grpc_case.GrpcClusterCase):
+    WORKERS = 3
+    TIMEOUT = TIMEOUT
+
     @classmethod
     def setUpClass(cls):
-        cls.cluster = cluster.LocalCluster(testmain.granite(), workers=3).start()
-        cls.channel = grpc.insecure_channel("%s:%d" % (cls.cluster.host, cls.cluster.port))
-        cls.stub = pb2_grpc.ClickHouseStub(cls.channel)
-        cls.ok(cls, "CREATE TABLE s (x UInt64, s String) ENGINE = MergeTree ORDER BY x")
-        cls.ok(cls, "INSERT INTO s SELECT number, toString(number) FROM numbers(300000)")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.channel.close()
-        cls.cluster.stop()
-
-    def ok(self, query, **fields):
-        result = self.stub.ExecuteQuery(pb2.QueryInfo(query=query, **fields), timeout=TIMEOUT)
-        if result.HasField("exception"):
-            raise AssertionError(result.exception.display_text)
-        return result.output
+        super().setUpClass()
+        cls.ok("CREATE TABLE s (x UInt64, s String) ENGINE = MergeTree ORDER BY x")
+        cls.ok("INSERT INTO s SELECT number, toString(number) FROM numbers(300000)")
 
     def stream(self, query, **fields):
         return list(self.stub.ExecuteQueryWithStreamOutput(pb2.QueryInfo(query=query, **fields),

@@ -7,34 +7,21 @@ table after "Totals:"; formats without totals (JSONEachRow) leave it out. Also o
 import json
 import os
 import sys
-import unittest
 import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "harness"))
-import cluster  # noqa: E402
+import grpc_case  # noqa: E402
 import testmain  # noqa: E402
-
-import grpc  # noqa: E402
-
-from granite_client._stubs import pb2, pb2_grpc  # noqa: E402
+from granite_client._stubs import pb2  # noqa: E402
 
 TIMEOUT = 60
 QUERY = "SELECT number % 2 AS k, count() AS c FROM numbers(10) GROUP BY k WITH TOTALS ORDER BY k"
 
 
-class TotalsTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.cluster = cluster.LocalCluster(testmain.granite(), workers=2).start()
-        cls.channel = grpc.insecure_channel("%s:%d" % (cls.cluster.host, cls.cluster.port))
-        cls.stub = pb2_grpc.ClickHouseStub(cls.channel)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.channel.close()
-        cls.cluster.stop()
+class TotalsTest(grpc_case.GrpcClusterCase):
+    WORKERS = 2
 
     def output(self, query, fmt):
         result = self.stub.ExecuteQuery(pb2.QueryInfo(query=query, output_format=fmt),

@@ -1,0 +1,247 @@
+#include "coordinator/access/grant_store.h"
+
+#include <utility>
+#include <variant>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "coordinator/sql/parser.h"
+#include "core/absl_compat.h"
+#include "core/error.h"
+#include "core/status_macros.h"
+
+namespace granite::coordinator::access {
+namespace {
+
+constexpr char kVersionPrefix[] = "-- granite access entities, version ";
+
+std::string Backquoted(std::string_view name) {
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "`";
+}
+
+std::string QuotaText(const QuotaSpec& quota) {
+  std::vector<std::string> intervals;
+  for (const QuotaInterval& interval : quota.intervals) {
+    std::string text = absl::StrCat("FOR INTERVAL ", interval.seconds, " SECOND ");
+    if (interval.max.empty()) {
+      absl::StrAppend(&text, "TRACKING ONLY");
+    } else {
+      std::vector<std::string> limits;
+      for (const auto& [resource, max] : interval.max) {
+        limits.push_back(absl::StrCat(resource, " = ", max));
+      }
+      absl::StrAppend(&text, "MAX ", absl::StrJoin(limits, ", "));
+    }
+    intervals.push_back(std::move(text));
+  }
+  std::string text = absl::StrCat("CREATE QUOTA ", Backquoted(quota.name), " KEYED BY user_name ",
+                                  absl::StrJoin(intervals, ", "));
+  if (!quota.users.empty()) {
+    std::vector<std::string> users;
+    for (const std::string& user : quota.users) users.push_back(Backquoted(user));
+    absl::StrAppend(&text, " TO ", absl::StrJoin(users, ", "));
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string AccessEntities::Serialize() const {
+  std::string text = absl::StrCat(kVersionPrefix, version, "\n");
+  for (const auto& [user, rights] : rules) {
+    for (const AccessRule& rule : rights.rules()) {
+      // Names are always quoted here, so any user or table name reads back.
+      absl::StrAppend(&text, rule.grant ? "GRANT " : "REVOKE ", PrivilegeNames(rule.privileges),
+                      " ON ", rule.database == "*" ? "*" : Backquoted(rule.database), ".",
+                      rule.table == "*" ? "*" : Backquoted(rule.table),
+                      rule.grant ? " TO " : " FROM ", Backquoted(user), "\n");
+    }
+  }
+  for (const auto& [name, quota] : quotas) absl::StrAppend(&text, QuotaText(quota), "\n");
+  return text;
+}
+
+absl::StatusOr<AccessEntities> AccessEntities::Parse(std::string_view text) {
+  AccessEntities entities;
+  int line_number = 0;
+  for (absl::string_view raw : absl::StrSplit(core::ToAbsl(text), '\n')) {
+    ++line_number;
+    absl::string_view line = absl::StripAsciiWhitespace(raw);
+    if (line.empty()) continue;
+    if (absl::ConsumePrefix(&line, kVersionPrefix)) {
+      if (!absl::SimpleAtoi(line, &entities.version)) {
+        return core::Error(core::ErrorCode::kCorruptedData,
+                           absl::StrCat("access entities, line ", line_number, ": bad version"));
+      }
+      continue;
+    }
+    absl::StatusOr<sql::Statement> parsed = sql::ParseStatement(std::string(line));
+    const auto* access = parsed.ok() ? std::get_if<sql::AccessStatement>(&*parsed) : nullptr;
+    absl::Status applied =
+        access == nullptr ? parsed.status() : ApplyAccessStatement(*access, &entities);
+    if (access == nullptr && applied.ok()) applied = absl::InvalidArgumentError("not an access statement");
+    if (!applied.ok()) {
+      return core::Error(core::ErrorCode::kCorruptedData,
+                         absl::StrCat("access entities, line ", line_number, ": ",
+                                      applied.message()));
+    }
+  }
+  return entities;
+}
+
+AccessRights WithoutIdleRevokes(const AccessRights& rights) {
+  std::vector<AccessRule> kept;
+  for (AccessRule rule : rights.rules()) {
+    if (!rule.grant) {
+      uint32_t granted = 0;
+      for (const AccessRule& earlier : kept) {
+        const bool intersect =
+            (earlier.database == "*" || rule.database == "*" || earlier.database == rule.database) &&
+            (earlier.table == "*" || rule.table == "*" || earlier.table == rule.table);
+        if (earlier.grant && intersect) granted |= earlier.privileges;
+      }
+      rule.privileges &= granted;
+    }
+    if (rule.privileges != 0) kept.push_back(std::move(rule));
+  }
+  return AccessRights(std::move(kept));
+}
+
+absl::Status ApplyAccessStatement(const sql::AccessStatement& statement,
+                                  AccessEntities* entities) {
+  using Kind = sql::AccessStatement::Kind;
+  switch (statement.kind) {
+    case Kind::kGrant:
+    case Kind::kRevoke: {
+      AccessRule rule;
+      rule.grant = statement.kind == Kind::kGrant;
+      for (const std::string& name : statement.privileges) {
+        ASSIGN_OR_RETURN(uint32_t bits, ParsePrivilege(name));
+        rule.privileges |= bits;
+      }
+      rule.database = statement.database;
+      rule.table = statement.table;
+      for (const std::string& user : statement.users) {
+        AccessRights& rights = entities->rules[user];
+        rights.Apply(rule);
+        if (rights.rules().empty()) entities->rules.erase(user);
+      }
+      return absl::OkStatus();
+    }
+    case Kind::kCreateQuota: {
+      const std::string& name = statement.names.front();
+      if (entities->quotas.count(name) && !statement.or_replace) {
+        if (statement.if_not_exists) return absl::OkStatus();
+        return core::Error(core::ErrorCode::kAccessEntityAlreadyExists,
+                           absl::StrCat("quota `", name, "`: cannot insert because quota `", name,
+                                        "` already exists"));
+      }
+      QuotaSpec quota;
+      quota.name = name;
+      quota.users = statement.users;
+      for (const auto& interval : statement.intervals) {
+        quota.intervals.push_back(QuotaInterval{interval.seconds, interval.max});
+      }
+      entities->quotas[name] = std::move(quota);
+      return absl::OkStatus();
+    }
+    case Kind::kDropQuota: {
+      for (const std::string& name : statement.names) {
+        if (!entities->quotas.count(name) && !statement.if_exists) {
+          return core::Error(core::ErrorCode::kAccessEntityNotFound,
+                             absl::StrCat("There is no quota `", name, "`"));
+        }
+      }
+      for (const std::string& name : statement.names) entities->quotas.erase(name);
+      return absl::OkStatus();
+    }
+    case Kind::kShowGrants:
+      break;
+  }
+  return core::Error(core::ErrorCode::kLogicalError, "SHOW GRANTS changes nothing");
+}
+
+GrantStore& GrantStore::Current() {
+  static GrantStore* store = new GrantStore();
+  return *store;
+}
+
+absl::Status GrantStore::EnsureLoaded(const Loader& load) {
+  if (loaded()) return absl::OkStatus();
+  core::MutexLock change(change_mu_);
+  if (loaded()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::vector<std::string> texts, load());
+  AccessEntities newest;
+  for (const std::string& text : texts) {
+    ASSIGN_OR_RETURN(AccessEntities entities, AccessEntities::Parse(text));
+    if (entities.version >= newest.version) newest = std::move(entities);
+  }
+  core::MutexLock lock(mu_);
+  entities_ = std::move(newest);
+  loaded_ = true;
+  return absl::OkStatus();
+}
+
+bool GrantStore::loaded() const {
+  core::MutexLock lock(mu_);
+  return loaded_;
+}
+
+AccessRights GrantStore::RightsOf(const User& user) const {
+  AccessRights rights = user.grants;
+  core::MutexLock lock(mu_);
+  auto found = entities_.rules.find(user.name);
+  if (found != entities_.rules.end()) rights.ApplyAll(found->second);
+  return WithoutIdleRevokes(rights);
+}
+
+std::vector<QuotaSpec> GrantStore::QuotasOf(const User& user) const {
+  std::vector<QuotaSpec> quotas;
+  if (user.quota) quotas.push_back(*user.quota);
+  core::MutexLock lock(mu_);
+  for (const auto& [name, quota] : entities_.quotas) {
+    for (const std::string& to : quota.users) {
+      if (to == user.name) {
+        quotas.push_back(quota);
+        break;
+      }
+    }
+  }
+  return quotas;
+}
+
+AccessEntities GrantStore::Snapshot() const {
+  core::MutexLock lock(mu_);
+  return entities_;
+}
+
+absl::Status GrantStore::Change(const sql::AccessStatement& statement, const Saver& save) {
+  core::MutexLock change(change_mu_);
+  AccessEntities next = Snapshot();
+  RETURN_IF_ERROR(ApplyAccessStatement(statement, &next));
+  ++next.version;
+  absl::Status saved = save(next.Serialize());
+  core::MutexLock lock(mu_);
+  if (!saved.ok()) {
+    loaded_ = false;  // some workers may hold the new text: read them again
+    return saved;
+  }
+  entities_ = std::move(next);
+  return absl::OkStatus();
+}
+
+void GrantStore::ResetForTest() {
+  core::MutexLock lock(mu_);
+  entities_ = AccessEntities();
+  loaded_ = false;
+}
+
+}  // namespace granite::coordinator::access

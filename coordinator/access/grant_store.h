@@ -1,0 +1,89 @@
+// GrantStore: the access entities made with SQL — the GRANT / REVOKE rules of each user and the
+// quotas of CREATE QUOTA — held by the coordinator and kept durably on every worker.
+//
+// Persistence: the whole state is one text of SQL statements headed by a version number
+// (Serialize / Parse). Every change writes the new text to every worker (CatalogOp SET_ACCESS,
+// storage/access_file.h) before it takes effect on the coordinator; a coordinator that starts
+// (or whose last write reached only some workers) loads the text with the highest version from
+// the workers that answer (ListTables). Only one coordinator is expected to change access: a
+// second one sees the changes after its next restart.
+//
+// A user's rights are those of the users file (User::grants: ALL ON *.* unless the file says
+// otherwise), then the rules stored here, in order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "coordinator/access/access_rights.h"
+#include "coordinator/access/quota_spec.h"
+#include "coordinator/access/users_file.h"
+#include "coordinator/sql/ast.h"
+#include "core/mutex.h"
+
+namespace granite::coordinator::access {
+
+// What SQL has made, as one value.
+struct AccessEntities {
+  uint64_t version = 0;
+  std::map<std::string, AccessRights> rules;  // by user name
+  std::map<std::string, QuotaSpec> quotas;    // by quota name
+
+  // Returns the state as SQL text (a version line, then one statement per line).
+  std::string Serialize() const;
+  // Reads Serialize()'s output ("" is the empty state); CORRUPTED_DATA naming the line.
+  static absl::StatusOr<AccessEntities> Parse(std::string_view text);
+};
+
+// Thread-safety: every method may be called concurrently; changes are serialized.
+class GrantStore {
+ public:
+  // Returns the texts held by the workers that answered; fails if none answered.
+  using Loader = std::function<absl::StatusOr<std::vector<std::string>>()>;
+  // Writes `text` to every worker; fails if any write failed.
+  using Saver = std::function<absl::Status(const std::string& text)>;
+
+  // The process's store.
+  static GrantStore& Current();
+
+  // Loads the state with `load` unless it is loaded (the highest version of the texts wins).
+  absl::Status EnsureLoaded(const Loader& load) EXCLUDES(mu_);
+  bool loaded() const EXCLUDES(mu_);
+
+  // Returns `user`'s rights: the file's, then the rules stored for it.
+  AccessRights RightsOf(const User& user) const EXCLUDES(mu_);
+  // Returns the quotas that apply to `user`: the file's, then those created TO it.
+  std::vector<QuotaSpec> QuotasOf(const User& user) const EXCLUDES(mu_);
+  AccessEntities Snapshot() const EXCLUDES(mu_);
+
+  // Applies a GRANT, REVOKE, CREATE QUOTA or DROP QUOTA (names already checked by the caller)
+  // to a copy of the state, saves it with `save` and installs it. On a failed save nothing
+  // changes here, but the state is reloaded before its next use (some workers may hold it).
+  // Errors: ACCESS_ENTITY_ALREADY_EXISTS / ACCESS_ENTITY_NOT_FOUND for quotas, SYNTAX_ERROR
+  // for an unknown privilege, the save's error.
+  // REQUIRES: loaded(); `statement` names its object with a database ("*" or a name).
+  absl::Status Change(const sql::AccessStatement& statement, const Saver& save) EXCLUDES(mu_);
+
+  // Drops the state (tests).
+  void ResetForTest() EXCLUDES(mu_);
+
+ private:
+  mutable core::Mutex mu_{"grant_store"};
+  AccessEntities entities_ GUARDED_BY(mu_);
+  bool loaded_ GUARDED_BY(mu_) = false;
+  core::Mutex change_mu_{"grant_store_change"};  // one change at a time, held across the save
+};
+
+// Returns `rights` without the privileges of revokes that no earlier grant gives on their scope
+// (they change nothing once every rule is in the list: SHOW GRANTS need not print them).
+AccessRights WithoutIdleRevokes(const AccessRights& rights);
+
+// Applies `statement` (GRANT, REVOKE, CREATE or DROP QUOTA) to `entities`.
+absl::Status ApplyAccessStatement(const sql::AccessStatement& statement,
+                                  AccessEntities* entities);
+
+}  // namespace granite::coordinator::access

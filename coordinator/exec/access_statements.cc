@@ -1,0 +1,342 @@
+#include "coordinator/exec/access_statements.h"
+
+#include <chrono>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "coordinator/access/access_control.h"
+#include "coordinator/access/grant_store.h"
+#include "coordinator/access/privilege_check.h"
+#include "coordinator/access/quota_book.h"
+#include "coordinator/cluster/worker_client.h"
+#include "coordinator/system/table_builder.h"
+#include "core/error.h"
+#include "core/status_macros.h"
+#include "core/worker_api.h"
+
+namespace granite::coordinator {
+namespace {
+
+using access::AccessRights;
+using access::GrantStore;
+using core::TypeId;
+
+thread_local bool show_all_process_rows = false;
+
+// Reads the stored access text of every worker that answers.
+GrantStore::Loader LoaderFor(const WorkerSet& workers) {
+  return [&workers]() -> absl::StatusOr<std::vector<std::string>> {
+    std::vector<absl::StatusOr<core::worker_api::TableListing>> answers(
+        workers.size(), absl::UnavailableError("not asked"));
+    workers.CallAll([&](size_t i) {
+      answers[i] = WorkerClient(workers).ListTables(i, std::chrono::seconds(5));
+      return absl::OkStatus();
+    }).IgnoreError();
+    std::vector<std::string> texts;
+    absl::Status first = core::Error(core::ErrorCode::kAllConnectionTriesFailed,
+                                     "No worker to read the stored grants from");
+    bool failed = false;
+    for (auto& answer : answers) {
+      if (answer.ok()) {
+        texts.push_back(std::move(answer->access));
+      } else if (!failed) {
+        first = answer.status();
+        failed = true;
+      }
+    }
+    if (texts.empty()) return first;
+    return texts;
+  };
+}
+
+// Writes the access text to every worker.
+GrantStore::Saver SaverFor(const WorkerSet& workers) {
+  return [&workers](const std::string& text) {
+    core::worker_api::CatalogOpRequest request;
+    request.kind = core::worker_api::CatalogOpRequest::Kind::kSetAccess;
+    request.new_name = text;
+    return workers.CallAll([&](size_t i) {
+      return WorkerClient(workers).CatalogOp(i, request, std::chrono::seconds(60));
+    });
+  };
+}
+
+// The rights of the query's user, the stored grants loaded.
+absl::StatusOr<AccessRights> LoadedRights(const QueryContext& query, const WorkerSet& workers) {
+  RETURN_IF_ERROR(GrantStore::Current().EnsureLoaded(LoaderFor(workers)));
+  return GrantStore::Current().RightsOf(*query.user);
+}
+
+absl::Status NeedsAccessManagement(const QueryContext& query) {
+  if (query.user->access_management) return absl::OkStatus();
+  return core::Error(core::ErrorCode::kAccessDenied,
+                     absl::StrCat(query.user->name, ": Not enough privileges. To execute this "
+                                  "query, it's necessary to have access_management = 1 (a "
+                                  "user of the users file that manages access)"));
+}
+
+absl::Status CheckUsersExist(const std::vector<std::string>& names) {
+  std::vector<std::shared_ptr<const access::User>> users =
+      access::AccessControl::Current()->Users();
+  for (const std::string& name : names) {
+    bool found = false;
+    for (const auto& user : users) found = found || user->name == name;
+    if (!found) {
+      return core::Error(core::ErrorCode::kUnknownUser,
+                         absl::StrCat("There is no user `", name, "` in user directories"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::shared_ptr<const access::User> FindUser(const std::string& name) {
+  for (auto& user : access::AccessControl::Current()->Users()) {
+    if (user->name == name) return user;
+  }
+  return nullptr;
+}
+
+QueryResult ResultOf(LocalTable table, std::string format = "") {
+  QueryResult result;
+  result.has_rows = true;
+  result.names = std::move(table.names);
+  result.types = std::move(table.types);
+  result.block = std::move(table.block);
+  result.format = std::move(format);
+  return result;
+}
+
+absl::StatusOr<QueryResult> ShowGrants(const sql::AccessStatement& show, QueryContext* query,
+                                       const WorkerSet& workers) {
+  std::vector<std::string> names = show.users;
+  if (names.empty()) names.push_back(query->user->name);
+  for (const std::string& name : names) {
+    if (name != query->user->name) RETURN_IF_ERROR(NeedsAccessManagement(*query));
+  }
+  RETURN_IF_ERROR(CheckUsersExist(names));
+  RETURN_IF_ERROR(GrantStore::Current().EnsureLoaded(LoaderFor(workers)));
+  TableBuilder table({absl::StrCat("GRANTS FOR ", absl::StrJoin(names, ", "))},
+                     {TypeId::kString});
+  for (const std::string& name : names) {
+    std::shared_ptr<const access::User> user = FindUser(name);
+    for (const access::AccessRule& rule : GrantStore::Current().RightsOf(*user).rules()) {
+      table[0].AppendString(rule.Text(name));
+    }
+  }
+  return ResultOf(table.Build(), show.format);
+}
+
+LocalTable GrantsTable(const QueryContext& query) {
+  TableBuilder table({"user_name", "access_type", "database", "table", "is_partial_revoke",
+                      "grant_option"},
+                     {TypeId::kString, TypeId::kString, core::MakeNullable(TypeId::kString),
+                      core::MakeNullable(TypeId::kString), TypeId::kUInt8, TypeId::kUInt8});
+  for (const auto& user : access::AccessControl::Current()->Users()) {
+    if (!query.user->access_management && user->name != query.user->name) continue;
+    for (const access::AccessRule& rule : GrantStore::Current().RightsOf(*user).rules()) {
+      std::vector<std::string> types;
+      if ((rule.privileges & access::kAllPrivileges) == access::kAllPrivileges) {
+        types.push_back("ALL");
+      } else {
+        for (uint32_t bit = 1; bit & access::kAllPrivileges; bit <<= 1) {
+          if (rule.privileges & bit) types.push_back(access::PrivilegeNames(bit));
+        }
+      }
+      for (const std::string& type : types) {
+        table[0].AppendString(user->name);
+        table[1].AppendString(type);
+        for (auto [column, name] : {std::pair{2, &rule.database}, std::pair{3, &rule.table}}) {
+          if (*name == "*") {
+            table[column].AppendNull();
+          } else {
+            table[column].AppendString(*name);
+          }
+        }
+        table[4].Append<uint8_t>(rule.grant ? 0 : 1);
+        table[5].Append<uint8_t>(0);
+      }
+    }
+  }
+  return table.Build();
+}
+
+LocalTable QuotasTable(const QueryContext& query) {
+  TableBuilder table({"name", "storage", "keys", "durations", "apply_to_list"},
+                     {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString,
+                      TypeId::kString});
+  std::vector<access::QuotaSpec> quotas;
+  for (const auto& user : access::AccessControl::Current()->Users()) {
+    if (user->quota && (query.user->access_management || user->name == query.user->name)) {
+      access::QuotaSpec quota = *user->quota;
+      quota.users = {user->name};
+      bool merged = false;
+      for (access::QuotaSpec& seen : quotas) {
+        if (seen.name == quota.name && seen.from_file) {
+          seen.users.push_back(user->name);
+          merged = true;
+        }
+      }
+      if (!merged) quotas.push_back(std::move(quota));
+    }
+  }
+  for (auto& [name, quota] : GrantStore::Current().Snapshot().quotas) {
+    bool mine = false;
+    for (const std::string& user : quota.users) mine = mine || user == query.user->name;
+    if (query.user->access_management || mine) quotas.push_back(quota);
+  }
+  for (const access::QuotaSpec& quota : quotas) {
+    std::vector<std::string> durations;
+    for (const access::QuotaInterval& interval : quota.intervals) {
+      durations.push_back(absl::StrCat(interval.seconds));
+    }
+    table[0].AppendString(quota.name);
+    table[1].AppendString(quota.from_file ? "users_file" : "workers");
+    table[2].AppendString("user_name");
+    table[3].AppendString(absl::StrCat("[", absl::StrJoin(durations, ","), "]"));
+    table[4].AppendString(absl::StrJoin(quota.users, ","));
+  }
+  return table.Build();
+}
+
+LocalTable QuotaUsageTable(const QueryContext& query) {
+  static constexpr const char* kResources[] = {"queries", "query_selects", "query_inserts",
+                                               "errors", "result_rows", "result_bytes",
+                                               "read_rows", "read_bytes"};
+  std::vector<std::string> names = {"quota_name", "quota_key", "start_time", "end_time",
+                                    "duration"};
+  std::vector<TypeId> types = {TypeId::kString, TypeId::kString, TypeId::kDateTime,
+                               TypeId::kDateTime, TypeId::kUInt64};
+  for (const char* resource : kResources) {
+    names.push_back(resource);
+    names.push_back(absl::StrCat("max_", resource));
+    types.push_back(TypeId::kUInt64);
+    types.push_back(core::MakeNullable(TypeId::kUInt64));
+  }
+  names.push_back("execution_time");
+  names.push_back("max_execution_time");
+  types.push_back(TypeId::kFloat64);
+  types.push_back(core::MakeNullable(TypeId::kFloat64));
+  TableBuilder table(names, types);
+  const std::string& user = query.user->name;
+  for (const access::QuotaUsage& usage : access::QuotaBook::Current().UsageOf(
+           user, GrantStore::Current().QuotasOf(*query.user))) {
+    table[0].AppendString(usage.quota);
+    table[1].AppendString(user);
+    table[2].Append<uint32_t>(static_cast<uint32_t>(usage.end - usage.seconds));
+    table[3].Append<uint32_t>(static_cast<uint32_t>(usage.end));
+    table[4].Append<uint64_t>(usage.seconds);
+    size_t column = 5;
+    auto used = [&](const std::string& resource) {
+      auto found = usage.used.find(resource);
+      return found == usage.used.end() ? 0 : found->second;
+    };
+    for (const char* resource : kResources) {
+      table[column++].Append<uint64_t>(used(resource));
+      auto max = usage.max.find(resource);
+      if (max == usage.max.end()) {
+        table[column++].AppendNull();
+      } else {
+        table[column++].Append<uint64_t>(max->second);
+      }
+    }
+    table[column++].Append<double>(static_cast<double>(used("execution_time")) / 1e6);
+    auto max = usage.max.find("execution_time");
+    if (max == usage.max.end()) {
+      table[column].AppendNull();
+    } else {
+      table[column].Append<double>(static_cast<double>(max->second));
+    }
+  }
+  return table.Build();
+}
+
+}  // namespace
+
+absl::Status CheckBeforeRun(const sql::Statement& statement, const QueryContext& query,
+                            const WorkerSet& workers) {
+  const access::User& user = *query.user;
+  GrantStore& store = GrantStore::Current();
+  std::vector<access::Requirement> requirements =
+      access::RequirementsOf(statement, query.database);
+  // Loaded once (a no-op after the first success). A statement that needs no table runs even
+  // when no worker answers: it then counts against the users file's quotas only.
+  absl::Status loaded = store.EnsureLoaded(LoaderFor(workers));
+  std::vector<access::QuotaSpec> quotas = store.QuotasOf(user);
+  if (!quotas.empty()) {
+    RETURN_IF_ERROR(access::QuotaBook::Current().Start(user.name, quotas,
+                                                       QueryKindName(query.kind())));
+  }
+  if (requirements.empty()) return absl::OkStatus();
+  RETURN_IF_ERROR(loaded);
+  return access::CheckRequirements(user.name, store.RightsOf(user), requirements);
+}
+
+absl::StatusOr<QueryResult> ExecuteAccessStatement(const sql::AccessStatement& statement,
+                                                   QueryContext* query, const WorkerSet& workers) {
+  using Kind = sql::AccessStatement::Kind;
+  if (statement.kind == Kind::kShowGrants) return ShowGrants(statement, query, workers);
+  RETURN_IF_ERROR(NeedsAccessManagement(*query));
+  RETURN_IF_ERROR(CheckUsersExist(statement.users));
+  sql::AccessStatement change = statement;
+  if (change.database.empty()) change.database = query->database;
+  GrantStore& store = GrantStore::Current();
+  RETURN_IF_ERROR(store.EnsureLoaded(LoaderFor(workers)));
+  RETURN_IF_ERROR(store.Change(change, SaverFor(workers)));
+  return QueryResult{};
+}
+
+absl::StatusOr<std::optional<LocalTable>> AccessSystemTable(const std::string& name,
+                                                            const QueryContext& query,
+                                                            const WorkerSet& workers) {
+  if (name != "grants" && name != "quotas" && name != "quota_usage") return std::nullopt;
+  RETURN_IF_ERROR(GrantStore::Current().EnsureLoaded(LoaderFor(workers)));
+  if (name == "grants") return std::optional<LocalTable>(GrantsTable(query));
+  if (name == "quotas") return std::optional<LocalTable>(QuotasTable(query));
+  return std::optional<LocalTable>(QuotaUsageTable(query));
+}
+
+absl::Status HideOtherUsersRows(const std::string& name, const QueryContext& query,
+                                const WorkerSet& workers, LocalTable* table) {
+  if ((name != "processes" && name != "query_log") || show_all_process_rows) {
+    return absl::OkStatus();
+  }
+  if (query.user == nullptr) return absl::OkStatus();
+  absl::StatusOr<AccessRights> rights = LoadedRights(query, workers);
+  // Without the stored grants (no worker answers), only the caller's rows.
+  if (rights.ok() && rights->Allows(access::kShowProcesslist, "*", "*")) return absl::OkStatus();
+  size_t user_column = table->names.size();
+  for (size_t i = 0; i < table->names.size(); ++i) {
+    if (table->names[i] == "user") user_column = i;
+  }
+  if (user_column == table->names.size() || table->block.columns.empty()) {
+    return absl::OkStatus();
+  }
+  const core::Column& users = *table->block.columns[user_column];
+  std::vector<uint8_t> mask(users.size());
+  for (size_t row = 0; row < users.size(); ++row) {
+    mask[row] = users.StringAt(row) == query.user->name;
+  }
+  for (auto& column : table->block.columns) {
+    column = std::make_shared<core::Column>(column->Filter(mask.data()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckMayKill(const std::string& owner, const QueryContext& query,
+                          const WorkerSet& workers) {
+  if (owner == query.user->name) return absl::OkStatus();
+  absl::StatusOr<AccessRights> rights = LoadedRights(query, workers);
+  if (rights.ok() && rights->Allows(access::kKillQuery, "*", "*")) return absl::OkStatus();
+  return access::NotEnoughPrivileges(query.user->name, access::kKillQuery, "*", "*");
+}
+
+ShowAllProcessRows::ShowAllProcessRows() : previous_(show_all_process_rows) {
+  show_all_process_rows = true;
+}
+
+ShowAllProcessRows::~ShowAllProcessRows() { show_all_process_rows = previous_; }
+
+}  // namespace granite::coordinator

@@ -1,0 +1,152 @@
+// Which joins MaterializeFrom plans as co-located builds, sent groups or coordinator joins, over
+// fake tables: FromContext's reads answer count() from per-table row counts and column reads with
+// generated rows (every column is its row number modulo the table's `modulo`).
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "coordinator/exec/from_clause.h"
+#include "coordinator/sql/parser.h"
+#include "gtest/gtest.h"
+
+namespace granite::coordinator {
+namespace {
+
+struct FakeTable {
+  std::vector<std::string> columns;
+  std::vector<std::string> sharding_key;
+  uint32_t shard_count = 0;
+  uint64_t rows = 0;       // count()
+  uint64_t filtered = 0;   // count() WHERE ..., and the rows a filtered read returns
+  uint64_t modulo = 1u << 30;
+};
+
+class FromBroadcastTest : public ::testing::Test {
+ protected:
+  FromContext Context(size_t shards) {
+    FromContext context;
+    context.worker_count = shards;
+    context.columns_of = [this](const sql::TableRef& ref) -> absl::StatusOr<RelationColumns> {
+      const FakeTable& table = tables_.at(ref.name);
+      RelationColumns columns;
+      columns.names = table.columns;
+      columns.types.assign(table.columns.size(), core::TypeId::kUInt64);
+      columns.sharding_key = table.sharding_key;
+      columns.shard_count = table.shard_count;
+      return columns;
+    };
+    context.run = [this](const sql::SelectStatement& read) -> absl::StatusOr<LocalTable> {
+      const FakeTable& table = tables_.at(read.from->name);
+      const uint64_t rows = read.where ? table.filtered : table.rows;
+      LocalTable out;
+      if (read.select[0]->kind == sql::ExprKind::kFunction && read.select[0]->name == "count") {
+        auto count = std::make_shared<core::Column>(core::TypeId::kUInt64);
+        count->Append<uint64_t>(rows);
+        out.names = {"count()"};
+        out.types = {core::TypeId::kUInt64};
+        out.block.columns.push_back(count);
+        return out;
+      }
+      reads_.push_back(read.from->name);
+      for (const sql::ExprPtr& item : read.select) {
+        auto column = std::make_shared<core::Column>(core::TypeId::kUInt64);
+        for (uint64_t r = 0; r < rows; ++r) column->Append<uint64_t>(r % table.modulo);
+        out.names.push_back(item->name.empty() ? item->alias : item->name);
+        out.types.push_back(core::TypeId::kUInt64);
+        out.block.columns.push_back(column);
+      }
+      return out;
+    };
+    return context;
+  }
+
+  absl::StatusOr<MaterializedFrom> Plan(const std::string& sql, size_t shards) {
+    absl::StatusOr<sql::Statement> parsed = sql::ParseStatement(sql);
+    if (!parsed.ok()) return parsed.status();
+    select_ = std::get<sql::SelectStatement>(*parsed);
+    context_ = Context(shards);
+    return MaterializeFrom(select_, context_);
+  }
+
+  // "L:<table>" for a co-located build, "S:<rows>" for a sent one.
+  static std::vector<std::string> Builds(const MaterializedFrom& from) {
+    std::vector<std::string> out;
+    for (const BroadcastSource::Build& build : from.broadcast->builds) {
+      out.push_back(build.local_read ? "L:" + build.local_read->from->name
+                                     : "S:" + std::to_string(build.table.block.rows()));
+    }
+    return out;
+  }
+
+  std::map<std::string, FakeTable> tables_;
+  std::vector<std::string> reads_;
+  sql::SelectStatement select_;
+  FromContext context_;
+};
+
+// Items and orders sharded by the order key for 3 shards; customers split evenly.
+TEST_F(FromBroadcastTest, TablesShardedByTheJoinKeyAreReadOnEachWorker) {
+  tables_["items"] = {{"ok", "qty"}, {"ok"}, 3, 100000, 100000};
+  tables_["orders"] = {{"ok", "cust"}, {"ok"}, 3, 20000, 20000, 1u << 30};
+  tables_["cust"] = {{"cust", "name"}, {}, 0, 50, 50};
+  absl::StatusOr<MaterializedFrom> from = Plan(
+      "SELECT sum(qty) FROM items i, orders o, cust c WHERE i.ok = o.ok AND o.cust = c.cust", 3);
+  ASSERT_TRUE(from.ok()) << from.status();
+  ASSERT_TRUE(from->broadcast.has_value());
+  EXPECT_EQ(Builds(*from), (std::vector<std::string>{"L:orders", "S:50"}));
+  EXPECT_EQ(reads_, std::vector<std::string>{"cust"});  // orders is never read here
+  // The customers' key is on the co-located orders.
+  ASSERT_EQ(from->broadcast->builds[1].keys.size(), 1u);
+  EXPECT_EQ(from->broadcast->builds[1].keys[0].first->qualifier, "o");
+}
+
+TEST_F(FromBroadcastTest, ADimensionLargerThanTheFilteredTableItHangsOffTravelsJoinedWithIt) {
+  tables_["items"] = {{"ok", "qty"}, {"ok"}, 3, 100000, 100000};
+  // 300 orders pass their filter; 5000 customers hang off them.
+  tables_["orders"] = {{"ok", "cust", "day"}, {"ok"}, 3, 20000, 300, 1u << 30};
+  tables_["cust"] = {{"cust", "name"}, {}, 0, 5000, 5000};
+  absl::StatusOr<MaterializedFrom> from = Plan(
+      "SELECT sum(qty) FROM items i, orders o, cust c WHERE i.ok = o.ok AND o.cust = c.cust "
+      "AND o.day < 7",
+      3);
+  ASSERT_TRUE(from.ok()) << from.status();
+  ASSERT_TRUE(from->broadcast.has_value());
+  // Sent: the 300 orders joined with their customers, not 5000 customers to every worker.
+  EXPECT_EQ(Builds(*from), (std::vector<std::string>{"S:300"}));
+}
+
+TEST_F(FromBroadcastTest, DifferentShardCountsOrKeysAreNotCoLocated) {
+  tables_["items"] = {{"ok", "qty"}, {"ok"}, 3, 100000, 100000};
+  tables_["orders2"] = {{"ok", "cust"}, {"ok"}, 2, 200, 200};     // sharded for 2 shards
+  tables_["orders_c"] = {{"ok", "cust"}, {"cust"}, 3, 200, 200};  // sharded by another column
+  for (const char* other : {"orders2", "orders_c"}) {
+    absl::StatusOr<MaterializedFrom> from = Plan(
+        std::string("SELECT sum(qty) FROM items i JOIN ") + other + " o ON i.ok = o.ok", 3);
+    ASSERT_TRUE(from.ok()) << from.status();
+    ASSERT_TRUE(from->broadcast.has_value()) << other;
+    EXPECT_EQ(Builds(*from), (std::vector<std::string>{"S:200"})) << other;
+  }
+}
+
+TEST_F(FromBroadcastTest, OnOneShardEveryTableIsCoLocatedAndBroadcastModeSendsThem) {
+  tables_["items"] = {{"ok", "qty"}, {}, 0, 100000, 100000};
+  tables_["orders"] = {{"ok", "cust"}, {}, 0, 20000, 20000};
+  tables_["cust"] = {{"cust", "name"}, {}, 0, 50, 50};
+  const std::string sql =
+      "SELECT count() FROM items i LEFT ANTI JOIN orders o ON i.ok = o.ok "
+      "LEFT JOIN cust c ON i.qty = c.cust";
+  absl::StatusOr<MaterializedFrom> from = Plan(sql, 1);
+  ASSERT_TRUE(from.ok()) << from.status();
+  ASSERT_TRUE(from->broadcast.has_value());
+  EXPECT_EQ(Builds(*from), (std::vector<std::string>{"L:orders", "L:cust"}));
+  EXPECT_TRUE(reads_.empty());
+
+  context_.join_mode = "broadcast";
+  absl::StatusOr<MaterializedFrom> sent = MaterializeFrom(select_, context_);
+  ASSERT_TRUE(sent.ok()) << sent.status();
+  EXPECT_EQ(Builds(*sent), (std::vector<std::string>{"S:20000", "S:50"}));
+}
+
+}  // namespace
+}  // namespace granite::coordinator

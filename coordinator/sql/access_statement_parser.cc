@@ -1,0 +1,265 @@
+#include "coordinator/sql/access_statement_parser.h"
+
+#include <string>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "core/absl_compat.h"
+#include "core/error.h"
+#include "core/status_macros.h"
+#include "coordinator/sql/lexer.h"
+
+namespace granite::coordinator::sql {
+namespace {
+
+constexpr const char* kQuotaResources[] = {"queries", "query_selects", "query_inserts", "errors",
+                                           "result_rows", "result_bytes", "read_rows",
+                                           "read_bytes", "execution_time"};
+
+// Seconds per interval unit, singular and plural as ClickHouse accepts them.
+uint64_t UnitSeconds(std::string_view word) {
+  std::string unit = absl::AsciiStrToUpper(core::ToAbsl(word));
+  if (unit.size() > 1 && unit.back() == 'S') unit.pop_back();
+  if (unit == "SECOND") return 1;
+  if (unit == "MINUTE") return 60;
+  if (unit == "HOUR") return 3600;
+  if (unit == "DAY") return 86400;
+  if (unit == "WEEK") return 7 * 86400;
+  if (unit == "MONTH") return 30 * 86400;
+  if (unit == "QUARTER") return 91 * 86400;
+  if (unit == "YEAR") return 365 * 86400;
+  return 0;
+}
+
+// Parses the statements of this file; the helpers mirror catalog_statement_parser.cc's.
+class AccessStatementParser {
+ public:
+  explicit AccessStatementParser(TokenStream* tokens) : tokens_(*tokens) {}
+
+  absl::StatusOr<Statement> Parse() {
+    AccessStatement access;
+    if (tokens_.TakeKeyword("GRANT")) {
+      access.kind = AccessStatement::Kind::kGrant;
+      RETURN_IF_ERROR(ParsePrivilegesAndObject(&access));
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("TO"));
+      RETURN_IF_ERROR(ParseUsers(&access.users));
+      if (tokens_.Peek().Is("WITH")) {
+        return core::Error(core::ErrorCode::kNotImplemented,
+                           "GRANT ... WITH GRANT OPTION is not supported: users with "
+                           "access_management = 1 in the users file grant and revoke");
+      }
+    } else if (tokens_.TakeKeyword("REVOKE")) {
+      access.kind = AccessStatement::Kind::kRevoke;
+      if (tokens_.Peek().Is("GRANT") && tokens_.Peek(1).Is("OPTION")) {
+        return core::Error(core::ErrorCode::kNotImplemented,
+                           "REVOKE GRANT OPTION FOR is not supported (granite has no grant option)");
+      }
+      RETURN_IF_ERROR(ParsePrivilegesAndObject(&access));
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("FROM"));
+      RETURN_IF_ERROR(ParseUsers(&access.users));
+    } else if (tokens_.TakeKeyword("SHOW")) {
+      tokens_.Take();  // GRANTS
+      access.kind = AccessStatement::Kind::kShowGrants;
+      if (tokens_.TakeKeyword("FOR")) RETURN_IF_ERROR(ParseUsers(&access.users));
+      if (tokens_.TakeKeyword("FORMAT")) {
+        ASSIGN_OR_RETURN(access.format, ParseName("format name"));
+      }
+      return End(std::move(access), "Expected one of: FOR, FORMAT, ';', end of query");
+    } else if (tokens_.TakeKeyword("DROP")) {
+      tokens_.Take();  // QUOTA
+      access.kind = AccessStatement::Kind::kDropQuota;
+      if (tokens_.TakeKeyword("IF")) {
+        RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
+        access.if_exists = true;
+      }
+      do {
+        ASSIGN_OR_RETURN(std::string name, ParseName("quota name"));
+        access.names.push_back(std::move(name));
+      } while (tokens_.TakeSymbol(","));
+      return End(std::move(access), "Expected one of: ',', ';', end of query");
+    } else {
+      tokens_.Take();  // CREATE
+      access.kind = AccessStatement::Kind::kCreateQuota;
+      if (tokens_.TakeKeyword("OR")) {
+        RETURN_IF_ERROR(tokens_.ExpectKeyword("REPLACE"));
+        access.or_replace = true;
+      }
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("QUOTA"));
+      if (tokens_.TakeKeyword("IF")) {
+        RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
+        RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
+        access.if_not_exists = true;
+      }
+      ASSIGN_OR_RETURN(std::string name, ParseName("quota name"));
+      access.names.push_back(std::move(name));
+      RETURN_IF_ERROR(ParseQuotaBody(&access));
+    }
+    return End(std::move(access), "Expected one of: ';', end of query");
+  }
+
+ private:
+  // priv[, ...] ON object
+  absl::Status ParsePrivilegesAndObject(AccessStatement* access) {
+    do {
+      std::string privilege;
+      while (tokens_.Peek().kind == TokenKind::kBareWord && !tokens_.Peek().Is("ON")) {
+        if (!privilege.empty()) privilege += ' ';
+        privilege += absl::AsciiStrToUpper(core::ToAbsl(tokens_.Take().text));
+      }
+      if (privilege.empty()) return tokens_.Error("Expected access type");
+      if (tokens_.Peek().IsSymbol("(")) {
+        return core::Error(core::ErrorCode::kNotImplemented,
+                           "Column lists in GRANT / REVOKE are not supported: grant on the table");
+      }
+      access->privileges.push_back(std::move(privilege));
+    } while (tokens_.TakeSymbol(","));
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("ON"));
+    // *.*, *, db.*, db.t, t
+    if (tokens_.TakeSymbol("*")) {
+      if (tokens_.TakeSymbol(".")) {
+        RETURN_IF_ERROR(tokens_.ExpectSymbol("*"));
+        access->database = "*";
+      }
+      access->table = "*";
+      return absl::OkStatus();
+    }
+    ASSIGN_OR_RETURN(std::string first, ParseName("database or table name"));
+    if (!tokens_.TakeSymbol(".")) {
+      access->table = std::move(first);
+      return absl::OkStatus();
+    }
+    access->database = std::move(first);
+    if (tokens_.TakeSymbol("*")) {
+      access->table = "*";
+      return absl::OkStatus();
+    }
+    ASSIGN_OR_RETURN(access->table, ParseName("table name or *"));
+    return absl::OkStatus();
+  }
+
+  absl::Status ParseUsers(std::vector<std::string>* users) {
+    do {
+      ASSIGN_OR_RETURN(std::string name, ParseName("user name"));
+      users->push_back(std::move(name));
+    } while (tokens_.TakeSymbol(","));
+    return absl::OkStatus();
+  }
+
+  // [KEYED BY user_name] FOR [RANDOMIZED] INTERVAL n unit limits [, FOR ...] [TO users]
+  absl::Status ParseQuotaBody(AccessStatement* access) {
+    if (tokens_.TakeKeyword("KEYED")) {
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("BY"));
+      if (!tokens_.Peek().Is("USER_NAME")) {
+        return core::Error(core::ErrorCode::kNotImplemented,
+                           "Quotas are kept per user: only KEYED BY user_name is supported");
+      }
+      tokens_.Take();
+    } else if (tokens_.Peek().Is("NOT") && tokens_.Peek(1).Is("KEYED")) {
+      return core::Error(core::ErrorCode::kNotImplemented,
+                         "Quotas are kept per user: NOT KEYED is not supported");
+    }
+    while (tokens_.TakeKeyword("FOR")) {
+      if (tokens_.TakeKeyword("RANDOMIZED")) {
+        return core::Error(core::ErrorCode::kNotImplemented,
+                           "RANDOMIZED quota intervals are not supported");
+      }
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("INTERVAL"));
+      AccessStatement::Interval interval;
+      ASSIGN_OR_RETURN(uint64_t count, ParseNumber("interval length"));
+      const Token unit = tokens_.Peek();
+      const uint64_t seconds = unit.kind == TokenKind::kBareWord ? UnitSeconds(unit.text) : 0;
+      if (seconds == 0) {
+        return tokens_.Error("Expected one of: SECOND, MINUTE, HOUR, DAY, WEEK, MONTH, QUARTER, YEAR");
+      }
+      tokens_.Take();
+      if (count == 0) return tokens_.ErrorAt(unit, "Expected an interval longer than 0");
+      interval.seconds = count * seconds;
+      bool more_fors = false;
+      if (tokens_.TakeKeyword("NO")) {
+        RETURN_IF_ERROR(tokens_.ExpectKeyword("LIMITS"));
+        more_fors = tokens_.TakeSymbol(",");
+      } else if (tokens_.TakeKeyword("TRACKING")) {
+        RETURN_IF_ERROR(tokens_.ExpectKeyword("ONLY"));
+        more_fors = tokens_.TakeSymbol(",");
+      } else {
+        RETURN_IF_ERROR(tokens_.ExpectKeyword("MAX"));
+        do {
+          if (tokens_.Peek().Is("FOR")) {
+            more_fors = true;
+            break;
+          }
+          ASSIGN_OR_RETURN(std::string resource, ParseName("quota resource"));
+          resource = absl::AsciiStrToLower(resource);
+          bool known = false;
+          for (const char* name : kQuotaResources) known = known || resource == name;
+          if (!known) {
+            return core::Error(
+                core::ErrorCode::kSyntaxError,
+                absl::StrCat("Unknown quota resource '", resource,
+                             "': expected one of queries, query_selects, query_inserts, errors, "
+                             "result_rows, result_bytes, read_rows, read_bytes, execution_time"));
+          }
+          RETURN_IF_ERROR(tokens_.ExpectSymbol("="));
+          ASSIGN_OR_RETURN(interval.max[resource], ParseNumber("a limit"));
+        } while (tokens_.TakeSymbol(","));
+      }
+      access->intervals.push_back(std::move(interval));
+      if (!more_fors) break;
+      if (!tokens_.Peek().Is("FOR")) return tokens_.Error("Expected FOR");
+    }
+    if (access->intervals.empty()) return tokens_.Error("Expected FOR INTERVAL");
+    if (tokens_.TakeKeyword("TO")) RETURN_IF_ERROR(ParseUsers(&access->users));
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<uint64_t> ParseNumber(std::string_view what) {
+    const Token token = tokens_.Peek();
+    uint64_t value = 0;
+    if (token.kind != TokenKind::kNumber || !absl::SimpleAtoi(core::ToAbsl(token.text), &value)) {
+      return tokens_.Error(absl::StrCat("Expected ", core::ToAbsl(what),
+                                        " (a non-negative integer)"));
+    }
+    tokens_.Take();
+    return value;
+  }
+
+  absl::StatusOr<std::string> ParseName(std::string_view what) {
+    const Token token = tokens_.Peek();
+    if (token.kind == TokenKind::kBareWord) return std::string(tokens_.Take().text);
+    if (token.kind == TokenKind::kQuotedIdentifier || token.kind == TokenKind::kString) {
+      return Unquote(tokens_.Take().text);
+    }
+    return tokens_.Error(absl::StrCat("Expected ", core::ToAbsl(what)));
+  }
+
+  absl::StatusOr<Statement> End(AccessStatement access, std::string_view expected) {
+    const bool semicolon = tokens_.TakeSymbol(";");
+    if (tokens_.Peek().kind != TokenKind::kEnd) {
+      if (semicolon) return tokens_.Error("Expected end of query (multi-statements are not allowed)");
+      return tokens_.Error(expected);
+    }
+    return Statement(std::move(access));
+  }
+
+  TokenStream& tokens_;
+};
+
+}  // namespace
+
+bool IsAccessStatement(TokenStream& tokens) {
+  const Token first = tokens.Peek();
+  if (first.Is("GRANT") || first.Is("REVOKE")) return true;
+  if (first.Is("SHOW")) return tokens.Peek(1).Is("GRANTS");
+  if (first.Is("DROP")) return tokens.Peek(1).Is("QUOTA");
+  if (!first.Is("CREATE")) return false;
+  return tokens.Peek(1).Is("QUOTA") ||
+         (tokens.Peek(1).Is("OR") && tokens.Peek(2).Is("REPLACE") && tokens.Peek(3).Is("QUOTA"));
+}
+
+absl::StatusOr<Statement> ParseAccessStatement(TokenStream* tokens) {
+  return AccessStatementParser(tokens).Parse();
+}
+
+}  // namespace granite::coordinator::sql
