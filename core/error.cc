@@ -111,6 +111,10 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kCannotWriteToFile: return "CANNOT_WRITE_TO_FILE_DESCRIPTOR";
     case ErrorCode::kCannotReadFromFile: return "CANNOT_READ_FROM_FILE_DESCRIPTOR";
     case ErrorCode::kBadArguments: return "BAD_ARGUMENTS";
+    case ErrorCode::kDataTypeCannotHaveArguments: return "DATA_TYPE_CANNOT_HAVE_ARGUMENTS";
+    case ErrorCode::kIllegalSyntaxForCodecType: return "ILLEGAL_SYNTAX_FOR_CODEC_TYPE";
+    case ErrorCode::kUnknownCodec: return "UNKNOWN_CODEC";
+    case ErrorCode::kIllegalCodecParameter: return "ILLEGAL_CODEC_PARAMETER";
     case ErrorCode::kIllegalAggregation: return "ILLEGAL_AGGREGATION";
     case ErrorCode::kNumberOfColumnsDoesntMatch: return "NUMBER_OF_COLUMNS_DOESNT_MATCH";
     case ErrorCode::kEmptyListOfColumnsPassed: return "EMPTY_LIST_OF_COLUMNS_PASSED";

@@ -17,6 +17,9 @@ namespace granite::core {
 struct ColumnSchema {
   std::string name;
   TypeId type = TypeId::kUInt8;
+  // The column's CODEC(...) as ClickHouse prints it, without "CODEC(" and ")": "Delta(8), ZSTD(1)".
+  // Empty: the type's default codec (storage/compression_codec.h).
+  std::string codec;
 
   bool operator==(const ColumnSchema&) const = default;
 };

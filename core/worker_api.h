@@ -106,6 +106,10 @@ struct PartInfo {
   uint64_t min_block = 0;
   uint64_t max_block = 0;
   uint64_t data_uncompressed_bytes = 0;
+  uint64_t data_compressed_bytes = 0;
+  // Per schema column: its blocks' bytes on disk and decoded (system.columns).
+  std::vector<uint64_t> column_compressed_bytes;
+  std::vector<uint64_t> column_uncompressed_bytes;
 };
 
 struct DetachedPartInfo {

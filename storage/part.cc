@@ -100,7 +100,23 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
 
   ASSIGN_OR_RETURN(std::string meta_bytes, fs->ReadFile(JoinPath(dir, kMetaFileName)));
   ASSIGN_OR_RETURN(PartMeta meta, DecodePartMeta(meta_bytes, what));
-  if (meta.columns != schema->columns) return Corrupt(what, "its columns differ from the table's");
+  // Codecs may differ: a part keeps the codec it was written with (meta.codecs).
+  bool same_columns = meta.columns.size() == schema->columns.size();
+  for (size_t i = 0; same_columns && i < meta.columns.size(); ++i) {
+    same_columns = meta.columns[i].name == schema->columns[i].name &&
+                   meta.columns[i].type == schema->columns[i].type;
+  }
+  if (!same_columns) return Corrupt(what, "its columns differ from the table's");
+  std::vector<CompressionCodec> codecs;
+  for (size_t i = 0; i < meta.codecs.size(); ++i) {
+    absl::StatusOr<core::CodecSpec> spec =
+        core::ParseCodecSpec(meta.codecs[i], meta.columns[i].type, meta.columns[i].name);
+    if (!spec.ok()) {
+      return Corrupt(what, absl::StrCat("column ", meta.columns[i].name, " has codec ",
+                                        meta.codecs[i], ": ", spec.status().message()));
+    }
+    codecs.emplace_back(*std::move(spec));
+  }
   if (PartitionId(meta.partition) != name.partition_id) {
     return Corrupt(what, absl::StrCat("its partition id is ", PartitionId(meta.partition)));
   }
@@ -130,7 +146,8 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
     columns.push_back(std::move(marks));
   }
   PartContents contents{std::move(meta.granule_rows), std::move(columns), size_on_disk,
-                        std::move(meta.partition), std::move(meta.sort_key), std::move(index)};
+                        std::move(meta.partition), std::move(meta.sort_key), std::move(index),
+                        std::move(codecs)};
   return std::make_shared<const Part>(std::move(fs), std::move(schema), std::move(dir), name,
                                       std::move(contents));
 }
@@ -145,10 +162,12 @@ Part::Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> sc
       name_string_(name.ToString()),
       granule_rows_(std::move(contents.granule_rows)),
       columns_(std::move(contents.columns)),
+      codecs_(std::move(contents.codecs)),
       size_on_disk_(contents.size_on_disk),
       partition_(std::move(contents.partition)),
       sort_key_(std::move(contents.sort_key)),
       index_(std::move(contents.index)) {
+  if (codecs_.size() != columns_.size()) codecs_.assign(columns_.size(), CompressionCodec::Lz4());
   column_bounds_.resize(columns_.size());
   for (const ColumnMarks& column : columns_) {
     for (const GranuleMark& mark : column.marks) uncompressed_bytes_ += mark.raw_size;
@@ -286,6 +305,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   };
 
   const bool fill = cache != nullptr && cache->enabled() && insert;
+  const CompressionCodec& codec = codecs_[column_index];
   RETURN_IF_ERROR(VisitGranules(
       column_index, granule_begin, granule_end, file, cache,
       [&](size_t g, const char* raw) { append(g, raw); },
@@ -297,9 +317,8 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
           fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
           target = fresh->data.get();
         }
-        int n = LZ4_decompress_safe(block, target, static_cast<int>(mark.compressed_size),
-                                    static_cast<int>(mark.raw_size));
-        if (n < 0 || static_cast<uint32_t>(n) != mark.raw_size || !append(g, target)) {
+        if (!codec.Decode(block, mark.compressed_size, target, mark.raw_size) ||
+            !append(g, target)) {
           return BlockError(column_index, g, /*checksum=*/false);
         }
         if (fresh != nullptr) cache->Insert(CacheKey(column_index, g), std::move(fresh));
@@ -345,20 +364,41 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
     out += granule_rows_[g];
     return chars;
   };
+  // LZ4 blocks decode just the length prefix; other codecs decode the whole granule.
+  const CompressionCodec& codec = codecs_[column_index];
+  size_t prefix_bytes = size_t{max_rows} * 4;
+  if (!codec.is_lz4_block()) {
+    for (size_t g = granule_begin; g < granule_end; ++g) {
+      prefix_bytes = std::max<size_t>(prefix_bytes, marks[g].raw_size);
+    }
+  }
   std::unique_ptr<char[]> prefix_owned;
-  char* prefix = ReadBuffer(1, size_t{max_rows} * 4, &prefix_owned);
+  char* prefix = ReadBuffer(1, prefix_bytes, &prefix_owned);
   RETURN_IF_ERROR(VisitGranules(
       column_index, granule_begin, granule_end, file, cache,
       [&](size_t g, const char* raw) { copy_lengths(g, raw); },
       [&](size_t g, const char* block) -> absl::Status {
         const GranuleMark& mark = marks[g];
         const int want = static_cast<int>(granule_rows_[g]) * 4;
-        int n = want == 0 ? 0
-                          : LZ4_decompress_safe_partial(block, prefix,
-                                                        static_cast<int>(mark.compressed_size),
-                                                        want, want);
+        int n = want;
+        const char* lengths = prefix;
+        if (!codec.is_lz4_block()) {
+          // The whole granule is decoded anyway: keep it for the next scan when there is a cache.
+          std::shared_ptr<UncompressedBlock> fresh;
+          char* target = prefix;
+          if (cache != nullptr && cache->enabled()) {
+            fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
+            target = fresh->data.get();
+          }
+          if (!codec.Decode(block, mark.compressed_size, target, mark.raw_size)) n = -1;
+          lengths = target;
+          if (n == want && fresh != nullptr) cache->Insert(CacheKey(column_index, g), fresh);
+        } else if (want != 0) {
+          n = LZ4_decompress_safe_partial(block, prefix, static_cast<int>(mark.compressed_size),
+                                          want, want);
+        }
         if (n != want || mark.raw_size < static_cast<uint64_t>(want) ||
-            copy_lengths(g, prefix) != mark.raw_size - static_cast<uint64_t>(want)) {
+            copy_lengths(g, lengths) != mark.raw_size - static_cast<uint64_t>(want)) {
           return BlockError(column_index, g, /*checksum=*/false);
         }
         return absl::OkStatus();

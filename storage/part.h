@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "core/column.h"
 #include "core/value.h"
+#include "storage/compression_codec.h"
 #include "storage/file_system.h"
 #include "storage/part_format.h"
 #include "storage/table_schema.h"
@@ -28,6 +29,8 @@ struct PartContents {
   PartitionValue partition;
   std::vector<std::string> sort_key;  // expressions the rows are sorted by
   PrimaryIndex index;                 // empty without a sort key
+  // Per column, the codec its blocks were written with; empty: all LZ4 (parts from before codecs).
+  std::vector<CompressionCodec> codecs;
 };
 
 // Reads the columns of one part.
@@ -77,6 +80,8 @@ class Part {
   uint64_t column_uncompressed_bytes(size_t column_index) const;
   // Returns the uncompressed bytes of all columns.
   uint64_t uncompressed_bytes() const { return uncompressed_bytes_; }
+  // Returns the codec column `column_index`'s blocks were written with.
+  const CompressionCodec& column_codec(size_t column_index) const { return codecs_[column_index]; }
 
   // Returns the rows of granules [granule_begin, granule_end) of one column, concatenated. Reads
   // the compressed range with one pread and verifies each block's checksum; a mismatch returns
@@ -154,6 +159,7 @@ class Part {
   std::vector<uint32_t> granule_rows_;
   std::vector<uint64_t> granule_starts_;  // prefix sums of granule_rows_, one extra at the end
   std::vector<ColumnMarks> columns_;
+  std::vector<CompressionCodec> codecs_;  // one per column
   std::vector<GranuleBounds> column_bounds_;
   uint64_t size_on_disk_ = 0;
   uint64_t uncompressed_bytes_ = 0;

@@ -22,7 +22,8 @@ using core::ErrorCode;
 using core::TypeId;
 
 constexpr char kMetaMagicV1[] = "GRPART01";  // 8 bytes
-constexpr char kMetaMagic[] = "GRPART02";    // 8 bytes: v1 + partition + sort key
+constexpr char kMetaMagicV2[] = "GRPART02";  // 8 bytes: v1 + partition + sort key
+constexpr char kMetaMagic[] = "GRPART03";    // 8 bytes: v2 + per-column codecs
 constexpr char kIndexMagic[] = "GRIDX001";   // 8 bytes
 constexpr char kMarksMagic[] = "GRMARK01";  // 8 bytes
 
@@ -186,6 +187,8 @@ std::string EncodePartMeta(const PartMeta& meta) {
   }
   w.PutU32(static_cast<uint32_t>(meta.sort_key.size()));
   for (const std::string& key : meta.sort_key) w.PutString(key);
+  w.PutU32(static_cast<uint32_t>(meta.codecs.size()));
+  for (const std::string& codec : meta.codecs) w.PutString(codec);
   return Seal(std::move(w.bytes()));
 }
 
@@ -197,7 +200,8 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
   uint32_t column_count = 0;
   char magic[8];
   if (!r.GetRaw(magic, 8)) return Corrupt("meta", what, "bad header");
-  bool v2 = std::string_view(magic, 8) == std::string_view(kMetaMagic, 8);
+  bool v3 = std::string_view(magic, 8) == std::string_view(kMetaMagic, 8);
+  bool v2 = v3 || std::string_view(magic, 8) == std::string_view(kMetaMagicV2, 8);
   bool v1 = std::string_view(magic, 8) == std::string_view(kMetaMagicV1, 8);
   if ((!v1 && !v2) || !r.GetU64(&meta.rows) || !r.GetU32(&column_count)) {
     return Corrupt("meta", what, "bad header");
@@ -234,6 +238,16 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
     meta.sort_key.resize(keys);
     for (std::string& key : meta.sort_key) {
       if (!r.GetString(&key)) return Corrupt("meta", what, "bad sort key");
+    }
+  }
+  if (v3) {
+    uint32_t codecs = 0;
+    if (!r.GetU32(&codecs) || (codecs != 0 && codecs != column_count)) {
+      return Corrupt("meta", what, "bad codecs");
+    }
+    meta.codecs.resize(codecs);
+    for (std::string& codec : meta.codecs) {
+      if (!r.GetString(&codec)) return Corrupt("meta", what, "bad codecs");
     }
   }
   if (!r.done() || total != meta.rows) return Corrupt("meta", what, "row counts disagree");

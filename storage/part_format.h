@@ -1,14 +1,16 @@
 // On-disk format of one part, shared by PartWriter (writes it) and Part (reads it).
 //
 // A part is a directory <table>/parts/<part name>/ holding, for column i of the schema:
-//   c<i>.bin  one LZ4 block per granule, back to back. A granule's raw bytes are the values as
+//   c<i>.bin  one compressed block per granule, back to back, encoded by the column's codec chain
+//             (storage/compression_codec.h; LZ4 in parts from before codecs). A granule's raw bytes are the values as
 //             stored in memory (fixed width), or for String: a u32 length per row, then the chars;
 //             for Nullable(T), T's bytes then the null map (a byte per row, 1 = NULL). Columns of
 //             other types have no null map, so parts written before Nullable read unchanged.
 //   c<i>.mrk  per granule: offset and compressed size of its block in c<i>.bin, raw size, XXH64 of
 //             the compressed block, and min/max of the granule's values (when known).
 // one `meta` file: format version, row count, column names and types, rows per granule, the
-// partition value (v2) and the sort key's expressions (v2); and, when the table has a sort key,
+// partition value (v2), the sort key's expressions (v2) and per column the codec that wrote it
+// (v3; v1 and v2 parts are LZ4); and, when the table has a sort key,
 // `primary.idx`: the sparse primary index — the key's values at the first row of every granule
 // and at the part's last row. Rows of a part are sorted by the key.
 // Column files are named by index, so any column name is safe. .mrk, meta and primary.idx end
@@ -116,6 +118,9 @@ struct PartMeta {
   std::vector<uint32_t> granule_rows;
   PartitionValue partition;          // v2; absent in v1 files
   std::vector<std::string> sort_key;  // v2: the key expressions rows are sorted by
+  // v3: per column, the codec chain that wrote its blocks (core::CodecSpec::ToString()); empty in
+  // v1 and v2 parts, whose blocks are LZ4.
+  std::vector<std::string> codecs;
 };
 
 std::string EncodePartMeta(const PartMeta& meta);

@@ -56,7 +56,8 @@ std::vector<uint32_t> PartWriter::SplitIntoGranules(const core::Block& block) co
 
 absl::Status PartWriter::WriteColumn(const std::string& dir, size_t index,
                                      const core::Column& column,
-                                     const std::vector<uint32_t>& granule_rows, ColumnMarks* marks,
+                                     const std::vector<uint32_t>& granule_rows,
+                                     const CompressionCodec& codec, ColumnMarks* marks,
                                      uint64_t* bytes) const {
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
                    fs_->NewWritableFile(JoinPath(dir, DataFileName(index))));
@@ -73,16 +74,10 @@ absl::Status PartWriter::WriteColumn(const std::string& dir, size_t index,
                                 schema_->columns[index].name, " at row ", row + 1, " is ",
                                 raw.size(), " bytes; the limit is ", LZ4_MAX_INPUT_SIZE));
     }
-    compressed.resize(LZ4_compressBound(static_cast<int>(raw.size())));
-    int n = LZ4_compress_default(raw.data(), compressed.data(), static_cast<int>(raw.size()),
-                                 static_cast<int>(compressed.size()));
-    if (n <= 0) {
-      return Error(ErrorCode::kLogicalError,
-                   absl::StrCat("LZ4 compression failed for column ", schema_->columns[index].name,
-                                " of table ", schema_->name));
-    }
-    std::string_view block(compressed.data(), static_cast<size_t>(n));
-    marks->marks.push_back({offset, static_cast<uint32_t>(n), static_cast<uint32_t>(raw.size()),
+    RETURN_IF_ERROR(codec.Encode(raw, &compressed));
+    std::string_view block(compressed);
+    marks->marks.push_back({offset, static_cast<uint32_t>(block.size()),
+                            static_cast<uint32_t>(raw.size()),
                             XXH64(block.data(), block.size(), 0)});
     marks->bounds.push_back(ComputeBounds(column, row, row + rows));
     RETURN_IF_ERROR(file->Append(block));
@@ -108,10 +103,16 @@ absl::StatusOr<PartContents> PartWriter::WriteFiles(const core::Block& block,
   meta.sort_key = description.sort_key;
   PartContents contents;
   contents.columns.resize(block.columns.size());
+  // Every part is written with the table's current codecs and records them in its meta.
+  for (const ColumnSchema& column : schema_->columns) {
+    ASSIGN_OR_RETURN(CompressionCodec codec, CompressionCodec::ForColumn(column));
+    meta.codecs.push_back(codec.spec().ToString());
+    contents.codecs.push_back(std::move(codec));
+  }
   uint64_t bytes = 0;
   for (size_t i = 0; i < block.columns.size(); ++i) {
-    RETURN_IF_ERROR(
-        WriteColumn(dir, i, *block.columns[i], meta.granule_rows, &contents.columns[i], &bytes));
+    RETURN_IF_ERROR(WriteColumn(dir, i, *block.columns[i], meta.granule_rows, contents.codecs[i],
+                                &contents.columns[i], &bytes));
   }
   if (!description.sort_key.empty()) {
     // The sparse primary index: the key at the first row of every granule and at the last row.

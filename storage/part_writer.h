@@ -66,7 +66,8 @@ class PartWriter {
   std::vector<uint32_t> SplitIntoGranules(const core::Block& block) const;
   // Writes c<i>.bin and c<i>.mrk of one column into `dir`; adds the bytes written to *bytes.
   absl::Status WriteColumn(const std::string& dir, size_t index, const core::Column& column,
-                           const std::vector<uint32_t>& granule_rows, ColumnMarks* marks,
+                           const std::vector<uint32_t>& granule_rows,
+                           const CompressionCodec& codec, ColumnMarks* marks,
                            uint64_t* bytes) const;
   // WriteDirectory without the cleanup.
   absl::StatusOr<PartContents> WriteFiles(const core::Block& block,

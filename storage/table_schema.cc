@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "core/codec_spec.h"
 #include "core/error.h"
 #include "core/settings/settings.h"
 #include "core/status_macros.h"
@@ -17,7 +18,7 @@ using core::Error;
 using core::ErrorCode;
 
 constexpr char kSchemaMagic[] = "GRSCHEMA";  // 8 bytes, followed by the format version
-constexpr uint32_t kSchemaVersion = 2;  // 1: no sharding key
+constexpr uint32_t kSchemaVersion = 3;  // 1: no sharding key; 2: no column codecs
 constexpr size_t kMaxGranuleRows = 1 << 20;
 
 void PutStrings(ByteWriter& w, const std::vector<std::string>& strings) {
@@ -65,6 +66,9 @@ absl::Status ValidateTableSchema(const TableSchema& schema) {
       return Error(ErrorCode::kUnknownType,
                    absl::StrCat("Unknown type id ", static_cast<uint32_t>(column.type), " of column ",
                                 column.name, " in table ", schema.name));
+    }
+    if (!column.codec.empty()) {
+      RETURN_IF_ERROR(core::ParseCodecSpec(column.codec, column.type, column.name).status());
     }
   }
   for (const std::string& key : schema.sharding_key) {
@@ -115,6 +119,7 @@ std::string EncodeTableSchema(const TableSchema& schema) {
   }
   PutStrings(w, schema.sharding_key);
   w.PutU32(schema.shard_count);
+  for (const ColumnSchema& column : schema.columns) w.PutString(column.codec);
   return Seal(std::move(w.bytes()));
 }
 
@@ -128,7 +133,7 @@ absl::StatusOr<TableSchema> DecodeTableSchema(std::string_view bytes) {
       !r.GetU32(&version)) {
     return Truncated("bad header");
   }
-  if (version != 1 && version != kSchemaVersion) {
+  if (version < 1 || version > kSchemaVersion) {
     return Truncated(absl::StrCat("unsupported format version ", version));
   }
   TableSchema schema;
@@ -155,6 +160,11 @@ absl::StatusOr<TableSchema> DecodeTableSchema(std::string_view bytes) {
   }
   if (version >= 2 && (!GetStrings(r, &schema.sharding_key) || !r.GetU32(&schema.shard_count))) {
     return Truncated("truncated sharding key");
+  }
+  if (version >= 3) {
+    for (ColumnSchema& column : schema.columns) {
+      if (!r.GetString(&column.codec)) return Truncated("truncated column codecs");
+    }
   }
   if (!r.done()) return Truncated("trailing bytes");
   return schema;

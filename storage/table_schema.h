@@ -21,7 +21,7 @@ inline constexpr size_t kDefaultGranuleRows = 8192;
 
 // Checks what storage relies on: a non-empty name, at least one column
 // (EMPTY_LIST_OF_COLUMNS_PASSED), non-empty unique column names (DUPLICATE_COLUMN), known types
-// (UNKNOWN_TYPE), sharding key columns that exist (UNKNOWN_IDENTIFIER) and, if set,
+// (UNKNOWN_TYPE), valid codecs (core::ParseCodecSpec's errors), sharding key columns that exist (UNKNOWN_IDENTIFIER) and, if set,
 // index_granularity in [1, 1048576] (BAD_ARGUMENTS).
 absl::Status ValidateTableSchema(const TableSchema& schema);
 
@@ -30,7 +30,8 @@ absl::Status ValidateTableSchema(const TableSchema& schema);
 size_t GranuleRowsOf(const TableSchema& schema);
 
 // Serializes a schema (versioned, little-endian, with a trailing checksum). Version 2 adds the
-// sharding key and shard count; version 1 files still decode (without them).
+// sharding key and shard count, version 3 the column codecs; older files still decode (without
+// them).
 std::string EncodeTableSchema(const TableSchema& schema);
 
 // Parses the output of EncodeTableSchema. Fails with CORRUPTED_DATA on a checksum mismatch,

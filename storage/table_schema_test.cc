@@ -45,17 +45,18 @@ TEST(TableSchemaTest, DecodesVersionOneWithoutShardingKey) {
   TableSchema schema = FullSchema();
   schema.sharding_key.clear();
   schema.shard_count = 0;
-  // A version-1 file is a version-2 one without the trailing sharding fields (an empty list and a
-  // zero count: 8 bytes) and with version 1 in the header.
+  // A version-1 file is a version-3 one without the trailing sharding fields (an empty list and a
+  // zero count: 8 bytes) and column codecs (an empty string per column: 4 bytes each) and with
+  // version 1 in the header.
   absl::StatusOr<std::string_view> body = Unseal(EncodeTableSchema(schema), "test");
   ASSERT_TRUE(body.ok());
-  std::string v1(body->substr(0, body->size() - 8));
+  std::string v1(body->substr(0, body->size() - 8 - 4 * schema.columns.size()));
   uint32_t version = 1;
   std::memcpy(v1.data() + 8, &version, sizeof(version));
   absl::StatusOr<TableSchema> decoded = DecodeTableSchema(Seal(v1));
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_EQ(*decoded, schema);
-  version = 3;
+  version = 4;
   std::memcpy(v1.data() + 8, &version, sizeof(version));
   EXPECT_EQ(CodeOf(DecodeTableSchema(Seal(v1)).status()), ErrorCode::kCorruptedData);
 }

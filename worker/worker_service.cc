@@ -57,6 +57,13 @@ void FillPartInfo(const storage::Table& table, const storage::Part& part, bool a
   info->set_min_block(part.part_name().min_block);
   info->set_max_block(part.part_name().max_block);
   info->set_data_uncompressed_bytes(part.uncompressed_bytes());
+  uint64_t compressed = 0;
+  for (size_t c = 0; c < part.column_count(); ++c) {
+    compressed += part.column_compressed_bytes(c);
+    info->add_column_compressed_bytes(part.column_compressed_bytes(c));
+    info->add_column_uncompressed_bytes(part.column_uncompressed_bytes(c));
+  }
+  info->set_data_compressed_bytes(compressed);
 }
 
 }  // namespace

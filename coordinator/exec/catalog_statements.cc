@@ -428,6 +428,7 @@ std::string ShowCreateTableText(const core::TableSchema& schema) {
   for (size_t i = 0; i < schema.columns.size(); ++i) {
     text += "    " + BackQuoted(schema.columns[i].name) + " " +
             std::string(core::TypeName(schema.columns[i].type)) +
+            (schema.columns[i].codec.empty() ? "" : " CODEC(" + schema.columns[i].codec + ")") +
             (i + 1 < schema.columns.size() ? ",\n" : "\n");
   }
   if (view) {

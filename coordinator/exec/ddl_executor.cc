@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "core/codec_spec.h"
 #include "core/error.h"
 #include "core/mutex.h"
 #include "core/settings/settings.h"
@@ -58,7 +59,14 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
                          "Column " + column.name + " of type " +
                              std::string(core::TypeName(*type)) + " is declared NOT NULL");
     }
-    schema.columns.push_back(core::ColumnSchema{column.name, *type});
+    std::string codec;
+    if (!column.codec.empty()) {
+      // Stored as ClickHouse prints it (Delta -> Delta(8), ZSTD -> ZSTD(1)).
+      absl::StatusOr<core::CodecSpec> spec = core::ParseCodecSpec(column.codec, *type, column.name);
+      if (!spec.ok()) return spec.status();
+      codec = spec->ToString();
+    }
+    schema.columns.push_back(core::ColumnSchema{column.name, *type, std::move(codec)});
   }
   if (create.columns.empty()) {
     return core::Error(ErrorCode::kEmptyListOfColumnsPassed,

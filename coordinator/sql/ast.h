@@ -198,6 +198,8 @@ struct ColumnDef {
   std::string type;       // as written, e.g. "BIGINT", "VARCHAR(255)", "UInt64"
   bool not_null = false;
   bool nullable = false;  // `col Type NULL`: ClickHouse makes the column Nullable(Type)
+  std::string codec;      // inside CODEC(...) as written, e.g. "Delta, ZSTD(1)"; "" without one
+  size_t codec_position = 0;
   size_t position = 0;
 };
 

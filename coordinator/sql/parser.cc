@@ -708,10 +708,28 @@ absl::Status StatementParser::ParseColumnDef(CreateTableStatement* create) {
     } else if (token.Is("NULL")) {
       tokens_.Take();
       column.nullable = true;
+    } else if (token.Is("CODEC") && tokens_.Peek(1).IsSymbol("(")) {
+      // Kept as written; the DDL executor validates it (core/codec_spec.h).
+      tokens_.Take();
+      tokens_.Take();
+      const size_t begin = tokens_.Peek().position;
+      int depth = 1;
+      while (depth > 0) {
+        const Token inner = tokens_.Peek();
+        if (inner.kind == TokenKind::kEnd) return tokens_.Error("Expected ) closing CODEC(");
+        if (inner.IsSymbol("(")) ++depth;
+        if (inner.IsSymbol(")") && --depth == 0) break;
+        tokens_.Take();
+      }
+      const size_t end = std::min(tokens_.Peek().position, sql_.size());
+      column.codec =
+          std::string(absl::StripAsciiWhitespace(core::ToAbsl(sql_.substr(begin, end - begin))));
+      column.codec_position = begin;
+      tokens_.Take();
     } else if (token.Is("DEFAULT") || token.Is("MATERIALIZED") || token.Is("ALIAS") ||
-               token.Is("EPHEMERAL") || token.Is("CODEC") || token.Is("TTL")) {
-      // Accepted for compatibility and ignored: granite has no column defaults or codecs.
-      if (!token.Is("CODEC")) tokens_.Take();
+               token.Is("EPHEMERAL") || token.Is("TTL")) {
+      // Accepted for compatibility and ignored: granite has no column defaults.
+      tokens_.Take();
       RETURN_IF_ERROR(expressions_.Parse().status());
     } else if (token.Is("COMMENT") && tokens_.Peek(1).kind == TokenKind::kString) {
       tokens_.Take();

@@ -47,19 +47,25 @@ LocalTable DatabasesTable(const Catalog& catalog) {
   return table.Build();
 }
 
-LocalTable ColumnsTable(const Catalog& catalog) {
+LocalTable ColumnsTable(const Catalog& catalog, const ColumnBytes* column_bytes) {
   TableBuilder table(
       {"database", "table", "name", "type", "position", "default_kind", "default_expression",
        "comment", "is_in_partition_key", "is_in_sorting_key", "is_in_primary_key",
-       "is_in_sampling_key", "compression_codec"},
+       "is_in_sampling_key", "compression_codec", "data_compressed_bytes",
+       "data_uncompressed_bytes"},
       {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kUInt64,
        TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kUInt8, TypeId::kUInt8,
-       TypeId::kUInt8, TypeId::kUInt8, TypeId::kString});
+       TypeId::kUInt8, TypeId::kUInt8, TypeId::kString, TypeId::kUInt64, TypeId::kUInt64});
   for (const core::TableSchema& schema : catalog.All()) {
     QualifiedTable name = SplitTableName(schema.name);
     // Without PRIMARY KEY the primary key is the sorting key, as in ClickHouse.
     const std::vector<std::string>& primary =
         schema.primary_key.empty() ? schema.order_by : schema.primary_key;
+    const std::vector<std::pair<uint64_t, uint64_t>>* bytes = nullptr;
+    if (column_bytes != nullptr) {
+      auto it = column_bytes->find(schema.name);
+      if (it != column_bytes->end()) bytes = &it->second;
+    }
     for (size_t c = 0; c < schema.columns.size(); ++c) {
       const std::string& column = schema.columns[c].name;
       table[0].AppendString(name.database);
@@ -74,7 +80,11 @@ LocalTable ColumnsTable(const Catalog& catalog) {
       table[9].Append<uint8_t>(Contains(schema.order_by, column) ? 1 : 0);
       table[10].Append<uint8_t>(Contains(primary, column) ? 1 : 0);
       table[11].Append<uint8_t>(0);
-      table[12].AppendString("");
+      const std::string& codec = schema.columns[c].codec;
+      table[12].AppendString(codec.empty() ? "" : "CODEC(" + codec + ")");
+      const bool known = bytes != nullptr && c < bytes->size();
+      table[13].Append<uint64_t>(known ? (*bytes)[c].first : 0);
+      table[14].Append<uint64_t>(known ? (*bytes)[c].second : 0);
     }
   }
   return table.Build();
@@ -82,14 +92,15 @@ LocalTable ColumnsTable(const Catalog& catalog) {
 
 }  // namespace
 
-std::optional<LocalTable> BuildCatalogSystemTable(const std::string& name, const Catalog& catalog) {
+std::optional<LocalTable> BuildCatalogSystemTable(const std::string& name, const Catalog& catalog,
+                                                  const ColumnBytes* column_bytes) {
   if (name == "one") {
     TableBuilder table({"dummy"}, {TypeId::kUInt8});
     table[0].Append<uint8_t>(0);
     return table.Build();
   }
   if (name == "databases") return DatabasesTable(catalog);
-  if (name == "columns") return ColumnsTable(catalog);
+  if (name == "columns") return ColumnsTable(catalog, column_bytes);
   return std::nullopt;
 }
 

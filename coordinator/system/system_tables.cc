@@ -178,6 +178,23 @@ LocalTable QueryLogTable(const QueryRegistry* queries) {
 
 absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const WorkerSet& workers,
                                             const Catalog& catalog, const QueryRegistry* queries) {
+  if (name == "columns") {
+    // Column sizes summed over every worker's active parts.
+    ColumnBytes bytes;
+    for (const api::PartListing& listing : ListPartsEverywhere(workers)) {
+      for (const api::PartInfo& part : listing.parts) {
+        if (!part.active) continue;
+        std::vector<std::pair<uint64_t, uint64_t>>& sums = bytes[part.table];
+        const size_t n = part.column_compressed_bytes.size();
+        if (sums.size() < n) sums.resize(n);
+        for (size_t c = 0; c < n && c < part.column_uncompressed_bytes.size(); ++c) {
+          sums[c].first += part.column_compressed_bytes[c];
+          sums[c].second += part.column_uncompressed_bytes[c];
+        }
+      }
+    }
+    return *BuildCatalogSystemTable(name, catalog, &bytes);
+  }
   if (std::optional<LocalTable> table = BuildCatalogSystemTable(name, catalog)) return *table;
   if (name == "metrics") return MetricRowsTable("metric", true, MetricsEverywhere(workers), false);
   if (name == "events") return MetricRowsTable("event", false, MetricsEverywhere(workers), true);
@@ -228,11 +245,11 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
     std::vector<api::PartListing> responses = ListPartsEverywhere(workers);
     TableBuilder t({"database", "table", "partition", "partition_id", "name", "rows",
                     "bytes_on_disk", "data_uncompressed_bytes", "marks", "min_block_number",
-                    "max_block_number", "level", "active", "worker"},
+                    "max_block_number", "level", "active", "worker", "data_compressed_bytes"},
                    {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString,
                     TypeId::kString, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
                     TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt32,
-                    TypeId::kUInt8, TypeId::kUInt32});
+                    TypeId::kUInt8, TypeId::kUInt32, TypeId::kUInt64});
     for (size_t i = 0; i < workers.size(); ++i) {
       for (const auto& part : responses[i].parts) {
         QualifiedTable table = SplitTableName(part.table);
@@ -250,6 +267,7 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
         t[11].Append<uint32_t>(part.level);
         t[12].Append<uint8_t>(part.active ? 1 : 0);
         t[13].Append<uint32_t>(i);
+        t[14].Append<uint64_t>(part.data_compressed_bytes);
       }
     }
     return t.Build();

@@ -10,7 +10,7 @@ TableSchema FromProto(const pb::TableSchema& proto) {
   TableSchema schema;
   schema.name = proto.name();
   for (const pb::ColumnSpec& column : proto.columns()) {
-    schema.columns.push_back({column.name(), static_cast<TypeId>(column.type())});
+    schema.columns.push_back({column.name(), static_cast<TypeId>(column.type()), column.codec()});
   }
   schema.order_by.assign(proto.order_by().begin(), proto.order_by().end());
   schema.primary_key.assign(proto.primary_key().begin(), proto.primary_key().end());
@@ -28,6 +28,7 @@ void ToProto(const TableSchema& schema, pb::TableSchema* proto) {
     pb::ColumnSpec* spec = proto->add_columns();
     spec->set_name(column.name);
     spec->set_type(static_cast<uint32_t>(column.type));
+    spec->set_codec(column.codec);
   }
   for (const std::string& key : schema.order_by) proto->add_order_by(key);
   for (const std::string& key : schema.primary_key) proto->add_primary_key(key);

@@ -107,6 +107,11 @@ api::PartListing FromProto(const pb::ListPartsResponse& response) {
     out.min_block = part.min_block();
     out.max_block = part.max_block();
     out.data_uncompressed_bytes = part.data_uncompressed_bytes();
+    out.data_compressed_bytes = part.data_compressed_bytes();
+    out.column_compressed_bytes.assign(part.column_compressed_bytes().begin(),
+                                       part.column_compressed_bytes().end());
+    out.column_uncompressed_bytes.assign(part.column_uncompressed_bytes().begin(),
+                                         part.column_uncompressed_bytes().end());
   }
   for (const pb::DetachedPartInfo& part : response.detached_parts()) {
     api::DetachedPartInfo& out = listing.detached_parts.emplace_back();

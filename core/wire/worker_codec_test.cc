@@ -142,6 +142,11 @@ TEST(WorkerCodecTest, PartListing) {
   part->set_min_block(1);
   part->set_max_block(2);
   part->set_data_uncompressed_bytes(6);
+  part->set_data_compressed_bytes(5);
+  part->add_column_compressed_bytes(2);
+  part->add_column_compressed_bytes(3);
+  part->add_column_uncompressed_bytes(4);
+  part->add_column_uncompressed_bytes(2);
   pb::DetachedPartInfo* detached = response.add_detached_parts();
   detached->set_table("t");
   detached->set_name("broken_all_3_3_0");
@@ -167,6 +172,9 @@ TEST(WorkerCodecTest, PartListing) {
   EXPECT_EQ(p.min_block, 1u);
   EXPECT_EQ(p.max_block, 2u);
   EXPECT_EQ(p.data_uncompressed_bytes, 6u);
+  EXPECT_EQ(p.data_compressed_bytes, 5u);
+  EXPECT_EQ(p.column_compressed_bytes, (std::vector<uint64_t>{2, 3}));
+  EXPECT_EQ(p.column_uncompressed_bytes, (std::vector<uint64_t>{4, 2}));
   ASSERT_EQ(listing.detached_parts.size(), 1u);
   const api::DetachedPartInfo& d = listing.detached_parts[0];
   EXPECT_EQ(d.name, "broken_all_3_3_0");
