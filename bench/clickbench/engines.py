@@ -164,7 +164,8 @@ class GraniteEngine:
     def create(self, sql):
         self._run(lambda: self._client.query(sql))
 
-    def load(self, path, chunk=1 << 20):
+    def load(self, path, chunk=1 << 20, table="hits"):
+        """Streams the TSV file `path` into `table`; returns the seconds it took."""
         def chunks():
             with open(path, "rb") as f:
                 while True:
@@ -173,7 +174,7 @@ class GraniteEngine:
                         return
                     yield block
         start = time.monotonic()
-        self._run(lambda: self._client.insert_stream("INSERT INTO hits FORMAT TabSeparated",
+        self._run(lambda: self._client.insert_stream("INSERT INTO %s FORMAT TabSeparated" % table,
                                                      chunks(), timeout=max(self.timeout, 3600)))
         return time.monotonic() - start
 

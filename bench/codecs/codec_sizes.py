@@ -106,19 +106,6 @@ def scan_sql(table, names, cls):
     return "SELECT %s FROM %s" % (", ".join(terms), table)
 
 
-def load_tsv(engine, table, path, chunk=1 << 20):
-    """Streams the TSV file into `table` (INSERT ... SELECT would hold all rows in memory)."""
-    def chunks():
-        with open(path, "rb") as f:
-            while True:
-                block = f.read(chunk)
-                if not block:
-                    return
-                yield block
-    engine._run(lambda: engine._client.insert_stream(
-        "INSERT INTO %s FORMAT TabSeparated" % table, chunks(), timeout=3600))
-
-
 def granite_bytes(engine, table):
     """Returns {class: [compressed, uncompressed]} and bytes on disk of `table`."""
     out, _ = engine.query("SELECT name, data_compressed_bytes, data_uncompressed_bytes FROM "
@@ -194,7 +181,8 @@ def main():
             table = "hits_" + name
             granite.create(with_codecs(create, table, codecs))
             start = time.monotonic()
-            load_tsv(granite, table, data)
+            # Streamed: INSERT ... SELECT would hold all rows in memory.
+            granite.load(data, table=table)
             granite.query("OPTIMIZE TABLE %s FINAL" % table, timeout=3600)
             granite.settle()
             rows, disk = granite_bytes(granite, table)
