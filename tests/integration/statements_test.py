@@ -136,6 +136,14 @@ class StatementsTest(unittest.TestCase):
         self.assertIn("abc", text)
         self.assertIn("BAD_QUERY_PARAMETER", text)
 
+    def test_query_parameters_as_table_function_arguments(self):
+        # numbers({n:UInt64}), as ClickHouse allows (it was "must be a literal number").
+        self.assertEqual(self.ok("SELECT count(), sum(number) FROM numbers({n:UInt64})",
+                                 settings={"param_n": "1000"}), b"1000\t499500\n")
+        self.assertEqual(self.ok("SELECT number FROM numbers({a:Int64}, {b:UInt8})",
+                                 settings={"param_a": "5", "param_b": "2"}), b"5\n6\n")
+        self.error("SELECT * FROM numbers({n:UInt64})", 457, settings={"param_n": "-1"})
+
     def test_query_parameters_in_a_session(self):
         session = str(uuid.uuid4())
         self.ok("SET param_limit = '1'", session_id=session)
