@@ -60,6 +60,9 @@ class ClickHouseConnectTest(unittest.TestCase):
         rows = client.query("SELECT name FROM events WHERE id = {wanted:UInt64}",
                             parameters={"wanted": 7}).result_rows
         self.assertEqual(rows, [("n7",)])
+        tricky = "it's\ta \\ back\nslash"
+        self.assertEqual(client.query("SELECT {s:String}", parameters={"s": tricky}).result_rows,
+                         [(tricky,)])
 
     def test_2_other_formats(self):
         self.client.command("CREATE TABLE kv (k UInt32, v String) ENGINE = MergeTree ORDER BY k")

@@ -127,6 +127,15 @@ class StatementsTest(unittest.TestCase):
         out = self.ok("SELECT {s:String}, {n:Int32} + 1, {d:Date}",
                       settings={"param_s": "it's", "param_n": "-5", "param_d": "2024-02-29"})
         self.assertEqual(out, b"it\\'s\t-4\t2024-02-29\n")
+        # The value is a TabSeparated field: its escapes are decoded (they were kept).
+        out = self.ok("SELECT {s:String} = 'it\\'s\\ta\\\\b'",
+                      settings={"param_s": "it\\'s\\ta\\\\b"})
+        self.assertEqual(out, b"1\n")
+        # \N is NULL for a Nullable parameter, as in TabSeparated (it failed to parse).
+        out = self.ok("SELECT {n:Nullable(Int32)} AS n, isNull(n), {m:Nullable(Int32)}",
+                      settings={"param_n": "\\N", "param_m": "3"})
+        self.assertEqual(out, b"\\N\t1\t3\n")
+        self.error("SELECT {n:Int32}", 457, settings={"param_n": "\\N"})
         # Inside a string literal braces are text.
         self.assertEqual(self.ok("SELECT '{x:UInt8}'"), b"{x:UInt8}\n")
         text = self.error("SELECT {missing:UInt8}", 456)
