@@ -57,9 +57,12 @@ def _concat(ctype, pieces):
     return values, nulls
 
 
+_EXACT = decimal.Context(prec=100)  # Decimal256 has 76 digits; the default context rounds to 28
+
+
 def _decimals(ctype, values, nulls):
     scale = -ctype.scale
-    out = [decimal.Decimal(int(v)).scaleb(scale) for v in values]
+    out = [decimal.Decimal(int(v)).scaleb(scale, _EXACT) for v in values]
     if nulls is not None:
         out = [None if null else v for v, null in zip(out, nulls)]
     return out

@@ -42,8 +42,10 @@ def value_text(value):
         return "\\N"
     if isinstance(value, bool):
         return "1" if value else "0"
-    if isinstance(value, (int, decimal.Decimal)):
+    if isinstance(value, int):
         return str(value)
+    if isinstance(value, decimal.Decimal):
+        return format(value, "f")  # 1E+3 as 1000: the server reads plain digits
     if isinstance(value, float):
         return repr(value)
     if isinstance(value, datetime.datetime):

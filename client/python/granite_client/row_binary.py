@@ -22,6 +22,7 @@ _EPOCH = datetime.datetime(1970, 1, 1)
 _DECIMAL = re.compile(r"^Decimal(?:\((\d+),\s*(\d+)\)|(32|64|128|256)\((\d+)\))$")
 _DATETIME64 = re.compile(r"^DateTime64\((\d+)(?:,\s*'[^']*')?\)$")
 _FIXED_STRING = re.compile(r"^FixedString\((\d+)\)$")
+_EXACT = decimal.Context(prec=100)  # Decimal256 has 76 digits; the default context rounds to 28
 
 
 class UnsupportedType(ValueError):
@@ -121,7 +122,7 @@ def reader_for(type_name):
 
         def read_decimal(buf):
             unscaled = int.from_bytes(buf.raw(width), "little", signed=True)
-            return decimal.Decimal(unscaled).scaleb(-scale)
+            return decimal.Decimal(unscaled).scaleb(-scale, _EXACT)
         return read_decimal
     raise UnsupportedType("cannot decode the type %s from RowBinary" % type_name)
 
