@@ -105,17 +105,14 @@ def to_pandas(collected):
             series = pd.Series([None] * len(values) if ctype.kind == "Nothing"
                                else _with_none(values, nulls), dtype=object)
         elif nulls is not None:
-            series = pd.Series(pd.array(values, dtype=_pandas_masked(ctype.kind)))
-            series[nulls] = pd.NA
+            # pandas' masked dtypes are named as ClickHouse's types (Int32, UInt64, Float64).
+            masked = pd.array(values, dtype="boolean" if ctype.kind == "Bool" else ctype.kind)
+            masked[nulls] = pd.NA
+            series = pd.Series(masked)
         else:
             series = pd.Series(values)
         data[name] = series
-    frame = pd.DataFrame(data, columns=collected.names)
-    return frame
-
-
-def _pandas_masked(kind):
-    return "boolean" if kind == "Bool" else kind if kind.startswith(("Int", "UInt")) else kind
+    return pd.DataFrame(data, columns=collected.names)
 
 
 def to_arrow(collected):
