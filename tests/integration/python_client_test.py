@@ -4,8 +4,9 @@
 
 - `pip install client/python` from a clean copy of the repository, into a fresh venv, writes
   nothing into the source tree, and the installed package (its stubs generated at install time)
-  runs queries, also through SQLAlchemy's granite:// (the package's entry point). The fresh venv borrows grpcio/protobuf/setuptools from the project venv through
-  a .pth file, so the test needs no network.
+  runs queries, also through SQLAlchemy's granite:// (the package's entry point). The fresh venv
+  borrows grpcio/protobuf/setuptools/SQLAlchemy from the project venv through a .pth file, so the
+  test needs no network.
 - PEP 249: granite_client.dbapi.connect / cursor / execute with pyformat parameters /
   description with names and types / fetchone / fetchmany / fetchall / iteration over a
   1,000,000-row result decoded as it streams / errors as ProgrammingError / SET in the session.

@@ -28,7 +28,7 @@ class SqlAlchemyDialectTest(unittest.TestCase):
         except ImportError:
             raise unittest.SkipTest("SQLAlchemy is not installed (scripts/make-venv.sh)")
         from granite_client import sqlalchemy_dialect
-        sqlalchemy_dialect.register()  # the editable install of the venv may predate the entry point
+        sqlalchemy_dialect.register()  # the venv's editable install may predate the entry point
         cls.sa = sqlalchemy
         cls.cluster = cluster.LocalCluster(testmain.granite(), workers=1).start()
         cls.engine = sqlalchemy.create_engine(

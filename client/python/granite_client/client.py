@@ -277,7 +277,7 @@ class Client:
 
     def stream(self, sql, format=None, settings=None, query_id=None, input_data=b"",
                timeout=None, parameters=None):
-        """Starts sql over ExecuteQueryWithStreamIO and returns its QueryStream (input kept open)."""
+        """Starts sql over ExecuteQueryWithStreamIO; returns its QueryStream (input kept open)."""
         timeout = timeout if timeout is not None else self.timeout
         info = self.query_info(sql, format, settings, query_id, input_data=input_data,
                                parameters=parameters)

@@ -132,14 +132,16 @@ class GraniteDialect(default.DefaultDialect):
                                          "ORDER BY name", {})]
 
     def get_table_names(self, connection, schema=None, **kw):
-        return [r[0] for r in self._rows(
-            connection, "SELECT name FROM system.tables WHERE database = :db AND "
-                        "engine != 'View' ORDER BY name", {"db": self._database(connection, schema)})]
+        return self._names(connection, schema, "engine != 'View'")
 
     def get_view_names(self, connection, schema=None, **kw):
-        return [r[0] for r in self._rows(
-            connection, "SELECT name FROM system.tables WHERE database = :db AND "
-                        "engine = 'View' ORDER BY name", {"db": self._database(connection, schema)})]
+        return self._names(connection, schema, "engine = 'View'")
+
+    def _names(self, connection, schema, condition):
+        sql = ("SELECT name FROM system.tables WHERE database = :db AND %s ORDER BY name"
+               % condition)
+        return [r[0] for r in self._rows(connection, sql,
+                                         {"db": self._database(connection, schema)})]
 
     def has_table(self, connection, table_name, schema=None, **kw):
         return bool(self._scalar(
