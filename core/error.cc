@@ -6,6 +6,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "core/function_error_codes.h"
+#include "core/schema_error_codes.h"
 
 namespace granite::core {
 namespace {
@@ -72,6 +73,10 @@ std::string_view ErrorName(ErrorCode code) {
   if (code == kFunctionThrowIfValueIsNonZero) return "FUNCTION_THROW_IF_VALUE_IS_NON_ZERO";
   if (code == kCannotParseIpv4) return "CANNOT_PARSE_IPV4";
   if (code == kCannotParseDatetime) return "CANNOT_PARSE_DATETIME";
+  // The codes of core/schema_error_codes.h.
+  if (code == kNotFoundColumnInBlock) return "NOT_FOUND_COLUMN_IN_BLOCK";
+  if (code == kCyclicAliases) return "CYCLIC_ALIASES";
+  if (code == kAlterOfColumnIsForbidden) return "ALTER_OF_COLUMN_IS_FORBIDDEN";
   switch (code) {
     case ErrorCode::kOk: return "OK";
     case ErrorCode::kNotImplemented: return "NOT_IMPLEMENTED";

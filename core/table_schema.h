@@ -14,12 +14,28 @@
 
 namespace granite::core {
 
+// How a column gets its value when an INSERT does not give it (ClickHouse's default_kind):
+// kDefault: `DEFAULT expr` (INSERT may give it); kMaterialized: always computed at INSERT, never
+// given, not in SELECT *; kAlias: never stored, computed when read, not in SELECT *.
+enum class DefaultKind : uint8_t { kNone = 0, kDefault = 1, kMaterialized = 2, kAlias = 3 };
+
+// Returns "DEFAULT", "MATERIALIZED", "ALIAS", or "" for kNone.
+std::string_view DefaultKindName(DefaultKind kind);
+
 struct ColumnSchema {
   std::string name;
   TypeId type = TypeId::kUInt8;
   // The column's CODEC(...) as ClickHouse prints it, without "CODEC(" and ")": "Delta(8), ZSTD(1)".
   // Empty: the type's default codec (storage/compression_codec.h).
   std::string codec;
+  DefaultKind default_kind = DefaultKind::kNone;
+  // The expression of DEFAULT / MATERIALIZED / ALIAS as SQL text over the table's other columns;
+  // empty with kNone.
+  std::string default_expression;
+  std::string comment;  // COMMENT 'text'
+
+  // Whether parts hold the column (all but ALIAS columns).
+  bool stored() const { return default_kind != DefaultKind::kAlias; }
 
   bool operator==(const ColumnSchema&) const = default;
 };
@@ -41,6 +57,9 @@ struct TableSchema {
 
   // Returns the position of column `name` (case-sensitive), or -1.
   int ColumnIndex(std::string_view name) const;
+
+  // Returns the schema parts are written with: this one without its ALIAS columns.
+  TableSchema Stored() const;
 
   bool operator==(const TableSchema&) const = default;
 };

@@ -150,7 +150,7 @@ void Store::OpenTableDirectory(const std::string& entry) {
 
 absl::Status Store::CreateTable(const TableSchema& schema, bool if_not_exists, bool or_replace) {
   RETURN_IF_ERROR(ValidateTableSchema(schema));
-  RETURN_IF_ERROR(PartSplitter::Create(schema, /*strict=*/true).status());
+  RETURN_IF_ERROR(PartSplitter::Create(schema.Stored(), /*strict=*/true).status());
   core::MutexLock ddl(ddl_mu_);
   if (std::optional<std::string> broken = BrokenReason(schema.name)) {
     if (!or_replace) {

@@ -119,7 +119,7 @@ absl::Status Store::RenameTable(std::string_view from, std::string_view to) {
     return Error(ErrorCode::kTableAlreadyExists,
                  absl::StrCat("Table ", core::ToAbsl(to), " already exists"));
   }
-  TableSchema schema = table->schema();
+  TableSchema schema = table->declared_schema();
   schema.name = std::string(to);
   const std::string old_dir = table->directory();
   const std::string new_dir = JoinPath(tables_dir_, EscapeTableName(to));
@@ -149,7 +149,7 @@ absl::Status Store::TruncateTable(std::string_view name, bool if_exists) {
     return TableOrError(name).status();
   }
   // An empty table of the same schema replaces it (the coordinator serializes DDL).
-  return CreateTable(table->schema(), /*if_not_exists=*/false, /*or_replace=*/true);
+  return CreateTable(table->declared_schema(), /*if_not_exists=*/false, /*or_replace=*/true);
 }
 
 }  // namespace granite::storage

@@ -40,7 +40,8 @@ Table::Table(std::shared_ptr<FileSystem> fs, std::string dir,
     : fs_(std::move(fs)),
       dir_(std::move(dir)),
       parts_dir_(JoinPath(dir_, "parts")),
-      schema_(std::move(schema)),
+      declared_(std::move(schema)),
+      schema_(std::make_shared<const TableSchema>(declared_->Stored())),
       splitter_(std::move(splitter)),
       granule_rows_(GranuleRowsOf(*schema_)) {}
 
@@ -48,7 +49,7 @@ absl::StatusOr<std::shared_ptr<Table>> Table::Open(std::shared_ptr<FileSystem> f
                                                    std::string dir, TableSchema schema) {
   auto shared_schema = std::make_shared<const TableSchema>(std::move(schema));
   ASSIGN_OR_RETURN(std::shared_ptr<const PartSplitter> splitter,
-                   PartSplitter::Create(*shared_schema, /*strict=*/false));
+                   PartSplitter::Create(shared_schema->Stored(), /*strict=*/false));
   std::shared_ptr<Table> table(
       new Table(fs, std::move(dir), std::move(shared_schema), std::move(splitter)));
   ASSIGN_OR_RETURN(RecoveredParts recovered, RecoverParts(fs, table->schema_, table->dir_));

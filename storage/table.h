@@ -60,7 +60,11 @@ class Table {
   static absl::StatusOr<std::shared_ptr<Table>> Open(std::shared_ptr<FileSystem> fs,
                                                      std::string dir, TableSchema schema);
 
+  // The columns parts hold (the declared schema without its ALIAS columns, which are computed
+  // by the coordinator when read).
   const TableSchema& schema() const { return *schema_; }
+  // The schema as CREATE / ALTER declared it and the schema file holds it.
+  const TableSchema& declared_schema() const { return *declared_; }
   const std::string& name() const { return schema_->name; }
   const std::string& directory() const { return dir_; }
 
@@ -206,7 +210,8 @@ class Table {
   std::shared_ptr<FileSystem> fs_;
   std::string dir_;
   std::string parts_dir_;
-  std::shared_ptr<const TableSchema> schema_;
+  std::shared_ptr<const TableSchema> declared_;
+  std::shared_ptr<const TableSchema> schema_;  // declared_->Stored()
   std::shared_ptr<const PartSplitter> splitter_;
   size_t granule_rows_;
 

@@ -18,7 +18,8 @@ using core::Error;
 using core::ErrorCode;
 
 constexpr char kSchemaMagic[] = "GRSCHEMA";  // 8 bytes, followed by the format version
-constexpr uint32_t kSchemaVersion = 3;  // 1: no sharding key; 2: no column codecs
+// 1: no sharding key; 2: no column codecs; 3: no column defaults and comments.
+constexpr uint32_t kSchemaVersion = 4;
 constexpr size_t kMaxGranuleRows = 1 << 20;
 
 void PutStrings(ByteWriter& w, const std::vector<std::string>& strings) {
@@ -120,6 +121,11 @@ std::string EncodeTableSchema(const TableSchema& schema) {
   PutStrings(w, schema.sharding_key);
   w.PutU32(schema.shard_count);
   for (const ColumnSchema& column : schema.columns) w.PutString(column.codec);
+  for (const ColumnSchema& column : schema.columns) {
+    w.PutU32(static_cast<uint32_t>(column.default_kind));
+    w.PutString(column.default_expression);
+    w.PutString(column.comment);
+  }
   return Seal(std::move(w.bytes()));
 }
 
@@ -164,6 +170,16 @@ absl::StatusOr<TableSchema> DecodeTableSchema(std::string_view bytes) {
   if (version >= 3) {
     for (ColumnSchema& column : schema.columns) {
       if (!r.GetString(&column.codec)) return Truncated("truncated column codecs");
+    }
+  }
+  if (version >= 4) {
+    for (ColumnSchema& column : schema.columns) {
+      uint32_t kind = 0;
+      if (!r.GetU32(&kind) || kind > static_cast<uint32_t>(core::DefaultKind::kAlias) ||
+          !r.GetString(&column.default_expression) || !r.GetString(&column.comment)) {
+        return Truncated("truncated or bad column defaults");
+      }
+      column.default_kind = static_cast<core::DefaultKind>(kind);
     }
   }
   if (!r.done()) return Truncated("trailing bytes");

@@ -30,8 +30,8 @@ absl::Status ValidateTableSchema(const TableSchema& schema);
 size_t GranuleRowsOf(const TableSchema& schema);
 
 // Serializes a schema (versioned, little-endian, with a trailing checksum). Version 2 adds the
-// sharding key and shard count, version 3 the column codecs; older files still decode (without
-// them).
+// sharding key and shard count, version 3 the column codecs, version 4 the column defaults
+// (kind, expression) and comments; older files still decode (without them).
 std::string EncodeTableSchema(const TableSchema& schema);
 
 // Parses the output of EncodeTableSchema. Fails with CORRUPTED_DATA on a checksum mismatch,

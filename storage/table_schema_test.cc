@@ -45,21 +45,58 @@ TEST(TableSchemaTest, DecodesVersionOneWithoutShardingKey) {
   TableSchema schema = FullSchema();
   schema.sharding_key.clear();
   schema.shard_count = 0;
-  // A version-1 file is a version-3 one without the trailing sharding fields (an empty list and a
-  // zero count: 8 bytes) and column codecs (an empty string per column: 4 bytes each) and with
-  // version 1 in the header.
+  // A version-1 file is a version-4 one without the trailing sharding fields (an empty list and a
+  // zero count: 8 bytes), column codecs (an empty string per column: 4 bytes each) and column
+  // defaults (a kind and two empty strings per column: 12 bytes each) and with version 1 in the
+  // header.
   const std::string sealed = EncodeTableSchema(schema);
   absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
   ASSERT_TRUE(body.ok());
-  std::string v1(body->substr(0, body->size() - 8 - 4 * schema.columns.size()));
+  std::string v1(body->substr(0, body->size() - 8 - 16 * schema.columns.size()));
   uint32_t version = 1;
   std::memcpy(v1.data() + 8, &version, sizeof(version));
   absl::StatusOr<TableSchema> decoded = DecodeTableSchema(Seal(v1));
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_EQ(*decoded, schema);
-  version = 4;
+  version = 5;
   std::memcpy(v1.data() + 8, &version, sizeof(version));
   EXPECT_EQ(CodeOf(DecodeTableSchema(Seal(v1)).status()), ErrorCode::kCorruptedData);
+}
+
+TEST(TableSchemaTest, RoundTripsColumnDefaultsAndComments) {
+  TableSchema schema = FullSchema();
+  schema.columns[1].default_kind = core::DefaultKind::kDefault;
+  schema.columns[1].default_expression = "today()";
+  schema.columns[2].default_kind = core::DefaultKind::kMaterialized;
+  schema.columns[2].default_expression = "toString(CounterID)";
+  schema.columns[3].default_kind = core::DefaultKind::kAlias;
+  schema.columns[3].default_expression = "CounterID * 2";
+  schema.columns[3].comment = "twice the counter";
+  absl::StatusOr<TableSchema> decoded = DecodeTableSchema(EncodeTableSchema(schema));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, schema);
+  TableSchema stored = decoded->Stored();
+  ASSERT_EQ(stored.columns.size(), 3u);
+  EXPECT_EQ(stored.columns[2].name, "URL");
+}
+
+TEST(TableSchemaTest, DecodesVersionThreeWithoutDefaults) {
+  // A version-3 file (codecs, no defaults) is a version-4 one without the 12 bytes of defaults
+  // per column.
+  TableSchema schema = FullSchema();
+  schema.columns[0].codec = "Delta(4), ZSTD(1)";
+  const std::string sealed = EncodeTableSchema(schema);
+  absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
+  ASSERT_TRUE(body.ok());
+  std::string v3(body->substr(0, body->size() - 12 * schema.columns.size()));
+  uint32_t version = 3;
+  std::memcpy(v3.data() + 8, &version, sizeof(version));
+  absl::StatusOr<TableSchema> decoded = DecodeTableSchema(Seal(v3));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, schema);
+  for (const auto& column : decoded->columns) {
+    EXPECT_EQ(column.default_kind, core::DefaultKind::kNone);
+  }
 }
 
 TEST(TableSchemaTest, DecodeRejectsEveryFlippedByteAndTruncation) {

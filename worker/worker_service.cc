@@ -304,7 +304,7 @@ grpc::Status WorkerService::ListTables(grpc::ServerContext* context,
   if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   for (const auto& table : store_->Tables()) {
     pb::TableInfo* info = response->add_tables();
-    core::wire::ToProto(table->schema(), info->mutable_schema());
+    core::wire::ToProto(table->declared_schema(), info->mutable_schema());
     auto snapshot = table->Snapshot();
     uint64_t rows = 0, bytes = 0;
     for (const auto& part : snapshot->parts) {

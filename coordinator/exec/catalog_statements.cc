@@ -296,24 +296,24 @@ sql::SelectStatement SystemSelect(std::string table, std::vector<std::string> co
 
 absl::StatusOr<QueryResult> Describe(const sql::DescribeStatement& describe,
                                      const CatalogStatementContext& context) {
-  std::vector<std::string> names;
-  std::vector<core::TypeId> types;
+  std::vector<core::ColumnSchema> columns;
   QualifiedTable table = SplitTableName(describe.table);
   if (table.database == kSystemDatabase) {
     ASSIGN_OR_RETURN(LocalTable local, context.system_tables(table.table));
-    names = std::move(local.names);
-    types = std::move(local.types);
+    for (size_t i = 0; i < local.names.size(); ++i) {
+      columns.push_back(core::ColumnSchema{local.names[i], local.types[i]});
+    }
   } else {
     RETURN_IF_ERROR(EnsureCatalog(*context.workers, context.catalog));
     ASSIGN_OR_RETURN(core::TableSchema schema, context.catalog->Lookup(describe.table));
-    for (const core::ColumnSchema& column : schema.columns) {
-      names.push_back(column.name);
-      types.push_back(column.type);
-    }
+    columns = std::move(schema.columns);
   }
   std::vector<std::vector<std::string>> rows;
-  for (size_t i = 0; i < names.size(); ++i) {
-    rows.push_back({names[i], std::string(core::TypeName(types[i])), "", "", "", "", ""});
+  for (const core::ColumnSchema& column : columns) {
+    rows.push_back({column.name, std::string(core::TypeName(column.type)),
+                    std::string(core::DefaultKindName(column.default_kind)),
+                    column.default_expression, column.comment,
+                    column.codec.empty() ? "" : "CODEC(" + column.codec + ")", ""});
   }
   return StringRows({"name", "type", "default_type", "default_expression", "comment",
                      "codec_expression", "ttl_expression"},
@@ -406,6 +406,15 @@ std::string SettingValue(const std::string& value) {
   return out + "'";
 }
 
+std::string QuotedString(const std::string& value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "'";
+}
+
 }  // namespace
 
 std::string BackQuoted(const std::string& name) {
@@ -426,10 +435,15 @@ std::string ShowCreateTableText(const core::TableSchema& schema) {
   std::string text = std::string(view ? "CREATE VIEW " : "CREATE TABLE ") +
                      quoted(name.database) + "." + quoted(name.table) + "\n(\n";
   for (size_t i = 0; i < schema.columns.size(); ++i) {
-    text += "    " + BackQuoted(schema.columns[i].name) + " " +
-            std::string(core::TypeName(schema.columns[i].type)) +
-            (schema.columns[i].codec.empty() ? "" : " CODEC(" + schema.columns[i].codec + ")") +
-            (i + 1 < schema.columns.size() ? ",\n" : "\n");
+    const core::ColumnSchema& column = schema.columns[i];
+    text += "    " + BackQuoted(column.name) + " " + std::string(core::TypeName(column.type));
+    if (column.default_kind != core::DefaultKind::kNone) {
+      text += " " + std::string(core::DefaultKindName(column.default_kind)) + " " +
+              column.default_expression;
+    }
+    if (!column.comment.empty()) text += " COMMENT " + QuotedString(column.comment);
+    text += (column.codec.empty() ? "" : " CODEC(" + column.codec + ")") +
+            std::string(i + 1 < schema.columns.size() ? ",\n" : "\n");
   }
   if (view) {
     auto query = schema.settings.find(kViewQuerySetting);

@@ -15,6 +15,7 @@
 #include "coordinator/cluster/sharding_key.h"
 #include "coordinator/cluster/table_name.h"
 #include "coordinator/cluster/worker_client.h"
+#include "coordinator/exec/column_defaults.h"
 #include "coordinator/sql/parser.h"
 
 namespace granite::coordinator {
@@ -36,7 +37,10 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
       return core::Error(ErrorCode::kDuplicateColumn,
                          "Column " + column.name + " is declared twice in table " + create.name);
     }
-    absl::StatusOr<core::TypeId> type = core::ParseType(column.type);
+    // A column declared by its expression only (`c DEFAULT 1`) is typed by
+    // ResolveColumnDefaults below.
+    absl::StatusOr<core::TypeId> type =
+        column.type.empty() ? core::TypeId::kUInt8 : core::ParseType(column.type);
     if (!type.ok()) {
       // Nullable(Nullable(T)) keeps its own code (ILLEGAL_TYPE_OF_ARGUMENT), as in ClickHouse.
       const bool nested_nullable =
@@ -72,6 +76,7 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
     return core::Error(ErrorCode::kEmptyListOfColumnsPassed,
                        "Table " + create.name + " must have at least one column");
   }
+  RETURN_IF_ERROR(ResolveColumnDefaults(create.columns, &schema));
   // Keys are stored as written; storage uses plain column names, and checks them below.
   auto add_keys = [&](const std::vector<sql::ExprPtr>& exprs,
                       std::vector<std::string>* out) -> absl::Status {

@@ -17,6 +17,7 @@
 #include "coordinator/cluster/sharding_key.h"
 #include "coordinator/cluster/two_phase_insert.h"
 #include "coordinator/cluster/worker_client.h"
+#include "coordinator/exec/column_defaults.h"
 #include "coordinator/exec/replicated_insert.h"
 
 namespace granite::coordinator {
@@ -44,16 +45,26 @@ struct Target {
   std::vector<int> positions;
 };
 
+// Resolves the insert's columns against `schema` (as declared); positions are in
+// schema.Stored(). Without a column list: the columns that are neither MATERIALIZED nor ALIAS.
 absl::StatusOr<Target> ResolveTarget(const sql::InsertStatement& insert,
                                      const core::TableSchema& schema) {
   Target target;
+  std::vector<int> stored_position(schema.columns.size(), -1);
+  int next = 0;
+  for (size_t i = 0; i < schema.columns.size(); ++i) {
+    if (schema.columns[i].stored()) stored_position[i] = next++;
+  }
   auto add = [&](int position) {
     target.names.push_back(schema.columns[position].name);
     target.types.push_back(schema.columns[position].type);
-    target.positions.push_back(position);
+    target.positions.push_back(stored_position[position]);
   };
   if (insert.columns.empty()) {
-    for (size_t i = 0; i < schema.columns.size(); ++i) add(i);
+    for (size_t i = 0; i < schema.columns.size(); ++i) {
+      const core::DefaultKind kind = schema.columns[i].default_kind;
+      if (kind == core::DefaultKind::kNone || kind == core::DefaultKind::kDefault) add(i);
+    }
     return target;
   }
   for (const std::string& name : insert.columns) {
@@ -61,9 +72,13 @@ absl::StatusOr<Target> ResolveTarget(const sql::InsertStatement& insert,
     for (size_t i = 0; i < schema.columns.size(); ++i) {
       if (schema.columns[i].name == name) found = i;
     }
-    if (found < 0) {
+    if (found < 0 || !schema.columns[found].stored()) {
       return core::Error(ErrorCode::kNoSuchColumnInTable,
                          "No such column " + name + " in table " + schema.name);
+    }
+    if (schema.columns[found].default_kind == core::DefaultKind::kMaterialized) {
+      return core::Error(ErrorCode::kIllegalColumn, "Cannot insert column " + name +
+                                                        ", because it is MATERIALIZED column");
     }
     add(found);
   }
@@ -176,23 +191,30 @@ absl::StatusOr<core::Block> ValuesBlock(const sql::InsertStatement& insert, cons
   return block;
 }
 
-// Returns the full-width block in table column order; columns not inserted get default values.
-core::Block Widen(const core::Block& block, const Target& target, const core::TableSchema& schema) {
+// Returns the block of every stored column in table order (`stored` is schema.Stored()): the
+// inserted ones from `block`, the others their DEFAULT / MATERIALIZED expression's value over the
+// row (column_defaults.h), else their type's default.
+absl::StatusOr<core::Block> Widen(const core::Block& block, const Target& target,
+                                  const core::TableSchema& schema,
+                                  const core::TableSchema& stored) {
   core::Block out;
   out.rows_without_columns = block.rows();
-  for (size_t i = 0; i < schema.columns.size(); ++i) {
+  std::vector<bool> given(stored.columns.size(), false);
+  for (size_t i = 0; i < stored.columns.size(); ++i) {
     int source = -1;
     for (size_t t = 0; t < target.positions.size(); ++t) {
-      if (target.positions[t] == i) source = t;
+      if (target.positions[t] == static_cast<int>(i)) source = t;
     }
     if (source >= 0) {
       out.columns.push_back(block.columns[source]);
+      given[i] = true;
       continue;
     }
-    auto column = std::make_shared<core::Column>(schema.columns[i].type);
+    auto column = std::make_shared<core::Column>(stored.columns[i].type);
     for (size_t r = 0; r < block.rows(); ++r) AppendDefault(column.get());
     out.columns.push_back(std::move(column));
   }
+  RETURN_IF_ERROR(FillDefaults(schema, given, &out));
   return out;
 }
 
@@ -279,6 +301,7 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
                       const core::TableSchema& schema, const InsertOptions& options,
                       InsertSink* session) {
   const InputLimits& limits = options.chunk;
+  const core::TableSchema stored = schema.Stored();
   ASSIGN_OR_RETURN(InputParser parser,
                    InputParser::Create(insert.format, target.names, target.types));
   parser.set_null_as_default(options.null_as_default);
@@ -322,7 +345,10 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
                          "INSERT into " + schema.name + " was cancelled; nothing was written");
     }
     bool last = exhausted && offset == pending.size();
-    if (rows.rows() > 0) RETURN_IF_ERROR(session->Send(Widen(rows, target, schema), last));
+    if (rows.rows() > 0) {
+      ASSIGN_OR_RETURN(core::Block full, Widen(rows, target, schema, stored));
+      RETURN_IF_ERROR(session->Send(full, last));
+    }
     if (last) return absl::OkStatus();
     if (consumed == 0) RETURN_IF_ERROR(read_more());  // a row longer than the text so far
   }
@@ -345,11 +371,13 @@ absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::
                            std::to_string(workers.shard_count()) +
                            "; INSERT ... SELECT its rows into a table created on this cluster");
   }
+  // Workers' parts hold the stored columns only (not ALIAS ones), so rows travel as those.
+  const core::TableSchema stored = schema.Stored();
   std::unique_ptr<InsertSink> sink;
   if (workers.replica_count() > 1) {
-    ASSIGN_OR_RETURN(sink, MakeReplicatedInsert(schema, workers, options.replication));
+    ASSIGN_OR_RETURN(sink, MakeReplicatedInsert(stored, workers, options.replication));
   } else {
-    sink = std::make_unique<ChunkedInsert>(schema, workers);
+    sink = std::make_unique<ChunkedInsert>(stored, workers);
   }
   InsertSink& session = *sink;
   absl::Status sent;
@@ -362,7 +390,8 @@ absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::
       rows = ValuesBlock(insert, target, run_select, options.null_as_default);
     }
     if (!rows.ok()) return rows.status();
-    sent = session.Send(Widen(*rows, target, schema), /*last=*/true);
+    absl::StatusOr<core::Block> full = Widen(*rows, target, schema, stored);
+    sent = full.ok() ? session.Send(*full, /*last=*/true) : full.status();
   } else {
     sent = SendText(insert, input, more_input, target, schema, options, &session);
   }

@@ -14,6 +14,7 @@
 #include "core/functions/expr_builder.h"
 #include "core/status_macros.h"
 #include "core/table_functions/table_function.h"
+#include "coordinator/planner/column_expressions.h"
 #include "coordinator/planner/filter_condition.h"
 #include "coordinator/planner/rules/rule.h"
 #include "coordinator/planner/select_binder.h"
@@ -232,12 +233,14 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
   RETURN_IF_ERROR(plan.settings.Apply(select.settings));
   ASSIGN_OR_RETURN(Source source, broadcast ? BindBroadcastSource(*broadcast, &plan)
                                             : BindSource(select, std::move(materialized), &plan));
-  std::vector<sql::ExprPtr> items =
-      ExpandStar(select, source.names, source.qualifiers, source.hidden);
+  std::vector<sql::ExprPtr> items = ExpandStar(
+      select, source.names, source.qualifiers,
+      source.hidden.empty() && !source.star_hidden.empty() ? source.star_hidden : source.hidden);
   if (items.empty()) {
     return core::Error(ErrorCode::kEmptyListOfColumnsPassed, "Empty list of columns in SELECT query");
   }
   SelectBinder binder(source.names, source.types);
+  if (!source.computed.empty()) binder.SetComputedColumns(source.computed);
   DeclareNames(select, source.qualifiers, source.hidden, items, &binder);
   for (const auto& item : items) {
     plan.names.push_back(item->alias.empty() ? sql::ColumnName(*CanonicalForName(*item))
@@ -331,10 +334,17 @@ absl::Status Binder::BindTable(const sql::TableRef& from, QueryPlan* plan, Sourc
                    from.position);
   }
   plan->fragment.scan.table = table;
+  bool star_hidden = false;
   for (const core::ColumnSchema& column : found->columns) {
     source->names.push_back(column.name);
     source->types.push_back(column.type);
+    const bool hidden = column.default_kind == core::DefaultKind::kMaterialized ||
+                        column.default_kind == core::DefaultKind::kAlias;
+    source->star_hidden.push_back(hidden);
+    star_hidden = star_hidden || hidden;
   }
+  if (!star_hidden) source->star_hidden.clear();
+  source->computed = AliasExpressions(*found);
   source->table = *std::move(found);
   return absl::OkStatus();
 }

@@ -95,6 +95,10 @@ class Binder {
     // With a BroadcastSource, per column: 0 for the probe table, b + 1 for build b; and the
     // column's position in that table.
     std::vector<std::pair<uint32_t, uint32_t>> slots;
+    // A table's ALIAS columns (SelectBinder::SetComputedColumns; empty without any), and per
+    // column whether SELECT * leaves it out (MATERIALIZED and ALIAS; empty: none).
+    std::vector<sql::ExprPtr> computed;
+    std::vector<bool> star_hidden;
   };
 
   // Resolves FROM into plan->source / plan->fragment.scan (or local_input).

@@ -10,6 +10,7 @@
 #include "coordinator/sql/parser.h"
 #include "core/aggregation/aggregate_function_factory.h"
 #include "core/error.h"
+#include "core/schema_error_codes.h"
 #include "core/functions/expr_builder.h"
 #include "core/functions/function_registry.h"
 #include "core/status_macros.h"
@@ -295,6 +296,9 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindColumn(const Expr& e) {
     found = static_cast<int>(i);
     break;
   }
+  if (found >= 0 && static_cast<size_t>(found) < computed_.size() && computed_[found]) {
+    return BindComputedColumn(static_cast<size_t>(found), e);
+  }
   if (found >= 0) {
     if (input_index_[found] < 0) input_index_[found] = source_count_++;
     return core::Col(input_index_[found], table_types_[found]);
@@ -305,6 +309,24 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindColumn(const Expr& e) {
                                     ", ");
   return ErrorAt(ErrorCode::kUnknownIdentifier,
                  "Unknown identifier: " + e.name + "; there are columns: " + known, e.position);
+}
+
+absl::StatusOr<core::plan::Expr> SelectBinder::BindComputedColumn(size_t index, const Expr& e) {
+  if (!computing_.insert(index).second) {
+    return ErrorAt(core::kCyclicAliases,
+                   "Cyclic aliases: column " + e.name + " is computed from itself", e.position);
+  }
+  // Inside the column's expression names are the table's columns, not select-list aliases.
+  std::map<std::string, const sql::Expr*> aliases;
+  aliases.swap(aliases_);
+  absl::StatusOr<core::plan::Expr> bound = BindInput(*computed_[index]);
+  aliases.swap(aliases_);
+  computing_.erase(index);
+  if (!bound.ok()) return bound.status();
+  const TypeId type = table_types_[index];
+  if (bound->type == type) return bound;
+  return core::Call("CAST", type,
+                    {*std::move(bound), core::Lit(std::string(core::TypeName(type)), TypeId::kString)});
 }
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {

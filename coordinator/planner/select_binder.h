@@ -51,6 +51,12 @@ class SelectBinder {
     single_qualifiers_ = std::move(accepted);
   }
 
+  // Columns computed from the others when read (a table's ALIAS columns): per table column, its
+  // expression, or null for a column the source holds. Binding such a column binds its
+  // expression over the table's columns (select-list aliases do not apply inside it), cast to the
+  // column's type; the column itself is never read. A cycle is CYCLIC_ALIASES.
+  void SetComputedColumns(std::vector<sql::ExprPtr> computed) { computed_ = std::move(computed); }
+
   void AddAlias(const sql::Expr& item) {
     if (!item.alias.empty()) aliases_.emplace(item.alias, &item);
   }
@@ -131,6 +137,8 @@ class SelectBinder {
   absl::StatusOr<core::plan::Expr> BindLiteral(const sql::Expr& e);
 
   absl::StatusOr<core::plan::Expr> BindColumn(const sql::Expr& e);
+  // Binds table column `index`, computed by computed_[index]; `e` names it.
+  absl::StatusOr<core::plan::Expr> BindComputedColumn(size_t index, const sql::Expr& e);
 
   // Binds a scalar function call; `bind_arg` binds each argument (input or post-aggregation).
   absl::StatusOr<core::plan::Expr> BindCall(const sql::Expr& e, ArgBinder bind_arg);
@@ -148,6 +156,8 @@ class SelectBinder {
   size_t source_count_ = 0;
   std::map<std::string, const sql::Expr*> aliases_;
   std::set<std::string> expanding_;
+  std::vector<sql::ExprPtr> computed_;  // empty, or one per table column (null: read)
+  std::set<size_t> computing_;          // computed columns being bound (cycle check)
   std::vector<core::plan::Expr> keys_;
   std::vector<std::string> key_signatures_;
   std::vector<core::plan::AggregateCall> aggregates_;

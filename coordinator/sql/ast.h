@@ -201,6 +201,12 @@ struct ColumnDef {
   std::string codec;      // inside CODEC(...) as written, e.g. "Delta, ZSTD(1)"; "" without one
   size_t codec_position = 0;
   size_t position = 0;
+  // DEFAULT / MATERIALIZED / ALIAS expr: the kind (empty without one), the expression and its
+  // text as written. `type` is empty when only the expression gives it (`c DEFAULT 1`).
+  std::string default_kind;
+  ExprPtr default_expr;
+  std::string default_text;
+  std::string comment;  // COMMENT 'text'
 };
 
 struct CreateTableStatement {

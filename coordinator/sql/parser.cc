@@ -698,7 +698,10 @@ absl::Status StatementParser::ParseColumnDef(CreateTableStatement* create) {
   ColumnDef column;
   column.position = tokens_.Peek().position;
   ASSIGN_OR_RETURN(column.name, ParseName("column name or PRIMARY KEY"));
-  ASSIGN_OR_RETURN(column.type, expressions_.ParseTypeText());
+  const Token first = tokens_.Peek();
+  if (!(first.Is("DEFAULT") || first.Is("MATERIALIZED") || first.Is("ALIAS"))) {
+    ASSIGN_OR_RETURN(column.type, expressions_.ParseTypeText());
+  }
   while (true) {
     const Token token = tokens_.Peek();
     if (token.Is("NOT") && tokens_.Peek(1).Is("NULL")) {
@@ -726,14 +729,22 @@ absl::Status StatementParser::ParseColumnDef(CreateTableStatement* create) {
           std::string(absl::StripAsciiWhitespace(core::ToAbsl(sql_.substr(begin, end - begin))));
       column.codec_position = begin;
       tokens_.Take();
-    } else if (token.Is("DEFAULT") || token.Is("MATERIALIZED") || token.Is("ALIAS") ||
-               token.Is("EPHEMERAL") || token.Is("TTL")) {
-      // Accepted for compatibility and ignored: granite has no column defaults.
+    } else if ((token.Is("DEFAULT") || token.Is("MATERIALIZED") || token.Is("ALIAS")) &&
+               column.default_kind.empty()) {
+      tokens_.Take();
+      column.default_kind = absl::AsciiStrToUpper(core::ToAbsl(token.text));
+      const size_t begin = tokens_.Peek().position;
+      ASSIGN_OR_RETURN(column.default_expr, expressions_.Parse());
+      const size_t end = std::min(tokens_.Peek().position, sql_.size());
+      column.default_text =
+          std::string(absl::StripAsciiWhitespace(core::ToAbsl(sql_.substr(begin, end - begin))));
+    } else if (token.Is("EPHEMERAL") || token.Is("TTL")) {
+      // Accepted for compatibility and ignored.
       tokens_.Take();
       RETURN_IF_ERROR(expressions_.Parse().status());
     } else if (token.Is("COMMENT") && tokens_.Peek(1).kind == TokenKind::kString) {
       tokens_.Take();
-      tokens_.Take();
+      column.comment = Unquote(tokens_.Take().text);
     } else {
       break;
     }

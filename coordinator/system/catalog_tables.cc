@@ -66,25 +66,28 @@ LocalTable ColumnsTable(const Catalog& catalog, const ColumnBytes* column_bytes)
       auto it = column_bytes->find(schema.name);
       if (it != column_bytes->end()) bytes = &it->second;
     }
+    size_t stored = 0;  // the column's position among the stored ones (what parts report)
     for (size_t c = 0; c < schema.columns.size(); ++c) {
       const std::string& column = schema.columns[c].name;
+      const bool is_stored = schema.columns[c].stored();
       table[0].AppendString(name.database);
       table[1].AppendString(name.table);
       table[2].AppendString(column);
       table[3].AppendString(std::string(core::TypeName(schema.columns[c].type)));
       table[4].Append<uint64_t>(c + 1);
-      table[5].AppendString("");
-      table[6].AppendString("");
-      table[7].AppendString("");
+      table[5].AppendString(std::string(core::DefaultKindName(schema.columns[c].default_kind)));
+      table[6].AppendString(schema.columns[c].default_expression);
+      table[7].AppendString(schema.columns[c].comment);
       table[8].Append<uint8_t>(Mentions(schema.partition_by, column) ? 1 : 0);
       table[9].Append<uint8_t>(Contains(schema.order_by, column) ? 1 : 0);
       table[10].Append<uint8_t>(Contains(primary, column) ? 1 : 0);
       table[11].Append<uint8_t>(0);
       const std::string& codec = schema.columns[c].codec;
       table[12].AppendString(codec.empty() ? "" : "CODEC(" + codec + ")");
-      const bool known = bytes != nullptr && c < bytes->size();
-      table[13].Append<uint64_t>(known ? (*bytes)[c].first : 0);
-      table[14].Append<uint64_t>(known ? (*bytes)[c].second : 0);
+      const bool known = is_stored && bytes != nullptr && stored < bytes->size();
+      table[13].Append<uint64_t>(known ? (*bytes)[stored].first : 0);
+      table[14].Append<uint64_t>(known ? (*bytes)[stored].second : 0);
+      stored += is_stored;
     }
   }
   return table.Build();

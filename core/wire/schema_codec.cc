@@ -10,7 +10,11 @@ TableSchema FromProto(const pb::TableSchema& proto) {
   TableSchema schema;
   schema.name = proto.name();
   for (const pb::ColumnSpec& column : proto.columns()) {
-    schema.columns.push_back({column.name(), static_cast<TypeId>(column.type()), column.codec()});
+    ColumnSchema out{column.name(), static_cast<TypeId>(column.type()), column.codec()};
+    out.default_kind = static_cast<DefaultKind>(column.default_kind() <= 3 ? column.default_kind() : 0);
+    out.default_expression = column.default_expression();
+    out.comment = column.comment();
+    schema.columns.push_back(std::move(out));
   }
   schema.order_by.assign(proto.order_by().begin(), proto.order_by().end());
   schema.primary_key.assign(proto.primary_key().begin(), proto.primary_key().end());
@@ -29,6 +33,9 @@ void ToProto(const TableSchema& schema, pb::TableSchema* proto) {
     spec->set_name(column.name);
     spec->set_type(static_cast<uint32_t>(column.type));
     spec->set_codec(column.codec);
+    spec->set_default_kind(static_cast<uint32_t>(column.default_kind));
+    spec->set_default_expression(column.default_expression);
+    spec->set_comment(column.comment);
   }
   for (const std::string& key : schema.order_by) proto->add_order_by(key);
   for (const std::string& key : schema.primary_key) proto->add_primary_key(key);
