@@ -84,11 +84,19 @@ struct TableListing {
 };
 
 struct CatalogOpRequest {
-  enum class Kind { kCreateDatabase, kDropDatabase, kRenameTable, kTruncateTable, kSetAccess };
+  enum class Kind {
+    kCreateDatabase,
+    kDropDatabase,
+    kRenameTable,
+    kTruncateTable,
+    kSetAccess,
+    kAlterSchema
+  };
   Kind kind = Kind::kCreateDatabase;
   std::string name;
   std::string new_name;    // kRenameTable; kSetAccess: the access entities' text
   bool if_exists = false;  // no error if it exists (create) or is missing (drop, truncate)
+  TableSchema schema;      // kAlterSchema: the table's new declared schema
 };
 
 // --- Parts and merges ---------------------------------------------------------------------

@@ -100,11 +100,12 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
 
   ASSIGN_OR_RETURN(std::string meta_bytes, fs->ReadFile(JoinPath(dir, kMetaFileName)));
   ASSIGN_OR_RETURN(PartMeta meta, DecodePartMeta(meta_bytes, what));
-  // Codecs may differ: a part keeps the codec it was written with (meta.codecs).
+  // Codecs may differ: a part keeps the codec it was written with (meta.codecs). So may names:
+  // column files go by position, and a part written before ALTER TABLE ... RENAME COLUMN keeps
+  // the old names in its meta (Store::AlterTableSchema).
   bool same_columns = meta.columns.size() == schema->columns.size();
   for (size_t i = 0; same_columns && i < meta.columns.size(); ++i) {
-    same_columns = meta.columns[i].name == schema->columns[i].name &&
-                   meta.columns[i].type == schema->columns[i].type;
+    same_columns = meta.columns[i].type == schema->columns[i].type;
   }
   if (!same_columns) return Corrupt(what, "its columns differ from the table's");
   std::vector<CompressionCodec> codecs;

@@ -91,6 +91,16 @@ class Store {
   // (then the table keeps its old name).
   absl::Status RenameTable(std::string_view from, std::string_view to)
       EXCLUDES(ddl_mu_, catalog_mu_);
+  // ALTER TABLE on columns: makes `schema` the declared schema of table `name` (store_catalog.cc).
+  // The columns its parts hold must keep their types and order, unless the table has no parts:
+  // names, defaults, comments, codecs (parts record the codec they were written with) and ALIAS
+  // columns may change. The schema file is replaced atomically, then the table is opened again
+  // (waiting for its running inserts). A table whose schema already is `schema` is left as is.
+  // Errors: UNKNOWN_TABLE, CORRUPTED_DATA for a broken table, ValidateTableSchema's,
+  // NOT_IMPLEMENTED when the stored columns would change under existing parts, I/O errors (then
+  // the table keeps its schema).
+  absl::Status AlterTableSchema(std::string_view name, const TableSchema& schema)
+      EXCLUDES(ddl_mu_, catalog_mu_);
   // TRUNCATE TABLE: replaces the table by an empty one of the same schema.
   absl::Status TruncateTable(std::string_view name, bool if_exists) EXCLUDES(ddl_mu_, catalog_mu_);
 

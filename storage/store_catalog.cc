@@ -6,6 +6,7 @@
 #include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "storage/part_splitter.h"
 #include "storage/store.h"
 
 namespace granite::storage {
@@ -17,6 +18,19 @@ using core::ErrorCode;
 constexpr char kDatabasesDir[] = "databases";
 constexpr char kSchemaFileName[] = "schema";
 constexpr char kRenamedSchemaFileName[] = "schema.renamed";
+constexpr char kAlteredSchemaFileName[] = "schema.altered";
+
+// True when parts written with `from`'s stored columns read as `to`'s: same count, types and
+// order (parts name their column files by position).
+bool SameStoredLayout(const TableSchema& from, const TableSchema& to) {
+  const TableSchema a = from.Stored();
+  const TableSchema b = to.Stored();
+  if (a.columns.size() != b.columns.size()) return false;
+  for (size_t i = 0; i < a.columns.size(); ++i) {
+    if (a.columns[i].type != b.columns[i].type) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -139,6 +153,38 @@ absl::Status Store::RenameTable(std::string_view from, std::string_view to) {
   core::WriterLock lock(catalog_mu_);
   tables_.erase(table->name());
   tables_[std::string(to)] = std::move(renamed);
+  return absl::OkStatus();
+}
+
+absl::Status Store::AlterTableSchema(std::string_view name, const TableSchema& schema) {
+  RETURN_IF_ERROR(ValidateTableSchema(schema));
+  core::MutexLock ddl(ddl_mu_);
+  ASSIGN_OR_RETURN(std::shared_ptr<Table> table, TableOrError(name));
+  if (schema.name != table->name()) {
+    return Error(ErrorCode::kBadArguments,
+                 absl::StrCat("ALTER of table ", core::ToAbsl(name), " names table ", schema.name));
+  }
+  if (table->declared_schema() == schema) return absl::OkStatus();  // a repeated ALTER
+  if (!SameStoredLayout(table->declared_schema(), schema) &&
+      !table->Snapshot()->parts.empty()) {
+    return Error(ErrorCode::kNotImplemented,
+                 absl::StrCat("Cannot change the stored columns of table ", schema.name,
+                              " in place: it has parts"));
+  }
+  RETURN_IF_ERROR(PartSplitter::Create(schema.Stored(), /*strict=*/true).status());
+  const std::string dir = table->directory();
+  const std::string altered = JoinPath(dir, kAlteredSchemaFileName);
+  RETURN_IF_ERROR(WriteFileSynced(*fs_, altered, EncodeTableSchema(schema)));
+  table->MarkDropped();  // waits for running inserts and merges; later ones fail
+  if (absl::Status renamed = fs_->Rename(altered, JoinPath(dir, kSchemaFileName)); !renamed.ok()) {
+    (void)fs_->RemoveAll(altered);
+    table->Undrop();
+    return renamed;
+  }
+  RETURN_IF_ERROR(fs_->SyncDir(dir));
+  ASSIGN_OR_RETURN(std::shared_ptr<Table> reopened, Table::Open(fs_, dir, schema));
+  core::WriterLock lock(catalog_mu_);
+  tables_[std::string(name)] = std::move(reopened);
   return absl::OkStatus();
 }
 

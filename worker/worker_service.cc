@@ -289,6 +289,9 @@ grpc::Status WorkerService::CatalogOp(grpc::ServerContext* context,
       return core::ToGrpcStatus(store_->RenameTable(request->name(), request->new_name()));
     case pb::CatalogOpRequest::TRUNCATE_TABLE:
       return core::ToGrpcStatus(store_->TruncateTable(request->name(), request->if_exists()));
+    case pb::CatalogOpRequest::ALTER_SCHEMA:
+      return core::ToGrpcStatus(
+          store_->AlterTableSchema(request->name(), core::wire::FromProto(request->schema())));
     case pb::CatalogOpRequest::SET_ACCESS:
       return core::ToGrpcStatus(
           storage::WriteAccessFile(*store_->file_system(), store_->data_dir(), request->new_name()));

@@ -313,7 +313,7 @@ absl::StatusOr<QueryResult> Describe(const sql::DescribeStatement& describe,
     rows.push_back({column.name, std::string(core::TypeName(column.type)),
                     std::string(core::DefaultKindName(column.default_kind)),
                     column.default_expression, column.comment,
-                    column.codec.empty() ? "" : "CODEC(" + column.codec + ")", ""});
+                    column.codec, ""});
   }
   return StringRows({"name", "type", "default_type", "default_expression", "comment",
                      "codec_expression", "ttl_expression"},

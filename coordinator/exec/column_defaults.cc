@@ -100,12 +100,16 @@ absl::Status ResolveColumnDefaults(const std::vector<sql::ColumnDef>& defs,
     column.default_expression = def.default_text;
   }
   if (!any) return absl::OkStatus();
+  std::vector<bool> typeless;
+  for (const sql::ColumnDef& def : defs) typeless.push_back(def.type.empty());
+  return CheckColumnDefaults(typeless, schema);
+}
+
+absl::Status CheckColumnDefaults(const std::vector<bool>& typeless, core::TableSchema* schema) {
   // A column without a type takes its expression's (in declaration order).
-  for (size_t i = 0; i < defs.size(); ++i) {
-    if (!defs[i].type.empty()) continue;
+  for (size_t i = 0; i < typeless.size(); ++i) {
+    if (!typeless[i] || schema->columns[i].default_kind == DefaultKind::kNone) continue;
     core::ColumnSchema& column = schema->columns[i];
-    core::TableSchema typed = *schema;
-    typed.columns[i].default_expression = column.default_expression;
     ASSIGN_OR_RETURN(sql::ExprPtr parsed, ParseColumnExpression(column.default_expression));
     std::vector<std::string> names;
     std::vector<core::TypeId> types;

@@ -24,6 +24,10 @@ namespace granite::coordinator {
 absl::Status ResolveColumnDefaults(const std::vector<sql::ColumnDef>& defs,
                                    core::TableSchema* schema);
 
+// The checks of ResolveColumnDefaults on a whole schema (ALTER TABLE): columns with
+// typeless[i] take their expression's type. REQUIRES: typeless.size() == schema->columns.size().
+absl::Status CheckColumnDefaults(const std::vector<bool>& typeless, core::TableSchema* schema);
+
 // Computes in `block` the columns an INSERT did not give: `block` holds the stored columns of
 // `schema` (core::TableSchema::Stored(), in that order) and given[i] says whether stored column i
 // came from the input. Columns with a DEFAULT or MATERIALIZED expression get its value over the

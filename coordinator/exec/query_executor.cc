@@ -16,6 +16,7 @@
 #include "coordinator/exec/bucketed_merger.h"
 #include "coordinator/cluster/table_name.h"
 #include "coordinator/exec/catalog_statements.h"
+#include "coordinator/exec/alter_columns.h"
 #include "coordinator/exec/ddl_executor.h"
 #include "coordinator/cluster/fan_out.h"
 #include "coordinator/cluster/worker_client.h"
@@ -176,6 +177,14 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
   }
   if (auto* optimize = std::get_if<sql::OptimizeStatement>(&statement)) {
     RETURN_IF_ERROR(ExecuteOptimize(*optimize, *workers_, catalog_));
+    return QueryResult{};
+  }
+  if (auto* alter = std::get_if<sql::AlterSettingsStatement>(&statement);
+      alter != nullptr && !alter->columns.empty()) {
+    InsertRunner run_insert = [&](const sql::InsertStatement& insert) {
+      return Insert(insert, "", nullptr, InsertOptions{}, query).status();
+    };
+    RETURN_IF_ERROR(AlterColumns(*alter, *workers_, catalog_, run_insert));
     return QueryResult{};
   }
   if (auto* alter = std::get_if<sql::AlterSettingsStatement>(&statement)) {

@@ -270,10 +270,26 @@ struct KillQueryStatement {
 };
 
 // ALTER TABLE t MODIFY SETTING k = v[, ...] or ALTER TABLE t RESET SETTING k[, ...]
+// One column command of ALTER TABLE.
+struct AlterColumnCommand {
+  enum class Kind { kAdd, kDrop, kRename, kModify, kComment };
+  Kind kind = Kind::kAdd;
+  bool if_exists = false;  // IF EXISTS (DROP, RENAME, MODIFY, COMMENT); IF NOT EXISTS (ADD)
+  // ADD, MODIFY: the declaration (MODIFY: `type` empty keeps the type); DROP, RENAME, COMMENT:
+  // column.name; COMMENT: column.comment.
+  ColumnDef column;
+  std::string new_name;  // RENAME ... TO new_name
+  bool first = false;    // ADD ... FIRST
+  std::string after;     // ADD ... AFTER name
+};
+
+// ALTER TABLE t MODIFY SETTING / RESET SETTING, or ALTER TABLE t followed by comma-separated
+// column commands (`columns`; then `modify` and `reset` are empty).
 struct AlterSettingsStatement {
   std::string table;
   std::map<std::string, std::string> modify;  // MODIFY SETTING: name -> value
   std::vector<std::string> reset;             // RESET SETTING: names
+  std::vector<AlterColumnCommand> columns;
 };
 
 // ALTER TABLE t ATTACH PART 'name' or ALTER TABLE t DROP DETACHED PART 'name' [SETTINGS ...]

@@ -106,7 +106,11 @@ class StatementParser {
   absl::Status ParseLimit(SelectStatement* select);
   absl::StatusOr<TableRef> ParseTableRef();
   absl::StatusOr<CreateTableStatement> ParseCreate();
-  absl::Status ParseColumnDef(CreateTableStatement* create);
+  // Parses one column declaration into create->columns. `type_optional`: the type may be left
+  // out before CODEC / COMMENT / the end (ALTER TABLE ... MODIFY COLUMN).
+  absl::Status ParseColumnDef(CreateTableStatement* create, bool type_optional = false);
+  // Parses one ADD / DROP / RENAME / MODIFY / COMMENT COLUMN command of ALTER TABLE.
+  absl::StatusOr<AlterColumnCommand> ParseAlterColumn();
   absl::Status ParseTableOptions(CreateTableStatement* create);
   absl::StatusOr<DropTableStatement> ParseDrop();
   absl::StatusOr<DescribeStatement> ParseDescribe();
@@ -694,12 +698,17 @@ absl::StatusOr<CreateTableStatement> StatementParser::ParseCreateView(
   return create;
 }
 
-absl::Status StatementParser::ParseColumnDef(CreateTableStatement* create) {
+absl::Status StatementParser::ParseColumnDef(CreateTableStatement* create, bool type_optional) {
   ColumnDef column;
   column.position = tokens_.Peek().position;
   ASSIGN_OR_RETURN(column.name, ParseName("column name or PRIMARY KEY"));
   const Token first = tokens_.Peek();
-  if (!(first.Is("DEFAULT") || first.Is("MATERIALIZED") || first.Is("ALIAS"))) {
+  const bool no_type =
+      first.Is("DEFAULT") || first.Is("MATERIALIZED") || first.Is("ALIAS") ||
+      (type_optional && (first.Is("CODEC") || first.Is("COMMENT") || first.Is("TTL") ||
+                         first.kind == TokenKind::kEnd || first.IsSymbol(",") ||
+                         first.IsSymbol(";")));
+  if (!no_type) {
     ASSIGN_OR_RETURN(column.type, expressions_.ParseTypeText());
   }
   while (true) {
@@ -888,6 +897,17 @@ absl::StatusOr<Statement> StatementParser::ParseAlter() {
   tokens_.Take();  // ALTER
   RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
   ASSIGN_OR_RETURN(alter.table, ParseTableName());
+  const Token verb = tokens_.Peek();
+  if ((verb.Is("ADD") || verb.Is("DROP") || verb.Is("RENAME") || verb.Is("MODIFY") ||
+       verb.Is("COMMENT")) &&
+      tokens_.Peek(1).Is("COLUMN")) {
+    do {
+      ASSIGN_OR_RETURN(AlterColumnCommand command, ParseAlterColumn());
+      alter.columns.push_back(std::move(command));
+    } while (tokens_.TakeSymbol(","));
+    RETURN_IF_ERROR(ExpectEnd("Expected one of: ',', ';', end of query"));
+    return ToStatement(absl::StatusOr<AlterSettingsStatement>(std::move(alter)));
+  }
   if (tokens_.Peek().Is("ATTACH") || tokens_.Peek().Is("DROP")) {
     AlterPartStatement part;
     part.table = alter.table;
@@ -918,6 +938,49 @@ absl::StatusOr<Statement> StatementParser::ParseAlter() {
   }
   RETURN_IF_ERROR(ExpectEnd("Expected one of: ',', ';', end of query"));
   return ToStatement(absl::StatusOr<AlterSettingsStatement>(std::move(alter)));
+}
+
+absl::StatusOr<AlterColumnCommand> StatementParser::ParseAlterColumn() {
+  using Kind = AlterColumnCommand::Kind;
+  AlterColumnCommand command;
+  const Token verb = tokens_.Take();
+  tokens_.Take();  // COLUMN
+  command.kind = verb.Is("ADD")      ? Kind::kAdd
+                 : verb.Is("DROP")   ? Kind::kDrop
+                 : verb.Is("RENAME") ? Kind::kRename
+                 : verb.Is("MODIFY") ? Kind::kModify
+                                     : Kind::kComment;
+  if (tokens_.TakeKeyword("IF")) {
+    if (command.kind == Kind::kAdd) RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
+    command.if_exists = true;
+  }
+  command.column.position = tokens_.Peek().position;
+  if (command.kind == Kind::kAdd || command.kind == Kind::kModify) {
+    CreateTableStatement holder;
+    RETURN_IF_ERROR(ParseColumnDef(&holder, /*type_optional=*/command.kind == Kind::kModify));
+    command.column = std::move(holder.columns[0]);
+    if (command.kind == Kind::kAdd && command.column.type.empty() &&
+        command.column.default_kind.empty()) {
+      return tokens_.Error("Expected the column's type or default expression");
+    }
+    if (command.kind == Kind::kAdd) {
+      if (tokens_.TakeKeyword("FIRST")) {
+        command.first = true;
+      } else if (tokens_.TakeKeyword("AFTER")) {
+        ASSIGN_OR_RETURN(command.after, ParseName("column name"));
+      }
+    }
+    return command;
+  }
+  ASSIGN_OR_RETURN(command.column.name, ParseName("column name"));
+  if (command.kind == Kind::kRename) {
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("TO"));
+    ASSIGN_OR_RETURN(command.new_name, ParseName("column name"));
+  } else if (command.kind == Kind::kComment) {
+    ASSIGN_OR_RETURN(command.column.comment, ParseStringLiteral("comment as a string literal"));
+  }
+  return command;
 }
 
 absl::StatusOr<std::string> StatementParser::ParseStringLiteral(std::string_view what) {

@@ -44,6 +44,10 @@ void ToProto(const api::CatalogOpRequest& request, pb::CatalogOpRequest* out) {
     case Kind::kRenameTable: out->set_kind(pb::CatalogOpRequest::RENAME_TABLE); break;
     case Kind::kTruncateTable: out->set_kind(pb::CatalogOpRequest::TRUNCATE_TABLE); break;
     case Kind::kSetAccess: out->set_kind(pb::CatalogOpRequest::SET_ACCESS); break;
+    case Kind::kAlterSchema:
+      out->set_kind(pb::CatalogOpRequest::ALTER_SCHEMA);
+      ToProto(request.schema, out->mutable_schema());
+      break;
   }
   out->set_name(request.name);
   out->set_new_name(request.new_name);

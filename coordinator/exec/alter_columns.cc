@@ -1,0 +1,388 @@
+#include "coordinator/exec/alter_columns.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "coordinator/cluster/table_name.h"
+#include "coordinator/cluster/worker_client.h"
+#include "coordinator/exec/column_defaults.h"
+#include "coordinator/exec/ddl_executor.h"
+#include "core/codec_spec.h"
+#include "core/error.h"
+#include "core/schema_error_codes.h"
+#include "core/status_macros.h"
+#include "core/types.h"
+
+namespace granite::coordinator {
+
+using core::DefaultKind;
+using core::ErrorCode;
+using Kind = sql::AlterColumnCommand::Kind;
+
+namespace {
+
+constexpr auto kAlterTimeout = std::chrono::seconds(60);
+
+// True when `text` (a key expression as written) mentions column `name` as a whole identifier.
+bool Mentions(const std::string& text, const std::string& name) {
+  auto is_word = [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const bool starts = at == 0 || !is_word(text[at - 1]);
+    const size_t end = at + name.size();
+    const bool ends = end == text.size() || !is_word(text[end]);
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+// Returns `text` (an expression as written) with identifier `from` renamed to `to`: whole words
+// outside string literals. ClickHouse's RENAME COLUMN renames the column in other columns'
+// expressions too.
+std::string RenameIdentifier(const std::string& text, const std::string& from,
+                             const std::string& to) {
+  auto is_word = [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] == '\'') {  // a string literal, copied as it is
+      size_t end = i + 1;
+      while (end < text.size() && text[end] != '\'') end += text[end] == '\\' ? 2 : 1;
+      end = std::min(end + 1, text.size());
+      out.append(text, i, end - i);
+      i = end;
+      continue;
+    }
+    if (is_word(text[i]) && (i == 0 || !is_word(text[i - 1]))) {
+      size_t end = i;
+      while (end < text.size() && is_word(text[end])) ++end;
+      const std::string word = text.substr(i, end - i);
+      out += word == from ? to : word;
+      i = end;
+      continue;
+    }
+    out.push_back(text[i++]);
+  }
+  return out;
+}
+
+bool IsKeyColumn(const core::TableSchema& schema, const std::string& name) {
+  for (const auto* key : {&schema.order_by, &schema.primary_key, &schema.sharding_key}) {
+    for (const std::string& expr : *key) {
+      if (Mentions(expr, name)) return true;
+    }
+  }
+  return Mentions(schema.partition_by, name);
+}
+
+// Returns `def`'s type (declared, or UInt8 for a column typed by its expression later) and codec.
+absl::Status ApplyDeclaration(const sql::ColumnDef& def, core::ColumnSchema* column) {
+  if (!def.type.empty()) {
+    absl::StatusOr<core::TypeId> type = core::ParseType(def.type);
+    if (!type.ok()) {
+      return core::Error(core::CodeOf(type.status()) == ErrorCode::kIllegalTypeOfArgument
+                             ? ErrorCode::kIllegalTypeOfArgument
+                             : ErrorCode::kUnknownType,
+                         std::string(type.status().message()) + " (column " + def.name + ")");
+    }
+    if (def.nullable && !core::IsNullable(*type)) type = core::MakeNullable(*type);
+    column->type = *type;
+  }
+  if (!def.codec.empty()) {
+    ASSIGN_OR_RETURN(core::CodecSpec spec, core::ParseCodecSpec(def.codec, column->type, def.name));
+    column->codec = spec.ToString();
+  }
+  if (!def.default_kind.empty()) {
+    column->default_kind = def.default_kind == "DEFAULT"        ? DefaultKind::kDefault
+                           : def.default_kind == "MATERIALIZED" ? DefaultKind::kMaterialized
+                                                                : DefaultKind::kAlias;
+    column->default_expression = def.default_text;
+  }
+  if (!def.comment.empty()) column->comment = def.comment;
+  return absl::OkStatus();
+}
+
+// The schema being altered, with, per column, the name it has in the table before the ALTER
+// (empty for an added column).
+struct Draft {
+  core::TableSchema schema;
+  std::vector<std::string> source;
+  std::vector<bool> typeless;
+
+  int Find(const std::string& name) const { return schema.ColumnIndex(name); }
+};
+
+absl::Status NotFound(const std::string& name, const std::string& what) {
+  return core::Error(core::kNotFoundColumnInBlock,
+                     "Wrong column name. Cannot find column `" + name + "` to " + what);
+}
+
+absl::Status Apply(const sql::AlterColumnCommand& command, const core::TableSchema& before,
+                   Draft* draft) {
+  const std::string& name = command.column.name;
+  const int index = draft->Find(name);
+  auto& columns = draft->schema.columns;
+  switch (command.kind) {
+    case Kind::kAdd: {
+      if (index >= 0) {
+        if (command.if_exists) return absl::OkStatus();
+        return core::Error(ErrorCode::kDuplicateColumn,
+                           "Cannot add column `" + name + "`: column with this name already exists");
+      }
+      core::ColumnSchema column;
+      column.name = name;
+      RETURN_IF_ERROR(ApplyDeclaration(command.column, &column));
+      size_t at = columns.size();
+      if (command.first) {
+        at = 0;
+      } else if (!command.after.empty()) {
+        const int after = draft->Find(command.after);
+        if (after < 0) {
+          return core::Error(ErrorCode::kNoSuchColumnInTable,
+                             "Wrong column name. Cannot find column " + command.after +
+                                 " to insert after");
+        }
+        at = after + 1;
+      }
+      columns.insert(columns.begin() + at, std::move(column));
+      draft->source.insert(draft->source.begin() + at, std::string());
+      draft->typeless.insert(draft->typeless.begin() + at, command.column.type.empty());
+      return absl::OkStatus();
+    }
+    case Kind::kDrop:
+      if (index < 0) return command.if_exists ? absl::OkStatus() : NotFound(name, "drop");
+      if (IsKeyColumn(before, name)) {
+        return core::Error(core::kAlterOfColumnIsForbidden,
+                           "Trying to ALTER DROP key " + name +
+                               " column which is a part of key expression");
+      }
+      if (columns.size() == 1) {
+        return core::Error(ErrorCode::kEmptyListOfColumnsPassed,
+                           "Cannot DROP or CLEAR all columns of table " + before.name);
+      }
+      columns.erase(columns.begin() + index);
+      draft->source.erase(draft->source.begin() + index);
+      draft->typeless.erase(draft->typeless.begin() + index);
+      return absl::OkStatus();
+    case Kind::kRename:
+      if (index < 0) return command.if_exists ? absl::OkStatus() : NotFound(name, "rename");
+      if (draft->Find(command.new_name) >= 0) {
+        return core::Error(ErrorCode::kDuplicateColumn, "Cannot rename to `" + command.new_name +
+                                                            "`: column with this name already exists");
+      }
+      if (IsKeyColumn(before, name)) {
+        return core::Error(core::kAlterOfColumnIsForbidden,
+                           "Trying to ALTER RENAME key " + name +
+                               " column which is a part of key expression");
+      }
+      columns[index].name = command.new_name;
+      for (core::ColumnSchema& column : columns) {
+        if (column.default_kind == DefaultKind::kNone) continue;
+        column.default_expression =
+            RenameIdentifier(column.default_expression, name, command.new_name);
+      }
+      return absl::OkStatus();
+    case Kind::kModify: {
+      if (index < 0) {
+        if (command.if_exists) return absl::OkStatus();
+        return core::Error(core::kNotFoundColumnInBlock,
+                           "Wrong column. Cannot find column `" + name + "` to modify");
+      }
+      core::ColumnSchema column = columns[index];
+      RETURN_IF_ERROR(ApplyDeclaration(command.column, &column));
+      if (column.type != columns[index].type && IsKeyColumn(before, name)) {
+        return core::Error(core::kAlterOfColumnIsForbidden,
+                           "ALTER of key column " + name + " from type " +
+                               std::string(core::TypeName(columns[index].type)) + " to type " +
+                               std::string(core::TypeName(column.type)) +
+                               " is not safe because it can change the representation of "
+                               "primary key");
+      }
+      columns[index] = std::move(column);
+      return absl::OkStatus();
+    }
+    case Kind::kComment:
+      if (index < 0) {
+        if (command.if_exists) return absl::OkStatus();
+        return core::Error(core::kNotFoundColumnInBlock,
+                           "Wrong column name. Cannot find column `" + name + "` to comment");
+      }
+      columns[index].comment = command.column.comment;
+      return absl::OkStatus();
+  }
+  return absl::OkStatus();
+}
+
+bool SameStoredLayout(const core::TableSchema& a, const core::TableSchema& b,
+                      const std::vector<std::string>& source) {
+  // The stored columns must be the same columns (by origin), types and order.
+  std::vector<std::string> old_stored, new_stored;
+  std::vector<core::TypeId> old_types, new_types;
+  for (const auto& column : a.columns) {
+    if (!column.stored()) continue;
+    old_stored.push_back(column.name);
+    old_types.push_back(column.type);
+  }
+  for (size_t i = 0; i < b.columns.size(); ++i) {
+    if (!b.columns[i].stored()) continue;
+    const int origin = a.ColumnIndex(source[i]);
+    if (origin < 0 || !a.columns[origin].stored()) return false;
+    new_stored.push_back(source[i]);
+    new_types.push_back(b.columns[i].type);
+  }
+  return old_stored == new_stored && old_types == new_types;
+}
+
+absl::Status RequireAllWorkers(const WorkerSet& workers, const std::string& table) {
+  return workers.CallAll([&](size_t i) -> absl::Status {
+    absl::Status status = WorkerClient(workers).ListTables(i, kAlterTimeout).status();
+    if (status.ok()) return status;
+    return core::Error(core::CodeOf(status),
+                       "Cannot alter table " + table + ": worker " + std::to_string(i) + " (" +
+                           workers.address(i) +
+                           ") does not answer, and DDL changes every worker or none, so nothing "
+                           "was changed (" + std::string(status.message()) + ")");
+  });
+}
+
+absl::Status AlterSchemaEverywhere(const WorkerSet& workers, const core::TableSchema& schema) {
+  core::worker_api::CatalogOpRequest request;
+  request.kind = core::worker_api::CatalogOpRequest::Kind::kAlterSchema;
+  request.name = schema.name;
+  request.schema = schema;
+  return workers.CallAll([&](size_t i) {
+    return WorkerClient(workers).CatalogOp(i, request, kAlterTimeout);
+  });
+}
+
+absl::Status RenameEverywhere(const WorkerSet& workers, const std::string& from,
+                              const std::string& to) {
+  core::worker_api::CatalogOpRequest request;
+  request.kind = core::worker_api::CatalogOpRequest::Kind::kRenameTable;
+  request.name = from;
+  request.new_name = to;
+  return workers.CallAll([&](size_t i) {
+    return WorkerClient(workers).CatalogOp(i, request, kAlterTimeout);
+  });
+}
+
+std::string Token() {
+  static thread_local std::mt19937_64 random(std::random_device{}());
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string token;
+  uint64_t bits = random();
+  for (int i = 0; i < 8; ++i, bits >>= 4) token.push_back(kHex[bits & 15]);
+  return token;
+}
+
+sql::ExprPtr Identifier(const std::string& name) {
+  auto expr = std::make_shared<sql::Expr>();
+  expr->kind = sql::ExprKind::kIdentifier;
+  expr->name = name;
+  return expr;
+}
+
+// Rewrites the table's rows into the schema `next` (see the file comment).
+absl::Status Mutate(const core::TableSchema& before, const Draft& draft, const WorkerSet& workers,
+                    Catalog* catalog, const InsertRunner& run_insert) {
+  const core::TableSchema& next = draft.schema;
+  const std::string token = Token();
+  const std::string fresh = before.name + "__alter_new_" + token;
+  const std::string old = before.name + "__alter_old_" + token;
+  // The copy may give the values of columns that stay MATERIALIZED: created as DEFAULT, then
+  // switched back by a metadata change.
+  core::TableSchema copy = next;
+  copy.name = fresh;
+  sql::InsertStatement insert;
+  insert.table = fresh;
+  sql::SelectStatement select;
+  for (size_t i = 0; i < next.columns.size(); ++i) {
+    if (!next.columns[i].stored() || draft.source[i].empty()) continue;
+    const int origin = before.ColumnIndex(draft.source[i]);
+    if (origin < 0 || !before.columns[origin].stored()) continue;  // was an ALIAS: computed
+    if (copy.columns[i].default_kind == DefaultKind::kMaterialized) {
+      copy.columns[i].default_kind = DefaultKind::kDefault;
+    }
+    insert.columns.push_back(next.columns[i].name);
+    select.select.push_back(Identifier(draft.source[i]));
+  }
+  RETURN_IF_ERROR(CreateTableWithSchema(copy, false, false, workers, catalog));
+  auto undo = [&](absl::Status status) {
+    sql::DropTableStatement drop;
+    drop.name = fresh;
+    drop.if_exists = true;
+    DropTable(drop, workers, catalog).IgnoreError();
+    return status;
+  };
+  if (!select.select.empty()) {
+    QualifiedTable table = SplitTableName(before.name);
+    sql::TableRef from;
+    from.database = table.database;
+    from.name = table.table;
+    select.from = std::move(from);
+    insert.select = std::make_shared<sql::SelectStatement>(std::move(select));
+    if (absl::Status copied = run_insert(insert); !copied.ok()) return undo(copied);
+  }
+  core::TableSchema final_schema = next;
+  final_schema.name = fresh;
+  if (final_schema != copy) {
+    if (absl::Status status = AlterSchemaEverywhere(workers, final_schema); !status.ok()) {
+      return undo(status);
+    }
+  }
+  core::MutexLock ddl(DdlMutex());
+  catalog->Invalidate();
+  RETURN_IF_ERROR(RenameEverywhere(workers, before.name, old));
+  if (absl::Status status = RenameEverywhere(workers, fresh, before.name); !status.ok()) {
+    return core::Error(core::CodeOf(status),
+                       std::string(status.message()) + " (ALTER TABLE " + before.name +
+                           " was interrupted: its rows are in table " + old + ")");
+  }
+  workers.CallAll([&](size_t i) {
+    return WorkerClient(workers).DropTable(i, old, /*if_exists=*/true, kAlterTimeout);
+  }).IgnoreError();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status AlterColumns(const sql::AlterSettingsStatement& alter, const WorkerSet& workers,
+                          Catalog* catalog, const InsertRunner& run_insert) {
+  core::TableSchema before;
+  {
+    core::MutexLock ddl(DdlMutex());
+    RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
+    ASSIGN_OR_RETURN(before, catalog->Lookup(alter.table));
+  }
+  if (before.engine == "View") {
+    return core::Error(ErrorCode::kNotImplemented,
+                       "ALTER of columns is not supported by storage View (" +
+                           DisplayTableName(before.name) + ")");
+  }
+  Draft draft{before, {}, {}};
+  for (const auto& column : before.columns) {
+    draft.source.push_back(column.name);
+    draft.typeless.push_back(false);
+  }
+  for (const sql::AlterColumnCommand& command : alter.columns) {
+    RETURN_IF_ERROR(Apply(command, before, &draft));
+  }
+  RETURN_IF_ERROR(CheckColumnDefaults(draft.typeless, &draft.schema));
+  if (draft.schema == before) return absl::OkStatus();
+  RETURN_IF_ERROR(RequireAllWorkers(workers, DisplayTableName(before.name)));
+  if (SameStoredLayout(before, draft.schema, draft.source)) {
+    core::MutexLock ddl(DdlMutex());
+    absl::Status status = AlterSchemaEverywhere(workers, draft.schema);
+    if (!status.ok()) {
+      catalog->Invalidate();
+      return status;
+    }
+    catalog->Put(draft.schema);
+    return absl::OkStatus();
+  }
+  return Mutate(before, draft, workers, catalog, run_insert);
+}
+
+}  // namespace granite::coordinator
