@@ -284,9 +284,10 @@ sql::ExprPtr Identifier(const std::string& name) {
   return expr;
 }
 
-// Rewrites the table's rows into the schema `next` (see the file comment).
+// Rewrites the table's rows into the schema `next` (see the file comment), keeping only the rows
+// `keep` selects when it is set.
 absl::Status Mutate(const core::TableSchema& before, const Draft& draft, const WorkerSet& workers,
-                    Catalog* catalog, const InsertRunner& run_insert) {
+                    Catalog* catalog, const InsertRunner& run_insert, sql::ExprPtr keep = nullptr) {
   const core::TableSchema& next = draft.schema;
   const std::string token = Token();
   const std::string fresh = before.name + "__alter_new_" + token;
@@ -322,6 +323,7 @@ absl::Status Mutate(const core::TableSchema& before, const Draft& draft, const W
     from.database = table.database;
     from.name = table.table;
     select.from = std::move(from);
+    select.where = std::move(keep);
     insert.select = std::make_shared<sql::SelectStatement>(std::move(select));
     if (absl::Status copied = run_insert(insert); !copied.ok()) return undo(copied);
   }
@@ -365,6 +367,21 @@ absl::Status AlterColumns(const sql::AlterSettingsStatement& alter, const Worker
   for (const auto& column : before.columns) {
     draft.source.push_back(column.name);
     draft.typeless.push_back(false);
+  }
+  if (alter.delete_where) {
+    // Rows where the condition is true go; NULL keeps the row, as in ClickHouse.
+    auto call = [](std::string name, std::vector<sql::ExprPtr> args) {
+      auto expr = std::make_shared<sql::Expr>();
+      expr->kind = sql::ExprKind::kFunction;
+      expr->name = std::move(name);
+      expr->args = std::move(args);
+      return expr;
+    };
+    auto zero = std::make_shared<sql::Expr>();
+    zero->value = uint64_t{0};
+    RETURN_IF_ERROR(RequireAllWorkers(workers, DisplayTableName(before.name)));
+    return Mutate(before, draft, workers, catalog, run_insert,
+                  call("not", {call("ifNull", {alter.delete_where, zero})}));
   }
   for (const sql::AlterColumnCommand& command : alter.columns) {
     RETURN_IF_ERROR(Apply(command, before, &draft));

@@ -13,6 +13,9 @@
 //   default), then the tables are swapped by RENAME TABLE and the old one is dropped. A
 //   conversion that fails (e.g. 'abc' to UInt32) fails the ALTER before the swap: the new
 //   table is dropped and nothing changed.
+// ALTER TABLE t DELETE WHERE cond and DELETE FROM t WHERE cond run as such a mutation too, whose
+// INSERT ... SELECT leaves out the rows where cond is true (ClickHouse's lightweight DELETE
+// masks them until a merge; the rows a query sees are the same).
 // Every worker must answer first (DDL changes every worker or none). Known gaps: rows inserted
 // into the table while a mutation copies it are lost; a coordinator crash during the swap can
 // leave the table under its temporary name (<table>__alter_old_<token>); and a worker that

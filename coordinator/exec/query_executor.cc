@@ -180,7 +180,7 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
     return QueryResult{};
   }
   if (auto* alter = std::get_if<sql::AlterSettingsStatement>(&statement);
-      alter != nullptr && !alter->columns.empty()) {
+      alter != nullptr && (!alter->columns.empty() || alter->delete_where)) {
     InsertRunner run_insert = [&](const sql::InsertStatement& insert) {
       return Insert(insert, "", nullptr, InsertOptions{}, query).status();
     };

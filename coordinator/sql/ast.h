@@ -284,12 +284,14 @@ struct AlterColumnCommand {
 };
 
 // ALTER TABLE t MODIFY SETTING / RESET SETTING, or ALTER TABLE t followed by comma-separated
-// column commands (`columns`; then `modify` and `reset` are empty).
+// column commands (`columns`; then `modify` and `reset` are empty), or ALTER TABLE t DELETE
+// WHERE cond / DELETE FROM t WHERE cond (`delete_where`; nothing else set).
 struct AlterSettingsStatement {
   std::string table;
   std::map<std::string, std::string> modify;  // MODIFY SETTING: name -> value
   std::vector<std::string> reset;             // RESET SETTING: names
   std::vector<AlterColumnCommand> columns;
+  ExprPtr delete_where;
 };
 
 // ALTER TABLE t ATTACH PART 'name' or ALTER TABLE t DROP DETACHED PART 'name' [SETTINGS ...]

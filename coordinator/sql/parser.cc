@@ -109,6 +109,8 @@ class StatementParser {
   // Parses one column declaration into create->columns. `type_optional`: the type may be left
   // out before CODEC / COMMENT / the end (ALTER TABLE ... MODIFY COLUMN).
   absl::Status ParseColumnDef(CreateTableStatement* create, bool type_optional = false);
+  // DELETE FROM t WHERE cond (kept as an AlterSettingsStatement with delete_where).
+  absl::StatusOr<Statement> ParseDelete();
   // Parses one ADD / DROP / RENAME / MODIFY / COMMENT COLUMN command of ALTER TABLE.
   absl::StatusOr<AlterColumnCommand> ParseAlterColumn();
   absl::Status ParseTableOptions(CreateTableStatement* create);
@@ -164,6 +166,7 @@ absl::StatusOr<Statement> StatementParser::Parse() {
   if (first.Is("OPTIMIZE")) return ToStatement(ParseOptimize());
   if (first.Is("KILL")) return ToStatement(ParseKill());
   if (first.Is("ALTER")) return ParseAlter();
+  if (first.Is("DELETE")) return ParseDelete();
   if (first.Is("CHECK")) return ToStatement(ParseCheck());
   if (first.Is("SET")) return ToStatement(ParseSet());
   if (first.Is("EXPLAIN")) return ToStatement(ParseExplain());
@@ -897,6 +900,12 @@ absl::StatusOr<Statement> StatementParser::ParseAlter() {
   tokens_.Take();  // ALTER
   RETURN_IF_ERROR(tokens_.ExpectKeyword("TABLE"));
   ASSIGN_OR_RETURN(alter.table, ParseTableName());
+  if (tokens_.TakeKeyword("DELETE")) {
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("WHERE"));
+    ASSIGN_OR_RETURN(alter.delete_where, expressions_.Parse());
+    RETURN_IF_ERROR(ExpectEnd("Expected one of: ';', end of query"));
+    return ToStatement(absl::StatusOr<AlterSettingsStatement>(std::move(alter)));
+  }
   const Token verb = tokens_.Peek();
   if ((verb.Is("ADD") || verb.Is("DROP") || verb.Is("RENAME") || verb.Is("MODIFY") ||
        verb.Is("COMMENT")) &&
@@ -934,9 +943,21 @@ absl::StatusOr<Statement> StatementParser::ParseAlter() {
     } while (tokens_.TakeSymbol(","));
   } else {
     return tokens_.Error(
-        "Expected one of: MODIFY SETTING, RESET SETTING, ATTACH PART, DROP DETACHED PART");
+        "Expected one of: ADD COLUMN, DROP COLUMN, RENAME COLUMN, MODIFY COLUMN, COMMENT COLUMN, "
+        "MODIFY SETTING, RESET SETTING, ATTACH PART, DROP DETACHED PART");
   }
   RETURN_IF_ERROR(ExpectEnd("Expected one of: ',', ';', end of query"));
+  return ToStatement(absl::StatusOr<AlterSettingsStatement>(std::move(alter)));
+}
+
+absl::StatusOr<Statement> StatementParser::ParseDelete() {
+  AlterSettingsStatement alter;
+  tokens_.Take();  // DELETE
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("FROM"));
+  ASSIGN_OR_RETURN(alter.table, ParseTableName());
+  RETURN_IF_ERROR(tokens_.ExpectKeyword("WHERE"));
+  ASSIGN_OR_RETURN(alter.delete_where, expressions_.Parse());
+  RETURN_IF_ERROR(ExpectEnd("Expected one of: ';', end of query"));
   return ToStatement(absl::StatusOr<AlterSettingsStatement>(std::move(alter)));
 }
 

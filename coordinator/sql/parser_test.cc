@@ -234,11 +234,53 @@ TEST(ParserTest, AlterTableSettings) {
   EXPECT_EQ(reset.table, "t");
   EXPECT_TRUE(reset.modify.empty());
   EXPECT_EQ(reset.reset, (std::vector<std::string>{"sharding_key", "y"}));
-  EXPECT_NE(ErrorOf("ALTER TABLE t ADD COLUMN x UInt8").find("MODIFY SETTING, RESET SETTING"),
-            std::string::npos);
+  EXPECT_NE(ErrorOf("ALTER TABLE t FREEZE").find("ADD COLUMN, DROP COLUMN"), std::string::npos);
   EXPECT_NE(ErrorOf("ALTER TABLE t MODIFY SETTING k").find("'='"), std::string::npos);
   ErrorOf("ALTER TABLE t RESET SETTING");
   ErrorOf("ALTER t MODIFY SETTING k = 1");
+}
+
+// Issue 22: column defaults in CREATE TABLE and the column commands of ALTER TABLE.
+TEST(ParserTest, ColumnDefaultsAndAlterColumns) {
+  auto create = ParseAs<CreateTableStatement>(
+      "CREATE TABLE t (a UInt32, c DEFAULT a*2, m UInt64 MATERIALIZED a + 1 COMMENT 'it''s', "
+      "al String ALIAS toString(a) CODEC(ZSTD)) ORDER BY a");
+  ASSERT_EQ(create.columns.size(), 4u);
+  EXPECT_EQ(create.columns[1].type, "");
+  EXPECT_EQ(create.columns[1].default_kind, "DEFAULT");
+  EXPECT_EQ(create.columns[1].default_text, "a*2");
+  EXPECT_EQ(ColumnName(*create.columns[1].default_expr), "multiply(a, 2)");
+  EXPECT_EQ(create.columns[2].default_kind, "MATERIALIZED");
+  EXPECT_EQ(create.columns[2].comment, "it's");
+  EXPECT_EQ(create.columns[3].default_kind, "ALIAS");
+  EXPECT_EQ(create.columns[3].default_text, "toString(a)");
+  EXPECT_EQ(create.columns[3].codec, "ZSTD");
+
+  using Kind = AlterColumnCommand::Kind;
+  auto alter = ParseAs<AlterSettingsStatement>(
+      "ALTER TABLE db.t ADD COLUMN IF NOT EXISTS x UInt8 DEFAULT 1 AFTER a, ADD COLUMN y String "
+      "FIRST, DROP COLUMN IF EXISTS z, RENAME COLUMN a TO b, MODIFY COLUMN c CODEC(LZ4), "
+      "MODIFY COLUMN d Nullable(String) COMMENT 'x', COMMENT COLUMN e 'about e'");
+  EXPECT_EQ(alter.table, "db.t");
+  ASSERT_EQ(alter.columns.size(), 7u);
+  EXPECT_EQ(alter.columns[0].kind, Kind::kAdd);
+  EXPECT_TRUE(alter.columns[0].if_exists);
+  EXPECT_EQ(alter.columns[0].column.type, "UInt8");
+  EXPECT_EQ(alter.columns[0].after, "a");
+  EXPECT_TRUE(alter.columns[1].first);
+  EXPECT_EQ(alter.columns[2].kind, Kind::kDrop);
+  EXPECT_TRUE(alter.columns[2].if_exists);
+  EXPECT_EQ(alter.columns[3].kind, Kind::kRename);
+  EXPECT_EQ(alter.columns[3].new_name, "b");
+  EXPECT_EQ(alter.columns[4].kind, Kind::kModify);
+  EXPECT_EQ(alter.columns[4].column.type, "");
+  EXPECT_EQ(alter.columns[4].column.codec, "LZ4");
+  EXPECT_EQ(alter.columns[5].column.type, "Nullable(String)");
+  EXPECT_EQ(alter.columns[5].column.comment, "x");
+  EXPECT_EQ(alter.columns[6].kind, Kind::kComment);
+  EXPECT_EQ(alter.columns[6].column.comment, "about e");
+  ErrorOf("ALTER TABLE t ADD COLUMN x");  // neither type nor default
+  ErrorOf("ALTER TABLE t RENAME COLUMN a b");
 }
 
 TEST(ParserTest, AlterPartsAndCheckTable) {
