@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "core/block_sort.h"
 #include "core/error.h"
+#include "core/function_error_codes.h"
 #include "core/fragment_pipeline.h"
 #include "core/metrics/events.h"
 #include "core/memory/memory_tracker.h"
@@ -345,6 +346,13 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
                    }));
   if (resolved.with_totals) return SelectWithTotals(resolved, query, outer);
   if (!resolved.limit_by.empty()) return SelectLimitBy(resolved, query, outer);
+  const bool fill = std::any_of(resolved.order_by.begin(), resolved.order_by.end(),
+                                [](const sql::OrderItem& item) { return item.fill.has_value(); });
+  if (fill) return SelectWithFill(resolved, query, outer);
+  if (resolved.interpolate) {
+    return core::Error(core::kInvalidWithFillExpression,
+                       "INTERPOLATE needs ORDER BY ... WITH FILL");
+  }
   if (NeedsSplit(resolved)) return SelectSplit(resolved, query, run);
   auto columns_of = [this, query](const sql::TableRef& ref) {
     return ColumnsOf(ref, query->database);
