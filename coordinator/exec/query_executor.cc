@@ -226,14 +226,22 @@ absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& 
   ASSIGN_OR_RETURN(ExplainOptions options, ParseExplainOptions(explain.options));
   core::Settings settings = query->settings;
   RETURN_IF_ERROR(settings.Apply(explain.select.settings));
-  // IN subqueries and joins: subqueries and the smaller sides are read (as the query would) to
+  // Correlated subqueries become joins and IN sets as the query would run them; then IN
+  // subqueries and joins: subqueries and the smaller sides are read (as the query would) to
   // choose where the joins run.
-  std::optional<MaterializedFrom> joins;
-  if (HasExpressionSubqueries(explain.select)) {
-    SubqueryRunner run = RunnerIn(explain.select, query, nullptr);
-    ASSIGN_OR_RETURN(joins, InSubqueriesAsJoins(explain.select, JoinContext(settings, query, run)));
+  sql::SelectStatement source = explain.select;
+  if (settings.allow_experimental_correlated_subqueries && settings.allow_correlated_subqueries &&
+      source.where && HasExpressionSubqueries(source)) {
+    ASSIGN_OR_RETURN(source, Decorrelate(source, [this, query](const sql::TableRef& ref) {
+                       return ColumnsOf(ref, query->database);
+                     }));
   }
-  const sql::SelectStatement select = joins ? joins->rest : explain.select;
+  std::optional<MaterializedFrom> joins;
+  if (HasExpressionSubqueries(source)) {
+    SubqueryRunner run = RunnerIn(source, query, nullptr);
+    ASSIGN_OR_RETURN(joins, InSubqueriesAsJoins(source, JoinContext(settings, query, run)));
+  }
+  const sql::SelectStatement select = joins ? joins->rest : source;
   if (!select.set_operands.empty() || (select.from && select.from->subquery) ||
       HasExpressionSubqueries(select) || !select.with.empty() || NeedsSplit(select) ||
       !select.limit_by.empty() || select.with_totals) {
