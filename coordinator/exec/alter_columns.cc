@@ -10,6 +10,7 @@
 #include "coordinator/cluster/table_name.h"
 #include "coordinator/cluster/worker_client.h"
 #include "coordinator/exec/column_defaults.h"
+#include "coordinator/planner/column_expressions.h"
 #include "coordinator/exec/ddl_executor.h"
 #include "core/codec_spec.h"
 #include "core/error.h"
@@ -98,7 +99,9 @@ absl::Status ApplyDeclaration(const sql::ColumnDef& def, core::ColumnSchema* col
     column->default_kind = def.default_kind == "DEFAULT"        ? DefaultKind::kDefault
                            : def.default_kind == "MATERIALIZED" ? DefaultKind::kMaterialized
                                                                 : DefaultKind::kAlias;
-    column->default_expression = def.default_text;
+    std::optional<std::string> formatted =
+        def.default_expr ? FormatColumnExpression(*def.default_expr) : std::nullopt;
+    column->default_expression = formatted ? *formatted : def.default_text;
   }
   if (!def.comment.empty()) column->comment = def.comment;
   return absl::OkStatus();

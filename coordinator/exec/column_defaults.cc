@@ -97,7 +97,9 @@ absl::Status ResolveColumnDefaults(const std::vector<sql::ColumnDef>& defs,
     column.default_kind = def.default_kind == "DEFAULT"        ? DefaultKind::kDefault
                           : def.default_kind == "MATERIALIZED" ? DefaultKind::kMaterialized
                                                                : DefaultKind::kAlias;
-    column.default_expression = def.default_text;
+    std::optional<std::string> formatted =
+        def.default_expr ? FormatColumnExpression(*def.default_expr) : std::nullopt;
+    column.default_expression = formatted ? *formatted : def.default_text;
   }
   if (!any) return absl::OkStatus();
   std::vector<bool> typeless;

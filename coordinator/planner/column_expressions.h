@@ -3,6 +3,7 @@
 // expression when read) and for INSERT (exec/column_defaults.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,12 @@ namespace granite::coordinator {
 
 // Parses one column expression. Errors: SYNTAX_ERROR.
 absl::StatusOr<sql::ExprPtr> ParseColumnExpression(const std::string& text);
+
+// Returns `expr` as ClickHouse prints a column's expression (SHOW CREATE TABLE, system.columns):
+// operators infix with spaces, a nested operator in parentheses ("a + (b * 2)"), NOT / unary
+// minus prefixed, functions as name(args). nullopt for what it cannot print like ClickHouse
+// (lambdas, subqueries, CASE, window functions): the caller keeps the text as written.
+std::optional<std::string> FormatColumnExpression(const sql::Expr& expr);
 
 // Returns, per column of `schema`, its ALIAS expression parsed, or null for a column parts hold
 // (SelectBinder::SetComputedColumns); empty when the table has no ALIAS column. An expression
