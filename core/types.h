@@ -44,7 +44,7 @@ enum class TypeId : uint32_t {
   kDecimal128 = 15, // Decimal(P <= 38, S): __int128
   kNothing = 16,    // the type of a bare NULL (only as Nullable(Nothing)); stored as uint8_t 0
   kBool = 17,       // true / false, stored as uint8_t 0 / 1
-  kUUID = 18,       // 16 bytes as UInt128: high 64 bits = the first 16 hex digits of the text
+  kUUID = 18,       // 16 bytes as UnsignedInt128: high 64 bits = the first 16 hex digits of the text
   kDateTime64 = 19, // DateTime64(p[, 'UTC']): ticks of 10^-p s since the epoch (UTC), int64_t
   kFixedString = 20,  // FixedString(N): N bytes per value, zero padded (a String-layout column)
 };
@@ -58,7 +58,7 @@ inline constexpr uint32_t kNullableFlag = 1u << 24;
 inline constexpr int kMaxDecimalPrecision = 38;
 
 using Int128 = __int128;
-using UInt128 = unsigned __int128;
+using UnsignedInt128 = unsigned __int128;  // UUID values
 inline constexpr int kMaxDateTime64Precision = 9;
 inline constexpr uint32_t kMaxFixedStringSize = 0xffff;
 
@@ -166,7 +166,7 @@ bool IsNumeric(TypeId type);          // integers, floats, Date and DateTime; no
 bool IsDateOrDateTime(TypeId type);
 
 // Calls f(TypeTag<T>{}) with the physical C++ type of a fixed-width `type` (decimals: int32_t,
-// int64_t, Int128; Bool: uint8_t; UUID: UInt128; DateTime64: int64_t).
+// int64_t, Int128; Bool: uint8_t; UUID: UnsignedInt128; DateTime64: int64_t).
 // REQUIRES: type is not String or FixedString.
 template <typename F>
 decltype(auto) DispatchFixed(TypeId type, F&& f) {
@@ -188,7 +188,7 @@ decltype(auto) DispatchFixed(TypeId type, F&& f) {
     case TypeId::kDecimal128: return f(TypeTag<Int128>{});
     case TypeId::kNothing: return f(TypeTag<uint8_t>{});
     case TypeId::kBool: return f(TypeTag<uint8_t>{});
-    case TypeId::kUUID: return f(TypeTag<UInt128>{});
+    case TypeId::kUUID: return f(TypeTag<UnsignedInt128>{});
     case TypeId::kDateTime64: return f(TypeTag<int64_t>{});
     case TypeId::kString:
     case TypeId::kFixedString: break;
