@@ -44,7 +44,7 @@ enum class TypeId : uint32_t {
   kDecimal128 = 15, // Decimal(P <= 38, S): __int128
   kNothing = 16,    // the type of a bare NULL (only as Nullable(Nothing)); stored as uint8_t 0
   kBool = 17,       // true / false, stored as uint8_t 0 / 1
-  kUUID = 18,       // 16 bytes as UnsignedInt128: high 64 bits = the first 16 hex digits of the text
+  kUUID = 18,       // 16 bytes as UnsignedInt128, ordered as ClickHouse (core/extended_value_text.h)
   kDateTime64 = 19, // DateTime64(p[, 'UTC']): ticks of 10^-p s since the epoch (UTC), int64_t
   kFixedString = 20,  // FixedString(N): N bytes per value, zero padded (a String-layout column)
 };

@@ -173,7 +173,7 @@ absl::StatusOr<std::shared_ptr<const KeyExpression>> KeyExpression::Parse(
     key->source_type_ = schema.columns[key->source_column_].type;
     // Functions of strings (toDate('...')) parse text, which does not sort like the values.
     key->monotonic_ = parser.monotonic &&
-                      (key->plain_column_ >= 0 || !core::IsString(key->source_type_));
+                      (key->plain_column_ >= 0 || !core::HasStringLayout(key->source_type_));
     core::plan::Expr rebased = expr;
     Rebase(&rebased, static_cast<uint32_t>(key->source_column_));
     ASSIGN_OR_RETURN(std::unique_ptr<core::Expression> over_source,
@@ -202,7 +202,7 @@ absl::StatusOr<core::Value> KeyExpression::EvaluateAt(const core::Value& value) 
 }
 
 core::Value ValueAt(const core::Column& column, size_t row) {
-  if (core::IsString(column.type())) return std::string(column.StringAt(row));
+  if (core::HasStringLayout(column.type())) return std::string(column.StringAt(row));
   return core::DispatchFixed(column.type(), [&](auto tag) -> core::Value {
     using T = typename decltype(tag)::Type;
     T v = column.Get<T>(row);

@@ -7,6 +7,7 @@
 
 #include "core/date_time.h"
 #include "core/functions/decimal_cast.h"
+#include "core/functions/extended_cast.h"
 #include "core/status_macros.h"
 #include "core/value_text.h"
 
@@ -66,6 +67,7 @@ absl::StatusOr<ColumnPtr> CastColumn(const ColumnPtr& column, TypeId to) {
   if (from == to) return column;
   if (to == TypeId::kString) return CastToString(*column);
   if (from == TypeId::kString) return CastFromString(*column, to);
+  if (IsExtendedCast(from, to)) return CastExtendedColumn(*column, to);
   if (IsDecimal(from) || IsDecimal(to)) return CastDecimalColumn(*column, to);
 
   const size_t rows = column->size();

@@ -85,9 +85,10 @@ absl::StatusOr<ColumnPtr> MakeConstantColumn(const Value& value, TypeId type) {
 }
 
 Value ValueAt(const Column& column, size_t row) {
-  if (column.type() == TypeId::kString) return std::string(column.StringAt(row));
-  if (IsDecimal(column.type())) {
-    // A decimal constant is held as its exact text ("0.05"), which AppendValue parses back.
+  if (HasStringLayout(column.type())) return std::string(column.StringAt(row));
+  if (IsDecimal(column.type()) || IsUuid(column.type()) || IsDateTime64(column.type())) {
+    // A decimal, UUID or DateTime64 constant is held as its exact text ("0.05"), which
+    // AppendValue parses back (a number would mean a scaled value, or not fit).
     std::string text;
     AppendValueText(column, row, &text);
     return text;
@@ -109,7 +110,7 @@ ColumnPtr Broadcast(const Column& one_row, size_t rows) {
     return out;
   }
   auto out = std::make_shared<Column>(one_row.type());
-  if (one_row.type() == TypeId::kString) {
+  if (HasStringLayout(one_row.type())) {
     std::string_view s = one_row.StringAt(0);
     std::string& chars = out->MutableChars();
     std::vector<uint64_t>& offsets = out->MutableOffsets();
@@ -145,6 +146,24 @@ absl::StatusOr<std::optional<Value>> ConvertConstantExactly(const Value& value, 
     if (text == nullptr) return Error(ErrorCode::kLogicalError, "String constant without text");
     RETURN_IF_ERROR(ParseValueText(*text, to, &parsed));
     return std::optional<Value>(ValueAt(parsed, 0));
+  }
+  if (from == to) return std::optional<Value>(value);
+  if (IsUuid(from) || IsUuid(to) || IsDateTime64(from) || IsFixedString(from) ||
+      IsFixedString(to)) {
+    return std::optional<Value>();  // compared in a common type, not through a constant
+  }
+  if (IsDateTime64(to)) {
+    // An integer is whole seconds, exact at any precision; other types compare by casting.
+    if (!IsInteger(from) || IsDateOrDateTime(from)) return std::optional<Value>();
+    return std::optional<Value>(value);
+  }
+  if (to == TypeId::kBool) {
+    // Only 0 and 1 are Bool values: true = 2 is false, compared as numbers.
+    if (!IsInteger(from) || !(std::holds_alternative<uint64_t>(value) &&
+                              std::get<uint64_t>(value) <= 1)) {
+      return std::optional<Value>();
+    }
+    return std::optional<Value>(value);
   }
   if (IsString(to) || std::holds_alternative<std::string>(value)) {
     return Error(ErrorCode::kIllegalTypeOfArgument,

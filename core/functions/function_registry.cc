@@ -39,6 +39,7 @@ const FunctionTable& Table() {
     RegisterDateExtraFunctions(*t);
     RegisterJsonFunctions(*t);
     RegisterMiscFunctions(*t);
+    RegisterExtendedTypeFunctions(*t);
     RegisterNullFunctions(*t);
     return t;
   }();

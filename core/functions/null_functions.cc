@@ -562,6 +562,7 @@ constexpr OrNull kOrNull[] = {
     {"toInt32OrNull", TypeId::kInt32},     {"toInt64OrNull", TypeId::kInt64},
     {"toFloat32OrNull", TypeId::kFloat32}, {"toFloat64OrNull", TypeId::kFloat64},
     {"toDateOrNull", TypeId::kDate},       {"toDateTimeOrNull", TypeId::kDateTime},
+    {"toUUIDOrNull", TypeId::kUUID},
 };
 
 absl::StatusOr<TypeId> ResolveOrNull(std::string_view name,
