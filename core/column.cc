@@ -72,6 +72,7 @@ void Column::MakeNullable() {
 
 void Column::AppendNull() {
   if (HasStringLayout(type_)) {
+    chars_.append(FixedStringSizeOf(type_), '\0');  // FixedString(N): N zero bytes; String: none
     offsets_.push_back(chars_.size());
   } else {
     data_.resize(data_.size() + width_, 0);

@@ -407,6 +407,21 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
   // NULL arguments are Nullable(Nothing): if, multiIf and CASE take them as NULL
   // (core/functions/null_functions.h).
   absl::StatusOr<core::ResolvedFunction> resolved = core::ResolveFunction(e.name, infos);
+  if (!resolved.ok() && core::CodeOf(resolved.status()) == ErrorCode::kIllegalTypeOfArgument) {
+    // A function of strings that does not take FixedString itself reads its bytes as a String
+    // (zero padding included, as ClickHouse's length, concat, ... see them).
+    bool wrapped = false;
+    for (size_t i = 0; i < args.size() && !is_in; ++i) {
+      if (!core::IsFixedString(infos[i].type)) continue;
+      const TypeId text = core::WithNullable(TypeId::kString, core::IsNullable(infos[i].type));
+      std::vector<core::plan::Expr> inner;
+      inner.push_back(std::move(args[i]));
+      args[i] = core::Call("toString", text, std::move(inner));
+      infos[i] = {text, std::nullopt};
+      wrapped = true;
+    }
+    if (wrapped) resolved = core::ResolveFunction(e.name, infos);
+  }
   if (!resolved.ok()) {
     return core::Error(core::CodeOf(resolved.status()),
                        std::string(resolved.status().message()) + " (at position " +

@@ -43,8 +43,14 @@ ColumnPtr CastToString(const Column& in) {
   std::vector<uint64_t>& offsets = out->MutableOffsets();
   chars.reserve(rows * 8);
   offsets.resize(rows);
+  const bool fixed_string = IsFixedString(in.type());
   for (size_t i = 0; i < rows; ++i) {
     AppendValueText(in, i, &chars);
+    // FixedString -> String drops the zero padding (ClickHouse's CAST and toString).
+    if (fixed_string) {
+      const size_t begin = i == 0 ? 0 : offsets[i - 1];
+      while (chars.size() > begin && chars.back() == '\0') chars.pop_back();
+    }
     offsets[i] = chars.size();
   }
   out->SetSize(rows);

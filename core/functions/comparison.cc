@@ -167,8 +167,10 @@ absl::StatusOr<ComparisonPlan> PlanComparison(std::string_view name,
     if (IsStringConstant(text)) {
       // Surface a malformed constant ('yesterday' against a Date) when the call is resolved.
       RETURN_IF_ERROR(ConvertConstantExactly(*text.constant, text.type, other).status());
-    } else if (!IsDateOrDateTime(other) && !IsDateTime64(other) && !IsUuid(other) &&
-               !IsFixedString(other)) {
+    } else if (IsFixedString(other)) {
+      // A String column against a FixedString: both as String (the padding dropped).
+      return ComparisonPlan{TypeId::kString, TypeId::kString};
+    } else if (!IsDateOrDateTime(other) && !IsDateTime64(other) && !IsUuid(other)) {
       return IllegalArgumentType(name, string_index, TypeId::kString);
     }
     return ComparisonPlan{other, other};

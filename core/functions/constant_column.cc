@@ -1,5 +1,7 @@
 #include "core/functions/constant_column.h"
 
+#include "core/functions/cast_column.h"
+
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -148,6 +150,14 @@ absl::StatusOr<std::optional<Value>> ConvertConstantExactly(const Value& value, 
     return std::optional<Value>(ValueAt(parsed, 0));
   }
   if (from == to) return std::optional<Value>(value);
+  if (IsDateTime64(from) && (IsDateTime64(to) || IsDateOrDateTime(to))) {
+    // Exact when the value survives the round trip through `to` (no fraction is lost).
+    ASSIGN_OR_RETURN(ColumnPtr original, MakeConstantColumn(value, from));
+    ASSIGN_OR_RETURN(ColumnPtr converted, CastColumn(original, to));
+    ASSIGN_OR_RETURN(ColumnPtr back, CastColumn(converted, from));
+    if (back->Get<int64_t>(0) != original->Get<int64_t>(0)) return std::optional<Value>();
+    return std::optional<Value>(ValueAt(*converted, 0));
+  }
   if (IsUuid(from) || IsUuid(to) || IsDateTime64(from) || IsFixedString(from) ||
       IsFixedString(to)) {
     return std::optional<Value>();  // compared in a common type, not through a constant

@@ -748,8 +748,8 @@ ColumnPtr WithNullMap(const ColumnPtr& values, const std::vector<uint8_t>& nulls
   bool any = false;
   for (size_t i = 0; i < rows; ++i) any |= map[i] != 0;
   if (!any) return out;
-  if (out->type() == TypeId::kString) {
-    bool clean = true;
+  if (HasStringLayout(out->type())) {
+    bool clean = !IsFixedString(out->type());
     for (size_t i = 0; i < rows && clean; ++i) clean = map[i] == 0 || out->StringAt(i).empty();
     if (clean) return out;
     auto rebuilt = std::make_shared<Column>(out->logical_type());
@@ -773,7 +773,7 @@ ColumnPtr WithNullMap(const ColumnPtr& values, const std::vector<uint8_t>& nulls
 
 ColumnPtr AllNulls(TypeId type, size_t rows) {
   auto out = std::make_shared<Column>(MakeNullable(RemoveNullable(type)));
-  if (out->type() == TypeId::kString) {
+  if (HasStringLayout(out->type())) {
     for (size_t i = 0; i < rows; ++i) out->AppendNull();
     return out;
   }

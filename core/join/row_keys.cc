@@ -8,7 +8,7 @@ namespace granite::core {
 bool KeysComparable(TypeId a, TypeId b) {
   // A decimal key compares by its scaled value: only with a decimal of the same type.
   if (IsDecimal(a) || IsDecimal(b)) return a == b;
-  return IsString(a) == IsString(b);
+  return HasStringLayout(a) == HasStringLayout(b);
 }
 
 bool IsWordKey(TypeId type) { return !IsDecimal(type) && IsInteger(type); }
@@ -35,7 +35,7 @@ uint64_t KeyWord(const Column& column, size_t row) {
 
 void AppendRowKey(const std::vector<const Column*>& columns, size_t row, std::string* out) {
   for (const Column* column : columns) {
-    if (IsString(column->type())) {
+    if (HasStringLayout(column->type())) {
       std::string_view value = column->StringAt(row);
       uint32_t size = static_cast<uint32_t>(value.size());
       out->append(reinterpret_cast<const char*>(&size), sizeof(size));
