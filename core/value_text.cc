@@ -205,7 +205,7 @@ void AppendValueText(const Column& column, size_t row, std::string* out) {
     case TypeId::kDateTime64:
       return AppendDateTime64Text(column.Get<int64_t>(row), PrecisionOf(column.type()), out);
     case TypeId::kFixedString: out->append(column.StringAt(row)); return;
-    case TypeId::kNothing: out->append("NULL"); return;
+    case TypeId::kNothing: return;
   }
 }
 

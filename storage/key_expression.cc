@@ -203,6 +203,8 @@ absl::StatusOr<core::Value> KeyExpression::EvaluateAt(const core::Value& value) 
 
 core::Value ValueAt(const core::Column& column, size_t row) {
   if (core::HasStringLayout(column.type())) return std::string(column.StringAt(row));
+  // A UUID does not fit a 64-bit Value: its 16 bytes, which compare equal exactly when it does.
+  if (core::IsUuid(column.type())) return std::string(column.RawData() + row * 16, 16);
   return core::DispatchFixed(column.type(), [&](auto tag) -> core::Value {
     using T = typename decltype(tag)::Type;
     T v = column.Get<T>(row);

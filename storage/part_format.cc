@@ -40,7 +40,7 @@ bool GetMagic(ByteReader& r, const char* magic) {
 
 // Writes one bound in the form its type uses (see GranuleBounds).
 void PutBound(ByteWriter& w, const core::Value& value, TypeId type) {
-  if (core::HasStringLayout(type)) {
+  if (core::HasStringLayout(type) || core::IsUuid(type)) {
     w.PutString(std::get<std::string>(value));
   } else if (core::IsFloat(type)) {
     w.PutRaw(&std::get<double>(value), 8);
@@ -52,7 +52,7 @@ void PutBound(ByteWriter& w, const core::Value& value, TypeId type) {
 }
 
 bool GetBound(ByteReader& r, TypeId type, core::Value* value) {
-  if (core::HasStringLayout(type)) {
+  if (core::HasStringLayout(type) || core::IsUuid(type)) {
     std::string s;
     if (!r.GetString(&s)) return false;
     *value = std::move(s);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/planner/binder.h"
 #include "coordinator/sql/parser.h"
@@ -330,6 +331,15 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
                      arg->position);
     }
     ASSIGN_OR_RETURN(core::plan::Expr bound, BindInput(*arg));
+    if ((core::IsUuid(TypeOf(bound)) || core::IsFixedString(TypeOf(bound))) &&
+        absl::StartsWith(name, "uniq")) {
+      // The uniq sets hold 64-bit keys or strings: a UUID or FixedString counts by its String
+      // form, as distinct as its value (only a FixedString's trailing padding is dropped).
+      const TypeId text = core::WithNullable(TypeId::kString, core::IsNullable(TypeOf(bound)));
+      std::vector<core::plan::Expr> inner;
+      inner.push_back(std::move(bound));
+      bound = core::Call("toString", text, std::move(inner));
+    }
     arg_types.push_back(TypeOf(bound));
     call.args.push_back(std::move(bound));
   }

@@ -58,7 +58,7 @@ absl::StatusOr<int> PrecisionArgument(std::string_view name, const ArgumentInfo&
   const int64_t p = ConstantInteger(arg);
   if (p < 0 || p > kMaxDateTime64Precision) {
     return Error(ErrorCode::kArgumentOutOfBound,
-                 absl::StrCat("Precision ", ValueToText(*arg.constant), " of function ", name,
+                 absl::StrCat("Precision ", ValueToText(*arg.constant), " of function ", ToAbsl(name),
                               " is out of bounds (precision range: [0, ", kMaxDateTime64Precision,
                               "])"));
   }
