@@ -11,7 +11,6 @@
 #include "coordinator/sql/parser.h"
 #include "core/aggregation/aggregate_function_factory.h"
 #include "core/error.h"
-#include "core/functions/date_time64_arguments.h"
 #include "core/functions/expr_builder.h"
 #include "core/functions/function_registry.h"
 #include "core/status_macros.h"
@@ -405,12 +404,6 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
                      arg.position);
     }
     ASSIGN_OR_RETURN(core::plan::Expr bound, bind_arg(arg));
-    if (core::IsDateTime64(TypeOf(bound)) && core::TakesDateTime64AsDateTime(e.name, i)) {
-      const TypeId seconds = core::WithNullable(TypeId::kDateTime, core::IsNullable(TypeOf(bound)));
-      std::vector<core::plan::Expr> inner;
-      inner.push_back(std::move(bound));
-      bound = core::Call("toDateTime", seconds, std::move(inner));
-    }
     infos.push_back({TypeOf(bound), ConstantOf(bound)});
     args.push_back(std::move(bound));
   }
