@@ -321,6 +321,11 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
   }
   core::plan::AggregateCall call;
   std::vector<TypeId> arg_types;
+  // min, max, any, ... of a FixedString run on its String form and cast back (the padding drop
+  // keeps the order, so the chosen value is the same).
+  const bool picks_first_argument = name == "min" || name == "max" || name == "any" ||
+                                    name == "anyLast" || name == "argMin" || name == "argMax";
+  std::optional<TypeId> fixed_string_result;
   for (const auto& arg : e.args) {
     if (arg->kind == ExprKind::kStar) continue;  // count(*) = count()
     if (ContainsAggregate(*arg)) {
@@ -330,8 +335,11 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
                      arg->position);
     }
     ASSIGN_OR_RETURN(core::plan::Expr bound, BindInput(*arg));
-    if ((core::IsUuid(TypeOf(bound)) || core::IsFixedString(TypeOf(bound))) &&
-        absl::StartsWith(name, "uniq")) {
+    const bool fixed_value = picks_first_argument && call.args.empty() &&
+                             core::IsFixedString(TypeOf(bound));
+    if (fixed_value) fixed_string_result = core::RemoveNullable(TypeOf(bound));
+    if (fixed_value || ((core::IsUuid(TypeOf(bound)) || core::IsFixedString(TypeOf(bound))) &&
+                        absl::StartsWith(name, "uniq"))) {
       // The uniq sets hold 64-bit keys or strings: a UUID or FixedString counts by its String
       // form, as distinct as its value (only a FixedString's trailing padding is dropped).
       const TypeId text = core::WithNullable(TypeId::kString, core::IsNullable(TypeOf(bound)));
@@ -357,7 +365,16 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
     aggregates_.push_back(call);
     aggregate_signatures_.push_back(signature);
   }
-  return core::Col(keys_.size() + index, resolved->result_type);
+  core::plan::Expr result = core::Col(keys_.size() + index, resolved->result_type);
+  if (fixed_string_result && core::IsString(resolved->result_type)) {
+    const TypeId type =
+        core::WithNullable(*fixed_string_result, core::IsNullable(resolved->result_type));
+    std::vector<core::plan::Expr> cast_args;
+    cast_args.push_back(std::move(result));
+    cast_args.push_back(core::Lit(core::Value(std::string(core::TypeName(type))), TypeId::kString));
+    return core::Call("CAST", type, std::move(cast_args));
+  }
+  return result;
 }
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder bind_arg) {
