@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates the Python venv used by the tests (.venv): grpcio and grpcio-tools for the ClickHouse gRPC
 # protocol, and the granite_client package (client/python) installed in editable mode, which
-# generates its gRPC stubs from proto/, and clickhouse-connect (for the HTTP interface's tests).
+# generates its gRPC stubs from proto/, clickhouse-connect (for the HTTP interface's tests), and
+# numpy, pandas, pyarrow and SQLAlchemy (the package's [pandas] / [arrow] / [sqlalchemy] extras).
 # Idempotent and quiet. Pass --bench to add the benchmark peers (chdb, duckdb) and the TPC-H data
 # generator (tpchgen-cli, bench/tpch/tpch.py).
 set -euo pipefail
@@ -10,7 +11,7 @@ venv="$root/.venv"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-want=(grpcio grpcio-tools setuptools wheel clickhouse-connect)
+want=(grpcio grpcio-tools setuptools wheel clickhouse-connect numpy pandas pyarrow sqlalchemy)
 if [ "${1:-}" = "--bench" ]; then
   want+=(chdb duckdb tpchgen-cli)
 fi

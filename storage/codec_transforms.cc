@@ -54,7 +54,7 @@ size_t GetHeader(const char* in, size_t size, size_t width, char* out) {
   uint32_t decoded = Load<uint32_t>(in);
   size_t tail = decoded % width;
   if (size < 4 + tail) return 0;
-  std::memcpy(out + decoded - tail, in + 4, tail);
+  if (tail > 0) std::memcpy(out + decoded - tail, in + 4, tail);
   return 4 + tail;
 }
 
@@ -70,7 +70,8 @@ void DeltaEncode(const char* in, size_t size, std::string* out) {
     Store<U>(dst + i * sizeof(U), static_cast<U>(v - previous));
     previous = v;
   }
-  std::memcpy(dst + n * sizeof(U), in + n * sizeof(U), size - n * sizeof(U));
+  const size_t tail = size - n * sizeof(U);
+  if (tail > 0) std::memcpy(dst + n * sizeof(U), in + n * sizeof(U), tail);
 }
 
 template <typename U>
@@ -81,7 +82,8 @@ void DeltaDecode(const char* in, size_t size, char* out) {
     value = static_cast<U>(value + Load<U>(in + i * sizeof(U)));
     Store<U>(out + i * sizeof(U), value);
   }
-  std::memcpy(out + n * sizeof(U), in + n * sizeof(U), size - n * sizeof(U));
+  const size_t tail = size - n * sizeof(U);
+  if (tail > 0) std::memcpy(out + n * sizeof(U), in + n * sizeof(U), tail);
 }
 
 template <typename U>

@@ -82,7 +82,8 @@ core::Block Rows(uint32_t first_key, size_t count) {
 // Returns every key of the table, sorted, and checks each part is sorted by key.
 std::vector<uint32_t> Keys(const Table& table) {
   std::vector<uint32_t> keys;
-  for (const auto& part : table.Snapshot()->parts) {
+  const auto snapshot = table.Snapshot();  // alive for the loop
+  for (const auto& part : snapshot->parts) {
     auto column = part->ReadColumn(0, 0, part->granule_count());
     EXPECT_TRUE(column.ok()) << column.status();
     if (!column.ok()) continue;
@@ -99,7 +100,8 @@ std::vector<uint32_t> Keys(const Table& table) {
 
 std::vector<std::string> Names(const Table& table) {
   std::vector<std::string> names;
-  for (const auto& part : table.Snapshot()->parts) names.push_back(part->name());
+  const auto snapshot = table.Snapshot();  // alive for the loop
+  for (const auto& part : snapshot->parts) names.push_back(part->name());
   return names;
 }
 
@@ -186,7 +188,8 @@ TEST_F(MergeTest, RestartAfterAMergeWasWrittenDropsItsSources) {
   // A crash after the merged part became durable but before the sources were deleted: write the
   // merge's result without registering it.
   std::vector<std::shared_ptr<const Part>> sources;
-  for (const auto& part : table_->Snapshot()->parts) {
+  const auto snapshot = table_->Snapshot();  // alive for the loop
+  for (const auto& part : snapshot->parts) {
     if (part->partition_id() == "202401") sources.push_back(part);
   }
   PartWriter::Options options;
@@ -307,7 +310,8 @@ TEST_F(MergeTest, BackgroundMergesKeepThePartCountDown) {
   EXPECT_LE(table_->Snapshot()->parts.size(), 8u);  // from 80
   EXPECT_EQ(Keys(*table_), keys);
   bool merged = false;
-  for (const auto& part : table_->Snapshot()->parts) merged |= part->level() > 0;
+  const auto snapshot = table_->Snapshot();  // alive for the loop
+  for (const auto& part : snapshot->parts) merged |= part->level() > 0;
   EXPECT_TRUE(merged);
 }
 
@@ -334,7 +338,8 @@ TEST_F(MergeTest, BackgroundMergesRunAtTheirLoweredPriority) {
   store_->StartBackgroundMerges(options);
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(table_->Insert(Rows(200000 + i * 1000, 20)).ok());
   auto merged = [&] {
-    for (const auto& part : table_->Snapshot()->parts) {
+    const auto snapshot = table_->Snapshot();  // alive for the loop
+    for (const auto& part : snapshot->parts) {
       if (part->level() > 0) return true;
     }
     return false;

@@ -33,7 +33,8 @@ core::Block Rows(uint64_t first, size_t count) {
 
 uint64_t RowCount(const Table& table) {
   uint64_t rows = 0;
-  for (const auto& part : table.Snapshot()->parts) rows += part->rows();
+  const auto snapshot = table.Snapshot();  // alive for the loop
+  for (const auto& part : snapshot->parts) rows += part->rows();
   return rows;
 }
 

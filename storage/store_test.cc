@@ -40,7 +40,8 @@ core::Block Rows(uint64_t first, size_t count) {
 // Returns every id stored in the table, in part order.
 std::vector<uint64_t> Ids(const Table& table) {
   std::vector<uint64_t> ids;
-  for (const auto& part : table.Snapshot()->parts) {
+  const auto snapshot = table.Snapshot();  // alive for the loop
+  for (const auto& part : snapshot->parts) {
     auto column = part->ReadColumn(0, 0, part->granule_count());
     EXPECT_TRUE(column.ok()) << column.status();
     if (!column.ok()) continue;

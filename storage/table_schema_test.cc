@@ -48,7 +48,8 @@ TEST(TableSchemaTest, DecodesVersionOneWithoutShardingKey) {
   // A version-1 file is a version-3 one without the trailing sharding fields (an empty list and a
   // zero count: 8 bytes) and column codecs (an empty string per column: 4 bytes each) and with
   // version 1 in the header.
-  absl::StatusOr<std::string_view> body = Unseal(EncodeTableSchema(schema), "test");
+  const std::string sealed = EncodeTableSchema(schema);
+  absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
   ASSERT_TRUE(body.ok());
   std::string v1(body->substr(0, body->size() - 8 - 4 * schema.columns.size()));
   uint32_t version = 1;

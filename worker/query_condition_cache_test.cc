@@ -118,14 +118,14 @@ TEST_F(QueryConditionCacheTest, MorselSourceSkipsGranulesWithoutAMatch) {
   EXPECT_LE(granules, 8u);
   // Another filter, or the cache turned off, reads everything.
   granules = 0;
-  for (const Morsel& morsel : Open(Fragment(CounterIs(1235)))->table_morsels()) {
-    granules += morsel.end - morsel.begin;
-  }
+  std::unique_ptr<MorselSource> other = Open(Fragment(CounterIs(1235)));
+  for (const Morsel& morsel : other->table_morsels()) granules += morsel.end - morsel.begin;
   EXPECT_EQ(granules, 20u);
   plan::Fragment off = fragment;
   ASSERT_TRUE(off.settings.Set("use_query_condition_cache", "0").ok());
   granules = 0;
-  for (const Morsel& morsel : Open(off)->table_morsels()) granules += morsel.end - morsel.begin;
+  std::unique_ptr<MorselSource> uncached = Open(off);
+  for (const Morsel& morsel : uncached->table_morsels()) granules += morsel.end - morsel.begin;
   EXPECT_EQ(granules, 20u);
 }
 

@@ -71,6 +71,7 @@ class WorkerServiceTest : public ::testing::Test {
   std::unique_ptr<storage::Store> store_;
   core::ThreadPool pool_{1};
   std::unique_ptr<WorkerService> service_;
+  grpc::ServerContext context_;  // a call without metadata (no inter-server secret is set)
   size_t seen_ = 0;
 };
 
@@ -82,18 +83,18 @@ TEST_F(WorkerServiceTest, BulkInsertsWriteLoweredSmallOnesAtNormalPriority) {
   pb::InsertRequest bulk = Request(WorkerService::kBulkInsertRows, "");
   pb::InsertRequest prepared_bulk = Request(WorkerService::kBulkInsertRows, "bulk");
   pb::InsertRequest prepared_small = Request(10, "small");
-  ASSERT_TRUE(service_->Insert(nullptr, &one, &response).ok());
+  ASSERT_TRUE(service_->Insert(&context_, &one, &response).ok());
   EXPECT_EQ(response.rows(), 1u);
   EXPECT_EQ(PriorityOfNewFiles(), 0);
 
-  ASSERT_TRUE(service_->Insert(nullptr, &bulk, &response).ok());
+  ASSERT_TRUE(service_->Insert(&context_, &bulk, &response).ok());
   EXPECT_EQ(response.rows(), WorkerService::kBulkInsertRows);
   EXPECT_EQ(PriorityOfNewFiles(), 7);
   EXPECT_EQ(core::LoweredThreadPriority(), 0);  // the handler thread is restored
 
-  ASSERT_TRUE(service_->PrepareInsert(nullptr, &prepared_bulk, &response).ok());
+  ASSERT_TRUE(service_->PrepareInsert(&context_, &prepared_bulk, &response).ok());
   EXPECT_EQ(PriorityOfNewFiles(), 7);
-  ASSERT_TRUE(service_->PrepareInsert(nullptr, &prepared_small, &response).ok());
+  ASSERT_TRUE(service_->PrepareInsert(&context_, &prepared_small, &response).ok());
   EXPECT_EQ(PriorityOfNewFiles(), 0);
   EXPECT_EQ(store_->GetTable("t")->rows(), 1 + WorkerService::kBulkInsertRows);
 }
@@ -106,10 +107,10 @@ TEST_F(WorkerServiceTest, AutomaticPriorityLowersBulkInsertsWhileSmallOnesArrive
   pb::InsertResponse response;
   pb::InsertRequest one = Request(1, "");
   pb::InsertRequest bulk = Request(WorkerService::kBulkInsertRows, "");
-  ASSERT_TRUE(service_->Insert(nullptr, &one, &response).ok());
+  ASSERT_TRUE(service_->Insert(&context_, &one, &response).ok());
   EXPECT_EQ(PriorityOfNewFiles(), 0);
   EXPECT_TRUE(core::RecentSmallWrites());
-  ASSERT_TRUE(service_->Insert(nullptr, &bulk, &response).ok());
+  ASSERT_TRUE(service_->Insert(&context_, &bulk, &response).ok());
   EXPECT_EQ(PriorityOfNewFiles(), core::kIdleThreadPriority);
 }
 

@@ -8,19 +8,30 @@ every query and transport starts a fresh coordinator (its VmHWM then belongs to 
 alone), runs the query and reads the whole answer:
 
 - grpc: ExecuteQueryWithStreamOutput; "first block" is the first Result with output bytes.
-- http: POST to ClickHouse's HTTP interface; "first block" is the first body bytes read.
+- grpc-io: ExecuteQueryWithStreamIO as ClickHouse's stock gRPC client calls it in its
+  interactive mode: the request stream stays open (for a cancel) until the answer ends.
+- http: POST to ClickHouse's HTTP interface (TabSeparated); "first block" is the first body bytes.
+- clickhouse-connect: its query_column_block_stream (Native over HTTP, compressed as it asks);
+  output MB is not known to it (shown as -).
+- node: @clickhouse/client (bench/streaming/node_read.cjs) reading JSONCompactEachRow rows.
 
-The coordinator's peak RSS is VmHWM from /proc/<pid>/status after the query. Not a test: the
-numbers depend on the machine.
+Each transport checks the row count it read. The coordinator's peak RSS is VmHWM from
+/proc/<pid>/status after the query. Not a test: the numbers depend on the machine. Transports
+whose client is missing (clickhouse-connect from the venv, node and
+scripts/install-node-clients.sh) are skipped with a note.
 
     .venv/bin/python bench/streaming/run.py --rows 10000000 \\
-        --binary before=/tmp/granite-before --binary after=build/granite
+        --binary before=/tmp/granite-before --binary after=build/granite [--transport http ...]
 """
 
 import argparse
 import http.client
+import json
 import os
+import shutil
+import subprocess
 import sys
+import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -35,6 +46,7 @@ QUERIES = {
     "numbers": "SELECT number, toString(number) FROM numbers({rows})",
     "table scan": "SELECT x, s FROM streamed",
 }
+NODE_MODULES = os.path.join(REPO, "tests", "integration", "node", "node_modules")
 
 
 def status_kb(pid, field):
@@ -65,6 +77,76 @@ def run_grpc(c, query):
     return first, total, size, messages
 
 
+def run_grpc_io(c, query):
+    channel = grpc.insecure_channel("%s:%d" % (c.host, c.port),
+                                    options=[("grpc.max_receive_message_length", -1)])
+    stub = pb2_grpc.ClickHouseStub(channel)
+    done = threading.Event()
+
+    def requests():
+        yield pb2.QueryInfo(query=query, user_name="default", output_format="TabSeparated")
+        done.wait(3600)  # open until the answer ends, as the stock client's interactive mode
+
+    start = time.monotonic()
+    first = None
+    size = messages = 0
+    try:
+        for result in stub.ExecuteQueryWithStreamIO(requests(), timeout=3600):
+            messages += 1
+            if result.HasField("exception"):
+                raise SystemExit("query failed: " + result.exception.display_text)
+            if result.output and first is None:
+                first = time.monotonic() - start
+            size += len(result.output)
+    finally:
+        done.set()
+    total = time.monotonic() - start
+    channel.close()
+    return first, total, size, messages
+
+
+def run_clickhouse_connect(c, query):
+    import clickhouse_connect
+    client = clickhouse_connect.get_client(host=c.host, port=c.coordinator.http_port,
+                                           send_receive_timeout=3600)
+    start = time.monotonic()
+    first = None
+    blocks = rows = 0
+    with client.query_column_block_stream(query) as stream:
+        for block in stream:
+            if first is None:
+                first = time.monotonic() - start
+            blocks += 1
+            rows += len(block[0])
+    total = time.monotonic() - start
+    client.close()
+    return first, total, None, blocks, rows
+
+
+def run_node(c, query):
+    run = subprocess.run(["node", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                               "node_read.cjs"),
+                          NODE_MODULES, "http://%s:%d" % (c.host, c.coordinator.http_port), query],
+                         capture_output=True, text=True, timeout=3600)
+    if run.returncode != 0:
+        raise SystemExit("node failed: " + run.stderr[-2000:])
+    answer = json.loads(run.stdout)
+    return answer["first"], answer["total"], None, None, answer["rows"]
+
+
+def missing_client(transport):
+    """Returns why `transport` cannot run here, or None."""
+    if transport == "clickhouse-connect":
+        try:
+            import clickhouse_connect  # noqa: F401
+        except ImportError:
+            return "clickhouse-connect is not installed (scripts/make-venv.sh)"
+    if transport == "node" and (shutil.which("node") is None or not os.path.isdir(
+            os.path.join(NODE_MODULES, "@clickhouse", "client"))):
+        return "node or @clickhouse/client missing (scripts/install-node-clients.sh)"
+    return None
+
+
 def run_http(c, query):
     conn = http.client.HTTPConnection(c.host, c.coordinator.http_port, timeout=3600)
     start = time.monotonic()
@@ -88,7 +170,16 @@ def run_http(c, query):
     return first, total, size, reads
 
 
-def measure(label, binary, rows, workers):
+TRANSPORTS = {
+    "grpc": run_grpc,
+    "grpc-io": run_grpc_io,
+    "http": run_http,
+    "clickhouse-connect": run_clickhouse_connect,
+    "node": run_node,
+}
+
+
+def measure(label, binary, rows, workers, transports):
     c = cluster.SplitCluster([binary], workers=workers).start()
     lines = []
     try:
@@ -98,15 +189,19 @@ def measure(label, binary, rows, workers):
         client.close()
         for name, text in QUERIES.items():
             query = text.format(rows=rows)
-            for transport, run in (("grpc", run_grpc), ("http", run_http)):
+            for transport in transports:
                 c.coordinator.stop()
                 c._start_coordinator()
                 rss_before = status_kb(c.coordinator.pid, "VmRSS")
-                first, total, size, pieces = run(c, query)
+                answer = TRANSPORTS[transport](c, query)
+                first, total, size, pieces = answer[:4]
+                if len(answer) > 4 and answer[4] != rows:
+                    raise SystemExit("%s read %d rows, not %d" % (transport, answer[4], rows))
                 peak = status_kb(c.coordinator.pid, "VmHWM")
-                line = "| %s | %s | %s | %.2f | %.2f | %.0f | %d | %.0f | %.0f |" % (
-                    label, name, transport, first, total, size / 1e6, pieces,
-                    rss_before / 1024, peak / 1024)
+                line = "| %s | %s | %s | %.2f | %.2f | %s | %s | %.0f | %.0f |" % (
+                    label, name, transport, first, total,
+                    "-" if size is None else "%.0f" % (size / 1e6),
+                    "-" if pieces is None else pieces, rss_before / 1024, peak / 1024)
                 print(line, flush=True)
                 lines.append(line)
     finally:
@@ -119,13 +214,22 @@ def main():
     parser.add_argument("--rows", type=int, default=10000000)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--binary", action="append", required=True, help="label=path")
+    parser.add_argument("--transport", action="append", choices=sorted(TRANSPORTS),
+                        help="repeatable; default: every transport whose client is installed")
     args = parser.parse_args()
-    print("| binary | query | transport | first block s | total s | output MB | messages | "
+    transports = []
+    for transport in args.transport or list(TRANSPORTS):
+        why = missing_client(transport)
+        if why:
+            print("skipping %s: %s" % (transport, why), file=sys.stderr)
+        else:
+            transports.append(transport)
+    print("| binary | query | transport | first block s | total s | output MB | messages / reads | "
           "coordinator RSS at start MB | peak RSS (VmHWM) MB |")
     print("|---|---|---|---|---|---|---|---|---|")
     for spec in args.binary:
         label, path = spec.split("=", 1)
-        measure(label, os.path.abspath(path), args.rows, args.workers)
+        measure(label, os.path.abspath(path), args.rows, args.workers, transports)
 
 
 if __name__ == "__main__":

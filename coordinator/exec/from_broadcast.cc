@@ -26,25 +26,25 @@ std::optional<std::pair<size_t, size_t>> FromMaterializer::EqualityRelations(con
   return std::make_pair(ra[0], rb[0]);
 }
 
-// The relations outside `probe_side` in groups, each sent to the workers as one build: every
-// relation linked to `probe_side` by an equality starts a group, and each other relation joins
-// the group of a relation it is linked to (breadth first, in FROM order). Equalities between
-// groups stay conditions on the joined rows, so no group is the product of two others. Nullopt
-// when some relation has no path to `probe_side` (a cross join).
+// The relations of `members` outside `probe_side` in groups, each sent to the workers as one
+// build: every relation linked to `probe_side` by an equality starts a group, and each other
+// relation joins the group of a relation it is linked to (breadth first, in FROM order).
+// Equalities between groups stay conditions on the joined rows, so no group is the product of two
+// others. Nullopt when some member has no path to `probe_side` (a cross join).
 std::optional<std::vector<std::set<size_t>>> FromMaterializer::Components(
-    const std::set<size_t>& probe_side) const {
+    const std::set<size_t>& members, const std::set<size_t>& probe_side) const {
   const size_t n = relations_.size();
   std::vector<std::vector<size_t>> links(n);
   for (const ExprPtr& c : remaining_) {
     std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
-    if (!pair) continue;
+    if (!pair || !members.count(pair->first) || !members.count(pair->second)) continue;
     links[pair->first].push_back(pair->second);
     links[pair->second].push_back(pair->first);
   }
   std::vector<int> group(n, -1);
   std::vector<std::set<size_t>> out;
   std::vector<size_t> queue;
-  for (size_t r = 0; r < n; ++r) {
+  for (size_t r : members) {
     if (probe_side.count(r) || group[r] >= 0) continue;
     const bool linked = std::any_of(links[r].begin(), links[r].end(),
                                     [&](size_t other) { return probe_side.count(other) > 0; });
@@ -62,7 +62,7 @@ std::optional<std::vector<std::set<size_t>>> FromMaterializer::Components(
       queue.push_back(other);
     }
   }
-  if (queue.size() + probe_side.size() < n) return std::nullopt;
+  if (queue.size() + probe_side.size() < members.size()) return std::nullopt;
   return out;
 }
 
@@ -122,15 +122,16 @@ bool FromMaterializer::LocalCandidate(size_t r) const {
          !ref.subquery;
 }
 
-// The relations joined on the workers as co-located builds with `probe`, in join order: each is
-// co-sharded (CoSharded) with the probe or an earlier one of them.
-std::vector<size_t> FromMaterializer::CoLocatedRelations(size_t probe) const {
+// The relations of `members` joined on the workers as co-located builds with `probe`, in join
+// order: each is co-sharded (CoSharded) with the probe or an earlier one of them.
+std::vector<size_t> FromMaterializer::CoLocatedRelations(const std::set<size_t>& members,
+                                                         size_t probe) const {
   std::vector<size_t> local;
   std::vector<bool> taken(relations_.size(), false);
   taken[probe] = true;
   std::vector<size_t> side = {probe};
   for (size_t at = 0; at < side.size(); ++at) {
-    for (size_t r = 0; r < relations_.size(); ++r) {
+    for (size_t r : members) {
       if (taken[r] || !LocalCandidate(r) || !CoSharded(side[at], r, remaining_)) continue;
       const bool linked = std::any_of(remaining_.begin(), remaining_.end(), [&](const ExprPtr& c) {
         return ProbeKey(*c, {side[at]}, {r}).has_value();
@@ -210,18 +211,43 @@ absl::StatusOr<bool> FromMaterializer::WorthBroadcasting(size_t probe, uint64_t 
   return sent <= passing;
 }
 
-// Written-order joins (outer, semi, anti): on the workers when the first relation is a table
-// and every join is INNER, LEFT, LEFT SEMI or LEFT ANTI of one relation on equalities with the
-// first one (ON or USING), without join_use_nulls: each relation is one build, joined in the
-// written order. Otherwise nullopt.
+// Written-order joins (outer, semi, anti) on the workers (from_materializer.h): the inner prefix
+// planned as TryBroadcast plans a FROM of inner joins, then one build per later join, keyed on
+// the relations before it. A later table co-sharded with the workers' side joins from each
+// worker's own shard.
 absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcastInOrder() {
   if (context_.join_mode == "coordinator" || context_.join_use_nulls) return std::nullopt;
-  const Relation& probe = relations_[0];
-  if (probe.prematerialized || probe.ref->is_function || probe.ref->subquery) return std::nullopt;
   BroadcastSource broadcast;
-  for (size_t j = 0; j < select_.joins.size(); ++j) {
+  std::set<size_t> workers_side;  // relations whose rows the workers' joined block holds locally
+  size_t probe = 0;
+  uint64_t build_rows = 0;
+  uint64_t probe_rows = 0;
+  std::vector<ExprPtr> conjuncts = remaining_;
+  if (prefix_ > 1) {
+    std::set<size_t> members;
+    for (size_t r = 0; r < prefix_; ++r) members.insert(r);
+    ASSIGN_OR_RETURN(std::optional<InnerPlan> plan, PlanInner(members));
+    if (!plan) return std::nullopt;
+    probe = plan->probe;
+    probe_rows = plan->probe_rows;
+    build_rows = plan->build_rows;
+    conjuncts = plan->conjuncts;
+    ASSIGN_OR_RETURN(workers_side, AddInnerBuilds(*std::move(plan), &broadcast));
+  } else {
+    const Relation& first = relations_[0];
+    if (first.prematerialized || first.ref->is_function || first.ref->subquery) {
+      return std::nullopt;
+    }
+    workers_side = {0};
+  }
+  auto give_up = [&]() -> std::optional<MaterializedFrom> {
+    remaining_ = conjuncts;
+    return std::nullopt;
+  };
+  const size_t first_ordered = broadcast.builds.size();
+  for (size_t j = prefix_ - 1; j < select_.joins.size(); ++j) {
     const sql::JoinClause& join = select_.joins[j];
-    if (join.comma) return std::nullopt;
+    if (join.comma) return give_up();
     BroadcastSource::Build build;
     using Kind = core::plan::BroadcastJoin::Kind;
     if (join.kind == JoinKind::kInner && join.strictness == JoinStrictness::kAll) {
@@ -233,52 +259,63 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcastIn
     } else if (join.kind == JoinKind::kLeft && join.strictness == JoinStrictness::kAnti) {
       build.kind = Kind::kAnti;
     } else {
-      return std::nullopt;
+      return give_up();
     }
-    const Relation& right = relations_[j + 1];
+    const size_t right = j + 1;
+    std::set<size_t> before;
+    for (size_t r = 0; r < right; ++r) before.insert(r);
     for (const auto& [r, column] : using_pairs_[j]) {
-      if (r != 0) return std::nullopt;
-      build.keys.emplace_back(sql::MakeColumn(probe.qualifier, column, join.position),
-                              sql::MakeColumn(right.qualifier, column, join.position));
+      build.keys.emplace_back(sql::MakeColumn(relations_[r].qualifier, column, join.position),
+                              sql::MakeColumn(relations_[right].qualifier, column, join.position));
     }
     for (const ExprPtr& c : on_[j]) {
-      std::optional<std::pair<ExprPtr, ExprPtr>> key = ProbeKey(*c, {0}, {j + 1});
-      if (!key) return std::nullopt;  // a condition other than an equality with the probe
+      std::optional<std::pair<ExprPtr, ExprPtr>> key = ProbeKey(*c, before, {right});
+      if (!key) return give_up();  // a condition other than an equality with earlier relations
       build.keys.push_back(*std::move(key));
     }
-    if (build.keys.empty()) return std::nullopt;
+    if (build.keys.empty()) return give_up();
     std::vector<ExprPtr> equalities;
+    bool local_keys = true;  // every key column's relation joins from the workers' own rows
     for (const auto& [probe_key, build_key] : build.keys) {
-      const TypeId a = ColumnType(0, probe_key->name);
-      const TypeId b = ColumnType(j + 1, build_key->name);
-      if (!core::KeysComparable(a, b)) return std::nullopt;  // the coordinator reports it
+      const size_t key_relation = Candidates(*probe_key, relations_)[0];
+      const TypeId a = ColumnType(key_relation, probe_key->name);
+      const TypeId b = ColumnType(right, build_key->name);
+      if (!core::KeysComparable(a, b)) return give_up();  // the coordinator reports it
       equalities.push_back(sql::MakeCall("equals", {probe_key, build_key}));
+      local_keys = local_keys && workers_side.count(key_relation) > 0;
     }
-    if (LocalCandidate(j + 1) && CoSharded(0, j + 1, equalities)) {
-      BroadcastSource::Build local = LocalBuild(j + 1);
+    const bool co_located =
+        local_keys && LocalCandidate(right) &&
+        std::any_of(workers_side.begin(), workers_side.end(),
+                    [&](size_t r) { return CoSharded(r, right, equalities); });
+    if (co_located) {
+      BroadcastSource::Build local = LocalBuild(right);
       local.kind = build.kind;
       local.keys = std::move(build.keys);
       build = std::move(local);
+      // Only an inner join's rows carry real key values; an outer join's unmatched rows carry
+      // defaults, whose partners may live on any shard.
+      if (build.kind == Kind::kInner) workers_side.insert(right);
+    } else {
+      RETURN_IF_ERROR(ReadRelation(right));
+      build_rows += relations_[right].data.block.rows();
     }
     broadcast.builds.push_back(std::move(build));
   }
-  uint64_t build_rows = 0;
-  for (size_t r = 1; r < relations_.size(); ++r) {
-    if (broadcast.builds[r - 1].local_read) continue;
-    RETURN_IF_ERROR(ReadRelation(r));
-    build_rows += relations_[r].data.block.rows();
-  }
   if (build_rows > 0) {
-    ASSIGN_OR_RETURN(uint64_t probe_rows, TableRows(0));
-    ASSIGN_OR_RETURN(bool worth, WorthBroadcasting(0, probe_rows, build_rows));
-    if (!worth) return std::nullopt;
+    if (prefix_ == 1) {
+      ASSIGN_OR_RETURN(probe_rows, TableRows(probe));
+    }
+    ASSIGN_OR_RETURN(bool worth, WorthBroadcasting(probe, probe_rows, build_rows));
+    if (!worth) return give_up();
   }
-  for (size_t j = 0; j < broadcast.builds.size(); ++j) {
-    BroadcastSource::Build& build = broadcast.builds[j];
+  for (size_t b = first_ordered; b < broadcast.builds.size(); ++b) {
+    BroadcastSource::Build& build = broadcast.builds[b];
     if (build.local_read) continue;
-    build.table = Output(FromRelation(j + 1, relations_[j + 1]), &build.relations);
+    const size_t right = prefix_ + (b - first_ordered);
+    build.table = Output(FromRelation(right, relations_[right]), &build.relations);
   }
-  return std::optional<MaterializedFrom>(Broadcasting(std::move(broadcast), 0));
+  return std::optional<MaterializedFrom>(Broadcasting(std::move(broadcast), probe));
 }
 
 // The broadcast plan with relation `probe` read on the workers, and the SELECT left over.
@@ -325,77 +362,93 @@ absl::StatusOr<std::optional<size_t>> FromMaterializer::FirstToSend(
   return std::nullopt;
 }
 
+// Plans the inner joins of `members` on the workers (InnerPlan, from_materializer.h). The groups'
+// own equalities are taken from remaining_; a caller that gives the plan up restores
+// plan.conjuncts.
+absl::StatusOr<std::optional<FromMaterializer::InnerPlan>> FromMaterializer::PlanInner(
+    const std::set<size_t>& members) {
+  InnerPlan plan;
+  std::optional<size_t> probe;
+  for (size_t r : members) {
+    const sql::TableRef& ref = *relations_[r].ref;
+    if (relations_[r].prematerialized || ref.is_function || ref.subquery) continue;
+    ASSIGN_OR_RETURN(uint64_t rows, TableRows(r));
+    if (!probe || rows > plan.probe_rows) {
+      probe = r;
+      plan.probe_rows = rows;
+    }
+  }
+  if (!probe) return std::nullopt;
+  plan.probe = *probe;
+  plan.local = CoLocatedRelations(members, *probe);
+  // Joining the groups takes their keys out of remaining_: put them back if the joins end up
+  // on the coordinator after all, or the groups are formed again.
+  plan.conjuncts = remaining_;
+  while (true) {
+    remaining_ = plan.conjuncts;
+    std::set<size_t> probe_side(plan.local.begin(), plan.local.end());
+    probe_side.insert(*probe);
+    std::optional<std::vector<std::set<size_t>>> components = Components(members, probe_side);
+    if (!components) return std::nullopt;  // a cross join: on the coordinator
+    plan.components = *std::move(components);
+    plan.builds.clear();
+    plan.build_rows = 0;
+    for (const std::set<size_t>& group : plan.components) {
+      for (size_t r : group) RETURN_IF_ERROR(ReadRelation(r));
+      ASSIGN_OR_RETURN(Joined joined, JoinGreedy(group));
+      plan.build_rows += joined.block.rows();
+      plan.builds.push_back(std::move(joined));
+    }
+    ASSIGN_OR_RETURN(std::optional<size_t> demoted,
+                     FirstToSend(plan.local, plan.components, plan.builds, plan.conjuncts));
+    if (!demoted) break;
+    plan.local.resize(*demoted);  // it, and those found through it, join the sent groups
+  }
+  return plan;
+}
+
+// Appends `plan`'s builds: co-located builds first, each keyed on the probe and the co-located
+// builds before it; the sent groups may then key on any of them.
+absl::StatusOr<std::set<size_t>> FromMaterializer::AddInnerBuilds(InnerPlan plan,
+                                                                  BroadcastSource* broadcast) {
+  std::set<size_t> joined = {plan.probe};
+  for (size_t r : plan.local) {
+    BroadcastSource::Build build = LocalBuild(r);
+    RETURN_IF_ERROR(TakeProbeKeys(joined, {r}, &build));
+    joined.insert(r);
+    broadcast->builds.push_back(std::move(build));
+  }
+  for (size_t g = 0; g < plan.components.size(); ++g) {
+    BroadcastSource::Build build;
+    build.table = Output(std::move(plan.builds[g]), &build.relations);
+    RETURN_IF_ERROR(TakeProbeKeys(joined, plan.components[g], &build));
+    broadcast->builds.push_back(std::move(build));
+  }
+  return joined;
+}
+
 // Plans the joins on the workers (file comment, "Broadcast joins"), or returns nullopt to join
 // on the coordinator.
 absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcast() {
   if (context_.join_mode == "coordinator") return std::nullopt;
-  std::optional<size_t> probe;
-  uint64_t probe_rows = 0;
-  for (size_t r = 0; r < relations_.size(); ++r) {
-    const sql::TableRef& ref = *relations_[r].ref;
-    if (relations_[r].prematerialized || ref.is_function || ref.subquery) continue;
-    ASSIGN_OR_RETURN(uint64_t rows, TableRows(r));
-    if (!probe || rows > probe_rows) {
-      probe = r;
-      probe_rows = rows;
-    }
-  }
-  if (!probe) return std::nullopt;
-  std::vector<size_t> local = CoLocatedRelations(*probe);
-  // Joining the groups takes their keys out of remaining_: put them back if the joins end up
-  // on the coordinator after all, or the groups are formed again.
-  const std::vector<ExprPtr> conjuncts = remaining_;
-  std::set<size_t> probe_side;
-  std::optional<std::vector<std::set<size_t>>> components;
-  std::vector<Joined> builds;
-  uint64_t build_rows = 0;
-  while (true) {
-    remaining_ = conjuncts;
-    probe_side = std::set<size_t>(local.begin(), local.end());
-    probe_side.insert(*probe);
-    components = Components(probe_side);
-    if (!components) return std::nullopt;  // a cross join: on the coordinator
-    builds.clear();
-    build_rows = 0;
-    for (const std::set<size_t>& members : *components) {
-      for (size_t r : members) RETURN_IF_ERROR(ReadRelation(r));
-      ASSIGN_OR_RETURN(Joined joined, JoinGreedy(members));
-      build_rows += joined.block.rows();
-      builds.push_back(std::move(joined));
-    }
-    ASSIGN_OR_RETURN(std::optional<size_t> demoted, FirstToSend(local, *components, builds,
-                                                                conjuncts));
-    if (!demoted) break;
-    local.resize(*demoted);  // it, and those found through it, join the sent groups
-  }
+  std::set<size_t> all;
+  for (size_t r = 0; r < relations_.size(); ++r) all.insert(r);
+  ASSIGN_OR_RETURN(std::optional<InnerPlan> plan, PlanInner(all));
+  if (!plan) return std::nullopt;
   // auto: sending the builds to every worker must cost less than gathering the probe's rows
   // that pass its own filter (counted, as the filter may keep few of them).
-  bool worth = true;
-  if (!components->empty()) {
-    ASSIGN_OR_RETURN(worth, WorthBroadcasting(*probe, probe_rows, build_rows));
+  if (!plan->components.empty()) {
+    ASSIGN_OR_RETURN(bool worth, WorthBroadcasting(plan->probe, plan->probe_rows,
+                                                   plan->build_rows));
+    if (!worth) {
+      remaining_ = plan->conjuncts;
+      return std::nullopt;
+    }
   }
-  if (!worth) {
-    remaining_ = conjuncts;
-    return std::nullopt;
-  }
-
+  const size_t probe = plan->probe;
   BroadcastSource broadcast;
-  // Co-located builds first, each keyed on the probe and the co-located builds before it; the
-  // sent groups may then key on any of them.
-  std::set<size_t> joined = {*probe};
-  for (size_t r : local) {
-    BroadcastSource::Build build = LocalBuild(r);
-    RETURN_IF_ERROR(TakeProbeKeys(joined, {r}, &build));
-    joined.insert(r);
-    broadcast.builds.push_back(std::move(build));
-  }
-  for (size_t g = 0; g < components->size(); ++g) {
-    BroadcastSource::Build build;
-    build.table = Output(std::move(builds[g]), &build.relations);
-    RETURN_IF_ERROR(TakeProbeKeys(probe_side, (*components)[g], &build));
-    broadcast.builds.push_back(std::move(build));
-  }
-  return std::optional<MaterializedFrom>(Broadcasting(std::move(broadcast), *probe));
+  RETURN_IF_ERROR(AddInnerBuilds(*std::move(plan), &broadcast).status());
+  return std::optional<MaterializedFrom>(Broadcasting(std::move(broadcast), probe));
 }
 
 }  // namespace granite::coordinator::from_internal

@@ -259,14 +259,45 @@ absl::StatusOr<Joined> JoinPair(Joined left, Joined right, JoinSpec spec,
   return out;
 }
 
+namespace {
+
+// Whether `join` is an inner join of all matching pairs: comma, CROSS or INNER ALL.
+bool IsInnerJoin(const sql::JoinClause& join) {
+  return join.comma || join.kind == JoinKind::kCross ||
+         (join.kind == JoinKind::kInner && join.strictness == JoinStrictness::kAll);
+}
+
+}  // namespace
+
+size_t FromMaterializer::InnerPrefix() const {
+  size_t prefix = 1;
+  while (prefix - 1 < select_.joins.size() && IsInnerJoin(select_.joins[prefix - 1])) ++prefix;
+  for (size_t j = prefix - 1; j < select_.joins.size(); ++j) {
+    // A RIGHT or FULL join needs the prefix's ON conditions applied before it.
+    if (select_.joins[j].kind == JoinKind::kRight || select_.joins[j].kind == JoinKind::kFull) {
+      return 1;
+    }
+  }
+  return prefix;
+}
+
+void FromMaterializer::PrefixConditionsAsWhere(size_t prefix) {
+  for (size_t j = 0; j + 1 < prefix; ++j) {
+    remaining_.insert(remaining_.end(), on_[j].begin(), on_[j].end());
+    on_[j].clear();
+    for (const auto& [r, column] : using_pairs_[j]) {
+      const size_t position = select_.joins[j].position;
+      remaining_.push_back(sql::MakeCall(
+          "equals", {sql::MakeColumn(relations_[r].qualifier, column, position),
+                     sql::MakeColumn(relations_[j + 1].qualifier, column, position)}));
+    }
+    using_pairs_[j].clear();
+  }
+}
+
 absl::StatusOr<MaterializedFrom> FromMaterializer::Run() {
   RETURN_IF_ERROR(CollectRelations());
-  ordered_ = false;
-  for (const sql::JoinClause& join : select_.joins) {
-    const bool inner = join.comma || join.kind == JoinKind::kCross ||
-                       (join.kind == JoinKind::kInner && join.strictness == JoinStrictness::kAll);
-    if (!inner) ordered_ = true;
-  }
+  ordered_ = !std::all_of(select_.joins.begin(), select_.joins.end(), IsInnerJoin);
   RETURN_IF_ERROR(SetUsing());
   Classify();
   MarkAllNeeded();
@@ -275,6 +306,9 @@ absl::StatusOr<MaterializedFrom> FromMaterializer::Run() {
     ASSIGN_OR_RETURN(std::optional<MaterializedFrom> broadcast, TryBroadcast());
     if (broadcast) return *std::move(broadcast);
   } else {
+    // The inner joins at the front may be joined in any order: as a FROM of inner joins.
+    prefix_ = InnerPrefix();
+    PrefixConditionsAsWhere(prefix_);
     ASSIGN_OR_RETURN(std::optional<MaterializedFrom> broadcast, TryBroadcastInOrder());
     if (broadcast) return *std::move(broadcast);
   }
@@ -591,8 +625,15 @@ absl::StatusOr<Joined> FromMaterializer::JoinGreedy(const std::set<size_t>& memb
 }
 
 absl::StatusOr<Joined> FromMaterializer::JoinInOrder() {
-  Joined joined = FromRelation(0, relations_[0]);
-  for (size_t j = 0; j < select_.joins.size(); ++j) {
+  Joined joined;
+  if (prefix_ > 1) {
+    std::set<size_t> members;
+    for (size_t r = 0; r < prefix_; ++r) members.insert(r);
+    ASSIGN_OR_RETURN(joined, JoinGreedy(members));
+  } else {
+    joined = FromRelation(0, relations_[0]);
+  }
+  for (size_t j = prefix_ - 1; j < select_.joins.size(); ++j) {
     const sql::JoinClause& join = select_.joins[j];
     Joined right = FromRelation(j + 1, relations_[j + 1]);
     std::vector<UsingPair> using_pairs;

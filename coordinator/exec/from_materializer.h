@@ -113,10 +113,10 @@ class FromMaterializer {
   // (relation of a, relation of b).
   std::optional<std::pair<size_t, size_t>> EqualityRelations(const Expr& e) const;
 
-  // The relations outside `probe_side` in groups, each sent to the workers as one build (nullopt
-  // for a cross join).
-  std::optional<std::vector<std::set<size_t>>> Components(
-      const std::set<size_t>& probe_side) const;
+  // The relations of `members` outside `probe_side` in groups, each sent to the workers as one
+  // build (nullopt for a cross join).
+  std::optional<std::vector<std::set<size_t>>> Components(const std::set<size_t>& members,
+                                                          const std::set<size_t>& probe_side) const;
 
   // Whether conjunct `c` is an equality between a relation of `probe_side` and one of `members`;
   // then returns (probe side, member side), both qualified.
@@ -128,8 +128,8 @@ class FromMaterializer {
   bool CoSharded(size_t a, size_t b, const std::vector<ExprPtr>& conjuncts) const;
   // Whether relation `r` may be read by a co-located build.
   bool LocalCandidate(size_t r) const;
-  // The relations joined as co-located builds with `probe`, in join order.
-  std::vector<size_t> CoLocatedRelations(size_t probe) const;
+  // The relations of `members` joined as co-located builds with `probe`, in join order.
+  std::vector<size_t> CoLocatedRelations(const std::set<size_t>& members, size_t probe) const;
   // The co-located build of relation `r` (no keys yet).
   BroadcastSource::Build LocalBuild(size_t r) const;
   // The position in `local` of the first co-located table better sent with the groups linked to
@@ -151,11 +151,36 @@ class FromMaterializer {
   // still costs more than it saves).
   absl::StatusOr<bool> WorthBroadcasting(size_t probe, uint64_t probe_rows, uint64_t build_rows);
 
-  // Written-order joins (outer, semi, anti): on the workers when the first relation is a table
-  // and every join is INNER, LEFT, LEFT SEMI or LEFT ANTI of one relation on equalities with the
-  // first one (ON or USING), without join_use_nulls: each relation is one build, joined in the
-  // written order. Otherwise nullopt.
+  // Written-order joins (outer, semi, anti) on the workers, without join_use_nulls: the inner
+  // prefix as TryBroadcast plans it (or the first relation alone, a table), then every later
+  // join INNER, LEFT, LEFT SEMI or LEFT ANTI of one relation on equalities with relations before
+  // it (ON or USING), each one build, in the written order. Otherwise nullopt.
   absl::StatusOr<std::optional<MaterializedFrom>> TryBroadcastInOrder();
+
+  // The joins of the relations in `members` (inner joins only) planned on the workers: the
+  // largest table read there, co-located tables, and the other relations in groups sent as
+  // builds. The groups' own equalities leave remaining_ (a caller giving the plan up restores
+  // `conjuncts`); nullopt (remaining_ as it was) when no table can stay on the workers or a
+  // member is not linked to it.
+  struct InnerPlan {
+    size_t probe = 0;
+    uint64_t probe_rows = 0;
+    std::vector<size_t> local;                   // co-located, in join order
+    std::vector<std::set<size_t>> components;    // sent groups
+    std::vector<Joined> builds;                  // their joined rows
+    uint64_t build_rows = 0;
+    std::vector<ExprPtr> conjuncts;              // remaining_ before the groups' keys were taken
+  };
+  absl::StatusOr<std::optional<InnerPlan>> PlanInner(const std::set<size_t>& members);
+  // Appends `plan`'s builds to `broadcast`, taking their keys from remaining_; returns the
+  // relations joined on the workers' side (the probe and the co-located ones).
+  absl::StatusOr<std::set<size_t>> AddInnerBuilds(InnerPlan plan, BroadcastSource* broadcast);
+
+  // Relations [0, n) joined by inner, comma or cross joins, when every later join keeps its left
+  // rows (no RIGHT or FULL join follows); 1 otherwise.
+  size_t InnerPrefix() const;
+  // The inner prefix's ON conditions and USING keys become WHERE conjuncts (remaining_).
+  void PrefixConditionsAsWhere(size_t prefix);
 
   // The broadcast plan with relation `probe` read on the workers, and the SELECT left over.
   MaterializedFrom Broadcasting(BroadcastSource broadcast, size_t probe) const;
@@ -188,6 +213,7 @@ class FromMaterializer {
   const FromContext& context_;
   uint64_t max_rows_ = 0;
   bool ordered_ = false;
+  size_t prefix_ = 1;  // ordered_: InnerPrefix()
   std::vector<Relation> relations_;
   std::vector<ExprPtr> remaining_;
   std::vector<std::vector<ExprPtr>> on_;  // per join: ON conditions not pushed down

@@ -46,6 +46,62 @@ core::Block Distinct(const core::Block& set) {
   return out;
 }
 
+// The column `sub` reads when it is a plain read of one catalog table: `SELECT c FROM t [WHERE
+// f]` with no joins, grouping, ordering, limits, CTEs, set operators or subqueries (DISTINCT is
+// moot for IN); else -1.
+int PlainReadColumn(const sql::SelectStatement& sub, const RelationColumns& columns) {
+  if (!sub.from || sub.from->subquery || sub.from->is_function || sub.from->database == "system" ||
+      !sub.joins.empty() || !sub.with.empty() || !sub.group_by.empty() || sub.having ||
+      !sub.grouping_sets.empty() || sub.with_totals || sub.group_by_all || sub.order_by_all ||
+      !sub.windows.empty() || sub.qualify || !sub.order_by.empty() || !sub.limit_by.empty() ||
+      sub.limit || sub.offset || !sub.set_operands.empty() || sub.select.size() != 1 ||
+      (sub.where && sql::ContainsSubquery(*sub.where))) {
+    return -1;
+  }
+  const std::string qualifier = sub.from->alias.empty() ? sub.from->name : sub.from->alias;
+  return ColumnOf(*sub.select[0], qualifier, columns);
+}
+
+// Whether rows of `outer` whose `outer_column` equals `inner_column` of `inner` share a shard:
+// on one shard always; otherwise both tables sharded for this shard count by that one column
+// alone, of one type (the routing hash is of the value's bytes). Nullable columns are left to the
+// sent set, which drops NULLs.
+bool CoShardedIn(const RelationColumns& outer, int outer_column, const RelationColumns& inner,
+                 int inner_column, size_t worker_count) {
+  const core::TypeId a = outer.types[outer_column];
+  const core::TypeId b = inner.types[inner_column];
+  if (core::IsNullable(a) || core::IsNullable(b) || a != b) return false;
+  if (worker_count == 1) return true;
+  return outer.sharding_key == std::vector<std::string>{outer.names[outer_column]} &&
+         inner.sharding_key == std::vector<std::string>{inner.names[inner_column]} &&
+         outer.shard_count == worker_count && inner.shard_count == worker_count;
+}
+
+// `column [NOT] IN (sub)` with both tables sharded by the compared columns: a co-located build
+// (each worker reads `sub` from its own shard), or nullopt when the set is small enough to stay
+// constants (which pruning reads) or the shapes do not allow it. Runs `sub` with a LIMIT to tell.
+absl::StatusOr<std::optional<BroadcastSource::Build>> CoLocatedSet(
+    const sql::SelectStatement& sub, const RelationColumns& outer, int outer_column,
+    const FromContext& context) {
+  if (context.join_mode != "auto") return std::nullopt;
+  ASSIGN_OR_RETURN(RelationColumns inner, context.columns_of(*sub.from));
+  const int inner_column = PlainReadColumn(sub, inner);
+  if (inner_column < 0 ||
+      !CoShardedIn(outer, outer_column, inner, inner_column, context.worker_count)) {
+    return std::nullopt;
+  }
+  sql::SelectStatement probe = sub;
+  probe.limit = kInSetJoinThreshold + 1;
+  ASSIGN_OR_RETURN(LocalTable some, context.run(probe));
+  if (some.block.rows() <= kInSetJoinThreshold) return std::nullopt;
+  BroadcastSource::Build build;
+  build.table.names = {inner.names[inner_column]};
+  build.table.types = {inner.types[inner_column]};
+  build.local_read = sub;
+  build.local_read->distinct = false;  // the join matches each key once anyway
+  return build;
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
@@ -72,17 +128,24 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
     }
     const core::TypeId type = columns.types[column];
     const bool anti = c->name == "notIn";
-    ASSIGN_OR_RETURN(LocalTable set, context.run(*c->args[1]->subquery));
-    if (set.names.size() != 1 || set.block.rows() <= kInSetJoinThreshold ||
-        !SameKeyEncoding(type, set.types[0])) {
-      kept.push_back(std::move(c));  // ReplaceSubqueries runs it again: small, or refused there
-      continue;
+    const sql::SelectStatement& sub = *c->args[1]->subquery;
+    ASSIGN_OR_RETURN(std::optional<BroadcastSource::Build> co_located,
+                     CoLocatedSet(sub, columns, column, context));
+    BroadcastSource::Build build;
+    if (co_located) {
+      build = *std::move(co_located);
+    } else {
+      ASSIGN_OR_RETURN(LocalTable set, context.run(sub));
+      if (set.names.size() != 1 || set.block.rows() <= kInSetJoinThreshold ||
+          !SameKeyEncoding(type, set.types[0])) {
+        kept.push_back(std::move(c));  // ReplaceSubqueries runs it again: small, or refused there
+        continue;
+      }
+      set.block = Distinct(set.block);
+      build.table = std::move(set);
     }
     const size_t position = c->position;
-    BroadcastSource::Build build;
     const std::string build_qualifier = "_in_subquery" + std::to_string(broadcast.builds.size() + 1);
-    set.block = Distinct(set.block);
-    build.table = std::move(set);
     build.table.names = {"_in"};
     build.table.qualifiers = {build_qualifier};
     build.table.hidden = {true};

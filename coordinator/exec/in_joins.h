@@ -5,6 +5,12 @@
 // (exec/subqueries.h). Sets of at most kInSetJoinThreshold rows stay constants, which pruning
 // reads.
 //
+// Co-located sets: when the subquery is a plain read of one column of a table (`SELECT c FROM t
+// [WHERE f]`) and both tables are sharded for this cluster by the compared columns alone (or the
+// cluster has one shard), each worker reads the set from its own shard
+// (plan::BroadcastJoin::local_build) and nothing is gathered or sent; the subquery then runs only
+// with a LIMIT, to learn whether it is small enough to stay constants.
+//
 // Applies when the left side is a plain column of the table, the subquery returns one column
 // whose values compare with it as join keys (core/join/row_keys.h: both integer-like, both
 // strings, or one type). NOT IN over a NULL is NULL, so a Nullable column's anti join also keeps

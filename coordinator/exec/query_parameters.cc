@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "coordinator/formats/input_block_builder.h"
+#include "coordinator/formats/tab_separated_input.h"
 #include "coordinator/sql/expr_rewriter.h"
 #include "coordinator/sql/expression_parser.h"
 #include "coordinator/sql/parser.h"
@@ -42,17 +43,32 @@ absl::StatusOr<sql::ExprPtr> BindParameter(const sql::Expr& call,
                                     "; send it as setting param_", name, ")"));
   }
   ASSIGN_OR_RETURN(core::TypeId type, core::ParseType(type_text));
-  InputBlockBuilder check({name}, {type});
-  if (absl::Status parsed = check.AppendText(0, it->second); !parsed.ok()) {
-    return core::Error(ErrorCode::kBadQueryParameter,
-                       absl::StrCat("Value '", it->second, "' cannot be parsed as ", type_text,
-                                    " for query parameter '", name, "'"));
-  }
   auto cast = std::make_shared<sql::Expr>();
   cast->kind = sql::ExprKind::kFunction;
   cast->name = "CAST";
   cast->position = call.position;
-  cast->args = {StringLiteral(it->second, call.position), StringLiteral(type_text, call.position)};
+  if (core::IsNullable(type) && it->second == "\\N") {
+    // NULL in a parameter's TabSeparated text form, as ClickHouse reads param_x=\N.
+    auto null = std::make_shared<sql::Expr>();
+    null->kind = sql::ExprKind::kLiteral;
+    null->is_null = true;
+    null->position = call.position;
+    cast->args = {null, StringLiteral(type_text, call.position)};
+    *column_name = absl::StrCat("_CAST(NULL, '", type_text, "')");
+    return cast;
+  }
+  // The value is a TabSeparated field: escapes decoded, as ClickHouse and its clients send it
+  // (clickhouse-connect sends it's as it\'s).
+  std::string value;
+  UnescapeTsv(it->second, &value);
+  InputBlockBuilder check({name}, {type});
+  if (absl::Status parsed = check.AppendText(0, value); !parsed.ok()) {
+    return core::Error(ErrorCode::kBadQueryParameter,
+                       absl::StrCat("Value '", it->second, "' cannot be parsed as ", type_text,
+                                    " for query parameter '", name, "'"));
+  }
+  cast->args = {StringLiteral(std::move(value), call.position),
+                StringLiteral(type_text, call.position)};
   *column_name = absl::StrCat("_CAST(", sql::ColumnName(*cast->args[0]), ", '", type_text, "')");
   return cast;
 }

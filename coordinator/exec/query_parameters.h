@@ -3,9 +3,9 @@
 // A query parameter is written {name:Type} in the query text (expression_parser.h) and gets its
 // value from the setting param_<name>, as ClickHouse's clients send it: in QueryInfo.settings,
 // as an HTTP URL argument param_<name>=..., or with SET param_<name> = '...' in a session. The
-// value text is parsed as Type the way TabSeparated input parses a field, and the parameter
-// becomes CAST('<value>', 'Type'). currentDatabase() (alias DATABASE()) becomes the current
-// database's name.
+// value text is parsed as Type the way TabSeparated input parses a field (escapes decoded, \N is
+// NULL for a Nullable type), and the parameter becomes CAST('<value>', 'Type').
+// currentDatabase() (alias DATABASE()) becomes the current database's name.
 #pragma once
 
 #include <map>

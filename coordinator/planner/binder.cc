@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "core/error.h"
 #include "core/functions/expr_builder.h"
 #include "core/status_macros.h"
@@ -63,7 +65,47 @@ absl::StatusOr<const Expr*> Positional(const Expr& e, const std::vector<sql::Exp
   return items[*n - 1].get();
 }
 
-// Binds FROM f(...) through the table-function registry: the arguments must be literals.
+// Returns the value of a table function's argument: a literal, or a query parameter of a
+// number or String type, which exec/query_parameters.h turned into CAST('<text>', 'Type') after
+// checking that the text parses as Type (numbers({n:UInt64}), as ClickHouse allows). Else
+// nullopt.
+std::optional<core::Value> TableFunctionArgument(const Expr& arg) {
+  if (arg.kind == ExprKind::kLiteral) {
+    if (arg.is_null) return std::nullopt;
+    return arg.value;
+  }
+  if (arg.kind != ExprKind::kFunction || arg.name != "CAST" || arg.args.size() != 2) {
+    return std::nullopt;
+  }
+  const Expr& text = *arg.args[0];
+  const Expr& type_name = *arg.args[1];
+  const auto* value = std::get_if<std::string>(&text.value);
+  const auto* type_text = std::get_if<std::string>(&type_name.value);
+  if (text.kind != ExprKind::kLiteral || type_name.kind != ExprKind::kLiteral || value == nullptr ||
+      type_text == nullptr) {
+    return std::nullopt;
+  }
+  absl::StatusOr<TypeId> type = core::ParseType(*type_text);
+  if (!type.ok() || core::IsNullable(*type) || core::IsDateOrDateTime(*type)) return std::nullopt;
+  absl::string_view digits = absl::StripAsciiWhitespace(*value);
+  const bool negative = !digits.empty() && digits[0] == '-';
+  if (core::IsUnsignedInteger(*type) || (core::IsSignedInteger(*type) && !negative)) {
+    uint64_t n = 0;
+    if (absl::SimpleAtoi(digits, &n)) return core::Value(n);
+  } else if (core::IsSignedInteger(*type)) {
+    int64_t n = 0;
+    if (absl::SimpleAtoi(digits, &n)) return core::Value(n);
+  } else if (core::IsFloat(*type)) {
+    double d = 0;
+    if (absl::SimpleAtod(digits, &d)) return core::Value(d);
+  } else if (core::IsString(*type)) {
+    return core::Value(*value);
+  }
+  return std::nullopt;
+}
+
+// Binds FROM f(...) through the table-function registry: the arguments must be literals (or query
+// parameters: TableFunctionArgument).
 absl::StatusOr<const core::TableFunction*> BindTableFunction(const sql::TableRef& from,
                                                             core::plan::TableFunctionCall* out) {
   const core::TableFunction* function = core::FindTableFunction(from.name);
@@ -73,14 +115,15 @@ absl::StatusOr<const core::TableFunction*> BindTableFunction(const sql::TableRef
   std::vector<core::Value> args;
   for (size_t i = 0; i < from.args.size(); ++i) {
     const Expr& arg = *from.args[i];
-    if (arg.kind != ExprKind::kLiteral || arg.is_null) {
+    std::optional<core::Value> value = TableFunctionArgument(arg);
+    if (!value.has_value()) {
       return ErrorAt(ErrorCode::kBadArguments,
                      "Argument " + std::to_string(i + 1) + " of table function '" +
                          std::string(function->name) + "' must be a literal number, got " +
                          (arg.is_null ? "NULL" : sql::ColumnName(arg)),
                      arg.position);
     }
-    args.push_back(arg.value);
+    args.push_back(*std::move(value));
   }
   absl::StatusOr<core::TableFunctionArgs> bound = function->bind(function->name, args);
   if (!bound.ok()) {

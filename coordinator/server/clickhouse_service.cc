@@ -443,6 +443,14 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
   return absl::OkStatus();
 }
 
+void ClickHouseService::MarkCancelledByClient(ch::Result* last) {
+  last->set_cancelled(true);
+  if (last->has_exception() &&
+      last->exception().code() == static_cast<int>(core::ErrorCode::kQueryWasCancelled)) {
+    last->clear_exception();
+  }
+}
+
 void ClickHouseService::Record(QueryContext* query, const absl::Status& status,
                                const Produced& produced) {
   auto finished = std::chrono::steady_clock::now();
@@ -552,7 +560,7 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamInput(
   });
   result->set_output(std::move(output));
   *result->mutable_progress() = progress;
-  if (stream.cancelled()) result->set_cancelled(true);
+  if (stream.cancelled()) MarkCancelledByClient(result);
   return grpc::Status::OK;
 }
 

@@ -106,6 +106,11 @@ class ClickHouseService final
                      InputSource* more_input, const Emit& emit,
                      QueryContext* query, const absl::Status& admitted, Produced* produced,
                      clickhouse::grpc::Result* last);
+  // Marks `last` as the answer to a query its client cancelled with QueryInfo{cancel: true}:
+  // Result.cancelled set and the QUERY_WAS_CANCELLED exception dropped, as ClickHouse's gRPC
+  // server answers (its stock client raises on any exception, so it would print the error text
+  // instead of "Query was cancelled."). Any other exception stays.
+  static void MarkCancelledByClient(clickhouse::grpc::Result* last);
   // Counts the finished query in the metrics and logs it.
   void Record(QueryContext* query, const absl::Status& status, const Produced& produced);
 

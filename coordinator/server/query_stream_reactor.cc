@@ -201,7 +201,7 @@ void QueryStreamReactor::Execute(absl::StatusOr<AdmissionQueue::Slot> admitted) 
   }
   watch_.reset();  // waits for a cancel action in flight, which uses query_
   query_.reset();
-  if (cancelled_) last.set_cancelled(true);
+  if (cancelled_) ClickHouseService::MarkCancelledByClient(&last);
   last_ = std::move(last);
   StartWriteAndFinish(&last_, grpc::WriteOptions(), grpc::Status::OK);
 }

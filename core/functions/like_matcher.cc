@@ -171,6 +171,7 @@ bool LikeMatcher::Matches(std::string_view text) const {
 
 void LikeMatcher::MatchColumn(const Column& strings, bool negated, uint8_t* out) const {
   const size_t rows = strings.size();
+  if (rows == 0) return;  // `out` may be null then
   switch (kind_) {
     case Kind::kAny:
       std::memset(out, negated ? 0 : 1, rows);

@@ -28,6 +28,7 @@ class LogicalKernel : public ScalarKernel {
 
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
     auto out = NewColumn(TypeId::kUInt8, rows);
+    if (rows == 0) return out;  // its data pointer may be null
     uint8_t* result = out->Data<uint8_t>();
     std::memset(result, op_ == LogicalOp::kAnd ? 1 : 0, rows);
     for (const Operand& arg : args) {

@@ -4,8 +4,9 @@
 
 - `pip install client/python` from a clean copy of the repository, into a fresh venv, writes
   nothing into the source tree, and the installed package (its stubs generated at install time)
-  runs queries. The fresh venv borrows grpcio/protobuf/setuptools from the project venv through
-  a .pth file, so the test needs no network.
+  runs queries, also through SQLAlchemy's granite:// (the package's entry point). The fresh venv
+  borrows grpcio/protobuf/setuptools/SQLAlchemy from the project venv through a .pth file, so the
+  test needs no network.
 - PEP 249: granite_client.dbapi.connect / cursor / execute with pyformat parameters /
   description with names and types / fetchone / fetchmany / fetchall / iteration over a
   1,000,000-row result decoded as it streams / errors as ProgrammingError / SET in the session.
@@ -83,11 +84,21 @@ class PythonClientTest(unittest.TestCase):
                       "assert 'checkout' not in granite_client.__file__, granite_client.__file__\n"
                       "c = dbapi.connect(port=int(sys.argv[1])).cursor()\n"
                       "c.execute('SELECT 40 + 2 AS x')\n"
-                      "print(c.description[0][:2], c.fetchall())\n")
+                      "print(c.description[0][:2], c.fetchall())\n"
+                      "try:\n"
+                      "    import sqlalchemy\n"
+                      "except ImportError:\n"
+                      "    print('42')\n"
+                      "else:\n"
+                      "    # granite:// through the installed entry point, no register() call\n"
+                      "    e = sqlalchemy.create_engine('granite://127.0.0.1:%s/default' "
+                      "% sys.argv[1])\n"
+                      "    with e.connect() as conn:\n"
+                      "        print(conn.execute(sqlalchemy.text('SELECT 6 * 7')).scalar())\n")
             run = subprocess.run([python, "-c", script, str(self.cluster.port)], cwd=tmp,
                                  capture_output=True, text=True, timeout=TIMEOUT)
             self.assertEqual(run.returncode, 0, run.stderr)
-            self.assertEqual(run.stdout, "('x', 'UInt16') [(42,)]\n")
+            self.assertEqual(run.stdout, "('x', 'UInt16') [(42,)]\n42\n")
 
     def test_dbapi(self):
         self.assertEqual((dbapi.apilevel, dbapi.paramstyle), ("2.0", "pyformat"))

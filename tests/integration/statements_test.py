@@ -127,6 +127,15 @@ class StatementsTest(unittest.TestCase):
         out = self.ok("SELECT {s:String}, {n:Int32} + 1, {d:Date}",
                       settings={"param_s": "it's", "param_n": "-5", "param_d": "2024-02-29"})
         self.assertEqual(out, b"it\\'s\t-4\t2024-02-29\n")
+        # The value is a TabSeparated field: its escapes are decoded (they were kept).
+        out = self.ok("SELECT {s:String} = 'it\\'s\\ta\\\\b'",
+                      settings={"param_s": "it\\'s\\ta\\\\b"})
+        self.assertEqual(out, b"1\n")
+        # \N is NULL for a Nullable parameter, as in TabSeparated (it failed to parse).
+        out = self.ok("SELECT {n:Nullable(Int32)} AS n, isNull(n), {m:Nullable(Int32)}",
+                      settings={"param_n": "\\N", "param_m": "3"})
+        self.assertEqual(out, b"\\N\t1\t3\n")
+        self.error("SELECT {n:Int32}", 457, settings={"param_n": "\\N"})
         # Inside a string literal braces are text.
         self.assertEqual(self.ok("SELECT '{x:UInt8}'"), b"{x:UInt8}\n")
         text = self.error("SELECT {missing:UInt8}", 456)
@@ -135,6 +144,14 @@ class StatementsTest(unittest.TestCase):
         text = self.error("SELECT {n:UInt8}", 457, settings={"param_n": "abc"})
         self.assertIn("abc", text)
         self.assertIn("BAD_QUERY_PARAMETER", text)
+
+    def test_query_parameters_as_table_function_arguments(self):
+        # numbers({n:UInt64}), as ClickHouse allows (it was "must be a literal number").
+        self.assertEqual(self.ok("SELECT count(), sum(number) FROM numbers({n:UInt64})",
+                                 settings={"param_n": "1000"}), b"1000\t499500\n")
+        self.assertEqual(self.ok("SELECT number FROM numbers({a:Int64}, {b:UInt8})",
+                                 settings={"param_a": "5", "param_b": "2"}), b"5\n6\n")
+        self.error("SELECT * FROM numbers({n:UInt64})", 457, settings={"param_n": "-1"})
 
     def test_query_parameters_in_a_session(self):
         session = str(uuid.uuid4())

@@ -9,6 +9,11 @@ Which RPC each call uses:
   insert_stream / execute with an iterable -> ExecuteQueryWithStreamInput (one QueryInfo per chunk,
                                               next_query_info=true, then an empty QueryInfo)
   stream                                   -> ExecuteQueryWithStreamIO (send more input, cancel)
+  query_df / query_arrow                   -> ExecuteQueryWithStreamOutput in Native, decoded
+                                              block by block (native.py, frames.py; needs the
+                                              [pandas] / [arrow] extras)
+Every call takes parameters={"name": value} for the query's {name:Type} placeholders, sent as
+param_<name> settings (parameters.py), never spliced into the text.
 Every call raises GraniteError when a Result carries an exception, TransportError when the gRPC call
 itself fails.
 
@@ -23,6 +28,7 @@ import grpc
 
 from ._stubs import pb2, pb2_grpc
 from .errors import GraniteError, TransportError
+from .parameters import param_settings
 
 _PROGRESS_FIELDS = ("read_rows", "read_bytes", "total_rows_to_read", "written_rows",
                     "written_bytes")
@@ -199,10 +205,11 @@ class Client:
             raise TransportError("UNAVAILABLE", "not connected after %.1f s" % timeout) from None
 
     def query_info(self, sql, format=None, settings=None, query_id=None, input_data=b"",
-                   next_query_info=False):
+                   next_query_info=False, parameters=None):
         """Builds the first QueryInfo of a query the way this client sends it."""
         merged = dict(self.settings)
         merged.update(settings or {})
+        merged.update(param_settings(parameters))
         return pb2.QueryInfo(
             query=sql, query_id=query_id or str(uuid.uuid4()),
             settings={str(k): str(v) for k, v in merged.items()}, database=self.database,
@@ -211,14 +218,15 @@ class Client:
             next_query_info=next_query_info)
 
     def execute(self, sql, format=None, settings=None, input_data=None, query_id=None,
-                timeout=None, stream_output=False):
+                timeout=None, stream_output=False, parameters=None):
         """Runs one query and returns its QueryResult. See the module comment for the RPC used."""
         timeout = timeout if timeout is not None else self.timeout
         if input_data is not None and not _is_single_chunk(input_data):
             return self.insert_stream(sql, input_data, format=format, settings=settings,
-                                      query_id=query_id, timeout=timeout)
+                                      query_id=query_id, timeout=timeout, parameters=parameters)
         info = self.query_info(sql, format, settings, query_id,
-                               input_data=b"" if input_data is None else input_data)
+                               input_data=b"" if input_data is None else input_data,
+                               parameters=parameters)
         try:
             if stream_output:
                 results = list(self._stub.ExecuteQueryWithStreamOutput(info, timeout=timeout))
@@ -239,11 +247,13 @@ class Client:
         """Like query(), decoded as UTF-8."""
         return self.query(sql, format, settings, input_data, **kwargs).decode("utf-8")
 
-    def insert_stream(self, sql, chunks, format=None, settings=None, query_id=None, timeout=None):
+    def insert_stream(self, sql, chunks, format=None, settings=None, query_id=None, timeout=None,
+                      parameters=None):
         """Streams chunks (an iterable of bytes/str) as the input data of sql, e.g.
         "INSERT INTO t FORMAT CSV", over ExecuteQueryWithStreamInput. Returns the QueryResult."""
         timeout = timeout if timeout is not None else self.timeout
-        first = self.query_info(sql, format, settings, query_id, next_query_info=True)
+        first = self.query_info(sql, format, settings, query_id, next_query_info=True,
+                                parameters=parameters)
 
         def requests():
             pending = first
@@ -266,11 +276,50 @@ class Client:
         return QueryResult([result])
 
     def stream(self, sql, format=None, settings=None, query_id=None, input_data=b"",
-               timeout=None):
-        """Starts sql over ExecuteQueryWithStreamIO and returns its QueryStream (input kept open)."""
+               timeout=None, parameters=None):
+        """Starts sql over ExecuteQueryWithStreamIO; returns its QueryStream (input kept open)."""
         timeout = timeout if timeout is not None else self.timeout
-        info = self.query_info(sql, format, settings, query_id, input_data=input_data)
+        info = self.query_info(sql, format, settings, query_id, input_data=input_data,
+                               parameters=parameters)
         return QueryStream(self._stub, info, timeout, None)
+
+    def query_df(self, sql, parameters=None, settings=None, query_id=None, timeout=None):
+        """Runs a SELECT and returns its result as a pandas DataFrame (frames.py: the types)."""
+        from .frames import to_pandas
+        return to_pandas(self._query_native(sql, parameters, settings, query_id, timeout))
+
+    def query_arrow(self, sql, parameters=None, settings=None, query_id=None, timeout=None):
+        """Runs a SELECT and returns its result as a pyarrow Table (frames.py: the types)."""
+        from .frames import to_arrow
+        return to_arrow(self._query_native(sql, parameters, settings, query_id, timeout))
+
+    def _query_native(self, sql, parameters, settings, query_id, timeout):
+        """Streams sql's result in Native, decoding each block as it arrives; returns a
+        frames.Collected. Column names and types come from Result.output_columns when the result
+        is empty (an empty Native result is no bytes at all)."""
+        from .frames import Collected
+        from .native import ColumnType, NativeDecoder
+        timeout = timeout if timeout is not None else self.timeout
+        decoder = NativeDecoder()
+        info = self.query_info(sql, "Native", settings, query_id, parameters=parameters)
+        info.send_output_columns = True
+        collected = None
+        declared = []
+        try:
+            for result in self._stub.ExecuteQueryWithStreamOutput(info, timeout=timeout):
+                _raise_on_exception(result)
+                if result.output_columns and not declared:
+                    declared = [(c.name, c.type) for c in result.output_columns]
+                for block in decoder.feed(result.output) if result.output else ():
+                    if collected is None:
+                        collected = Collected(decoder.names, decoder.types)
+                    collected.add(block)
+        except grpc.RpcError as e:
+            raise _transport_error(e) from None
+        decoder.finish()
+        if collected is None:
+            collected = Collected([n for n, _ in declared], [ColumnType(t) for _, t in declared])
+        return collected
 
     def close(self):
         self._channel.close()

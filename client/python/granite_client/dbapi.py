@@ -8,18 +8,23 @@
         for row in cur:               # rows decoded as the result streams in
             print(row)
 
-Results travel as RowBinaryWithNamesAndTypes and are decoded as each output chunk arrives:
-iteration and fetchone() never wait for the whole result, and never wait for input (the query's
-input side is closed when it starts). Parameters use paramstyle "pyformat" (%(name)s, or %s with
-a sequence) and are quoted on the client. There are no transactions: commit() does nothing,
-rollback() raises NotSupportedError.
+Results travel as RowBinaryWithNamesAndTypes and are decoded as each output chunk arrives
+(row_binary.py: the Python type of each ClickHouse type): iteration and fetchone() never wait for
+the whole result, and never wait for input (the query's input side is closed when it starts).
+Parameters use paramstyle "pyformat" (%(name)s, or %s with a sequence); they are bound on the
+server: each placeholder becomes {name:Type} (the type inferred from the Python value) and its
+value travels as the setting param_<name>, never spliced into the text (parameters.py).
+description holds each column's name and ClickHouse type, a Decimal's precision and scale, and
+whether it is Nullable. There are no transactions: commit() does nothing, rollback() raises
+NotSupportedError.
 """
 
-import datetime
-import struct
+import re
 
 from .client import Client
 from .errors import GraniteError, TransportError
+from .parameters import pyformat_to_server
+from .row_binary import RowBinaryDecoder, UnsupportedType
 
 apilevel = "2.0"
 threadsafety = 1  # threads may share the module, not connections
@@ -82,110 +87,17 @@ def _translate(error):
     return cls(str(error), error.code, error.name)
 
 
-def _quote(value):
-    if value is None:
-        return "NULL"
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, datetime.datetime):
-        return "'%s'" % value.strftime("%Y-%m-%d %H:%M:%S")
-    if isinstance(value, datetime.date):
-        return "'%s'" % value.isoformat()
-    if isinstance(value, (bytes, bytearray)):
-        value = bytes(value).decode("utf-8", "surrogateescape")
-    text = str(value).replace("\\", "\\\\").replace("'", "\\'")
-    return "'%s'" % text
+def _describe(name, type_name):
+    """PEP 249's 7-item column description: name, type_code (the ClickHouse type name),
+    display_size, internal_size, precision, scale (of a Decimal), null_ok (Nullable)."""
+    precision = scale = None
+    m = _DECIMAL_TYPE.search(type_name)
+    if m:
+        precision, scale = int(m.group(1)), int(m.group(2))
+    return (name, type_name, None, None, precision, scale, type_name.startswith("Nullable("))
 
 
-def _bind(operation, parameters):
-    if parameters is None:
-        return operation
-    if isinstance(parameters, dict):
-        return operation % {k: _quote(v) for k, v in parameters.items()}
-    return operation % tuple(_quote(v) for v in parameters)
-
-
-_FIXED = {"UInt8": "<B", "UInt16": "<H", "UInt32": "<I", "UInt64": "<Q", "Int8": "<b",
-          "Int16": "<h", "Int32": "<i", "Int64": "<q", "Float32": "<f", "Float64": "<d",
-          "Date": "<H", "DateTime": "<I"}
-_EPOCH = datetime.date(1970, 1, 1)
-
-
-class _Incomplete(Exception):
-    pass
-
-
-class _RowBinaryDecoder:
-    """Decodes RowBinaryWithNamesAndTypes from a growing buffer, whole rows at a time."""
-
-    def __init__(self):
-        self.buffer = bytearray()
-        self.pos = 0
-        self.names = None
-        self.types = None
-
-    def _varint(self):
-        value = shift = 0
-        while True:
-            if self.pos >= len(self.buffer):
-                raise _Incomplete()
-            byte = self.buffer[self.pos]
-            self.pos += 1
-            value |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                return value
-            shift += 7
-
-    def _string(self):
-        n = self._varint()
-        if self.pos + n > len(self.buffer):
-            raise _Incomplete()
-        out = bytes(self.buffer[self.pos:self.pos + n])
-        self.pos += n
-        return out
-
-    def _value(self, type_name):
-        if type_name == "String":
-            return self._string().decode("utf-8", "replace")
-        fmt = _FIXED.get(type_name)
-        if fmt is None:
-            raise NotSupportedError("cannot decode type %s" % type_name)
-        size = struct.calcsize(fmt)
-        if self.pos + size > len(self.buffer):
-            raise _Incomplete()
-        (value,) = struct.unpack_from(fmt, self.buffer, self.pos)
-        self.pos += size
-        if type_name == "Date":
-            return _EPOCH + datetime.timedelta(days=value)
-        if type_name == "DateTime":
-            return datetime.datetime.fromtimestamp(value, datetime.timezone.utc).replace(
-                tzinfo=None)
-        return value
-
-    def feed(self, data):
-        """Adds bytes; returns the rows now complete."""
-        self.buffer += data
-        rows = []
-        while True:
-            start = self.pos
-            try:
-                if self.names is None:
-                    count = self._varint()
-                    names = [self._string().decode() for _ in range(count)]
-                    types = [self._string().decode() for _ in range(count)]
-                    self.names, self.types = names, types
-                    continue
-                if self.pos >= len(self.buffer):
-                    break
-                rows.append(tuple(self._value(t) for t in self.types))
-            except _Incomplete:
-                self.pos = start
-                break
-        del self.buffer[:self.pos]
-        self.pos = 0
-        return rows
+_DECIMAL_TYPE = re.compile(r"Decimal\((\d+),\s*(\d+)\)")
 
 
 class Cursor:
@@ -209,11 +121,14 @@ class Cursor:
     def execute(self, operation, parameters=None):
         self._check()
         self._finish_previous()
-        sql = _bind(operation, parameters)
+        try:
+            sql, settings = pyformat_to_server(operation, parameters)
+        except (KeyError, TypeError, ValueError) as e:
+            raise ProgrammingError("cannot bind the parameters: %s" % e) from None
         client = self.connection._client
-        self._stream = client.stream(sql, format="RowBinaryWithNamesAndTypes")
+        self._stream = client.stream(sql, format="RowBinaryWithNamesAndTypes", settings=settings)
         self._results = iter(self._stream)
-        self._decoder = _RowBinaryDecoder()
+        self._decoder = RowBinaryDecoder()
         self._rows = []
         self.rowcount = -1
         self.description = None
@@ -222,8 +137,8 @@ class Cursor:
         while self._decoder.names is None and self._pull():
             pass
         if self._decoder.names is not None and self._decoder.names:
-            self.description = tuple((n, t, None, None, None, None, None)
-                                     for n, t in zip(self._decoder.names, self._decoder.types))
+            self.description = tuple(_describe(n, t) for n, t in
+                                     zip(self._decoder.names, self._decoder.types))
         return self
 
     def executemany(self, operation, seq_of_parameters):
@@ -247,7 +162,11 @@ class Cursor:
             e = result.exception
             raise _translate(GraniteError(e.code, e.name, e.display_text))
         if result.output:
-            self._rows.extend(self._decoder.feed(result.output))
+            try:
+                self._rows.extend(self._decoder.feed(result.output))
+            except UnsupportedType as e:
+                self._results = None
+                raise NotSupportedError(str(e)) from None
         if result.HasField("stats") and result.stats.rows:
             self.rowcount = result.stats.rows
         elif result.HasField("progress") and result.progress.written_rows:

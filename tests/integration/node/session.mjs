@@ -1,7 +1,9 @@
 // A scripted session of ClickHouse's official Node.js client against granite's HTTP interface,
 // with nothing granite-specific: DDL, an insert in JSONEachRow, queries in JSONEachRow and JSON
-// with column metadata, an error with its code, a 1,000,000-row result read as a stream, a query
-// aborted by the client (which cancels it on the server). Prints "ok" and exits 0 when every step holds.
+// with column metadata, CSV as text, a server-side query parameter, errors with their codes, a
+// 10,000,000-row result read as a stream to the end (row count and sum asserted, not speed), a
+// query aborted by the client (which cancels it on the server). Prints "ok" and exits 0 when every
+// step holds.
 // Usage: node session.mjs http://127.0.0.1:PORT
 import { createClient } from '@clickhouse/client';
 import assert from 'node:assert/strict';
@@ -25,13 +27,25 @@ assert.equal(Number(json.data[0].c), 1000);
 assert.equal(Number(json.data[0].s), 499500);
 assert.equal(json.rows, 1);
 
+const csv = await (await client.query({
+  query: 'SELECT id, name FROM js WHERE id < 2 ORDER BY id', format: 'CSVWithNames' })).text();
+assert.equal(csv, '"id","name"\n0,"n0"\n1,"n1"\n');
+
+const bound = await (await client.query({
+  query: 'SELECT name FROM js WHERE id = {wanted:UInt32}', query_params: { wanted: 7 },
+  format: 'JSONEachRow' })).json();
+assert.deepEqual(bound, [{ name: 'n7' }]);
+
 await assert.rejects(client.query({ query: 'SELECT * FROM no_such_table' }),
                      (e) => e.code === '60' && e.type === 'UNKNOWN_TABLE');
+await assert.rejects(client.command({ query: 'SELEC 1' }),
+                     (e) => e.code === '62' && e.type === 'SYNTAX_ERROR');
 
 let count = 0;
 let total = 0;
+const rowsWanted = 10000000;
 const stream = (await client.query({
-  query: 'SELECT number FROM numbers(1000000)', format: 'JSONCompactEachRow' })).stream();
+  query: `SELECT number FROM numbers(${rowsWanted})`, format: 'JSONCompactEachRow' })).stream();
 for await (const batch of stream) {
   for (const row of batch) {
     const [n] = row.json();
@@ -39,8 +53,8 @@ for await (const batch of stream) {
     total += Number(n);
   }
 }
-assert.equal(count, 1000000);
-assert.equal(total, 999999 * 1000000 / 2);
+assert.equal(count, rowsWanted);
+assert.equal(total, rowsWanted * (rowsWanted - 1) / 2);  // below 2^53: exact as a Number
 
 const controller = new AbortController();
 const slow = client.query({ query: 'SELECT sum(number) FROM numbers(18446744073709551615)',
