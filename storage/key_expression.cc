@@ -193,7 +193,11 @@ absl::StatusOr<core::Value> KeyExpression::EvaluateAt(const core::Value& value) 
                  absl::StrCat("Key expression ", text_, " does not read exactly one column"));
   }
   auto column = std::make_shared<core::Column>(source_type_);
-  RETURN_IF_ERROR(core::AppendValue(value, source_type_, column.get()));
+  if (core::IsDateTime64(source_type_) && std::holds_alternative<int64_t>(value)) {
+    column->Append(std::get<int64_t>(value));  // bounds hold ticks, not a literal's seconds
+  } else {
+    RETURN_IF_ERROR(core::AppendValue(value, source_type_, column.get()));
+  }
   core::Block block;
   block.rows_without_columns = 1;
   block.columns.push_back(std::move(column));
