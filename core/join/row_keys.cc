@@ -6,8 +6,12 @@
 namespace granite::core {
 
 bool KeysComparable(TypeId a, TypeId b) {
-  // A decimal key compares by its scaled value: only with a decimal of the same type.
-  if (IsDecimal(a) || IsDecimal(b)) return a == b;
+  // A decimal key compares by its scaled value, a DateTime64 by its ticks, a UUID by its 16
+  // bytes: each only with a key of the same type.
+  if (IsDecimal(a) || IsDecimal(b) || IsDateTime64(a) || IsDateTime64(b) || IsUuid(a) ||
+      IsUuid(b)) {
+    return RemoveNullable(a) == RemoveNullable(b);
+  }
   return HasStringLayout(a) == HasStringLayout(b);
 }
 
@@ -42,8 +46,8 @@ void AppendRowKey(const std::vector<const Column*>& columns, size_t row, std::st
       out->append(value);
       continue;
     }
-    if (IsDecimal(column->type())) {
-      // Equal types only (KeysComparable): the raw scaled value is the key.
+    if (IsDecimal(column->type()) || IsUuid(column->type())) {
+      // Equal types only (KeysComparable): the raw scaled value (or UUID) is the key.
       const size_t width = core::ValueSize(column->type());
       out->push_back('d');
       out->append(column->RawData() + row * width, width);
