@@ -6,7 +6,9 @@
 //   toDateTime64(x, p[, 'UTC']) -> DateTime64(p); now64([p[, 'UTC']]) -> DateTime64(p, default 3);
 //   toUnixTimestamp64Second/Milli/Micro/Nano(t) -> Int64 ticks of that unit (truncated);
 //   fromUnixTimestamp64Second/Milli/Micro/Nano(n[, 'UTC']) -> DateTime64(0 / 3 / 6 / 9);
-//   toFixedString(s, N) -> FixedString(N) (TOO_LARGE_STRING_SIZE when s is longer).
+//   toFixedString(s, N) -> FixedString(N) (TOO_LARGE_STRING_SIZE when s is longer);
+//   UUIDStringToNum(s) -> FixedString(16), the 16 bytes in text order (zeros for text that is no
+//   UUID, as ClickHouse); UUIDNumToString(FixedString(16)) -> String.
 // Conversions go through CastColumn (cast_column.h, extended_cast.h).
 #include <chrono>
 #include <memory>
@@ -122,8 +124,52 @@ absl::StatusOr<TypeId> Resolve(std::string_view name, const std::vector<Argument
     }
     return MakeFixedString(static_cast<uint32_t>(n));
   }
+  if (name == "UUIDStringToNum") {
+    if (!IsString(first)) return IllegalArgumentType(name, 0, first);
+    return MakeFixedString(16);
+  }
+  if (name == "UUIDNumToString") {
+    if (RemoveNullable(first) != MakeFixedString(16)) return IllegalArgumentType(name, 0, first);
+    return TypeId::kString;
+  }
   return Error(ErrorCode::kLogicalError, "Unhandled function of the extended types");
 }
+
+// UUIDStringToNum / UUIDNumToString: a UUID's 16 bytes in text order, each half big-endian.
+class UuidBytesKernel : public ScalarKernel {
+ public:
+  explicit UuidBytesKernel(bool to_bytes) : to_bytes_(to_bytes) {}
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    const Column& in = *args[0].column;
+    const size_t n = args[0].is_constant ? 1 : rows;
+    auto out = std::make_shared<Column>(to_bytes_ ? MakeFixedString(16) : TypeId::kString);
+    out->Reserve(n);
+    std::string text;
+    for (size_t i = 0; i < n; ++i) {
+      const std::string_view value = in.StringAt(i);
+      if (to_bytes_) {
+        UnsignedInt128 uuid = 0;
+        if (!ParseUuidText(value, &uuid)) uuid = 0;
+        char bytes[16];
+        const uint64_t halves[2] = {static_cast<uint64_t>(uuid), static_cast<uint64_t>(uuid >> 64)};
+        for (int b = 0; b < 16; ++b) bytes[b] = static_cast<char>(halves[b / 8] >> (56 - 8 * (b % 8)));
+        out->AppendString(std::string_view(bytes, 16));
+      } else {
+        uint64_t halves[2] = {0, 0};
+        for (int b = 0; b < 16; ++b) {
+          halves[b / 8] = (halves[b / 8] << 8) | static_cast<unsigned char>(value[b]);
+        }
+        text.clear();
+        AppendUuidText((static_cast<UnsignedInt128>(halves[1]) << 64) | halves[0], &text);
+        out->AppendString(text);
+      }
+    }
+    return ColumnPtr(std::move(out));
+  }
+
+ private:
+  const bool to_bytes_;
+};
 
 // Casts argument 0 to the result type.
 class ConvertKernel : public ScalarKernel {
@@ -215,6 +261,8 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> Compile(std::string_view name,
                                                       const std::vector<ArgumentInfo>& args,
                                                       TypeId result) {
   if (name == "generateUUIDv4") return std::make_unique<GenerateUuidKernel>();
+  if (name == "UUIDStringToNum") return std::make_unique<UuidBytesKernel>(true);
+  if (name == "UUIDNumToString") return std::make_unique<UuidBytesKernel>(false);
   if (name == "now64") return std::make_unique<Now64Kernel>(PrecisionOf(result));
   if (absl::StartsWith(ToAbsl(name), "toUnixTimestamp64")) {
     return std::make_unique<UnixTicksKernel>(PrecisionOf(args[0].type), UnixUnitPrecision(name),
@@ -243,6 +291,8 @@ void RegisterExtendedTypeFunctions(FunctionTable& table) {
     table.Add({name, 1, 2, false, Resolve, Compile});
   }
   table.Add({"toFixedString", 2, 2, false, Resolve, Compile});
+  table.Add({"UUIDStringToNum", 1, 1, false, Resolve, Compile});
+  table.Add({"UUIDNumToString", 1, 1, false, Resolve, Compile});
 }
 
 }  // namespace granite::core
