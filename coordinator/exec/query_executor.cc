@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "core/block_sort.h"
 #include "core/error.h"
+#include "core/function_error_codes.h"
 #include "core/fragment_pipeline.h"
 #include "core/metrics/events.h"
 #include "core/memory/memory_tracker.h"
@@ -225,14 +226,22 @@ absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& 
   ASSIGN_OR_RETURN(ExplainOptions options, ParseExplainOptions(explain.options));
   core::Settings settings = query->settings;
   RETURN_IF_ERROR(settings.Apply(explain.select.settings));
-  // IN subqueries and joins: subqueries and the smaller sides are read (as the query would) to
+  // Correlated subqueries become joins and IN sets as the query would run them; then IN
+  // subqueries and joins: subqueries and the smaller sides are read (as the query would) to
   // choose where the joins run.
-  std::optional<MaterializedFrom> joins;
-  if (HasExpressionSubqueries(explain.select)) {
-    SubqueryRunner run = RunnerIn(explain.select, query, nullptr);
-    ASSIGN_OR_RETURN(joins, InSubqueriesAsJoins(explain.select, JoinContext(settings, query, run)));
+  sql::SelectStatement source = explain.select;
+  if (settings.allow_experimental_correlated_subqueries && settings.allow_correlated_subqueries &&
+      source.where && HasExpressionSubqueries(source)) {
+    ASSIGN_OR_RETURN(source, Decorrelate(source, [this, query](const sql::TableRef& ref) {
+                       return ColumnsOf(ref, query->database);
+                     }));
   }
-  const sql::SelectStatement select = joins ? joins->rest : explain.select;
+  std::optional<MaterializedFrom> joins;
+  if (HasExpressionSubqueries(source)) {
+    SubqueryRunner run = RunnerIn(source, query, nullptr);
+    ASSIGN_OR_RETURN(joins, InSubqueriesAsJoins(source, JoinContext(settings, query, run)));
+  }
+  const sql::SelectStatement select = joins ? joins->rest : source;
   if (!select.set_operands.empty() || (select.from && select.from->subquery) ||
       HasExpressionSubqueries(select) || !select.with.empty() || NeedsSplit(select) ||
       !select.limit_by.empty() || select.with_totals) {
@@ -345,6 +354,13 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
                    }));
   if (resolved.with_totals) return SelectWithTotals(resolved, query, outer);
   if (!resolved.limit_by.empty()) return SelectLimitBy(resolved, query, outer);
+  const bool fill = std::any_of(resolved.order_by.begin(), resolved.order_by.end(),
+                                [](const sql::OrderItem& item) { return item.fill.has_value(); });
+  if (fill) return SelectWithFill(resolved, query, outer);
+  if (resolved.interpolate) {
+    return core::Error(core::kInvalidWithFillExpression,
+                       "INTERPOLATE needs ORDER BY ... WITH FILL");
+  }
   if (NeedsSplit(resolved)) return SelectSplit(resolved, query, run);
   auto columns_of = [this, query](const sql::TableRef& ref) {
     return ColumnsOf(ref, query->database);

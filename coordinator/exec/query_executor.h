@@ -110,6 +110,10 @@ class QueryExecutor {
   // SELECT ... LIMIT n [OFFSET m] BY exprs: runs `select` with the BY expressions as extra
   // trailing columns and without its LIMIT, then keeps the first n rows (after m) per BY value
   // and applies the LIMIT (exec/limit_by.h).
+  // ORDER BY ... WITH FILL (exec/with_fill.h): the SELECT without the fill, then the rows
+  // added, then OFFSET / LIMIT (query_executor_fill.cc).
+  absl::StatusOr<QueryResult> SelectWithFill(const sql::SelectStatement& select,
+                                             QueryContext* query, const CteScope* outer);
   absl::StatusOr<QueryResult> SelectLimitBy(const sql::SelectStatement& select,
                                             QueryContext* query, const CteScope* outer);
   // SELECT ... GROUP BY ... WITH TOTALS: the result, and the totals row from the same SELECT

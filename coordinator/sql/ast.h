@@ -90,10 +90,27 @@ struct Expr {
   // "count()", "plus(a, 1)", "number" (see ColumnName in parser.h).
 };
 
+// ORDER BY expr WITH FILL [FROM from] [TO to] [STEP step]: each null when not written. A step
+// written as INTERVAL n UNIT is the call toIntervalUnit(n).
+struct WithFill {
+  ExprPtr from;
+  ExprPtr to;
+  ExprPtr step;
+};
+
 struct OrderItem {
   ExprPtr expr;
   bool descending = false;
   std::optional<bool> nulls_first;  // NULLS FIRST (true) / NULLS LAST (false); unset: default
+  std::optional<WithFill> fill;     // WITH FILL (statement ORDER BY only)
+};
+
+// INTERPOLATE (column [AS expr], ...): a column without AS keeps the previous row's value in the
+// rows WITH FILL adds.
+struct InterpolateItem {
+  std::string column;
+  ExprPtr expr;  // null: the previous row's value
+  size_t position = 0;
 };
 
 // One end of a window frame. An offset is a non-negative number literal.
@@ -186,6 +203,9 @@ struct SelectStatement {
   std::vector<ExprPtr> limit_by;
   uint64_t limit_by_limit = 0;
   uint64_t limit_by_offset = 0;
+  // INTERPOLATE after ORDER BY ... WITH FILL: nullopt when absent; an empty list (INTERPOLATE
+  // alone) keeps the previous row's value in every column that is not filled.
+  std::optional<std::vector<InterpolateItem>> interpolate;
   std::optional<uint64_t> limit;
   std::optional<uint64_t> offset;  // LIMIT n OFFSET m, or LIMIT m, n
   std::string format;              // FORMAT x clause, empty if absent

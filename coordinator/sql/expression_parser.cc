@@ -563,7 +563,7 @@ absl::Status ExpressionParser::ParseOver(Expr* call) {
   return ParseWindowSpec(call->over.get());
 }
 
-absl::Status ExpressionParser::ParseOrderItems(std::vector<OrderItem>* items) {
+absl::Status ExpressionParser::ParseOrderItems(std::vector<OrderItem>* items, bool allow_fill) {
   do {
     OrderItem item;
     ASSIGN_OR_RETURN(item.expr, Parse());
@@ -580,6 +580,21 @@ absl::Status ExpressionParser::ParseOrderItems(std::vector<OrderItem>* items) {
       } else {
         return tokens_.Error("Expected one of: FIRST, LAST");
       }
+    }
+    if (allow_fill && tokens_.Peek().Is("WITH") && tokens_.Peek(1).Is("FILL")) {
+      tokens_.Take();
+      tokens_.Take();
+      WithFill fill;
+      if (tokens_.TakeKeyword("FROM")) {
+        ASSIGN_OR_RETURN(fill.from, Parse());
+      }
+      if (tokens_.TakeKeyword("TO")) {
+        ASSIGN_OR_RETURN(fill.to, Parse());
+      }
+      if (tokens_.TakeKeyword("STEP")) {
+        ASSIGN_OR_RETURN(fill.step, Parse());
+      }
+      item.fill = std::move(fill);
     }
     items->push_back(std::move(item));
   } while (tokens_.TakeSymbol(","));

@@ -46,8 +46,9 @@ class ExpressionParser {
   // Parses a number literal, folding a leading '-' into it when `negative`.
   absl::StatusOr<ExprPtr> ParseNumber(const Token& token, bool negative, size_t position);
 
-  // Parses `expr [ASC|DESC] [NULLS FIRST|LAST] [, ...]` (ORDER BY's list, after ORDER BY).
-  absl::Status ParseOrderItems(std::vector<OrderItem>* items);
+  // Parses `expr [ASC|DESC] [NULLS FIRST|LAST] [WITH FILL [FROM e] [TO e] [STEP e]] [, ...]`
+  // (ORDER BY's list, after ORDER BY); WITH FILL only when `allow_fill` (a statement's ORDER BY).
+  absl::Status ParseOrderItems(std::vector<OrderItem>* items, bool allow_fill = false);
   // Parses a window after OVER or `w AS`: `name`, or `([name] [PARTITION BY ...] [ORDER BY ...]
   // [ROWS|RANGE frame])`.
   absl::Status ParseWindowSpec(WindowSpec* spec);

@@ -502,7 +502,26 @@ absl::Status StatementParser::ParseOrderBy(SelectStatement* select) {
     }
     return absl::OkStatus();
   }
-  return expressions_.ParseOrderItems(&select->order_by);
+  RETURN_IF_ERROR(expressions_.ParseOrderItems(&select->order_by, /*allow_fill=*/true));
+  if (!tokens_.TakeKeyword("INTERPOLATE")) return absl::OkStatus();
+  select->interpolate.emplace();
+  if (!tokens_.TakeSymbol("(")) return absl::OkStatus();
+  if (tokens_.TakeSymbol(")")) return absl::OkStatus();
+  do {
+    const Token name = tokens_.Take();
+    if (name.kind != TokenKind::kBareWord && name.kind != TokenKind::kQuotedIdentifier) {
+      return tokens_.ErrorAt(name, "Expected a column name in INTERPOLATE");
+    }
+    InterpolateItem item;
+    item.column = name.kind == TokenKind::kQuotedIdentifier ? Unquote(name.text)
+                                                           : std::string(name.text);
+    item.position = name.position;
+    if (tokens_.TakeKeyword("AS")) {
+      ASSIGN_OR_RETURN(item.expr, expressions_.Parse());
+    }
+    select->interpolate->push_back(std::move(item));
+  } while (tokens_.TakeSymbol(","));
+  return tokens_.ExpectSymbol(")");
 }
 
 // GROUP BY keys | ROLLUP(keys) | CUBE(keys) | GROUPING SETS ((keys), key, ()).

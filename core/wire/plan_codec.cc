@@ -183,7 +183,11 @@ absl::StatusOr<plan::Expr> FromProto(const pb::Expr& expr) {
   return Malformed("an expression node without a kind");
 }
 
-void JoinToProto(const plan::BroadcastJoin& join, pb::BroadcastJoin* out) {
+// The build rows travel compressed as the query's network_compression_method says ('none' for a
+// worker on the coordinator's host: compressing a large build once per worker cost more than the
+// loopback bytes it saved).
+void JoinToProto(const plan::BroadcastJoin& join, WireCompression compression,
+                 pb::BroadcastJoin* out) {
   out->set_kind(static_cast<pb::BroadcastJoin::Kind>(join.kind));
   ExprsToProto(join.probe_keys, out->mutable_probe_keys());
   for (uint32_t key : join.build_keys) out->add_build_keys(key);
@@ -193,7 +197,7 @@ void JoinToProto(const plan::BroadcastJoin& join, pb::BroadcastJoin* out) {
   }
   std::string raw = EncodeBlock(join.build);
   out->set_build_raw_size(raw.size());
-  out->set_build(CompressForWire(std::move(raw), WireCompression::kLz4));
+  out->set_build(CompressForWire(std::move(raw), compression));
 }
 
 absl::StatusOr<plan::BroadcastJoin> JoinFromProto(const pb::BroadcastJoin& join) {
@@ -240,7 +244,12 @@ void ToProto(const plan::Fragment& fragment, pb::Fragment* out) {
   out->set_late_materialization(fragment.late_materialization);
   out->set_explain_only(fragment.explain_only);
   if (fragment.filter) ToProto(*fragment.filter, out->mutable_filter());
-  for (const plan::BroadcastJoin& join : fragment.joins) JoinToProto(join, out->add_joins());
+  const WireCompression compression =
+      ParseWireCompression(fragment.settings.network_compression_method)
+          .value_or(WireCompression::kLz4);
+  for (const plan::BroadcastJoin& join : fragment.joins) {
+    JoinToProto(join, compression, out->add_joins());
+  }
   if (fragment.join_filter) ToProto(*fragment.join_filter, out->mutable_join_filter());
   ExprsToProto(fragment.projections, out->mutable_projections());
   if (fragment.aggregate) AggregateToProto(*fragment.aggregate, out);
