@@ -153,18 +153,28 @@ absl::StatusOr<std::optional<Value>> ConvertConstantExactly(const Value& value, 
   if (IsDateTime64(from) && (IsDateTime64(to) || IsDateOrDateTime(to))) {
     // Exact when the value survives the round trip through `to` (no fraction is lost).
     ASSIGN_OR_RETURN(ColumnPtr original, MakeConstantColumn(value, from));
-    ASSIGN_OR_RETURN(ColumnPtr converted, CastColumn(original, to));
-    ASSIGN_OR_RETURN(ColumnPtr back, CastColumn(converted, from));
-    if (back->Get<int64_t>(0) != original->Get<int64_t>(0)) return std::optional<Value>();
-    return std::optional<Value>(ValueAt(*converted, 0));
+    absl::StatusOr<ColumnPtr> converted = CastColumn(original, to);
+    if (!converted.ok()) return std::optional<Value>();  // out of `to`'s range: not exact
+    absl::StatusOr<ColumnPtr> back = CastColumn(*converted, from);
+    if (!back.ok() || (*back)->Get<int64_t>(0) != original->Get<int64_t>(0)) {
+      return std::optional<Value>();
+    }
+    return std::optional<Value>(ValueAt(**converted, 0));
   }
   if (IsUuid(from) || IsUuid(to) || IsDateTime64(from) || IsFixedString(from) ||
       IsFixedString(to)) {
     return std::optional<Value>();  // compared in a common type, not through a constant
   }
   if (IsDateTime64(to)) {
+    if (IsDateOrDateTime(from)) {
+      // A Date or DateTime is a whole number of seconds: exact at any precision.
+      ASSIGN_OR_RETURN(ColumnPtr original, MakeConstantColumn(value, from));
+      absl::StatusOr<ColumnPtr> converted = CastColumn(original, to);
+      if (!converted.ok()) return std::optional<Value>();
+      return std::optional<Value>(ValueAt(**converted, 0));
+    }
     // An integer is whole seconds, exact at any precision; other types compare by casting.
-    if (!IsInteger(from) || IsDateOrDateTime(from)) return std::optional<Value>();
+    if (!IsInteger(from)) return std::optional<Value>();
     return std::optional<Value>(value);
   }
   if (to == TypeId::kBool) {
