@@ -61,20 +61,24 @@ def run_grpc(c, query):
     channel = grpc.insecure_channel("%s:%d" % (c.host, c.port),
                                     options=[("grpc.max_receive_message_length", -1)])
     stub = pb2_grpc.ClickHouseStub(channel)
-    start = time.monotonic()
+    results = stub.ExecuteQueryWithStreamOutput(pb2.QueryInfo(query=query), timeout=3600)
+    first, total, size, messages = read_results(results, time.monotonic())
+    channel.close()
+    return first, total, size, messages
+
+
+def read_results(results, start):
+    """Reads a stream of Result messages; returns (first output at, total, bytes, messages)."""
     first = None
-    size = 0
-    messages = 0
-    for result in stub.ExecuteQueryWithStreamOutput(pb2.QueryInfo(query=query), timeout=3600):
+    size = messages = 0
+    for result in results:
         messages += 1
         if result.HasField("exception"):
             raise SystemExit("query failed: " + result.exception.display_text)
         if result.output and first is None:
             first = time.monotonic() - start
         size += len(result.output)
-    total = time.monotonic() - start
-    channel.close()
-    return first, total, size, messages
+    return first, time.monotonic() - start, size, messages
 
 
 def run_grpc_io(c, query):
@@ -88,19 +92,11 @@ def run_grpc_io(c, query):
         done.wait(3600)  # open until the answer ends, as the stock client's interactive mode
 
     start = time.monotonic()
-    first = None
-    size = messages = 0
     try:
-        for result in stub.ExecuteQueryWithStreamIO(requests(), timeout=3600):
-            messages += 1
-            if result.HasField("exception"):
-                raise SystemExit("query failed: " + result.exception.display_text)
-            if result.output and first is None:
-                first = time.monotonic() - start
-            size += len(result.output)
+        first, total, size, messages = read_results(
+            stub.ExecuteQueryWithStreamIO(requests(), timeout=3600), start)
     finally:
         done.set()
-    total = time.monotonic() - start
     channel.close()
     return first, total, size, messages
 

@@ -16,6 +16,7 @@ import re
 import signal
 import sys
 import threading
+import unittest
 from concurrent import futures
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -106,6 +107,24 @@ def serve(servicer, port=0):
     port = server.add_insecure_port("127.0.0.1:%d" % port)
     server.start()
     return server, port
+
+
+class FakeServerCase(unittest.TestCase):
+    """A test case with one FakeClickHouse for the class (self.fake, self.port), its recorded
+    calls and scripted answers cleared before each test."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.fake = FakeClickHouse()
+        cls.server, cls.port = serve(cls.fake)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop(0)
+
+    def setUp(self):
+        self.fake.calls.clear()
+        self.fake.answers.clear()
 
 
 class _LocalImitation(FakeClickHouse):

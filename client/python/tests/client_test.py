@@ -20,19 +20,9 @@ import granite_client  # noqa: E402
 import testmain  # noqa: E402
 
 
-class ClientTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.fake = fake_server.FakeClickHouse()
-        cls.server, cls.port = fake_server.serve(cls.fake)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop(0)
-
+class ClientTest(fake_server.FakeServerCase):
     def setUp(self):
-        self.fake.calls.clear()
-        self.fake.answers.clear()
+        super().setUp()
         self.client = granite_client.connect("127.0.0.1", self.port, timeout=10)
         self.addCleanup(self.client.close)
 

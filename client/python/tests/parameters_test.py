@@ -79,19 +79,7 @@ class ValueTextTest(unittest.TestCase):
                 pyformat_to_server(operation, params)
 
 
-class ParametersOnTheWireTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.fake = fake_server.FakeClickHouse()
-        cls.server, cls.port = fake_server.serve(cls.fake)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop(0)
-
-    def setUp(self):
-        self.fake.calls.clear()
-        self.fake.answers.clear()
+class ParametersOnTheWireTest(fake_server.FakeServerCase):
 
     def test_client_sends_parameters_as_settings(self):
         self.fake.answers["SELECT {x:UInt64}"] = b"5\n"
