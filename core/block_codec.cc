@@ -55,7 +55,7 @@ std::string EncodeBlock(const Block& block) {
   PutU64(out, block.rows());
   for (const ColumnPtr& column : block.columns) {
     AppendTypeBytes(column->logical_type(), &out);
-    if (column->type() == TypeId::kString) {
+    if (HasStringLayout(column->type())) {
       out.append(reinterpret_cast<const char*>(column->Offsets().data()), column->size() * 8);
       PutU64(out, column->Chars().size());
       out.append(column->Chars());
@@ -80,7 +80,7 @@ absl::StatusOr<Block> DecodeBlock(std::string_view bytes) {
     TypeId type = TypeId::kUInt8;
     if (!reader.Type(&type)) return Corrupt("type");
     auto column = std::make_shared<Column>(type);
-    if (column->type() == TypeId::kString) {
+    if (HasStringLayout(column->type())) {
       auto& offsets = column->MutableOffsets();
       const char* at = nullptr;
       if (rows > bytes.size() / 8 || !reader.Skip(rows * 8, &at)) return Corrupt("offsets");

@@ -27,6 +27,38 @@ TEST(BlockCodecTest, RoundTripsFixedAndStringColumns) {
   EXPECT_EQ(decoded->columns[1]->StringAt(12), std::string(12, 'x'));
 }
 
+// Bool, UUID, DateTime64(p) and FixedString(N) keep their type ids (with parameters) and values.
+TEST(BlockCodecTest, RoundTripsBoolUuidDateTime64AndFixedString) {
+  auto flags = std::make_shared<Column>(TypeId::kBool);
+  auto ids = std::make_shared<Column>(MakeNullable(TypeId::kUUID));
+  auto times = std::make_shared<Column>(MakeDateTime64(6, true));
+  auto codes = std::make_shared<Column>(MakeFixedString(3));
+  for (uint64_t i = 0; i < 100; ++i) {
+    flags->Append<uint8_t>(i % 2);
+    if (i % 7 == 0) {
+      ids->AppendNull();
+    } else {
+      ids->Append((static_cast<UnsignedInt128>(i) << 64) | ~i);
+    }
+    times->Append<int64_t>(static_cast<int64_t>(i) * 1000001 - 50);
+    codes->AppendString(std::string(1, static_cast<char>('a' + i % 26)) + std::string(2, '\0'));
+  }
+  Block block;
+  block.columns = {flags, ids, times, codes};
+  absl::StatusOr<Block> decoded = DecodeBlock(EncodeBlock(block));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  ASSERT_EQ(decoded->rows(), 100u);
+  EXPECT_EQ(decoded->columns[0]->logical_type(), TypeId::kBool);
+  EXPECT_EQ(decoded->columns[1]->logical_type(), MakeNullable(TypeId::kUUID));
+  EXPECT_EQ(decoded->columns[2]->logical_type(), MakeDateTime64(6, true));
+  EXPECT_EQ(decoded->columns[3]->logical_type(), MakeFixedString(3));
+  EXPECT_EQ(decoded->columns[0]->Get<uint8_t>(3), 1);
+  EXPECT_TRUE(decoded->columns[1]->IsNullAt(14));
+  EXPECT_EQ(decoded->columns[1]->Get<UnsignedInt128>(15), (static_cast<UnsignedInt128>(15) << 64) | ~uint64_t{15});
+  EXPECT_EQ(decoded->columns[2]->Get<int64_t>(0), -50);
+  EXPECT_EQ(decoded->columns[3]->StringAt(27), std::string("b\0\0", 3));
+}
+
 TEST(BlockCodecTest, RejectsTruncatedInput) {
   auto numbers = std::make_shared<Column>(TypeId::kUInt32);
   numbers->Append<uint32_t>(5);

@@ -20,7 +20,7 @@ int CompareByKey(const Column& column, const SortColumn& key, uint32_t a, uint32
     if (a_null || b_null) return place(a_null ? 2 : 0, b_null ? 2 : 0);
   }
   int c = 0;
-  if (column.type() == TypeId::kString) {
+  if (HasStringLayout(column.type())) {
     c = column.StringAt(a).compare(column.StringAt(b));
   } else {
     c = DispatchFixed(column.type(), [&](auto tag) {

@@ -106,7 +106,7 @@ absl::StatusOr<CodecStep> MakeStep(const WrittenCodec& codec, TypeId type,
                                    std::string_view column) {
   const std::string where = absl::StrCat(" (column ", std::string(column), ")");
   const std::string type_name(TypeName(type));
-  const bool fixed = !IsString(type);
+  const bool fixed = !HasStringLayout(type);
   const size_t width = fixed ? ValueSize(type) : 0;
   CodecStep step;
   auto no_args = [&]() -> absl::Status {

@@ -71,7 +71,8 @@ void Column::MakeNullable() {
 }
 
 void Column::AppendNull() {
-  if (type_ == TypeId::kString) {
+  if (HasStringLayout(type_)) {
+    chars_.append(FixedStringSizeOf(type_), '\0');  // FixedString(N): N zero bytes; String: none
     offsets_.push_back(chars_.size());
   } else {
     data_.resize(data_.size() + width_, 0);
@@ -90,7 +91,7 @@ bool Column::HasNulls() const {
 
 void Column::Reserve(size_t rows) {
   if (nullable_) nulls_.reserve(rows);
-  if (type_ == TypeId::kString) {
+  if (HasStringLayout(type_)) {
     offsets_.reserve(rows);
   } else {
     data_.reserve(rows * width_);
@@ -99,7 +100,7 @@ void Column::Reserve(size_t rows) {
 
 void Column::AppendFrom(const Column& other, size_t row) {
   if (nullable_) nulls_.push_back(other.IsNullAt(row) ? 1 : 0);
-  if (type_ == TypeId::kString) {
+  if (HasStringLayout(type_)) {
     chars_.append(other.StringAt(row));
     offsets_.push_back(chars_.size());
     ++size_;
@@ -121,7 +122,7 @@ void Column::AppendRange(const Column& other, size_t start, size_t count) {
       nulls_.resize(nulls_.size() + count, 0);
     }
   }
-  if (type_ == TypeId::kString) {
+  if (HasStringLayout(type_)) {
     uint64_t begin = start == 0 ? 0 : other.offsets_[start - 1];
     uint64_t end = other.offsets_[start + count - 1];
     uint64_t base = chars_.size();
@@ -150,7 +151,7 @@ Column Column::Filter(const uint8_t* mask) const {
       if (mask[i]) out.nulls_.push_back(nulls_[i]);
     }
   }
-  if (type_ == TypeId::kString) {
+  if (HasStringLayout(type_)) {
     // Sizes the output once, then copies each run of kept rows with one append: no regrowth, and
     // a mostly-true mask (WHERE URL <> '') costs about one memcpy of the chars.
     const uint64_t* offsets = offsets_.data();
@@ -201,7 +202,7 @@ void Column::AppendTaken(const Column& from, const uint32_t* indices, size_t cou
       for (size_t i = 0; i < count; ++i) nulls_[old + i] = from.nulls_[indices[i]];
     }
   }
-  if (type_ == TypeId::kString) {
+  if (HasStringLayout(type_)) {
     // Sizes both buffers once (growing geometrically), then copies each string into place.
     const uint64_t* offsets = from.offsets_.data();
     uint64_t bytes = 0;

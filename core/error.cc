@@ -155,6 +155,10 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kUnknownUser: return "UNKNOWN_USER";
     case ErrorCode::kAccessEntityNotFound: return "ACCESS_ENTITY_NOT_FOUND";
     case ErrorCode::kAccessEntityAlreadyExists: return "ACCESS_ENTITY_ALREADY_EXISTS";
+    case ErrorCode::kTooLargeStringSize: return "TOO_LARGE_STRING_SIZE";
+    case ErrorCode::kCannotParseUuid: return "CANNOT_PARSE_UUID";
+    case ErrorCode::kCannotParseDatetime: return "CANNOT_PARSE_DATETIME";
+    case ErrorCode::kCannotParseBool: return "CANNOT_PARSE_BOOL";
     case ErrorCode::kAmbiguousIdentifier: return "AMBIGUOUS_IDENTIFIER";
     case ErrorCode::kIncorrectResultOfScalarSubquery: return "INCORRECT_RESULT_OF_SCALAR_SUBQUERY";
     case ErrorCode::kInvalidJoinOnExpression: return "INVALID_JOIN_ON_EXPRESSION";

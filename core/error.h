@@ -92,6 +92,10 @@ enum class ErrorCode : int {
   kUnknownUser = 192,
   kAccessEntityNotFound = 492,
   kAccessEntityAlreadyExists = 493,
+  kTooLargeStringSize = 131,
+  kCannotParseUuid = 376,
+  kCannotParseDatetime = 41,
+  kCannotParseBool = 467,
 };
 
 // Returns a Status carrying `code` and `message` ("what went wrong: the values").

@@ -79,7 +79,8 @@ absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call) {
   node->kernel = std::move(compiled.kernel);
   // Random functions give a new value per row even without column arguments.
   const bool random = node->name == "rand" || node->name == "rand32" ||
-                      node->name == "rand64" || node->name == "randCanonical";
+                      node->name == "rand64" || node->name == "randCanonical" ||
+                      node->name == "generateUUIDv4";
   if (!all_constant || random) return node;
 
   // Constant folding: evaluate once on the one-row constants.

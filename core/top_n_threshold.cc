@@ -11,7 +11,7 @@ namespace {
 
 // Integers, dates and decimals up to 64 bits (a Bound holds 64 bits).
 bool IsIntegerLike(TypeId type) {
-  return type != TypeId::kString && type != TypeId::kFloat32 && type != TypeId::kFloat64 &&
+  return !HasStringLayout(type) && type != TypeId::kFloat32 && type != TypeId::kFloat64 &&
          ValueSize(type) <= 8;
 }
 

@@ -13,6 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
 #include "core/error.h"
+#include "core/mutex.h"
+#include "absl/container/flat_hash_map.h"
+#include <memory>
 #include "core/status_macros.h"
 
 namespace granite::core {
@@ -93,6 +96,71 @@ std::optional<absl::StatusOr<TypeId>> ParseDecimalType(std::string_view text,
   return CheckedDecimal(text, args.empty() ? 10 : args[0], args.size() < 2 ? 0 : args[1]);
 }
 
+// Parses DateTime64(p[, 'UTC']) and FixedString(N); nullopt if `base` is neither.
+std::optional<absl::StatusOr<TypeId>> ParseParameterizedType(std::string_view text,
+                                                             std::string_view base, size_t open) {
+  if (base != "datetime64" && base != "fixedstring") return std::nullopt;
+  std::string_view inner;
+  if (open != std::string::npos) {
+    const size_t close = text.rfind(')');
+    if (close == std::string_view::npos || close < open ||
+        !absl::StripAsciiWhitespace(ToAbsl(text.substr(close + 1))).empty()) {
+      return Error(ErrorCode::kSyntaxError, absl::StrCat("Cannot parse type ", ToAbsl(text)));
+    }
+    inner = text.substr(open + 1, close - open - 1);
+  }
+  std::vector<std::string> args;
+  if (!absl::StripAsciiWhitespace(ToAbsl(inner)).empty()) {
+    for (absl::string_view piece : absl::StrSplit(ToAbsl(inner), ',')) {
+      args.emplace_back(absl::StripAsciiWhitespace(piece));
+    }
+  }
+  int number = 0;
+  const bool has_number = !args.empty() && args[0].size() <= 9 &&
+                          absl::SimpleAtoi(args[0], &number) && number >= 0;
+  if (base == "fixedstring") {
+    if (args.size() != 1) {
+      return Error(ErrorCode::kNumberOfArgumentsDoesntMatch,
+                   absl::StrCat("FixedString data type family must have exactly one argument - "
+                                "size in bytes: ", ToAbsl(text)));
+    }
+    if (!has_number || number == 0 || static_cast<uint32_t>(number) > kMaxFixedStringSize) {
+      return Error(ErrorCode::kArgumentOutOfBound,
+                   absl::StrCat("FixedString size ", args[0], " is out of bounds (1 to ",
+                                kMaxFixedStringSize, ") in type ", ToAbsl(text)));
+    }
+    return MakeFixedString(static_cast<uint32_t>(number));
+  }
+  if (args.empty()) return MakeDateTime64(3);  // ClickHouse's default precision
+  if (args.size() > 2) {
+    return Error(ErrorCode::kNumberOfArgumentsDoesntMatch,
+                 absl::StrCat("DateTime64 takes one or two arguments (precision, time zone): ",
+                              ToAbsl(text)));
+  }
+  if (!has_number || number > kMaxDateTime64Precision) {
+    return Error(ErrorCode::kArgumentOutOfBound,
+                 absl::StrCat("Precision ", args[0], " is out of bounds (precision range: [0, ",
+                              kMaxDateTime64Precision, "]) in type ", ToAbsl(text)));
+  }
+  bool utc = false;
+  if (args.size() == 2) {
+    const std::string& zone = args[1];
+    if (zone.size() < 2 || zone.front() != '\'' || zone.back() != '\'') {
+      return Error(ErrorCode::kIllegalTypeOfArgument,
+                   absl::StrCat("The time zone of DateTime64 must be a string literal: ",
+                                ToAbsl(text)));
+    }
+    const std::string name = zone.substr(1, zone.size() - 2);
+    if (name != "UTC" && name != "Etc/UTC" && name != "UCT" && name != "Zulu" && name != "GMT") {
+      return Error(ErrorCode::kNotImplemented,
+                   absl::StrCat("Time zone '", name,
+                                "' is not supported: granite keeps date-times in UTC only"));
+    }
+    utc = true;
+  }
+  return MakeDateTime64(number, utc);
+}
+
 }  // namespace
 
 bool IsValidType(uint32_t raw) {
@@ -101,7 +169,16 @@ bool IsValidType(uint32_t raw) {
     if (raw == static_cast<uint32_t>(TypeId::kNothing)) return true;
   }
   if (raw < static_cast<uint32_t>(kTypeCount)) return true;
+  if (raw == static_cast<uint32_t>(TypeId::kBool) || raw == static_cast<uint32_t>(TypeId::kUUID)) {
+    return true;
+  }
   const TypeId type = static_cast<TypeId>(raw);
+  if (BaseOf(type) == TypeId::kDateTime64) {
+    return (raw >> 17) == 0 && PrecisionOf(type) <= kMaxDateTime64Precision;
+  }
+  if (BaseOf(type) == TypeId::kFixedString) {
+    return (raw >> 24) == 0 && FixedStringSizeOf(type) >= 1;
+  }
   if (!IsDecimal(type) || (raw >> 24) != 0) return false;
   const int p = PrecisionOf(type), s = ScaleOf(type);
   return p >= 1 && p <= kMaxDecimalPrecision && s <= p && MakeDecimal(p, s) == type;
@@ -113,7 +190,7 @@ void AppendTypeBytes(TypeId type, std::string* out) {
     type = RemoveNullable(type);
   }
   out->push_back(static_cast<char>(BaseOf(type)));
-  if (IsDecimal(type)) {
+  if (IsDecimal(type) || IsDateTime64(type) || IsFixedString(type)) {
     out->push_back(static_cast<char>(PrecisionOf(type)));
     out->push_back(static_cast<char>(ScaleOf(type)));
   }
@@ -131,7 +208,8 @@ bool ReadTypeBytes(std::string_view* bytes, TypeId* type) {
   uint32_t raw = static_cast<uint8_t>((*bytes)[used]);
   if (raw == static_cast<uint32_t>(TypeId::kNothing) && flags == 0) return false;
   ++used;
-  if (IsDecimal(static_cast<TypeId>(raw))) {
+  const TypeId base = static_cast<TypeId>(raw);
+  if (IsDecimal(base) || IsDateTime64(base) || IsFixedString(base)) {
     if (bytes->size() < used + 2) return false;
     raw |= static_cast<uint32_t>(static_cast<uint8_t>((*bytes)[used])) << 8;
     raw |= static_cast<uint32_t>(static_cast<uint8_t>((*bytes)[used + 1])) << 16;
@@ -142,6 +220,33 @@ bool ReadTypeBytes(std::string_view* bytes, TypeId* type) {
   *type = static_cast<TypeId>(raw);
   bytes->remove_prefix(used);
   return true;
+}
+
+// Returns the name of a type whose name is built from parameters and kept for the process's life:
+// Bool, UUID, DateTime64(p[, 'UTC']), FixedString(N), each also Nullable.
+std::string_view InternedTypeName(TypeId type) {
+  static Mutex* mu = new Mutex("type_names");
+  static auto* names = new absl::flat_hash_map<uint32_t, std::unique_ptr<std::string>>();
+  const uint32_t raw = static_cast<uint32_t>(type);
+  MutexLock lock(*mu);
+  auto& slot = (*names)[raw];
+  if (slot == nullptr) {
+    const TypeId nested = RemoveNullable(type);
+    std::string name;
+    switch (BaseOf(nested)) {
+      case TypeId::kBool: name = "Bool"; break;
+      case TypeId::kUUID: name = "UUID"; break;
+      case TypeId::kDateTime64:
+        name = absl::StrCat("DateTime64(", PrecisionOf(nested),
+                            ScaleOf(nested) != 0 ? ", 'UTC')" : ")");
+        break;
+      case TypeId::kFixedString: name = absl::StrCat("FixedString(", FixedStringSizeOf(nested), ")"); break;
+      default: name = "Unknown"; break;
+    }
+    if (IsNullable(type)) name = absl::StrCat("Nullable(", name, ")");
+    slot = std::make_unique<std::string>(std::move(name));
+  }
+  return *slot;
 }
 
 // Holds "Nullable(T)" for every parameterless T and Nothing, and for every decimal, built once.
@@ -173,6 +278,9 @@ std::string_view NullableTypeName(TypeId nested) {
 }
 
 std::string_view TypeName(TypeId type) {
+  if (BaseOf(type) >= TypeId::kBool && BaseOf(type) <= TypeId::kFixedString) {
+    return InternedTypeName(type);
+  }
   if (IsNullable(type)) return NullableTypeName(RemoveNullable(type));
   if (IsDecimal(type)) {
     const int p = PrecisionOf(type), s = ScaleOf(type);
@@ -237,6 +345,10 @@ absl::StatusOr<TypeId> ParseType(std::string_view text) {
                                                                 : text.find('('))) {
     return *decimal;
   }
+  if (auto parameterized = ParseParameterizedType(
+          text, base, open == std::string::npos ? std::string_view::npos : text.find('('))) {
+    return *parameterized;
+  }
   static const struct {
     const char* name;
     TypeId type;
@@ -249,7 +361,8 @@ absl::StatusOr<TypeId> ParseType(std::string_view text) {
       {"int", TypeId::kInt32},         {"smallint", TypeId::kInt16},  {"tinyint", TypeId::kInt8},
       {"text", TypeId::kString},       {"varchar", TypeId::kString},  {"char", TypeId::kString},
       {"timestamp", TypeId::kDateTime}, {"double", TypeId::kFloat64}, {"float", TypeId::kFloat32},
-      {"real", TypeId::kFloat32},      {"boolean", TypeId::kUInt8},   {"bool", TypeId::kUInt8},
+      {"real", TypeId::kFloat32},      {"boolean", TypeId::kBool},   {"bool", TypeId::kBool},
+      {"uuid", TypeId::kUUID},
       {"double precision", TypeId::kFloat64},
   };
   for (const auto& entry : kNames) {
@@ -276,7 +389,11 @@ size_t ValueSize(TypeId type) {
     case TypeId::kDecimal32: return 4;
     case TypeId::kDecimal128: return 16;
     case TypeId::kString: return 0;
-    case TypeId::kNothing: return 1;
+    case TypeId::kNothing:
+    case TypeId::kBool: return 1;
+    case TypeId::kUUID: return 16;
+    case TypeId::kDateTime64: return 8;
+    case TypeId::kFixedString: return 0;  // String layout: bytes plus end offsets
   }
   return 0;
 }
@@ -293,7 +410,8 @@ bool IsSignedInteger(TypeId type) {
 bool IsUnsignedInteger(TypeId type) {
   type = RemoveNullable(type);
   return type == TypeId::kUInt8 || type == TypeId::kUInt16 || type == TypeId::kUInt32 ||
-         type == TypeId::kUInt64 || type == TypeId::kDate || type == TypeId::kDateTime;
+         type == TypeId::kUInt64 || type == TypeId::kDate || type == TypeId::kDateTime ||
+         type == TypeId::kBool;
 }
 bool IsInteger(TypeId type) { return IsSignedInteger(type) || IsUnsignedInteger(type); }
 bool IsNumeric(TypeId type) { return IsInteger(type) || IsFloat(type); }

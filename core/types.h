@@ -15,10 +15,12 @@ namespace granite::core {
 // (uint32) and on disk (a base byte, then a type's parameters; see storage/part_format.cc).
 //
 // Bit layout:
-//   bits  0..7   base kind: the enumerators below (0..12 are the parameterless types, whose ids
-//                are the whole value; 13..15 the decimals, by physical width)
-//   bits  8..15  decimal precision P (1..38); 0 for every other kind
-//   bits 16..23  decimal scale S (0..P); 0 for every other kind
+//   bits  0..7   base kind: the enumerators below (0..12, 17 and 18 are the parameterless types,
+//                whose ids are the whole value; 13..15 the decimals, by physical width; 19 and 20
+//                carry parameters too)
+//   bits  8..15  decimal precision P (1..38); DateTime64's precision p (0..9)
+//   bits 16..23  decimal scale S (0..P); DateTime64: 1 if the zone 'UTC' was written
+//   bits  8..23  FixedString's N (1..65535)
 //   bit  24      Nullable: the column has a null map beside its values (kNullableFlag)
 //   bits 25..31  reserved for more flags (LowCardinality); 0 today
 // Two types are equal only if every bit is: Decimal(15, 2) != Decimal(15, 4). A `switch` on a
@@ -41,17 +43,24 @@ enum class TypeId : uint32_t {
   kDecimal64 = 14,  // Decimal(P <= 18, S): int64_t
   kDecimal128 = 15, // Decimal(P <= 38, S): __int128
   kNothing = 16,    // the type of a bare NULL (only as Nullable(Nothing)); stored as uint8_t 0
+  kBool = 17,       // true / false, stored as uint8_t 0 / 1
+  kUUID = 18,       // 16 bytes as UnsignedInt128, ordered as ClickHouse (core/extended_value_text.h)
+  kDateTime64 = 19, // DateTime64(p[, 'UTC']): ticks of 10^-p s since the epoch (UTC), int64_t
+  kFixedString = 20,  // FixedString(N): N bytes per value, zero padded (a String-layout column)
 };
 
 // The number of parameterless types (ids 0 .. kTypeCount - 1, each a complete TypeId).
 inline constexpr int kTypeCount = 13;
 // Bases 0 .. kBaseTypeCount - 1 exist; a base >= kTypeCount needs parameters.
-inline constexpr int kBaseTypeCount = 17;
+inline constexpr int kBaseTypeCount = 21;
 // Marks Nullable(T): T's values plus a null map (1 = NULL). Kernels see T; see core/column.h.
 inline constexpr uint32_t kNullableFlag = 1u << 24;
 inline constexpr int kMaxDecimalPrecision = 38;
 
 using Int128 = __int128;
+using UnsignedInt128 = unsigned __int128;  // UUID values
+inline constexpr int kMaxDateTime64Precision = 9;
+inline constexpr uint32_t kMaxFixedStringSize = 0xffff;
 
 // Returns the base kind (low 8 bits) of a type: kDecimal64 for Decimal(15, 2).
 constexpr TypeId BaseOf(TypeId type) {
@@ -86,6 +95,30 @@ constexpr TypeId MakeDecimal(int precision, int scale) {
   return static_cast<TypeId>(static_cast<uint32_t>(base) | (static_cast<uint32_t>(precision) << 8) |
                              (static_cast<uint32_t>(scale) << 16));
 }
+// Returns DateTime64(precision) or DateTime64(precision, 'UTC').
+// REQUIRES: 0 <= precision <= kMaxDateTime64Precision.
+constexpr TypeId MakeDateTime64(int precision, bool utc_zone = false) {
+  return static_cast<TypeId>(static_cast<uint32_t>(TypeId::kDateTime64) |
+                             (static_cast<uint32_t>(precision) << 8) | (utc_zone ? 1u << 16 : 0u));
+}
+// Returns FixedString(n). REQUIRES: 1 <= n <= kMaxFixedStringSize.
+constexpr TypeId MakeFixedString(uint32_t n) {
+  return static_cast<TypeId>(static_cast<uint32_t>(TypeId::kFixedString) | (n << 8));
+}
+// Returns N of FixedString(N) (looks through Nullable); 0 for other types.
+constexpr uint32_t FixedStringSizeOf(TypeId type) {
+  return BaseOf(type) == TypeId::kFixedString ? (static_cast<uint32_t>(type) >> 8) & 0xffffu : 0;
+}
+// The predicates below look through Nullable.
+constexpr bool IsBool(TypeId type) { return RemoveNullable(type) == TypeId::kBool; }
+constexpr bool IsUuid(TypeId type) { return RemoveNullable(type) == TypeId::kUUID; }
+constexpr bool IsDateTime64(TypeId type) { return BaseOf(type) == TypeId::kDateTime64; }
+constexpr bool IsFixedString(TypeId type) { return BaseOf(type) == TypeId::kFixedString; }
+// String or FixedString: values laid out as bytes plus end offsets.
+constexpr bool HasStringLayout(TypeId type) {
+  return BaseOf(type) == TypeId::kString || BaseOf(type) == TypeId::kFixedString;
+}
+
 // Returns whether a raw id read from a file or the wire is a type: a parameterless id, or a
 // decimal base with a valid precision and scale, either optionally with kNullableFlag
 // (Nothing only with it), and no other bits.
@@ -98,7 +131,8 @@ struct TypeTag {
 };
 
 // Appends the compact byte form of a type used in part files and wire blocks: the base byte, then
-// a precision byte and a scale byte for a decimal; Nullable(T) is the byte kNullableTypeByte, then
+// a precision byte and a scale byte for a decimal (bits 8..15 and 16..23 of DateTime64 and
+// FixedString alike); Nullable(T) is the byte kNullableTypeByte, then
 // T's form. Files written before decimals (one byte, ids below kTypeCount) read the same.
 inline constexpr uint8_t kNullableTypeByte = 0x40;
 void AppendTypeBytes(TypeId type, std::string* out);
@@ -112,7 +146,8 @@ std::string_view TypeName(TypeId type);
 // Parses a type as written in CREATE TABLE or CAST: ClickHouse names (UInt8 … Float64, String,
 // Date, DateTime, Decimal(P, S), Decimal32(S), Decimal64(S), Decimal128(S)) and SQL spellings
 // (BIGINT, INTEGER, INT, SMALLINT, TINYINT, TEXT, VARCHAR(n), CHAR(n), TIMESTAMP, DOUBLE, FLOAT,
-// REAL, BOOLEAN, DECIMAL(P[, S]), NUMERIC(P[, S]), DEC). Case-insensitive. A decimal with bad
+// REAL, BOOLEAN, DECIMAL(P[, S]), NUMERIC(P[, S]), DEC), Bool, UUID, DateTime64[(p[, 'UTC'])]
+// (another zone is NOT_IMPLEMENTED), FixedString(N). Case-insensitive. A decimal with bad
 // parameters is ARGUMENT_OUT_OF_BOUND naming them. Nullable(T) for every T but Nullable; a nested
 // Nullable is ILLEGAL_TYPE_OF_ARGUMENT.
 absl::StatusOr<TypeId> ParseType(std::string_view text);
@@ -125,14 +160,14 @@ size_t ValueSize(TypeId type);
 bool IsString(TypeId type);
 bool IsFloat(TypeId type);
 bool IsSignedInteger(TypeId type);
-bool IsUnsignedInteger(TypeId type);  // includes Date and DateTime
-bool IsInteger(TypeId type);          // includes Date and DateTime
+bool IsUnsignedInteger(TypeId type);  // includes Bool, Date and DateTime
+bool IsInteger(TypeId type);          // includes Bool, Date and DateTime
 bool IsNumeric(TypeId type);          // integers, floats, Date and DateTime; not decimals
 bool IsDateOrDateTime(TypeId type);
 
 // Calls f(TypeTag<T>{}) with the physical C++ type of a fixed-width `type` (decimals: int32_t,
-// int64_t, Int128).
-// REQUIRES: type is not String.
+// int64_t, Int128; Bool: uint8_t; UUID: UnsignedInt128; DateTime64: int64_t).
+// REQUIRES: type is not String or FixedString.
 template <typename F>
 decltype(auto) DispatchFixed(TypeId type, F&& f) {
   switch (BaseOf(type)) {
@@ -152,7 +187,11 @@ decltype(auto) DispatchFixed(TypeId type, F&& f) {
     case TypeId::kDecimal64: return f(TypeTag<int64_t>{});
     case TypeId::kDecimal128: return f(TypeTag<Int128>{});
     case TypeId::kNothing: return f(TypeTag<uint8_t>{});
-    case TypeId::kString: break;
+    case TypeId::kBool: return f(TypeTag<uint8_t>{});
+    case TypeId::kUUID: return f(TypeTag<UnsignedInt128>{});
+    case TypeId::kDateTime64: return f(TypeTag<int64_t>{});
+    case TypeId::kString:
+    case TypeId::kFixedString: break;
   }
   return f(TypeTag<uint8_t>{});  // unreachable for valid input
 }

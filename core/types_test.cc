@@ -92,5 +92,45 @@ TEST(TypesTest, TypeBytesRoundTripAndRejectBadIds) {
   EXPECT_FALSE(IsValidType(static_cast<uint32_t>(MakeDecimal(18, 2)) | (1u << 25)));
 }
 
+TEST(TypesTest, BoolUuidDateTime64AndFixedString) {
+  EXPECT_EQ(*ParseType("Bool"), TypeId::kBool);
+  EXPECT_EQ(*ParseType("BOOLEAN"), TypeId::kBool);
+  EXPECT_EQ(*ParseType("UUID"), TypeId::kUUID);
+  EXPECT_EQ(*ParseType("DateTime64"), MakeDateTime64(3));
+  EXPECT_EQ(*ParseType("DateTime64(6)"), MakeDateTime64(6));
+  EXPECT_EQ(*ParseType("DateTime64(9, 'UTC')"), MakeDateTime64(9, true));
+  EXPECT_EQ(*ParseType("FixedString(16)"), MakeFixedString(16));
+  EXPECT_EQ(*ParseType("Nullable(FixedString(2))"), MakeNullable(MakeFixedString(2)));
+  EXPECT_EQ(TypeName(TypeId::kBool), "Bool");
+  EXPECT_EQ(TypeName(MakeDateTime64(3)), "DateTime64(3)");
+  EXPECT_EQ(TypeName(MakeDateTime64(0, true)), "DateTime64(0, 'UTC')");
+  EXPECT_EQ(TypeName(MakeNullable(MakeFixedString(7))), "Nullable(FixedString(7))");
+  EXPECT_EQ(TypeName(MakeNullable(TypeId::kUUID)), "Nullable(UUID)");
+  EXPECT_EQ(ValueSize(TypeId::kUUID), 16u);
+  EXPECT_EQ(ValueSize(MakeDateTime64(9)), 8u);
+  EXPECT_EQ(FixedStringSizeOf(MakeFixedString(65535)), 65535u);
+  EXPECT_TRUE(HasStringLayout(MakeFixedString(1)));
+  EXPECT_FALSE(IsString(MakeFixedString(1)));
+  EXPECT_EQ(CodeOf(ParseType("DateTime64(10)").status()), ErrorCode::kArgumentOutOfBound);
+  EXPECT_EQ(CodeOf(ParseType("DateTime64(3, 'Europe/Berlin')").status()),
+            ErrorCode::kNotImplemented);
+  EXPECT_EQ(CodeOf(ParseType("FixedString(0)").status()), ErrorCode::kArgumentOutOfBound);
+  EXPECT_EQ(CodeOf(ParseType("FixedString").status()), ErrorCode::kNumberOfArgumentsDoesntMatch);
+  for (TypeId type : {TypeId::kBool, TypeId::kUUID, MakeDateTime64(0), MakeDateTime64(9, true),
+                      MakeFixedString(1), MakeFixedString(300), MakeNullable(MakeFixedString(3))}) {
+    EXPECT_EQ(*ParseType(TypeName(type)), type) << TypeName(type);
+    std::string bytes;
+    AppendTypeBytes(type, &bytes);
+    std::string_view view = bytes;
+    TypeId read;
+    ASSERT_TRUE(ReadTypeBytes(&view, &read));
+    EXPECT_EQ(read, type);
+    EXPECT_TRUE(view.empty());
+  }
+  EXPECT_FALSE(IsValidType(static_cast<uint32_t>(TypeId::kFixedString)));  // N = 0
+  EXPECT_FALSE(IsValidType(static_cast<uint32_t>(TypeId::kDateTime64) | (10u << 8)));
+  EXPECT_FALSE(IsValidType(21));
+}
+
 }  // namespace
 }  // namespace granite::core

@@ -12,6 +12,7 @@
 #include "core/date_time.h"
 #include "core/decimal.h"
 #include "core/error.h"
+#include "core/extended_value_text.h"
 
 namespace granite::core {
 namespace {
@@ -199,11 +200,63 @@ void AppendValueText(const Column& column, size_t row, std::string* out) {
     case TypeId::kDecimal64:
     case TypeId::kDecimal128:
       return AppendDecimalText(DecimalAt(column, row), ScaleOf(column.type()), false, out);
+    case TypeId::kBool: return AppendBoolText(column.Get<uint8_t>(row), out);
+    case TypeId::kUUID: return AppendUuidText(column.Get<UnsignedInt128>(row), out);
+    case TypeId::kDateTime64:
+      return AppendDateTime64Text(column.Get<int64_t>(row), PrecisionOf(column.type()), out);
+    case TypeId::kFixedString: out->append(column.StringAt(row)); return;
+    case TypeId::kNothing: return;
   }
 }
 
 absl::Status ParseValueText(std::string_view text, TypeId type, Column* column) {
   bool ok = false;
+  switch (BaseOf(type)) {
+    case TypeId::kBool: {
+      uint8_t v;
+      if (!ParseBoolText(text, &v)) {
+        return Error(ErrorCode::kCannotParseBool,
+                     "Cannot parse boolean value here: '" + std::string(text.substr(0, 100)) +
+                         "', should be one of True/False/T/F/Y/N/Yes/No/On/Off/Enable/Disable/"
+                         "Enabled/Disabled/1/0");
+      }
+      column->Append(v);
+      return absl::OkStatus();
+    }
+    case TypeId::kUUID: {
+      UnsignedInt128 v;
+      if (!ParseUuidText(text, &v)) {
+        return Error(ErrorCode::kCannotParseUuid,
+                     "Cannot parse uuid " + std::string(text.substr(0, 100)));
+      }
+      column->Append(v);
+      return absl::OkStatus();
+    }
+    case TypeId::kDateTime64: {
+      int64_t ticks;
+      if (!ParseDateTime64Text(text, PrecisionOf(type), &ticks) ||
+          !DateTime64InRange(ticks, PrecisionOf(type))) {
+        return Error(ErrorCode::kCannotParseDatetime,
+                     "Cannot parse \"" + std::string(text.substr(0, 100)) + "\" as " +
+                         std::string(TypeName(type)));
+      }
+      column->Append(ticks);
+      return absl::OkStatus();
+    }
+    case TypeId::kFixedString: {
+      const uint32_t n = FixedStringSizeOf(type);
+      if (text.size() > n) {
+        return Error(ErrorCode::kTooLargeStringSize,
+                     "Too large value for " + std::string(TypeName(type)) + ": " +
+                         std::to_string(text.size()) + " bytes");
+      }
+      std::string padded(text);
+      padded.resize(n, '\0');
+      column->AppendString(padded);
+      return absl::OkStatus();
+    }
+    default: break;
+  }
   if (IsDecimal(type)) {
     Int128 value;
     absl::Status status = ParseDecimalText(text, PrecisionOf(type), ScaleOf(type), &value);
@@ -266,6 +319,41 @@ std::string ValueToText(const Value& value) {
 
 absl::Status AppendValue(const Value& value, TypeId type, Column* column) {
   if (const auto* s = std::get_if<std::string>(&value)) return ParseValueText(*s, type, column);
+  switch (BaseOf(type)) {
+    case TypeId::kBool: {
+      // A number is true when it is not zero (ClickHouse's toBool).
+      bool v = false;
+      if (const auto* i = std::get_if<int64_t>(&value)) v = *i != 0;
+      if (const auto* u = std::get_if<uint64_t>(&value)) v = *u != 0;
+      if (const auto* f = std::get_if<double>(&value)) v = *f != 0;
+      column->Append(uint8_t{v});
+      return absl::OkStatus();
+    }
+    case TypeId::kDateTime64: {
+      // A number is a unix timestamp in seconds, fractions kept to the precision.
+      const int precision = PrecisionOf(type);
+      int64_t ticks = 0;
+      bool ok = true;
+      if (const auto* i = std::get_if<int64_t>(&value)) {
+        ok = !__builtin_mul_overflow(*i, TicksPerSecond(precision), &ticks);
+      } else if (const auto* u = std::get_if<uint64_t>(&value)) {
+        ok = *u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) &&
+             !__builtin_mul_overflow(static_cast<int64_t>(*u), TicksPerSecond(precision), &ticks);
+      } else if (const auto* f = std::get_if<double>(&value)) {
+        const double scaled = *f * static_cast<double>(TicksPerSecond(precision));
+        ok = std::isfinite(scaled) && std::fabs(scaled) < 9.2e18;
+        if (ok) ticks = static_cast<int64_t>(scaled);
+      }
+      if (!ok || !DateTime64InRange(ticks, precision)) return OutOfRange(value, type);
+      column->Append(ticks);
+      return absl::OkStatus();
+    }
+    case TypeId::kUUID:
+      return Error(ErrorCode::kCannotConvertType,
+                   "Cannot convert the number " + ValueToText(value) + " to UUID");
+    case TypeId::kFixedString: return ParseValueText(ValueToText(value), type, column);
+    default: break;
+  }
   if (type == TypeId::kString) {
     column->AppendString(ValueToText(value));
     return absl::OkStatus();

@@ -173,7 +173,7 @@ absl::StatusOr<std::shared_ptr<const KeyExpression>> KeyExpression::Parse(
     key->source_type_ = schema.columns[key->source_column_].type;
     // Functions of strings (toDate('...')) parse text, which does not sort like the values.
     key->monotonic_ = parser.monotonic &&
-                      (key->plain_column_ >= 0 || !core::IsString(key->source_type_));
+                      (key->plain_column_ >= 0 || !core::HasStringLayout(key->source_type_));
     core::plan::Expr rebased = expr;
     Rebase(&rebased, static_cast<uint32_t>(key->source_column_));
     ASSIGN_OR_RETURN(std::unique_ptr<core::Expression> over_source,
@@ -193,7 +193,11 @@ absl::StatusOr<core::Value> KeyExpression::EvaluateAt(const core::Value& value) 
                  absl::StrCat("Key expression ", text_, " does not read exactly one column"));
   }
   auto column = std::make_shared<core::Column>(source_type_);
-  RETURN_IF_ERROR(core::AppendValue(value, source_type_, column.get()));
+  if (core::IsDateTime64(source_type_) && std::holds_alternative<int64_t>(value)) {
+    column->Append(std::get<int64_t>(value));  // bounds hold ticks, not a literal's seconds
+  } else {
+    RETURN_IF_ERROR(core::AppendValue(value, source_type_, column.get()));
+  }
   core::Block block;
   block.rows_without_columns = 1;
   block.columns.push_back(std::move(column));
@@ -202,7 +206,9 @@ absl::StatusOr<core::Value> KeyExpression::EvaluateAt(const core::Value& value) 
 }
 
 core::Value ValueAt(const core::Column& column, size_t row) {
-  if (core::IsString(column.type())) return std::string(column.StringAt(row));
+  if (core::HasStringLayout(column.type())) return std::string(column.StringAt(row));
+  // A UUID does not fit a 64-bit Value: its 16 bytes, which compare equal exactly when it does.
+  if (core::IsUuid(column.type())) return std::string(column.RawData() + row * 16, 16);
   return core::DispatchFixed(column.type(), [&](auto tag) -> core::Value {
     using T = typename decltype(tag)::Type;
     T v = column.Get<T>(row);

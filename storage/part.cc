@@ -40,7 +40,7 @@ absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& g
   for (size_t g = 0; g < granule_rows.size(); ++g) {
     const GranuleMark& mark = marks.marks[g];
     const uint64_t rows = granule_rows[g];
-    bool raw_ok = core::IsString(type) ? mark.raw_size >= rows * (4 + null_bytes)
+    bool raw_ok = core::HasStringLayout(type) ? mark.raw_size >= rows * (4 + null_bytes)
                                        : mark.raw_size == rows * (width + null_bytes);
     if (mark.offset != offset || mark.compressed_size == 0 || !raw_ok) {
       return Corrupt(what, absl::StrCat("column ", std::string(column),
@@ -259,7 +259,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   if (granule_begin == granule_end) return column;
 
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
-  bool is_string = core::IsString(type);
+  bool is_string = core::HasStringLayout(type);
   // A Nullable granule is T's granule followed by its null map (granule_rows_ bytes); it goes
   // through the scratch buffer like a String one.
   const bool nullable = core::IsNullable(type);
@@ -336,7 +336,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
                                                       const RandomAccessFile* file,
                                                       UncompressedCache* cache) const {
   if (column_index >= columns_.size() || granule_begin > granule_end ||
-      granule_end > granule_count() || !core::IsString(schema_->columns[column_index].type) ||
+      granule_end > granule_count() || !core::HasStringLayout(schema_->columns[column_index].type) ||
       core::IsNullable(schema_->columns[column_index].type)) {
     return Error(ErrorCode::kArgumentOutOfBound,
                  absl::StrCat("Cannot read the sizes of column ", column_index, ", granules [",

@@ -40,11 +40,11 @@ bool GetMagic(ByteReader& r, const char* magic) {
 
 // Writes one bound in the form its type uses (see GranuleBounds).
 void PutBound(ByteWriter& w, const core::Value& value, TypeId type) {
-  if (core::IsString(type)) {
+  if (core::HasStringLayout(type) || core::IsUuid(type)) {
     w.PutString(std::get<std::string>(value));
   } else if (core::IsFloat(type)) {
     w.PutRaw(&std::get<double>(value), 8);
-  } else if (core::IsSignedInteger(type) || core::IsDecimal(type)) {
+  } else if (core::IsSignedInteger(type) || core::IsDecimal(type) || core::IsDateTime64(type)) {
     w.PutRaw(&std::get<int64_t>(value), 8);
   } else {
     w.PutRaw(&std::get<uint64_t>(value), 8);
@@ -52,7 +52,7 @@ void PutBound(ByteWriter& w, const core::Value& value, TypeId type) {
 }
 
 bool GetBound(ByteReader& r, TypeId type, core::Value* value) {
-  if (core::IsString(type)) {
+  if (core::HasStringLayout(type) || core::IsUuid(type)) {
     std::string s;
     if (!r.GetString(&s)) return false;
     *value = std::move(s);
@@ -65,7 +65,9 @@ bool GetBound(ByteReader& r, TypeId type, core::Value* value) {
     return true;
   };
   if (core::IsFloat(type)) return get(0.0);
-  if (core::IsSignedInteger(type) || core::IsDecimal(type)) return get(int64_t{0});
+  if (core::IsSignedInteger(type) || core::IsDecimal(type) || core::IsDateTime64(type)) {
+    return get(int64_t{0});
+  }
   return get(uint64_t{0});
 }
 
@@ -316,7 +318,7 @@ std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t 
     }
     return *scratch;
   }
-  if (!core::IsString(column.type())) {
+  if (!core::HasStringLayout(column.type())) {
     size_t width = core::ValueSize(column.type());
     return std::string_view(column.RawData() + begin * width, (end - begin) * width);
   }
@@ -367,7 +369,7 @@ GranuleBounds ComputeBounds(const core::Column& column, size_t begin, size_t end
       if (nulls[row] != 0) return bounds;
     }
   }
-  if (core::IsString(column.type())) {
+  if (core::HasStringLayout(column.type())) {
     std::string_view min = column.StringAt(begin);
     std::string_view max = min;
     for (size_t row = begin + 1; row < end; ++row) {
@@ -391,7 +393,9 @@ GranuleBounds ComputeBounds(const core::Column& column, size_t begin, size_t end
       min = v < min ? v : min;
       max = v > max ? v : max;
     }
-    if constexpr (std::is_same_v<T, core::Int128>) {
+    if constexpr (std::is_same_v<T, core::UnsignedInt128>) {
+      // UUIDs keep no bounds: a Value holds at most 64 bits.
+    } else if constexpr (std::is_same_v<T, core::Int128>) {
       // Decimal128 bounds are kept (as scaled int64) only when they fit.
       constexpr core::Int128 kLow = std::numeric_limits<int64_t>::min();
       constexpr core::Int128 kHigh = std::numeric_limits<int64_t>::max();

@@ -95,9 +95,11 @@ struct GranuleMark {
   uint64_t checksum = 0;  // XXH64 of the compressed block
 };
 
-// Min and max of one granule's values: int64_t for signed integers, uint64_t for unsigned integers,
-// Date and DateTime, double for floats, std::string for String. Absent when unknown (a float
-// granule holding NaN, a String granule whose bounds are longer than kMaxStringBoundBytes).
+// Min and max of one granule's values: int64_t for signed integers, decimals and DateTime64
+// ticks, uint64_t for unsigned integers, Bool, Date and DateTime, double for floats, std::string
+// for String and FixedString. Absent when unknown (a float granule holding NaN, a String granule
+// whose bounds are longer than kMaxStringBoundBytes, every UUID granule). Primary index values
+// take the same forms, a UUID's being its 16 bytes as a std::string.
 struct GranuleBounds {
   bool present = false;
   core::Value min;

@@ -16,7 +16,7 @@ bool IsSorted(const std::vector<core::ColumnPtr>& columns) {
   for (size_t r = 1; r < rows; ++r) {
     for (const core::ColumnPtr& column : columns) {
       int c = 0;
-      if (core::IsString(column->type())) {
+      if (core::HasStringLayout(column->type())) {
         c = column->StringAt(r - 1).compare(column->StringAt(r));
       } else {
         c = core::DispatchFixed(column->type(), [&](auto tag) {

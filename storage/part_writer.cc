@@ -31,7 +31,7 @@ std::vector<uint32_t> PartWriter::SplitIntoGranules(const core::Block& block) co
     size_t end = std::min(rows, row + options_.granule_rows);
     // Shrinks the granule while some String column's raw granule would exceed the byte limit.
     for (const core::ColumnPtr& column : block.columns) {
-      if (!core::IsString(column->type())) continue;
+      if (!core::HasStringLayout(column->type())) continue;
       const std::vector<uint64_t>& offsets = column->Offsets();
       uint64_t base = row == 0 ? 0 : offsets[row - 1];
       auto raw_bytes = [&](size_t e) { return offsets[e - 1] - base + 4 * (e - row); };

@@ -33,6 +33,16 @@ core::ColumnPtr MakeColumn(TypeId type, size_t rows, size_t seed) {
       column->AppendString(StringValue(i + seed));
       continue;
     }
+    if (core::IsFixedString(type)) {
+      std::string value = StringValue(i + seed).substr(0, core::FixedStringSizeOf(type));
+      value.resize(core::FixedStringSizeOf(type), '\0');
+      column->AppendString(value);
+      continue;
+    }
+    if (type == TypeId::kBool) {
+      column->Append<uint8_t>(core::HashInt(i + seed) & 1);
+      continue;
+    }
     uint64_t bits = core::HashInt(i + seed * 1000003 + static_cast<uint64_t>(type) * 7919);
     core::DispatchFixed(type, [&](auto tag) {
       using T = typename decltype(tag)::Type;
@@ -60,6 +70,12 @@ TableSchema AllTypesSchema(const std::string& name) {
   for (TypeId type : {core::MakeDecimal(9, 2), core::MakeDecimal(15, 2), core::MakeDecimal(38, 10)}) {
     schema.columns.push_back({"col " + std::string(core::TypeName(type)), type});
   }
+  // Bool, UUID, DateTime64 (the id carries the precision and the zone flag), FixedString(N).
+  for (TypeId type : {TypeId::kBool, TypeId::kUUID, core::MakeDateTime64(3),
+                      core::MakeDateTime64(9, true), core::MakeFixedString(5),
+                      core::MakeNullable(TypeId::kUUID)}) {
+    schema.columns.push_back({"col " + std::string(core::TypeName(type)), type});
+  }
   schema.engine = "MergeTree";
   return schema;
 }
@@ -77,7 +93,7 @@ void ExpectRowsEqual(const core::Column& expected, size_t begin, size_t count,
                      const core::Column& actual) {
   ASSERT_EQ(actual.type(), expected.type());
   ASSERT_EQ(actual.size(), count);
-  if (core::IsString(expected.type())) {
+  if (core::HasStringLayout(expected.type())) {
     for (size_t i = 0; i < count; ++i) {
       ASSERT_EQ(actual.StringAt(i), expected.StringAt(begin + i)) << "row " << begin + i;
     }

@@ -7,6 +7,7 @@
 
 #include "core/decimal.h"
 #include "core/expression.h"
+#include "core/functions/constant_column.h"
 #include "core/value_text.h"
 #include "storage/key_expression.h"
 
@@ -45,6 +46,18 @@ std::optional<core::Value> ConstantFor(const core::plan::Expr& expr, TypeId type
     core::Column column(type);
     if (!core::AppendValue(*value, type, &column).ok()) return std::nullopt;
     return storage::ValueAt(column, 0);
+  }
+  if (core::IsDateTime64(type)) {
+    // The constant's exact value in the column's ticks, as the comparison reads it (text parsed
+    // at the column's precision, whole seconds scaled); a value the column's precision cannot
+    // hold exactly (the comparison then runs at a finer one) constrains nothing.
+    const TypeId column_type = core::RemoveNullable(type);
+    absl::StatusOr<std::optional<core::Value>> exact =
+        core::ConvertConstantExactly(*value, from, column_type);
+    if (!exact.ok() || !exact->has_value()) return std::nullopt;
+    absl::StatusOr<core::ColumnPtr> ticks = core::MakeConstantColumn(**exact, column_type);
+    if (!ticks.ok()) return std::nullopt;
+    return core::Value((*ticks)->Get<int64_t>(0));
   }
   if (from == TypeId::kDate && type == TypeId::kDateTime) {
     // A Date compares with a DateTime as its midnight.

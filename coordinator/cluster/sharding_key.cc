@@ -33,7 +33,7 @@ bool IsPlainName(std::string_view name) {
 // Adds the hash of every row's value in `column` into `hashes`.
 void CombineColumn(const core::Column& column, std::vector<uint64_t>* hashes) {
   size_t rows = column.size();
-  if (column.type() == core::TypeId::kString) {
+  if (core::HasStringLayout(column.type())) {
     for (size_t r = 0; r < rows; ++r) {
       (*hashes)[r] = core::HashCombine((*hashes)[r], core::HashBytes(column.StringAt(r)));
     }

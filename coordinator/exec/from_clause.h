@@ -12,7 +12,8 @@
 //     estimated smallest (|L| * |R| / the larger distinct count of the keys, counted on the
 //     materialized data; a relation connected to none comes last, as a cross join), building
 //     on the smaller side;
-//   - with an outer, semi or anti join: the written order, left-deep.
+//   - with an outer, semi or anti join: the inner joins at the front (when no RIGHT or FULL join
+//     follows) in the greedy order above, then the written order, left-deep.
 // The SELECT that remains has no FROM and keeps the conjuncts not used as keys or pushed down.
 //
 // Broadcast joins: with only inner / comma joins, the largest table (by its row count) may stay
@@ -28,8 +29,10 @@
 // distributed_join_mode chooses: 'broadcast' whenever possible (nothing co-located),
 // 'coordinator' never, 'auto' co-located where possible and the groups sent when their rows times
 // max(1, workers - 1) (the copies sent beyond the one gathered anyway) are at most the largest
-// table's rows that pass its own filter. Written-order joins (LEFT, SEMI, ANTI of the first
-// table) take each joined table as a co-located build the same way.
+// table's rows that pass its own filter. Written-order joins (LEFT, SEMI, ANTI, INNER) run on
+// the workers too: the inner joins at the front planned as above (or the first table alone),
+// then one build per later join, keyed on any relation before it, co-located when the table is
+// co-sharded with a relation whose rows the workers hold locally.
 #pragma once
 
 #include <cstdint>

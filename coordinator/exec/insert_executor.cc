@@ -132,6 +132,8 @@ void AppendDefault(core::Column* column) {
     column->AppendNull();
   } else if (column->type() == TypeId::kString) {
     column->AppendString("");
+  } else if (core::IsFixedString(column->type())) {
+    column->AppendString(std::string(core::FixedStringSizeOf(column->type()), '\0'));
   } else {
     column->Resize(column->size() + 1);
   }

@@ -127,8 +127,10 @@ sql::ExprPtr LiteralOf(const core::Column& column, size_t row, size_t position) 
   literal->kind = ExprKind::kLiteral;
   literal->position = position;
   literal->literal_type = column.type();
-  if (core::IsString(column.type()) || core::IsDecimal(column.type())) {
-    // A decimal travels as its exact text, which the literal's type parses back.
+  if (core::HasStringLayout(column.type()) || core::IsDecimal(column.type()) ||
+      core::IsUuid(column.type()) || core::IsDateTime64(column.type())) {
+    // A decimal, UUID or DateTime64 travels as its exact text, which the literal's type parses
+    // back (a number would be read as a scaled value or not fit).
     std::string text;
     core::AppendValueText(column, row, &text);
     literal->value = std::move(text);

@@ -250,6 +250,8 @@ Column DefaultRow(TypeId type) {
   Column one(type);
   if (type == TypeId::kString) {
     one.AppendString("");
+  } else if (core::IsFixedString(type)) {
+    one.AppendString(std::string(core::FixedStringSizeOf(type), '\0'));
   } else {
     one.Resize(1);
     std::memset(one.RawData(), 0, one.RawSize());

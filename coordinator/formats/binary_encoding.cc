@@ -1,5 +1,6 @@
 #include "coordinator/formats/binary_encoding.h"
 
+#include "core/extended_value_text.h"
 #include "core/types.h"
 
 namespace granite::coordinator {
@@ -28,6 +29,16 @@ void AppendBinaryValue(const core::Column& column, size_t row, std::string* out)
     AppendBinaryString(column.StringAt(row), out);
     return;
   }
+  if (core::IsFixedString(column.type())) {
+    out->append(column.StringAt(row));  // exactly N bytes, no length
+    return;
+  }
+  if (column.type() == core::TypeId::kUUID) {
+    char bytes[16];
+    core::UuidToClickHouseBytes(column.Get<core::UnsignedInt128>(row), bytes);
+    out->append(bytes, sizeof(bytes));
+    return;
+  }
   const size_t width = core::ValueSize(column.type());
   out->append(column.RawData() + row * width, width);
 }
@@ -43,6 +54,18 @@ void AppendNativeColumn(const core::Column& column, std::string* out, bool nulla
   }
   if (column.type() == core::TypeId::kString) {
     for (size_t row = 0; row < column.size(); ++row) AppendBinaryString(column.StringAt(row), out);
+    return;
+  }
+  if (core::IsFixedString(column.type())) {
+    out->append(column.Chars());  // N bytes per row, back to back
+    return;
+  }
+  if (column.type() == core::TypeId::kUUID) {
+    char bytes[16];
+    for (size_t row = 0; row < column.size(); ++row) {
+      core::UuidToClickHouseBytes(column.Get<core::UnsignedInt128>(row), bytes);
+      out->append(bytes, sizeof(bytes));
+    }
     return;
   }
   out->append(column.RawData(), column.RawSize());

@@ -17,8 +17,9 @@ void AppendVarUInt(uint64_t value, std::string* out);
 void AppendBinaryString(std::string_view text, std::string* out);
 
 // Appends row `row` of `column` in ClickHouse's binary form: fixed-width types as their
-// little-endian bytes (Date as UInt16 days, DateTime as UInt32 seconds), String as
-// AppendBinaryString; a Nullable column's row is preceded by a byte, 1 for NULL (then no value).
+// little-endian bytes (Date as UInt16 days, DateTime as UInt32 seconds, Bool a byte, DateTime64
+// Int64 ticks, UUID its high half then its low half), String as AppendBinaryString, FixedString
+// as its N bytes; a Nullable column's row is preceded by a byte, 1 for NULL (then no value).
 void AppendBinaryValue(const core::Column& column, size_t row, std::string* out);
 
 // Appends all rows of `column` in Native's column layout: fixed-width data as one array, String

@@ -198,7 +198,7 @@ absl::StatusOr<size_t> ParseCsv(std::string_view data, bool last, const InputLim
       // An empty unquoted field is the column's default: NULL for a Nullable one.
       const core::TypeId type = builder->type(column);
       bool empty_as_default =
-          field.text.empty() && (!core::IsString(type) || (core::IsNullable(type) && !field.quoted));
+          field.text.empty() && (!core::HasStringLayout(type) || (core::IsNullable(type) && !field.quoted));
       if (is_null) {
         RETURN_IF_ERROR(builder->AppendNull(column));
       } else if (empty_as_default) {

@@ -34,12 +34,15 @@ void CsvOutput::Write(const core::Block& block, std::string* out) {
         out->append("\\N");
         continue;
       }
-      switch (column.type()) {
+      switch (core::BaseOf(column.type())) {
+        case core::TypeId::kFixedString:
         case core::TypeId::kString:
           AppendCsvQuoted(column.StringAt(row), out);
           break;
         case core::TypeId::kDate:
         case core::TypeId::kDateTime:
+        case core::TypeId::kDateTime64:
+        case core::TypeId::kUUID:
           // Date and DateTime text never contains '"', so no doubling is needed.
           out->push_back('"');
           core::AppendValueText(column, row, out);

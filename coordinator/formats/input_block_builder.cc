@@ -28,6 +28,8 @@ void InputBlockBuilder::AppendDefault(size_t column) {
     c.AppendNull();
   } else if (types_[column] == core::TypeId::kString) {
     c.AppendString({});
+  } else if (core::IsFixedString(types_[column])) {
+    c.AppendString(std::string(core::FixedStringSizeOf(types_[column]), '\0'));
   } else {
     c.Resize(c.size() + 1);
   }

@@ -12,7 +12,7 @@ void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, s
     out->append("null");
     return;
   }
-  switch (column.type()) {
+  switch (core::BaseOf(column.type())) {
     case core::TypeId::kUInt64:
     case core::TypeId::kInt64:
       if (!quote_64bit) break;
@@ -21,10 +21,13 @@ void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, s
       out->push_back('"');
       return;
     case core::TypeId::kString:
+    case core::TypeId::kFixedString:
       AppendJsonString(column.StringAt(row), out);
       return;
     case core::TypeId::kDate:
     case core::TypeId::kDateTime:
+    case core::TypeId::kDateTime64:
+    case core::TypeId::kUUID:
       out->push_back('"');
       core::AppendValueText(column, row, out);
       out->push_back('"');

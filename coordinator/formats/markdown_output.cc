@@ -4,6 +4,16 @@
 #include "core/value_text.h"
 
 namespace granite::coordinator {
+namespace {
+
+// ClickHouse aligns text-like values (String, FixedString, Bool, UUID) left, numbers and dates right.
+bool AlignsLeft(core::TypeId type) {
+  const core::TypeId base = core::BaseOf(type);
+  return base == core::TypeId::kString || base == core::TypeId::kFixedString ||
+         base == core::TypeId::kBool || base == core::TypeId::kUUID;
+}
+
+}  // namespace
 
 void MarkdownOutput::Begin(const std::vector<std::string>& names,
                            const std::vector<core::TypeId>& types, std::string* out) {
@@ -14,7 +24,7 @@ void MarkdownOutput::Begin(const std::vector<std::string>& names,
     out->append(" |");
   }
   out->append("\n|");
-  for (core::TypeId type : types) out->append(core::IsString(type) ? ":-|" : "-:|");
+  for (core::TypeId type : types) out->append(AlignsLeft(type) ? ":-|" : "-:|");
   out->push_back('\n');
 }
 
@@ -26,7 +36,7 @@ void MarkdownOutput::Write(const core::Block& block, std::string* out) {
       out->push_back(' ');
       if (column->IsNullAt(row)) {
         out->append("\\N");
-      } else if (column->type() == core::TypeId::kString) {
+      } else if (core::HasStringLayout(column->type())) {
         AppendTsvEscaped(column->StringAt(row), out);
       } else {
         core::AppendValueText(*column, row, out);

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
+#include "core/extended_value_text.h"
 
 namespace granite::coordinator {
 namespace {
@@ -93,6 +94,8 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
       if (!complete) break;
       if (core::IsString(want)) {
         for (uint64_t r = 0; complete && r < *rows; ++r) complete = reader.String().has_value();
+      } else if (core::IsFixedString(want)) {
+        complete = reader.Bytes(*rows * core::FixedStringSizeOf(want)).has_value();
       } else {
         complete = reader.Bytes(*rows * core::ValueSize(want)).has_value();
       }
@@ -118,6 +121,13 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
       if (target.type() == core::TypeId::kString) {
         Reader strings(values);
         for (uint64_t r = 0; r < *rows; ++r) target.AppendString(*strings.String());
+      } else if (core::IsFixedString(target.type())) {
+        const size_t n = core::FixedStringSizeOf(target.type());
+        for (uint64_t r = 0; r < *rows; ++r) target.AppendString(values.substr(r * n, n));
+      } else if (target.type() == core::TypeId::kUUID) {
+        for (uint64_t r = 0; r < *rows; ++r) {
+          target.Append(core::UuidFromClickHouseBytes(values.data() + r * 16));
+        }
       } else {
         size_t old = target.size();
         target.Resize(old + *rows);

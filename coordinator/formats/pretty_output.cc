@@ -8,6 +8,14 @@
 namespace granite::coordinator {
 namespace {
 
+// ClickHouse aligns text-like values (String, FixedString, Bool, UUID) left, numbers and dates right.
+bool AlignsLeft(core::TypeId type) {
+  const core::TypeId base = core::BaseOf(type);
+  return base == core::TypeId::kString || base == core::TypeId::kFixedString ||
+         base == core::TypeId::kBool || base == core::TypeId::kUUID;
+}
+
+
 // Escapes control characters so that a cell stays on one line; other bytes are shown as is.
 void AppendDisplayString(std::string_view text, std::string* out) {
   for (char c : text) {
@@ -36,7 +44,7 @@ void PrettyOutput::Begin(const std::vector<std::string>& names,
   align_right_.clear();
   cells_.clear();
   for (core::TypeId type : types) {
-    align_right_.push_back(!core::IsString(type));
+    align_right_.push_back(!AlignsLeft(type));
     cells_.emplace_back(core::TypeId::kString);
   }
   total_rows_ = 0;
@@ -53,7 +61,7 @@ void PrettyOutput::Write(const core::Block& block, std::string* out) {
       text.clear();
       if (column.IsNullAt(row)) {
         text.append("ᴺᵁᴸᴸ");
-      } else if (column.type() == core::TypeId::kString) {
+      } else if (core::HasStringLayout(column.type())) {
         AppendDisplayString(column.StringAt(row), &text);
       } else {
         core::AppendValueText(column, row, &text);

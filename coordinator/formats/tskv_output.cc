@@ -38,7 +38,7 @@ void TskvOutput::Write(const core::Block& block, std::string* out) {
       const core::Column& column = *block.columns[c];
       if (column.IsNullAt(row)) {
         out->append("\\N");
-      } else if (column.type() == core::TypeId::kString) {
+      } else if (core::HasStringLayout(column.type())) {
         AppendTsvEscaped(column.StringAt(row), out);
       } else {
         core::AppendValueText(column, row, out);

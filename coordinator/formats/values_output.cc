@@ -19,12 +19,15 @@ void ValuesOutput::Write(const core::Block& block, std::string* out) {
         out->append("NULL");
         continue;
       }
-      switch (column.type()) {
+      switch (core::BaseOf(column.type())) {
+        case core::TypeId::kFixedString:
         case core::TypeId::kString:
           AppendSqlQuoted(column.StringAt(row), out);
           break;
         case core::TypeId::kDate:
         case core::TypeId::kDateTime:
+        case core::TypeId::kDateTime64:
+        case core::TypeId::kUUID:
           out->push_back('\'');
           core::AppendValueText(column, row, out);
           out->push_back('\'');

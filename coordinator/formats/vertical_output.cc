@@ -35,7 +35,7 @@ void VerticalOutput::Write(const core::Block& block, std::string* out) {
       const core::Column& column = *block.columns[c];
       if (column.IsNullAt(row)) {
         out->append("ᴺᵁᴸᴸ");
-      } else if (column.type() == core::TypeId::kString) {
+      } else if (core::HasStringLayout(column.type())) {
         for (char ch : column.StringAt(row)) {
           if (static_cast<unsigned char>(ch) < 0x20 && ch != ' ') {
             AppendTsvEscaped(std::string_view(&ch, 1), out);

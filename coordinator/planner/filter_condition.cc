@@ -15,7 +15,10 @@ absl::StatusOr<core::plan::Expr> AsFilterCondition(core::plan::Expr bound,
   const core::TypeId type = TypeOf(bound);
   // Nullable(UInt8) and NULL filter as they are: the value under a NULL is 0, so NULL is false.
   const core::TypeId nested = core::RemoveNullable(type);
-  if (nested == core::TypeId::kUInt8 || nested == core::TypeId::kNothing) return bound;
+  if (nested == core::TypeId::kUInt8 || nested == core::TypeId::kBool ||
+      nested == core::TypeId::kNothing) {
+    return bound;  // one byte per row, 0 or not: the mask as it is
+  }
   if (!core::IsNumeric(type)) {  // as WHERE (binder.cc) accepts: numbers, Date, DateTime
     return ErrorAt(core::ErrorCode::kIllegalTypeOfArgument,
                    "Illegal type " + std::string(core::TypeName(type)) + " of column for filter in " +

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/planner/binder.h"
 #include "coordinator/sql/parser.h"
@@ -342,6 +343,11 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
   }
   core::plan::AggregateCall call;
   std::vector<TypeId> arg_types;
+  // min, max, any, ... of a FixedString run on its String form and cast back (the padding drop
+  // keeps the order, so the chosen value is the same).
+  const bool picks_first_argument = name == "min" || name == "max" || name == "any" ||
+                                    name == "anyLast" || name == "argMin" || name == "argMax";
+  std::optional<TypeId> fixed_string_result;
   for (const auto& arg : e.args) {
     if (arg->kind == ExprKind::kStar) continue;  // count(*) = count()
     if (ContainsAggregate(*arg)) {
@@ -351,6 +357,18 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
                      arg->position);
     }
     ASSIGN_OR_RETURN(core::plan::Expr bound, BindInput(*arg));
+    const bool fixed_value = picks_first_argument && call.args.empty() &&
+                             core::IsFixedString(TypeOf(bound));
+    if (fixed_value) fixed_string_result = core::RemoveNullable(TypeOf(bound));
+    if (fixed_value || ((core::IsUuid(TypeOf(bound)) || core::IsFixedString(TypeOf(bound))) &&
+                        absl::StartsWith(name, "uniq"))) {
+      // The uniq sets hold 64-bit keys or strings: a UUID or FixedString counts by its String
+      // form, as distinct as its value (only a FixedString's trailing padding is dropped).
+      const TypeId text = core::WithNullable(TypeId::kString, core::IsNullable(TypeOf(bound)));
+      std::vector<core::plan::Expr> inner;
+      inner.push_back(std::move(bound));
+      bound = core::Call("toString", text, std::move(inner));
+    }
     arg_types.push_back(TypeOf(bound));
     call.args.push_back(std::move(bound));
   }
@@ -369,7 +387,16 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
     aggregates_.push_back(call);
     aggregate_signatures_.push_back(signature);
   }
-  return core::Col(keys_.size() + index, resolved->result_type);
+  core::plan::Expr result = core::Col(keys_.size() + index, resolved->result_type);
+  if (fixed_string_result && core::IsString(resolved->result_type)) {
+    const TypeId type =
+        core::WithNullable(*fixed_string_result, core::IsNullable(resolved->result_type));
+    std::vector<core::plan::Expr> cast_args;
+    cast_args.push_back(std::move(result));
+    cast_args.push_back(core::Lit(core::Value(std::string(core::TypeName(type))), TypeId::kString));
+    return core::Call("CAST", type, std::move(cast_args));
+  }
+  return result;
 }
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder bind_arg) {
@@ -422,6 +449,21 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
   // NULL arguments are Nullable(Nothing): if, multiIf and CASE take them as NULL
   // (core/functions/null_functions.h).
   absl::StatusOr<core::ResolvedFunction> resolved = core::ResolveFunction(e.name, infos);
+  if (!resolved.ok() && core::CodeOf(resolved.status()) == ErrorCode::kIllegalTypeOfArgument) {
+    // A function of strings that does not take FixedString itself reads its bytes as a String
+    // (zero padding included, as ClickHouse's length, concat, ... see them).
+    bool wrapped = false;
+    for (size_t i = 0; i < args.size() && !is_in; ++i) {
+      if (!core::IsFixedString(infos[i].type)) continue;
+      const TypeId text = core::WithNullable(TypeId::kString, core::IsNullable(infos[i].type));
+      std::vector<core::plan::Expr> inner;
+      inner.push_back(std::move(args[i]));
+      args[i] = core::Call("toString", text, std::move(inner));
+      infos[i] = {text, std::nullopt};
+      wrapped = true;
+    }
+    if (wrapped) resolved = core::ResolveFunction(e.name, infos);
+  }
   if (!resolved.ok()) {
     return core::Error(core::CodeOf(resolved.status()),
                        std::string(resolved.status().message()) + " (at position " +

@@ -386,7 +386,9 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
       }
       if (token.Is("TRUE") || token.Is("FALSE")) {
         tokens_.Take();
-        return MakeLiteral(core::Value(uint64_t{token.Is("TRUE") ? 1u : 0u}), token.position);
+        ExprPtr literal = MakeLiteral(core::Value(uint64_t{token.Is("TRUE") ? 1u : 0u}), token.position);
+        literal->literal_type = core::TypeId::kBool;  // ClickHouse types true / false as Bool
+        return literal;
       }
       if (token.Is("INF") || token.Is("NAN")) {
         tokens_.Take();

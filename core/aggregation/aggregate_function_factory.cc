@@ -286,6 +286,12 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
   }
   for (size_t i = 0; i < args.size(); ++i) {
     const TypeId t = args[i];
+    // FixedString values are not yet read by the aggregate states; UUID and DateTime64 only by
+    // the ones that take any type (min, max, any, argMin, ...).
+    if (IsFixedString(t) && entry.family != Family::kCount) return IllegalType(name, t);
+    if ((IsUuid(t) || IsDateTime64(t)) && entry.args == Args::kQuantile) {
+      return IllegalType(name, t);
+    }
     switch (entry.args) {
       case Args::kAny: break;
       case Args::kNumeric:

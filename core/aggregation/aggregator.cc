@@ -64,7 +64,7 @@ Aggregator::Aggregator(std::vector<TypeId> key_types, std::vector<AggregateSpec>
   } else if (nullable_keys) {
     // A NULL key is its own group: the serialized form carries a null flag per Nullable key.
     layout_ = KeyLayout::kSerialized;
-  } else if (key_types_.size() == 1 && IsString(key_types_[0])) {
+  } else if (key_types_.size() == 1 && HasStringLayout(key_types_[0])) {
     layout_ = KeyLayout::kString;
   } else if (key_types_.size() == 1 && ValueSize(key_types_[0]) <= 8) {
     bool direct = ValueSize(key_types_[0]) <= 2 ||
@@ -208,7 +208,7 @@ absl::Status Aggregator::Merge(const Block& partial) {
 std::vector<ColumnPtr> Aggregator::KeysOf(const uint32_t* groups, size_t count) const {
   std::vector<ColumnPtr> keys;
   if (layout_ == KeyLayout::kString) {
-    auto column = std::make_shared<Column>(TypeId::kString);
+    auto column = std::make_shared<Column>(key_types_[0]);  // String or FixedString
     column->Reserve(count);
     // Sized once: growing the chars by doubling copied them again (8% of a long-string GROUP BY).
     size_t bytes = 0;

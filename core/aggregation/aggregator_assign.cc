@@ -360,13 +360,13 @@ void SerializeRows(const std::vector<TypeId>& key_types, const std::vector<Colum
   // so the type dispatch happens once per column rather than once per value.
   size_t fixed_width = 0;
   for (TypeId type : key_types) {
-    fixed_width += (IsString(type) ? sizeof(uint32_t) : ValueSize(type)) + (IsNullable(type) ? 1 : 0);
+    fixed_width += (HasStringLayout(type) ? sizeof(uint32_t) : ValueSize(type)) + (IsNullable(type) ? 1 : 0);
   }
   serialized_offsets->assign(rows + 1, 0);
   size_t* offsets = serialized_offsets->data();
   for (size_t i = 0; i < rows; ++i) offsets[i + 1] = fixed_width;
   for (const ColumnPtr& key : keys) {
-    if (!IsString(key->type())) continue;
+    if (!HasStringLayout(key->type())) continue;
     for (size_t i = 0; i < rows; ++i) offsets[i + 1] += key->StringAt(row_of(i)).size();
   }
   for (size_t i = 0; i < rows; ++i) offsets[i + 1] += offsets[i];
@@ -382,7 +382,7 @@ void SerializeRows(const std::vector<TypeId>& key_types, const std::vector<Colum
         cursor[i] += 1;
       }
     }
-    if (IsString(key->type())) {
+    if (HasStringLayout(key->type())) {
       for (size_t i = 0; i < rows; ++i) {
         std::string_view value = key->StringAt(row_of(i));
         auto size = static_cast<uint32_t>(value.size());
@@ -444,7 +444,7 @@ void Aggregator::Presize(size_t groups) {
   // What MemoryBytes() would say once the table holds `groups` keys (single-level, load <= 1/2;
   // a string key counted as its 16-byte KeyRef): the conversion test of AssignGroups.
   size_t key_bytes = layout_ == KeyLayout::kString ? 16 : 0;
-  for (TypeId type : key_types_) key_bytes += IsString(type) ? 16 : ValueSize(type);
+  for (TypeId type : key_types_) key_bytes += HasStringLayout(type) ? 16 : ValueSize(type);
   size_t bytes = std::bit_ceil(groups * 2) * slot_bytes + groups * (sizeof(uint64_t) + key_bytes);
   bool two_level =
       !options_.sparse &&

@@ -14,14 +14,14 @@ namespace granite::core {
 
 // Returns row `row` of `column` as a cell.
 inline std::string CellOf(const Column& column, size_t row) {
-  if (column.type() == TypeId::kString) return std::string(column.StringAt(row));
+  if (HasStringLayout(column.type())) return std::string(column.StringAt(row));
   const size_t width = ValueSize(column.type());
   return std::string(column.RawData() + row * width, width);
 }
 
 // Appends a cell to `column` (an empty cell appends the type's default).
 inline void AppendCell(Column* column, std::string_view cell) {
-  if (column->type() == TypeId::kString) {
+  if (HasStringLayout(column->type())) {
     column->AppendString(cell);
     return;
   }
@@ -34,7 +34,7 @@ inline void AppendCell(Column* column, std::string_view cell) {
 // Orders two cells of `type` by value (floats: NaN after everything, as in ClickHouse's sort).
 // REQUIRES: both are non-empty cells of `type` (or Strings).
 inline int CompareCells(TypeId type, std::string_view a, std::string_view b) {
-  if (type == TypeId::kString) return a.compare(b) < 0 ? -1 : (a == b ? 0 : 1);
+  if (HasStringLayout(type)) return a.compare(b) < 0 ? -1 : (a == b ? 0 : 1);
   return DispatchFixed(type, [&](auto tag) {
     using T = typename decltype(tag)::Type;
     T x, y;

@@ -17,7 +17,7 @@ struct SelectedRows {
 // Writes (combine ? HashCombine(out[i], h) : h) for the hash h of row row_of(i) of `column`.
 template <bool kCombine, typename RowOf>
 void HashColumn(const Column& column, size_t rows, RowOf row_of, uint64_t* out) {
-  if (column.type() == TypeId::kString) {
+  if (HasStringLayout(column.type())) {
     for (size_t i = 0; i < rows; ++i) {
       uint64_t h = HashBytes(column.StringAt(row_of(i)));
       out[i] = kCombine ? HashCombine(out[i], h) : h;

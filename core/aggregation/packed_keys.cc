@@ -29,7 +29,7 @@ void PackInto(const std::vector<ColumnPtr>& keys, size_t rows, Packed* out) {
 size_t PackedWidth(const std::vector<TypeId>& types) {
   size_t width = 0;
   for (TypeId type : types) {
-    if (IsString(type)) return 0;
+    if (HasStringLayout(type)) return 0;
     width += ValueSize(type);
   }
   return width;

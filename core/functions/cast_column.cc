@@ -7,6 +7,7 @@
 
 #include "core/date_time.h"
 #include "core/functions/decimal_cast.h"
+#include "core/functions/extended_cast.h"
 #include "core/status_macros.h"
 #include "core/value_text.h"
 
@@ -42,8 +43,14 @@ ColumnPtr CastToString(const Column& in) {
   std::vector<uint64_t>& offsets = out->MutableOffsets();
   chars.reserve(rows * 8);
   offsets.resize(rows);
+  const bool fixed_string = IsFixedString(in.type());
   for (size_t i = 0; i < rows; ++i) {
     AppendValueText(in, i, &chars);
+    // FixedString -> String drops the zero padding (ClickHouse's CAST and toString).
+    if (fixed_string) {
+      const size_t begin = i == 0 ? 0 : offsets[i - 1];
+      while (chars.size() > begin && chars.back() == '\0') chars.pop_back();
+    }
     offsets[i] = chars.size();
   }
   out->SetSize(rows);
@@ -66,6 +73,7 @@ absl::StatusOr<ColumnPtr> CastColumn(const ColumnPtr& column, TypeId to) {
   if (from == to) return column;
   if (to == TypeId::kString) return CastToString(*column);
   if (from == TypeId::kString) return CastFromString(*column, to);
+  if (IsExtendedCast(from, to)) return CastExtendedColumn(*column, to);
   if (IsDecimal(from) || IsDecimal(to)) return CastDecimalColumn(*column, to);
 
   const size_t rows = column->size();

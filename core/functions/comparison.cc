@@ -167,7 +167,10 @@ absl::StatusOr<ComparisonPlan> PlanComparison(std::string_view name,
     if (IsStringConstant(text)) {
       // Surface a malformed constant ('yesterday' against a Date) when the call is resolved.
       RETURN_IF_ERROR(ConvertConstantExactly(*text.constant, text.type, other).status());
-    } else if (!IsDateOrDateTime(other)) {
+    } else if (IsFixedString(other)) {
+      // A String column against a FixedString: both as String (the padding dropped).
+      return ComparisonPlan{TypeId::kString, TypeId::kString};
+    } else if (!IsDateOrDateTime(other) && !IsDateTime64(other) && !IsUuid(other)) {
       return IllegalArgumentType(name, string_index, TypeId::kString);
     }
     return ComparisonPlan{other, other};
@@ -199,7 +202,7 @@ class ComparisonKernel : public ScalarKernel {
     uint8_t* result = out->Data<uint8_t>();
     const TypeId left = caster_.target(0);
     const TypeId right = caster_.target(1);
-    if (IsString(left)) {
+    if (HasStringLayout(left)) {
       CompareStrings<Op>(ops[0], ops[1], result, rows);
     } else if (left == right) {
       DispatchFixed(left, [&](auto tag) {

@@ -89,7 +89,7 @@ void ApplyCondition(const Operand& condition, BranchIndex k, BranchIndex* choice
 // Copies row i of values[choice[i]] into the result.
 ColumnPtr Gather(TypeId type, const std::vector<Operand>& values, const BranchIndex* choice,
                  size_t rows) {
-  if (IsString(type)) {
+  if (HasStringLayout(type)) {
     auto out = std::make_shared<Column>(type);
     out->Reserve(rows);
     for (size_t i = 0; i < rows; ++i) out->AppendString(StringOf(values[choice[i]], i));
@@ -192,7 +192,7 @@ class ExtremeKernel : public ScalarKernel {
 
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
     ASSIGN_OR_RETURN(std::vector<Operand> ops, caster_.CastAll(args));
-    if (IsString(result_)) {
+    if (HasStringLayout(result_)) {
       // choice[i] = index of the winning argument of row i.
       std::vector<BranchIndex> choice(rows, 0);
       for (size_t k = 1; k < ops.size(); ++k) {

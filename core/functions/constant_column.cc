@@ -1,5 +1,7 @@
 #include "core/functions/constant_column.h"
 
+#include "core/functions/cast_column.h"
+
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -85,9 +87,10 @@ absl::StatusOr<ColumnPtr> MakeConstantColumn(const Value& value, TypeId type) {
 }
 
 Value ValueAt(const Column& column, size_t row) {
-  if (column.type() == TypeId::kString) return std::string(column.StringAt(row));
-  if (IsDecimal(column.type())) {
-    // A decimal constant is held as its exact text ("0.05"), which AppendValue parses back.
+  if (HasStringLayout(column.type())) return std::string(column.StringAt(row));
+  if (IsDecimal(column.type()) || IsUuid(column.type()) || IsDateTime64(column.type())) {
+    // A decimal, UUID or DateTime64 constant is held as its exact text ("0.05"), which
+    // AppendValue parses back (a number would mean a scaled value, or not fit).
     std::string text;
     AppendValueText(column, row, &text);
     return text;
@@ -109,7 +112,7 @@ ColumnPtr Broadcast(const Column& one_row, size_t rows) {
     return out;
   }
   auto out = std::make_shared<Column>(one_row.type());
-  if (one_row.type() == TypeId::kString) {
+  if (HasStringLayout(one_row.type())) {
     std::string_view s = one_row.StringAt(0);
     std::string& chars = out->MutableChars();
     std::vector<uint64_t>& offsets = out->MutableOffsets();
@@ -145,6 +148,42 @@ absl::StatusOr<std::optional<Value>> ConvertConstantExactly(const Value& value, 
     if (text == nullptr) return Error(ErrorCode::kLogicalError, "String constant without text");
     RETURN_IF_ERROR(ParseValueText(*text, to, &parsed));
     return std::optional<Value>(ValueAt(parsed, 0));
+  }
+  if (from == to) return std::optional<Value>(value);
+  if (IsDateTime64(from) && (IsDateTime64(to) || IsDateOrDateTime(to))) {
+    // Exact when the value survives the round trip through `to` (no fraction is lost).
+    ASSIGN_OR_RETURN(ColumnPtr original, MakeConstantColumn(value, from));
+    absl::StatusOr<ColumnPtr> converted = CastColumn(original, to);
+    if (!converted.ok()) return std::optional<Value>();  // out of `to`'s range: not exact
+    absl::StatusOr<ColumnPtr> back = CastColumn(*converted, from);
+    if (!back.ok() || (*back)->Get<int64_t>(0) != original->Get<int64_t>(0)) {
+      return std::optional<Value>();
+    }
+    return std::optional<Value>(ValueAt(**converted, 0));
+  }
+  if (IsUuid(from) || IsUuid(to) || IsDateTime64(from) || IsFixedString(from) ||
+      IsFixedString(to)) {
+    return std::optional<Value>();  // compared in a common type, not through a constant
+  }
+  if (IsDateTime64(to)) {
+    if (IsDateOrDateTime(from)) {
+      // A Date or DateTime is a whole number of seconds: exact at any precision.
+      ASSIGN_OR_RETURN(ColumnPtr original, MakeConstantColumn(value, from));
+      absl::StatusOr<ColumnPtr> converted = CastColumn(original, to);
+      if (!converted.ok()) return std::optional<Value>();
+      return std::optional<Value>(ValueAt(**converted, 0));
+    }
+    // An integer is whole seconds, exact at any precision; other types compare by casting.
+    if (!IsInteger(from)) return std::optional<Value>();
+    return std::optional<Value>(value);
+  }
+  if (to == TypeId::kBool) {
+    // Only 0 and 1 are Bool values: true = 2 is false, compared as numbers.
+    if (!IsInteger(from) || !(std::holds_alternative<uint64_t>(value) &&
+                              std::get<uint64_t>(value) <= 1)) {
+      return std::optional<Value>();
+    }
+    return std::optional<Value>(value);
   }
   if (IsString(to) || std::holds_alternative<std::string>(value)) {
     return Error(ErrorCode::kIllegalTypeOfArgument,

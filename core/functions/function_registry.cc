@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/status_macros.h"
 #include "core/functions/constant_column.h"
+#include "core/functions/date_time64_arguments.h"
 #include "core/functions/function_table.h"
 #include "core/functions/null_functions.h"
 
@@ -39,6 +40,7 @@ const FunctionTable& Table() {
     RegisterDateExtraFunctions(*t);
     RegisterJsonFunctions(*t);
     RegisterMiscFunctions(*t);
+    RegisterExtendedTypeFunctions(*t);
     RegisterNullFunctions(*t);
     return t;
   }();
@@ -119,6 +121,8 @@ absl::StatusOr<ResolvedFunction> ResolveFunction(std::string_view name,
                                                  const std::vector<ArgumentInfo>& args) {
   ASSIGN_OR_RETURN(const FunctionDef* def, Lookup(name, args));
   ASSIGN_OR_RETURN(std::vector<ArgumentInfo> canonical, Canonical(MarkNullArguments(args)));
+  std::vector<TypeId> casts;
+  RETURN_IF_ERROR(AdaptDateTime64Arguments(def->name, &canonical, &casts).status());
   ASSIGN_OR_RETURN(TypeId type, NeedsNullHandling(*def, canonical)
                                     ? ResolveWithNulls(*def, canonical)
                                     : def->resolve(def->name, canonical));
@@ -131,13 +135,19 @@ absl::StatusOr<CompiledFunction> CompileFunction(std::string_view name,
                                                  const std::vector<ArgumentInfo>& args) {
   ASSIGN_OR_RETURN(const FunctionDef* def, Lookup(name, args));
   ASSIGN_OR_RETURN(std::vector<ArgumentInfo> canonical, Canonical(MarkNullArguments(args)));
+  // DateTime64 arguments of DateTime functions run as DateTime (date_time64_arguments.h).
+  std::vector<TypeId> casts;
+  ASSIGN_OR_RETURN(const bool adapted, AdaptDateTime64Arguments(def->name, &canonical, &casts));
+  TypeId type;
+  std::unique_ptr<ScalarKernel> kernel;
   if (NeedsNullHandling(*def, canonical)) {
-    ASSIGN_OR_RETURN(TypeId type, ResolveWithNulls(*def, canonical));
-    ASSIGN_OR_RETURN(std::unique_ptr<ScalarKernel> kernel, CompileWithNulls(*def, canonical, type));
-    return CompiledFunction{ResolvedFunction{std::string(def->name), type}, std::move(kernel)};
+    ASSIGN_OR_RETURN(type, ResolveWithNulls(*def, canonical));
+    ASSIGN_OR_RETURN(kernel, CompileWithNulls(*def, canonical, type));
+  } else {
+    ASSIGN_OR_RETURN(type, def->resolve(def->name, canonical));
+    ASSIGN_OR_RETURN(kernel, def->compile(def->name, canonical, type));
   }
-  ASSIGN_OR_RETURN(TypeId type, def->resolve(def->name, canonical));
-  ASSIGN_OR_RETURN(std::unique_ptr<ScalarKernel> kernel, def->compile(def->name, canonical, type));
+  if (adapted) kernel = CastArgumentsKernel(std::move(kernel), std::move(casts));
   return CompiledFunction{ResolvedFunction{std::string(def->name), type}, std::move(kernel)};
 }
 

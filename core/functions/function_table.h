@@ -73,5 +73,6 @@ void RegisterHashFunctions(FunctionTable& table);
 void RegisterDateExtraFunctions(FunctionTable& table);
 void RegisterJsonFunctions(FunctionTable& table);
 void RegisterMiscFunctions(FunctionTable& table);
+void RegisterExtendedTypeFunctions(FunctionTable& table);
 
 }  // namespace granite::core

@@ -135,12 +135,47 @@ class StringInKernel : public ScalarKernel {
   absl::flat_hash_set<std::string> set_;
 };
 
+// Membership of UUIDs, the set holding each value's 16 bytes.
+class UuidInKernel : public ScalarKernel {
+ public:
+  UuidInKernel(const std::vector<Value>& values, bool negated) : negated_(negated) {
+    for (const Value& v : values) set_.insert(std::get<std::string>(v));
+  }
+
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    auto out = NewColumn(TypeId::kUInt8, rows);
+    uint8_t* result = out->Data<uint8_t>();
+    const char* x = args[0].column->RawData();
+    for (size_t i = 0; i < rows; ++i) {
+      result[i] = set_.contains(absl::string_view(x + i * 16, 16)) != negated_;
+    }
+    return ColumnPtr(std::move(out));
+  }
+
+ private:
+  const bool negated_;
+  absl::flat_hash_set<std::string> set_;
+};
+
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileIn(std::string_view name,
                                                         const std::vector<ArgumentInfo>& args,
                                                         TypeId result_type) {
   ASSIGN_OR_RETURN(std::vector<Value> values, SetValues(name, args));
   const bool negated = name == "notIn";
-  if (IsString(args[0].type)) return std::make_unique<StringInKernel>(values, negated);
+  if (IsUuid(args[0].type) || IsDateTime64(args[0].type) || IsFixedString(args[0].type)) {
+    // Their constants are text or whole seconds: bring each to the physical value of x's type.
+    for (Value& v : values) {
+      ASSIGN_OR_RETURN(ColumnPtr column, MakeConstantColumn(v, RemoveNullable(args[0].type)));
+      v = HasStringLayout(column->type()) ? Value(std::string(column->StringAt(0)))
+          : IsDateTime64(column->type())  ? Value(column->Get<int64_t>(0))
+                                          : Value(std::string(column->RawData(), 16));
+    }
+  }
+  if (HasStringLayout(args[0].type)) return std::make_unique<StringInKernel>(values, negated);
+  if (IsUuid(args[0].type)) {
+    // 16-byte values: the set holds their bytes.
+    return std::make_unique<UuidInKernel>(values, negated);
+  }
   return DispatchFixed(args[0].type, [&](auto tag) -> std::unique_ptr<ScalarKernel> {
     using T = typename decltype(tag)::Type;
     return std::make_unique<FixedInKernel<T>>(values, negated);

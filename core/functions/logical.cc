@@ -1,4 +1,5 @@
-// Logical functions: and, or, xor (n-ary), not -> UInt8. Arguments are numbers; non-zero is true.
+// Logical functions: and, or, xor (n-ary), not -> UInt8, or Bool when an argument is Bool (as
+// ClickHouse types true AND x). Arguments are numbers; non-zero is true.
 // Constant arguments are applied once per batch (and(x, 0) fills zeros) instead of per row.
 #include <cstring>
 #include <memory>
@@ -15,19 +16,21 @@ namespace {
 enum class LogicalOp { kAnd, kOr, kXor };
 
 absl::StatusOr<TypeId> ResolveLogical(std::string_view name, const std::vector<ArgumentInfo>& args) {
+  bool any_bool = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (!IsNumeric(args[i].type)) return IllegalArgumentType(name, i, args[i].type);
+    any_bool |= IsBool(args[i].type);
   }
-  return TypeId::kUInt8;
+  return any_bool ? TypeId::kBool : TypeId::kUInt8;
 }
 
 // Folds each argument's truth into `out` with one loop per argument.
 class LogicalKernel : public ScalarKernel {
  public:
-  explicit LogicalKernel(LogicalOp op) : op_(op) {}
+  LogicalKernel(LogicalOp op, TypeId result) : op_(op), result_(result) {}
 
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
-    auto out = NewColumn(TypeId::kUInt8, rows);
+    auto out = NewColumn(result_, rows);
     if (rows == 0) return out;  // its data pointer may be null
     uint8_t* result = out->Data<uint8_t>();
     std::memset(result, op_ == LogicalOp::kAnd ? 1 : 0, rows);
@@ -62,19 +65,21 @@ class LogicalKernel : public ScalarKernel {
 
  private:
   const LogicalOp op_;
+  const TypeId result_;
 };
 
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileLogical(std::string_view name,
                                                              const std::vector<ArgumentInfo>& args,
                                                              TypeId result_type) {
   LogicalOp op = name == "and" ? LogicalOp::kAnd : (name == "or" ? LogicalOp::kOr : LogicalOp::kXor);
-  return std::make_unique<LogicalKernel>(op);
+  return std::make_unique<LogicalKernel>(op, result_type);
 }
 
 class NotKernel : public ScalarKernel {
  public:
+  explicit NotKernel(TypeId result) : result_(result) {}
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
-    auto out = NewColumn(TypeId::kUInt8, rows);
+    auto out = NewColumn(result_, rows);
     DispatchFixed(args[0].type(), [&](auto tag) {
       using T = typename decltype(tag)::Type;
       UnaryLoop(args[0].column->template Data<T>(), out->Data<uint8_t>(), rows,
@@ -82,12 +87,15 @@ class NotKernel : public ScalarKernel {
     });
     return ColumnPtr(std::move(out));
   }
+
+ private:
+  const TypeId result_;
 };
 
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileNot(std::string_view name,
                                                          const std::vector<ArgumentInfo>& args,
                                                          TypeId result_type) {
-  return std::make_unique<NotKernel>();
+  return std::make_unique<NotKernel>(result_type);
 }
 
 }  // namespace

@@ -123,6 +123,7 @@ constexpr OrZero kOrZero[] = {
     {"toInt32OrZero", TypeId::kInt32},     {"toInt64OrZero", TypeId::kInt64},
     {"toFloat32OrZero", TypeId::kFloat32}, {"toFloat64OrZero", TypeId::kFloat64},
     {"toDateOrZero", TypeId::kDate},       {"toDateTimeOrZero", TypeId::kDateTime},
+    {"toUUIDOrZero", TypeId::kUUID},
 };
 
 absl::StatusOr<TypeId> ResolveOrZero(std::string_view name,

@@ -448,21 +448,21 @@ absl::StatusOr<TypeId> ResolveLogicalWithNulls(const FunctionDef& def,
   for (ArgumentInfo& arg : stripped) {
     if (arg.type == TypeId::kNothing) arg = {TypeId::kUInt8, std::nullopt};
   }
-  RETURN_IF_ERROR(def.resolve(def.name, stripped).status());
+  ASSIGN_OR_RETURN(const TypeId result, def.resolve(def.name, stripped));
   for (const ArgumentInfo& arg : stripped) {
     if (IsDecimal(arg.type) || IsString(arg.type)) {
       return IllegalArgumentType(def.name, 0, arg.type);
     }
   }
-  return MakeNullable(TypeId::kUInt8);
+  return MakeNullable(result);  // Nullable(UInt8), or Nullable(Bool) over Bool arguments
 }
 
 // and: false if any argument is false, else NULL if any is NULL, else true; or: the dual.
 class LogicalWithNullsKernel : public ScalarKernel {
  public:
-  explicit LogicalWithNullsKernel(bool is_and) : is_and_(is_and) {}
+  LogicalWithNullsKernel(bool is_and, TypeId result) : is_and_(is_and), result_(result) {}
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
-    auto out = std::make_shared<Column>(MakeNullable(TypeId::kUInt8));
+    auto out = std::make_shared<Column>(result_);
     out->Resize(rows);
     uint8_t* values = out->Data<uint8_t>();
     uint8_t* nulls = out->MutableNullMap();
@@ -491,6 +491,7 @@ class LogicalWithNullsKernel : public ScalarKernel {
 
  private:
   const bool is_and_;
+  const TypeId result_;  // Nullable(UInt8) or Nullable(Bool)
 };
 
 // --- CAST to and from Nullable ------------------------------------------------------------------
@@ -562,6 +563,7 @@ constexpr OrNull kOrNull[] = {
     {"toInt32OrNull", TypeId::kInt32},     {"toInt64OrNull", TypeId::kInt64},
     {"toFloat32OrNull", TypeId::kFloat32}, {"toFloat64OrNull", TypeId::kFloat64},
     {"toDateOrNull", TypeId::kDate},       {"toDateTimeOrNull", TypeId::kDateTime},
+    {"toUUIDOrNull", TypeId::kUUID},
 };
 
 absl::StatusOr<TypeId> ResolveOrNull(std::string_view name,
@@ -747,8 +749,8 @@ ColumnPtr WithNullMap(const ColumnPtr& values, const std::vector<uint8_t>& nulls
   bool any = false;
   for (size_t i = 0; i < rows; ++i) any |= map[i] != 0;
   if (!any) return out;
-  if (out->type() == TypeId::kString) {
-    bool clean = true;
+  if (HasStringLayout(out->type())) {
+    bool clean = !IsFixedString(out->type());
     for (size_t i = 0; i < rows && clean; ++i) clean = map[i] == 0 || out->StringAt(i).empty();
     if (clean) return out;
     auto rebuilt = std::make_shared<Column>(out->logical_type());
@@ -772,7 +774,7 @@ ColumnPtr WithNullMap(const ColumnPtr& values, const std::vector<uint8_t>& nulls
 
 ColumnPtr AllNulls(TypeId type, size_t rows) {
   auto out = std::make_shared<Column>(MakeNullable(RemoveNullable(type)));
-  if (out->type() == TypeId::kString) {
+  if (HasStringLayout(out->type())) {
     for (size_t i = 0; i < rows; ++i) out->AppendNull();
     return out;
   }
@@ -828,7 +830,9 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileWithNulls(
   if (def.name == "caseWithExpression") return CompileCaseWithNulls(args);
   if (def.name == "in" || def.name == "notIn") return CompileInWithNulls(def, args, result_type);
   if (IsConditional(def.name)) return CompileConditionalWithNulls(def, args, result_type);
-  if (IsAndOr(def.name)) return std::make_unique<LogicalWithNullsKernel>(def.name == "and");
+  if (IsAndOr(def.name)) {
+    return std::make_unique<LogicalWithNullsKernel>(def.name == "and", MakeNullable(result_type));
+  }
   for (const ArgumentInfo& arg : args) {
     if (IsNullArgument(arg)) return std::make_unique<AllNullsKernel>(result_type);
   }

@@ -436,7 +436,7 @@ void StartsEndsUtf8(const Operand* ops, size_t i, Column* out) {
 // hex / bin of a String (its bytes) or a number (its value; integers without leading zero bytes,
 // floats and dates by their bytes in memory order for floats).
 absl::StatusOr<TypeId> ResolveHex(std::string_view name, const std::vector<ArgumentInfo>& args) {
-  if (!IsString(args[0].type) && !IsNumeric(args[0].type)) {
+  if (!HasStringLayout(args[0].type) && !IsNumeric(args[0].type)) {  // FixedString: N bytes
     return IllegalArgumentType(name, 0, args[0].type);
   }
   return TypeId::kString;
@@ -454,7 +454,7 @@ class HexKernel : public ScalarKernel {
     for (size_t i = 0; i < rows; ++i) {
       const size_t row = args[0].is_constant ? 0 : i;
       text.clear();
-      if (in.type() == TypeId::kString) {
+      if (HasStringLayout(in.type())) {
         Bytes(in.StringAt(row), &text);
       } else {
         DispatchFixed(in.type(), [&](auto tag) {

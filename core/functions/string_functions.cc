@@ -26,6 +26,8 @@ absl::Status RequireString(std::string_view name, const std::vector<ArgumentInfo
 
 absl::StatusOr<TypeId> ResolveStringPredicate(std::string_view name,
                                               const std::vector<ArgumentInfo>& args) {
+  // length(FixedString(N)) is N: the kernel reads the offsets of either layout.
+  if (name == "length" && IsFixedString(args[0].type)) return TypeId::kUInt64;
   for (size_t i = 0; i < args.size(); ++i) RETURN_IF_ERROR(RequireString(name, args, i));
   if (name == "length" || name == "position") return TypeId::kUInt64;
   if (name == "lower" || name == "upper") return TypeId::kString;

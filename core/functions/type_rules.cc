@@ -27,6 +27,30 @@ std::optional<TypeId> NumberSupertype(TypeId a, TypeId b) {
   return IntegerType(true, std::max(NextSize(unsigned_size), signed_size));
 }
 
+// The common type when either side is UUID, DateTime64 or FixedString: DateTime64 of the larger
+// precision with any date or date-time; FixedString(max N) of two FixedStrings, String with a
+// String. kNothing when there is none; nullopt when neither side is such a type (Bool is a
+// number: its pairs go the numbers' way).
+std::optional<TypeId> ExtendedSupertype(TypeId a, TypeId b) {
+  const auto extended = [](TypeId t) { return IsUuid(t) || IsDateTime64(t) || IsFixedString(t); };
+  if (!extended(a) && !extended(b)) return std::nullopt;
+  if (IsDateTime64(a) || IsDateTime64(b)) {
+    const auto date_like = [](TypeId t) { return IsDateTime64(t) || IsDateOrDateTime(t); };
+    if (!date_like(a) || !date_like(b)) return TypeId::kNothing;
+    const int precision = std::max(IsDateTime64(a) ? PrecisionOf(a) : 0,
+                                   IsDateTime64(b) ? PrecisionOf(b) : 0);
+    const bool utc = (IsDateTime64(a) && ScaleOf(a) != 0) || (IsDateTime64(b) && ScaleOf(b) != 0);
+    return MakeDateTime64(precision, utc);
+  }
+  if (IsFixedString(a) && IsFixedString(b)) {
+    return MakeFixedString(std::max(FixedStringSizeOf(a), FixedStringSizeOf(b)));
+  }
+  if ((IsFixedString(a) && IsString(b)) || (IsString(a) && IsFixedString(b))) {
+    return TypeId::kString;
+  }
+  return TypeId::kNothing;
+}
+
 }  // namespace
 
 TypeId IntegerType(bool is_signed, size_t bytes) {
@@ -41,6 +65,7 @@ TypeId IntegerType(bool is_signed, size_t bytes) {
 size_t NextSize(size_t bytes) { return bytes >= 8 ? 8 : bytes * 2; }
 
 TypeId NumberCarrier(TypeId type) {
+  if (type == TypeId::kBool) return TypeId::kUInt8;
   if (type == TypeId::kDate) return TypeId::kUInt16;
   if (type == TypeId::kDateTime) return TypeId::kUInt32;
   return type;
@@ -48,6 +73,7 @@ TypeId NumberCarrier(TypeId type) {
 
 std::optional<TypeId> CommonSupertype(TypeId a, TypeId b) {
   if (a == b) return a;
+  if (std::optional<TypeId> t = ExtendedSupertype(a, b)) return *t == TypeId::kNothing ? std::nullopt : t;
   if (IsString(a) || IsString(b)) return std::nullopt;
   if (IsDecimal(a) || IsDecimal(b)) {
     // Decimals with decimals or integers: room for the larger integer part and the larger scale.
@@ -70,6 +96,7 @@ std::optional<TypeId> CommonSupertype(TypeId a, TypeId b) {
 
 std::optional<TypeId> ComparisonType(TypeId a, TypeId b) {
   if (a == b) return a;
+  if (std::optional<TypeId> t = ExtendedSupertype(a, b)) return *t == TypeId::kNothing ? std::nullopt : t;
   if (IsDateOrDateTime(a) && IsDateOrDateTime(b)) return TypeId::kDateTime;
   return NumberSupertype(NumberCarrier(a), NumberCarrier(b));
 }

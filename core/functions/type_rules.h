@@ -15,7 +15,8 @@ TypeId IntegerType(bool is_signed, size_t bytes);
 // Returns the next wider integer width: 1 -> 2 -> 4 -> 8, and 8 stays 8.
 size_t NextSize(size_t bytes);
 
-// Returns the plain number type that carries a value: UInt16 for Date, UInt32 for DateTime, the
+// Returns the plain number type that carries a value: UInt8 for Bool, UInt16 for Date, UInt32 for
+// DateTime, the
 // type itself otherwise.
 TypeId NumberCarrier(TypeId type);
 
@@ -26,6 +27,8 @@ TypeId NumberCarrier(TypeId type);
 // integers up to 16 bits: Float32 if the float is Float32, otherwise Float64. String only with
 // String; Date/DateTime never with numbers. Decimals with decimals or integers: a Decimal with the
 // larger integer part and the larger scale (precision at most 38); with anything else, none.
+// DateTime64 with Date, DateTime or DateTime64: DateTime64 of the larger precision. FixedString
+// with FixedString: the larger one; with String: String. UUID only with UUID. Bool is UInt8.
 std::optional<TypeId> CommonSupertype(TypeId a, TypeId b);
 
 // Returns the type both sides of a comparison of numbers (Date and DateTime included) are

@@ -19,7 +19,7 @@ ColumnPtr GatherRows(const Column& column, const std::vector<int64_t>& rows,
     }
     return out;
   }
-  const bool is_string = IsString(column.type());
+  const bool is_string = HasStringLayout(column.type());
   Column blank(column.type());
   if (is_string) {
     blank.AppendString("");

@@ -6,9 +6,13 @@
 namespace granite::core {
 
 bool KeysComparable(TypeId a, TypeId b) {
-  // A decimal key compares by its scaled value: only with a decimal of the same type.
-  if (IsDecimal(a) || IsDecimal(b)) return a == b;
-  return IsString(a) == IsString(b);
+  // A decimal key compares by its scaled value, a DateTime64 by its ticks, a UUID by its 16
+  // bytes: each only with a key of the same type.
+  if (IsDecimal(a) || IsDecimal(b) || IsDateTime64(a) || IsDateTime64(b) || IsUuid(a) ||
+      IsUuid(b)) {
+    return RemoveNullable(a) == RemoveNullable(b);
+  }
+  return HasStringLayout(a) == HasStringLayout(b);
 }
 
 bool IsWordKey(TypeId type) { return !IsDecimal(type) && IsInteger(type); }
@@ -35,15 +39,15 @@ uint64_t KeyWord(const Column& column, size_t row) {
 
 void AppendRowKey(const std::vector<const Column*>& columns, size_t row, std::string* out) {
   for (const Column* column : columns) {
-    if (IsString(column->type())) {
+    if (HasStringLayout(column->type())) {
       std::string_view value = column->StringAt(row);
       uint32_t size = static_cast<uint32_t>(value.size());
       out->append(reinterpret_cast<const char*>(&size), sizeof(size));
       out->append(value);
       continue;
     }
-    if (IsDecimal(column->type())) {
-      // Equal types only (KeysComparable): the raw scaled value is the key.
+    if (IsDecimal(column->type()) || IsUuid(column->type())) {
+      // Equal types only (KeysComparable): the raw scaled value (or UUID) is the key.
       const size_t width = core::ValueSize(column->type());
       out->push_back('d');
       out->append(column->RawData() + row * width, width);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Primary-key, min/max and partition pruning seen from SQL.
+"""Primary-key, min/max and partition pruning seen from SQL (Date and DateTime64 partitions).
 
 Loads a synthetic `hits` (granite gen hits; ClickBench's create.sql, sorted by its PRIMARY KEY
 (CounterID, EventDate, ...)) in several inserts, then runs ClickBench Q37-Q43 (CounterID = 62 AND
@@ -99,11 +99,32 @@ class PartitionPruningTest(unittest.TestCase):
                        else "2023-%02d-15,%d,%d\n" % (1 + m % 12, (m * 7919 + i) % 10007, i)
                        for m in range(24) for i in range(2000))
         cls.client.query("INSERT INTO p FORMAT CSV", input_data=rows.encode())
+        # The same months as DateTime64(3) values with a fraction.
+        cls.client.query("CREATE TABLE p64 (t DateTime64(3), k UInt32, v UInt64) ENGINE = MergeTree "
+                         "PARTITION BY toYYYYMM(t) ORDER BY k SETTINGS index_granularity = 256")
+        cls.client.query("INSERT INTO p64 SELECT toDateTime64(concat(toString(d), ' 12:00:00.250'), 3), "
+                         "k, v FROM p")
 
     @classmethod
     def tearDownClass(cls):
         cls.client.close()
         cls.cluster.stop()
+
+    def test_datetime64_range_reads_only_its_partitions(self):
+        # A constant the column's precision holds exactly prunes; a finer one (compared at its
+        # own precision) reads everything and still answers the same.
+        for where, months in (("t >= '2023-03-01 00:00:00' AND t < '2023-05-01 00:00:00'", 2),
+                              ("t = '2022-07-15 12:00:00.250'", 1),
+                              ("t IN ('2022-01-15 12:00:00.25', '2023-12-15 12:00:00.250')", 2),
+                              ("t > toDateTime64('2023-12-15 12:00:00.250', 3)", 0),
+                              ("t > toDateTime('2023-11-30 00:00:00')", 1),
+                              ("t > toDateTime64('2023-12-15 12:00:00.2501', 4)", 24)):
+            with self.subTest(where=where):
+                sql = "SELECT count(), sum(v) FROM p64 WHERE " + where
+                result = self.client.execute(sql)
+                full = self.client.execute(sql + " SETTINGS use_pruning = 0")
+                self.assertEqual(result.output, full.output)
+                self.assertEqual(result.progress["read_rows"], months * 2000)
 
     def test_date_range_reads_only_its_partitions(self):
         for where, months in (("d >= '2023-03-01' AND d < '2023-05-01'", 2),
