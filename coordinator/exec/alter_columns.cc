@@ -12,6 +12,7 @@
 #include "coordinator/exec/column_defaults.h"
 #include "coordinator/planner/column_expressions.h"
 #include "coordinator/exec/ddl_executor.h"
+#include "coordinator/exec/table_write_gate.h"
 #include "core/codec_spec.h"
 #include "core/error.h"
 #include "core/schema_error_codes.h"
@@ -356,6 +357,14 @@ absl::Status Mutate(const core::TableSchema& before, const Draft& draft, const W
 absl::Status AlterColumns(const sql::AlterSettingsStatement& alter, const WorkerSet& workers,
                           Catalog* catalog, const InsertRunner& run_insert) {
   core::TableSchema before;
+  {
+    core::MutexLock ddl(DdlMutex());
+    RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
+    ASSIGN_OR_RETURN(before, catalog->Lookup(alter.table));
+  }
+  // No INSERT into the table from here to the swap (exec/table_write_gate.h); then its schema
+  // again, as an ALTER that held the gate before may have changed it.
+  std::unique_lock<std::shared_mutex> gate = LockTableForRewrite(before.name);
   {
     core::MutexLock ddl(DdlMutex());
     RETURN_IF_ERROR(EnsureCatalog(workers, catalog));

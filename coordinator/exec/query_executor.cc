@@ -29,6 +29,7 @@
 #include "coordinator/exec/explain.h"
 #include "coordinator/exec/set_operations.h"
 #include "coordinator/exec/streamed_select.h"
+#include "coordinator/exec/table_write_gate.h"
 #include "coordinator/exec/limit_by.h"
 #include "coordinator/exec/window_functions.h"
 #include "coordinator/exec/window_split.h"
@@ -738,6 +739,13 @@ absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& in
                                                   QueryContext* query) {
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
   ASSIGN_OR_RETURN(std::optional<core::TableSchema> schema, catalog_->Lookup(insert.table));
+  // Not while an ALTER rewrites the table (exec/table_write_gate.h); after one, its new schema.
+  std::shared_lock<std::shared_mutex> gate;
+  if (schema) {
+    gate = LockTableForWrite(schema->name);
+    RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
+    ASSIGN_OR_RETURN(schema, catalog_->Lookup(insert.table));
+  }
   if (schema && IsView(*schema)) {
     return core::Error(ErrorCode::kNotImplemented,
                        "Method write is not supported by storage View (" + insert.table + ")");

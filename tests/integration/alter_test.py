@@ -7,10 +7,12 @@ processes).
   the rows and SHOW CREATE TABLE are the same afterwards.
 - An ALTER with a worker down changes nothing and names the worker; once it is back, the ALTER
   runs on every worker.
+- INSERTs running during an ALTER that rewrites the rows wait for it and are kept.
 """
 
 import os
 import sys
+import threading
 import time
 import unittest
 
@@ -98,6 +100,47 @@ class AlterTest(unittest.TestCase):
         q("ALTER TABLE t RENAME COLUMN a TO b, ADD COLUMN c UInt8 DEFAULT 7")
         self.assertEqual(self.client.query_text("SELECT k, b, c FROM t ORDER BY k"),
                          "1\t2\t7\n3\t4\t7\n")
+
+    def test_inserts_during_a_rewrite_are_kept(self):
+        """INSERTs running while ALTER copies the table into its new layout wait for the swap
+        and then land in the new table: every acknowledged row is there afterwards."""
+        q = self.client.query
+        q("CREATE TABLE t (k UInt64, v UInt64) ENGINE = MergeTree ORDER BY k")
+        q("INSERT INTO t SELECT number, number FROM numbers(200000)")
+        acknowledged = []
+        errors = []
+        stop = threading.Event()
+
+        def insert_loop():
+            client = self.cluster.client(timeout=60)
+            try:
+                for i in range(1000):  # bounded; the ALTERs end long before
+                    if stop.is_set():
+                        break
+                    client.query("INSERT INTO t (k, v) VALUES (%d, 1)" % (1000000 + i))
+                    acknowledged.append(i)
+            except granite_client.GraniteError as e:
+                errors.append(e)
+            finally:
+                client.close()
+
+        writer = threading.Thread(target=insert_loop)
+        writer.start()
+        try:
+            time.sleep(0.2)
+            q("ALTER TABLE t ADD COLUMN w UInt32 DEFAULT 7")
+            q("ALTER TABLE t MODIFY COLUMN v UInt32")
+            q("ALTER TABLE t DROP COLUMN w")
+        finally:
+            stop.set()
+            writer.join(60)
+        self.assertEqual(errors, [])
+        self.assertGreater(len(acknowledged), 0)
+        self.assertEqual(
+            self.client.query_text("SELECT count() FROM t WHERE k >= 1000000"),
+            "%d\n" % len(acknowledged))
+        self.assertEqual(self.client.query_text("SELECT count() FROM t"),
+                         "%d\n" % (200000 + len(acknowledged)))
 
 
 if __name__ == "__main__":
