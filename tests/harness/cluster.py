@@ -57,6 +57,24 @@ def rss_kb(pid):
     raise AssertionError("no VmRSS for pid %d" % pid)
 
 
+ALL_CONNECTION_TRIES_FAILED = 279
+
+
+def wait_for_all_workers(client, seconds=30):
+    """Waits (bounded) until a DDL statement reaches every worker again, as after a worker's
+    restart: the coordinator's channel to it may still be in its reconnect backoff."""
+    import granite_client  # cluster.py puts client/python on sys.path first
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            client.query("DROP TABLE IF EXISTS probe_all_workers_answer")
+            return
+        except granite_client.GraniteError as e:
+            if e.code != ALL_CONNECTION_TRIES_FAILED or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 class ClusterError(Exception):
     """Raises when a granite process fails to start or dies."""
 

@@ -38,16 +38,7 @@ class AlterTest(unittest.TestCase):
         self.client = self.cluster.client(timeout=60)
 
     def wait_all_workers(self):
-        """Waits (bounded) until DDL sees every worker again after a restart."""
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                self.client.query("DROP TABLE IF EXISTS probe_all_workers_answer")
-                return
-            except granite_client.GraniteError as e:
-                if e.code != ALL_CONNECTION_TRIES_FAILED or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
+        cluster.wait_for_all_workers(self.client)
 
     def rows(self):
         return self.client.query_text("SELECT * FROM t ORDER BY k")

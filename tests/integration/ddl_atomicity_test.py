@@ -9,7 +9,6 @@ worker that has it."""
 import os
 import shutil
 import sys
-import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -47,15 +46,7 @@ class DdlAtomicityTest(unittest.TestCase):
         """Restarts worker i and waits (bounded) until DDL sees every worker again: the
         coordinator's channel to it may still be in its reconnect backoff for a moment."""
         self.cluster.restart_worker(i)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                self.client.query("DROP TABLE IF EXISTS probe_all_workers_answer")
-                return
-            except granite_client.GraniteError as e:
-                if e.code != ALL_CONNECTION_TRIES_FAILED or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
+        cluster.wait_for_all_workers(self.client)
 
     def count(self):
         return int(self.client.query_text("SELECT count() FROM t").strip())
