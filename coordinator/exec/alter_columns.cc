@@ -13,6 +13,7 @@
 #include "coordinator/planner/column_expressions.h"
 #include "coordinator/exec/ddl_executor.h"
 #include "coordinator/exec/table_write_gate.h"
+#include "coordinator/sql/ast_build.h"
 #include "core/codec_spec.h"
 #include "core/error.h"
 #include "core/schema_error_codes.h"
@@ -281,13 +282,6 @@ std::string Token() {
   return token;
 }
 
-sql::ExprPtr Identifier(const std::string& name) {
-  auto expr = std::make_shared<sql::Expr>();
-  expr->kind = sql::ExprKind::kIdentifier;
-  expr->name = name;
-  return expr;
-}
-
 // Rewrites the table's rows into the schema `next` (see the file comment), keeping only the rows
 // `keep` selects when it is set.
 absl::Status Mutate(const core::TableSchema& before, const Draft& draft, const WorkerSet& workers,
@@ -311,7 +305,7 @@ absl::Status Mutate(const core::TableSchema& before, const Draft& draft, const W
       copy.columns[i].default_kind = DefaultKind::kDefault;
     }
     insert.columns.push_back(next.columns[i].name);
-    select.select.push_back(Identifier(draft.source[i]));
+    select.select.push_back(sql::MakeColumn("", draft.source[i]));
   }
   RETURN_IF_ERROR(CreateTableWithSchema(copy, false, false, workers, catalog));
   auto undo = [&](absl::Status status) {
@@ -382,18 +376,10 @@ absl::Status AlterColumns(const sql::AlterSettingsStatement& alter, const Worker
   }
   if (alter.delete_where) {
     // Rows where the condition is true go; NULL keeps the row, as in ClickHouse.
-    auto call = [](std::string name, std::vector<sql::ExprPtr> args) {
-      auto expr = std::make_shared<sql::Expr>();
-      expr->kind = sql::ExprKind::kFunction;
-      expr->name = std::move(name);
-      expr->args = std::move(args);
-      return expr;
-    };
-    auto zero = std::make_shared<sql::Expr>();
-    zero->value = uint64_t{0};
     RETURN_IF_ERROR(RequireAllWorkers(workers, DisplayTableName(before.name)));
     return Mutate(before, draft, workers, catalog, run_insert,
-                  call("not", {call("ifNull", {alter.delete_where, zero})}));
+                  sql::MakeCall("not", {sql::MakeCall("ifNull", {alter.delete_where,
+                                                                 sql::MakeLiteral(uint64_t{0})})}));
   }
   for (const sql::AlterColumnCommand& command : alter.columns) {
     RETURN_IF_ERROR(Apply(command, before, &draft));

@@ -25,13 +25,6 @@ absl::Status FillError(const std::string& message) {
   return core::Error(core::kInvalidWithFillExpression, message);
 }
 
-sql::ExprPtr StringLiteral(std::string text) {
-  auto literal = std::make_shared<sql::Expr>();
-  literal->kind = sql::ExprKind::kLiteral;
-  literal->value = std::move(text);
-  return literal;
-}
-
 // A STEP written INTERVAL n UNIT: the unit's name (lower case) and n; nullopt for a plain step.
 std::optional<std::pair<std::string, sql::ExprPtr>> IntervalStep(const sql::Expr& step) {
   if (step.kind != sql::ExprKind::kFunction || step.args.size() != 1 ||
@@ -52,7 +45,8 @@ absl::Status IntervalUnits(const std::string& unit, double count, TypeId column,
   }
   if (count != std::floor(count)) return FillError("WITH FILL STEP INTERVAL must be whole");
   if (unit == "month" || unit == "quarter" || unit == "year") {
-    level->months = static_cast<int32_t>(count * (unit == "month" ? 1 : unit == "quarter" ? 3 : 12));
+    const int per_unit = unit == "month" ? 1 : unit == "quarter" ? 3 : 12;
+    level->months = static_cast<int32_t>(count * per_unit);
     level->step = 0;
     return absl::OkStatus();
   }
@@ -62,7 +56,9 @@ absl::Status IntervalUnits(const std::string& unit, double count, TypeId column,
   if (unit == "hour") seconds = 3600;
   if (unit == "day") seconds = 86400;
   if (unit == "week") seconds = 7 * 86400;
-  if (seconds == 0) return FillError("WITH FILL STEP INTERVAL of unit " + unit + " is not supported");
+  if (seconds == 0) {
+    return FillError("WITH FILL STEP INTERVAL of unit " + unit + " is not supported");
+  }
   if (date && seconds < 86400) {
     return FillError("WITH FILL STEP INTERVAL " + unit + " is shorter than a day of a Date column");
   }
@@ -141,10 +137,10 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectWithFill(const sql::SelectState
         return static_cast<int>(constants.select.size()) - 1;
       };
       if (item.fill->from) {
-        slots[i].from = add(sql::MakeCall("CAST", {item.fill->from, StringLiteral(cast_to)}));
+        slots[i].from = add(sql::MakeCall("CAST", {item.fill->from, sql::MakeLiteral(cast_to)}));
       }
       if (item.fill->to) {
-        slots[i].to = add(sql::MakeCall("CAST", {item.fill->to, StringLiteral(cast_to)}));
+        slots[i].to = add(sql::MakeCall("CAST", {item.fill->to, sql::MakeLiteral(cast_to)}));
       }
       if (item.fill->step) {
         sql::ExprPtr step = item.fill->step;
@@ -183,9 +179,11 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectWithFill(const sql::SelectState
     if (slots[i].step < 0 && level.descending) {
       level.step = -level.step;  // DESC without STEP walks down by one
     } else if (length < 0 && !level.descending) {
-      return FillError("WITH FILL STEP value cannot be negative for sorting in ascending direction");
+      return FillError(
+          "WITH FILL STEP value cannot be negative for sorting in ascending direction");
     } else if (length > 0 && level.descending) {
-      return FillError("WITH FILL STEP value cannot be positive for sorting in descending direction");
+      return FillError(
+          "WITH FILL STEP value cannot be positive for sorting in descending direction");
     }
     if (!core::IsFloat(type) && level.months == 0 && level.step != std::floor(level.step)) {
       return FillError("WITH FILL STEP must be a whole number of units for a column of type " +
@@ -230,7 +228,7 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectWithFill(const sql::SelectState
       options.interpolated.push_back(c);
       sql::ExprPtr value = item.expr ? item.expr : sql::MakeColumn("", item.column, item.position);
       over.select.push_back(sql::MakeCall(
-          "CAST", {value, StringLiteral(std::string(core::TypeName(result.types[c])))}));
+          "CAST", {value, sql::MakeLiteral(std::string(core::TypeName(result.types[c])))}));
     }
     if (!over.select.empty()) {
       // Bound once over the result's columns, evaluated once per added row.

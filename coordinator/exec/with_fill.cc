@@ -156,9 +156,8 @@ class Filler {
     if (level.months == 0) return value + level.step;
     const TypeId type = core::BaseOf(sorted_.columns[level.column]->type());
     if (type == TypeId::kDate) return AddMonthsToDays(static_cast<int64_t>(value), level.months);
-    const int64_t seconds = static_cast<int64_t>(value);
-    const int64_t days = seconds >= 0 ? seconds / kSecondsPerDay
-                                      : -((-seconds + kSecondsPerDay - 1) / kSecondsPerDay);
+    const int64_t seconds = static_cast<int64_t>(value);  // a DateTime: never negative
+    const int64_t days = seconds / kSecondsPerDay;
     return AddMonthsToDays(days, level.months) * kSecondsPerDay + (seconds - days * kSecondsPerDay);
   }
 

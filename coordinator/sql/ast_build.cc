@@ -13,6 +13,13 @@ ExprPtr MakeCall(std::string name, std::vector<ExprPtr> args) {
   return call;
 }
 
+ExprPtr MakeLiteral(core::Value value) {
+  auto literal = std::make_shared<Expr>();
+  literal->kind = ExprKind::kLiteral;
+  literal->value = std::move(value);
+  return literal;
+}
+
 ExprPtr MakeColumn(const std::string& qualifier, const std::string& name, size_t position) {
   auto id = std::make_shared<Expr>();
   id->kind = ExprKind::kIdentifier;

@@ -11,6 +11,8 @@ namespace granite::coordinator::sql {
 
 // A call node; its position is the first argument's (0 without arguments).
 ExprPtr MakeCall(std::string name, std::vector<ExprPtr> args);
+// A literal of `value` (a number or a string).
+ExprPtr MakeLiteral(core::Value value);
 // A column reference `qualifier.name` (qualifier may be empty).
 ExprPtr MakeColumn(const std::string& qualifier, const std::string& name, size_t position = 0);
 // Appends the conjuncts of `e` (the arguments of nested and(...), or `e` itself; none if null).

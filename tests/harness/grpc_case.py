@@ -50,3 +50,32 @@ class GrpcClusterCase(unittest.TestCase):
         if result.HasField("exception"):
             raise AssertionError(result.exception.display_text)
         return result.output
+
+
+class FormatsCase(unittest.TestCase):
+    """Starts one cluster of `workers` workers per test class with a granite_client client, runs
+    TABLES (CREATE statements) once, and compares output formats with ClickHouse's."""
+
+    workers = 1
+    TABLES = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = cluster.LocalCluster(testmain.granite(), workers=cls.workers).start()
+        cls.client = cls.cluster.client(timeout=TIMEOUT)
+        for create in cls.TABLES:
+            cls.client.query(create)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.client.close()
+        cls.cluster.stop()
+
+    def assert_formats_match(self, sample, expected, chdb_sample=None):
+        """For each format of `expected` (name -> bytes): chdb's output of `chdb_sample` (default
+        `sample`), when chdb is there, and granite's output of `sample` equal the bytes."""
+        for fmt, want in expected.items():
+            live = chdb_bytes(chdb_sample or sample, fmt)
+            if live is not None:
+                self.assertEqual(live, want, fmt)
+            self.assertEqual(self.client.query(sample, format=fmt), want, fmt)

@@ -12,11 +12,9 @@ byte for byte as ClickHouse writes them (chdb), on 1 and 3 workers:
 
 import os
 import sys
-import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "harness"))
-import cluster  # noqa: E402
 import grpc_case  # noqa: E402
 import testmain  # noqa: E402
 
@@ -69,27 +67,12 @@ EXPECTED = {
 }
 
 
-class ScalarTypesFormatsTest(unittest.TestCase):
-    workers = 1
-
-    @classmethod
-    def setUpClass(cls):
-        cls.cluster = cluster.LocalCluster(testmain.granite(), workers=cls.workers).start()
-        cls.client = cls.cluster.client(timeout=60)
-        cls.client.query("CREATE TABLE st (k UInt32, b Bool, u UUID, t DateTime64(3), "
-                         "f Nullable(FixedString(3))) ENGINE = MergeTree ORDER BY k")
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.client.close()
-        cls.cluster.stop()
+class ScalarTypesFormatsTest(grpc_case.FormatsCase):
+    TABLES = ("CREATE TABLE st (k UInt32, b Bool, u UUID, t DateTime64(3), "
+              "f Nullable(FixedString(3))) ENGINE = MergeTree ORDER BY k",)
 
     def test_output_formats_match_clickhouse(self):
-        for fmt, expected in EXPECTED.items():
-            live = grpc_case.chdb_bytes(SAMPLE, fmt)
-            if live is not None:
-                self.assertEqual(live, expected, fmt)
-            self.assertEqual(self.client.query(SAMPLE, format=fmt), expected, fmt)
+        self.assert_formats_match(SAMPLE, EXPECTED)
 
     def test_native_input_from_clickhouse_round_trips(self):
         self.client.query("TRUNCATE TABLE st")
