@@ -123,6 +123,7 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kIllegalCodecParameter: return "ILLEGAL_CODEC_PARAMETER";
     case ErrorCode::kIllegalAggregation: return "ILLEGAL_AGGREGATION";
     case ErrorCode::kNumberOfColumnsDoesntMatch: return "NUMBER_OF_COLUMNS_DOESNT_MATCH";
+    case ErrorCode::kIncorrectElementOfSet: return "INCORRECT_ELEMENT_OF_SET";
     case ErrorCode::kEmptyListOfColumnsPassed: return "EMPTY_LIST_OF_COLUMNS_PASSED";
     case ErrorCode::kDuplicateColumn: return "DUPLICATE_COLUMN";
     case ErrorCode::kNoSuchColumnInTable: return "NO_SUCH_COLUMN_IN_TABLE";

@@ -35,15 +35,39 @@ int ColumnOf(const Expr& e, const std::string& qualifier, const RelationColumns&
   return -1;
 }
 
-// Returns `set`'s one column with each value once, without NULLs (which match nothing): a
-// subquery over a large table repeats its keys, and every worker would hash each repeat.
+// Returns `set` with each row (tuple of values) once, without rows holding a NULL (which match
+// nothing): a subquery over a large table repeats its keys, and every worker would hash each
+// repeat.
 core::Block Distinct(const core::Block& set) {
-  const core::Column& column = *set.columns[0];
-  const std::vector<uint32_t> first = core::FirstOfEachValue(column, /*skip_nulls=*/true);
-  if (first.size() == column.size()) return set;
+  std::vector<const core::Column*> columns;
+  for (const auto& column : set.columns) columns.push_back(column.get());
+  const std::vector<uint32_t> first = core::FirstOfEachRow(columns, /*skip_nulls=*/true);
+  if (!columns.empty() && first.size() == columns[0]->size()) return set;
   core::Block out;
-  out.columns.push_back(std::make_shared<core::Column>(column.Take(first.data(), first.size())));
+  for (const core::Column* column : columns) {
+    out.columns.push_back(std::make_shared<core::Column>(column->Take(first.data(), first.size())));
+  }
   return out;
+}
+
+// The columns of `columns` (a table's) that the left side of an IN names: one plain column, or a
+// tuple of plain columns; empty otherwise.
+std::vector<int> KeyColumns(const Expr& left, const std::string& qualifier,
+                            const RelationColumns& columns) {
+  std::vector<const Expr*> items;
+  if (left.kind == ExprKind::kFunction && left.name == "tuple" && !left.over &&
+      left.args.size() >= 2) {
+    for (const ExprPtr& item : left.args) items.push_back(item.get());
+  } else {
+    items.push_back(&left);
+  }
+  std::vector<int> keys;
+  for (const Expr* item : items) {
+    const int column = ColumnOf(*item, qualifier, columns);
+    if (column < 0) return {};
+    keys.push_back(column);
+  }
+  return keys;
 }
 
 // The column `sub` reads when it is a plain read of one catalog table: `SELECT c FROM t [WHERE
@@ -121,23 +145,28 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
   for (ExprPtr& c : conjuncts) {
     const bool in = c->kind == ExprKind::kFunction && (c->name == "in" || c->name == "notIn") &&
                     c->args.size() == 2 && c->args[1]->kind == ExprKind::kSubquery;
-    const int column = in ? ColumnOf(*c->args[0], qualifier, columns) : -1;
-    if (column < 0 || sql::ContainsSubquery(*c->args[0])) {
+    const std::vector<int> keys =
+        in ? KeyColumns(*c->args[0], qualifier, columns) : std::vector<int>{};
+    if (keys.empty()) {
       kept.push_back(std::move(c));
       continue;
     }
-    const core::TypeId type = columns.types[column];
     const bool anti = c->name == "notIn";
     const sql::SelectStatement& sub = *c->args[1]->subquery;
-    ASSIGN_OR_RETURN(std::optional<BroadcastSource::Build> co_located,
-                     CoLocatedSet(sub, columns, column, context));
+    std::optional<BroadcastSource::Build> co_located;
+    if (keys.size() == 1) {
+      ASSIGN_OR_RETURN(co_located, CoLocatedSet(sub, columns, keys[0], context));
+    }
     BroadcastSource::Build build;
     if (co_located) {
       build = *std::move(co_located);
     } else {
       ASSIGN_OR_RETURN(LocalTable set, context.run(sub));
-      if (set.names.size() != 1 || set.block.rows() <= kInSetJoinThreshold ||
-          !SameKeyEncoding(type, set.types[0])) {
+      bool joinable = set.names.size() == keys.size() && set.block.rows() > kInSetJoinThreshold;
+      for (size_t i = 0; joinable && i < keys.size(); ++i) {
+        joinable = SameKeyEncoding(columns.types[keys[i]], set.types[i]);
+      }
+      if (!joinable) {
         kept.push_back(std::move(c));  // ReplaceSubqueries runs it again: small, or refused there
         continue;
       }
@@ -146,17 +175,23 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
     }
     const size_t position = c->position;
     const std::string build_qualifier = "_in_subquery" + std::to_string(broadcast.builds.size() + 1);
-    build.table.names = {"_in"};
-    build.table.qualifiers = {build_qualifier};
-    build.table.hidden = {true};
-    build.relations = {broadcast.builds.size() + 1};
+    build.table.names.clear();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      build.table.names.push_back(keys.size() == 1 ? "_in" : "_in" + std::to_string(i + 1));
+    }
+    build.table.qualifiers.assign(keys.size(), build_qualifier);
+    build.table.hidden.assign(keys.size(), true);
+    build.relations.assign(keys.size(), broadcast.builds.size() + 1);
     build.kind = anti ? Kind::kAnti : Kind::kSemi;
-    build.keys.emplace_back(sql::MakeColumn(qualifier, columns.names[column], position),
-                            sql::MakeColumn(build_qualifier, "_in", position));
-    // NULL NOT IN (...) is NULL, which WHERE drops; the anti join would keep the row.
-    if (anti && core::IsNullable(type)) {
-      kept.push_back(sql::MakeCall("isNotNull", {sql::MakeColumn(qualifier, columns.names[column],
-                                                                 position)}));
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const std::string& name = columns.names[keys[i]];
+      build.keys.emplace_back(sql::MakeColumn(qualifier, name, position),
+                              sql::MakeColumn(build_qualifier, build.table.names[i], position));
+      // NULL NOT IN (...) is NULL, which WHERE drops; the anti join would keep the row. A
+      // tuple holding a NULL is unequal to every tuple (NOT IN is 1), as the join has it.
+      if (anti && keys.size() == 1 && core::IsNullable(columns.types[keys[i]])) {
+        kept.push_back(sql::MakeCall("isNotNull", {sql::MakeColumn(qualifier, name, position)}));
+      }
     }
     broadcast.builds.push_back(std::move(build));
   }

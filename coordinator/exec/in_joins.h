@@ -11,8 +11,9 @@
 // (plan::BroadcastJoin::local_build) and nothing is gathered or sent; the subquery then runs only
 // with a LIMIT, to learn whether it is small enough to stay constants.
 //
-// Applies when the left side is a plain column of the table, the subquery returns one column
-// whose values compare with it as join keys (core/join/row_keys.h: both integer-like, both
+// Applies when the left side is a plain column of the table (or a tuple of them, `(a, b) IN
+// (SELECT x, y ...)`: a join on every pair; never co-located), the subquery returns as many
+// columns, whose values compare with them as join keys (core/join/row_keys.h: both integer-like, both
 // strings, or one type). NOT IN over a NULL is NULL, so a Nullable column's anti join also keeps
 // only its non-NULL rows. ClickHouse ignores NULLs inside the set (transform_null_in = 0); so does
 // the join.

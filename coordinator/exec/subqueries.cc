@@ -39,6 +39,17 @@ ExprPtr DefaultLiteral(core::TypeId type, size_t position) {
   return LiteralOf(column, 0, position);
 }
 
+// The UInt8 constant 1 or 0 that replaces `e`, with its position and alias.
+ExprPtr Flag(bool value, const Expr& e) {
+  auto literal = std::make_shared<Expr>();
+  literal->kind = ExprKind::kLiteral;
+  literal->value = uint64_t{value ? 1u : 0u};
+  literal->literal_type = core::TypeId::kUInt8;
+  literal->position = e.position;
+  literal->alias = e.alias;
+  return literal;
+}
+
 class Rewriter {
  public:
   explicit Rewriter(const SubqueryRunner& run) : run_(run) {}
@@ -51,7 +62,10 @@ class Rewriter {
     if ((name == "in" || name == "notIn") && e->args.size() == 2 &&
         e->args[1]->kind == ExprKind::kSubquery) {
       ASSIGN_OR_RETURN(ExprPtr left, Rewrite(e->args[0]));
-      ASSIGN_OR_RETURN(ExprPtr set, Set(*e->args[1]));
+      const bool tuple = left->kind == ExprKind::kFunction && left->name == "tuple" &&
+                         left->args.size() >= 2;
+      ASSIGN_OR_RETURN(ExprPtr set, Set(*e->args[1], tuple ? left->args.size() : 1));
+      if (tuple && set->args.empty()) return Flag(name != "in", *e);  // an empty set holds no tuple
       auto copy = std::make_shared<Expr>(*e);
       copy->args = {std::move(left), std::move(set)};
       return ExprPtr(copy);
@@ -63,13 +77,7 @@ class Rewriter {
       Expr bounded = node;
       bounded.subquery = std::make_shared<sql::SelectStatement>(std::move(limited));
       ASSIGN_OR_RETURN(LocalTable result, RunSubquery(bounded, run_));
-      auto literal = std::make_shared<Expr>();
-      literal->kind = ExprKind::kLiteral;
-      literal->value = uint64_t{result.block.rows() > 0 ? 1u : 0u};
-      literal->literal_type = core::TypeId::kUInt8;
-      literal->position = e->position;
-      literal->alias = e->alias;
-      return ExprPtr(literal);
+      return Flag(result.block.rows() > 0, *e);
     }
     auto copy = std::make_shared<Expr>(*e);
     for (ExprPtr& arg : copy->args) {
@@ -99,20 +107,41 @@ class Rewriter {
     return literal;
   }
 
-  absl::StatusOr<ExprPtr> Set(const Expr& node) {
+  // The set of `x IN (SELECT ...)` as a constant list: each value once (a subquery over a large
+  // table repeats its keys; fewer constants travel to the workers and compile into the IN). With
+  // `arity` > 1 (a tuple on the left) the list holds tuples, which the binder expands into
+  // comparisons (planner/tuple_in.h); large tuple sets in a WHERE became semi joins before this
+  // (exec/in_joins.h).
+  absl::StatusOr<ExprPtr> Set(const Expr& node, size_t arity) {
     ASSIGN_OR_RETURN(LocalTable result, RunSubquery(node, run_));
-    if (result.names.size() != 1) {
+    if (result.names.size() != arity) {
       return core::Error(ErrorCode::kNumberOfColumnsDoesntMatch,
-                         "IN (SELECT ...) over " + std::to_string(result.names.size()) +
-                             " columns is not supported; the subquery must return one column "
-                             "(at position " + std::to_string(node.position + 1) + ")");
+                         "Number of columns in section IN doesn't match: " +
+                             std::to_string(arity) + " on the left, the subquery returns " +
+                             std::to_string(result.names.size()) + " (at position " +
+                             std::to_string(node.position + 1) + ")");
     }
-    // A set: each value once (a subquery over a large table repeats its keys; fewer constants
-    // travel to the workers and compile into the IN).
+    std::vector<const core::Column*> columns;
+    for (const auto& column : result.block.columns) columns.push_back(column.get());
+    const std::vector<uint32_t> rows = core::FirstOfEachRow(columns, /*skip_nulls=*/false);
+    if (arity > 1 && rows.size() > kTupleInConstantRows) {
+      return core::Error(ErrorCode::kNotImplemented,
+                         "Tuple IN (SELECT ...) returned " + std::to_string(rows.size()) +
+                             " distinct rows; more than " + std::to_string(kTupleInConstantRows) +
+                             " are supported only as a WHERE condition of a SELECT over one "
+                             "table (at position " + std::to_string(node.position + 1) + ")");
+    }
     std::vector<ExprPtr> values;
-    const core::Column& column = *result.block.columns[0];
-    for (uint32_t row : core::FirstOfEachValue(column, /*skip_nulls=*/false)) {
-      values.push_back(LiteralOf(column, row, node.position));
+    for (uint32_t row : rows) {
+      if (arity == 1) {
+        values.push_back(LiteralOf(*columns[0], row, node.position));
+        continue;
+      }
+      std::vector<ExprPtr> tuple;
+      for (const core::Column* column : columns) {
+        tuple.push_back(LiteralOf(*column, row, node.position));
+      }
+      values.push_back(sql::MakeCall("tuple", std::move(tuple)));
     }
     return sql::MakeCall("tuple", std::move(values));
   }

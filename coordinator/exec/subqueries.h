@@ -2,6 +2,8 @@
 // outer SELECT is bound (as ClickHouse's GLOBAL IN: the set travels to the workers inside the
 // plan, so every worker filters with the same set and none runs the subquery itself):
 //   x IN (SELECT ...) / NOT IN   -> in(x, tuple(v1, ..., vn)) with the values in the column's type
+//   (x, y) IN (SELECT a, b ...)  -> in(tuple(x, y), tuple(tuple(a1, b1), ...)), at most
+//                                   kTupleInConstantRows distinct rows (planner/tuple_in.h)
 //   (SELECT ...) as a value      -> the single value (default value of its type on no rows)
 //   EXISTS (SELECT ...)          -> 1 or 0
 // A subquery that names a column of the outer query fails to bind on its own: such correlated
@@ -16,14 +18,19 @@
 
 namespace granite::coordinator {
 
+// The most rows a tuple IN subquery's set may have as constants: each row becomes a conjunction
+// of comparisons evaluated per row of the outer query.
+inline constexpr size_t kTupleInConstantRows = 10000;
+
 // Runs a whole SELECT (set operators included) and returns its result.
 using SubqueryRunner = std::function<absl::StatusOr<LocalTable>(const sql::SelectStatement&)>;
 
 // Returns a copy of `select` whose expressions (select list, WHERE, GROUP BY, HAVING, ORDER BY,
 // JOIN ON, WITH aliases) hold no subquery; FROM subqueries are left to the caller. Shared nodes
 // of `select` are never modified. Errors: INCORRECT_RESULT_OF_SCALAR_SUBQUERY (a scalar
-// subquery with several rows or columns), NUMBER_OF_COLUMNS_DOESNT_MATCH (IN over several
-// columns), the subquery's own errors.
+// subquery with several rows or columns), NUMBER_OF_COLUMNS_DOESNT_MATCH (the subquery of an
+// IN returns another number of columns than the left side has), NOT_IMPLEMENTED (a tuple IN set
+// over kTupleInConstantRows), the subquery's own errors.
 absl::StatusOr<sql::SelectStatement> ReplaceSubqueries(const sql::SelectStatement& select,
                                                        const SubqueryRunner& run);
 

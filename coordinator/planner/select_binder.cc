@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/planner/binder.h"
+#include "coordinator/planner/tuple_in.h"
 #include "coordinator/sql/parser.h"
 #include "core/aggregation/aggregate_function_factory.h"
 #include "core/error.h"
@@ -403,6 +404,13 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
   if (e.over) {  // the executor computes window calls before binding (exec/window_split.h)
     return ErrorAt(ErrorCode::kNotImplemented,
                    "Window function " + sql::ColumnName(e) + " is not supported here", e.position);
+  }
+  if (IsTupleIn(e)) {
+    ASSIGN_OR_RETURN(sql::ExprPtr comparisons, ExpandTupleIn(e, /*null_as_unequal=*/false));
+    ASSIGN_OR_RETURN(core::plan::Expr bound, bind_arg(*comparisons));
+    if (!core::IsNullable(TypeOf(bound))) return bound;
+    ASSIGN_OR_RETURN(comparisons, ExpandTupleIn(e, /*null_as_unequal=*/true));
+    return bind_arg(*comparisons);
   }
   std::string lower = Lower(e.name);
   if (lower == "tuple") {

@@ -40,4 +40,26 @@ std::vector<uint32_t> FirstOfEachValue(const Column& column, bool skip_nulls) {
   return first;
 }
 
+std::vector<uint32_t> FirstOfEachRow(const std::vector<const Column*>& columns, bool skip_nulls) {
+  if (columns.size() == 1) return FirstOfEachValue(*columns[0], skip_nulls);
+  std::vector<uint32_t> first;
+  absl::flat_hash_set<std::string> seen;
+  std::string key;
+  const size_t rows = columns.empty() ? 0 : columns[0]->size();
+  for (size_t row = 0; row < rows; ++row) {
+    key.clear();
+    // A NULL's encoded value is its default's: a mask of the NULL columns tells them apart.
+    bool any_null = false;
+    for (const Column* column : columns) {
+      const bool null = column->IsNullAt(row);
+      any_null = any_null || null;
+      key.push_back(null ? '\1' : '\0');
+    }
+    if (any_null && skip_nulls) continue;
+    AppendRowKey(columns, row, &key);
+    if (seen.insert(key).second) first.push_back(static_cast<uint32_t>(row));
+  }
+  return first;
+}
+
 }  // namespace granite::core
