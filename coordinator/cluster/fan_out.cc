@@ -240,11 +240,24 @@ absl::Status RunOnShards(const WorkerSet& workers, const core::plan::Fragment& f
     if (!statuses[i].ok()) query->Cancel();
     if (consumer != nullptr) consumer->ShardDone(i);
   };
+  // Shards the planner left out (Fragment::shards: the filter fixes the sharding key) count as
+  // finished with nothing.
+  std::vector<size_t> targets;
+  for (size_t i = 0, next = 0; i < n; ++i) {
+    const std::vector<uint32_t>& only = fragment.shards;
+    if (only.empty() || (next < only.size() && only[next] == i)) {
+      targets.push_back(i);
+      if (!only.empty()) ++next;
+      continue;
+    }
+    if (merger != nullptr) merger->SkipWorker(i);
+    if (consumer != nullptr) consumer->ShardDone(i);
+  }
   // The calling thread reads the last worker's stream itself and parked reader threads the
   // others: a thread per query costs a stack mapping, page faults and, at exit, TLB-shootdown
   // IPIs — ~10% of the coordinator's CPU at ~1000 small SELECTs/s
   // (bench/results/parts-2026-11-22.md) — and a 1-worker cluster needs none.
-  ReaderThreads::Global().RunAll(n, run);
+  ReaderThreads::Global().RunAll(targets.size(), [&](size_t j) { run(targets[j]); });
   // Report the root cause, not the cancellations it caused.
   for (const absl::Status& status : statuses) {
     if (!status.ok() && core::CodeOf(status) != core::ErrorCode::kQueryWasCancelled) return status;

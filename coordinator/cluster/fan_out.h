@@ -31,7 +31,8 @@ class BlockConsumer {
   virtual void ShardDone(size_t shard) = 0;
 };
 
-// Runs `fragment` on every shard (worker_index / worker_count = shard index / shard count).
+// Runs `fragment` on every shard (worker_index / worker_count = shard index / shard count), or
+// on fragment.shards alone when set (the others count as having returned nothing).
 // Aggregating fragments feed `merger` (REQUIRES: merger != null, sized for shard_count()); others
 // return blocks grouped per shard, in shard order.
 absl::StatusOr<std::vector<std::vector<core::Block>>> FanOut(

@@ -136,6 +136,18 @@ void BucketedMerger::AddSingle(size_t worker, core::Block block) {
   AddSplit(worker, std::move(block));
 }
 
+void BucketedMerger::SkipWorker(size_t worker) {
+  std::vector<uint32_t> ready;
+  {
+    core::MutexLock lock(mu_);
+    if (worker >= received_.size()) return;
+    received_[worker] = core::kBucketCount;
+    window_cv_.notify_all();
+    CollectReady(&ready);
+  }
+  SubmitMerges(ready);
+}
+
 void BucketedMerger::AddSplit(size_t worker, core::Block block) {
   int64_t started = NowNs();
   absl::StatusOr<std::vector<core::Block>> buckets =

@@ -65,6 +65,9 @@ class BucketedMerger {
   // Takes every group of `worker` as one block (partial states, PartialTypes() columns). Never
   // blocks on the window.
   void AddSingle(size_t worker, core::Block block) EXCLUDES(mu_);
+  // Counts `worker` as finished with no groups: a shard the query does not run on
+  // (Fragment::shards). REQUIRES: no Add / AddSingle of that worker.
+  void SkipWorker(size_t worker) EXCLUDES(mu_);
 
   // Enables the group limit: enough() once merged buckets hold at least `groups` groups. Keyed
   // bucketed merges only (no effect without keys or when every worker sent a single block).

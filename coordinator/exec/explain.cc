@@ -101,7 +101,15 @@ std::vector<std::string> ExplainLines(const QueryPlan& plan, size_t worker_count
   std::vector<std::string> lines = {"Coordinator"};
   for (std::string& line : FinalStageLines(plan)) lines.push_back(std::move(line));
   lines.push_back(MergeLine(plan));
-  if (plan.source == SourceKind::kWorkers) {
+  if (plan.source == SourceKind::kWorkers && !plan.fragment.shards.empty()) {
+    // skip_unused_shards: the filter fixes the sharding key.
+    std::string line = "Workers: shards";
+    for (size_t i = 0; i < plan.fragment.shards.size(); ++i) {
+      line += (i == 0 ? " " : ", ") + std::to_string(plan.fragment.shards[i]);
+    }
+    lines.push_back(line + " of " + std::to_string(worker_count) +
+                    " run this fragment (the filter fixes the sharding key)");
+  } else if (plan.source == SourceKind::kWorkers) {
     lines.push_back("Workers: each runs this fragment over its shard");
   } else {
     lines.push_back("Local fragment");

@@ -152,6 +152,10 @@ struct Fragment {
   // The query's settings; the wire carries only the changed ones.
   Settings settings;
 
+  // The coordinator's choice of shards to run on, in increasing order; empty = every shard. Set
+  // when the filter fixes the sharding key (rules/skip_unused_shards.h); not sent to workers.
+  std::vector<uint32_t> shards;
+
   bool aggregating() const { return aggregate.has_value(); }
   bool joining() const { return !joins.empty(); }
 };

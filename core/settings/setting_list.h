@@ -35,6 +35,8 @@
     "Finalizes shard-local groups in the merged tables instead of via partial buckets")           \
   M(Bool, shard_local_aggregation, true, "",                                                      \
     "Finalizes groups on the workers when every group lives on one worker (sharding-key keys)")   \
+  M(Bool, optimize_skip_unused_shards, true, "",                                                  \
+    "Sends a fragment only to the shards whose sharding key values the WHERE allows")            \
   M(Bool, shard_local_top_n, true, "",                                                            \
     "With shard-local aggregation, applies HAVING and ORDER BY ... LIMIT on each worker")         \
   M(Bool, merge_group_limit, true, "",                                                            \

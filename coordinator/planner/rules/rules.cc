@@ -5,6 +5,7 @@
 #include "coordinator/planner/rules/merge_rules.h"
 #include "coordinator/planner/rules/shard_local_aggregation.h"
 #include "coordinator/planner/rules/shard_local_top_n.h"
+#include "coordinator/planner/rules/skip_unused_shards.h"
 #include "coordinator/planner/rules/string_size_reads.h"
 
 namespace granite::coordinator {
@@ -21,6 +22,8 @@ const std::vector<PlannerRule>& PlannerRules() {
       {"shard_local_aggregation", "shard_local_aggregation", ApplyShardLocalAggregation},
       {"shard_local_top_n", "shard_local_top_n", ApplyShardLocalTopN},
       {"late_materialization", "late_materialization_max_limit", ApplyLateMaterialization},
+      // Which shards run the fragment.
+      {"skip_unused_shards", "optimize_skip_unused_shards", ApplySkipUnusedShards, true},
       // The coordinator's merge.
       {"merge_group_limit", "merge_group_limit", ApplyMergeGroupLimit, true},
       {"piece_cut", "top_n_piece_cut", ApplyPieceCut, true},

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Fan-out cost by cluster size (issue 27, item 8): many small `granite worker` processes on
+loopback (tests/harness/cluster.py SplitCluster, one thread each) behind one coordinator, as a
+simulation of a large cluster. For each worker count, a table sharded by `k` with 100 rows per
+worker, then `--queries` runs (one client, back to back, after 20 warm-up runs) of each shape:
+
+  point        SELECT v FROM t WHERE id = 7           (not the key: every shard is asked)
+  key_point    SELECT v FROM t WHERE k = 7            (the sharding key: one shard is asked)
+  key_point_off  the same with optimize_skip_unused_shards = 0 (every shard)
+  small_group  SELECT k % 10, count() FROM t GROUP BY 1
+
+Prints p50 / p90 in ms per shape and worker count, and the p50 slope per added worker.
+
+    .venv/bin/python bench/fanout/run.py --granite build/granite --workers 1,2,4,8,16,32,64
+"""
+
+import argparse
+import os
+import sys
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "tests", "harness"))
+sys.path.insert(0, os.path.join(REPO, "client", "python"))
+
+import cluster  # noqa: E402
+
+SHAPES = [
+    ("point", "SELECT v FROM t WHERE id = 7", None),
+    ("key_point", "SELECT v FROM t WHERE k = 7", None),
+    ("key_point_off", "SELECT v FROM t WHERE k = 7", {"optimize_skip_unused_shards": "0"}),
+    ("small_group", "SELECT k % 10, count() FROM t GROUP BY 1 ORDER BY 1", None),
+]
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100.0 * (len(values) - 1))))]
+
+
+def measure(granite, workers, queries):
+    c = cluster.SplitCluster([granite], workers=workers, threads=1).start()
+    try:
+        client = c.client(timeout=120)
+        client.query("CREATE TABLE t (id UInt64, k UInt32, v UInt64) ENGINE = MergeTree "
+                     "ORDER BY id SETTINGS sharding_key = 'k'")
+        client.query("INSERT INTO t SELECT number, number %% 1000, number * 3 FROM numbers(%d)"
+                     % (100 * workers))
+        out = {}
+        for name, sql, settings in SHAPES:
+            expected = client.query_text(sql, settings=settings)
+            for _ in range(20):
+                client.query(sql, settings=settings)
+            latencies = []
+            for _ in range(queries):
+                t0 = time.perf_counter()
+                text = client.query_text(sql, settings=settings)
+                latencies.append(time.perf_counter() - t0)
+                assert text == expected, (name, text, expected)
+            out[name] = (pct(latencies, 50) * 1000, pct(latencies, 90) * 1000)
+        client.close()
+        return out
+    finally:
+        c.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--granite", default=os.path.join(REPO, "build", "granite"))
+    parser.add_argument("--workers", default="1,2,4,8,16,32,64")
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    counts = [int(w) for w in args.workers.split(",")]
+    results = {}
+    for n in counts:
+        results[n] = measure(args.granite, n, args.queries)
+        print("workers %3d: %s" % (n, "  ".join("%s p50 %.2f p90 %.2f" % (s, *results[n][s])
+                                                   for s, _, _ in SHAPES)), flush=True)
+    print()
+    print("| workers | " + " | ".join("%s p50 / p90 ms" % s for s, _, _ in SHAPES) + " |")
+    print("|---:|" + "---:|" * len(SHAPES))
+    for n in counts:
+        print("| %d | " % n + " | ".join("%.2f / %.2f" % results[n][s] for s, _, _ in SHAPES)
+              + " |")
+    if len(counts) > 1:
+        lo, hi = counts[0], counts[-1]
+        print()
+        for s, _, _ in SHAPES:
+            slope = (results[hi][s][0] - results[lo][s][0]) / (hi - lo)
+            print("%s: p50 slope %.3f ms per added worker (%d -> %d workers)" % (s, slope, lo, hi))
+
+
+if __name__ == "__main__":
+    main()
