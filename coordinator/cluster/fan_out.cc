@@ -28,6 +28,48 @@ bool OnLoopback(const std::string& address) {
          address.rfind("[::1]:", 0) == 0 || address.rfind("unix:", 0) == 0;
 }
 
+// The fragment as the workers receive it, encoded once per query: a broadcast build would
+// otherwise be encoded (and LZ4-compressed) once per worker. Two forms at most: for workers on
+// this host network_compression_method is 'none' unless the query set it (compression only
+// costs CPU there), for the others as the query says. Only worker_index differs per shard.
+class EncodedFragment {
+ public:
+  EncodedFragment(const WorkerSet& workers, core::plan::Fragment fragment) {
+    fragment.worker_index = 0;  // Fill appends each shard's
+    fragment.worker_count = workers.shard_count();
+    const bool compression_set =
+        fragment.settings.IsChanged(&core::Settings::network_compression_method);
+    bool any_local = false, any_remote = false;
+    for (size_t i = 0; i < workers.size(); ++i) {
+      (OnLoopback(workers.address(i)) ? any_local : any_remote) = true;
+    }
+    if (any_remote || compression_set) remote_ = core::wire::EncodeFragment(fragment);
+    if (any_local && !compression_set) {
+      fragment.settings.SetValue(&core::Settings::network_compression_method,
+                                 std::string("none"));
+      local_ = core::wire::EncodeFragment(fragment);
+      local_differs_ = true;
+    }
+  }
+
+  // Fills `request` with the fragment for shard `shard` run on the worker at `address`. The
+  // shard is appended to the encoded bytes as a message holding only worker_index: parsing
+  // concatenated messages merges them (a scalar field keeps its last value), so no per-shard
+  // encoding is needed. The base encoding has worker_index 0, which proto3 leaves out.
+  void Fill(size_t shard, const std::string& address, pb::FragmentRequest* request) const {
+    std::string* bytes = request->mutable_fragment();
+    *bytes = local_differs_ && OnLoopback(address) ? local_ : remote_;
+    pb::Fragment index;
+    index.set_worker_index(static_cast<uint32_t>(shard));
+    index.AppendToString(bytes);
+  }
+
+ private:
+  std::string remote_;
+  std::string local_;
+  bool local_differs_ = false;
+};
+
 // With replicas, where one shard's buckets stand: a retry on another replica skips the buckets
 // already handed to the merger, and the chunks of the bucket being received are held until its
 // last one, so the merger only ever sees whole buckets of one replica. Replicas hold the same
@@ -51,17 +93,11 @@ struct Attempt {
 };
 
 // Reads one worker's stream to the end.
-absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt, core::plan::Fragment fragment,
-                         bool compression_set, QueryContext* query, BucketedMerger* merger,
-                         std::vector<core::Block>* blocks, ShardProgress* progress) {
+absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt,
+                         const EncodedFragment& fragment, QueryContext* query,
+                         BucketedMerger* merger, std::vector<core::Block>* blocks,
+                         ShardProgress* progress) {
   const size_t index = attempt->shard;
-  fragment.worker_index = attempt->shard;
-  fragment.worker_count = workers.shard_count();
-  // network_compression_method: 'lz4' by default, 'none' for a worker on this host unless the
-  // query set it.
-  if (OnLoopback(workers.address(attempt->process)) && !compression_set) {
-    fragment.settings.SetValue(&core::Settings::network_compression_method, std::string("none"));
-  }
   grpc::ClientContext context;
   if (!query->Register(&context)) {
     return core::Error(core::ErrorCode::kQueryWasCancelled, "Query was cancelled");
@@ -75,7 +111,7 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt, core::plan:
   // Sent serialized: the worker parses it with a nesting limit for deep expressions
   // (core/wire/plan_codec.h).
   pb::FragmentRequest request;
-  *request.mutable_fragment() = core::wire::EncodeFragment(fragment);
+  fragment.Fill(attempt->shard, workers.address(attempt->process), &request);
   std::unique_ptr<grpc::ClientReader<pb::FragmentChunk>> reader;
   {
     core::ScopedNormalPriority grpc_call;
@@ -179,12 +215,11 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt, core::plan:
 // Runs a shard's fragment on its replicas in turn until one succeeds. Only a failure on the way
 // (the replica died, stalled or refused) moves on; an error the worker reports (a bad query,
 // a limit) would be the same on every replica and ends the query.
-absl::Status RunOnShard(const WorkerSet& workers, size_t shard, const core::plan::Fragment& fragment,
-                        bool compression_set, QueryContext* query, BucketedMerger* merger,
+absl::Status RunOnShard(const WorkerSet& workers, size_t shard, const EncodedFragment& fragment,
+                        LoadBalancing balancing, QueryContext* query, BucketedMerger* merger,
                         std::vector<core::Block>* blocks, BlockConsumer* consumer) {
   ReplicaMonitor* monitor = workers.monitor();
-  std::vector<size_t> order =
-      monitor->ReadOrder(shard, ParseLoadBalancing(fragment.settings.load_balancing));
+  std::vector<size_t> order = monitor->ReadOrder(shard, balancing);
   ShardProgress progress;
   progress.hold_buckets = true;
   std::string errors;
@@ -195,8 +230,8 @@ absl::Status RunOnShard(const WorkerSet& workers, size_t shard, const core::plan
     attempt.watch = monitor;
     attempt.consumer = consumer;
     blocks->clear();
-    absl::Status status = RunOnWorker(workers, &attempt, fragment, compression_set, query, merger,
-                                      blocks, &progress);
+    absl::Status status =
+        RunOnWorker(workers, &attempt, fragment, query, merger, blocks, &progress);
     if (status.ok() || !attempt.transport_failure || query->cancelled() || attempt.consumed) {
       return status;
     }
@@ -219,22 +254,22 @@ namespace {
 absl::Status RunOnShards(const WorkerSet& workers, const core::plan::Fragment& fragment,
                          QueryContext* query, BucketedMerger* merger,
                          std::vector<std::vector<core::Block>>* blocks, BlockConsumer* consumer) {
-  bool compression_set =
-      fragment.settings.IsChanged(&core::Settings::network_compression_method);
+  const EncodedFragment encoded(workers, fragment);
+  const LoadBalancing balancing = ParseLoadBalancing(fragment.settings.load_balancing);
   size_t n = workers.shard_count();
   blocks->assign(n, {});
   std::vector<absl::Status> statuses(n);
   auto run = [&](size_t i) {
     if (workers.replica_count() > 1) {
-      statuses[i] = RunOnShard(workers, i, fragment, compression_set, query, merger,
-                               &(*blocks)[i], consumer);
+      statuses[i] =
+          RunOnShard(workers, i, encoded, balancing, query, merger, &(*blocks)[i], consumer);
     } else {
       Attempt attempt;
       attempt.process = attempt.shard = i;
       attempt.consumer = consumer;
       ShardProgress progress;
-      statuses[i] = RunOnWorker(workers, &attempt, fragment, compression_set, query, merger,
-                                &(*blocks)[i], &progress);
+      statuses[i] = RunOnWorker(workers, &attempt, encoded, query, merger, &(*blocks)[i],
+                                &progress);
     }
     // One failure stops every other worker at once.
     if (!statuses[i].ok()) query->Cancel();
