@@ -149,23 +149,52 @@ absl::Status CheckColumnDefaults(const std::vector<bool>& typeless, core::TableS
   return CheckAcyclic(*schema, deps);
 }
 
-absl::Status FillDefaults(const core::TableSchema& schema, const std::vector<bool>& given,
-                          core::Block* block) {
-  // stored_of[d]: the position in `block` of declared column d (-1 for ALIAS columns).
+namespace {
+
+// Positions in the block of stored columns of each declared column (-1 for ALIAS columns).
+std::vector<int> StoredPositions(const core::TableSchema& schema) {
   std::vector<int> stored_of(schema.columns.size(), -1);
-  std::vector<size_t> pending;  // declared positions still to compute
   int next = 0;
   for (size_t d = 0; d < schema.columns.size(); ++d) {
+    if (schema.columns[d].stored()) stored_of[d] = next++;
+  }
+  return stored_of;
+}
+
+// Evaluates the DEFAULT / MATERIALIZED expression of declared column `d` over `block`'s rows
+// (`bound` is BindColumnExpression(schema, d); its inputs are in the block).
+absl::StatusOr<core::ColumnPtr> EvaluateDefault(const core::TableSchema& schema, size_t d,
+                                                const BoundColumnExpression& bound,
+                                                const std::vector<int>& stored_of,
+                                                const core::Block& block) {
+  core::Block input;
+  input.rows_without_columns = block.rows();
+  for (size_t p : bound.positions) input.columns.push_back(block.columns[stored_of[p]]);
+  ASSIGN_OR_RETURN(std::unique_ptr<core::Expression> compiled,
+                   core::Expression::Compile(bound.expr));
+  absl::StatusOr<core::ColumnPtr> value = compiled->Evaluate(input);
+  if (!value.ok()) {
+    return core::Error(core::CodeOf(value.status()),
+                       std::string(value.status().message()) +
+                           ": default expression of column " + schema.columns[d].name);
+  }
+  return value;
+}
+
+}  // namespace
+
+absl::Status FillDefaults(const core::TableSchema& schema, const std::vector<bool>& given,
+                          core::Block* block) {
+  const std::vector<int> stored_of = StoredPositions(schema);
+  std::vector<size_t> pending;  // declared positions still to compute
+  for (size_t d = 0; d < schema.columns.size(); ++d) {
     const core::ColumnSchema& column = schema.columns[d];
-    if (!column.stored()) continue;
-    stored_of[d] = next++;
     const bool computed = column.default_kind == DefaultKind::kDefault ||
                           column.default_kind == DefaultKind::kMaterialized;
-    if (computed && !given[stored_of[d]]) pending.push_back(d);
+    if (stored_of[d] >= 0 && computed && !given[stored_of[d]]) pending.push_back(d);
   }
   if (pending.empty()) return absl::OkStatus();
   std::set<size_t> waiting(pending.begin(), pending.end());
-  const size_t rows = block->rows();
   // Each pass computes the columns whose inputs are all known; CREATE refused cycles.
   for (size_t pass = 0; !waiting.empty() && pass <= schema.columns.size(); ++pass) {
     for (size_t d : pending) {
@@ -174,18 +203,8 @@ absl::Status FillDefaults(const core::TableSchema& schema, const std::vector<boo
       bool ready = true;
       for (size_t p : bound.positions) ready = ready && !waiting.count(p) && stored_of[p] >= 0;
       if (!ready) continue;
-      core::Block input;
-      input.rows_without_columns = rows;
-      for (size_t p : bound.positions) input.columns.push_back(block->columns[stored_of[p]]);
-      ASSIGN_OR_RETURN(std::unique_ptr<core::Expression> compiled,
-                       core::Expression::Compile(bound.expr));
-      absl::StatusOr<core::ColumnPtr> value = compiled->Evaluate(input);
-      if (!value.ok()) {
-        return core::Error(core::CodeOf(value.status()),
-                           std::string(value.status().message()) +
-                               ": default expression of column " + schema.columns[d].name);
-      }
-      block->columns[stored_of[d]] = *std::move(value);
+      ASSIGN_OR_RETURN(block->columns[stored_of[d]],
+                       EvaluateDefault(schema, d, bound, stored_of, *block));
       waiting.erase(d);
     }
   }
@@ -193,6 +212,33 @@ absl::Status FillDefaults(const core::TableSchema& schema, const std::vector<boo
     return core::Error(core::kCyclicAliases, "Cannot compute the default of column " +
                                            schema.columns[*waiting.begin()].name +
                                            ": its expression depends on itself");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FillOmittedDefaults(const core::TableSchema& schema,
+                                 const std::vector<std::vector<uint32_t>>& omitted,
+                                 core::Block* block) {
+  const std::vector<int> stored_of = StoredPositions(schema);
+  // Declaration order: a DEFAULT over another omitted column sees that column's computed rows
+  // when it is declared first.
+  for (size_t d = 0; d < schema.columns.size(); ++d) {
+    const int i = stored_of[d];
+    if (i < 0 || static_cast<size_t>(i) >= omitted.size() || omitted[i].empty() ||
+        schema.columns[d].default_kind != DefaultKind::kDefault) {
+      continue;
+    }
+    ASSIGN_OR_RETURN(BoundColumnExpression bound, BindColumnExpression(schema, d));
+    ASSIGN_OR_RETURN(core::ColumnPtr computed, EvaluateDefault(schema, d, bound, stored_of, *block));
+    const core::Column& given = *block->columns[i];
+    auto merged = std::make_shared<core::Column>(given.logical_type());
+    size_t next = 0;  // into omitted[i], increasing
+    for (size_t r = 0; r < given.size(); ++r) {
+      const bool take = next < omitted[i].size() && omitted[i][next] == r;
+      merged->AppendFrom(take ? *computed : given, r);
+      if (take) ++next;
+    }
+    block->columns[i] = std::move(merged);
   }
   return absl::OkStatus();
 }

@@ -5,6 +5,7 @@
 // again where it is used.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -35,5 +36,12 @@ absl::Status CheckColumnDefaults(const std::vector<bool>& typeless, core::TableS
 // Errors: those of the expressions (a conversion that fails on a row, ...).
 absl::Status FillDefaults(const core::TableSchema& schema, const std::vector<bool>& given,
                           core::Block* block);
+
+// Computes, for the rows an input format left a field out (omitted[i] lists them for stored
+// column i, increasing; input_format_defaults_for_omitted_fields), the column's DEFAULT
+// expression over the row; the other rows keep what the input gave. `block` as FillDefaults'.
+absl::Status FillOmittedDefaults(const core::TableSchema& schema,
+                                 const std::vector<std::vector<uint32_t>>& omitted,
+                                 core::Block* block);
 
 }  // namespace granite::coordinator

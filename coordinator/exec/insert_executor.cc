@@ -196,9 +196,12 @@ absl::StatusOr<core::Block> ValuesBlock(const sql::InsertStatement& insert, cons
 // Returns the block of every stored column in table order (`stored` is schema.Stored()): the
 // inserted ones from `block`, the others their DEFAULT / MATERIALIZED expression's value over the
 // row (column_defaults.h), else their type's default.
+// `omitted`, when set, lists per target column the rows whose field the input format left out:
+// a DEFAULT column gets its expression's value there too (FillOmittedDefaults).
 absl::StatusOr<core::Block> Widen(const core::Block& block, const Target& target,
                                   const core::TableSchema& schema,
-                                  const core::TableSchema& stored) {
+                                  const core::TableSchema& stored,
+                                  const std::vector<std::vector<uint32_t>>* omitted = nullptr) {
   core::Block out;
   out.rows_without_columns = block.rows();
   std::vector<bool> given(stored.columns.size(), false);
@@ -217,6 +220,13 @@ absl::StatusOr<core::Block> Widen(const core::Block& block, const Target& target
     out.columns.push_back(std::move(column));
   }
   RETURN_IF_ERROR(FillDefaults(schema, given, &out));
+  if (omitted != nullptr && !omitted->empty()) {
+    std::vector<std::vector<uint32_t>> by_stored(stored.columns.size());
+    for (size_t t = 0; t < target.positions.size() && t < omitted->size(); ++t) {
+      if (target.positions[t] >= 0) by_stored[target.positions[t]] = (*omitted)[t];
+    }
+    RETURN_IF_ERROR(FillOmittedDefaults(schema, by_stored, &out));
+  }
   return out;
 }
 
@@ -348,7 +358,7 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
     }
     bool last = exhausted && offset == pending.size();
     if (rows.rows() > 0) {
-      ASSIGN_OR_RETURN(core::Block full, Widen(rows, target, schema, stored));
+      ASSIGN_OR_RETURN(core::Block full, Widen(rows, target, schema, stored, &parser.omitted()));
       RETURN_IF_ERROR(session->Send(full, last));
     }
     if (last) return absl::OkStatus();

@@ -22,6 +22,12 @@ absl::Status InputBlockBuilder::AppendText(size_t column, std::string_view text)
                        static_cast<int>(column));
 }
 
+void InputBlockBuilder::AppendOmitted(size_t column) {
+  if (omitted_.empty()) omitted_.resize(columns_.size());
+  omitted_[column].push_back(static_cast<uint32_t>(columns_[column]->size()));
+  AppendDefault(column);
+}
+
 void InputBlockBuilder::AppendDefault(size_t column) {
   core::Column& c = *columns_[column];
   if (c.nullable()) {
@@ -83,7 +89,7 @@ void InputBlockBuilder::AppendDefaultsForUnmapped(const std::vector<int>& field_
   std::vector<bool> mapped(columns_.size(), false);
   for (int column : field_to_column) mapped[column] = true;
   for (size_t c = 0; c < columns_.size(); ++c) {
-    if (!mapped[c]) AppendDefault(c);
+    if (!mapped[c]) AppendOmitted(c);
   }
 }
 

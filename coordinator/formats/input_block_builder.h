@@ -42,6 +42,12 @@ class InputBlockBuilder {
   absl::Status AppendText(size_t column, std::string_view text);
   // Appends the column's default value (0, "", 1970-01-01; NULL for a Nullable column).
   void AppendDefault(size_t column);
+  // The same for a field the input left out (a JSON key, a column a WithNames header lacks); the
+  // row is recorded, so that INSERT computes the column's DEFAULT expression for it instead
+  // (ClickHouse's input_format_defaults_for_omitted_fields).
+  void AppendOmitted(size_t column);
+  // Per column, the rows (0-based, in append order) that AppendOmitted filled.
+  const std::vector<std::vector<uint32_t>>& omitted() const { return omitted_; }
   // Appends a NULL read from the input (\N): NULL in a Nullable column; in another column its
   // default when null_as_default (input_format_null_as_default), else
   // CANNOT_PARSE_INPUT_ASSERTION_FAILED naming the position, as ClickHouse.
@@ -57,7 +63,8 @@ class InputBlockBuilder {
 
   // Maps the column names of a WithNames header to columns; fails on an unknown or repeated name.
   absl::StatusOr<std::vector<int>> MapHeader(const std::vector<std::string>& header);
-  // Appends defaults to the columns that `field_to_column` (from MapHeader) does not fill.
+  // Appends defaults to the columns that `field_to_column` (from MapHeader) does not fill, as
+  // omitted fields (AppendOmitted).
   void AppendDefaultsForUnmapped(const std::vector<int>& field_to_column);
 
   // Returns CANNOT_PARSE_INPUT_ASSERTION_FAILED: "Cannot parse input: expected <expected> before:
@@ -79,6 +86,7 @@ class InputBlockBuilder {
   absl::flat_hash_map<std::string, int> index_;
   // The columns being filled.
   std::vector<std::shared_ptr<core::Column>> columns_;
+  std::vector<std::vector<uint32_t>> omitted_;
   bool null_as_default_ = true;
   // Current position, for errors.
   size_t row_ = 0;

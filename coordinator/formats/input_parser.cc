@@ -68,6 +68,7 @@ absl::StatusOr<InputParser> InputParser::Create(std::string_view format,
 absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
                                                const InputLimits& limits, size_t* consumed) {
   *consumed = 0;
+  omitted_.clear();
   if (kind_ == Kind::kNative) {  // binary: no byte order mark, no limits inside a block
     InputBlockBuilder builder(names_, types_);
     builder.set_null_as_default(null_as_default_);
@@ -108,6 +109,7 @@ absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
   }
   if (!used.ok()) return used.status();
   *consumed += *used;
+  omitted_ = builder.omitted();
   return builder.Finish();
 }
 

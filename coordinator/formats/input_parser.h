@@ -36,6 +36,7 @@
 // On error nothing is returned but the Status: the insert fails as a whole.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +70,9 @@ class InputParser {
   absl::StatusOr<core::Block> Parse(std::string_view data, bool last, const InputLimits& limits,
                                     size_t* consumed);
 
+  // Per column, the rows of the block the last Parse returned whose field the input left out
+  // (InputBlockBuilder::AppendOmitted); empty when none was.
+  const std::vector<std::vector<uint32_t>>& omitted() const { return omitted_; }
   // Returns the data rows parsed so far.
   size_t rows() const { return progress_.rows; }
   // input_format_null_as_default: a NULL read for a column that is not Nullable becomes its
@@ -89,6 +93,7 @@ class InputParser {
   bool null_as_default_ = true;
   bool bom_checked_ = false;
   InputProgress progress_;
+  std::vector<std::vector<uint32_t>> omitted_;
 };
 
 // Parses all rows of `data` in `format` into a block with one column per name, of `types`.

@@ -366,7 +366,7 @@ absl::StatusOr<size_t> ParseJsonEachRow(std::string_view data, bool last,
       }
     }
     for (size_t i = 0; i < columns; ++i) {
-      if (!seen[i]) builder->AppendDefault(i);
+      if (!seen[i]) builder->AppendOmitted(i);
     }
   }
   progress->rows = row;

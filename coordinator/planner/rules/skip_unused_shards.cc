@@ -145,7 +145,9 @@ std::vector<uint32_t> ShardsForFilter(const core::plan::Fragment& fragment,
   }
   // Every combination of the key columns' values: the rows INSERT would have routed.
   std::vector<std::shared_ptr<core::Column>> columns;
-  for (const auto& values : keys) columns.push_back(std::make_shared<core::Column>(values->type()));
+  for (const auto& values : keys) {
+    columns.push_back(std::make_shared<core::Column>(values->logical_type()));
+  }
   for (size_t n = 0; n < combinations; ++n) {
     size_t rest = n;
     for (size_t k = 0; k < keys.size(); ++k) {
