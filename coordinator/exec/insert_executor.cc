@@ -366,6 +366,59 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
   }
 }
 
+// Takes an INSERT ... SELECT's rows as the SELECT produces them: converts them to the target
+// columns, gathers them into chunks of about `limits` rows (or bytes) and sends each chunk.
+class InsertSelectSink : public ResultSink {
+ public:
+  InsertSelectSink(const Target& target, const core::TableSchema& schema,
+                   const core::TableSchema& stored, const InputLimits& limits,
+                   InsertSink* session)
+      : target_(target), schema_(schema), stored_(stored), limits_(limits), session_(session) {}
+
+  absl::Status Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>&,
+                     const std::string&) override {
+    if (names.size() != target_.types.size()) {
+      return core::Error(ErrorCode::kNumberOfColumnsDoesntMatch,
+                         "Number of columns doesn't match: the query gives " +
+                             std::to_string(names.size()) + ", the insert expects " +
+                             std::to_string(target_.types.size()));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<bool> Push(const core::Block& block) override {
+    if (block.rows() == 0) return true;
+    ASSIGN_OR_RETURN(core::Block converted, ConvertBlock(block, target_));
+    for (const auto& column : converted.columns) pending_bytes_ += column->ByteSize();
+    pending_rows_ += converted.rows();
+    pending_.push_back(std::move(converted));
+    if (pending_rows_ >= limits_.max_rows || pending_bytes_ >= limits_.max_bytes) {
+      RETURN_IF_ERROR(Flush(/*last=*/false));
+    }
+    return true;
+  }
+
+  // Sends what is gathered; `last`: nothing follows.
+  absl::Status Flush(bool last) {
+    if (pending_.empty()) return absl::OkStatus();
+    core::Block rows = pending_.size() == 1 ? std::move(pending_[0]) : core::ConcatBlocks(pending_);
+    pending_.clear();
+    pending_rows_ = pending_bytes_ = 0;
+    ASSIGN_OR_RETURN(core::Block full, Widen(rows, target_, schema_, stored_));
+    return session_->Send(full, last);
+  }
+
+ private:
+  const Target& target_;
+  const core::TableSchema& schema_;
+  const core::TableSchema& stored_;
+  const InputLimits limits_;
+  InsertSink* const session_;
+  std::vector<core::Block> pending_;
+  size_t pending_rows_ = 0;
+  size_t pending_bytes_ = 0;
+};
+
 }  // namespace
 
 absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::string_view input,
@@ -393,7 +446,15 @@ absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::
   }
   InsertSink& session = *sink;
   absl::Status sent;
-  if (insert.select || insert.format == "Values" || !insert.values.empty()) {
+  if (insert.select && options.stream_select) {
+    // Chunks of at most 16 MB of columns: each is held about four times while it is sent
+    // (gathered, concatenated, split by shard, encoded).
+    InputLimits limits = options.chunk;
+    limits.max_bytes = std::min<size_t>(limits.max_bytes, 16 << 20);
+    InsertSelectSink select_sink(target, schema, stored, limits, &session);
+    sent = options.stream_select(*insert.select, &select_sink);
+    if (sent.ok()) sent = select_sink.Flush(/*last=*/true);
+  } else if (insert.select || insert.format == "Values" || !insert.values.empty()) {
     absl::StatusOr<core::Block> rows;
     if (insert.select) {
       ASSIGN_OR_RETURN(core::Block selected, run_select(*insert.select));

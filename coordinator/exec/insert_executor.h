@@ -16,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "coordinator/formats/input_progress.h"
 #include "coordinator/exec/input_source.h"
+#include "coordinator/exec/result_sink.h"
 #include "coordinator/sql/ast.h"
 #include "coordinator/cluster/worker_set.h"
 #include "core/block.h"
@@ -25,6 +26,9 @@ namespace granite::coordinator {
 
 // Runs a SELECT and returns its result block (for INSERT ... SELECT and non-literal VALUES).
 using SelectRunner = std::function<absl::StatusOr<core::Block>(const sql::SelectStatement&)>;
+// Runs a SELECT handing its rows to `sink` as they are produced (Begin first): a projecting
+// SELECT streams block by block from the workers, any other arrives as one block.
+using SelectStreamer = std::function<absl::Status(const sql::SelectStatement&, ResultSink*)>;
 
 // Inserts into replicated shards (replicated_insert.h), from the query's settings.
 struct ReplicationOptions {
@@ -43,6 +47,9 @@ struct InsertOptions {
   // input_format_null_as_default: a NULL for a column that is not Nullable becomes its default.
   bool null_as_default = true;
   ReplicationOptions replication;  // used when the cluster has replicas
+  // When set, INSERT ... SELECT takes the SELECT's rows through it and sends them in chunks of
+  // `chunk` rows as they come, so the coordinator never holds the whole result.
+  SelectStreamer stream_select;
 };
 
 // Returns a fresh random token naming one two-phase insert on every worker (32 hex digits).

@@ -16,6 +16,7 @@
 #include "coordinator/cluster/sharding_key.h"
 #include "core/block_codec.h"
 #include "core/error.h"
+#include "core/status_macros.h"
 #include "core/mutex.h"
 #include "granite/worker/v1/worker.grpc.pb.h"
 
@@ -184,6 +185,63 @@ TEST_F(InsertExecutorTest, EveryRowArrivesOnceOverManyChunks) {
     for (uint64_t k : worker->Visible(0)) ++seen.at(k);
   }
   for (int k = 1; k <= 1000; ++k) EXPECT_EQ(seen[k], 1) << k;
+}
+
+// A block of `n` rows (k, v) = (first + i, (first + i) * 10).
+core::Block Pairs(uint64_t first, size_t n) {
+  core::Block block;
+  auto k = std::make_shared<core::Column>(TypeId::kUInt64);
+  auto v = std::make_shared<core::Column>(TypeId::kUInt64);
+  for (uint64_t i = first; i < first + n; ++i) {
+    k->Append(i);
+    v->Append(i * 10);
+  }
+  block.columns = {k, v};
+  return block;
+}
+
+TEST_F(InsertExecutorTest, InsertSelectSendsChunksWhileTheSelectStreams) {
+  sql::InsertStatement insert;
+  insert.table = "t";
+  insert.select = std::make_shared<sql::SelectStatement>();
+  InsertOptions options;
+  options.chunk.max_rows = 100;
+  SelectRunner no_select = [](const sql::SelectStatement&) -> absl::StatusOr<core::Block> {
+    return core::Error(core::ErrorCode::kNotImplemented, "the SELECT must stream");
+  };
+  // 25 blocks of 40 rows: a chunk leaves each time 100 rows are gathered, before the SELECT
+  // has produced the rest (the workers have seen prepares mid-stream).
+  int prepares_mid_stream = 0;
+  options.stream_select = [&](const sql::SelectStatement&, ResultSink* sink) -> absl::Status {
+    RETURN_IF_ERROR(sink->Begin({"a", "b"}, {TypeId::kUInt64, TypeId::kUInt64}, ""));
+    for (int b = 0; b < 25; ++b) {
+      RETURN_IF_ERROR(sink->Push(Pairs(1 + b * 40, 40)).status());
+      if (b == 12) prepares_mid_stream = workers_[0]->prepares();
+    }
+    return absl::OkStatus();
+  };
+  auto rows = ExecuteInsert(insert, "", nullptr, schema_, *set_, no_select, options);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(*rows, 1000u);
+  // 13 blocks pushed: every third one brought the gathered rows past 100, so four chunks left.
+  EXPECT_EQ(prepares_mid_stream, 4);
+  std::vector<int> seen(1001, 0);
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->prepared_tokens(), 0u);
+    std::vector<uint64_t> k = worker->Visible(0), v = worker->Visible(1);
+    for (size_t r = 0; r < k.size(); ++r) {
+      ++seen.at(k[r]);
+      EXPECT_EQ(v[r], k[r] * 10);
+    }
+  }
+  for (int k = 1; k <= 1000; ++k) EXPECT_EQ(seen[k], 1) << k;
+
+  // A SELECT of another column count fails before anything is sent.
+  options.stream_select = [&](const sql::SelectStatement&, ResultSink* sink) -> absl::Status {
+    return sink->Begin({"a"}, {TypeId::kUInt64}, "");
+  };
+  auto wrong = ExecuteInsert(insert, "", nullptr, schema_, *set_, no_select, options);
+  EXPECT_EQ(core::CodeOf(wrong.status()), core::ErrorCode::kNumberOfColumnsDoesntMatch);
 }
 
 TEST_F(InsertExecutorTest, ShardedRowsLandOnTheirWorkerInEveryChunk) {

@@ -756,6 +756,19 @@ absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& in
   };
   InsertOptions insert_options = options;
   if (!insert_options.cancelled) insert_options.cancelled = [query] { return query->cancelled(); };
+  // INSERT ... SELECT: the SELECT streams into the insert (as a top-level SELECT streams to its
+  // client), so a large copy is sent in chunks instead of gathered on the coordinator.
+  insert_options.stream_select = [&](const sql::SelectStatement& select,
+                                     ResultSink* sink) -> absl::Status {
+    ResultSink* const client_sink = query->result_sink;
+    query->result_sink = sink;
+    absl::StatusOr<QueryResult> result = Select(select, query);
+    query->result_sink = client_sink;
+    RETURN_IF_ERROR(result.status());
+    if (result->streamed) return absl::OkStatus();
+    RETURN_IF_ERROR(sink->Begin(result->names, result->types, result->format));
+    return sink->Push(result->block).status();
+  };
   insert_options.replication = {query->settings.insert_quorum, query->settings.insert_deduplicate,
                                 query->settings.insert_deduplication_token};
   QueryResult result;
