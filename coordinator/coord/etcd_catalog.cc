@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "coordinator/access/grant_store.h"
 #include "coordinator/cluster/table_name.h"
@@ -47,11 +48,12 @@ absl::Status EtcdCatalog::Start() {
   ASSIGN_OR_RETURN(int64_t revision, client_->Revision(VersionKey()));
   watch_ = std::make_unique<EtcdWatch>(
       client_, options_.prefix + "/", revision,
-      [this](const std::vector<EtcdEvent>& events, int64_t) { Apply(events); },
+      [this](const std::vector<EtcdEvent>& events, int64_t applied) { Apply(events, applied); },
       [this] { return Resync(); });
   watch_->Start();
   session_.Start();
-  return session_.Keep(options_.prefix + "/coordinators/" + options_.id, options_.id);
+  // Registered as having applied everything up to now: the catalog is loaded from the workers.
+  return session_.Keep(MembersPrefix() + options_.id, std::to_string(revision));
 }
 
 void EtcdCatalog::Stop() {
@@ -59,11 +61,13 @@ void EtcdCatalog::Stop() {
   session_.Stop();
 }
 
-void EtcdCatalog::Apply(const std::vector<EtcdEvent>& events) {
+void EtcdCatalog::Apply(const std::vector<EtcdEvent>& events, int64_t revision) {
   const std::string tables = TablesPrefix();
   const std::string databases = DatabasesPrefix();
+  bool changed = false;
   for (const EtcdEvent& event : events) {
     const std::string& key = event.kv.key;
+    changed = changed || absl::StartsWith(key, options_.prefix + "/catalog/") || key == AccessKey();
     if (absl::StartsWith(key, tables)) {
       const std::string name = key.substr(tables.size());
       if (event.deleted) {
@@ -91,6 +95,35 @@ void EtcdCatalog::Apply(const std::vector<EtcdEvent>& events) {
       }
     }
   }
+  if (!changed) return;  // membership and lock changes: nothing for a DDL to wait for
+  absl::Status acknowledged = session_.Keep(MembersPrefix() + options_.id, std::to_string(revision));
+  if (!acknowledged.ok()) {
+    std::fprintf(stderr, "etcd: cannot record the applied revision: %s\n",
+                 std::string(acknowledged.message()).c_str());
+  }
+}
+
+void EtcdCatalog::WaitForOthers(int64_t revision) {
+  const auto deadline = std::chrono::steady_clock::now() + options_.apply_timeout;
+  const std::string self = MembersPrefix() + options_.id;
+  std::string behind;
+  while (std::chrono::steady_clock::now() < deadline) {
+    absl::StatusOr<EtcdRange> members = client_->GetPrefix(MembersPrefix());
+    if (!members.ok()) return;  // etcd went away: the others catch up when it is back
+    behind.clear();
+    for (const EtcdKeyValue& member : members->kvs) {
+      int64_t applied = 0;
+      if (member.key == self || (absl::SimpleAtoi(member.value, &applied) && applied >= revision)) {
+        continue;
+      }
+      behind += (behind.empty() ? "" : ", ") + member.key.substr(MembersPrefix().size());
+    }
+    if (behind.empty()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::fprintf(stderr, "etcd: coordinators %s did not apply catalog revision %lld within %lld s\n",
+               behind.c_str(), static_cast<long long>(revision),
+               static_cast<long long>(options_.apply_timeout.count()));
 }
 
 absl::StatusOr<int64_t> EtcdCatalog::Resync() {
@@ -178,6 +211,7 @@ absl::Status EtcdCatalog::Publish(const DdlLock& lock) {
   // a large existing catalog writes it in several, the version last.
   constexpr size_t kOpsPerTxn = 100;
   ops.push_back(EtcdOp::Put(VersionKey(), options_.id));
+  int64_t revision = 0;
   for (size_t begin = 0; begin < ops.size(); begin += kOpsPerTxn) {
     std::vector<EtcdOp> chunk(ops.begin() + begin,
                               ops.begin() + std::min(ops.size(), begin + kOpsPerTxn));
@@ -189,7 +223,9 @@ absl::Status EtcdCatalog::Publish(const DdlLock& lock) {
                          "coordinator lost the cluster's DDL lock (its etcd lease expired); the "
                          "next DDL records it");
     }
+    revision = result.revision;
   }
+  WaitForOthers(revision);
   return absl::OkStatus();
 }
 

@@ -9,16 +9,19 @@
 //   P/catalog/version           rewritten by every change: its mod_revision is the catalog's
 //   P/access                    the access entities' text (coordinator/access/grant_store.h)
 //   P/locks/ddl                 the coordinator running a DDL (attached to its lease)
-//   P/coordinators/<id>         each running coordinator: its address (attached to its lease)
+//   P/coordinators/<id>         each running coordinator (id: its address), attached to its
+//                               lease; the value is the last revision its catalog applied
 //
 // DDL: LockDdl takes the cluster's DDL lock (waiting for another coordinator's DDL to end) and
 // catches up with the changes it made; the statement runs on the workers as without etcd; then
 // Publish writes the catalog as this coordinator now has it, in one transaction that holds only
-// if this coordinator still holds the lock. Every coordinator's watch applies the changes to its
-// in-memory Catalog; CatchUp, called before each statement, waits until the watch has applied
-// the catalog's latest revision, so a DDL acknowledged by one coordinator is visible to the next
-// statement on any other. With etcd down, CatchUp returns at once (statements run on the cached
-// catalog) and LockDdl fails with KEEPER_EXCEPTION.
+// if this coordinator still holds the lock, and waits until every other live coordinator has
+// applied it. Every coordinator's watch applies the changes to its in-memory Catalog and
+// GrantStore and then records the revision in its P/coordinators/<id> key: a DDL acknowledged
+// by one coordinator is visible to the next statement on any other, and statements themselves
+// never wait for etcd (ClickHouse's distributed DDL waits for its hosts the same way). A
+// coordinator that stops answering drops out of the wait when its lease expires (TTL). With etcd
+// down, statements run on the cached catalog and LockDdl fails with KEEPER_EXCEPTION.
 #pragma once
 
 #include <chrono>
@@ -42,6 +45,9 @@ class EtcdCatalog {
     std::chrono::seconds ttl{5};              // of the lease behind the lock and membership
     std::chrono::milliseconds catch_up_timeout{2000};
     std::chrono::seconds lock_timeout{180};   // ClickHouse's distributed_ddl_task_timeout
+    // How long Publish waits for the other coordinators to apply a change (one whose lease
+    // expires drops out of the wait sooner).
+    std::chrono::seconds apply_timeout{30};
   };
 
   // Holds the cluster's DDL lock until destroyed (released best effort; etcd drops it with the
@@ -70,13 +76,15 @@ class EtcdCatalog {
   void Stop();
 
   // Waits (at most catch_up_timeout) until the watch has applied every catalog change etcd had
-  // when called. Never fails: with etcd or the watch down it returns at once.
+  // when called (one linearizable read). Never fails: with etcd or the watch down it returns at
+  // once.
   void CatchUp();
   // Takes the DDL lock, waiting up to lock_timeout for another coordinator's DDL, then catches up.
   // Errors: KEEPER_EXCEPTION when etcd cannot be reached or the wait times out.
   absl::StatusOr<std::unique_ptr<DdlLock>> LockDdl();
   // Writes this coordinator's catalog (its usable tables, its databases) and access entities
-  // to etcd where they differ, in one transaction conditioned on `lock`. Tables the catalog marks
+  // to etcd where they differ, in one transaction conditioned on `lock`, then waits (at most
+  // apply_timeout) until every other live coordinator has applied it. Tables the catalog marks
   // unusable keep their keys. Errors: KEEPER_EXCEPTION (etcd down, or the lock was lost).
   // REQUIRES: the catalog is loaded.
   absl::Status Publish(const DdlLock& lock);
@@ -85,8 +93,11 @@ class EtcdCatalog {
   EtcdClient* client() const { return client_; }
 
  private:
-  // Applies watched changes to the catalog and the access entities.
-  void Apply(const std::vector<EtcdEvent>& events);
+  // Applies watched changes to the catalog and the access entities, then records `revision` as
+  // applied (when they changed anything).
+  void Apply(const std::vector<EtcdEvent>& events, int64_t revision);
+  // Waits until every other registered coordinator has applied `revision`, or apply_timeout.
+  void WaitForOthers(int64_t revision);
   // After a compaction: the catalog is loaded again by the next statement.
   absl::StatusOr<int64_t> Resync();
   void Unlock(const std::string& token);
@@ -96,6 +107,7 @@ class EtcdCatalog {
   std::string VersionKey() const { return options_.prefix + "/catalog/version"; }
   std::string AccessKey() const { return options_.prefix + "/access"; }
   std::string LockKey() const { return options_.prefix + "/locks/ddl"; }
+  std::string MembersPrefix() const { return options_.prefix + "/coordinators/"; }
 
   // Constant after construction.
   EtcdClient* const client_;

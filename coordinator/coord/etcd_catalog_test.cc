@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "coordinator/coord/etcd_fixture.h"
 #include "core/error.h"
 #include "core/keeper_error_codes.h"
@@ -55,8 +56,7 @@ TEST_F(EtcdCatalogTest, ChangesPublishedByOneAreAppliedByTheOther) {
   catalog_a_.Put(Schema("t"));
   catalog_a_.Put(Schema("d.u"));
   catalog_a_.PutDatabase("d");
-  Publish(a.get());
-  b->CatchUp();
+  Publish(a.get());  // returns once b has applied it
   ASSERT_TRUE(catalog_b_.Find("t").has_value());
   EXPECT_EQ(*catalog_b_.Find("t"), Schema("t"));
   EXPECT_TRUE(catalog_b_.Find("d.u").has_value());
@@ -67,7 +67,6 @@ TEST_F(EtcdCatalogTest, ChangesPublishedByOneAreAppliedByTheOther) {
   catalog_b_.Remove("d.u");
   catalog_b_.RemoveDatabase("d");
   Publish(b.get());
-  a->CatchUp();
   EXPECT_EQ(catalog_a_.Find("t")->columns[0].type, core::TypeId::kString);
   EXPECT_FALSE(catalog_a_.Find("d.u").has_value());
   EXPECT_FALSE(catalog_a_.HasDatabase("d"));
@@ -90,7 +89,10 @@ TEST_F(EtcdCatalogTest, ChangesPublishedByOneAreAppliedByTheOther) {
   auto members = client_->GetPrefix("/granite/test/coordinators/");
   ASSERT_TRUE(members.ok());
   ASSERT_EQ(members->kvs.size(), 2u);
-  EXPECT_EQ(members->kvs[0].value, "a:1");
+  EXPECT_EQ(members->kvs[0].key, "/granite/test/coordinators/a:1");
+  int64_t applied = 0;
+  ASSERT_TRUE(absl::SimpleAtoi(members->kvs[1].value, &applied));
+  EXPECT_GE(applied, (*client_->Get("/granite/test/catalog/version"))->mod_revision);
   b->Stop();
   EXPECT_EQ(client_->GetPrefix("/granite/test/coordinators/")->kvs.size(), 1u);
 }

@@ -148,7 +148,6 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
                                                    InputSource* more_input,
                                                    const InsertOptions& insert_options) {
   query->set_kind(KindOf(parsed));
-  if (etcd_ != nullptr) etcd_->CatchUp();  // another coordinator's DDL, acknowledged already
   // Query parameters, currentDatabase() and table names against the current database.
   ASSIGN_OR_RETURN(std::optional<sql::Statement> bound,
                    BindQueryConstants(parsed, query->database, query->parameters));

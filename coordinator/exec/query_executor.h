@@ -74,9 +74,9 @@ class QueryExecutor {
   // ClickHouseService lowers a client SELECT's whole path by the same delta before it gets here.
   void set_select_nice(int delta) { select_nice_ = delta; }
   int select_nice() const { return select_nice_; }
-  // With etcd (coordinator/coord/etcd_catalog.h): every statement first catches up with the
-  // catalog changes of other coordinators; DDL runs under the cluster's DDL lock and publishes
-  // the catalog afterwards. Null (the default): no etcd. REQUIRES: outlives the executor.
+  // With etcd (coordinator/coord/etcd_catalog.h): DDL runs under the cluster's DDL lock and
+  // publishes the catalog afterwards. Null (the default): no etcd. REQUIRES: outlives the
+  // executor.
   void set_etcd_catalog(EtcdCatalog* etcd) { etcd_ = etcd; }
 
  private:
