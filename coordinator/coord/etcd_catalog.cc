@@ -128,7 +128,11 @@ void EtcdCatalog::WaitForOthers(int64_t revision) {
 
 absl::StatusOr<int64_t> EtcdCatalog::Resync() {
   catalog_->Invalidate();
-  return client_->Revision(VersionKey());
+  ASSIGN_OR_RETURN(int64_t revision, client_->Revision(VersionKey()));
+  // The catalog is loaded again from the workers, which have every change up to now: a DDL
+  // waiting for this coordinator need not wait for a change the watch will never deliver.
+  RETURN_IF_ERROR(session_.Keep(MembersPrefix() + options_.id, std::to_string(revision)));
+  return revision;
 }
 
 void EtcdCatalog::CatchUp() {
@@ -144,10 +148,15 @@ absl::StatusOr<std::unique_ptr<EtcdCatalog::DdlLock>> EtcdCatalog::LockDdl() {
   const std::string token = absl::StrCat(options_.id, "#", random(), random());
   const auto deadline = std::chrono::steady_clock::now() + options_.lock_timeout;
   while (true) {
-    ASSIGN_OR_RETURN(EtcdTxnResult result,
-                     client_->Txn({EtcdCompare::Missing(LockKey())},
-                                  {EtcdOp::Put(LockKey(), token, lease)},
-                                  {EtcdOp::GetPrefix(LockKey())}));
+    absl::StatusOr<EtcdTxnResult> txn = client_->Txn({EtcdCompare::Missing(LockKey())},
+                                                     {EtcdOp::Put(LockKey(), token, lease)},
+                                                     {EtcdOp::GetPrefix(LockKey())});
+    if (!txn.ok()) {
+      // The lease expired while etcd was away: the next DDL gets a new one.
+      if (absl::StrContains(txn.status().message(), "lease not found")) session_.Forget(lease);
+      return txn.status();
+    }
+    const EtcdTxnResult& result = *txn;
     if (result.succeeded) break;
     if (std::chrono::steady_clock::now() > deadline) {
       std::string holder = result.gets.empty() || result.gets[0].empty()

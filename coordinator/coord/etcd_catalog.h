@@ -98,7 +98,8 @@ class EtcdCatalog {
   void Apply(const std::vector<EtcdEvent>& events, int64_t revision);
   // Waits until every other registered coordinator has applied `revision`, or apply_timeout.
   void WaitForOthers(int64_t revision);
-  // After a compaction: the catalog is loaded again by the next statement.
+  // After a compaction: the catalog is loaded again by the next statement, and this coordinator
+  // counts as having applied everything up to now.
   absl::StatusOr<int64_t> Resync();
   void Unlock(const std::string& token);
 

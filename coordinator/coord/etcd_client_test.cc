@@ -100,6 +100,27 @@ TEST_F(EtcdClientTest, SessionKeepsItsKeysAndRevokesThemOnStop) {
   EXPECT_FALSE(client_->Get("/g/coordinators/a")->has_value());
 }
 
+TEST_F(EtcdClientTest, SessionWritesItsKeysAgainUnderANewLease) {
+  EtcdSession session(client_.get(), std::chrono::seconds(3));
+  session.Start();
+  ASSERT_TRUE(session.Keep("/g/coordinators/a", "1").ok());
+  ASSERT_TRUE(session.Keep("/g/coordinators/a", "2").ok());  // a new value, kept as well
+  auto first = session.Lease();
+  ASSERT_TRUE(first.ok());
+  // The lease disappears as if etcd had been away longer than its TTL.
+  ASSERT_TRUE(client_->RevokeLease(*first).ok());
+  EXPECT_FALSE(client_->Get("/g/coordinators/a")->has_value());
+  std::optional<EtcdKeyValue> back;
+  for (int i = 0; i < 300 && !back.has_value(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    back = *client_->Get("/g/coordinators/a");
+  }
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->value, "2");
+  EXPECT_NE(back->lease, *first);
+  session.Stop();
+}
+
 // Collects what a watch delivers.
 struct Seen {
   std::mutex mu;

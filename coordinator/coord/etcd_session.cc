@@ -49,10 +49,16 @@ absl::StatusOr<int64_t> EtcdSession::Lease() {
   return lease_;
 }
 
+void EtcdSession::Forget(int64_t lease) {
+  core::MutexLock lock(mu_);
+  if (lease_ == lease) lease_ = 0;
+}
+
 absl::Status EtcdSession::Keep(const std::string& key, const std::string& value) {
   ASSIGN_OR_RETURN(int64_t lease, Lease());
   RETURN_IF_ERROR(client_->Put(key, value, lease).status());
   core::MutexLock lock(mu_);
+  if (kept_.empty()) kept_lease_ = lease;  // else Renew checks that all are under one lease
   kept_[key] = value;
   return absl::OkStatus();
 }
@@ -71,23 +77,25 @@ void EtcdSession::Loop() {
 
 void EtcdSession::Renew() {
   int64_t lease;
+  int64_t kept_lease;
+  std::map<std::string, std::string> kept;
   {
     core::MutexLock lock(mu_);
     lease = lease_;
+    kept_lease = kept_lease_;
+    kept = kept_;
   }
   if (lease != 0) {
     absl::StatusOr<int64_t> ttl = client_->KeepAlive(lease);
     if (!ttl.ok()) return;  // etcd unreachable: try again next round
-    if (*ttl > 0) return;
-    core::MutexLock lock(mu_);
-    if (lease_ == lease) lease_ = 0;  // expired while etcd was away
+    if (*ttl == 0) {
+      // Expired while etcd was away (or unrenewed too long): etcd deleted its keys.
+      Forget(lease);
+      lease = 0;
+    }
   }
-  std::map<std::string, std::string> kept;
-  {
-    core::MutexLock lock(mu_);
-    if (kept_.empty()) return;  // nothing to keep: a lease is granted when one is asked for
-    kept = kept_;
-  }
+  if (kept.empty() || (lease != 0 && lease == kept_lease)) return;
+  // The kept keys are not under the live lease (a new one was granted): write them again.
   absl::StatusOr<int64_t> granted = Lease();
   if (!granted.ok()) return;
   for (const auto& [key, value] : kept) {
@@ -97,6 +105,8 @@ void EtcdSession::Renew() {
       return;
     }
   }
+  core::MutexLock lock(mu_);
+  kept_lease_ = *granted;
 }
 
 }  // namespace granite::coordinator

@@ -34,6 +34,9 @@ class EtcdSession {
 
   // Returns the live lease, granting one if there is none.
   absl::StatusOr<int64_t> Lease() EXCLUDES(mu_);
+  // Drops `lease` if it is the current one (etcd said it no longer exists): the next Lease()
+  // grants another, and the keep-alive thread writes the kept keys under it.
+  void Forget(int64_t lease) EXCLUDES(mu_);
   // Writes `key` = `value` under the lease now (error if etcd cannot be reached), and again
   // whenever the lease is replaced.
   absl::Status Keep(const std::string& key, const std::string& value) EXCLUDES(mu_);
@@ -51,6 +54,7 @@ class EtcdSession {
   std::condition_variable_any stop_cv_;
   int64_t lease_ GUARDED_BY(mu_) = 0;  // 0: none (not granted yet, or expired)
   std::map<std::string, std::string> kept_ GUARDED_BY(mu_);
+  int64_t kept_lease_ GUARDED_BY(mu_) = 0;  // the lease every kept key was last written under
   bool stopping_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
