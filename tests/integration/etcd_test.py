@@ -11,7 +11,8 @@
   - a coordinator killed while a client is connected to the other: the other keeps serving, its
     DDL is not blocked, and the dead one's membership key expires;
   - a coordinator given an etcd that does not answer, or a malformed --etcd, exits non-zero with
-    a clear message.
+    a clear message;
+  - `granite local --replicas 2` starts an etcd of its own and stops it when it stops.
 Sizes are small, every wait is bounded; nothing asserts timing."""
 
 import hashlib
@@ -344,6 +345,39 @@ class GrantsAcrossCoordinators(TwoCoordinators):
     test_coordinator_killed_other_keeps_serving = None
 
 
+class LocalWithEtcd(unittest.TestCase):
+    """`granite local --replicas 2` starts an etcd of its own and stops it with the cluster."""
+
+    def test_local_starts_and_stops_its_etcd(self):
+        local = cluster.LocalCluster(testmain.granite(), workers=1, threads=1,
+                                     extra_args=["--replicas", "2"]).start()
+        try:
+            client = local.client(timeout=60)
+            client.query("CREATE TABLE t (x UInt64) ENGINE = MergeTree ORDER BY x")
+            client.query("INSERT INTO t VALUES (1), (2)")
+            self.assertEqual(client.query_text("SELECT count() FROM t").strip(), "2")
+            self.assertEqual(client.query_text(
+                "SELECT count() FROM system.zookeeper WHERE path = '%s/coordinators'" % PREFIX)
+                .strip(), "1")
+            client.close()
+            log = local.log_tail(200)
+            self.assertIn("granite local: etcd on 127.0.0.1:", log)
+            pid = int(log.split("granite local: etcd on ", 1)[1].split("(pid ", 1)[1].split(")")[0])
+            self.assertTrue(alive(pid))
+        finally:
+            self.assertEqual(local.stop(), 0)
+        self.assertFalse(alive(pid), "etcd outlived granite local")
+
+
+def alive(pid):
+    """True while process `pid` runs (a zombie awaiting its parent's wait counts as ended)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 class BadEtcd(unittest.TestCase):
     def run_coordinator(self, etcd):
         out = subprocess.run(
@@ -364,4 +398,4 @@ class BadEtcd(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    testmain.main([TwoCoordinators, GrantsAcrossCoordinators, BadEtcd])
+    testmain.main([TwoCoordinators, GrantsAcrossCoordinators, LocalWithEtcd, BadEtcd])
