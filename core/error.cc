@@ -6,6 +6,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "core/function_error_codes.h"
+#include "core/keeper_error_codes.h"
 #include "core/schema_error_codes.h"
 
 namespace granite::core {
@@ -78,6 +79,7 @@ std::string_view ErrorName(ErrorCode code) {
   if (code == kNotFoundColumnInBlock) return "NOT_FOUND_COLUMN_IN_BLOCK";
   if (code == kCyclicAliases) return "CYCLIC_ALIASES";
   if (code == kAlterOfColumnIsForbidden) return "ALTER_OF_COLUMN_IS_FORBIDDEN";
+  if (code == kKeeperException) return "KEEPER_EXCEPTION";
   switch (code) {
     case ErrorCode::kOk: return "OK";
     case ErrorCode::kNotImplemented: return "NOT_IMPLEMENTED";

@@ -43,6 +43,12 @@ ABSL_FLAG(std::string, shards, "",
 ABSL_FLAG(int, replicas, 1,
           "coordinator: replicas per shard, --workers listed shard-major; local: worker processes "
           "per shard (--workers N shards x R replicas)");
+ABSL_FLAG(std::string, etcd, "",
+          "coordinator: etcd endpoints host:port[,host:port] holding the catalog and membership "
+          "(docs/adr/0005-etcd-coordination.md); local: the same, or 'auto' to start an etcd in "
+          "--data (the default with --replicas > 1), or 'none'");
+ABSL_FLAG(std::string, etcd_prefix, "",
+          "coordinator, local: prefix of granite's keys in etcd (default /granite/default)");
 ABSL_FLAG(int, threads, 0,
           "Worker / merge threads (0 = one per allowed CPU; local: the allowed CPUs shared out "
           "among the workers)");
@@ -144,9 +150,11 @@ constexpr char kUsage[] =
     "usage: granite <command> [flags]\n"
     "  coordinator --port 9100 --workers host:port,...   serve SQL (ClickHouse gRPC protocol)\n"
     "              [--replicas R | --shards 'a:9200,b:9200;c:9200,d:9200']  replicated shards\n"
+    "              [--etcd host:2379,... [--etcd_prefix /granite/NAME]]  catalog in etcd\n"
     "  worker      --port 9200 --data DIR [--threads T]   serve one shard\n"
     "  local       --workers N --data DIR --port 9100      coordinator + N workers on loopback\n"
     "              [--replicas R]                          N shards x R replicas (N*R workers)\n"
+    "              [--etcd auto|none|host:2379]            etcd (auto: started in DIR/etcd)\n"
     "  client      --host H --port P --query SQL [--format F] [--user U --password P]\n"
     "              [--secure [--ca CA.pem] [--tls_cert C --tls_key K]]\n"
     "  benchmark   --host H --port P --concurrency N [--query SQL | --queries_file F | < F]\n"
@@ -367,6 +375,8 @@ int main(int argc, char** argv) {
     options.tls_cert = absl::GetFlag(FLAGS_tls_cert);
     options.tls_key = absl::GetFlag(FLAGS_tls_key);
     options.tls_ca = absl::GetFlag(FLAGS_tls_ca);
+    options.etcd = absl::GetFlag(FLAGS_etcd);
+    options.etcd_prefix = absl::GetFlag(FLAGS_etcd_prefix);
     auto topology = granite::coordinator::ParseTopology(
         absl::GetFlag(FLAGS_shards), absl::GetFlag(FLAGS_workers),
         static_cast<size_t>(std::max(0, absl::GetFlag(FLAGS_replicas))));
@@ -406,6 +416,9 @@ int main(int argc, char** argv) {
     std::string workers = absl::GetFlag(FLAGS_workers);
     options.workers = workers.empty() ? 2 : std::atoi(workers.c_str());
     options.replicas = std::max(1, absl::GetFlag(FLAGS_replicas));
+    options.etcd = absl::GetFlag(FLAGS_etcd);
+    if (options.etcd.empty()) options.etcd = options.replicas > 1 ? "auto" : "none";
+    options.etcd_prefix = absl::GetFlag(FLAGS_etcd_prefix);
     return granite::RunLocalCluster(options);
   }
   std::fputs(kUsage, stderr);

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <memory>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "core/memory/memory_tracker.h"
+#include "coordinator/coord/etcd_process.h"
 #include "coordinator/server/coordinator_server.h"
 #include "core/process.h"
 #include "programs/worker_supervisor.h"
@@ -96,6 +98,20 @@ int RunLocalCluster(const LocalOptions& options) {
     launch.max_server_memory_usage = memory_share;
     launches.push_back(std::move(launch));
   }
+  // etcd first: it starts in about a second, while the workers load their tables.
+  std::unique_ptr<coordinator::EtcdProcess> etcd;
+  if (options.etcd == "auto") {
+    absl::StatusOr<std::unique_ptr<coordinator::EtcdProcess>> started =
+        coordinator::EtcdProcess::Start(options.data_dir + "/etcd", options.host);
+    if (!started.ok()) {
+      std::fprintf(stderr, "granite local: cannot start etcd: %s\n",
+                   std::string(started.status().message()).c_str());
+      return 1;
+    }
+    etcd = std::move(*started);
+    std::fprintf(stderr, "granite local: etcd on %s (pid %d)\n", etcd->endpoint().c_str(),
+                 static_cast<int>(etcd->pid()));
+  }
   WorkerSupervisor workers(std::move(launches));
   if (!workers.StartAll()) return 1;
   coordinator::CoordinatorOptions coordinator_options;
@@ -111,6 +127,12 @@ int RunLocalCluster(const LocalOptions& options) {
   coordinator_options.tls_key = options.tls_key;
   coordinator_options.tls_ca = options.tls_ca;
   coordinator_options.replicas = static_cast<size_t>(std::max(1, options.replicas));
+  if (etcd != nullptr) {
+    coordinator_options.etcd = etcd->endpoint();
+  } else if (options.etcd != "none") {
+    coordinator_options.etcd = options.etcd;
+  }
+  coordinator_options.etcd_prefix = options.etcd_prefix;
   for (size_t i = 0; i < workers.size(); ++i) {
     coordinator_options.workers.push_back(workers.address(i));
   }

@@ -35,6 +35,10 @@ struct LocalOptions {
   std::string tls_cert;
   std::string tls_key;
   std::string tls_ca;
+  // "auto": start an etcd (data in <data>/etcd, free loopback ports, stopped with the cluster)
+  // for the coordinator's catalog; "none": no etcd; else endpoints of an etcd to use.
+  std::string etcd = "none";
+  std::string etcd_prefix;  // CoordinatorOptions::etcd_prefix
 };
 
 // Returns worker `index`'s pool threads: `requested` when positive, else the `cpus` this process

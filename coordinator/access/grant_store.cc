@@ -190,6 +190,13 @@ absl::Status GrantStore::EnsureLoaded(const Loader& load) {
   return absl::OkStatus();
 }
 
+absl::Status GrantStore::InstallIfNewer(std::string_view text) {
+  ASSIGN_OR_RETURN(AccessEntities entities, AccessEntities::Parse(text));
+  core::MutexLock lock(mu_);
+  if (loaded_ && entities.version > entities_.version) entities_ = std::move(entities);
+  return absl::OkStatus();
+}
+
 bool GrantStore::loaded() const {
   core::MutexLock lock(mu_);
   return loaded_;

@@ -5,8 +5,9 @@
 // (Serialize / Parse). Every change writes the new text to every worker (CatalogOp SET_ACCESS,
 // storage/access_file.h) before it takes effect on the coordinator; a coordinator that starts
 // (or whose last write reached only some workers) loads the text with the highest version from
-// the workers that answer (ListTables). Only one coordinator is expected to change access: a
-// second one sees the changes after its next restart.
+// the workers that answer (ListTables). With etcd (coordinator/coord/etcd_catalog.h) the text is
+// also kept there and other coordinators install it when it changes; without, a second
+// coordinator sees the changes after its next restart.
 //
 // A user's rights are those of the users file (User::grants: ALL ON *.* unless the file says
 // otherwise), then the rules stored here, in order.
@@ -67,6 +68,11 @@ class GrantStore {
   // for an unknown privilege, the save's error.
   // REQUIRES: loaded(); `statement` names its object with a database ("*" or a name).
   absl::Status Change(const sql::AccessStatement& statement, const Saver& save) EXCLUDES(mu_);
+
+  // Installs the state serialized in `text` (written by another coordinator, seen through etcd)
+  // if it is newer than the loaded one; nothing while nothing is loaded (the next EnsureLoaded
+  // reads the workers, which have it). Errors: Parse's.
+  absl::Status InstallIfNewer(std::string_view text) EXCLUDES(mu_);
 
   // Drops the state (tests).
   void ResetForTest() EXCLUDES(mu_);

@@ -34,13 +34,27 @@ std::vector<core::TableSchema> Catalog::All() const {
   return out;
 }
 
+std::vector<Catalog::Entry> Catalog::Entries() const {
+  core::ReaderLock lock(mu_);
+  std::vector<Entry> out;
+  for (const auto& [name, entry] : tables_) out.push_back(entry);
+  return out;
+}
+
+uint64_t Catalog::generation() const {
+  core::ReaderLock lock(mu_);
+  return generation_;
+}
+
 void Catalog::Put(const core::TableSchema& schema) {
   core::WriterLock lock(mu_);
+  ++generation_;
   tables_[schema.name] = Entry{schema, absl::OkStatus()};
 }
 
 void Catalog::Remove(const std::string& name) {
   core::WriterLock lock(mu_);
+  ++generation_;
   tables_.erase(name);
 }
 
@@ -59,6 +73,7 @@ void Catalog::Reset(const std::vector<core::TableSchema>& schemas) {
 
 void Catalog::Invalidate() {
   core::WriterLock lock(mu_);
+  ++generation_;
   loaded_ = false;
 }
 
@@ -74,11 +89,13 @@ void Catalog::ResetDatabases(const std::set<std::string>& created) {
 
 void Catalog::PutDatabase(const std::string& name) {
   core::WriterLock lock(mu_);
+  ++generation_;
   databases_.insert(name);
 }
 
 void Catalog::RemoveDatabase(const std::string& name) {
   core::WriterLock lock(mu_);
+  ++generation_;
   databases_.erase(name);
   for (auto it = tables_.begin(); it != tables_.end();) {
     it = SplitTableName(it->first).database == name ? tables_.erase(it) : std::next(it);

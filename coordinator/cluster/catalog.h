@@ -35,6 +35,7 @@ class Catalog {
   absl::StatusOr<core::TableSchema> Lookup(const std::string& name) const
       EXCLUDES(mu_);
   std::vector<core::TableSchema> All() const EXCLUDES(mu_);  // usable, by name
+  std::vector<Entry> Entries() const EXCLUDES(mu_);  // usable or not, by name
   void Put(const core::TableSchema& schema) EXCLUDES(mu_);
   void Remove(const std::string& name) EXCLUDES(mu_);
   // Replaces the whole catalog (after loading it from the workers) and marks it loaded.
@@ -45,6 +46,10 @@ class Catalog {
   // EnsureCatalog loads it again.
   void Invalidate() EXCLUDES(mu_);
   bool loaded() const EXCLUDES(mu_);
+  // Counts the changes made by Put, Remove, Invalidate and the database edits (not by the
+  // Resets): a loader that saw it move while it listed the workers knows a change (from another
+  // coordinator, through etcd) may be missing from its listing.
+  uint64_t generation() const EXCLUDES(mu_);
 
   // Databases: `default` and `system` always exist; others once created on the workers (or
   // while a table's name carries them, table_name.h). ResetDatabases replaces the created ones.
@@ -58,6 +63,7 @@ class Catalog {
   mutable core::SharedMutex mu_{"catalog"};
   std::map<std::string, Entry> tables_ GUARDED_BY(mu_);
   bool loaded_ GUARDED_BY(mu_) = false;
+  uint64_t generation_ GUARDED_BY(mu_) = 0;
   std::set<std::string> databases_ GUARDED_BY(mu_);
 };
 

@@ -385,6 +385,7 @@ core::Mutex& DdlMutex() {
 
 absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
   if (catalog->loaded()) return absl::OkStatus();
+  const uint64_t generation = catalog->generation();
   // The union of every reachable worker's tables: one worker being down must not stop queries
   // that do not need it (system.workers, or tables the others hold a copy of the schema of).
   Listing listing = ListEverywhere(workers);
@@ -399,6 +400,9 @@ absl::Status EnsureCatalog(const WorkerSet& workers, Catalog* catalog) {
                      listing.responses[i].databases.end());
   }
   catalog->ResetDatabases(databases);
+  // A change applied while the workers were listed (a DDL of this or another coordinator) may
+  // be missing from the listing: this query uses it as it is, the next one loads again.
+  if (catalog->generation() != generation) catalog->Invalidate();
   return absl::OkStatus();
 }
 

@@ -4,6 +4,8 @@
 #include <thread>
 
 #include "absl/strings/numbers.h"
+#include "coordinator/coord/etcd_catalog.h"
+#include "coordinator/system/zookeeper_table.h"
 #include "core/block_sort.h"
 #include "core/error.h"
 #include "core/function_error_codes.h"
@@ -115,6 +117,24 @@ std::vector<core::AggregateSpec> SpecsOf(const core::plan::Fragment& fragment) {
 
 }  // namespace
 
+namespace {
+
+// True for statements that change the catalog or the access entities (DDL, GRANT, ...): with
+// etcd they take the cluster's DDL lock and publish the catalog afterwards.
+bool ChangesCatalog(const sql::Statement& statement) {
+  if (auto* access = std::get_if<sql::AccessStatement>(&statement)) {
+    return access->kind != sql::AccessStatement::Kind::kShowGrants;
+  }
+  return std::holds_alternative<sql::CreateTableStatement>(statement) ||
+         std::holds_alternative<sql::DropTableStatement>(statement) ||
+         std::holds_alternative<sql::AlterSettingsStatement>(statement) ||
+         std::holds_alternative<sql::DatabaseStatement>(statement) ||
+         std::holds_alternative<sql::TruncateStatement>(statement) ||
+         std::holds_alternative<sql::RenameStatement>(statement);
+}
+
+}  // namespace
+
 absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql, std::string_view input,
                                                    QueryContext* query, InputSource* more_input,
                                                    const InsertOptions& insert_options) {
@@ -136,6 +156,33 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
   const sql::Statement& statement = resolved ? *resolved : bound ? *bound : parsed;
   // Quotas and privileges, before any work (exec/access_statements.h).
   if (query->user != nullptr) RETURN_IF_ERROR(CheckBeforeRun(statement, *query, *workers_));
+  if (etcd_ != nullptr && ChangesCatalog(statement)) return DispatchDdl(sql, statement, query);
+  return Dispatch(sql, statement, input, query, more_input, insert_options);
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::DispatchDdl(std::string_view sql,
+                                                       const sql::Statement& statement,
+                                                       QueryContext* query) {
+  ASSIGN_OR_RETURN(std::unique_ptr<EtcdCatalog::DdlLock> lock, etcd_->LockDdl());
+  absl::StatusOr<QueryResult> result = Dispatch(sql, statement, "", query, nullptr, {});
+  // Also after a failure: a DDL that failed half-way may have changed some workers, and the
+  // catalog loaded again from them says what they hold now.
+  absl::Status published = EnsureCatalog(*workers_, catalog_);
+  if (published.ok()) published = etcd_->Publish(*lock);
+  if (!result.ok()) return result;
+  if (!published.ok()) {
+    return core::Error(core::CodeOf(published),
+                       "The statement was applied on the workers, but " +
+                           std::string(published.message()));
+  }
+  return result;
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::Dispatch(std::string_view sql,
+                                                    const sql::Statement& statement,
+                                                    std::string_view input, QueryContext* query,
+                                                    InputSource* more_input,
+                                                    const InsertOptions& insert_options) {
   if (auto* access = std::get_if<sql::AccessStatement>(&statement)) {
     return ExecuteAccessStatement(*access, query, *workers_);
   }
@@ -210,6 +257,7 @@ absl::StatusOr<QueryResult> QueryExecutor::Execute(std::string_view sql,
 LocalTableProvider QueryExecutor::SystemTables(QueryContext* query) {
   return [this, query](const std::string& name) -> absl::StatusOr<LocalTable> {
     if (name == "settings") return BuildSettingsTable(query->settings);
+    if (name == "zookeeper") return BuildZookeeperTable(etcd_);
     if (query->user != nullptr) {
       ASSIGN_OR_RETURN(std::optional<LocalTable> access, AccessSystemTable(name, *query, *workers_));
       if (access) return *std::move(access);

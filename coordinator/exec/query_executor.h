@@ -29,6 +29,8 @@
 
 namespace granite::coordinator {
 
+class EtcdCatalog;
+
 // Holds what a statement produced.
 struct QueryResult {
   bool has_rows = false;  // SELECT / SHOW / DESCRIBE: a result set to format
@@ -72,6 +74,10 @@ class QueryExecutor {
   // ClickHouseService lowers a client SELECT's whole path by the same delta before it gets here.
   void set_select_nice(int delta) { select_nice_ = delta; }
   int select_nice() const { return select_nice_; }
+  // With etcd (coordinator/coord/etcd_catalog.h): DDL runs under the cluster's DDL lock and
+  // publishes the catalog afterwards. Null (the default): no etcd. REQUIRES: outlives the
+  // executor.
+  void set_etcd_catalog(EtcdCatalog* etcd) { etcd_ = etcd; }
 
  private:
   // The common table expressions (WITH name AS (SELECT ...)) visible to a SELECT: its own and
@@ -81,6 +87,15 @@ class QueryExecutor {
     const CteScope* parent = nullptr;
     int depth = 0;  // nesting of SELECTs, bounded against runaway recursion
   };
+
+  // Runs a statement whose names are resolved and whose access was checked.
+  absl::StatusOr<QueryResult> Dispatch(std::string_view sql, const sql::Statement& statement,
+                                       std::string_view input, QueryContext* query,
+                                       InputSource* more_input,
+                                       const InsertOptions& insert_options);
+  // Dispatch under the cluster's DDL lock, then the catalog published to etcd.
+  absl::StatusOr<QueryResult> DispatchDdl(std::string_view sql, const sql::Statement& statement,
+                                          QueryContext* query);
 
   absl::StatusOr<QueryResult> Select(const sql::SelectStatement& select, QueryContext* query) {
     return SelectIn(select, query, nullptr);
@@ -177,6 +192,7 @@ class QueryExecutor {
   Membership* membership_;  // may be null (tests): then no fail-fast check
   AdmissionQueue* admission_ = nullptr;
   int select_nice_ = 0;
+  EtcdCatalog* etcd_ = nullptr;
 };
 
 }  // namespace granite::coordinator

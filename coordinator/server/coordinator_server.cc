@@ -4,6 +4,8 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <thread>
@@ -12,6 +14,7 @@
 #include "coordinator/access/ip_network.h"
 #include "coordinator/server/admission_queue.h"
 #include "coordinator/cluster/catalog.h"
+#include "coordinator/coord/etcd_catalog.h"
 #include "coordinator/server/clickhouse_service.h"
 #include "coordinator/http/http_server.h"
 #include "coordinator/cluster/membership.h"
@@ -35,6 +38,8 @@ namespace granite::coordinator {
 struct CoordinatorServer::State {
   std::unique_ptr<WorkerSet> workers;
   Catalog catalog;
+  std::unique_ptr<EtcdClient> etcd_client;
+  std::unique_ptr<EtcdCatalog> etcd;  // with --etcd; stopped before the executor goes
   QueryRegistry queries;
   std::unique_ptr<Membership> membership;  // health of each worker, for granite_worker_up
   std::unique_ptr<ReplicaRepair> repair;  // with replicas: copies blocks a replica missed
@@ -99,6 +104,15 @@ absl::StatusOr<std::shared_ptr<access::AccessControl>> LoadAccessControl(
   return std::make_shared<access::AccessControl>(std::move(users));
 }
 
+// The host other processes reach this coordinator at: its name when it listens on every
+// address (each pod of a Deployment listens on 0.0.0.0, and their etcd membership keys must differ).
+std::string AdvertisedHost(const std::string& host) {
+  if (host != "0.0.0.0" && host != "::" && host != "[::]") return host;
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return host;
+  return name;
+}
+
 }  // namespace
 
 CoordinatorServer::CoordinatorServer() : state_(std::make_unique<State>()) {}
@@ -122,6 +136,11 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
                        "The coordinator has " + std::to_string(options.workers.size()) +
                            " workers, not a multiple of " + std::to_string(options.replicas) +
                            " replicas per shard");
+  }
+  if (!options.etcd.empty()) {
+    // A bad --etcd stops the start-up with a clear message rather than failing every DDL later.
+    ASSIGN_OR_RETURN(s.etcd_client, EtcdClient::Create(options.etcd));
+    RETURN_IF_ERROR(s.etcd_client->Revision("/").status());
   }
   s.workers = std::make_unique<WorkerSet>(options.workers, options.replicas);
   size_t threads = options.threads > 0 ? options.threads : std::thread::hardware_concurrency();
@@ -197,6 +216,17 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
     return core::Error(core::ErrorCode::kBadArguments,
                        "Cannot listen on " + options.host + ":" + std::to_string(options.port));
   }
+  if (s.etcd_client != nullptr) {
+    EtcdCatalog::Options etcd_options;
+    if (!options.etcd_prefix.empty()) etcd_options.prefix = options.etcd_prefix;
+    while (etcd_options.prefix.size() > 1 && etcd_options.prefix.back() == '/') {
+      etcd_options.prefix.pop_back();
+    }
+    etcd_options.id = AdvertisedHost(options.host) + ":" + std::to_string(port);
+    s.etcd = std::make_unique<EtcdCatalog>(s.etcd_client.get(), etcd_options, &s.catalog);
+    RETURN_IF_ERROR(s.etcd->Start());
+    s.executor->set_etcd_catalog(s.etcd.get());
+  }
   return port;
 }
 
@@ -210,6 +240,8 @@ void CoordinatorServer::Shutdown() {
   // Close the worker channels too, so workers stopping next see no open connection.
   state_->service.reset();
   state_->executor.reset();
+  if (state_->etcd) state_->etcd->Stop();  // deregisters this coordinator at once
+  state_->etcd.reset();
   state_->metrics.reset();
   state_->gauges.clear();
   state_->repair.reset();

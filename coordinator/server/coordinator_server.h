@@ -37,6 +37,10 @@ struct CoordinatorOptions {
   std::string tls_cert;
   std::string tls_key;
   std::string tls_ca;
+  // etcd endpoints ("host:port[,host:port...]"): the catalog, access entities and membership of
+  // the coordinators live there (coordinator/coord/etcd_catalog.h); empty: no etcd.
+  std::string etcd;
+  std::string etcd_prefix;  // keys' prefix; empty: /granite/default
 };
 
 // Owns the coordinator's services and gRPC server.
@@ -48,7 +52,7 @@ class CoordinatorServer {
 
   // Starts serving; returns the port it listens on. Refuses (BAD_ARGUMENTS) to listen on a
   // non-loopback address without a users file, and fails on a users file or TLS file that cannot
-  // be read or parsed.
+  // be read or parsed, or (KEEPER_EXCEPTION) with an etcd that does not answer.
   absl::StatusOr<int> Start(const CoordinatorOptions& options);
   // Stops accepting queries and waits (up to a deadline) for running ones.
   void Shutdown();

@@ -77,6 +77,13 @@ run_plan() {
   check "replicas = 2: the coordinator groups them" \
     "granite coordinator --host=127.0.0.1 --port=9100 --workers=127.0.0.1:9200,127.0.0.1:9201,127.0.0.1:9202,127.0.0.1:9203 --threads=0 --replicas=2" \
     "$(GRANITE_SYSFS_ROOT="$out/two" "$launch" --config "$out/replicas.conf" print | tail -n 1)"
+  printf 'coordinator.etcd = e1:2379,e2:2379\n' > "$out/etcd.conf"
+  check "coordinator.etcd becomes --etcd" \
+    "granite coordinator --host=127.0.0.1 --port=9100 --workers=127.0.0.1:9200 --threads=0 --etcd=e1:2379,e2:2379" \
+    "$(GRANITE_SYSFS_ROOT="$out/one" "$launch" --config "$out/etcd.conf" print | tail -n 1)"
+  GRANITE_SYSFS_ROOT="$out/one" "$launch" --config "$out/etcd.conf" install-systemd "$out/etcd-root" > /dev/null
+  check "install-systemd writes GRANITE_ETCD" "GRANITE_ETCD=e1:2379,e2:2379" \
+    "$(grep GRANITE_ETCD "$out/etcd-root/etc/granite/coordinator.env")"
   printf 'worker.numa_nodes = 9\n' > "$out/bad-node.conf"
   check "a node that does not exist" "granite-launch: NUMA node 9 does not exist (online: 0-3)" \
     "$(plan "$out/four" "$out/bad-node.conf")"
