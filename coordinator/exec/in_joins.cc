@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "coordinator/planner/tuple_in.h"
 #include "coordinator/sql/ast_build.h"
 #include "core/join/distinct_rows.h"
 #include "core/join/row_keys.h"
@@ -55,8 +56,7 @@ core::Block Distinct(const core::Block& set) {
 std::vector<int> KeyColumns(const Expr& left, const std::string& qualifier,
                             const RelationColumns& columns) {
   std::vector<const Expr*> items;
-  if (left.kind == ExprKind::kFunction && left.name == "tuple" && !left.over &&
-      left.args.size() >= 2) {
+  if (IsTupleOfSeveral(left)) {
     for (const ExprPtr& item : left.args) items.push_back(item.get());
   } else {
     items.push_back(&left);

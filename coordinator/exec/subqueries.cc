@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "coordinator/planner/tuple_in.h"
 #include "coordinator/sql/ast_build.h"
 #include "core/error.h"
 #include "core/join/distinct_rows.h"
@@ -41,11 +42,7 @@ ExprPtr DefaultLiteral(core::TypeId type, size_t position) {
 
 // The UInt8 constant 1 or 0 that replaces `e`, with its position and alias.
 ExprPtr Flag(bool value, const Expr& e) {
-  auto literal = std::make_shared<Expr>();
-  literal->kind = ExprKind::kLiteral;
-  literal->value = uint64_t{value ? 1u : 0u};
-  literal->literal_type = core::TypeId::kUInt8;
-  literal->position = e.position;
+  ExprPtr literal = sql::MakeFlag(value, e.position);
   literal->alias = e.alias;
   return literal;
 }
@@ -62,8 +59,7 @@ class Rewriter {
     if ((name == "in" || name == "notIn") && e->args.size() == 2 &&
         e->args[1]->kind == ExprKind::kSubquery) {
       ASSIGN_OR_RETURN(ExprPtr left, Rewrite(e->args[0]));
-      const bool tuple = left->kind == ExprKind::kFunction && left->name == "tuple" &&
-                         left->args.size() >= 2;
+      const bool tuple = IsTupleOfSeveral(*left);
       ASSIGN_OR_RETURN(ExprPtr set, Set(*e->args[1], tuple ? left->args.size() : 1));
       if (tuple && set->args.empty()) return Flag(name != "in", *e);  // an empty set holds no tuple
       auto copy = std::make_shared<Expr>(*e);

@@ -19,20 +19,15 @@ bool IsTuple(const Expr& e) { return e.kind == ExprKind::kFunction && e.name == 
 
 bool IsNegated(const std::string& name) { return name == "notIn" || name == "globalNotIn"; }
 
-ExprPtr Constant(uint64_t value, size_t position) {
-  ExprPtr literal = sql::MakeLiteral(core::Value(value));
-  literal->literal_type = core::TypeId::kUInt8;
-  literal->position = position;
-  return literal;
-}
-
 }  // namespace
+
+bool IsTupleOfSeveral(const Expr& e) { return IsTuple(e) && e.args.size() >= 2; }
 
 bool IsTupleIn(const Expr& e) {
   const bool in = e.name == "in" || e.name == "notIn" || e.name == "globalIn" ||
                   e.name == "globalNotIn";
-  return e.kind == ExprKind::kFunction && in && e.args.size() == 2 && IsTuple(*e.args[0]) &&
-         e.args[0]->args.size() >= 2;
+  return e.kind == ExprKind::kFunction && in && e.args.size() == 2 &&
+         IsTupleOfSeveral(*e.args[0]);
 }
 
 absl::StatusOr<ExprPtr> ExpandTupleIn(const Expr& e, bool null_as_unequal) {
@@ -73,7 +68,7 @@ absl::StatusOr<ExprPtr> ExpandTupleIn(const Expr& e, bool null_as_unequal) {
   }
   ExprPtr any = disjuncts.size() == 1 ? std::move(disjuncts[0])
                                       : sql::MakeCall("or", std::move(disjuncts));
-  if (null_as_unequal) any = sql::MakeCall("ifNull", {std::move(any), Constant(0, e.position)});
+  if (null_as_unequal) any = sql::MakeCall("ifNull", {std::move(any), sql::MakeFlag(false, e.position)});
   ExprPtr result = IsNegated(e.name) ? sql::MakeCall("not", {std::move(any)}) : std::move(any);
   result->position = e.position;
   result->alias = e.alias;

@@ -14,8 +14,10 @@
 
 namespace granite::coordinator {
 
-// True when `e` is in / notIn / globalIn / globalNotIn whose left side is a tuple of two or more
-// expressions.
+// True when `e` is a tuple of two or more expressions, `(a, b)`: the left side of a tuple IN.
+bool IsTupleOfSeveral(const sql::Expr& e);
+
+// True when `e` is in / notIn / globalIn / globalNotIn whose left side IsTupleOfSeveral.
 bool IsTupleIn(const sql::Expr& e);
 
 // Returns the comparisons `e` means (REQUIRES: IsTupleIn(e); its right side holds no subquery).

@@ -20,6 +20,13 @@ ExprPtr MakeLiteral(core::Value value) {
   return literal;
 }
 
+ExprPtr MakeFlag(bool value, size_t position) {
+  ExprPtr literal = MakeLiteral(core::Value(uint64_t{value ? 1u : 0u}));
+  literal->literal_type = core::TypeId::kUInt8;
+  literal->position = position;
+  return literal;
+}
+
 ExprPtr MakeColumn(const std::string& qualifier, const std::string& name, size_t position) {
   auto id = std::make_shared<Expr>();
   id->kind = ExprKind::kIdentifier;

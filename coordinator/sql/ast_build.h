@@ -13,6 +13,8 @@ namespace granite::coordinator::sql {
 ExprPtr MakeCall(std::string name, std::vector<ExprPtr> args);
 // A literal of `value` (a number or a string).
 ExprPtr MakeLiteral(core::Value value);
+// The UInt8 constant 1 or 0 at `position` (a condition decided before binding).
+ExprPtr MakeFlag(bool value, size_t position);
 // A column reference `qualifier.name` (qualifier may be empty).
 ExprPtr MakeColumn(const std::string& qualifier, const std::string& name, size_t position = 0);
 // Appends the conjuncts of `e` (the arguments of nested and(...), or `e` itself; none if null).
