@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/aggregation/hash_table_stats.h"
+#include "core/aggregation/key_order_code.h"
 #include "core/aggregation/local_finalizer.h"
 #include "core/aggregation/local_merger.h"
 #include "core/error.h"
@@ -199,12 +200,23 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
   if (fragment.join_filter) MarkColumns(*fragment.join_filter, &p->read_after_filter_);
   for (bool read : p->read_after_filter_) p->any_read_after_filter_ |= read;
   p->limit_ = fragment.limit;
-  if (p->aggregating_ && !p->key_types_.empty()) p->hash_limit_ = fragment.aggregate->hash_limit;
-  if (fragment.filter && !p->any_read_after_filter_ && p->hash_limit_ == 0) {
+  if (p->aggregating_ && !p->key_types_.empty()) {
+    const plan::Aggregate& aggregate = *fragment.aggregate;
+    p->hash_limit_ = aggregate.hash_limit;
+    // An order code exists for the key as grouped (a folded `0 + e` key sorts as e does); for
+    // other types the filter is left out, which only costs time.
+    if (aggregate.order_limit > 0 && aggregate.order_key < p->grouped_key_types_.size() &&
+        HasOrderCode(p->grouped_key_types_[aggregate.order_key])) {
+      p->order_limit_ = aggregate.order_limit;
+      p->order_key_ = aggregate.order_key;
+      p->order_descending_ = aggregate.order_descending;
+    }
+  }
+  if (fragment.filter && !p->any_read_after_filter_ && !p->limit_filter()) {
     p->filter_counter_ = FilterCounter::Match(*fragment.filter);
   }
   // Something is read after the filter (else Filter() copies nothing: count() WHERE ...).
-  if (p->aggregating_ && p->filter_ && p->any_read_after_filter_ && p->hash_limit_ == 0 &&
+  if (p->aggregating_ && p->filter_ && p->any_read_after_filter_ && !p->limit_filter() &&
       !fragment.joining()) {
     auto is_column = [](const plan::Expr& expr) { return expr.is_column(); };
     const plan::Aggregate& aggregate = *fragment.aggregate;
@@ -224,6 +236,10 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline::LocalState>> FragmentPipeline::
     ASSIGN_OR_RETURN(state->aggregator,
                      Aggregator::Create(grouped_key_types_, specs_, aggregator_options_));
     if (hash_limit_ > 0) state->hash_filter = std::make_unique<HashLimitFilter>(hash_limit_);
+    if (order_limit_ > 0) {
+      state->hash_filter = std::make_unique<HashLimitFilter>(
+          HashLimitFilter::ByKeyOrder(order_limit_, order_key_, order_descending_));
+    }
     // Applied by the thread itself on its first rows (Consume): the table's pages are then
     // zeroed on every thread at once, not one table after another here.
     if (collect_table_stats_) {
@@ -252,7 +268,8 @@ absl::StatusOr<Block> FragmentPipeline::Filter(const Block& input) const {
   if (kept == rows) return input;
   Block out;
   out.rows_without_columns = kept;
-  // The key-hash filter (hash_limit_filter.h) filters every column of the block again.
+  // The key-hash filter (hash_limit_filter.h) filters every column of the block again. (The
+  // key-order filter keeps the columns left empty here empty.)
   const bool all_read = hash_limit_ > 0;
   if (!all_read && !any_read_after_filter_) return out;  // rows only, e.g. count() WHERE ...
   for (size_t c = 0; c < input.columns.size(); ++c) {
@@ -302,7 +319,8 @@ absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) co
     PresizeOnce(state);
     ASSIGN_OR_RETURN(std::vector<ColumnPtr> keys, EvaluateKeys(block));
     if (state.hash_filter) {
-      rows = state.hash_filter->Apply(&block, &keys);  // GROUP BY ... LIMIT: skip far keys
+      // GROUP BY ... [ORDER BY k] LIMIT: skip the rows of keys that cannot be returned.
+      rows = state.hash_filter->Apply(&block, &keys);
       if (rows == 0) return absl::OkStatus();
     }
     ASSIGN_OR_RETURN(auto args, EvaluateArgs(block));

@@ -27,7 +27,8 @@
 // Fragment::joins (broadcast hash joins) run after the filter: each appends its build columns to
 // the filtered rows (fragment_pipeline_join.cc), then join_filter drops joined rows.
 // Aggregate::hash_limit = L > 0 puts a HashLimitFilter (hash_limit_filter.h) in front
-// of each thread's Aggregator: only rows whose key hash may be among the L smallest are added.
+// of each thread's Aggregator: only rows whose key hash may be among the L smallest are added;
+// Aggregate::order_limit = L > 0 does the same with the order of one key (ORDER BY k LIMIT).
 #pragma once
 
 #include <functional>
@@ -56,7 +57,7 @@ class FragmentPipeline {
   // Holds one thread's partial result.
   struct LocalState {
     std::unique_ptr<Aggregator> aggregator;  // aggregating fragments
-    std::unique_ptr<HashLimitFilter> hash_filter;  // Aggregate::hash_limit > 0
+    std::unique_ptr<HashLimitFilter> hash_filter;  // Aggregate::hash_limit or order_limit > 0
     std::vector<Block> blocks;               // projecting fragments
     size_t rows = 0;
     uint64_t rows_read = 0;
@@ -167,6 +168,11 @@ class FragmentPipeline {
   size_t limit_ = 0;
   std::optional<TopNThreshold> top_n_threshold_;
   size_t hash_limit_ = 0;  // Aggregate::hash_limit
+  size_t order_limit_ = 0;  // Aggregate::order_limit, when its key's type has order codes
+  size_t order_key_ = 0;
+  bool order_descending_ = false;
+  // Some rows are dropped between the key expressions and the aggregator (hash_filter).
+  bool limit_filter() const { return hash_limit_ > 0 || order_limit_ > 0; }
   // collect_hash_table_stats_during_aggregation (default on): thread tables are presized from,
   // and report their size to, HashTableStats::Global() under this hash of the fragment's shape.
   bool collect_table_stats_ = true;

@@ -345,15 +345,18 @@ bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out) {
   std::string& out_chars = out->MutableChars();
   uint64_t base = out_chars.size();
   uint64_t end = 0;
-  offsets.reserve(offsets.size() + rows);
+  const size_t first = offsets.size();
+  // One resize, then plain stores: push_back's capacity check per row cost as much as the sums.
+  offsets.resize(first + rows);
+  uint64_t* out_offsets = offsets.data() + first;
   for (size_t row = 0; row < rows; ++row) {
     uint32_t length;
     std::memcpy(&length, raw.data() + row * 4, 4);
     end += length;
-    offsets.push_back(base + end);
+    out_offsets[row] = base + end;
   }
   if (end != chars.size()) {
-    offsets.resize(offsets.size() - rows);
+    offsets.resize(first);
     return false;
   }
   out_chars.append(chars.data(), chars.size());

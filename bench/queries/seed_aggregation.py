@@ -44,6 +44,13 @@ QUERIES = [
      "GROUP BY k ORDER BY u DESC, k LIMIT 10"),
     ("count(DISTINCT)",
      "SELECT count(DISTINCT number % 5000000) FROM numbers_mt({n})"),
+    # GROUP BY key ORDER BY key LIMIT: only the first keys' rows need aggregating.
+    ("uniq by key ORDER BY key",
+     "SELECT number % 10000 AS k, uniq(number) AS u FROM numbers_mt({n}) "
+     "GROUP BY k ORDER BY k LIMIT 10"),
+    ("sum by key ORDER BY key DESC",
+     "SELECT intDiv(number, 1000) AS k, sum(number) AS s FROM numbers_mt({n}) "
+     "GROUP BY k ORDER BY k DESC LIMIT 10"),
 ]
 
 

@@ -1,9 +1,11 @@
 #include "core/aggregation/hash_limit_filter.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "core/aggregation/key_hash.h"
+#include "core/aggregation/key_order_code.h"
 #include "core/block_sort.h"
 
 namespace granite::core {
@@ -11,6 +13,15 @@ namespace granite::core {
 HashLimitFilter::HashLimitFilter(size_t limit) : limit_(limit) {
   heap_.reserve(limit + 1);
   admitted_.reserve(limit + 1);
+}
+
+HashLimitFilter HashLimitFilter::ByKeyOrder(size_t limit, size_t key, bool descending) {
+  HashLimitFilter filter(limit);
+  filter.by_key_order_ = true;
+  filter.order_key_ = key;
+  filter.descending_ = descending;
+  filter.deciding_ = true;
+  return filter;
 }
 
 void HashLimitFilter::Admit(uint64_t h) {
@@ -34,7 +45,11 @@ size_t HashLimitFilter::FilterHashes(const uint64_t* hashes, size_t rows, uint8_
       continue;
     }
     // A full S holds threshold_ itself, so a new h here is below T (or S is not full yet).
-    if (!admitted_.contains(h)) Admit(h);
+    // Runs of one key (sorted data) skip the lookup: h == last_ <= T means last_ is still in S,
+    // as an evicted value stays above T for good.
+    if (!(h == last_ && has_last_) && !admitted_.contains(h)) Admit(h);
+    last_ = h;
+    has_last_ = true;
     mask[i] = 1;
     ++kept;
   }
@@ -42,16 +57,36 @@ size_t HashLimitFilter::FilterHashes(const uint64_t* hashes, size_t rows, uint8_
 }
 
 size_t HashLimitFilter::Filter(const std::vector<ColumnPtr>& keys, size_t rows, uint8_t* mask) {
+  if (frozen_) {
+    std::memset(mask, 1, rows);
+    return rows;
+  }
   if (hashes_.size() < rows) hashes_.resize(rows);
-  HashKeys(keys, rows, hashes_.data());
-  return FilterHashes(hashes_.data(), rows, mask);
+  if (by_key_order_) {
+    OrderCodes(*keys[order_key_], descending_, rows, hashes_.data());
+  } else {
+    HashKeys(keys, rows, hashes_.data());
+  }
+  const size_t kept = FilterHashes(hashes_.data(), rows, mask);
+  if (deciding_) {
+    observed_ += rows;
+    dropped_ += rows - kept;
+    if (observed_ >= kObservationRows) {
+      deciding_ = false;
+      frozen_ = heap_.size() == limit_ && dropped_ * 10 < observed_;
+    }
+  }
+  return kept;
 }
 
 size_t HashLimitFilter::Apply(Block* input, std::vector<ColumnPtr>* keys) {
   size_t rows = input->rows();
+  if (frozen_) return rows;
   if (mask_.size() < rows) mask_.resize(rows);
   size_t kept = Filter(*keys, rows, mask_.data());
-  if (kept == rows) return rows;
+  // Dropping is optional (more rows only complete more groups): a copy of every column for a
+  // few dropped rows costs more than aggregating them.
+  if (kept == rows || kept >= rows - rows / 8) return rows;
   if (kept == 0) {
     *input = Block{};
     keys->clear();

@@ -228,3 +228,110 @@ TEST(HashLimitFilterTest, ApplyKeepsOnlyTheAdmittedKeys) {
 
 }  // namespace
 }  // namespace granite::core
+
+namespace granite::core {
+namespace {
+
+// GROUP BY k1, k2 ORDER BY k1 [DESC], k2 LIMIT limit OFFSET offset over rows spread across
+// `threads` ByKeyOrder filters ranking k1 (an Int64 key, key 0): the merged groups, sorted, must
+// equal the exact answer, though groups past the limit may be incomplete.
+using KeyPair = std::pair<int64_t, int64_t>;
+
+std::vector<std::pair<KeyPair, uint64_t>> TopByFirstKey(
+    const std::map<KeyPair, uint64_t>& groups, bool descending, size_t offset, size_t limit) {
+  std::vector<std::pair<KeyPair, uint64_t>> sorted(groups.begin(), groups.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const auto& a, const auto& b) {
+    if (a.first.first != b.first.first) {
+      return descending ? a.first.first > b.first.first : a.first.first < b.first.first;
+    }
+    return a.first.second < b.first.second;
+  });
+  if (offset >= sorted.size()) return {};
+  sorted.erase(sorted.begin(), sorted.begin() + offset);
+  if (sorted.size() > limit) sorted.resize(limit);
+  return sorted;
+}
+
+TEST(HashLimitFilterTest, ByKeyOrderThreadsMergedEqualExactTopL) {
+  std::mt19937_64 rng(21);
+  std::vector<KeyPair> rows;
+  for (size_t i = 0; i < 60000; ++i) {
+    rows.emplace_back(static_cast<int64_t>(rng() % 5000) - 2500, static_cast<int64_t>(rng() % 3));
+  }
+  std::map<KeyPair, uint64_t> exact;
+  for (const KeyPair& row : rows) ++exact[row];
+  for (bool descending : {false, true}) {
+    for (size_t offset : {0u, 7u}) {
+      const size_t limit = 10;
+      std::vector<HashLimitFilter> filters;
+      for (size_t t = 0; t < 4; ++t) {
+        filters.push_back(HashLimitFilter::ByKeyOrder(offset + limit, 0, descending));
+      }
+      std::map<KeyPair, uint64_t> merged;
+      size_t kept_rows = 0;
+      for (size_t start = 0; start < rows.size(); start += 101) {
+        const size_t n = std::min<size_t>(101, rows.size() - start);
+        auto k1 = std::make_shared<Column>(TypeId::kInt64);
+        auto k2 = std::make_shared<Column>(TypeId::kInt64);
+        for (size_t i = 0; i < n; ++i) {
+          k1->Append<int64_t>(rows[start + i].first);
+          k2->Append<int64_t>(rows[start + i].second);
+        }
+        Block block;
+        block.columns = {k1, k2};
+        std::vector<ColumnPtr> keys = {k1, k2};
+        const size_t kept = filters[rng() % filters.size()].Apply(&block, &keys);
+        kept_rows += kept;
+        for (size_t i = 0; i < kept; ++i) {
+          ++merged[{keys[0]->Get<int64_t>(i), keys[1]->Get<int64_t>(i)}];
+        }
+      }
+      EXPECT_EQ(TopByFirstKey(merged, descending, offset, limit),
+                TopByFirstKey(exact, descending, offset, limit))
+          << "descending " << descending << " offset " << offset;
+      EXPECT_LT(kept_rows, rows.size() / 4) << "the filter dropped too few rows";
+    }
+  }
+}
+
+// Feeds `values` as Int64 key rows in batches of 4096; returns the rows kept.
+size_t FeedKeyOrder(HashLimitFilter& filter, const std::vector<int64_t>& values) {
+  size_t kept = 0;
+  for (size_t start = 0; start < values.size(); start += 4096) {
+    const size_t n = std::min<size_t>(4096, values.size() - start);
+    auto k = std::make_shared<Column>(TypeId::kInt64);
+    for (size_t i = 0; i < n; ++i) k->Append<int64_t>(values[start + i]);
+    std::vector<uint8_t> mask(n);
+    kept += filter.Filter({k}, n, mask.data());
+  }
+  return kept;
+}
+
+TEST(HashLimitFilterTest, ByKeyOrderFreezesOnlyWhenItDropsAlmostNothing) {
+  // L distinct values and no more: nothing to drop, nothing evicted: frozen after the window.
+  std::vector<int64_t> few;
+  for (size_t i = 0; i < 2 * HashLimitFilter::kObservationRows; ++i) few.push_back(i % 3);
+  HashLimitFilter full = HashLimitFilter::ByKeyOrder(3, 0, false);
+  EXPECT_EQ(FeedKeyOrder(full, few), few.size());
+  EXPECT_TRUE(full.frozen());
+  // Random keys: most rows dropped, never frozen.
+  std::mt19937_64 rng(5);
+  std::vector<int64_t> random;
+  for (size_t i = 0; i < 2 * HashLimitFilter::kObservationRows; ++i) random.push_back(rng() % 1000);
+  HashLimitFilter tight = HashLimitFilter::ByKeyOrder(3, 0, false);
+  EXPECT_LT(FeedKeyOrder(tight, random), random.size() / 10);
+  EXPECT_FALSE(tight.frozen());
+  // Ascending keys under DESC: every new value evicts one, nothing is dropped: frozen; the same
+  // data ascending drops all but the first values.
+  std::vector<int64_t> ascending;
+  for (size_t i = 0; i < 2 * HashLimitFilter::kObservationRows; ++i) ascending.push_back(i / 100);
+  HashLimitFilter descending = HashLimitFilter::ByKeyOrder(5, 0, true);
+  EXPECT_EQ(FeedKeyOrder(descending, ascending), ascending.size());
+  EXPECT_TRUE(descending.frozen());
+  HashLimitFilter ascending_filter = HashLimitFilter::ByKeyOrder(5, 0, false);
+  EXPECT_EQ(FeedKeyOrder(ascending_filter, ascending), 500u);
+  EXPECT_FALSE(ascending_filter.frozen());
+}
+
+}  // namespace
+}  // namespace granite::core

@@ -114,6 +114,15 @@ void CompareStringColumnWithConstant(const Column& column, std::string_view cons
   const size_t rows = column.size();
   uint64_t begin = 0;
   if constexpr (Op::kEquality) {
+    if (constant.empty()) {
+      // s = '' / s <> '' (filters on "has a value"): only the sizes, no call per row.
+      for (size_t i = 0; i < rows; ++i) {
+        const uint64_t end = offsets[i];
+        out[i] = (end == begin) != Op::kNegated;
+        begin = end;
+      }
+      return;
+    }
     for (size_t i = 0; i < rows; ++i) {
       const uint64_t end = offsets[i];
       const bool equal = end - begin == constant.size() &&

@@ -113,6 +113,12 @@ struct Aggregate {
   // aggregate only rows whose key hash may be among the L smallest
   // (core/aggregation/hash_limit_filter.h). 0 = off.
   uint64_t hash_limit = 0;
+  // GROUP BY ... ORDER BY k LIMIT without HAVING, k = keys[order_key] the first ORDER BY key:
+  // L = limit + offset > 0 makes every thread aggregate only rows whose k may be among the L
+  // first distinct values in that order (hash_limit_filter.h, ByKeyOrder). 0 = off.
+  uint64_t order_limit = 0;
+  uint32_t order_key = 0;
+  bool order_descending = false;
   LocalCut local_cut;  // with finalize_on_worker only
   friend bool operator==(const Aggregate&, const Aggregate&) = default;
 };

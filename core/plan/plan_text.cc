@@ -134,6 +134,10 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
     line += a.finalize_on_worker ? " (finalized on the worker)" : " (partial states by bucket)";
     if (a.direct_key) line += " direct key from " + std::to_string(a.direct_key_base);
     if (a.hash_limit > 0) line += " key hash limit " + std::to_string(a.hash_limit);
+    if (a.order_limit > 0) {
+      line += " top " + std::to_string(a.order_limit) + " by key " + std::to_string(a.order_key) +
+              (a.order_descending ? " DESC" : " ASC");
+    }
     lines.push_back(line);
     if (a.local_cut.active()) {
       std::string cut = indent + "LocalCut";

@@ -52,6 +52,10 @@
   M(UInt64, group_by_limit_hash_filter, 100000, "",                                               \
     "GROUP BY ... LIMIT n without ORDER BY: workers keep the n smallest key hashes, up to this n "\
     "(0 = off)")                                                                                  \
+  M(Bool, enable_group_by_top_k_optimization, true, "",                                           \
+    "GROUP BY ... ORDER BY key LIMIT n: workers aggregate only rows whose key can be in the top n")\
+  M(UInt64, query_plan_max_limit_for_top_k_optimization, 1000, "",                                \
+    "The largest LIMIT + OFFSET enable_group_by_top_k_optimization applies to (0 = no cap)")      \
   M(UInt64, group_by_two_level_threshold, 4000000, "",                                            \
     "Groups at which a hash table becomes two-level (0 = never); when set, also the size at "     \
     "which the thread-local merge goes parallel")                                                 \

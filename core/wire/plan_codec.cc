@@ -90,6 +90,9 @@ void AggregateToProto(const plan::Aggregate& aggregate, pb::Fragment* out) {
   out->set_direct_key(aggregate.direct_key);
   out->set_direct_key_base(aggregate.direct_key_base);
   out->set_group_limit_hash_filter(aggregate.hash_limit);
+  out->set_order_limit(aggregate.order_limit);
+  out->set_order_limit_key(aggregate.order_key);
+  out->set_order_limit_descending(aggregate.order_descending);
   const plan::LocalCut& cut = aggregate.local_cut;
   if (cut.having) ToProto(*cut.having, out->mutable_local_having());
   ExprsToProto(cut.order, out->mutable_local_order());
@@ -115,6 +118,13 @@ absl::StatusOr<plan::Aggregate> AggregateFromProto(const pb::Fragment& fragment)
   aggregate.direct_key = fragment.direct_key();
   aggregate.direct_key_base = fragment.direct_key_base();
   aggregate.hash_limit = fragment.group_limit_hash_filter();
+  aggregate.order_limit = fragment.order_limit();
+  aggregate.order_key = fragment.order_limit_key();
+  aggregate.order_descending = fragment.order_limit_descending();
+  if (aggregate.order_limit > 0 && aggregate.order_key >= aggregate.keys.size()) {
+    return Malformed("ORDER BY ... LIMIT filter on key " + std::to_string(aggregate.order_key) +
+                     " of " + std::to_string(aggregate.keys.size()));
+  }
   plan::LocalCut& cut = aggregate.local_cut;
   if (fragment.has_local_having()) {
     ASSIGN_OR_RETURN(cut.having, FromProto(fragment.local_having()));

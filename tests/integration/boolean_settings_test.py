@@ -43,6 +43,8 @@ EXPLAIN_PROBES = {
     "shard_local_aggregation": "EXPLAIN SELECT k, count() FROM b GROUP BY k",
     "shard_local_top_n": "EXPLAIN SELECT k, count() AS c FROM b GROUP BY k ORDER BY c DESC LIMIT 3",
     "optimize_skip_unused_shards": "EXPLAIN SELECT count() FROM b WHERE k = 17",
+    "enable_group_by_top_k_optimization":
+        "EXPLAIN SELECT d, count() FROM b GROUP BY d ORDER BY d DESC LIMIT 3",
     "merge_group_limit": "EXPLAIN SELECT s, count() FROM b GROUP BY s LIMIT 3 "
                          "SETTINGS group_by_limit_hash_filter = 0",
     "top_n_piece_cut": "EXPLAIN SELECT s, count() AS c FROM b GROUP BY s ORDER BY c DESC LIMIT 3",

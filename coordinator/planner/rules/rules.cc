@@ -2,6 +2,7 @@
 
 #include "coordinator/planner/rules/distinct_planner.h"
 #include "coordinator/planner/rules/group_limit_hash_filter.h"
+#include "coordinator/planner/rules/group_order_limit_filter.h"
 #include "coordinator/planner/rules/merge_rules.h"
 #include "coordinator/planner/rules/shard_local_aggregation.h"
 #include "coordinator/planner/rules/shard_local_top_n.h"
@@ -19,6 +20,8 @@ const std::vector<PlannerRule>& PlannerRules() {
       {"disjoint_distinct", "use_value_ranges", ApplyDisjointDistinct},
       // Which groups are aggregated, and where they are finalized.
       {"group_limit_hash_filter", "group_by_limit_hash_filter", ApplyGroupLimitHashFilter},
+      {"group_order_limit_filter", "enable_group_by_top_k_optimization",
+       ApplyGroupOrderLimitFilter},
       {"shard_local_aggregation", "shard_local_aggregation", ApplyShardLocalAggregation},
       {"shard_local_top_n", "shard_local_top_n", ApplyShardLocalTopN},
       {"late_materialization", "late_materialization_max_limit", ApplyLateMaterialization},
