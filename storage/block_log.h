@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -66,12 +67,22 @@ class BlockLog {
   absl::Status Release(const std::string& table_dir, const std::string& name);
 
   core::Mutex& LockFor(const std::string& id);
+  // The table's commit lock: every commit holds it shared (around its check, parts commit and
+  // Record); a replica snapshot for a peer and a clone install hold it exclusively, so the parts
+  // and the ids they see or replace belong together.
+  core::SharedMutex& TableLock(const std::string& table_dir);
+
+  // Returns every committed id file of the table: its name and its contents (what a cloned
+  // replica copies verbatim into its own ids/).
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ReadIdFiles(
+      const std::string& table_dir);
 
  private:
   absl::StatusOr<std::vector<BlockChunk>> ReadChunks(const std::string& dir);
 
   const std::shared_ptr<FileSystem> fs_;
   std::vector<std::unique_ptr<core::Mutex>> stripes_;  // by hash of the id
+  std::vector<std::unique_ptr<core::SharedMutex>> table_stripes_;  // by hash of the directory
 };
 
 }  // namespace granite::storage

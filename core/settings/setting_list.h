@@ -67,6 +67,8 @@
     "Compression of blocks between workers and coordinator (unchanged: none on loopback)")       \
   M(String, load_balancing, "random", "random|in_order|nearest_hostname|first_or_random",        \
     "Which replica of a shard a query reads first; the others are its failover order")           \
+  M(UInt64, max_replica_delay_for_distributed_queries, 0, "",                                     \
+    "Blocks a replica may lag behind its shard's most advanced one and still be read first")      \
   M(String, insert_quorum, "auto", "",                                                            \
     "Replicas per shard that must have an INSERT's block durable (auto = a majority; 0 = one)")  \
   M(Bool, insert_deduplicate, true, "",                                                           \
