@@ -178,6 +178,14 @@ absl::StatusOr<std::vector<BlockChunk>> BlockLog::Read(const std::string& table_
   return chunks;
 }
 
+absl::Status BlockLog::Forget(const std::string& table_dir, const std::string& id) {
+  const std::string root = Root(table_dir);
+  const std::string name = FileNameOf(id);
+  RETURN_IF_ERROR(fs_->RemoveAll(JoinPath(JoinPath(root, "ids"), name)));
+  RETURN_IF_ERROR(fs_->SyncDir(JoinPath(root, "ids")));
+  return fs_->RemoveAll(JoinPath(JoinPath(root, "data"), name));
+}
+
 absl::Status BlockLog::Release(const std::string& table_dir, const std::string& name) {
   if (name.size() != 32 || name.find('/') != std::string::npos || name.find('.') != std::string::npos) {
     return core::Error(core::ErrorCode::kBadArguments, "Bad block name " + name);

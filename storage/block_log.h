@@ -9,9 +9,10 @@
 // Deduplication asks Contains(id) under LockFor(id) before committing, so a retried block (the
 // coordinator's retry, a client's retry with the same contents or token, or a repair racing the
 // original insert) is never applied twice.
-// Known gap: the id is recorded just after the parts' commit, so a crash between the two leaves
-// the rows without their id (a retry of that very block would apply again); etcd's shard log
-// will record both in one step (docs/adr/0004-replicated-shards.md). Ids are not pruned yet.
+// The id is recorded just before the parts' commit: a crash between the two leaves the id
+// without its rows, never rows without their id (which a re-sent or retried block would
+// duplicate). The repair finds such a replica by its row count and copies the table whole
+// (coordinator/cluster/replica_repair.h). Ids are not pruned on the replicas.
 #pragma once
 
 #include <cstdint>
@@ -65,6 +66,9 @@ class BlockLog {
                                                const std::string& name, uint64_t* checksum,
                                                std::string* id);
   absl::Status Release(const std::string& table_dir, const std::string& name);
+  // Removes what Record wrote for `id` (its id file and retained chunks): a commit that failed
+  // after recording its id.
+  absl::Status Forget(const std::string& table_dir, const std::string& id);
 
   core::Mutex& LockFor(const std::string& id);
   // The table's commit lock: every commit holds it shared (around its check, parts commit and

@@ -194,13 +194,22 @@ grpc::Status WorkerService::CommitInsert(grpc::ServerContext* context,
     response->set_deduplicated(true);
     return grpc::Status::OK;
   }
+  // The id first: a crash before the parts' commit leaves the id without its rows (found by the
+  // repair's row count), never rows without their id (duplicated by a re-sent block).
+  if (absl::Status recorded = block_log_.Record(dir, request->block_id(), request->token());
+      !recorded.ok()) {
+    (void)(*table)->AbortInsert(request->token());
+    block_log_.DropStaged(dir, request->token());
+    (void)block_log_.Forget(dir, request->block_id());
+    return core::ToGrpcStatus(recorded);
+  }
   absl::StatusOr<std::vector<std::string>> parts = (*table)->CommitInsert(request->token());
   if (!parts.ok()) {
-    block_log_.DropStaged(dir, request->token());
+    (void)block_log_.Forget(dir, request->block_id());
     return core::ToGrpcStatus(parts.status());
   }
   for (const std::string& part : *parts) response->add_parts(part);
-  return core::ToGrpcStatus(block_log_.Record(dir, request->block_id(), request->token()));
+  return grpc::Status::OK;
 }
 
 grpc::Status WorkerService::AbortInsert(grpc::ServerContext* context,

@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/cluster/shard_log.h"
 #include "coordinator/cluster/two_phase_insert.h"
 #include "coordinator/cluster/worker_client.h"
 #include "core/chunk_checksum.h"
 #include "core/error.h"
+#include "core/settings/settings.h"
 #include "core/thread_name.h"
 
 namespace granite::coordinator {
@@ -66,9 +68,17 @@ absl::Status CopyBlock(const WorkerSet& w, const WorkerClient& client, const std
 // Creates on each replica the databases, tables and access entities a peer of its shard holds
 // and it lacks (a wiped data directory). Replicas that did not answer are left alone.
 // Returns how many it created.
+// Only what was missing in the previous pass too (`*seen`, updated) is created: a CREATE or DROP
+// running on the replicas right now also leaves one replica without the table for a moment.
 size_t RestoreCatalog(const WorkerSet& w, const WorkerClient& client,
                     const std::vector<api::TableListing>& listings,
-                    const std::vector<std::string>& list_errors) {
+                    const std::vector<std::string>& list_errors,
+                    std::set<std::pair<size_t, std::string>>* seen) {
+  std::set<std::pair<size_t, std::string>> missing;
+  auto confirmed = [&](size_t p, const std::string& what) {
+    missing.emplace(p, what);
+    return seen->count({p, what}) > 0;
+  };
   size_t created = 0;
   for (size_t s = 0; s < w.shard_count(); ++s) {
     for (size_t r = 0; r < w.replica_count(); ++r) {
@@ -82,7 +92,7 @@ size_t RestoreCatalog(const WorkerSet& w, const WorkerClient& client,
         const size_t q = w.ProcessIndex(s, o);
         if (q == p || !list_errors[q].empty()) continue;
         for (const std::string& database : listings[q].databases) {
-          if (!databases.insert(database).second) continue;
+          if (!databases.insert(database).second || !confirmed(p, "database " + database)) continue;
           api::CatalogOpRequest create;
           create.kind = api::CatalogOpRequest::Kind::kCreateDatabase;
           create.name = database;
@@ -90,7 +100,10 @@ size_t RestoreCatalog(const WorkerSet& w, const WorkerClient& client,
           created += client.CatalogOp(p, create, std::chrono::seconds(10)).ok();
         }
         for (const auto& table : listings[q].tables) {
-          if (!tables.insert(table.schema.name).second) continue;
+          if (!tables.insert(table.schema.name).second ||
+              !confirmed(p, "table " + table.schema.name)) {
+            continue;
+          }
           api::CreateTableRequest create;
           create.schema = table.schema;
           create.if_not_exists = true;
@@ -101,7 +114,8 @@ size_t RestoreCatalog(const WorkerSet& w, const WorkerClient& client,
                        made.ok() ? "created from its peer's schema"
                                  : std::string(made.message()).c_str());
         }
-        if (listings[p].access.empty() && !listings[q].access.empty()) {
+        if (listings[p].access.empty() && !listings[q].access.empty() &&
+            confirmed(p, "access")) {
           api::CatalogOpRequest access;
           access.kind = api::CatalogOpRequest::Kind::kSetAccess;
           access.new_name = listings[q].access;
@@ -110,6 +124,7 @@ size_t RestoreCatalog(const WorkerSet& w, const WorkerClient& client,
       }
     }
   }
+  *seen = std::move(missing);
   return created;
 }
 
@@ -172,14 +187,25 @@ size_t ReplicaRepair::RunOnce() {
   };
   list();
   // A replica's catalog is restored before its rows (listed again when something was made).
-  if (RestoreCatalog(w, client, listings, list_errors) > 0) list();
-  std::set<std::string> tables;
+  size_t created = 0;
+  {
+    core::MutexLock lock(counts_mu_);
+    created = RestoreCatalog(w, client, listings, list_errors, &missing_catalog_);
+  }
+  if (created > 0) list();
+  std::map<std::string, uint64_t> tables;  // name -> replicated_deduplication_window
   for (const auto& listing : listings) {
-    for (const auto& table : listing.tables) tables.insert(table.schema.name);
+    for (const auto& table : listing.tables) {
+      core::TableSettings settings;
+      (void)settings.ApplyKnown(table.schema.settings);  // validated at CREATE
+      tables[table.schema.name] = settings.replicated_deduplication_window;
+    }
   }
   size_t copied = 0;
   std::vector<ReplicaState> states;
-  for (const std::string& table : tables) {
+  for (const auto& entry : tables) {
+    const std::string& table = entry.first;
+    const uint64_t window = entry.second;
     std::vector<Holdings> holdings(n);
     (void)w.CallAll([&](size_t p) {
       if (!list_errors[p].empty()) {
@@ -198,19 +224,32 @@ size_t ReplicaRepair::RunOnce() {
       for (const auto& block : *blocks) holdings[p].blocks[block.id] = block.has_data;
       return absl::OkStatus();
     });
-    for (size_t s = 0; s < w.shard_count(); ++s) copied += RepairShard(table, s, holdings, &states);
+    for (size_t s = 0; s < w.shard_count(); ++s) {
+      copied += RepairShard(table, window, s, holdings, &states);
+    }
   }
   w.monitor()->PublishStates(std::move(states));
   return copied;
 }
 
-size_t ReplicaRepair::RepairShard(const std::string& table, size_t s,
+size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, size_t s,
                                   std::vector<Holdings>& holdings,
                                   std::vector<ReplicaState>* states) {
   const WorkerSet& w = *workers_;
   const WorkerClient client(w);
   const size_t replicas = w.replica_count();
-  std::set<std::string> all;
+  // Every block the shard committed: the shard log's (when there is one) and the replicas'.
+  std::vector<std::string> logged;
+  std::string log_error;
+  if (ShardLog* log = w.shard_log(); log != nullptr) {
+    auto listed = log->List(table, s);
+    if (listed.ok()) {
+      logged = *std::move(listed);
+    } else {
+      log_error = std::string(listed.status().message());
+    }
+  }
+  std::set<std::string> all(logged.begin(), logged.end());
   bool every_reachable = true;
   for (size_t r = 0; r < replicas; ++r) {
     const Holdings& h = holdings[w.ProcessIndex(s, r)];
@@ -245,13 +284,24 @@ size_t ReplicaRepair::RepairShard(const std::string& table, size_t s,
         source = q;
       }
     }
+    // A logged block no reachable replica holds (its holders are down) waits for them.
+    std::set<std::string> orphans;
     for (const std::string& name : missing) {
-      bool kept = false;
+      bool held = false, kept = false;
       for (size_t o = 0; o < replicas; ++o) {
-        auto it = holdings[w.ProcessIndex(s, o)].blocks.find(name);
-        kept = kept || (it != holdings[w.ProcessIndex(s, o)].blocks.end() && it->second);
+        const Holdings& peer = holdings[w.ProcessIndex(s, o)];
+        auto it = peer.blocks.find(name);
+        if (!peer.reachable || it == peer.blocks.end()) continue;
+        held = true;
+        kept = kept || it->second;
       }
-      unretained = unretained || !kept;
+      if (!held) orphans.insert(name);
+      unretained = unretained || (held && !kept);
+    }
+    if (!orphans.empty()) {
+      errors[r] = std::to_string(orphans.size()) +
+                  " blocks of the shard log are on no reachable replica (first: " +
+                  *orphans.begin() + ")";
     }
     // Fewer rows than a peer with the same blocks, pass after pass: parts lost beside their ids.
     bool suspect = false;
@@ -265,7 +315,7 @@ size_t ReplicaRepair::RepairShard(const std::string& table, size_t s,
       suspect = passes >= kSuspectPasses;
       if (suspect) passes = 0;
     }
-    if ((!missing.empty() && unretained) || suspect) {
+    if (unretained || suspect) {
       if (source == kNone) {
         errors[r] = "no reachable peer holds every block this replica holds, so none can be copied";
         continue;
@@ -283,7 +333,7 @@ size_t ReplicaRepair::RepairShard(const std::string& table, size_t s,
                    static_cast<unsigned long long>(cloned->parts),
                    static_cast<unsigned long long>(cloned->rows),
                    static_cast<unsigned long long>(cloned->bytes));
-      copied += missing.size();
+      copied += missing.size() - orphans.size();
       h.blocks.clear();
       for (const auto& [name, has_data] : holdings[source].blocks) h.blocks[name] = false;
       h.rows = cloned->rows;
@@ -293,6 +343,7 @@ size_t ReplicaRepair::RepairShard(const std::string& table, size_t s,
     }
     // Re-send what it lacks from a peer that keeps the rows.
     for (const std::string& name : missing) {
+      if (orphans.count(name) > 0) continue;
       std::vector<size_t> peers;
       for (size_t o = 0; o < replicas; ++o) {
         const size_t q = w.ProcessIndex(s, o);
@@ -330,9 +381,17 @@ size_t ReplicaRepair::RepairShard(const std::string& table, size_t s,
       }
     }
   }
+  // The log keeps the `window` most recent blocks (ClickHouse's replicated_deduplication_window),
+  // trimmed once it is a tenth over, so that most passes write nothing.
+  if (!logged.empty() && logged.size() > window + window / 10) {
+    std::vector<std::string> oldest(logged.begin(), logged.end() - static_cast<ptrdiff_t>(window));
+    absl::Status trimmed = w.shard_log()->Forget(table, s, oldest);
+    if (!trimmed.ok()) log_error = std::string(trimmed.message());
+  }
   for (size_t r = 0; r < replicas; ++r) {
     const size_t p = w.ProcessIndex(s, r);
     const Holdings& h = holdings[p];
+    if (errors[r].empty() && !log_error.empty()) errors[r] = "shard log: " + log_error;
     ReplicaState state;
     state.process = p;
     state.table = table;

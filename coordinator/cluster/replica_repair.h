@@ -3,9 +3,11 @@
 //
 // Every `interval`:
 //   1. Catalog. A replica that lacks a database, a table or the access entities that a peer of
-//      its shard holds (its data directory was wiped) gets them created from that peer's
-//      schema, so the table exists there before its rows come back.
-//   2. Blocks. For every table and shard it lists each replica's block ids (ListBlocks). A
+//      its shard holds, in two passes in a row (its data directory was wiped; not a CREATE or
+//      DROP caught half-way), gets them created from that peer's schema, so the table exists
+//      there before its rows come back.
+//   2. Blocks. For every table and shard it lists each replica's block ids (ListBlocks) and, with
+//      etcd, the shard's log of committed blocks (shard_log.h), which it also trims. A
 //      replica that lacks a block another replica has gets it re-sent: the coordinator fetches
 //      the block's retained chunks from a peer that holds them (GetBlock), checks their checksum
 //      (core/chunk_checksum.h) against the one the peer recorded when it committed the block,
@@ -29,6 +31,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -61,7 +64,7 @@ class ReplicaRepair {
   struct Holdings;
   void Loop() EXCLUDES(stop_mu_);
   // Steps 2-4 for one table on one shard; appends each replica's state to `states`.
-  size_t RepairShard(const std::string& table, size_t shard, std::vector<Holdings>& holdings,
+  size_t RepairShard(const std::string& table, uint64_t window, size_t shard, std::vector<Holdings>& holdings,
                      std::vector<ReplicaState>* states) EXCLUDES(counts_mu_);
 
   const WorkerSet* const workers_;
@@ -71,6 +74,8 @@ class ReplicaRepair {
   std::vector<uint64_t> clones_ GUARDED_BY(counts_mu_);    // per process: tables copied whole
   // (table, process) -> consecutive passes with fewer rows than a peer holding the same blocks.
   std::map<std::pair<std::string, size_t>, int> suspect_ GUARDED_BY(counts_mu_);
+  // (process, "table t" / "database d" / "access") a peer had and it lacked in the last pass.
+  std::set<std::pair<size_t, std::string>> missing_catalog_ GUARDED_BY(counts_mu_);
   core::Mutex stop_mu_{"replica_repair_stop"};
   std::condition_variable_any stop_cv_;
   bool stopping_ GUARDED_BY(stop_mu_) = false;

@@ -142,6 +142,8 @@
     "Largest uncompressed size of one background merge's result (0 = the server's default)")     \
   M(UInt64, max_parts_to_merge_at_once, 0, "",                                                    \
     "Most parts that one background merge takes (0 = the server's default)")                        \
+  M(UInt64, replicated_deduplication_window, 1000, "",                                             \
+    "With replicas and etcd: the most recent block ids per shard kept in etcd's shard log")      \
   M(Bool, fsync_after_insert, true, "",                                                           \
     "Accepted as in ClickHouse; granite always syncs a new part before it becomes visible")      \
   M(String, auto_statistics_types, "", "",                                                        \

@@ -9,7 +9,10 @@ replicas behind one coordinator:
   - inserts while a replica is kill -9ed and restarted: every acknowledged batch is present
     exactly once on every replica after the repair, and the replicas hold the same rows;
   - a replica that lost its parts but kept its block ids (a partial data directory) is found by
-    its row count and copied again.
+    its row count and copied again;
+  - with etcd, each shard's committed blocks are logged in etcd: a replica is behind by a block
+    that only a stopped peer holds, and the log keeps the table's replicated_deduplication_window
+    most recent blocks.
 Sizes are small, every wait is bounded in time and count; nothing asserts timing."""
 
 import os
@@ -25,6 +28,7 @@ import cluster  # noqa: E402
 import testmain  # noqa: E402
 
 import granite_client  # noqa: E402
+from etcd_test import PREFIX, EtcdServer  # noqa: E402
 
 WAIT = 90.0  # bound of every wait for the cluster to change state
 
@@ -41,15 +45,19 @@ def batch_summary(batch, n=300):
 
 class RepairCluster(unittest.TestCase):
     """A SplitCluster of 1 shard x 2 replicas (workers 0 and 1)."""
+    table_settings = ""
+
+    def coordinator_args(self):
+        return []
 
     def setUp(self):
-        self.cluster = cluster.SplitCluster(testmain.granite(), workers=2, threads=1,
-                                            replicas=2).start()
+        self.cluster = cluster.SplitCluster(testmain.granite(), workers=2, threads=1, replicas=2,
+                                            coordinator_args=self.coordinator_args()).start()
         self.addCleanup(self.cluster.stop)
         self.client = self.cluster.client(timeout=60)
         self.addCleanup(self.client.close)
         self.client.query("CREATE TABLE t (x UInt64, batch UInt32) ENGINE = MergeTree "
-                          "PARTITION BY batch % 3 ORDER BY x")
+                          "PARTITION BY batch % 3 ORDER BY x" + self.table_settings)
 
     def fail_with_logs(self, message):
         self.fail("%s\n%s" % (message, self.cluster.log_tail(40)))
@@ -232,5 +240,53 @@ class KilledReplicaTest(RepairCluster):
         self.assertEqual(set(got[0]) - set(acked) - set(unknown), set())
 
 
+class ShardLogTest(RepairCluster):
+    table_settings = " SETTINGS replicated_deduplication_window = 5"
+
+    def coordinator_args(self):
+        self.etcd = EtcdServer().start()
+        self.addCleanup(self.etcd.stop)
+        return ["--etcd", self.etcd.endpoint]
+
+    def logged(self):
+        return self.etcd.ctl("get", "--prefix", "--keys-only",
+                             PREFIX + "/shards/0/blocks/t/").split()
+
+    def test_the_log_measures_lag_and_keeps_the_window(self):
+        for b in range(3):
+            self.insert_batch(b)
+        self.assertEqual(len(self.logged()), 3)
+        # Block 3 reaches replica 0 only; with replica 0 stopped, replica 1 is behind by it
+        # (measured against the log: no reachable peer has it).
+        self.cluster.kill9_worker(1)
+        self.wait_for("replica 1 seen down", lambda rows: rows[1][1] == "0")
+        self.insert_batch(3, settings={"insert_quorum": "1"})
+        self.assertEqual(len(self.logged()), 4)
+        self.cluster.kill9_worker(0)
+        self.cluster.restart_worker(1)
+        rows = self.wait_for("replica 1 behind by the logged block", lambda rows:
+                             rows[0][1] == "0" and rows[1][1] == "1" and rows[1][3] == "1")
+        self.assertIn("no reachable replica", rows[1][8])
+        self.cluster.restart_worker(0)
+        self.wait_for("replicas caught up", lambda rows: all(
+            r[1] == "1" and r[3] == "0" and r[2] == "4" for r in rows))
+        expected = {b: batch_summary(b) for b in range(4)}
+        self.assertEqual(self.per_batch(0), expected)
+        self.assertEqual(self.per_batch(1), expected)
+        # The log keeps the 5 most recent blocks (trimmed once it is over); the replicas still
+        # recognize an older block when it is inserted again.
+        for b in range(4, 12):
+            self.insert_batch(b)
+        deadline = time.monotonic() + WAIT
+        while len(self.logged()) > 5 and time.monotonic() < deadline:
+            time.sleep(0.3)
+        self.assertEqual(len(self.logged()), 5)
+        self.insert_batch(0)
+        self.wait_caught_up()
+        expected = {b: batch_summary(b) for b in range(12)}
+        self.assertEqual(self.per_batch(0), expected)
+        self.assertEqual(self.per_batch(1), expected)
+
+
 if __name__ == "__main__":
-    testmain.main([WipedReplicaTest, KilledReplicaTest])
+    testmain.main([WipedReplicaTest, KilledReplicaTest, ShardLogTest])
