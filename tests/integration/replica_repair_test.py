@@ -29,18 +29,9 @@ import testmain  # noqa: E402
 
 import granite_client  # noqa: E402
 from etcd_test import PREFIX, EtcdServer  # noqa: E402
+from replicas_test import batch_rows, batch_summary, per_batch  # noqa: E402
 
 WAIT = 90.0  # bound of every wait for the cluster to change state
-
-
-def batch_rows(batch, n=300):
-    """The CSV of batch `batch`: rows (batch * 1000 + i, batch), distinct per batch."""
-    return "".join("%d,%d\n" % (batch * 1000 + i, batch) for i in range(n))
-
-
-def batch_summary(batch, n=300):
-    xs = [batch * 1000 + i for i in range(n)]
-    return (n, sum(xs), sum(x * x for x in xs))
 
 
 class RepairCluster(unittest.TestCase):
@@ -94,26 +85,7 @@ class RepairCluster(unittest.TestCase):
             r[1] == "1" and r[3] == "0" and r[4] == "0" for r in rows))
 
     def per_batch(self, replica):
-        """Per batch (count, sum(x), sum(x * x)) on one replica, read through a coordinator that
-        sees only that worker."""
-        proc = cluster.GraniteProcess(
-            testmain.granite() + ["coordinator", "--port", "0", "--http_port", "0", "--workers",
-                                  "127.0.0.1:%d" % self.cluster.worker_ports[replica]],
-            "replica%d" % replica, "coordinator").start()
-        try:
-            client = granite_client.connect(proc.host, proc.port, timeout=60)
-            try:
-                text = client.query_text("SELECT batch, count(), sum(x), sum(x * x) FROM t "
-                                         "GROUP BY batch ORDER BY batch")
-            finally:
-                client.close()
-        finally:
-            proc.stop()
-        rows = {}
-        for line in text.splitlines():
-            b, c, s, q = (int(v) for v in line.split("\t"))
-            rows[b] = (c, s, q)
-        return rows
+        return per_batch([self.cluster.worker_ports[replica]])
 
 
 class WipedReplicaTest(RepairCluster):
