@@ -320,7 +320,9 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
         errors[r] = "no reachable peer holds every block this replica holds, so none can be copied";
         continue;
       }
+      const auto started = std::chrono::steady_clock::now();
       auto cloned = client.CloneReplica(p, table, w.address(source), kCloneTimeout);
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
       if (!cloned.ok()) {
         errors[r] = "copying the table from " + w.address(source) + ": " +
                     std::string(cloned.status().message());
@@ -328,11 +330,11 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
       }
       std::fprintf(stderr,
                    "granite coordinator: replica %s copied table %s from %s: %llu parts, %llu "
-                   "rows, %llu bytes\n",
+                   "rows, %llu bytes in %.3f s\n",
                    w.address(p).c_str(), table.c_str(), w.address(source).c_str(),
                    static_cast<unsigned long long>(cloned->parts),
                    static_cast<unsigned long long>(cloned->rows),
-                   static_cast<unsigned long long>(cloned->bytes));
+                   static_cast<unsigned long long>(cloned->bytes), took.count());
       copied += missing.size() - orphans.size();
       h.blocks.clear();
       for (const auto& [name, has_data] : holdings[source].blocks) h.blocks[name] = false;
