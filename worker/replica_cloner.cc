@@ -311,6 +311,21 @@ absl::Status ReplicaCloner::StreamPart(
 absl::StatusOr<pb::CloneReplicaResponse> ReplicaCloner::Clone(const std::string& name,
                                                               const std::string& source) {
   ASSIGN_OR_RETURN(std::shared_ptr<storage::Table> table, store_->TableOrError(name));
+  {
+    core::MutexLock lock(pins_mu_);
+    if (!copying_.insert(table->directory()).second) {
+      return Error(ErrorCode::kQueryWithSameIdIsAlreadyRunning,
+                   "Table " + name + " is already being copied to this replica");
+    }
+  }
+  struct Done {
+    ReplicaCloner* cloner;
+    std::string dir;
+    ~Done() {
+      core::MutexLock lock(cloner->pins_mu_);
+      cloner->copying_.erase(dir);
+    }
+  } done{this, table->directory()};
   std::unique_ptr<pb::Worker::Stub> stub = StubFor(source);
   Copy copy(store_->file_system().get(), table.get(), stub.get(), source);
   // The bulk, without blocking this replica's commits.

@@ -31,6 +31,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -62,7 +63,9 @@ class ReplicaCloner {
   // Target side: copies `table` from the worker at `source` and installs it.
   // Errors: the source's (ALL_CONNECTION_TRIES_FAILED when unreachable); CHECKSUM_DOESNT_MATCH
   // / CORRUPTED_DATA for a part that arrived damaged; NOT_FOUND_EXPECTED_DATA_PART (233) when
-  // this replica holds a block the source lacks. Nothing changes on error.
+  // this replica holds a block the source lacks; QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING (216)
+  // while another copy of the table runs here (a second coordinator's repair). Nothing changes
+  // on error.
   absl::StatusOr<granite::worker::v1::CloneReplicaResponse> Clone(const std::string& table,
                                                                   const std::string& source);
 
@@ -76,6 +79,7 @@ class ReplicaCloner {
   storage::BlockLog* const block_log_;
   core::Mutex pins_mu_{"replica_clone_pins"};
   std::map<std::string, Pin> pins_ GUARDED_BY(pins_mu_);  // by token
+  std::set<std::string> copying_ GUARDED_BY(pins_mu_);     // tables being copied here
 };
 
 }  // namespace granite::worker
