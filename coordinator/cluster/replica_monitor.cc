@@ -120,6 +120,23 @@ void ReplicaMonitor::PublishStates(std::vector<ReplicaState> states) {
   states_ = std::move(states);
 }
 
+void ReplicaMonitor::MarkState(size_t process, const std::string& table,
+                               const std::string& state) {
+  core::MutexLock lock(mu_);
+  for (ReplicaState& known : states_) {
+    if (known.process == process && known.table == table) {
+      known.state = state;
+      return;
+    }
+  }
+  ReplicaState added;
+  added.process = process;
+  added.table = table;
+  added.reachable = true;
+  added.state = state;
+  states_.push_back(std::move(added));
+}
+
 uint64_t ReplicaMonitor::Lag(size_t process) const {
   core::MutexLock lock(mu_);
   return lag_[process];

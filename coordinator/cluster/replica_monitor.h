@@ -49,7 +49,7 @@ struct ReplicaState {
   uint64_t repaired = 0;      // blocks copied to it so far
   uint64_t rows = 0;          // rows of the table it holds
   uint64_t clones = 0;        // times it copied the table whole from a peer
-  std::string state;          // active, lagging, cloning, unreachable
+  std::string state;          // active, lagging, unreachable; cloning while a copy runs
   std::string last_error;
   std::chrono::system_clock::time_point last_check;
 };
@@ -87,6 +87,10 @@ class ReplicaMonitor {
   void RecordError(size_t process, const std::string& error) EXCLUDES(mu_);
   // The repair loop's view (replica_repair.h): replaced whole after each pass.
   void PublishStates(std::vector<ReplicaState> states) EXCLUDES(mu_);
+  // Sets the `state` shown for `process`'s `table` until the next PublishStates (a copy of the
+  // table in progress: "cloning").
+  void MarkState(size_t process, const std::string& table, const std::string& state)
+      EXCLUDES(mu_);
   std::vector<ReplicaState> States() const EXCLUDES(mu_);
   ReplicaErrors Errors(size_t process) const EXCLUDES(mu_);
   bool Serving(size_t process) const;

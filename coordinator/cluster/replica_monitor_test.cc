@@ -32,5 +32,20 @@ TEST(ReplicaMonitorTest, ALaggingReplicaIsReadAfterThoseWithinTheDelay) {
   EXPECT_EQ(monitor.ReadOrder(0, LoadBalancing::kInOrder), (std::vector<size_t>{0, 1, 2}));
 }
 
+TEST(ReplicaMonitorTest, ACopyInProgressShowsUntilTheNextPass) {
+  ReplicaMonitor monitor({"a:1", "b:1"}, 2);
+  monitor.PublishStates({Behind(0, "t", 3), Behind(1, "t", 0)});
+  monitor.MarkState(0, "t", "cloning");
+  monitor.MarkState(1, "u", "cloning");  // a table the last pass did not list
+  std::vector<ReplicaState> states = monitor.States();
+  ASSERT_EQ(states.size(), 3u);
+  EXPECT_EQ(states[0].state, "cloning");
+  EXPECT_EQ(states[0].blocks_behind, 3u);
+  EXPECT_EQ(states[2].table, "u");
+  EXPECT_EQ(states[2].state, "cloning");
+  monitor.PublishStates({Behind(0, "t", 0)});
+  EXPECT_EQ(monitor.States()[0].state, "");
+}
+
 }  // namespace
 }  // namespace granite::coordinator

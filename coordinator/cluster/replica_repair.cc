@@ -320,6 +320,7 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
         errors[r] = "no reachable peer holds every block this replica holds, so none can be copied";
         continue;
       }
+      w.monitor()->MarkState(p, table, "cloning");
       const auto started = std::chrono::steady_clock::now();
       auto cloned = client.CloneReplica(p, table, w.address(source), kCloneTimeout);
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
