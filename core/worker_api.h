@@ -55,6 +55,14 @@ struct RetainedBlock {
   std::string block_id;   // the id itself, for CommitInsert on the replica that misses it
 };
 
+// CloneReplica: what a replica copied from a peer (worker/replica_cloner.h).
+struct CloneResult {
+  uint64_t parts = 0;  // parts installed
+  uint64_t rows = 0;
+  uint64_t bytes = 0;  // bytes copied
+  uint64_t reused_parts = 0;
+};
+
 // --- Tables and databases -----------------------------------------------------------------
 
 struct CreateTableRequest {

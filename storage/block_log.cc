@@ -49,6 +49,27 @@ uint64_t ChecksumOf(const std::vector<BlockChunk>& chunks) {
 
 BlockLog::BlockLog(std::shared_ptr<FileSystem> fs) : fs_(std::move(fs)) {
   for (size_t i = 0; i < kStripes; ++i) stripes_.push_back(std::make_unique<core::Mutex>("block_log"));
+  for (size_t i = 0; i < kStripes; ++i) {
+    table_stripes_.push_back(std::make_unique<core::SharedMutex>("block_log_table"));
+  }
+}
+
+core::SharedMutex& BlockLog::TableLock(const std::string& table_dir) {
+  return *table_stripes_[XXH3_64bits(table_dir.data(), table_dir.size()) % kStripes];
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> BlockLog::ReadIdFiles(
+    const std::string& table_dir) {
+  std::vector<std::pair<std::string, std::string>> files;
+  const std::string ids = JoinPath(Root(table_dir), "ids");
+  absl::StatusOr<std::vector<std::string>> names = fs_->ListDir(ids);
+  if (!names.ok()) return files;  // no replicated insert yet
+  for (const std::string& name : *names) {
+    if (name.size() != 32) continue;  // a file being written has a longer name
+    ASSIGN_OR_RETURN(std::string text, fs_->ReadFile(JoinPath(ids, name)));
+    files.emplace_back(name, std::move(text));
+  }
+  return files;
 }
 
 core::Mutex& BlockLog::LockFor(const std::string& id) {
@@ -155,6 +176,14 @@ absl::StatusOr<std::vector<BlockChunk>> BlockLog::Read(const std::string& table_
   *checksum = actual;
   *id = text->substr(text->find('\n') + 1);
   return chunks;
+}
+
+absl::Status BlockLog::Forget(const std::string& table_dir, const std::string& id) {
+  const std::string root = Root(table_dir);
+  const std::string name = FileNameOf(id);
+  RETURN_IF_ERROR(fs_->RemoveAll(JoinPath(JoinPath(root, "ids"), name)));
+  RETURN_IF_ERROR(fs_->SyncDir(JoinPath(root, "ids")));
+  return fs_->RemoveAll(JoinPath(JoinPath(root, "data"), name));
 }
 
 absl::Status BlockLog::Release(const std::string& table_dir, const std::string& name) {

@@ -9,14 +9,16 @@
 // Deduplication asks Contains(id) under LockFor(id) before committing, so a retried block (the
 // coordinator's retry, a client's retry with the same contents or token, or a repair racing the
 // original insert) is never applied twice.
-// Known gap: the id is recorded just after the parts' commit, so a crash between the two leaves
-// the rows without their id (a retry of that very block would apply again); etcd's shard log
-// will record both in one step (docs/adr/0004-replicated-shards.md). Ids are not pruned yet.
+// The id is recorded just before the parts' commit: a crash between the two leaves the id
+// without its rows, never rows without their id (which a re-sent or retried block would
+// duplicate). The repair finds such a replica by its row count and copies the table whole
+// (coordinator/cluster/replica_repair.h). Ids are not pruned on the replicas.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -64,14 +66,27 @@ class BlockLog {
                                                const std::string& name, uint64_t* checksum,
                                                std::string* id);
   absl::Status Release(const std::string& table_dir, const std::string& name);
+  // Removes what Record wrote for `id` (its id file and retained chunks): a commit that failed
+  // after recording its id.
+  absl::Status Forget(const std::string& table_dir, const std::string& id);
 
   core::Mutex& LockFor(const std::string& id);
+  // The table's commit lock: every commit holds it shared (around its check, parts commit and
+  // Record); a replica snapshot for a peer and a clone install hold it exclusively, so the parts
+  // and the ids they see or replace belong together.
+  core::SharedMutex& TableLock(const std::string& table_dir);
+
+  // Returns every committed id file of the table: its name and its contents (what a cloned
+  // replica copies verbatim into its own ids/).
+  absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ReadIdFiles(
+      const std::string& table_dir);
 
  private:
   absl::StatusOr<std::vector<BlockChunk>> ReadChunks(const std::string& dir);
 
   const std::shared_ptr<FileSystem> fs_;
   std::vector<std::unique_ptr<core::Mutex>> stripes_;  // by hash of the id
+  std::vector<std::unique_ptr<core::SharedMutex>> table_stripes_;  // by hash of the directory
 };
 
 }  // namespace granite::storage

@@ -119,6 +119,13 @@ void PartsRegistry::ReleaseBlock(const std::string& partition_id, uint64_t block
   in_flight_.erase({partition_id, block});
 }
 
+uint64_t PartsRegistry::ReserveBlocks(uint64_t count) {
+  core::WriterLock lock(mu_);
+  const uint64_t first = next_block_;
+  next_block_ += count;
+  return first;
+}
+
 bool PartsRegistry::InFlightLocked(const std::string& partition_id, uint64_t min_block,
                                    uint64_t max_block) const {
   auto it = in_flight_.lower_bound({partition_id, min_block});
@@ -191,6 +198,22 @@ bool PartsRegistry::Remove(const std::shared_ptr<const Part>& part) {
   next->version = ++version_;
   snapshot_ = std::move(next);
   return true;
+}
+
+void PartsRegistry::ReplaceAll(const std::vector<std::shared_ptr<const Part>>& parts) {
+  core::ScopedNormalPriority normal;  // see parts_registry.h
+  core::MutexLock writers(writers_mu_);
+  std::vector<std::shared_ptr<const Part>> sorted(parts);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return KeyOf(*a) < KeyOf(*b); });
+  core::WriterLock lock(mu_);
+  std::shared_ptr<PartsSnapshot> next = Build(sorted, ++version_);
+  for (auto& [key, part] : active_) outdated_.push_back(std::move(part));
+  active_.clear();
+  for (const auto& part : sorted) active_[KeyOf(*part)] = part;
+  snapshot_ = std::move(next);
+  changed_.clear();
+  all_changed_ = true;
 }
 
 std::vector<std::shared_ptr<const Part>> PartsRegistry::TakeUnused() {

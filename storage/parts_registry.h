@@ -76,6 +76,9 @@ class PartsRegistry {
   // Until it is released (by Add or ReleaseBlock) no merge in that partition may cover it.
   uint64_t AllocateBlock(const std::string& partition_id) EXCLUDES(mu_);
   void ReleaseBlock(const std::string& partition_id, uint64_t block) EXCLUDES(mu_);
+  // Takes `count` consecutive block numbers at once (a cloned replica's parts keep their relative
+  // numbering above them) and returns the first; none of them is in flight.
+  uint64_t ReserveBlocks(uint64_t count) EXCLUDES(mu_);
   // True when a block of `partition_id` in [min_block, max_block] is allocated but not released.
   bool InFlight(const std::string& partition_id, uint64_t min_block, uint64_t max_block) const
       EXCLUDES(mu_);
@@ -96,6 +99,11 @@ class PartsRegistry {
   // Removes `part` from the active set (a broken part being detached) and publishes; false if it
   // is not active. Unlike Replace, the part is not kept as outdated: the caller moves it away.
   bool Remove(const std::shared_ptr<const Part>& part) EXCLUDES(mu_, writers_mu_);
+
+  // Makes `parts` the whole active set (a replica cloned from a peer) and publishes; the parts it
+  // replaces become outdated, deleted once no query holds them.
+  void ReplaceAll(const std::vector<std::shared_ptr<const Part>>& parts)
+      EXCLUDES(mu_, writers_mu_);
 
   // Removes and returns the outdated parts no snapshot or query references any more; the caller
   // deletes their directories.

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/settings/settings.h"
 #include "core/status_macros.h"
+#include "storage/clone_install.h"
 #include "storage/part_recovery.h"
 #include "storage/part_writer.h"
 
@@ -52,11 +53,22 @@ absl::StatusOr<std::shared_ptr<Table>> Table::Open(std::shared_ptr<FileSystem> f
                    PartSplitter::Create(shared_schema->Stored(), /*strict=*/false));
   std::shared_ptr<Table> table(
       new Table(fs, std::move(dir), std::move(shared_schema), std::move(splitter)));
+  // A clone install a crash interrupted is finished first (its staging directory is a tmp_ one).
+  ASSIGN_OR_RETURN(const uint64_t floor, FinishCloneInstall(*fs, table->dir_));
   ASSIGN_OR_RETURN(RecoveredParts recovered, RecoverParts(fs, table->schema_, table->dir_));
   for (const auto& [part, reason] : recovered.detached) {
     ReportDetachedPart(table->name(), part, absl::StrCat(kBrokenPrefix, part), reason);
   }
-  table->registry_.Reset(std::move(recovered.parts), recovered.max_block);
+  // Parts below the floor were replaced by a clone, whose parts all lie above it.
+  std::vector<std::shared_ptr<const Part>> kept;
+  for (auto& part : recovered.parts) {
+    if (part->part_name().max_block < floor) {
+      RETURN_IF_ERROR(fs->RemoveAll(part->directory()));
+    } else {
+      kept.push_back(std::move(part));
+    }
+  }
+  table->registry_.Reset(std::move(kept), std::max(recovered.max_block, floor));
   return table;
 }
 

@@ -161,6 +161,26 @@ class Table {
   // Errors: INCORRECT_FILE_NAME; NO_SUCH_DATA_PART; I/O errors.
   absl::Status DropDetachedPart(const std::string& detached_name) EXCLUDES(drop_mu_);
 
+  // Replica clone (storage/clone_install.h, worker/replica_cloner.h). A part copied from a peer,
+  // staged in parts/<staging>/<staged_name>, named `name` on the peer.
+  struct ClonedPart {
+    std::string staged_name;
+    PartName name;
+  };
+  // Returns the directory new parts and staging directories live in (<table>/parts).
+  const std::string& parts_directory() const { return parts_dir_; }
+  // Loads the part in `dir` as `name` and verifies every file's and block's checksum.
+  // Errors: CORRUPTED_DATA / CHECKSUM_DOESNT_MATCH; I/O errors.
+  absl::Status VerifyStagedPart(const std::string& dir, const PartName& name) const;
+  // Makes `parts`, staged in parts/<staging> (with the peer's block-id files in its ids/), the
+  // whole table: they are renumbered above every block number so far and replace every active
+  // part, atomically on disk and for readers; returns the rows now active.
+  // REQUIRES: no insert commits meanwhile (the caller holds BlockLog::TableLock exclusively).
+  // Errors: UNKNOWN_TABLE (dropped); I/O errors (before the switch is recorded nothing changed;
+  // after it, Open finishes it).
+  absl::StatusOr<uint64_t> InstallClone(const std::string& staging,
+                                        const std::vector<ClonedPart>& parts) EXCLUDES(drop_mu_);
+
   // CHECK TABLE: the verdict on one part.
   struct PartCheck {
     std::string part_path;  // the part's name, or detached/<dir> for a detached broken part

@@ -70,7 +70,8 @@ void FillPartInfo(const storage::Table& table, const storage::Part& part, bool a
 
 WorkerService::WorkerService(storage::Store* store, core::ThreadPool* pool, WorkerInfo info,
                              int execute_nice)
-    : store_(store), block_log_(store->file_system()), executor_(store, pool),
+    : store_(store), block_log_(store->file_system()), cloner_(store, &block_log_),
+      executor_(store, pool),
       info_(std::move(info)), execute_nice_(execute_nice) {
   storage::MergeOptions options;
   options.nice = execute_nice;
@@ -174,6 +175,9 @@ grpc::Status WorkerService::CommitInsert(grpc::ServerContext* context,
   if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
   absl::StatusOr<std::shared_ptr<storage::Table>> table = store_->TableOrError(request->table());
   if (!table.ok()) return core::ToGrpcStatus(table.status());
+  // Held shared by every commit: a clone install replaces the table's parts and ids between
+  // commits, and a snapshot for a peer sees parts and ids that belong together.
+  core::ReaderLock commits(block_log_.TableLock((*table)->directory()));
   if (request->block_id().empty()) {
     absl::StatusOr<std::vector<std::string>> parts = (*table)->CommitInsert(request->token());
     if (!parts.ok()) return core::ToGrpcStatus(parts.status());
@@ -190,13 +194,22 @@ grpc::Status WorkerService::CommitInsert(grpc::ServerContext* context,
     response->set_deduplicated(true);
     return grpc::Status::OK;
   }
+  // The id first: a crash before the parts' commit leaves the id without its rows (found by the
+  // repair's row count), never rows without their id (duplicated by a re-sent block).
+  if (absl::Status recorded = block_log_.Record(dir, request->block_id(), request->token());
+      !recorded.ok()) {
+    (void)(*table)->AbortInsert(request->token());
+    block_log_.DropStaged(dir, request->token());
+    (void)block_log_.Forget(dir, request->block_id());
+    return core::ToGrpcStatus(recorded);
+  }
   absl::StatusOr<std::vector<std::string>> parts = (*table)->CommitInsert(request->token());
   if (!parts.ok()) {
-    block_log_.DropStaged(dir, request->token());
+    (void)block_log_.Forget(dir, request->block_id());
     return core::ToGrpcStatus(parts.status());
   }
   for (const std::string& part : *parts) response->add_parts(part);
-  return core::ToGrpcStatus(block_log_.Record(dir, request->block_id(), request->token()));
+  return grpc::Status::OK;
 }
 
 grpc::Status WorkerService::AbortInsert(grpc::ServerContext* context,
@@ -258,6 +271,36 @@ grpc::Status WorkerService::ReleaseBlocks(grpc::ServerContext* context,
     absl::Status released = block_log_.Release(table->directory(), id);
     if (!released.ok()) return core::ToGrpcStatus(released);
   }
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::SnapshotReplica(grpc::ServerContext* context,
+                                            const pb::SnapshotReplicaRequest* request,
+                                            pb::SnapshotReplicaResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
+  absl::StatusOr<pb::SnapshotReplicaResponse> snapshot = cloner_.Snapshot(request->table());
+  if (!snapshot.ok()) return core::ToGrpcStatus(snapshot.status());
+  *response = *std::move(snapshot);
+  return grpc::Status::OK;
+}
+
+grpc::Status WorkerService::FetchPart(grpc::ServerContext* context,
+                                      const pb::FetchPartRequest* request,
+                                      grpc::ServerWriter<pb::PartFileChunk>* writer) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
+  return core::ToGrpcStatus(cloner_.StreamPart(
+      *request, [writer](const pb::PartFileChunk& chunk) { return writer->Write(chunk); }));
+}
+
+grpc::Status WorkerService::CloneReplica(grpc::ServerContext* context,
+                                         const pb::CloneReplicaRequest* request,
+                                         pb::CloneReplicaResponse* response) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
+  core::ScopedThreadNice heavy(core::HeavyWorkPriority(execute_nice_));  // verifies every part
+  absl::StatusOr<pb::CloneReplicaResponse> cloned =
+      cloner_.Clone(request->table(), request->source());
+  if (!cloned.ok()) return core::ToGrpcStatus(cloned.status());
+  *response = *std::move(cloned);
   return grpc::Status::OK;
 }
 

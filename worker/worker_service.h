@@ -9,6 +9,7 @@
 #include "storage/block_log.h"
 #include "storage/store.h"
 #include "worker/fragment_executor.h"
+#include "worker/replica_cloner.h"
 #include "worker/worker_info.h"
 
 namespace granite::worker {
@@ -98,6 +99,16 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
   grpc::Status ReleaseBlocks(grpc::ServerContext* context,
                              const granite::worker::v1::ReleaseBlocksRequest* request,
                              granite::worker::v1::ReleaseBlocksResponse* response) override;
+  // Part copy between replicas (worker/replica_cloner.h).
+  grpc::Status SnapshotReplica(grpc::ServerContext* context,
+                               const granite::worker::v1::SnapshotReplicaRequest* request,
+                               granite::worker::v1::SnapshotReplicaResponse* response) override;
+  grpc::Status FetchPart(grpc::ServerContext* context,
+                         const granite::worker::v1::FetchPartRequest* request,
+                         grpc::ServerWriter<granite::worker::v1::PartFileChunk>* writer) override;
+  grpc::Status CloneReplica(grpc::ServerContext* context,
+                            const granite::worker::v1::CloneReplicaRequest* request,
+                            granite::worker::v1::CloneReplicaResponse* response) override;
 
  private:
   // The priority an insert of `rows` runs at; records a small one.
@@ -105,6 +116,7 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
 
   storage::Store* store_;
   storage::BlockLog block_log_;  // replicated inserts: block ids and retained blocks
+  ReplicaCloner cloner_;
   FragmentExecutor executor_;
   const WorkerInfo info_;
   const int execute_nice_;

@@ -1,5 +1,6 @@
 // WorkerService's insert priority: with an execute nice, a bulk insert (kBulkInsertRows rows or
-// more) writes its part lowered, a small one at normal priority.
+// more) writes its part lowered, a small one at normal priority. And replicated commits: a
+// block id is applied once, and a commit that fails takes its recorded id back.
 #include "worker/worker_service.h"
 
 #include <gtest/gtest.h>
@@ -112,6 +113,48 @@ TEST_F(WorkerServiceTest, AutomaticPriorityLowersBulkInsertsWhileSmallOnesArrive
   EXPECT_TRUE(core::RecentSmallWrites());
   ASSERT_TRUE(service_->Insert(&context_, &bulk, &response).ok());
   EXPECT_EQ(PriorityOfNewFiles(), core::kIdleThreadPriority);
+}
+
+// Replicated commits record the block's id before its parts (storage/block_log.h): a second
+// commit of the id is deduplicated, and a commit that fails leaves neither rows nor id.
+TEST_F(WorkerServiceTest, ReplicatedCommitAppliesAnIdOnceAndForgetsItOnFailure) {
+  ASSERT_NO_FATAL_FAILURE(Start(0));
+  auto prepare = [&](const std::string& token) {
+    pb::InsertRequest request = Request(10, token);
+    request.set_retain(true);
+    pb::InsertResponse response;
+    return service_->PrepareInsert(&context_, &request, &response).ok();
+  };
+  auto commit = [&](const std::string& token, const std::string& id, bool* deduplicated) {
+    pb::CommitInsertRequest request;
+    request.set_table("t");
+    request.set_token(token);
+    request.set_block_id(id);
+    pb::CommitInsertResponse response;
+    grpc::Status status = service_->CommitInsert(&context_, &request, &response);
+    *deduplicated = response.deduplicated();
+    return status.ok();
+  };
+  auto blocks = [&] {
+    pb::ListBlocksRequest request;
+    request.set_table("t");
+    pb::ListBlocksResponse response;
+    EXPECT_TRUE(service_->ListBlocks(&context_, &request, &response).ok());
+    return response.blocks_size();
+  };
+  bool deduplicated = false;
+  ASSERT_TRUE(prepare("a"));
+  ASSERT_TRUE(commit("a", "c:one", &deduplicated));
+  EXPECT_FALSE(deduplicated);
+  ASSERT_TRUE(prepare("b"));
+  ASSERT_TRUE(commit("b", "c:one", &deduplicated));
+  EXPECT_TRUE(deduplicated);
+  EXPECT_EQ(store_->GetTable("t")->rows(), 10u);
+  EXPECT_EQ(blocks(), 1);
+  // A token that was never prepared: the commit fails and its id is not kept.
+  EXPECT_FALSE(commit("never", "c:two", &deduplicated));
+  EXPECT_EQ(blocks(), 1);
+  EXPECT_EQ(store_->GetTable("t")->rows(), 10u);
 }
 
 }  // namespace

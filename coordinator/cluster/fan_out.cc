@@ -216,10 +216,10 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt,
 // (the replica died, stalled or refused) moves on; an error the worker reports (a bad query,
 // a limit) would be the same on every replica and ends the query.
 absl::Status RunOnShard(const WorkerSet& workers, size_t shard, const EncodedFragment& fragment,
-                        LoadBalancing balancing, QueryContext* query, BucketedMerger* merger,
+                        LoadBalancing balancing, uint64_t max_delay, QueryContext* query, BucketedMerger* merger,
                         std::vector<core::Block>* blocks, BlockConsumer* consumer) {
   ReplicaMonitor* monitor = workers.monitor();
-  std::vector<size_t> order = monitor->ReadOrder(shard, balancing);
+  std::vector<size_t> order = monitor->ReadOrder(shard, balancing, max_delay);
   ShardProgress progress;
   progress.hold_buckets = true;
   std::string errors;
@@ -262,7 +262,9 @@ absl::Status RunOnShards(const WorkerSet& workers, const core::plan::Fragment& f
   auto run = [&](size_t i) {
     if (workers.replica_count() > 1) {
       statuses[i] =
-          RunOnShard(workers, i, encoded, balancing, query, merger, &(*blocks)[i], consumer);
+          RunOnShard(workers, i, encoded, balancing,
+                     fragment.settings.max_replica_delay_for_distributed_queries, query, merger,
+                     &(*blocks)[i], consumer);
     } else {
       Attempt attempt;
       attempt.process = attempt.shard = i;

@@ -42,7 +42,8 @@ size_t HostnameDistance(std::string_view a, std::string_view b) {
 
 ReplicaMonitor::ReplicaMonitor(std::vector<std::string> addresses, size_t replicas)
     : addresses_(std::move(addresses)), replicas_(std::max<size_t>(1, replicas)),
-      local_hostname_(LocalHostname()), errors_(addresses_.size()) {}
+      local_hostname_(LocalHostname()), errors_(addresses_.size()),
+      lag_(addresses_.size(), 0) {}
 
 ReplicaMonitor::~ReplicaMonitor() {
   {
@@ -59,10 +60,12 @@ bool ReplicaMonitor::Serving(size_t process) const {
   return state == ServingState::kServing || state == ServingState::kUnknown;
 }
 
-std::vector<size_t> ReplicaMonitor::ReadOrder(size_t shard, LoadBalancing policy) const {
+std::vector<size_t> ReplicaMonitor::ReadOrder(size_t shard, LoadBalancing policy,
+                                              uint64_t max_delay) const {
   struct Candidate {
     size_t process;
     bool serving;
+    uint64_t lag;  // 0 when within max_delay
     uint64_t errors;
     size_t rank;  // the policy's preference, lower first
   };
@@ -72,7 +75,8 @@ std::vector<size_t> ReplicaMonitor::ReadOrder(size_t shard, LoadBalancing policy
     core::MutexLock lock(mu_);
     for (size_t r = 0; r < replicas_; ++r) {
       size_t process = shard * replicas_ + r;
-      candidates.push_back({process, true, errors_[process].errors_count, r});
+      const uint64_t lag = lag_[process] > max_delay ? lag_[process] : 0;
+      candidates.push_back({process, true, lag, errors_[process].errors_count, r});
     }
   }
   for (Candidate& c : candidates) {
@@ -90,6 +94,7 @@ std::vector<size_t> ReplicaMonitor::ReadOrder(size_t shard, LoadBalancing policy
   // often than its peers (ClickHouse's errors_count, without the decay period).
   std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
     if (a.serving != b.serving) return a.serving;
+    if (a.lag != b.lag) return a.lag < b.lag;
     if (a.errors != b.errors) return a.errors < b.errors;
     return a.rank < b.rank;
   });
@@ -108,7 +113,33 @@ void ReplicaMonitor::RecordError(size_t process, const std::string& error) {
 
 void ReplicaMonitor::PublishStates(std::vector<ReplicaState> states) {
   core::MutexLock lock(mu_);
+  std::fill(lag_.begin(), lag_.end(), 0);
+  for (const ReplicaState& state : states) {
+    lag_[state.process] = std::max(lag_[state.process], state.blocks_behind);
+  }
   states_ = std::move(states);
+}
+
+void ReplicaMonitor::MarkState(size_t process, const std::string& table,
+                               const std::string& state) {
+  core::MutexLock lock(mu_);
+  for (ReplicaState& known : states_) {
+    if (known.process == process && known.table == table) {
+      known.state = state;
+      return;
+    }
+  }
+  ReplicaState added;
+  added.process = process;
+  added.table = table;
+  added.reachable = true;
+  added.state = state;
+  states_.push_back(std::move(added));
+}
+
+uint64_t ReplicaMonitor::Lag(size_t process) const {
+  core::MutexLock lock(mu_);
+  return lag_[process];
 }
 
 std::vector<ReplicaState> ReplicaMonitor::States() const {

@@ -47,6 +47,9 @@ struct ReplicaState {
   uint64_t blocks_behind = 0;  // blocks its peers have and it lacks (lag)
   uint64_t retained = 0;      // blocks whose rows it keeps for peers
   uint64_t repaired = 0;      // blocks copied to it so far
+  uint64_t rows = 0;          // rows of the table it holds
+  uint64_t clones = 0;        // times it copied the table whole from a peer
+  std::string state;          // active, lagging, unreachable; cloning while a copy runs
   std::string last_error;
   std::chrono::system_clock::time_point last_check;
 };
@@ -70,14 +73,24 @@ class ReplicaMonitor {
   void SetMembership(Membership* membership) { membership_ = membership; }
 
   // The processes of `shard`'s replicas, in the order a read tries them: serving replicas first,
-  // then by fewer errors, then as `policy` says (random: shuffled; in_order: configuration order;
+  // then those at most `max_delay` blocks behind (the most any of its tables lags, as the last
+  // repair pass saw it: ClickHouse's max_replica_delay_for_distributed_queries counted in blocks;
+  // when every serving replica lags more, the least behind first), then by fewer errors, then as
+  // `policy` says (random: shuffled; in_order: configuration order;
   // first_or_random: the first replica, the rest shuffled; nearest_hostname: fewest differing
   // characters from this host's name).
-  std::vector<size_t> ReadOrder(size_t shard, LoadBalancing policy) const EXCLUDES(mu_);
+  std::vector<size_t> ReadOrder(size_t shard, LoadBalancing policy,
+                                uint64_t max_delay = 0) const EXCLUDES(mu_);
+  // The blocks `process` lags behind its shard on its worst table (0 before the first pass).
+  uint64_t Lag(size_t process) const EXCLUDES(mu_);
 
   void RecordError(size_t process, const std::string& error) EXCLUDES(mu_);
   // The repair loop's view (replica_repair.h): replaced whole after each pass.
   void PublishStates(std::vector<ReplicaState> states) EXCLUDES(mu_);
+  // Sets the `state` shown for `process`'s `table` until the next PublishStates (a copy of the
+  // table in progress: "cloning").
+  void MarkState(size_t process, const std::string& table, const std::string& state)
+      EXCLUDES(mu_);
   std::vector<ReplicaState> States() const EXCLUDES(mu_);
   ReplicaErrors Errors(size_t process) const EXCLUDES(mu_);
   bool Serving(size_t process) const;
@@ -99,6 +112,7 @@ class ReplicaMonitor {
   mutable core::Mutex mu_{"replica_monitor"};
   std::vector<ReplicaErrors> errors_ GUARDED_BY(mu_);
   std::vector<ReplicaState> states_ GUARDED_BY(mu_);
+  std::vector<uint64_t> lag_ GUARDED_BY(mu_);  // per process: the largest blocks_behind
 
   struct Watched {
     size_t process;

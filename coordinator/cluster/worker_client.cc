@@ -112,6 +112,20 @@ absl::Status WorkerClient::ReleaseBlocks(size_t worker, const std::string& table
   return Call(workers_, worker, timeout, &Stub::ReleaseBlocks, message, &response);
 }
 
+absl::StatusOr<api::CloneResult> WorkerClient::CloneReplica(size_t worker,
+                                                            const std::string& table,
+                                                            const std::string& source,
+                                                            Timeout timeout) const {
+  pb::CloneReplicaRequest message;
+  message.set_table(table);
+  message.set_source(source);
+  pb::CloneReplicaResponse response;
+  absl::Status status = Call(workers_, worker, timeout, &Stub::CloneReplica, message, &response);
+  if (!status.ok()) return status;
+  return api::CloneResult{response.parts(), response.rows(), response.bytes(),
+                          response.reused_parts()};
+}
+
 absl::Status WorkerClient::CreateTable(size_t worker, const api::CreateTableRequest& request,
                                        Timeout timeout) const {
   pb::CreateTableRequest message;

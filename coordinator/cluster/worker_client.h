@@ -48,6 +48,11 @@ class WorkerClient {
                                                            Timeout timeout) const;
   absl::Status ReleaseBlocks(size_t worker, const std::string& table,
                              const std::vector<std::string>& ids, Timeout timeout) const;
+  // Makes `worker` copy `table` whole from the worker at `source` (host:port), worker to worker.
+  absl::StatusOr<core::worker_api::CloneResult> CloneReplica(size_t worker,
+                                                             const std::string& table,
+                                                             const std::string& source,
+                                                             Timeout timeout) const;
 
   // --- Tables and databases ---
   absl::Status CreateTable(size_t worker, const core::worker_api::CreateTableRequest& request,

@@ -25,6 +25,8 @@
 
 namespace granite::coordinator {
 
+class ShardLog;
+
 // Holds two stubs per worker address.
 // Thread-safety: immutable after construction; stubs are safe for concurrent calls.
 class WorkerSet {
@@ -48,6 +50,10 @@ class WorkerSet {
 
   // Replica order, error counts and the stall watch (replica_monitor.h); never null.
   ReplicaMonitor* monitor() const { return monitor_.get(); }
+  // The shards' logs of committed blocks in the coordination service (shard_log.h); null
+  // without one. Set once at start-up, before any insert or repair.
+  ShardLog* shard_log() const { return shard_log_; }
+  void set_shard_log(ShardLog* log) { shard_log_ = log; }
 
   // Runs call(i) for every worker concurrently (one thread each, the last on the calling thread)
   // and returns the first error. The calls run at the process's normal priority even from a
@@ -63,6 +69,7 @@ class WorkerSet {
   std::vector<std::unique_ptr<granite::worker::v1::Worker::Stub>> stubs_;
   std::vector<std::unique_ptr<granite::worker::v1::Worker::Stub>> fragment_stubs_;
   std::unique_ptr<ReplicaMonitor> monitor_;
+  ShardLog* shard_log_ = nullptr;
 };
 
 }  // namespace granite::coordinator

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "absl/strings/numbers.h"
+#include "coordinator/cluster/shard_log.h"
 #include "coordinator/cluster/sharding_key.h"
 #include "coordinator/cluster/two_phase_insert.h"
 #include "core/block_codec.h"
@@ -44,7 +45,7 @@ class ReplicatedInsert : public InsertSink {
  public:
   ReplicatedInsert(const core::TableSchema& schema, const WorkerSet& workers, size_t quorum,
                    ReplicationOptions options)
-      : workers_(workers), options_(std::move(options)), quorum_(quorum),
+      : workers_(workers), table_(schema.name), options_(std::move(options)), quorum_(quorum),
         key_columns_(ShardingKeyColumns(schema)),
         phases_(workers, schema.name, NewInsertToken()), failed_(workers.size()),
         shard_digests_(workers.shard_count()) {}
@@ -133,6 +134,20 @@ class ReplicatedInsert : public InsertSink {
                                "deduplicated): " + ReplicaErrors(s));
       }
     }
+    // The shards' logs record the blocks before the client hears of them (shard_log.h).
+    if (ShardLog* log = workers_.shard_log(); log != nullptr) {
+      std::vector<std::pair<size_t, std::string>> blocks;
+      for (size_t s = 0; s < workers_.shard_count(); ++s) {
+        if (!shard_digests_[s].empty()) blocks.emplace_back(s, BlockNameOf(ids[s]));
+      }
+      absl::Status recorded = log->Record(table_, blocks);
+      if (!recorded.ok()) {
+        return core::Error(core::CodeOf(recorded),
+                           std::string(recorded.message()) +
+                               " (recording the INSERT's blocks in the shard log; the replicas "
+                               "committed them, a retry with the same data is deduplicated)");
+      }
+    }
     return rows_;
   }
 
@@ -156,6 +171,7 @@ class ReplicatedInsert : public InsertSink {
   }
 
   const WorkerSet& workers_;
+  const std::string table_;
   const ReplicationOptions options_;
   const size_t quorum_;
   const std::vector<size_t> key_columns_;

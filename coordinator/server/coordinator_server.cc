@@ -15,6 +15,7 @@
 #include "coordinator/server/admission_queue.h"
 #include "coordinator/cluster/catalog.h"
 #include "coordinator/coord/etcd_catalog.h"
+#include "coordinator/coord/etcd_shard_log.h"
 #include "coordinator/server/clickhouse_service.h"
 #include "coordinator/http/http_server.h"
 #include "coordinator/cluster/membership.h"
@@ -40,6 +41,7 @@ struct CoordinatorServer::State {
   Catalog catalog;
   std::unique_ptr<EtcdClient> etcd_client;
   std::unique_ptr<EtcdCatalog> etcd;  // with --etcd; stopped before the executor goes
+  std::unique_ptr<EtcdShardLog> shard_log;  // with --etcd and replicas (cluster/shard_log.h)
   QueryRegistry queries;
   std::unique_ptr<Membership> membership;  // health of each worker, for granite_worker_up
   std::unique_ptr<ReplicaRepair> repair;  // with replicas: copies blocks a replica missed
@@ -143,6 +145,15 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
     RETURN_IF_ERROR(s.etcd_client->Revision("/").status());
   }
   s.workers = std::make_unique<WorkerSet>(options.workers, options.replicas);
+  EtcdCatalog::Options etcd_options;
+  if (!options.etcd_prefix.empty()) etcd_options.prefix = options.etcd_prefix;
+  while (etcd_options.prefix.size() > 1 && etcd_options.prefix.back() == '/') {
+    etcd_options.prefix.pop_back();
+  }
+  if (s.etcd_client != nullptr && options.replicas > 1) {
+    s.shard_log = std::make_unique<EtcdShardLog>(s.etcd_client.get(), etcd_options.prefix);
+    s.workers->set_shard_log(s.shard_log.get());
+  }
   size_t threads = options.threads > 0 ? options.threads : std::thread::hardware_concurrency();
   // A fixed priority lowers the merge pool for good; the automatic one (-1) leaves its threads to
   // take each task's priority (core::ThreadPool).
@@ -217,11 +228,6 @@ absl::StatusOr<int> CoordinatorServer::Start(const CoordinatorOptions& options) 
                        "Cannot listen on " + options.host + ":" + std::to_string(options.port));
   }
   if (s.etcd_client != nullptr) {
-    EtcdCatalog::Options etcd_options;
-    if (!options.etcd_prefix.empty()) etcd_options.prefix = options.etcd_prefix;
-    while (etcd_options.prefix.size() > 1 && etcd_options.prefix.back() == '/') {
-      etcd_options.prefix.pop_back();
-    }
     etcd_options.id = AdvertisedHost(options.host) + ":" + std::to_string(port);
     s.etcd = std::make_unique<EtcdCatalog>(s.etcd_client.get(), etcd_options, &s.catalog);
     RETURN_IF_ERROR(s.etcd->Start());

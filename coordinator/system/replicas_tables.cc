@@ -67,11 +67,12 @@ LocalTable BuildClustersTable(const WorkerSet& workers) {
 LocalTable BuildReplicasTable(const WorkerSet& workers) {
   TableBuilder t({"database", "table", "shard_num", "replica_num", "host_name", "port", "worker",
                   "is_active", "total_replicas", "blocks", "blocks_behind", "retained_blocks",
-                  "repaired_blocks", "last_error"},
+                  "repaired_blocks", "last_error", "state", "total_rows", "clones"},
                  {TypeId::kString, TypeId::kString, TypeId::kUInt32, TypeId::kUInt32,
                   TypeId::kString, TypeId::kUInt16, TypeId::kUInt32, TypeId::kUInt8,
                   TypeId::kUInt32, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
-                  TypeId::kUInt64, TypeId::kString});
+                  TypeId::kUInt64, TypeId::kString, TypeId::kString, TypeId::kUInt64,
+                  TypeId::kUInt64});
   if (workers.replica_count() > 1) {
     for (const ReplicaState& state : workers.monitor()->States()) {
       QualifiedTable table = SplitTableName(state.table);
@@ -90,6 +91,9 @@ LocalTable BuildReplicasTable(const WorkerSet& workers) {
       t[11].Append<uint64_t>(state.retained);
       t[12].Append<uint64_t>(state.repaired);
       t[13].AppendString(state.last_error);
+      t[14].AppendString(state.state);
+      t[15].Append<uint64_t>(state.rows);
+      t[16].Append<uint64_t>(state.clones);
     }
   }
   return t.Build();

@@ -71,6 +71,8 @@
     "Compression of blocks between workers and coordinator (unchanged: none on loopback)")       \
   M(String, load_balancing, "random", "random|in_order|nearest_hostname|first_or_random",        \
     "Which replica of a shard a query reads first; the others are its failover order")           \
+  M(UInt64, max_replica_delay_for_distributed_queries, 0, "",                                     \
+    "Blocks a replica may lag behind its shard's most advanced one and still be read first")      \
   M(String, insert_quorum, "auto", "",                                                            \
     "Replicas per shard that must have an INSERT's block durable (auto = a majority; 0 = one)")  \
   M(Bool, insert_deduplicate, true, "",                                                           \
@@ -144,6 +146,8 @@
     "Largest uncompressed size of one background merge's result (0 = the server's default)")     \
   M(UInt64, max_parts_to_merge_at_once, 0, "",                                                    \
     "Most parts that one background merge takes (0 = the server's default)")                        \
+  M(UInt64, replicated_deduplication_window, 1000, "",                                             \
+    "With replicas and etcd: the most recent block ids per shard kept in etcd's shard log")      \
   M(Bool, fsync_after_insert, true, "",                                                           \
     "Accepted as in ClickHouse; granite always syncs a new part before it becomes visible")      \
   M(String, auto_statistics_types, "", "",                                                        \

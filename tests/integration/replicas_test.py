@@ -38,6 +38,29 @@ def batch_summary(batch, n=200):
     return (n, sum(xs), sum(x * x for x in xs))
 
 
+def per_batch(ports):
+    """Per batch (count, sum(x), sum(x * x)) of table t on the workers `ports` (one replica of
+    each shard), read through a coordinator of its own that sees only them."""
+    proc = cluster.GraniteProcess(
+        testmain.granite() + ["coordinator", "--port", "0", "--http_port", "0", "--workers",
+                              ",".join("127.0.0.1:%d" % port for port in ports)],
+        "replica_view", "coordinator").start()
+    try:
+        client = granite_client.connect(proc.host, proc.port, timeout=60)
+        try:
+            text = client.query_text(
+                "SELECT batch, count(), sum(x), sum(x * x) FROM t GROUP BY batch ORDER BY batch")
+        finally:
+            client.close()
+    finally:
+        proc.stop()
+    rows = {}
+    for line in text.splitlines():
+        b, c, s, q = (int(v) for v in line.split("\t"))
+        rows[b] = (c, s, q)
+    return rows
+
+
 class ReplicaCluster(unittest.TestCase):
     """A SplitCluster of `shards` x 2 replicas; replica r of shard s is worker s * 2 + r."""
     shards = 1
@@ -66,30 +89,8 @@ class ReplicaCluster(unittest.TestCase):
         self.client.query("INSERT INTO t FORMAT CSV", input_data=batch_rows(batch),
                           settings=settings)
 
-    def replica_view(self, replica):
-        """Returns a coordinator process reading only replica `replica` of every shard."""
-        addrs = ",".join("127.0.0.1:%d" % self.cluster.worker_ports[s * 2 + replica]
-                         for s in range(self.shards))
-        proc = cluster.GraniteProcess(
-            testmain.granite() + ["coordinator", "--port", "0", "--http_port", "0",
-                                  "--workers", addrs],
-            "replica%d" % replica, "coordinator").start()
-        self.addCleanup(proc.stop)
-        return proc
-
     def per_batch(self, replica):
-        proc = self.replica_view(replica)
-        client = granite_client.connect(proc.host, proc.port, timeout=60)
-        try:
-            text = client.query_text(
-                "SELECT batch, count(), sum(x), sum(x * x) FROM t GROUP BY batch ORDER BY batch")
-        finally:
-            client.close()
-        rows = {}
-        for line in text.splitlines():
-            b, c, s, q = (int(v) for v in line.split("\t"))
-            rows[b] = (c, s, q)
-        return rows
+        return per_batch([self.cluster.worker_ports[s * 2 + replica] for s in range(self.shards)])
 
     def wait_caught_up(self):
         """Waits until the repair reports no replica behind and every replica active."""
