@@ -9,6 +9,16 @@
 
 namespace granite::storage {
 
+UncompressedBlock::UncompressedBlock(size_t n) : size(n) {
+  core::MemoryTrackerScope server(nullptr);
+  data.reset(new char[n]);
+}
+
+UncompressedBlock::~UncompressedBlock() {
+  core::MemoryTrackerScope server(nullptr);
+  data.reset();
+}
+
 size_t UncompressedCache::KeyHash::operator()(const Key& key) const {
   uint64_t h = key.part_id * 0x9E3779B97F4A7C15ULL;
   h ^= (uint64_t{key.column} << 32 | key.granule) + 0x7F4A7C159E3779B9ULL + (h << 6) + (h >> 2);

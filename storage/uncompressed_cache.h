@@ -31,8 +31,15 @@
 namespace granite::storage {
 
 // The decompressed bytes of one granule block. Immutable once in the cache.
+// Its bytes are the server's, not the query's that read them first: they are allocated and
+// freed under the server's MemoryTracker (core/memory/memory_tracker.h), so a scan that fills
+// the cache does not run into its own max_memory_usage, and an eviction during another query
+// does not credit that query.
 struct UncompressedBlock {
-  explicit UncompressedBlock(size_t n) : data(new char[n]), size(n) {}
+  explicit UncompressedBlock(size_t n);
+  ~UncompressedBlock();
+  UncompressedBlock(const UncompressedBlock&) = delete;
+  UncompressedBlock& operator=(const UncompressedBlock&) = delete;
   std::unique_ptr<char[]> data;
   size_t size;
 };
