@@ -3,16 +3,21 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/gather.h"
+
 namespace granite::core {
 
 namespace {
 
 // Gathers `count` values of kWidth bytes: a compile-time width turns each memcpy into one move.
 template <size_t kWidth>
-void TakeFixed(const char* src, const uint32_t* indices, size_t count, char* dst) {
-  for (size_t i = 0; i < count; ++i) {
-    std::memcpy(dst + i * kWidth, src + size_t{indices[i]} * kWidth, kWidth);
-  }
+void TakeFixed(const char* src, size_t src_rows, const uint32_t* indices, size_t count,
+               char* dst) {
+  struct Value {
+    char bytes[kWidth];
+  };
+  Gather(reinterpret_cast<const Value*>(src), src_rows, indices, count,
+         [dst](const Value& value, size_t i) { std::memcpy(dst + i * kWidth, &value, kWidth); });
 }
 
 // Copies the values of kWidth bytes whose mask byte is set. Reads the mask eight rows at a time:
@@ -230,11 +235,11 @@ void Column::AppendTaken(const Column& from, const uint32_t* indices, size_t cou
   char* dst = data_.data() + old * width_;
   const char* src = from.data_.data();
   switch (width_) {
-    case 1: TakeFixed<1>(src, indices, count, dst); break;
-    case 2: TakeFixed<2>(src, indices, count, dst); break;
-    case 4: TakeFixed<4>(src, indices, count, dst); break;
-    case 8: TakeFixed<8>(src, indices, count, dst); break;
-    case 16: TakeFixed<16>(src, indices, count, dst); break;
+    case 1: TakeFixed<1>(src, from.size_, indices, count, dst); break;
+    case 2: TakeFixed<2>(src, from.size_, indices, count, dst); break;
+    case 4: TakeFixed<4>(src, from.size_, indices, count, dst); break;
+    case 8: TakeFixed<8>(src, from.size_, indices, count, dst); break;
+    case 16: TakeFixed<16>(src, from.size_, indices, count, dst); break;
     default:
       for (size_t i = 0; i < count; ++i) {
         std::memcpy(dst + i * width_, src + size_t{indices[i]} * width_, width_);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "coordinator/planner/binder.h"
 #include "coordinator/planner/tuple_in.h"
+#include "coordinator/sql/ast_build.h"
 #include "coordinator/sql/parser.h"
 #include "core/aggregation/aggregate_function_factory.h"
 #include "core/error.h"
@@ -331,6 +332,36 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindComputedColumn(size_t index, 
                     {*std::move(bound), core::Lit(std::string(core::TypeName(type)), TypeId::kString)});
 }
 
+namespace {
+
+// uniq, uniqExact, uniqCombined[64], uniqHLL12 (with or without parameters) and countDistinct;
+// count(DISTINCT ...) is uniqExact here. Not a combinator: uniqExactIf(x, cond) has one value.
+bool CountsDistinctTuples(const std::string& name) {
+  const std::string base = name.substr(0, name.find('('));
+  return base == "uniq" || base == "uniqExact" || base == "uniqCombined" ||
+         base == "uniqCombined64" || base == "uniqHLL12" || base == "countDistinct";
+}
+
+// uniq*(a, b, ...) counts distinct tuples: the call over one String per row that names the tuple
+// injectively (each value's text in hex, joined by ':'), so the distinct counters run unchanged on
+// the workers and the coordinator. A NULL argument makes the String NULL and the row is skipped,
+// as ClickHouse skips rows with a NULL in any argument.
+Expr TupleAsText(const Expr& e, const std::string& name) {
+  std::vector<sql::ExprPtr> parts;
+  for (const sql::ExprPtr& arg : e.args) {
+    if (!parts.empty()) parts.push_back(sql::MakeLiteral(core::Value(std::string(":"))));
+    parts.push_back(sql::MakeCall("hex", {sql::MakeCall("toString", {arg})}));
+  }
+  Expr call = e;
+  call.name = name;
+  call.distinct = false;
+  call.args = {sql::MakeCall("concat", std::move(parts))};
+  for (sql::ExprPtr& arg : call.args) arg->position = e.position;
+  return call;
+}
+
+}  // namespace
+
 absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
   std::string name = e.name;
   if (e.distinct) {
@@ -342,6 +373,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
       name.insert(open == std::string::npos ? name.size() : open, "Distinct");
     }
   }
+  if (e.args.size() > 1 && CountsDistinctTuples(name)) return BindAggregate(TupleAsText(e, name));
   core::plan::AggregateCall call;
   std::vector<TypeId> arg_types;
   // min, max, any, ... of a FixedString run on its String form and cast back (the padding drop

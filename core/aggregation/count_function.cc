@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/aggregation/builtin_aggregate_functions.h"
+#include "core/gather.h"
 
 namespace granite::core {
 namespace {
@@ -46,7 +47,8 @@ class CountFunction final : public AggregateFunction {
     size_t old = out[0]->size();
     out[0]->ResizeUninitialized(old + count);  // every new value is written below
     uint64_t* dst = out[0]->Data<uint64_t>() + old;
-    for (size_t i = 0; i < count; ++i) dst[i] = counts_[groups[i]];
+    Gather(counts_.data(), counts_.size(), groups, count,
+           [dst](uint64_t value, size_t i) { dst[i] = value; });
   }
 
   void Finalize(Column* out) const override {

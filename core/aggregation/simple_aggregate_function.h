@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/aggregation/aggregate_function.h"
+#include "core/gather.h"
 
 namespace granite::core {
 
@@ -95,7 +96,8 @@ class SimpleAggregateFunction final : public AggregateFunction {
       out[j]->ResizeUninitialized(old + count);  // every new value is written below
       columns[j] = out[j]->RawData() + old * ValueSize(types[j]);
     }
-    for (size_t i = 0; i < count; ++i) Op::Write(states_[groups[i]], columns, i);
+    Gather(states_.data(), states_.size(), groups, count,
+           [&](const State& state, size_t i) { Op::Write(state, columns, i); });
   }
 
   void Finalize(Column* out) const override {
