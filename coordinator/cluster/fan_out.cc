@@ -209,7 +209,17 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt,
     return core::Error(core::ErrorCode::kQueryWasCancelled, "Query was cancelled");
   }
   if (enough) return absl::OkStatus();  // cancelled by us (its statistics chunk is lost)
-  return core::FromGrpcStatus(finished, workers.address(attempt->process));
+  absl::Status failed = core::FromGrpcStatus(finished, workers.address(attempt->process));
+  if (!finished.error_details().empty() && !failed.ok() &&
+      core::CodeOf(failed) != core::ErrorCode::kQueryWasCancelled) {
+    // A worker's own error names the worker, as ClickHouse names the shard that failed:
+    // "Received from host:port. DB::Exception: ...".
+    return core::Error(core::CodeOf(failed), "Received from " +
+                                                 workers.address(attempt->process) +
+                                                 ". DB::Exception: " +
+                                                 std::string(failed.message()));
+  }
+  return failed;
 }
 
 // Runs a shard's fragment on its replicas in turn until one succeeds. Only a failure on the way
