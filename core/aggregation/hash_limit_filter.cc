@@ -58,7 +58,7 @@ size_t HashLimitFilter::FilterHashes(const uint64_t* hashes, size_t rows, uint8_
 
 size_t HashLimitFilter::Filter(const std::vector<ColumnPtr>& keys, size_t rows, uint8_t* mask) {
   if (frozen_) {
-    std::memset(mask, 1, rows);
+    if (rows > 0) std::memset(mask, 1, rows);
     return rows;
   }
   if (hashes_.size() < rows) hashes_.resize(rows);

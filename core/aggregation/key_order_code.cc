@@ -25,7 +25,7 @@ void StringCodes(const Column& column, size_t rows, uint64_t flip, uint64_t* cod
   for (size_t i = 0; i < rows; ++i) {
     std::string_view value = column.StringAt(i);
     unsigned char prefix[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    std::memcpy(prefix, value.data(), value.size() < 8 ? value.size() : 8);
+    if (!value.empty()) std::memcpy(prefix, value.data(), value.size() < 8 ? value.size() : 8);
     uint64_t code = 0;
     for (unsigned char byte : prefix) code = (code << 8) | byte;
     codes[i] = code ^ flip;
