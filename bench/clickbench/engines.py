@@ -279,6 +279,9 @@ class DuckdbEngine:
             raise EngineError(str(e).strip()) from None
 
     def create(self, sql):
+        # A database file kept by an earlier run (--keep) still holds hits: creating means
+        # loading afresh, as the other engines do.
+        self._run("DROP TABLE IF EXISTS hits")
         self._run(sql)
 
     def load(self, path):
