@@ -352,11 +352,12 @@ Expr TupleAsText(const Expr& e, const std::string& name) {
     if (!parts.empty()) parts.push_back(sql::MakeLiteral(core::Value(std::string(":"))));
     parts.push_back(sql::MakeCall("hex", {sql::MakeCall("toString", {arg})}));
   }
+  sql::ExprPtr text = sql::MakeCall("concat", std::move(parts));
+  text->position = e.position;
   Expr call = e;
   call.name = name;
   call.distinct = false;
-  call.args = {sql::MakeCall("concat", std::move(parts))};
-  for (sql::ExprPtr& arg : call.args) arg->position = e.position;
+  call.args = {std::move(text)};
   return call;
 }
 

@@ -86,7 +86,7 @@ size_t HashLimitFilter::Apply(Block* input, std::vector<ColumnPtr>* keys) {
   size_t kept = Filter(*keys, rows, mask_.data());
   // Dropping is optional (more rows only complete more groups): a copy of every column for a
   // few dropped rows costs more than aggregating them.
-  if (kept == rows || kept >= rows - rows / 8) return rows;
+  if (kept >= rows - rows / 8) return rows;
   if (kept == 0) {
     *input = Block{};
     keys->clear();

@@ -9,7 +9,7 @@ bool ApplyGroupOrderLimitFilter(QueryPlan* plan, const RuleContext&) {
   if (!settings.enable_group_by_top_k_optimization) return false;
   if (!plan->fragment.aggregate || plan->fragment.aggregate->keys.empty()) return false;
   core::plan::Aggregate& aggregate = *plan->fragment.aggregate;
-  if (aggregate.hash_limit > 0) return false;
+  // (The key-hash filter needs an empty ORDER BY, so the two never fire together.)
   if (!plan->has_limit || plan->limit == 0 || plan->has_having || plan->order.empty()) {
     return false;
   }
