@@ -310,8 +310,14 @@ absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) co
   state.rows_filtered += source->rows();
   state.rows_passed += rows;
   if (rows == 0) return absl::OkStatus();
-  if (!joins_.empty()) {
-    ASSIGN_OR_RETURN(block, Join(std::move(block)));
+  return ConsumeJoined(state, std::move(block), 0);
+}
+
+absl::Status FragmentPipeline::ConsumeJoined(LocalState& state, Block block,
+                                             size_t first_join) const {
+  size_t rows = block.rows();
+  if (!joins_.empty()) {  // the joins from first_join on, then the join filter
+    ASSIGN_OR_RETURN(block, Join(std::move(block), first_join));
     rows = block.rows();
     if (rows == 0) return absl::OkStatus();
   }

@@ -77,6 +77,13 @@ class FragmentPipeline {
   // Filters `input` and projects or aggregates it into `state`.
   absl::Status Consume(LocalState& state, const Block& input) const;
 
+  // RIGHT / FULL first join (plan::BroadcastJoin::kRight, kFull): after every thread's rows were
+  // consumed, adds the build rows no probe row matched — with the probe's columns at their
+  // default values, typed as `probe_shape`'s columns (the fragment's input block, any rows) —
+  // through the later joins, the join filter and the aggregation or projection, into `state`.
+  // No-op for other fragments. REQUIRES: no Consume running.
+  absl::Status ConsumeUnmatched(LocalState& state, const Block& probe_shape) const;
+
   // Returns true once a LIMIT without ORDER BY is satisfied by `state`: the scan may stop.
   bool Satisfied(const LocalState& state) const;
 
@@ -115,8 +122,12 @@ class FragmentPipeline {
   // block its row count); the others become empty placeholders, so a column that only the filter
   // reads (count() WHERE x <> 0) is never copied.
   absl::StatusOr<Block> Filter(const Block& input) const;
-  // Fragment::joins then join_filter over the filtered rows `block` (fragment_pipeline_join.cc).
-  absl::StatusOr<Block> Join(Block block) const;
+  // Fragment::joins from `first_join` on, then join_filter, over the filtered rows `block`
+  // (fragment_pipeline_join.cc).
+  absl::StatusOr<Block> Join(Block block, size_t first_join = 0) const;
+  // The part of Consume after the filter: joins from `first_join` on, then aggregation or
+  // projection into `state`.
+  absl::Status ConsumeJoined(LocalState& state, Block block, size_t first_join) const;
   // Filters and aggregates `input` without filtered copies: the kept rows become a selection
   // vector that Aggregator::AddSelected reads the (plain column) keys and arguments through
   // (fragment_pipeline_selected.cc). REQUIRES: aggregate_selected_.

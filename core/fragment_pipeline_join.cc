@@ -34,7 +34,9 @@ absl::Status FragmentPipeline::CompileJoins(const plan::Fragment& fragment) {
       probe_types.push_back(expr->type());
       compiled.probe_keys.push_back(std::move(expr));
     }
-    ASSIGN_OR_RETURN(compiled.table, JoinTable::Build(join.build, join.build_keys, probe_types));
+    const bool unmatched = join.kind == JoinTable::Kind::kRight || join.kind == JoinTable::Kind::kFull;
+    ASSIGN_OR_RETURN(compiled.table,
+                     JoinTable::Build(join.build, join.build_keys, probe_types, unmatched));
     joins_.push_back(std::move(compiled));
   }
   if (fragment.join_filter) {
@@ -43,8 +45,9 @@ absl::Status FragmentPipeline::CompileJoins(const plan::Fragment& fragment) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Block> FragmentPipeline::Join(Block block) const {
-  for (const CompiledJoin& join : joins_) {
+absl::StatusOr<Block> FragmentPipeline::Join(Block block, size_t first_join) const {
+  for (size_t j = first_join; j < joins_.size(); ++j) {
+    const CompiledJoin& join = joins_[j];
     const size_t rows = block.rows();
     std::vector<ColumnPtr> keys;
     std::vector<const Column*> key_columns;
@@ -86,6 +89,30 @@ absl::StatusOr<Block> FragmentPipeline::Join(Block block) const {
     }
   }
   return out;
+}
+
+absl::Status FragmentPipeline::ConsumeUnmatched(LocalState& state, const Block& probe_shape) const {
+  if (joins_.empty()) return absl::OkStatus();
+  const CompiledJoin& first = joins_[0];
+  if (first.kind != JoinTable::Kind::kRight && first.kind != JoinTable::Kind::kFull) {
+    return absl::OkStatus();
+  }
+  const std::vector<int64_t> rows = first.table.Unmatched();
+  if (rows.empty()) return absl::OkStatus();
+  // The probe's side of these rows is its columns' default values (-1 gathers defaults); a
+  // column nothing reads after the filter stays an empty placeholder, as Filter leaves it.
+  const std::vector<int64_t> none(rows.size(), -1);
+  Block block;
+  block.rows_without_columns = rows.size();
+  for (size_t c = 0; c < probe_shape.columns.size(); ++c) {
+    const bool read = c < read_after_filter_.size() ? read_after_filter_[c] : true;
+    block.columns.push_back(read ? GatherRows(*probe_shape.columns[c], none)
+                                 : std::make_shared<Column>(probe_shape.columns[c]->logical_type()));
+  }
+  for (const ColumnPtr& column : first.table.build().columns) {
+    block.columns.push_back(GatherRows(*column, rows));
+  }
+  return ConsumeJoined(state, std::move(block), /*first_join=*/1);
 }
 
 }  // namespace granite::core

@@ -1,6 +1,7 @@
 #include "worker/exchange_sender.h"
 
 #include "core/error.h"
+#include "core/metrics/events.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
@@ -78,6 +79,8 @@ absl::Status ExchangeSender::Send(ExchangeSide side, std::vector<core::Block> pa
     message.mutable_block()->set_raw_size(block.raw_size);
     bytes_sent_ += block.data.size();
     rows_sent_ += block.rows;
+    core::CountEvent(core::Event::kExchangeSentRows, block.rows);
+    core::CountEvent(core::Event::kExchangeSentBytes, block.data.size());
     message.mutable_block()->set_data(std::move(block.data));
     RETURN_IF_ERROR(Write(p, message));
   }

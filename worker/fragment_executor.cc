@@ -116,6 +116,10 @@ absl::Status FragmentExecutor::RunResolved(const core::plan::Fragment& fragment,
   });
   for (const absl::Status& status : errors) RETURN_IF_ERROR(status);
   if (cancelled) return SinkGone();
+  if (fragment.emits_unmatched()) {  // RIGHT / FULL on the only worker: its build rows are all here
+    ASSIGN_OR_RETURN(core::Block shape, ScanShape(fragment));
+    RETURN_IF_ERROR(pipeline->ConsumeUnmatched(*states[0], shape));
+  }
   for (auto& state : states) {
     if (streamer) RETURN_IF_ERROR(streamer->Drain(*state, /*flush=*/true));
   }
@@ -136,6 +140,27 @@ absl::Status FragmentExecutor::RunResolved(const core::plan::Fragment& fragment,
       std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
   if (!sink(std::move(stats))) return SinkGone();
   return absl::OkStatus();
+}
+
+absl::StatusOr<core::Block> FragmentExecutor::ScanShape(const core::plan::Fragment& fragment) const {
+  if (!fragment.scan.is_table()) {
+    return core::Error(core::ErrorCode::kLogicalError, "the shape of a table function's scan");
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<storage::Table> table, store_->TableOrError(fragment.scan.table));
+  core::Block shape;
+  for (size_t i = 0; i < fragment.scan.columns.size(); ++i) {
+    core::TypeId type = core::TypeId::kUInt64;  // a String read as its values' sizes
+    if (!fragment.scan.reads_sizes(i)) {
+      const int index = table->schema().ColumnIndex(fragment.scan.columns[i]);
+      if (index < 0) {
+        return core::Error(core::ErrorCode::kNoSuchColumnInTable,
+                           "no column " + fragment.scan.columns[i] + " in " + fragment.scan.table);
+      }
+      type = table->schema().columns[index].type;
+    }
+    shape.columns.push_back(std::make_shared<core::Column>(type));
+  }
+  return shape;
 }
 
 absl::Status FragmentExecutor::SendResult(const core::plan::Fragment& fragment,

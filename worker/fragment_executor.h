@@ -60,6 +60,8 @@ class FragmentExecutor {
                           LateMaterializedScan* late, const MorselSource* source,
                           core::WireCompression compression, const std::atomic<bool>& cancelled,
                           const ChunkSink& sink);
+  // An empty block with the columns `fragment`'s scan reads from its table, typed as read.
+  absl::StatusOr<core::Block> ScanShape(const core::plan::Fragment& fragment) const;
   // Runs a fragment whose first join is a shuffle (worker/exchange.h).
   absl::Status RunShuffled(const core::plan::Fragment& fragment,
                            const std::atomic<bool>& cancelled, const ChunkSink& sink);

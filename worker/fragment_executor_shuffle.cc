@@ -86,7 +86,7 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
   }
   ASSIGN_OR_RETURN(core::WireCompression compression,
                    core::ParseWireCompression(fragment.settings.network_compression_method));
-  ASSIGN_OR_RETURN(std::shared_ptr<storage::Table> table, store_->TableOrError(fragment.scan.table));
+  ASSIGN_OR_RETURN(core::Block scan_shape, ScanShape(fragment));
   const size_t workers = fragment.worker_count;
   const bool word_keys = WordKeys(shuffled);
 
@@ -111,21 +111,14 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
   joined.scan.string_sizes.clear();
   std::vector<uint32_t> map(joined_width);
   uint32_t next = 0;
+  core::Block probe_shape;  // the received probe blocks' columns
   for (size_t i = 0; i < scanned; ++i) {
     if (!used[i]) continue;
     Expr column;
     column.column = static_cast<uint32_t>(i);
-    if (fragment.scan.reads_sizes(i)) {
-      column.type = core::TypeId::kUInt64;
-    } else {
-      const int index = table->schema().ColumnIndex(fragment.scan.columns[i]);
-      if (index < 0) {
-        return core::Error(core::ErrorCode::kNoSuchColumnInTable,
-                           "no column " + fragment.scan.columns[i] + " in " + fragment.scan.table);
-      }
-      column.type = table->schema().columns[index].type;
-    }
+    column.type = scan_shape.columns[i]->logical_type();
     probe_read.projections.push_back(column);
+    probe_shape.columns.push_back(scan_shape.columns[i]);
     joined.scan.columns.push_back(fragment.scan.columns[i]);
     joined.scan.string_sizes.push_back(fragment.scan.reads_sizes(i));
     map[i] = next++;
@@ -160,7 +153,10 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
   // 1. The build.
   ASSIGN_OR_RETURN(core::Block build_rows,
                    ReadLocalBuild(fragment, *shuffled.local_build, cancelled, out));
-  core::Block empty_build = core::SliceRows(build_rows, 0, 0);
+  core::Block empty_build;  // the build's columns without rows, for a worker that receives none
+  for (const core::ColumnPtr& column : build_rows.columns) {
+    empty_build.columns.push_back(std::make_shared<core::Column>(column->logical_type()));
+  }
   {
     std::vector<const core::Column*> keys;
     for (uint32_t key : shuffled.build_keys) keys.push_back(build_rows.columns[key].get());
@@ -262,6 +258,8 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
   RETURN_IF_ERROR(read);
   for (const absl::Status& error : errors) RETURN_IF_ERROR(error);
   if (cancelled) return Gone();
+  // RIGHT / FULL: every build row lives on exactly one worker, so each emits its own unmatched.
+  RETURN_IF_ERROR(pipeline->ConsumeUnmatched(*states[0], probe_shape));
   if (streamer) {
     for (auto& state : states) RETURN_IF_ERROR(streamer->Drain(*state, /*flush=*/true));
   }

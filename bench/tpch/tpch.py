@@ -141,16 +141,21 @@ def run_cluster(args, kit_tools, folder, workers, files):
         load_granite(admin, args.kit, kit_tools, folder,
                      SHARDED_BY_ORDER_KEY if args.sharded else None)
         load_s = time.perf_counter() - start
-        for name in files:
-            with open(os.path.join(args.kit, "queries", name)) as f:
-                statements = kit_tools.split_statements(f.read())
-            factory = lambda: Client(port=port, session_id=str(uuid.uuid4()), timeout=args.timeout)
-            try:
-                seconds, raw = run_granite(factory, statements, kit_tools, args.runs)
-                results[name] = {"seconds": seconds, "raw": raw, "statements": statements}
-            except GraniteError as e:
-                results[name] = {"error": "%s %s" % (e.code, str(e).splitlines()[0][:160]),
-                                 "statements": statements}
+        for mode in args.join_modes.split(","):
+            settings = {"distributed_join_mode": mode}
+            for name in files:
+                with open(os.path.join(args.kit, "queries", name)) as f:
+                    statements = kit_tools.split_statements(f.read())
+                factory = lambda: Client(port=port, session_id=str(uuid.uuid4()),
+                                         timeout=args.timeout, settings=settings)
+                try:
+                    seconds, raw = run_granite(factory, statements, kit_tools, args.runs)
+                    results[(mode, name)] = {"seconds": seconds, "raw": raw,
+                                             "statements": statements}
+                except GraniteError as e:
+                    results[(mode, name)] = {
+                        "error": "%s %s" % (e.code, str(e).splitlines()[0][:160]),
+                        "statements": statements}
     return load_s, results
 
 
@@ -167,6 +172,8 @@ def main():
     parser.add_argument("--only", default="")
     parser.add_argument("--peers", default="", help="chdb,duckdb: run them in the same run")
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--join-modes", default="auto",
+                        help="distributed_join_mode values to run granite under, one column each")
     parser.add_argument("--report", default="")
     parser.add_argument("--known-failures", default="",
                         help="file of 'qNN reason' lines: exit 0 only when exactly these fail")
@@ -205,28 +212,37 @@ def main():
     failed = set()
     for workers in [int(w) for w in args.workers.split(",")]:
         load_s, results = run_cluster(args, kit_tools, folder, workers, files)
+        modes = args.join_modes.split(",")
+        named = modes != ["auto"]
         lines += ["## %d worker(s): load %.1f s" % (workers, load_s), "",
-                  "| query | granite s | chdb s | duckdb s | answer |", "|---|---|---|---|---|"]
+                  "| query | %s | chdb s | duckdb s | answer |" % " | ".join(
+                      "granite %s s" % m if named else "granite s" for m in modes),
+                  "|---|" + "---|" * (len(modes) + 3)]
         for name in files:
-            r = results[name]
             peer = peers.get(name, {})
             expected_path = os.path.join(answers, name.replace(".sql", ".tsv"))
             expected = open(expected_path).read() if os.path.isfile(expected_path) else (
                 peer.get("chdb", (None, None))[1])
-            if "error" in r:
-                verdict = "error: " + r["error"]
-            elif expected is None:
-                verdict = "unchecked"
-            else:
-                ok, detail = check_against(kit_tools, expected, r["raw"], r["statements"])
-                verdict = "ok" if ok else "WRONG: " + detail
+            verdicts = []
+            for mode in modes:
+                r = results[(mode, name)]
+                if "error" in r:
+                    verdict = "error: " + r["error"]
+                elif expected is None:
+                    verdict = "unchecked"
+                else:
+                    ok, detail = check_against(kit_tools, expected, r["raw"], r["statements"])
+                    verdict = "ok" if ok else "WRONG: " + detail
+                verdicts.append(verdict if not named or verdict == "ok" else mode + ": " + verdict)
+            verdict = "ok" if all(v == "ok" for v in verdicts) else "; ".join(
+                v for v in verdicts if v != "ok")
             failures += verdict != "ok"
             if verdict != "ok":
                 failed.add(name[:3])
             fmt = lambda v: "%.3f" % v if v is not None else "-"
             lines.append("| %s | %s | %s | %s | %s |" % (
-                name[:3], fmt(r.get("seconds")), fmt(peer.get("chdb", (None,))[0]),
-                fmt(peer.get("duckdb", (None,))[0]), verdict))
+                name[:3], " | ".join(fmt(results[(m, name)].get("seconds")) for m in modes),
+                fmt(peer.get("chdb", (None,))[0]), fmt(peer.get("duckdb", (None,))[0]), verdict))
             print("workers=%d %s %s" % (workers, name, verdict), flush=True)
         lines.append("")
     text = "\n".join(lines) + "\n"

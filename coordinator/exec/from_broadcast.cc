@@ -115,9 +115,10 @@ bool FromMaterializer::CoSharded(size_t a, size_t b, const std::vector<ExprPtr>&
 }
 
 // Whether relation `r` is a table that a co-located build may read: a table of the catalog,
-// planned under distributed_join_mode 'auto'.
+// planned under distributed_join_mode 'auto' or 'shuffle' (rows already on their partners'
+// shard need no exchange).
 bool FromMaterializer::LocalCandidate(size_t r) const {
-  return context_.join_mode == "auto" && PlainTable(r);
+  return (context_.join_mode == "auto" || context_.join_mode == "shuffle") && PlainTable(r);
 }
 
 bool FromMaterializer::PlainTable(size_t r) const {
@@ -262,6 +263,13 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcastIn
       build.kind = Kind::kSemi;
     } else if (join.kind == JoinKind::kLeft && join.strictness == JoinStrictness::kAnti) {
       build.kind = Kind::kAnti;
+    } else if ((join.kind == JoinKind::kRight || join.kind == JoinKind::kFull) &&
+               join.strictness == JoinStrictness::kAll && j == 0 && using_pairs_[j].empty() &&
+               context_.join_mode != "broadcast") {
+      // The build's unmatched rows come out once only where each lives on one worker: the
+      // only join after the first table, co-located or shuffled (plan::BroadcastJoin::kRight).
+      // Not with USING: its column takes the right side's value in unmatched right rows.
+      build.kind = join.kind == JoinKind::kRight ? Kind::kRight : Kind::kFull;
     } else {
       return give_up();
     }
@@ -292,7 +300,17 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcastIn
         local_keys && LocalCandidate(right) &&
         std::any_of(workers_side.begin(), workers_side.end(),
                     [&](size_t r) { return CoSharded(r, right, equalities); });
-    if (co_located) {
+    if (build.kind == Kind::kRight || build.kind == Kind::kFull) {
+      if (!PlainTable(right)) return give_up();
+      BroadcastSource::Build local = LocalBuild(right);
+      local.kind = build.kind;
+      local.keys = std::move(build.keys);
+      local.shuffle = !co_located && context_.worker_count > 1;
+      build = std::move(local);
+      // The probe rows no longer stay on their shards (shuffled), and unmatched rows carry
+      // default keys: no later join is co-located.
+      workers_side.clear();
+    } else if (co_located) {
       BroadcastSource::Build local = LocalBuild(right);
       local.kind = build.kind;
       local.keys = std::move(build.keys);

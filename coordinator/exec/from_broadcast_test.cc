@@ -69,11 +69,11 @@ class FromBroadcastTest : public ::testing::Test {
     return MaterializeFrom(select_, context_);
   }
 
-  // "L:<table>" for a co-located build, "S:<rows>" for a sent one.
+  // "L:<table>" for a co-located build, "X:<table>" for a shuffled one, "S:<rows>" for a sent one.
   static std::vector<std::string> Builds(const MaterializedFrom& from) {
     std::vector<std::string> out;
     for (const BroadcastSource::Build& build : from.broadcast->builds) {
-      out.push_back(build.local_read ? "L:" + build.local_read->from->name
+      out.push_back(build.local_read ? (build.shuffle ? "X:" : "L:") + build.local_read->from->name
                                      : "S:" + std::to_string(build.table.block.rows()));
     }
     return out;
@@ -146,6 +146,49 @@ TEST_F(FromBroadcastTest, OnOneShardEveryTableIsCoLocatedAndBroadcastModeSendsTh
   absl::StatusOr<MaterializedFrom> sent = MaterializeFrom(select_, context_);
   ASSERT_TRUE(sent.ok()) << sent.status();
   EXPECT_EQ(Builds(*sent), (std::vector<std::string>{"S:20000", "S:50"}));
+}
+
+// Neither table sharded by the key: 'auto' shuffles the two largest when the smaller one, sent to
+// every worker, would outweigh the larger one's filtered rows; the rest are sent after it.
+TEST_F(FromBroadcastTest, LargeUnshardedPartnersAreShuffledSmallOnesSent) {
+  tables_["items"] = {{"ok", "qty"}, {}, 0, 100000, 100000};
+  tables_["orders"] = {{"ok", "cust"}, {}, 0, 80000, 80000};
+  tables_["cust"] = {{"cust", "name"}, {}, 0, 50, 50};
+  const std::string sql =
+      "SELECT sum(qty) FROM items i, orders o, cust c WHERE i.ok = o.ok AND o.cust = c.cust";
+  absl::StatusOr<MaterializedFrom> from = Plan(sql, 3);
+  ASSERT_TRUE(from.ok()) << from.status();
+  ASSERT_TRUE(from->broadcast.has_value());
+  EXPECT_EQ(Builds(*from), (std::vector<std::string>{"X:orders", "S:50"}));
+  EXPECT_EQ(reads_, std::vector<std::string>{"cust"});  // orders is read on the workers
+  ASSERT_EQ(from->broadcast->builds[0].keys.size(), 1u);
+  EXPECT_EQ(from->broadcast->builds[0].keys[0].first->qualifier, "i");
+
+  // 80000 orders x 2 copies outweigh 100000 items, but not once a filter keeps 30000 orders:
+  // then they are read here, joined with the customers (50 rows in all) and sent.
+  tables_["orders"].filtered = 30000;
+  reads_.clear();
+  from = Plan(sql + std::string(" AND o.cust < 10"), 3);
+  ASSERT_TRUE(from.ok()) << from.status();
+  EXPECT_EQ(Builds(*from), (std::vector<std::string>{"S:50"}));
+
+  // 'shuffle' shuffles them anyway; on one shard there is nothing to shuffle.
+  context_.join_mode = "shuffle";
+  from = MaterializeFrom(select_, context_);
+  ASSERT_TRUE(from.ok()) << from.status();
+  EXPECT_EQ(Builds(*from), (std::vector<std::string>{"X:orders", "S:50"}));
+  from = Plan(sql, 1);
+  ASSERT_TRUE(from.ok()) << from.status();
+  EXPECT_EQ(Builds(*from), (std::vector<std::string>{"L:orders", "L:cust"}));
+}
+
+TEST_F(FromBroadcastTest, CoShardedTablesAreNeverShuffled) {
+  tables_["items"] = {{"ok", "qty"}, {"ok"}, 3, 100000, 100000};
+  tables_["orders"] = {{"ok", "cust"}, {"ok"}, 3, 90000, 90000};
+  absl::StatusOr<MaterializedFrom> from =
+      Plan("SELECT sum(qty) FROM items i JOIN orders o ON i.ok = o.ok", 3);
+  ASSERT_TRUE(from.ok()) << from.status();
+  EXPECT_EQ(Builds(*from), (std::vector<std::string>{"L:orders"}));
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ bool NullKey(const std::vector<const Column*>& keys, size_t row) {
 }  // namespace
 
 absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> keys,
-                                           const std::vector<TypeId>& probe_types) {
+                                           const std::vector<TypeId>& probe_types,
+                                           bool track_matches) {
   JoinTable table;
   std::vector<const Column*> columns;
   for (size_t k = 0; k < keys.size(); ++k) {
@@ -83,6 +84,7 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
       }
     }
   }
+  if (track_matches) table.matched_ = std::make_unique<std::atomic<uint8_t>[]>(rows);
   table.build_ = std::move(build);
   table.keys_ = std::move(keys);
   return table;
@@ -132,9 +134,28 @@ ProbedRows JoinTable::Probe(Kind kind, const std::vector<const Column*>& probe_k
       case Kind::kAnti:
         if (first < 0) add(p, -1);
         break;
+      case Kind::kFull:
+        if (first < 0) add(p, -1);
+        [[fallthrough]];
+      case Kind::kRight:
+        for (int64_t b = first; b >= 0; b = next_[b]) {
+          add(p, b);
+          if (matched_[b].load(std::memory_order_relaxed) == 0) {
+            matched_[b].store(1, std::memory_order_relaxed);
+          }
+        }
+        break;
     }
   });
   return out;
+}
+
+std::vector<int64_t> JoinTable::Unmatched() const {
+  std::vector<int64_t> rows;
+  for (size_t r = 0; r < build_.rows(); ++r) {
+    if (matched_[r].load(std::memory_order_relaxed) == 0) rows.push_back(static_cast<int64_t>(r));
+  }
+  return rows;
 }
 
 }  // namespace granite::core

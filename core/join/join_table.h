@@ -7,7 +7,9 @@
 // KeyWord); anything else hashes the row key bytes (AppendRowKey). A NULL key matches nothing.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,11 +34,19 @@ class JoinTable {
 
   // Hashes `build`'s `keys` columns. `probe_types` are the probe keys' types (one per key): they
   // choose the key encoding. Errors: NO_COMMON_TYPE for a pair KeysComparable refuses.
+  // `track_matches` (RIGHT / FULL joins): Probe records which build rows matched.
   static absl::StatusOr<JoinTable> Build(Block build, std::vector<uint32_t> keys,
-                                         const std::vector<TypeId>& probe_types);
+                                         const std::vector<TypeId>& probe_types,
+                                         bool track_matches = false);
 
-  // Joins `rows` probe rows whose key columns are `probe_keys` (one per build key).
+  // Joins `rows` probe rows whose key columns are `probe_keys` (one per build key). kRight gives
+  // kInner's rows and kFull kLeft's; both record the matched build rows (REQUIRES: built with
+  // track_matches).
   ProbedRows Probe(Kind kind, const std::vector<const Column*>& probe_keys, size_t rows) const;
+
+  // The build rows no Probe matched so far, in build order (NULL keys never match).
+  // REQUIRES: built with track_matches; no Probe running.
+  std::vector<int64_t> Unmatched() const;
 
   const Block& build() const { return build_; }
 
@@ -51,6 +61,9 @@ class JoinTable {
   absl::flat_hash_map<uint64_t, int64_t> word_head_;
   absl::flat_hash_map<std::string, int64_t> bytes_head_;
   std::vector<int64_t> next_;  // the next build row of the same key, -1 at the end
+  // track_matches: one flag per build row, set by any probing thread (relaxed: read after they
+  // all finished).
+  std::unique_ptr<std::atomic<uint8_t>[]> matched_;
 };
 
 }  // namespace granite::core

@@ -62,6 +62,31 @@ TEST(JoinTableTest, EachKindGivesClickHouseRows) {
   EXPECT_EQ(anti.build, (std::vector<int64_t>{-1}));
 }
 
+// RIGHT / FULL: INNER's / LEFT's rows, and the build rows no probe matched (NULL keys never do),
+// whichever probe call matched them.
+TEST(JoinTableTest, RightAndFullRecordTheMatchedBuildRows) {
+  auto keys = std::make_shared<Column>(WithNullable(TypeId::kUInt32, true));
+  for (int v : {1, 1, 3, -1, 7}) {
+    if (v < 0) {
+      keys->AppendNull();
+    } else {
+      keys->Append<uint32_t>(static_cast<uint32_t>(v));
+    }
+  }
+  auto table = JoinTable::Build(BlockOf({keys}), {0}, {TypeId::kUInt64}, /*track_matches=*/true);
+  ASSERT_TRUE(table.ok()) << table.status();
+  EXPECT_EQ(table->Unmatched(), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  ColumnPtr first = UInt64s({3, 5});
+  ProbedRows right = table->Probe(Kind::kRight, {first.get()}, 2);
+  EXPECT_EQ(right.probe, (std::vector<int64_t>{0}));
+  EXPECT_EQ(right.build, (std::vector<int64_t>{2}));
+  ColumnPtr second = UInt64s({1, 9});
+  ProbedRows full = table->Probe(Kind::kFull, {second.get()}, 2);
+  EXPECT_EQ(full.probe, (std::vector<int64_t>{0, 0, 1}));
+  EXPECT_EQ(full.build, (std::vector<int64_t>{0, 1, -1}));
+  EXPECT_EQ(table->Unmatched(), (std::vector<int64_t>{3, 4}));
+}
+
 TEST(JoinTableTest, StringAndCompositeKeys) {
   auto table = JoinTable::Build(BlockOf({Strings({"x", "y", "x"}), UInt32s({1, 2, 2})}), {0, 1},
                                 {TypeId::kString, TypeId::kUInt8});

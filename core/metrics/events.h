@@ -65,6 +65,10 @@ enum class EventUnit { kCount, kRows, kBytes, kMicroseconds };
     "Plan fragments that ended with an error or were cancelled")                                   \
   M(FragmentsFinished, "granite_fragments_finished_total", "", kCount,                             \
     "Plan fragments that ended (successfully or not)")                                             \
+  M(ExchangeSentRows, "granite_exchange_sent_rows_total", "", kCount,                             \
+    "Rows a shuffle join sent to other workers (worker/exchange.h)")                               \
+  M(ExchangeSentBytes, "granite_exchange_sent_bytes_total", "", kBytes,                            \
+    "Encoded (and compressed) bytes of the rows a shuffle join sent to other workers")             \
   M(GrpcServerCalls, "granite_grpc_server_calls_total", "", kCount, "gRPC calls served")           \
   M(GrpcReceivedBytes, "granite_grpc_received_bytes_total", "", kBytes,                            \
     "Serialized bytes of gRPC messages received by this process's server")                        \

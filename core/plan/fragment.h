@@ -54,9 +54,12 @@ struct Fragment;
 // columns in join order (Fragment::joins); later operators' column references index it.
 //   kInner: a row per matching pair; kLeft: also unmatched rows, with default build values;
 //   kSemi: a row per probe row with a match (the first one); kAnti: probe rows without a match
-//   (default build values). A NULL key matches nothing.
+//   (default build values); kRight / kFull: kInner's / kLeft's rows, then each build row that no
+//   probe row matched, with default probe values (FragmentPipeline::ConsumeUnmatched) — only as
+//   the first join, built from a local_build whose rows live on one worker each (shuffled, or
+//   the cluster's only worker). A NULL key matches nothing.
 struct BroadcastJoin {
-  enum class Kind : uint8_t { kInner, kLeft, kSemi, kAnti };
+  enum class Kind : uint8_t { kInner, kLeft, kSemi, kAnti, kRight, kFull };
   Kind kind = Kind::kInner;
   std::vector<Expr> probe_keys;      // over the joined block so far
   std::vector<uint32_t> build_keys;  // columns of `build`, pairwise with probe_keys
@@ -175,6 +178,11 @@ struct Fragment {
   bool aggregating() const { return aggregate.has_value(); }
   bool joining() const { return !joins.empty(); }
   bool shuffling() const { return !joins.empty() && joins[0].shuffle; }
+  // Whether the first join also emits the build rows no probe row matched (RIGHT / FULL).
+  bool emits_unmatched() const {
+    return !joins.empty() && (joins[0].kind == BroadcastJoin::Kind::kRight ||
+                              joins[0].kind == BroadcastJoin::Kind::kFull);
+  }
 };
 
 }  // namespace granite::core::plan

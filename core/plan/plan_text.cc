@@ -38,6 +38,8 @@ std::string JoinKindText(BroadcastJoin::Kind kind) {
     case BroadcastJoin::Kind::kLeft: return "LEFT";
     case BroadcastJoin::Kind::kSemi: return "SEMI";
     case BroadcastJoin::Kind::kAnti: return "ANTI";
+    case BroadcastJoin::Kind::kRight: return "RIGHT";
+    case BroadcastJoin::Kind::kFull: return "FULL";
   }
   return "?";
 }

@@ -129,7 +129,7 @@
     "that pass its own filter; else a shuffle of the largest table and its largest partner), "  \
     "broadcast (the smaller sides sent to the workers that read the largest table), shuffle "   \
     "(the largest table and its largest partner repartitioned between the workers by the join " \
-    "key, the others sent), coordinator (every side gathered)")                                 \
+    "key unless co-located, the others sent), coordinator (every side gathered)")              \
   M(Bool, join_use_nulls, false, "",                                                              \
     "1: rows without a partner get NULLs (their columns become Nullable)")                      \
   M(Bool, input_format_null_as_default, true, "",                                                \

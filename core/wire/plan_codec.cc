@@ -213,7 +213,7 @@ void JoinToProto(const plan::BroadcastJoin& join, WireCompression compression,
 
 absl::StatusOr<plan::BroadcastJoin> JoinFromProto(const pb::BroadcastJoin& join) {
   plan::BroadcastJoin out;
-  if (join.kind() < pb::BroadcastJoin::INNER || join.kind() > pb::BroadcastJoin::ANTI) {
+  if (join.kind() < pb::BroadcastJoin::INNER || join.kind() > pb::BroadcastJoin::FULL) {
     return Malformed("unknown join kind " + std::to_string(join.kind()));
   }
   out.kind = static_cast<plan::BroadcastJoin::Kind>(join.kind());
@@ -323,6 +323,16 @@ absl::StatusOr<plan::Fragment> FromProto(const pb::Fragment& fragment) {
   }
   out.limit = fragment.limit();
   ASSIGN_OR_RETURN(out.settings, Settings::FromMap(fragment.settings()));
+  // Unmatched build rows are emitted once: only where each lives on one worker (a co-located or
+  // shuffled build).
+  for (size_t j = 0; j < out.joins.size(); ++j) {
+    const plan::BroadcastJoin& join = out.joins[j];
+    const bool unmatched =
+        join.kind == plan::BroadcastJoin::Kind::kRight || join.kind == plan::BroadcastJoin::Kind::kFull;
+    if (unmatched && (j > 0 || !join.local_build)) {
+      return Malformed("a RIGHT or FULL join that is not the first, or not built on the workers");
+    }
+  }
   // A shuffle needs every worker's address; the coordinator's planning form has none yet.
   if (out.shuffling() && !out.exchange_peers.empty() &&
       (out.exchange_peers.size() != out.worker_count || out.exchange_id == 0)) {

@@ -121,6 +121,44 @@ TEST(PlanCodecTest, RoundTripsCoLocatedBuildsAndRefusesMalformedOnes) {
   EXPECT_EQ(CodeOf(DecodeFragment(EncodeFragment(cutting)).status()), ErrorCode::kIncorrectData);
 }
 
+// A shuffle join: the flag, the exchange id and every worker's address travel; a shuffle that
+// is not the first join, or whose exchange misses a worker, is refused.
+TEST(PlanCodecTest, RoundTripsShuffleJoinsAndRefusesMalformedOnes) {
+  plan::Fragment probe;
+  probe.scan.table = "items";
+  probe.scan.columns = {"ok", "qty"};
+  probe.worker_count = 2;
+  plan::Fragment build;
+  build.scan.table = "orders";
+  build.scan.columns = {"ok"};
+  build.projections = {Col(0, TypeId::kUInt64)};
+  plan::BroadcastJoin join;
+  join.probe_keys = {Col(0, TypeId::kUInt64)};
+  join.build_keys = {0};
+  join.local_build = std::make_shared<const plan::Fragment>(build);
+  join.shuffle = true;
+  probe.joins.push_back(join);
+  probe.projections = {Col(1, TypeId::kInt64)};
+  probe.exchange_id = 77;
+  probe.exchange_peers = {"10.0.0.1:9200", "10.0.0.2:9200"};
+  absl::StatusOr<plan::Fragment> back = DecodeFragment(EncodeFragment(probe));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->shuffling());
+  EXPECT_EQ(back->exchange_id, 77u);
+  EXPECT_EQ(back->exchange_peers, probe.exchange_peers);
+
+  plan::Fragment missing = probe;
+  missing.exchange_peers.pop_back();
+  EXPECT_EQ(CodeOf(DecodeFragment(EncodeFragment(missing)).status()), ErrorCode::kIncorrectData);
+  plan::Fragment second = probe;
+  second.joins.insert(second.joins.begin(), join);
+  second.joins[0].shuffle = false;
+  EXPECT_EQ(CodeOf(DecodeFragment(EncodeFragment(second)).status()), ErrorCode::kIncorrectData);
+  plan::Fragment sent = probe;
+  sent.joins[0].local_build.reset();
+  EXPECT_EQ(CodeOf(DecodeFragment(EncodeFragment(sent)).status()), ErrorCode::kIncorrectData);
+}
+
 // Issue 19: a ~50-level expression exceeded protobuf's default nesting limit of 100 messages.
 TEST(PlanCodecTest, DecodesExpressionsFarDeeperThanProtobufsDefault) {
   std::string bytes = NestedFragment(1900).SerializeAsString();

@@ -37,8 +37,9 @@ bool ApplyLateFinalization(QueryPlan* plan, const RuleContext&) {
 
 bool ApplyLateMaterialization(QueryPlan* plan, const RuleContext&) {
   core::plan::Fragment& fragment = plan->fragment;
+  // A RIGHT / FULL join adds rows after the scan that no late read could materialize.
   if (plan->source != SourceKind::kWorkers || !fragment.scan.is_table() ||
-      fragment.aggregating()) {
+      fragment.aggregating() || fragment.emits_unmatched()) {
     return false;
   }
   if (fragment.limit == 0 || fragment.limit > plan->settings.late_materialization_max_limit) {
