@@ -68,6 +68,57 @@ bool WordKeys(const core::plan::BroadcastJoin& join) {
   return core::IsWordKey(probe) && core::IsWordKey(build);
 }
 
+// A shuffled fragment split in two: what each worker reads and sends (the probe table's rows
+// that pass the filter, only the columns read after it), and what each runs over the rows it
+// receives (the joins on, reading those columns at their new positions).
+struct ShufflePlan {
+  Fragment probe_read;
+  Fragment joined;
+  core::Block probe_shape;  // the received probe blocks' columns, without rows
+};
+
+ShufflePlan PlanShuffle(const Fragment& fragment, const core::Block& scan_shape) {
+  ShufflePlan plan;
+  const size_t scanned = fragment.scan.columns.size();
+  size_t joined_width = scanned;
+  for (const core::plan::BroadcastJoin& join : fragment.joins) joined_width += BuildColumns(join);
+  Fragment& joined = plan.joined;
+  joined = fragment;
+  std::vector<bool> used(joined_width, false);
+  ForEachJoinedExpr(joined, [&](Expr& e) { MarkColumns(e, &used); });
+  Fragment& probe_read = plan.probe_read;
+  probe_read = fragment;
+  probe_read.joins.clear();
+  probe_read.join_filter.reset();
+  probe_read.aggregate.reset();
+  probe_read.order_by.clear();
+  probe_read.limit = 0;
+  probe_read.late_materialization = false;
+  probe_read.projections.clear();
+  probe_read.settings.network_compression_method = "none";  // partitioned right where it is read
+  joined.scan.columns.clear();
+  joined.scan.string_sizes.clear();
+  std::vector<uint32_t> map(joined_width);
+  uint32_t next = 0;
+  for (size_t i = 0; i < scanned; ++i) {
+    if (!used[i]) continue;
+    Expr column;
+    column.column = static_cast<uint32_t>(i);
+    column.type = scan_shape.columns[i]->logical_type();
+    probe_read.projections.push_back(column);
+    plan.probe_shape.columns.push_back(scan_shape.columns[i]);
+    joined.scan.columns.push_back(fragment.scan.columns[i]);
+    joined.scan.string_sizes.push_back(fragment.scan.reads_sizes(i));
+    map[i] = next++;
+  }
+  for (size_t i = scanned; i < joined_width; ++i) map[i] = static_cast<uint32_t>(i - scanned + next);
+  ForEachJoinedExpr(joined, [&](Expr& e) { core::plan::RemapColumns(map, &e); });
+  joined.filter.reset();  // applied before the rows were sent
+  joined.scan.prune_filter.reset();
+  joined.late_materialization = false;
+  return plan;
+}
+
 absl::Status Gone() {
   return core::Error(core::ErrorCode::kQueryWasCancelled, "Query was cancelled by the coordinator");
 }
@@ -90,44 +141,10 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
   const size_t workers = fragment.worker_count;
   const bool word_keys = WordKeys(shuffled);
 
-  // The probe rows travel with only the columns read after the filter: the joined fragment reads
-  // them at new positions.
-  const size_t scanned = fragment.scan.columns.size();
-  size_t joined_width = scanned;
-  for (const core::plan::BroadcastJoin& join : fragment.joins) joined_width += BuildColumns(join);
-  Fragment joined = fragment;
-  std::vector<bool> used(joined_width, false);
-  ForEachJoinedExpr(joined, [&](Expr& e) { MarkColumns(e, &used); });
-  Fragment probe_read = fragment;
-  probe_read.joins.clear();
-  probe_read.join_filter.reset();
-  probe_read.aggregate.reset();
-  probe_read.order_by.clear();
-  probe_read.limit = 0;
-  probe_read.late_materialization = false;
-  probe_read.projections.clear();
-  probe_read.settings.network_compression_method = "none";  // partitioned right here
-  joined.scan.columns.clear();
-  joined.scan.string_sizes.clear();
-  std::vector<uint32_t> map(joined_width);
-  uint32_t next = 0;
-  core::Block probe_shape;  // the received probe blocks' columns
-  for (size_t i = 0; i < scanned; ++i) {
-    if (!used[i]) continue;
-    Expr column;
-    column.column = static_cast<uint32_t>(i);
-    column.type = scan_shape.columns[i]->logical_type();
-    probe_read.projections.push_back(column);
-    probe_shape.columns.push_back(scan_shape.columns[i]);
-    joined.scan.columns.push_back(fragment.scan.columns[i]);
-    joined.scan.string_sizes.push_back(fragment.scan.reads_sizes(i));
-    map[i] = next++;
-  }
-  for (size_t i = scanned; i < joined_width; ++i) map[i] = static_cast<uint32_t>(i - scanned + next);
-  ForEachJoinedExpr(joined, [&](Expr& e) { core::plan::RemapColumns(map, &e); });
-  joined.filter.reset();  // applied before the rows were sent
-  joined.scan.prune_filter.reset();
-  joined.late_materialization = false;
+  ShufflePlan plan = PlanShuffle(fragment, scan_shape);
+  const Fragment& probe_read = plan.probe_read;
+  Fragment& joined = plan.joined;
+  const core::Block& probe_shape = plan.probe_shape;
   std::vector<std::unique_ptr<core::Expression>> probe_keys;
   for (const Expr& key : joined.joins[0].probe_keys) {
     ASSIGN_OR_RETURN(std::unique_ptr<core::Expression> compiled, core::Expression::Compile(key));
