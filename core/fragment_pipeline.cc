@@ -113,6 +113,7 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     const plan::Fragment& fragment) {
   std::unique_ptr<FragmentPipeline> p(new FragmentPipeline());
   const Settings& settings = fragment.settings;
+  p->max_joined_rows_ = settings.max_joined_block_size_rows;
   if (fragment.filter) {
     ASSIGN_OR_RETURN(p->filter_, Expression::Compile(*fragment.filter));
   }
@@ -310,17 +311,12 @@ absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) co
   state.rows_filtered += source->rows();
   state.rows_passed += rows;
   if (rows == 0) return absl::OkStatus();
-  return ConsumeJoined(state, std::move(block), 0);
+  if (!joins_.empty()) return JoinFrom(state, std::move(block), 0);
+  return ConsumeOutput(state, std::move(block));
 }
 
-absl::Status FragmentPipeline::ConsumeJoined(LocalState& state, Block block,
-                                             size_t first_join) const {
+absl::Status FragmentPipeline::ConsumeOutput(LocalState& state, Block block) const {
   size_t rows = block.rows();
-  if (!joins_.empty()) {  // the joins from first_join on, then the join filter
-    ASSIGN_OR_RETURN(block, Join(std::move(block), first_join));
-    rows = block.rows();
-    if (rows == 0) return absl::OkStatus();
-  }
   if (aggregating_) {
     PresizeOnce(state);
     ASSIGN_OR_RETURN(std::vector<ColumnPtr> keys, EvaluateKeys(block));

@@ -122,12 +122,14 @@ class FragmentPipeline {
   // block its row count); the others become empty placeholders, so a column that only the filter
   // reads (count() WHERE x <> 0) is never copied.
   absl::StatusOr<Block> Filter(const Block& input) const;
-  // Fragment::joins from `first_join` on, then join_filter, over the filtered rows `block`
-  // (fragment_pipeline_join.cc).
-  absl::StatusOr<Block> Join(Block block, size_t first_join = 0) const;
-  // The part of Consume after the filter: joins from `first_join` on, then aggregation or
-  // projection into `state`.
-  absl::Status ConsumeJoined(LocalState& state, Block block, size_t first_join) const;
+  // Joins `block` (the filtered rows, joined up to join j) with Fragment::joins from j on, then
+  // applies join_filter and consumes the rows (ConsumeOutput), in parts of about
+  // max_joined_block_size_rows rows (fragment_pipeline_join.cc).
+  absl::Status JoinFrom(LocalState& state, Block block, size_t j) const;
+  // join_filter over joined rows.
+  absl::StatusOr<Block> FilterJoined(Block block) const;
+  // The end of Consume: aggregates or projects the rows `block` into `state`.
+  absl::Status ConsumeOutput(LocalState& state, Block block) const;
   // Filters and aggregates `input` without filtered copies: the kept rows become a selection
   // vector that Aggregator::AddSelected reads the (plain column) keys and arguments through
   // (fragment_pipeline_selected.cc). REQUIRES: aggregate_selected_.
@@ -169,6 +171,7 @@ class FragmentPipeline {
   std::vector<std::vector<std::unique_ptr<Expression>>> aggregate_args_;
   std::vector<AggregateSpec> specs_;
   AggregatorOptions aggregator_options_;
+  size_t max_joined_rows_ = 65409;  // max_joined_block_size_rows (0 = unbounded)
   size_t parallel_merge_threshold_ = 100000;
   size_t single_block_threshold_ = LocalMerger::Options().single_threshold;
   LocalMerger::Options::WorkerMerge worker_merge_ = LocalMerger::Options::WorkerMerge::kAuto;

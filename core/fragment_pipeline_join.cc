@@ -45,34 +45,49 @@ absl::Status FragmentPipeline::CompileJoins(const plan::Fragment& fragment) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Block> FragmentPipeline::Join(Block block, size_t first_join) const {
-  for (size_t j = first_join; j < joins_.size(); ++j) {
-    const CompiledJoin& join = joins_[j];
-    const size_t rows = block.rows();
-    std::vector<ColumnPtr> keys;
-    std::vector<const Column*> key_columns;
-    for (const auto& key : join.probe_keys) {
-      ASSIGN_OR_RETURN(ColumnPtr column, key->Evaluate(block));
-      key_columns.push_back(column.get());
-      keys.push_back(std::move(column));
-    }
-    ProbedRows joined = join.table.Probe(join.kind, key_columns, rows);
+absl::Status FragmentPipeline::JoinFrom(LocalState& state, Block block, size_t j) const {
+  if (j == joins_.size()) {
+    ASSIGN_OR_RETURN(block, FilterJoined(std::move(block)));
+    if (block.rows() == 0) return absl::OkStatus();
+    return ConsumeOutput(state, std::move(block));
+  }
+  const CompiledJoin& join = joins_[j];
+  const size_t rows = block.rows();
+  std::vector<ColumnPtr> keys;
+  std::vector<const Column*> key_columns;
+  for (const auto& key : join.probe_keys) {
+    ASSIGN_OR_RETURN(ColumnPtr column, key->Evaluate(block));
+    key_columns.push_back(column.get());
+    keys.push_back(std::move(column));
+  }
+  // A block whose keys match many build rows is joined in parts of about
+  // max_joined_block_size_rows rows, each taken through the rest of the pipeline before the
+  // next is made.
+  for (size_t begin = 0; begin < rows;) {
+    size_t next = rows;
+    ProbedRows joined =
+        join.table.ProbeRange(join.kind, key_columns, begin, rows, max_joined_rows_, &next);
+    const bool whole = begin == 0 && next == rows;
+    begin = next;
+    if (joined.probe.empty()) continue;
     Block out;
     out.rows_without_columns = joined.probe.size();
-    if (IsIdentity(joined.probe, rows)) {
-      out.columns = std::move(block.columns);
+    if (whole && IsIdentity(joined.probe, rows)) {
+      out.columns = block.columns;
     } else {
       for (const ColumnPtr& column : block.columns) {
         out.columns.push_back(Gather(column, joined.probe, rows));
       }
     }
-    const Block& build = join.table.build();
-    for (const ColumnPtr& column : build.columns) {
+    for (const ColumnPtr& column : join.table.build().columns) {
       out.columns.push_back(GatherRows(*column, joined.build));
     }
-    block = std::move(out);
-    if (block.rows() == 0) return block;
+    RETURN_IF_ERROR(JoinFrom(state, std::move(out), j + 1));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Block> FragmentPipeline::FilterJoined(Block block) const {
   if (!join_filter_) return block;
   ASSIGN_OR_RETURN(ColumnPtr mask_column, join_filter_->Evaluate(block));
   const uint8_t* mask = mask_column->Data<uint8_t>();
@@ -112,7 +127,7 @@ absl::Status FragmentPipeline::ConsumeUnmatched(LocalState& state, const Block& 
   for (const ColumnPtr& column : first.table.build().columns) {
     block.columns.push_back(GatherRows(*column, rows));
   }
-  return ConsumeJoined(state, std::move(block), /*first_join=*/1);
+  return JoinFrom(state, std::move(block), 1);
 }
 
 }  // namespace granite::core

@@ -1,5 +1,6 @@
 #include "core/join/join_table.h"
 
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 
@@ -9,14 +10,15 @@
 namespace granite::core {
 namespace {
 
-// Returns the 64-bit key words of an integer-like column (KeyWord's values), typed once.
-std::vector<uint64_t> KeyWords(const Column& column, size_t rows) {
-  std::vector<uint64_t> out(rows);
+// Returns the 64-bit key words of rows [begin, end) of an integer-like column (KeyWord's
+// values), typed once.
+std::vector<uint64_t> KeyWords(const Column& column, size_t begin, size_t end) {
+  std::vector<uint64_t> out(end - begin);
   DispatchFixed(column.type(), [&](auto tag) {
     using T = typename decltype(tag)::Type;
     if constexpr (std::is_integral_v<T> && sizeof(T) <= 8) {
-      const T* data = column.Data<T>();
-      for (size_t i = 0; i < rows; ++i) {
+      const T* data = column.Data<T>() + begin;
+      for (size_t i = 0; i < out.size(); ++i) {
         if constexpr (std::is_signed_v<T>) {
           out[i] = static_cast<uint64_t>(static_cast<int64_t>(data[i]));
         } else {
@@ -24,7 +26,7 @@ std::vector<uint64_t> KeyWords(const Column& column, size_t rows) {
         }
       }
     } else {
-      for (size_t i = 0; i < rows; ++i) out[i] = KeyWord(column, i);
+      for (size_t i = 0; i < out.size(); ++i) out[i] = KeyWord(column, begin + i);
     }
   });
   return out;
@@ -60,7 +62,7 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
   table.next_.assign(rows, -1);
   // Rows are inserted last to first so each key's chain lists its rows in build order.
   if (table.words_) {
-    std::vector<uint64_t> words = KeyWords(*columns[0], rows);
+    std::vector<uint64_t> words = KeyWords(*columns[0], 0, rows);
     table.word_head_.reserve(rows);
     for (int64_t r = static_cast<int64_t>(rows) - 1; r >= 0; --r) {
       if (NullKey(columns, r)) continue;
@@ -91,18 +93,18 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
 }
 
 template <typename Emit>
-void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t rows,
+void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t begin, size_t end,
                        Emit&& emit) const {
   if (words_) {
-    std::vector<uint64_t> words = KeyWords(*probe_keys[0], rows);
-    for (size_t p = 0; p < rows; ++p) {
-      auto it = word_head_.find(words[p]);
+    std::vector<uint64_t> words = KeyWords(*probe_keys[0], begin, end);
+    for (size_t p = begin; p < end; ++p) {
+      auto it = word_head_.find(words[p - begin]);
       emit(p, it == word_head_.end() || NullKey(probe_keys, p) ? -1 : it->second);
     }
     return;
   }
   std::string key;
-  for (size_t p = 0; p < rows; ++p) {
+  for (size_t p = begin; p < end; ++p) {
     key.clear();
     AppendRowKey(probe_keys, p, &key);
     auto it = bytes_head_.find(key);
@@ -110,43 +112,59 @@ void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t rows
   }
 }
 
+void JoinTable::AddRows(Kind kind, size_t p, int64_t first, ProbedRows* out) const {
+  auto add = [out](size_t probe, int64_t b) {
+    out->probe.push_back(static_cast<int64_t>(probe));
+    out->build.push_back(b);
+  };
+  switch (kind) {
+    case Kind::kInner:
+      for (int64_t b = first; b >= 0; b = next_[b]) add(p, b);
+      break;
+    case Kind::kLeft:
+      if (first < 0) add(p, -1);
+      for (int64_t b = first; b >= 0; b = next_[b]) add(p, b);
+      break;
+    case Kind::kSemi:
+      if (first >= 0) add(p, first);
+      break;
+    case Kind::kAnti:
+      if (first < 0) add(p, -1);
+      break;
+    case Kind::kFull:
+      if (first < 0) add(p, -1);
+      [[fallthrough]];
+    case Kind::kRight:
+      for (int64_t b = first; b >= 0; b = next_[b]) {
+        add(p, b);
+        if (matched_[b].load(std::memory_order_relaxed) == 0) {
+          matched_[b].store(1, std::memory_order_relaxed);
+        }
+      }
+      break;
+  }
+}
+
 ProbedRows JoinTable::Probe(Kind kind, const std::vector<const Column*>& probe_keys,
                             size_t rows) const {
+  size_t stopped = 0;
+  return ProbeRange(kind, probe_keys, 0, rows, 0, &stopped);
+}
+
+ProbedRows JoinTable::ProbeRange(Kind kind, const std::vector<const Column*>& probe_keys,
+                                 size_t begin, size_t end, size_t max_rows,
+                                 size_t* stopped) const {
   ProbedRows out;
-  out.probe.reserve(rows);
-  out.build.reserve(rows);
-  auto add = [&out](size_t p, int64_t b) {
-    out.probe.push_back(static_cast<int64_t>(p));
-    out.build.push_back(b);
-  };
-  Lookup(probe_keys, rows, [&](size_t p, int64_t first) {
-    switch (kind) {
-      case Kind::kInner:
-        for (int64_t b = first; b >= 0; b = next_[b]) add(p, b);
-        break;
-      case Kind::kLeft:
-        if (first < 0) add(p, -1);
-        for (int64_t b = first; b >= 0; b = next_[b]) add(p, b);
-        break;
-      case Kind::kSemi:
-        if (first >= 0) add(p, first);
-        break;
-      case Kind::kAnti:
-        if (first < 0) add(p, -1);
-        break;
-      case Kind::kFull:
-        if (first < 0) add(p, -1);
-        [[fallthrough]];
-      case Kind::kRight:
-        for (int64_t b = first; b >= 0; b = next_[b]) {
-          add(p, b);
-          if (matched_[b].load(std::memory_order_relaxed) == 0) {
-            matched_[b].store(1, std::memory_order_relaxed);
-          }
-        }
-        break;
-    }
-  });
+  out.probe.reserve(end - begin);
+  out.build.reserve(end - begin);
+  const size_t stride = max_rows == 0 ? end - begin : kProbeStride;
+  size_t at = begin;
+  while (at < end && (max_rows == 0 || out.probe.size() < max_rows)) {
+    const size_t until = std::min(end, at + stride);
+    Lookup(probe_keys, at, until, [&](size_t p, int64_t first) { AddRows(kind, p, first, &out); });
+    at = until;
+  }
+  *stopped = at;
   return out;
 }
 

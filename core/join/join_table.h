@@ -44,6 +44,13 @@ class JoinTable {
   // track_matches).
   ProbedRows Probe(Kind kind, const std::vector<const Column*>& probe_keys, size_t rows) const;
 
+  // Probe over probe rows [begin, end) only, stopping after the first stretch of rows (of at
+  // most kProbeStride) that takes the result to `max_rows` or more (0 = no bound); returns the
+  // rows and sets `*stopped` to the first probe row not joined. Row indexes are absolute.
+  ProbedRows ProbeRange(Kind kind, const std::vector<const Column*>& probe_keys, size_t begin,
+                        size_t end, size_t max_rows, size_t* stopped) const;
+  static constexpr size_t kProbeStride = 1024;
+
   // The build rows no Probe matched so far, in build order (NULL keys never match).
   // REQUIRES: built with track_matches; no Probe running.
   std::vector<int64_t> Unmatched() const;
@@ -51,9 +58,12 @@ class JoinTable {
   const Block& build() const { return build_; }
 
  private:
-  // Calls `emit(probe_row, first_build_row)` per probe row; -1 = no match.
+  // Calls `emit(probe_row, first_build_row)` per probe row of [begin, end); -1 = no match.
   template <typename Emit>
-  void Lookup(const std::vector<const Column*>& probe_keys, size_t rows, Emit&& emit) const;
+  void Lookup(const std::vector<const Column*>& probe_keys, size_t begin, size_t end,
+              Emit&& emit) const;
+  // Adds the rows of probe row `p`, whose first build row is `first`, to `out`.
+  void AddRows(Kind kind, size_t p, int64_t first, ProbedRows* out) const;
 
   Block build_;
   std::vector<uint32_t> keys_;

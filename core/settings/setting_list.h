@@ -130,6 +130,9 @@
     "broadcast (the smaller sides sent to the workers that read the largest table), shuffle "   \
     "(the largest table and its largest partner repartitioned between the workers by the join " \
     "key unless co-located, the others sent), coordinator (every side gathered)")              \
+  M(UInt64, max_joined_block_size_rows, 65409, "",                                                \
+    "Joined rows a hash join hands on at a time: a probe block whose keys match many build rows " \
+    "is joined in parts of about this many rows (0 = the whole block at once)")                 \
   M(Bool, join_use_nulls, false, "",                                                              \
     "1: rows without a partner get NULLs (their columns become Nullable)")                      \
   M(Bool, input_format_null_as_default, true, "",                                                \
