@@ -7,6 +7,7 @@
 #include "core/block_codec.h"
 #include "core/cancellation_poller.h"
 #include "core/memory/memory_tracker.h"
+#include "core/memory/transport_memory_scope.h"
 #include "core/process.h"
 #include "core/error.h"
 #include "core/interserver_secret.h"
@@ -111,6 +112,7 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context,
       message.Clear();
       core::wire::ToProto(std::move(chunk), &message);
       core::ScopedNormalPriority grpc_call;  // see core/thread_priority.h
+      core::TransportMemoryScope transport;  // gRPC's slices are not the fragment's
       return writer->Write(message);
     });
     if (memory->exceeded()) status = memory->ExceededStatus();

@@ -6,6 +6,7 @@
 
 #include "core/block_codec.h"
 #include "core/error.h"
+#include "core/memory/transport_memory_scope.h"
 #include "core/rpc_status.h"
 #include "core/wire/plan_codec.h"
 #include "core/status_macros.h"
@@ -106,6 +107,7 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt,
   // (core::ScopedNormalPriority).
   auto read = [](auto& reader, pb::FragmentChunk* chunk) {
     core::ScopedNormalPriority grpc_call;
+    core::TransportMemoryScope transport;  // gRPC's read buffers are not the query's
     return reader->Read(chunk);
   };
   // Sent serialized: the worker parses it with a nesting limit for deep expressions
