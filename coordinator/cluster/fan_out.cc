@@ -117,6 +117,7 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt,
   std::unique_ptr<grpc::ClientReader<pb::FragmentChunk>> reader;
   {
     core::ScopedNormalPriority grpc_call;
+    core::TransportMemoryScope transport;  // the serialized fragment (broadcast builds too)
     reader = workers.fragment_stub(attempt->process)->Execute(&context, request);
   }
   if (attempt->watch != nullptr) attempt->watch->Watch(attempt->process, &context, &attempt->stalled);
@@ -190,6 +191,7 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt,
   grpc::Status finished;
   {
     core::ScopedNormalPriority grpc_call;
+    core::TransportMemoryScope transport;
     if (!status.ok() || enough) context.TryCancel();
     finished = reader->Finish();
   }
