@@ -123,6 +123,7 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kIllegalSyntaxForCodecType: return "ILLEGAL_SYNTAX_FOR_CODEC_TYPE";
     case ErrorCode::kUnknownCodec: return "UNKNOWN_CODEC";
     case ErrorCode::kIllegalCodecParameter: return "ILLEGAL_CODEC_PARAMETER";
+    case ErrorCode::kNetworkError: return "NETWORK_ERROR";
     case ErrorCode::kIllegalAggregation: return "ILLEGAL_AGGREGATION";
     case ErrorCode::kNumberOfColumnsDoesntMatch: return "NUMBER_OF_COLUMNS_DOESNT_MATCH";
     case ErrorCode::kIncorrectElementOfSet: return "INCORRECT_ELEMENT_OF_SET";

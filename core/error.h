@@ -90,6 +90,7 @@ enum class ErrorCode : int {
   kIllegalSyntaxForCodecType = 431,
   kUnknownCodec = 432,
   kIllegalCodecParameter = 433,
+  kNetworkError = 210,
   kUnknownUser = 192,
   kAccessEntityNotFound = 492,
   kAccessEntityAlreadyExists = 493,

@@ -129,12 +129,28 @@ absl::Status FragmentExecutor::RunResolved(const core::plan::Fragment& fragment,
   stats.stats.read_rows = progress.UnsentRows(stats.stats.read_rows);
   stats.stats.read_bytes = progress.UnsentBytes(stats.stats.read_bytes);
 
+  RETURN_IF_ERROR(SendResult(fragment, *pipeline, std::move(states), late.get(), source.get(),
+                             compression, cancelled, sink));
+  auto elapsed = std::chrono::steady_clock::now() - started;
+  stats.stats.elapsed_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
+  if (!sink(std::move(stats))) return SinkGone();
+  return absl::OkStatus();
+}
+
+absl::Status FragmentExecutor::SendResult(const core::plan::Fragment& fragment,
+                                          const core::FragmentPipeline& pipeline,
+                                          std::vector<std::unique_ptr<LocalState>> states,
+                                          LateMaterializedScan* late, const MorselSource* source,
+                                          core::WireCompression compression,
+                                          const std::atomic<bool>& cancelled,
+                                          const ChunkSink& sink) {
   const bool finalize_on_worker = fragment.aggregate && fragment.aggregate->finalize_on_worker;
   const bool local_cut = finalize_on_worker && fragment.aggregate->local_cut.active();
-  if (pipeline->aggregating() && !finalize_on_worker) {
+  if (pipeline.aggregating() && !finalize_on_worker) {
     // One message for a small result, else only the non-empty buckets (fragment_result.h).
     ASSIGN_OR_RETURN(core::LocalMerger::PartialResult partial,
-                     pipeline->FinishPartial(std::move(states), pool_));
+                     pipeline.FinishPartial(std::move(states), pool_));
     if (cancelled) return SinkGone();  // a memory limit hit while merging
     // Encoded (and compressed) on the pool a window of buckets at a time, sent in order.
     constexpr size_t kEncodeWindow = 32;
@@ -172,9 +188,9 @@ absl::Status FragmentExecutor::RunResolved(const core::plan::Fragment& fragment,
     }
     ASSIGN_OR_RETURN(core::Block rows,
                      finalize_on_worker
-                         ? pipeline->FinishFinalized(std::move(states), pool_, cut_bucket)
+                         ? pipeline.FinishFinalized(std::move(states), pool_, cut_bucket)
                      : late ? late->Materialize(*source, std::move(states), pool_)
-                            : pipeline->FinishRows(std::move(states)));
+                            : pipeline.FinishRows(std::move(states)));
     if (local_cut) {
       ASSIGN_OR_RETURN(rows, CutLocalGroups(fragment.aggregate->local_cut, std::move(rows)));
     }
@@ -189,10 +205,6 @@ absl::Status FragmentExecutor::RunResolved(const core::plan::Fragment& fragment,
       if (total == 0) break;
     }
   }
-  auto elapsed = std::chrono::steady_clock::now() - started;
-  stats.stats.elapsed_us =
-      std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
-  if (!sink(std::move(stats))) return SinkGone();
   return absl::OkStatus();
 }
 

@@ -7,10 +7,13 @@
 #include <functional>
 
 #include "absl/status/status.h"
+#include "core/block_codec.h"
+#include "core/fragment_pipeline.h"
 #include "core/thread_pool.h"
 #include "core/plan/fragment.h"
 #include "core/plan/fragment_result.h"
 #include "storage/store.h"
+#include "worker/exchange.h"
 
 namespace granite::worker {
 
@@ -19,13 +22,20 @@ using ChunkSink = std::function<bool(core::plan::ResultChunk&&)>;
 
 // Runs fragments against the worker's store.
 // Thread-safety: Run() may be called concurrently for different fragments.
+class LateMaterializedScan;
+class MorselSource;
+
 class FragmentExecutor {
  public:
-  FragmentExecutor(storage::Store* store, core::ThreadPool* pool) : store_(store), pool_(pool) {}
+  // `exchanges` (may be null: no shuffle joins) holds this worker's inboxes of shuffle joins.
+  FragmentExecutor(storage::Store* store, core::ThreadPool* pool,
+                   ExchangeRegistry* exchanges = nullptr)
+      : store_(store), pool_(pool), exchanges_(exchanges) {}
 
   // Executes `fragment`, streaming results into `sink`, and ends with a stats chunk.
   // `cancelled` is polled between morsels. Co-located joins (BroadcastJoin::local_build) first
-  // read their builds from this worker's shard (fragment_executor_local_build.cc).
+  // read their builds from this worker's shard (fragment_executor_local_build.cc); a shuffle
+  // join exchanges both sides with the other workers first (fragment_executor_shuffle.cc).
   absl::Status Run(const core::plan::Fragment& fragment, const std::atomic<bool>& cancelled,
                    const ChunkSink& sink);
 
@@ -40,8 +50,23 @@ class FragmentExecutor {
                                              const std::atomic<bool>& cancelled,
                                              const ChunkSink& sink);
 
+  using LocalState = core::FragmentPipeline::LocalState;
+  // Merges the thread states of `fragment`'s pipeline and sends the result — partial buckets,
+  // finalized groups or rows — to `sink` (not the stats chunk). `late` and `source`: a late-
+  // materialized scan's rows are read here (both null otherwise).
+  absl::Status SendResult(const core::plan::Fragment& fragment,
+                          const core::FragmentPipeline& pipeline,
+                          std::vector<std::unique_ptr<LocalState>> states,
+                          LateMaterializedScan* late, const MorselSource* source,
+                          core::WireCompression compression, const std::atomic<bool>& cancelled,
+                          const ChunkSink& sink);
+  // Runs a fragment whose first join is a shuffle (worker/exchange.h).
+  absl::Status RunShuffled(const core::plan::Fragment& fragment,
+                           const std::atomic<bool>& cancelled, const ChunkSink& sink);
+
   storage::Store* store_;
   core::ThreadPool* pool_;
+  ExchangeRegistry* exchanges_;
 };
 
 }  // namespace granite::worker

@@ -24,6 +24,7 @@ core::Block EmptyBuild(const core::plan::Fragment& build) {
 
 absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
                                    const std::atomic<bool>& cancelled, const ChunkSink& sink) {
+  if (fragment.shuffling() && !fragment.explain_only) return RunShuffled(fragment, cancelled, sink);
   const bool local = std::any_of(fragment.joins.begin(), fragment.joins.end(),
                                  [](const core::plan::BroadcastJoin& j) { return j.local_build; });
   if (!local) return RunResolved(fragment, cancelled, sink);
@@ -37,6 +38,7 @@ absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
       ASSIGN_OR_RETURN(join.build, ReadLocalBuild(fragment, *join.local_build, cancelled, sink));
     }
     join.local_build.reset();
+    join.shuffle = false;
   }
   return RunResolved(resolved, cancelled, sink);
 }

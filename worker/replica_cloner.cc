@@ -9,11 +9,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
-#include "core/interserver_secret.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
 #include "granite/worker/v1/worker.grpc.pb.h"
 #include "storage/clone_install.h"
+#include "worker/peer_stub.h"
 
 namespace granite::worker {
 
@@ -35,14 +35,6 @@ std::string RandomToken() {
 // A part or file name from the peer: one path component.
 bool SafeName(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
-}
-
-std::unique_ptr<pb::Worker::Stub> StubFor(const std::string& address) {
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(1 << 30);
-  args.SetMaxSendMessageSize(1 << 30);
-  return pb::Worker::NewStub(grpc::experimental::CreateCustomChannelWithInterceptors(
-      address, grpc::InsecureChannelCredentials(), args, core::InterServerClientInterceptors()));
 }
 
 std::unique_ptr<grpc::ClientContext> ContextWithin(std::chrono::seconds timeout) {
@@ -326,8 +318,8 @@ absl::StatusOr<pb::CloneReplicaResponse> ReplicaCloner::Clone(const std::string&
       cloner->copying_.erase(dir);
     }
   } done{this, table->directory()};
-  std::unique_ptr<pb::Worker::Stub> stub = StubFor(source);
-  Copy copy(store_->file_system().get(), table.get(), stub.get(), source);
+  pb::Worker::Stub* stub = PeerStub(source);
+  Copy copy(store_->file_system().get(), table.get(), stub, source);
   // The bulk, without blocking this replica's commits.
   ASSIGN_OR_RETURN(pb::SnapshotReplicaResponse first, copy.Snapshot());
   RETURN_IF_ERROR(copy.Stage(first).status());

@@ -73,7 +73,7 @@ void FillPartInfo(const storage::Table& table, const storage::Part& part, bool a
 WorkerService::WorkerService(storage::Store* store, core::ThreadPool* pool, WorkerInfo info,
                              int execute_nice)
     : store_(store), block_log_(store->file_system()), cloner_(store, &block_log_),
-      executor_(store, pool),
+      executor_(store, pool, &exchanges_),
       info_(std::move(info)), execute_nice_(execute_nice) {
   storage::MergeOptions options;
   options.nice = execute_nice;
@@ -126,6 +126,39 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context,
   if (!status.ok()) core::CountEvent(core::Event::kFragmentsFailed);
   core::CountEvent(core::Event::kFragmentsFinished);
   return core::ToGrpcStatus(status);
+}
+
+grpc::Status WorkerService::Exchange(grpc::ServerContext* context,
+                                     grpc::ServerReader<pb::ExchangeMessage>* reader,
+                                     pb::ExchangeReply* /*reply*/) {
+  if (grpc::Status denied = core::CheckInterServerSecret(*context); !denied.ok()) return denied;
+  pb::ExchangeMessage message;
+  std::shared_ptr<ExchangeInbox> inbox;
+  const std::function<bool()> gone = [context] { return context->IsCancelled(); };
+  while (reader->Read(&message)) {
+    if (!inbox) {
+      absl::StatusOr<std::shared_ptr<ExchangeInbox>> found =
+          exchanges_.Find(message.exchange_id(), message.senders());
+      if (!found.ok()) return core::ToGrpcStatus(found.status());
+      inbox = *std::move(found);
+    }
+    absl::Status status;
+    const uint32_t sender = message.sender();
+    const bool build = message.side() == pb::ExchangeMessage::BUILD;
+    if (message.has_block()) {
+      core::plan::EncodedBlock block;
+      block.rows = message.block().rows();
+      block.raw_size = message.block().raw_size();
+      block.data = std::move(*message.mutable_block()->mutable_data());
+      status = build ? inbox->AddBuild(sender, std::move(block))
+                     : inbox->AddProbe(sender, std::move(block), gone);
+    }
+    if (status.ok() && message.end()) {
+      status = build ? inbox->EndBuild(sender) : inbox->EndProbe(sender);
+    }
+    if (!status.ok()) return core::ToGrpcStatus(status);
+  }
+  return grpc::Status::OK;
 }
 
 int WorkerService::BulkInsertPriority(size_t rows) const {

@@ -36,6 +36,12 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
   grpc::Status Execute(grpc::ServerContext* context,
                        const granite::worker::v1::FragmentRequest* request,
                        grpc::ServerWriter<granite::worker::v1::FragmentChunk>* writer) override;
+  // A peer's rows for a shuffle join running here (worker/exchange.h): each message goes into
+  // the exchange's inbox; a full probe queue stops the reading (gRPC flow control holds the
+  // peer back).
+  grpc::Status Exchange(grpc::ServerContext* context,
+                        grpc::ServerReader<granite::worker::v1::ExchangeMessage>* reader,
+                        granite::worker::v1::ExchangeReply* reply) override;
   grpc::Status Insert(grpc::ServerContext* context, const granite::worker::v1::InsertRequest* request,
                       granite::worker::v1::InsertResponse* response) override;
   grpc::Status CreateTable(grpc::ServerContext* context,
@@ -117,6 +123,7 @@ class WorkerService final : public granite::worker::v1::Worker::Service {
   storage::Store* store_;
   storage::BlockLog block_log_;  // replicated inserts: block ids and retained blocks
   ReplicaCloner cloner_;
+  ExchangeRegistry exchanges_;  // before executor_, which uses it
   FragmentExecutor executor_;
   const WorkerInfo info_;
   const int execute_nice_;

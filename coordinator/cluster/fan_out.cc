@@ -2,10 +2,13 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
+#include <random>
 #include <thread>
 
 #include "core/block_codec.h"
 #include "core/error.h"
+#include "core/hash.h"
 #include "core/memory/transport_memory_scope.h"
 #include "core/rpc_status.h"
 #include "core/wire/plan_codec.h"
@@ -260,21 +263,58 @@ absl::Status RunOnShard(const WorkerSet& workers, size_t shard, const EncodedFra
                          errors);
 }
 
+// A fresh exchange id: unique among the queries a worker runs at once, never 0.
+uint64_t ExchangeId() {
+  static std::atomic<uint64_t> counter{0};
+  static const uint64_t base = std::random_device()() * uint64_t{0x9E3779B97F4A7C15};
+  const uint64_t id = core::HashInt(base + counter.fetch_add(1));
+  return id == 0 ? 1 : id;
+}
+
 }  // namespace
 
 namespace {
 
 // Runs `fragment` on every shard; blocks go to `consumer` if set, else into `blocks`.
-absl::Status RunOnShards(const WorkerSet& workers, const core::plan::Fragment& fragment,
+absl::Status RunOnShards(const WorkerSet& workers, const core::plan::Fragment& planned,
                          QueryContext* query, BucketedMerger* merger,
                          std::vector<std::vector<core::Block>>* blocks, BlockConsumer* consumer) {
-  const EncodedFragment encoded(workers, fragment);
-  const LoadBalancing balancing = ParseLoadBalancing(fragment.settings.load_balancing);
+  const LoadBalancing balancing = ParseLoadBalancing(planned.settings.load_balancing);
   size_t n = workers.shard_count();
+  // A shuffle join's workers send rows to each other (worker/exchange.h): every shard takes
+  // part, on one replica chosen now, whose addresses travel in the fragment. A replica that fails
+  // mid-query fails the query (its peers' rows cannot be sent again).
+  std::vector<size_t> exchange_process;
+  core::plan::Fragment shuffled;
+  if (planned.shuffling()) {
+    shuffled = planned;
+    shuffled.shards.clear();
+    shuffled.exchange_id = ExchangeId();
+    for (size_t i = 0; i < n; ++i) {
+      size_t process = i * workers.replica_count();
+      if (workers.replica_count() > 1) {
+        const std::vector<size_t> order = workers.monitor()->ReadOrder(
+            i, balancing, planned.settings.max_replica_delay_for_distributed_queries);
+        if (!order.empty()) process = order[0];
+      }
+      exchange_process.push_back(process);
+      shuffled.exchange_peers.push_back(workers.address(process));
+    }
+  }
+  const core::plan::Fragment& fragment = planned.shuffling() ? shuffled : planned;
+  const EncodedFragment encoded(workers, fragment);
   blocks->assign(n, {});
   std::vector<absl::Status> statuses(n);
   auto run = [&](size_t i) {
-    if (workers.replica_count() > 1) {
+    if (!exchange_process.empty()) {
+      Attempt attempt;
+      attempt.process = exchange_process[i];
+      attempt.shard = i;
+      attempt.consumer = consumer;
+      ShardProgress progress;
+      statuses[i] = RunOnWorker(workers, &attempt, encoded, query, merger, &(*blocks)[i],
+                                &progress);
+    } else if (workers.replica_count() > 1) {
       statuses[i] =
           RunOnShard(workers, i, encoded, balancing,
                      fragment.settings.max_replica_delay_for_distributed_queries, query, merger,

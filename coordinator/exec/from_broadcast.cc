@@ -2,6 +2,7 @@
 // joins"): which table stays on the workers, how the other relations group into builds, and
 // whether sending the builds is worth it.
 #include <algorithm>
+#include <map>
 
 #include "coordinator/exec/from_materializer.h"
 #include "coordinator/sql/ast_build.h"
@@ -116,10 +117,13 @@ bool FromMaterializer::CoSharded(size_t a, size_t b, const std::vector<ExprPtr>&
 // Whether relation `r` is a table that a co-located build may read: a table of the catalog,
 // planned under distributed_join_mode 'auto'.
 bool FromMaterializer::LocalCandidate(size_t r) const {
+  return context_.join_mode == "auto" && PlainTable(r);
+}
+
+bool FromMaterializer::PlainTable(size_t r) const {
   const Relation& relation = relations_[r];
   const sql::TableRef& ref = *relation.ref;
-  return context_.join_mode == "auto" && !relation.prematerialized && !ref.is_function &&
-         !ref.subquery;
+  return !relation.prematerialized && !ref.is_function && !ref.subquery;
 }
 
 // The relations of `members` joined on the workers as co-located builds with `probe`, in join
@@ -366,10 +370,15 @@ absl::StatusOr<std::optional<size_t>> FromMaterializer::FirstToSend(
 // own equalities are taken from remaining_; a caller that gives the plan up restores
 // plan.conjuncts.
 absl::StatusOr<std::optional<FromMaterializer::InnerPlan>> FromMaterializer::PlanInner(
-    const std::set<size_t>& members) {
+    const std::set<size_t>& members, std::optional<ShufflePair> shuffle) {
   InnerPlan plan;
   std::optional<size_t> probe;
+  if (shuffle) {
+    probe = shuffle->probe;
+    plan.probe_rows = shuffle->probe_rows;
+  }
   for (size_t r : members) {
+    if (shuffle) break;
     const sql::TableRef& ref = *relations_[r].ref;
     if (relations_[r].prematerialized || ref.is_function || ref.subquery) continue;
     ASSIGN_OR_RETURN(uint64_t rows, TableRows(r));
@@ -380,7 +389,8 @@ absl::StatusOr<std::optional<FromMaterializer::InnerPlan>> FromMaterializer::Pla
   }
   if (!probe) return std::nullopt;
   plan.probe = *probe;
-  plan.local = CoLocatedRelations(members, *probe);
+  plan.local = shuffle ? std::vector<size_t>{shuffle->partner} : CoLocatedRelations(members, *probe);
+  plan.shuffle = shuffle.has_value();
   // Joining the groups takes their keys out of remaining_: put them back if the joins end up
   // on the coordinator after all, or the groups are formed again.
   plan.conjuncts = remaining_;
@@ -399,6 +409,7 @@ absl::StatusOr<std::optional<FromMaterializer::InnerPlan>> FromMaterializer::Pla
       plan.build_rows += joined.block.rows();
       plan.builds.push_back(std::move(joined));
     }
+    if (shuffle) break;  // the partner is too big to send: that is why it is shuffled
     ASSIGN_OR_RETURN(std::optional<size_t> demoted,
                      FirstToSend(plan.local, plan.components, plan.builds, plan.conjuncts));
     if (!demoted) break;
@@ -414,6 +425,7 @@ absl::StatusOr<std::set<size_t>> FromMaterializer::AddInnerBuilds(InnerPlan plan
   std::set<size_t> joined = {plan.probe};
   for (size_t r : plan.local) {
     BroadcastSource::Build build = LocalBuild(r);
+    build.shuffle = plan.shuffle;  // then the only local build, keyed on the probe alone
     RETURN_IF_ERROR(TakeProbeKeys(joined, {r}, &build));
     joined.insert(r);
     broadcast->builds.push_back(std::move(build));
@@ -433,6 +445,8 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcast()
   if (context_.join_mode == "coordinator") return std::nullopt;
   std::set<size_t> all;
   for (size_t r = 0; r < relations_.size(); ++r) all.insert(r);
+  ASSIGN_OR_RETURN(std::optional<MaterializedFrom> shuffled, TryShuffle(all));
+  if (shuffled) return shuffled;
   ASSIGN_OR_RETURN(std::optional<InnerPlan> plan, PlanInner(all));
   if (!plan) return std::nullopt;
   // auto: sending the builds to every worker must cost less than gathering the probe's rows
@@ -449,6 +463,53 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcast()
   BroadcastSource broadcast;
   RETURN_IF_ERROR(AddInnerBuilds(*std::move(plan), &broadcast).status());
   return std::optional<MaterializedFrom>(Broadcasting(std::move(broadcast), probe));
+}
+
+absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryShuffle(
+    const std::set<size_t>& members) {
+  const std::string& mode = context_.join_mode;
+  if (context_.worker_count < 2 || (mode != "auto" && mode != "shuffle")) return std::nullopt;
+  std::map<size_t, uint64_t> rows;
+  std::optional<size_t> probe;
+  for (size_t r : members) {
+    if (!PlainTable(r)) continue;
+    ASSIGN_OR_RETURN(rows[r], TableRows(r));
+    if (!probe || rows[r] > rows[*probe]) probe = r;
+  }
+  if (!probe) return std::nullopt;
+  std::optional<size_t> partner;
+  for (const auto& [r, count] : rows) {
+    if (r == *probe || (partner && count <= rows[*partner])) continue;
+    const bool linked = std::any_of(remaining_.begin(), remaining_.end(), [&](const ExprPtr& c) {
+      return ProbeKey(*c, {*probe}, {r}).has_value();
+    });
+    if (linked) partner = r;
+  }
+  if (!partner || CoSharded(*probe, *partner, remaining_)) return std::nullopt;
+  if (mode == "auto") {
+    auto passing = [&](size_t r) -> absl::StatusOr<uint64_t> {
+      if (relations_[r].pushed.empty()) return rows[r];
+      return TableRows(r, sql::JoinAnd(relations_[r].pushed));
+    };
+    const uint64_t copies = context_.worker_count > 2 ? context_.worker_count - 1 : 1;
+    ASSIGN_OR_RETURN(uint64_t partner_rows, passing(*partner));
+    ASSIGN_OR_RETURN(uint64_t probe_rows, passing(*probe));
+    if (partner_rows * copies <= probe_rows) return std::nullopt;
+  }
+  ASSIGN_OR_RETURN(std::optional<InnerPlan> plan,
+                   PlanInner(members, ShufflePair{*probe, rows[*probe], *partner}));
+  if (!plan) return std::nullopt;
+  if (!plan->components.empty()) {
+    ASSIGN_OR_RETURN(bool worth, WorthBroadcasting(plan->probe, plan->probe_rows,
+                                                   plan->build_rows));
+    if (!worth) {
+      remaining_ = plan->conjuncts;
+      return std::nullopt;
+    }
+  }
+  BroadcastSource broadcast;
+  RETURN_IF_ERROR(AddInnerBuilds(*std::move(plan), &broadcast).status());
+  return std::optional<MaterializedFrom>(Broadcasting(std::move(broadcast), *probe));
 }
 
 }  // namespace granite::coordinator::from_internal

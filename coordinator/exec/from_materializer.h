@@ -170,8 +170,26 @@ class FromMaterializer {
     std::vector<Joined> builds;                  // their joined rows
     uint64_t build_rows = 0;
     std::vector<ExprPtr> conjuncts;              // remaining_ before the groups' keys were taken
+    bool shuffle = false;                        // local[0] is a shuffle join's build
   };
-  absl::StatusOr<std::optional<InnerPlan>> PlanInner(const std::set<size_t>& members);
+  // A shuffle join chosen by TryShuffle: the table read on the workers and its partner.
+  struct ShufflePair {
+    size_t probe = 0;
+    uint64_t probe_rows = 0;
+    size_t partner = 0;
+  };
+  // With `shuffle`, its probe and partner (as the one local table, shuffled) replace the
+  // largest table and the co-located ones.
+  absl::StatusOr<std::optional<InnerPlan>> PlanInner(
+      const std::set<size_t>& members, std::optional<ShufflePair> shuffle = std::nullopt);
+  // A shuffle join of the largest table with the largest one linked to it by an equality, when
+  // distributed_join_mode is 'shuffle', or 'auto' and the partner's rows that pass its filter,
+  // sent to every worker, would outweigh the largest table's (where 'auto' would otherwise join
+  // on the coordinator); nullopt otherwise, or when the two are co-sharded or the cluster has one
+  // shard. The other members are sent as groups (PlanInner).
+  absl::StatusOr<std::optional<MaterializedFrom>> TryShuffle(const std::set<size_t>& members);
+  // Whether relation `r` is a table of the catalog (not a subquery, function or CTE result).
+  bool PlainTable(size_t r) const;
   // Appends `plan`'s builds to `broadcast`, taking their keys from remaining_; returns the
   // relations joined on the workers' side (the probe and the co-located ones).
   absl::StatusOr<std::set<size_t>> AddInnerBuilds(InnerPlan plan, BroadcastSource* broadcast);

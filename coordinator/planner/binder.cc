@@ -272,7 +272,10 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
   }
   NarrowLocalInput(binder.SourcePositions(), &plan);
   plan.fragment.settings = plan.settings;
-  ApplyPlannerRules(&plan, RuleContext{source.table ? &*source.table : nullptr, worker_count_});
+  // A shuffle join moves the probe rows off their shard: rules that rely on where the table's
+  // rows live (its sharding key) see no table.
+  const bool placed = source.table && !plan.fragment.shuffling();
+  ApplyPlannerRules(&plan, RuleContext{placed ? &*source.table : nullptr, worker_count_});
   return plan;
 }
 

@@ -50,6 +50,8 @@ struct BroadcastSource {
     // shard with this SELECT of `table`'s columns (FROM one table, WHERE, no aggregation), and
     // `table` has names and types but no rows. Unset: `table` holds the rows to send.
     std::optional<sql::SelectStatement> local_read;
+    // With local_read, the first build only: a shuffle join (plan::BroadcastJoin::shuffle).
+    bool shuffle = false;
   };
   sql::TableRef probe;      // a table
   std::string probe_qualifier;

@@ -87,6 +87,7 @@ absl::Status Binder::BindJoins(const BroadcastSource& broadcast, const Source& s
         return Unplannable("a co-located build is not a plain read of a table");
       }
       join.local_build = std::make_shared<const core::plan::Fragment>(local);
+      join.shuffle = build.shuffle;
     }
     for (const auto& [probe_key, build_key] : build.keys) {
       ASSIGN_OR_RETURN(Expr probe, binder.BindInput(*probe_key));

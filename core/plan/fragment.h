@@ -65,6 +65,11 @@ struct BroadcastJoin {
   // Co-located: a projecting fragment (no joins, no aggregate, no top-N) over this worker's
   // shard whose rows become `build` on the worker; `build` is then empty in the plan.
   std::shared_ptr<const Fragment> local_build;
+  // Shuffle (with local_build, the first join only): neither table is sharded by the key, so
+  // every worker sends each row of its shard's build, and each probe row that passed the
+  // filter, to the worker that owns the row's key hash (worker/exchange.h); each worker then
+  // joins the rows it received. Fragment::exchange_peers names the workers.
+  bool shuffle = false;
 };
 
 // One aggregate function call of an Aggregate.
@@ -158,12 +163,18 @@ struct Fragment {
   // The query's settings; the wire carries only the changed ones.
   Settings settings;
 
+  // A fragment with a shuffled join: the query's exchange, unique per fan-out, and the address of
+  // the worker that runs shard i, for i < worker_count. Set by the coordinator's fan-out.
+  uint64_t exchange_id = 0;
+  std::vector<std::string> exchange_peers;
+
   // The coordinator's choice of shards to run on, in increasing order; empty = every shard. Set
   // when the filter fixes the sharding key (rules/skip_unused_shards.h); not sent to workers.
   std::vector<uint32_t> shards;
 
   bool aggregating() const { return aggregate.has_value(); }
   bool joining() const { return !joins.empty(); }
+  bool shuffling() const { return !joins.empty() && joins[0].shuffle; }
 };
 
 }  // namespace granite::core::plan

@@ -101,7 +101,8 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
   size_t joined = fragment.scan.columns.size();
   for (const BroadcastJoin& join : fragment.joins) {
     const Fragment* local = join.local_build.get();
-    std::string line = indent + (local ? "ColocatedJoin " : "BroadcastJoin ") +
+    std::string line = indent +
+                       (join.shuffle ? "ShuffleJoin " : local ? "ColocatedJoin " : "BroadcastJoin ") +
                        JoinKindText(join.kind) + " keys [" +
                        ExprListText(join.probe_keys, names) + "] = [";
     for (size_t k = 0; k < join.build_keys.size(); ++k) {
@@ -117,8 +118,10 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
     for (size_t c = 0; c < BuildColumns(join); ++c) {
       line += (c > 0 ? ", " : "") + names[joined + c];
     }
-    lines.push_back(line +
-                    (local ? "] (each worker reads its own shard)" : "] (sent to every worker)"));
+    lines.push_back(line + (join.shuffle ? "] (both sides exchanged between the workers by a "
+                                           "hash of the key; each worker joins its partition)"
+                            : local ? "] (each worker reads its own shard)"
+                                    : "] (sent to every worker)"));
     joined += BuildColumns(join);
   }
   if (fragment.join_filter) {

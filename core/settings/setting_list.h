@@ -122,12 +122,14 @@
     "MEMORY_LIMIT_EXCEEDED (0 = none)")                                                           \
   M(UInt64, max_rows_in_join, 0, "",                                                              \
     "Rows a JOIN's result may have before TOO_MANY_ROWS (0 = the server's cap of 200 million)")  \
-  M(String, distributed_join_mode, "auto", "auto|broadcast|coordinator",                          \
+  M(String, distributed_join_mode, "auto", "auto|broadcast|shuffle|coordinator",                  \
     "Where joins run: auto (co-located where both tables are sharded by the join key or the "   \
     "cluster has one shard: each worker reads both sides from its own shard; else broadcast "   \
     "when the smaller sides times max(1, workers - 1) hold at most the largest table's rows "   \
-    "that pass its own filter), broadcast (the smaller sides sent to the workers that read the " \
-    "largest table), coordinator (every side gathered)")                                        \
+    "that pass its own filter; else a shuffle of the largest table and its largest partner), "  \
+    "broadcast (the smaller sides sent to the workers that read the largest table), shuffle "   \
+    "(the largest table and its largest partner repartitioned between the workers by the join " \
+    "key, the others sent), coordinator (every side gathered)")                                 \
   M(Bool, join_use_nulls, false, "",                                                              \
     "1: rows without a partner get NULLs (their columns become Nullable)")                      \
   M(Bool, input_format_null_as_default, true, "",                                                \

@@ -201,6 +201,7 @@ void JoinToProto(const plan::BroadcastJoin& join, WireCompression compression,
   out->set_kind(static_cast<pb::BroadcastJoin::Kind>(join.kind));
   ExprsToProto(join.probe_keys, out->mutable_probe_keys());
   for (uint32_t key : join.build_keys) out->add_build_keys(key);
+  out->set_shuffle(join.shuffle);
   if (join.local_build) {
     ToProto(*join.local_build, out->mutable_local_build());
     return;
@@ -228,9 +229,11 @@ absl::StatusOr<plan::BroadcastJoin> JoinFromProto(const pb::BroadcastJoin& join)
     build_columns = local.projections.size();
     out.local_build = std::make_shared<const plan::Fragment>(std::move(local));
   } else {
+    if (join.shuffle()) return Malformed("a shuffled join without a build to read");
     ASSIGN_OR_RETURN(out.build, DecodeWireBlock(join.build(), join.build_raw_size()));
     build_columns = out.build.columns.size();
   }
+  out.shuffle = join.shuffle();
   for (uint32_t key : out.build_keys) {
     if (key >= build_columns) return Malformed("join key past the build columns");
   }
@@ -261,6 +264,8 @@ void ToProto(const plan::Fragment& fragment, pb::Fragment* out) {
     JoinToProto(join, compression, out->add_joins());
   }
   if (fragment.join_filter) ToProto(*fragment.join_filter, out->mutable_join_filter());
+  out->set_exchange_id(fragment.exchange_id);
+  for (const std::string& peer : fragment.exchange_peers) out->add_exchange_peers(peer);
   ExprsToProto(fragment.projections, out->mutable_projections());
   if (fragment.aggregate) AggregateToProto(*fragment.aggregate, out);
   for (const plan::SortKey& key : fragment.order_by) {
@@ -301,8 +306,11 @@ absl::StatusOr<plan::Fragment> FromProto(const pb::Fragment& fragment) {
   }
   for (const pb::BroadcastJoin& join : fragment.joins()) {
     ASSIGN_OR_RETURN(plan::BroadcastJoin decoded, JoinFromProto(join));
+    if (decoded.shuffle && !out.joins.empty()) return Malformed("a shuffled join after another join");
     out.joins.push_back(std::move(decoded));
   }
+  out.exchange_id = fragment.exchange_id();
+  out.exchange_peers.assign(fragment.exchange_peers().begin(), fragment.exchange_peers().end());
   if (fragment.has_join_filter()) {
     ASSIGN_OR_RETURN(out.join_filter, FromProto(fragment.join_filter()));
   }
@@ -315,6 +323,11 @@ absl::StatusOr<plan::Fragment> FromProto(const pb::Fragment& fragment) {
   }
   out.limit = fragment.limit();
   ASSIGN_OR_RETURN(out.settings, Settings::FromMap(fragment.settings()));
+  // A shuffle needs every worker's address; the coordinator's planning form has none yet.
+  if (out.shuffling() && !out.exchange_peers.empty() &&
+      (out.exchange_peers.size() != out.worker_count || out.exchange_id == 0)) {
+    return Malformed("a shuffled join whose exchange does not name every worker");
+  }
   return out;
 }
 

@@ -18,6 +18,9 @@ comments):
 
     halt                      (stops reading the file: the records after it are skipped)
 
+    onlyif workers>=N         (on the line before a record: run it only on clusters of at least
+                               N workers, for plans that differ with the cluster's size)
+
 Queries run with output_format TabSeparated (a FORMAT clause in the SQL takes precedence) and their
 output lines are compared exactly; rowsort sorts both sides first; every output row must have as
 many tab-separated fields as the type string has letters. A statement's output is ignored.
@@ -66,6 +69,7 @@ class Record:
         self.types = ""
         self.sort = "nosort"
         self.expected = []
+        self.min_workers = 1  # onlyif workers>=N
 
     def __repr__(self):
         return "Record(%s@%d %r)" % (self.kind, self.line, self.sql)
@@ -110,6 +114,7 @@ def parse(text, filename="<string>", check_rows=True):
     records = []
     i = 0
     n = len(lines)
+    min_workers = 1  # from an onlyif line, for the next record
     while i < n:
         raw = lines[i]
         stripped = raw.strip()
@@ -120,9 +125,17 @@ def parse(text, filename="<string>", check_rows=True):
         words = stripped.split()
         if words[0] == "halt":
             break
+        if words[0] == "onlyif":
+            match = re.fullmatch(r"workers>=(\d+)", "".join(words[1:]))
+            if not match:
+                raise ParseError("%s: expected 'onlyif workers>=N', got %r" % (where, raw))
+            min_workers = int(match.group(1))
+            i += 1
+            continue
         if words[0] not in ("statement", "query"):
             raise ParseError("%s: expected 'statement' or 'query', got %r" % (where, raw))
         record = Record(words[0], i + 1)
+        record.min_workers, min_workers = min_workers, 1
         _parse_header(words, record, where)
         i += 1
         sql_lines = []
@@ -206,11 +219,14 @@ def _report(path, record, message, expected=None, actual=None):
     print("\n".join(out), flush=True)
 
 
-def run_records(path, records, client, query_timeout):
-    """Runs records against client; prints each failure. Returns the number of failures."""
+def run_records(path, records, client, query_timeout, workers=1):
+    """Runs records against client (a cluster of `workers` workers); prints each failure.
+    Returns the number of failures."""
     import granite_client
     failures = 0
     for record in records:
+        if record.min_workers > workers:
+            continue
         if failures >= MAX_FAILURES_PER_FILE:
             print("  ... stopping %s after %d failures" % (path, failures), flush=True)
             break
@@ -265,7 +281,7 @@ def run_file(path, granite, workers, args):
         host, port = args.server.rsplit(":", 1)
         import granite_client
         with granite_client.connect(host, int(port)) as client:
-            failures = run_records(path, records, client, args.query_timeout)
+            failures = run_records(path, records, client, args.query_timeout, workers)
         log = None
     else:
         cluster = cluster_lib.LocalCluster(granite, workers=workers, threads=args.threads,
@@ -278,7 +294,7 @@ def run_file(path, granite, workers, args):
             return False
         try:
             with cluster.client() as client:
-                failures = run_records(path, records, client, args.query_timeout)
+                failures = run_records(path, records, client, args.query_timeout, workers)
             if not cluster.process.alive():
                 print("FAIL %s (workers=%d): granite local exited with code %s during the file"
                       % (path, workers, cluster.process.returncode()), flush=True)

@@ -1,0 +1,282 @@
+// FragmentExecutor's shuffle joins (plan::BroadcastJoin::shuffle on the first join): both tables
+// are repartitioned across the workers by a hash of the join key (worker/exchange.h), and each
+// worker joins the rows it receives. In order:
+//   1. the build: this shard's rows of the build table are read (the join's local_build
+//      fragment), split by key and sent, each worker's part to its inbox;
+//   2. consumer threads start: they wait for every worker's build rows, hash them, and then run
+//      the rest of the fragment (joins, join filter, aggregation or projection) over the probe
+//      rows as they arrive;
+//   3. the probe: this shard's rows of the probe table that pass the fragment's filter, only the
+//      columns read after it, are split by key and sent as the scan streams them;
+//   4. once every worker has sent all its rows, the consumers' states are merged and sent to the
+//      coordinator like any fragment's (SendResult).
+// The consumers are threads of their own, not the pool's: the pool's threads may all be waiting
+// to send probe rows to a worker whose consumers must drain its inbox first.
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "core/block_codec.h"
+#include "core/error.h"
+#include "core/expression.h"
+#include "core/join/row_keys.h"
+#include "core/memory/memory_tracker.h"
+#include "core/plan/expr_remap.h"
+#include "core/status_macros.h"
+#include "worker/exchange_sender.h"
+#include "worker/fragment_executor.h"
+#include "worker/row_streamer.h"
+#include "worker/serial_sink.h"
+
+namespace granite::worker {
+namespace {
+
+using core::plan::Expr;
+using core::plan::Fragment;
+
+void MarkColumns(const Expr& e, std::vector<bool>* used) {
+  if (e.is_column() && e.column < used->size()) (*used)[e.column] = true;
+  for (const Expr& arg : e.args) MarkColumns(arg, used);
+}
+
+// Calls `fn` on every expression that reads the joined block (everything after the filter).
+template <typename Fn>
+void ForEachJoinedExpr(Fragment& fragment, Fn&& fn) {
+  for (core::plan::BroadcastJoin& join : fragment.joins) {
+    for (Expr& key : join.probe_keys) fn(key);
+  }
+  if (fragment.join_filter) fn(*fragment.join_filter);
+  for (Expr& projection : fragment.projections) fn(projection);
+  if (fragment.aggregate) {
+    for (Expr& key : fragment.aggregate->keys) fn(key);
+    for (core::plan::AggregateCall& call : fragment.aggregate->calls) {
+      for (Expr& arg : call.args) fn(arg);
+    }
+  }
+}
+
+size_t BuildColumns(const core::plan::BroadcastJoin& join) {
+  return join.local_build ? join.local_build->projections.size() : join.build.columns.size();
+}
+
+// Whether both sides partition by the 64-bit value of their one key (PartitionRows).
+bool WordKeys(const core::plan::BroadcastJoin& join) {
+  if (join.probe_keys.size() != 1 || !join.local_build) return false;
+  const core::TypeId probe = core::RemoveNullable(join.probe_keys[0].type);
+  const core::TypeId build =
+      core::RemoveNullable(join.local_build->projections[join.build_keys[0]].type);
+  return core::IsWordKey(probe) && core::IsWordKey(build);
+}
+
+absl::Status Gone() {
+  return core::Error(core::ErrorCode::kQueryWasCancelled, "Query was cancelled by the coordinator");
+}
+
+}  // namespace
+
+absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
+                                           const std::atomic<bool>& cancelled,
+                                           const ChunkSink& sink) {
+  const auto started = std::chrono::steady_clock::now();
+  const core::plan::BroadcastJoin& shuffled = fragment.joins[0];
+  if (exchanges_ == nullptr || fragment.exchange_id == 0 ||
+      fragment.exchange_peers.size() != fragment.worker_count || !shuffled.local_build ||
+      !fragment.scan.is_table()) {
+    return core::Error(core::ErrorCode::kLogicalError, "a shuffle join without its exchange");
+  }
+  ASSIGN_OR_RETURN(core::WireCompression compression,
+                   core::ParseWireCompression(fragment.settings.network_compression_method));
+  ASSIGN_OR_RETURN(std::shared_ptr<storage::Table> table, store_->TableOrError(fragment.scan.table));
+  const size_t workers = fragment.worker_count;
+  const bool word_keys = WordKeys(shuffled);
+
+  // The probe rows travel with only the columns read after the filter: the joined fragment reads
+  // them at new positions.
+  const size_t scanned = fragment.scan.columns.size();
+  size_t joined_width = scanned;
+  for (const core::plan::BroadcastJoin& join : fragment.joins) joined_width += BuildColumns(join);
+  Fragment joined = fragment;
+  std::vector<bool> used(joined_width, false);
+  ForEachJoinedExpr(joined, [&](Expr& e) { MarkColumns(e, &used); });
+  Fragment probe_read = fragment;
+  probe_read.joins.clear();
+  probe_read.join_filter.reset();
+  probe_read.aggregate.reset();
+  probe_read.order_by.clear();
+  probe_read.limit = 0;
+  probe_read.late_materialization = false;
+  probe_read.projections.clear();
+  probe_read.settings.network_compression_method = "none";  // partitioned right here
+  joined.scan.columns.clear();
+  joined.scan.string_sizes.clear();
+  std::vector<uint32_t> map(joined_width);
+  uint32_t next = 0;
+  for (size_t i = 0; i < scanned; ++i) {
+    if (!used[i]) continue;
+    Expr column;
+    column.column = static_cast<uint32_t>(i);
+    if (fragment.scan.reads_sizes(i)) {
+      column.type = core::TypeId::kUInt64;
+    } else {
+      const int index = table->schema().ColumnIndex(fragment.scan.columns[i]);
+      if (index < 0) {
+        return core::Error(core::ErrorCode::kNoSuchColumnInTable,
+                           "no column " + fragment.scan.columns[i] + " in " + fragment.scan.table);
+      }
+      column.type = table->schema().columns[index].type;
+    }
+    probe_read.projections.push_back(column);
+    joined.scan.columns.push_back(fragment.scan.columns[i]);
+    joined.scan.string_sizes.push_back(fragment.scan.reads_sizes(i));
+    map[i] = next++;
+  }
+  for (size_t i = scanned; i < joined_width; ++i) map[i] = static_cast<uint32_t>(i - scanned + next);
+  ForEachJoinedExpr(joined, [&](Expr& e) { core::plan::RemapColumns(map, &e); });
+  joined.filter.reset();  // applied before the rows were sent
+  joined.scan.prune_filter.reset();
+  joined.late_materialization = false;
+  std::vector<std::unique_ptr<core::Expression>> probe_keys;
+  for (const Expr& key : joined.joins[0].probe_keys) {
+    ASSIGN_OR_RETURN(std::unique_ptr<core::Expression> compiled, core::Expression::Compile(key));
+    probe_keys.push_back(std::move(compiled));
+  }
+
+  ASSIGN_OR_RETURN(std::shared_ptr<ExchangeInbox> inbox,
+                   exchanges_->Open(fragment.exchange_id, workers));
+  // However this ends, the inbox closes: peers still sending get an error, waits wake up.
+  absl::Status outcome = Gone();
+  struct Close {
+    ExchangeRegistry* registry;
+    uint64_t id;
+    absl::Status* outcome;
+    ~Close() { registry->Finish(id, *outcome); }
+  } close{exchanges_, fragment.exchange_id, &outcome};
+  SerialSink serial(&sink);
+  const ChunkSink out = [&serial](core::plan::ResultChunk&& chunk) {
+    return serial.Send(std::move(chunk));
+  };
+  ExchangeSender sender(fragment, inbox, compression);
+
+  // 1. The build.
+  ASSIGN_OR_RETURN(core::Block build_rows,
+                   ReadLocalBuild(fragment, *shuffled.local_build, cancelled, out));
+  core::Block empty_build = core::SliceRows(build_rows, 0, 0);
+  {
+    std::vector<const core::Column*> keys;
+    for (uint32_t key : shuffled.build_keys) keys.push_back(build_rows.columns[key].get());
+    std::vector<core::Block> parts = PartitionRows(build_rows, keys, word_keys, workers);
+    build_rows = core::Block();
+    RETURN_IF_ERROR(sender.Send(ExchangeSide::kBuild, std::move(parts)));
+    RETURN_IF_ERROR(sender.End(ExchangeSide::kBuild));
+  }
+
+  // 2. The consumers.
+  const size_t threads = std::max<size_t>(
+      1, fragment.settings.max_threads == 0
+             ? pool_->size()
+             : std::min<uint64_t>(pool_->size(), fragment.settings.max_threads));
+  std::unique_ptr<core::FragmentPipeline> pipeline;
+  std::unique_ptr<RowStreamer> streamer;
+  std::vector<std::unique_ptr<LocalState>> states(threads);
+  std::vector<absl::Status> errors(threads);
+  std::atomic<bool> consumer_failed{false};
+  core::MemoryTracker* memory = core::CurrentMemoryTracker();
+  auto fail = [&](size_t t, absl::Status status) {
+    errors[t] = std::move(status);
+    consumer_failed = true;
+    inbox->Close(errors[t]);  // the senders stop too
+  };
+  auto consume = [&](size_t t) {
+    core::MemoryTrackerScope charged(memory);
+    while (!consumer_failed.load(std::memory_order_relaxed)) {
+      absl::StatusOr<std::optional<core::plan::EncodedBlock>> next = inbox->NextProbe(cancelled);
+      if (!next.ok()) return fail(t, next.status());
+      if (!next->has_value()) return;
+      absl::StatusOr<core::Block> block = core::DecodeWireBlock((*next)->data, (*next)->raw_size);
+      absl::Status status = block.ok() ? pipeline->Consume(*states[t], *block) : block.status();
+      if (status.ok() && streamer) status = streamer->Drain(*states[t], /*flush=*/false);
+      if (!status.ok()) return fail(t, status);
+    }
+  };
+  std::thread driver([&] {
+    core::MemoryTrackerScope charged(memory);
+    absl::Status status = [&]() -> absl::Status {
+      ASSIGN_OR_RETURN(std::vector<core::plan::EncodedBlock> parts, inbox->TakeBuild(cancelled));
+      std::vector<core::Block> blocks;
+      for (core::plan::EncodedBlock& part : parts) {
+        ASSIGN_OR_RETURN(core::Block block, core::DecodeWireBlock(part.data, part.raw_size));
+        part = core::plan::EncodedBlock();
+        blocks.push_back(std::move(block));
+      }
+      core::plan::BroadcastJoin& join = joined.joins[0];
+      join.build = blocks.empty() ? empty_build : core::ConcatBlocks(blocks);
+      join.local_build.reset();
+      join.shuffle = false;
+      ASSIGN_OR_RETURN(pipeline, core::FragmentPipeline::Compile(joined));
+      for (auto& state : states) {
+        ASSIGN_OR_RETURN(state, pipeline->NewLocalState());
+      }
+      streamer = RowStreamer::Plan(joined, *pipeline, false, compression, &serial);
+      return absl::OkStatus();
+    }();
+    if (!status.ok()) return fail(0, status);
+    std::vector<std::thread> helpers;
+    for (size_t t = 1; t < threads; ++t) helpers.emplace_back(consume, t);
+    consume(0);
+    for (std::thread& helper : helpers) helper.join();
+  });
+
+  // 3. The probe: sent as the scan streams it.
+  absl::Status sent;
+  const ChunkSink partition = [&](core::plan::ResultChunk&& chunk) {
+    if (chunk.kind == core::plan::ResultChunk::Kind::kStats) return out(std::move(chunk));
+    absl::StatusOr<core::Block> block = core::DecodeWireBlock(chunk.block.data, chunk.block.raw_size);
+    if (!block.ok()) {
+      sent = block.status();
+      return false;
+    }
+    if (block->rows() == 0) return true;
+    std::vector<core::ColumnPtr> key_columns;
+    std::vector<const core::Column*> keys;
+    for (const auto& key : probe_keys) {
+      absl::StatusOr<core::ColumnPtr> column = key->Evaluate(*block);
+      if (!column.ok()) {
+        sent = column.status();
+        return false;
+      }
+      keys.push_back(column->get());
+      key_columns.push_back(*std::move(column));
+    }
+    sent = sender.Send(ExchangeSide::kProbe, PartitionRows(*block, keys, word_keys, workers));
+    return sent.ok();
+  };
+  absl::Status read = RunResolved(probe_read, cancelled, partition);
+  if (read.ok() && sent.ok()) sent = sender.End(ExchangeSide::kProbe);
+  if (read.ok() && sent.ok()) sent = sender.Finish();
+  if (!sent.ok() || !read.ok()) inbox->Close(!sent.ok() ? sent : read);
+  driver.join();
+  for (const absl::Status& error : errors) {
+    if (!error.ok() && core::CodeOf(error) != core::ErrorCode::kQueryWasCancelled) return error;
+  }
+  RETURN_IF_ERROR(sent);
+  RETURN_IF_ERROR(read);
+  for (const absl::Status& error : errors) RETURN_IF_ERROR(error);
+  if (cancelled) return Gone();
+  if (streamer) {
+    for (auto& state : states) RETURN_IF_ERROR(streamer->Drain(*state, /*flush=*/true));
+  }
+
+  // 4. The result.
+  RETURN_IF_ERROR(SendResult(joined, *pipeline, std::move(states), nullptr, nullptr, compression,
+                             cancelled, out));
+  core::plan::ResultChunk stats;
+  stats.kind = core::plan::ResultChunk::Kind::kStats;
+  stats.stats.elapsed_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                               std::chrono::steady_clock::now() - started)
+                               .count();
+  if (!out(std::move(stats))) return Gone();
+  outcome = absl::OkStatus();
+  return absl::OkStatus();
+}
+
+}  // namespace granite::worker
