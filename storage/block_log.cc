@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "core/chunk_checksum.h"
@@ -121,6 +122,10 @@ absl::Status BlockLog::Record(const std::string& table_dir, const std::string& i
   const std::string name = FileNameOf(id);
   const std::string staged = JoinPath(JoinPath(root, "staging"), FileNameOf(token));
   uint64_t checksum = 0;
+  // The retained chunks' new name is made durable while the id file is written: the two fsyncs
+  // overlap (they share a journal commit), and both end before the id's rename.
+  absl::Status data_synced;
+  std::thread data_sync;
   if (!token.empty() && fs_->ListDir(staged).ok()) {
     ASSIGN_OR_RETURN(std::vector<BlockChunk> chunks, ReadChunks(staged));
     checksum = ChecksumOf(chunks);
@@ -128,13 +133,16 @@ absl::Status BlockLog::Record(const std::string& table_dir, const std::string& i
     const std::string data = JoinPath(JoinPath(root, "data"), name);
     (void)fs_->RemoveAll(data);
     RETURN_IF_ERROR(fs_->Rename(staged, data));
-    RETURN_IF_ERROR(fs_->SyncDir(JoinPath(root, "data")));
+    data_sync = std::thread([&] { data_synced = fs_->SyncDir(JoinPath(root, "data")); });
   }
   const std::string ids = JoinPath(root, "ids");
-  RETURN_IF_ERROR(fs_->CreateDirs(ids));
   // Written under a longer name, then renamed: List never sees a half-written id.
   const std::string tmp = JoinPath(ids, name + ".tmp");
-  RETURN_IF_ERROR(WriteFileSynced(*fs_, tmp, std::to_string(checksum) + "\n" + id));
+  absl::Status written = fs_->CreateDirs(ids);
+  if (written.ok()) written = WriteFileSynced(*fs_, tmp, std::to_string(checksum) + "\n" + id);
+  if (data_sync.joinable()) data_sync.join();
+  RETURN_IF_ERROR(data_synced);
+  RETURN_IF_ERROR(written);
   RETURN_IF_ERROR(fs_->Rename(tmp, JoinPath(ids, name)));
   return fs_->SyncDir(ids);
 }

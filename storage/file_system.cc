@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
@@ -215,6 +217,25 @@ absl::Status WriteFile(FileSystem& fs, const std::string& path, std::string_view
   absl::Status status = (*file)->Append(contents);
   if (status.ok()) status = (*file)->Close();
   return status;
+}
+
+absl::Status SyncFiles(FileSystem& fs, const std::vector<std::string>& paths) {
+  // A thread per file up to a cap: an fsync waits on the disk, not on a core.
+  constexpr size_t kMaxThreads = 16;
+  std::vector<absl::Status> statuses(paths.size());
+  std::atomic<size_t> next{0};
+  auto sync = [&] {
+    for (size_t i = next++; i < paths.size(); i = next++) statuses[i] = fs.SyncFile(paths[i]);
+  };
+  std::vector<std::thread> helpers;
+  const size_t threads = std::min(paths.size(), kMaxThreads);
+  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(sync);
+  sync();
+  for (std::thread& helper : helpers) helper.join();
+  for (absl::Status& status : statuses) {
+    if (!status.ok()) return status;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status WriteFileSynced(FileSystem& fs, const std::string& path, std::string_view contents) {

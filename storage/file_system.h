@@ -81,4 +81,10 @@ absl::Status WriteFile(FileSystem& fs, const std::string& path, std::string_view
 // Creates `path`, writes `contents` and fsyncs the file (not its directory).
 absl::Status WriteFileSynced(FileSystem& fs, const std::string& path, std::string_view contents);
 
+// Makes every file of `paths` durable (fs.SyncFile), several at once; returns the first error in
+// the order of `paths` once all calls returned. Why at once: on a journaling file system each
+// fsync of a freshly written file waits for its own journal commit when they run one after
+// another (a part's 6 files: 13 ms on ext4), while concurrent fsyncs share commits (4 ms).
+absl::Status SyncFiles(FileSystem& fs, const std::vector<std::string>& paths);
+
 }  // namespace granite::storage

@@ -1,6 +1,7 @@
 #include "worker/exchange_sender.h"
 
 #include "core/error.h"
+#include "core/memory/transport_memory_scope.h"
 #include "core/metrics/events.h"
 #include "core/rpc_status.h"
 #include "core/status_macros.h"
@@ -51,9 +52,12 @@ absl::Status ExchangeSender::Write(size_t p, const pb::ExchangeMessage& message)
     if (peer.context) return core::Error(core::ErrorCode::kLogicalError, "exchange reopened");
     peer.context = std::make_unique<grpc::ClientContext>();
     core::ScopedNormalPriority grpc_call;
+    core::TransportMemoryScope transport;
     peer.writer = PeerStub(fragment_.exchange_peers[p])->Exchange(peer.context.get(), &peer.reply);
   }
   core::ScopedNormalPriority grpc_call;
+  // gRPC's copy of the message is freed on its own threads: the server's bytes, not the query's.
+  core::TransportMemoryScope transport;
   if (!peer.writer->Write(message)) return PeerError(p);
   return absl::OkStatus();
 }
@@ -111,6 +115,7 @@ absl::Status ExchangeSender::Finish() {
     Peer& peer = peers_[p];
     if (!peer.writer) continue;
     core::ScopedNormalPriority grpc_call;
+    core::TransportMemoryScope transport;
     peer.writer->WritesDone();
     grpc::Status status = peer.writer->Finish();
     peer.writer.reset();

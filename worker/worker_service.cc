@@ -2,11 +2,13 @@
 
 #include <cstdlib>
 #include <memory>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "core/block_codec.h"
 #include "core/cancellation_poller.h"
 #include "core/memory/memory_tracker.h"
+#include "core/memory/transport_memory_scope.h"
 #include "core/process.h"
 #include "core/error.h"
 #include "core/interserver_secret.h"
@@ -111,6 +113,7 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context,
       message.Clear();
       core::wire::ToProto(std::move(chunk), &message);
       core::ScopedNormalPriority grpc_call;  // see core/thread_priority.h
+      core::TransportMemoryScope transport;  // gRPC's slices are not the fragment's
       return writer->Write(message);
     });
     if (memory->exceeded()) status = memory->ExceededStatus();
@@ -187,14 +190,28 @@ grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
   if (!table.ok()) return core::ToGrpcStatus(table.status());
   absl::StatusOr<core::Block> block = BlockFromProto(request->block());
   if (!block.ok()) return core::ToGrpcStatus(block.status());
-  core::ScopedThreadNice bulk(BulkInsertPriority(block->rows()));
+  core::ScopedThreadNice bulk(BulkInsertPriority(block->rows()));  // the staging thread's too
+  // The copy kept for replicas that miss this block, once committed (storage/block_log.h), is
+  // written beside the parts rather than after them: its fsync overlaps theirs.
+  absl::Status staged;
+  std::thread staging;
+  if (request->retain()) {
+    staging = std::thread([&] {
+      storage::BlockChunk chunk{request->block().rows(), request->block().raw_size(),
+                                request->block().data()};
+      staged = block_log_.Stage((*table)->directory(), request->insert_id(), request->chunk(),
+                                chunk);
+    });
+  }
   absl::Status status = (*table)->PrepareInsert(*block, request->insert_id(), request->chunk());
-  if (status.ok() && request->retain()) {
-    // Kept for replicas that miss this block, once committed (storage/block_log.h).
-    storage::BlockChunk chunk{request->block().rows(), request->block().raw_size(),
-                              request->block().data()};
-    status = block_log_.Stage((*table)->directory(), request->insert_id(), request->chunk(), chunk);
-    if (!status.ok()) (void)(*table)->AbortInsert(request->insert_id());
+  if (staging.joinable()) {
+    staging.join();
+    if (status.ok() && !staged.ok()) {
+      (void)(*table)->AbortInsert(request->insert_id());
+      status = staged;
+    }
+    // This replica's part of the insert is lost either way: the coordinator aborts it.
+    if (!status.ok()) block_log_.DropStaged((*table)->directory(), request->insert_id());
   }
   if (!status.ok()) return core::ToGrpcStatus(status);
   response->set_rows(block->rows());

@@ -9,6 +9,7 @@
 #include "core/block_codec.h"
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/memory/transport_memory_scope.h"
 #include "core/rpc_status.h"
 #include "core/wire/plan_codec.h"
 #include "core/status_macros.h"
@@ -109,6 +110,7 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt,
   // (core::ScopedNormalPriority).
   auto read = [](auto& reader, pb::FragmentChunk* chunk) {
     core::ScopedNormalPriority grpc_call;
+    core::TransportMemoryScope transport;  // gRPC's read buffers are not the query's
     return reader->Read(chunk);
   };
   // Sent serialized: the worker parses it with a nesting limit for deep expressions
@@ -118,6 +120,7 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt,
   std::unique_ptr<grpc::ClientReader<pb::FragmentChunk>> reader;
   {
     core::ScopedNormalPriority grpc_call;
+    core::TransportMemoryScope transport;  // the serialized fragment (broadcast builds too)
     reader = workers.fragment_stub(attempt->process)->Execute(&context, request);
   }
   if (attempt->watch != nullptr) attempt->watch->Watch(attempt->process, &context, &attempt->stalled);
@@ -191,6 +194,7 @@ absl::Status RunOnWorker(const WorkerSet& workers, Attempt* attempt,
   grpc::Status finished;
   {
     core::ScopedNormalPriority grpc_call;
+    core::TransportMemoryScope transport;
     if (!status.ok() || enough) context.TryCancel();
     finished = reader->Finish();
   }

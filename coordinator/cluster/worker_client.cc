@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "core/error.h"
+#include "core/memory/transport_memory_scope.h"
 #include "core/rpc_status.h"
 #include "core/wire/worker_codec.h"
 #include "granite/worker/v1/worker.grpc.pb.h"
@@ -25,8 +26,12 @@ absl::Status Call(const WorkerSet& workers, size_t worker, WorkerClient::Timeout
                   Method<Request, Response> method, const Request& request, Response* response) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + timeout);
-  return core::FromGrpcStatus((workers.stub(worker)->*method)(&context, request, response),
-                              workers.address(worker));
+  grpc::Status status;
+  {
+    core::TransportMemoryScope transport;  // gRPC's slices are not the query's
+    status = (workers.stub(worker)->*method)(&context, request, response);
+  }
+  return core::FromGrpcStatus(status, workers.address(worker));
 }
 
 }  // namespace

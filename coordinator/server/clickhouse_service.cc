@@ -29,6 +29,7 @@
 #include "core/cancellation_poller.h"
 #include "core/error.h"
 #include "core/memory/memory_tracker.h"
+#include "core/memory/transport_memory_scope.h"
 #include "core/process.h"
 #include "core/metrics/events.h"
 #include "core/metrics/histogram.h"
@@ -570,6 +571,7 @@ grpc::Status ClickHouseService::ExecuteQueryWithStreamOutput(
   Run([context] { return context->IsCancelled(); }, context->peer(), *info, sql::ParseStatement(info->query()),
       info->input_data(), nullptr, [&](ch::Result& part) {
         core::ScopedNormalPriority grpc_call;  // a lowered SELECT's writes: core/thread_priority.h
+        core::TransportMemoryScope transport;  // gRPC's slices are not the query's
         return writer->Write(part);
       });
   return grpc::Status::OK;

@@ -7,6 +7,7 @@
 #include "coordinator/sql/parser.h"
 #include "coordinator/server/statement_kind.h"
 #include "core/error.h"
+#include "core/memory/transport_memory_scope.h"
 #include "core/thread_priority.h"
 
 namespace granite::coordinator {
@@ -157,6 +158,7 @@ bool QueryStreamReactor::WriteAndWait(ch::Result& result) {
   }
   {
     core::ScopedNormalPriority grpc_call;  // see core/thread_priority.h
+    core::TransportMemoryScope transport;  // gRPC's slices are not the query's
     StartWrite(&result);
   }
   core::MutexLock lock(mu_);

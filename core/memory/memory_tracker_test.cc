@@ -2,10 +2,12 @@
 
 #include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
 #include "core/memory/tracked_malloc.h"
+#include "core/memory/transport_memory_scope.h"
 #include "core/thread_pool.h"
 #include "gtest/gtest.h"
 
@@ -96,6 +98,41 @@ TEST(MemoryTrackerTest, PoolTasksChargeTheirSubmittersTracker) {
     for (void* array : arrays) TrackedFree(array);
   }
   EXPECT_LT(query->current(), 4 << 20);
+}
+
+// gRPC serializes a message on the calling thread and frees its buffer on one of its own threads:
+// the query's tracker is charged and never credited (issue 23) unless the call runs in a
+// TransportMemoryScope.
+TEST(MemoryTrackerTest, BuffersFreedOnAnotherThreadStayChargedToTheQuery) {
+  std::shared_ptr<MemoryTracker> query = MemoryTracker::ForQuery(0);
+  MemoryTrackerScope scope(query.get());
+  void* buffer = TrackedMalloc(8 << 20);
+  ASSERT_NE(buffer, nullptr);
+  std::thread([buffer] { TrackedFree(buffer); }).join();
+  EXPECT_GE(query->current(), 7 << 20);
+  query->Add(-query->current());
+}
+
+TEST(MemoryTrackerTest, TransportMemoryScopeChargesTheServerNotTheQuery) {
+  std::shared_ptr<MemoryTracker> query = MemoryTracker::ForQuery(0);
+  MemoryTrackerScope scope(query.get());
+  TrackAlloc(1000);  // the query's pending balance
+  for (int message = 0; message < 16; ++message) {
+    const int64_t pending = memory_internal::thread_memory.untracked;
+    void* buffer = nullptr;
+    {
+      TransportMemoryScope transport;
+      EXPECT_EQ(CurrentMemoryTracker(), nullptr);
+      buffer = TrackedMalloc(8 << 20);
+      ASSERT_NE(buffer, nullptr);
+    }
+    // The query's balance was set aside, not flushed, and comes back as it was.
+    EXPECT_EQ(CurrentMemoryTracker(), query.get());
+    EXPECT_EQ(memory_internal::thread_memory.untracked, pending);
+    std::thread([buffer] { TrackedFree(buffer); }).join();
+  }
+  EXPECT_EQ(query->current(), 0);
+  TrackFree(1000);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@ On a 2-worker `granite local` cluster, under max_memory_usage = 200 MB:
   limit plus a slack for the process itself and one overshoot between two polls, the tracked
   memory goes back, and the next query succeeds;
 - system.processes shows memory_usage / peak_memory_usage, system.query_log memory_usage;
+- a streamed SELECT of 6M rows passes under the limit, with a slow client, and no process's
+  RSS grows with its result;
 - a user whose profile bounds max_memory_usage cannot lift it (SETTING_CONSTRAINT_VIOLATION, 452)
   and is held to it without asking;
 - with --max_server_memory_usage and no query limit, the same GROUP BY fails with "Memory limit
@@ -42,6 +44,8 @@ LIMIT = 200000000
 SLACK = 2 * LIMIT + 150 * 1024 * 1024
 # Distinct keys: a worker's hash table of 15 million groups needs far more than LIMIT.
 KEYS = 30000000
+# Rows of ~70 bytes streamed by a SELECT: twice LIMIT in text, more than LIMIT per worker.
+STREAMED_ROWS = 6000000
 
 USERS_FILE = """
 [profile bounded]
@@ -161,6 +165,32 @@ class MemoryLimitTest(unittest.TestCase):
             self.assertEqual(logged[0], "241")
             self.assertGreater(int(logged[1]), LIMIT)  # the coordinator's peak
         self.assert_servers_fine()
+
+    def test_streamed_select_holds_a_few_blocks(self):
+        # A projection streams: each process holds a few blocks whatever the result's size. Its
+        # 6M rows (about 420 MB of text) pass under the limit; the tracker used to grow by every
+        # block sent, as gRPC frees its send buffers on its own threads (transport_memory_scope.h).
+        # The client reads the first messages slowly: the workers wait for it instead of
+        # buffering, so no process's RSS grows by anything near the result's size. (numbers(),
+        # not a table: a table's background merges would add their own memory.)
+        sql = ("SELECT number, repeat('x', 60) FROM numbers(%d) SETTINGS max_memory_usage = %d"
+               % (STREAMED_ROWS, LIMIT))
+        start = {pid: status_kb(pid, "VmRSS") * 1024 for pid in self.pids}
+        rows = messages = 0
+        with self.client() as c:
+            for result in c.stream(sql, query_id="streamed-mem"):
+                self.assertFalse(result.HasField("exception"), result.exception.display_text)
+                rows += result.output.count(b"\n")
+                messages += 1
+                if messages <= 100:
+                    time.sleep(0.02)
+            self.assertEqual(rows, STREAMED_ROWS)
+            logged = c.query_text("SELECT memory_usage FROM system.query_log "
+                                  "WHERE query_id = 'streamed-mem' AND type = 'QueryFinish'")
+            self.assertLess(int(logged.strip()), LIMIT // 4)  # the coordinator's peak
+        for pid in self.pids:
+            grew = status_kb(pid, "VmHWM") * 1024 - start[pid]
+            self.assertLess(grew, LIMIT, "process %d grew by %d bytes (VmHWM)" % (pid, grew))
 
     def test_memory_goes_back(self):
         sql = ("SELECT number AS k, count() FROM numbers(%d) GROUP BY k "
