@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/join/row_keys.h"
+#include "core/memory/transport_memory_scope.h"
 #include "core/status_macros.h"
 
 namespace granite::worker {
@@ -84,12 +85,17 @@ absl::Status ExchangeInbox::AddBuild(uint32_t sender, core::plan::EncodedBlock b
 }
 
 absl::Status ExchangeInbox::EndBuild(uint32_t sender) {
+  return EndSide(sender, /*build=*/true);
+}
+
+absl::Status ExchangeInbox::EndSide(uint32_t sender, bool build) {
   RETURN_IF_ERROR(CheckSender(sender));
   core::MutexLock lock(mu_);
   RETURN_IF_ERROR(closed_);
-  if (!build_ended_[sender]) {
-    build_ended_[sender] = true;
-    ++builds_ended_;
+  std::vector<bool>& ended = build ? build_ended_ : probe_ended_;
+  if (!ended[sender]) {
+    ended[sender] = true;
+    ++(build ? builds_ended_ : probes_ended_);
     changed_.notify_all();
   }
   return absl::OkStatus();
@@ -113,15 +119,7 @@ absl::Status ExchangeInbox::AddProbe(uint32_t sender, core::plan::EncodedBlock b
 }
 
 absl::Status ExchangeInbox::EndProbe(uint32_t sender) {
-  RETURN_IF_ERROR(CheckSender(sender));
-  core::MutexLock lock(mu_);
-  RETURN_IF_ERROR(closed_);
-  if (!probe_ended_[sender]) {
-    probe_ended_[sender] = true;
-    ++probes_ended_;
-    changed_.notify_all();
-  }
-  return absl::OkStatus();
+  return EndSide(sender, /*build=*/false);
 }
 
 absl::StatusOr<std::vector<core::plan::EncodedBlock>> ExchangeInbox::TakeBuild(
@@ -153,6 +151,7 @@ absl::StatusOr<std::optional<core::plan::EncodedBlock>> ExchangeInbox::NextProbe
 
 void ExchangeInbox::Close(absl::Status status) {
   if (status.ok()) status = Cancelled();
+  core::TransportMemoryScope server;  // the dropped rows are the server's bytes
   core::MutexLock lock(mu_);
   if (closed_.ok()) closed_ = std::move(status);
   build_.clear();

@@ -12,7 +12,9 @@
 // rows). A cancelled query closes the inbox, which wakes every wait.
 //
 // The rows stay encoded (core/plan/fragment_result.h) until the receiving fragment decodes them
-// on its own threads, so their memory is charged to that query's tracker.
+// on its own threads, so the decoded rows are charged to that query's tracker. The encoded bytes
+// in an inbox are the server's (gRPC allocated a peer's on its threads; a worker's own are
+// encoded under core::TransportMemoryScope): whoever frees them does so in that scope too.
 #pragma once
 
 #include <condition_variable>
@@ -71,6 +73,8 @@ class ExchangeInbox {
 
  private:
   absl::Status CheckSender(uint32_t sender) const;
+  // Marks `sender`'s build side (or probe side) ended.
+  absl::Status EndSide(uint32_t sender, bool build) EXCLUDES(mu_);
 
   const size_t senders_;
   const size_t probe_capacity_;

@@ -33,6 +33,15 @@ ExchangeSender::~ExchangeSender() {
   }
 }
 
+pb::ExchangeMessage ExchangeSender::Header(ExchangeSide side) const {
+  pb::ExchangeMessage message;
+  message.set_exchange_id(fragment_.exchange_id);
+  message.set_sender(fragment_.worker_index);
+  message.set_senders(fragment_.worker_count);
+  message.set_side(SideOf(side));
+  return message;
+}
+
 absl::Status ExchangeSender::PeerError(size_t p) {
   Peer& peer = peers_[p];
   grpc::Status status = peer.writer->Finish();
@@ -65,8 +74,14 @@ absl::Status ExchangeSender::Write(size_t p, const pb::ExchangeMessage& message)
 absl::Status ExchangeSender::Send(ExchangeSide side, std::vector<core::Block> partitions) {
   for (size_t p = 0; p < partitions.size() && p < peers_.size(); ++p) {
     if (partitions[p].rows() == 0) continue;
-    core::plan::EncodedBlock block = core::plan::EncodeResultBlock(
-        partitions[p], p == fragment_.worker_index ? core::WireCompression::kNone : compression_);
+    core::plan::EncodedBlock block;
+    if (p == fragment_.worker_index) {
+      // Rows in an inbox are the server's bytes, like those gRPC received (exchange.h).
+      core::TransportMemoryScope server;
+      block = core::plan::EncodeResultBlock(partitions[p], core::WireCompression::kNone);
+    } else {
+      block = core::plan::EncodeResultBlock(partitions[p], compression_);
+    }
     partitions[p] = core::Block();
     if (p == fragment_.worker_index) {
       RETURN_IF_ERROR(side == ExchangeSide::kBuild
@@ -74,11 +89,7 @@ absl::Status ExchangeSender::Send(ExchangeSide side, std::vector<core::Block> pa
                           : own_->AddProbe(fragment_.worker_index, std::move(block), {}));
       continue;
     }
-    pb::ExchangeMessage message;
-    message.set_exchange_id(fragment_.exchange_id);
-    message.set_sender(fragment_.worker_index);
-    message.set_senders(fragment_.worker_count);
-    message.set_side(SideOf(side));
+    pb::ExchangeMessage message = Header(side);
     message.mutable_block()->set_rows(block.rows);
     message.mutable_block()->set_raw_size(block.raw_size);
     bytes_sent_ += block.data.size();
@@ -98,11 +109,7 @@ absl::Status ExchangeSender::End(ExchangeSide side) {
                                                    : own_->EndProbe(fragment_.worker_index));
       continue;
     }
-    pb::ExchangeMessage message;
-    message.set_exchange_id(fragment_.exchange_id);
-    message.set_sender(fragment_.worker_index);
-    message.set_senders(fragment_.worker_count);
-    message.set_side(SideOf(side));
+    pb::ExchangeMessage message = Header(side);
     message.set_end(true);
     RETURN_IF_ERROR(Write(p, message));
   }

@@ -48,6 +48,8 @@ class ExchangeSender {
   };
   // Writes `message` to worker `p`, opening its stream first.
   absl::Status Write(size_t p, const granite::worker::v1::ExchangeMessage& message);
+  // A message of this sender's `side`, without rows.
+  granite::worker::v1::ExchangeMessage Header(ExchangeSide side) const;
   // The error of worker p's broken stream.
   absl::Status PeerError(size_t p);
 

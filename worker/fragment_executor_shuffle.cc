@@ -21,6 +21,7 @@
 #include "core/expression.h"
 #include "core/join/row_keys.h"
 #include "core/memory/memory_tracker.h"
+#include "core/memory/transport_memory_scope.h"
 #include "core/plan/expr_remap.h"
 #include "core/status_macros.h"
 #include "worker/exchange_sender.h"
@@ -206,6 +207,10 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
       if (!next.ok()) return fail(t, next.status());
       if (!next->has_value()) return;
       absl::StatusOr<core::Block> block = core::DecodeWireBlock((*next)->data, (*next)->raw_size);
+      {
+        core::TransportMemoryScope server;  // the inbox's bytes are the server's (exchange.h)
+        *next = std::nullopt;
+      }
       absl::Status status = block.ok() ? pipeline->Consume(*states[t], *block) : block.status();
       if (status.ok() && streamer) status = streamer->Drain(*states[t], /*flush=*/false);
       if (!status.ok()) return fail(t, status);
@@ -218,7 +223,10 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
       std::vector<core::Block> blocks;
       for (core::plan::EncodedBlock& part : parts) {
         ASSIGN_OR_RETURN(core::Block block, core::DecodeWireBlock(part.data, part.raw_size));
-        part = core::plan::EncodedBlock();
+        {
+          core::TransportMemoryScope server;  // the inbox's bytes are the server's (exchange.h)
+          part = core::plan::EncodedBlock();
+        }
         blocks.push_back(std::move(block));
       }
       core::plan::BroadcastJoin& join = joined.joins[0];

@@ -466,6 +466,11 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcast()
   ASSIGN_OR_RETURN(std::optional<MaterializedFrom> shuffled, TryShuffle(all));
   if (shuffled) return shuffled;
   ASSIGN_OR_RETURN(std::optional<InnerPlan> plan, PlanInner(all));
+  return OnWorkers(std::move(plan));
+}
+
+absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::OnWorkers(
+    std::optional<InnerPlan> plan) {
   if (!plan) return std::nullopt;
   // auto: sending the builds to every worker must cost less than gathering the probe's rows
   // that pass its own filter (counted, as the filter may keep few of them).
@@ -516,18 +521,7 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryShuffle(
   }
   ASSIGN_OR_RETURN(std::optional<InnerPlan> plan,
                    PlanInner(members, ShufflePair{*probe, rows[*probe], *partner}));
-  if (!plan) return std::nullopt;
-  if (!plan->components.empty()) {
-    ASSIGN_OR_RETURN(bool worth, WorthBroadcasting(plan->probe, plan->probe_rows,
-                                                   plan->build_rows));
-    if (!worth) {
-      remaining_ = plan->conjuncts;
-      return std::nullopt;
-    }
-  }
-  BroadcastSource broadcast;
-  RETURN_IF_ERROR(AddInnerBuilds(*std::move(plan), &broadcast).status());
-  return std::optional<MaterializedFrom>(Broadcasting(std::move(broadcast), *probe));
+  return OnWorkers(std::move(plan));
 }
 
 }  // namespace granite::coordinator::from_internal

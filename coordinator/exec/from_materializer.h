@@ -188,6 +188,9 @@ class FromMaterializer {
   // on the coordinator); nullopt otherwise, or when the two are co-sharded or the cluster has one
   // shard. The other members are sent as groups (PlanInner).
   absl::StatusOr<std::optional<MaterializedFrom>> TryShuffle(const std::set<size_t>& members);
+  // `plan` on the workers: its builds appended, its groups sent when 'auto' finds sending them
+  // worth it (else nullopt, remaining_ restored); nullopt without a plan.
+  absl::StatusOr<std::optional<MaterializedFrom>> OnWorkers(std::optional<InnerPlan> plan);
   // Whether relation `r` is a table of the catalog (not a subquery, function or CTE result).
   bool PlainTable(size_t r) const;
   // Appends `plan`'s builds to `broadcast`, taking their keys from remaining_; returns the

@@ -79,6 +79,29 @@ class ClusterError(Exception):
     """Raises when a granite process fails to start or dies."""
 
 
+def fragments_in_flight(rows):
+    """Fragments the workers started and have not finished, from system.events. `rows(sql)`
+    returns a query's rows as lists of strings."""
+    counts = {}
+    for event, worker, value in rows(
+            "SELECT event, worker, value FROM system.events "
+            "WHERE event IN ('FragmentsStarted', 'FragmentsFinished') AND worker != 'coordinator'"):
+        counts.setdefault(worker, {})[event] = int(value)
+    return sum(c.get("FragmentsStarted", 0) - c.get("FragmentsFinished", 0)
+               for c in counts.values())
+
+
+def wait_until(what, condition, seconds):
+    """Polls condition() every 50 ms until it holds; AssertionError naming `what` after
+    `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError("not within %d s: %s" % (seconds, what))
+
+
 def find_granite(explicit=None):
     """Returns the argv prefix that runs granite.
 

@@ -53,22 +53,10 @@ class EndlessScanTest(unittest.TestCase):
 
     def fragments_in_flight(self):
         """Fragments the workers started and have not finished (system.events)."""
-        counts = {}
-        for event, worker, value in self.rows(
-                "SELECT event, worker, value FROM system.events "
-                "WHERE event IN ('FragmentsStarted', 'FragmentsFinished') "
-                "AND worker != 'coordinator'"):
-            counts[(event, worker)] = int(value)
-        return sum(counts.get(("FragmentsStarted", w), 0) - counts.get(("FragmentsFinished", w), 0)
-                   for w in ("0", "1"))
+        return cluster.fragments_in_flight(self.rows)
 
     def wait_until(self, what, condition):
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline:
-            if condition():
-                return
-            time.sleep(0.05)
-        self.fail("not within %d s: %s" % (WAIT, what))
+        cluster.wait_until(what, condition, WAIT)
 
     def assert_workers_bounded(self):
         for pid in self.worker_pids:

@@ -24,6 +24,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "harness"))
+import cluster  # noqa: E402
 import grpc_case  # noqa: E402
 import testmain  # noqa: E402
 from granite_client._stubs import pb2  # noqa: E402
@@ -56,23 +57,10 @@ class ShuffleJoinTest(grpc_case.GrpcClusterCase):
         return [line.split("\t") for line in self.ok(sql).decode().splitlines()]
 
     def wait_until(self, what, condition):
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline:
-            if condition():
-                return
-            time.sleep(0.05)
-        self.fail("not within %d s: %s" % (WAIT, what))
+        cluster.wait_until(what, condition, WAIT)
 
     def fragments_in_flight(self):
-        """Fragments the workers started and have not finished (system.events)."""
-        counts = {}
-        for event, worker, value in self.rows(
-                "SELECT event, worker, value FROM system.events "
-                "WHERE event IN ('FragmentsStarted', 'FragmentsFinished') "
-                "AND worker != 'coordinator'"):
-            counts.setdefault(worker, {})[event] = int(value)
-        return sum(c.get("FragmentsStarted", 0) - c.get("FragmentsFinished", 0)
-                   for c in counts.values())
+        return cluster.fragments_in_flight(self.rows)
 
     def assert_clean_and_right(self):
         self.wait_until("every fragment ended", lambda: self.fragments_in_flight() == 0)
