@@ -212,10 +212,14 @@ class StreamInput : public InputSource {
   bool cancelled_ = false;
 };
 
-// The query's max_memory_usage: its settings, then its statement's SETTINGS clause (checked
-// against readonly and the profile's constraints by the guard and the executor).
+// The query's max_memory_usage: its settings, then its statement's SETTINGS clause — a SELECT's,
+// or that of an INSERT's SELECT (checked against readonly and the profile's constraints by the
+// guard and the executor).
 uint64_t MemoryLimitOf(const core::Settings& settings, const sql::Statement& statement) {
   const auto* select = std::get_if<sql::SelectStatement>(&statement);
+  if (const auto* insert = std::get_if<sql::InsertStatement>(&statement)) {
+    select = insert->select.get();
+  }
   if (select == nullptr || select->settings.empty()) return settings.max_memory_usage;
   core::Settings with_clause = settings;
   (void)with_clause.Apply(select->settings);
