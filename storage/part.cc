@@ -27,8 +27,8 @@ absl::Status Corrupt(std::string_view what, std::string_view detail) {
 // Checks that the marks of one column describe `granule_rows` and a .bin file of `bin_size`
 // bytes with blocks back to back.
 absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& granule_rows,
-                        core::TypeId type, uint64_t bin_size, std::string_view what,
-                        std::string_view column) {
+                        core::TypeId type, ColumnSerialization serialization, uint64_t bin_size,
+                        std::string_view what, std::string_view column) {
   if (marks.marks.size() != granule_rows.size()) {
     return Corrupt(what, absl::StrCat("column ", std::string(column), " has ", marks.marks.size(),
                                       " marks for ", granule_rows.size(), " granules"));
@@ -40,8 +40,10 @@ absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& g
   for (size_t g = 0; g < granule_rows.size(); ++g) {
     const GranuleMark& mark = marks.marks[g];
     const uint64_t rows = granule_rows[g];
-    bool raw_ok = core::HasStringLayout(type) ? mark.raw_size >= rows * (4 + null_bytes)
-                                       : mark.raw_size == rows * (width + null_bytes);
+    // A sparse granule ends with its u32 count of values; the rest is checked when decoded.
+    bool raw_ok = serialization == ColumnSerialization::kSparse ? mark.raw_size >= 4
+                  : core::HasStringLayout(type)                 ? mark.raw_size >= rows * (4 + null_bytes)
+                                                  : mark.raw_size == rows * (width + null_bytes);
     if (mark.offset != offset || mark.compressed_size == 0 || !raw_ok) {
       return Corrupt(what, absl::StrCat("column ", std::string(column),
                                         " has a bad mark for granule ", g));
@@ -118,6 +120,8 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
     }
     codecs.emplace_back(*std::move(spec));
   }
+  std::vector<ColumnSerialization> serializations = meta.serializations;
+  serializations.resize(meta.columns.size(), ColumnSerialization::kDefault);
   if (PartitionId(meta.partition) != name.partition_id) {
     return Corrupt(what, absl::StrCat("its partition id is ", PartitionId(meta.partition)));
   }
@@ -142,13 +146,14 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
     ASSIGN_OR_RETURN(std::string marks_bytes, fs->ReadFile(JoinPath(dir, MarksFileName(i))));
     ASSIGN_OR_RETURN(ColumnMarks marks, DecodeColumnMarks(marks_bytes, column.type, what));
     ASSIGN_OR_RETURN(uint64_t bin_size, fs->FileSize(JoinPath(dir, DataFileName(i))));
-    RETURN_IF_ERROR(CheckMarks(marks, meta.granule_rows, column.type, bin_size, what, column.name));
+    RETURN_IF_ERROR(CheckMarks(marks, meta.granule_rows, column.type, serializations[i], bin_size,
+                               what, column.name));
     size_on_disk += marks_bytes.size() + bin_size;
     columns.push_back(std::move(marks));
   }
   PartContents contents{std::move(meta.granule_rows), std::move(columns), size_on_disk,
                         std::move(meta.partition), std::move(meta.sort_key), std::move(index),
-                        std::move(codecs)};
+                        std::move(codecs), std::move(serializations)};
   return std::make_shared<const Part>(std::move(fs), std::move(schema), std::move(dir), name,
                                       std::move(contents));
 }
@@ -164,11 +169,13 @@ Part::Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> sc
       granule_rows_(std::move(contents.granule_rows)),
       columns_(std::move(contents.columns)),
       codecs_(std::move(contents.codecs)),
+      serializations_(std::move(contents.serializations)),
       size_on_disk_(contents.size_on_disk),
       partition_(std::move(contents.partition)),
       sort_key_(std::move(contents.sort_key)),
       index_(std::move(contents.index)) {
   if (codecs_.size() != columns_.size()) codecs_.assign(columns_.size(), CompressionCodec::Lz4());
+  serializations_.resize(columns_.size(), ColumnSerialization::kDefault);
   column_bounds_.resize(columns_.size());
   for (const ColumnMarks& column : columns_) {
     for (const GranuleMark& mark : column.marks) uncompressed_bytes_ += mark.raw_size;
@@ -261,9 +268,10 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
   bool is_string = core::HasStringLayout(type);
   // A Nullable granule is T's granule followed by its null map (granule_rows_ bytes); it goes
-  // through the scratch buffer like a String one.
+  // through the scratch buffer like a String one, and so does a sparse granule.
   const bool nullable = core::IsNullable(type);
-  const bool via_scratch = is_string || nullable;
+  const bool sparse = serializations_[column_index] == ColumnSerialization::kSparse;
+  const bool via_scratch = is_string || nullable || sparse;
   uint64_t rows = granule_starts_[granule_end] - granule_starts_[granule_begin];
   char* out = nullptr;
   std::unique_ptr<char[]> scratch_owned;
@@ -276,7 +284,8 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   if (is_string) {
     uint64_t chars = 0;
     for (size_t g = granule_begin; g < granule_end; ++g) {
-      chars += marks[g].raw_size - uint64_t{granule_rows_[g]} * (nullable ? 5 : 4);
+      chars += sparse ? SparseCharsBound(marks[g].raw_size, granule_rows_[g], type)
+                      : marks[g].raw_size - uint64_t{granule_rows_[g]} * (nullable ? 5 : 4);
     }
     column->MutableOffsets().reserve(rows);
     column->MutableChars().reserve(chars);
@@ -290,6 +299,14 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   // Appends one granule's raw bytes to the column; false when a granule is malformed.
   auto append = [&](size_t g, const char* raw) {
     uint32_t raw_size = marks[g].raw_size;
+    if (sparse) {
+      if (!DecodeSparseGranule(std::string_view(raw, raw_size), granule_rows_[g], type, out,
+                               column.get(), &nulls)) {
+        return false;
+      }
+      if (!is_string) out += size_t{granule_rows_[g]} * core::ValueSize(core::RemoveNullable(type));
+      return true;
+    }
     if (nullable) {
       if (raw_size < granule_rows_[g]) return false;
       raw_size -= granule_rows_[g];
@@ -347,6 +364,8 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
   auto column = std::make_shared<core::Column>(core::TypeId::kUInt64);
   if (granule_begin == granule_end) return column;
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
+  // LZ4 blocks decode just the length prefix; other codecs decode the whole granule.
+  const CompressionCodec& codec = codecs_[column_index];
   column->ResizeUninitialized(granule_starts_[granule_end] - granule_starts_[granule_begin]);
   uint64_t* out = column->Data<uint64_t>();
   uint32_t max_rows = 0;
@@ -354,7 +373,16 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
     max_rows = std::max(max_rows, granule_rows_[g]);
   }
   // A granule is the rows' 4-byte lengths, then their characters: only the lengths are needed.
-  auto copy_lengths = [&](size_t g, const char* prefix) {
+  // A sparse granule is decoded whole (it is small: its rows are mostly empty strings).
+  const bool sparse = serializations_[column_index] == ColumnSerialization::kSparse;
+  const bool partial = codec.is_lz4_block() && !sparse;
+  auto copy_lengths = [&](size_t g, const char* prefix) -> int64_t {
+    if (sparse) {
+      int64_t chars = SparseStringSizes(std::string_view(prefix, marks[g].raw_size),
+                                        granule_rows_[g], out);
+      out += granule_rows_[g];
+      return chars;
+    }
     uint64_t chars = 0;
     for (uint32_t row = 0; row < granule_rows_[g]; ++row) {
       uint32_t length;
@@ -363,12 +391,10 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
       chars += length;
     }
     out += granule_rows_[g];
-    return chars;
+    return static_cast<int64_t>(chars);
   };
-  // LZ4 blocks decode just the length prefix; other codecs decode the whole granule.
-  const CompressionCodec& codec = codecs_[column_index];
   size_t prefix_bytes = size_t{max_rows} * 4;
-  if (!codec.is_lz4_block()) {
+  if (!partial) {
     for (size_t g = granule_begin; g < granule_end; ++g) {
       prefix_bytes = std::max<size_t>(prefix_bytes, marks[g].raw_size);
     }
@@ -380,10 +406,11 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
       [&](size_t g, const char* raw) { copy_lengths(g, raw); },
       [&](size_t g, const char* block) -> absl::Status {
         const GranuleMark& mark = marks[g];
-        const int want = static_cast<int>(granule_rows_[g]) * 4;
+        const int want = sparse ? static_cast<int>(mark.raw_size)
+                                : static_cast<int>(granule_rows_[g]) * 4;
         int n = want;
         const char* lengths = prefix;
-        if (!codec.is_lz4_block()) {
+        if (!partial) {
           // The whole granule is decoded anyway: keep it for the next scan when there is a cache.
           std::shared_ptr<UncompressedBlock> fresh;
           char* target = prefix;
@@ -398,8 +425,11 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
           n = LZ4_decompress_safe_partial(block, prefix, static_cast<int>(mark.compressed_size),
                                           want, want);
         }
-        if (n != want || mark.raw_size < static_cast<uint64_t>(want) ||
-            copy_lengths(g, lengths) != mark.raw_size - static_cast<uint64_t>(want)) {
+        // A sparse granule's copy_lengths checks the layout itself and is -1 when it is bad.
+        const int64_t chars_expected =
+            sparse ? 0 : static_cast<int64_t>(mark.raw_size) - int64_t{want};
+        int64_t chars = n == want && chars_expected >= 0 ? copy_lengths(g, lengths) : -1;
+        if (chars < 0 || (!sparse && chars != chars_expected)) {
           return BlockError(column_index, g, /*checksum=*/false);
         }
         return absl::OkStatus();

@@ -23,7 +23,8 @@ using core::TypeId;
 
 constexpr char kMetaMagicV1[] = "GRPART01";  // 8 bytes
 constexpr char kMetaMagicV2[] = "GRPART02";  // 8 bytes: v1 + partition + sort key
-constexpr char kMetaMagic[] = "GRPART03";    // 8 bytes: v2 + per-column codecs
+constexpr char kMetaMagicV3[] = "GRPART03";  // 8 bytes: v2 + per-column codecs
+constexpr char kMetaMagic[] = "GRPART04";    // 8 bytes: v3 + per-column serializations
 constexpr char kIndexMagic[] = "GRIDX001";   // 8 bytes
 constexpr char kMarksMagic[] = "GRMARK01";  // 8 bytes
 
@@ -191,6 +192,10 @@ std::string EncodePartMeta(const PartMeta& meta) {
   for (const std::string& key : meta.sort_key) w.PutString(key);
   w.PutU32(static_cast<uint32_t>(meta.codecs.size()));
   for (const std::string& codec : meta.codecs) w.PutString(codec);
+  w.PutU32(static_cast<uint32_t>(meta.serializations.size()));
+  for (ColumnSerialization serialization : meta.serializations) {
+    w.PutU8(static_cast<uint8_t>(serialization));
+  }
   return Seal(std::move(w.bytes()));
 }
 
@@ -202,7 +207,8 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
   uint32_t column_count = 0;
   char magic[8];
   if (!r.GetRaw(magic, 8)) return Corrupt("meta", what, "bad header");
-  bool v3 = std::string_view(magic, 8) == std::string_view(kMetaMagic, 8);
+  bool v4 = std::string_view(magic, 8) == std::string_view(kMetaMagic, 8);
+  bool v3 = v4 || std::string_view(magic, 8) == std::string_view(kMetaMagicV3, 8);
   bool v2 = v3 || std::string_view(magic, 8) == std::string_view(kMetaMagicV2, 8);
   bool v1 = std::string_view(magic, 8) == std::string_view(kMetaMagicV1, 8);
   if ((!v1 && !v2) || !r.GetU64(&meta.rows) || !r.GetU32(&column_count)) {
@@ -250,6 +256,20 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
     meta.codecs.resize(codecs);
     for (std::string& codec : meta.codecs) {
       if (!r.GetString(&codec)) return Corrupt("meta", what, "bad codecs");
+    }
+  }
+  if (v4) {
+    uint32_t count = 0;
+    if (!r.GetU32(&count) || (count != 0 && count != column_count)) {
+      return Corrupt("meta", what, "bad serializations");
+    }
+    meta.serializations.resize(count);
+    for (ColumnSerialization& serialization : meta.serializations) {
+      uint8_t kind = 0;
+      if (!r.GetU8(&kind) || kind > static_cast<uint8_t>(ColumnSerialization::kSparse)) {
+        return Corrupt("meta", what, "bad serializations");
+      }
+      serialization = static_cast<ColumnSerialization>(kind);
     }
   }
   if (!r.done() || total != meta.rows) return Corrupt("meta", what, "row counts disagree");

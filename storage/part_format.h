@@ -9,8 +9,11 @@
 //   c<i>.mrk  per granule: offset and compressed size of its block in c<i>.bin, raw size, XXH64 of
 //             the compressed block, and min/max of the granule's values (when known).
 // one `meta` file: format version, row count, column names and types, rows per granule, the
-// partition value (v2), the sort key's expressions (v2) and per column the codec that wrote it
-// (v3; v1 and v2 parts are LZ4); and, when the table has a sort key,
+// partition value (v2), the sort key's expressions (v2), per column the codec that wrote it
+// (v3; v1 and v2 parts are LZ4) and per column its serialization (v4; older parts are all
+// Default): a Sparse column's granules hold only its non-default values and their rows
+// (storage/sparse_serialization.h), its marks' raw sizes are those of the sparse granules, and
+// its bounds are still those of every row; and, when the table has a sort key,
 // `primary.idx`: the sparse primary index — the key's values at the first row of every granule
 // and at the part's last row. Rows of a part are sorted by the key.
 // Column files are named by index, so any column name is safe. .mrk, meta and primary.idx end
@@ -31,6 +34,7 @@
 #include "absl/status/statusor.h"
 #include "core/column.h"
 #include "core/value.h"
+#include "storage/sparse_serialization.h"
 #include "storage/table_schema.h"
 
 namespace granite::storage {
@@ -123,6 +127,8 @@ struct PartMeta {
   // v3: per column, the codec chain that wrote its blocks (core::CodecSpec::ToString()); empty in
   // v1 and v2 parts, whose blocks are LZ4.
   std::vector<std::string> codecs;
+  // v4: per column, how its granules are laid out; empty in older parts (all kDefault).
+  std::vector<ColumnSerialization> serializations;
 };
 
 std::string EncodePartMeta(const PartMeta& meta);

@@ -67,8 +67,8 @@ class PartWriter {
   // Writes c<i>.bin and c<i>.mrk of one column into `dir`; adds the bytes written to *bytes.
   absl::Status WriteColumn(const std::string& dir, size_t index, const core::Column& column,
                            const std::vector<uint32_t>& granule_rows,
-                           const CompressionCodec& codec, ColumnMarks* marks,
-                           uint64_t* bytes) const;
+                           const CompressionCodec& codec, ColumnSerialization serialization,
+                           ColumnMarks* marks, uint64_t* bytes) const;
   // WriteDirectory without the cleanup.
   absl::StatusOr<PartContents> WriteFiles(const core::Block& block,
                                           const PartDescription& description,
