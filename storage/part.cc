@@ -27,8 +27,9 @@ absl::Status Corrupt(std::string_view what, std::string_view detail) {
 // Checks that the marks of one column describe `granule_rows` and a .bin file of `bin_size`
 // bytes with blocks back to back.
 absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& granule_rows,
-                        core::TypeId type, ColumnSerialization serialization, uint64_t bin_size,
-                        std::string_view what, std::string_view column) {
+                        core::TypeId type, ColumnSerialization serialization,
+                        StringSizes string_sizes, uint64_t bin_size, std::string_view what,
+                        std::string_view column) {
   if (marks.marks.size() != granule_rows.size()) {
     return Corrupt(what, absl::StrCat("column ", std::string(column), " has ", marks.marks.size(),
                                       " marks for ", granule_rows.size(), " granules"));
@@ -36,13 +37,14 @@ absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& g
   size_t width = core::ValueSize(type);
   // A Nullable column's granule ends with its null map, one byte per row.
   const uint64_t null_bytes = core::IsNullable(type) ? 1 : 0;
+  const uint64_t length_bytes = string_sizes == StringSizes::kU32 ? 4 : 1;  // at least, a row
   uint64_t offset = 0;
   for (size_t g = 0; g < granule_rows.size(); ++g) {
     const GranuleMark& mark = marks.marks[g];
     const uint64_t rows = granule_rows[g];
     // A sparse granule ends with its u32 count of values; the rest is checked when decoded.
     bool raw_ok = serialization == ColumnSerialization::kSparse ? mark.raw_size >= 4
-                  : core::HasStringLayout(type)                 ? mark.raw_size >= rows * (4 + null_bytes)
+                  : core::HasStringLayout(type) ? mark.raw_size >= rows * (length_bytes + null_bytes)
                                                   : mark.raw_size == rows * (width + null_bytes);
     if (mark.offset != offset || mark.compressed_size == 0 || !raw_ok) {
       return Corrupt(what, absl::StrCat("column ", std::string(column),
@@ -146,14 +148,14 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
     ASSIGN_OR_RETURN(std::string marks_bytes, fs->ReadFile(JoinPath(dir, MarksFileName(i))));
     ASSIGN_OR_RETURN(ColumnMarks marks, DecodeColumnMarks(marks_bytes, column.type, what));
     ASSIGN_OR_RETURN(uint64_t bin_size, fs->FileSize(JoinPath(dir, DataFileName(i))));
-    RETURN_IF_ERROR(CheckMarks(marks, meta.granule_rows, column.type, serializations[i], bin_size,
-                               what, column.name));
+    RETURN_IF_ERROR(CheckMarks(marks, meta.granule_rows, column.type, serializations[i],
+                               meta.string_sizes, bin_size, what, column.name));
     size_on_disk += marks_bytes.size() + bin_size;
     columns.push_back(std::move(marks));
   }
   PartContents contents{std::move(meta.granule_rows), std::move(columns), size_on_disk,
                         std::move(meta.partition), std::move(meta.sort_key), std::move(index),
-                        std::move(codecs), std::move(serializations)};
+                        std::move(codecs), std::move(serializations), meta.string_sizes};
   return std::make_shared<const Part>(std::move(fs), std::move(schema), std::move(dir), name,
                                       std::move(contents));
 }
@@ -170,6 +172,7 @@ Part::Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> sc
       columns_(std::move(contents.columns)),
       codecs_(std::move(contents.codecs)),
       serializations_(std::move(contents.serializations)),
+      string_sizes_(contents.string_sizes),
       size_on_disk_(contents.size_on_disk),
       partition_(std::move(contents.partition)),
       sort_key_(std::move(contents.sort_key)),
@@ -284,8 +287,10 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   if (is_string) {
     uint64_t chars = 0;
     for (size_t g = granule_begin; g < granule_end; ++g) {
+      // Each row's length takes at least one byte (four as u32), its null flag one more.
+      const uint64_t row_bytes = (string_sizes_ == StringSizes::kU32 ? 4 : 1) + (nullable ? 1 : 0);
       chars += sparse ? SparseCharsBound(marks[g].raw_size, granule_rows_[g], type)
-                      : marks[g].raw_size - uint64_t{granule_rows_[g]} * (nullable ? 5 : 4);
+                      : marks[g].raw_size - uint64_t{granule_rows_[g]} * row_bytes;
     }
     column->MutableOffsets().reserve(rows);
     column->MutableChars().reserve(chars);
@@ -315,7 +320,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
     }
     if (is_string) {
       return AppendStringGranule(std::string_view(raw, raw_size), granule_rows_[g],
-                                 column.get());
+                                 column.get(), string_sizes_);
     }
     if (raw != out) std::memcpy(out, raw, raw_size);
     out += raw_size;
@@ -372,28 +377,27 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
   for (size_t g = granule_begin; g < granule_end; ++g) {
     max_rows = std::max(max_rows, granule_rows_[g]);
   }
-  // A granule is the rows' 4-byte lengths, then their characters: only the lengths are needed.
-  // A sparse granule is decoded whole (it is small: its rows are mostly empty strings).
+  // A granule is the rows' lengths, then their characters: only the lengths are needed. A
+  // sparse granule is decoded whole (it is small: its rows are mostly empty strings).
   const bool sparse = serializations_[column_index] == ColumnSerialization::kSparse;
   const bool partial = codec.is_lz4_block() && !sparse;
-  auto copy_lengths = [&](size_t g, const char* prefix) -> int64_t {
-    if (sparse) {
-      int64_t chars = SparseStringSizes(std::string_view(prefix, marks[g].raw_size),
-                                        granule_rows_[g], out);
-      out += granule_rows_[g];
-      return chars;
-    }
+  const size_t max_length_bytes = string_sizes_ == StringSizes::kU32 ? 4 : 5;
+  // Writes granule g's lengths from its raw bytes (`available` of them: all, or a prefix) and
+  // returns false when they do not describe the granule.
+  auto copy_lengths = [&](size_t g, const char* raw, size_t available) {
+    const uint32_t rows = granule_rows_[g];
+    const uint64_t raw_size = marks[g].raw_size;
+    uint64_t* lengths = out;
+    out += rows;
+    if (sparse) return SparseStringSizes(std::string_view(raw, raw_size), rows, lengths) >= 0;
+    const int64_t prefix =
+        DecodeStringSizes(std::string_view(raw, available), rows, string_sizes_, lengths);
+    if (prefix < 0) return false;
     uint64_t chars = 0;
-    for (uint32_t row = 0; row < granule_rows_[g]; ++row) {
-      uint32_t length;
-      std::memcpy(&length, prefix + size_t{row} * 4, 4);
-      out[row] = length;
-      chars += length;
-    }
-    out += granule_rows_[g];
-    return static_cast<int64_t>(chars);
+    for (uint32_t row = 0; row < rows; ++row) chars += lengths[row];
+    return chars == raw_size - static_cast<uint64_t>(prefix);
   };
-  size_t prefix_bytes = size_t{max_rows} * 4;
+  size_t prefix_bytes = size_t{max_rows} * max_length_bytes;
   if (!partial) {
     for (size_t g = granule_begin; g < granule_end; ++g) {
       prefix_bytes = std::max<size_t>(prefix_bytes, marks[g].raw_size);
@@ -403,13 +407,12 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
   char* prefix = ReadBuffer(1, prefix_bytes, &prefix_owned);
   RETURN_IF_ERROR(VisitGranules(
       column_index, granule_begin, granule_end, file, cache,
-      [&](size_t g, const char* raw) { copy_lengths(g, raw); },
+      [&](size_t g, const char* raw) { copy_lengths(g, raw, marks[g].raw_size); },
       [&](size_t g, const char* block) -> absl::Status {
         const GranuleMark& mark = marks[g];
-        const int want = sparse ? static_cast<int>(mark.raw_size)
-                                : static_cast<int>(granule_rows_[g]) * 4;
-        int n = want;
+        bool ok = true;
         const char* lengths = prefix;
+        size_t available = mark.raw_size;
         if (!partial) {
           // The whole granule is decoded anyway: keep it for the next scan when there is a cache.
           std::shared_ptr<UncompressedBlock> fresh;
@@ -418,18 +421,21 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
             fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
             target = fresh->data.get();
           }
-          if (!codec.Decode(block, mark.compressed_size, target, mark.raw_size)) n = -1;
+          ok = codec.Decode(block, mark.compressed_size, target, mark.raw_size);
           lengths = target;
-          if (n == want && fresh != nullptr) cache->Insert(CacheKey(column_index, g), fresh);
-        } else if (want != 0) {
-          n = LZ4_decompress_safe_partial(block, prefix, static_cast<int>(mark.compressed_size),
-                                          want, want);
+          if (ok && fresh != nullptr) cache->Insert(CacheKey(column_index, g), fresh);
+        } else {
+          // The lengths take at most max_length_bytes a row: decode that much of the block.
+          const int want = static_cast<int>(
+              std::min<uint64_t>(uint64_t{granule_rows_[g]} * max_length_bytes, mark.raw_size));
+          int n = want == 0 ? 0
+                            : LZ4_decompress_safe_partial(block, prefix,
+                                                          static_cast<int>(mark.compressed_size),
+                                                          want, want);
+          ok = n == want;
+          available = static_cast<size_t>(std::max(n, 0));
         }
-        // A sparse granule's copy_lengths checks the layout itself and is -1 when it is bad.
-        const int64_t chars_expected =
-            sparse ? 0 : static_cast<int64_t>(mark.raw_size) - int64_t{want};
-        int64_t chars = n == want && chars_expected >= 0 ? copy_lengths(g, lengths) : -1;
-        if (chars < 0 || (!sparse && chars != chars_expected)) {
+        if (!ok || !copy_lengths(g, lengths, available)) {
           return BlockError(column_index, g, /*checksum=*/false);
         }
         return absl::OkStatus();

@@ -33,6 +33,8 @@ struct PartContents {
   std::vector<CompressionCodec> codecs;
   // Per column, its layout; empty: all kDefault (parts from before sparse serialization).
   std::vector<ColumnSerialization> serializations;
+  // How its String granules store lengths.
+  StringSizes string_sizes = StringSizes::kVarint;
 };
 
 // Reads the columns of one part.
@@ -167,6 +169,7 @@ class Part {
   std::vector<ColumnMarks> columns_;
   std::vector<CompressionCodec> codecs_;  // one per column
   std::vector<ColumnSerialization> serializations_;  // one per column
+  StringSizes string_sizes_;
   std::vector<GranuleBounds> column_bounds_;
   uint64_t size_on_disk_ = 0;
   uint64_t uncompressed_bytes_ = 0;

@@ -272,6 +272,7 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
       serialization = static_cast<ColumnSerialization>(kind);
     }
   }
+  meta.string_sizes = v4 ? StringSizes::kVarint : StringSizes::kU32;
   if (!r.done() || total != meta.rows) return Corrupt("meta", what, "row counts disagree");
   return meta;
 }
@@ -327,9 +328,9 @@ absl::StatusOr<ColumnMarks> DecodeColumnMarks(std::string_view bytes, TypeId typ
 }
 
 std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t end,
-                               std::string* scratch, bool null_map) {
+                               std::string* scratch, bool null_map, StringSizes sizes) {
   if (null_map) {
-    std::string_view values = EncodeGranule(column, begin, end, scratch, false);
+    std::string_view values = EncodeGranule(column, begin, end, scratch, false, sizes);
     if (values.data() != scratch->data()) scratch->assign(values.data(), values.size());
     if (const uint8_t* nulls = column.NullMap(); nulls != nullptr) {
       scratch->append(reinterpret_cast<const char*>(nulls) + begin, end - begin);
@@ -345,22 +346,63 @@ std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t 
   const std::vector<uint64_t>& offsets = column.Offsets();
   uint64_t chars_begin = begin == 0 ? 0 : offsets[begin - 1];
   uint64_t chars_end = end == 0 ? 0 : offsets[end - 1];
-  scratch->resize((end - begin) * 4);
+  // PartWriter keeps granules below 2 GiB, so every length fits in 32 bits (5 varint bytes).
+  scratch->resize((end - begin) * (sizes == StringSizes::kU32 ? 4 : 5));
   char* lengths = scratch->data();
+  char* p = lengths;
   uint64_t previous = chars_begin;
   for (size_t row = begin; row < end; ++row) {
-    // PartWriter keeps granules below 2 GiB, so every length fits in 32 bits.
     uint32_t length = static_cast<uint32_t>(offsets[row] - previous);
-    std::memcpy(lengths + (row - begin) * 4, &length, 4);
+    if (sizes == StringSizes::kU32) {
+      std::memcpy(p, &length, 4);
+      p += 4;
+    } else {
+      while (length >= 0x80) {
+        *p++ = static_cast<char>((length & 0x7f) | 0x80);
+        length >>= 7;
+      }
+      *p++ = static_cast<char>(length);
+    }
     previous = offsets[row];
   }
+  scratch->resize(p - lengths);
   scratch->append(column.Chars().data() + chars_begin, chars_end - chars_begin);
   return *scratch;
 }
 
-bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out) {
-  if (raw.size() < rows * 4) return false;
-  std::string_view chars = raw.substr(rows * 4);
+int64_t DecodeStringSizes(std::string_view raw, size_t rows, StringSizes sizes,
+                          uint64_t* lengths) {
+  if (sizes == StringSizes::kU32) {
+    if (raw.size() < rows * 4) return -1;
+    for (size_t row = 0; row < rows; ++row) {
+      uint32_t length;
+      std::memcpy(&length, raw.data() + row * 4, 4);
+      lengths[row] = length;
+    }
+    return static_cast<int64_t>(rows * 4);
+  }
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(raw.data());
+  const uint8_t* end = p + raw.size();
+  for (size_t row = 0; row < rows; ++row) {
+    // Most lengths are below 128: one byte, one branch.
+    if (p != end && *p < 0x80) {
+      lengths[row] = *p++;
+      continue;
+    }
+    uint64_t length = 0;
+    for (int shift = 0;; shift += 7) {
+      if (p == end || shift > 28) return -1;
+      const uint8_t byte = *p++;
+      length |= uint64_t{byte & 0x7fu} << shift;
+      if (byte < 0x80) break;
+    }
+    lengths[row] = length;
+  }
+  return p - reinterpret_cast<const uint8_t*>(raw.data());
+}
+
+bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out,
+                         StringSizes sizes) {
   std::vector<uint64_t>& offsets = out->MutableOffsets();
   std::string& out_chars = out->MutableChars();
   uint64_t base = out_chars.size();
@@ -369,10 +411,15 @@ bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out) {
   // One resize, then plain stores: push_back's capacity check per row cost as much as the sums.
   offsets.resize(first + rows);
   uint64_t* out_offsets = offsets.data() + first;
+  // The lengths land in the offsets, which the sums then turn into ends in place.
+  const int64_t prefix = DecodeStringSizes(raw, rows, sizes, out_offsets);
+  if (prefix < 0) {
+    offsets.resize(first);
+    return false;
+  }
+  std::string_view chars = raw.substr(static_cast<size_t>(prefix));
   for (size_t row = 0; row < rows; ++row) {
-    uint32_t length;
-    std::memcpy(&length, raw.data() + row * 4, 4);
-    end += length;
+    end += out_offsets[row];
     out_offsets[row] = base + end;
   }
   if (end != chars.size()) {

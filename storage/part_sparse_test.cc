@@ -98,12 +98,12 @@ void ExpectRows(const Part& part, const core::Block& block) {
   }
 }
 
-absl::StatusOr<std::shared_ptr<const Part>> WriteAndLoad(const std::string& dir,
-                                                         std::shared_ptr<const TableSchema> schema,
-                                                         const core::Block& block, uint64_t number,
-                                                         size_t granule_rows = 64) {
+absl::StatusOr<std::shared_ptr<const Part>> WriteAndLoad(
+    const std::string& dir, std::shared_ptr<const TableSchema> schema, const core::Block& block,
+    uint64_t number, StringSizes string_sizes = StringSizes::kVarint) {
   PartWriter::Options options;
-  options.granule_rows = granule_rows;
+  options.granule_rows = 64;
+  options.string_sizes = string_sizes;
   PartWriter writer(Posix(), schema, dir, options);
   PartName name{number, number, 0};
   absl::StatusOr<std::shared_ptr<const Part>> written =
@@ -291,9 +291,10 @@ std::string MetaV3(const PartMeta& meta) {
 TEST(PartSparseTest, PartsFromBeforeSparseColumnsReadDense) {
   TempDirectory dir;
   ASSERT_FALSE(dir.path().empty());
-  // Dense granules of mostly-default columns, as every part had them, under a v3 meta.
+  // Dense granules of mostly-default columns with u32 String lengths, as every part had them,
+  // under a v3 meta.
   const core::Block block = Rows(500, 50);
-  ASSERT_TRUE(WriteAndLoad(dir.path(), Schema("1"), block, 1).ok());
+  ASSERT_TRUE(WriteAndLoad(dir.path(), Schema("1"), block, 1, StringSizes::kU32).ok());
   const std::string part_dir = dir.path() + "/all_1_1_0";
   absl::StatusOr<std::string> meta_bytes = Posix()->ReadFile(part_dir + "/meta");
   ASSERT_TRUE(meta_bytes.ok());

@@ -71,7 +71,7 @@ absl::Status PartWriter::WriteColumn(const std::string& dir, size_t index,
         serialization == ColumnSerialization::kSparse
             ? EncodeSparseGranule(column, row, row + rows, &scratch)
             : EncodeGranule(column, row, row + rows, &scratch,
-                            core::IsNullable(schema_->columns[index].type));
+                            core::IsNullable(schema_->columns[index].type), options_.string_sizes);
     if (raw.size() > LZ4_MAX_INPUT_SIZE) {
       return Error(ErrorCode::kArgumentOutOfBound,
                    absl::StrCat("Cannot insert into table ", schema_->name, ": value of column ",
@@ -120,6 +120,7 @@ absl::StatusOr<PartContents> PartWriter::WriteFiles(const core::Block& block,
         ChooseSerialization(*block.columns[i], schema_->columns[i].type, sparse_ratio));
   }
   contents.serializations = meta.serializations;
+  contents.string_sizes = options_.string_sizes;
   uint64_t bytes = 0;
   for (size_t i = 0; i < block.columns.size(); ++i) {
     RETURN_IF_ERROR(WriteColumn(dir, i, *block.columns[i], meta.granule_rows, contents.codecs[i],

@@ -40,6 +40,9 @@ class PartWriter {
     // Largest raw size of one column's granule; keeps each LZ4 block well below LZ4's 2 GiB limit
     // when strings are long. A single value larger than this gets a granule of its own.
     size_t max_granule_bytes = size_t{256} << 20;
+    // How String granules store lengths. kU32 writes them as parts before meta v4 did, for tests
+    // that then rewrite the meta in an older version (the meta written here says kVarint).
+    StringSizes string_sizes = StringSizes::kVarint;
   };
 
   PartWriter(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> schema,

@@ -49,6 +49,9 @@ CANDIDATES = {
     "str_zstd1": {"int": "LZ4", "time": "LZ4", "str": "ZSTD(1)"},
     "int_str_zstd1": {"int": "ZSTD(1)", "time": "LZ4", "str": "ZSTD(1)"},
     "str_lz4hc9": {"int": "LZ4", "time": "LZ4", "str": "LZ4HC(9)"},
+    "zstd3": {"int": "ZSTD(3)", "time": "ZSTD(3)", "str": "ZSTD(3)"},
+    "zstd3_dense": {"int": "ZSTD(3)", "time": "ZSTD(3)", "str": "ZSTD(3)",
+                    "settings": "ratio_of_defaults_for_sparse_serialization = 1"},
 }
 
 COLUMN_RE = re.compile(r"^(\s*)(\w+)\s+([A-Za-z]+(?:\(\d+\))?)(.*?)(,?)\s*$")

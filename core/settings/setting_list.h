@@ -153,5 +153,7 @@
     "With replicas and etcd: the most recent block ids per shard kept in etcd's shard log")      \
   M(Bool, fsync_after_insert, true, "",                                                           \
     "Accepted as in ClickHouse; granite always syncs a new part before it becomes visible")      \
+  M(UInt64, min_bytes_for_wide_part, 10485760, "",                                                \
+    "Accepted as in ClickHouse; granite's parts always keep one file per column (wide)")         \
   M(String, auto_statistics_types, "", "",                                                        \
     "Accepted as in ClickHouse; granite writes no per-part statistics files")
