@@ -163,8 +163,14 @@ TEST(PartFormatTest, StringSizesRoundTripAsVarintsAndAsU32) {
     EXPECT_EQ(DecodeStringSizes(raw.substr(0, prefix - 1), rows, sizes, lengths.data()), -1);
   }
   std::vector<uint64_t> lengths(1);
+  // Near the end (byte by byte) and with 8 bytes to load (one word).
   EXPECT_EQ(DecodeStringSizes("\xff\xff\xff\xff\xff\x01", 1, StringSizes::kVarint,
                               lengths.data()), -1);
+  EXPECT_EQ(DecodeStringSizes(std::string("\xff\xff\xff\xff\xff\x01") + std::string(8, 'x'), 1,
+                              StringSizes::kVarint, lengths.data()), -1);
+  EXPECT_EQ(DecodeStringSizes(std::string("\xff\xff\xff\x0f") + std::string(8, 'x'), 1,
+                              StringSizes::kVarint, lengths.data()), 4);
+  EXPECT_EQ(lengths[0], (uint64_t{1} << 25) - 1);
 }
 
 TEST(PartFormatTest, BoundsIgnoreNothingAndGiveUpOnNaNAndLongStrings) {
