@@ -163,14 +163,34 @@ TEST(PartFormatTest, StringSizesRoundTripAsVarintsAndAsU32) {
     EXPECT_EQ(DecodeStringSizes(raw.substr(0, prefix - 1), rows, sizes, lengths.data()), -1);
   }
   std::vector<uint64_t> lengths(1);
-  // Near the end (byte by byte) and with 8 bytes to load (one word).
+  // Near the end (byte by byte) and with 72 bytes to load (a mask of 64 bytes).
   EXPECT_EQ(DecodeStringSizes("\xff\xff\xff\xff\xff\x01", 1, StringSizes::kVarint,
                               lengths.data()), -1);
-  EXPECT_EQ(DecodeStringSizes(std::string("\xff\xff\xff\xff\xff\x01") + std::string(8, 'x'), 1,
+  EXPECT_EQ(DecodeStringSizes(std::string("\xff\xff\xff\xff\xff\x01") + std::string(80, 'x'), 1,
                               StringSizes::kVarint, lengths.data()), -1);
-  EXPECT_EQ(DecodeStringSizes(std::string("\xff\xff\xff\x0f") + std::string(8, 'x'), 1,
+  EXPECT_EQ(DecodeStringSizes(std::string("\xff\xff\xff\x0f") + std::string(80, 'x'), 1,
                               StringSizes::kVarint, lengths.data()), 4);
   EXPECT_EQ(lengths[0], (uint64_t{1} << 25) - 1);
+  // No varint ends in 64 bytes.
+  EXPECT_EQ(DecodeStringSizes(std::string(80, '\x80'), 1, StringSizes::kVarint, lengths.data()),
+            -1);
+}
+
+TEST(PartFormatTest, StringSizesDecodeRunsOfShortAndLongLengths) {
+  // Runs of one-byte lengths (the widening copy), lengths straddling 128 and 16384 (the mask),
+  // and a tail decoded byte by byte.
+  core::Column column(TypeId::kString);
+  for (size_t r = 0; r < 1000; ++r) {
+    const size_t length = r < 300 ? r % 3 : (r < 700 ? 100 + r % 60 : (r % 97 == 0 ? 20000 : r % 5));
+    column.AppendString(std::string(length, 'q'));
+  }
+  std::string scratch;
+  for (size_t begin : {0, 1, 299, 650}) {
+    std::string raw(EncodeGranule(column, begin, 1000, &scratch));
+    core::Column out(TypeId::kString);
+    ASSERT_TRUE(AppendStringGranule(raw, 1000 - begin, &out)) << begin;
+    for (size_t r = begin; r < 1000; ++r) ASSERT_EQ(out.StringAt(r - begin), column.StringAt(r)) << r;
+  }
 }
 
 TEST(PartFormatTest, BoundsIgnoreNothingAndGiveUpOnNaNAndLongStrings) {
