@@ -352,8 +352,9 @@ std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t 
   const std::vector<uint64_t>& offsets = column.Offsets();
   uint64_t chars_begin = begin == 0 ? 0 : offsets[begin - 1];
   uint64_t chars_end = end == 0 ? 0 : offsets[end - 1];
-  // PartWriter keeps granules below 2 GiB, so every length fits in 32 bits (5 varint bytes).
-  scratch->resize((end - begin) * (sizes == StringSizes::kU32 ? 4 : 5));
+  // PartWriter keeps granules below 2 GiB, so every length fits in 32 bits (5 varint bytes; 5
+  // more of slack for PutVarint's room).
+  scratch->resize((end - begin) * (sizes == StringSizes::kU32 ? 4 : 5) + 10);
   char* lengths = scratch->data();
   char* p = lengths;
   uint64_t previous = chars_begin;
@@ -363,11 +364,7 @@ std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t 
       std::memcpy(p, &length, 4);
       p += 4;
     } else {
-      while (length >= 0x80) {
-        *p++ = static_cast<char>((length & 0x7f) | 0x80);
-        length >>= 7;
-      }
-      *p++ = static_cast<char>(length);
+      p = PutVarint(length, p);
     }
     previous = offsets[row];
   }

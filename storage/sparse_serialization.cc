@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "storage/coding.h"
+
 namespace granite::storage {
 namespace {
 
@@ -65,14 +67,6 @@ void ForEachValueRow(const core::Column& column, size_t begin, size_t end, F&& f
       }
     });
   }
-}
-
-void PutVarint(uint64_t v, std::string* out) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
 }
 
 // Reads the gaps stream of a sparse granule: the rows of its values, in order.
@@ -212,7 +206,8 @@ std::string_view EncodeSparseGranule(const core::Column& column, size_t begin, s
   uint32_t count = 0;
   size_t next = begin;  // the smallest row the next value may have
   auto add_gap = [&](size_t row) {
-    PutVarint(row - next, &gaps);
+    char bytes[10];
+    gaps.append(bytes, PutVarint(row - next, bytes));
     next = row + 1;
     ++count;
   };
