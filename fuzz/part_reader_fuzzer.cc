@@ -1,12 +1,14 @@
 // Fuzz target: the reader of the on-disk part format (storage/part_format.h, storage/part.h) with
 // its checksums bypassed, so the fuzzer reaches the decoders behind them. The first byte picks:
 //   0: DecodePartMeta   1: DecodeColumnMarks (type from the next byte)   2: DecodePrimaryIndex
-//   3: AppendStringGranule (row count from the next byte)
+//   3: AppendStringGranule, and DecodeSparseGranule as String, Nullable(UInt32) and
+//      FixedString(3), and SparseStringSizes (row count from the next byte)
 //   4+: a whole part of a fixed schema (a UInt32 and a String column) written to a temporary
 //       directory and read back with Part::Load, ReadColumn and ReadStringSizes. The input gives
 //       the granules' row counts and, per column and granule, a block (raw, then LZ4-compressed by
 //       the target, or taken as compressed with a claimed raw size); the target writes meta and
-//       marks with valid checksums, so only the block contents and sizes are adversarial.
+//       marks with valid checksums, so only the block contents and sizes are adversarial. Bits
+//       3 and 4 of the first byte make the UInt32 and the String column sparse.
 // Sealed files (meta, marks, index) get a valid trailing checksum (Seal) before decoding.
 #include <cstring>
 #include <filesystem>
@@ -52,7 +54,7 @@ class Input {
   std::string_view last_;
 };
 
-void FuzzWholePart(Input in) {
+void FuzzWholePart(uint8_t mode, Input in) {
   static storage::TempDirectory* temp = new storage::TempDirectory();
   static std::shared_ptr<storage::FileSystem> fs = storage::Posix();
   auto schema = std::make_shared<storage::TableSchema>();
@@ -62,6 +64,10 @@ void FuzzWholePart(Input in) {
   const size_t granules = 1 + in.U8() % 4;
   storage::PartMeta meta;
   meta.columns = schema->columns;
+  for (int c = 0; c < 2; ++c) {
+    meta.serializations.push_back((mode >> (3 + c)) & 1 ? storage::ColumnSerialization::kSparse
+                                                        : storage::ColumnSerialization::kDefault);
+  }
   for (size_t g = 0; g < granules; ++g) {
     meta.granule_rows.push_back(in.U16() % 2048);
     meta.rows += meta.granule_rows.back();
@@ -146,10 +152,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (storage::AppendStringGranule(rest.substr(1), rows, &out)) {
         FUZZ_CHECK(out.size() == rows, "a granule appends its rows");
       }
+      for (TypeId type : {TypeId::kString, granite::core::MakeNullable(TypeId::kUInt32),
+                          granite::core::MakeFixedString(3)}) {
+        granite::core::Column strings(type);
+        std::vector<uint8_t> nulls;
+        std::vector<char> values(rows * 4);
+        if (storage::DecodeSparseGranule(rest.substr(1), rows, type, values.data(), &strings,
+                                         &nulls)) {
+          FUZZ_CHECK(!granite::core::HasStringLayout(type) || strings.size() == rows,
+                     "a sparse granule appends its rows");
+          FUZZ_CHECK(!granite::core::IsNullable(type) || nulls.size() == rows,
+                     "a sparse granule has a null per row");
+        }
+      }
+      std::vector<uint64_t> sizes(rows);
+      (void)storage::SparseStringSizes(rest.substr(1), rows, sizes.data());
       break;
     }
     default:
-      FuzzWholePart(Input(rest));
+      FuzzWholePart(mode, Input(rest));
   }
   return 0;
 }

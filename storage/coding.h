@@ -21,6 +21,18 @@ namespace granite::storage {
 
 static_assert(std::endian::native == std::endian::little, "storage files are little-endian");
 
+// Writes `v` as a LEB128 varint (7 bits a byte, low first, high bit = more) at `out`, which has
+// room for 10 bytes, and returns the byte after it. Sparse granules' gaps and String lengths
+// (storage/part_format.h) use it.
+inline char* PutVarint(uint64_t v, char* out) {
+  while (v >= 0x80) {
+    *out++ = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  *out++ = static_cast<char>(v);
+  return out;
+}
+
 // Appends values to a byte string.
 class ByteWriter {
  public:

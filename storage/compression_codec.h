@@ -28,7 +28,8 @@ class CompressionCodec {
  public:
   // Returns plain LZ4, the codec of parts written before codecs existed.
   static CompressionCodec Lz4();
-  // Returns the codec a column without CODEC(...) gets (chosen per type by bench/codecs).
+  // Returns the codec a column without CODEC(...) gets (chosen per type by bench/codecs):
+  // DoubleDelta then ZSTD(3) for Date, DateTime and DateTime64, ZSTD(3) for the others.
   static core::CodecSpec DefaultSpec(core::TypeId type);
   // Returns the codec of `column`: its CODEC(...), else its type's default. Errors as
   // core::ParseCodecSpec.

@@ -181,7 +181,8 @@ TEST(CompressionCodecTest, DefaultCodecIsValidForEveryType) {
   for (TypeId type : {TypeId::kUInt8, TypeId::kUInt64, TypeId::kInt32, TypeId::kFloat32,
                       TypeId::kFloat64, TypeId::kString, TypeId::kDate, TypeId::kDateTime,
                       core::MakeDecimal(38, 2), core::MakeNullable(TypeId::kString),
-                      core::MakeNullable(TypeId::kInt64)}) {
+                      core::MakeNullable(TypeId::kInt64), core::MakeNullable(TypeId::kDate),
+                      core::MakeFixedString(3), TypeId::kUUID}) {
     core::CodecSpec spec = CompressionCodec::DefaultSpec(type);
     absl::StatusOr<core::CodecSpec> parsed = core::ParseCodecSpec(spec.ToString(), type, "c");
     ASSERT_TRUE(parsed.ok()) << core::TypeName(type) << ": " << parsed.status();

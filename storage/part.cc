@@ -27,7 +27,8 @@ absl::Status Corrupt(std::string_view what, std::string_view detail) {
 // Checks that the marks of one column describe `granule_rows` and a .bin file of `bin_size`
 // bytes with blocks back to back.
 absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& granule_rows,
-                        core::TypeId type, uint64_t bin_size, std::string_view what,
+                        core::TypeId type, ColumnSerialization serialization,
+                        StringSizes string_sizes, uint64_t bin_size, std::string_view what,
                         std::string_view column) {
   if (marks.marks.size() != granule_rows.size()) {
     return Corrupt(what, absl::StrCat("column ", std::string(column), " has ", marks.marks.size(),
@@ -36,12 +37,15 @@ absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& g
   size_t width = core::ValueSize(type);
   // A Nullable column's granule ends with its null map, one byte per row.
   const uint64_t null_bytes = core::IsNullable(type) ? 1 : 0;
+  const uint64_t length_bytes = string_sizes == StringSizes::kU32 ? 4 : 1;  // at least, a row
   uint64_t offset = 0;
   for (size_t g = 0; g < granule_rows.size(); ++g) {
     const GranuleMark& mark = marks.marks[g];
     const uint64_t rows = granule_rows[g];
-    bool raw_ok = core::HasStringLayout(type) ? mark.raw_size >= rows * (4 + null_bytes)
-                                       : mark.raw_size == rows * (width + null_bytes);
+    // A sparse granule ends with its u32 count of values; the rest is checked when decoded.
+    bool raw_ok = serialization == ColumnSerialization::kSparse ? mark.raw_size >= 4
+                  : core::HasStringLayout(type) ? mark.raw_size >= rows * (length_bytes + null_bytes)
+                                                  : mark.raw_size == rows * (width + null_bytes);
     if (mark.offset != offset || mark.compressed_size == 0 || !raw_ok) {
       return Corrupt(what, absl::StrCat("column ", std::string(column),
                                         " has a bad mark for granule ", g));
@@ -118,6 +122,8 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
     }
     codecs.emplace_back(*std::move(spec));
   }
+  std::vector<ColumnSerialization> serializations = meta.serializations;
+  serializations.resize(meta.columns.size(), ColumnSerialization::kDefault);
   if (PartitionId(meta.partition) != name.partition_id) {
     return Corrupt(what, absl::StrCat("its partition id is ", PartitionId(meta.partition)));
   }
@@ -142,13 +148,14 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
     ASSIGN_OR_RETURN(std::string marks_bytes, fs->ReadFile(JoinPath(dir, MarksFileName(i))));
     ASSIGN_OR_RETURN(ColumnMarks marks, DecodeColumnMarks(marks_bytes, column.type, what));
     ASSIGN_OR_RETURN(uint64_t bin_size, fs->FileSize(JoinPath(dir, DataFileName(i))));
-    RETURN_IF_ERROR(CheckMarks(marks, meta.granule_rows, column.type, bin_size, what, column.name));
+    RETURN_IF_ERROR(CheckMarks(marks, meta.granule_rows, column.type, serializations[i],
+                               meta.string_sizes, bin_size, what, column.name));
     size_on_disk += marks_bytes.size() + bin_size;
     columns.push_back(std::move(marks));
   }
   PartContents contents{std::move(meta.granule_rows), std::move(columns), size_on_disk,
                         std::move(meta.partition), std::move(meta.sort_key), std::move(index),
-                        std::move(codecs)};
+                        std::move(codecs), std::move(serializations), meta.string_sizes};
   return std::make_shared<const Part>(std::move(fs), std::move(schema), std::move(dir), name,
                                       std::move(contents));
 }
@@ -164,11 +171,14 @@ Part::Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> sc
       granule_rows_(std::move(contents.granule_rows)),
       columns_(std::move(contents.columns)),
       codecs_(std::move(contents.codecs)),
+      serializations_(std::move(contents.serializations)),
+      string_sizes_(contents.string_sizes),
       size_on_disk_(contents.size_on_disk),
       partition_(std::move(contents.partition)),
       sort_key_(std::move(contents.sort_key)),
       index_(std::move(contents.index)) {
   if (codecs_.size() != columns_.size()) codecs_.assign(columns_.size(), CompressionCodec::Lz4());
+  serializations_.resize(columns_.size(), ColumnSerialization::kDefault);
   column_bounds_.resize(columns_.size());
   for (const ColumnMarks& column : columns_) {
     for (const GranuleMark& mark : column.marks) uncompressed_bytes_ += mark.raw_size;
@@ -261,9 +271,10 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
   bool is_string = core::HasStringLayout(type);
   // A Nullable granule is T's granule followed by its null map (granule_rows_ bytes); it goes
-  // through the scratch buffer like a String one.
+  // through the scratch buffer like a String one, and so does a sparse granule.
   const bool nullable = core::IsNullable(type);
-  const bool via_scratch = is_string || nullable;
+  const bool sparse = serializations_[column_index] == ColumnSerialization::kSparse;
+  const bool via_scratch = is_string || nullable || sparse;
   uint64_t rows = granule_starts_[granule_end] - granule_starts_[granule_begin];
   char* out = nullptr;
   std::unique_ptr<char[]> scratch_owned;
@@ -276,7 +287,10 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   if (is_string) {
     uint64_t chars = 0;
     for (size_t g = granule_begin; g < granule_end; ++g) {
-      chars += marks[g].raw_size - uint64_t{granule_rows_[g]} * (nullable ? 5 : 4);
+      // Each row's length takes at least one byte (four as u32), its null flag one more.
+      const uint64_t row_bytes = (string_sizes_ == StringSizes::kU32 ? 4 : 1) + (nullable ? 1 : 0);
+      chars += sparse ? SparseCharsBound(marks[g].raw_size, granule_rows_[g], type)
+                      : marks[g].raw_size - uint64_t{granule_rows_[g]} * row_bytes;
     }
     column->MutableOffsets().reserve(rows);
     column->MutableChars().reserve(chars);
@@ -290,6 +304,14 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   // Appends one granule's raw bytes to the column; false when a granule is malformed.
   auto append = [&](size_t g, const char* raw) {
     uint32_t raw_size = marks[g].raw_size;
+    if (sparse) {
+      if (!DecodeSparseGranule(std::string_view(raw, raw_size), granule_rows_[g], type, out,
+                               column.get(), &nulls)) {
+        return false;
+      }
+      if (!is_string) out += size_t{granule_rows_[g]} * core::ValueSize(core::RemoveNullable(type));
+      return true;
+    }
     if (nullable) {
       if (raw_size < granule_rows_[g]) return false;
       raw_size -= granule_rows_[g];
@@ -298,7 +320,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
     }
     if (is_string) {
       return AppendStringGranule(std::string_view(raw, raw_size), granule_rows_[g],
-                                 column.get());
+                                 column.get(), string_sizes_);
     }
     if (raw != out) std::memcpy(out, raw, raw_size);
     out += raw_size;
@@ -347,28 +369,36 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
   auto column = std::make_shared<core::Column>(core::TypeId::kUInt64);
   if (granule_begin == granule_end) return column;
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
+  // LZ4 blocks decode just the length prefix; other codecs decode the whole granule.
+  const CompressionCodec& codec = codecs_[column_index];
   column->ResizeUninitialized(granule_starts_[granule_end] - granule_starts_[granule_begin]);
   uint64_t* out = column->Data<uint64_t>();
   uint32_t max_rows = 0;
   for (size_t g = granule_begin; g < granule_end; ++g) {
     max_rows = std::max(max_rows, granule_rows_[g]);
   }
-  // A granule is the rows' 4-byte lengths, then their characters: only the lengths are needed.
-  auto copy_lengths = [&](size_t g, const char* prefix) {
+  // A granule is the rows' lengths, then their characters: only the lengths are needed. A
+  // sparse granule is decoded whole (it is small: its rows are mostly empty strings).
+  const bool sparse = serializations_[column_index] == ColumnSerialization::kSparse;
+  const bool partial = codec.is_lz4_block() && !sparse;
+  const size_t max_length_bytes = string_sizes_ == StringSizes::kU32 ? 4 : 5;
+  // Writes granule g's lengths from its raw bytes (`available` of them: all, or a prefix) and
+  // returns false when they do not describe the granule.
+  auto copy_lengths = [&](size_t g, const char* raw, size_t available) {
+    const uint32_t rows = granule_rows_[g];
+    const uint64_t raw_size = marks[g].raw_size;
+    uint64_t* lengths = out;
+    out += rows;
+    if (sparse) return SparseStringSizes(std::string_view(raw, raw_size), rows, lengths) >= 0;
+    const int64_t prefix =
+        DecodeStringSizes(std::string_view(raw, available), rows, string_sizes_, lengths);
+    if (prefix < 0) return false;
     uint64_t chars = 0;
-    for (uint32_t row = 0; row < granule_rows_[g]; ++row) {
-      uint32_t length;
-      std::memcpy(&length, prefix + size_t{row} * 4, 4);
-      out[row] = length;
-      chars += length;
-    }
-    out += granule_rows_[g];
-    return chars;
+    for (uint32_t row = 0; row < rows; ++row) chars += lengths[row];
+    return chars == raw_size - static_cast<uint64_t>(prefix);
   };
-  // LZ4 blocks decode just the length prefix; other codecs decode the whole granule.
-  const CompressionCodec& codec = codecs_[column_index];
-  size_t prefix_bytes = size_t{max_rows} * 4;
-  if (!codec.is_lz4_block()) {
+  size_t prefix_bytes = size_t{max_rows} * max_length_bytes;
+  if (!partial) {
     for (size_t g = granule_begin; g < granule_end; ++g) {
       prefix_bytes = std::max<size_t>(prefix_bytes, marks[g].raw_size);
     }
@@ -377,13 +407,13 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
   char* prefix = ReadBuffer(1, prefix_bytes, &prefix_owned);
   RETURN_IF_ERROR(VisitGranules(
       column_index, granule_begin, granule_end, file, cache,
-      [&](size_t g, const char* raw) { copy_lengths(g, raw); },
+      [&](size_t g, const char* raw) { copy_lengths(g, raw, marks[g].raw_size); },
       [&](size_t g, const char* block) -> absl::Status {
         const GranuleMark& mark = marks[g];
-        const int want = static_cast<int>(granule_rows_[g]) * 4;
-        int n = want;
+        bool ok = true;
         const char* lengths = prefix;
-        if (!codec.is_lz4_block()) {
+        size_t available = mark.raw_size;
+        if (!partial) {
           // The whole granule is decoded anyway: keep it for the next scan when there is a cache.
           std::shared_ptr<UncompressedBlock> fresh;
           char* target = prefix;
@@ -391,15 +421,21 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
             fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
             target = fresh->data.get();
           }
-          if (!codec.Decode(block, mark.compressed_size, target, mark.raw_size)) n = -1;
+          ok = codec.Decode(block, mark.compressed_size, target, mark.raw_size);
           lengths = target;
-          if (n == want && fresh != nullptr) cache->Insert(CacheKey(column_index, g), fresh);
-        } else if (want != 0) {
-          n = LZ4_decompress_safe_partial(block, prefix, static_cast<int>(mark.compressed_size),
-                                          want, want);
+          if (ok && fresh != nullptr) cache->Insert(CacheKey(column_index, g), fresh);
+        } else {
+          // The lengths take at most max_length_bytes a row: decode that much of the block.
+          const int want = static_cast<int>(
+              std::min<uint64_t>(uint64_t{granule_rows_[g]} * max_length_bytes, mark.raw_size));
+          int n = want == 0 ? 0
+                            : LZ4_decompress_safe_partial(block, prefix,
+                                                          static_cast<int>(mark.compressed_size),
+                                                          want, want);
+          ok = n == want;
+          available = static_cast<size_t>(std::max(n, 0));
         }
-        if (n != want || mark.raw_size < static_cast<uint64_t>(want) ||
-            copy_lengths(g, lengths) != mark.raw_size - static_cast<uint64_t>(want)) {
+        if (!ok || !copy_lengths(g, lengths, available)) {
           return BlockError(column_index, g, /*checksum=*/false);
         }
         return absl::OkStatus();

@@ -31,6 +31,10 @@ struct PartContents {
   PrimaryIndex index;                 // empty without a sort key
   // Per column, the codec its blocks were written with; empty: all LZ4 (parts from before codecs).
   std::vector<CompressionCodec> codecs;
+  // Per column, its layout; empty: all kDefault (parts from before sparse serialization).
+  std::vector<ColumnSerialization> serializations;
+  // How its String granules store lengths.
+  StringSizes string_sizes = StringSizes::kVarint;
 };
 
 // Reads the columns of one part.
@@ -82,6 +86,10 @@ class Part {
   uint64_t uncompressed_bytes() const { return uncompressed_bytes_; }
   // Returns the codec column `column_index`'s blocks were written with.
   const CompressionCodec& column_codec(size_t column_index) const { return codecs_[column_index]; }
+  // Returns how column `column_index`'s granules are laid out (Sparse: its non-default values).
+  ColumnSerialization column_serialization(size_t column_index) const {
+    return serializations_[column_index];
+  }
 
   // Returns the rows of granules [granule_begin, granule_end) of one column, concatenated. Reads
   // the compressed range with one pread and verifies each block's checksum; a mismatch returns
@@ -160,6 +168,8 @@ class Part {
   std::vector<uint64_t> granule_starts_;  // prefix sums of granule_rows_, one extra at the end
   std::vector<ColumnMarks> columns_;
   std::vector<CompressionCodec> codecs_;  // one per column
+  std::vector<ColumnSerialization> serializations_;  // one per column
+  StringSizes string_sizes_;
   std::vector<GranuleBounds> column_bounds_;
   uint64_t size_on_disk_ = 0;
   uint64_t uncompressed_bytes_ = 0;

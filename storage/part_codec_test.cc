@@ -199,8 +199,10 @@ TEST(PartCodecTest, PartsFromBeforeCodecsReadAsLz4) {
   ASSERT_FALSE(dir.path().empty());
   const core::Block block = Rows(70);
   // Bare LZ4 blocks, as every part had them, under a v2 meta file without codecs.
+  PartWriter::Options u32_sizes;
+  u32_sizes.string_sizes = StringSizes::kU32;  // as parts before meta v4
   PartWriter writer(Posix(), Schema({"LZ4", "LZ4", "LZ4", "LZ4", "LZ4", "LZ4"}), dir.path(),
-                    PartWriter::Options());
+                    u32_sizes);
   ASSERT_TRUE(writer.Write(block, PartDescription(), PartName{3, 3, 0}, kInsertTmpPrefix).ok());
   const std::string part_dir = dir.path() + "/all_3_3_0";
   absl::StatusOr<std::string> meta_bytes = Posix()->ReadFile(part_dir + "/meta");

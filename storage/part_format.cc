@@ -23,7 +23,8 @@ using core::TypeId;
 
 constexpr char kMetaMagicV1[] = "GRPART01";  // 8 bytes
 constexpr char kMetaMagicV2[] = "GRPART02";  // 8 bytes: v1 + partition + sort key
-constexpr char kMetaMagic[] = "GRPART03";    // 8 bytes: v2 + per-column codecs
+constexpr char kMetaMagicV3[] = "GRPART03";  // 8 bytes: v2 + per-column codecs
+constexpr char kMetaMagic[] = "GRPART04";    // 8 bytes: v3 + per-column serializations
 constexpr char kIndexMagic[] = "GRIDX001";   // 8 bytes
 constexpr char kMarksMagic[] = "GRMARK01";  // 8 bytes
 
@@ -81,6 +82,12 @@ core::Value Widen(T v) {
   } else {
     return static_cast<uint64_t>(v);
   }
+}
+
+// Returns one bit per byte of `word` (bit i for byte i): set where the byte ends a LEB128 varint.
+inline uint64_t VarintStops(uint64_t word) {
+  const uint64_t high_clear = ~word & 0x8080808080808080ull;
+  return ((high_clear >> 7) * 0x0102040810204080ull) >> 56;
 }
 
 }  // namespace
@@ -191,6 +198,10 @@ std::string EncodePartMeta(const PartMeta& meta) {
   for (const std::string& key : meta.sort_key) w.PutString(key);
   w.PutU32(static_cast<uint32_t>(meta.codecs.size()));
   for (const std::string& codec : meta.codecs) w.PutString(codec);
+  w.PutU32(static_cast<uint32_t>(meta.serializations.size()));
+  for (ColumnSerialization serialization : meta.serializations) {
+    w.PutU8(static_cast<uint8_t>(serialization));
+  }
   return Seal(std::move(w.bytes()));
 }
 
@@ -202,7 +213,8 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
   uint32_t column_count = 0;
   char magic[8];
   if (!r.GetRaw(magic, 8)) return Corrupt("meta", what, "bad header");
-  bool v3 = std::string_view(magic, 8) == std::string_view(kMetaMagic, 8);
+  bool v4 = std::string_view(magic, 8) == std::string_view(kMetaMagic, 8);
+  bool v3 = v4 || std::string_view(magic, 8) == std::string_view(kMetaMagicV3, 8);
   bool v2 = v3 || std::string_view(magic, 8) == std::string_view(kMetaMagicV2, 8);
   bool v1 = std::string_view(magic, 8) == std::string_view(kMetaMagicV1, 8);
   if ((!v1 && !v2) || !r.GetU64(&meta.rows) || !r.GetU32(&column_count)) {
@@ -252,6 +264,21 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
       if (!r.GetString(&codec)) return Corrupt("meta", what, "bad codecs");
     }
   }
+  if (v4) {
+    uint32_t count = 0;
+    if (!r.GetU32(&count) || (count != 0 && count != column_count)) {
+      return Corrupt("meta", what, "bad serializations");
+    }
+    meta.serializations.resize(count);
+    for (ColumnSerialization& serialization : meta.serializations) {
+      uint8_t kind = 0;
+      if (!r.GetU8(&kind) || kind > static_cast<uint8_t>(ColumnSerialization::kSparse)) {
+        return Corrupt("meta", what, "bad serializations");
+      }
+      serialization = static_cast<ColumnSerialization>(kind);
+    }
+  }
+  meta.string_sizes = v4 ? StringSizes::kVarint : StringSizes::kU32;
   if (!r.done() || total != meta.rows) return Corrupt("meta", what, "row counts disagree");
   return meta;
 }
@@ -307,9 +334,9 @@ absl::StatusOr<ColumnMarks> DecodeColumnMarks(std::string_view bytes, TypeId typ
 }
 
 std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t end,
-                               std::string* scratch, bool null_map) {
+                               std::string* scratch, bool null_map, StringSizes sizes) {
   if (null_map) {
-    std::string_view values = EncodeGranule(column, begin, end, scratch, false);
+    std::string_view values = EncodeGranule(column, begin, end, scratch, false, sizes);
     if (values.data() != scratch->data()) scratch->assign(values.data(), values.size());
     if (const uint8_t* nulls = column.NullMap(); nulls != nullptr) {
       scratch->append(reinterpret_cast<const char*>(nulls) + begin, end - begin);
@@ -325,22 +352,90 @@ std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t 
   const std::vector<uint64_t>& offsets = column.Offsets();
   uint64_t chars_begin = begin == 0 ? 0 : offsets[begin - 1];
   uint64_t chars_end = end == 0 ? 0 : offsets[end - 1];
-  scratch->resize((end - begin) * 4);
+  // PartWriter keeps granules below 2 GiB, so every length fits in 32 bits (5 varint bytes; 5
+  // more of slack for PutVarint's room).
+  scratch->resize((end - begin) * (sizes == StringSizes::kU32 ? 4 : 5) + 10);
   char* lengths = scratch->data();
+  char* p = lengths;
   uint64_t previous = chars_begin;
   for (size_t row = begin; row < end; ++row) {
-    // PartWriter keeps granules below 2 GiB, so every length fits in 32 bits.
     uint32_t length = static_cast<uint32_t>(offsets[row] - previous);
-    std::memcpy(lengths + (row - begin) * 4, &length, 4);
+    if (sizes == StringSizes::kU32) {
+      std::memcpy(p, &length, 4);
+      p += 4;
+    } else {
+      p = PutVarint(length, p);
+    }
     previous = offsets[row];
   }
+  scratch->resize(p - lengths);
   scratch->append(column.Chars().data() + chars_begin, chars_end - chars_begin);
   return *scratch;
 }
 
-bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out) {
-  if (raw.size() < rows * 4) return false;
-  std::string_view chars = raw.substr(rows * 4);
+int64_t DecodeStringSizes(std::string_view raw, size_t rows, StringSizes sizes,
+                          uint64_t* lengths) {
+  if (sizes == StringSizes::kU32) {
+    if (raw.size() < rows * 4) return -1;
+    for (size_t row = 0; row < rows; ++row) {
+      uint32_t length;
+      std::memcpy(&length, raw.data() + row * 4, 4);
+      lengths[row] = length;
+    }
+    return static_cast<int64_t>(rows * 4);
+  }
+  const uint8_t* begin = reinterpret_cast<const uint8_t*>(raw.data());
+  const uint8_t* p = begin;
+  const uint8_t* end = p + raw.size();
+  size_t row = 0;
+  // 64 bytes at a time: first a mask of the bytes that end a varint (high bit clear), then one
+  // load per row that depends on the mask only, not on the previous row's length (a byte-by-byte
+  // loop mispredicts on every other row where lengths straddle 128, as URLs' do). 64 one-byte
+  // lengths (short or empty strings) are a plain widening copy.
+  while (row < rows && end - p >= 72) {
+    uint64_t stops = 0;
+    for (int w = 0; w < 8; ++w) {
+      uint64_t word;
+      std::memcpy(&word, p + 8 * w, 8);
+      stops |= VarintStops(word) << (8 * w);
+    }
+    if (stops == ~uint64_t{0} && rows - row >= 64) {
+      for (int i = 0; i < 64; ++i) lengths[row + i] = p[i];
+      row += 64;
+      p += 64;
+      continue;
+    }
+    size_t start = 0;
+    while (stops != 0 && row < rows) {
+      const size_t last = static_cast<size_t>(__builtin_ctzll(stops));
+      stops &= stops - 1;
+      const size_t bytes = last - start + 1;
+      if (bytes > 5) return -1;  // longer than 32 bits
+      uint64_t x;
+      std::memcpy(&x, p + start, 8);
+      x &= ~uint64_t{0} >> (64 - 8 * bytes);
+      lengths[row++] = (x & 0x7f) | ((x >> 1) & (0x7full << 7)) | ((x >> 2) & (0x7full << 14)) |
+                       ((x >> 3) & (0x7full << 21)) | ((x >> 4) & (0x7full << 28));
+      start = last + 1;
+    }
+    if (start == 0) return -1;  // 64 bytes without the end of a varint
+    p += start;
+  }
+  for (; row < rows; ++row) {
+    uint64_t length = 0;
+    for (int shift = 0;; shift += 7) {
+      if (p == end || shift > 28) return -1;
+      const uint8_t byte = *p++;
+      length |= uint64_t{byte & 0x7fu} << shift;
+      if (byte < 0x80) break;
+    }
+    lengths[row] = length;
+  }
+  return p - begin;
+}
+
+bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out,
+                         StringSizes sizes) {
   std::vector<uint64_t>& offsets = out->MutableOffsets();
   std::string& out_chars = out->MutableChars();
   uint64_t base = out_chars.size();
@@ -349,10 +444,15 @@ bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out) {
   // One resize, then plain stores: push_back's capacity check per row cost as much as the sums.
   offsets.resize(first + rows);
   uint64_t* out_offsets = offsets.data() + first;
+  // The lengths land in the offsets, which the sums then turn into ends in place.
+  const int64_t prefix = DecodeStringSizes(raw, rows, sizes, out_offsets);
+  if (prefix < 0) {
+    offsets.resize(first);
+    return false;
+  }
+  std::string_view chars = raw.substr(static_cast<size_t>(prefix));
   for (size_t row = 0; row < rows; ++row) {
-    uint32_t length;
-    std::memcpy(&length, raw.data() + row * 4, 4);
-    end += length;
+    end += out_offsets[row];
     out_offsets[row] = base + end;
   }
   if (end != chars.size()) {

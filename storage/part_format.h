@@ -3,14 +3,18 @@
 // A part is a directory <table>/parts/<part name>/ holding, for column i of the schema:
 //   c<i>.bin  one compressed block per granule, back to back, encoded by the column's codec chain
 //             (storage/compression_codec.h; LZ4 in parts from before codecs). A granule's raw bytes are the values as
-//             stored in memory (fixed width), or for String: a u32 length per row, then the chars;
+//             stored in memory (fixed width), or for String: the rows' lengths, then the chars
+//             (lengths as LEB128 varints in v4 parts, u32 in older ones: StringSizes);
 //             for Nullable(T), T's bytes then the null map (a byte per row, 1 = NULL). Columns of
 //             other types have no null map, so parts written before Nullable read unchanged.
 //   c<i>.mrk  per granule: offset and compressed size of its block in c<i>.bin, raw size, XXH64 of
 //             the compressed block, and min/max of the granule's values (when known).
 // one `meta` file: format version, row count, column names and types, rows per granule, the
-// partition value (v2), the sort key's expressions (v2) and per column the codec that wrote it
-// (v3; v1 and v2 parts are LZ4); and, when the table has a sort key,
+// partition value (v2), the sort key's expressions (v2), per column the codec that wrote it
+// (v3; v1 and v2 parts are LZ4) and per column its serialization (v4; older parts are all
+// Default): a Sparse column's granules hold only its non-default values and their rows
+// (storage/sparse_serialization.h), its marks' raw sizes are those of the sparse granules, and
+// its bounds are still those of every row; and, when the table has a sort key,
 // `primary.idx`: the sparse primary index — the key's values at the first row of every granule
 // and at the part's last row. Rows of a part are sorted by the key.
 // Column files are named by index, so any column name is safe. .mrk, meta and primary.idx end
@@ -31,6 +35,7 @@
 #include "absl/status/statusor.h"
 #include "core/column.h"
 #include "core/value.h"
+#include "storage/sparse_serialization.h"
 #include "storage/table_schema.h"
 
 namespace granite::storage {
@@ -113,6 +118,12 @@ struct ColumnMarks {
   std::vector<GranuleBounds> bounds;  // same length as marks
 };
 
+// How a dense String-layout granule stores its rows' lengths before the chars: u32 each (parts
+// before v4), or LEB128 varints (v4: most lengths take one byte, which makes ZSTD's output 4%
+// smaller on ClickBench's strings and up to 27% on short ones; bench/results/
+// sparse-storage-2026-11-29.md).
+enum class StringSizes : uint8_t { kU32, kVarint };
+
 // Contents of the meta file.
 struct PartMeta {
   uint64_t rows = 0;
@@ -123,6 +134,10 @@ struct PartMeta {
   // v3: per column, the codec chain that wrote its blocks (core::CodecSpec::ToString()); empty in
   // v1 and v2 parts, whose blocks are LZ4.
   std::vector<std::string> codecs;
+  // v4: per column, how its granules are laid out; empty in older parts (all kDefault).
+  std::vector<ColumnSerialization> serializations;
+  // How String granules store lengths: kVarint in v4 parts (EncodePartMeta writes v4), kU32 before.
+  StringSizes string_sizes = StringSizes::kVarint;
 };
 
 std::string EncodePartMeta(const PartMeta& meta);
@@ -138,11 +153,19 @@ absl::StatusOr<ColumnMarks> DecodeColumnMarks(std::string_view bytes, core::Type
 // Nullable column of the schema) the rows' null map follows, one byte per row (zeros when the
 // column has none).
 std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t end,
-                               std::string* scratch, bool null_map = false);
+                               std::string* scratch, bool null_map = false,
+                               StringSizes sizes = StringSizes::kVarint);
 
 // Appends `rows` rows decoded from a raw granule to `out`. REQUIRES: out->type() is String.
 // Returns false if `raw` is malformed.
-bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out);
+bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out,
+                         StringSizes sizes = StringSizes::kVarint);
+
+// Writes the lengths of the `rows` rows of a raw String granule (or of a prefix of it holding at
+// least their lengths) to `lengths` and returns the bytes they take, or -1 when the prefix is
+// too short.
+int64_t DecodeStringSizes(std::string_view raw, size_t rows, StringSizes sizes,
+                          uint64_t* lengths);
 
 // Returns the bounds of rows [begin, end) of `column`. REQUIRES: begin < end.
 GranuleBounds ComputeBounds(const core::Column& column, size_t begin, size_t end);

@@ -123,7 +123,7 @@ TEST(PartFormatTest, StringGranuleRoundTripsAndRejectsMalformedInput) {
   for (const char* s : {"", "a", "", "hello world", ""}) column.AppendString(s);
   std::string scratch;
   std::string raw(EncodeGranule(column, 1, 4, &scratch));
-  EXPECT_EQ(raw.size(), 3 * 4 + 12u);
+  EXPECT_EQ(raw.size(), 3 * 1 + 12u);  // a varint length a row, then the chars
 
   core::Column out(TypeId::kString);
   out.AppendString("prefix");
@@ -139,6 +139,58 @@ TEST(PartFormatTest, StringGranuleRoundTripsAndRejectsMalformedInput) {
   EXPECT_FALSE(AppendStringGranule(raw.substr(0, 5), 3, &bad));
   EXPECT_EQ(bad.size(), 0u);
   EXPECT_TRUE(bad.Offsets().empty());
+}
+
+TEST(PartFormatTest, StringSizesRoundTripAsVarintsAndAsU32) {
+  // Lengths of one, two and three varint bytes, and empty strings.
+  core::Column column(TypeId::kString);
+  for (size_t length : {0, 1, 127, 128, 16383, 16384, 70000, 0}) {
+    column.AppendString(std::string(length, static_cast<char>('a' + length % 26)));
+  }
+  const size_t rows = column.size();
+  for (StringSizes sizes : {StringSizes::kVarint, StringSizes::kU32}) {
+    std::string scratch;
+    std::string raw(EncodeGranule(column, 0, rows, &scratch, false, sizes));
+    const size_t prefix = sizes == StringSizes::kU32 ? rows * 4 : 1 + 1 + 1 + 2 + 2 + 3 + 3 + 1;
+    EXPECT_EQ(raw.size(), prefix + column.Chars().size());
+    core::Column out(TypeId::kString);
+    ASSERT_TRUE(AppendStringGranule(raw, rows, &out, sizes));
+    for (size_t r = 0; r < rows; ++r) EXPECT_EQ(out.StringAt(r), column.StringAt(r)) << r;
+    std::vector<uint64_t> lengths(rows);
+    EXPECT_EQ(DecodeStringSizes(raw, rows, sizes, lengths.data()), static_cast<int64_t>(prefix));
+    EXPECT_EQ(lengths[6], 70000u);
+    // A prefix shorter than the lengths, and a varint longer than 32 bits, are refused.
+    EXPECT_EQ(DecodeStringSizes(raw.substr(0, prefix - 1), rows, sizes, lengths.data()), -1);
+  }
+  std::vector<uint64_t> lengths(1);
+  // Near the end (byte by byte) and with 72 bytes to load (a mask of 64 bytes).
+  EXPECT_EQ(DecodeStringSizes("\xff\xff\xff\xff\xff\x01", 1, StringSizes::kVarint,
+                              lengths.data()), -1);
+  EXPECT_EQ(DecodeStringSizes(std::string("\xff\xff\xff\xff\xff\x01") + std::string(80, 'x'), 1,
+                              StringSizes::kVarint, lengths.data()), -1);
+  EXPECT_EQ(DecodeStringSizes(std::string("\xff\xff\xff\x0f") + std::string(80, 'x'), 1,
+                              StringSizes::kVarint, lengths.data()), 4);
+  EXPECT_EQ(lengths[0], (uint64_t{1} << 25) - 1);
+  // No varint ends in 64 bytes.
+  EXPECT_EQ(DecodeStringSizes(std::string(80, '\x80'), 1, StringSizes::kVarint, lengths.data()),
+            -1);
+}
+
+TEST(PartFormatTest, StringSizesDecodeRunsOfShortAndLongLengths) {
+  // Runs of one-byte lengths (the widening copy), lengths straddling 128 and 16384 (the mask),
+  // and a tail decoded byte by byte.
+  core::Column column(TypeId::kString);
+  for (size_t r = 0; r < 1000; ++r) {
+    const size_t length = r < 300 ? r % 3 : (r < 700 ? 100 + r % 60 : (r % 97 == 0 ? 20000 : r % 5));
+    column.AppendString(std::string(length, 'q'));
+  }
+  std::string scratch;
+  for (size_t begin : {0, 1, 299, 650}) {
+    std::string raw(EncodeGranule(column, begin, 1000, &scratch));
+    core::Column out(TypeId::kString);
+    ASSERT_TRUE(AppendStringGranule(raw, 1000 - begin, &out)) << begin;
+    for (size_t r = begin; r < 1000; ++r) ASSERT_EQ(out.StringAt(r - begin), column.StringAt(r)) << r;
+  }
 }
 
 TEST(PartFormatTest, BoundsIgnoreNothingAndGiveUpOnNaNAndLongStrings) {

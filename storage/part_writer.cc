@@ -57,7 +57,8 @@ std::vector<uint32_t> PartWriter::SplitIntoGranules(const core::Block& block) co
 absl::Status PartWriter::WriteColumn(const std::string& dir, size_t index,
                                      const core::Column& column,
                                      const std::vector<uint32_t>& granule_rows,
-                                     const CompressionCodec& codec, ColumnMarks* marks,
+                                     const CompressionCodec& codec,
+                                     ColumnSerialization serialization, ColumnMarks* marks,
                                      uint64_t* bytes) const {
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
                    fs_->NewWritableFile(JoinPath(dir, DataFileName(index))));
@@ -66,8 +67,11 @@ absl::Status PartWriter::WriteColumn(const std::string& dir, size_t index,
   uint64_t offset = 0;
   size_t row = 0;
   for (uint32_t rows : granule_rows) {
-    std::string_view raw = EncodeGranule(column, row, row + rows, &scratch,
-                                         core::IsNullable(schema_->columns[index].type));
+    std::string_view raw =
+        serialization == ColumnSerialization::kSparse
+            ? EncodeSparseGranule(column, row, row + rows, &scratch)
+            : EncodeGranule(column, row, row + rows, &scratch,
+                            core::IsNullable(schema_->columns[index].type), options_.string_sizes);
     if (raw.size() > LZ4_MAX_INPUT_SIZE) {
       return Error(ErrorCode::kArgumentOutOfBound,
                    absl::StrCat("Cannot insert into table ", schema_->name, ": value of column ",
@@ -109,10 +113,18 @@ absl::StatusOr<PartContents> PartWriter::WriteFiles(const core::Block& block,
     meta.codecs.push_back(codec.spec().ToString());
     contents.codecs.push_back(std::move(codec));
   }
+  // Each column's layout follows its rows in this part, as ClickHouse decides per part.
+  const double sparse_ratio = SparseRatioOf(*schema_);
+  for (size_t i = 0; i < block.columns.size(); ++i) {
+    meta.serializations.push_back(
+        ChooseSerialization(*block.columns[i], schema_->columns[i].type, sparse_ratio));
+  }
+  contents.serializations = meta.serializations;
+  contents.string_sizes = options_.string_sizes;
   uint64_t bytes = 0;
   for (size_t i = 0; i < block.columns.size(); ++i) {
     RETURN_IF_ERROR(WriteColumn(dir, i, *block.columns[i], meta.granule_rows, contents.codecs[i],
-                                &contents.columns[i], &bytes));
+                                meta.serializations[i], &contents.columns[i], &bytes));
   }
   if (!description.sort_key.empty()) {
     // The sparse primary index: the key at the first row of every granule and at the last row.

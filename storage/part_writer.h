@@ -40,6 +40,9 @@ class PartWriter {
     // Largest raw size of one column's granule; keeps each LZ4 block well below LZ4's 2 GiB limit
     // when strings are long. A single value larger than this gets a granule of its own.
     size_t max_granule_bytes = size_t{256} << 20;
+    // How String granules store lengths. kU32 writes them as parts before meta v4 did, for tests
+    // that then rewrite the meta in an older version (the meta written here says kVarint).
+    StringSizes string_sizes = StringSizes::kVarint;
   };
 
   PartWriter(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> schema,
@@ -67,8 +70,8 @@ class PartWriter {
   // Writes c<i>.bin and c<i>.mrk of one column into `dir`; adds the bytes written to *bytes.
   absl::Status WriteColumn(const std::string& dir, size_t index, const core::Column& column,
                            const std::vector<uint32_t>& granule_rows,
-                           const CompressionCodec& codec, ColumnMarks* marks,
-                           uint64_t* bytes) const;
+                           const CompressionCodec& codec, ColumnSerialization serialization,
+                           ColumnMarks* marks, uint64_t* bytes) const;
   // WriteDirectory without the cleanup.
   absl::StatusOr<PartContents> WriteFiles(const core::Block& block,
                                           const PartDescription& description,

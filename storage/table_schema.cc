@@ -10,6 +10,7 @@
 #include "core/settings/settings.h"
 #include "core/status_macros.h"
 #include "storage/coding.h"
+#include "storage/sparse_serialization.h"
 
 namespace granite::storage {
 namespace {
@@ -89,7 +90,26 @@ absl::Status ValidateTableSchema(const TableSchema& schema) {
                  absl::StrCat("Setting index_granularity of table ", schema.name, " is ", rows,
                               "; expected an integer from 1 to ", kMaxGranuleRows));
   }
+  double ratio = 0;
+  if (!absl::SimpleAtod(settings.ratio_of_defaults_for_sparse_serialization, &ratio) ||
+      !(ratio >= 0 && ratio <= 1)) {
+    return Error(ErrorCode::kBadArguments,
+                 absl::StrCat("Setting ratio_of_defaults_for_sparse_serialization of table ",
+                              schema.name, " is ", settings.ratio_of_defaults_for_sparse_serialization,
+                              "; expected a number from 0 to 1"));
+  }
   return absl::OkStatus();
+}
+
+double SparseRatioOf(const TableSchema& schema) {
+  core::TableSettings settings;
+  double ratio = kDefaultSparseRatio;
+  if (!settings.ApplyKnown(schema.settings).ok() ||
+      !absl::SimpleAtod(settings.ratio_of_defaults_for_sparse_serialization, &ratio) ||
+      !(ratio >= 0 && ratio <= 1)) {
+    return kDefaultSparseRatio;
+  }
+  return ratio;
 }
 
 size_t GranuleRowsOf(const TableSchema& schema) {

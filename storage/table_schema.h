@@ -22,12 +22,18 @@ inline constexpr size_t kDefaultGranuleRows = 8192;
 // Checks what storage relies on: a non-empty name, at least one column
 // (EMPTY_LIST_OF_COLUMNS_PASSED), non-empty unique column names (DUPLICATE_COLUMN), known types
 // (UNKNOWN_TYPE), valid codecs (core::ParseCodecSpec's errors), sharding key columns that exist (UNKNOWN_IDENTIFIER) and, if set,
-// index_granularity in [1, 1048576] (BAD_ARGUMENTS).
+// index_granularity in [1, 1048576] and ratio_of_defaults_for_sparse_serialization in [0, 1]
+// (BAD_ARGUMENTS).
 absl::Status ValidateTableSchema(const TableSchema& schema);
 
 // Returns the table's rows per granule: SETTINGS index_granularity, else kDefaultGranuleRows.
 // REQUIRES: ValidateTableSchema(schema) is OK.
 size_t GranuleRowsOf(const TableSchema& schema);
+
+// Returns the table's `ratio_of_defaults_for_sparse_serialization` (a column of a part whose share
+// of default rows is above it is written sparse): the setting, else kDefaultSparseRatio.
+// REQUIRES: ValidateTableSchema(schema) is OK.
+double SparseRatioOf(const TableSchema& schema);
 
 // Serializes a schema (versioned, little-endian, with a trailing checksum). Version 2 adds the
 // sharding key and shard count, version 3 the column codecs, version 4 the column defaults

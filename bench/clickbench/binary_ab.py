@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Same-run, paired A/B of two granite binaries on the ClickBench queries over loaded data.
 
-Usage: binary_ab.py BINARY_A BINARY_B DATA_DIR RUNS [QUERY_NUMBERS]
+Usage: binary_ab.py [--data-b DATA_DIR_B] [--cold] BINARY_A BINARY_B DATA_DIR RUNS [QUERY_NUMBERS]
   e.g. binary_ab.py /tmp/old/granite build/granite /tmp/cbw/granite 5 1-43
 DATA_DIR is a `granite local --workers 2` data folder that run.py --keep loaded. B runs on a copy
 of it (DATA_DIR-ab-copy; a data folder is locked by the process that serves it), so both binaries
-read the same parts. Both clusters run at once; each query runs once on each as a warm-up, then
+read the same parts; with --data-b, B serves DATA_DIR_B instead (the same rows loaded by B, to
+compare storage formats). With --cold, every timed run starts with the page cache dropped (root
+only) and bypasses the uncompressed cache (SETTINGS use_uncompressed_cache = 0), with no warm-up. Both clusters run at once; each query runs once on each as a warm-up, then
 RUNS times alternately A B B A A B ... (drift and background load hit both alike). Prints, per
 query, the median seconds of A and B and B/A, then the geometric mean of B/A. The ClickBench files
 stay outside the project (license): CLICKBENCH_DIR, default ../shared/clickbench.
@@ -30,16 +32,31 @@ def numbers(spec, count):
     return [n for n in out if 1 <= n <= count]
 
 
+def drop_page_cache():
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
 def main():
-    binary_a, binary_b, data, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    argv = sys.argv[1:]
+    data_b = None
+    cold = False
+    while argv[:1] in (["--data-b"], ["--cold"]):
+        if argv[0] == "--cold":
+            cold, argv = True, argv[1:]
+        else:
+            data_b, argv = argv[1], argv[2:]
+    binary_a, binary_b, data, runs = argv[0], argv[1], argv[2], int(argv[3])
     clickbench = os.environ.get("CLICKBENCH_DIR",
                                 os.path.join(os.path.dirname(REPO), "shared", "clickbench"))
     queries = [l.strip().rstrip(";") for l in open(os.path.join(clickbench, "queries.sql"))
                if l.strip()]
-    wanted = numbers(sys.argv[5] if len(sys.argv) > 5 else "1-%d" % len(queries), len(queries))
-    copy = data.rstrip("/") + "-ab-copy"
-    shutil.rmtree(copy, ignore_errors=True)
-    shutil.copytree(data, copy)
+    wanted = numbers(argv[4] if len(argv) > 4 else "1-%d" % len(queries), len(queries))
+    copy = data_b or data.rstrip("/") + "-ab-copy"
+    if data_b is None:
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(data, copy)
     clusters = [cluster.LocalCluster([b], workers=2, data_dir=d, keep_data=True).start()
                 for b, d in ((binary_a, data), (binary_b, copy))]
     try:
@@ -50,12 +67,17 @@ def main():
         print("query\tA median s\tB median s\tB/A", flush=True)
         for n in wanted:
             sql = queries[n - 1]
-            for client in clients:
-                client.query(sql)  # warm-up
+            if cold:
+                sql += " SETTINGS use_uncompressed_cache = 0"
+            else:
+                for client in clients:
+                    client.query(sql)  # warm-up
             times = [[], []]
             for r in range(runs):
                 order = (0, 1) if r % 2 == 0 else (1, 0)
                 for i in order:
+                    if cold:
+                        drop_page_cache()
                     started = time.monotonic()
                     clients[i].query(sql)
                     times[i].append(time.monotonic() - started)
@@ -67,7 +89,8 @@ def main():
     finally:
         for c in clusters:
             c.stop()
-        shutil.rmtree(copy, ignore_errors=True)
+        if data_b is None:
+            shutil.rmtree(copy, ignore_errors=True)
 
 
 if __name__ == "__main__":

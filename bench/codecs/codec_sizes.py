@@ -14,6 +14,10 @@ Date/DateTime, strings), merged to one part per worker; then measures:
 
     .venv/bin/python bench/codecs/codec_sizes.py --granite build/granite --rows 2000000 \
         [--candidates lz4,zstd1,...] [--queries] [--out bench/results/x.md]
+
+With --keep-hits DIR, loads the one candidate given as table `hits` into a granite data folder DIR
+(kept, merged) and stops: the input of bench/clickbench/binary_ab.py --data-b for paired A/Bs of
+storage formats.
 """
 
 import argparse
@@ -36,6 +40,18 @@ CANDIDATES = {
     "t64_zstd1": {"int": "T64, ZSTD(1)", "time": "DoubleDelta, ZSTD(1)", "str": "LZ4HC(9)"},
     "t64_lz4": {"int": "T64, LZ4", "time": "DoubleDelta, LZ4", "str": "ZSTD(1)"},
     "lz4hc9": {"int": "LZ4HC(9)", "time": "LZ4HC(9)", "str": "LZ4HC(9)"},
+    # With sparse serialization of mostly-default columns (on by default since 2026-11-29):
+    # the same codecs written dense, as before it.
+    "lz4_dense": {"int": "LZ4", "time": "LZ4", "str": "LZ4",
+                  "settings": "ratio_of_defaults_for_sparse_serialization = 1"},
+    "zstd1_dense": {"int": "ZSTD(1)", "time": "ZSTD(1)", "str": "ZSTD(1)",
+                    "settings": "ratio_of_defaults_for_sparse_serialization = 1"},
+    "str_zstd1": {"int": "LZ4", "time": "LZ4", "str": "ZSTD(1)"},
+    "int_str_zstd1": {"int": "ZSTD(1)", "time": "LZ4", "str": "ZSTD(1)"},
+    "str_lz4hc9": {"int": "LZ4", "time": "LZ4", "str": "LZ4HC(9)"},
+    "zstd3": {"int": "ZSTD(3)", "time": "ZSTD(3)", "str": "ZSTD(3)"},
+    "zstd3_dense": {"int": "ZSTD(3)", "time": "ZSTD(3)", "str": "ZSTD(3)",
+                    "settings": "ratio_of_defaults_for_sparse_serialization = 1"},
 }
 
 COLUMN_RE = re.compile(r"^(\s*)(\w+)\s+([A-Za-z]+(?:\(\d+\))?)(.*?)(,?)\s*$")
@@ -73,6 +89,8 @@ def with_codecs(create_sql, table, codecs):
                                                   codec, m.group(5))
         lines.append(line)
     sql = "\n".join(lines)
+    if codecs.get("settings"):
+        sql = re.sub(r"\bSETTINGS\b", "SETTINGS %s," % codecs["settings"], sql, count=1)
     return re.sub(r"TABLE\s+hits\b", "TABLE " + table, sql, count=1)
 
 
@@ -116,6 +134,22 @@ def granite_bytes(engine, table):
     return rows, int(disk.decode().strip() or 0)
 
 
+def keep_hits(granite_argv, create, codecs, data, folder):
+    """Loads `data` as table hits with `codecs` into the kept data folder `folder`."""
+    granite = engines.GraniteEngine(granite_argv, 2, folder, timeout=3600)
+    try:
+        granite.create(with_codecs(create, "hits", codecs))
+        start = time.monotonic()
+        granite.load(data)
+        granite.query("OPTIMIZE TABLE hits FINAL", timeout=3600)
+        granite.settle()
+        _, disk = granite_bytes(granite, "hits")
+        print("hits in %s: loaded and merged in %.1f s, %.1f MB on disk" % (
+            folder, time.monotonic() - start, disk / 1e6), flush=True)
+    finally:
+        granite.close(keep=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -131,6 +165,8 @@ def main():
                         help="int,time,str,disk compressed bytes from an earlier run (skips chdb)")
     parser.add_argument("--work", default=None, help="folder for data (default: a temp dir)")
     parser.add_argument("--out", default=None, help="append the markdown report here")
+    parser.add_argument("--keep-hits", default=None,
+                        help="load the one candidate as `hits` into this data folder, keep it, stop")
     args = parser.parse_args()
 
     work = args.work or tempfile.mkdtemp(prefix="codec-bench-")
@@ -145,6 +181,9 @@ def main():
     columns = columns_of(create)
     classes = {c: [n for n, k in columns if k == c] for c in ("int", "time", "str")}
     report = ["## %d rows, seed %d" % (args.rows, args.seed), ""]
+    if args.keep_hits:
+        keep_hits(granite_argv, create, CANDIDATES[args.candidates], data, args.keep_hits)
+        return
 
     chdb_sizes = None
     if args.chdb_sizes:
@@ -196,7 +235,8 @@ def main():
                 cold, hot = timed(granite, scan_sql(table, names, cls), args.runs, cold_settings)
                 vs = "%.2f" % (compressed / chdb_sizes[cls][0]) if chdb_sizes else "-"
                 report.append("| %s | %s (%d) | %s | %.1f | %.1f | %.2f | %s | %.3f | %.3f |" % (
-                    name, cls, len(names), codecs[cls] or "default", compressed / 1e6,
+                    name, cls, len(names), (codecs[cls] or "default") + (
+                        " (dense)" if codecs.get("settings") else ""), compressed / 1e6,
                     uncompressed / 1e6, uncompressed / max(compressed, 1), vs, hot, cold))
                 print(report[-1], flush=True)
             if queries:

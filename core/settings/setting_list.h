@@ -145,6 +145,9 @@
 // Table settings: CREATE TABLE ... SETTINGS and ALTER TABLE ... MODIFY SETTING.
 #define GRANITE_TABLE_SETTINGS(M)                                                                 \
   M(UInt64, index_granularity, 8192, "", "Rows per granule (a mark in ClickHouse)")              \
+  M(String, ratio_of_defaults_for_sparse_serialization, "0.9375", "",                             \
+    "A column of a part with a larger share of default values (0, '', NULL) is stored sparse: "  \
+    "only its other values and their rows (a number from 0 to 1; 1 turns it off)")               \
   M(String, sharding_key, "", "",                                                                 \
     "Columns whose hash chooses the worker of a row (empty: round-robin)")                        \
   M(UInt64, max_bytes_to_merge_at_max_space_in_pool, 0, "",                                       \
@@ -155,5 +158,7 @@
     "With replicas and etcd: the most recent block ids per shard kept in etcd's shard log")      \
   M(Bool, fsync_after_insert, true, "",                                                           \
     "Accepted as in ClickHouse; granite always syncs a new part before it becomes visible")      \
+  M(UInt64, min_bytes_for_wide_part, 10485760, "",                                                \
+    "Accepted as in ClickHouse; granite's parts always keep one file per column (wide)")         \
   M(String, auto_statistics_types, "", "",                                                        \
     "Accepted as in ClickHouse; granite writes no per-part statistics files")
