@@ -87,8 +87,9 @@ class ShuffleJoinTest(grpc_case.GrpcClusterCase):
         self.assert_clean_and_right()
 
     def test_memory_limit(self):
-        result = self.run_query(CHECK + SHUFFLE + ", max_memory_usage = 4000000")
-        self.assertTrue(result.HasField("exception"), "succeeded under a 4 MB limit")
+        # The build side alone is ~8 MB of rows plus its hash tables, spread over 3 workers.
+        result = self.run_query(CHECK + SHUFFLE + ", max_memory_usage = 1000000")
+        self.assertTrue(result.HasField("exception"), "succeeded under a 1 MB limit")
         self.assertEqual(result.exception.code, 241, result.exception.display_text)
         self.assert_clean_and_right()
 
