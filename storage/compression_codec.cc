@@ -117,9 +117,10 @@ CompressionCodec CompressionCodec::Lz4() {
 }
 
 core::CodecSpec CompressionCodec::DefaultSpec(core::TypeId type) {
-  // Chosen on ClickBench's hits with sparse columns (bench/results/sparse-storage-2026-11-29.md):
-  // ZSTD(3) is chdb's default; DoubleDelta takes a fifth off timestamps and dates, which rows
-  // sorted by a key with a date or time in it keep close, and decodes at GB/s.
+  // Chosen on a wide table of mostly-default integers, URL-like strings and sorted timestamps,
+  // with sparse columns (bench/results/sparse-storage-2026-11-29.md): ZSTD(3) is chdb's default;
+  // DoubleDelta takes a fifth off timestamps and dates, which rows sorted by a key with a date or
+  // time in it keep close, and decodes at GB/s.
   const core::TypeId base = core::BaseOf(core::RemoveNullable(type));
   const bool time = base == core::TypeId::kDate || base == core::TypeId::kDateTime ||
                     base == core::TypeId::kDateTime64;

@@ -120,8 +120,8 @@ struct ColumnMarks {
 
 // How a dense String-layout granule stores its rows' lengths before the chars: u32 each (parts
 // before v4), or LEB128 varints (v4: most lengths take one byte, which makes ZSTD's output 4%
-// smaller on ClickBench's strings and up to 27% on short ones; bench/results/
-// sparse-storage-2026-11-29.md).
+// smaller on a mix of URL-like and short strings and up to 27% on short ones alone;
+// bench/results/sparse-storage-2026-11-29.md).
 enum class StringSizes : uint8_t { kU32, kVarint };
 
 // Contents of the meta file.

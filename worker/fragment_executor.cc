@@ -33,11 +33,17 @@ core::plan::ResultChunk PruneStatsChunk(const MorselSource& source) {
   return chunk;
 }
 
-absl::Status SinkGone() {
+}  // namespace
+
+absl::Status FragmentExecutor::SinkGone() {
   return core::Error(core::ErrorCode::kQueryWasCancelled, "Query was cancelled by the coordinator");
 }
 
-}  // namespace
+size_t FragmentExecutor::MaxThreads(const core::Settings& settings) const {
+  return settings.max_threads == 0
+             ? pool_->size()
+             : static_cast<size_t>(std::min<uint64_t>(pool_->size(), settings.max_threads));
+}
 
 absl::Status FragmentExecutor::RunResolved(const core::plan::Fragment& fragment,
                                            const std::atomic<bool>& cancelled,
@@ -56,10 +62,7 @@ absl::Status FragmentExecutor::RunResolved(const core::plan::Fragment& fragment,
       TopNMorselFilter::Plan(fragment, scan, late.get(), *source);
 
   const uint64_t morsel_count = source->morsel_count();
-  const uint64_t max_threads =
-      fragment.settings.max_threads == 0 ? pool_->size()
-                                         : std::min<uint64_t>(pool_->size(),
-                                                              fragment.settings.max_threads);
+  const uint64_t max_threads = MaxThreads(fragment.settings);
   size_t threads = source->ordered()
                        ? 1
                        : static_cast<size_t>(std::min<uint64_t>(

@@ -51,6 +51,12 @@ class FragmentExecutor {
                                              const ChunkSink& sink);
 
   using LocalState = core::FragmentPipeline::LocalState;
+  // The error of a fragment whose receiver went away (or whose query was cancelled).
+  static absl::Status SinkGone();
+  // A block with no rows and the columns build fragment `build` projects.
+  static core::Block EmptyBuild(const core::plan::Fragment& build);
+  // The threads a fragment may use on the pool: max_threads, at most the pool's (0 = the pool's).
+  size_t MaxThreads(const core::Settings& settings) const;
   // Merges the thread states of `fragment`'s pipeline and sends the result — partial buckets,
   // finalized groups or rows — to `sink` (not the stats chunk). `late` and `source`: a late-
   // materialized scan's rows are read here (both null otherwise).

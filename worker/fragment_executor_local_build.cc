@@ -9,18 +9,14 @@
 #include "worker/fragment_executor.h"
 
 namespace granite::worker {
-namespace {
 
-// A block with no rows and the columns `build` projects.
-core::Block EmptyBuild(const core::plan::Fragment& build) {
+core::Block FragmentExecutor::EmptyBuild(const core::plan::Fragment& build) {
   core::Block block;
   for (const core::plan::Expr& projection : build.projections) {
     block.columns.push_back(std::make_shared<core::Column>(projection.type));
   }
   return block;
 }
-
-}  // namespace
 
 absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
                                    const std::atomic<bool>& cancelled, const ChunkSink& sink) {

@@ -120,10 +120,6 @@ ShufflePlan PlanShuffle(const Fragment& fragment, const core::Block& scan_shape)
   return plan;
 }
 
-absl::Status Gone() {
-  return core::Error(core::ErrorCode::kQueryWasCancelled, "Query was cancelled by the coordinator");
-}
-
 }  // namespace
 
 absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
@@ -155,7 +151,7 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
   ASSIGN_OR_RETURN(std::shared_ptr<ExchangeInbox> inbox,
                    exchanges_->Open(fragment.exchange_id, workers));
   // However this ends, the inbox closes: peers still sending get an error, waits wake up.
-  absl::Status outcome = Gone();
+  absl::Status outcome = SinkGone();
   struct Close {
     ExchangeRegistry* registry;
     uint64_t id;
@@ -171,10 +167,6 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
   // 1. The build.
   ASSIGN_OR_RETURN(core::Block build_rows,
                    ReadLocalBuild(fragment, *shuffled.local_build, cancelled, out));
-  core::Block empty_build;  // the build's columns without rows, for a worker that receives none
-  for (const core::ColumnPtr& column : build_rows.columns) {
-    empty_build.columns.push_back(std::make_shared<core::Column>(column->logical_type()));
-  }
   {
     std::vector<const core::Column*> keys;
     for (uint32_t key : shuffled.build_keys) keys.push_back(build_rows.columns[key].get());
@@ -185,10 +177,7 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
   }
 
   // 2. The consumers.
-  const size_t threads = std::max<size_t>(
-      1, fragment.settings.max_threads == 0
-             ? pool_->size()
-             : std::min<uint64_t>(pool_->size(), fragment.settings.max_threads));
+  const size_t threads = std::max<size_t>(1, MaxThreads(fragment.settings));
   std::unique_ptr<core::FragmentPipeline> pipeline;
   std::unique_ptr<RowStreamer> streamer;
   std::vector<std::unique_ptr<LocalState>> states(threads);
@@ -230,7 +219,7 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
         blocks.push_back(std::move(block));
       }
       core::plan::BroadcastJoin& join = joined.joins[0];
-      join.build = blocks.empty() ? empty_build : core::ConcatBlocks(blocks);
+      join.build = blocks.empty() ? EmptyBuild(*shuffled.local_build) : core::ConcatBlocks(blocks);
       join.local_build.reset();
       join.shuffle = false;
       ASSIGN_OR_RETURN(pipeline, core::FragmentPipeline::Compile(joined));
@@ -282,7 +271,7 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
   RETURN_IF_ERROR(sent);
   RETURN_IF_ERROR(read);
   for (const absl::Status& error : errors) RETURN_IF_ERROR(error);
-  if (cancelled) return Gone();
+  if (cancelled) return SinkGone();
   // RIGHT / FULL: every build row lives on exactly one worker, so each emits its own unmatched.
   RETURN_IF_ERROR(pipeline->ConsumeUnmatched(*states[0], probe_shape));
   if (streamer) {
@@ -297,7 +286,7 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
   stats.stats.elapsed_us = std::chrono::duration_cast<std::chrono::microseconds>(
                                std::chrono::steady_clock::now() - started)
                                .count();
-  if (!out(std::move(stats))) return Gone();
+  if (!out(std::move(stats))) return SinkGone();
   outcome = absl::OkStatus();
   return absl::OkStatus();
 }
