@@ -1,11 +1,15 @@
 // Decimal kernels: both operands are brought to 128-bit scaled integers (operand_caster.h, so a
 // constant converts once), the loop runs on Int128 with overflow flags collected over the batch,
-// and the result is narrowed to its width.
+// and the result is narrowed to its width. Sums, differences and products whose result is at most
+// 64 bits wide (Decimal(P <= 18, S) columns with each other or with integers, the common shape of
+// money arithmetic in a filtered aggregate) run on int64 instead, straight from the operands;
+// a batch that overflows there is recomputed on Int128, which decides exactly.
 #include "core/functions/decimal_arithmetic.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
@@ -124,13 +128,73 @@ struct Int128Op {
   }
 };
 
+// One int64 operation on operands already at the result's scale after multiplying by `ma` and
+// `mb` (1 for multiply); sets *overflow when a step leaves int64.
+template <DecimalOp kOp>
+struct Int64Op {
+  int64_t ma;
+  int64_t mb;
+  bool* overflow;
+  int64_t operator()(int64_t a, int64_t b) const {
+    int64_t r = 0;
+    if constexpr (kOp == DecimalOp::kMultiply) {
+      *overflow |= __builtin_mul_overflow(a, b, &r);
+    } else {
+      int64_t x, y;
+      *overflow |= __builtin_mul_overflow(a, ma, &x) | __builtin_mul_overflow(b, mb, &y);
+      if constexpr (kOp == DecimalOp::kPlus) {
+        *overflow |= __builtin_add_overflow(x, y, &r);
+      } else {
+        *overflow |= __builtin_sub_overflow(x, y, &r);
+      }
+    }
+    return r;
+  }
+};
+
+// True when a value of type `t` is an int64 without loss: decimals up to 64 bits and integers
+// other than UInt64.
+bool FitsInt64(TypeId t) {
+  if (IsDecimal(t)) return ValueSize(t) <= 8;
+  return IsPlainInteger(t) && BaseOf(t) != TypeId::kUInt64;
+}
+
+// The values of an operand as int64: the column's own buffer when it is 64-bit signed, else a
+// widened copy in `*copy`. REQUIRES: FitsInt64(operand.type()).
+const int64_t* Int64Values(const Operand& operand, std::vector<int64_t>* copy) {
+  const Column& column = *operand.column;
+  if (BaseOf(column.type()) == TypeId::kInt64 || BaseOf(column.type()) == TypeId::kDecimal64) {
+    return column.Data<int64_t>();
+  }
+  copy->resize(column.size());
+  DispatchFixed(column.type(), [&](auto tag) {
+    using T = typename decltype(tag)::Type;
+    if constexpr (std::is_integral_v<T>) {
+      const T* src = column.Data<T>();
+      for (size_t i = 0; i < copy->size(); ++i) (*copy)[i] = static_cast<int64_t>(src[i]);
+    }
+  });
+  return copy->data();
+}
+
 class DecimalArithmeticKernel : public ScalarKernel {
  public:
   DecimalArithmeticKernel(std::string_view name, DecimalOp op, DecimalPlan plan,
-                          OperandCaster caster)
-      : name_(name), op_(op), plan_(plan), caster_(std::move(caster)) {}
+                          OperandCaster caster, const std::vector<ArgumentInfo>& args)
+      : name_(name), op_(op), plan_(plan), caster_(std::move(caster)) {
+    narrow_ = !plan.as_float && op != DecimalOp::kDivide && ValueSize(plan.result) <= 8 &&
+              FitsInt64(args[0].type) && FitsInt64(args[1].type);
+    if (narrow_ && op != DecimalOp::kMultiply) {
+      const int scale = ScaleOf(plan.result);
+      ma_ = static_cast<int64_t>(PowerOf10(scale - ScaleOf(AsDecimal(args[0].type))));
+      mb_ = static_cast<int64_t>(PowerOf10(scale - ScaleOf(AsDecimal(args[1].type))));
+    }
+  }
 
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    if (narrow_) {
+      if (ColumnPtr out = ExecuteInt64(args, rows)) return out;
+    }
     ASSIGN_OR_RETURN(std::vector<Operand> ops, caster_.CastAll(args));
     if (plan_.as_float) return ExecuteFloat(ops, rows);
     std::vector<Int128> wide(rows);
@@ -166,6 +230,38 @@ class DecimalArithmeticKernel : public ScalarKernel {
   }
 
  private:
+  // The int64 loop (file comment); returns null when a step overflowed, for the Int128 loop to
+  // decide.
+  ColumnPtr ExecuteInt64(const std::vector<Operand>& args, size_t rows) const {
+    std::vector<int64_t> copy_a, copy_b, wide;
+    const int64_t* a = Int64Values(args[0], &copy_a);
+    const int64_t* b = Int64Values(args[1], &copy_b);
+    auto out = std::make_shared<Column>(plan_.result);
+    out->ResizeUninitialized(rows);
+    const bool decimal64 = BaseOf(plan_.result) == TypeId::kDecimal64;
+    if (!decimal64) wide.resize(rows);
+    int64_t* dst = decimal64 ? out->Data<int64_t>() : wide.data();
+    bool overflow = false;
+    auto loop = [&](auto op) {
+      BinaryLoop(a, args[0].is_constant, b, args[1].is_constant, dst, rows, op);
+    };
+    switch (op_) {
+      case DecimalOp::kPlus: loop(Int64Op<DecimalOp::kPlus>{ma_, mb_, &overflow}); break;
+      case DecimalOp::kMinus: loop(Int64Op<DecimalOp::kMinus>{ma_, mb_, &overflow}); break;
+      default: loop(Int64Op<DecimalOp::kMultiply>{1, 1, &overflow}); break;
+    }
+    if (!decimal64) {
+      int32_t* narrow = out->Data<int32_t>();
+      for (size_t i = 0; i < rows; ++i) {
+        overflow |= wide[i] < std::numeric_limits<int32_t>::min() ||
+                    wide[i] > std::numeric_limits<int32_t>::max();
+        narrow[i] = static_cast<int32_t>(wide[i]);
+      }
+    }
+    if (overflow) return nullptr;
+    return out;
+  }
+
   template <typename T>
   static bool Narrow(const std::vector<Int128>& wide, Column* out) {
     T* dst = out->Data<T>();
@@ -201,6 +297,9 @@ class DecimalArithmeticKernel : public ScalarKernel {
   const DecimalOp op_;
   const DecimalPlan plan_;
   const OperandCaster caster_;
+  bool narrow_ = false;  // the int64 loop applies
+  int64_t ma_ = 1;       // plus / minus: the operands' factors to the result's scale
+  int64_t mb_ = 1;
 };
 
 // negate and abs keep the type; abs of a negative value and negate cannot overflow the precision.
@@ -223,6 +322,23 @@ class DecimalUnaryKernel : public ScalarKernel {
  private:
   const bool abs_;
 };
+
+// True when `constant` is a float constant equal, as a Float64, to a value d of `column`'s
+// decimal type of precision at most 15 (0.05 against Decimal(15, 2)): such decimals convert to
+// distinct doubles in their order, so comparing with d gives the Float64 comparison's answer
+// without converting the column (a range filter on a money column).
+bool FloatConstantIsExactDecimal(const ArgumentInfo& constant, const ArgumentInfo& column) {
+  if (!constant.constant || constant.constant_is_null || !IsFloat(constant.type) || column.constant ||
+      !IsDecimal(column.type) || PrecisionOf(column.type) > 15) {
+    return false;
+  }
+  const TypeId decimal = RemoveNullable(column.type);
+  absl::StatusOr<ColumnPtr> as_decimal = ConstantAs(constant, decimal);
+  absl::StatusOr<ColumnPtr> as_double = ConstantAs(constant, TypeId::kFloat64);
+  if (!as_decimal.ok() || !as_double.ok()) return false;
+  return DecimalToDouble(DecimalAt(**as_decimal, 0), ScaleOf(decimal)) ==
+         (*as_double)->Get<double>(0);
+}
 
 }  // namespace
 
@@ -247,7 +363,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileDecimalArithmetic(
   ASSIGN_OR_RETURN(DecimalOp op, OpOf(name));
   ASSIGN_OR_RETURN(DecimalPlan plan, PlanDecimal(name, args));
   ASSIGN_OR_RETURN(OperandCaster caster, OperandCaster::Create(args, {plan.left, plan.right}));
-  return std::make_unique<DecimalArithmeticKernel>(name, op, plan, std::move(caster));
+  return std::make_unique<DecimalArithmeticKernel>(name, op, plan, std::move(caster), args);
 }
 
 absl::StatusOr<std::pair<TypeId, TypeId>> DecimalComparisonTypes(
@@ -262,6 +378,10 @@ absl::StatusOr<std::pair<TypeId, TypeId>> DecimalComparisonTypes(
     }
   }
   if (IsFloat(a.type) || IsFloat(b.type)) {
+    if (FloatConstantIsExactDecimal(a, b) || FloatConstantIsExactDecimal(b, a)) {
+      const TypeId column_type = a.constant ? b.type : a.type;
+      return std::make_pair(column_type, column_type);
+    }
     return std::make_pair(TypeId::kFloat64, TypeId::kFloat64);
   }
   if (IsString(a.type) || IsString(b.type)) {

@@ -68,6 +68,32 @@ TEST(DecimalArithmeticTest, ReportsOverflowAndDivisionByZero) {
             ErrorCode::kIllegalDivision);
 }
 
+// Results up to 64 bits wide run on int64 (decimal_arithmetic.cc); a step that leaves int64 there
+// (a rescaled operand) recomputes the batch on Int128, so only the result's width decides.
+TEST(DecimalArithmeticTest, Int64LoopFallsBackWhereAStepOverflows) {
+  const TypeId d18_0 = MakeDecimal(18, 0);
+  const TypeId d18_2 = MakeDecimal(18, 2);
+  Block b = BlockOf({MakeColumn<int64_t>(d18_0, {92233720368547759, 5, -7}),
+                     MakeColumn<int64_t>(d18_2, {-100, 250, -1}),
+                     MakeColumn<int32_t>(kD9_3, {1500, -1, 2147483647}),
+                     MakeColumn<int16_t>(T::kInt16, {-2, 3, 4})});
+  // 92233720368547759 * 100 leaves int64; the sum does not.
+  EXPECT_EQ(Eval(Fn("plus", {Col(0, d18_0), Col(1, d18_2)}), b),
+            (Rows{"92233720368547758", "7.5", "-7.01"}));
+  EXPECT_EQ(Eval(Fn("minus", {Col(0, d18_0), Fn("negate", {Col(1, d18_2)})}), b),
+            (Rows{"92233720368547758", "7.5", "-7.01"}));
+  EXPECT_EQ(Eval(Fn("multiply", {Col(1, d18_2), Col(3, T::kInt16)}), b),
+            (Rows{"2", "7.5", "-0.04"}));
+  EXPECT_EQ(Eval(Fn("minus", {Lit(uint64_t{1}), Col(1, d18_2)}), b),
+            (Rows{"2", "-1.5", "1.01"}));
+  // Decimal32 results keep their width: 2147483.647 + 0.001 leaves int32.
+  EXPECT_EQ(CodeOf(EvalStatus(Fn("plus", {Col(2, kD9_3), Fn("toDecimal32", {Lit(0.001),
+                                                                   Lit(uint64_t{3})})}), b)),
+            ErrorCode::kDecimalOverflow);
+  EXPECT_EQ(CodeOf(EvalStatus(Fn("multiply", {Col(0, d18_0), Col(0, d18_0)}), b)),
+            ErrorCode::kDecimalOverflow);
+}
+
 TEST(DecimalArithmeticTest, ComparesExactlyWithIntegersAndDecimals) {
   Block b = Sample();
   EXPECT_EQ(Eval(Fn("less", {Col(0, kD15_2), Lit(uint64_t{1})}), b), (Rows{"0", "1", "1"}));
@@ -76,6 +102,14 @@ TEST(DecimalArithmeticTest, ComparesExactlyWithIntegersAndDecimals) {
   EXPECT_EQ(Eval(Fn("greater", {Col(2, kD38_4), Col(1, kD9_3)}), b), (Rows{"1", "0", "0"}));
   // Against a float the decimal compares as Float64: 0.05 (5 / 100) equals the literal 0.05.
   EXPECT_EQ(Eval(Fn("lessOrEquals", {Col(0, kD15_2), Lit(-0.05)}), b), (Rows{"0", "1", "0"}));
+  // A float that is exactly a Decimal(15, 2) value compares in that type, with the same answers;
+  // one between two such values (-0.049) or beyond the scale (0.001) compares as Float64.
+  EXPECT_EQ(Eval(Fn("less", {Col(0, kD15_2), Lit(-0.05)}), b), (Rows{"0", "0", "0"}));
+  EXPECT_EQ(Eval(Fn("greaterOrEquals", {Lit(21168.23), Col(0, kD15_2)}), b),
+            (Rows{"1", "1", "1"}));
+  EXPECT_EQ(Eval(Fn("equals", {Col(0, kD15_2), Lit(21168.23)}), b), (Rows{"1", "0", "0"}));
+  EXPECT_EQ(Eval(Fn("less", {Col(0, kD15_2), Lit(-0.049)}), b), (Rows{"0", "1", "0"}));
+  EXPECT_EQ(Eval(Fn("greater", {Col(0, kD15_2), Lit(-0.001)}), b), (Rows{"1", "0", "1"}));
 }
 
 TEST(DecimalArithmeticTest, CastsAsClickHouse) {
