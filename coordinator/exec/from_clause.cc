@@ -106,6 +106,38 @@ std::vector<ExprPtr> CommonConjuncts(const Expr& disjunction) {
   return common;
 }
 
+// For a disjunction over several relations, `(n1.x = 'A' AND n2.x = 'B') OR (n1.x = 'B' AND
+// n2.x = 'A')`, returns per relation that every branch filters the disjunction of those filters
+// (`n1.x = 'A' OR n1.x = 'B'`). Each is implied by the whole, so it is pushed into that
+// relation's read and shrinks a join input before it is sent or hashed; the disjunction itself
+// stays as a condition. A relation whose filters are the same in every branch is left to
+// CommonConjuncts.
+std::vector<ExprPtr> ImpliedFilters(const Expr& disjunction, const std::vector<Relation>& relations) {
+  std::vector<ExprPtr> out;
+  const Uses whole = UsesOf(disjunction, relations);
+  if (whole.unknown || whole.ambiguous || whole.relations.size() < 2) return out;
+  for (size_t r : whole.relations) {
+    std::vector<ExprPtr> branches;
+    std::set<std::string> signatures;
+    for (const ExprPtr& branch : disjunction.args) {
+      std::vector<ExprPtr> conjuncts, own;
+      sql::SplitAnd(branch, &conjuncts);
+      for (ExprPtr& c : conjuncts) {
+        const Uses uses = UsesOf(*c, relations);
+        if (!uses.unknown && !uses.ambiguous && uses.relations == std::set<size_t>{r}) {
+          own.push_back(std::move(c));
+        }
+      }
+      if (own.empty()) break;
+      branches.push_back(sql::JoinAnd(std::move(own)));
+      signatures.insert(Signature(*branches.back()));
+    }
+    if (branches.size() < disjunction.args.size() || signatures.size() < 2) continue;
+    out.push_back(sql::MakeCall("or", std::move(branches)));
+  }
+  return out;
+}
+
 // Returns how many distinct values the `keys` columns of `block` hold together, counted by 64-bit
 // hash (a collision only makes the estimate a little smaller). The set grows with the distinct
 // count, not the row count, so a low-cardinality key stays in cache.
@@ -407,6 +439,7 @@ void FromMaterializer::Classify() {
     if (where[i]->kind == ExprKind::kFunction && where[i]->name == "or" &&
         where[i]->args.size() > 1) {
       for (ExprPtr& c : CommonConjuncts(*where[i])) where.push_back(std::move(c));
+      for (ExprPtr& c : ImpliedFilters(*where[i], relations_)) where.push_back(std::move(c));
     }
   }
   on_.resize(select_.joins.size());
