@@ -31,6 +31,7 @@
 #include "coordinator/exec/explain.h"
 #include "coordinator/exec/set_operations.h"
 #include "coordinator/exec/streamed_select.h"
+#include "coordinator/exec/subquery_merge.h"
 #include "coordinator/exec/table_write_gate.h"
 #include "coordinator/exec/limit_by.h"
 #include "coordinator/exec/window_functions.h"
@@ -288,6 +289,12 @@ absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& 
   // subqueries and joins: subqueries and the smaller sides are read (as the query would) to
   // choose where the joins run.
   sql::SelectStatement source = explain.select;
+  ASSIGN_OR_RETURN(source, ExpandViews(source, [this, query](const sql::TableRef& ref) {
+                     return ViewOf(ref, query->database);
+                   }));
+  if (std::optional<sql::SelectStatement> merged = MergeFromSubquery(source)) {
+    source = *std::move(merged);
+  }
   if (settings.allow_experimental_correlated_subqueries && settings.allow_correlated_subqueries &&
       source.where && HasExpressionSubqueries(source)) {
     ASSIGN_OR_RETURN(source, Decorrelate(source, [this, query](const sql::TableRef& ref) {
@@ -410,6 +417,9 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   ASSIGN_OR_RETURN(resolved, ExpandViews(resolved, [this, query](const sql::TableRef& ref) {
                      return ViewOf(ref, query->database);
                    }));
+  if (std::optional<sql::SelectStatement> merged = MergeFromSubquery(resolved)) {
+    resolved = *std::move(merged);
+  }
   if (resolved.with_totals) return SelectWithTotals(resolved, query, outer);
   if (!resolved.limit_by.empty()) return SelectLimitBy(resolved, query, outer);
   const bool fill = std::any_of(resolved.order_by.begin(), resolved.order_by.end(),

@@ -71,7 +71,14 @@ absl::Status ErrorAt(ErrorCode code, const std::string& message, size_t position
   return core::Error(code, message + " (at position " + std::to_string(position + 1) + ")");
 }
 
+// Inside `expr AS name`, `name` is the column, not the alias (`SELECT x + 1 AS x` adds 1 once,
+// as in ClickHouse): the binds below see an aliased call's own alias as being expanded.
+bool SelectBinder::OwnAliasPending(const Expr& e) const {
+  return e.kind == ExprKind::kFunction && !e.alias.empty() && !expanding_.count(e.alias);
+}
+
 absl::StatusOr<core::plan::Expr> SelectBinder::BindInput(const Expr& e) {
+  if (OwnAliasPending(e)) return WithAlias(e.alias, [&] { return BindInput(e); });
   switch (e.kind) {
     case ExprKind::kLiteral:
       return BindLiteral(e);
@@ -99,6 +106,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindInput(const Expr& e) {
 }
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindPostAggregation(const Expr& e) {
+  if (OwnAliasPending(e)) return WithAlias(e.alias, [&] { return BindPostAggregation(e); });
   if (e.kind == ExprKind::kLiteral) return BindLiteral(e);
   if (e.kind == ExprKind::kIdentifier) {
     if (const Expr* target = AliasTarget(e)) {
@@ -204,6 +212,12 @@ bool SelectBinder::DropDependentKeys() {
 }
 
 bool SelectBinder::ContainsAggregate(const Expr& e) {
+  if (OwnAliasPending(e)) {
+    expanding_.insert(e.alias);
+    const bool result = ContainsAggregate(e);
+    expanding_.erase(e.alias);
+    return result;
+  }
   if (e.kind == ExprKind::kFunction) {
     if (IsAggregateName(e)) return true;
     for (const auto& arg : e.args) {

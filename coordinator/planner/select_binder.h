@@ -125,6 +125,8 @@ class SelectBinder {
   bool IsFunctionOfOtherKeys(const core::plan::Expr& e, size_t self, bool top) const;
 
   const sql::Expr* AliasTarget(const sql::Expr& e);
+  // True for `call AS name` whose name is not being expanded yet (select_binder.cc).
+  bool OwnAliasPending(const sql::Expr& e) const;
 
   template <typename F>
   absl::StatusOr<core::plan::Expr> WithAlias(const std::string& name, F&& bind) {

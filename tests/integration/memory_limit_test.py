@@ -154,9 +154,10 @@ class MemoryLimitTest(unittest.TestCase):
         self.assert_servers_fine()
 
     def test_coordinator_aggregation_over_the_limit(self):
-        # The subquery's rows are streamed to the coordinator, which groups them itself.
-        sql = ("SELECT k, count() FROM (SELECT number AS k FROM numbers(%d)) GROUP BY k "
-               "SETTINGS max_memory_usage = %d FORMAT Null" % (KEYS // 2, LIMIT))
+        # The subquery's rows are streamed to the coordinator, which groups them itself (its
+        # LIMIT keeps it a subquery: one that only projects would merge into the GROUP BY).
+        sql = ("SELECT k, count() FROM (SELECT number AS k FROM numbers(%d) LIMIT %d) GROUP BY k "
+               "SETTINGS max_memory_usage = %d FORMAT Null" % (KEYS // 2, KEYS // 2, LIMIT))
         with self.client() as c:
             self.assert_limit_error(error_of(lambda: c.query_text(sql, query_id="coord-mem")),
                                     sql)
@@ -217,8 +218,8 @@ class MemoryLimitTest(unittest.TestCase):
         # A GROUP BY on the coordinator (over a subquery's rows) runs for a while; meanwhile
         # system.processes shows what it holds. A busy machine can starve the watcher for the
         # whole query, so the watch is repeated (at most five queries) until it saw one.
-        sql = ("SELECT k, count() FROM (SELECT number AS k FROM numbers(1000000)) GROUP BY k "
-               "FORMAT Null")
+        sql = ("SELECT k, count() FROM (SELECT number AS k FROM numbers(1000000) LIMIT 1000000) "
+               "GROUP BY k FORMAT Null")
         seen, query_id = 0, None
         for attempt in range(5):
             if seen > 10 * 1024 * 1024:
