@@ -280,70 +280,6 @@ absl::StatusOr<QueryPlan> QueryExecutor::PlanSelect(const sql::SelectStatement& 
   return binder.Bind(select, std::move(materialized), broadcast);
 }
 
-absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& explain,
-                                                   QueryContext* query) {
-  ASSIGN_OR_RETURN(ExplainOptions options, ParseExplainOptions(explain.options));
-  core::Settings settings = query->settings;
-  RETURN_IF_ERROR(settings.Apply(explain.select.settings));
-  // Correlated subqueries become joins and IN sets as the query would run them; then IN
-  // subqueries and joins: subqueries and the smaller sides are read (as the query would) to
-  // choose where the joins run.
-  sql::SelectStatement source = explain.select;
-  ASSIGN_OR_RETURN(source, ExpandViews(source, [this, query](const sql::TableRef& ref) {
-                     return ViewOf(ref, query->database);
-                   }));
-  if (std::optional<sql::SelectStatement> merged = MergeFromSubquery(source)) {
-    source = *std::move(merged);
-  }
-  if (settings.allow_experimental_correlated_subqueries && settings.allow_correlated_subqueries &&
-      source.where && HasExpressionSubqueries(source)) {
-    ASSIGN_OR_RETURN(source, Decorrelate(source, [this, query](const sql::TableRef& ref) {
-                       return ColumnsOf(ref, query->database);
-                     }));
-  }
-  std::optional<MaterializedFrom> joins;
-  if (HasExpressionSubqueries(source)) {
-    SubqueryRunner run = RunnerIn(source, query, nullptr);
-    ASSIGN_OR_RETURN(joins, InSubqueriesAsJoins(source, JoinContext(settings, query, run)));
-  }
-  const sql::SelectStatement select = joins ? joins->rest : source;
-  if (!select.set_operands.empty() || (select.from && select.from->subquery) ||
-      HasExpressionSubqueries(select) || !select.with.empty() || NeedsSplit(select) ||
-      !select.limit_by.empty() || select.with_totals) {
-    return core::Error(ErrorCode::kNotImplemented,
-                       "EXPLAIN of a query with subqueries (other than IN over many rows), WITH, "
-                       "set operators, window functions, grouping sets or LIMIT BY is not "
-                       "supported yet");
-  }
-  if (NeedsMaterializedFrom(select)) {
-    ASSIGN_OR_RETURN(joins,
-                     MaterializeJoins(select, settings, query, RunnerIn(select, query, nullptr)));
-  }
-  std::optional<LocalTable> materialized;
-  if (joins && !joins->broadcast) materialized = std::move(joins->table);
-  ASSIGN_OR_RETURN(QueryPlan plan,
-                   PlanSelect(joins ? joins->rest : select, query, std::move(materialized),
-                              joins && joins->broadcast ? &*joins->broadcast : nullptr));
-  std::optional<IndexSummary> indexes;
-  if (options.indexes && plan.source == SourceKind::kWorkers && plan.fragment.scan.is_table()) {
-    core::plan::Fragment prune_only = plan.fragment;
-    prune_only.explain_only = true;
-    RETURN_IF_ERROR(FanOut(*workers_, prune_only, query, nullptr).status());
-    indexes = IndexSummary{query->parts_selected, query->parts_total, query->granules_selected,
-                           query->granules_total};
-  }
-  std::vector<std::vector<std::string>> rows;
-  if (joins && !joins->broadcast) {
-    rows.push_back({"Joins: every side read and joined on the coordinator"});
-  }
-  for (std::string& line : ExplainLines(plan, workers_->shard_count(), indexes)) {
-    rows.push_back({std::move(line)});
-  }
-  QueryResult result = StringTable({"explain"}, rows);
-  result.format = explain.select.format;
-  return result;
-}
-
 SubqueryRunner QueryExecutor::RunnerIn(const sql::SelectStatement& select, QueryContext* query,
                                        const CteScope* scope) {
   return [this, &select, query, scope](const sql::SelectStatement& inner)
@@ -417,9 +353,7 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   ASSIGN_OR_RETURN(resolved, ExpandViews(resolved, [this, query](const sql::TableRef& ref) {
                      return ViewOf(ref, query->database);
                    }));
-  if (std::optional<sql::SelectStatement> merged = MergeFromSubquery(resolved)) {
-    resolved = *std::move(merged);
-  }
+  ASSIGN_OR_RETURN(resolved, MergeSubqueries(std::move(resolved), scope, query));
   if (resolved.with_totals) return SelectWithTotals(resolved, query, outer);
   if (!resolved.limit_by.empty()) return SelectLimitBy(resolved, query, outer);
   const bool fill = std::any_of(resolved.order_by.begin(), resolved.order_by.end(),
@@ -473,6 +407,21 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
     resolved = std::move(from.rest);
   }
   return PlanAndRun(resolved, query, std::move(materialized), broadcast ? &*broadcast : nullptr);
+}
+
+absl::StatusOr<sql::SelectStatement> QueryExecutor::MergeSubqueries(sql::SelectStatement select,
+                                                                  const CteScope& scope,
+                                                                  QueryContext* query) {
+  // A merged subquery's own FROM may name a CTE or a view: resolved here, then merged in turn.
+  for (int pass = 0; pass < kMaxSelectNesting; ++pass) {
+    std::optional<sql::SelectStatement> merged = MergeFromSubquery(select);
+    if (!merged) break;
+    select = ResolveCteReferences(*merged, scope);
+    ASSIGN_OR_RETURN(select, ExpandViews(select, [this, query](const sql::TableRef& ref) {
+                       return ViewOf(ref, query->database);
+                     }));
+  }
+  return select;
 }
 
 std::optional<core::TableSchema> QueryExecutor::ViewOf(const sql::TableRef& ref,

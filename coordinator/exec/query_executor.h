@@ -13,6 +13,7 @@
 #include "coordinator/server/admission_queue.h"
 #include "coordinator/cluster/catalog.h"
 #include "coordinator/exec/decorrelate.h"
+#include "coordinator/exec/explain.h"
 #include "coordinator/exec/from_clause.h"
 #include "coordinator/exec/insert_executor.h"
 #include "coordinator/exec/result_sink.h"
@@ -151,6 +152,10 @@ class QueryExecutor {
   // Columns of a table or table function named in a FROM with joins.
   absl::StatusOr<RelationColumns> ColumnsOf(const sql::TableRef& ref,
                                             const std::string& current_database);
+  // Merges `select`'s FROM subquery into it while it can (exec/subquery_merge.h), resolving
+  // the CTE references and views the merge brings up.
+  absl::StatusOr<sql::SelectStatement> MergeSubqueries(sql::SelectStatement select,
+                                                       const CteScope& scope, QueryContext* query);
   // Returns `select` with its FROM and JOIN tables that name a CTE in `scope` turned into
   // subqueries (aliased by the CTE's name).
   static sql::SelectStatement ResolveCteReferences(const sql::SelectStatement& select,
@@ -164,6 +169,11 @@ class QueryExecutor {
   absl::StatusOr<QueryResult> SelectSetOperation(const sql::SelectStatement& select,
                                                  const SubqueryRunner& run);
   absl::StatusOr<QueryResult> Explain(const sql::ExplainStatement& explain, QueryContext* query);
+  // The EXPLAIN lines of `select` nested in `outer` (query_executor_explain.cc).
+  absl::StatusOr<std::vector<std::string>> ExplainSelect(const sql::SelectStatement& select,
+                                                         const ExplainOptions& options,
+                                                         QueryContext* query,
+                                                         const CteScope* outer);
   // Runs a planned SELECT and returns its result block; with `stream_to` (REQUIRES:
   // CanStream(plan), Begin done) pushes the rows there instead and returns an empty block.
   absl::StatusOr<core::Block> Run(const QueryPlan& plan, QueryContext* query,

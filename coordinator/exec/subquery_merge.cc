@@ -1,5 +1,6 @@
 #include "coordinator/exec/subquery_merge.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -164,7 +165,11 @@ class Substitution {
 };
 
 std::optional<SelectStatement> MergeOnce(const SelectStatement& outer) {
-  if (!outer.from || !outer.from->subquery || !outer.joins.empty() || !outer.with.empty() ||
+  // WITH name AS (SELECT ...) items were resolved into subqueries already; WITH expr AS name
+  // defines a name the substitution would have to know.
+  const bool expression_with = std::any_of(outer.with.begin(), outer.with.end(),
+                                           [](const sql::WithItem& w) { return !w.subquery; });
+  if (!outer.from || !outer.from->subquery || !outer.joins.empty() || expression_with ||
       !outer.windows.empty() || outer.qualify || outer.interpolate ||
       !outer.set_operands.empty()) {
     return std::nullopt;

@@ -4,12 +4,12 @@
 // the subquery's rows on the coordinator first. Views and WITH name AS (SELECT ...) references
 // are FROM subqueries by then, so they merge too.
 //
-// Only a subquery that projects and filters merges: no aggregation, DISTINCT, GROUP BY, ORDER BY,
-// LIMIT, window functions, SETTINGS or set operators in it, and its select items may not refer to each
-// other's aliases. The outer SELECT must read the subquery alone (no joins, no WITH, no
-// expression subqueries, no window functions, no `*` item) and name only its columns or its own
-// aliases, none of which may shadow a subquery column. Anything else keeps the subquery as it is.
-// The result's column names and order are the outer SELECT's, as before the merge.
+// Only a subquery that projects and filters merges: no aggregation, DISTINCT, GROUP BY, ORDER
+// BY, LIMIT, window functions, SETTINGS or set operators in it, and its select items may not
+// refer to each other's aliases. The outer SELECT must read the subquery alone (no joins, no
+// WITH expr AS name, no expression subqueries, no window functions, no `*` item) and name only
+// its columns or its own aliases, none of which may shadow a subquery column. Anything else
+// keeps the subquery as it is. The result's column names and order are the outer SELECT's.
 #pragma once
 
 #include <optional>

@@ -1068,11 +1068,12 @@ absl::StatusOr<ExplainStatement> StatementParser::ParseExplain() {
     }
   }
   tokens_.TakeKeyword("PLAN");
-  if (tokens_.Peek().kind == TokenKind::kBareWord && !tokens_.Peek().Is("SELECT")) {
+  auto query_starts = [this] { return tokens_.Peek().Is("SELECT") || tokens_.Peek().Is("WITH"); };
+  if (tokens_.Peek().kind == TokenKind::kBareWord && !query_starts()) {
     RETURN_IF_ERROR(ParseSettings(&explain.options));
   }
-  if (!tokens_.Peek().Is("SELECT")) return tokens_.Error("Expected SELECT");
-  ASSIGN_OR_RETURN(explain.select, ParseSelect());
+  if (!query_starts()) return tokens_.Error("Expected SELECT");
+  ASSIGN_OR_RETURN(explain.select, ParseSelectQuery());
   RETURN_IF_ERROR(ExpectEnd(select_expected_));
   return explain;
 }

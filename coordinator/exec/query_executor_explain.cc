@@ -1,0 +1,148 @@
+// QueryExecutor::Explain: the plan of a SELECT as it would run. Work the query would do before
+// planning is done here too (exec/explain.h): correlated subqueries are decorrelated, scalar
+// subqueries and IN sets are run and become constants or joins, and the smaller sides of joins
+// are read to choose where the joins run. A FROM subquery that does not merge into its SELECT
+// (exec/subquery_merge.h), a joined subquery and each operand of UNION / INTERSECT / EXCEPT are
+// explained in turn, indented under a line that says where their rows go.
+#include "coordinator/exec/decorrelate.h"
+#include "coordinator/exec/explain.h"
+#include "coordinator/exec/from_clause.h"
+#include "coordinator/exec/in_joins.h"
+#include "coordinator/exec/query_executor.h"
+#include "coordinator/exec/subqueries.h"
+#include "coordinator/exec/views.h"
+#include "coordinator/exec/window_split.h"
+#include "coordinator/cluster/fan_out.h"
+#include "core/status_macros.h"
+
+namespace granite::coordinator {
+namespace {
+
+using core::ErrorCode;
+
+void AppendIndented(const std::string& heading, std::vector<std::string> lines,
+                    std::vector<std::string>* out) {
+  out->push_back(heading);
+  for (std::string& line : lines) out->push_back("  " + std::move(line));
+}
+
+}  // namespace
+
+absl::StatusOr<QueryResult> QueryExecutor::Explain(const sql::ExplainStatement& explain,
+                                                   QueryContext* query) {
+  ASSIGN_OR_RETURN(ExplainOptions options, ParseExplainOptions(explain.options));
+  ASSIGN_OR_RETURN(std::vector<std::string> lines,
+                   ExplainSelect(explain.select, options, query, nullptr));
+  QueryResult result;
+  result.has_rows = true;
+  result.names = {"explain"};
+  result.types = {core::TypeId::kString};
+  auto column = std::make_shared<core::Column>(core::TypeId::kString);
+  for (const std::string& line : lines) column->AppendString(line);
+  result.block.rows_without_columns = lines.size();
+  result.block.columns.push_back(std::move(column));
+  result.format = explain.select.format;
+  return result;
+}
+
+absl::StatusOr<std::vector<std::string>> QueryExecutor::ExplainSelect(
+    const sql::SelectStatement& statement, const ExplainOptions& options, QueryContext* query,
+    const CteScope* outer) {
+  CteScope scope;
+  scope.parent = outer;
+  scope.depth = outer == nullptr ? 0 : outer->depth + 1;
+  if (scope.depth > kMaxSelectNesting) {
+    return core::Error(ErrorCode::kTooDeepRecursion, "Subqueries nest too deep to explain");
+  }
+  for (const sql::WithItem& with : statement.with) {
+    if (with.subquery) scope.ctes[with.name] = with.subquery;
+  }
+  std::vector<std::string> lines;
+  if (!statement.set_operands.empty()) {
+    lines.push_back("Set operation: the operands run in turn, then the coordinator combines them");
+    sql::SelectStatement first = statement;
+    first.set_operands.clear();
+    std::vector<const sql::SelectStatement*> operands = {&first};
+    for (const auto& [op, select] : statement.set_operands) operands.push_back(select.get());
+    for (size_t i = 0; i < operands.size(); ++i) {
+      ASSIGN_OR_RETURN(std::vector<std::string> operand,
+                       ExplainSelect(*operands[i], options, query, &scope));
+      AppendIndented("Operand " + std::to_string(i + 1), std::move(operand), &lines);
+    }
+    return lines;
+  }
+  core::Settings settings = query->settings;
+  RETURN_IF_ERROR(settings.Apply(statement.settings));
+  sql::SelectStatement source = ResolveCteReferences(statement, scope);
+  ASSIGN_OR_RETURN(source, ExpandViews(source, [this, query](const sql::TableRef& ref) {
+                     return ViewOf(ref, query->database);
+                   }));
+  ASSIGN_OR_RETURN(source, MergeSubqueries(std::move(source), scope, query));
+  if (settings.allow_experimental_correlated_subqueries && settings.allow_correlated_subqueries &&
+      source.where && HasExpressionSubqueries(source)) {
+    ASSIGN_OR_RETURN(source, Decorrelate(source, [this, query](const sql::TableRef& ref) {
+                       return ColumnsOf(ref, query->database);
+                     }));
+  }
+  SubqueryRunner run = RunnerIn(statement, query, &scope);
+  // As SelectIn: IN sets over many rows become joins, other subqueries constants, then the FROM.
+  std::optional<BroadcastSource> broadcast;
+  if (HasExpressionSubqueries(source)) {
+    ASSIGN_OR_RETURN(std::optional<MaterializedFrom> in_joins,
+                     InSubqueriesAsJoins(source, JoinContext(settings, query, run)));
+    if (in_joins) {
+      broadcast = std::move(in_joins->broadcast);
+      source = std::move(in_joins->rest);
+    }
+  }
+  if (HasExpressionSubqueries(source)) {
+    lines.push_back("Scalar subqueries and IN sets: run first, their values are constants below");
+    ASSIGN_OR_RETURN(source, ReplaceSubqueries(source, run));
+  }
+  if (NeedsSplit(source) || !source.limit_by.empty() || source.with_totals) {
+    return core::Error(ErrorCode::kNotImplemented,
+                       "EXPLAIN of a query with window functions, QUALIFY, grouping sets, LIMIT BY "
+                       "or WITH TOTALS is not supported yet");
+  }
+  // FROM and joined subqueries: their own plans, then the rest over their rows.
+  auto explain_subquery = [&](const sql::TableRef& ref) -> absl::Status {
+    if (!ref.subquery) return absl::OkStatus();
+    ASSIGN_OR_RETURN(std::vector<std::string> inner,
+                     ExplainSelect(*ref.subquery, options, query, &scope));
+    AppendIndented("Subquery " + (ref.alias.empty() ? std::string("(unnamed)") : ref.alias) +
+                       ": runs first; its rows are read on the coordinator",
+                   std::move(inner), &lines);
+    return absl::OkStatus();
+  };
+  if (source.from) RETURN_IF_ERROR(explain_subquery(*source.from));
+  for (const sql::JoinClause& join : source.joins) RETURN_IF_ERROR(explain_subquery(join.table));
+  std::optional<LocalTable> materialized;
+  if (NeedsMaterializedFrom(source)) {
+    ASSIGN_OR_RETURN(MaterializedFrom from, MaterializeJoins(source, settings, query, run));
+    if (from.broadcast) {
+      broadcast = std::move(from.broadcast);
+    } else {
+      materialized = std::move(from.table);
+      if (!source.joins.empty()) {
+        lines.push_back("Joins: every side read and joined on the coordinator");
+      }
+    }
+    source = std::move(from.rest);
+  }
+  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(source, query, std::move(materialized),
+                                              broadcast ? &*broadcast : nullptr));
+  std::optional<IndexSummary> indexes;
+  if (options.indexes && plan.source == SourceKind::kWorkers && plan.fragment.scan.is_table()) {
+    core::plan::Fragment prune_only = plan.fragment;
+    prune_only.explain_only = true;
+    RETURN_IF_ERROR(FanOut(*workers_, prune_only, query, nullptr).status());
+    indexes = IndexSummary{query->parts_selected, query->parts_total, query->granules_selected,
+                           query->granules_total};
+  }
+  for (std::string& line : ExplainLines(plan, workers_->shard_count(), indexes)) {
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+}  // namespace granite::coordinator
