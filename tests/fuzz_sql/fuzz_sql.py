@@ -301,6 +301,16 @@ class Generator:
     def query(self):
         if self.r.random() < 0.1:
             return self.join_query()
+        sql = self.single_table_query()
+        if self.r.random() < 0.2:
+            # The same query over a subquery that projects and filters t: granite merges it into
+            # the query (coordinator/exec/subquery_merge.h), ClickHouse runs it as written.
+            columns = "*" if self.r.random() < 0.5 else ", ".join(name for name, _ in COLUMNS)
+            sql = sql.replace(" FROM t", " FROM (SELECT %s FROM t WHERE %s) AS t" % (
+                columns, self.predicate()), 1)
+        return sql
+
+    def single_table_query(self):
         kind = self.r.random()
         where = " WHERE " + self.predicate() if self.r.random() < 0.6 else ""
         if kind < 0.4:
