@@ -124,6 +124,25 @@ void AccessRights::ApplyAll(const AccessRights& other) {
 bool AccessRights::Allows(uint32_t privileges, std::string_view database,
                           std::string_view table) const {
   for (uint32_t bit = 1; bit <= privileges && bit != 0; bit <<= 1) {
+    if (!(privileges & bit) || OwnAllows(bit, database, table)) continue;
+    bool by_role = false;
+    for (const AccessRights& role : roles_) by_role = by_role || role.Allows(bit, database, table);
+    if (!by_role) return false;
+  }
+  return true;
+}
+
+bool AccessRights::AllowsAny(std::string_view database, std::string_view table) const {
+  if (OwnAllowsAny(database, table)) return true;
+  for (const AccessRights& role : roles_) {
+    if (role.AllowsAny(database, table)) return true;
+  }
+  return false;
+}
+
+bool AccessRights::OwnAllows(uint32_t privileges, std::string_view database,
+                             std::string_view table) const {
+  for (uint32_t bit = 1; bit <= privileges && bit != 0; bit <<= 1) {
     if (!(privileges & bit)) continue;
     bool allowed = false;
     for (const AccessRule& rule : rules_) {
@@ -139,14 +158,14 @@ bool AccessRights::Allows(uint32_t privileges, std::string_view database,
   return true;
 }
 
-bool AccessRights::AllowsAny(std::string_view database, std::string_view table) const {
+bool AccessRights::OwnAllowsAny(std::string_view database, std::string_view table) const {
   for (uint32_t bit = 1; bit & kAllPrivileges; bit <<= 1) {
-    if (Allows(bit, database, table)) return true;
+    if (OwnAllows(bit, database, table)) return true;
     // A grant on one table of the database lets the database be seen.
     for (const AccessRule& rule : rules_) {
       if (rule.grant && (rule.privileges & bit) &&
           Intersect(rule.database, rule.table, database, table) &&
-          Allows(bit, rule.database, rule.table)) {
+          OwnAllows(bit, rule.database, rule.table)) {
         return true;
       }
     }

@@ -51,7 +51,9 @@ struct AccessRule {
   std::string Text(std::string_view user) const;
 };
 
-// Holds a user's rules in order.
+// Holds a user's (or a role's) rules in order, and the rights of the roles granted to it: as in
+// ClickHouse, a privilege holds if the user's own rules or any role's grant it (a REVOKE from
+// the user does not take away what a role gives).
 // Thread-safety: none; a value.
 class AccessRights {
  public:
@@ -62,16 +64,24 @@ class AccessRights {
   void Apply(const AccessRule& rule);
   // Appends every rule of `other`.
   void ApplyAll(const AccessRights& other);
+  // Adds the rights of a granted role.
+  void AddRole(AccessRights role) { roles_.push_back(std::move(role)); }
   // Returns whether every bit of `privileges` holds on every table of `database`.`table`
-  // ("*" for any).
+  // ("*" for any), each bit from the own rules or from one role.
   bool Allows(uint32_t privileges, std::string_view database, std::string_view table) const;
   // Returns whether some privilege holds on some part of `database`.`table` (SHOW, DESCRIBE).
   bool AllowsAny(std::string_view database, std::string_view table) const;
 
+  // The own rules (not the roles').
   const std::vector<AccessRule>& rules() const { return rules_; }
 
  private:
+  // Allows and AllowsAny on the own rules alone.
+  bool OwnAllows(uint32_t privileges, std::string_view database, std::string_view table) const;
+  bool OwnAllowsAny(std::string_view database, std::string_view table) const;
+
   std::vector<AccessRule> rules_;
+  std::vector<AccessRights> roles_;
 };
 
 // Parses the users file's `grants` value: rules separated by ';', each "PRIV[, PRIV] ON object"

@@ -1,5 +1,7 @@
 #include "coordinator/access/grant_store.h"
 
+#include <iterator>
+#include <set>
 #include <utility>
 #include <variant>
 
@@ -52,10 +54,49 @@ std::string QuotaText(const QuotaSpec& quota) {
   return text;
 }
 
+absl::Status NoRole(const std::string& name) {
+  return core::Error(core::ErrorCode::kAccessEntityNotFound,
+                     absl::StrCat("There is no role `", name, "` in user directories"));
+}
+
+// Removes role `name`, its rules and every grant of it.
+void DropRole(const std::string& name, AccessEntities* entities) {
+  entities->roles.erase(name);
+  entities->rules.erase(name);
+  entities->granted_roles.erase(name);
+  for (auto it = entities->granted_roles.begin(); it != entities->granted_roles.end();) {
+    it->second.erase(name);
+    it = it->second.empty() ? entities->granted_roles.erase(it) : std::next(it);
+  }
+}
+
+// Whether `from` is `to` or has it among the roles granted to it, directly or through roles.
+bool RoleReaches(const AccessEntities& entities, const std::string& from, const std::string& to) {
+  std::set<std::string> seen = {from};
+  std::vector<std::string> pending = {from};
+  while (!pending.empty()) {
+    const std::string name = pending.back();
+    pending.pop_back();
+    if (name == to) return true;
+    auto found = entities.granted_roles.find(name);
+    if (found == entities.granted_roles.end()) continue;
+    for (const std::string& role : found->second) {
+      if (seen.insert(role).second) pending.push_back(role);
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string AccessEntities::Serialize() const {
   std::string text = absl::StrCat(kVersionPrefix, version, "\n");
+  for (const std::string& role : roles) absl::StrAppend(&text, "CREATE ROLE ", Backquoted(role), "\n");
+  for (const auto& [grantee, granted] : granted_roles) {
+    for (const std::string& role : granted) {
+      absl::StrAppend(&text, "GRANT ", Backquoted(role), " TO ", Backquoted(grantee), "\n");
+    }
+  }
   for (const auto& [user, rights] : rules) {
     for (const AccessRule& rule : rights.rules()) {
       // Names are always quoted here, so any user or table name reads back.
@@ -163,6 +204,49 @@ absl::Status ApplyAccessStatement(const sql::AccessStatement& statement,
       for (const std::string& name : statement.names) entities->quotas.erase(name);
       return absl::OkStatus();
     }
+    case Kind::kCreateRole: {
+      for (const std::string& name : statement.names) {
+        if (entities->roles.count(name) && !statement.or_replace && !statement.if_not_exists) {
+          return core::Error(core::ErrorCode::kAccessEntityAlreadyExists,
+                             absl::StrCat("role `", name, "`: cannot insert because role `", name,
+                                          "` already exists"));
+        }
+      }
+      for (const std::string& name : statement.names) {
+        if (statement.or_replace) DropRole(name, entities);  // a new role: no grants
+        entities->roles.insert(name);
+      }
+      return absl::OkStatus();
+    }
+    case Kind::kDropRole: {
+      for (const std::string& name : statement.names) {
+        if (!entities->roles.count(name) && !statement.if_exists) return NoRole(name);
+      }
+      for (const std::string& name : statement.names) DropRole(name, entities);
+      return absl::OkStatus();
+    }
+    case Kind::kGrantRole:
+    case Kind::kRevokeRole: {
+      for (const std::string& role : statement.names) {
+        if (!entities->roles.count(role)) return NoRole(role);
+      }
+      for (const std::string& grantee : statement.users) {
+        std::set<std::string>& granted = entities->granted_roles[grantee];
+        for (const std::string& role : statement.names) {
+          if (statement.kind == Kind::kRevokeRole) {
+            granted.erase(role);
+          } else if (role == grantee || RoleReaches(*entities, role, grantee)) {
+            return core::Error(core::ErrorCode::kBadArguments,
+                               absl::StrCat("Role `", role, "` cannot be granted to `", grantee,
+                                            "`: roles would be granted to themselves"));
+          } else {
+            granted.insert(role);
+          }
+        }
+        if (granted.empty()) entities->granted_roles.erase(grantee);
+      }
+      return absl::OkStatus();
+    }
     case Kind::kShowGrants:
       break;
   }
@@ -207,7 +291,31 @@ AccessRights GrantStore::RightsOf(const User& user) const {
   core::MutexLock lock(mu_);
   auto found = entities_.rules.find(user.name);
   if (found != entities_.rules.end()) rights.ApplyAll(found->second);
-  return WithoutIdleRevokes(rights);
+  rights = WithoutIdleRevokes(rights);
+  for (const std::string& role : RolesOf(user.name)) {
+    auto role_rules = entities_.rules.find(role);
+    if (role_rules != entities_.rules.end()) rights.AddRole(WithoutIdleRevokes(role_rules->second));
+  }
+  return rights;
+}
+
+std::vector<std::string> GrantStore::RolesOf(const std::string& grantee) const {
+  std::vector<std::string> roles;
+  std::set<std::string> seen;
+  std::vector<std::string> pending = {grantee};
+  while (!pending.empty()) {
+    const std::string name = pending.back();
+    pending.pop_back();
+    auto found = entities_.granted_roles.find(name);
+    if (found == entities_.granted_roles.end()) continue;
+    for (const std::string& role : found->second) {
+      if (seen.insert(role).second) {
+        roles.push_back(role);
+        pending.push_back(role);
+      }
+    }
+  }
+  return roles;
 }
 
 std::vector<QuotaSpec> GrantStore::QuotasOf(const User& user) const {

@@ -10,12 +10,14 @@
 // coordinator sees the changes after its next restart.
 //
 // A user's rights are those of the users file (User::grants: ALL ON *.* unless the file says
-// otherwise), then the rules stored here, in order.
+// otherwise), then the rules stored here, in order, together with the rights of the roles granted
+// to it (CREATE ROLE, GRANT role TO user; roles may be granted to roles).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,8 +33,10 @@ namespace granite::coordinator::access {
 // What SQL has made, as one value.
 struct AccessEntities {
   uint64_t version = 0;
-  std::map<std::string, AccessRights> rules;  // by user name
+  std::map<std::string, AccessRights> rules;  // by user or role name
   std::map<std::string, QuotaSpec> quotas;    // by quota name
+  std::set<std::string> roles;
+  std::map<std::string, std::set<std::string>> granted_roles;  // user or role -> its roles
 
   // Returns the state as SQL text (a version line, then one statement per line).
   std::string Serialize() const;
@@ -61,10 +65,10 @@ class GrantStore {
   std::vector<QuotaSpec> QuotasOf(const User& user) const EXCLUDES(mu_);
   AccessEntities Snapshot() const EXCLUDES(mu_);
 
-  // Applies a GRANT, REVOKE, CREATE QUOTA or DROP QUOTA (names already checked by the caller)
+  // Applies a GRANT, REVOKE, CREATE / DROP QUOTA or ROLE (user names already checked by the caller)
   // to a copy of the state, saves it with `save` and installs it. On a failed save nothing
   // changes here, but the state is reloaded before its next use (some workers may hold it).
-  // Errors: ACCESS_ENTITY_ALREADY_EXISTS / ACCESS_ENTITY_NOT_FOUND for quotas, SYNTAX_ERROR
+  // Errors: ACCESS_ENTITY_ALREADY_EXISTS / ACCESS_ENTITY_NOT_FOUND for quotas and roles, SYNTAX_ERROR
   // for an unknown privilege, the save's error.
   // REQUIRES: loaded(); `statement` names its object with a database ("*" or a name).
   absl::Status Change(const sql::AccessStatement& statement, const Saver& save) EXCLUDES(mu_);
@@ -78,6 +82,9 @@ class GrantStore {
   void ResetForTest() EXCLUDES(mu_);
 
  private:
+  // The roles granted to `grantee`, directly or through roles (each once).
+  std::vector<std::string> RolesOf(const std::string& grantee) const REQUIRES(mu_);
+
   mutable core::Mutex mu_{"grant_store"};
   AccessEntities entities_ GUARDED_BY(mu_);
   bool loaded_ GUARDED_BY(mu_) = false;
@@ -88,7 +95,8 @@ class GrantStore {
 // (they change nothing once every rule is in the list: SHOW GRANTS need not print them).
 AccessRights WithoutIdleRevokes(const AccessRights& rights);
 
-// Applies `statement` (GRANT, REVOKE, CREATE or DROP QUOTA) to `entities`.
+// Applies `statement` (GRANT, REVOKE, CREATE or DROP QUOTA or ROLE) to `entities`. Roles must
+// exist; a role granted to itself, directly or through other roles, is BAD_ARGUMENTS.
 absl::Status ApplyAccessStatement(const sql::AccessStatement& statement,
                                   AccessEntities* entities);
 

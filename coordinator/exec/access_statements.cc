@@ -1,6 +1,8 @@
 #include "coordinator/exec/access_statements.h"
 
+#include <algorithm>
 #include <chrono>
+#include <set>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -78,25 +80,25 @@ absl::Status NeedsAccessManagement(const QueryContext& query) {
                                   "user of the users file that manages access)"));
 }
 
-absl::Status CheckUsersExist(const std::vector<std::string>& names) {
-  std::vector<std::shared_ptr<const access::User>> users =
-      access::AccessControl::Current()->Users();
-  for (const std::string& name : names) {
-    bool found = false;
-    for (const auto& user : users) found = found || user->name == name;
-    if (!found) {
-      return core::Error(core::ErrorCode::kUnknownUser,
-                         absl::StrCat("There is no user `", name, "` in user directories"));
-    }
-  }
-  return absl::OkStatus();
-}
-
 std::shared_ptr<const access::User> FindUser(const std::string& name) {
   for (auto& user : access::AccessControl::Current()->Users()) {
     if (user->name == name) return user;
   }
   return nullptr;
+}
+
+// Each name is a user, or (with `roles`, the stored grants loaded) a role.
+absl::Status CheckGranteesExist(const std::vector<std::string>& names, bool roles) {
+  const std::set<std::string> stored =
+      roles ? GrantStore::Current().Snapshot().roles : std::set<std::string>();
+  for (const std::string& name : names) {
+    if (FindUser(name) == nullptr && !stored.count(name)) {
+      return core::Error(core::ErrorCode::kUnknownUser,
+                         absl::StrCat("There is no user", roles ? " or role" : "", " `", name,
+                                      "` in user directories"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 QueryResult ResultOf(LocalTable table, std::string format = "") {
@@ -116,14 +118,23 @@ absl::StatusOr<QueryResult> ShowGrants(const sql::AccessStatement& show, QueryCo
   for (const std::string& name : names) {
     if (name != query->user->name) RETURN_IF_ERROR(NeedsAccessManagement(*query));
   }
-  RETURN_IF_ERROR(CheckUsersExist(names));
   RETURN_IF_ERROR(GrantStore::Current().EnsureLoaded(LoaderFor(workers)));
+  RETURN_IF_ERROR(CheckGranteesExist(names, /*roles=*/true));
   TableBuilder table({absl::StrCat("GRANTS FOR ", absl::StrJoin(names, ", "))},
                      {TypeId::kString});
+  const access::AccessEntities entities = GrantStore::Current().Snapshot();
   for (const std::string& name : names) {
     std::shared_ptr<const access::User> user = FindUser(name);
-    for (const access::AccessRule& rule : GrantStore::Current().RightsOf(*user).rules()) {
-      table[0].AppendString(rule.Text(name));
+    auto role_rules = entities.rules.find(name);
+    const AccessRights rights = user != nullptr ? GrantStore::Current().RightsOf(*user)
+                                : role_rules != entities.rules.end()
+                                    ? access::WithoutIdleRevokes(role_rules->second)
+                                    : AccessRights();
+    for (const access::AccessRule& rule : rights.rules()) table[0].AppendString(rule.Text(name));
+    auto granted = entities.granted_roles.find(name);
+    if (granted == entities.granted_roles.end()) continue;
+    for (const std::string& role : granted->second) {
+      table[0].AppendString(absl::StrCat("GRANT ", role, " TO ", name));
     }
   }
   return ResultOf(table.Build(), show.format);
@@ -253,6 +264,38 @@ LocalTable QuotaUsageTable(const QueryContext& query) {
   return table.Build();
 }
 
+// system.roles: name, storage.
+LocalTable RolesTable() {
+  TableBuilder table({"name", "storage"}, {TypeId::kString, TypeId::kString});
+  for (const std::string& role : GrantStore::Current().Snapshot().roles) {
+    table[0].AppendString(role);
+    table[1].AppendString("workers");
+  }
+  return table.Build();
+}
+
+// system.role_grants as ClickHouse's: who (a user or a role) holds which role. Users who do not
+// manage access see their own rows.
+LocalTable RoleGrantsTable(const QueryContext& query) {
+  TableBuilder table({"user_name", "role_name", "granted_role_name", "granted_role_is_default",
+                      "with_admin_option"},
+                     {core::MakeNullable(TypeId::kString), core::MakeNullable(TypeId::kString),
+                      TypeId::kString, TypeId::kUInt8, TypeId::kUInt8});
+  const access::AccessEntities entities = GrantStore::Current().Snapshot();
+  for (const auto& [grantee, granted] : entities.granted_roles) {
+    if (!query.user->access_management && grantee != query.user->name) continue;
+    const bool role = entities.roles.count(grantee) > 0;
+    for (const std::string& name : granted) {
+      table[role ? 0 : 1].AppendNull();
+      table[role ? 1 : 0].AppendString(grantee);
+      table[2].AppendString(name);
+      table[3].Append<uint8_t>(1);
+      table[4].Append<uint8_t>(0);
+    }
+  }
+  return table.Build();
+}
+
 }  // namespace
 
 absl::Status CheckBeforeRun(const sql::Statement& statement, const QueryContext& query,
@@ -279,11 +322,21 @@ absl::StatusOr<QueryResult> ExecuteAccessStatement(const sql::AccessStatement& s
   using Kind = sql::AccessStatement::Kind;
   if (statement.kind == Kind::kShowGrants) return ShowGrants(statement, query, workers);
   RETURN_IF_ERROR(NeedsAccessManagement(*query));
-  RETURN_IF_ERROR(CheckUsersExist(statement.users));
-  sql::AccessStatement change = statement;
-  if (change.database.empty()) change.database = query->database;
   GrantStore& store = GrantStore::Current();
   RETURN_IF_ERROR(store.EnsureLoaded(LoaderFor(workers)));
+  const bool quota = statement.kind == Kind::kCreateQuota || statement.kind == Kind::kDropQuota;
+  RETURN_IF_ERROR(CheckGranteesExist(statement.users, /*roles=*/!quota));
+  if (statement.kind == Kind::kCreateRole) {
+    for (const std::string& name : statement.names) {
+      if (FindUser(name) != nullptr) {
+        return core::Error(core::ErrorCode::kAccessEntityAlreadyExists,
+                           absl::StrCat("role `", name, "`: cannot insert because user `", name,
+                                        "` already exists (a grantee's name names one of them)"));
+      }
+    }
+  }
+  sql::AccessStatement change = statement;
+  if (change.database.empty()) change.database = query->database;
   RETURN_IF_ERROR(store.Change(change, SaverFor(workers)));
   return QueryResult{};
 }
@@ -291,15 +344,67 @@ absl::StatusOr<QueryResult> ExecuteAccessStatement(const sql::AccessStatement& s
 absl::StatusOr<std::optional<LocalTable>> AccessSystemTable(const std::string& name,
                                                             const QueryContext& query,
                                                             const WorkerSet& workers) {
-  if (name != "grants" && name != "quotas" && name != "quota_usage") return std::nullopt;
+  if (name != "grants" && name != "quotas" && name != "quota_usage" && name != "roles" &&
+      name != "role_grants") {
+    return std::nullopt;
+  }
   RETURN_IF_ERROR(GrantStore::Current().EnsureLoaded(LoaderFor(workers)));
   if (name == "grants") return std::optional<LocalTable>(GrantsTable(query));
   if (name == "quotas") return std::optional<LocalTable>(QuotasTable(query));
+  if (name == "roles") return std::optional<LocalTable>(RolesTable());
+  if (name == "role_grants") return std::optional<LocalTable>(RoleGrantsTable(query));
   return std::optional<LocalTable>(QuotaUsageTable(query));
 }
 
+namespace {
+
+// The column of `table` named `name`, or null.
+const core::Column* ColumnNamed(const LocalTable& table, std::string_view name) {
+  for (size_t i = 0; i < table.names.size() && i < table.block.columns.size(); ++i) {
+    if (table.names[i] == name) return table.block.columns[i].get();
+  }
+  return nullptr;
+}
+
+void KeepRows(const std::vector<uint8_t>& mask, LocalTable* table) {
+  for (auto& column : table->block.columns) {
+    column = std::make_shared<core::Column>(column->Filter(mask.data()));
+  }
+  if (table->block.columns.empty()) {
+    table->block.rows_without_columns = std::count(mask.begin(), mask.end(), 1);
+  }
+}
+
+// The catalog rows of `name` (file comment of HideOtherUsersRows) the user has a grant on.
+absl::Status HideUngrantedObjects(const std::string& name, const QueryContext& query,
+                                  const WorkerSet& workers, LocalTable* table) {
+  const bool databases = name == "databases";
+  if (!databases && name != "tables" && name != "columns" && name != "parts" &&
+      name != "replicas") {
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(AccessRights rights, LoadedRights(query, workers));
+  if (rights.Allows(access::kAllPrivileges, "*", "*")) return absl::OkStatus();
+  const core::Column* database = ColumnNamed(*table, databases ? "name" : "database");
+  const core::Column* object = databases ? nullptr
+                               : ColumnNamed(*table, name == "tables" ? "name" : "table");
+  if (database == nullptr || (!databases && object == nullptr)) return absl::OkStatus();
+  std::vector<uint8_t> mask(database->size());
+  for (size_t row = 0; row < mask.size(); ++row) {
+    const std::string_view db = database->StringAt(row);
+    // The system database stays visible: ClickHouse shows it to everyone.
+    mask[row] = db == "system" ||
+                rights.AllowsAny(db, object == nullptr ? std::string_view("*") : object->StringAt(row));
+  }
+  KeepRows(mask, table);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status HideOtherUsersRows(const std::string& name, const QueryContext& query,
                                 const WorkerSet& workers, LocalTable* table) {
+  if (query.user != nullptr) RETURN_IF_ERROR(HideUngrantedObjects(name, query, workers, table));
   if ((name != "processes" && name != "query_log") || show_all_process_rows) {
     return absl::OkStatus();
   }
@@ -319,9 +424,7 @@ absl::Status HideOtherUsersRows(const std::string& name, const QueryContext& que
   for (size_t row = 0; row < users.size(); ++row) {
     mask[row] = users.StringAt(row) == query.user->name;
   }
-  for (auto& column : table->block.columns) {
-    column = std::make_shared<core::Column>(column->Filter(mask.data()));
-  }
+  KeepRows(mask, table);
   return absl::OkStatus();
 }
 

@@ -43,7 +43,9 @@ absl::StatusOr<std::optional<LocalTable>> AccessSystemTable(const std::string& n
                                                             const WorkerSet& workers);
 
 // Drops the rows of other users from system.processes or system.query_log (`name`) unless the
-// user may see them; other tables pass unchanged.
+// user may see them, and from system.databases, tables, columns, parts and replicas the rows of
+// databases and tables the user has no grant on (as ClickHouse, so SHOW TABLES and SHOW
+// DATABASES list only those); other tables pass unchanged.
 absl::Status HideOtherUsersRows(const std::string& name, const QueryContext& query,
                                 const WorkerSet& workers, LocalTable* table);
 

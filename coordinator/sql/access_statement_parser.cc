@@ -41,6 +41,7 @@ class AccessStatementParser {
   absl::StatusOr<Statement> Parse() {
     AccessStatement access;
     if (tokens_.TakeKeyword("GRANT")) {
+      if (NamesRoles("TO")) return ParseRoleGrant(AccessStatement::Kind::kGrantRole, "TO");
       access.kind = AccessStatement::Kind::kGrant;
       RETURN_IF_ERROR(ParsePrivilegesAndObject(&access));
       RETURN_IF_ERROR(tokens_.ExpectKeyword("TO"));
@@ -56,6 +57,7 @@ class AccessStatementParser {
         return core::Error(core::ErrorCode::kNotImplemented,
                            "REVOKE GRANT OPTION FOR is not supported (granite has no grant option)");
       }
+      if (NamesRoles("FROM")) return ParseRoleGrant(AccessStatement::Kind::kRevokeRole, "FROM");
       RETURN_IF_ERROR(ParsePrivilegesAndObject(&access));
       RETURN_IF_ERROR(tokens_.ExpectKeyword("FROM"));
       RETURN_IF_ERROR(ParseUsers(&access.users));
@@ -68,14 +70,14 @@ class AccessStatementParser {
       }
       return End(std::move(access), "Expected one of: FOR, FORMAT, ';', end of query");
     } else if (tokens_.TakeKeyword("DROP")) {
-      tokens_.Take();  // QUOTA
-      access.kind = AccessStatement::Kind::kDropQuota;
+      const bool role = tokens_.Take().Is("ROLE");  // QUOTA or ROLE
+      access.kind = role ? AccessStatement::Kind::kDropRole : AccessStatement::Kind::kDropQuota;
       if (tokens_.TakeKeyword("IF")) {
         RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
         access.if_exists = true;
       }
       do {
-        ASSIGN_OR_RETURN(std::string name, ParseName("quota name"));
+        ASSIGN_OR_RETURN(std::string name, ParseName(role ? "role name" : "quota name"));
         access.names.push_back(std::move(name));
       } while (tokens_.TakeSymbol(","));
       return End(std::move(access), "Expected one of: ',', ';', end of query");
@@ -86,6 +88,7 @@ class AccessStatementParser {
         RETURN_IF_ERROR(tokens_.ExpectKeyword("REPLACE"));
         access.or_replace = true;
       }
+      if (tokens_.TakeKeyword("ROLE")) return ParseCreateRole(std::move(access));
       RETURN_IF_ERROR(tokens_.ExpectKeyword("QUOTA"));
       if (tokens_.TakeKeyword("IF")) {
         RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
@@ -100,6 +103,51 @@ class AccessStatementParser {
   }
 
  private:
+  // Whether the GRANT / REVOKE being parsed names roles: its list reaches `to` (TO or FROM)
+  // without an ON.
+  bool NamesRoles(std::string_view to) {
+    for (size_t i = 0;; ++i) {
+      const Token token = tokens_.Peek(i);
+      if (token.kind == TokenKind::kEnd || token.Is("ON")) return false;
+      if (token.Is(to)) return i > 0;
+    }
+  }
+
+  // role[, ...] TO|FROM grantee[, ...]
+  absl::StatusOr<Statement> ParseRoleGrant(AccessStatement::Kind kind, std::string_view to) {
+    AccessStatement access;
+    access.kind = kind;
+    RETURN_IF_ERROR(ParseUsers(&access.names));
+    RETURN_IF_ERROR(tokens_.ExpectKeyword(to));
+    RETURN_IF_ERROR(ParseUsers(&access.users));
+    if (tokens_.Peek().Is("WITH")) {
+      return core::Error(core::ErrorCode::kNotImplemented,
+                         "GRANT role ... WITH ADMIN OPTION is not supported: users with "
+                         "access_management = 1 in the users file grant and revoke roles");
+    }
+    return End(std::move(access), "Expected one of: ',', ';', end of query");
+  }
+
+  // After CREATE [OR REPLACE] ROLE: [IF NOT EXISTS] name[, ...]
+  absl::StatusOr<Statement> ParseCreateRole(AccessStatement access) {
+    access.kind = AccessStatement::Kind::kCreateRole;
+    if (tokens_.TakeKeyword("IF")) {
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
+      access.if_not_exists = true;
+    }
+    do {
+      ASSIGN_OR_RETURN(std::string name, ParseName("role name"));
+      access.names.push_back(std::move(name));
+    } while (tokens_.TakeSymbol(","));
+    if (tokens_.Peek().Is("SETTINGS")) {
+      return core::Error(core::ErrorCode::kNotImplemented,
+                         "CREATE ROLE ... SETTINGS is not supported: settings profiles live in "
+                         "the users file");
+    }
+    return End(std::move(access), "Expected one of: ',', ';', end of query");
+  }
+
   // priv[, ...] ON object
   absl::Status ParsePrivilegesAndObject(AccessStatement* access) {
     do {
@@ -252,10 +300,10 @@ bool IsAccessStatement(TokenStream& tokens) {
   const Token first = tokens.Peek();
   if (first.Is("GRANT") || first.Is("REVOKE")) return true;
   if (first.Is("SHOW")) return tokens.Peek(1).Is("GRANTS");
-  if (first.Is("DROP")) return tokens.Peek(1).Is("QUOTA");
+  if (first.Is("DROP")) return tokens.Peek(1).Is("QUOTA") || tokens.Peek(1).Is("ROLE");
   if (!first.Is("CREATE")) return false;
-  return tokens.Peek(1).Is("QUOTA") ||
-         (tokens.Peek(1).Is("OR") && tokens.Peek(2).Is("REPLACE") && tokens.Peek(3).Is("QUOTA"));
+  const size_t kind = tokens.Peek(1).Is("OR") && tokens.Peek(2).Is("REPLACE") ? 3 : 1;
+  return tokens.Peek(kind).Is("QUOTA") || tokens.Peek(kind).Is("ROLE");
 }
 
 absl::StatusOr<Statement> ParseAccessStatement(TokenStream* tokens) {

@@ -1,6 +1,6 @@
-// The access-control statements (ast.h AccessStatement), parsed beside parser.cc's: GRANT,
-// REVOKE, SHOW GRANTS, CREATE QUOTA, DROP QUOTA. parser.cc hands a statement here when
-// IsAccessStatement says it is one.
+// The access-control statements (ast.h AccessStatement), parsed beside parser.cc's: GRANT and
+// REVOKE of privileges or of roles, SHOW GRANTS, CREATE / DROP QUOTA, CREATE / DROP ROLE.
+// parser.cc hands a statement here when IsAccessStatement says it is one.
 #pragma once
 
 #include "absl/status/statusor.h"

@@ -388,7 +388,11 @@ struct RenameStatement {
 //     TO user[, ...]
 //   DROP QUOTA [IF EXISTS] q[, ...]
 struct AccessStatement {
-  enum class Kind { kGrant, kRevoke, kShowGrants, kCreateQuota, kDropQuota };
+  // kGrantRole / kRevokeRole: GRANT role[, ...] TO grantee[, ...] / REVOKE role[, ...] FROM ...
+  enum class Kind {
+    kGrant, kRevoke, kShowGrants, kCreateQuota, kDropQuota, kCreateRole, kDropRole, kGrantRole,
+    kRevokeRole
+  };
   Kind kind = Kind::kGrant;
   // GRANT / REVOKE: privilege names upper-cased with single spaces ("SELECT", "KILL QUERY",
   // "ALL"); the object: database and table as written, "*" for any, an empty database for the
@@ -396,8 +400,8 @@ struct AccessStatement {
   std::vector<std::string> privileges;
   std::string database;
   std::string table;
-  std::vector<std::string> users;  // TO / FROM / FOR; a quota's TO
-  // CREATE / DROP QUOTA
+  std::vector<std::string> users;  // TO / FROM / FOR (users or roles); a quota's TO
+  // CREATE / DROP QUOTA or ROLE; the roles of GRANT / REVOKE role
   std::vector<std::string> names;
   bool if_exists = false;      // DROP ... IF EXISTS
   bool if_not_exists = false;  // CREATE ... IF NOT EXISTS

@@ -277,7 +277,8 @@ class UsersTest(unittest.TestCase):
 
 ACCESS_USERS_FILE = """
 # admin manages access; bob may only read acl.allowed; carol has every privilege (no `grants`
-# key) but may not grant; limited has a quota of 3 queries an hour; dave gets a SQL quota.
+# key) but may not grant; limited has a quota of 3 queries an hour; dave gets a SQL quota;
+# erin gets roles.
 [profile bounded]
 max_result_rows.max = 1000
 
@@ -306,8 +307,12 @@ quota = three
 
 [user dave]
 password_sha256_hex = %s
+
+[user erin]
+password_sha256_hex = %s
+grants = SELECT ON acl.allowed
 """ % tuple(hashlib.sha256(pw.encode()).hexdigest()
-            for pw in ["admin-pw", "bob-pw", "carol-pw", "limited-pw", "dave-pw"])
+            for pw in ["admin-pw", "bob-pw", "carol-pw", "limited-pw", "dave-pw", "erin-pw"])
 
 
 class AccessTest(unittest.TestCase):
@@ -424,6 +429,61 @@ class AccessTest(unittest.TestCase):
             admin.query_text("REVOKE INSERT ON acl.inbox FROM bob")
         with self.user("bob") as bob:
             self.assert_denied(bob, "INSERT INTO acl.inbox VALUES (6)", "INSERT ON acl.inbox")
+        self.assert_still_serving()
+
+    def test_catalog_shows_only_granted_objects(self):
+        with self.user("bob") as bob:
+            tables = bob.query_text("SHOW TABLES FROM acl").split()
+            self.assertIn("allowed", tables)
+            self.assertNotIn("secret", tables)
+            databases = bob.query_text("SHOW DATABASES").split()
+            self.assertIn("acl", databases)
+            self.assertIn("system", databases)
+            self.assertNotIn("default", databases)
+            self.assertEqual(bob.query_text("SELECT DISTINCT table FROM system.columns "
+                                            "WHERE database = 'acl'").split(), ["allowed"])
+        with self.user("carol") as carol:  # every privilege: every table
+            self.assertIn("secret", carol.query_text("SHOW TABLES FROM acl").split())
+
+    def test_roles(self):
+        with self.user("admin") as admin:
+            admin.query_text("CREATE ROLE acl_reader")
+            admin.query_text("CREATE ROLE IF NOT EXISTS acl_reader, acl_staff")
+            admin.query_text("GRANT SELECT ON acl.secret TO acl_reader")
+            admin.query_text("GRANT acl_reader TO acl_staff")
+            admin.query_text("GRANT acl_staff TO erin")
+            self.assertEqual(error_code(lambda: admin.query_text("CREATE ROLE acl_reader")), 493)
+            self.assertEqual(error_code(lambda: admin.query_text("CREATE ROLE bob")), 493)
+            self.assertEqual(error_code(lambda: admin.query_text("GRANT nope TO erin")), 492)
+            self.assertEqual(error_code(lambda: admin.query_text("GRANT acl_staff TO acl_reader")),
+                             36)
+            self.assertIn("acl_reader\tworkers", admin.query_text(
+                "SELECT name, storage FROM system.roles ORDER BY name"))
+            self.assertIn("erin\t\\N\tacl_staff", admin.query_text(
+                "SELECT user_name, role_name, granted_role_name FROM system.role_grants"))
+        with self.user("erin") as erin:  # through acl_staff, then acl_reader
+            self.assertEqual(erin.query_text("SELECT sum(x) FROM acl.secret").strip(), "6")
+            self.assertIn("GRANT acl_staff TO erin", erin.query_text("SHOW GRANTS"))
+            self.assert_denied(erin, "INSERT INTO acl.secret VALUES (7)", "INSERT ON acl.secret")
+            self.assert_denied(erin, "CREATE ROLE mine", "access_management")
+        # Roles survive a coordinator restart (kept on the workers).
+        self.cluster.restart_coordinator()
+        with self.user("erin") as erin:
+            self.assertEqual(erin.query_text("SELECT count() FROM acl.secret").strip(), "3")
+        with self.user("admin") as admin:
+            admin.query_text("REVOKE acl_reader FROM acl_staff")
+        with self.user("erin") as erin:
+            self.assert_denied(erin, "SELECT count() FROM acl.secret", "SELECT ON acl.secret")
+        with self.user("admin") as admin:
+            admin.query_text("GRANT acl_reader TO erin")
+        with self.user("erin") as erin:
+            self.assertEqual(erin.query_text("SELECT count() FROM acl.secret").strip(), "3")
+        with self.user("admin") as admin:
+            admin.query_text("DROP ROLE acl_reader, acl_staff")
+            self.assertEqual(admin.query_text(
+                "SELECT count() FROM system.role_grants WHERE user_name = 'erin'").strip(), "0")
+        with self.user("erin") as erin:
+            self.assert_denied(erin, "SELECT count() FROM acl.secret", "SELECT ON acl.secret")
         self.assert_still_serving()
 
     def test_other_users_rows_and_kill(self):
