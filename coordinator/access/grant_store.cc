@@ -91,7 +91,9 @@ bool RoleReaches(const AccessEntities& entities, const std::string& from, const 
 
 std::string AccessEntities::Serialize() const {
   std::string text = absl::StrCat(kVersionPrefix, version, "\n");
-  for (const std::string& role : roles) absl::StrAppend(&text, "CREATE ROLE ", Backquoted(role), "\n");
+  for (const std::string& role : roles) {
+    absl::StrAppend(&text, "CREATE ROLE ", Backquoted(role), "\n");
+  }
   for (const auto& [grantee, granted] : granted_roles) {
     for (const std::string& role : granted) {
       absl::StrAppend(&text, "GRANT ", Backquoted(role), " TO ", Backquoted(grantee), "\n");

@@ -68,7 +68,8 @@ class GrantStore {
   // Applies a GRANT, REVOKE, CREATE / DROP QUOTA or ROLE (user names already checked by the caller)
   // to a copy of the state, saves it with `save` and installs it. On a failed save nothing
   // changes here, but the state is reloaded before its next use (some workers may hold it).
-  // Errors: ACCESS_ENTITY_ALREADY_EXISTS / ACCESS_ENTITY_NOT_FOUND for quotas and roles, SYNTAX_ERROR
+  // Errors: ACCESS_ENTITY_ALREADY_EXISTS / ACCESS_ENTITY_NOT_FOUND for quotas and roles,
+  // SYNTAX_ERROR
   // for an unknown privilege, the save's error.
   // REQUIRES: loaded(); `statement` names its object with a database ("*" or a name).
   absl::Status Change(const sql::AccessStatement& statement, const Saver& save) EXCLUDES(mu_);

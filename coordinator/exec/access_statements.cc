@@ -393,8 +393,9 @@ absl::Status HideUngrantedObjects(const std::string& name, const QueryContext& q
   for (size_t row = 0; row < mask.size(); ++row) {
     const std::string_view db = database->StringAt(row);
     // The system database stays visible: ClickHouse shows it to everyone.
-    mask[row] = db == "system" ||
-                rights.AllowsAny(db, object == nullptr ? std::string_view("*") : object->StringAt(row));
+    const std::string_view table_name =
+        object == nullptr ? std::string_view("*") : object->StringAt(row);
+    mask[row] = db == "system" || rights.AllowsAny(db, table_name);
   }
   KeepRows(mask, table);
   return absl::OkStatus();

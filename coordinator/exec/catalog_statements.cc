@@ -371,8 +371,8 @@ absl::StatusOr<QueryResult> ShowTables(const sql::ShowTablesStatement& show, Que
     std::vector<std::vector<std::string>> rows;
     for (const char* name : {"clusters", "columns", "databases", "detached_parts", "events",
                              "grants", "locks", "merges", "metrics", "one", "parts", "processes",
-                             "query_log", "quota_usage", "quotas", "replicas", "role_grants", "roles", "settings",
-                             "tables", "users", "workers"}) {
+                             "query_log", "quota_usage", "quotas", "replicas", "role_grants",
+                             "roles", "settings", "tables", "users", "workers"}) {
       rows.push_back({name});
     }
     return StringRows({"name"}, rows, show.format);

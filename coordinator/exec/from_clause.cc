@@ -112,7 +112,8 @@ std::vector<ExprPtr> CommonConjuncts(const Expr& disjunction) {
 // relation's read and shrinks a join input before it is sent or hashed; the disjunction itself
 // stays as a condition. A relation whose filters are the same in every branch is left to
 // CommonConjuncts.
-std::vector<ExprPtr> ImpliedFilters(const Expr& disjunction, const std::vector<Relation>& relations) {
+std::vector<ExprPtr> ImpliedFilters(const Expr& disjunction,
+                                    const std::vector<Relation>& relations) {
   std::vector<ExprPtr> out;
   const Uses whole = UsesOf(disjunction, relations);
   if (whole.unknown || whole.ambiguous || whole.relations.size() < 2) return out;

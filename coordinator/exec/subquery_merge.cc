@@ -124,7 +124,9 @@ class Substitution {
  public:
   Substitution(const InnerColumns& inner, std::string subquery_alias,
                std::set<std::string> outer_aliases)
-      : inner_(inner), alias_(std::move(subquery_alias)), outer_aliases_(std::move(outer_aliases)) {}
+      : inner_(inner),
+        alias_(std::move(subquery_alias)),
+        outer_aliases_(std::move(outer_aliases)) {}
 
   ExprPtr Apply(const ExprPtr& e) {
     if (!e) return e;

@@ -328,8 +328,8 @@ class DecimalUnaryKernel : public ScalarKernel {
 // distinct doubles in their order, so comparing with d gives the Float64 comparison's answer
 // without converting the column (a range filter on a money column).
 bool FloatConstantIsExactDecimal(const ArgumentInfo& constant, const ArgumentInfo& column) {
-  if (!constant.constant || constant.constant_is_null || !IsFloat(constant.type) || column.constant ||
-      !IsDecimal(column.type) || PrecisionOf(column.type) > 15) {
+  if (!constant.constant || constant.constant_is_null || !IsFloat(constant.type) ||
+      column.constant || !IsDecimal(column.type) || PrecisionOf(column.type) > 15) {
     return false;
   }
   const TypeId decimal = RemoveNullable(column.type);
