@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "coordinator/exec/in_reduction.h"
 #include "coordinator/planner/tuple_in.h"
 #include "coordinator/sql/ast_build.h"
 #include "core/join/distinct_rows.h"
@@ -140,8 +141,13 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
   ASSIGN_OR_RETURN(RelationColumns columns, context.columns_of(table));
   std::vector<ExprPtr> conjuncts;
   sql::SplitAnd(select.where, &conjuncts);
+  std::vector<ExprPtr> plain;  // the conjuncts without subqueries, for ReducedInSubquery
+  for (const ExprPtr& c : conjuncts) {
+    if (!sql::ContainsSubquery(*c)) plain.push_back(c);
+  }
   BroadcastSource broadcast;
   std::vector<ExprPtr> kept;
+  bool rewritten = false;  // a subquery was reduced (in_reduction.h)
   for (ExprPtr& c : conjuncts) {
     const bool in = c->kind == ExprKind::kFunction && (c->name == "in" || c->name == "notIn") &&
                     c->args.size() == 2 && c->args[1]->kind == ExprKind::kSubquery;
@@ -161,7 +167,20 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
     if (co_located) {
       build = *std::move(co_located);
     } else {
-      ASSIGN_OR_RETURN(LocalTable set, context.run(sub));
+      std::optional<sql::SelectStatement> reduced;
+      if (!anti && keys.size() == 1) {
+        ASSIGN_OR_RETURN(reduced, ReducedInSubquery(sub, table, columns.names[keys[0]], plain,
+                                                    context));
+      }
+      if (reduced) {  // the conjunct keeps the reduced subquery (ReplaceSubqueries may run it)
+        rewritten = true;
+        auto set_expr = std::make_shared<Expr>(*c->args[1]);
+        set_expr->subquery = std::make_shared<sql::SelectStatement>(*reduced);
+        auto conjunct = std::make_shared<Expr>(*c);
+        conjunct->args[1] = std::move(set_expr);
+        c = std::move(conjunct);
+      }
+      ASSIGN_OR_RETURN(LocalTable set, context.run(reduced ? *reduced : sub));
       bool joinable = set.names.size() == keys.size() && set.block.rows() > kInSetJoinThreshold;
       for (size_t i = 0; joinable && i < keys.size(); ++i) {
         joinable = SameKeyEncoding(columns.types[keys[i]], set.types[i]);
@@ -195,7 +214,14 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
     }
     broadcast.builds.push_back(std::move(build));
   }
-  if (broadcast.builds.empty()) return std::nullopt;
+  if (broadcast.builds.empty()) {
+    if (!rewritten) return std::nullopt;
+    // Reduced sets small enough to stay constants: the SELECT keeps its FROM.
+    MaterializedFrom out;
+    out.rest = select;
+    out.rest.where = sql::JoinAnd(std::move(kept));
+    return std::optional<MaterializedFrom>(std::move(out));
+  }
   broadcast.probe = table;
   broadcast.probe_qualifier = qualifier;
   broadcast.probe_relation = 0;

@@ -31,7 +31,9 @@ namespace granite::coordinator {
 inline constexpr size_t kInSetJoinThreshold = 1000;
 
 // Returns the semi joins and the SELECT without their conjuncts (MaterializedFrom::broadcast and
-// ::rest), or nullopt when no conjunct applies. Subqueries that stay constants are not run.
+// ::rest), or nullopt when no conjunct applies. Subqueries that stay constants are not run. An IN
+// subquery may first be reduced by the table's other conjuncts (exec/in_reduction.h); when its
+// reduced set stays constants, ::rest is the SELECT with that subquery and no broadcast.
 // Errors: those of running the subqueries.
 absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
     const sql::SelectStatement& select, const FromContext& context);

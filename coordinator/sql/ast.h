@@ -211,6 +211,8 @@ struct SelectStatement {
   std::string format;              // FORMAT x clause, empty if absent
   std::map<std::string, std::string> settings;  // SETTINGS k = v, ...
   std::vector<std::pair<SetOperator, SelectPtr>> set_operands;
+  // Made or rewritten by the IN reduction (exec/in_reduction.h): not reduced again.
+  bool in_reduced = false;
 };
 
 struct ColumnDef {
