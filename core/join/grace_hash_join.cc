@@ -96,6 +96,7 @@ bool GraceHashJoin::Over(const std::vector<Block>& rows) const {
     bytes += BlockBytes(block) - (spilled_ ? block.rows() * sizeof(uint64_t) : 0);
     count += block.rows();
   }
+  bytes += count * kTableBytesPerRow;
   return (options_.max_bytes > 0 && bytes > options_.max_bytes) ||
          (options_.max_rows > 0 && count > options_.max_rows);
 }
@@ -173,6 +174,14 @@ absl::Status GraceHashJoin::SplitWhileOver(std::vector<Block>* rows, size_t keep
 
 absl::Status GraceHashJoin::AddBuild(Block block) {
   if (block.rows() == 0) return absl::OkStatus();
+  // A large block is taken in slices once spilling: each slice's bucket copies are written and
+  // freed before the next is cut, so partitioning holds little besides the block itself.
+  if (spilled_ && block.rows() > kSliceRows) {
+    for (size_t at = 0; at < block.rows(); at += kSliceRows) {
+      RETURN_IF_ERROR(AddBuild(SliceRows(block, at, kSliceRows)));
+    }
+    return absl::OkStatus();
+  }
   if (!spilled_) {
     memory_.push_back(std::move(block));
     if (!Over(memory_) || options_.spill_dir.empty()) return absl::OkStatus();
@@ -230,13 +239,14 @@ absl::StatusOr<Block> GraceHashJoin::LoadBuildBucket(size_t b) {
     if (b < files_[kBuild].size()) file = files_[kBuild][b].get();
   }
   std::vector<Block> rows;
+  // Split as soon as the rows read pass the budget, so no more than it (and one block) is held.
   while (file != nullptr) {
     ASSIGN_OR_RETURN(std::optional<Block> block, file->Next());
     if (!block) break;
     ASSIGN_OR_RETURN(Block kept, Distribute(kBuild, *block, b));
     if (kept.rows() > 0) rows.push_back(std::move(kept));
+    RETURN_IF_ERROR(SplitWhileOver(&rows, b));
   }
-  RETURN_IF_ERROR(SplitWhileOver(&rows, b));
   for (Block& block : rows) block = WithoutHashes(std::move(block));
   if (rows.empty()) return shape_;
   if (rows.size() == 1) return std::move(rows[0]);

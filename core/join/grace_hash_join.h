@@ -39,7 +39,8 @@ namespace granite::core {
 // The budget and layout of one spilling join.
 struct GraceOptions {
   std::string spill_dir;       // where bucket files are created
-  uint64_t max_bytes = 0;      // build bytes bucket 0 (and each loaded bucket) may hold; 0 = any
+  // Build bytes bucket 0 (and each loaded bucket) may hold with its hash table; 0 = any.
+  uint64_t max_bytes = 0;
   uint64_t max_rows = 0;       // build rows likewise; 0 = any
   size_t initial_buckets = 2;  // buckets once spilling starts (rounded up to a power of 2, >= 2)
   size_t max_buckets = 1024;
@@ -84,6 +85,10 @@ class GraceHashJoin {
   // Removes bucket b's files.
   void DropBucket(size_t b);
 
+  // What JoinTable adds per build row: its chain link and a hash table slot (16 bytes and a
+  // control byte, at most half full after a resize). The budget counts it with the rows.
+  static constexpr uint64_t kTableBytesPerRow = 8 + 2 * 17;
+
   // The hashes whose low bits choose the bucket of rows [0, rows) of `keys` (file comment).
   std::vector<uint64_t> KeyHashes(const std::vector<const Column*>& keys, size_t rows) const;
 
@@ -93,6 +98,7 @@ class GraceHashJoin {
 
  private:
   enum Side { kBuild = 0, kProbe = 1 };
+  static constexpr size_t kSliceRows = 8192;
   // `block` with its rows' hashes as one more column (build rows: from its key columns).
   Block WithHashes(Block block) const;
   // Moves the rows of `block` (hashes last) that do not belong to bucket `keep` under the

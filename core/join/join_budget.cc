@@ -54,6 +54,7 @@ absl::StatusOr<Block> JoinBudget::Limit(Block build) const {
   const uint64_t rows = build.rows();
   uint64_t bytes = 0;
   for (const ColumnPtr& column : build.columns) bytes += column->ByteSize();
+  bytes += rows * GraceHashJoin::kTableBytesPerRow;
   const bool over_rows = max_rows > 0 && rows > max_rows;
   const bool over_bytes = max_bytes > 0 && bytes > max_bytes;
   if (!over_rows && !over_bytes) return build;

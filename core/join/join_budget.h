@@ -7,6 +7,8 @@
 // spills the rest (core/join/grace_hash_join.h). Its byte budget is the smallest of
 // max_bytes_in_join, a quarter of max_memory_usage and an eighth of the server's limit: the hash
 // table, the probe blocks in flight and what follows the join (an aggregation) need the rest.
+// Bytes are counted as ClickHouse counts a join's: the build's columns plus its hash table (an
+// estimate per row, GraceHashJoin::kTableBytesPerRow).
 // hash and parallel_hash never spill: a build over max_bytes_in_join / max_rows_in_join fails
 // with SET_SIZE_LIMIT_EXCEEDED (join_overflow_mode = 'throw') or keeps its first rows up to the
 // limit ('break'), as in ClickHouse; a build over memory fails with MEMORY_LIMIT_EXCEEDED.
