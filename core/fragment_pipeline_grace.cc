@@ -31,6 +31,7 @@ absl::Status FragmentPipeline::ConsumeSpilled(
       if (cancelled.load(std::memory_order_relaxed)) {
         return Error(ErrorCode::kQueryWasCancelled, "Query was cancelled during a grace hash join");
       }
+      if (Satisfied(state)) return absl::OkStatus();  // a LIMIT without ORDER BY has its rows
       if (grace.BucketEmpty(b)) continue;
       ASSIGN_OR_RETURN(Block build, grace.LoadBuildBucket(b));
       ASSIGN_OR_RETURN(JoinTable table, JoinTable::Build(std::move(build), join.build_keys,

@@ -22,18 +22,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests",
 import cluster  # noqa: E402
 from granite_client import Client  # noqa: E402
 
-QUERY = ("SELECT count(), sum(v), sum(length(s)) FROM probe JOIN build ON probe.k = build.k "
+QUERY = ("SELECT count(), sum(v), sum(cityHash64(s) %% 1000) FROM probe JOIN build "
+         "ON probe.k = build.k "
          "SETTINGS join_algorithm = '%s'%s")
-
-
-def events(client):
-    out = {}
-    text = client.execute("SELECT event, sum(value) FROM system.events WHERE event LIKE "
-                          "'JoinSpilled%' GROUP BY event").output.decode()
-    for line in text.splitlines():
-        name, value = line.split("\t")
-        out[name] = int(value)
-    return out
 
 
 def main():
@@ -63,11 +54,11 @@ def main():
         for algorithm, extra in configs:
             best, answer, spilled = None, None, {}
             for _ in range(args.runs):
-                before = events(c)
+                before = cluster.event_totals(c, "JoinSpilled%")
                 start = time.perf_counter()
                 answer = c.execute(QUERY % (algorithm, extra)).output.decode().strip()
                 elapsed = time.perf_counter() - start
-                after = events(c)
+                after = cluster.event_totals(c, "JoinSpilled%")
                 spilled = {k: after.get(k, 0) - before.get(k, 0) for k in after}
                 best = elapsed if best is None else min(best, elapsed)
             results.append((algorithm + extra, best, answer, spilled))
