@@ -109,7 +109,9 @@ void GraceHashJoin::NoteSpill(uint64_t bytes, uint64_t rows) {
 }
 
 absl::Status GraceHashJoin::Append(Side side, size_t bucket, Block rows) {
-  uint64_t written = 0;
+  // Encoded and compressed before the lock: probe threads only serialize their writes.
+  const SpillFile::Record record = SpillFile::Encode(rows);
+  const uint64_t written = record.bytes.size();
   {
     MutexLock lock(mu_);
     auto& files = files_[side];
@@ -118,9 +120,7 @@ absl::Status GraceHashJoin::Append(Side side, size_t bucket, Block rows) {
       ASSIGN_OR_RETURN(files[bucket], SpillFile::Create(options_.spill_dir));
       CountEvent(Event::kJoinSpilledBuckets);
     }
-    const uint64_t before = files[bucket]->bytes_written();
-    RETURN_IF_ERROR(files[bucket]->Append(rows));
-    written = files[bucket]->bytes_written() - before;
+    RETURN_IF_ERROR(files[bucket]->AppendRecord(record));
   }
   if (side == kProbe) {
     CountEvent(Event::kJoinSpilledBytes, written);

@@ -61,12 +61,11 @@ SpillFile::~SpillFile() {
   ::unlink(path_.c_str());
 }
 
-absl::Status SpillFile::Append(const Block& block) {
+SpillFile::Record SpillFile::Encode(const Block& block) {
   // Record: [u64 length of the rest][u64 raw size][u32 placeholders]{[u32 index][type]}[LZ4].
   const size_t rows = block.rows();
   Block real;
   real.rows_without_columns = rows;
-  std::string header;
   uint32_t placeholders = 0;
   std::string placeholder_bytes;
   for (size_t c = 0; c < block.columns.size(); ++c) {
@@ -81,27 +80,36 @@ absl::Status SpillFile::Append(const Block& block) {
   }
   const std::string raw = EncodeBlock(real);
   const std::string compressed = CompressLz4(raw);
-  Put<uint64_t>(&header, 0);  // the length, set below
-  Put<uint64_t>(&header, raw.size());
-  Put<uint32_t>(&header, placeholders);
-  header += placeholder_bytes;
-  const uint64_t length = header.size() - sizeof(uint64_t) + compressed.size();
-  std::memcpy(header.data(), &length, sizeof(length));
-  for (std::string_view part : {std::string_view(header), std::string_view(compressed)}) {
-    while (!part.empty()) {
-      const ssize_t n = ::pwrite(fd_, part.data(), part.size(), static_cast<off_t>(size_));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        return Error(ErrorCode::kCannotWriteToFile,
-                     absl::StrCat("Cannot write to ", path_, ": ", std::strerror(errno)));
-      }
-      part.remove_prefix(static_cast<size_t>(n));
-      size_ += static_cast<uint64_t>(n);
+  Record record;
+  record.rows = rows;
+  record.uncompressed_bytes = raw.size();
+  std::string& out = record.bytes;
+  const uint64_t length =
+      sizeof(uint64_t) + sizeof(uint32_t) + placeholder_bytes.size() + compressed.size();
+  out.reserve(sizeof(uint64_t) + length);
+  Put<uint64_t>(&out, length);
+  Put<uint64_t>(&out, raw.size());
+  Put<uint32_t>(&out, placeholders);
+  out += placeholder_bytes;
+  out += compressed;
+  return record;
+}
+
+absl::Status SpillFile::AppendRecord(const Record& record) {
+  std::string_view part = record.bytes;
+  while (!part.empty()) {
+    const ssize_t n = ::pwrite(fd_, part.data(), part.size(), static_cast<off_t>(size_));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return Error(ErrorCode::kCannotWriteToFile,
+                   absl::StrCat("Cannot write to ", path_, ": ", std::strerror(errno)));
     }
+    part.remove_prefix(static_cast<size_t>(n));
+    size_ += static_cast<uint64_t>(n);
   }
-  rows_ += rows;
-  bytes_written_ += header.size() + compressed.size();
-  uncompressed_bytes_ += raw.size();
+  rows_ += record.rows;
+  bytes_written_ += record.bytes.size();
+  uncompressed_bytes_ += record.uncompressed_bytes;
   return absl::OkStatus();
 }
 

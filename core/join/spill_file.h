@@ -30,8 +30,19 @@ class SpillFile {
   SpillFile(const SpillFile&) = delete;
   SpillFile& operator=(const SpillFile&) = delete;
 
-  // Appends `block` as one record. Errors: CANNOT_WRITE_TO_FILE (a full disk, ...).
-  absl::Status Append(const Block& block);
+  // One block encoded as a record: what Append writes. Encoding needs no file, so callers
+  // that share a file encode first and serialize only AppendRecord.
+  struct Record {
+    std::string bytes;
+    uint64_t rows = 0;
+    uint64_t uncompressed_bytes = 0;
+  };
+  static Record Encode(const Block& block);
+
+  // Appends `block` as one record (Encode, then AppendRecord). Errors: CANNOT_WRITE_TO_FILE (a
+  // full disk, ...).
+  absl::Status Append(const Block& block) { return AppendRecord(Encode(block)); }
+  absl::Status AppendRecord(const Record& record);
 
   // Returns the next record from the start of the file (after the last one Next returned), or
   // nullopt at the end. Appends after reading started are read too. Errors: CANNOT_READ_FROM_FILE,
