@@ -23,9 +23,10 @@ absl::Status FragmentPipeline::ConsumeSpilled(
     const CompiledJoin& join = joins_[j];
     if (!join.grace) continue;
     GraceHashJoin& grace = *join.grace;
-    const bool unmatched = j == 0 && unmatched_shape != nullptr &&
-                           (join.kind == JoinTable::Kind::kRight ||
-                            join.kind == JoinTable::Kind::kFull);
+    // RIGHT / FULL probes record matches (JoinTable::Probe requires it) whoever emits them.
+    const bool tracks =
+        join.kind == JoinTable::Kind::kRight || join.kind == JoinTable::Kind::kFull;
+    const bool unmatched = tracks && j == 0 && unmatched_shape != nullptr;
     // buckets() grows when a bucket splits; its new buckets come later in this loop.
     for (size_t b = 1; b < grace.buckets(); ++b) {
       if (cancelled.load(std::memory_order_relaxed)) {
@@ -35,7 +36,7 @@ absl::Status FragmentPipeline::ConsumeSpilled(
       if (grace.BucketEmpty(b)) continue;
       ASSIGN_OR_RETURN(Block build, grace.LoadBuildBucket(b));
       ASSIGN_OR_RETURN(JoinTable table, JoinTable::Build(std::move(build), join.build_keys,
-                                                         join.probe_types, unmatched));
+                                                         join.probe_types, tracks));
       while (true) {
         if (cancelled.load(std::memory_order_relaxed)) {
           return Error(ErrorCode::kQueryWasCancelled,
