@@ -150,6 +150,7 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kTooManyRows: return "TOO_MANY_ROWS";
     case ErrorCode::kTooManyBytes: return "TOO_MANY_BYTES";
     case ErrorCode::kTooManyRowsOrBytes: return "TOO_MANY_ROWS_OR_BYTES";
+    case ErrorCode::kSetSizeLimitExceeded: return "SET_SIZE_LIMIT_EXCEEDED";
     case ErrorCode::kTooDeepRecursion: return "TOO_DEEP_RECURSION";
     case ErrorCode::kTooDeepAst: return "TOO_DEEP_AST";
     case ErrorCode::kReadonly: return "READONLY";

@@ -66,6 +66,7 @@ enum class ErrorCode : int {
   kTooManyRows = 158,
   kTooManyBytes = 307,
   kTooManyRowsOrBytes = 396,
+  kSetSizeLimitExceeded = 191,
   kTooDeepRecursion = 306,
   kTooDeepAst = 167,
   kReadonly = 164,

@@ -110,14 +110,14 @@ void MarkColumns(const plan::Expr& expr, std::vector<bool>* read) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
-    const plan::Fragment& fragment) {
+    const plan::Fragment& fragment, JoinInputs inputs) {
   std::unique_ptr<FragmentPipeline> p(new FragmentPipeline());
   const Settings& settings = fragment.settings;
   p->max_joined_rows_ = settings.max_joined_block_size_rows;
   if (fragment.filter) {
     ASSIGN_OR_RETURN(p->filter_, Expression::Compile(*fragment.filter));
   }
-  RETURN_IF_ERROR(p->CompileJoins(fragment));
+  RETURN_IF_ERROR(p->CompileJoins(fragment, std::move(inputs)));
   p->aggregating_ = fragment.aggregating();
   if (p->aggregating_) {
     const plan::Aggregate& aggregate = *fragment.aggregate;

@@ -31,8 +31,10 @@
 // Aggregate::order_limit = L > 0 does the same with the order of one key (ORDER BY k LIMIT).
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -43,6 +45,7 @@
 #include "core/block_sort.h"
 #include "core/expression.h"
 #include "core/filter_counter.h"
+#include "core/join/grace_hash_join.h"
 #include "core/join/join_table.h"
 #include "core/thread_pool.h"
 #include "core/top_n_threshold.h"
@@ -69,8 +72,25 @@ class FragmentPipeline {
     std::vector<uint32_t> selection;  // scratch of ConsumeSelected: the rows the filter kept
   };
 
+  // What a worker gives its joins besides the plan: where they may spill, and builds already
+  // split into buckets while they were read (co-located and shuffled builds).
+  struct JoinInputs {
+    std::string spill_dir;  // empty: joins never spill (the coordinator's local pipelines)
+    // By join index: the build partitioned as it was read, whose BroadcastJoin::build holds
+    // bucket 0 only; null (or missing): the plan's build is the whole build.
+    std::vector<std::shared_ptr<GraceHashJoin>> prepared;
+  };
+
   static absl::StatusOr<std::unique_ptr<FragmentPipeline>> Compile(
-      const plan::Fragment& fragment);
+      const plan::Fragment& fragment, JoinInputs inputs = {});
+
+  // Returns a GraceHashJoin for `join` (build columns as `build_shape`, no rows) spilling into
+  // `spill_dir` under `settings`' budget (core/join/join_budget.h), or null when the query's
+  // join_algorithm does not spill.
+  static std::shared_ptr<GraceHashJoin> NewGraceJoin(const plan::BroadcastJoin& join,
+                                                     const Block& build_shape,
+                                                     const Settings& settings,
+                                                     const std::string& spill_dir);
 
   absl::StatusOr<std::unique_ptr<LocalState>> NewLocalState() const;
 
@@ -83,6 +103,18 @@ class FragmentPipeline {
   // through the later joins, the join filter and the aggregation or projection, into `state`.
   // No-op for other fragments. REQUIRES: no Consume running.
   absl::Status ConsumeUnmatched(LocalState& state, const Block& probe_shape) const;
+
+  // Spilled joins (grace hash join, core/join/grace_hash_join.h): after every thread's rows were
+  // consumed, joins each spilled bucket's build and probe rows in turn, join by join, into
+  // `state` — with the build rows no probe row matched when `unmatched_shape` is given (RIGHT /
+  // FULL first join; the probe's columns as in ConsumeUnmatched). `drain` (may be empty) runs
+  // after each bucket (a row streamer sends the rows). Stops with QUERY_WAS_CANCELLED once
+  // `cancelled` is raised. No-op when nothing spilled. REQUIRES: no Consume running.
+  absl::Status ConsumeSpilled(LocalState& state, const Block* unmatched_shape,
+                              const std::atomic<bool>& cancelled,
+                              const std::function<absl::Status(LocalState&)>& drain) const;
+  // True when some join spilled its build.
+  bool spilled() const;
 
   // Returns true once a LIMIT without ORDER BY is satisfied by `state`: the scan may stop.
   bool Satisfied(const LocalState& state) const;
@@ -126,6 +158,16 @@ class FragmentPipeline {
   // applies join_filter and consumes the rows (ConsumeOutput), in parts of about
   // max_joined_block_size_rows rows (fragment_pipeline_join.cc).
   absl::Status JoinFrom(LocalState& state, Block block, size_t j) const;
+  // Joins `block`, whose join j keys are `keys`, with `table` (join j's build or one spilled
+  // bucket of it), then continues with join j + 1 (JoinFrom).
+  absl::Status ProbeInto(LocalState& state, const Block& block,
+                         const std::vector<const Column*>& keys, size_t j,
+                         const JoinTable& table) const;
+  // Evaluates join j's probe keys over `block`.
+  absl::StatusOr<std::vector<ColumnPtr>> ProbeKeys(const Block& block, size_t j) const;
+  // Adds the build rows of `table` (the first join's) no probe row matched (ConsumeUnmatched).
+  absl::Status AddUnmatched(LocalState& state, const Block& probe_shape,
+                            const JoinTable& table) const;
   // join_filter over joined rows.
   absl::StatusOr<Block> FilterJoined(Block block) const;
   // The end of Consume: aggregates or projects the rows `block` into `state`.
@@ -152,10 +194,14 @@ class FragmentPipeline {
   struct CompiledJoin {
     JoinTable::Kind kind;
     std::vector<std::unique_ptr<Expression>> probe_keys;
-    JoinTable table;
+    JoinTable table;  // bucket 0's when `grace`
+    // A spilled build: bucket 0 is `table`, the other buckets wait in their files.
+    std::shared_ptr<GraceHashJoin> grace;
+    std::vector<uint32_t> build_keys;
+    std::vector<TypeId> probe_types;
   };
   // Compiles Fragment::joins and join_filter into joins_ / join_filter_.
-  absl::Status CompileJoins(const plan::Fragment& fragment);
+  absl::Status CompileJoins(const plan::Fragment& fragment, JoinInputs inputs);
 
   // Constant after construction.
   std::unique_ptr<Expression> filter_;

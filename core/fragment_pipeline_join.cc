@@ -1,7 +1,13 @@
 // FragmentPipeline's broadcast joins (plan::BroadcastJoin): compiled once per fragment — the
-// build sides hashed — and applied per filtered block by every scan thread.
+// build sides hashed — and applied per filtered block by every scan thread. A build over the
+// query's join budget (core/join/join_budget.h) is split into buckets (GraceHashJoin): only
+// bucket 0 is hashed here, the probe rows of the other buckets are spilled as they come and
+// joined after the scan (ConsumeSpilled, fragment_pipeline_grace.cc).
 #include "core/fragment_pipeline.h"
 #include "core/join/gather_rows.h"
+#include "core/join/join_budget.h"
+#include "core/join/row_keys.h"
+#include "core/memory/memory_tracker.h"
 #include "core/status_macros.h"
 
 namespace granite::core {
@@ -25,24 +31,68 @@ ColumnPtr Gather(const ColumnPtr& column, const std::vector<int64_t>& rows, size
 
 }  // namespace
 
-absl::Status FragmentPipeline::CompileJoins(const plan::Fragment& fragment) {
-  for (const plan::BroadcastJoin& join : fragment.joins) {
-    CompiledJoin compiled{join.kind, {}, JoinTable()};
-    std::vector<TypeId> probe_types;
+std::shared_ptr<GraceHashJoin> FragmentPipeline::NewGraceJoin(const plan::BroadcastJoin& join,
+                                                              const Block& build_shape,
+                                                              const Settings& settings,
+                                                              const std::string& spill_dir) {
+  const JoinBudget budget = JoinBudget::FromSettings(settings, ServerMemoryTracker().limit());
+  if (!budget.spills || spill_dir.empty()) return nullptr;
+  bool word_keys = join.probe_keys.size() == 1 && join.build_keys.size() == 1;
+  if (word_keys) {
+    word_keys = IsWordKey(RemoveNullable(join.probe_keys[0].type)) &&
+                IsWordKey(RemoveNullable(build_shape.columns[join.build_keys[0]]->type()));
+  }
+  Block shape;
+  for (const ColumnPtr& column : build_shape.columns) {
+    shape.columns.push_back(std::make_shared<Column>(column->logical_type()));
+  }
+  return std::make_shared<GraceHashJoin>(budget.Grace(spill_dir), join.build_keys, word_keys,
+                                         std::move(shape));
+}
+
+absl::Status FragmentPipeline::CompileJoins(const plan::Fragment& fragment, JoinInputs inputs) {
+  const JoinBudget budget =
+      JoinBudget::FromSettings(fragment.settings, ServerMemoryTracker().limit());
+  for (size_t j = 0; j < fragment.joins.size(); ++j) {
+    const plan::BroadcastJoin& join = fragment.joins[j];
+    CompiledJoin compiled{join.kind, {}, JoinTable(), nullptr, join.build_keys, {}};
     for (const plan::Expr& key : join.probe_keys) {
       ASSIGN_OR_RETURN(auto expr, Expression::Compile(key));
-      probe_types.push_back(expr->type());
+      compiled.probe_types.push_back(expr->type());
       compiled.probe_keys.push_back(std::move(expr));
     }
+    Block build = join.build;
+    if (j < inputs.prepared.size() && inputs.prepared[j] && inputs.prepared[j]->spilled()) {
+      compiled.grace = inputs.prepared[j];  // `build` is its bucket 0
+    } else if (std::shared_ptr<GraceHashJoin> grace =
+                   NewGraceJoin(join, join.build, fragment.settings, inputs.spill_dir)) {
+      RETURN_IF_ERROR(grace->AddBuild(join.build));
+      if (grace->spilled()) {
+        ASSIGN_OR_RETURN(build, grace->FinishBuild());
+        compiled.grace = std::move(grace);
+      }
+    } else {
+      ASSIGN_OR_RETURN(build, budget.Limit(std::move(build)));
+    }
     const bool unmatched = join.kind == JoinTable::Kind::kRight || join.kind == JoinTable::Kind::kFull;
-    ASSIGN_OR_RETURN(compiled.table,
-                     JoinTable::Build(join.build, join.build_keys, probe_types, unmatched));
+    ASSIGN_OR_RETURN(compiled.table, JoinTable::Build(std::move(build), join.build_keys,
+                                                      compiled.probe_types, unmatched));
     joins_.push_back(std::move(compiled));
   }
   if (fragment.join_filter) {
     ASSIGN_OR_RETURN(join_filter_, Expression::Compile(*fragment.join_filter));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<ColumnPtr>> FragmentPipeline::ProbeKeys(const Block& block,
+                                                                   size_t j) const {
+  std::vector<ColumnPtr> keys;
+  for (const auto& key : joins_[j].probe_keys) {
+    ASSIGN_OR_RETURN(ColumnPtr column, key->Evaluate(block));
+    keys.push_back(std::move(column));
+  }
+  return keys;
 }
 
 absl::Status FragmentPipeline::JoinFrom(LocalState& state, Block block, size_t j) const {
@@ -52,21 +102,35 @@ absl::Status FragmentPipeline::JoinFrom(LocalState& state, Block block, size_t j
     return ConsumeOutput(state, std::move(block));
   }
   const CompiledJoin& join = joins_[j];
-  const size_t rows = block.rows();
-  std::vector<ColumnPtr> keys;
+  ASSIGN_OR_RETURN(std::vector<ColumnPtr> keys, ProbeKeys(block, j));
   std::vector<const Column*> key_columns;
-  for (const auto& key : join.probe_keys) {
-    ASSIGN_OR_RETURN(ColumnPtr column, key->Evaluate(block));
-    key_columns.push_back(column.get());
-    keys.push_back(std::move(column));
+  for (const ColumnPtr& key : keys) key_columns.push_back(key.get());
+  if (join.grace) {
+    // Rows of the spilled buckets wait in their files for ConsumeSpilled; bucket 0's join now.
+    ASSIGN_OR_RETURN(std::vector<uint32_t> rows, join.grace->PartitionProbe(block, key_columns));
+    if (rows.size() != block.rows()) {
+      if (rows.empty()) return absl::OkStatus();
+      block = TakeRowsOrPlaceholders(block, rows);
+      Block key_block;
+      key_block.columns = std::move(keys);
+      keys = TakeRowsOrPlaceholders(key_block, rows).columns;
+      for (size_t k = 0; k < keys.size(); ++k) key_columns[k] = keys[k].get();
+    }
   }
+  return ProbeInto(state, block, key_columns, j, join.table);
+}
+
+absl::Status FragmentPipeline::ProbeInto(LocalState& state, const Block& block,
+                                         const std::vector<const Column*>& keys, size_t j,
+                                         const JoinTable& table) const {
+  const JoinTable::Kind kind = joins_[j].kind;
+  const size_t rows = block.rows();
   // A block whose keys match many build rows is joined in parts of about
   // max_joined_block_size_rows rows, each taken through the rest of the pipeline before the
   // next is made.
   for (size_t begin = 0; begin < rows;) {
     size_t next = rows;
-    ProbedRows joined =
-        join.table.ProbeRange(join.kind, key_columns, begin, rows, max_joined_rows_, &next);
+    ProbedRows joined = table.ProbeRange(kind, keys, begin, rows, max_joined_rows_, &next);
     const bool whole = begin == 0 && next == rows;
     begin = next;
     if (joined.probe.empty()) continue;
@@ -79,7 +143,7 @@ absl::Status FragmentPipeline::JoinFrom(LocalState& state, Block block, size_t j
         out.columns.push_back(Gather(column, joined.probe, rows));
       }
     }
-    for (const ColumnPtr& column : join.table.build().columns) {
+    for (const ColumnPtr& column : table.build().columns) {
       out.columns.push_back(GatherRows(*column, joined.build));
     }
     RETURN_IF_ERROR(JoinFrom(state, std::move(out), j + 1));
@@ -112,7 +176,12 @@ absl::Status FragmentPipeline::ConsumeUnmatched(LocalState& state, const Block& 
   if (first.kind != JoinTable::Kind::kRight && first.kind != JoinTable::Kind::kFull) {
     return absl::OkStatus();
   }
-  const std::vector<int64_t> rows = first.table.Unmatched();
+  return AddUnmatched(state, probe_shape, first.table);
+}
+
+absl::Status FragmentPipeline::AddUnmatched(LocalState& state, const Block& probe_shape,
+                                            const JoinTable& table) const {
+  const std::vector<int64_t> rows = table.Unmatched();
   if (rows.empty()) return absl::OkStatus();
   // The probe's side of these rows is its columns' default values (-1 gathers defaults); a
   // column nothing reads after the filter stays an empty placeholder, as Filter leaves it.
@@ -124,7 +193,7 @@ absl::Status FragmentPipeline::ConsumeUnmatched(LocalState& state, const Block& 
     block.columns.push_back(read ? GatherRows(*probe_shape.columns[c], none)
                                  : std::make_shared<Column>(probe_shape.columns[c]->logical_type()));
   }
-  for (const ColumnPtr& column : first.table.build().columns) {
+  for (const ColumnPtr& column : table.build().columns) {
     block.columns.push_back(GatherRows(*column, rows));
   }
   return JoinFrom(state, std::move(block), 1);

@@ -47,9 +47,10 @@ size_t FragmentExecutor::MaxThreads(const core::Settings& settings) const {
 
 absl::Status FragmentExecutor::RunResolved(const core::plan::Fragment& fragment,
                                            const std::atomic<bool>& cancelled,
-                                           const ChunkSink& sink) {
+                                           const ChunkSink& sink,
+                                           core::FragmentPipeline::JoinInputs joins) {
   auto started = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(auto pipeline, core::FragmentPipeline::Compile(fragment));
+  ASSIGN_OR_RETURN(auto pipeline, core::FragmentPipeline::Compile(fragment, std::move(joins)));
   ASSIGN_OR_RETURN(core::WireCompression compression,
                    core::ParseWireCompression(fragment.settings.network_compression_method));
   ASSIGN_OR_RETURN(auto source, MorselSource::Open(fragment, store_));
@@ -119,10 +120,19 @@ absl::Status FragmentExecutor::RunResolved(const core::plan::Fragment& fragment,
   });
   for (const absl::Status& status : errors) RETURN_IF_ERROR(status);
   if (cancelled) return SinkGone();
-  if (fragment.emits_unmatched()) {  // RIGHT / FULL on the only worker: its build rows are all here
-    ASSIGN_OR_RETURN(core::Block shape, ScanShape(fragment));
-    RETURN_IF_ERROR(pipeline->ConsumeUnmatched(*states[0], shape));
+  std::optional<core::Block> shape;
+  // RIGHT / FULL on the only worker: its build rows are all here.
+  if (fragment.emits_unmatched()) {
+    ASSIGN_OR_RETURN(shape, ScanShape(fragment));
   }
+  if (pipeline->spilled() && !late) {  // grace hash join: the spilled buckets, one at a time
+    RETURN_IF_ERROR(pipeline->ConsumeSpilled(
+        *states[0], shape ? &*shape : nullptr, cancelled,
+        [&](LocalState& state) {
+          return streamer ? streamer->Drain(state, /*flush=*/false) : absl::OkStatus();
+        }));
+  }
+  if (shape) RETURN_IF_ERROR(pipeline->ConsumeUnmatched(*states[0], *shape));
   for (auto& state : states) {
     if (streamer) RETURN_IF_ERROR(streamer->Drain(*state, /*flush=*/true));
   }

@@ -41,14 +41,28 @@ class FragmentExecutor {
 
  private:
   // Runs `fragment` once its builds are in the plan.
+  // `joins`: where its joins spill and the builds already split while read.
   absl::Status RunResolved(const core::plan::Fragment& fragment,
-                           const std::atomic<bool>& cancelled, const ChunkSink& sink);
-  // Returns the rows of co-located build `build` of `fragment` read from this worker's shard.
-  // The read's stats chunks go to `sink`, so its rows count as the query's reads.
-  absl::StatusOr<core::Block> ReadLocalBuild(const core::plan::Fragment& fragment,
-                                             const core::plan::Fragment& build,
-                                             const std::atomic<bool>& cancelled,
-                                             const ChunkSink& sink);
+                           const std::atomic<bool>& cancelled, const ChunkSink& sink,
+                           core::FragmentPipeline::JoinInputs joins = {});
+  // Reads the rows of co-located build `build` of `fragment` from this worker's shard and hands
+  // them to `add` block by block as the read streams them (empty blocks skipped). The read's
+  // stats chunks go to `sink`, so its rows count as the query's reads.
+  using BlockConsumer = std::function<absl::Status(core::Block)>;
+  absl::Status ReadLocalBuild(const core::plan::Fragment& fragment,
+                              const core::plan::Fragment& build,
+                              const std::atomic<bool>& cancelled, const ChunkSink& sink,
+                              const BlockConsumer& add);
+  // Gathers the build rows `read` hands to its consumer — into a GraceHashJoin when join `join`
+  // of `fragment` may spill (then `*prepared` is it, if it spilled) — and returns the build the
+  // plan carries: every row, or bucket 0's when it spilled. `shape`: the build's columns.
+  absl::StatusOr<core::Block> GatherBuild(const core::plan::Fragment& fragment,
+                                          const core::plan::BroadcastJoin& join,
+                                          const core::Block& shape,
+                                          const std::function<absl::Status(const BlockConsumer&)>& read,
+                                          std::shared_ptr<core::GraceHashJoin>* prepared) const;
+  // Where this worker's joins spill: <data>/tmp.
+  std::string SpillDir() const;
 
   using LocalState = core::FragmentPipeline::LocalState;
   // The error of a fragment whose receiver went away (or whose query was cancelled).

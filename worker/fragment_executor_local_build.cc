@@ -18,55 +18,82 @@ core::Block FragmentExecutor::EmptyBuild(const core::plan::Fragment& build) {
   return block;
 }
 
+std::string FragmentExecutor::SpillDir() const { return store_->data_dir() + "/tmp"; }
+
+absl::StatusOr<core::Block> FragmentExecutor::GatherBuild(
+    const core::plan::Fragment& fragment, const core::plan::BroadcastJoin& join,
+    const core::Block& shape, const std::function<absl::Status(const BlockConsumer&)>& read,
+    std::shared_ptr<core::GraceHashJoin>* prepared) const {
+  std::shared_ptr<core::GraceHashJoin> grace =
+      core::FragmentPipeline::NewGraceJoin(join, shape, fragment.settings, SpillDir());
+  if (grace) {
+    RETURN_IF_ERROR(read([&](core::Block block) { return grace->AddBuild(std::move(block)); }));
+    if (grace->spilled()) *prepared = grace;
+    return grace->FinishBuild();
+  }
+  std::vector<core::Block> blocks;
+  RETURN_IF_ERROR(read([&](core::Block block) {
+    blocks.push_back(std::move(block));
+    return absl::OkStatus();
+  }));
+  if (blocks.empty()) return shape;
+  return core::ConcatBlocks(blocks);
+}
+
 absl::Status FragmentExecutor::Run(const core::plan::Fragment& fragment,
                                    const std::atomic<bool>& cancelled, const ChunkSink& sink) {
   if (fragment.shuffling() && !fragment.explain_only) return RunShuffled(fragment, cancelled, sink);
+  core::FragmentPipeline::JoinInputs joins{SpillDir(), {}};
   const bool local = std::any_of(fragment.joins.begin(), fragment.joins.end(),
                                  [](const core::plan::BroadcastJoin& j) { return j.local_build; });
-  if (!local) return RunResolved(fragment, cancelled, sink);
+  if (!local) return RunResolved(fragment, cancelled, sink, std::move(joins));
   core::plan::Fragment resolved = fragment;
-  for (core::plan::BroadcastJoin& join : resolved.joins) {
+  joins.prepared.resize(resolved.joins.size());
+  for (size_t j = 0; j < resolved.joins.size(); ++j) {
+    core::plan::BroadcastJoin& join = resolved.joins[j];
     if (!join.local_build) continue;
     // EXPLAIN indexes = 1 reads nothing: an empty build has the columns the plan compiles with.
     if (fragment.explain_only) {
       join.build = EmptyBuild(*join.local_build);
     } else {
-      ASSIGN_OR_RETURN(join.build, ReadLocalBuild(fragment, *join.local_build, cancelled, sink));
+      // Read as it streams: a build over the join's budget spills before it is whole.
+      const core::Block shape = EmptyBuild(*join.local_build);
+      const auto read = [&](const BlockConsumer& add) {
+        return ReadLocalBuild(fragment, *join.local_build, cancelled, sink, add);
+      };
+      ASSIGN_OR_RETURN(join.build, GatherBuild(fragment, join, shape, read, &joins.prepared[j]));
     }
     join.local_build.reset();
     join.shuffle = false;
   }
-  return RunResolved(resolved, cancelled, sink);
+  return RunResolved(resolved, cancelled, sink, std::move(joins));
 }
 
-absl::StatusOr<core::Block> FragmentExecutor::ReadLocalBuild(const core::plan::Fragment& fragment,
-                                                             const core::plan::Fragment& build,
-                                                             const std::atomic<bool>& cancelled,
-                                                             const ChunkSink& sink) {
+absl::Status FragmentExecutor::ReadLocalBuild(const core::plan::Fragment& fragment,
+                                              const core::plan::Fragment& build,
+                                              const std::atomic<bool>& cancelled,
+                                              const ChunkSink& sink, const BlockConsumer& add) {
   core::plan::Fragment read = build;
   read.query_id = fragment.query_id;
   read.worker_index = fragment.worker_index;
   read.worker_count = fragment.worker_count;
   read.settings = fragment.settings;
   read.settings.network_compression_method = "none";  // decoded right here
-  std::vector<core::Block> blocks;
-  absl::Status decoded;
+  absl::Status added;
   const ChunkSink collect = [&](core::plan::ResultChunk&& chunk) {
     if (chunk.kind == core::plan::ResultChunk::Kind::kStats) return sink(std::move(chunk));
     absl::StatusOr<core::Block> block =
         core::DecodeWireBlock(chunk.block.data, chunk.block.raw_size);
     if (!block.ok()) {
-      decoded = block.status();
+      added = block.status();
       return false;
     }
-    if (block->rows() > 0) blocks.push_back(*std::move(block));
-    return true;
+    if (block->rows() > 0) added = add(*std::move(block));
+    return added.ok();
   };
   absl::Status ran = RunResolved(read, cancelled, collect);
-  RETURN_IF_ERROR(decoded);
-  RETURN_IF_ERROR(ran);
-  if (blocks.empty()) return EmptyBuild(build);
-  return core::ConcatBlocks(blocks);
+  RETURN_IF_ERROR(added);
+  return ran;
 }
 
 }  // namespace granite::worker

@@ -164,17 +164,18 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
   };
   ExchangeSender sender(fragment, inbox, compression);
 
-  // 1. The build.
-  ASSIGN_OR_RETURN(core::Block build_rows,
-                   ReadLocalBuild(fragment, *shuffled.local_build, cancelled, out));
-  {
-    std::vector<const core::Column*> keys;
-    for (uint32_t key : shuffled.build_keys) keys.push_back(build_rows.columns[key].get());
-    std::vector<core::Block> parts = PartitionRows(build_rows, keys, word_keys, workers);
-    build_rows = core::Block();
-    RETURN_IF_ERROR(sender.Send(ExchangeSide::kBuild, std::move(parts)));
-    RETURN_IF_ERROR(sender.End(ExchangeSide::kBuild));
-  }
+  // 1. The build, sent as the read streams it.
+  RETURN_IF_ERROR(ReadLocalBuild(fragment, *shuffled.local_build, cancelled, out,
+                                 [&](core::Block build_rows) {
+                                   std::vector<const core::Column*> keys;
+                                   for (uint32_t key : shuffled.build_keys) {
+                                     keys.push_back(build_rows.columns[key].get());
+                                   }
+                                   return sender.Send(
+                                       ExchangeSide::kBuild,
+                                       PartitionRows(build_rows, keys, word_keys, workers));
+                                 }));
+  RETURN_IF_ERROR(sender.End(ExchangeSide::kBuild));
 
   // 2. The consumers.
   const size_t threads = std::max<size_t>(1, MaxThreads(fragment.settings));
@@ -209,20 +210,25 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
     core::MemoryTrackerScope charged(memory);
     absl::Status status = [&]() -> absl::Status {
       ASSIGN_OR_RETURN(std::vector<core::plan::EncodedBlock> parts, inbox->TakeBuild(cancelled));
-      std::vector<core::Block> blocks;
-      for (core::plan::EncodedBlock& part : parts) {
-        ASSIGN_OR_RETURN(core::Block block, core::DecodeWireBlock(part.data, part.raw_size));
-        {
-          core::TransportMemoryScope server;  // the inbox's bytes are the server's (exchange.h)
-          part = core::plan::EncodedBlock();
-        }
-        blocks.push_back(std::move(block));
-      }
+      // Decoded one part at a time: a build over the join's budget spills as it is gathered.
+      core::FragmentPipeline::JoinInputs inputs{SpillDir(), {nullptr}};
       core::plan::BroadcastJoin& join = joined.joins[0];
-      join.build = blocks.empty() ? EmptyBuild(*shuffled.local_build) : core::ConcatBlocks(blocks);
+      const auto read = [&](const BlockConsumer& add) -> absl::Status {
+        for (core::plan::EncodedBlock& part : parts) {
+          ASSIGN_OR_RETURN(core::Block block, core::DecodeWireBlock(part.data, part.raw_size));
+          {
+            core::TransportMemoryScope server;  // the inbox's bytes are the server's (exchange.h)
+            part = core::plan::EncodedBlock();
+          }
+          if (block.rows() > 0) RETURN_IF_ERROR(add(std::move(block)));
+        }
+        return absl::OkStatus();
+      };
+      ASSIGN_OR_RETURN(join.build, GatherBuild(joined, join, EmptyBuild(*shuffled.local_build),
+                                               read, &inputs.prepared[0]));
       join.local_build.reset();
       join.shuffle = false;
-      ASSIGN_OR_RETURN(pipeline, core::FragmentPipeline::Compile(joined));
+      ASSIGN_OR_RETURN(pipeline, core::FragmentPipeline::Compile(joined, std::move(inputs)));
       for (auto& state : states) {
         ASSIGN_OR_RETURN(state, pipeline->NewLocalState());
       }
@@ -272,6 +278,11 @@ absl::Status FragmentExecutor::RunShuffled(const Fragment& fragment,
   RETURN_IF_ERROR(read);
   for (const absl::Status& error : errors) RETURN_IF_ERROR(error);
   if (cancelled) return SinkGone();
+  // Grace hash join: the spilled buckets, one at a time, after every probe row arrived.
+  RETURN_IF_ERROR(pipeline->ConsumeSpilled(
+      *states[0], &probe_shape, cancelled, [&](LocalState& state) {
+        return streamer ? streamer->Drain(state, /*flush=*/false) : absl::OkStatus();
+      }));
   // RIGHT / FULL: every build row lives on exactly one worker, so each emits its own unmatched.
   RETURN_IF_ERROR(pipeline->ConsumeUnmatched(*states[0], probe_shape));
   if (streamer) {

@@ -17,6 +17,7 @@
 #include "core/process.h"
 #include "core/thread_pool.h"
 #include "core/thread_priority.h"
+#include "core/join/spill_file.h"
 #include "storage/data_dir_lock.h"
 #include "storage/store.h"
 #include "worker/numa_placement.h"
@@ -82,6 +83,8 @@ int RunWorker(const WorkerOptions& options) {
                  std::string(store.status().message()).c_str());
     return 1;
   }
+  // Spill files of a grace hash join this worker's previous process did not finish.
+  core::RemoveSpillFiles(options.data_dir + "/tmp");
   int nice = options.query_thread_nice;
   if (absl::Status valid = core::ValidateThreadPriorityDelta(nice, "--query_thread_nice");
       !valid.ok()) {

@@ -24,16 +24,6 @@ QUERY = ("SELECT count(), sum(v), sum(length(name)) FROM fact JOIN dim ON fact.k
          "SETTINGS distributed_join_mode = '%s'")
 
 
-def events(client):
-    out = {}
-    text = client.execute("SELECT event, sum(value) FROM system.events WHERE event LIKE "
-                          "'Exchange%' GROUP BY event").output.decode()
-    for line in text.splitlines():
-        name, value = line.split("\t")
-        out[name] = int(value)
-    return out
-
-
 def run(granite, workers, rows, keys, runs, cores):
     with cluster.LocalCluster(granite, workers=workers) as local:
         c = Client(port=local.port, timeout=3600)
@@ -46,11 +36,11 @@ def run(granite, workers, rows, keys, runs, cores):
         mode = "shuffle" if workers > 1 else "auto"
         best, answer, before, after = None, None, None, None
         for _ in range(runs):
-            before = events(c)
+            before = cluster.event_totals(c, "Exchange%")
             start = time.perf_counter()
             answer = c.execute(QUERY % mode).output.decode().strip()
             elapsed = time.perf_counter() - start
-            after = events(c)
+            after = cluster.event_totals(c, "Exchange%")
             best = elapsed if best is None else min(best, elapsed)
         joined = int(answer.split("\t")[0])
         sent_rows = after.get("ExchangeSentRows", 0) - before.get("ExchangeSentRows", 0)

@@ -69,6 +69,12 @@ enum class EventUnit { kCount, kRows, kBytes, kMicroseconds };
     "Rows a shuffle join sent to other workers (worker/exchange.h)")                               \
   M(ExchangeSentBytes, "granite_exchange_sent_bytes_total", "", kBytes,                            \
     "Encoded (and compressed) bytes of the rows a shuffle join sent to other workers")             \
+  M(JoinSpilledBuckets, "granite_join_spilled_buckets_total", "", kCount,                        \
+    "Bucket files grace hash joins created (ClickHouse's ExternalJoinWritePart)")                 \
+  M(JoinSpilledRows, "granite_join_spilled_rows_total", "", kRows,                                \
+    "Build and probe rows grace hash joins wrote to disk (a row moved after a split counts again)")\
+  M(JoinSpilledBytes, "granite_join_spilled_bytes_total", "", kBytes,                             \
+    "Compressed bytes grace hash joins wrote to their bucket files")                              \
   M(GrpcServerCalls, "granite_grpc_server_calls_total", "", kCount, "gRPC calls served")           \
   M(GrpcReceivedBytes, "granite_grpc_received_bytes_total", "", kBytes,                            \
     "Serialized bytes of gRPC messages received by this process's server")                        \

@@ -121,7 +121,26 @@
     "Bytes a query may hold in one process (coordinator, each worker) before "                  \
     "MEMORY_LIMIT_EXCEEDED (0 = none)")                                                           \
   M(UInt64, max_rows_in_join, 0, "",                                                              \
-    "Rows a JOIN's result may have before TOO_MANY_ROWS (0 = the server's cap of 200 million)")  \
+    "Coordinator joins: rows a JOIN's result may have before TOO_MANY_ROWS (0 = a cap of 200 "   \
+    "million); worker joins: rows of the build side's hash table (0 = none; see join_algorithm)") \
+  M(UInt64, max_bytes_in_join, 0, "",                                                             \
+    "Bytes of a worker join's build side (0 = none): a spilling join_algorithm spills past it, "  \
+    "hash / parallel_hash apply join_overflow_mode")                                              \
+  M(String, join_overflow_mode, "throw", "throw|break",                                           \
+    "A non-spilling join's build over max_rows_in_join / max_bytes_in_join: throw "             \
+    "(SET_SIZE_LIMIT_EXCEEDED) or break (the build keeps the rows up to the limit)")             \
+  M(String, join_algorithm, "default",                                                            \
+    "default|auto|hash|parallel_hash|grace_hash|partial_merge|full_sorting_merge|"               \
+    "prefer_partial_merge",                                                                       \
+    "Worker hash joins: hash / parallel_hash keep the build in memory; grace_hash spills it to "  \
+    "disk in buckets past max_bytes_in_join / max_rows_in_join or a quarter of max_memory_usage " \
+    "(and an eighth of the server's limit); default, auto and the merge names spill the same "    \
+    "way (unlike ClickHouse's default, which never spills)")                                      \
+  M(UInt64, grace_hash_join_initial_buckets, 1, "",                                               \
+    "Buckets a spilling join starts with once it spills (rounded up to a power of two, >= 2)")   \
+  M(UInt64, grace_hash_join_max_buckets, 1024, "",                                                \
+    "Buckets a spilling join may split into; a bucket still too large then fails with "          \
+    "MEMORY_LIMIT_EXCEEDED")                                                                      \
   M(String, distributed_join_mode, "auto", "auto|broadcast|shuffle|coordinator",                  \
     "Where joins run: auto (co-located where both tables are sharded by the join key or the "   \
     "cluster has one shard: each worker reads both sides from its own shard; else broadcast "   \

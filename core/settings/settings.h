@@ -182,7 +182,7 @@ class SettingsBase {
   const Derived* self() const { return static_cast<const Derived*>(this); }
   Derived* self() { return static_cast<Derived*>(this); }
 
-  std::bitset<64> changed_;
+  std::bitset<128> changed_;
 };
 
 #define GRANITE_SETTING_MEMBER(TYPE, NAME, DEFAULT, ALLOWED, DESCRIPTION) \
@@ -209,8 +209,8 @@ class TableSettings : public SettingsBase<TableSettings> {
 #undef GRANITE_SETTING_MEMBER
 
 #define GRANITE_SETTING_COUNT(...) +1
-static_assert(0 GRANITE_QUERY_SETTINGS(GRANITE_SETTING_COUNT) <= 64, "SettingsBase tracks 64");
-static_assert(0 GRANITE_TABLE_SETTINGS(GRANITE_SETTING_COUNT) <= 64, "SettingsBase tracks 64");
+static_assert(0 GRANITE_QUERY_SETTINGS(GRANITE_SETTING_COUNT) <= 128, "SettingsBase tracks 128");
+static_assert(0 GRANITE_TABLE_SETTINGS(GRANITE_SETTING_COUNT) <= 128, "SettingsBase tracks 128");
 #undef GRANITE_SETTING_COUNT
 
 }  // namespace granite::core

@@ -91,6 +91,18 @@ def fragments_in_flight(rows):
                for c in counts.values())
 
 
+def event_totals(client, like):
+    """{event: value summed over the coordinator and workers} of system.events whose name is
+    LIKE `like`, through a granite_client Client."""
+    out = {}
+    text = client.execute("SELECT event, sum(value) FROM system.events WHERE event LIKE '%s' "
+                          "GROUP BY event" % like).output.decode()
+    for line in text.splitlines():
+        name, value = line.split("\t")
+        out[name] = int(value)
+    return out
+
+
 def wait_until(what, condition, seconds):
     """Polls condition() every 50 ms until it holds; AssertionError naming `what` after
     `seconds`."""
