@@ -13,6 +13,15 @@ void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, s
     return;
   }
   switch (core::BaseOf(column.type())) {
+    case core::TypeId::kArray: {
+      out->push_back('[');
+      for (uint64_t e = column.ArrayBegin(row); e < column.Offsets()[row]; ++e) {
+        if (e != column.ArrayBegin(row)) out->push_back(',');
+        AppendJsonValue(column.Nested(), e, quote_64bit, out);
+      }
+      out->push_back(']');
+      return;
+    }
     case core::TypeId::kUInt64:
     case core::TypeId::kInt64:
       if (!quote_64bit) break;

@@ -24,7 +24,7 @@ namespace {
 
 enum class Family {
   kCount, kSum, kSumWithOverflow, kAvg, kMin, kMax, kAny, kUniqExact, kUniq, kGroupBitmap,
-  kMoments, kStableMoments, kQuantile, kValue,
+  kMoments, kStableMoments, kQuantile, kValue, kGroupArray,
 };
 
 // How arguments are checked.
@@ -46,6 +46,8 @@ constexpr int V(ValueKind k) { return static_cast<int>(k); }
 
 constexpr Entry kEntries[] = {
     {"count", Family::kCount, 0, "", true, 0, 1, Args::kAny},
+    {"groupArray", Family::kGroupArray, 0, "", false, 1, 1, Args::kAny},
+    {"groupUniqArray", Family::kGroupArray, 1, "", false, 1, 1, Args::kAny},
     {"sum", Family::kSum, 0, "", true, 1, 1, Args::kNumeric},
     {"sumWithOverflow", Family::kSumWithOverflow, 0, "", false, 1, 1, Args::kNumeric},
     {"sumKahan", Family::kValue, V(ValueKind::kSumKahan), "", false, 1, 1, Args::kNumeric},
@@ -260,7 +262,7 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
   r.params = parsed.params;
   r.canonical = absl::StrCat(ToAbsl(CanonicalOf(entry)), parsed.params_text);
   RETURN_IF_ERROR(CheckArgumentCount(name, args.size(), entry.min_args, entry.max_args));
-  const bool parametric = entry.family == Family::kQuantile ||
+  const bool parametric = entry.family == Family::kQuantile || entry.family == Family::kGroupArray ||
                           (entry.family == Family::kValue && entry.sub == V(ValueKind::kUniqUpTo));
   if (!parametric && !parsed.params.empty()) {
     return Error(kAggregateFunctionDoesntAllowParameters,
@@ -278,6 +280,17 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
                    absl::StrCat("Quantile level is out of range [0..1]: ", level));
     }
   }
+  if (entry.family == Family::kGroupArray) {
+    // groupArray(N)(x): keep the first N values; N a positive integer.
+    if (parsed.params.size() > 1 || (parsed.params.size() == 1 &&
+                                     (parsed.params[0] < 1 || parsed.params[0] > 0xFFFFFF ||
+                                      parsed.params[0] != static_cast<double>(
+                                                              static_cast<uint64_t>(parsed.params[0]))))) {
+      return Error(ErrorCode::kBadArguments,
+                   absl::StrCat("Parameter for aggregate function ", ToAbsl(entry.name),
+                                " should be positive integer"));
+    }
+  }
   if (entry.family == Family::kValue && entry.sub == V(ValueKind::kUniqUpTo)) {
     if (parsed.params.size() != 1 || parsed.params[0] < 0 || parsed.params[0] > 100) {
       return Error(kParameterOutOfBound,
@@ -289,6 +302,10 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
     // FixedString values are not yet read by the aggregate states; UUID and DateTime64 only by
     // the ones that take any type (min, max, any, argMin, ...).
     if (IsFixedString(t) && entry.family != Family::kCount) return IllegalType(name, t);
+    // Arrays: only count reads them (as rows); groupArray and friends take their elements.
+    if (IsArray(t) && entry.family != Family::kCount && entry.family != Family::kGroupArray) {
+      return IllegalType(name, t);
+    }
     if ((IsUuid(t) || IsDateTime64(t)) && entry.args == Args::kQuantile) {
       return IllegalType(name, t);
     }
@@ -335,6 +352,10 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
       r.result = entry.sub == M(MomentKind::kRegrCount) ? TypeId::kUInt64 : TypeId::kFloat64;
       break;
     case Family::kStableMoments: r.result = TypeId::kFloat64; break;
+    case Family::kGroupArray:
+      if (ArrayDepthOf(first) >= kMaxArrayDepth) return IllegalType(name, first);
+      r.result = MakeArray(first);
+      break;
     case Family::kQuantile:
       r.result = QuantileResultType(static_cast<QuantileKind>(entry.sub), first);
       break;
@@ -431,6 +452,9 @@ absl::StatusOr<std::unique_ptr<AggregateFunction>> Create(const Resolution& r,
     case Family::kQuantile:
       return MakeQuantile(static_cast<QuantileKind>(entry.sub), arg,
                           r.params.empty() ? 0.5 : r.params[0]);
+    case Family::kGroupArray:
+      return MakeGroupArray(entry.sub == 1, arg,
+                            r.params.empty() ? 0 : static_cast<uint64_t>(r.params[0]));
     case Family::kValue:
       return MakeValueAggregate(static_cast<ValueKind>(entry.sub), spec.arg_types,
                                 r.params.empty() ? 0 : static_cast<uint64_t>(r.params[0]));
