@@ -372,7 +372,7 @@ namespace {
 absl::Status RefuseArrayKey(core::TypeId type, std::string_view clause) {
   if (!core::IsArray(type)) return absl::OkStatus();
   return core::Error(ErrorCode::kNotImplemented,
-                     absl::StrCat(clause, " over a value of type ",
+                     absl::StrCat(core::ToAbsl(clause), " over a value of type ",
                                   core::ToAbsl(core::TypeName(type)),
                                   " is not supported yet"));
 }

@@ -335,7 +335,7 @@ void RegisterArrayFunctions(FunctionTable& table) {
   table.Add({"range", 1, 3, false, ResolveRange, CompileRange, true, true});
   static const std::vector<std::string>* names = [] {
     auto* v = new std::vector<std::string>();
-    for (std::string_view type : kEmptyArrayTypes) v->push_back(absl::StrCat("emptyArray", type));
+    for (std::string_view type : kEmptyArrayTypes) v->push_back(absl::StrCat("emptyArray", ToAbsl(type)));
     return v;
   }();
   for (const std::string& name : *names) {

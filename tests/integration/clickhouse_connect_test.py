@@ -87,6 +87,8 @@ class ClickHouseConnectTest(unittest.TestCase):
                           "Array(Array(Int64))"])
         self.assertEqual([list(r) for r in result.result_rows], data)
         self.assertEqual(self.client.query("SELECT [1, 2], ['a']").result_rows, [([1, 2], ["a"])])
+        values = self.client.raw_query("SELECT a, s FROM arrays WHERE k = 3", fmt="Values")
+        self.assertEqual(values, b"([7],['it\\'s'])")
 
     def test_3_errors_carry_the_clickhouse_code(self):
         from clickhouse_connect.driver.exceptions import DatabaseError
