@@ -172,7 +172,7 @@ constexpr Entry kEntries[] = {
      "quantileExactWeighted", false, 2, 2, Args::kQuantile},
 };
 
-constexpr std::string_view kCombinators[] = {"If", "OrDefault", "Distinct"};
+constexpr std::string_view kCombinators[] = {"If", "OrDefault", "Distinct", "Array"};
 
 std::string Lower(std::string_view s) { return absl::AsciiStrToLower(ToAbsl(s)); }
 
@@ -398,6 +398,16 @@ absl::StatusOr<Resolution> Resolve(std::string_view name, const std::vector<Type
         }
         r.inner_args.pop_back();
       }
+      if (suffix == "Array") {
+        // sumArray(arr): the inner aggregate over the elements of one array argument.
+        if (args.size() != 1 || !IsArray(args[0])) {
+          if (args.size() == 1) return IllegalType(name, args[0]);
+          return Error(ErrorCode::kNumberOfArgumentsDoesntMatch,
+                       absl::StrCat("Aggregate function ", ToAbsl(name),
+                                    " takes one Array argument in granite"));
+        }
+        r.inner_args = {ArrayElementOf(args[0])};
+      }
       absl::StatusOr<Resolution> inner = Resolve(r.inner_name, r.inner_args, depth + 1);
       if (!inner.ok()) {
         if (CodeOf(inner.status()) == ErrorCode::kUnknownAggregateFunction) continue;
@@ -426,6 +436,7 @@ absl::StatusOr<std::unique_ptr<AggregateFunction>> Create(const Resolution& r,
     if (r.combinator == "Distinct") return MakeDistinctCombinator(inner, r.result);
     ASSIGN_OR_RETURN(std::unique_ptr<AggregateFunction> f, CreateAggregateFunction(inner));
     if (r.combinator == "If") return MakeIfCombinator(std::move(f));
+    if (r.combinator == "Array") return MakeArrayCombinator(std::move(f));
     return MakeOrDefaultCombinator(std::move(f));
   }
   const Entry& entry = *r.entry;
