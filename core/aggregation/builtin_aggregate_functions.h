@@ -65,7 +65,7 @@ std::unique_ptr<AggregateFunction> MakeGroupArray(bool uniq, TypeId arg, uint64_
 // Combinators (combinator_functions.cc): -If (the last argument is the condition), -OrDefault,
 // -Distinct (`inner` is the wrapped call's spec, `result` its result type).
 std::unique_ptr<AggregateFunction> MakeIfCombinator(std::unique_ptr<AggregateFunction> inner);
-// -Array (array_combinator.cc): `inner` runs over the elements of its one Array argument.
+// -Array: `inner` runs over the elements of its one Array argument.
 std::unique_ptr<AggregateFunction> MakeArrayCombinator(std::unique_ptr<AggregateFunction> inner);
 std::unique_ptr<AggregateFunction> MakeOrDefaultCombinator(
     std::unique_ptr<AggregateFunction> inner);

@@ -14,6 +14,24 @@
 #include "core/functions/type_rules.h"
 
 namespace granite::core {
+namespace {
+
+class ArrayKernel : public ScalarKernel {
+ public:
+  explicit ArrayKernel(ArrayKernelBody body) : body_(std::move(body)) {}
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    return body_(args, rows);
+  }
+
+ private:
+  const ArrayKernelBody body_;
+};
+
+}  // namespace
+
+std::unique_ptr<ScalarKernel> MakeArrayKernel(ArrayKernelBody body) {
+  return std::make_unique<ArrayKernel>(std::move(body));
+}
 
 void AppendDefault(Column* column) {
   if (column->nullable() || IsArray(column->type())) return column->AppendNull();

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -13,6 +15,14 @@
 #include "core/functions/scalar_kernel.h"
 
 namespace granite::core {
+
+// The body of an array function's kernel, chosen when compiled: array functions build their
+// results row by row, so calling it through a function object once per batch costs nothing.
+using ArrayKernelBody =
+    std::function<absl::StatusOr<ColumnPtr>(const std::vector<Operand>& args, size_t rows)>;
+
+// Returns a kernel whose Execute runs `body`.
+std::unique_ptr<ScalarKernel> MakeArrayKernel(ArrayKernelBody body);
 
 // Returns the row of `operand` that batch row `row` reads: 0 for a constant.
 inline size_t RowOf(const Operand& operand, size_t row) { return operand.is_constant ? 0 : row; }

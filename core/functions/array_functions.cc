@@ -9,7 +9,6 @@
 //   range(n), range(a, b[, s])   Array of the arguments' supertype (at least UInt8)
 //   emptyArrayUInt8() ...        Array(T) with no elements
 // Each kernel reads constants as one-row operands (RowOf) and builds its result row by row.
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -26,25 +25,6 @@
 
 namespace granite::core {
 namespace {
-
-using ArrayBody = std::function<absl::StatusOr<ColumnPtr>(const std::vector<Operand>&, size_t)>;
-
-// Runs a body chosen when compiled; array functions build rows one by one, so a function object
-// per batch costs nothing next to them.
-class ArrayKernel : public ScalarKernel {
- public:
-  explicit ArrayKernel(ArrayBody body) : body_(std::move(body)) {}
-  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
-    return body_(args, rows);
-  }
-
- private:
-  const ArrayBody body_;
-};
-
-std::unique_ptr<ScalarKernel> Kernel(ArrayBody body) {
-  return std::make_unique<ArrayKernel>(std::move(body));
-}
 
 std::vector<TypeId> TypesOf(const std::vector<ArgumentInfo>& args) {
   std::vector<TypeId> types;
@@ -66,7 +46,7 @@ absl::StatusOr<TypeId> ResolveArray(std::string_view name, const std::vector<Arg
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileArray(std::string_view,
                                                            const std::vector<ArgumentInfo>&,
                                                            TypeId result) {
-  return Kernel([result](const std::vector<Operand>& args, size_t rows) -> absl::StatusOr<ColumnPtr> {
+  return MakeArrayKernel([result](const std::vector<Operand>& args, size_t rows) -> absl::StatusOr<ColumnPtr> {
     const TypeId element = ArrayElementOf(result);
     std::vector<ColumnPtr> values;
     for (const Operand& arg : args) {
@@ -113,7 +93,7 @@ absl::StatusOr<ColumnPtr> IndexColumn(const Operand& operand) {
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileArrayElement(std::string_view,
                                                                   const std::vector<ArgumentInfo>&,
                                                                   TypeId result) {
-  return Kernel([result](const std::vector<Operand>& args, size_t rows) -> absl::StatusOr<ColumnPtr> {
+  return MakeArrayKernel([result](const std::vector<Operand>& args, size_t rows) -> absl::StatusOr<ColumnPtr> {
     const Column& array = *args[0].column;
     ASSIGN_OR_RETURN(ColumnPtr index, IndexColumn(args[1]));
     const bool unsigned_index = index->type() == TypeId::kUInt64;
@@ -150,7 +130,7 @@ absl::StatusOr<TypeId> ResolveSizeFunction(std::string_view name,
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileSizeFunction(
     std::string_view name, const std::vector<ArgumentInfo>&, TypeId result) {
   const int mode = name == "length" ? 0 : name == "empty" ? 1 : 2;
-  return Kernel([mode, result](const std::vector<Operand>& args,
+  return MakeArrayKernel([mode, result](const std::vector<Operand>& args,
                                size_t rows) -> absl::StatusOr<ColumnPtr> {
     const Column& array = *args[0].column;
     auto out = std::make_shared<Column>(result);
@@ -196,7 +176,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileSearch(std::string_view nam
                                                             TypeId result) {
   ASSIGN_OR_RETURN(const TypeId element, SearchElementType(name, args));
   const std::string function(name);
-  return Kernel([function, element, result](const std::vector<Operand>& args,
+  return MakeArrayKernel([function, element, result](const std::vector<Operand>& args,
                                             size_t rows) -> absl::StatusOr<ColumnPtr> {
     ASSIGN_OR_RETURN(ColumnPtr array, ArrayOperandAs(args[0], MakeArray(element)));
     const bool two_arrays = IsArray(args[1].column->type()) && function != "has" &&
@@ -269,7 +249,7 @@ constexpr int64_t kMaxRangeElements = 500'000'000;
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileRange(std::string_view,
                                                            const std::vector<ArgumentInfo>&,
                                                            TypeId result) {
-  return Kernel([result](const std::vector<Operand>& args, size_t rows) -> absl::StatusOr<ColumnPtr> {
+  return MakeArrayKernel([result](const std::vector<Operand>& args, size_t rows) -> absl::StatusOr<ColumnPtr> {
     std::vector<ColumnPtr> values;
     for (const Operand& arg : args) {
       ASSIGN_OR_RETURN(ColumnPtr value, CastColumn(arg.column, TypeId::kInt64));
@@ -317,7 +297,7 @@ absl::StatusOr<TypeId> ResolveEmptyArray(std::string_view name, const std::vecto
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileEmptyArray(std::string_view,
                                                                 const std::vector<ArgumentInfo>&,
                                                                 TypeId result) {
-  return Kernel([result](const std::vector<Operand>&, size_t rows) -> absl::StatusOr<ColumnPtr> {
+  return MakeArrayKernel([result](const std::vector<Operand>&, size_t rows) -> absl::StatusOr<ColumnPtr> {
     auto out = std::make_shared<Column>(result);
     out->Resize(rows);
     return ColumnPtr(std::move(out));

@@ -31,25 +31,6 @@
 namespace granite::core {
 namespace {
 
-using TransformBody =
-    std::function<absl::StatusOr<ColumnPtr>(const std::vector<Operand>&, size_t)>;
-
-// Runs a body chosen when compiled (see array_functions.cc).
-class TransformKernel : public ScalarKernel {
- public:
-  explicit TransformKernel(TransformBody body) : body_(std::move(body)) {}
-  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
-    return body_(args, rows);
-  }
-
- private:
-  const TransformBody body_;
-};
-
-std::unique_ptr<ScalarKernel> Kernel(TransformBody body) {
-  return std::make_unique<TransformKernel>(std::move(body));
-}
-
 // ---- reordering: reverse, slice, pop, sort, distinct ----------------------------------------
 
 // Appends to `picked` the nested rows of one array's result, given its rows [begin, end) of
@@ -138,7 +119,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileReorder(std::string_view na
                                                              const std::vector<ArgumentInfo>&,
                                                              TypeId result) {
   PickFn pick = PickerFor(name);
-  return Kernel([pick, result](const std::vector<Operand>& args,
+  return MakeArrayKernel([pick, result](const std::vector<Operand>& args,
                                size_t rows) -> absl::StatusOr<ColumnPtr> {
     const Column& array = *args[0].column;
     std::vector<ColumnPtr> params;
@@ -175,7 +156,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileUniq(std::string_view,
                                                           const std::vector<ArgumentInfo>&,
                                                           TypeId) {
   PickFn distinct = PickerFor("arrayDistinct");
-  return Kernel([distinct](const std::vector<Operand>& args,
+  return MakeArrayKernel([distinct](const std::vector<Operand>& args,
                            size_t rows) -> absl::StatusOr<ColumnPtr> {
     const Column& array = *args[0].column;
     auto out = std::make_shared<Column>(TypeId::kUInt64);
@@ -207,7 +188,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileConcat(std::string_view nam
                                                             const std::vector<ArgumentInfo>&,
                                                             TypeId result) {
   const int pushed = name == "arrayPushBack" ? 1 : name == "arrayPushFront" ? 0 : -1;
-  return Kernel([pushed, result](const std::vector<Operand>& args,
+  return MakeArrayKernel([pushed, result](const std::vector<Operand>& args,
                                  size_t rows) -> absl::StatusOr<ColumnPtr> {
     // A pushed value becomes a one-element array, so every part is an array of the result type.
     std::vector<ColumnPtr> parts;
@@ -270,7 +251,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileFold(std::string_view name,
                                                           const std::vector<ArgumentInfo>& args,
                                                           TypeId result) {
   const std::string function(name);
-  return Kernel([function, result](const std::vector<Operand>& args,
+  return MakeArrayKernel([function, result](const std::vector<Operand>& args,
                                    size_t rows) -> absl::StatusOr<ColumnPtr> {
     const Column& array = *args[0].column;
     const Column& nested = array.Nested();
@@ -341,7 +322,7 @@ absl::StatusOr<TypeId> ResolveStringConcat(std::string_view name,
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileStringConcat(
     std::string_view, const std::vector<ArgumentInfo>& args, TypeId) {
   const std::string separator = args.size() == 2 ? ValueToText(*args[1].constant) : "";
-  return Kernel([separator](const std::vector<Operand>& args,
+  return MakeArrayKernel([separator](const std::vector<Operand>& args,
                             size_t rows) -> absl::StatusOr<ColumnPtr> {
     const Column& array = *args[0].column;
     const Column& nested = array.Nested();
@@ -386,7 +367,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileSplit(std::string_view name
                                                            TypeId result) {
   const bool whitespace = name == "splitByWhitespace";
   const std::string separator = whitespace ? "" : ValueToText(*args[0].constant);
-  return Kernel([whitespace, separator, result](const std::vector<Operand>& args,
+  return MakeArrayKernel([whitespace, separator, result](const std::vector<Operand>& args,
                                                 size_t rows) -> absl::StatusOr<ColumnPtr> {
     const Operand& text_operand = args.back();
     auto out = std::make_shared<Column>(result);
