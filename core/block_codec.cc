@@ -99,7 +99,7 @@ absl::Status DecodeColumn(Reader& reader, size_t total_bytes, uint64_t rows, Col
   if (HasStringLayout(column->type())) {
     uint64_t end = 0;
     if (!ReadOffsets(reader, total_bytes, rows, &column->MutableOffsets(), &end)) {
-      return Corrupt("offsets");
+      return Corrupt("string offsets");
     }
     uint64_t chars = 0;
     const char* at = nullptr;
