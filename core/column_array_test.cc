@@ -57,18 +57,22 @@ TEST(ColumnArrayTest, TypeIdsKeepTheirValuesAndArraysNest) {
   EXPECT_NE(bad.status().message().find("Nested type Array(UInt8) cannot be inside Nullable"),
             std::string::npos);
   EXPECT_FALSE(ParseType("Array(Array(Array(Array(Array(Array(Array(Array(UInt8))))))))").ok());
-  for (TypeId type : {a, nested, of_nullable, MakeArray(TypeId::kNothing),
-                      MakeArray(MakeNullable(TypeId::kNothing)), MakeArray(MakeFixedString(4)),
-                      MakeArray(MakeDecimal(38, 5))}) {
+  // The byte forms of several types, back to back, read back one after the other.
+  const TypeId types[] = {a, nested, of_nullable, MakeArray(TypeId::kNothing),
+                          MakeArray(MakeNullable(TypeId::kNothing)), MakeArray(MakeFixedString(4)),
+                          MakeArray(MakeDecimal(38, 5))};
+  std::string bytes;
+  for (TypeId type : types) {
     EXPECT_TRUE(IsValidType(static_cast<uint32_t>(type))) << TypeName(type);
-    std::string bytes;
     AppendTypeBytes(type, &bytes);
-    std::string_view view = bytes;
+  }
+  std::string_view view = bytes;
+  for (TypeId type : types) {
     TypeId back = TypeId::kUInt8;
     ASSERT_TRUE(ReadTypeBytes(&view, &back)) << TypeName(type);
     EXPECT_EQ(back, type);
-    EXPECT_TRUE(view.empty());
   }
+  EXPECT_TRUE(view.empty());
 }
 
 TEST(ColumnArrayTest, FilterTakeSliceAndAppendsMoveOffsetsWithElements) {
