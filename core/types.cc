@@ -161,6 +161,21 @@ std::optional<absl::StatusOr<TypeId>> ParseParameterizedType(std::string_view te
   return MakeDateTime64(number, utc);
 }
 
+// Returns T's text of `wrapper`(T) (`name` matched case-insensitively, spaces allowed before the
+// parenthesis), or nullopt when `trimmed` is not that wrapper.
+std::optional<std::string_view> WrappedType(std::string_view trimmed, std::string_view name) {
+  if (trimmed.size() <= name.size() + 1 || trimmed.back() != ')' ||
+      !absl::EqualsIgnoreCase(ToAbsl(trimmed.substr(0, name.size())), ToAbsl(name))) {
+    return std::nullopt;
+  }
+  std::string_view rest = trimmed.substr(name.size());
+  while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) {
+    rest.remove_prefix(1);
+  }
+  if (rest.empty() || rest.front() != '(') return std::nullopt;
+  return rest.substr(1, rest.size() - 2);
+}
+
 }  // namespace
 
 bool IsValidType(uint32_t raw) {
@@ -331,40 +346,23 @@ absl::StatusOr<TypeId> ParseType(std::string_view text) {
     while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back()))) {
       trimmed.remove_suffix(1);
     }
-    constexpr std::string_view kNullable = "nullable";
-    if (trimmed.size() > kNullable.size() + 1 && trimmed.back() == ')' &&
-        absl::EqualsIgnoreCase(ToAbsl(trimmed.substr(0, kNullable.size())), ToAbsl(kNullable))) {
-      std::string_view rest = trimmed.substr(kNullable.size());
-      while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) {
-        rest.remove_prefix(1);
+    if (std::optional<std::string_view> inner = WrappedType(trimmed, "nullable")) {
+      ASSIGN_OR_RETURN(const TypeId nested, ParseType(*inner));
+      if (IsNullable(nested) || IsArray(nested)) {
+        return Error(ErrorCode::kIllegalTypeOfArgument,
+                     absl::StrCat("Nested type ", ToAbsl(TypeName(nested)),
+                                  " cannot be inside Nullable type"));
       }
-      if (!rest.empty() && rest.front() == '(') {
-        std::string_view inner = rest.substr(1, rest.size() - 2);
-        ASSIGN_OR_RETURN(const TypeId nested, ParseType(inner));
-        if (IsNullable(nested) || IsArray(nested)) {
-          return Error(ErrorCode::kIllegalTypeOfArgument,
-                       absl::StrCat("Nested type ", ToAbsl(TypeName(nested)),
-                                    " cannot be inside Nullable type"));
-        }
-        return MakeNullable(nested);
-      }
+      return MakeNullable(nested);
     }
-    constexpr std::string_view kArrayName = "array";
-    if (trimmed.size() > kArrayName.size() + 1 && trimmed.back() == ')' &&
-        absl::EqualsIgnoreCase(ToAbsl(trimmed.substr(0, kArrayName.size())), ToAbsl(kArrayName))) {
-      std::string_view rest = trimmed.substr(kArrayName.size());
-      while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) {
-        rest.remove_prefix(1);
+    if (std::optional<std::string_view> inner = WrappedType(trimmed, "array")) {
+      ASSIGN_OR_RETURN(const TypeId element, ParseType(*inner));
+      if (ArrayDepthOf(element) >= kMaxArrayDepth) {
+        return Error(ErrorCode::kArgumentOutOfBound,
+                     absl::StrCat("Arrays nest at most ", kMaxArrayDepth,
+                                  " deep in granite: ", ToAbsl(trimmed)));
       }
-      if (!rest.empty() && rest.front() == '(') {
-        ASSIGN_OR_RETURN(const TypeId element, ParseType(rest.substr(1, rest.size() - 2)));
-        if (ArrayDepthOf(element) >= kMaxArrayDepth) {
-          return Error(ErrorCode::kArgumentOutOfBound,
-                       absl::StrCat("Arrays nest at most ", kMaxArrayDepth,
-                                    " deep in granite: ", ToAbsl(trimmed)));
-        }
-        return MakeArray(element);
-      }
+      return MakeArray(element);
     }
   }
   std::string t = absl::AsciiStrToLower(absl::StripAsciiWhitespace(ToAbsl(text)));
