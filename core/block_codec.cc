@@ -3,6 +3,7 @@
 #include <lz4.h>
 
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -31,6 +32,7 @@ class Reader {
     pos_ += before - rest.size();
     return true;
   }
+  bool done() const { return pos_ == bytes_.size(); }
   bool Skip(size_t n, const char** at) {
     if (bytes_.size() - pos_ < n) return false;
     *at = bytes_.data() + pos_;
@@ -47,6 +49,80 @@ absl::Status Corrupt(std::string_view what) {
   return Error(ErrorCode::kCorruptedData, "Malformed block on the wire: " + std::string(what));
 }
 
+// Appends one column's data (no type): fixed values, or offsets + chars, or for Array(T) the
+// offsets then the nested column's data (its row count is the last offset); then the null map.
+void EncodeColumn(const Column& column, std::string& out) {
+  if (IsArray(column.type())) {
+    out.append(reinterpret_cast<const char*>(column.Offsets().data()), column.size() * 8);
+    EncodeColumn(column.Nested(), out);
+    return;
+  }
+  if (HasStringLayout(column.type())) {
+    out.append(reinterpret_cast<const char*>(column.Offsets().data()), column.size() * 8);
+    PutU64(out, column.Chars().size());
+    out.append(column.Chars());
+  } else {
+    out.append(column.RawData(), column.RawSize());
+  }
+  if (column.nullable()) {
+    out.append(reinterpret_cast<const char*>(column.NullMap()), column.size());
+  }
+}
+
+// Reads `rows` end offsets into `offsets`; they must rise. Returns the last (0 for no rows).
+bool ReadOffsets(Reader& reader, size_t total_bytes, uint64_t rows, std::vector<uint64_t>* offsets,
+                 uint64_t* last) {
+  const char* at = nullptr;
+  if (rows > total_bytes / 8 || !reader.Skip(rows * 8, &at)) return false;
+  offsets->resize(rows);
+  if (rows > 0) std::memcpy(offsets->data(), at, rows * 8);
+  uint64_t previous = 0;
+  for (uint64_t offset : *offsets) {
+    if (offset < previous) return false;
+    previous = offset;
+  }
+  *last = previous;
+  return true;
+}
+
+// Parses what EncodeColumn wrote into `column` (of the type read before it), `rows` rows.
+absl::Status DecodeColumn(Reader& reader, size_t total_bytes, uint64_t rows, Column* column) {
+  if (IsArray(column->type())) {
+    uint64_t elements = 0;
+    if (!ReadOffsets(reader, total_bytes, rows, &column->MutableOffsets(), &elements)) {
+      return Corrupt("array offsets");
+    }
+    RETURN_IF_ERROR(DecodeColumn(reader, total_bytes, elements, &column->MutableNested()));
+    column->SetSize(rows);
+    return absl::OkStatus();
+  }
+  if (HasStringLayout(column->type())) {
+    uint64_t end = 0;
+    if (!ReadOffsets(reader, total_bytes, rows, &column->MutableOffsets(), &end)) {
+      return Corrupt("string offsets");
+    }
+    uint64_t chars = 0;
+    const char* at = nullptr;
+    if (!reader.U64(chars) || !reader.Skip(chars, &at)) return Corrupt("chars");
+    // Offsets rise and end at the chars' size, so every value lies within the chars.
+    if (end != chars) return Corrupt("string offsets");
+    column->MutableChars().assign(at, chars);
+    column->SetSize(rows);
+  } else {
+    size_t n = rows * ValueSize(column->type());
+    const char* at = nullptr;
+    if (rows > total_bytes || !reader.Skip(n, &at)) return Corrupt("values");
+    column->ResizeUninitialized(rows);  // every byte is copied next: no zero-fill pass
+    if (n > 0) std::memcpy(column->RawData(), at, n);
+  }
+  if (column->nullable()) {
+    const char* at = nullptr;
+    if (!reader.Skip(rows, &at)) return Corrupt("null map");
+    if (rows > 0) std::memcpy(column->MutableNullMap(), at, rows);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string EncodeBlock(const Block& block) {
@@ -55,18 +131,18 @@ std::string EncodeBlock(const Block& block) {
   PutU64(out, block.rows());
   for (const ColumnPtr& column : block.columns) {
     AppendTypeBytes(column->logical_type(), &out);
-    if (HasStringLayout(column->type())) {
-      out.append(reinterpret_cast<const char*>(column->Offsets().data()), column->size() * 8);
-      PutU64(out, column->Chars().size());
-      out.append(column->Chars());
-    } else {
-      out.append(column->RawData(), column->RawSize());
-    }
-    if (column->nullable()) {
-      out.append(reinterpret_cast<const char*>(column->NullMap()), column->size());
-    }
+    EncodeColumn(*column, out);
   }
   return out;
+}
+
+void EncodeColumnData(const Column& column, std::string* out) { EncodeColumn(column, *out); }
+
+absl::Status DecodeColumnData(std::string_view bytes, size_t rows, Column* column) {
+  Reader reader(bytes);
+  RETURN_IF_ERROR(DecodeColumn(reader, bytes.size(), rows, column));
+  if (!reader.done()) return Corrupt("trailing bytes");
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Block> DecodeBlock(std::string_view bytes) {
@@ -80,35 +156,7 @@ absl::StatusOr<Block> DecodeBlock(std::string_view bytes) {
     TypeId type = TypeId::kUInt8;
     if (!reader.Type(&type)) return Corrupt("type");
     auto column = std::make_shared<Column>(type);
-    if (HasStringLayout(column->type())) {
-      auto& offsets = column->MutableOffsets();
-      const char* at = nullptr;
-      if (rows > bytes.size() / 8 || !reader.Skip(rows * 8, &at)) return Corrupt("offsets");
-      offsets.resize(rows);
-      if (rows > 0) std::memcpy(offsets.data(), at, rows * 8);
-      uint64_t chars = 0;
-      if (!reader.U64(chars) || !reader.Skip(chars, &at)) return Corrupt("chars");
-      // Offsets rise and end at the chars' size, so every value lies within the chars.
-      uint64_t previous = 0;
-      for (uint64_t offset : offsets) {
-        if (offset < previous) return Corrupt("string offsets");
-        previous = offset;
-      }
-      if (previous != chars) return Corrupt("string offsets");
-      column->MutableChars().assign(at, chars);
-      column->SetSize(rows);
-    } else {
-      size_t n = rows * ValueSize(column->type());
-      const char* at = nullptr;
-      if (rows > bytes.size() || !reader.Skip(n, &at)) return Corrupt("values");
-      column->ResizeUninitialized(rows);  // every byte is copied next: no zero-fill pass
-      if (n > 0) std::memcpy(column->RawData(), at, n);
-    }
-    if (column->nullable()) {
-      const char* at = nullptr;
-      if (!reader.Skip(rows, &at)) return Corrupt("null map");
-      if (rows > 0) std::memcpy(column->MutableNullMap(), at, rows);
-    }
+    RETURN_IF_ERROR(DecodeColumn(reader, bytes.size(), rows, column.get()));
     block.columns.push_back(std::move(column));
   }
   return block;

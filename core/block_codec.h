@@ -15,11 +15,19 @@
 namespace granite::core {
 
 // Serializes `block` (column count, row count, then per column: type id, raw values or
-// offsets + chars, then for a Nullable column its null map, a byte per row). Not compressed.
+// offsets + chars, then for a Nullable column its null map, a byte per row; an array: its end
+// offsets, then its nested column's data the same way). Not compressed.
 std::string EncodeBlock(const Block& block);
 
 // Parses the output of EncodeBlock. Fails with CORRUPTED_DATA on truncated or malformed input.
 absl::StatusOr<Block> DecodeBlock(std::string_view bytes);
+
+// Appends one column's data as EncodeBlock writes it, without its type (an array granule of a
+// part file is this form of its rows: storage/part_format.h).
+void EncodeColumnData(const Column& column, std::string* out);
+// Parses `rows` rows written by EncodeColumnData into the empty `column` of the writer's type;
+// fails with CORRUPTED_DATA unless `bytes` holds exactly that.
+absl::Status DecodeColumnData(std::string_view bytes, size_t rows, Column* column);
 
 // Compresses with LZ4 (block format). The caller keeps the raw size.
 std::string CompressLz4(std::string_view raw);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/functions/array_columns.h"
+
 namespace granite::core {
 namespace {
 
@@ -20,7 +22,9 @@ int CompareByKey(const Column& column, const SortColumn& key, uint32_t a, uint32
     if (a_null || b_null) return place(a_null ? 2 : 0, b_null ? 2 : 0);
   }
   int c = 0;
-  if (HasStringLayout(column.type())) {
+  if (IsArray(column.type())) {
+    c = CompareElements(column, a, b);  // element by element, as arraySort orders them
+  } else if (HasStringLayout(column.type())) {
     c = column.StringAt(a).compare(column.StringAt(b));
   } else {
     c = DispatchFixed(column.type(), [&](auto tag) {

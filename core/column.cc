@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "core/gather.h"
 
@@ -55,27 +56,56 @@ void FilterFixed(const char* src, const uint8_t* mask, size_t rows, char* dst) {
   }
 }
 
+// Returns the nested rows of `array`'s rows [start, start + count): the range their elements fill.
+std::pair<uint64_t, uint64_t> ElementRange(const Column& array, size_t start, size_t count) {
+  return {array.ArrayBegin(start), count == 0 ? array.ArrayBegin(start)
+                                              : array.Offsets()[start + count - 1]};
+}
+
 }  // namespace
 
+Column::Column(const Column& other)
+    : type_(other.type_),
+      width_(other.width_),
+      size_(other.size_),
+      data_(other.data_),
+      offsets_(other.offsets_),
+      chars_(other.chars_),
+      nullable_(other.nullable_),
+      nulls_(other.nulls_),
+      nested_(other.nested_ != nullptr ? std::make_unique<Column>(*other.nested_) : nullptr) {}
+
+Column& Column::operator=(const Column& other) {
+  if (this != &other) *this = Column(other);
+  return *this;
+}
+
 void Column::Resize(size_t rows) {
+  if (IsArray(type_)) {  // new rows are empty arrays
+    offsets_.resize(rows, nested_->size());
+    size_ = rows;
+    return;
+  }
   data_.resize(rows * width_, 0);
   size_ = rows;
   if (nullable_) nulls_.resize(rows, 0);
 }
 
 void Column::ResizeUninitialized(size_t rows) {
+  if (IsArray(type_)) return Resize(rows);
   data_.resize(rows * width_);
   size_ = rows;
   if (nullable_) nulls_.resize(rows, 0);
 }
 
 void Column::MakeNullable() {
-  if (nullable_) return;
+  if (nullable_ || IsArray(type_)) return;  // an array is never Nullable: see core/types.h
   nullable_ = true;
   nulls_.assign(size_, 0);
 }
 
 void Column::AppendNull() {
+  if (IsArray(type_)) return AppendArrayEnd();  // never Nullable: an empty array stands in
   if (HasStringLayout(type_)) {
     chars_.append(FixedStringSizeOf(type_), '\0');  // FixedString(N): N zero bytes; String: none
     offsets_.push_back(chars_.size());
@@ -96,7 +126,7 @@ bool Column::HasNulls() const {
 
 void Column::Reserve(size_t rows) {
   if (nullable_) nulls_.reserve(rows);
-  if (HasStringLayout(type_)) {
+  if (HasStringLayout(type_) || IsArray(type_)) {
     offsets_.reserve(rows);
   } else {
     data_.reserve(rows * width_);
@@ -104,6 +134,7 @@ void Column::Reserve(size_t rows) {
 }
 
 void Column::AppendFrom(const Column& other, size_t row) {
+  if (IsArray(type_)) return AppendRange(other, row, 1);
   if (nullable_) nulls_.push_back(other.IsNullAt(row) ? 1 : 0);
   if (HasStringLayout(type_)) {
     chars_.append(other.StringAt(row));
@@ -119,6 +150,17 @@ void Column::AppendFrom(const Column& other, size_t row) {
 
 void Column::AppendRange(const Column& other, size_t start, size_t count) {
   if (count == 0) return;
+  if (IsArray(type_)) {
+    const auto [begin, end] = ElementRange(other, start, count);
+    const uint64_t base = nested_->size();
+    nested_->AppendRange(*other.nested_, begin, end - begin);
+    if (offsets_.capacity() < offsets_.size() + count) {
+      offsets_.reserve(std::max(offsets_.size() + count, 2 * offsets_.capacity()));
+    }
+    for (size_t i = 0; i < count; ++i) offsets_.push_back(other.offsets_[start + i] - begin + base);
+    size_ += count;
+    return;
+  }
   if (nullable_) {
     if (other.nullable_) {
       nulls_.insert(nulls_.end(), other.nulls_.begin() + start,
@@ -146,6 +188,22 @@ void Column::AppendRange(const Column& other, size_t start, size_t count) {
 }
 
 Column Column::Filter(const uint8_t* mask) const {
+  if (IsArray(type_)) {
+    // Expands the row mask to the elements, filters them in one pass, then rebuilds the offsets.
+    std::vector<uint8_t> element_mask(nested_->size());
+    Column out(type_);
+    uint64_t end = 0;
+    for (size_t i = 0; i < size_; ++i) {
+      const uint64_t begin = ArrayBegin(i);
+      if (mask[i] == 0) continue;
+      std::fill(element_mask.begin() + begin, element_mask.begin() + offsets_[i], 1);
+      end += offsets_[i] - begin;
+      out.offsets_.push_back(end);
+    }
+    *out.nested_ = nested_->Filter(element_mask.data());
+    out.size_ = out.offsets_.size();
+    return out;
+  }
   Column out(type_);
   size_t kept = 0;
   for (size_t i = 0; i < size_; ++i) kept += mask[i] != 0;
@@ -201,6 +259,17 @@ Column Column::Filter(const uint8_t* mask) const {
 
 void Column::AppendTaken(const Column& from, const uint32_t* indices, size_t count) {
   const size_t old = size_;
+  if (IsArray(type_)) {
+    std::vector<uint32_t> elements;
+    for (size_t i = 0; i < count; ++i) {
+      const uint64_t begin = from.ArrayBegin(indices[i]), end = from.offsets_[indices[i]];
+      for (uint64_t e = begin; e < end; ++e) elements.push_back(static_cast<uint32_t>(e));
+      offsets_.push_back(nested_->size() + elements.size());
+    }
+    nested_->AppendTaken(*from.nested_, elements.data(), elements.size());
+    size_ = old + count;
+    return;
+  }
   if (nullable_) {
     nulls_.resize(old + count, 0);
     if (from.nullable_) {

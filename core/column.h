@@ -48,11 +48,19 @@ struct DefaultInitAllocator : std::allocator<T> {
 // Thread-safety: none; share only as `const` (ColumnPtr) once built.
 // Invariants: fixed-width: data_.size() == size_ * ValueSize(type_);
 //             String: offsets_.size() == size_, offsets_[i] is the end of row i in chars_;
+//             Array: offsets_ as String's, into nested_ (offsets_.back() == nested_->size());
 //             nullable_: nulls_.size() == size_; else nulls_ is empty; type_ has no Nullable flag.
 class Column {
  public:
   explicit Column(TypeId type)
-      : type_(RemoveNullable(type)), width_(ValueSize(type)), nullable_(IsNullable(type)) {}
+      : type_(RemoveNullable(type)), width_(ValueSize(type)), nullable_(IsNullable(type)) {
+    if (IsArray(type)) nested_ = std::make_unique<Column>(ArrayElementOf(type));
+  }
+  // Copies deep: an array's nested column too.
+  Column(const Column& other);
+  Column& operator=(const Column& other);
+  Column(Column&&) noexcept = default;
+  Column& operator=(Column&&) noexcept = default;
 
   // The type of the values (T for Nullable(T)).
   TypeId type() const { return type_; }
@@ -111,6 +119,18 @@ class Column {
     ++size_;
     if (nullable_) nulls_.push_back(0);
   }
+  // Array access. REQUIRES: IsArray(type()). Row i's elements are Nested() rows
+  // [ArrayBegin(i), Offsets()[i]).
+  const Column& Nested() const { return *nested_; }
+  Column& MutableNested() { return *nested_; }
+  uint64_t ArrayBegin(size_t row) const { return row == 0 ? 0 : offsets_[row - 1]; }
+  uint64_t ArraySizeAt(size_t row) const { return offsets_[row] - ArrayBegin(row); }
+  // Ends a row: the elements appended to MutableNested() since the previous row's end.
+  void AppendArrayEnd() {
+    offsets_.push_back(nested_->size());
+    ++size_;
+  }
+
   const std::vector<uint64_t>& Offsets() const { return offsets_; }
   const std::string& Chars() const { return chars_; }
   std::vector<uint64_t>& MutableOffsets() { return offsets_; }
@@ -139,7 +159,8 @@ class Column {
   Column Slice(size_t start, size_t count) const;
   // Approximate bytes held, for statistics.
   size_t ByteSize() const {
-    return data_.size() + chars_.size() + offsets_.size() * 8 + nulls_.size();
+    return data_.size() + chars_.size() + offsets_.size() * 8 + nulls_.size() +
+           (nested_ != nullptr ? nested_->ByteSize() : 0);
   }
 
  private:
@@ -151,6 +172,7 @@ class Column {
   std::string chars_;
   bool nullable_ = false;
   std::vector<uint8_t> nulls_;  // see the invariants
+  std::unique_ptr<Column> nested_;  // Array(T): the elements; else null
 };
 
 using ColumnPtr = std::shared_ptr<const Column>;

@@ -40,7 +40,7 @@ TEST(ColumnNullableTest, TypeNamesParseAndBytesRoundTrip) {
   }
   // Nothing exists only inside Nullable; other flag bits are not types.
   EXPECT_FALSE(IsValidType(static_cast<uint32_t>(TypeId::kNothing)));
-  EXPECT_FALSE(IsValidType(static_cast<uint32_t>(TypeId::kInt8) | (1u << 25)));
+  EXPECT_FALSE(IsValidType(static_cast<uint32_t>(TypeId::kInt8) | (1u << 28)));
 }
 
 TEST(ColumnNullableTest, NullMapFollowsFilterTakeSliceAndAppends) {

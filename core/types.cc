@@ -161,9 +161,28 @@ std::optional<absl::StatusOr<TypeId>> ParseParameterizedType(std::string_view te
   return MakeDateTime64(number, utc);
 }
 
+// Returns T's text of `wrapper`(T) (`name` matched case-insensitively, spaces allowed before the
+// parenthesis), or nullopt when `trimmed` is not that wrapper.
+std::optional<std::string_view> WrappedType(std::string_view trimmed, std::string_view name) {
+  if (trimmed.size() <= name.size() + 1 || trimmed.back() != ')' ||
+      !absl::EqualsIgnoreCase(ToAbsl(trimmed.substr(0, name.size())), ToAbsl(name))) {
+    return std::nullopt;
+  }
+  std::string_view rest = trimmed.substr(name.size());
+  while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) {
+    rest.remove_prefix(1);
+  }
+  if (rest.empty() || rest.front() != '(') return std::nullopt;
+  return rest.substr(1, rest.size() - 2);
+}
+
 }  // namespace
 
 bool IsValidType(uint32_t raw) {
+  if ((raw & kArrayDepthMask) != 0) {
+    raw &= ~kArrayDepthMask;
+    if (raw == static_cast<uint32_t>(TypeId::kNothing)) return true;  // [] is Array(Nothing)
+  }
   if ((raw & kNullableFlag) != 0) {
     raw &= ~kNullableFlag;
     if (raw == static_cast<uint32_t>(TypeId::kNothing)) return true;
@@ -185,6 +204,7 @@ bool IsValidType(uint32_t raw) {
 }
 
 void AppendTypeBytes(TypeId type, std::string* out) {
+  for (; IsArray(type); type = ArrayElementOf(type)) out->push_back(static_cast<char>(kArrayTypeByte));
   if (IsNullable(type)) {
     out->push_back(static_cast<char>(kNullableTypeByte));
     type = RemoveNullable(type);
@@ -200,10 +220,16 @@ bool ReadTypeBytes(std::string_view* bytes, TypeId* type) {
   if (bytes->empty()) return false;
   uint32_t flags = 0;
   size_t used = 0;
-  if (static_cast<uint8_t>((*bytes)[0]) == kNullableTypeByte) {
-    flags = kNullableFlag;
-    used = 1;
+  uint32_t depth = 0;
+  while (used < bytes->size() && static_cast<uint8_t>((*bytes)[used]) == kArrayTypeByte) {
+    if (++depth > kMaxArrayDepth) return false;
+    ++used;
   }
+  if (bytes->size() > used && static_cast<uint8_t>((*bytes)[used]) == kNullableTypeByte) {
+    flags = kNullableFlag;
+    ++used;
+  }
+  flags |= depth << kArrayDepthShift;
   if (bytes->size() <= used) return false;
   uint32_t raw = static_cast<uint8_t>((*bytes)[used]);
   if (raw == static_cast<uint32_t>(TypeId::kNothing) && flags == 0) return false;
@@ -223,13 +249,17 @@ bool ReadTypeBytes(std::string_view* bytes, TypeId* type) {
 }
 
 // Returns the name of a type whose name is built from parameters and kept for the process's life:
-// Bool, UUID, DateTime64(p[, 'UTC']), FixedString(N), each also Nullable.
+// Bool, UUID, DateTime64(p[, 'UTC']), FixedString(N), each also Nullable, and every array.
 std::string_view InternedTypeName(TypeId type) {
   static Mutex* mu = new Mutex("type_names");
   static auto* names = new absl::flat_hash_map<uint32_t, std::unique_ptr<std::string>>();
   const uint32_t raw = static_cast<uint32_t>(type);
+  // An array's name is built from its element's outside the lock (which TypeName may take).
+  std::string array_name;
+  if (IsArray(type)) array_name = absl::StrCat("Array(", ToAbsl(TypeName(ArrayElementOf(type))), ")");
   MutexLock lock(*mu);
   auto& slot = (*names)[raw];
+  if (slot == nullptr && IsArray(type)) slot = std::make_unique<std::string>(std::move(array_name));
   if (slot == nullptr) {
     const TypeId nested = RemoveNullable(type);
     std::string name;
@@ -278,7 +308,7 @@ std::string_view NullableTypeName(TypeId nested) {
 }
 
 std::string_view TypeName(TypeId type) {
-  if (BaseOf(type) >= TypeId::kBool && BaseOf(type) <= TypeId::kFixedString) {
+  if (BaseOf(type) >= TypeId::kBool && BaseOf(type) <= TypeId::kArray) {
     return InternedTypeName(type);
   }
   if (IsNullable(type)) return NullableTypeName(RemoveNullable(type));
@@ -316,23 +346,23 @@ absl::StatusOr<TypeId> ParseType(std::string_view text) {
     while (!trimmed.empty() && std::isspace(static_cast<unsigned char>(trimmed.back()))) {
       trimmed.remove_suffix(1);
     }
-    constexpr std::string_view kNullable = "nullable";
-    if (trimmed.size() > kNullable.size() + 1 && trimmed.back() == ')' &&
-        absl::EqualsIgnoreCase(ToAbsl(trimmed.substr(0, kNullable.size())), ToAbsl(kNullable))) {
-      std::string_view rest = trimmed.substr(kNullable.size());
-      while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.front()))) {
-        rest.remove_prefix(1);
+    if (std::optional<std::string_view> inner = WrappedType(trimmed, "nullable")) {
+      ASSIGN_OR_RETURN(const TypeId nested, ParseType(*inner));
+      if (IsNullable(nested) || IsArray(nested)) {
+        return Error(ErrorCode::kIllegalTypeOfArgument,
+                     absl::StrCat("Nested type ", ToAbsl(TypeName(nested)),
+                                  " cannot be inside Nullable type"));
       }
-      if (!rest.empty() && rest.front() == '(') {
-        std::string_view inner = rest.substr(1, rest.size() - 2);
-        ASSIGN_OR_RETURN(const TypeId nested, ParseType(inner));
-        if (IsNullable(nested)) {
-          return Error(ErrorCode::kIllegalTypeOfArgument,
-                       absl::StrCat("Nested type ", ToAbsl(TypeName(nested)),
-                                    " cannot be inside Nullable type"));
-        }
-        return MakeNullable(nested);
+      return MakeNullable(nested);
+    }
+    if (std::optional<std::string_view> inner = WrappedType(trimmed, "array")) {
+      ASSIGN_OR_RETURN(const TypeId element, ParseType(*inner));
+      if (ArrayDepthOf(element) >= kMaxArrayDepth) {
+        return Error(ErrorCode::kArgumentOutOfBound,
+                     absl::StrCat("Arrays nest at most ", kMaxArrayDepth,
+                                  " deep in granite: ", ToAbsl(trimmed)));
       }
+      return MakeArray(element);
     }
   }
   std::string t = absl::AsciiStrToLower(absl::StripAsciiWhitespace(ToAbsl(text)));
@@ -394,6 +424,7 @@ size_t ValueSize(TypeId type) {
     case TypeId::kUUID: return 16;
     case TypeId::kDateTime64: return 8;
     case TypeId::kFixedString: return 0;  // String layout: bytes plus end offsets
+    case TypeId::kArray: return 0;        // end offsets plus a nested column
   }
   return 0;
 }

@@ -22,7 +22,12 @@ namespace granite::core {
 //   bits 16..23  decimal scale S (0..P); DateTime64: 1 if the zone 'UTC' was written
 //   bits  8..23  FixedString's N (1..65535)
 //   bit  24      Nullable: the column has a null map beside its values (kNullableFlag)
-//   bits 25..31  reserved for more flags (LowCardinality); 0 today
+//   bits 25..27  array depth d (kArrayDepthShift): d > 0 makes the type Array^d(E), where E is
+//                the innermost element type held whole in bits 0..24 (its own Nullable flag
+//                included): Array(Nullable(String)) is String | kNullableFlag | 1 << 25, and
+//                Array(Array(UInt8)) is UInt8 | 2 << 25. Nullable(Array(T)) does not exist (as
+//                in ClickHouse), so depth plus E describes every array. BaseOf(array) is kArray.
+//   bits 28..31  reserved for more flags (LowCardinality); 0 today
 // Two types are equal only if every bit is: Decimal(15, 2) != Decimal(15, 4). A `switch` on a
 // type that may be a decimal must switch on BaseOf(type).
 enum class TypeId : uint32_t {
@@ -47,6 +52,7 @@ enum class TypeId : uint32_t {
   kUUID = 18,       // 16 bytes as UnsignedInt128, ordered as ClickHouse (core/extended_value_text.h)
   kDateTime64 = 19, // DateTime64(p[, 'UTC']): ticks of 10^-p s since the epoch (UTC), int64_t
   kFixedString = 20,  // FixedString(N): N bytes per value, zero padded (a String-layout column)
+  kArray = 21,        // only as BaseOf(Array(T)); never a complete id (see the layout above)
 };
 
 // The number of parameterless types (ids 0 .. kTypeCount - 1, each a complete TypeId).
@@ -55,6 +61,9 @@ inline constexpr int kTypeCount = 13;
 inline constexpr int kBaseTypeCount = 21;
 // Marks Nullable(T): T's values plus a null map (1 = NULL). Kernels see T; see core/column.h.
 inline constexpr uint32_t kNullableFlag = 1u << 24;
+inline constexpr int kArrayDepthShift = 25;
+inline constexpr uint32_t kArrayDepthMask = 7u << kArrayDepthShift;
+inline constexpr int kMaxArrayDepth = 7;
 inline constexpr int kMaxDecimalPrecision = 38;
 
 using Int128 = __int128;
@@ -62,28 +71,51 @@ using UnsignedInt128 = unsigned __int128;  // UUID values
 inline constexpr int kMaxDateTime64Precision = 9;
 inline constexpr uint32_t kMaxFixedStringSize = 0xffff;
 
-// Returns the base kind (low 8 bits) of a type: kDecimal64 for Decimal(15, 2).
+// Returns the array depth of a type: 0 for a scalar, 2 for Array(Array(UInt8)).
+constexpr int ArrayDepthOf(TypeId type) {
+  return static_cast<int>((static_cast<uint32_t>(type) & kArrayDepthMask) >> kArrayDepthShift);
+}
+constexpr bool IsArray(TypeId type) { return (static_cast<uint32_t>(type) & kArrayDepthMask) != 0; }
+// Returns Array(element). REQUIRES: ArrayDepthOf(element) < kMaxArrayDepth.
+constexpr TypeId MakeArray(TypeId element) {
+  return static_cast<TypeId>(static_cast<uint32_t>(element) + (1u << kArrayDepthShift));
+}
+// Returns T for Array(T). REQUIRES: IsArray(array).
+constexpr TypeId ArrayElementOf(TypeId array) {
+  return static_cast<TypeId>(static_cast<uint32_t>(array) - (1u << kArrayDepthShift));
+}
+// Returns the innermost element type: UInt8 for Array(Array(UInt8)); `type` for a scalar.
+constexpr TypeId ArrayInnermostOf(TypeId type) {
+  return static_cast<TypeId>(static_cast<uint32_t>(type) & ~kArrayDepthMask);
+}
+// Returns the base kind (low 8 bits) of a type: kDecimal64 for Decimal(15, 2); kArray for arrays.
 constexpr TypeId BaseOf(TypeId type) {
-  return static_cast<TypeId>(static_cast<uint32_t>(type) & 0xffu);
+  return IsArray(type) ? TypeId::kArray : static_cast<TypeId>(static_cast<uint32_t>(type) & 0xffu);
 }
 constexpr bool IsDecimal(TypeId type) {
   const TypeId base = BaseOf(type);
   return base == TypeId::kDecimal32 || base == TypeId::kDecimal64 || base == TypeId::kDecimal128;
 }
-constexpr bool IsNullable(TypeId type) { return (static_cast<uint32_t>(type) & kNullableFlag) != 0; }
-// Returns Nullable(T) for T (and for Nullable(T) itself).
-constexpr TypeId MakeNullable(TypeId type) {
-  return static_cast<TypeId>(static_cast<uint32_t>(type) | kNullableFlag);
+// An array is never Nullable (its bit 24 belongs to the element): IsNullable(Array(Nullable(T)))
+// is false, and MakeNullable / RemoveNullable leave arrays as they are, so a column that must
+// become Nullable (an outer join's missing side) keeps an array type and takes [] (ClickHouse's
+// default) where other types take NULL.
+constexpr bool IsNullable(TypeId type) {
+  return (static_cast<uint32_t>(type) & (kNullableFlag | kArrayDepthMask)) == kNullableFlag;
 }
-// Returns T for Nullable(T), else `type`.
+// Returns Nullable(T) for T (and for Nullable(T) itself); an array unchanged.
+constexpr TypeId MakeNullable(TypeId type) {
+  return IsArray(type) ? type : static_cast<TypeId>(static_cast<uint32_t>(type) | kNullableFlag);
+}
+// Returns T for Nullable(T), else `type` (an array unchanged).
 constexpr TypeId RemoveNullable(TypeId type) {
-  return static_cast<TypeId>(static_cast<uint32_t>(type) & ~kNullableFlag);
+  return IsArray(type) ? type : static_cast<TypeId>(static_cast<uint32_t>(type) & ~kNullableFlag);
 }
 // Returns `type` made Nullable when `nullable`.
 constexpr TypeId WithNullable(TypeId type, bool nullable) {
   return nullable ? MakeNullable(type) : type;
 }
-// Returns the decimal precision / scale of a type (0 for non-decimals).
+// Returns the decimal precision / scale of a type (0 for non-decimals; REQUIRES: not an array).
 constexpr int PrecisionOf(TypeId type) { return (static_cast<uint32_t>(type) >> 8) & 0xffu; }
 constexpr int ScaleOf(TypeId type) { return (static_cast<uint32_t>(type) >> 16) & 0xffu; }
 // Returns Decimal(precision, scale), stored in the narrowest of 32, 64 and 128 bits.
@@ -121,7 +153,8 @@ constexpr bool HasStringLayout(TypeId type) {
 
 // Returns whether a raw id read from a file or the wire is a type: a parameterless id, or a
 // decimal base with a valid precision and scale, either optionally with kNullableFlag
-// (Nothing only with it), and no other bits.
+// (Nothing only with it, or as an array's element: Array(Nothing) is `[]`'s type), and no other
+// bits but an array depth.
 bool IsValidType(uint32_t raw);
 
 // Marks a C++ type in generic lambdas: Dispatch(type, [&](auto tag) { using T = typename decltype(tag)::Type; }).
@@ -133,14 +166,16 @@ struct TypeTag {
 // Appends the compact byte form of a type used in part files and wire blocks: the base byte, then
 // a precision byte and a scale byte for a decimal (bits 8..15 and 16..23 of DateTime64 and
 // FixedString alike); Nullable(T) is the byte kNullableTypeByte, then
-// T's form. Files written before decimals (one byte, ids below kTypeCount) read the same.
+// T's form; Array(T) is the byte kArrayTypeByte, then T's form. Files written before decimals
+// (one byte, ids below kTypeCount) read the same.
 inline constexpr uint8_t kNullableTypeByte = 0x40;
+inline constexpr uint8_t kArrayTypeByte = 0x41;
 void AppendTypeBytes(TypeId type, std::string* out);
 // Reads that form from the front of `*bytes` and advances past it; false if malformed.
 bool ReadTypeBytes(std::string_view* bytes, TypeId* type);
 
 // Returns the ClickHouse name, e.g. "UInt64", "String", "DateTime", "Decimal(15, 2)",
-// "Nullable(Int32)".
+// "Nullable(Int32)", "Array(Nullable(String))".
 std::string_view TypeName(TypeId type);
 
 // Parses a type as written in CREATE TABLE or CAST: ClickHouse names (UInt8 … Float64, String,
@@ -148,12 +183,12 @@ std::string_view TypeName(TypeId type);
 // (BIGINT, INTEGER, INT, SMALLINT, TINYINT, TEXT, VARCHAR(n), CHAR(n), TIMESTAMP, DOUBLE, FLOAT,
 // REAL, BOOLEAN, DECIMAL(P[, S]), NUMERIC(P[, S]), DEC), Bool, UUID, DateTime64[(p[, 'UTC'])]
 // (another zone is NOT_IMPLEMENTED), FixedString(N). Case-insensitive. A decimal with bad
-// parameters is ARGUMENT_OUT_OF_BOUND naming them. Nullable(T) for every T but Nullable; a nested
-// Nullable is ILLEGAL_TYPE_OF_ARGUMENT.
+// parameters is ARGUMENT_OUT_OF_BOUND naming them. Nullable(T) for every T but Nullable and
+// Array (both ILLEGAL_TYPE_OF_ARGUMENT); Array(T) for every T, nested up to kMaxArrayDepth.
 absl::StatusOr<TypeId> ParseType(std::string_view text);
 
-// Returns bytes per value for fixed-width types (4, 8, 16 for decimals), 0 for String; a
-// Nullable type's values are T's (the null map is apart).
+// Returns bytes per value for fixed-width types (4, 8, 16 for decimals), 0 for String and
+// arrays; a Nullable type's values are T's (the null map is apart).
 size_t ValueSize(TypeId type);
 
 // The predicates below look through Nullable: Nullable(String) is IsString.
@@ -167,7 +202,7 @@ bool IsDateOrDateTime(TypeId type);
 
 // Calls f(TypeTag<T>{}) with the physical C++ type of a fixed-width `type` (decimals: int32_t,
 // int64_t, Int128; Bool: uint8_t; UUID: UnsignedInt128; DateTime64: int64_t).
-// REQUIRES: type is not String or FixedString.
+// REQUIRES: type is not String, FixedString or an array.
 template <typename F>
 decltype(auto) DispatchFixed(TypeId type, F&& f) {
   switch (BaseOf(type)) {
@@ -191,7 +226,8 @@ decltype(auto) DispatchFixed(TypeId type, F&& f) {
     case TypeId::kUUID: return f(TypeTag<UnsignedInt128>{});
     case TypeId::kDateTime64: return f(TypeTag<int64_t>{});
     case TypeId::kString:
-    case TypeId::kFixedString: break;
+    case TypeId::kFixedString:
+    case TypeId::kArray: break;
   }
   return f(TypeTag<uint8_t>{});  // unreachable for valid input
 }

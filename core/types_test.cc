@@ -89,7 +89,7 @@ TEST(TypesTest, TypeBytesRoundTripAndRejectBadIds) {
   EXPECT_TRUE(IsValidType(static_cast<uint32_t>(MakeDecimal(18, 18))));
   // Bit 24 is Nullable; the bits above it are still reserved.
   EXPECT_TRUE(IsValidType(static_cast<uint32_t>(MakeDecimal(18, 2)) | (1u << 24)));
-  EXPECT_FALSE(IsValidType(static_cast<uint32_t>(MakeDecimal(18, 2)) | (1u << 25)));
+  EXPECT_FALSE(IsValidType(static_cast<uint32_t>(MakeDecimal(18, 2)) | (1u << 28)));
 }
 
 TEST(TypesTest, BoolUuidDateTime64AndFixedString) {

@@ -4,6 +4,8 @@
 // otherwise "d.ddde[-]x" without a '+' sign or leading exponent zeros.
 #include "core/value_text.h"
 
+#include "core/quoted_text.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -206,12 +208,14 @@ void AppendValueText(const Column& column, size_t row, std::string* out) {
       return AppendDateTime64Text(column.Get<int64_t>(row), PrecisionOf(column.type()), out);
     case TypeId::kFixedString: out->append(column.StringAt(row)); return;
     case TypeId::kNothing: return;
+    case TypeId::kArray: return AppendArrayText(column, row, out);
   }
 }
 
 absl::Status ParseValueText(std::string_view text, TypeId type, Column* column) {
   bool ok = false;
   switch (BaseOf(type)) {
+    case TypeId::kArray: return ParseArrayText(text, type, column);
     case TypeId::kBool: {
       uint8_t v;
       if (!ParseBoolText(text, &v)) {
@@ -352,6 +356,10 @@ absl::Status AppendValue(const Value& value, TypeId type, Column* column) {
       return Error(ErrorCode::kCannotConvertType,
                    "Cannot convert the number " + ValueToText(value) + " to UUID");
     case TypeId::kFixedString: return ParseValueText(ValueToText(value), type, column);
+    case TypeId::kArray:
+      return Error(ErrorCode::kCannotConvertType,
+                   "Cannot convert the number " + ValueToText(value) + " to " +
+                       std::string(TypeName(type)));
     default: break;
   }
   if (type == TypeId::kString) {

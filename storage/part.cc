@@ -44,6 +44,7 @@ absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& g
     const uint64_t rows = granule_rows[g];
     // A sparse granule ends with its u32 count of values; the rest is checked when decoded.
     bool raw_ok = serialization == ColumnSerialization::kSparse ? mark.raw_size >= 4
+                  : core::IsArray(type)                         ? mark.raw_size >= rows * 8
                   : core::HasStringLayout(type) ? mark.raw_size >= rows * (length_bytes + null_bytes)
                                                   : mark.raw_size == rows * (width + null_bytes);
     if (mark.offset != offset || mark.compressed_size == 0 || !raw_ok) {
@@ -270,11 +271,12 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
 
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
   bool is_string = core::HasStringLayout(type);
+  const bool is_array = core::IsArray(type);
   // A Nullable granule is T's granule followed by its null map (granule_rows_ bytes); it goes
-  // through the scratch buffer like a String one, and so does a sparse granule.
+  // through the scratch buffer like a String one, and so do sparse and Array granules.
   const bool nullable = core::IsNullable(type);
   const bool sparse = serializations_[column_index] == ColumnSerialization::kSparse;
-  const bool via_scratch = is_string || nullable || sparse;
+  const bool via_scratch = is_string || nullable || sparse || is_array;
   uint64_t rows = granule_starts_[granule_end] - granule_starts_[granule_begin];
   char* out = nullptr;
   std::unique_ptr<char[]> scratch_owned;
@@ -294,6 +296,8 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
     }
     column->MutableOffsets().reserve(rows);
     column->MutableChars().reserve(chars);
+  } else if (is_array) {
+    column->MutableOffsets().reserve(rows);
   } else {
     column->ResizeUninitialized(rows);  // every byte is written by the loop below
     out = column->RawData();  // fixed-width blocks decompress straight into the column
@@ -304,6 +308,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   // Appends one granule's raw bytes to the column; false when a granule is malformed.
   auto append = [&](size_t g, const char* raw) {
     uint32_t raw_size = marks[g].raw_size;
+    if (is_array) return AppendArrayGranule(std::string_view(raw, raw_size), granule_rows_[g], column.get());
     if (sparse) {
       if (!DecodeSparseGranule(std::string_view(raw, raw_size), granule_rows_[g], type, out,
                                column.get(), &nulls)) {

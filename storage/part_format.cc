@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/absl_compat.h"
+#include "core/block_codec.h"
 #include "core/date_time.h"
 #include "core/error.h"
 #include "storage/coding.h"
@@ -345,6 +346,11 @@ std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t 
     }
     return *scratch;
   }
+  if (core::IsArray(column.type())) {
+    scratch->clear();
+    core::EncodeColumnData(column.Slice(begin, end - begin), scratch);
+    return *scratch;
+  }
   if (!core::HasStringLayout(column.type())) {
     size_t width = core::ValueSize(column.type());
     return std::string_view(column.RawData() + begin * width, (end - begin) * width);
@@ -464,8 +470,16 @@ bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out,
   return true;
 }
 
+bool AppendArrayGranule(std::string_view raw, size_t rows, core::Column* out) {
+  core::Column granule(out->type());
+  if (!core::DecodeColumnData(raw, rows, &granule).ok()) return false;
+  out->AppendRange(granule, 0, rows);
+  return true;
+}
+
 GranuleBounds ComputeBounds(const core::Column& column, size_t begin, size_t end) {
   GranuleBounds bounds;
+  if (core::IsArray(column.type())) return bounds;  // arrays keep no bounds
   if (const uint8_t* nulls = column.NullMap(); nulls != nullptr) {
     // NULLs hold T's default, which is no value of the column: such a granule gets no bounds.
     for (size_t row = begin; row < end; ++row) {

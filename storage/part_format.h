@@ -7,6 +7,10 @@
 //             (lengths as LEB128 varints in v4 parts, u32 in older ones: StringSizes);
 //             for Nullable(T), T's bytes then the null map (a byte per row, 1 = NULL). Columns of
 //             other types have no null map, so parts written before Nullable read unchanged.
+//             For Array(T), the granule's rows in the wire form (core/block_codec.h
+//             EncodeColumnData): their end offsets (from 0), then the elements' data, the same
+//             way recursively; such a granule is decoded whole (arrays are never sparse and keep
+//             no bounds). Type byte 0x41 marks an array, so older parts read unchanged.
 //   c<i>.mrk  per granule: offset and compressed size of its block in c<i>.bin, raw size, XXH64 of
 //             the compressed block, and min/max of the granule's values (when known).
 // one `meta` file: format version, row count, column names and types, rows per granule, the
@@ -160,6 +164,10 @@ std::string_view EncodeGranule(const core::Column& column, size_t begin, size_t 
 // Returns false if `raw` is malformed.
 bool AppendStringGranule(std::string_view raw, size_t rows, core::Column* out,
                          StringSizes sizes = StringSizes::kVarint);
+
+// Appends `rows` rows decoded from a raw Array granule to `out`. REQUIRES: out->type() is an
+// array. Returns false if `raw` is malformed.
+bool AppendArrayGranule(std::string_view raw, size_t rows, core::Column* out);
 
 // Writes the lengths of the `rows` rows of a raw String granule (or of a prefix of it holding at
 // least their lengths) to `lengths` and returns the bytes they take, or -1 when the prefix is

@@ -191,7 +191,7 @@ size_t CountDefaultRows(const core::Column& column) {
 }
 
 ColumnSerialization ChooseSerialization(const core::Column& column, TypeId type, double ratio) {
-  if (column.size() == 0 || column.nullable() != core::IsNullable(type)) {
+  if (column.size() == 0 || column.nullable() != core::IsNullable(type) || core::IsArray(type)) {
     return ColumnSerialization::kDefault;
   }
   const double defaults = static_cast<double>(CountDefaultRows(column));

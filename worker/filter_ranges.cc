@@ -143,7 +143,8 @@ std::optional<ColumnRanges> Comparison(const std::string& name, const core::plan
     constant = &a;
     mirrored = true;
   }
-  if (column < 0) return std::nullopt;
+  // Arrays keep no bounds in parts: no range of one prunes anything.
+  if (column < 0 || core::IsArray(context.schema.columns[column].type)) return std::nullopt;
   std::string op = name;
   if (mirrored) {
     if (op == "less") op = "greater";

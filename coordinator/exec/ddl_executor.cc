@@ -27,6 +27,17 @@ namespace {
 
 constexpr auto kDdlTimeout = std::chrono::seconds(60);
 
+// Arrays have no bounds, partition ids or key hashes in granite yet: a key over an Array column
+// is refused (ClickHouse allows it).
+absl::Status RefuseArrayKeyColumn(const core::TableSchema& schema, int index,
+                                  std::string_view key) {
+  if (index < 0 || !core::IsArray(schema.columns[index].type)) return absl::OkStatus();
+  return core::Error(ErrorCode::kNotImplemented,
+                     "An Array column in the " + std::string(key) + " key is not supported yet: " +
+                         schema.columns[index].name + " of type " +
+                         std::string(core::TypeName(schema.columns[index].type)));
+}
+
 absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& create,
                                            size_t worker_count) {
   core::TableSchema schema;
@@ -89,6 +100,7 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
       if (expr->kind == sql::ExprKind::kIdentifier) {
         // ClickHouse's default (allow_nullable_key = 0): part pruning has no NULL bounds.
         const int index = schema.ColumnIndex(expr->name);
+        RETURN_IF_ERROR(RefuseArrayKeyColumn(schema, index, "sorting"));
         if (index >= 0 && core::IsNullable(schema.columns[index].type)) {
           return core::Error(ErrorCode::kIllegalColumn,
                              "Sorting key contains nullable columns (" + expr->name +
@@ -105,6 +117,7 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
   if (create.partition_by) {
     schema.partition_by = sql::ColumnName(*create.partition_by);
     const int index = schema.ColumnIndex(schema.partition_by);
+    RETURN_IF_ERROR(RefuseArrayKeyColumn(schema, index, "partition"));
     if (index >= 0 && core::IsNullable(schema.columns[index].type)) {
       return core::Error(ErrorCode::kIllegalColumn,
                          "Partition key contains nullable columns (" + schema.partition_by +
@@ -118,6 +131,9 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
     if (key == kShardingKeySetting) {
       // Kept in its own fields (with the worker count the routing depends on), not as a setting.
       ASSIGN_OR_RETURN(std::vector<std::string> columns, ParseShardingKey(value, schema));
+      for (const std::string& column : columns) {
+        RETURN_IF_ERROR(RefuseArrayKeyColumn(schema, schema.ColumnIndex(column), "sharding"));
+      }
       schema.sharding_key = std::move(columns);
       schema.shard_count = static_cast<uint32_t>(worker_count);
       continue;

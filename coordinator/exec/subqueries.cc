@@ -153,9 +153,10 @@ sql::ExprPtr LiteralOf(const core::Column& column, size_t row, size_t position) 
   literal->position = position;
   literal->literal_type = column.type();
   if (core::HasStringLayout(column.type()) || core::IsDecimal(column.type()) ||
-      core::IsUuid(column.type()) || core::IsDateTime64(column.type())) {
-    // A decimal, UUID or DateTime64 travels as its exact text, which the literal's type parses
-    // back (a number would be read as a scaled value or not fit).
+      core::IsUuid(column.type()) || core::IsDateTime64(column.type()) ||
+      core::IsArray(column.type())) {
+    // A decimal, UUID, DateTime64 or array travels as its exact text, which the literal's type
+    // parses back (a number would be read as a scaled value or not fit).
     std::string text;
     core::AppendValueText(column, row, &text);
     literal->value = std::move(text);

@@ -25,6 +25,14 @@ void AppendBinaryValue(const core::Column& column, size_t row, std::string* out)
     out->push_back(null ? 1 : 0);
     if (null) return;
   }
+  if (core::IsArray(column.type())) {
+    // RowBinary's Array: the element count as a varint, then each element.
+    AppendVarUInt(column.ArraySizeAt(row), out);
+    for (uint64_t e = column.ArrayBegin(row); e < column.Offsets()[row]; ++e) {
+      AppendBinaryValue(column.Nested(), e, out);
+    }
+    return;
+  }
   if (column.type() == core::TypeId::kString) {
     AppendBinaryString(column.StringAt(row), out);
     return;
@@ -51,6 +59,13 @@ void AppendNativeColumn(const core::Column& column, std::string* out, bool nulla
     } else {
       out->append(column.size(), '\0');
     }
+  }
+  if (core::IsArray(column.type())) {
+    // Native's Array: the rows' end offsets (UInt64), then the nested column the same way.
+    out->append(reinterpret_cast<const char*>(column.Offsets().data()), column.size() * 8);
+    const core::TypeId element = core::ArrayElementOf(column.type());
+    AppendNativeColumn(column.Nested(), out, core::IsNullable(element));
+    return;
   }
   if (column.type() == core::TypeId::kString) {
     for (size_t row = 0; row < column.size(); ++row) AppendBinaryString(column.StringAt(row), out);

@@ -39,6 +39,13 @@ void CsvOutput::Write(const core::Block& block, std::string* out) {
         case core::TypeId::kString:
           AppendCsvQuoted(column.StringAt(row), out);
           break;
+        case core::TypeId::kArray: {
+          // An array is its text as one CSV string: "[1,2]", "['a','b""c']".
+          std::string text;
+          core::AppendValueText(column, row, &text);
+          AppendCsvQuoted(text, out);
+          break;
+        }
         case core::TypeId::kDate:
         case core::TypeId::kDateTime:
         case core::TypeId::kDateTime64:

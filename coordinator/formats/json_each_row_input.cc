@@ -183,7 +183,10 @@ absl::Status ReadValue(JsonCursor* cursor, int column, std::string* scratch,
     if (!cursor->ReadNested(scratch, &text)) {
       return builder->ExpectedError("a balanced JSON value", value_start, column, "");
     }
-    if (is_string) return builder->AppendText(column, text);
+    // A JSON array fills an Array column: its text parses as an array's ([1,2], ["a","b"]).
+    if (is_string || (c == '[' && core::IsArray(builder->type(column)))) {
+      return builder->AppendText(column, text);
+    }
     return builder->PositionError(
         core::ErrorCode::kCannotParseText,
         "Cannot parse JSON " + std::string(c == '{' ? "object" : "array") + " as " +

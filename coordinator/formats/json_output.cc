@@ -7,12 +7,34 @@
 
 namespace granite::coordinator {
 
-void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, std::string* out) {
+void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, std::string* out,
+                     int pretty_indent) {
   if (column.IsNullAt(row)) {
     out->append("null");
     return;
   }
   switch (core::BaseOf(column.type())) {
+    case core::TypeId::kArray: {
+      const uint64_t begin = column.ArrayBegin(row), end = column.Offsets()[row];
+      // The JSON format (not JSONEachRow / compact) puts each element of an array of arrays on
+      // its own line, one tab deeper, as ClickHouse's pretty JSON does.
+      const bool lines = pretty_indent >= 0 && core::IsArray(column.Nested().type()) && end > begin;
+      out->push_back('[');
+      for (uint64_t e = begin; e < end; ++e) {
+        if (e != begin) out->push_back(',');
+        if (lines) {
+          out->push_back('\n');
+          out->append(pretty_indent + 1, '\t');
+        }
+        AppendJsonValue(column.Nested(), e, quote_64bit, out, lines ? pretty_indent + 1 : -1);
+      }
+      if (lines) {
+        out->push_back('\n');
+        out->append(pretty_indent, '\t');
+      }
+      out->push_back(']');
+      return;
+    }
     case core::TypeId::kUInt64:
     case core::TypeId::kInt64:
       if (!quote_64bit) break;
@@ -90,7 +112,7 @@ void JsonOutput::Write(const core::Block& block, std::string* out) {
         out->append("\t\t\t");
         out->append(quoted_names_[c]);
         out->append(": ");
-        AppendJsonValue(*block.columns[c], row, quote_64bit_, out);
+        AppendJsonValue(*block.columns[c], row, quote_64bit_, out, /*pretty_indent=*/3);
       }
       out->append("\n\t\t}");
     }
@@ -108,7 +130,7 @@ void JsonOutput::AppendRow(const core::Block& block, size_t row, int indent,
       if (c > 0) out->append(",\n");
       out->append(tabs + quoted_names_[c] + ": ");
     }
-    AppendJsonValue(*block.columns[c], row, quote_64bit_, out);
+    AppendJsonValue(*block.columns[c], row, quote_64bit_, out, compact_ ? -1 : indent);
   }
   out->append(compact_ ? "]" : "\n" + tabs.substr(1) + "}");
 }

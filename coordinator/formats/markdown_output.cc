@@ -6,11 +6,12 @@
 namespace granite::coordinator {
 namespace {
 
-// ClickHouse aligns text-like values (String, FixedString, Bool, UUID) left, numbers and dates right.
+// ClickHouse aligns text-like values (String, FixedString, Bool, UUID, arrays) left, numbers and
+// dates right.
 bool AlignsLeft(core::TypeId type) {
   const core::TypeId base = core::BaseOf(type);
   return base == core::TypeId::kString || base == core::TypeId::kFixedString ||
-         base == core::TypeId::kBool || base == core::TypeId::kUUID;
+         base == core::TypeId::kBool || base == core::TypeId::kUUID || base == core::TypeId::kArray;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/extended_value_text.h"
+#include "core/status_macros.h"
 
 namespace granite::coordinator {
 namespace {
@@ -50,6 +51,79 @@ struct BlockColumn {
   std::string_view data;  // fixed-width: rows * width bytes; String: the encoded strings
 };
 
+// Reads the last of `rows` UInt64 end offsets of a Native Array column: its element count.
+std::optional<uint64_t> ArrayElementCount(Reader& reader, uint64_t rows) {
+  if (rows > (uint64_t{1} << 40)) return std::nullopt;
+  std::optional<std::string_view> offsets = reader.Bytes(rows * 8);
+  if (!offsets) return std::nullopt;
+  uint64_t last = 0;
+  if (rows > 0) std::memcpy(&last, offsets->data() + (rows - 1) * 8, 8);
+  return last;
+}
+
+// Moves `reader` past `rows` rows of a Native column of `type`; false when the data ends first.
+bool SkipColumn(Reader& reader, core::TypeId type, uint64_t rows) {
+  // Nullable(T): the null map (a byte per row), then T's column.
+  if (core::IsNullable(type) && !reader.Bytes(rows).has_value()) return false;
+  if (core::IsArray(type)) {
+    std::optional<uint64_t> elements = ArrayElementCount(reader, rows);
+    return elements && SkipColumn(reader, core::ArrayElementOf(type), *elements);
+  }
+  if (core::IsString(type)) {
+    for (uint64_t r = 0; r < rows; ++r) {
+      if (!reader.String().has_value()) return false;
+    }
+    return true;
+  }
+  if (core::IsFixedString(type)) return reader.Bytes(rows * core::FixedStringSizeOf(type)).has_value();
+  return reader.Bytes(rows * core::ValueSize(type)).has_value();
+}
+
+// Appends `rows` rows of a Native column that SkipColumn accepted to `target`.
+absl::Status AppendColumn(Reader& reader, uint64_t rows, core::Column* target) {
+  std::string_view nulls;
+  if (target->nullable()) nulls = *reader.Bytes(rows);
+  const size_t first = target->size();
+  if (core::IsArray(target->type())) {
+    std::string_view offsets = *reader.Bytes(rows * 8);
+    core::Column& nested = target->MutableNested();
+    const uint64_t base = nested.size();
+    uint64_t previous = 0;
+    for (uint64_t r = 0; r < rows; ++r) {
+      uint64_t end;
+      std::memcpy(&end, offsets.data() + r * 8, 8);
+      if (end < previous) {
+        return core::Error(core::ErrorCode::kIncorrectData,
+                           "Cannot parse Native input: array offsets decrease");
+      }
+      previous = end;
+      target->MutableOffsets().push_back(base + end);
+    }
+    RETURN_IF_ERROR(AppendColumn(reader, previous, &nested));
+    target->SetSize(first + rows);
+    return absl::OkStatus();
+  }
+  if (target->type() == core::TypeId::kString) {
+    for (uint64_t r = 0; r < rows; ++r) target->AppendString(*reader.String());
+  } else if (core::IsFixedString(target->type())) {
+    const size_t n = core::FixedStringSizeOf(target->type());
+    std::string_view values = *reader.Bytes(rows * n);
+    for (uint64_t r = 0; r < rows; ++r) target->AppendString(values.substr(r * n, n));
+  } else if (target->type() == core::TypeId::kUUID) {
+    std::string_view values = *reader.Bytes(rows * 16);
+    for (uint64_t r = 0; r < rows; ++r) {
+      target->Append(core::UuidFromClickHouseBytes(values.data() + r * 16));
+    }
+  } else {
+    const size_t width = core::ValueSize(target->type());
+    std::string_view values = *reader.Bytes(rows * width);
+    target->Resize(first + rows);
+    std::memcpy(target->RawData() + first * width, values.data(), values.size());
+  }
+  if (!nulls.empty()) std::memcpy(target->MutableNullMap() + first, nulls.data(), nulls.size());
+  return absl::OkStatus();
+}
+
 absl::Status Truncated(size_t rows) {
   return core::Error(core::ErrorCode::kCannotParseInputAssertionFailed,
                      absl::StrCat("Cannot parse Native input: the block after row ", rows,
@@ -89,16 +163,7 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
                                         std::string(core::TypeName(want))));
       }
       const size_t start = reader.pos();
-      // Nullable(T): the null map (a byte per row), then T's column.
-      if (core::IsNullable(want)) complete = reader.Bytes(*rows).has_value();
-      if (!complete) break;
-      if (core::IsString(want)) {
-        for (uint64_t r = 0; complete && r < *rows; ++r) complete = reader.String().has_value();
-      } else if (core::IsFixedString(want)) {
-        complete = reader.Bytes(*rows * core::FixedStringSizeOf(want)).has_value();
-      } else {
-        complete = reader.Bytes(*rows * core::ValueSize(want)).has_value();
-      }
+      complete = SkipColumn(reader, want, *rows);
       if (!complete) break;
       column.data = data.substr(consumed + start, reader.pos() - start);
       located.push_back(column);
@@ -109,32 +174,9 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
     }
     std::vector<bool> filled(builder->column_count(), false);
     for (const BlockColumn& column : located) {
-      core::Column& target = *builder->column(column.target);
       filled[column.target] = true;
-      std::string_view values = column.data;
-      std::string_view nulls;
-      if (target.nullable()) {
-        nulls = values.substr(0, *rows);
-        values.remove_prefix(*rows);
-      }
-      const size_t first = target.size();
-      if (target.type() == core::TypeId::kString) {
-        Reader strings(values);
-        for (uint64_t r = 0; r < *rows; ++r) target.AppendString(*strings.String());
-      } else if (core::IsFixedString(target.type())) {
-        const size_t n = core::FixedStringSizeOf(target.type());
-        for (uint64_t r = 0; r < *rows; ++r) target.AppendString(values.substr(r * n, n));
-      } else if (target.type() == core::TypeId::kUUID) {
-        for (uint64_t r = 0; r < *rows; ++r) {
-          target.Append(core::UuidFromClickHouseBytes(values.data() + r * 16));
-        }
-      } else {
-        size_t old = target.size();
-        target.Resize(old + *rows);
-        std::memcpy(target.RawData() + old * core::ValueSize(target.type()), values.data(),
-                    values.size());
-      }
-      if (!nulls.empty()) std::memcpy(target.MutableNullMap() + first, nulls.data(), nulls.size());
+      Reader values(column.data);
+      RETURN_IF_ERROR(AppendColumn(values, *rows, builder->column(column.target)));
     }
     for (size_t c = 0; c < filled.size(); ++c) {
       if (filled[c]) continue;

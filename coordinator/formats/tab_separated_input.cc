@@ -172,7 +172,8 @@ absl::StatusOr<size_t> ParseTabSeparated(std::string_view data, bool last,
         ++p;
       }
       std::string_view field(start, p - start);
-      if (escaped) {
+      // An array's field is its text as it stands: its strings carry quoted-string escapes.
+      if (escaped && !(column >= 0 && core::IsArray(builder->type(column)))) {
         if (field == "\\N") {
           RETURN_IF_ERROR(builder->AppendNull(column));
         } else {

@@ -2,35 +2,6 @@
 
 namespace granite::coordinator {
 
-void AppendTsvEscaped(std::string_view text, std::string* out) {
-  size_t start = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char replacement;
-    switch (text[i]) {
-      case '\\': replacement = '\\'; break;
-      case '\t': replacement = 't'; break;
-      case '\n': replacement = 'n'; break;
-      case '\r': replacement = 'r'; break;
-      case '\0': replacement = '0'; break;
-      case '\b': replacement = 'b'; break;
-      case '\f': replacement = 'f'; break;
-      case '\'': replacement = '\''; break;
-      default: continue;
-    }
-    out->append(text.data() + start, i - start);
-    out->push_back('\\');
-    out->push_back(replacement);
-    start = i + 1;
-  }
-  out->append(text.data() + start, text.size() - start);
-}
-
-void AppendSqlQuoted(std::string_view text, std::string* out) {
-  out->push_back('\'');
-  AppendTsvEscaped(text, out);
-  out->push_back('\'');
-}
-
 void AppendCsvQuoted(std::string_view text, std::string* out) {
   out->push_back('"');
   size_t start = 0;

@@ -7,15 +7,14 @@
 #include <string>
 #include <string_view>
 
+#include "core/quoted_text.h"
+
 namespace granite::coordinator {
 
-// Appends `text` escaped for TabSeparated: backslash, tab, newline, \r, \0, \b, \f and the single
-// quote become \\ \t \n \r \0 \b \f \' (ClickHouse writeEscapedString).
-void AppendTsvEscaped(std::string_view text, std::string* out);
-
-// Appends `text` in single quotes with TabSeparated's escapes (ClickHouse writeQuotedString), as
-// the Values format writes a string.
-void AppendSqlQuoted(std::string_view text, std::string* out);
+// TabSeparated's escapes and the Values format's quoted strings (ClickHouse writeEscapedString,
+// writeQuotedString) live in core, where arrays' text uses them too.
+using core::AppendSqlQuoted;
+using core::AppendTsvEscaped;
 
 // Appends `text` in double quotes with every '"' doubled (ClickHouse writeCSVString).
 void AppendCsvQuoted(std::string_view text, std::string* out);

@@ -1,7 +1,6 @@
 #include "coordinator/formats/values_output.h"
 
-#include "coordinator/formats/text_escaping.h"
-#include "core/value_text.h"
+#include "core/quoted_text.h"
 
 namespace granite::coordinator {
 
@@ -15,26 +14,7 @@ void ValuesOutput::Write(const core::Block& block, std::string* out) {
     for (size_t c = 0; c < columns; ++c) {
       if (c > 0) out->push_back(',');
       const core::Column& column = *block.columns[c];
-      if (column.IsNullAt(row)) {
-        out->append("NULL");
-        continue;
-      }
-      switch (core::BaseOf(column.type())) {
-        case core::TypeId::kFixedString:
-        case core::TypeId::kString:
-          AppendSqlQuoted(column.StringAt(row), out);
-          break;
-        case core::TypeId::kDate:
-        case core::TypeId::kDateTime:
-        case core::TypeId::kDateTime64:
-        case core::TypeId::kUUID:
-          out->push_back('\'');
-          core::AppendValueText(column, row, out);
-          out->push_back('\'');
-          break;
-        default:
-          core::AppendValueText(column, row, out);
-      }
+      core::AppendQuotedValueText(column, row, out);
     }
     out->push_back(')');
   }

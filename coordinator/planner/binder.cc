@@ -10,6 +10,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/functions/expr_builder.h"
 #include "core/status_macros.h"
@@ -364,6 +366,18 @@ absl::Status Binder::BindWhere(const sql::Expr& where, SelectBinder& binder, Que
   return absl::OkStatus();
 }
 
+// Arrays have no key layout (hash tables, row keys) or sort order in granite yet: a GROUP BY,
+// DISTINCT or ORDER BY over one is refused here, before any kernel could see it.
+namespace {
+absl::Status RefuseArrayKey(core::TypeId type, std::string_view clause) {
+  if (!core::IsArray(type)) return absl::OkStatus();
+  return core::Error(ErrorCode::kNotImplemented,
+                     absl::StrCat(core::ToAbsl(clause), " over a value of type ",
+                                  core::ToAbsl(core::TypeName(type)),
+                                  " is not supported yet"));
+}
+}  // namespace
+
 absl::Status Binder::BindAggregation(const sql::SelectStatement& select,
                                      const std::vector<sql::ExprPtr>& items,
                                      const std::vector<const Expr*>& order_exprs,
@@ -397,11 +411,15 @@ absl::Status Binder::BindAggregation(const sql::SelectStatement& select,
   }
   for (size_t i = 0; i < order_exprs.size(); ++i) {
     ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindPostAggregation(*order_exprs[i]));
+    RETURN_IF_ERROR(RefuseArrayKey(bound.type, "ORDER BY"));
     size_t index = IndexOrAppend(&plan->final_exprs, std::move(bound));
     plan->order.push_back(
         {index, select.order_by[i].descending, select.order_by[i].nulls_first.value_or(false)});
   }
   if (binder.rewrote_sum_of_affine()) plan->rules_fired.push_back("sum_of_affine");
+  for (const auto& key : binder.keys()) {
+    RETURN_IF_ERROR(RefuseArrayKey(key.type, select.distinct ? "DISTINCT" : "GROUP BY"));
+  }
   core::plan::Aggregate aggregate;
   aggregate.keys = binder.keys();
   aggregate.calls = binder.aggregates();
@@ -421,6 +439,7 @@ absl::Status Binder::BindProjection(const sql::SelectStatement& select,
   }
   for (size_t i = 0; i < order_exprs.size(); ++i) {
     ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindInput(*order_exprs[i]));
+    RETURN_IF_ERROR(RefuseArrayKey(bound.type, "ORDER BY"));
     // Equal expressions share one projection (items come first, so duplicates among them stay).
     size_t index = IndexOrAppend(&fragment.projections, std::move(bound));
     const bool nulls_first = select.order_by[i].nulls_first.value_or(false);

@@ -109,6 +109,16 @@ void AppendName(const Expr& expr, std::string* out) {
       out->append("_subquery");
       return;
     case ExprKind::kFunction:
+      if (expr.name == "array" && !expr.distinct && !expr.over) {
+        // ClickHouse names an array by its brackets: [1, 2], [x, 1] (array(1, 2) too).
+        out->push_back('[');
+        for (size_t i = 0; i < expr.args.size(); ++i) {
+          if (i > 0) out->append(", ");
+          AppendName(*expr.args[i], out);
+        }
+        out->push_back(']');
+        return;
+      }
       out->append(expr.name);
       if (expr.distinct) out->append("Distinct");
       out->push_back('(');

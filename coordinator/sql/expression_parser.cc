@@ -318,9 +318,17 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseUnary() {
 
 absl::StatusOr<ExprPtr> ExpressionParser::ParsePostfix(ExprPtr operand) {
   DepthGuard links(&tree_depth_, 0);
-  while (tokens_.Peek().IsSymbol("::")) {
+  while (tokens_.Peek().IsSymbol("::") || tokens_.Peek().IsSymbol("[")) {
     links.Add();
     RETURN_IF_ERROR(CheckDepth());
+    if (tokens_.Peek().IsSymbol("[")) {  // arr[i] is arrayElement(arr, i)
+      tokens_.Take();
+      ASSIGN_OR_RETURN(ExprPtr index, Parse());
+      RETURN_IF_ERROR(tokens_.ExpectSymbol("]"));
+      const size_t position = operand->position;
+      operand = MakeFunction("arrayElement", {std::move(operand), std::move(index)}, position);
+      continue;
+    }
     tokens_.Take();
     const size_t type_position = tokens_.Peek().position;
     ASSIGN_OR_RETURN(std::string type, ParseTypeText());
@@ -365,6 +373,7 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
       if (token.IsSymbol("(") && StartsSelect(1)) return ParseSubquery();
       if (token.IsSymbol("(")) return ParseParenthesized();
       if (token.IsSymbol("{")) return ParseQueryParameter();
+      if (token.IsSymbol("[")) return ParseArrayLiteral();
       break;
     case TokenKind::kBareWord: {
       const Token next = tokens_.Peek(1);
@@ -411,6 +420,19 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
       break;
   }
   return tokens_.Error("Expected expression");
+}
+
+// [a, b, ...] is array(a, b, ...), as in ClickHouse; [] is array().
+absl::StatusOr<ExprPtr> ExpressionParser::ParseArrayLiteral() {
+  const Token open = tokens_.Take();  // [
+  DepthGuard recursion(&recursion_);
+  DepthGuard tree(&tree_depth_);
+  RETURN_IF_ERROR(CheckDepth());
+  ExprPtr call = MakeFunction("array", {}, open.position);
+  if (tokens_.TakeSymbol("]")) return call;
+  ASSIGN_OR_RETURN(call->args, ParseList());
+  RETURN_IF_ERROR(tokens_.ExpectSymbol("]"));
+  return call;
 }
 
 absl::StatusOr<ExprPtr> ExpressionParser::ParseSubstring() {

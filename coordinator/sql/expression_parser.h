@@ -69,6 +69,7 @@ class ExpressionParser {
   absl::StatusOr<ExprPtr> ParsePostfix(ExprPtr operand);
   absl::StatusOr<ExprPtr> ParsePrimary();
   absl::StatusOr<ExprPtr> ParseParenthesized();
+  absl::StatusOr<ExprPtr> ParseArrayLiteral();
   absl::StatusOr<ExprPtr> ParseFunctionCall();
   // Parses the arguments after '(' up to and including ')': *, DISTINCT, a list.
   absl::Status ParseCallArguments(Expr* call);

@@ -1,5 +1,7 @@
 #include "coordinator/sql/lexer.h"
 
+#include "core/quoted_text.h"
+
 #include <algorithm>
 #include <iterator>
 #include <utility>
@@ -18,11 +20,6 @@ bool IsSpace(char c) {
 }
 char ToUpper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
 
-int HexValue(char c) {
-  if (IsDigit(c)) return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return c - 'A' + 10;
-}
 
 // Upper-case. Words that may follow an expression in a clause, or start one.
 constexpr std::string_view kReservedWords[] = {
@@ -183,52 +180,6 @@ Token Lexer::Next() {
   return Fail(start, start + 1, "Unrecognized token");
 }
 
-std::string Unquote(std::string_view quoted) {
-  std::string out;
-  if (quoted.size() < 2) return out;
-  const char quote = quoted.front();
-  std::string_view body = quoted.substr(1, quoted.size() - 2);
-  out.reserve(body.size());
-  for (size_t i = 0; i < body.size(); ++i) {
-    char c = body[i];
-    if (c == quote && i + 1 < body.size() && body[i + 1] == quote) {
-      out.push_back(quote);
-      ++i;
-      continue;
-    }
-    if (c != '\\' || i + 1 >= body.size()) {
-      out.push_back(c);
-      continue;
-    }
-    char e = body[++i];
-    switch (e) {
-      case 'n': out.push_back('\n'); break;
-      case 't': out.push_back('\t'); break;
-      case 'r': out.push_back('\r'); break;
-      case '0': out.push_back('\0'); break;
-      case 'b': out.push_back('\b'); break;
-      case 'f': out.push_back('\f'); break;
-      case 'a': out.push_back('\a'); break;
-      case 'v': out.push_back('\v'); break;
-      case 'e': out.push_back('\x1b'); break;
-      case '\\':
-      case '\'':
-      case '"':
-      case '`': out.push_back(e); break;
-      case 'x':
-      case 'X':
-        if (i + 2 < body.size() && IsHexDigit(body[i + 1]) && IsHexDigit(body[i + 2])) {
-          out.push_back(static_cast<char>(HexValue(body[i + 1]) * 16 + HexValue(body[i + 2])));
-          i += 2;
-          break;
-        }
-        [[fallthrough]];
-      default:
-        out.push_back('\\');
-        out.push_back(e);
-    }
-  }
-  return out;
-}
+std::string Unquote(std::string_view quoted) { return core::UnquoteText(quoted); }
 
 }  // namespace granite::coordinator::sql

@@ -320,6 +320,11 @@ absl::StatusOr<bool> StatementParser::ParseJoinHead(JoinClause* join) {
   // Up to four words before JOIN, in ClickHouse's orders: [GLOBAL|LOCAL] [ANY|ALL|SEMI|ANTI]
   // [INNER|LEFT|RIGHT|FULL|CROSS] [OUTER] [ANY|ALL|SEMI|ANTI] JOIN.
   size_t ahead = 0;
+  // [LEFT | INNER] ARRAY JOIN changes the row count: a plan operator granite does not have yet.
+  const size_t array_at = tokens_.Peek().Is("LEFT") || tokens_.Peek().Is("INNER") ? 1 : 0;
+  if (tokens_.Peek(array_at).Is("ARRAY") && tokens_.Peek(array_at + 1).Is("JOIN")) {
+    return core::Error(core::ErrorCode::kNotImplemented, "ARRAY JOIN is not supported yet");
+  }
   while (ahead < 5 && !tokens_.Peek(ahead).Is("JOIN")) {
     const Token word = tokens_.Peek(ahead);
     static constexpr std::string_view kWords[] = {"GLOBAL", "LOCAL", "ANY",  "ALL",   "SEMI",

@@ -24,7 +24,7 @@ namespace {
 
 enum class Family {
   kCount, kSum, kSumWithOverflow, kAvg, kMin, kMax, kAny, kUniqExact, kUniq, kGroupBitmap,
-  kMoments, kStableMoments, kQuantile, kValue,
+  kMoments, kStableMoments, kQuantile, kValue, kGroupArray,
 };
 
 // How arguments are checked.
@@ -46,6 +46,8 @@ constexpr int V(ValueKind k) { return static_cast<int>(k); }
 
 constexpr Entry kEntries[] = {
     {"count", Family::kCount, 0, "", true, 0, 1, Args::kAny},
+    {"groupArray", Family::kGroupArray, 0, "", false, 1, 1, Args::kAny},
+    {"groupUniqArray", Family::kGroupArray, 1, "", false, 1, 1, Args::kAny},
     {"sum", Family::kSum, 0, "", true, 1, 1, Args::kNumeric},
     {"sumWithOverflow", Family::kSumWithOverflow, 0, "", false, 1, 1, Args::kNumeric},
     {"sumKahan", Family::kValue, V(ValueKind::kSumKahan), "", false, 1, 1, Args::kNumeric},
@@ -170,7 +172,7 @@ constexpr Entry kEntries[] = {
      "quantileExactWeighted", false, 2, 2, Args::kQuantile},
 };
 
-constexpr std::string_view kCombinators[] = {"If", "OrDefault", "Distinct"};
+constexpr std::string_view kCombinators[] = {"If", "OrDefault", "Distinct", "Array"};
 
 std::string Lower(std::string_view s) { return absl::AsciiStrToLower(ToAbsl(s)); }
 
@@ -260,7 +262,7 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
   r.params = parsed.params;
   r.canonical = absl::StrCat(ToAbsl(CanonicalOf(entry)), parsed.params_text);
   RETURN_IF_ERROR(CheckArgumentCount(name, args.size(), entry.min_args, entry.max_args));
-  const bool parametric = entry.family == Family::kQuantile ||
+  const bool parametric = entry.family == Family::kQuantile || entry.family == Family::kGroupArray ||
                           (entry.family == Family::kValue && entry.sub == V(ValueKind::kUniqUpTo));
   if (!parametric && !parsed.params.empty()) {
     return Error(kAggregateFunctionDoesntAllowParameters,
@@ -278,6 +280,17 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
                    absl::StrCat("Quantile level is out of range [0..1]: ", level));
     }
   }
+  if (entry.family == Family::kGroupArray) {
+    // groupArray(N)(x): keep the first N values; N a positive integer.
+    if (parsed.params.size() > 1 || (parsed.params.size() == 1 &&
+                                     (parsed.params[0] < 1 || parsed.params[0] > 0xFFFFFF ||
+                                      parsed.params[0] != static_cast<double>(
+                                                              static_cast<uint64_t>(parsed.params[0]))))) {
+      return Error(ErrorCode::kBadArguments,
+                   absl::StrCat("Parameter for aggregate function ", ToAbsl(entry.name),
+                                " should be positive integer"));
+    }
+  }
   if (entry.family == Family::kValue && entry.sub == V(ValueKind::kUniqUpTo)) {
     if (parsed.params.size() != 1 || parsed.params[0] < 0 || parsed.params[0] > 100) {
       return Error(kParameterOutOfBound,
@@ -289,6 +302,10 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
     // FixedString values are not yet read by the aggregate states; UUID and DateTime64 only by
     // the ones that take any type (min, max, any, argMin, ...).
     if (IsFixedString(t) && entry.family != Family::kCount) return IllegalType(name, t);
+    // Arrays: only count reads them (as rows); groupArray and friends take their elements.
+    if (IsArray(t) && entry.family != Family::kCount && entry.family != Family::kGroupArray) {
+      return IllegalType(name, t);
+    }
     if ((IsUuid(t) || IsDateTime64(t)) && entry.args == Args::kQuantile) {
       return IllegalType(name, t);
     }
@@ -335,6 +352,10 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
       r.result = entry.sub == M(MomentKind::kRegrCount) ? TypeId::kUInt64 : TypeId::kFloat64;
       break;
     case Family::kStableMoments: r.result = TypeId::kFloat64; break;
+    case Family::kGroupArray:
+      if (ArrayDepthOf(first) >= kMaxArrayDepth) return IllegalType(name, first);
+      r.result = MakeArray(first);
+      break;
     case Family::kQuantile:
       r.result = QuantileResultType(static_cast<QuantileKind>(entry.sub), first);
       break;
@@ -377,6 +398,16 @@ absl::StatusOr<Resolution> Resolve(std::string_view name, const std::vector<Type
         }
         r.inner_args.pop_back();
       }
+      if (suffix == "Array") {
+        // sumArray(arr): the inner aggregate over the elements of one array argument.
+        if (args.size() != 1 || !IsArray(args[0])) {
+          if (args.size() == 1) return IllegalType(name, args[0]);
+          return Error(ErrorCode::kNumberOfArgumentsDoesntMatch,
+                       absl::StrCat("Aggregate function ", ToAbsl(name),
+                                    " takes one Array argument in granite"));
+        }
+        r.inner_args = {ArrayElementOf(args[0])};
+      }
       absl::StatusOr<Resolution> inner = Resolve(r.inner_name, r.inner_args, depth + 1);
       if (!inner.ok()) {
         if (CodeOf(inner.status()) == ErrorCode::kUnknownAggregateFunction) continue;
@@ -405,6 +436,7 @@ absl::StatusOr<std::unique_ptr<AggregateFunction>> Create(const Resolution& r,
     if (r.combinator == "Distinct") return MakeDistinctCombinator(inner, r.result);
     ASSIGN_OR_RETURN(std::unique_ptr<AggregateFunction> f, CreateAggregateFunction(inner));
     if (r.combinator == "If") return MakeIfCombinator(std::move(f));
+    if (r.combinator == "Array") return MakeArrayCombinator(std::move(f));
     return MakeOrDefaultCombinator(std::move(f));
   }
   const Entry& entry = *r.entry;
@@ -431,6 +463,9 @@ absl::StatusOr<std::unique_ptr<AggregateFunction>> Create(const Resolution& r,
     case Family::kQuantile:
       return MakeQuantile(static_cast<QuantileKind>(entry.sub), arg,
                           r.params.empty() ? 0.5 : r.params[0]);
+    case Family::kGroupArray:
+      return MakeGroupArray(entry.sub == 1, arg,
+                            r.params.empty() ? 0 : static_cast<uint64_t>(r.params[0]));
     case Family::kValue:
       return MakeValueAggregate(static_cast<ValueKind>(entry.sub), spec.arg_types,
                                 r.params.empty() ? 0 : static_cast<uint64_t>(r.params[0]));

@@ -58,9 +58,15 @@ std::unique_ptr<AggregateFunction> MakeValueAggregate(ValueKind kind,
                                                       const std::vector<TypeId>& args,
                                                       uint64_t param);
 
+// groupArray(x), groupArray(N)(x) and groupUniqArray(x) (group_array_function.cc): the group's
+// values (the distinct ones for `uniq`) as an Array(arg); `max_size` 0 means no limit.
+std::unique_ptr<AggregateFunction> MakeGroupArray(bool uniq, TypeId arg, uint64_t max_size);
+
 // Combinators (combinator_functions.cc): -If (the last argument is the condition), -OrDefault,
 // -Distinct (`inner` is the wrapped call's spec, `result` its result type).
 std::unique_ptr<AggregateFunction> MakeIfCombinator(std::unique_ptr<AggregateFunction> inner);
+// -Array: `inner` runs over the elements of its one Array argument.
+std::unique_ptr<AggregateFunction> MakeArrayCombinator(std::unique_ptr<AggregateFunction> inner);
 std::unique_ptr<AggregateFunction> MakeOrDefaultCombinator(
     std::unique_ptr<AggregateFunction> inner);
 std::unique_ptr<AggregateFunction> MakeDistinctCombinator(const AggregateSpec& inner,

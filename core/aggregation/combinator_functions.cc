@@ -5,6 +5,7 @@
 //     no row; the state is f's plus a UInt8 "saw a row" column.
 //   f-Distinct(args...): each distinct argument tuple reaches f once; the state is the set of
 //     tuples (one String column), replayed into a fresh f per group when finalized.
+//   f-Array(arr): every element of every row's array reaches f (sumArray); the states are f's.
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,14 +19,41 @@
 namespace granite::core {
 namespace {
 
-class IfCombinator final : public AggregateFunction {
+// Forwards everything but the adds to the wrapped aggregate, whose states are the combinator's:
+// -If and -Array change only which values reach it.
+class ForwardingCombinator : public AggregateFunction {
  public:
-  explicit IfCombinator(std::unique_ptr<AggregateFunction> inner) : inner_(std::move(inner)) {}
+  explicit ForwardingCombinator(std::unique_ptr<AggregateFunction> inner)
+      : inner_(std::move(inner)) {}
 
   std::vector<TypeId> StateTypes() const override { return inner_->StateTypes(); }
   TypeId ResultType() const override { return inner_->ResultType(); }
   size_t groups() const override { return inner_->groups(); }
   void Resize(size_t groups) override { inner_->Resize(groups); }
+  absl::Status MergeBatch(const uint32_t* group_ids, const ColumnPtr* states,
+                          size_t rows) override {
+    return inner_->MergeBatch(group_ids, states, rows);
+  }
+  void WriteStates(const uint32_t* groups, size_t count, Column* const* out) const override {
+    inner_->WriteStates(groups, count, out);
+  }
+  // REQUIRES: `src` is of the same combinator type.
+  void MergeFrom(const uint32_t* dst_groups, AggregateFunction& src, const uint32_t* src_groups,
+                 size_t count) override {
+    inner_->MergeFrom(dst_groups, *static_cast<ForwardingCombinator&>(src).inner_, src_groups,
+                      count);
+  }
+  size_t StateBytes() const override { return inner_->StateBytes(); }
+  void Finalize(Column* out) const override { inner_->Finalize(out); }
+  void Clear() override { inner_->Clear(); }
+
+ protected:
+  std::unique_ptr<AggregateFunction> inner_;
+};
+
+class IfCombinator final : public ForwardingCombinator {
+ public:
+  using ForwardingCombinator::ForwardingCombinator;
 
   void AddBatch(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
                 size_t rows) override {
@@ -47,20 +75,6 @@ class IfCombinator final : public AggregateFunction {
     if (selected == 0) return;
     inner_->AddBatchOneGroup(group, Filtered(args, mask, selected == rows), selected);
   }
-  absl::Status MergeBatch(const uint32_t* group_ids, const ColumnPtr* states,
-                          size_t rows) override {
-    return inner_->MergeBatch(group_ids, states, rows);
-  }
-  void WriteStates(const uint32_t* groups, size_t count, Column* const* out) const override {
-    inner_->WriteStates(groups, count, out);
-  }
-  void MergeFrom(const uint32_t* dst_groups, AggregateFunction& src, const uint32_t* src_groups,
-                 size_t count) override {
-    inner_->MergeFrom(dst_groups, *static_cast<IfCombinator&>(src).inner_, src_groups, count);
-  }
-  size_t StateBytes() const override { return inner_->StateBytes(); }
-  void Finalize(Column* out) const override { inner_->Finalize(out); }
-  void Clear() override { inner_->Clear(); }
 
  private:
   static size_t Mask(const Column& cond, size_t rows, std::vector<uint8_t>* mask) {
@@ -85,8 +99,37 @@ class IfCombinator final : public AggregateFunction {
     }
     return out;
   }
+};
 
-  std::unique_ptr<AggregateFunction> inner_;
+// sumArray(arr), uniqArray(arr)...: the inner aggregate sees every element of every row's array
+// (its one argument); each row's group id is repeated once per element.
+class ArrayCombinator final : public ForwardingCombinator {
+ public:
+  using ForwardingCombinator::ForwardingCombinator;
+
+  void AddBatch(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
+                size_t rows) override {
+    const Column& array = *args[0];
+    std::vector<uint32_t> ids;
+    ids.reserve(rows == 0 ? 0 : array.Offsets()[rows - 1]);
+    for (size_t i = 0; i < rows; ++i) ids.insert(ids.end(), array.ArraySizeAt(i), group_ids[i]);
+    if (ids.empty()) return;
+    inner_->AddBatch(ids.data(), Elements(args[0], ids.size()), ids.size());
+  }
+  void AddBatchOneGroup(uint32_t group, const std::vector<ColumnPtr>& args, size_t rows) override {
+    const size_t elements = rows == 0 ? 0 : args[0]->Offsets()[rows - 1];
+    if (elements == 0) return;
+    inner_->AddBatchOneGroup(group, Elements(args[0], elements), elements);
+  }
+
+ private:
+  // Returns the first `count` elements of array column `array` as the inner aggregate's argument
+  // (the nested column itself, shared, when it holds exactly those).
+  static std::vector<ColumnPtr> Elements(const ColumnPtr& array, size_t count) {
+    const Column& nested = array->Nested();
+    if (nested.size() == count) return {ColumnPtr(array, &nested)};
+    return {std::make_shared<Column>(nested.Slice(0, count))};
+  }
 };
 
 class OrDefaultCombinator final : public AggregateFunction {
@@ -213,6 +256,10 @@ class DistinctOp {
 
 std::unique_ptr<AggregateFunction> MakeIfCombinator(std::unique_ptr<AggregateFunction> inner) {
   return std::make_unique<IfCombinator>(std::move(inner));
+}
+
+std::unique_ptr<AggregateFunction> MakeArrayCombinator(std::unique_ptr<AggregateFunction> inner) {
+  return std::make_unique<ArrayCombinator>(std::move(inner));
 }
 
 std::unique_ptr<AggregateFunction> MakeOrDefaultCombinator(

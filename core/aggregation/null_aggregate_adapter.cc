@@ -170,7 +170,7 @@ std::vector<TypeId> NestedArgumentTypes(const std::vector<TypeId>& arg_types) {
 }
 
 bool KeepsResultTypeOverNulls(std::string_view canonical) {
-  for (std::string_view prefix : {"count", "uniq", "groupBitmap"}) {
+  for (std::string_view prefix : {"count", "uniq", "groupBitmap", "groupArray", "groupUniqArray"}) {
     if (canonical.substr(0, prefix.size()) == prefix) return true;
   }
   return false;

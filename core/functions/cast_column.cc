@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/date_time.h"
+#include "core/functions/array_cast.h"
 #include "core/functions/decimal_cast.h"
 #include "core/functions/extended_cast.h"
 #include "core/status_macros.h"
@@ -73,6 +74,7 @@ absl::StatusOr<ColumnPtr> CastColumn(const ColumnPtr& column, TypeId to) {
   if (from == to) return column;
   if (to == TypeId::kString) return CastToString(*column);
   if (from == TypeId::kString) return CastFromString(*column, to);
+  if (IsArray(from) || IsArray(to)) return CastArrayColumn(*column, to);
   if (IsExtendedCast(from, to)) return CastExtendedColumn(*column, to);
   if (IsDecimal(from) || IsDecimal(to)) return CastDecimalColumn(*column, to);
 

@@ -88,9 +88,10 @@ absl::StatusOr<ColumnPtr> MakeConstantColumn(const Value& value, TypeId type) {
 
 Value ValueAt(const Column& column, size_t row) {
   if (HasStringLayout(column.type())) return std::string(column.StringAt(row));
-  if (IsDecimal(column.type()) || IsUuid(column.type()) || IsDateTime64(column.type())) {
-    // A decimal, UUID or DateTime64 constant is held as its exact text ("0.05"), which
-    // AppendValue parses back (a number would mean a scaled value, or not fit).
+  if (IsDecimal(column.type()) || IsUuid(column.type()) || IsDateTime64(column.type()) ||
+      IsArray(column.type())) {
+    // A decimal, UUID, DateTime64 or array constant is held as its exact text ("0.05",
+    // "[1,'a']"), which AppendValue parses back (a number would mean a scaled value, or not fit).
     std::string text;
     AppendValueText(column, row, &text);
     return text;
@@ -112,6 +113,11 @@ ColumnPtr Broadcast(const Column& one_row, size_t rows) {
     return out;
   }
   auto out = std::make_shared<Column>(one_row.type());
+  if (IsArray(one_row.type())) {
+    const std::vector<uint32_t> zeros(rows, 0);
+    out->AppendTaken(one_row, zeros.data(), rows);
+    return out;
+  }
   if (HasStringLayout(one_row.type())) {
     std::string_view s = one_row.StringAt(0);
     std::string& chars = out->MutableChars();

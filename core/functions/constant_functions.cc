@@ -58,7 +58,7 @@ void RegisterConstantFunctions(FunctionTable& table) {
   table.Add({"timezone", 0, 0, true, ResolveStringConstant, CompileStringConstant});
   table.AddAlias("serverTimezone", "timezone", true);
   table.Add({"currentDatabase", 0, 0, true, ResolveStringConstant, CompileStringConstant});
-  table.Add({"toTypeName", 1, 1, false, ResolveStringConstant, CompileTypeName});
+  table.Add({"toTypeName", 1, 1, false, ResolveStringConstant, CompileTypeName, true});
   table.AddAlias("DATABASE", "currentDatabase", true);
 }
 

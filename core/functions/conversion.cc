@@ -99,9 +99,11 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileConversion(
 }  // namespace
 
 void RegisterConversionFunctions(FunctionTable& table) {
-  table.Add({"CAST", 2, 2, true, ResolveCast, CompileConversion});
+  table.Add({"CAST", 2, 2, true, ResolveCast, CompileConversion, /*accepts_arrays=*/true});
   for (const NamedConversion& conversion : kConversions) {
-    table.Add({conversion.name, 1, 1, false, ResolveNamedConversion, CompileConversion});
+    // toString([1, 2]) is '[1,2]'; the other conversions refuse arrays.
+    table.Add({conversion.name, 1, 1, false, ResolveNamedConversion, CompileConversion,
+               conversion.type == TypeId::kString});
   }
   table.Add({"toUnixTimestamp", 1, 1, false, ResolveNamedConversion, CompileConversion});
   for (std::string_view name : {"toDecimal32", "toDecimal64", "toDecimal128"}) {

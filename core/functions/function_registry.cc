@@ -9,6 +9,7 @@
 #include "core/status_macros.h"
 #include "core/functions/constant_column.h"
 #include "core/functions/date_time64_arguments.h"
+#include "core/functions/function_errors.h"
 #include "core/functions/function_table.h"
 #include "core/functions/null_functions.h"
 
@@ -41,7 +42,18 @@ const FunctionTable& Table() {
     RegisterJsonFunctions(*t);
     RegisterMiscFunctions(*t);
     RegisterExtendedTypeFunctions(*t);
+    RegisterArrayFunctions(*t);
+    RegisterArrayTransformFunctions(*t);
     RegisterNullFunctions(*t);
+    return t;
+  }();
+  return *table;
+}
+
+const FunctionTable& ArrayOverloads() {
+  static const FunctionTable* table = [] {
+    auto* t = new FunctionTable();
+    RegisterArrayOverloads(*t);
     return t;
   }();
   return *table;
@@ -55,7 +67,12 @@ std::string ExpectedCount(const FunctionDef& def) {
 
 absl::StatusOr<const FunctionDef*> Lookup(std::string_view name,
                                           const std::vector<ArgumentInfo>& args) {
-  const FunctionDef* def = Table().Find(name);
+  int array_arg = -1;
+  for (size_t i = 0; i < args.size() && array_arg < 0; ++i) {
+    if (IsArray(args[i].type)) array_arg = static_cast<int>(i);
+  }
+  const FunctionDef* def = array_arg >= 0 ? ArrayOverloads().Find(name) : nullptr;
+  if (def == nullptr) def = Table().Find(name);
   if (def == nullptr) {
     return Error(ErrorCode::kUnknownFunction, absl::StrCat("Unknown function ", ToAbsl(name)));
   }
@@ -64,6 +81,9 @@ absl::StatusOr<const FunctionDef*> Lookup(std::string_view name,
     return Error(ErrorCode::kNumberOfArgumentsDoesntMatch,
                  absl::StrCat("Number of arguments for function ", ToAbsl(def->name),
                               " doesn't match: passed ", n, ", should be ", ExpectedCount(*def)));
+  }
+  if (array_arg >= 0 && !def->accepts_arrays) {
+    return IllegalArgumentType(def->name, array_arg, args[array_arg].type);
   }
   return def;
 }

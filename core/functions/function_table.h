@@ -32,6 +32,13 @@ struct FunctionDef {
   bool case_insensitive;
   ResolveFn resolve;
   CompileFn compile;
+  // Whether the function takes Array arguments; any other function refuses them in the registry
+  // (ILLEGAL_TYPE_OF_ARGUMENT) before its resolve runs, so no kernel ever sees an array it does
+  // not know.
+  bool accepts_arrays = false;
+  // Whether the function sees Nullable arguments itself (array(1, NULL) is [1, NULL]) instead
+  // of the registry's default (NULL in, NULL out: null_functions.h).
+  bool handles_nulls = false;
 };
 
 // Maps names and aliases to definitions.
@@ -74,5 +81,11 @@ void RegisterDateExtraFunctions(FunctionTable& table);
 void RegisterJsonFunctions(FunctionTable& table);
 void RegisterMiscFunctions(FunctionTable& table);
 void RegisterExtendedTypeFunctions(FunctionTable& table);
+// Array functions (array_functions.cc and friends). The overloads are functions whose names
+// also name scalar functions (length, empty, equals, ...): the registry picks the overload when
+// an argument is an array.
+void RegisterArrayFunctions(FunctionTable& table);
+void RegisterArrayTransformFunctions(FunctionTable& table);
+void RegisterArrayOverloads(FunctionTable& overloads);
 
 }  // namespace granite::core

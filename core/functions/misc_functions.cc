@@ -384,12 +384,12 @@ void RegisterMiscFunctions(FunctionTable& table) {
       {"gcd", {A::kInt}, 2, 2, false, TypeId::kInt64, MakeRowKernel<GcdRow<false>>},
       {"lcm", {A::kInt}, 2, 2, false, TypeId::kInt64, MakeRowKernel<GcdRow<true>>},
   });
-  table.Add({"toTypeName", 1, 1, false, ResolveAnyArgs, CompileAnyArgs});
+  table.Add({"toTypeName", 1, 1, false, ResolveAnyArgs, CompileAnyArgs, /*accepts_arrays=*/true});
   table.Add({"hostName", 0, 0, false, ResolveAnyArgs, CompileAnyArgs});
   table.Add({"randConstant", 0, kVariadic, false, ResolveAnyArgs, CompileAnyArgs});
-  table.Add({"ignore", 0, kVariadic, false, ResolveAnyArgs, CompileAnyArgs});
-  table.Add({"identity", 1, 1, false, ResolveIdentity, CompileIdentity});
-  table.Add({"materialize", 1, 1, false, ResolveIdentity, CompileIdentity});
+  table.Add({"ignore", 0, kVariadic, false, ResolveAnyArgs, CompileAnyArgs, true});
+  table.Add({"identity", 1, 1, false, ResolveIdentity, CompileIdentity, true});
+  table.Add({"materialize", 1, 1, false, ResolveIdentity, CompileIdentity, true});
   for (const OrZero& f : kOrZero) table.Add({f.name, 1, 1, false, ResolveOrZero, CompileOrZero});
   for (std::string_view name : {"bitAnd", "bitOr", "bitXor", "bitShiftLeft", "bitShiftRight"}) {
     table.Add({name, 2, 2, false, ResolveBits, CompileBits});

@@ -800,7 +800,7 @@ bool NeedsNullHandling(const FunctionDef& def, const std::vector<ArgumentInfo>& 
   for (std::string_view name : kSelfHandled) {
     if (def.name == name) return false;
   }
-  if (def.name.ends_with("OrNull")) return false;
+  if (def.name.ends_with("OrNull") || def.handles_nulls) return false;
   if (AnyNullable(args)) return true;
   if (def.name == "CAST" && args.size() == 2 && IsString(args[1].type) && args[1].constant) {
     absl::StatusOr<TypeId> target = ParseType(ValueToText(*args[1].constant));

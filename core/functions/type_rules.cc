@@ -73,6 +73,12 @@ TypeId NumberCarrier(TypeId type) {
 
 std::optional<TypeId> CommonSupertype(TypeId a, TypeId b) {
   if (a == b) return a;
+  if (IsArray(a) || IsArray(b)) {
+    if (!IsArray(a) || !IsArray(b)) return std::nullopt;
+    std::optional<TypeId> element = ElementSupertype({ArrayElementOf(a), ArrayElementOf(b)});
+    if (!element) return std::nullopt;
+    return MakeArray(*element);
+  }
   if (std::optional<TypeId> t = ExtendedSupertype(a, b)) return *t == TypeId::kNothing ? std::nullopt : t;
   if (IsString(a) || IsString(b)) return std::nullopt;
   if (IsDecimal(a) || IsDecimal(b)) {
@@ -92,6 +98,20 @@ std::optional<TypeId> CommonSupertype(TypeId a, TypeId b) {
   }
   std::optional<TypeId> t = NumberSupertype(a, b);
   return t ? t : std::optional<TypeId>(TypeId::kFloat64);
+}
+
+std::optional<TypeId> ElementSupertype(const std::vector<TypeId>& types) {
+  std::optional<TypeId> common;
+  bool nullable = false;
+  for (TypeId type : types) {
+    nullable |= IsNullable(type);
+    type = RemoveNullable(type);
+    if (type == TypeId::kNothing) continue;  // NULL, or the element of []
+    common = common ? CommonSupertype(*common, type) : std::optional<TypeId>(type);
+    if (!common) return std::nullopt;
+  }
+  const TypeId result = common.value_or(TypeId::kNothing);
+  return nullable ? MakeNullable(result) : result;
 }
 
 std::optional<TypeId> ComparisonType(TypeId a, TypeId b) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "core/types.h"
 
@@ -29,7 +30,14 @@ TypeId NumberCarrier(TypeId type);
 // larger integer part and the larger scale (precision at most 38); with anything else, none.
 // DateTime64 with Date, DateTime or DateTime64: DateTime64 of the larger precision. FixedString
 // with FixedString: the larger one; with String: String. UUID only with UUID. Bool is UInt8.
+// Arrays: Array(A) with Array(B) is Array(ElementSupertype({A, B})); with anything else, none.
 std::optional<TypeId> CommonSupertype(TypeId a, TypeId b);
+
+// Returns the element type of an array holding values of `types` (array(a, b, ...), [a, b]):
+// their CommonSupertype, Nullable when any is (a NULL is Nullable(Nothing)); Nothing elements
+// (NULL, the elements of []) fit any type; no types or only Nothing give Nothing. nullopt when
+// two types have no supertype (NO_COMMON_TYPE).
+std::optional<TypeId> ElementSupertype(const std::vector<TypeId>& types);
 
 // Returns the type both sides of a comparison of numbers (Date and DateTime included) are
 // converted to: Date with DateTime compares as DateTime; Date and DateTime with numbers as

@@ -1,7 +1,10 @@
 #include "core/join/row_keys.h"
 
 #include <cstring>
+#include <string>
 #include <type_traits>
+
+#include "core/quoted_text.h"
 
 namespace granite::core {
 
@@ -9,7 +12,7 @@ bool KeysComparable(TypeId a, TypeId b) {
   // A decimal key compares by its scaled value, a DateTime64 by its ticks, a UUID by its 16
   // bytes: each only with a key of the same type.
   if (IsDecimal(a) || IsDecimal(b) || IsDateTime64(a) || IsDateTime64(b) || IsUuid(a) ||
-      IsUuid(b)) {
+      IsUuid(b) || IsArray(a) || IsArray(b)) {
     return RemoveNullable(a) == RemoveNullable(b);
   }
   return HasStringLayout(a) == HasStringLayout(b);
@@ -39,6 +42,16 @@ uint64_t KeyWord(const Column& column, size_t row) {
 
 void AppendRowKey(const std::vector<const Column*>& columns, size_t row, std::string* out) {
   for (const Column* column : columns) {
+    if (IsArray(column->type())) {
+      // Equal types only (KeysComparable): the array's text is exact, so it is the key.
+      std::string text;
+      AppendQuotedValueText(*column, row, &text);
+      uint32_t size = static_cast<uint32_t>(text.size());
+      out->push_back('a');
+      out->append(reinterpret_cast<const char*>(&size), sizeof(size));
+      out->append(text);
+      continue;
+    }
     if (HasStringLayout(column->type())) {
       std::string_view value = column->StringAt(row);
       uint32_t size = static_cast<uint32_t>(value.size());

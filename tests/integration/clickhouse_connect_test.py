@@ -73,6 +73,23 @@ class ClickHouseConnectTest(unittest.TestCase):
         self.assertEqual([json.loads(line) for line in each.splitlines()],
                          [{"k": 1, "v": "one"}, {"k": 2, "v": "two, too"}])
 
+    def test_2b_array_columns_round_trip_in_native(self):
+        # clickhouse-connect inserts and reads Array columns in Native (offsets, then elements).
+        self.client.command("CREATE TABLE arrays (k UInt32, a Array(UInt32), "
+                            "s Array(Nullable(String)), n Array(Array(Int64))) "
+                            "ENGINE = MergeTree ORDER BY k")
+        data = [[1, [1, 2, 3], ["x", None], [[1], []]], [2, [], [], []],
+                [3, [7], ["it's"], [[-5, 6]]]]
+        self.client.insert("arrays", data, column_names=["k", "a", "s", "n"])
+        result = self.client.query("SELECT k, a, s, n FROM arrays ORDER BY k")
+        self.assertEqual([t.name for t in result.column_types],
+                         ["UInt32", "Array(UInt32)", "Array(Nullable(String))",
+                          "Array(Array(Int64))"])
+        self.assertEqual([list(r) for r in result.result_rows], data)
+        self.assertEqual(self.client.query("SELECT [1, 2], ['a']").result_rows, [([1, 2], ["a"])])
+        values = self.client.raw_query("SELECT a, s FROM arrays WHERE k = 3", fmt="Values")
+        self.assertEqual(values, b"([7],['it\\'s'])")
+
     def test_3_errors_carry_the_clickhouse_code(self):
         from clickhouse_connect.driver.exceptions import DatabaseError
         with self.assertRaises(DatabaseError) as failure:

@@ -13,6 +13,7 @@ Column types, by ClickHouse type:
   DateTime64(p)        datetime64[ns] (naive, UTC)             timestamp[ms/us/ns]
   Decimal(P, S)        object (decimal.Decimal)                decimal128(P, S) / decimal256
   Nothing              object (None)                           null
+  Array(T)             object (list; T's raw values)           list<...> (inferred)
 A NULL is None in object columns, NaT in dates, <NA> in pandas' nullable integers and floats.
 """
 
@@ -101,7 +102,7 @@ def to_pandas(collected):
             if nulls is not None:
                 stamps[nulls] = np.datetime64("NaT")
             series = pd.Series(stamps)
-        elif ctype.kind in ("String", "FixedString", "Nothing"):
+        elif ctype.kind in ("String", "FixedString", "Nothing", "Array"):
             series = pd.Series([None] * len(values) if ctype.kind == "Nothing"
                                else _with_none(values, nulls), dtype=object)
         elif nulls is not None:
@@ -148,6 +149,8 @@ def to_arrow(collected):
             array = pa.array(items, type=pa.binary() if binary else pa.string())
         elif kind == "FixedString":
             array = pa.array(_with_none(values, nulls), type=pa.binary(ctype.width))
+        elif kind == "Array":
+            array = pa.array(values)  # a list type inferred from the elements
         else:  # Nothing
             array = pa.nulls(len(values))
         arrays.append(array)

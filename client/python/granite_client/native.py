@@ -13,6 +13,9 @@ and its data. Data by type:
   FixedString(N)            N bytes per row                    -> list of bytes
   Nullable(T)               a byte per row (1 = NULL), then T for every row
   Nothing                   a byte per row
+  Array(T)                  UInt64 end offsets per row, then   -> list of Python lists of T's
+                            the elements as a column of T        values (raw numbers as above;
+                                                                  None for a NULL element)
 numpy is needed (pip install granite_client[pandas] or [arrow]).
 
 Thread-safety: a NativeDecoder belongs to one thread.
@@ -51,6 +54,11 @@ class ColumnType:
         self.precision = self.scale = None
         self.timezone = None
         self.width = None  # bytes per value of the fixed-width kinds
+        self.element = None  # Array(T): T's ColumnType
+        if inner.startswith("Array(") and inner.endswith(")") and not self.nullable:
+            self.kind, self.dtype = "Array", None
+            self.element = ColumnType(inner[len("Array("):-1])
+            return
         if inner in _FIXED:
             self.kind, self.dtype = inner, _FIXED[inner]
             self.width = int(self.dtype[2:])
@@ -152,7 +160,29 @@ def _strings(reader, rows):
     return out
 
 
+def _arrays(reader, ctype, rows):
+    start = reader.take(rows * 8)
+    ends = np.frombuffer(reader.buffer, dtype="<u8", count=rows, offset=start).tolist()
+    total = ends[-1] if rows else 0
+    element = ctype.element
+    nulls = None
+    if element.nullable:
+        start = reader.take(total)
+        nulls = bytes(reader.buffer[start:start + total])
+    values = _values(reader, element, total)
+    values = values.tolist() if hasattr(values, "tolist") else list(values)
+    if nulls is not None:
+        values = [None if null else v for v, null in zip(values, nulls)]
+    out, begin = [], 0
+    for end in ends:
+        out.append(values[begin:end])
+        begin = end
+    return out
+
+
 def _values(reader, ctype, rows):
+    if ctype.kind == "Array":
+        return _arrays(reader, ctype, rows)
     if ctype.kind == "String":
         return _strings(reader, rows)
     if ctype.kind == "FixedString":

@@ -5,7 +5,8 @@ The header is the column count (varint), the names, then the type names. Values 
 (U)Int8..64, Float32/64 and Bool as ints / floats / bools; String as str (bytes when not UTF-8);
 FixedString(N) as bytes; Date / Date32 as datetime.date; DateTime and DateTime64(p) as naive
 datetime.datetime in UTC; Decimal(P, S) as decimal.Decimal; Nullable(T) as None or T's value
-(a byte, 1 = NULL, then the value only when not NULL); Nothing as None.
+(a byte, 1 = NULL, then the value only when not NULL); Nothing as None; Array(T) as a list of
+T's values (a varint count, then the elements).
 
 Thread-safety: a RowBinaryDecoder belongs to one thread.
 """
@@ -88,6 +89,12 @@ def reader_for(type_name):
         def nullable(buf):
             return None if buf.raw(1) == b"\x01" else inner(buf)
         return nullable
+    if type_name.startswith("Array(") and type_name.endswith(")"):
+        element = reader_for(type_name[len("Array("):-1])
+
+        def array(buf):
+            return [element(buf) for _ in range(buf.varint())]
+        return array
     if type_name in _FIXED:
         return _fixed(_FIXED[type_name])
     if type_name == "Bool":

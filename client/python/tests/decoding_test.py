@@ -133,7 +133,7 @@ class RowBinaryTest(unittest.TestCase):
 
     def test_unknown_type(self):
         with self.assertRaises(UnsupportedType):
-            RowBinaryDecoder().feed(varint(1) + string("a") + string("Array(UInt8)"))
+            RowBinaryDecoder().feed(varint(1) + string("a") + string("Map(UInt8, UInt8)"))
 
 
 class NativeFramesTest(unittest.TestCase):
@@ -224,5 +224,41 @@ class NativeFramesTest(unittest.TestCase):
         self.assertEqual(to_arrow(collected).num_rows, 0)
 
 
+class ArrayDecodingTest(unittest.TestCase):
+    """Array(UInt32) and Array(Nullable(String)) rows [1, 2] / ['a', NULL] and [] / [], in
+    ClickHouse's RowBinary (a count per row) and Native (offsets, then the elements) layouts."""
+
+    ROWS = [([1, 2], ["a", None]), ([], [])]
+
+    def test_row_binary(self):
+        data = varint(2) + string("a") + string("s") + string("Array(UInt32)")
+        data += string("Array(Nullable(String))")
+        data += varint(2) + struct.pack("<II", 1, 2) + varint(2) + b"\x00" + string("a") + b"\x01"
+        data += varint(0) + varint(0)
+        decoder = RowBinaryDecoder()
+        rows = []
+        for i in range(len(data)):  # one byte at a time: rows split anywhere
+            rows += decoder.feed(data[i:i + 1])
+        self.assertEqual(rows, self.ROWS)
+
+    def test_native(self):
+        try:
+            import numpy  # noqa: F401
+        except ImportError:
+            self.skipTest("numpy is not installed")
+        from granite_client.native import NativeDecoder
+        data = varint(2) + varint(2)
+        data += string("a") + string("Array(UInt32)") + struct.pack("<QQ", 2, 2)
+        data += struct.pack("<II", 1, 2)
+        data += string("s") + string("Array(Nullable(String))") + struct.pack("<QQ", 2, 2)
+        data += b"\x00\x01" + string("a") + string("")
+        decoder = NativeDecoder()
+        blocks = decoder.feed(data)
+        decoder.finish()
+        self.assertEqual(len(blocks), 1)
+        self.assertEqual([c.values for c in blocks[0].columns],
+                         [[[1, 2], []], [["a", None], []]])
+
+
 if __name__ == "__main__":
-    testmain.main([RowBinaryTest, NativeFramesTest])
+    testmain.main([RowBinaryTest, NativeFramesTest, ArrayDecodingTest])
