@@ -355,6 +355,17 @@ absl::StatusOr<TypeId> ParseType(std::string_view text) {
       }
       return MakeNullable(nested);
     }
+    // LowCardinality(T) is read as T: ClickHouse schemas load unchanged, and values, functions
+    // and formats are T's; the column is stored as T (no dictionary yet) and named T.
+    if (std::optional<std::string_view> inner = WrappedType(trimmed, "lowcardinality")) {
+      ASSIGN_OR_RETURN(const TypeId nested, ParseType(*inner));
+      if (IsArray(nested)) {
+        return Error(ErrorCode::kIllegalTypeOfArgument,
+                     absl::StrCat("LowCardinality can't be used with the type ",
+                                  ToAbsl(TypeName(nested)), ": only with scalar types"));
+      }
+      return nested;
+    }
     if (std::optional<std::string_view> inner = WrappedType(trimmed, "array")) {
       ASSIGN_OR_RETURN(const TypeId element, ParseType(*inner));
       if (ArrayDepthOf(element) >= kMaxArrayDepth) {

@@ -185,6 +185,7 @@ std::string_view TypeName(TypeId type);
 // (another zone is NOT_IMPLEMENTED), FixedString(N). Case-insensitive. A decimal with bad
 // parameters is ARGUMENT_OUT_OF_BOUND naming them. Nullable(T) for every T but Nullable and
 // Array (both ILLEGAL_TYPE_OF_ARGUMENT); Array(T) for every T, nested up to kMaxArrayDepth.
+// LowCardinality(T) reads as T (stored and named as T; not over arrays).
 absl::StatusOr<TypeId> ParseType(std::string_view text);
 
 // Returns bytes per value for fixed-width types (4, 8, 16 for decimals), 0 for String and
