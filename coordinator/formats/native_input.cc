@@ -118,7 +118,7 @@ absl::Status AppendColumn(Reader& reader, uint64_t rows, core::Column* target) {
     const size_t width = core::ValueSize(target->type());
     std::string_view values = *reader.Bytes(rows * width);
     target->Resize(first + rows);
-    std::memcpy(target->RawData() + first * width, values.data(), values.size());
+    if (!values.empty()) std::memcpy(target->RawData() + first * width, values.data(), values.size());
   }
   if (!nulls.empty()) std::memcpy(target->MutableNullMap() + first, nulls.data(), nulls.size());
   return absl::OkStatus();
