@@ -117,6 +117,10 @@ std::vector<ExprPtr> ImpliedFilters(const Expr& disjunction,
   std::vector<ExprPtr> out;
   const Uses whole = UsesOf(disjunction, relations);
   if (whole.unknown || whole.ambiguous || whole.relations.size() < 2) return out;
+  // Conjuncts every branch has are pushed by CommonConjuncts already: left out here, so that a
+  // filter is not evaluated once more per branch.
+  std::set<std::string> common;
+  for (const ExprPtr& c : CommonConjuncts(disjunction)) common.insert(Signature(*c));
   for (size_t r : whole.relations) {
     std::vector<ExprPtr> branches;
     std::set<std::string> signatures;
@@ -125,7 +129,8 @@ std::vector<ExprPtr> ImpliedFilters(const Expr& disjunction,
       sql::SplitAnd(branch, &conjuncts);
       for (ExprPtr& c : conjuncts) {
         const Uses uses = UsesOf(*c, relations);
-        if (!uses.unknown && !uses.ambiguous && uses.relations == std::set<size_t>{r}) {
+        if (!uses.unknown && !uses.ambiguous && uses.relations == std::set<size_t>{r} &&
+            !common.count(Signature(*c))) {
           own.push_back(std::move(c));
         }
       }
