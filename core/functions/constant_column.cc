@@ -196,6 +196,11 @@ absl::StatusOr<std::optional<Value>> ConvertConstantExactly(const Value& value, 
                  absl::StrCat("Cannot convert constant ", ValueToText(value), " of type ",
                               ToAbsl(TypeName(from)), " to ", ToAbsl(TypeName(to))));
   }
+  if (IsDateTime(from) && IsDateTime(to)) return std::optional<Value>(value);  // one instant
+  if ((from == TypeId::kDate && IsDateTime(to) && TimeZoneOf(to) != 0) ||
+      (IsDateTime(from) && TimeZoneOf(from) != 0 && to == TypeId::kDate)) {
+    return std::optional<Value>();  // a local midnight: compared in the common type
+  }
   if (from == TypeId::kDate && to == TypeId::kDateTime) {
     uint64_t seconds = std::get<uint64_t>(value) * kSecondsPerDay;
     if (seconds > static_cast<uint64_t>(kMaxDateTime)) return std::optional<Value>();
