@@ -231,4 +231,25 @@ bool IsTrue(const Value& value) {
   return false;
 }
 
+namespace {
+
+class StringConstant : public ScalarKernel {
+ public:
+  explicit StringConstant(std::string_view value) : value_(value) {}
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>&, size_t rows) const override {
+    Column one(TypeId::kString);
+    one.AppendString(value_);
+    return Broadcast(one, rows);
+  }
+
+ private:
+  const std::string_view value_;
+};
+
+}  // namespace
+
+std::unique_ptr<ScalarKernel> StringConstantKernel(std::string_view value) {
+  return std::make_unique<StringConstant>(value);
+}
+
 }  // namespace granite::core

@@ -49,39 +49,21 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileToTimeZone(
   return std::make_unique<ToTimeZoneKernel>(result);
 }
 
-absl::StatusOr<TypeId> ResolveTimeZoneOf(std::string_view name,
-                                         const std::vector<ArgumentInfo>& args) {
-  if (!IsZonable(args[0].type) || IsArray(args[0].type)) {
-    return IllegalArgumentType(name, 0, args[0].type);
+// timeZoneOf(t) takes DateTime and DateTime64, timeZoneOffset(t) DateTime.
+absl::StatusOr<TypeId> ResolveZoneQuery(std::string_view name,
+                                        const std::vector<ArgumentInfo>& args) {
+  const bool offset = name == "timeZoneOffset";
+  const TypeId t = args[0].type;
+  if (IsArray(t) || (offset ? !IsDateTime(t) : !IsZonable(t))) {
+    return IllegalArgumentType(name, 0, t);
   }
-  return TypeId::kString;
+  return offset ? TypeId::kInt32 : TypeId::kString;
 }
-
-class ZoneNameKernel : public ScalarKernel {
- public:
-  explicit ZoneNameKernel(std::string_view name) : name_(name) {}
-  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>&, size_t rows) const override {
-    Column one(TypeId::kString);
-    one.AppendString(name_);
-    return Broadcast(one, rows);
-  }
-
- private:
-  const std::string_view name_;
-};
 
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileTimeZoneOf(
     std::string_view, const std::vector<ArgumentInfo>& args, TypeId) {
   const uint32_t zone = TimeZoneOf(args[0].type);
-  return std::make_unique<ZoneNameKernel>(zone == kNoTimeZone ? "UTC" : TimeZoneName(zone));
-}
-
-absl::StatusOr<TypeId> ResolveTimeZoneOffset(std::string_view name,
-                                             const std::vector<ArgumentInfo>& args) {
-  if (!IsDateTime(args[0].type) || IsArray(args[0].type)) {
-    return IllegalArgumentType(name, 0, args[0].type);
-  }
-  return TypeId::kInt32;
+  return StringConstantKernel(zone == kNoTimeZone ? "UTC" : TimeZoneName(zone));
 }
 
 class TimeZoneOffsetKernel : public ScalarKernel {
@@ -113,9 +95,9 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileTimeZoneOffset(
 void RegisterTimeZoneFunctions(FunctionTable& table) {
   table.Add({"toTimeZone", 2, 2, false, ResolveToTimeZone, CompileToTimeZone});
   table.AddAlias("toTimezone", "toTimeZone", false);
-  table.Add({"timeZoneOf", 1, 1, false, ResolveTimeZoneOf, CompileTimeZoneOf});
+  table.Add({"timeZoneOf", 1, 1, false, ResolveZoneQuery, CompileTimeZoneOf});
   table.AddAlias("timezoneOf", "timeZoneOf", false);
-  table.Add({"timeZoneOffset", 1, 1, false, ResolveTimeZoneOffset, CompileTimeZoneOffset});
+  table.Add({"timeZoneOffset", 1, 1, false, ResolveZoneQuery, CompileTimeZoneOffset});
   table.AddAlias("timezoneOffset", "timeZoneOffset", false);
 }
 
