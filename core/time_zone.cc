@@ -39,6 +39,9 @@ bool IsUtcName(std::string_view name) {
 }
 
 const absl::CivilSecond kEpoch(1970, 1, 1, 0, 0, 0);
+// The span of the offset table: 1900-01-01 and 2300-01-01 (DateTime64's common range).
+constexpr int64_t kTableFrom = -2208988800;
+constexpr int64_t kTableTo = 10413792000;
 
 const absl::TimeZone& Zone(const void* zone) { return *static_cast<const absl::TimeZone*>(zone); }
 
@@ -62,7 +65,20 @@ absl::StatusOr<uint32_t> TimeZoneId(std::string_view name) {
 }
 
 TimeZone::TimeZone(std::string name, bool utc, const void* zone)
-    : name_(std::move(name)), utc_(utc), zone_(zone) {}
+    : name_(std::move(name)), utc_(utc), zone_(zone) {
+  if (utc_) return;
+  const absl::TimeZone& tz = Zone(zone_);
+  absl::Time at = absl::FromUnixSeconds(kTableFrom);
+  transitions_.push_back({kTableFrom, tz.At(at).offset});
+  absl::TimeZone::CivilTransition transition;
+  while (tz.NextTransition(at, &transition)) {
+    // The instant the wall clock jumps: `from` read with the offset in force before it.
+    const int64_t instant = (transition.from - kEpoch) - transitions_.back().offset;
+    if (instant >= kTableTo || instant <= absl::ToUnixSeconds(at)) break;
+    at = absl::FromUnixSeconds(instant);
+    transitions_.push_back({instant, tz.At(at).offset});
+  }
+}
 
 const TimeZone& TimeZone::Get(uint32_t id) {
   // One slot per possible id, each filled once (std::call_once: no lock after the first load).
@@ -80,7 +96,20 @@ const TimeZone& TimeZone::Get(uint32_t id) {
 
 int64_t TimeZone::OffsetAt(int64_t utc) const {
   if (utc_) return 0;
-  return Zone(zone_).At(absl::FromUnixSeconds(utc)).offset;
+  if (utc < kTableFrom || utc >= kTableTo) {
+    return Zone(zone_).At(absl::FromUnixSeconds(utc)).offset;
+  }
+  // The last transition at or before `utc` (transitions_[0] is at kTableFrom).
+  size_t low = 0, high = transitions_.size();
+  while (high - low > 1) {
+    const size_t mid = (low + high) / 2;
+    if (transitions_[mid].at <= utc) {
+      low = mid;
+    } else {
+      high = mid;
+    }
+  }
+  return transitions_[low].offset;
 }
 
 int64_t TimeZone::ToUtc(int64_t local) const {

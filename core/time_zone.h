@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -65,11 +66,20 @@ class TimeZone {
   std::string_view name() const { return name_; }
 
  private:
+  // An offset in force from instant `at` on.
+  struct Transition {
+    int64_t at;
+    int64_t offset;
+  };
+
   TimeZone(std::string name, bool utc, const void* zone);
 
   std::string name_;
   bool utc_;
   const void* zone_;  // the absl::TimeZone (kept out of this header)
+  // The zone's offsets from 1900 to 2300, sorted by `at` (transitions_[0].at is 1900): OffsetAt
+  // binary-searches them instead of asking abseil for a civil breakdown per value.
+  std::vector<Transition> transitions_;
 };
 
 }  // namespace granite::core

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "absl/time/time.h"
 #include "core/error.h"
 #include "core/time_zone_names.h"
 #include "core/types.h"
@@ -73,6 +74,22 @@ TEST(TimeZoneTest, ReadsOffsetsOfFarAndEarlyDates) {
   EXPECT_EQ(new_york.OffsetAt(-2208970800), -18000);  // 1900-01-01: EST
   EXPECT_EQ(new_york.OffsetAt(10413809999), -18000);   // 2299-12-31: rules carried forward
   EXPECT_EQ(new_york.OffsetAt(1720000000), -14400);    // July 2024: EDT
+}
+
+TEST(TimeZoneTest, OffsetTableAgreesWithAbseil) {
+  // OffsetAt reads a table of transitions built once per zone; abseil is the reference.
+  for (const char* name : {"Europe/Berlin", "America/New_York", "Asia/Kolkata",
+                           "Australia/Lord_Howe", "Asia/Kathmandu", "America/Sao_Paulo",
+                           "Pacific/Kiritimati", "Africa/Casablanca"}) {
+    SCOPED_TRACE(name);
+    const TimeZone& zone = TimeZone::Get(*TimeZoneId(name));
+    absl::TimeZone reference;
+    ASSERT_TRUE(absl::LoadTimeZone(name, &reference));
+    // Every 7 hours and 13 seconds from 1890 to 2310 (past both ends of the table).
+    for (int64_t t = -2524521600; t < 10729324800; t += 7 * 3600 + 13) {
+      ASSERT_EQ(zone.OffsetAt(t), reference.At(absl::FromUnixSeconds(t)).offset) << t;
+    }
+  }
 }
 
 TEST(TimeZoneTest, TypesCarryZones) {
