@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/time_zone.h"
+
 #include <random>
 
 namespace granite::core {
@@ -31,7 +33,7 @@ TEST(BlockCodecTest, RoundTripsFixedAndStringColumns) {
 TEST(BlockCodecTest, RoundTripsBoolUuidDateTime64AndFixedString) {
   auto flags = std::make_shared<Column>(TypeId::kBool);
   auto ids = std::make_shared<Column>(MakeNullable(TypeId::kUUID));
-  auto times = std::make_shared<Column>(MakeDateTime64(6, true));
+  auto times = std::make_shared<Column>(MakeDateTime64(6, kUtcTimeZone));
   auto codes = std::make_shared<Column>(MakeFixedString(3));
   for (uint64_t i = 0; i < 100; ++i) {
     flags->Append<uint8_t>(i % 2);
@@ -50,7 +52,7 @@ TEST(BlockCodecTest, RoundTripsBoolUuidDateTime64AndFixedString) {
   ASSERT_EQ(decoded->rows(), 100u);
   EXPECT_EQ(decoded->columns[0]->logical_type(), TypeId::kBool);
   EXPECT_EQ(decoded->columns[1]->logical_type(), MakeNullable(TypeId::kUUID));
-  EXPECT_EQ(decoded->columns[2]->logical_type(), MakeDateTime64(6, true));
+  EXPECT_EQ(decoded->columns[2]->logical_type(), MakeDateTime64(6, kUtcTimeZone));
   EXPECT_EQ(decoded->columns[3]->logical_type(), MakeFixedString(3));
   EXPECT_EQ(decoded->columns[0]->Get<uint8_t>(3), 1);
   EXPECT_TRUE(decoded->columns[1]->IsNullAt(14));

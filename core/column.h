@@ -74,6 +74,10 @@ class Column {
   bool IsNullAt(size_t row) const { return nullable_ && nulls_[row] != 0; }
   // Makes the column Nullable: an all-zero null map (no NULL yet). No-op if it already is.
   void MakeNullable();
+  // Gives a DateTime or DateTime64 column the zone `zone` (core/time_zone.h): the values, UTC
+  // instants, stay as they are; only how they read as text and in calendar functions changes.
+  // REQUIRES: IsDateTime(type()) or IsDateTime64(type()).
+  void SetTimeZone(uint32_t zone) { type_ = WithTimeZone(type_, zone); }
   // Drops the null map (the values under NULLs become visible as T's defaults).
   void DropNullMap() { nullable_ = false; nulls_.clear(); nulls_.shrink_to_fit(); }
   // Appends a NULL: T's default value with a 1 in the null map. REQUIRES: nullable().

@@ -132,6 +132,15 @@ bool ParseDateTime(std::string_view text, uint32_t* seconds) {
   return true;
 }
 
+bool ParseWallClock(std::string_view text, int64_t* seconds) {
+  int y;
+  unsigned m, d, hh, mm, ss;
+  bool has_time;
+  if (!ParseCivil(text, &y, &m, &d, &hh, &mm, &ss, &has_time)) return false;
+  *seconds = DaysFromCivil(y, m, d) * kSecondsPerDay + hh * 3600 + mm * 60 + ss;
+  return true;
+}
+
 size_t FormatDate(int64_t days, char* out) {
   int y;
   unsigned m, d;

@@ -37,6 +37,9 @@ bool ParseDate(std::string_view text, uint16_t* days);
 // all-digits unix timestamp into a DateTime (UTC). Returns false on malformed text, an invalid
 // date or time, or a value outside the DateTime range.
 bool ParseDateTime(std::string_view text, uint32_t* seconds);
+// Parses the date-time forms of ParseDateTime but a unix timestamp into wall-clock seconds since
+// 1970-01-01 00:00:00, with no range check (a zone's local time may lie beyond the UTC range).
+bool ParseWallClock(std::string_view text, int64_t* seconds);
 
 // Appends "2013-07-15".
 void AppendDate(uint16_t days, std::string* out);

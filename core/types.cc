@@ -17,6 +17,7 @@
 #include "absl/container/flat_hash_map.h"
 #include <memory>
 #include "core/status_macros.h"
+#include "core/time_zone.h"
 
 namespace granite::core {
 
@@ -96,7 +97,17 @@ std::optional<absl::StatusOr<TypeId>> ParseDecimalType(std::string_view text,
   return CheckedDecimal(text, args.empty() ? 10 : args[0], args.size() < 2 ? 0 : args[1]);
 }
 
-// Parses DateTime64(p[, 'UTC']) and FixedString(N); nullopt if `base` is neither.
+// Reads the zone argument of DateTime('tz') / DateTime64(p, 'tz'): a quoted name of the zone table.
+absl::StatusOr<uint32_t> ParseZoneArgument(std::string_view text, std::string_view zone) {
+  if (zone.size() < 2 || zone.front() != '\'' || zone.back() != '\'') {
+    return Error(ErrorCode::kIllegalTypeOfArgument,
+                 absl::StrCat("The time zone argument of a date-time type must be a string "
+                              "literal: ", ToAbsl(text)));
+  }
+  return TimeZoneId(zone.substr(1, zone.size() - 2));
+}
+
+// Parses DateTime64(p[, 'tz']) and FixedString(N); nullopt if `base` is neither.
 std::optional<absl::StatusOr<TypeId>> ParseParameterizedType(std::string_view text,
                                                              std::string_view base, size_t open) {
   if (base != "datetime64" && base != "fixedstring") return std::nullopt;
@@ -142,23 +153,28 @@ std::optional<absl::StatusOr<TypeId>> ParseParameterizedType(std::string_view te
                  absl::StrCat("Precision ", args[0], " is out of bounds (precision range: [0, ",
                               kMaxDateTime64Precision, "]) in type ", ToAbsl(text)));
   }
-  bool utc = false;
+  uint32_t zone = kNoTimeZone;
   if (args.size() == 2) {
-    const std::string& zone = args[1];
-    if (zone.size() < 2 || zone.front() != '\'' || zone.back() != '\'') {
-      return Error(ErrorCode::kIllegalTypeOfArgument,
-                   absl::StrCat("The time zone of DateTime64 must be a string literal: ",
-                                ToAbsl(text)));
-    }
-    const std::string name = zone.substr(1, zone.size() - 2);
-    if (name != "UTC" && name != "Etc/UTC" && name != "UCT" && name != "Zulu" && name != "GMT") {
-      return Error(ErrorCode::kNotImplemented,
-                   absl::StrCat("Time zone '", name,
-                                "' is not supported: granite keeps date-times in UTC only"));
-    }
-    utc = true;
+    ASSIGN_OR_RETURN(zone, ParseZoneArgument(text, args[1]));
   }
-  return MakeDateTime64(number, utc);
+  return MakeDateTime64(number, zone);
+}
+
+// Parses DateTime[('tz')]; nullopt if `base` is not DateTime.
+std::optional<absl::StatusOr<TypeId>> ParseDateTimeType(std::string_view text,
+                                                        std::string_view base, size_t open) {
+  if (base != "datetime") return std::nullopt;
+  if (open == std::string_view::npos) return TypeId::kDateTime;
+  const size_t close = text.rfind(')');
+  if (close == std::string_view::npos || close < open ||
+      !absl::StripAsciiWhitespace(ToAbsl(text.substr(close + 1))).empty()) {
+    return Error(ErrorCode::kSyntaxError, absl::StrCat("Cannot parse type ", ToAbsl(text)));
+  }
+  const std::string inner(absl::StripAsciiWhitespace(ToAbsl(text.substr(open + 1, close - open - 1))));
+  if (inner.empty()) return TypeId::kDateTime;
+  absl::StatusOr<uint32_t> zone = ParseZoneArgument(text, inner);
+  if (!zone.ok()) return zone.status();
+  return WithTimeZone(TypeId::kDateTime, *zone);
 }
 
 // Returns T's text of `wrapper`(T) (`name` matched case-insensitively, spaces allowed before the
@@ -188,12 +204,16 @@ bool IsValidType(uint32_t raw) {
     if (raw == static_cast<uint32_t>(TypeId::kNothing)) return true;
   }
   if (raw < static_cast<uint32_t>(kTypeCount)) return true;
+  if (IsDateTime(static_cast<TypeId>(raw))) {
+    return (raw >> 24) == 0 && IsValidTimeZoneId(TimeZoneOf(static_cast<TypeId>(raw)));
+  }
   if (raw == static_cast<uint32_t>(TypeId::kBool) || raw == static_cast<uint32_t>(TypeId::kUUID)) {
     return true;
   }
   const TypeId type = static_cast<TypeId>(raw);
   if (BaseOf(type) == TypeId::kDateTime64) {
-    return (raw >> 17) == 0 && PrecisionOf(type) <= kMaxDateTime64Precision;
+    return ((raw >> 24) & 0xfu) == 0 && PrecisionOf(type) <= kMaxDateTime64Precision &&
+           IsValidTimeZoneId(TimeZoneOf(type));
   }
   if (BaseOf(type) == TypeId::kFixedString) {
     return (raw >> 24) == 0 && FixedStringSizeOf(type) >= 1;
@@ -208,6 +228,13 @@ void AppendTypeBytes(TypeId type, std::string* out) {
   if (IsNullable(type)) {
     out->push_back(static_cast<char>(kNullableTypeByte));
     type = RemoveNullable(type);
+  }
+  const uint32_t zone = TimeZoneOf(type);
+  if (zone != kNoTimeZone && (IsDateTime(type) || zone != kUtcTimeZone)) {
+    out->push_back(static_cast<char>(kTimeZoneTypeByte));
+    out->push_back(static_cast<char>(zone & 0xffu));
+    out->push_back(static_cast<char>(zone >> 8));
+    type = RemoveTimeZone(type);
   }
   out->push_back(static_cast<char>(BaseOf(type)));
   if (IsDecimal(type) || IsDateTime64(type) || IsFixedString(type)) {
@@ -230,6 +257,14 @@ bool ReadTypeBytes(std::string_view* bytes, TypeId* type) {
     ++used;
   }
   flags |= depth << kArrayDepthShift;
+  uint32_t zone = kNoTimeZone;
+  if (bytes->size() > used && static_cast<uint8_t>((*bytes)[used]) == kTimeZoneTypeByte) {
+    if (bytes->size() < used + 3) return false;
+    zone = static_cast<uint8_t>((*bytes)[used + 1]) |
+           static_cast<uint32_t>(static_cast<uint8_t>((*bytes)[used + 2])) << 8;
+    if (zone == kNoTimeZone || zone > kMaxTimeZoneId) return false;
+    used += 3;
+  }
   if (bytes->size() <= used) return false;
   uint32_t raw = static_cast<uint8_t>((*bytes)[used]);
   if (raw == static_cast<uint32_t>(TypeId::kNothing) && flags == 0) return false;
@@ -241,6 +276,11 @@ bool ReadTypeBytes(std::string_view* bytes, TypeId* type) {
     raw |= static_cast<uint32_t>(static_cast<uint8_t>((*bytes)[used + 1])) << 16;
     used += 2;
   }
+  if (zone != kNoTimeZone) {
+    if (!IsDateTime(base) && !IsDateTime64(base)) return false;
+    if (TimeZoneOf(static_cast<TypeId>(raw)) != kNoTimeZone) return false;
+    raw = static_cast<uint32_t>(WithTimeZone(static_cast<TypeId>(raw), zone));
+  }
   raw |= flags;
   if (!IsValidType(raw)) return false;
   *type = static_cast<TypeId>(raw);
@@ -249,7 +289,8 @@ bool ReadTypeBytes(std::string_view* bytes, TypeId* type) {
 }
 
 // Returns the name of a type whose name is built from parameters and kept for the process's life:
-// Bool, UUID, DateTime64(p[, 'UTC']), FixedString(N), each also Nullable, and every array.
+// Bool, UUID, DateTime('tz'), DateTime64(p[, 'tz']), FixedString(N), each also Nullable, and
+// every array.
 std::string_view InternedTypeName(TypeId type) {
   static Mutex* mu = new Mutex("type_names");
   static auto* names = new absl::flat_hash_map<uint32_t, std::unique_ptr<std::string>>();
@@ -266,9 +307,15 @@ std::string_view InternedTypeName(TypeId type) {
     switch (BaseOf(nested)) {
       case TypeId::kBool: name = "Bool"; break;
       case TypeId::kUUID: name = "UUID"; break;
+      case TypeId::kDateTime:
+        name = absl::StrCat("DateTime('", ToAbsl(TimeZoneName(TimeZoneOf(nested))), "')");
+        break;
       case TypeId::kDateTime64:
-        name = absl::StrCat("DateTime64(", PrecisionOf(nested),
-                            ScaleOf(nested) != 0 ? ", 'UTC')" : ")");
+        name = absl::StrCat("DateTime64(", PrecisionOf(nested));
+        if (TimeZoneOf(nested) != kNoTimeZone) {
+          absl::StrAppend(&name, ", '", ToAbsl(TimeZoneName(TimeZoneOf(nested))), "'");
+        }
+        name += ")";
         break;
       case TypeId::kFixedString: name = absl::StrCat("FixedString(", FixedStringSizeOf(nested), ")"); break;
       default: name = "Unknown"; break;
@@ -308,7 +355,8 @@ std::string_view NullableTypeName(TypeId nested) {
 }
 
 std::string_view TypeName(TypeId type) {
-  if (BaseOf(type) >= TypeId::kBool && BaseOf(type) <= TypeId::kArray) {
+  if ((BaseOf(type) >= TypeId::kBool && BaseOf(type) <= TypeId::kArray) ||
+      (IsDateTime(type) && TimeZoneOf(type) != kNoTimeZone)) {
     return InternedTypeName(type);
   }
   if (IsNullable(type)) return NullableTypeName(RemoveNullable(type));
@@ -377,7 +425,7 @@ absl::StatusOr<TypeId> ParseType(std::string_view text) {
     }
   }
   std::string t = absl::AsciiStrToLower(absl::StripAsciiWhitespace(ToAbsl(text)));
-  // VARCHAR(255), CHAR(10), DateTime('UTC'): the parenthesised part does not change the type.
+  // VARCHAR(255), CHAR(10): the parenthesised part does not change the type.
   std::string base = t.substr(0, t.find('('));
   base = std::string(absl::StripAsciiWhitespace(base));
   const size_t open = t.find('(');
@@ -385,6 +433,10 @@ absl::StatusOr<TypeId> ParseType(std::string_view text) {
                                       open == std::string::npos ? std::string_view::npos
                                                                 : text.find('('))) {
     return *decimal;
+  }
+  if (auto date_time = ParseDateTimeType(
+          text, base, open == std::string::npos ? std::string_view::npos : text.find('('))) {
+    return *date_time;
   }
   if (auto parameterized = ParseParameterizedType(
           text, base, open == std::string::npos ? std::string_view::npos : text.find('('))) {
@@ -452,12 +504,12 @@ bool IsSignedInteger(TypeId type) {
 bool IsUnsignedInteger(TypeId type) {
   type = RemoveNullable(type);
   return type == TypeId::kUInt8 || type == TypeId::kUInt16 || type == TypeId::kUInt32 ||
-         type == TypeId::kUInt64 || type == TypeId::kDate || type == TypeId::kDateTime ||
+         type == TypeId::kUInt64 || type == TypeId::kDate || IsDateTime(type) ||
          type == TypeId::kBool;
 }
 bool IsInteger(TypeId type) { return IsSignedInteger(type) || IsUnsignedInteger(type); }
 bool IsNumeric(TypeId type) { return IsInteger(type) || IsFloat(type); }
 bool IsDateOrDateTime(TypeId type) {
-  type = RemoveNullable(type); return type == TypeId::kDate || type == TypeId::kDateTime; }
+  type = RemoveNullable(type); return type == TypeId::kDate || IsDateTime(type); }
 
 }  // namespace granite::core

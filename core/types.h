@@ -19,15 +19,16 @@ namespace granite::core {
 //                whose ids are the whole value; 13..15 the decimals, by physical width; 19 and 20
 //                carry parameters too)
 //   bits  8..15  decimal precision P (1..38); DateTime64's precision p (0..9)
-//   bits 16..23  decimal scale S (0..P); DateTime64: 1 if the zone 'UTC' was written
-//   bits  8..23  FixedString's N (1..65535)
+//   bits 16..23  decimal scale S (0..P); DateTime64: the low 8 bits of its zone id
+//   bits  8..23  FixedString's N (1..65535); DateTime's zone id (core/time_zone.h: 0 = no zone
+//                written, 1 = 'UTC', the index of the name in an append-only table)
 //   bit  24      Nullable: the column has a null map beside its values (kNullableFlag)
 //   bits 25..27  array depth d (kArrayDepthShift): d > 0 makes the type Array^d(E), where E is
 //                the innermost element type held whole in bits 0..24 (its own Nullable flag
 //                included): Array(Nullable(String)) is String | kNullableFlag | 1 << 25, and
 //                Array(Array(UInt8)) is UInt8 | 2 << 25. Nullable(Array(T)) does not exist (as
 //                in ClickHouse), so depth plus E describes every array. BaseOf(array) is kArray.
-//   bits 28..31  reserved for more flags (LowCardinality); 0 today
+//   bits 28..31  DateTime64: the high 4 bits of its zone id (ids are 12 bits); else 0
 // Two types are equal only if every bit is: Decimal(15, 2) != Decimal(15, 4). A `switch` on a
 // type that may be a decimal must switch on BaseOf(type).
 enum class TypeId : uint32_t {
@@ -43,14 +44,14 @@ enum class TypeId : uint32_t {
   kFloat64 = 9,
   kString = 10,
   kDate = 11,       // days since 1970-01-01, stored as uint16_t
-  kDateTime = 12,   // seconds since the epoch (UTC), stored as uint32_t
+  kDateTime = 12,   // seconds since the epoch (UTC), stored as uint32_t; DateTime('tz') adds a zone
   kDecimal32 = 13,  // Decimal(P <= 9, S): value * 10^S stored as int32_t
   kDecimal64 = 14,  // Decimal(P <= 18, S): int64_t
   kDecimal128 = 15, // Decimal(P <= 38, S): __int128
   kNothing = 16,    // the type of a bare NULL (only as Nullable(Nothing)); stored as uint8_t 0
   kBool = 17,       // true / false, stored as uint8_t 0 / 1
   kUUID = 18,       // 16 bytes as UnsignedInt128, ordered as ClickHouse (core/extended_value_text.h)
-  kDateTime64 = 19, // DateTime64(p[, 'UTC']): ticks of 10^-p s since the epoch (UTC), int64_t
+  kDateTime64 = 19, // DateTime64(p[, 'tz']): ticks of 10^-p s since the epoch (UTC), int64_t
   kFixedString = 20,  // FixedString(N): N bytes per value, zero padded (a String-layout column)
   kArray = 21,        // only as BaseOf(Array(T)); never a complete id (see the layout above)
 };
@@ -116,6 +117,7 @@ constexpr TypeId WithNullable(TypeId type, bool nullable) {
   return nullable ? MakeNullable(type) : type;
 }
 // Returns the decimal precision / scale of a type (0 for non-decimals; REQUIRES: not an array).
+// DateTime64's ScaleOf is part of its zone: read TimeZoneOf.
 constexpr int PrecisionOf(TypeId type) { return (static_cast<uint32_t>(type) >> 8) & 0xffu; }
 constexpr int ScaleOf(TypeId type) { return (static_cast<uint32_t>(type) >> 16) & 0xffu; }
 // Returns Decimal(precision, scale), stored in the narrowest of 32, 64 and 128 bits.
@@ -127,12 +129,41 @@ constexpr TypeId MakeDecimal(int precision, int scale) {
   return static_cast<TypeId>(static_cast<uint32_t>(base) | (static_cast<uint32_t>(precision) << 8) |
                              (static_cast<uint32_t>(scale) << 16));
 }
-// Returns DateTime64(precision) or DateTime64(precision, 'UTC').
-// REQUIRES: 0 <= precision <= kMaxDateTime64Precision.
-constexpr TypeId MakeDateTime64(int precision, bool utc_zone = false) {
-  return static_cast<TypeId>(static_cast<uint32_t>(TypeId::kDateTime64) |
-                             (static_cast<uint32_t>(precision) << 8) | (utc_zone ? 1u << 16 : 0u));
+// Time zones (core/time_zone.h): a DateTime or DateTime64 type carries a zone id; the values stay
+// UTC. DateTime keeps the id in bits 8..23; DateTime64 in bits 16..23 (low 8 bits: the old
+// "'UTC' was written" flag 1 is zone 1, UTC) and 28..31 (high 4 bits).
+constexpr uint32_t DateTime64ZoneBits(uint32_t zone) {
+  return ((zone & 0xffu) << 16) | ((zone >> 8) << 28);
 }
+// Returns DateTime64(precision[, zone]). REQUIRES: 0 <= precision <= kMaxDateTime64Precision,
+// zone <= 0xfff.
+constexpr TypeId MakeDateTime64(int precision, uint32_t zone = 0) {
+  return static_cast<TypeId>(static_cast<uint32_t>(TypeId::kDateTime64) |
+                             (static_cast<uint32_t>(precision) << 8) | DateTime64ZoneBits(zone));
+}
+// Whether a type is DateTime or DateTime('tz') (looks through Nullable).
+constexpr bool IsDateTime(TypeId type) { return BaseOf(type) == TypeId::kDateTime; }
+// Returns the zone id of a DateTime or DateTime64 type (looks through Nullable); 0 for no zone
+// and for every other type.
+constexpr uint32_t TimeZoneOf(TypeId type) {
+  const uint32_t raw = static_cast<uint32_t>(type);
+  if (BaseOf(type) == TypeId::kDateTime) return (raw >> 8) & 0xffffu;
+  if (BaseOf(type) == TypeId::kDateTime64) return ((raw >> 16) & 0xffu) | ((raw >> 28) << 8);
+  return 0;
+}
+// Returns `type` (DateTime or DateTime64, maybe Nullable) with zone `zone`; other types unchanged.
+constexpr TypeId WithTimeZone(TypeId type, uint32_t zone) {
+  const uint32_t raw = static_cast<uint32_t>(type);
+  if (BaseOf(type) == TypeId::kDateTime) {
+    return static_cast<TypeId>((raw & ~0xffff00u) | ((zone & 0xffffu) << 8));
+  }
+  if (BaseOf(type) == TypeId::kDateTime64) {
+    return static_cast<TypeId>((raw & ~(0xff0000u | 0xf0000000u)) | DateTime64ZoneBits(zone));
+  }
+  return type;
+}
+// Returns `type` without its zone: DateTime for DateTime('tz').
+constexpr TypeId RemoveTimeZone(TypeId type) { return WithTimeZone(type, 0); }
 // Returns FixedString(n). REQUIRES: 1 <= n <= kMaxFixedStringSize.
 constexpr TypeId MakeFixedString(uint32_t n) {
   return static_cast<TypeId>(static_cast<uint32_t>(TypeId::kFixedString) | (n << 8));
@@ -166,10 +197,14 @@ struct TypeTag {
 // Appends the compact byte form of a type used in part files and wire blocks: the base byte, then
 // a precision byte and a scale byte for a decimal (bits 8..15 and 16..23 of DateTime64 and
 // FixedString alike); Nullable(T) is the byte kNullableTypeByte, then
-// T's form; Array(T) is the byte kArrayTypeByte, then T's form. Files written before decimals
-// (one byte, ids below kTypeCount) read the same.
+// T's form; Array(T) is the byte kArrayTypeByte, then T's form. A DateTime with a zone, or a
+// DateTime64 whose zone is not 0 or UTC, is the byte kTimeZoneTypeByte and the zone id (two bytes,
+// little-endian) before the zoneless type's base byte (DateTime64(p, 'UTC') keeps its older
+// form: scale byte 1). Files written before decimals (one byte, ids below kTypeCount) read
+// the same.
 inline constexpr uint8_t kNullableTypeByte = 0x40;
 inline constexpr uint8_t kArrayTypeByte = 0x41;
+inline constexpr uint8_t kTimeZoneTypeByte = 0x42;
 void AppendTypeBytes(TypeId type, std::string* out);
 // Reads that form from the front of `*bytes` and advances past it; false if malformed.
 bool ReadTypeBytes(std::string_view* bytes, TypeId* type);
@@ -181,8 +216,8 @@ std::string_view TypeName(TypeId type);
 // Parses a type as written in CREATE TABLE or CAST: ClickHouse names (UInt8 … Float64, String,
 // Date, DateTime, Decimal(P, S), Decimal32(S), Decimal64(S), Decimal128(S)) and SQL spellings
 // (BIGINT, INTEGER, INT, SMALLINT, TINYINT, TEXT, VARCHAR(n), CHAR(n), TIMESTAMP, DOUBLE, FLOAT,
-// REAL, BOOLEAN, DECIMAL(P[, S]), NUMERIC(P[, S]), DEC), Bool, UUID, DateTime64[(p[, 'UTC'])]
-// (another zone is NOT_IMPLEMENTED), FixedString(N). Case-insensitive. A decimal with bad
+// REAL, BOOLEAN, DECIMAL(P[, S]), NUMERIC(P[, S]), DEC), Bool, UUID, DateTime[('tz')],
+// DateTime64[(p[, 'tz'])] (an unknown zone is BAD_ARGUMENTS, core/time_zone.h), FixedString(N). Case-insensitive. A decimal with bad
 // parameters is ARGUMENT_OUT_OF_BOUND naming them. Nullable(T) for every T but Nullable and
 // Array (both ILLEGAL_TYPE_OF_ARGUMENT); Array(T) for every T, nested up to kMaxArrayDepth.
 // LowCardinality(T) reads as T (stored and named as T; not over arrays).
@@ -199,7 +234,7 @@ bool IsSignedInteger(TypeId type);
 bool IsUnsignedInteger(TypeId type);  // includes Bool, Date and DateTime
 bool IsInteger(TypeId type);          // includes Bool, Date and DateTime
 bool IsNumeric(TypeId type);          // integers, floats, Date and DateTime; not decimals
-bool IsDateOrDateTime(TypeId type);
+bool IsDateOrDateTime(TypeId type);  // Date, DateTime or DateTime('tz')
 
 // Calls f(TypeTag<T>{}) with the physical C++ type of a fixed-width `type` (decimals: int32_t,
 // int64_t, Int128; Bool: uint8_t; UUID: UnsignedInt128; DateTime64: int64_t).

@@ -15,6 +15,7 @@
 #include "core/decimal.h"
 #include "core/error.h"
 #include "core/extended_value_text.h"
+#include "core/time_zone.h"
 
 namespace granite::core {
 namespace {
@@ -183,6 +184,64 @@ void AppendFloatText(float value, std::string* out) { AppendFloatImpl(value, out
 bool ParseFloatText(std::string_view text, double* value) { return ParseFloatImpl(text, value); }
 bool ParseFloatText(std::string_view text, float* value) { return ParseFloatImpl(text, value); }
 
+namespace {
+
+// Writes a DateTime('tz') as its zone's wall clock (a zone without offsets as UTC, fast).
+void AppendZonedDateTime(uint32_t seconds, uint32_t zone_id, std::string* out) {
+  const TimeZone& zone = TimeZone::Get(zone_id);
+  if (zone.IsUtc()) return AppendDateTime(seconds, out);
+  AppendDateTime64Text(zone.ToLocal(seconds), 0, out);
+}
+
+// Writes a DateTime64(p, 'tz') as its zone's wall clock.
+void AppendZonedDateTime64(int64_t ticks, int precision, uint32_t zone_id, std::string* out) {
+  const TimeZone& zone = TimeZone::Get(zone_id);
+  if (!zone.IsUtc()) {
+    const int64_t per_second = TicksPerSecond(precision);
+    const int64_t seconds = ticks / per_second - (ticks % per_second < 0 ? 1 : 0);
+    ticks += zone.OffsetAt(seconds) * per_second;
+  }
+  AppendDateTime64Text(ticks, precision, out);
+}
+
+// Whether date-time text is a unix timestamp (digits only), which no zone shifts.
+bool IsTimestampText(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// Parses DateTime('tz') text: a civil date-time is the zone's wall clock (core/time_zone.h picks
+// the instant of a repeated or skipped time), a unix timestamp is the instant itself.
+bool ParseZonedDateTime(std::string_view text, uint32_t zone_id, uint32_t* seconds) {
+  if (zone_id == kNoTimeZone) return ParseDateTime(text, seconds);
+  const TimeZone& zone = TimeZone::Get(zone_id);
+  if (zone.IsUtc() || IsTimestampText(text)) return ParseDateTime(text, seconds);
+  int64_t local;
+  if (!ParseWallClock(text, &local)) return false;
+  const int64_t utc = zone.ToUtc(local);
+  if (utc < 0 || utc > kMaxDateTime) return false;
+  *seconds = static_cast<uint32_t>(utc);
+  return true;
+}
+
+// Parses DateTime64(p, 'tz') text as ParseZonedDateTime does.
+bool ParseZonedDateTime64(std::string_view text, int precision, uint32_t zone_id, int64_t* ticks) {
+  if (!ParseDateTime64Text(text, precision, ticks)) return false;
+  if (zone_id == kNoTimeZone) return true;
+  const TimeZone& zone = TimeZone::Get(zone_id);
+  const bool timestamp = text.size() < 5 || text[4] != '-';  // as ParseDateTime64Text decides
+  if (zone.IsUtc() || timestamp) return true;
+  const int64_t per_second = TicksPerSecond(precision);
+  const int64_t local = *ticks / per_second - (*ticks % per_second < 0 ? 1 : 0);
+  *ticks += (zone.ToUtc(local) - local) * per_second;
+  return true;
+}
+
+}  // namespace
+
 void AppendValueText(const Column& column, size_t row, std::string* out) {
   switch (BaseOf(column.type())) {
     case TypeId::kUInt8: return AppendIntegerText(column.Get<uint8_t>(row), out);
@@ -196,7 +255,11 @@ void AppendValueText(const Column& column, size_t row, std::string* out) {
     case TypeId::kFloat32: return AppendFloatText(column.Get<float>(row), out);
     case TypeId::kFloat64: return AppendFloatText(column.Get<double>(row), out);
     case TypeId::kDate: return AppendDate(column.Get<uint16_t>(row), out);
-    case TypeId::kDateTime: return AppendDateTime(column.Get<uint32_t>(row), out);
+    case TypeId::kDateTime:
+      if (TimeZoneOf(column.type()) != kNoTimeZone) {
+        return AppendZonedDateTime(column.Get<uint32_t>(row), TimeZoneOf(column.type()), out);
+      }
+      return AppendDateTime(column.Get<uint32_t>(row), out);
     case TypeId::kString: out->append(column.StringAt(row)); return;
     case TypeId::kDecimal32:
     case TypeId::kDecimal64:
@@ -205,6 +268,10 @@ void AppendValueText(const Column& column, size_t row, std::string* out) {
     case TypeId::kBool: return AppendBoolText(column.Get<uint8_t>(row), out);
     case TypeId::kUUID: return AppendUuidText(column.Get<UnsignedInt128>(row), out);
     case TypeId::kDateTime64:
+      if (TimeZoneOf(column.type()) != kNoTimeZone) {
+        return AppendZonedDateTime64(column.Get<int64_t>(row), PrecisionOf(column.type()),
+                                     TimeZoneOf(column.type()), out);
+      }
       return AppendDateTime64Text(column.Get<int64_t>(row), PrecisionOf(column.type()), out);
     case TypeId::kFixedString: out->append(column.StringAt(row)); return;
     case TypeId::kNothing: return;
@@ -238,7 +305,7 @@ absl::Status ParseValueText(std::string_view text, TypeId type, Column* column) 
     }
     case TypeId::kDateTime64: {
       int64_t ticks;
-      if (!ParseDateTime64Text(text, PrecisionOf(type), &ticks) ||
+      if (!ParseZonedDateTime64(text, PrecisionOf(type), TimeZoneOf(type), &ticks) ||
           !DateTime64InRange(ticks, PrecisionOf(type))) {
         return Error(ErrorCode::kCannotParseDatetime,
                      "Cannot parse \"" + std::string(text.substr(0, 100)) + "\" as " +
@@ -259,6 +326,12 @@ absl::Status ParseValueText(std::string_view text, TypeId type, Column* column) 
       column->AppendString(padded);
       return absl::OkStatus();
     }
+    case TypeId::kDateTime: {
+      uint32_t seconds;
+      if (!ParseZonedDateTime(text, TimeZoneOf(type), &seconds)) return CannotParse(text, type);
+      column->Append(seconds);
+      return absl::OkStatus();
+    }
     default: break;
   }
   if (IsDecimal(type)) {
@@ -275,12 +348,6 @@ absl::Status ParseValueText(std::string_view text, TypeId type, Column* column) 
       uint16_t days;
       ok = ParseDate(text, &days);
       if (ok) column->Append(days);
-      break;
-    }
-    case TypeId::kDateTime: {
-      uint32_t seconds;
-      ok = ParseDateTime(text, &seconds);
-      if (ok) column->Append(seconds);
       break;
     }
     case TypeId::kFloat32: {

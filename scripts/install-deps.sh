@@ -10,6 +10,7 @@ packages=(
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev prometheus
   libssl-dev libcrypt-dev openssl etcd-server etcd-client
   python3 python3-venv python3-pip shellcheck ccache
+  tzdata  # /usr/share/zoneinfo: DateTime('tz') conversions (core/time_zone.h)
 )
 missing=()
 for p in "${packages[@]}"; do

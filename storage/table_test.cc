@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/time_zone.h"
+
 #include <atomic>
 #include <cmath>
 #include <thread>
@@ -72,8 +74,15 @@ TableSchema AllTypesSchema(const std::string& name) {
   }
   // Bool, UUID, DateTime64 (the id carries the precision and the zone flag), FixedString(N).
   for (TypeId type : {TypeId::kBool, TypeId::kUUID, core::MakeDateTime64(3),
-                      core::MakeDateTime64(9, true), core::MakeFixedString(5),
+                      core::MakeDateTime64(9, core::kUtcTimeZone), core::MakeFixedString(5),
                       core::MakeNullable(TypeId::kUUID)}) {
+    schema.columns.push_back({"col " + std::string(core::TypeName(type)), type});
+  }
+  // Zoned date-times: the zone id travels in the type (a fixed offset, one with DST, a zone id
+  // above 255 for DateTime64's split bits).
+  for (const char* text : {"DateTime('Asia/Kolkata')", "DateTime('America/New_York')",
+                           "DateTime64(3, 'America/New_York')", "Nullable(DateTime64(6, 'Zulu'))"}) {
+    const TypeId type = *core::ParseType(text);
     schema.columns.push_back({"col " + std::string(core::TypeName(type)), type});
   }
   schema.engine = "MergeTree";
@@ -164,6 +173,50 @@ TEST_F(TableTest, RoundTripsEveryTypeAcrossGranules) {
   EXPECT_EQ(CodeOf(part.ReadColumn(0, 2, 4).status()), ErrorCode::kArgumentOutOfBound);
   EXPECT_EQ(CodeOf(part.ReadColumn(0, 2, 1).status()), ErrorCode::kArgumentOutOfBound);
   EXPECT_EQ(CodeOf(part.ReadColumn(99, 0, 1).status()), ErrorCode::kArgumentOutOfBound);
+}
+
+TEST_F(TableTest, ZonedDateTimesSurviveReopening) {
+  TableSchema schema;
+  schema.name = "zoned";
+  schema.engine = "MergeTree";
+  for (const char* text : {"DateTime('Asia/Kolkata')", "DateTime('America/New_York')",
+                           "DateTime64(3, 'America/New_York')"}) {
+    schema.columns.push_back({std::string(text), *core::ParseType(text)});
+  }
+  ASSERT_NE(Create(schema), nullptr);
+  core::Block block;
+  auto kolkata = std::make_shared<core::Column>(schema.columns[0].type);
+  auto new_york = std::make_shared<core::Column>(schema.columns[1].type);
+  auto precise = std::make_shared<core::Column>(schema.columns[2].type);
+  // Far dates, the epoch, DST transitions and, for DateTime64, 1900 and 2299.
+  for (uint32_t seconds : {0u, 1710052200u, 1729989000u, 4294967295u}) {
+    kolkata->Append(seconds);
+    new_york->Append(seconds);
+  }
+  for (int64_t millis : {int64_t{-2208970800000}, int64_t{0}, int64_t{1729989000500},
+                         int64_t{10413809999999}}) {
+    precise->Append(millis);
+  }
+  block.columns = {kolkata, new_york, precise};
+  ASSERT_TRUE(store_->GetTable("zoned")->Insert(block).ok());
+
+  store_.reset();
+  auto reopened = Store::Open(dir_.path());
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  store_ = std::move(*reopened);
+  std::shared_ptr<Table> table = store_->GetTable("zoned");
+  ASSERT_NE(table, nullptr);
+  for (size_t c = 0; c < schema.columns.size(); ++c) {
+    EXPECT_EQ(table->schema().columns[c].type, schema.columns[c].type);
+  }
+  std::shared_ptr<const PartsSnapshot> snapshot = table->Snapshot();
+  ASSERT_EQ(snapshot->parts.size(), 1u);
+  for (size_t c = 0; c < schema.columns.size(); ++c) {
+    SCOPED_TRACE(schema.columns[c].name);
+    absl::StatusOr<core::ColumnPtr> read = snapshot->parts[0]->ReadColumn(c, 0, 1);
+    ASSERT_TRUE(read.ok()) << read.status();
+    ExpectRowsEqual(*block.columns[c], 0, 4, **read);
+  }
 }
 
 TEST_F(TableTest, GranuleMinMaxMatchesTheValues) {

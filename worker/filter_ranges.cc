@@ -59,12 +59,13 @@ std::optional<core::Value> ConstantFor(const core::plan::Expr& expr, TypeId type
     if (!ticks.ok()) return std::nullopt;
     return core::Value((*ticks)->Get<int64_t>(0));
   }
-  if (from == TypeId::kDate && type == TypeId::kDateTime) {
-    // A Date compares with a DateTime as its midnight.
+  if (from == TypeId::kDate && core::IsDateTime(type)) {
+    // A Date compares with a DateTime as its midnight (UTC; a zoned column's pruning is skipped).
+    if (core::TimeZoneOf(type) != 0) return std::nullopt;
     if (const auto* days = std::get_if<uint64_t>(&*value)) return core::Value(*days * 86400);
     return std::nullopt;
   }
-  if (from == TypeId::kDateTime && type == TypeId::kDate) return std::nullopt;
+  if (core::IsDateTime(from) && type == TypeId::kDate) return std::nullopt;
   if (core::IsNumeric(from) && core::IsNumeric(type)) {
     // Comparisons between numbers are exact across types: keep the constant's own value (a UInt8
     // column compared with 300 matches nothing, which the range then says).

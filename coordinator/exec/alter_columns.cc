@@ -85,8 +85,9 @@ absl::Status ApplyDeclaration(const sql::ColumnDef& def, core::ColumnSchema* col
   if (!def.type.empty()) {
     absl::StatusOr<core::TypeId> type = core::ParseType(def.type);
     if (!type.ok()) {
-      return core::Error(core::CodeOf(type.status()) == ErrorCode::kIllegalTypeOfArgument
-                             ? ErrorCode::kIllegalTypeOfArgument
+      const ErrorCode code = core::CodeOf(type.status());
+      return core::Error(code == ErrorCode::kIllegalTypeOfArgument || code == ErrorCode::kBadArguments
+                             ? code
                              : ErrorCode::kUnknownType,
                          std::string(type.status().message()) + " (column " + def.name + ")");
     }

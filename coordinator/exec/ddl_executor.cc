@@ -53,10 +53,11 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
     absl::StatusOr<core::TypeId> type =
         column.type.empty() ? core::TypeId::kUInt8 : core::ParseType(column.type);
     if (!type.ok()) {
-      // Nullable(Nullable(T)) keeps its own code (ILLEGAL_TYPE_OF_ARGUMENT), as in ClickHouse.
-      const bool nested_nullable =
-          core::CodeOf(type.status()) == ErrorCode::kIllegalTypeOfArgument;
-      return core::Error(nested_nullable ? ErrorCode::kIllegalTypeOfArgument : ErrorCode::kUnknownType,
+      // Nullable(Nullable(T)) keeps its own code (ILLEGAL_TYPE_OF_ARGUMENT), and an unknown time
+      // zone its BAD_ARGUMENTS, as in ClickHouse.
+      const ErrorCode code = core::CodeOf(type.status());
+      const bool kept = code == ErrorCode::kIllegalTypeOfArgument || code == ErrorCode::kBadArguments;
+      return core::Error(kept ? code : ErrorCode::kUnknownType,
                          std::string(type.status().message()) + " (column " + column.name +
                              ", at position " + std::to_string(column.position + 1) + ")");
     }

@@ -20,6 +20,7 @@
 #include "coordinator/planner/filter_condition.h"
 #include "coordinator/planner/rules/rule.h"
 #include "coordinator/planner/select_binder.h"
+#include "core/time_zone.h"
 #include "coordinator/sql/parser.h"
 
 namespace granite::coordinator {
@@ -251,6 +252,10 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
     return core::Error(ErrorCode::kEmptyListOfColumnsPassed, "Empty list of columns in SELECT query");
   }
   SelectBinder binder(source.names, source.types);
+  if (!plan.settings.session_timezone.empty()) {
+    ASSIGN_OR_RETURN(const uint32_t zone, core::TimeZoneId(plan.settings.session_timezone));
+    binder.set_session_time_zone(zone);
+  }
   if (!source.computed.empty()) binder.SetComputedColumns(source.computed);
   DeclareNames(select, source.qualifiers, source.hidden, items, &binder);
   for (const auto& item : items) {

@@ -16,7 +16,11 @@
 #include "core/schema_error_codes.h"
 #include "core/functions/expr_builder.h"
 #include "core/functions/function_registry.h"
+#include "core/functions/constant_column.h"
+#include "core/functions/time_zone_arguments.h"
 #include "core/status_macros.h"
+#include "core/time_zone.h"
+#include "core/value_text.h"
 #include "core/wire/plan_codec.h"
 
 namespace granite::coordinator {
@@ -447,6 +451,56 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
   return result;
 }
 
+void SelectBinder::ApplySessionTimeZone(const std::string& name,
+                                        std::vector<core::plan::Expr>* args,
+                                        std::vector<core::ArgumentInfo>* infos) const {
+  const std::string zone_name(core::TimeZoneName(session_zone_));
+  const int zone_index = core::ImplicitZoneArgument(name, *infos);
+  if (zone_index >= 0) {
+    args->push_back(core::Lit(core::Value(zone_name), TypeId::kString));
+    infos->push_back({TypeId::kString, core::Value(zone_name)});
+    return;
+  }
+  // CAST of a zoneless date-time (to String, Date, ...) reads it in the session's zone.
+  if ((name == "CAST" || name == "_CAST") && !args->empty()) {
+    const TypeId time = (*infos)[0].type;
+    if ((core::IsDateTime(time) || core::IsDateTime64(time)) && !core::IsArray(time) &&
+        core::TimeZoneOf(time) == core::kNoTimeZone) {
+      const TypeId zoned = core::WithTimeZone(time, session_zone_);
+      std::vector<core::plan::Expr> inner;
+      inner.push_back(std::move((*args)[0]));
+      inner.push_back(core::Lit(core::Value(zone_name), TypeId::kString));
+      (*args)[0] = core::Call("toTimeZone", zoned, std::move(inner));
+      (*infos)[0] = {zoned, std::nullopt};
+    }
+    return;
+  }
+  // A comparison of a zoneless date-time with text reads the text in the session's zone: the
+  // literal becomes the instant it names (still a literal, so pruning keeps working).
+  static constexpr std::string_view kComparisons[] = {
+      "equals", "notEquals", "less", "greater", "lessOrEquals", "greaterOrEquals"};
+  if (args->size() != 2 ||
+      std::find(std::begin(kComparisons), std::end(kComparisons), name) == std::end(kComparisons)) {
+    return;
+  }
+  for (size_t side = 0; side < 2; ++side) {
+    const TypeId time = core::RemoveNullable((*infos)[side].type);
+    const core::ArgumentInfo& text = (*infos)[1 - side];
+    if ((!core::IsDateTime(time) && !core::IsDateTime64(time)) ||
+        core::TimeZoneOf(time) != core::kNoTimeZone || !core::IsString(text.type) ||
+        !text.constant || text.constant_is_null || !(*args)[1 - side].is_literal()) {
+      continue;
+    }
+    const TypeId zoned = core::WithTimeZone(time, session_zone_);
+    core::Column parsed(zoned);
+    if (!core::ParseValueText(core::ValueToText(*text.constant), zoned, &parsed).ok()) return;
+    const core::Value instant = core::ValueAt(parsed, 0);
+    (*args)[1 - side] = core::Lit(instant, time);
+    (*infos)[1 - side] = {time, instant};
+    return;
+  }
+}
+
 absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder bind_arg) {
   if (e.over) {  // the executor computes window calls before binding (exec/window_split.h)
     return ErrorAt(ErrorCode::kNotImplemented,
@@ -500,6 +554,13 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
     ASSIGN_OR_RETURN(core::plan::Expr bound, bind_arg(arg));
     infos.push_back({TypeOf(bound), ConstantOf(bound)});
     args.push_back(std::move(bound));
+  }
+  if (session_zone_ != core::kNoTimeZone && !is_in) {
+    if (lower == "timezone") {
+      return core::Lit(core::Value(std::string(core::TimeZoneName(session_zone_))),
+                       TypeId::kString);
+    }
+    ApplySessionTimeZone(e.name, &args, &infos);
   }
   // NULL arguments are Nullable(Nothing): if, multiIf and CASE take them as NULL
   // (core/functions/null_functions.h).

@@ -13,6 +13,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "core/error.h"
+#include "core/functions/function_registry.h"
 #include "core/types.h"
 #include "core/value.h"
 #include "coordinator/sql/ast.h"
@@ -99,6 +100,11 @@ class SelectBinder {
   // Turns RewriteSumOfAffine on or off (setting optimize_arithmetic_operations_in_aggregate_functions;
   // on by default) and tells whether it rewrote some call.
   void set_rewrite_sum_of_affine(bool on) { rewrite_sum_of_affine_ = on; }
+  // Sets the zone of date-times without one (setting session_timezone; 0 = UTC, nothing to do):
+  // BindCall then passes it to the calls that take a zone (ImplicitZoneArgument of
+  // core/functions/time_zone_arguments.h), answers timezone() with it, and reads text compared
+  // with a zoneless DateTime in it. Result text takes it in the result writer.
+  void set_session_time_zone(uint32_t zone) { session_zone_ = zone; }
   bool rewrote_sum_of_affine() const { return rewrote_sum_of_affine_; }
 
   bool ContainsAggregate(const sql::Expr& e);
@@ -111,6 +117,11 @@ class SelectBinder {
   std::vector<size_t> SourcePositions() const;
 
  private:
+  // Applies the session zone to a call about to be resolved (set_session_time_zone).
+  void ApplySessionTimeZone(const std::string& name, std::vector<core::plan::Expr>* args,
+                            std::vector<core::ArgumentInfo>* infos) const;
+
+  uint32_t session_zone_ = 0;
   bool rewrite_sum_of_affine_ = true;
   bool rewrote_sum_of_affine_ = false;
 

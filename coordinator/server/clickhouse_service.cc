@@ -415,7 +415,9 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
   }
   ch::Result& result = *last;
   result.set_query_id(query.query_id());
-  result.set_time_zone("UTC");
+  // The zone of the result's zoneless date-times: session_timezone, else the server's (UTC).
+  result.set_time_zone(output_settings.session_timezone.empty() ? "UTC"
+                                                                 : output_settings.session_timezone);
   if (!outcome.ok()) {
     if (query.cancelled() && core::CodeOf(outcome.status()) == core::ErrorCode::kQueryWasCancelled) {
       result.set_cancelled(true);

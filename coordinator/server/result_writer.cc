@@ -3,6 +3,7 @@
 #include "coordinator/access/query_limits.h"
 #include "core/block_sort.h"
 #include "core/error.h"
+#include "core/time_zone.h"
 #include "core/status_macros.h"
 
 namespace granite::coordinator {
@@ -17,6 +18,31 @@ void AddProgress(const ch::Progress& from, ch::Progress* to) {
   to->set_written_bytes(to->written_bytes() + from.written_bytes());
 }
 
+namespace {
+
+uint32_t SessionZone(const core::Settings& settings) {
+  if (settings.session_timezone.empty()) return core::kNoTimeZone;
+  return core::TimeZoneId(settings.session_timezone).value_or(core::kNoTimeZone);
+}
+
+// Gives the zoneless DateTime and DateTime64 columns of `block` the session's zone: the values
+// stay, their text is the zone's wall clock.
+void ApplySessionZone(uint32_t zone, core::Block* block) {
+  if (zone == core::kNoTimeZone) return;
+  for (core::ColumnPtr& column : block->columns) {
+    const core::TypeId type = column->type();
+    if ((!core::IsDateTime(type) && !core::IsDateTime64(type)) ||
+        core::TimeZoneOf(type) != core::kNoTimeZone) {
+      continue;
+    }
+    auto zoned = std::make_shared<core::Column>(*column);
+    zoned->SetTimeZone(zone);
+    column = std::move(zoned);
+  }
+}
+
+}  // namespace
+
 ResultWriter::ResultWriter(const core::Settings& settings, std::string default_format,
                            bool send_output_columns, StreamCompressor* compressor,
                            const Emit* emit, QueryContext* query, ch::Result* result,
@@ -29,6 +55,7 @@ ResultWriter::ResultWriter(const core::Settings& settings, std::string default_f
       query_(query),
       result_(result),
       extremes_in_output_(extremes_in_output),
+      session_zone_(SessionZone(settings)),
       last_flush_(std::chrono::steady_clock::now()) {
   result_->set_query_id(query_->query_id());  // every message says its query
 }
@@ -70,6 +97,7 @@ absl::Status ResultWriter::PushWhole(const core::Block& block) {
 absl::StatusOr<bool> ResultWriter::PushRows(const core::Block& pushed, bool first_at_once) {
   if (cut_) return false;
   core::Block block = pushed;
+  ApplySessionZone(session_zone_, &block);
   RETURN_IF_ERROR(access::ApplyResultLimits(settings_, &block, &cut_, rows_, bytes_));
   rows_ += block.rows();
   bytes_ += access::ResultBytes(block);
@@ -139,7 +167,11 @@ absl::Status ResultWriter::Flush() {
 
 absl::Status ResultWriter::Finish(const std::optional<core::Block>& totals) {
   core::MutexLock lock(mu_);
-  if (totals) format_->WriteTotals(*totals, &output_);
+  if (totals) {
+    core::Block zoned = *totals;
+    ApplySessionZone(session_zone_, &zoned);
+    format_->WriteTotals(zoned, &output_);
+  }
   if (const std::optional<core::Block>& extremes = extremes_.rows();
       extremes && extremes_in_output_) {
     format_->WriteExtremes(*extremes, &output_);

@@ -92,6 +92,8 @@ class ResultWriter : public ResultSink {
   QueryContext* const query_;
   clickhouse::grpc::Result* const result_;
   const bool extremes_in_output_;
+  // The zone zoneless date-times are written in (setting session_timezone; 0: UTC).
+  const uint32_t session_zone_;
 
   core::Mutex mu_{"result_writer"};
   std::unique_ptr<OutputFormat> format_ GUARDED_BY(mu_);

@@ -1,5 +1,6 @@
 #include "core/functions/cast_column.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -10,6 +11,7 @@
 #include "core/functions/decimal_cast.h"
 #include "core/functions/extended_cast.h"
 #include "core/status_macros.h"
+#include "core/time_zone.h"
 #include "core/value_text.h"
 
 namespace granite::core {
@@ -67,11 +69,57 @@ absl::StatusOr<ColumnPtr> CastFromString(const Column& in, TypeId to) {
   return out;
 }
 
+// Returns a copy of `in` whose type says zone `zone` (a DateTime or DateTime64 of the same
+// precision): an instant keeps its value in every zone.
+ColumnPtr Rezoned(const Column& in, uint32_t zone) {
+  auto out = std::make_shared<Column>(in);
+  out->SetTimeZone(zone);
+  return out;
+}
+
+// DateTime('tz') -> Date: the day of the local wall clock (ClickHouse's toDate in a zone).
+ColumnPtr ZonedDateTimeToDate(const Column& in, const TimeZone& zone) {
+  auto out = std::make_shared<Column>(TypeId::kDate);
+  out->Resize(in.size());
+  const uint32_t* src = in.Data<uint32_t>();
+  uint16_t* dst = out->Data<uint16_t>();
+  for (size_t i = 0; i < in.size(); ++i) {
+    const int64_t local = zone.ToLocal(src[i]);
+    const int64_t day = local < 0 ? -1 : local / kSecondsPerDay;
+    dst[i] = static_cast<uint16_t>(std::clamp<int64_t>(day, 0, kMaxDate));
+  }
+  return out;
+}
+
+// Date -> DateTime('tz'): the instant of the day's local midnight.
+ColumnPtr DateToZonedDateTime(const Column& in, TypeId to, const TimeZone& zone) {
+  auto out = std::make_shared<Column>(to);
+  out->Resize(in.size());
+  const uint16_t* src = in.Data<uint16_t>();
+  uint32_t* dst = out->Data<uint32_t>();
+  for (size_t i = 0; i < in.size(); ++i) {
+    const int64_t s = zone.ToUtc(int64_t{src[i]} * kSecondsPerDay);
+    dst[i] = static_cast<uint32_t>(std::clamp<int64_t>(s, 0, kMaxDateTime));
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<ColumnPtr> CastColumn(const ColumnPtr& column, TypeId to) {
   const TypeId from = column->type();
   if (from == to) return column;
+  if (TimeZoneOf(from) != TimeZoneOf(to)) {
+    if (RemoveTimeZone(from) == RemoveTimeZone(to)) return Rezoned(*column, TimeZoneOf(to));
+    const TimeZone& from_zone = TimeZone::Get(TimeZoneOf(from));
+    const TimeZone& to_zone = TimeZone::Get(TimeZoneOf(to));
+    if (IsDateTime(from) && to == TypeId::kDate && !from_zone.IsUtc()) {
+      return ZonedDateTimeToDate(*column, from_zone);
+    }
+    if (from == TypeId::kDate && IsDateTime(to) && !to_zone.IsUtc()) {
+      return DateToZonedDateTime(*column, to, to_zone);
+    }
+  }
   if (to == TypeId::kString) return CastToString(*column);
   if (from == TypeId::kString) return CastFromString(*column, to);
   if (IsArray(from) || IsArray(to)) return CastArrayColumn(*column, to);
@@ -81,13 +129,13 @@ absl::StatusOr<ColumnPtr> CastColumn(const ColumnPtr& column, TypeId to) {
   const size_t rows = column->size();
   auto out = std::make_shared<Column>(to);
   out->Resize(rows);
-  if (from == TypeId::kDate && to == TypeId::kDateTime) {
+  if (from == TypeId::kDate && IsDateTime(to)) {
     const uint16_t* in = column->Data<uint16_t>();
     uint32_t* dst = out->Data<uint32_t>();
     for (size_t i = 0; i < rows; ++i) dst[i] = static_cast<uint32_t>(in[i] * kSecondsPerDay);
     return out;
   }
-  if (from == TypeId::kDateTime && to == TypeId::kDate) {
+  if (IsDateTime(from) && to == TypeId::kDate) {
     const uint32_t* in = column->Data<uint32_t>();
     uint16_t* dst = out->Data<uint16_t>();
     for (size_t i = 0; i < rows; ++i) dst[i] = static_cast<uint16_t>(in[i] / kSecondsPerDay);

@@ -196,6 +196,11 @@ absl::StatusOr<std::optional<Value>> ConvertConstantExactly(const Value& value, 
                  absl::StrCat("Cannot convert constant ", ValueToText(value), " of type ",
                               ToAbsl(TypeName(from)), " to ", ToAbsl(TypeName(to))));
   }
+  if (IsDateTime(from) && IsDateTime(to)) return std::optional<Value>(value);  // one instant
+  if ((from == TypeId::kDate && IsDateTime(to) && TimeZoneOf(to) != 0) ||
+      (IsDateTime(from) && TimeZoneOf(from) != 0 && to == TypeId::kDate)) {
+    return std::optional<Value>();  // a local midnight: compared in the common type
+  }
   if (from == TypeId::kDate && to == TypeId::kDateTime) {
     uint64_t seconds = std::get<uint64_t>(value) * kSecondsPerDay;
     if (seconds > static_cast<uint64_t>(kMaxDateTime)) return std::optional<Value>();
@@ -224,6 +229,27 @@ bool IsTrue(const Value& value) {
   if (const auto* u = std::get_if<uint64_t>(&value)) return *u != 0;
   if (const auto* d = std::get_if<double>(&value)) return *d != 0;
   return false;
+}
+
+namespace {
+
+class StringConstant : public ScalarKernel {
+ public:
+  explicit StringConstant(std::string_view value) : value_(value) {}
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>&, size_t rows) const override {
+    Column one(TypeId::kString);
+    one.AppendString(value_);
+    return Broadcast(one, rows);
+  }
+
+ private:
+  const std::string_view value_;
+};
+
+}  // namespace
+
+std::unique_ptr<ScalarKernel> StringConstantKernel(std::string_view value) {
+  return std::make_unique<StringConstant>(value);
 }
 
 }  // namespace granite::core

@@ -5,10 +5,13 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "core/column.h"
+#include "core/functions/scalar_kernel.h"
 #include "core/types.h"
 #include "core/value.h"
 
@@ -26,6 +29,10 @@ Value ValueAt(const Column& column, size_t row);
 
 // Returns a column of `rows` copies of row 0 of `one_row`. REQUIRES: one_row.size() >= 1.
 ColumnPtr Broadcast(const Column& one_row, size_t rows);
+
+// Returns a kernel whose every row is the String `value` (version(), timeZoneOf(t), ...).
+// REQUIRES: `value` outlives the kernel (a literal or a process-wide table).
+std::unique_ptr<ScalarKernel> StringConstantKernel(std::string_view value);
 
 // Converts constant `value` of type `from` to type `to` without changing its meaning, for
 // comparisons and IN lists: nullopt when no value of `to` equals it (300 as UInt8, 2.5 as Int32,

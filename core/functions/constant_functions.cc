@@ -18,37 +18,24 @@ absl::StatusOr<TypeId> ResolveStringConstant(std::string_view, const std::vector
   return TypeId::kString;
 }
 
-class StringConstantKernel : public ScalarKernel {
- public:
-  explicit StringConstantKernel(std::string_view value) : value_(value) {}
-  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>&, size_t rows) const override {
-    Column one(TypeId::kString);
-    one.AppendString(value_);
-    return Broadcast(one, rows);
-  }
-
- private:
-  const std::string_view value_;
-};
-
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileStringConstant(
     std::string_view name, const std::vector<ArgumentInfo>&, TypeId) {
   if (absl::EqualsIgnoreCase(ToAbsl(name), "version")) {
-    return std::make_unique<StringConstantKernel>(kClickHouseCompatibleVersion);
+    return StringConstantKernel(kClickHouseCompatibleVersion);
   }
   if (absl::EqualsIgnoreCase(ToAbsl(name), "currentDatabase") ||
       absl::EqualsIgnoreCase(ToAbsl(name), "DATABASE")) {
     // The coordinator replaces the call by the session's database before binding
     // (coordinator/exec/query_parameters.h); a plan built without it runs in `default`.
-    return std::make_unique<StringConstantKernel>("default");
+    return StringConstantKernel("default");
   }
-  return std::make_unique<StringConstantKernel>("UTC");  // timezone, timeZone, serverTimezone
+  return StringConstantKernel("UTC");  // timezone, timeZone, serverTimezone
 }
 
 // toTypeName(x): the ClickHouse name of the argument's type, e.g. "Decimal(38, 2)".
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileTypeName(
     std::string_view, const std::vector<ArgumentInfo>& args, TypeId) {
-  return std::make_unique<StringConstantKernel>(TypeName(args[0].type));
+  return StringConstantKernel(TypeName(args[0].type));
 }
 
 }  // namespace

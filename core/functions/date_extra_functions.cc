@@ -14,8 +14,9 @@
 //     toYYYYMMDDhhmmss (UInt64), monthName (String), makeDate(y, m, d), makeDateTime(y, m, d,
 //     h, mi, s), fromUnixTimestamp(n[, format]) (FROM_UNIXTIME);
 //   formatDateTime(t, format) with MySQL-style specifiers (see FormatOne);
-//   parseDateTimeBestEffort(s) / parseDateTimeBestEffortOrZero(s) -> DateTime: ISO 8601 with 'T'
-//     and a zone (Z, +hh:mm), "YYYY-MM-DD[ hh:mm[:ss[.frac]]]", '/' separators, YYYYMMDD[hhmmss],
+//   parseDateTimeBestEffort(s[, 'tz']) / parseDateTimeBestEffortOrZero(s[, 'tz']) -> DateTime
+//     (DateTime('tz'), text without an offset read in that zone): ISO 8601 with 'T' and a zone
+//     (Z, +hh:mm), "YYYY-MM-DD[ hh:mm[:ss[.frac]]]", '/' separators, YYYYMMDD[hhmmss],
 //     unix timestamps, DD/MM/YYYY, RFC 2822 and "Mar 7 2021 2:05 PM" / "7 March 2021".
 #include <algorithm>
 #include <chrono>
@@ -31,6 +32,7 @@
 #include "core/functions/simple_function.h"
 #include "core/functions/vector_loops.h"
 #include "core/status_macros.h"
+#include "core/time_zone.h"
 #include "core/value_text.h"
 
 namespace granite::core {
@@ -541,13 +543,14 @@ size_t Digits(std::string_view s, size_t pos, int64_t* value) {
   return n;
 }
 
-bool BestEffort(std::string_view s, uint32_t* out) {
+// Parses `s`; text without its own offset ('Z', '+05:30', 'UTC') is the wall clock of `zone`.
+bool BestEffort(std::string_view s, const TimeZone& zone, uint32_t* out) {
   s = std::string_view(s.data(), s.size());
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
   if (s.empty()) return false;
   int64_t year = -1, month = -1, day = -1, hour = 0, minute = 0, second = 0, offset = 0;
-  bool pm = false, am = false;
+  bool pm = false, am = false, has_offset = false;
   size_t pos = 0;
   int64_t v;
   // All digits: a unix timestamp, YYYYMMDD or YYYYMMDDhhmmss.
@@ -628,6 +631,7 @@ bool BestEffort(std::string_view s, uint32_t* out) {
         continue;
       }
       if (c == 'Z' && pos + 1 == s.size()) {
+        has_offset = true;
         ++pos;
         continue;
       }
@@ -648,6 +652,7 @@ bool BestEffort(std::string_view s, uint32_t* out) {
           pos += Digits(s, pos, &mm);
         }
         offset = sign * (hh * 3600 + mm * 60);
+        has_offset = true;
         continue;
       }
       if (absl::ascii_isalpha(c)) {
@@ -662,6 +667,7 @@ bool BestEffort(std::string_view s, uint32_t* out) {
         } else if (lower == "pm") {
           pm = true;
         } else if (lower == "gmt" || lower == "utc" || lower == "z") {
+          has_offset = true;
         } else {
           bool weekday = false;
           for (const char* name : kDays) {
@@ -682,28 +688,59 @@ bool BestEffort(std::string_view s, uint32_t* out) {
     return false;
   }
   if (day > DaysInMonth(static_cast<int>(year), static_cast<unsigned>(month))) return false;
-  const int64_t seconds = DaysFromCivil(static_cast<int>(year), static_cast<unsigned>(month),
-                                        static_cast<unsigned>(day)) * kSecondsPerDay +
-                          hour * 3600 + minute * 60 + second - offset;
+  int64_t seconds = DaysFromCivil(static_cast<int>(year), static_cast<unsigned>(month),
+                                  static_cast<unsigned>(day)) * kSecondsPerDay +
+                    hour * 3600 + minute * 60 + second - offset;
+  if (!has_offset) seconds = zone.ToUtc(seconds);
   if (seconds < 0 || seconds > kMaxDateTime) return false;
   *out = static_cast<uint32_t>(seconds);
   return true;
 }
 
-void ParseBestEffortRow(const Operand* ops, size_t i, Column* out) {
-  uint32_t t = 0;
-  std::string_view s = Str(ops[0], i);
-  if (!BestEffort(s, &t)) {
-    FailRow(Error(kCannotParseDatetime,
-                  absl::StrCat("Cannot read DateTime: unexpected text '", std::string(s), "'")));
-  }
-  out->Append<uint32_t>(t);
+// parseDateTimeBestEffort(s[, 'tz']) and parseDateTimeBestEffortOrZero: DateTime('tz') when
+// the zone is written, read in that zone.
+absl::StatusOr<TypeId> ResolveBestEffort(std::string_view name,
+                                         const std::vector<ArgumentInfo>& args) {
+  if (!IsString(args[0].type)) return IllegalArgumentType(name, 0, args[0].type);
+  if (args.size() < 2) return TypeId::kDateTime;
+  if (!IsString(args[1].type)) return IllegalArgumentType(name, 1, args[1].type);
+  if (!args[1].constant) return ArgumentMustBeConstant(name, 1);
+  ASSIGN_OR_RETURN(const uint32_t zone, TimeZoneId(ValueToText(*args[1].constant)));
+  return WithTimeZone(TypeId::kDateTime, zone);
 }
 
-void ParseBestEffortOrZeroRow(const Operand* ops, size_t i, Column* out) {
-  uint32_t t = 0;
-  if (!BestEffort(Str(ops[0], i), &t)) t = 0;
-  out->Append<uint32_t>(t);
+class BestEffortKernel : public ScalarKernel {
+ public:
+  BestEffortKernel(TypeId result, bool or_zero)
+      : result_(result), zone_(TimeZone::Get(TimeZoneOf(result))), or_zero_(or_zero) {}
+
+  absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
+    auto out = std::make_shared<Column>(result_);
+    out->Resize(rows);
+    uint32_t* dst = out->Data<uint32_t>();
+    const Operand& text = args[0];
+    for (size_t i = 0; i < rows; ++i) {
+      const std::string_view s = text.column->StringAt(text.is_constant ? 0 : i);
+      if (!BestEffort(s, zone_, &dst[i])) {
+        dst[i] = 0;
+        if (!or_zero_) {
+          return Error(kCannotParseDatetime,
+                       absl::StrCat("Cannot read DateTime: unexpected text '", std::string(s), "'"));
+        }
+      }
+    }
+    return ColumnPtr(std::move(out));
+  }
+
+ private:
+  const TypeId result_;
+  const TimeZone& zone_;
+  const bool or_zero_;
+};
+
+absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileBestEffort(
+    std::string_view name, const std::vector<ArgumentInfo>&, TypeId result) {
+  return std::make_unique<BestEffortKernel>(result, name == "parseDateTimeBestEffortOrZero");
 }
 
 // ---- now, today, yesterday ----
@@ -785,11 +822,9 @@ void RegisterDateExtraFunctions(FunctionTable& table) {
       {"monthName", {A::kTime}, 1, 1, true, TypeId::kString, MakeRowKernel<MonthNameRow>},
       {"makeDate", {A::kInt}, 3, 3, true, kDate, MakeRowKernel<MakeDateRow>},
       {"makeDateTime", {A::kInt}, 6, 6, true, kDateTime, MakeRowKernel<MakeDateTimeRow>},
-      {"parseDateTimeBestEffort", {A::kString}, 1, 1, false, kDateTime,
-       MakeRowKernel<ParseBestEffortRow>},
-      {"parseDateTimeBestEffortOrZero", {A::kString}, 1, 1, false, kDateTime,
-       MakeRowKernel<ParseBestEffortOrZeroRow>},
   });
+  table.Add({"parseDateTimeBestEffort", 1, 2, false, ResolveBestEffort, CompileBestEffort});
+  table.Add({"parseDateTimeBestEffortOrZero", 1, 2, false, ResolveBestEffort, CompileBestEffort});
   table.AddAlias("parseDateTime32BestEffort", "parseDateTimeBestEffort", false);
   table.AddAlias("UTCTimestamp", "now", true);
   table.AddAlias("UTC_timestamp", "now", true);

@@ -67,10 +67,12 @@ absl::StatusOr<bool> AdaptDateTime64Arguments(std::string_view name,
   for (size_t i = 0; i < args->size(); ++i) {
     ArgumentInfo& arg = (*args)[i];
     if (!IsDateTime64(arg.type) || !TakesDateTime64AsDateTime(name, i)) continue;
-    const TypeId seconds = WithNullable(TypeId::kDateTime, IsNullable(arg.type));
+    // The DateTime keeps the DateTime64's zone.
+    const TypeId seconds =
+        WithNullable(WithTimeZone(TypeId::kDateTime, TimeZoneOf(arg.type)), IsNullable(arg.type));
     if (arg.constant && !arg.constant_is_null) {
       ASSIGN_OR_RETURN(ColumnPtr value, MakeConstantColumn(*arg.constant, RemoveNullable(arg.type)));
-      ASSIGN_OR_RETURN(ColumnPtr converted, CastColumn(value, TypeId::kDateTime));
+      ASSIGN_OR_RETURN(ColumnPtr converted, CastColumn(value, RemoveNullable(seconds)));
       arg.constant = ValueAt(*converted, 0);
     }
     arg.type = seconds;

@@ -52,7 +52,7 @@ absl::StatusOr<ColumnPtr> FromDateTime64(const Column& in, TypeId to) {
     }
     return out;
   }
-  if (to == TypeId::kDateTime) {
+  if (IsDateTime(to)) {
     uint32_t* dst = out->Data<uint32_t>();
     for (size_t i = 0; i < rows; ++i) {
       const int64_t s = SecondsOf(ticks[i], precision);
@@ -104,7 +104,7 @@ absl::StatusOr<ColumnPtr> ToDateTime64(const Column& in, TypeId to) {
     }
     return out;
   }
-  if (from == TypeId::kDateTime) {
+  if (IsDateTime(from)) {
     for (size_t i = 0; i < rows; ++i) dst[i] = int64_t{in.Get<uint32_t>(i)} * per_second;
     return out;
   }

@@ -3,9 +3,10 @@
 //   toBool(x) -> Bool (numbers: not zero; strings: the Bool words);
 //   toUUID(s) -> UUID; generateUUIDv4([x]) -> UUID (random, version 4, variant 1; a new value per
 //   row); toUUIDOrZero / toUUIDOrNull live with the other OrZero / OrNull functions;
-//   toDateTime64(x, p[, 'UTC']) -> DateTime64(p); now64([p[, 'UTC']]) -> DateTime64(p, default 3);
+//   toDateTime64(x, p[, 'tz']) -> DateTime64(p[, 'tz']) (text read in that zone); now64([p[, 'tz']])
+//   -> DateTime64(p, default 3);
 //   toUnixTimestamp64Second/Milli/Micro/Nano(t) -> Int64 ticks of that unit (truncated);
-//   fromUnixTimestamp64Second/Milli/Micro/Nano(n[, 'UTC']) -> DateTime64(0 / 3 / 6 / 9);
+//   fromUnixTimestamp64Second/Milli/Micro/Nano(n[, 'tz']) -> DateTime64(0 / 3 / 6 / 9);
 //   toFixedString(s, N) -> FixedString(N) (TOO_LARGE_STRING_SIZE when s is longer);
 //   UUIDStringToNum(s) -> FixedString(16), the 16 bytes in text order (zeros for text that is no
 //   UUID, as ClickHouse); UUIDNumToString(FixedString(16)) -> String.
@@ -24,6 +25,7 @@
 #include "core/functions/function_errors.h"
 #include "core/functions/function_table.h"
 #include "core/status_macros.h"
+#include "core/time_zone.h"
 #include "core/value_text.h"
 
 namespace granite::core {
@@ -40,15 +42,13 @@ int64_t ConstantInteger(const ArgumentInfo& arg) {
 }
 
 // Reads the optional time zone argument `index`: only UTC is known (see ParseType).
-absl::StatusOr<bool> UtcZoneArgument(std::string_view name, const std::vector<ArgumentInfo>& args,
-                                     size_t index) {
-  if (args.size() <= index) return false;
+absl::StatusOr<uint32_t> ZoneArgument(std::string_view name, const std::vector<ArgumentInfo>& args,
+                                      size_t index) {
+  if (args.size() <= index) return kNoTimeZone;
   const ArgumentInfo& zone = args[index];
   if (!IsString(zone.type)) return IllegalArgumentType(name, index, zone.type);
   if (!zone.constant) return ArgumentMustBeConstant(name, index);
-  ASSIGN_OR_RETURN(TypeId type, ParseType("DateTime64(0, '" + ValueToText(*zone.constant) + "')"));
-  (void)type;
-  return true;
+  return TimeZoneId(ValueToText(*zone.constant));
 }
 
 absl::StatusOr<int> PrecisionArgument(std::string_view name, const ArgumentInfo& arg,
@@ -92,16 +92,19 @@ absl::StatusOr<TypeId> Resolve(std::string_view name, const std::vector<Argument
       return IllegalArgumentType(name, 0, first);
     }
     ASSIGN_OR_RETURN(int precision, PrecisionArgument(name, args[1], 1));
-    ASSIGN_OR_RETURN(bool utc, UtcZoneArgument(name, args, 2));
-    return MakeDateTime64(precision, utc);
+    if (args.size() < 3 && TimeZoneOf(first) != kNoTimeZone) {
+      return MakeDateTime64(precision, TimeZoneOf(first));  // a zoned date-time keeps its zone
+    }
+    ASSIGN_OR_RETURN(const uint32_t zone, ZoneArgument(name, args, 2));
+    return MakeDateTime64(precision, zone);
   }
   if (name == "now64") {
     int precision = 3;
     if (!args.empty()) {
       ASSIGN_OR_RETURN(precision, PrecisionArgument(name, args[0], 0));
     }
-    ASSIGN_OR_RETURN(bool utc, UtcZoneArgument(name, args, 1));
-    return MakeDateTime64(precision, utc);
+    ASSIGN_OR_RETURN(const uint32_t zone, ZoneArgument(name, args, 1));
+    return MakeDateTime64(precision, zone);
   }
   if (absl::StartsWith(ToAbsl(name), "toUnixTimestamp64")) {
     if (!IsDateTime64(first)) return IllegalArgumentType(name, 0, first);
@@ -109,8 +112,8 @@ absl::StatusOr<TypeId> Resolve(std::string_view name, const std::vector<Argument
   }
   if (absl::StartsWith(ToAbsl(name), "fromUnixTimestamp64")) {
     if (!IsInteger(first) || IsDateOrDateTime(first)) return IllegalArgumentType(name, 0, first);
-    ASSIGN_OR_RETURN(bool utc, UtcZoneArgument(name, args, 1));
-    return MakeDateTime64(UnixUnitPrecision(name), utc);
+    ASSIGN_OR_RETURN(const uint32_t zone, ZoneArgument(name, args, 1));
+    return MakeDateTime64(UnixUnitPrecision(name), zone);
   }
   if (name == "toFixedString") {
     if (!IsString(first) && !IsFixedString(first)) return IllegalArgumentType(name, 0, first);

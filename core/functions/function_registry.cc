@@ -12,6 +12,7 @@
 #include "core/functions/function_errors.h"
 #include "core/functions/function_table.h"
 #include "core/functions/null_functions.h"
+#include "core/functions/time_zone_arguments.h"
 
 namespace granite::core {
 namespace {
@@ -39,6 +40,7 @@ const FunctionTable& Table() {
     RegisterUrlFunctions(*t);
     RegisterHashFunctions(*t);
     RegisterDateExtraFunctions(*t);
+    RegisterTimeZoneFunctions(*t);
     RegisterJsonFunctions(*t);
     RegisterMiscFunctions(*t);
     RegisterExtendedTypeFunctions(*t);
@@ -138,26 +140,34 @@ std::vector<FunctionListing> FunctionTable::List() const {
 std::vector<FunctionListing> ListScalarFunctions() { return Table().List(); }
 
 absl::StatusOr<ResolvedFunction> ResolveFunction(std::string_view name,
-                                                 const std::vector<ArgumentInfo>& args) {
+                                                 const std::vector<ArgumentInfo>& written) {
+  // A calendar function's zone argument is taken off first (time_zone_arguments.h).
+  std::vector<ArgumentInfo> args = written;
+  ASSIGN_OR_RETURN(TimeZoneCall zones, StripZoneArgument(name, &args));
   ASSIGN_OR_RETURN(const FunctionDef* def, Lookup(name, args));
   ASSIGN_OR_RETURN(std::vector<ArgumentInfo> canonical, Canonical(MarkNullArguments(args)));
   std::vector<TypeId> casts;
   RETURN_IF_ERROR(AdaptDateTime64Arguments(def->name, &canonical, &casts).status());
+  AdaptTimeZones(def->name, &canonical, &zones);
   ASSIGN_OR_RETURN(TypeId type, NeedsNullHandling(*def, canonical)
                                     ? ResolveWithNulls(*def, canonical)
                                     : def->resolve(def->name, canonical));
-  return ResolvedFunction{std::string(def->name), type};
+  return ResolvedFunction{std::string(def->name), ZonedResult(zones, type)};
 }
 
 bool IsScalarFunction(std::string_view name) { return Table().Find(name) != nullptr; }
 
 absl::StatusOr<CompiledFunction> CompileFunction(std::string_view name,
-                                                 const std::vector<ArgumentInfo>& args) {
+                                                 const std::vector<ArgumentInfo>& written) {
+  std::vector<ArgumentInfo> args = written;
+  ASSIGN_OR_RETURN(TimeZoneCall zones, StripZoneArgument(name, &args));
   ASSIGN_OR_RETURN(const FunctionDef* def, Lookup(name, args));
   ASSIGN_OR_RETURN(std::vector<ArgumentInfo> canonical, Canonical(MarkNullArguments(args)));
   // DateTime64 arguments of DateTime functions run as DateTime (date_time64_arguments.h).
   std::vector<TypeId> casts;
   ASSIGN_OR_RETURN(const bool adapted, AdaptDateTime64Arguments(def->name, &canonical, &casts));
+  // Then zoned DateTime arguments as local wall-clock seconds (time_zone_arguments.h).
+  AdaptTimeZones(def->name, &canonical, &zones);
   TypeId type;
   std::unique_ptr<ScalarKernel> kernel;
   if (NeedsNullHandling(*def, canonical)) {
@@ -167,8 +177,10 @@ absl::StatusOr<CompiledFunction> CompileFunction(std::string_view name,
     ASSIGN_OR_RETURN(type, def->resolve(def->name, canonical));
     ASSIGN_OR_RETURN(kernel, def->compile(def->name, canonical, type));
   }
+  if (zones.Active()) kernel = TimeZoneKernel(std::move(kernel), zones, type);
   if (adapted) kernel = CastArgumentsKernel(std::move(kernel), std::move(casts));
-  return CompiledFunction{ResolvedFunction{std::string(def->name), type}, std::move(kernel)};
+  return CompiledFunction{ResolvedFunction{std::string(def->name), ZonedResult(zones, type)},
+                          std::move(kernel)};
 }
 
 }  // namespace granite::core

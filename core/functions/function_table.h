@@ -78,6 +78,7 @@ void RegisterStringExtraFunctions(FunctionTable& table);
 void RegisterUrlFunctions(FunctionTable& table);
 void RegisterHashFunctions(FunctionTable& table);
 void RegisterDateExtraFunctions(FunctionTable& table);
+void RegisterTimeZoneFunctions(FunctionTable& table);
 void RegisterJsonFunctions(FunctionTable& table);
 void RegisterMiscFunctions(FunctionTable& table);
 void RegisterExtendedTypeFunctions(FunctionTable& table);

@@ -67,7 +67,7 @@ size_t NextSize(size_t bytes) { return bytes >= 8 ? 8 : bytes * 2; }
 TypeId NumberCarrier(TypeId type) {
   if (type == TypeId::kBool) return TypeId::kUInt8;
   if (type == TypeId::kDate) return TypeId::kUInt16;
-  if (type == TypeId::kDateTime) return TypeId::kUInt32;
+  if (IsDateTime(type)) return TypeId::kUInt32;
   return type;
 }
 

@@ -79,6 +79,9 @@
     "With replicas: a block already inserted (same contents or token) is not applied again")     \
   M(String, insert_deduplication_token, "", "",                                                   \
     "With replicas: deduplicates INSERTs by this token instead of by their blocks' contents")    \
+  M(String, session_timezone, "", "",                                                             \
+    "The zone of DateTime values without one (their text, calendar functions, timezone()); "      \
+    "empty = the server's, UTC")                                                                  \
   M(UInt64, queue_max_wait_ms, 0, "",                                                             \
     "Longest wait for a SELECT slot before TOO_MANY_SIMULTANEOUS_QUERIES (0 = no limit)")         \
   M(UInt64, input_chunk_rows, 1048576, "", "Rows of insert input sent to the workers per chunk") \

@@ -98,7 +98,7 @@ std::optional<ValueRange> RangeOfImpl(const core::plan::Expr& expr,
 }  // namespace
 
 std::optional<ValueRange> TypeRange(TypeId type) {
-  switch (type) {
+  switch (core::RemoveTimeZone(type)) {
     case TypeId::kUInt8: return ValueRange{0, 0xFF};
     case TypeId::kUInt16:
     case TypeId::kDate: return ValueRange{0, 0xFFFF};
