@@ -49,10 +49,8 @@ plan::Expr Col(uint32_t index, TypeId type) {
 }
 
 plan::Expr LambdaParameter(uint32_t slot, TypeId type) {
-  plan::Expr e;
+  plan::Expr e = Col(slot, type);  // the slot rides in `column`
   e.kind = plan::Expr::Kind::kLambdaParameter;
-  e.type = type;
-  e.column = slot;
   return e;
 }
 
