@@ -72,6 +72,7 @@ std::string_view ErrorName(ErrorCode code) {
   }
   if (code == kParameterOutOfBound) return "PARAMETER_OUT_OF_BOUND";
   if (code == kFunctionThrowIfValueIsNonZero) return "FUNCTION_THROW_IF_VALUE_IS_NON_ZERO";
+  if (code == kSizesOfArraysDontMatch) return "SIZES_OF_ARRAYS_DONT_MATCH";
   if (code == kCannotParseIpv4) return "CANNOT_PARSE_IPV4";
   if (code == kCannotParseDatetime) return "CANNOT_PARSE_DATETIME";
   if (code == kInvalidWithFillExpression) return "INVALID_WITH_FILL_EXPRESSION";

@@ -9,6 +9,7 @@ namespace granite::core {
 
 inline constexpr ErrorCode kParameterOutOfBound = static_cast<ErrorCode>(12);
 inline constexpr ErrorCode kCannotParseDatetime = static_cast<ErrorCode>(41);
+inline constexpr ErrorCode kSizesOfArraysDontMatch = static_cast<ErrorCode>(190);
 inline constexpr ErrorCode kAggregateFunctionDoesntAllowParameters = static_cast<ErrorCode>(133);
 inline constexpr ErrorCode kFunctionThrowIfValueIsNonZero = static_cast<ErrorCode>(395);
 inline constexpr ErrorCode kCannotParseIpv4 = static_cast<ErrorCode>(675);

@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
+#include "coordinator/exec/array_join.h"
 #include "coordinator/exec/from_materializer.h"
 #include "coordinator/sql/ast_build.h"
 #include "coordinator/sql/parser.h"
@@ -389,6 +390,10 @@ absl::Status FromMaterializer::CollectRelations() {
         all.from = ref;
       }
       ASSIGN_OR_RETURN(relation.data, context_.run(all));
+      if (ref.array_join) {
+        ASSIGN_OR_RETURN(relation.data, ExpandArrayJoin(std::move(relation.data), *ref.array_join,
+                                                        "", max_rows_));
+      }
       relation.names = relation.data.names;
       relation.types = relation.data.types;
       relation.prematerialized = true;
@@ -741,14 +746,22 @@ LocalTable FromMaterializer::Output(Joined joined, std::vector<size_t>* relation
 }  // namespace from_internal
 
 bool NeedsMaterializedFrom(const sql::SelectStatement& select) {
-  return select.from && (select.from->subquery || !select.joins.empty());
+  return (select.from && (select.from->subquery || !select.joins.empty())) ||
+         !select.array_joins.empty();
 }
 
 absl::StatusOr<MaterializedFrom> MaterializeFrom(const sql::SelectStatement& select,
                                                  const FromContext& context) {
   if (select.joins.empty()) {
     MaterializedFrom out;
-    ASSIGN_OR_RETURN(out.table, context.run(*select.from->subquery));
+    const sql::TableRef& from = *select.from;
+    ASSIGN_OR_RETURN(out.table, context.run(*from.subquery));
+    if (from.array_join) {
+      const uint64_t cap = context.max_rows_in_join > 0 ? context.max_rows_in_join
+                                                        : from_internal::kJoinRowsCap;
+      ASSIGN_OR_RETURN(out.table,
+                       ExpandArrayJoin(std::move(out.table), *from.array_join, from.alias, cap));
+    }
     out.rest = select;
     out.rest.from.reset();
     return out;

@@ -16,6 +16,7 @@
 #include "core/thread_priority.h"
 #include "coordinator/planner/binder.h"
 #include "coordinator/exec/access_statements.h"
+#include "coordinator/exec/array_join.h"
 #include "coordinator/exec/bucketed_merger.h"
 #include "coordinator/cluster/table_name.h"
 #include "coordinator/exec/catalog_statements.h"
@@ -354,6 +355,7 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
                      return ViewOf(ref, query->database);
                    }));
   ASSIGN_OR_RETURN(resolved, MergeSubqueries(std::move(resolved), scope, query));
+  ASSIGN_OR_RETURN(resolved, FoldArrayJoins(std::move(resolved), query));
   if (resolved.with_totals) return SelectWithTotals(resolved, query, outer);
   if (!resolved.limit_by.empty()) return SelectLimitBy(resolved, query, outer);
   const bool fill = std::any_of(resolved.order_by.begin(), resolved.order_by.end(),
@@ -364,28 +366,37 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
                        "INTERPOLATE needs ORDER BY ... WITH FILL");
   }
   if (NeedsSplit(resolved)) return SelectSplit(resolved, query, run);
-  auto columns_of = [this, query](const sql::TableRef& ref) {
-    return ColumnsOf(ref, query->database);
-  };
   // The query's settings with this SELECT's own SETTINGS clause.
   core::Settings settings = query->settings;
   RETURN_IF_ERROR(settings.Apply(select.settings));
+  ASSIGN_OR_RETURN(PreparedSelect prepared,
+                   PrepareSubqueries(std::move(resolved), settings, query, run));
+  RETURN_IF_ERROR(PrepareFrom(&prepared, settings, query, run).status());
+  return PlanAndRun(prepared.select, query, std::move(prepared.materialized),
+                    prepared.broadcast ? &*prepared.broadcast : nullptr);
+}
+
+absl::StatusOr<QueryExecutor::PreparedSelect> QueryExecutor::PrepareSubqueries(
+    sql::SelectStatement select, const core::Settings& settings, QueryContext* query,
+    const SubqueryRunner& run) {
+  PreparedSelect prepared;
   const bool correlated_allowed =
       settings.allow_experimental_correlated_subqueries && settings.allow_correlated_subqueries;
-  if (correlated_allowed && resolved.where && HasExpressionSubqueries(resolved)) {
-    ASSIGN_OR_RETURN(resolved, Decorrelate(resolved, columns_of));
+  if (correlated_allowed && select.where && HasExpressionSubqueries(select)) {
+    ASSIGN_OR_RETURN(select, Decorrelate(select, [this, query](const sql::TableRef& ref) {
+                       return ColumnsOf(ref, query->database);
+                     }));
   }
-  std::optional<BroadcastSource> broadcast;
-  if (HasExpressionSubqueries(resolved)) {
+  if (HasExpressionSubqueries(select)) {
     ASSIGN_OR_RETURN(std::optional<MaterializedFrom> in_joins,
-                     InSubqueriesAsJoins(resolved, JoinContext(settings, query, run)));
+                     InSubqueriesAsJoins(select, JoinContext(settings, query, run)));
     if (in_joins) {
-      broadcast = std::move(in_joins->broadcast);
-      resolved = std::move(in_joins->rest);
+      prepared.broadcast = std::move(in_joins->broadcast);
+      select = std::move(in_joins->rest);
     }
   }
-  if (HasExpressionSubqueries(resolved)) {
-    absl::StatusOr<sql::SelectStatement> replaced = ReplaceSubqueries(resolved, run);
+  if (HasExpressionSubqueries(select)) {
+    absl::StatusOr<sql::SelectStatement> replaced = ReplaceSubqueries(select, run);
     if (!replaced.ok() && !correlated_allowed &&
         core::CodeOf(replaced.status()) == ErrorCode::kNotImplemented &&
         replaced.status().message().find("Correlated") != std::string_view::npos) {
@@ -394,19 +405,38 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
                              std::string(replaced.status().message()));
     }
     if (!replaced.ok()) return replaced.status();
-    resolved = *std::move(replaced);
+    select = *std::move(replaced);
+    prepared.constants = true;
   }
-  std::optional<LocalTable> materialized;
-  if (NeedsMaterializedFrom(resolved)) {
-    ASSIGN_OR_RETURN(MaterializedFrom from, MaterializeJoins(resolved, settings, query, run));
-    if (from.broadcast) {
-      broadcast = std::move(from.broadcast);
-    } else {
-      materialized = std::move(from.table);
-    }
-    resolved = std::move(from.rest);
+  prepared.select = std::move(select);
+  return prepared;
+}
+
+absl::StatusOr<bool> QueryExecutor::PrepareFrom(PreparedSelect* prepared,
+                                                const core::Settings& settings,
+                                                QueryContext* query, const SubqueryRunner& run) {
+  if (!NeedsMaterializedFrom(prepared->select)) return false;
+  ASSIGN_OR_RETURN(MaterializedFrom from,
+                   MaterializeJoins(prepared->select, settings, query, run));
+  const bool on_coordinator = !from.broadcast;
+  if (from.broadcast) {
+    prepared->broadcast = std::move(from.broadcast);
+  } else {
+    prepared->materialized = std::move(from.table);
   }
-  return PlanAndRun(resolved, query, std::move(materialized), broadcast ? &*broadcast : nullptr);
+  prepared->select = std::move(from.rest);
+  return on_coordinator;
+}
+
+absl::StatusOr<sql::SelectStatement> QueryExecutor::FoldArrayJoins(sql::SelectStatement select,
+                                                                   QueryContext* query) {
+  auto columns_of = [this, query](const sql::TableRef& ref) {
+    return ColumnsOf(ref, query->database);
+  };
+  while (HasArrayJoin(select)) {
+    ASSIGN_OR_RETURN(select, FoldArrayJoin(select, columns_of));
+  }
+  return select;
 }
 
 absl::StatusOr<sql::SelectStatement> QueryExecutor::MergeSubqueries(sql::SelectStatement select,

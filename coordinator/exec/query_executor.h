@@ -115,6 +115,23 @@ class QueryExecutor {
   absl::StatusOr<MaterializedFrom> MaterializeJoins(const sql::SelectStatement& select,
                                                     const core::Settings& settings,
                                                     QueryContext* query, const SubqueryRunner& run);
+  // A SELECT on its way to the binder: what remains of it, and what replaces its FROM.
+  struct PreparedSelect {
+    sql::SelectStatement select;
+    std::optional<LocalTable> materialized;    // FROM read and joined on the coordinator
+    std::optional<BroadcastSource> broadcast;  // FROM joined on the workers
+    bool constants = false;  // scalar subqueries and IN sets ran and became constants
+  };
+  // The steps SelectIn and EXPLAIN share once CTEs, views, merges and ARRAY JOIN are resolved:
+  // correlated subqueries of WHERE decorrelated (when allowed), IN sets over many rows made
+  // joins (exec/in_joins.h), the other subqueries run into constants (exec/subqueries.h).
+  absl::StatusOr<PreparedSelect> PrepareSubqueries(sql::SelectStatement select,
+                                                   const core::Settings& settings,
+                                                   QueryContext* query, const SubqueryRunner& run);
+  // Then the FROM: a subquery or joins materialized, or joins planned on the workers
+  // (MaterializeJoins). Returns whether the joins run on the coordinator.
+  absl::StatusOr<bool> PrepareFrom(PreparedSelect* prepared, const core::Settings& settings,
+                                   QueryContext* query, const SubqueryRunner& run);
   // What exec/from_clause.h and exec/in_joins.h need to read relations and choose joins.
   FromContext JoinContext(const core::Settings& settings, QueryContext* query,
                           const SubqueryRunner& run);
@@ -156,6 +173,10 @@ class QueryExecutor {
   // the CTE references and views the merge brings up.
   absl::StatusOr<sql::SelectStatement> MergeSubqueries(sql::SelectStatement select,
                                                        const CteScope& scope, QueryContext* query);
+  // Folds `select`'s ARRAY JOIN clauses and arrayJoin calls into FROM subqueries
+  // (exec/array_join.h).
+  absl::StatusOr<sql::SelectStatement> FoldArrayJoins(sql::SelectStatement select,
+                                                      QueryContext* query);
   // Returns `select` with its FROM and JOIN tables that name a CTE in `scope` turned into
   // subqueries (aliased by the CTE's name).
   static sql::SelectStatement ResolveCteReferences(const sql::SelectStatement& select,

@@ -78,31 +78,18 @@ absl::StatusOr<std::vector<std::string>> QueryExecutor::ExplainSelect(
                      return ViewOf(ref, query->database);
                    }));
   ASSIGN_OR_RETURN(source, MergeSubqueries(std::move(source), scope, query));
-  if (settings.allow_experimental_correlated_subqueries && settings.allow_correlated_subqueries &&
-      source.where && HasExpressionSubqueries(source)) {
-    ASSIGN_OR_RETURN(source, Decorrelate(source, [this, query](const sql::TableRef& ref) {
-                       return ColumnsOf(ref, query->database);
-                     }));
-  }
-  SubqueryRunner run = RunnerIn(statement, query, &scope);
-  // As SelectIn: IN sets over many rows become joins, other subqueries constants, then the FROM.
-  std::optional<BroadcastSource> broadcast;
-  if (HasExpressionSubqueries(source)) {
-    ASSIGN_OR_RETURN(std::optional<MaterializedFrom> in_joins,
-                     InSubqueriesAsJoins(source, JoinContext(settings, query, run)));
-    if (in_joins) {
-      broadcast = std::move(in_joins->broadcast);
-      source = std::move(in_joins->rest);
-    }
-  }
-  if (HasExpressionSubqueries(source)) {
-    lines.push_back("Scalar subqueries and IN sets: run first, their values are constants below");
-    ASSIGN_OR_RETURN(source, ReplaceSubqueries(source, run));
-  }
+  ASSIGN_OR_RETURN(source, FoldArrayJoins(std::move(source), query));
   if (NeedsSplit(source) || !source.limit_by.empty() || source.with_totals) {
     return core::Error(ErrorCode::kNotImplemented,
                        "EXPLAIN of a query with window functions, QUALIFY, grouping sets, LIMIT BY "
                        "or WITH TOTALS is not supported yet");
+  }
+  // As SelectIn: IN sets over many rows become joins, other subqueries constants, then the FROM.
+  SubqueryRunner run = RunnerIn(statement, query, &scope);
+  ASSIGN_OR_RETURN(PreparedSelect prepared,
+                   PrepareSubqueries(std::move(source), settings, query, run));
+  if (prepared.constants) {
+    lines.push_back("Scalar subqueries and IN sets: run first, their values are constants below");
   }
   // FROM and joined subqueries: their own plans, then the rest over their rows.
   auto explain_subquery = [&](const sql::TableRef& ref) -> absl::Status {
@@ -110,27 +97,23 @@ absl::StatusOr<std::vector<std::string>> QueryExecutor::ExplainSelect(
     ASSIGN_OR_RETURN(std::vector<std::string> inner,
                      ExplainSelect(*ref.subquery, options, query, &scope));
     AppendIndented("Subquery " + (ref.alias.empty() ? std::string("(unnamed)") : ref.alias) +
-                       ": runs first; its rows are read on the coordinator",
+                       ": runs first; its rows are read on the coordinator" +
+                       (ref.array_join ? ", a row per element of its ARRAY JOIN arrays" : ""),
                    std::move(inner), &lines);
     return absl::OkStatus();
   };
-  if (source.from) RETURN_IF_ERROR(explain_subquery(*source.from));
-  for (const sql::JoinClause& join : source.joins) RETURN_IF_ERROR(explain_subquery(join.table));
-  std::optional<LocalTable> materialized;
-  if (NeedsMaterializedFrom(source)) {
-    ASSIGN_OR_RETURN(MaterializedFrom from, MaterializeJoins(source, settings, query, run));
-    if (from.broadcast) {
-      broadcast = std::move(from.broadcast);
-    } else {
-      materialized = std::move(from.table);
-      if (!source.joins.empty()) {
-        lines.push_back("Joins: every side read and joined on the coordinator");
-      }
-    }
-    source = std::move(from.rest);
+  if (prepared.select.from) RETURN_IF_ERROR(explain_subquery(*prepared.select.from));
+  for (const sql::JoinClause& join : prepared.select.joins) {
+    RETURN_IF_ERROR(explain_subquery(join.table));
   }
-  ASSIGN_OR_RETURN(QueryPlan plan, PlanSelect(source, query, std::move(materialized),
-                                              broadcast ? &*broadcast : nullptr));
+  const bool joins = !prepared.select.joins.empty();
+  ASSIGN_OR_RETURN(bool on_coordinator, PrepareFrom(&prepared, settings, query, run));
+  if (on_coordinator && joins) {
+    lines.push_back("Joins: every side read and joined on the coordinator");
+  }
+  ASSIGN_OR_RETURN(QueryPlan plan,
+                   PlanSelect(prepared.select, query, std::move(prepared.materialized),
+                              prepared.broadcast ? &*prepared.broadcast : nullptr));
   std::optional<IndexSummary> indexes;
   if (options.indexes && plan.source == SourceKind::kWorkers && plan.fragment.scan.is_table()) {
     core::plan::Fragment prune_only = plan.fragment;

@@ -5,6 +5,7 @@
 // the result sink — streamed block by block when it can be (streamed_select.h), else pushed whole.
 // Operands whose types differ need their common supertype (CombineResults) and are left to
 // SelectSetOperation, built whole.
+#include "coordinator/exec/array_join.h"
 #include "coordinator/exec/from_clause.h"
 #include "coordinator/exec/query_executor.h"
 #include "coordinator/exec/streamed_select.h"
@@ -19,7 +20,8 @@ namespace {
 bool IsPlain(const sql::SelectStatement& select) {
   return select.set_operands.empty() && select.with.empty() && !select.with_totals &&
          select.limit_by.empty() && !select.group_by_all && !select.order_by_all &&
-         !NeedsMaterializedFrom(select) && !HasExpressionSubqueries(select) && !NeedsSplit(select);
+         !NeedsMaterializedFrom(select) && !HasExpressionSubqueries(select) && !NeedsSplit(select) &&
+         !HasArrayJoin(select);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "coordinator/exec/array_join.h"
+
 #include "absl/strings/match.h"
 #include "coordinator/planner/select_binder.h"
 #include "coordinator/sql/ast_build.h"
@@ -171,7 +173,9 @@ std::optional<SelectStatement> MergeOnce(const SelectStatement& outer) {
   // defines a name the substitution would have to know.
   const bool expression_with = std::any_of(outer.with.begin(), outer.with.end(),
                                            [](const sql::WithItem& w) { return !w.subquery; });
+  // ARRAY JOIN multiplies the subquery's rows: not a projection to substitute.
   if (!outer.from || !outer.from->subquery || !outer.joins.empty() || expression_with ||
+      outer.from->array_join || !outer.array_joins.empty() || HasArrayJoin(*outer.from->subquery) ||
       !outer.windows.empty() || outer.qualify || outer.interpolate ||
       !outer.set_operands.empty()) {
     return std::nullopt;

@@ -235,9 +235,18 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
   RETURN_IF_ERROR(plan.settings.Apply(select.settings));
   ASSIGN_OR_RETURN(Source source, broadcast ? BindBroadcastSource(*broadcast, &plan)
                                             : BindSource(select, std::move(materialized), &plan));
-  std::vector<sql::ExprPtr> items = ExpandStar(
-      select, source.names, source.qualifiers,
-      source.hidden.empty() && !source.star_hidden.empty() ? source.star_hidden : source.hidden);
+  if (!select.array_joins.empty()) {
+    return core::Error(ErrorCode::kLogicalError, "ARRAY JOIN was not folded into a subquery");
+  }
+  // SELECT * leaves out hidden columns and those only a name finds (star_hidden).
+  std::vector<bool> unstarred = source.hidden;
+  if (!source.star_hidden.empty()) {
+    unstarred.resize(source.names.size(), false);
+    for (size_t i = 0; i < source.star_hidden.size(); ++i) {
+      unstarred[i] = unstarred[i] || source.star_hidden[i];
+    }
+  }
+  std::vector<sql::ExprPtr> items = ExpandStar(select, source.names, source.qualifiers, unstarred);
   if (items.empty()) {
     return core::Error(ErrorCode::kEmptyListOfColumnsPassed, "Empty list of columns in SELECT query");
   }
@@ -291,6 +300,7 @@ absl::StatusOr<Binder::Source> Binder::BindSource(const sql::SelectStatement& se
     source.types = std::move(materialized->types);
     source.qualifiers = std::move(materialized->qualifiers);
     source.hidden = std::move(materialized->hidden);
+    source.star_hidden = std::move(materialized->star_hidden);
     plan->local_input = std::move(materialized->block);
     return source;
   }

@@ -33,6 +33,8 @@ struct LocalTable {
   // only a qualified name finds it (the right copy of a USING column). Empty otherwise.
   std::vector<std::string> qualifiers;
   std::vector<bool> hidden;
+  // Per column, whether SELECT * leaves it out (an ARRAY JOIN alias); empty: none.
+  std::vector<bool> star_hidden;
 };
 
 // A FROM clause whose joins run on the workers (exec/from_clause.h chooses it): the probe table,

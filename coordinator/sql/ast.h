@@ -139,12 +139,34 @@ struct WindowSpec {
 };
 
 // FROM: a table, a table function such as numbers(10) / numbers_mt(1e8), or a subquery.
+// `[LEFT] ARRAY JOIN e1 [AS a1], e2 [AS a2]` after FROM's table: each row of the FROM becomes one
+// row per element of the arrays (zipped: equal sizes, else SIZES_OF_ARRAYS_DONT_MATCH); LEFT
+// keeps a row whose arrays are empty, with the elements' default values. An unaliased column
+// name then names the element; an alias names the element and leaves the column the array.
+struct ArrayJoinClause {
+  bool left = false;
+  std::vector<ExprPtr> arrays;
+  size_t position = 0;
+};
+
+// A FROM subquery made from one ARRAY JOIN clause (exec/array_join.h): after the subquery runs,
+// `columns` of its result expand together (a row per element); the columns named in
+// `not_in_star` (aliases of the elements) are left out of SELECT *.
+struct ArrayJoinExpansion {
+  bool left = false;
+  std::vector<std::string> columns;
+  std::vector<std::string> not_in_star;
+  size_t position = 0;  // of the ARRAY JOIN, for errors
+};
+
 struct TableRef {
   std::string database;  // optional "db" in db.table; "system" for system.tables
   std::string name;      // table or table-function name; empty for a subquery
   bool is_function = false;
   std::vector<ExprPtr> args;  // table-function arguments
   SelectPtr subquery;         // FROM (SELECT ...) [AS alias]
+  // With `subquery`: rows expanded by ARRAY JOIN after it runs; null = none.
+  std::shared_ptr<const ArrayJoinExpansion> array_join;
   std::string alias;
   size_t position = 0;
 };
@@ -184,6 +206,9 @@ struct SelectStatement {
   std::vector<ExprPtr> select;  // items; SELECT * gives one kStar item
   std::optional<TableRef> from;
   std::vector<JoinClause> joins;
+  // ARRAY JOIN clauses between FROM's table and its joins, in order (each multiplies the rows
+  // of those before it); exec/array_join.h folds them into a FROM subquery before planning.
+  std::vector<ArrayJoinClause> array_joins;
   ExprPtr where;                // null if absent
   std::vector<ExprPtr> group_by;
   // GROUP BY ROLLUP(a, b) / CUBE(a, b) / a, b WITH ROLLUP|CUBE / GROUPING SETS ((a, b), (a), ()):

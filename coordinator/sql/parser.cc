@@ -97,6 +97,8 @@ class StatementParser {
   absl::Status ParseWith(SelectStatement* select);
   // Parses the joins after FROM's first table: `, t` and `[kind] JOIN t ON ... | USING ...`.
   absl::Status ParseJoins(SelectStatement* select);
+  // Parses `[LEFT | INNER] ARRAY JOIN e [AS a], ...` clauses right after FROM's table.
+  absl::Status ParseArrayJoins(SelectStatement* select);
   // Parses the kind and strictness words before JOIN; false if the next tokens start no join.
   absl::StatusOr<bool> ParseJoinHead(JoinClause* join);
   absl::Status ParseSelectItems(SelectStatement* select);
@@ -320,10 +322,14 @@ absl::StatusOr<bool> StatementParser::ParseJoinHead(JoinClause* join) {
   // Up to four words before JOIN, in ClickHouse's orders: [GLOBAL|LOCAL] [ANY|ALL|SEMI|ANTI]
   // [INNER|LEFT|RIGHT|FULL|CROSS] [OUTER] [ANY|ALL|SEMI|ANTI] JOIN.
   size_t ahead = 0;
-  // [LEFT | INNER] ARRAY JOIN changes the row count: a plan operator granite does not have yet.
+  // ARRAY JOIN after a join: the rewrite (exec/array_join.h) folds FROM's table and its ARRAY
+  // JOINs into one subquery, so they must come first.
   const size_t array_at = tokens_.Peek().Is("LEFT") || tokens_.Peek().Is("INNER") ? 1 : 0;
   if (tokens_.Peek(array_at).Is("ARRAY") && tokens_.Peek(array_at + 1).Is("JOIN")) {
-    return core::Error(core::ErrorCode::kNotImplemented, "ARRAY JOIN is not supported yet");
+    return core::Error(core::ErrorCode::kNotImplemented,
+                       "ARRAY JOIN after a JOIN (position " +
+                           std::to_string(tokens_.Peek().position + 1) +
+                           ") is not supported yet: write it right after FROM's table");
   }
   while (ahead < 5 && !tokens_.Peek(ahead).Is("JOIN")) {
     const Token word = tokens_.Peek(ahead);
@@ -358,6 +364,25 @@ absl::StatusOr<bool> StatementParser::ParseJoinHead(JoinClause* join) {
     return tokens_.Error("SEMI and ANTI joins need LEFT or RIGHT");
   }
   return true;
+}
+
+absl::Status StatementParser::ParseArrayJoins(SelectStatement* select) {
+  while (true) {
+    const size_t array_at = tokens_.Peek().Is("LEFT") || tokens_.Peek().Is("INNER") ? 1 : 0;
+    if (!tokens_.Peek(array_at).Is("ARRAY") || !tokens_.Peek(array_at + 1).Is("JOIN")) {
+      return absl::OkStatus();
+    }
+    ArrayJoinClause clause;
+    clause.position = tokens_.Peek().position;
+    clause.left = tokens_.Peek().Is("LEFT");
+    for (size_t i = 0; i < array_at + 2; ++i) tokens_.Take();
+    do {
+      ASSIGN_OR_RETURN(ExprPtr array, expressions_.Parse());
+      ASSIGN_OR_RETURN(array->alias, ParseOptionalAlias());
+      clause.arrays.push_back(std::move(array));
+    } while (tokens_.TakeSymbol(","));
+    select->array_joins.push_back(std::move(clause));
+  }
 }
 
 absl::Status StatementParser::ParseJoins(SelectStatement* select) {
@@ -407,6 +432,7 @@ absl::StatusOr<SelectStatement> StatementParser::ParseSelect() {
   auto done = [&next_clause](size_t clause) { next_clause = clause + 1; };
   if (tokens_.TakeKeyword("FROM")) {
     ASSIGN_OR_RETURN(select.from, ParseTableRef());
+    RETURN_IF_ERROR(ParseArrayJoins(&select));
     RETURN_IF_ERROR(ParseJoins(&select));
     done(0);
   }
