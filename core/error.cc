@@ -76,7 +76,6 @@ std::string_view ErrorName(ErrorCode code) {
   if (code == kCannotParseIpv4) return "CANNOT_PARSE_IPV4";
   if (code == kCannotParseDatetime) return "CANNOT_PARSE_DATETIME";
   if (code == kInvalidWithFillExpression) return "INVALID_WITH_FILL_EXPRESSION";
-  if (code == kSizesOfArraysDontMatch) return "SIZES_OF_ARRAYS_DONT_MATCH";
   // The codes of core/schema_error_codes.h.
   if (code == kNotFoundColumnInBlock) return "NOT_FOUND_COLUMN_IN_BLOCK";
   if (code == kCyclicAliases) return "CYCLIC_ALIASES";

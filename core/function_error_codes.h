@@ -14,7 +14,5 @@ inline constexpr ErrorCode kAggregateFunctionDoesntAllowParameters = static_cast
 inline constexpr ErrorCode kFunctionThrowIfValueIsNonZero = static_cast<ErrorCode>(395);
 inline constexpr ErrorCode kCannotParseIpv4 = static_cast<ErrorCode>(675);
 inline constexpr ErrorCode kInvalidWithFillExpression = static_cast<ErrorCode>(475);
-// The arrays of a higher-order call (arrayMap((x, y) -> ..., a, b)) differ in size on some row.
-inline constexpr ErrorCode kSizesOfArraysDontMatch = static_cast<ErrorCode>(190);
 
 }  // namespace granite::core
