@@ -269,7 +269,8 @@ absl::StatusOr<Operand> EvaluateHigherOrder(const Node& node, const Block& input
     }
   }
   ASSIGN_OR_RETURN(Operand body, EvaluateNode(*lambda.children[0], expanded, elements));
-  Column values = TakeColumn(body.is_constant ? Broadcast(*body.column, elements) : body.column);
+  Column values =
+      TakeColumn(body.is_constant ? Broadcast(*body.column, elements) : std::move(body.column));
   if (IsNullable(lambda.type)) values.MakeNullable();
   auto mapped = std::make_shared<Column>(MakeArray(lambda.type));
   mapped->MutableNested() = std::move(values);
