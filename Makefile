@@ -44,12 +44,12 @@ asan-test: deps venv
 	  -LE 'integration|observability|deploy|bench|harness|fuzz_sql' -E '^(client/python|bench/)'
 
 # TSan over the concurrency-heavy unit tests only (thread pool, locks, parts registry, caches,
-# merges, schedulers, admission, readers, the query registry, shuffle exchanges). Suppressions (third-party code
-# only) in tsan.supp.
+# merges, schedulers, admission, readers, the query registry, shuffle exchanges, spilling
+# joins). Suppressions (third-party code only) in tsan.supp.
 TSAN_TARGETS = core_tests storage_tests coordinator_tests worker_tests
 TSAN_SUITES = ThreadPool LockStats ThreadCounters Histogram PartsRegistry UncompressedCache Merge \
   Table QueryScheduler AdmissionQueue BucketedMerger ReaderThreads QueryRegistry QueryContext \
-  CancellationPoller Membership ExchangeInbox ExchangeRegistry
+  CancellationPoller Membership ExchangeInbox ExchangeRegistry GraceHashJoin
 empty :=
 space := $(empty) $(empty)
 TSAN_FILTER = $(subst $(space),:,$(addsuffix *,$(TSAN_SUITES)))

@@ -35,6 +35,15 @@ struct ExpressionNode {
   std::vector<uint32_t> captured;
   size_t width = 0;
   bool varies = false;  // the body calls a random function: never folded
+
+  // and(...) whose arguments are non-Nullable UInt8 and some of which read String or Array
+  // columns (`heavy`): the light arguments run first over every row, then each heavy one only
+  // over the rows still true once few are (EvaluateShortCircuitAnd). A filter such as
+  // `counter_id = 62 AND url LIKE '%google%'` then matches strings on the few rows left.
+  bool short_circuit = false;
+  std::vector<size_t> order;                   // children in evaluation order
+  std::vector<bool> heavy;                     // per child
+  std::vector<std::vector<uint32_t>> columns;  // per child: the input columns it reads
 };
 
 namespace {
@@ -100,7 +109,12 @@ void CollectCaptured(const plan::Expr& expr, const CompileContext& context,
 
 absl::StatusOr<std::unique_ptr<Node>> Compile(const plan::Expr& expr,
                                               const CompileContext& context);
+// Evaluates `node` over `rows` rows of `input` (input.rows(); a lambda's body over its
+// expanded block; or fewer for a short-circuit argument, whose block holds compacted copies of
+// only the columns it reads).
 absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input, size_t rows);
+absl::StatusOr<Operand> EvaluateShortCircuitAnd(const Node& node, const Block& input,
+                                                size_t rows);
 
 // Compiles lambda($a, $b, body), the first argument of a higher-order call.
 absl::StatusOr<std::unique_ptr<Node>> CompileLambda(const plan::Expr& lambda,
@@ -130,6 +144,51 @@ absl::StatusOr<std::unique_ptr<Node>> CompileLambda(const plan::Expr& lambda,
   }
   node->children.push_back(std::move(compiled));
   return node;
+}
+
+// Adds the input columns `node` reads to `columns`; returns whether one is a String or an Array.
+bool CollectColumns(const Node& node, std::vector<uint32_t>* columns) {
+  if (node.kind == Node::Kind::kLambda) {
+    // Its body reads the lambda's own block; of this one, only the columns it captures (the
+    // call's arrays, its siblings, make the call heavy).
+    for (uint32_t column : node.captured) {
+      if (std::find(columns->begin(), columns->end(), column) == columns->end()) {
+        columns->push_back(column);
+      }
+    }
+    return false;
+  }
+  if (node.kind == Node::Kind::kColumn) {
+    if (std::find(columns->begin(), columns->end(), node.column) == columns->end()) {
+      columns->push_back(node.column);
+    }
+    const TypeId base = BaseOf(RemoveNullable(node.type));
+    return base == TypeId::kString || base == TypeId::kArray;
+  }
+  bool wide = false;
+  for (const auto& child : node.children) wide = CollectColumns(*child, columns) || wide;
+  return wide;
+}
+
+// Marks an and(...) call for short-circuit evaluation (ExpressionNode::short_circuit).
+void PlanShortCircuit(Node* node) {
+  if (node->name != "and" || node->children.size() < 2) return;
+  for (const auto& child : node->children) {
+    if (child->type != TypeId::kUInt8) return;  // Nullable: three-valued, evaluated whole
+  }
+  node->heavy.resize(node->children.size());
+  node->columns.resize(node->children.size());
+  for (size_t i = 0; i < node->children.size(); ++i) {
+    node->heavy[i] = CollectColumns(*node->children[i], &node->columns[i]);
+  }
+  if (std::none_of(node->heavy.begin(), node->heavy.end(), [](bool h) { return h; })) return;
+  for (size_t i = 0; i < node->children.size(); ++i) {
+    if (!node->heavy[i]) node->order.push_back(i);
+  }
+  for (size_t i = 0; i < node->children.size(); ++i) {
+    if (node->heavy[i]) node->order.push_back(i);
+  }
+  node->short_circuit = true;
 }
 
 absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call,
@@ -171,7 +230,10 @@ absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call,
   node->name = std::move(compiled.resolved.name);
   node->kernel = std::move(compiled.kernel);
   // Random functions give a new value per row even without column arguments.
-  if (!all_constant || IsRandom(node->name)) return node;
+  if (!all_constant || IsRandom(node->name)) {
+    PlanShortCircuit(node.get());
+    return node;
+  }
 
   // Constant folding: evaluate once on the one-row constants (a lambda over constant arrays
   // included).
@@ -306,6 +368,7 @@ absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input, size_
     case Node::Kind::kCall:
       break;
   }
+  if (node.short_circuit) return EvaluateShortCircuitAnd(node, input, rows);
   absl::StatusOr<ColumnPtr> evaluated;
   bool constant = false;
   if (!node.children.empty() && node.children[0]->kind == Node::Kind::kLambda) {
@@ -330,6 +393,50 @@ absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input, size_
                               " rows of ", ToAbsl(TypeName(node.type))));
   }
   return Operand{std::move(result), constant};
+}
+
+absl::StatusOr<Operand> EvaluateShortCircuitAnd(const Node& node, const Block& input,
+                                                size_t rows) {
+  auto out = std::make_shared<Column>(TypeId::kUInt8);
+  out->Resize(rows);
+  uint8_t* mask = out->Data<uint8_t>();
+  std::fill(mask, mask + rows, uint8_t{1});
+  size_t passing = rows;
+  std::vector<uint32_t> selected;
+  for (size_t i : node.order) {
+    if (passing == 0) break;
+    const Node& child = *node.children[i];
+    // Copying the kept rows' strings costs about what a fast string kernel (LIKE's substring
+    // search runs over the whole buffer) saves on the others at one row in ten (ClickBench's
+    // shapes, bench/results/short-circuit-and-2026-11-29.md): compact below one in sixteen.
+    if (!node.heavy[i] || passing > rows / 16) {
+      ASSIGN_OR_RETURN(Operand value, EvaluateNode(child, input, rows));
+      const uint8_t* values = value.column->Data<uint8_t>();
+      if (value.is_constant) {
+        if (values[0] == 0) std::fill(mask, mask + rows, uint8_t{0});
+      } else {
+        for (size_t r = 0; r < rows; ++r) mask[r] &= static_cast<uint8_t>(values[r] != 0);
+      }
+    } else {
+      selected.clear();
+      for (size_t r = 0; r < rows; ++r) {
+        if (mask[r] != 0) selected.push_back(static_cast<uint32_t>(r));
+      }
+      Block compact = input;
+      for (uint32_t c : node.columns[i]) {
+        if (c >= input.columns.size() || input.columns[c] == nullptr) continue;  // reported there
+        compact.columns[c] =
+            std::make_shared<Column>(input.columns[c]->Take(selected.data(), selected.size()));
+      }
+      ASSIGN_OR_RETURN(Operand value, EvaluateNode(child, compact, selected.size()));
+      const uint8_t* values = value.column->Data<uint8_t>();
+      for (size_t j = 0; j < selected.size(); ++j) {
+        if (values[value.is_constant ? 0 : j] == 0) mask[selected[j]] = 0;
+      }
+    }
+    passing = static_cast<size_t>(std::count(mask, mask + rows, uint8_t{1}));
+  }
+  return Operand{std::move(out), false};
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // outer columns replicated per element; nested lambdas; folding; array size checks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/expression.h"
 #include "core/error.h"
 #include "core/function_error_codes.h"
@@ -66,6 +68,30 @@ TEST(ExpressionLambdaTest, ConstantArraysFoldAndBroadcastWithColumns) {
                                                                         Col(0, T::kUInt8)})),
                                    array});
   EXPECT_EQ(Eval(map, block), (Rows{"[2,4,6]", "[3,6,9]"}));
+}
+
+TEST(ExpressionLambdaTest, ShortCircuitAndCompactsTheCapturedColumns) {
+  // and(k = 0, arrayExists(x -> x > c, a)) over 32 rows of which two have k = 0: the array
+  // condition runs on those two rows only, with c compacted like a.
+  auto k = std::make_shared<Column>(T::kUInt32);
+  auto c = std::make_shared<Column>(T::kInt32);
+  auto a = std::make_shared<Column>(MakeArray(T::kInt32));
+  for (int row = 0; row < 32; ++row) {
+    k->Append<uint32_t>(row % 16 == 3 ? 0 : 1);
+    c->Append<int32_t>(row);
+    a->MutableNested().Append<int32_t>(row == 3 ? 5 : 100);
+    a->AppendArrayEnd();
+  }
+  const T array = MakeArray(T::kInt32);
+  plan::Expr exists = Fn("arrayExists", {Lambda(0, T::kInt32, Fn("greater", {LambdaParameter(0, T::kInt32),
+                                                                             Col(1, T::kInt32)})),
+                                         Col(2, array)});
+  plan::Expr filter = Fn("and", {Fn("equals", {Col(0, T::kUInt32), Lit(uint64_t{0})}), exists});
+  Rows rows = Eval(filter, BlockOf({k, c, a}));
+  ASSERT_EQ(rows.size(), 32u);
+  EXPECT_EQ(rows[3], "1");   // 5 > 3
+  EXPECT_EQ(rows[19], "1");  // 100 > 19
+  EXPECT_EQ(std::count(rows.begin(), rows.end(), "1"), 2);
 }
 
 TEST(ExpressionLambdaTest, ArraysOfDifferentSizesAreRefused) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <thread>
 
 #include "core/error.h"
@@ -88,6 +89,49 @@ TEST(ExpressionTest, ClickBenchStyleFilter) {
                            Fn("like", {Col(2, T::kString), Lit(std::string("%google%"))}),
                            Fn("equals", {Col(3, T::kUInt8), Lit(uint64_t{0})})});
   EXPECT_EQ(Eval(filter, b), (Rows{"1", "0", "0", "0"}));
+}
+
+// and(...) with String conditions runs them only on the rows the others kept (short-circuit):
+// the answer must equal the row-by-row one for every selectivity and written order.
+TEST(ExpressionTest, ShortCircuitAndMatchesRowByRow) {
+  constexpr size_t kRows = 5000;
+  auto ids = std::make_shared<Column>(T::kUInt32);
+  auto urls = std::make_shared<Column>(T::kString);
+  auto titles = std::make_shared<Column>(T::kString);
+  auto flags = std::make_shared<Column>(T::kUInt8);
+  for (size_t i = 0; i < kRows; ++i) {
+    ids->Append(static_cast<uint32_t>(i % 100));
+    urls->AppendString(i % 3 == 0 ? "http://google.com/" + std::to_string(i) : "http://x.org");
+    titles->AppendString(i % 5 == 0 ? "News" : "Other " + std::to_string(i % 11));
+    flags->Append(static_cast<uint8_t>(i % 4 == 0 ? 5 : 0));  // any non-zero is true
+  }
+  Block block = BlockOf({ids, urls, titles, flags});
+  auto url_like = Fn("like", {Col(1, T::kString), Lit(std::string("%google%"))});
+  auto title_is = Fn("equals", {Col(2, T::kString), Lit(std::string("News"))});
+  auto expect = [&](const plan::Expr& filter, const std::function<bool(size_t)>& row) {
+    auto compiled = Expression::Compile(filter);
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    auto result = (*compiled)->Evaluate(block);
+    ASSERT_TRUE(result.ok()) << result.status();
+    ASSERT_EQ((*result)->size(), kRows);
+    const uint8_t* mask = (*result)->Data<uint8_t>();
+    for (size_t i = 0; i < kRows; ++i) ASSERT_EQ(mask[i], row(i) ? 1 : 0) << "row " << i;
+  };
+  for (uint64_t below : {uint64_t{1}, uint64_t{10}, uint64_t{60}, uint64_t{100}}) {
+    auto id_below = Fn("less", {Col(0, T::kUInt32), Lit(below)});
+    // Written heavy-first: the light condition still runs first.
+    expect(Fn("and", {url_like, id_below}),
+           [&](size_t i) { return i % 3 == 0 && i % 100 < below; });
+    expect(Fn("and", {id_below, url_like, title_is}),
+           [&](size_t i) { return i % 100 < below && i % 3 == 0 && i % 5 == 0; });
+    expect(Fn("and", {title_is, Col(3, T::kUInt8), id_below}),
+           [&](size_t i) { return i % 5 == 0 && i % 4 == 0 && i % 100 < below; });
+  }
+  // Heavy conditions only: the first runs whole, the second on what it kept.
+  expect(Fn("and", {url_like, title_is}), [](size_t i) { return i % 3 == 0 && i % 5 == 0; });
+  // Nothing passes the light condition: the heavy ones are not needed.
+  expect(Fn("and", {Fn("greater", {Col(0, T::kUInt32), Lit(uint64_t{1000})}), url_like}),
+         [](size_t) { return false; });
 }
 
 TEST(ExpressionTest, ConcurrentEvaluation) {

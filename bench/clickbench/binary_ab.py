@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Same-run, paired A/B of two granite binaries on the ClickBench queries over loaded data.
 
-Usage: binary_ab.py [--data-b DATA_DIR_B] [--cold] BINARY_A BINARY_B DATA_DIR RUNS [QUERY_NUMBERS]
+Usage: binary_ab.py [--data-b DATA_DIR_B] [--cold] [--queries FILE] BINARY_A BINARY_B DATA_DIR RUNS
+                    [QUERY_NUMBERS]
   e.g. binary_ab.py /tmp/old/granite build/granite /tmp/cbw/granite 5 1-43
 DATA_DIR is a `granite local --workers 2` data folder that run.py --keep loaded. B runs on a copy
 of it (DATA_DIR-ab-copy; a data folder is locked by the process that serves it), so both binaries
@@ -10,7 +11,8 @@ compare storage formats). With --cold, every timed run starts with the page cach
 only) and bypasses the uncompressed cache (SETTINGS use_uncompressed_cache = 0), with no warm-up. Both clusters run at once; each query runs once on each as a warm-up, then
 RUNS times alternately A B B A A B ... (drift and background load hit both alike). Prints, per
 query, the median seconds of A and B and B/A, then the geometric mean of B/A. The ClickBench files
-stay outside the project (license): CLICKBENCH_DIR, default ../shared/clickbench.
+stay outside the project (license): CLICKBENCH_DIR, default ../shared/clickbench. --queries
+FILE runs FILE's queries (one per line, e.g. bench/shapes/*.sql over the hits table) instead.
 """
 import math
 import os
@@ -42,16 +44,20 @@ def main():
     argv = sys.argv[1:]
     data_b = None
     cold = False
-    while argv[:1] in (["--data-b"], ["--cold"]):
+    queries_file = None
+    while argv[:1] in (["--data-b"], ["--cold"], ["--queries"]):
         if argv[0] == "--cold":
             cold, argv = True, argv[1:]
+        elif argv[0] == "--queries":
+            queries_file, argv = argv[1], argv[2:]
         else:
             data_b, argv = argv[1], argv[2:]
     binary_a, binary_b, data, runs = argv[0], argv[1], argv[2], int(argv[3])
     clickbench = os.environ.get("CLICKBENCH_DIR",
                                 os.path.join(os.path.dirname(REPO), "shared", "clickbench"))
-    queries = [l.strip().rstrip(";") for l in open(os.path.join(clickbench, "queries.sql"))
-               if l.strip()]
+    queries_file = queries_file or os.path.join(clickbench, "queries.sql")
+    queries = [l.strip().rstrip(";") for l in open(queries_file)
+               if l.strip() and not l.startswith("--")]
     wanted = numbers(argv[4] if len(argv) > 4 else "1-%d" % len(queries), len(queries))
     copy = data_b or data.rstrip("/") + "-ab-copy"
     if data_b is None:

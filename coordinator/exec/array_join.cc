@@ -194,42 +194,12 @@ absl::StatusOr<SelectStatement> FoldArrayJoin(
     computed.push_back(std::move(value));
   }
 
-  // The inner SELECT reads what the rest of the query names (every column for a `*`), minus
-  // the names the elements take.
   SelectStatement inner;
   inner.from = outer.from;
   inner.settings = outer.settings;
   for (const sql::WithItem& with : outer.with) {
     if (with.expr) inner.with.push_back(with);
   }
-  if (!columns || HasStar(outer, qualifiers)) {
-    auto star = std::make_shared<Expr>();
-    star->kind = ExprKind::kStar;
-    inner.select.push_back(std::move(star));
-    // An earlier ARRAY JOIN's aliases are not in its `*`: named, and kept out of ours.
-    if (outer.from && outer.from->array_join) {
-      for (const std::string& name : outer.from->array_join->not_in_star) {
-        inner.select.push_back(sql::MakeColumn("", name));
-        expansion->not_in_star.push_back(name);
-      }
-    }
-  } else {
-    std::set<std::string> named;
-    CollectStatementNames(outer, qualifiers, &named);
-    for (const ExprPtr& array : clause.arrays) {
-      if (array->kind == ExprKind::kIdentifier) named.insert(array->name);
-    }
-    for (const std::string& name : *columns) {
-      const bool in_place =
-          std::find(expansion->columns.begin(), expansion->columns.end(), name) !=
-          expansion->columns.end();
-      if (named.count(name) && (in_place || !element_names.count(name))) {
-        inner.select.push_back(sql::MakeColumn("", name));
-      }
-    }
-  }
-  for (ExprPtr& value : computed) inner.select.push_back(std::move(value));
-
   // WHERE conjuncts on the table's columns alone, none an element nor a select alias, filter
   // before the rows multiply (not into a table that an outer join may give default rows).
   std::set<std::string> select_aliases;
@@ -257,6 +227,34 @@ absl::StatusOr<SelectStatement> FoldArrayJoin(
     inner.where = sql::JoinAnd(std::move(pushed));
     outer.where = sql::JoinAnd(std::move(kept));
   }
+
+  // The inner SELECT reads what the rest of the query names once the pushed conjuncts are gone
+  // (every column for a `*`), and the columns expanded in place, minus the elements' names.
+  if (!columns || HasStar(outer, qualifiers)) {
+    auto star = std::make_shared<Expr>();
+    star->kind = ExprKind::kStar;
+    inner.select.push_back(std::move(star));
+    // An earlier ARRAY JOIN's aliases are not in its `*`: named, and kept out of ours.
+    if (outer.from && outer.from->array_join) {
+      for (const std::string& name : outer.from->array_join->not_in_star) {
+        inner.select.push_back(sql::MakeColumn("", name));
+        expansion->not_in_star.push_back(name);
+      }
+    }
+  } else {
+    std::set<std::string> named;
+    CollectStatementNames(outer, qualifiers, &named);
+    named.insert(expansion->columns.begin(), expansion->columns.end());
+    for (const std::string& name : *columns) {
+      const bool in_place =
+          std::find(expansion->columns.begin(), expansion->columns.end(), name) !=
+          expansion->columns.end();
+      if (named.count(name) && (in_place || !element_names.count(name))) {
+        inner.select.push_back(sql::MakeColumn("", name));
+      }
+    }
+  }
+  for (ExprPtr& value : computed) inner.select.push_back(std::move(value));
 
   sql::TableRef from;
   from.subquery = std::make_shared<SelectStatement>(std::move(inner));

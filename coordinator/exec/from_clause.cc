@@ -342,6 +342,7 @@ absl::StatusOr<MaterializedFrom> FromMaterializer::Run() {
   MarkAllNeeded();
   if (!ordered_) {
     UsingAsEqualities();
+    RETURN_IF_ERROR(ReduceByJoinKeys());
     ASSIGN_OR_RETURN(std::optional<MaterializedFrom> broadcast, TryBroadcast());
     if (broadcast) return *std::move(broadcast);
   } else {

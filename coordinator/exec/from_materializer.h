@@ -101,6 +101,11 @@ class FromMaterializer {
 
   absl::Status ReadRelations();
 
+  // Inner joins only: a table joined on an equality with a table whose own filter keeps few
+  // rows reads only the rows whose key is among theirs (a constant IN pushed into it;
+  // from_key_reduction.cc).
+  absl::Status ReduceByJoinKeys();
+
   absl::Status ReadRelation(size_t r);
   // The SELECT that reads relation `r`: its needed columns, with its pushed-down conjuncts.
   sql::SelectStatement ReadStatement(size_t r) const;

@@ -4,17 +4,6 @@
 #include "core/value_text.h"
 
 namespace granite::coordinator {
-namespace {
-
-// ClickHouse aligns text-like values (String, FixedString, Bool, UUID, arrays) left, numbers and
-// dates right.
-bool AlignsLeft(core::TypeId type) {
-  const core::TypeId base = core::BaseOf(type);
-  return base == core::TypeId::kString || base == core::TypeId::kFixedString ||
-         base == core::TypeId::kBool || base == core::TypeId::kUUID || base == core::TypeId::kArray;
-}
-
-}  // namespace
 
 void MarkdownOutput::Begin(const std::vector<std::string>& names,
                            const std::vector<core::TypeId>& types, std::string* out) {

@@ -8,15 +8,6 @@
 namespace granite::coordinator {
 namespace {
 
-// ClickHouse aligns text-like values (String, FixedString, Bool, UUID, arrays) left, numbers and
-// dates right.
-bool AlignsLeft(core::TypeId type) {
-  const core::TypeId base = core::BaseOf(type);
-  return base == core::TypeId::kString || base == core::TypeId::kFixedString ||
-         base == core::TypeId::kBool || base == core::TypeId::kUUID || base == core::TypeId::kArray;
-}
-
-
 // Escapes control characters so that a cell stays on one line; other bytes are shown as is.
 void AppendDisplayString(std::string_view text, std::string* out) {
   for (char c : text) {

@@ -2,6 +2,12 @@
 
 namespace granite::coordinator {
 
+bool AlignsLeft(core::TypeId type) {
+  const core::TypeId base = core::BaseOf(type);
+  return base == core::TypeId::kString || base == core::TypeId::kFixedString ||
+         base == core::TypeId::kBool || base == core::TypeId::kUUID || base == core::TypeId::kArray;
+}
+
 void AppendCsvQuoted(std::string_view text, std::string* out) {
   out->push_back('"');
   size_t start = 0;

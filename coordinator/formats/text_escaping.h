@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "core/quoted_text.h"
+#include "core/types.h"
 
 namespace granite::coordinator {
 
@@ -15,6 +16,10 @@ namespace granite::coordinator {
 // writeQuotedString) live in core, where arrays' text uses them too.
 using core::AppendSqlQuoted;
 using core::AppendTsvEscaped;
+
+// Whether Pretty and Markdown tables align a column of `type` left: ClickHouse aligns text-like
+// values (String, FixedString, Bool, UUID, arrays) left, numbers and dates right.
+bool AlignsLeft(core::TypeId type);
 
 // Appends `text` in double quotes with every '"' doubled (ClickHouse writeCSVString).
 void AppendCsvQuoted(std::string_view text, std::string* out);

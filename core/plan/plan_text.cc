@@ -72,6 +72,13 @@ std::string ExprText(const Expr& expr, const std::vector<std::string>& names) {
     case Expr::Kind::kCall:
       break;
   }
+  // A long constant set (an IN list, a join key's set) shows its first values and its size.
+  constexpr size_t kShownValues = 8;
+  if (expr.function == "tuple" && expr.args.size() > kShownValues) {
+    std::vector<Expr> first(expr.args.begin(), expr.args.begin() + kShownValues);
+    return "tuple(" + ExprListText(first, names) + ", ... " + std::to_string(expr.args.size()) +
+           " values)";
+  }
   return expr.function + "(" + ExprListText(expr.args, names) + ")";
 }
 

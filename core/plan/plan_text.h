@@ -1,5 +1,6 @@
 // Text forms of a typed plan for EXPLAIN and for keys derived from a plan's shape:
-//   ExprText:      plus(a, 1)   (columns by name when names are given, else #index)
+//   ExprText:      plus(a, 1)   (columns by name when names are given, else #index; a tuple of
+//                  over 8 values shows the first 8 and its size)
 //   FragmentText:  one line per operator, indented by `indent`:
 //                    Scan table hits columns [a, b]
 //                    Filter greater(a, 5)
