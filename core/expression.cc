@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
 #include "core/error.h"
+#include "core/function_error_codes.h"
 #include "core/functions/constant_column.h"
 #include "core/functions/function_registry.h"
 #include "core/functions/scalar_kernel.h"
@@ -16,7 +17,7 @@ namespace granite::core {
 
 // One node of the compiled tree.
 struct ExpressionNode {
-  enum class Kind { kColumn, kConstant, kCall };
+  enum class Kind { kColumn, kConstant, kCall, kLambda };
 
   Kind kind = Kind::kConstant;
   TypeId type = TypeId::kUInt8;
@@ -24,7 +25,17 @@ struct ExpressionNode {
   ColumnPtr constant;      // kConstant: one row
   std::string name;        // kCall: canonical function name
   std::unique_ptr<ScalarKernel> kernel;
+  // kCall: the arguments; a higher-order call's first child is its kLambda. kLambda: the body.
   std::vector<std::unique_ptr<ExpressionNode>> children;
+
+  // kLambda: the body runs over a block of `width` columns in which column parameters[i] holds
+  // the elements of the call's i-th array and each column of `captured` (the enclosing block's
+  // columns and outer lambdas' parameters that the body reads) is replicated once per element.
+  std::vector<uint32_t> parameters;
+  std::vector<uint32_t> captured;
+  size_t width = 0;
+  bool varies = false;  // the body calls a random function: never folded
+
   // and(...) whose arguments are non-Nullable UInt8 and some of which read String or Array
   // columns (`heavy`): the light arguments run first over every row, then each heavy one only
   // over the rows still true once few are (EvaluateShortCircuitAnd). A filter such as
@@ -38,6 +49,24 @@ struct ExpressionNode {
 namespace {
 
 using Node = ExpressionNode;
+
+// Lambda parameters are compiled into column references past the block's own columns: slot s
+// reads column parameter_base + s of the expanded block a lambda's body is evaluated over.
+struct CompileContext {
+  uint32_t parameter_base = 0;
+  size_t width = 0;  // parameter_base + the number of slots
+};
+
+bool IsRandom(std::string_view name) {
+  return name == "rand" || name == "rand32" || name == "rand64" || name == "randCanonical" ||
+         name == "generateUUIDv4";
+}
+
+void MeasureTree(const plan::Expr& expr, uint32_t* columns, uint32_t* slots) {
+  if (expr.is_column()) *columns = std::max(*columns, expr.column + 1);
+  if (expr.is_lambda_parameter()) *slots = std::max(*slots, expr.column + 1);
+  for (const plan::Expr& arg : expr.args) MeasureTree(arg, columns, slots);
+}
 
 bool IsTupleCall(const plan::Expr& expr) { return expr.IsCall("tuple"); }
 
@@ -56,10 +85,79 @@ std::vector<const plan::Expr*> ArgumentsOf(const plan::Expr& call) {
   return args;
 }
 
-absl::StatusOr<std::unique_ptr<Node>> Compile(const plan::Expr& expr);
+// Adds to `out` the expanded-block columns `expr` reads that no lambda inside it binds (`bound`
+// holds the slots bound on the way down), and notes a random call in `varies`.
+void CollectCaptured(const plan::Expr& expr, const CompileContext& context,
+                     std::vector<uint32_t>* bound, std::vector<uint32_t>* out, bool* varies) {
+  uint32_t column = 0;
+  if (expr.is_column()) {
+    column = expr.column;
+  } else if (expr.is_lambda_parameter()) {
+    if (std::find(bound->begin(), bound->end(), expr.column) != bound->end()) return;
+    column = context.parameter_base + expr.column;
+  } else {
+    if (expr.is_call() && IsRandom(expr.function)) *varies = true;
+    const bool lambda = expr.IsCall("lambda");
+    const size_t depth = bound->size();
+    for (size_t i = 0; lambda && i + 1 < expr.args.size(); ++i) bound->push_back(expr.args[i].column);
+    for (const plan::Expr& arg : expr.args) CollectCaptured(arg, context, bound, out, varies);
+    bound->resize(depth);
+    return;
+  }
+  if (std::find(out->begin(), out->end(), column) == out->end()) out->push_back(column);
+}
+
+absl::StatusOr<std::unique_ptr<Node>> Compile(const plan::Expr& expr,
+                                              const CompileContext& context);
+// Evaluates `node` over `rows` rows of `input` (input.rows(); a lambda's body over its
+// expanded block; or fewer for a short-circuit argument, whose block holds compacted copies of
+// only the columns it reads).
+absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input, size_t rows);
+absl::StatusOr<Operand> EvaluateShortCircuitAnd(const Node& node, const Block& input,
+                                                size_t rows);
+
+// Compiles lambda($a, $b, body), the first argument of a higher-order call.
+absl::StatusOr<std::unique_ptr<Node>> CompileLambda(const plan::Expr& lambda,
+                                                    const CompileContext& context) {
+  if (lambda.args.empty()) return Error(ErrorCode::kLogicalError, "A lambda without a body");
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::kLambda;
+  node->type = lambda.type;
+  node->width = context.width;
+  std::vector<uint32_t> bound;
+  for (size_t i = 0; i + 1 < lambda.args.size(); ++i) {
+    const plan::Expr& parameter = lambda.args[i];
+    if (!parameter.is_lambda_parameter()) {
+      return Error(ErrorCode::kLogicalError, "A lambda parameter that is not a parameter node");
+    }
+    node->parameters.push_back(context.parameter_base + parameter.column);
+    bound.push_back(parameter.column);
+  }
+  const plan::Expr& body = lambda.args.back();
+  CollectCaptured(body, context, &bound, &node->captured, &node->varies);
+  ASSIGN_OR_RETURN(std::unique_ptr<Node> compiled, Compile(body, context));
+  if (compiled->type != lambda.type) {
+    return Error(ErrorCode::kLogicalError,
+                 absl::StrCat("Plan declares type ", ToAbsl(TypeName(lambda.type)),
+                              " for a lambda whose body returns ",
+                              ToAbsl(TypeName(compiled->type))));
+  }
+  node->children.push_back(std::move(compiled));
+  return node;
+}
 
 // Adds the input columns `node` reads to `columns`; returns whether one is a String or an Array.
 bool CollectColumns(const Node& node, std::vector<uint32_t>* columns) {
+  if (node.kind == Node::Kind::kLambda) {
+    // Its body reads the lambda's own block; of this one, only the columns it captures (the
+    // call's arrays, its siblings, make the call heavy).
+    for (uint32_t column : node.captured) {
+      if (std::find(columns->begin(), columns->end(), column) == columns->end()) {
+        columns->push_back(column);
+      }
+    }
+    return false;
+  }
   if (node.kind == Node::Kind::kColumn) {
     if (std::find(columns->begin(), columns->end(), node.column) == columns->end()) {
       columns->push_back(node.column);
@@ -93,7 +191,8 @@ void PlanShortCircuit(Node* node) {
   node->short_circuit = true;
 }
 
-absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call) {
+absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call,
+                                                  const CompileContext& context) {
   const TypeId type = call.type;
   auto node = std::make_unique<Node>();
   node->kind = Node::Kind::kCall;
@@ -101,7 +200,16 @@ absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call) {
   std::vector<ArgumentInfo> infos;
   bool all_constant = true;
   for (const plan::Expr* arg : ArgumentsOf(call)) {
-    ASSIGN_OR_RETURN(std::unique_ptr<Node> child, Compile(*arg));
+    if (arg->IsCall("lambda") && infos.empty()) {
+      ASSIGN_OR_RETURN(std::unique_ptr<Node> lambda, CompileLambda(*arg, context));
+      ArgumentInfo info{MakeArray(lambda->type), std::nullopt};
+      info.lambda = true;
+      if (!lambda->captured.empty() || lambda->varies) all_constant = false;
+      infos.push_back(std::move(info));
+      node->children.push_back(std::move(lambda));
+      continue;
+    }
+    ASSIGN_OR_RETURN(std::unique_ptr<Node> child, Compile(*arg, context));
     ArgumentInfo info{child->type, std::nullopt};
     if (child->kind == Node::Kind::kConstant) {
       info.constant = ValueAt(*child->constant, 0);
@@ -122,32 +230,30 @@ absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call) {
   node->name = std::move(compiled.resolved.name);
   node->kernel = std::move(compiled.kernel);
   // Random functions give a new value per row even without column arguments.
-  const bool random = node->name == "rand" || node->name == "rand32" ||
-                      node->name == "rand64" || node->name == "randCanonical" ||
-                      node->name == "generateUUIDv4";
-  if (!all_constant || random) {
+  if (!all_constant || IsRandom(node->name)) {
     PlanShortCircuit(node.get());
     return node;
   }
 
-  // Constant folding: evaluate once on the one-row constants.
-  std::vector<Operand> operands;
-  for (const auto& child : node->children) operands.push_back(Operand{child->constant, true});
-  ASSIGN_OR_RETURN(ColumnPtr folded, node->kernel->Execute(operands, 1));
+  // Constant folding: evaluate once on the one-row constants (a lambda over constant arrays
+  // included).
+  ASSIGN_OR_RETURN(Operand folded, EvaluateNode(*node, Block{}, 1));
   auto constant = std::make_unique<Node>();
   constant->kind = Node::Kind::kConstant;
   constant->type = type;
-  constant->constant = std::move(folded);
+  constant->constant = std::move(folded.column);
   return constant;
 }
 
-absl::StatusOr<std::unique_ptr<Node>> Compile(const plan::Expr& expr) {
+absl::StatusOr<std::unique_ptr<Node>> Compile(const plan::Expr& expr,
+                                              const CompileContext& context) {
   switch (expr.kind) {
-    case plan::Expr::Kind::kColumn: {
+    case plan::Expr::Kind::kColumn:
+    case plan::Expr::Kind::kLambdaParameter: {
       auto node = std::make_unique<Node>();
       node->kind = Node::Kind::kColumn;
       node->type = expr.type;
-      node->column = expr.column;
+      node->column = expr.is_column() ? expr.column : context.parameter_base + expr.column;
       return node;
     }
     case plan::Expr::Kind::kLiteral: {
@@ -160,20 +266,89 @@ absl::StatusOr<std::unique_ptr<Node>> Compile(const plan::Expr& expr) {
     case plan::Expr::Kind::kCall:
       break;
   }
-  return CompileCall(expr);
+  if (expr.IsCall("lambda")) {
+    return Error(ErrorCode::kLogicalError, "A lambda outside the first argument of a call");
+  }
+  return CompileCall(expr, context);
 }
 
-absl::StatusOr<Operand> EvaluateShortCircuitAnd(const Node& node, const Block& input,
-                                                size_t rows);
+// Returns `column` as a column this caller may change: moved out when nobody else holds it.
+Column TakeColumn(ColumnPtr column) {
+  if (column.use_count() == 1) return std::move(const_cast<Column&>(*column));
+  return *column;
+}
 
-// Evaluates `node` over `rows` rows of `input` (input.rows(), or fewer for a short-circuit
-// argument, whose block holds compacted copies of only the columns it reads).
+// Evaluates a call whose first child is a lambda: the body runs once over the flattened
+// elements of the whole batch (each captured column replicated per element), and the kernel
+// receives its values as an array with the first array's offsets, then the arrays.
+absl::StatusOr<Operand> EvaluateHigherOrder(const Node& node, const Block& input, size_t rows) {
+  const Node& lambda = *node.children[0];
+  std::vector<Operand> operands(node.children.size());
+  bool all_constant = lambda.captured.empty() && !lambda.varies;
+  for (size_t i = 1; i < node.children.size(); ++i) {
+    ASSIGN_OR_RETURN(operands[i], EvaluateNode(*node.children[i], input, rows));
+    all_constant = all_constant && operands[i].is_constant;
+  }
+  const size_t batch_rows = all_constant ? 1 : rows;
+  for (size_t i = 1; i < operands.size() && !all_constant; ++i) {
+    if (operands[i].is_constant) operands[i] = {Broadcast(*operands[i].column, rows), false};
+  }
+  const Column& first = *operands[1].column;
+  for (size_t i = 2; i < operands.size(); ++i) {
+    const Column& other = *operands[i].column;
+    if (other.Offsets() == first.Offsets()) continue;
+    size_t row = 0;
+    while (row + 1 < batch_rows && other.ArraySizeAt(row) == first.ArraySizeAt(row)) ++row;
+    return Error(kSizesOfArraysDontMatch,
+                 absl::StrCat("Arrays passed to ", node.name,
+                              " must have equal size. Argument ", i + 1, " has size ",
+                              other.ArraySizeAt(row),
+                              " which differs with the size of another argument, ",
+                              first.ArraySizeAt(row)));
+  }
+  const size_t elements = first.Nested().size();
+  Block expanded;
+  expanded.columns.resize(lambda.width);
+  for (size_t p = 0; p < lambda.parameters.size(); ++p) {
+    const ColumnPtr& array = operands[p + 1].column;
+    expanded.columns[lambda.parameters[p]] = ColumnPtr(array, &array->Nested());
+  }
+  if (!lambda.captured.empty()) {
+    std::vector<uint32_t> row_of_element(elements);
+    for (size_t row = 0; row < batch_rows; ++row) {
+      std::fill(row_of_element.begin() + static_cast<std::ptrdiff_t>(first.ArrayBegin(row)),
+                row_of_element.begin() + static_cast<std::ptrdiff_t>(first.Offsets()[row]),
+                static_cast<uint32_t>(row));
+    }
+    for (uint32_t column : lambda.captured) {
+      if (column >= input.columns.size() || input.columns[column] == nullptr) {
+        return Error(ErrorCode::kLogicalError,
+                     absl::StrCat("Lambda refers to column ", column, " of a block with ",
+                                  input.columns.size(), " columns"));
+      }
+      expanded.columns[column] = std::make_shared<Column>(
+          input.columns[column]->Take(row_of_element.data(), elements));
+    }
+  }
+  ASSIGN_OR_RETURN(Operand body, EvaluateNode(*lambda.children[0], expanded, elements));
+  Column values =
+      TakeColumn(body.is_constant ? Broadcast(*body.column, elements) : std::move(body.column));
+  if (IsNullable(lambda.type)) values.MakeNullable();
+  auto mapped = std::make_shared<Column>(MakeArray(lambda.type));
+  mapped->MutableNested() = std::move(values);
+  mapped->MutableOffsets() = first.Offsets();
+  mapped->SetSize(first.size());
+  operands[0] = {std::move(mapped), all_constant};
+  ASSIGN_OR_RETURN(ColumnPtr result, node.kernel->Execute(operands, batch_rows));
+  return Operand{std::move(result), all_constant};
+}
+
 absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input, size_t rows) {
   switch (node.kind) {
     case Node::Kind::kConstant:
       return Operand{node.constant, true};
     case Node::Kind::kColumn: {
-      if (node.column >= input.columns.size()) {
+      if (node.column >= input.columns.size() || input.columns[node.column] == nullptr) {
         return Error(ErrorCode::kLogicalError,
                      absl::StrCat("Expression refers to column ", node.column, " of a block with ",
                                   input.columns.size(), " columns"));
@@ -188,24 +363,36 @@ absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input, size_
       }
       return Operand{column, false};
     }
+    case Node::Kind::kLambda:
+      return Error(ErrorCode::kLogicalError, "A lambda evaluated outside its call");
     case Node::Kind::kCall:
       break;
   }
   if (node.short_circuit) return EvaluateShortCircuitAnd(node, input, rows);
-  std::vector<Operand> operands;
-  operands.reserve(node.children.size());
-  for (const auto& child : node.children) {
-    ASSIGN_OR_RETURN(Operand operand, EvaluateNode(*child, input, rows));
-    operands.push_back(std::move(operand));
+  absl::StatusOr<ColumnPtr> evaluated;
+  bool constant = false;
+  if (!node.children.empty() && node.children[0]->kind == Node::Kind::kLambda) {
+    ASSIGN_OR_RETURN(Operand result, EvaluateHigherOrder(node, input, rows));
+    evaluated = std::move(result.column);
+    constant = result.is_constant;
+  } else {
+    std::vector<Operand> operands;
+    operands.reserve(node.children.size());
+    for (const auto& child : node.children) {
+      ASSIGN_OR_RETURN(Operand operand, EvaluateNode(*child, input, rows));
+      operands.push_back(std::move(operand));
+    }
+    evaluated = node.kernel->Execute(operands, rows);
   }
-  ASSIGN_OR_RETURN(ColumnPtr result, node.kernel->Execute(operands, rows));
-  if (result->size() != rows || result->type() != RemoveNullable(node.type)) {
+  ASSIGN_OR_RETURN(ColumnPtr result, std::move(evaluated));
+  const size_t expected = constant ? 1 : rows;
+  if (result->size() != expected || result->type() != RemoveNullable(node.type)) {
     return Error(ErrorCode::kLogicalError,
                  absl::StrCat("Function ", node.name, " returned ", result->size(), " rows of ",
-                              ToAbsl(TypeName(result->type())), " for ", rows, " rows of ",
-                              ToAbsl(TypeName(node.type))));
+                              ToAbsl(TypeName(result->type())), " for ", expected,
+                              " rows of ", ToAbsl(TypeName(node.type))));
   }
-  return Operand{std::move(result), false};
+  return Operand{std::move(result), constant};
 }
 
 absl::StatusOr<Operand> EvaluateShortCircuitAnd(const Node& node, const Block& input,
@@ -237,7 +424,7 @@ absl::StatusOr<Operand> EvaluateShortCircuitAnd(const Node& node, const Block& i
       }
       Block compact = input;
       for (uint32_t c : node.columns[i]) {
-        if (c >= input.columns.size()) continue;  // EvaluateNode reports it
+        if (c >= input.columns.size() || input.columns[c] == nullptr) continue;  // reported there
         compact.columns[c] =
             std::make_shared<Column>(input.columns[c]->Take(selected.data(), selected.size()));
       }
@@ -258,7 +445,11 @@ Expression::Expression(std::unique_ptr<ExpressionNode> root) : root_(std::move(r
 Expression::~Expression() = default;
 
 absl::StatusOr<std::unique_ptr<Expression>> Expression::Compile(const plan::Expr& expr) {
-  ASSIGN_OR_RETURN(std::unique_ptr<ExpressionNode> root, granite::core::Compile(expr));
+  CompileContext context;
+  uint32_t slots = 0;
+  MeasureTree(expr, &context.parameter_base, &slots);
+  context.width = context.parameter_base + slots;
+  ASSIGN_OR_RETURN(std::unique_ptr<ExpressionNode> root, granite::core::Compile(expr, context));
   return std::unique_ptr<Expression>(new Expression(std::move(root)));
 }
 

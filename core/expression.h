@@ -10,7 +10,11 @@
 // instead of broadcast columns. in(x, tuple(c1, ..., cn)) is flattened to in(x, c1, ..., cn).
 //
 // Evaluate walks the tree once per block: a column reference returns the input column itself
-// (no copy), a call runs its kernel on its evaluated arguments.
+// (no copy), a call runs its kernel on its evaluated arguments. A higher-order call
+// (arrayMap(lambda($0, body), arr), core/plan/expr.h) evaluates its arrays, then the body once
+// over all their elements in the block (the parameters read the arrays' nested columns without
+// a copy; the outer columns the body reads are replicated once per element), and hands the
+// kernel the body's values as an array with the first array's offsets.
 #pragma once
 
 #include <memory>

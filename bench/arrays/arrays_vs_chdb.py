@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Times a few Array queries on granite (granite local, N workers: the first argument) and on chdb
 over the same 2,000,000 rows (arrays of 0..15 UInt32 elements), best of 3, and checks that the
-answers agree. Run from the repository root: .venv/bin/python bench/arrays/arrays_vs_chdb.py 1"""
+answers agree. Run from the repository root: .venv/bin/python bench/arrays/arrays_vs_chdb.py 1
+(`... 1 lambdas` times the higher-order functions instead)."""
 import sys
 import time
 sys.path.insert(0, "tests/harness")
@@ -14,6 +15,13 @@ FILL = "INSERT INTO t SELECT number, range(toUInt32(number %% 16)) FROM numbers(
 QUERIES = ["SELECT sum(length(a)) FROM t", "SELECT sum(arraySum(a)) FROM t",
            "SELECT sumArray(a) FROM t", "SELECT count() FROM t WHERE has(a, 7)",
            "SELECT length(groupArray(k)) FROM t WHERE a[1] = 0 AND length(a) = 3"]
+LAMBDA_QUERIES = ["SELECT sum(arrayCount(x -> x > 5, a)) FROM t",
+                  "SELECT sum(arraySum(x -> x * 2, a)) FROM t",
+                  "SELECT sum(length(arrayFilter(x -> x % 3 = 0, a))) FROM t",
+                  "SELECT count() FROM t WHERE arrayExists(x -> x = 7, a)",
+                  "SELECT sum(arraySum(arrayMap(x -> x + k, a))) FROM t"]
+if len(sys.argv) > 2 and sys.argv[2] == "lambdas":
+    QUERIES = LAMBDA_QUERIES
 
 def best(run, n=3):
     times = []

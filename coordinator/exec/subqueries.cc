@@ -61,7 +61,7 @@ class Rewriter {
       ASSIGN_OR_RETURN(ExprPtr left, Rewrite(e->args[0]));
       const bool tuple = IsTupleOfSeveral(*left);
       ASSIGN_OR_RETURN(ExprPtr set, Set(*e->args[1], tuple ? left->args.size() : 1));
-      if (tuple && set->args.empty()) return Flag(name != "in", *e);  // an empty set holds no tuple
+      if (set->args.empty()) return Flag(name != "in", *e);  // an empty set holds no value
       auto copy = std::make_shared<Expr>(*e);
       copy->args = {std::move(left), std::move(set)};
       return ExprPtr(copy);

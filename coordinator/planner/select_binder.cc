@@ -89,6 +89,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindInput(const Expr& e) {
     case ExprKind::kStar:
       return ErrorAt(ErrorCode::kSyntaxError, "Asterisk is not allowed here", e.position);
     case ExprKind::kIdentifier: {
+      if (std::optional<core::plan::Expr> parameter = LambdaParameterOf(e)) return *parameter;
       if (const Expr* target = AliasTarget(e)) return WithAlias(e.name, [&] { return BindInput(*target); });
       return BindColumn(e);
     }
@@ -113,6 +114,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindPostAggregation(const Expr& e
   if (OwnAliasPending(e)) return WithAlias(e.alias, [&] { return BindPostAggregation(e); });
   if (e.kind == ExprKind::kLiteral) return BindLiteral(e);
   if (e.kind == ExprKind::kIdentifier) {
+    if (std::optional<core::plan::Expr> parameter = LambdaParameterOf(e)) return *parameter;
     if (const Expr* target = AliasTarget(e)) {
       return WithAlias(e.name, [&] { return BindPostAggregation(*target); });
     }
@@ -382,6 +384,16 @@ Expr TupleAsText(const Expr& e, const std::string& name) {
 }  // namespace
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
+  // An aggregate's arguments are rows of the source, never a lambda's elements: inside
+  // arrayMap(x -> sum(x), a) the x of sum(x) is no parameter (UNKNOWN_IDENTIFIER unless a column).
+  std::vector<LambdaScope> scopes;
+  scopes.swap(lambda_scopes_);
+  absl::StatusOr<core::plan::Expr> bound = BindAggregateCall(e);
+  scopes.swap(lambda_scopes_);
+  return bound;
+}
+
+absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregateCall(const Expr& e) {
   std::string name = e.name;
   if (e.distinct) {
     std::string lower = Lower(name);
@@ -392,7 +404,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregate(const Expr& e) {
       name.insert(open == std::string::npos ? name.size() : open, "Distinct");
     }
   }
-  if (e.args.size() > 1 && CountsDistinctTuples(name)) return BindAggregate(TupleAsText(e, name));
+  if (e.args.size() > 1 && CountsDistinctTuples(name)) return BindAggregateCall(TupleAsText(e, name));
   core::plan::AggregateCall call;
   std::vector<TypeId> arg_types;
   // min, max, any, ... of a FixedString run on its String form and cast back (the padding drop
@@ -512,6 +524,13 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
     if (!core::IsNullable(TypeOf(bound))) return bound;
     ASSIGN_OR_RETURN(comparisons, ExpandTupleIn(e, /*null_as_unequal=*/true));
     return bind_arg(*comparisons);
+  }
+  if (!e.args.empty() && e.args[0]->kind == ExprKind::kFunction && e.args[0]->name == "lambda") {
+    return BindHigherOrderCall(e, bind_arg);
+  }
+  if (e.name == "lambda") return MisplacedLambda(e, nullptr);
+  for (const sql::ExprPtr& arg : e.args) {
+    if (arg->kind == ExprKind::kFunction && arg->name == "lambda") return MisplacedLambda(*arg, &e);
   }
   std::string lower = Lower(e.name);
   if (lower == "tuple") {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -156,7 +157,16 @@ class SelectBinder {
   // Binds a scalar function call; `bind_arg` binds each argument (input or post-aggregation).
   absl::StatusOr<core::plan::Expr> BindCall(const sql::Expr& e, ArgBinder bind_arg);
 
+  // Lambdas (select_binder_lambdas.cc). Binds f(x -> body, arr, ...): the arrays first, then
+  // the body with x in scope as a parameter of arr's element type, both through `bind_arg`.
+  absl::StatusOr<core::plan::Expr> BindHigherOrderCall(const sql::Expr& e, ArgBinder bind_arg);
+  // Returns the parameter an unqualified name refers to inside a lambda body, innermost first.
+  std::optional<core::plan::Expr> LambdaParameterOf(const sql::Expr& e) const;
+  // The error for a lambda anywhere but the first argument of a higher-order function.
+  static absl::Status MisplacedLambda(const sql::Expr& lambda, const sql::Expr* call);
+
   absl::StatusOr<core::plan::Expr> BindAggregate(const sql::Expr& e);
+  absl::StatusOr<core::plan::Expr> BindAggregateCall(const sql::Expr& e);
 
   // Constant after construction.
   std::vector<std::string> table_names_;
@@ -175,6 +185,14 @@ class SelectBinder {
   std::vector<std::string> key_signatures_;
   std::vector<core::plan::AggregateCall> aggregates_;
   std::vector<std::string> aggregate_signatures_;
+  // The lambdas whose bodies are being bound, outermost first. A parameter's slot is its
+  // position among all enclosing lambdas' parameters, so equal expressions bind equally (GROUP
+  // BY matching compares encodings) and nested lambdas never share a slot.
+  struct LambdaScope {
+    std::vector<std::string> names;
+    std::vector<core::plan::Expr> parameters;
+  };
+  std::vector<LambdaScope> lambda_scopes_;
 };
 
 }  // namespace granite::coordinator

@@ -53,6 +53,7 @@ enum class ExprKind {
 //   x + INTERVAL n DAY  addDays(x, n), x - INTERVAL n DAY  subtractDays(x, n) (likewise per unit),
 //   (a, b) with two or more elements: tuple(a, b),
 //   count(*) has one argument of kind kStar.
+//   x -> body  lambda(tuple(x), body), (x, y) -> body  lambda(tuple(x, y), body).
 //   x IN (SELECT ...)  in(x, <kSubquery>), NOT IN notIn; GLOBAL IN / GLOBAL NOT IN likewise,
 //   EXISTS (SELECT ...)  exists(<kSubquery>), (SELECT ...) in an expression  <kSubquery>.
 // Function names keep the spelling of the query; the binder matches them case-insensitively where

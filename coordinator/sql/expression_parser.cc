@@ -146,7 +146,35 @@ absl::StatusOr<ExprPtr> ExpressionParser::Parse() {
   DepthGuard recursion(&recursion_);
   DepthGuard tree(&tree_depth_);
   RETURN_IF_ERROR(CheckDepth());
-  return ParseOr();
+  ASSIGN_OR_RETURN(ExprPtr expr, ParseOr());
+  if (!tokens_.Peek().IsSymbol("->")) return expr;
+  return ParseLambda(std::move(expr));
+}
+
+// A lambda binds loosest of all, as in ClickHouse: `x -> x > 1 AND x < 5` is one body. Its
+// parameters are what was parsed before the arrow: a bare name, or a parenthesized list of
+// them (already a tuple call). Anything else before `->` is a syntax error at the arrow.
+absl::StatusOr<ExprPtr> ExpressionParser::ParseLambda(ExprPtr parameters) {
+  auto is_name = [](const Expr& e) {
+    return e.kind == ExprKind::kIdentifier && e.qualifier.empty() && e.alias.empty();
+  };
+  std::vector<ExprPtr> names;
+  if (is_name(*parameters)) {
+    names.push_back(parameters);
+  } else if (parameters->kind == ExprKind::kFunction && parameters->name == "tuple" &&
+             parameters->alias.empty() && !parameters->args.empty()) {
+    for (const ExprPtr& arg : parameters->args) {
+      if (!is_name(*arg)) return tokens_.Error("Expected a lambda parameter name before ->");
+    }
+    names = parameters->args;
+  } else {
+    return tokens_.Error("Expected a lambda parameter name before ->");
+  }
+  tokens_.Take();  // ->
+  ASSIGN_OR_RETURN(ExprPtr body, Parse());
+  const size_t position = parameters->position;
+  return MakeFunction("lambda", {MakeFunction("tuple", std::move(names), position), std::move(body)},
+                      position);
 }
 
 absl::StatusOr<std::vector<ExprPtr>> ExpressionParser::ParseList() {

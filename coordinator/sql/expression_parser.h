@@ -2,7 +2,8 @@
 // operators and special syntax into ClickHouse function calls as documented in ast.h.
 //
 // Precedence, lowest first; each level is one method:
-//   OR (flattened) < AND (flattened) < NOT < comparison (= != < LIKE IN BETWEEN IS NULL ...)
+//   lambda (x -> body, (x, y) -> body: lambda(tuple(x, y), body), as ClickHouse's AST has it)
+//   < OR (flattened) < AND (flattened) < NOT < comparison (= != < LIKE IN BETWEEN IS NULL ...)
 //   < additive (+ - ||) < multiplicative (* / % DIV MOD) < unary minus < postfix ::Type < primary.
 // A unary minus directly before a number folds into a negative literal (-1 is Int64 -1, and
 // -1::UInt8 casts the literal -1), as in ClickHouse.
@@ -59,6 +60,8 @@ class ExpressionParser {
   void set_subquery_parser(SubqueryParser parser) { subquery_parser_ = std::move(parser); }
 
  private:
+  // Parses the body after `->`; `parameters` is the expression before it.
+  absl::StatusOr<ExprPtr> ParseLambda(ExprPtr parameters);
   absl::StatusOr<ExprPtr> ParseOr();
   absl::StatusOr<ExprPtr> ParseAnd();
   absl::StatusOr<ExprPtr> ParseNot();

@@ -54,6 +54,23 @@ TEST(ExpressionParserTest, ArithmeticPrecedence) {
   EXPECT_EQ(Tree("number % 10000"), "modulo(number, 10000)");
 }
 
+TEST(ExpressionParserTest, Lambdas) {
+  // ClickHouse's tree and column name: lambda(tuple(params), body); the body binds loosest.
+  EXPECT_EQ(Tree("arrayMap(x -> x + 1, a)"), "arrayMap(lambda(tuple(x), plus(x, 1)), a)");
+  EXPECT_EQ(Tree("arrayFilter(x -> x > 1 AND x < 5, a)"),
+            "arrayFilter(lambda(tuple(x), and(greater(x, 1), less(x, 5))), a)");
+  EXPECT_EQ(Tree("arrayMap((x, y) -> x * y, a, b)"),
+            "arrayMap(lambda(tuple(x, y), multiply(x, y)), a, b)");
+  EXPECT_EQ(Tree("arrayMap((x) -> x, a)"), "arrayMap(lambda(tuple(x), x), a)");
+  EXPECT_EQ(Tree("arrayMap(x -> arrayMap(y -> x + y, b), a)"),
+            "arrayMap(lambda(tuple(x), arrayMap(lambda(tuple(y), plus(x, y)), b)), a)");
+  // Only names may stand before the arrow.
+  EXPECT_NE(ErrorOf("1 -> 2").find("Expected a lambda parameter name"), std::string::npos);
+  EXPECT_NE(ErrorOf("f((x, 1) -> x, a)").find("Expected a lambda parameter name"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf("f(t.x -> x, a)").find("Expected a lambda parameter name"), std::string::npos);
+}
+
 TEST(ExpressionParserTest, LogicalPrecedence) {
   EXPECT_EQ(Tree("a OR b AND c"), "or(a, and(b, c))");
   EXPECT_EQ(Tree("a AND b OR c"), "or(and(a, b), c)");

@@ -102,6 +102,21 @@ absl::StatusOr<TypeId> ElementSupertypeFor(std::string_view name,
                             " in function ", ToAbsl(name)));
 }
 
+absl::Status RequireLambdaArrays(std::string_view name, const std::vector<ArgumentInfo>& args) {
+  if (args.size() < 2) {
+    return Error(ErrorCode::kNumberOfArgumentsDoesntMatch,
+                 absl::StrCat("Function ", ToAbsl(name), " needs at least 1 argument with data"));
+  }
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (IsArray(args[i].type)) continue;
+    return Error(ErrorCode::kIllegalTypeOfArgument,
+                 absl::StrCat("Argument ", i + 1, " of function ", ToAbsl(name),
+                              " must be Array. Found ", ToAbsl(TypeName(args[i].type)),
+                              " instead."));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RequireArray(std::string_view name, const std::vector<ArgumentInfo>& args,
                           size_t index) {
   if (!IsArray(args[index].type)) return IllegalArgumentType(name, index, args[index].type);

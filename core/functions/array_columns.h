@@ -49,6 +49,10 @@ absl::StatusOr<ColumnPtr> ArrayOperandAs(const Operand& operand, TypeId to);
 // ("There is no supertype for types UInt8, String").
 absl::StatusOr<TypeId> ElementSupertypeFor(std::string_view name, const std::vector<TypeId>& types);
 
+// Checks the arguments after the lambda of a higher-order call (args[0].lambda): at least one,
+// each an array (ClickHouse's NUMBER_OF_ARGUMENTS_DOESNT_MATCH / ILLEGAL_TYPE_OF_ARGUMENT).
+absl::Status RequireLambdaArrays(std::string_view name, const std::vector<ArgumentInfo>& args);
+
 // Returns IllegalArgumentType unless argument `index` is an array.
 absl::Status RequireArray(std::string_view name, const std::vector<ArgumentInfo>& args,
                           size_t index);

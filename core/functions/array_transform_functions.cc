@@ -1,11 +1,12 @@
 // Array functions that make new arrays from old ones, fold them, or split strings into them, as
 // ClickHouse types them:
 //   arrayConcat(a, ...), arrayPushBack / arrayPushFront(a, x)   Array(supertype)
-//   arrayReverse, arraySlice(a, offset[, length]), arrayPopBack, arrayPopFront, arraySort,
-//   arrayReverseSort, arrayDistinct                              the argument's type
+//   arrayReverse, arraySlice(a, offset[, length]), arrayPopBack, arrayPopFront,
+//   arrayDistinct                                                the argument's type
 //   arrayUniq                                                    UInt64
 //   arraySum: UInt64 / Int64 / Float64 by the elements' kind; arrayMin / arrayMax: T;
-//   arrayAvg: Float64 (NULL elements are skipped)
+//   arrayAvg: Float64 (NULL elements are skipped); with a lambda first, of its values
+//   (arraySum(x -> x * 2, a); the lambda is evaluated by core::Expression)
 //   arrayStringConcat(a[, sep])                                  String
 //   splitByChar(sep, s), splitByString(sep, s), splitByWhitespace(s)   Array(String)
 // The reordering functions pick nested rows per array row, then gather them once (AppendTaken).
@@ -31,7 +32,7 @@
 namespace granite::core {
 namespace {
 
-// ---- reordering: reverse, slice, pop, sort, distinct ----------------------------------------
+// ---- reordering: reverse, slice, pop, distinct ----------------------------------------
 
 // Appends to `picked` the nested rows of one array's result, given its rows [begin, end) of
 // `array`'s nested column and the row's other operands.
@@ -84,20 +85,6 @@ PickFn PickerFor(std::string_view name) {
         last = length >= 0 ? std::min(size, first + length) : size + length;
       }
       for (int64_t e = first; e < last; ++e) picked->push_back(static_cast<uint32_t>(begin + e));
-    };
-  }
-  if (name == "arraySort" || name == "arrayReverseSort") {
-    const bool reverse = name == "arrayReverseSort";
-    return [reverse](const Column& nested, uint64_t begin, uint64_t end,
-                     const std::vector<int64_t>&, std::vector<uint32_t>* picked) {
-      const size_t first = picked->size();
-      for (uint64_t e = begin; e < end; ++e) picked->push_back(static_cast<uint32_t>(e));
-      std::stable_sort(picked->begin() + first, picked->end(), [&](uint32_t a, uint32_t b) {
-        // NULLs (and NaN) stay last in both orders, as in ClickHouse.
-        if (nested.IsNullAt(a) || nested.IsNullAt(b)) return !nested.IsNullAt(a) && nested.IsNullAt(b);
-        const int c = CompareElements(nested, a, b);
-        return reverse ? c > 0 : c < 0;
-      });
     };
   }
   // arrayDistinct: first occurrences in order; NULLs are dropped, as in ClickHouse.
@@ -228,6 +215,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileConcat(std::string_view nam
 // ---- arraySum, arrayMin, arrayMax, arrayAvg -------------------------------------------------
 
 absl::StatusOr<TypeId> ResolveFold(std::string_view name, const std::vector<ArgumentInfo>& args) {
+  if (args[0].lambda) RETURN_IF_ERROR(RequireLambdaArrays(name, args));
   RETURN_IF_ERROR(RequireArray(name, args, 0));
   const TypeId element = ArrayElementOf(args[0].type);
   const TypeId value = RemoveNullable(element);
@@ -405,8 +393,8 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileSplit(std::string_view name
 }  // namespace
 
 void RegisterArrayTransformFunctions(FunctionTable& table) {
-  for (std::string_view name : {"arrayReverse", "arrayPopBack", "arrayPopFront", "arraySort",
-                                "arrayReverseSort", "arrayDistinct"}) {
+  // arraySort and arrayReverseSort take a lambda: higher_order_functions.cc.
+  for (std::string_view name : {"arrayReverse", "arrayPopBack", "arrayPopFront", "arrayDistinct"}) {
     table.Add({name, 1, 1, false, ResolveSameArray, CompileReorder, true, true});
   }
   table.Add({"arraySlice", 2, 3, false, ResolveSameArray, CompileReorder, true, true});
@@ -415,8 +403,9 @@ void RegisterArrayTransformFunctions(FunctionTable& table) {
   for (std::string_view name : {"arrayPushBack", "arrayPushFront"}) {
     table.Add({name, 2, 2, false, ResolveConcat, CompileConcat, true, true});
   }
+  // With a lambda, arraySum(f, a, ...) folds f's values (the kernel's first operand).
   for (std::string_view name : {"arraySum", "arrayMin", "arrayMax", "arrayAvg"}) {
-    table.Add({name, 1, 1, false, ResolveFold, CompileFold, true, true});
+    table.Add({name, 1, 1, false, ResolveFold, CompileFold, true, true, /*takes_lambda=*/true});
   }
   table.Add({"arrayStringConcat", 1, 2, false, ResolveStringConcat, CompileStringConcat, true,
              true});

@@ -9,6 +9,12 @@ namespace granite::core {
 namespace {
 
 ArgumentInfo InfoOf(const plan::Expr& e) {
+  // A lambda stands for its values over the arrays' elements (ArgumentInfo::lambda).
+  if (e.IsCall("lambda")) {
+    ArgumentInfo info{MakeArray(e.type), std::nullopt};
+    info.lambda = true;
+    return info;
+  }
   ArgumentInfo info{e.type, std::nullopt};
   if (e.is_literal()) info.constant = e.literal;
   return info;
@@ -39,6 +45,12 @@ plan::Expr Col(uint32_t index, TypeId type) {
   e.kind = plan::Expr::Kind::kColumn;
   e.type = type;
   e.column = index;
+  return e;
+}
+
+plan::Expr LambdaParameter(uint32_t slot, TypeId type) {
+  plan::Expr e = Col(slot, type);  // the slot rides in `column`
+  e.kind = plan::Expr::Kind::kLambdaParameter;
   return e;
 }
 

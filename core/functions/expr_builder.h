@@ -22,6 +22,9 @@ TypeId LiteralType(const Value& value);
 // Returns a reference to column `index` of the input block.
 plan::Expr Col(uint32_t index, TypeId type);
 
+// Returns a reference to lambda parameter `slot` (core/plan/expr.h).
+plan::Expr LambdaParameter(uint32_t slot, TypeId type);
+
 // Returns a literal of `type`; without a type, of LiteralType(value).
 plan::Expr Lit(const Value& value, TypeId type);
 plan::Expr Lit(const Value& value);
@@ -30,7 +33,8 @@ plan::Expr Lit(const Value& value);
 plan::Expr Call(std::string_view name, TypeId type, std::vector<plan::Expr> args);
 
 // Returns a call typed by ResolveFunction (literal arguments count as constants; the tuple of
-// in(x, tuple(...)) is flattened). Errors: those of ResolveFunction.
+// in(x, tuple(...)) is flattened; a first argument lambda(...) is the lambda of a higher-order
+// call, typed by its body). Errors: those of ResolveFunction.
 absl::StatusOr<plan::Expr> TypedCall(std::string_view name,
                                            std::vector<plan::Expr> args);
 

@@ -46,6 +46,7 @@ const FunctionTable& Table() {
     RegisterExtendedTypeFunctions(*t);
     RegisterArrayFunctions(*t);
     RegisterArrayTransformFunctions(*t);
+    RegisterHigherOrderFunctions(*t);
     RegisterNullFunctions(*t);
     return t;
   }();
@@ -77,6 +78,14 @@ absl::StatusOr<const FunctionDef*> Lookup(std::string_view name,
   if (def == nullptr) def = Table().Find(name);
   if (def == nullptr) {
     return Error(ErrorCode::kUnknownFunction, absl::StrCat("Unknown function ", ToAbsl(name)));
+  }
+  if (!args.empty() && args[0].lambda) {
+    if (!def->takes_lambda) {
+      return Error(ErrorCode::kIllegalTypeOfArgument,
+                   absl::StrCat("Function ", ToAbsl(def->name),
+                                " can't have lambda-expressions as arguments"));
+    }
+    return def;  // its resolve checks the arrays after the lambda
   }
   int n = static_cast<int>(args.size());
   if (n < def->min_args || (def->max_args != kVariadic && n > def->max_args)) {
@@ -153,6 +162,12 @@ absl::StatusOr<ResolvedFunction> ResolveFunction(std::string_view name,
                                     ? ResolveWithNulls(*def, canonical)
                                     : def->resolve(def->name, canonical));
   return ResolvedFunction{std::string(def->name), ZonedResult(zones, type)};
+}
+
+absl::Status CheckTakesLambda(std::string_view name) {
+  ArgumentInfo lambda{TypeId::kUInt8, std::nullopt};
+  lambda.lambda = true;
+  return Lookup(name, {lambda}).status();
 }
 
 bool IsScalarFunction(std::string_view name) { return Table().Find(name) != nullptr; }

@@ -47,6 +47,10 @@ struct ArgumentInfo {
   std::optional<Value> constant;
   // A constant that is NULL (`constant` then holds its type's default). Only with a Nullable type.
   bool constant_is_null = false;
+  // The first argument of a higher-order call is a lambda (arrayMap(x -> f(x), arr)): `type` is
+  // then Array(R), R the body's type, and at execution the operand holds the body's values over
+  // the elements of the array arguments, with the first array's offsets (core/expression.h).
+  bool lambda = false;
 };
 
 struct ResolvedFunction {
@@ -55,12 +59,19 @@ struct ResolvedFunction {
 };
 
 // Resolves a scalar function call: checks the number and types of the arguments and returns the
-// canonical name and the result type. Errors: unknown name -> kUnknownFunction ("Unknown function
+// canonical name and the result type. A lambda argument (ArgumentInfo::lambda) is accepted only by
+// the higher-order functions (higher_order_functions.cc), others refuse it with
+// ILLEGAL_TYPE_OF_ARGUMENT as ClickHouse does. Errors: unknown name -> kUnknownFunction ("Unknown function
 // foo"); wrong argument count -> kNumberOfArgumentsDoesntMatch; an argument of a type the function
 // does not accept -> kIllegalTypeOfArgument naming the function, the argument position and type; a
 // non-constant argument where a constant is required (LIKE pattern, CAST type) -> kIllegalColumn.
 absl::StatusOr<ResolvedFunction> ResolveFunction(std::string_view name,
                                                  const std::vector<ArgumentInfo>& args);
+
+// Returns OK when `name` is a higher-order function, one whose first argument may be a lambda
+// (arrayMap, arrayFilter, ...); else UNKNOWN_FUNCTION, or ILLEGAL_TYPE_OF_ARGUMENT as ClickHouse
+// words it ("Function plus can't have lambda-expressions as arguments").
+absl::Status CheckTakesLambda(std::string_view name);
 
 // Returns true if `name` (or an alias of it) is a scalar function known to the registry.
 bool IsScalarFunction(std::string_view name);

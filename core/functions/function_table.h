@@ -39,6 +39,9 @@ struct FunctionDef {
   // Whether the function sees Nullable arguments itself (array(1, NULL) is [1, NULL]) instead
   // of the registry's default (NULL in, NULL out: null_functions.h).
   bool handles_nulls = false;
+  // Whether the first argument may be a lambda (ArgumentInfo::lambda): the higher-order
+  // functions. With a lambda the argument count is checked by the function's resolve.
+  bool takes_lambda = false;
 };
 
 // Maps names and aliases to definitions.
@@ -88,5 +91,7 @@ void RegisterExtendedTypeFunctions(FunctionTable& table);
 void RegisterArrayFunctions(FunctionTable& table);
 void RegisterArrayTransformFunctions(FunctionTable& table);
 void RegisterArrayOverloads(FunctionTable& overloads);
+// arrayMap, arrayFilter, arrayCount, ... (higher_order_functions.cc).
+void RegisterHigherOrderFunctions(FunctionTable& table);
 
 }  // namespace granite::core

@@ -2,6 +2,13 @@
 // fragment's input block, a literal, or a call of a registered function — as the coordinator's
 // binder builds it and the worker compiles it (core/expression.h). Plain data: rules copy and
 // rewrite it freely; only core/wire/plan_codec.h turns it into wire messages.
+//
+// Lambdas (arrayMap(x -> x + c, arr)): the first argument of a higher-order call is a call of
+// `lambda` whose arguments are its parameters (kLambdaParameter nodes), then its body:
+//   arrayMap(lambda($0, plus($0, c)), arr)
+// A parameter node's `column` is its slot, unique within the expression tree (a nested lambda
+// takes other slots), never a column of the block, so column renumbering (expr_remap.h) leaves
+// it alone; the body's column references are the enclosing block's columns.
 #pragma once
 
 #include <cstdint>
@@ -16,11 +23,11 @@ namespace granite::core::plan {
 
 // Holds one node and, for a call, its argument subtrees.
 struct Expr {
-  enum class Kind : uint8_t { kColumn, kLiteral, kCall };
+  enum class Kind : uint8_t { kColumn, kLiteral, kCall, kLambdaParameter };
 
   Kind kind = Kind::kColumn;
   TypeId type = TypeId::kUInt8;  // the node's result type
-  uint32_t column = 0;           // kColumn: index into the input block
+  uint32_t column = 0;           // kColumn: index into the input block; kLambdaParameter: slot
   Value literal;                 // kLiteral: the value, in its widest physical form
   std::string function;          // kCall: the registered function name
   std::vector<Expr> args;        // kCall
@@ -28,6 +35,7 @@ struct Expr {
   bool is_column() const { return kind == Kind::kColumn; }
   bool is_literal() const { return kind == Kind::kLiteral; }
   bool is_call() const { return kind == Kind::kCall; }
+  bool is_lambda_parameter() const { return kind == Kind::kLambdaParameter; }
   // True for a call of `name`.
   bool IsCall(std::string_view name) const { return kind == Kind::kCall && function == name; }
 

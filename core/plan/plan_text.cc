@@ -67,6 +67,8 @@ std::string ExprText(const Expr& expr, const std::vector<std::string>& names) {
       return "#" + std::to_string(expr.column);
     case Expr::Kind::kLiteral:
       return LiteralText(expr.literal);
+    case Expr::Kind::kLambdaParameter:
+      return "$" + std::to_string(expr.column);
     case Expr::Kind::kCall:
       break;
   }

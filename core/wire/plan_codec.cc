@@ -165,6 +165,9 @@ void ToProto(const plan::Expr& expr, pb::Expr* out) {
       ExprsToProto(expr.args, call->mutable_args());
       break;
     }
+    case plan::Expr::Kind::kLambdaParameter:
+      out->set_lambda_parameter(expr.column);
+      break;
   }
 }
 
@@ -187,6 +190,10 @@ absl::StatusOr<plan::Expr> FromProto(const pb::Expr& expr) {
       ASSIGN_OR_RETURN(out.args, ExprsFromProto(expr.call().args()));
       return out;
     }
+    case pb::Expr::kLambdaParameter:
+      out.kind = plan::Expr::Kind::kLambdaParameter;
+      out.column = expr.lambda_parameter();
+      return out;
     case pb::Expr::NODE_NOT_SET:
       break;
   }

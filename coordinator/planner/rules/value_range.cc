@@ -89,6 +89,8 @@ std::optional<ValueRange> RangeOfImpl(const core::plan::Expr& expr,
     case core::plan::Expr::Kind::kCall:
       range = CallRange(expr, columns);
       break;
+    case core::plan::Expr::Kind::kLambdaParameter:
+      break;
   }
   // A range reaching outside the result type means some value may have wrapped: keep the type's.
   if (range && whole->Contains(*range)) return range;
