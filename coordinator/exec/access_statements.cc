@@ -147,7 +147,9 @@ LocalTable GrantsTable(const QueryContext& query) {
                       core::MakeNullable(TypeId::kString), TypeId::kUInt8, TypeId::kUInt8});
   for (const auto& user : access::AccessControl::Current()->Users()) {
     if (!query.user->access_management && user->name != query.user->name) continue;
-    for (const access::AccessRule& rule : GrantStore::Current().RightsOf(*user).rules()) {
+    // RightsOf returns the rights by value: held here, or the loop would walk a dead temporary.
+    const access::AccessRights rights = GrantStore::Current().RightsOf(*user);
+    for (const access::AccessRule& rule : rights.rules()) {
       std::vector<std::string> types;
       if ((rule.privileges & access::kAllPrivileges) == access::kAllPrivileges) {
         types.push_back("ALL");
