@@ -191,35 +191,44 @@ void PlanShortCircuit(Node* node) {
   node->short_circuit = true;
 }
 
-absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call,
-                                                  const CompileContext& context) {
-  const TypeId type = call.type;
-  auto node = std::make_unique<Node>();
-  node->kind = Node::Kind::kCall;
-  node->type = type;
-  std::vector<ArgumentInfo> infos;
-  bool all_constant = true;
-  for (const plan::Expr* arg : ArgumentsOf(call)) {
-    if (arg->IsCall("lambda") && infos.empty()) {
-      ASSIGN_OR_RETURN(std::unique_ptr<Node> lambda, CompileLambda(*arg, context));
-      ArgumentInfo info{MakeArray(lambda->type), std::nullopt};
-      info.lambda = true;
-      if (!lambda->captured.empty() || lambda->varies) all_constant = false;
-      infos.push_back(std::move(info));
-      node->children.push_back(std::move(lambda));
-      continue;
-    }
-    ASSIGN_OR_RETURN(std::unique_ptr<Node> child, Compile(*arg, context));
-    ArgumentInfo info{child->type, std::nullopt};
-    if (child->kind == Node::Kind::kConstant) {
-      info.constant = ValueAt(*child->constant, 0);
-      info.constant_is_null = child->constant->IsNullAt(0);
-    } else {
-      all_constant = false;
-    }
-    infos.push_back(std::move(info));
-    node->children.push_back(std::move(child));
+// CompileCall's work outside its recursion lives in these functions, kept out of its frame:
+// calls nest as deep as max_ast_depth allows, and each level of the recursion pays
+// CompileCall's frame and Compile's (large under ASan, which gives every temporary a slot).
+
+// Compiles the lambda argument `arg` of `node` and adds it.
+[[gnu::noinline]] absl::Status AddLambdaArgument(const plan::Expr& arg,
+                                                 const CompileContext& context, Node* node,
+                                                 std::vector<ArgumentInfo>* infos,
+                                                 bool* all_constant) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Node> lambda, CompileLambda(arg, context));
+  ArgumentInfo info{MakeArray(lambda->type), std::nullopt};
+  info.lambda = true;
+  if (!lambda->captured.empty() || lambda->varies) *all_constant = false;
+  infos->push_back(std::move(info));
+  node->children.push_back(std::move(lambda));
+  return absl::OkStatus();
+}
+
+// Adds the compiled argument `child` to `node`.
+[[gnu::noinline]] void AddArgument(std::unique_ptr<Node> child, Node* node,
+                                   std::vector<ArgumentInfo>* infos, bool* all_constant) {
+  ArgumentInfo info{child->type, std::nullopt};
+  if (child->kind == Node::Kind::kConstant) {
+    info.constant = ValueAt(*child->constant, 0);
+    info.constant_is_null = child->constant->IsNullAt(0);
+  } else {
+    *all_constant = false;
   }
+  infos->push_back(std::move(info));
+  node->children.push_back(std::move(child));
+}
+
+// Binds `node` (the call `call` with its arguments compiled) to its kernel, or folds it into a
+// constant when every argument is one.
+[[gnu::noinline]] absl::StatusOr<std::unique_ptr<Node>> FinishCall(
+    const plan::Expr& call, std::unique_ptr<Node> node, const std::vector<ArgumentInfo>& infos,
+    bool all_constant) {
+  const TypeId type = call.type;
   ASSIGN_OR_RETURN(CompiledFunction compiled, CompileFunction(call.function, infos));
   if (compiled.resolved.result_type != type) {
     return Error(ErrorCode::kLogicalError,
@@ -245,6 +254,33 @@ absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call,
   return constant;
 }
 
+// A literal's constant node (out of Compile's frame, as the functions above).
+[[gnu::noinline]] absl::StatusOr<std::unique_ptr<Node>> CompileLiteral(const plan::Expr& expr) {
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::kConstant;
+  node->type = expr.type;
+  ASSIGN_OR_RETURN(node->constant, MakeConstantColumn(expr.literal, expr.type));
+  return node;
+}
+
+absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call,
+                                                  const CompileContext& context) {
+  auto node = std::make_unique<Node>();
+  node->kind = Node::Kind::kCall;
+  node->type = call.type;
+  std::vector<ArgumentInfo> infos;
+  bool all_constant = true;
+  for (const plan::Expr* arg : ArgumentsOf(call)) {
+    if (arg->IsCall("lambda") && infos.empty()) {
+      RETURN_IF_ERROR(AddLambdaArgument(*arg, context, node.get(), &infos, &all_constant));
+      continue;
+    }
+    ASSIGN_OR_RETURN(std::unique_ptr<Node> child, Compile(*arg, context));
+    AddArgument(std::move(child), node.get(), &infos, &all_constant);
+  }
+  return FinishCall(call, std::move(node), infos, all_constant);
+}
+
 absl::StatusOr<std::unique_ptr<Node>> Compile(const plan::Expr& expr,
                                               const CompileContext& context) {
   switch (expr.kind) {
@@ -256,13 +292,8 @@ absl::StatusOr<std::unique_ptr<Node>> Compile(const plan::Expr& expr,
       node->column = expr.is_column() ? expr.column : context.parameter_base + expr.column;
       return node;
     }
-    case plan::Expr::Kind::kLiteral: {
-      auto node = std::make_unique<Node>();
-      node->kind = Node::Kind::kConstant;
-      node->type = expr.type;
-      ASSIGN_OR_RETURN(node->constant, MakeConstantColumn(expr.literal, expr.type));
-      return node;
-    }
+    case plan::Expr::Kind::kLiteral:
+      return CompileLiteral(expr);
     case plan::Expr::Kind::kCall:
       break;
   }
@@ -281,7 +312,8 @@ Column TakeColumn(ColumnPtr column) {
 // Evaluates a call whose first child is a lambda: the body runs once over the flattened
 // elements of the whole batch (each captured column replicated per element), and the kernel
 // receives its values as an array with the first array's offsets, then the arrays.
-absl::StatusOr<Operand> EvaluateHigherOrder(const Node& node, const Block& input, size_t rows) {
+[[gnu::noinline]] absl::StatusOr<Operand> EvaluateHigherOrder(const Node& node, const Block& input,
+                                                              size_t rows) {
   const Node& lambda = *node.children[0];
   std::vector<Operand> operands(node.children.size());
   bool all_constant = lambda.captured.empty() && !lambda.varies;
@@ -343,60 +375,84 @@ absl::StatusOr<Operand> EvaluateHigherOrder(const Node& node, const Block& input
   return Operand{std::move(result), all_constant};
 }
 
+// EvaluateNode's work outside its recursion lives in these functions, kept out of its frame
+// (as CompileCall's: see AddLambdaArgument).
+
+// The input column a column node reads.
+[[gnu::noinline]] absl::StatusOr<Operand> EvaluateColumn(const Node& node, const Block& input) {
+  if (node.column >= input.columns.size() || input.columns[node.column] == nullptr) {
+    return Error(ErrorCode::kLogicalError,
+                 absl::StrCat("Expression refers to column ", node.column, " of a block with ",
+                              input.columns.size(), " columns"));
+  }
+  const ColumnPtr& column = input.columns[node.column];
+  // The values' type must match; a Nullable column's null map rides along.
+  if (column->type() != RemoveNullable(node.type)) {
+    return Error(ErrorCode::kLogicalError,
+                 absl::StrCat("Column ", node.column, " has type ",
+                              ToAbsl(TypeName(column->type())), ", the plan expects ",
+                              ToAbsl(TypeName(node.type))));
+  }
+  return Operand{column, false};
+}
+
+// `result`, the value of the call `node`, if it has the rows and the type the plan says.
+[[gnu::noinline]] absl::StatusOr<Operand> CheckedResult(const Node& node,
+                                                        absl::StatusOr<ColumnPtr> result,
+                                                        bool constant, size_t rows) {
+  if (!result.ok()) return result.status();
+  const size_t expected = constant ? 1 : rows;
+  if ((*result)->size() != expected || (*result)->type() != RemoveNullable(node.type)) {
+    return Error(ErrorCode::kLogicalError,
+                 absl::StrCat("Function ", node.name, " returned ", (*result)->size(),
+                              " rows of ", ToAbsl(TypeName((*result)->type())), " for ",
+                              expected, " rows of ", ToAbsl(TypeName(node.type))));
+  }
+  return Operand{*std::move(result), constant};
+}
+
+// The call `node` over its evaluated arguments.
+[[gnu::noinline]] absl::StatusOr<Operand> ExecuteCall(const Node& node,
+                                                      const std::vector<Operand>& operands,
+                                                      size_t rows) {
+  return CheckedResult(node, node.kernel->Execute(operands, rows), false, rows);
+}
+
+// A call whose first argument is a lambda.
+[[gnu::noinline]] absl::StatusOr<Operand> ExecuteHigherOrder(const Node& node, const Block& input,
+                                                             size_t rows) {
+  absl::StatusOr<Operand> result = EvaluateHigherOrder(node, input, rows);
+  if (!result.ok()) return result.status();
+  return CheckedResult(node, std::move(result->column), result->is_constant, rows);
+}
+
 absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input, size_t rows) {
   switch (node.kind) {
     case Node::Kind::kConstant:
       return Operand{node.constant, true};
-    case Node::Kind::kColumn: {
-      if (node.column >= input.columns.size() || input.columns[node.column] == nullptr) {
-        return Error(ErrorCode::kLogicalError,
-                     absl::StrCat("Expression refers to column ", node.column, " of a block with ",
-                                  input.columns.size(), " columns"));
-      }
-      const ColumnPtr& column = input.columns[node.column];
-      // The values' type must match; a Nullable column's null map rides along.
-      if (column->type() != RemoveNullable(node.type)) {
-        return Error(ErrorCode::kLogicalError,
-                     absl::StrCat("Column ", node.column, " has type ",
-                                  ToAbsl(TypeName(column->type())), ", the plan expects ",
-                                  ToAbsl(TypeName(node.type))));
-      }
-      return Operand{column, false};
-    }
+    case Node::Kind::kColumn:
+      return EvaluateColumn(node, input);
     case Node::Kind::kLambda:
       return Error(ErrorCode::kLogicalError, "A lambda evaluated outside its call");
     case Node::Kind::kCall:
       break;
   }
   if (node.short_circuit) return EvaluateShortCircuitAnd(node, input, rows);
-  absl::StatusOr<ColumnPtr> evaluated;
-  bool constant = false;
   if (!node.children.empty() && node.children[0]->kind == Node::Kind::kLambda) {
-    ASSIGN_OR_RETURN(Operand result, EvaluateHigherOrder(node, input, rows));
-    evaluated = std::move(result.column);
-    constant = result.is_constant;
-  } else {
-    std::vector<Operand> operands;
-    operands.reserve(node.children.size());
-    for (const auto& child : node.children) {
-      ASSIGN_OR_RETURN(Operand operand, EvaluateNode(*child, input, rows));
-      operands.push_back(std::move(operand));
-    }
-    evaluated = node.kernel->Execute(operands, rows);
+    return ExecuteHigherOrder(node, input, rows);
   }
-  ASSIGN_OR_RETURN(ColumnPtr result, std::move(evaluated));
-  const size_t expected = constant ? 1 : rows;
-  if (result->size() != expected || result->type() != RemoveNullable(node.type)) {
-    return Error(ErrorCode::kLogicalError,
-                 absl::StrCat("Function ", node.name, " returned ", result->size(), " rows of ",
-                              ToAbsl(TypeName(result->type())), " for ", expected,
-                              " rows of ", ToAbsl(TypeName(node.type))));
+  std::vector<Operand> operands;
+  operands.reserve(node.children.size());
+  for (const auto& child : node.children) {
+    ASSIGN_OR_RETURN(Operand operand, EvaluateNode(*child, input, rows));
+    operands.push_back(std::move(operand));
   }
-  return Operand{std::move(result), constant};
+  return ExecuteCall(node, operands, rows);
 }
 
-absl::StatusOr<Operand> EvaluateShortCircuitAnd(const Node& node, const Block& input,
-                                                size_t rows) {
+[[gnu::noinline]] absl::StatusOr<Operand> EvaluateShortCircuitAnd(const Node& node,
+                                                                  const Block& input,
+                                                                  size_t rows) {
   auto out = std::make_shared<Column>(TypeId::kUInt8);
   out->Resize(rows);
   uint8_t* mask = out->Data<uint8_t>();

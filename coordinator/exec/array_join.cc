@@ -32,19 +32,25 @@ const Expr* FirstCall(const Expr& e) {
   return nullptr;
 }
 
-// The expressions of `select`'s own level that arrayJoin calls may sit in, in clause order.
+// Calls `fn` on each expression of `select`'s own level that arrayJoin calls may sit in, in
+// clause order. `Select` is SelectStatement or const SelectStatement.
+template <typename Select, typename Fn>
+void ForLevelExprs(Select& select, Fn fn) {
+  for (auto& item : select.select) fn(item);
+  if (select.where) fn(select.where);
+  for (auto& key : select.group_by) fn(key);
+  for (auto& set : select.grouping_sets) {
+    for (auto& key : set) fn(key);
+  }
+  if (select.having) fn(select.having);
+  if (select.qualify) fn(select.qualify);
+  for (auto& order : select.order_by) fn(order.expr);
+  for (auto& key : select.limit_by) fn(key);
+}
+
 std::vector<ExprPtr*> LevelExprs(SelectStatement* select) {
   std::vector<ExprPtr*> out;
-  for (ExprPtr& item : select->select) out.push_back(&item);
-  if (select->where) out.push_back(&select->where);
-  for (ExprPtr& key : select->group_by) out.push_back(&key);
-  for (auto& set : select->grouping_sets) {
-    for (ExprPtr& key : set) out.push_back(&key);
-  }
-  if (select->having) out.push_back(&select->having);
-  if (select->qualify) out.push_back(&select->qualify);
-  for (sql::OrderItem& order : select->order_by) out.push_back(&order.expr);
-  for (ExprPtr& key : select->limit_by) out.push_back(&key);
+  ForLevelExprs(*select, [&](ExprPtr& e) { out.push_back(&e); });
   return out;
 }
 
@@ -72,8 +78,7 @@ void CollectNames(const Expr& e, const std::set<std::string>& qualifiers, std::s
 
 void CollectStatementNames(const SelectStatement& select, const std::set<std::string>& qualifiers,
                            std::set<std::string>* out) {
-  SelectStatement copy = select;
-  for (ExprPtr* e : LevelExprs(&copy)) CollectNames(**e, qualifiers, out);
+  ForLevelExprs(select, [&](const ExprPtr& e) { CollectNames(*e, qualifiers, out); });
   for (const sql::WithItem& with : select.with) {
     if (with.expr) CollectNames(*with.expr, qualifiers, out);
     if (with.subquery) CollectStatementNames(*with.subquery, qualifiers, out);
@@ -139,11 +144,9 @@ absl::Status CallToClause(SelectStatement* select) {
 
 bool HasArrayJoin(const SelectStatement& select) {
   if (!select.array_joins.empty()) return true;
-  SelectStatement copy = select;
-  for (ExprPtr* e : LevelExprs(&copy)) {
-    if (FirstCall(**e) != nullptr) return true;
-  }
-  return false;
+  bool found = false;
+  ForLevelExprs(select, [&](const ExprPtr& e) { found = found || FirstCall(*e) != nullptr; });
+  return found;
 }
 
 absl::StatusOr<SelectStatement> FoldArrayJoin(

@@ -534,8 +534,15 @@ sql::SelectStatement FromMaterializer::ReadStatement(size_t r) const {
 }
 
 // The rows of table relation `r` (its statistics: count() from the parts), or of those that
-// pass `where`.
+// pass `where`. Each distinct count runs once per FROM: the join strategies (key reduction,
+// broadcast, shuffle) ask for the same ones.
 absl::StatusOr<uint64_t> FromMaterializer::TableRows(size_t r, ExprPtr where) {
+  // A subquery's column name is only "_subquery": such filters are not remembered.
+  std::optional<std::pair<size_t, std::string>> key;
+  if (!where || !sql::ContainsSubquery(*where)) {
+    key.emplace(r, where ? sql::ColumnName(*where) : std::string());
+    if (auto it = table_rows_.find(*key); it != table_rows_.end()) return it->second;
+  }
   sql::SelectStatement count;
   count.select.push_back(sql::MakeCall("count", {}));
   count.from = *relations_[r].ref;
@@ -544,7 +551,9 @@ absl::StatusOr<uint64_t> FromMaterializer::TableRows(size_t r, ExprPtr where) {
   if (rows.block.rows() != 1 || rows.block.columns.size() != 1) {
     return core::Error(ErrorCode::kLogicalError, "count() gave no single value");
   }
-  return rows.block.columns[0]->Get<uint64_t>(0);
+  const uint64_t n = rows.block.columns[0]->Get<uint64_t>(0);
+  if (key) table_rows_[*key] = n;
+  return n;
 }
 
 JoinSpec FromMaterializer::Spec(JoinKind kind, JoinStrictness strictness,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -111,7 +112,7 @@ class FromMaterializer {
   sql::SelectStatement ReadStatement(size_t r) const;
 
   // The rows of table relation `r` (its statistics: count() from the parts), or of those that
-  // pass `where`.
+  // pass `where`; remembered for the FROM's lifetime (table_rows_).
   absl::StatusOr<uint64_t> TableRows(size_t r, ExprPtr where = nullptr);
 
   // If `e` is `a = b` between plain columns of two different relations, returns them as
@@ -241,6 +242,8 @@ class FromMaterializer {
   bool ordered_ = false;
   size_t prefix_ = 1;  // ordered_: InnerPrefix()
   std::vector<Relation> relations_;
+  // TableRows' answers by (relation, the filter's column name; "" for none).
+  std::map<std::pair<size_t, std::string>, uint64_t> table_rows_;
   std::vector<ExprPtr> remaining_;
   std::vector<std::vector<ExprPtr>> on_;  // per join: ON conditions not pushed down
   std::vector<std::vector<std::pair<size_t, std::string>>> using_pairs_;  // per join

@@ -1,5 +1,6 @@
 // Functions whose result does not depend on the argument values: version(), timezone() (always
-// UTC) and currentDatabase() (always default), toTypeName(x). isNull / isNotNull: null_functions.h.
+// UTC) and currentDatabase() (always default). toTypeName(x): misc_functions.cc. isNull /
+// isNotNull: null_functions.h.
 #include <cstring>
 #include <memory>
 
@@ -32,12 +33,6 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileStringConstant(
   return StringConstantKernel("UTC");  // timezone, timeZone, serverTimezone
 }
 
-// toTypeName(x): the ClickHouse name of the argument's type, e.g. "Decimal(38, 2)".
-absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileTypeName(
-    std::string_view, const std::vector<ArgumentInfo>& args, TypeId) {
-  return StringConstantKernel(TypeName(args[0].type));
-}
-
 }  // namespace
 
 void RegisterConstantFunctions(FunctionTable& table) {
@@ -45,7 +40,6 @@ void RegisterConstantFunctions(FunctionTable& table) {
   table.Add({"timezone", 0, 0, true, ResolveStringConstant, CompileStringConstant});
   table.AddAlias("serverTimezone", "timezone", true);
   table.Add({"currentDatabase", 0, 0, true, ResolveStringConstant, CompileStringConstant});
-  table.Add({"toTypeName", 1, 1, false, ResolveStringConstant, CompileTypeName, true});
   table.AddAlias("DATABASE", "currentDatabase", true);
 }
 
