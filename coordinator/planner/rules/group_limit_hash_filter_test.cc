@@ -37,7 +37,7 @@ class GroupLimitHashFilterTest : public ::testing::Test {
   uint64_t Groups(const std::string& sql) {
     absl::StatusOr<QueryPlan> plan = Plan(sql);
     EXPECT_TRUE(plan.ok()) << sql << ": " << plan.status();
-    return plan.ok() ? plan->fragment.aggregate->hash_limit : 0;
+    return plan.ok() && plan->fragment.aggregate ? plan->fragment.aggregate->hash_limit : 0;
   }
 
   Catalog catalog_;

@@ -39,7 +39,7 @@ class ShardLocalAggregationTest : public ::testing::Test {
     };
     absl::StatusOr<QueryPlan> plan = test::BindSelect(catalog_, sql, workers, provider);
     EXPECT_TRUE(plan.ok()) << sql << ": " << plan.status();
-    return plan.ok() && plan->fragment.aggregate->finalize_on_worker;
+    return plan.ok() && plan->fragment.aggregate && plan->fragment.aggregate->finalize_on_worker;
   }
 
   Catalog catalog_;
