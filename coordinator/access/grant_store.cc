@@ -20,15 +20,6 @@ namespace {
 
 constexpr char kVersionPrefix[] = "-- granite access entities, version ";
 
-std::string Backquoted(std::string_view name) {
-  std::string out = "`";
-  for (char c : name) {
-    if (c == '`' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "`";
-}
-
 std::string QuotaText(const QuotaSpec& quota) {
   std::vector<std::string> intervals;
   for (const QuotaInterval& interval : quota.intervals) {
@@ -89,6 +80,15 @@ bool RoleReaches(const AccessEntities& entities, const std::string& from, const 
 
 }  // namespace
 
+std::string Backquoted(std::string_view name) {
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "`";
+}
+
 std::string AccessEntities::Serialize() const {
   std::string text = absl::StrCat(kVersionPrefix, version, "\n");
   for (const std::string& role : roles) {
@@ -109,6 +109,7 @@ std::string AccessEntities::Serialize() const {
     }
   }
   for (const auto& [name, quota] : quotas) absl::StrAppend(&text, QuotaText(quota), "\n");
+  for (const auto& [name, policy] : policies) absl::StrAppend(&text, policy.CreateText(), "\n");
   return text;
 }
 
@@ -249,10 +250,37 @@ absl::Status ApplyAccessStatement(const sql::AccessStatement& statement,
       }
       return absl::OkStatus();
     }
+    case Kind::kCreatePolicy: {
+      RowPolicy policy = PolicyFrom(statement);
+      const std::string name = policy.FullName();
+      if (entities->policies.count(name) && !statement.or_replace) {
+        if (statement.if_not_exists) return absl::OkStatus();
+        return core::Error(core::ErrorCode::kAccessEntityAlreadyExists,
+                           absl::StrCat("row policy `", name,
+                                        "`: cannot insert because row policy `", name,
+                                        "` already exists"));
+      }
+      entities->policies[name] = std::move(policy);
+      return absl::OkStatus();
+    }
+    case Kind::kDropPolicy: {
+      RowPolicy policy;
+      policy.name = statement.names.front();
+      policy.database = statement.database;
+      policy.table = statement.table;
+      const std::string name = policy.FullName();
+      if (!entities->policies.erase(name) && !statement.if_exists) {
+        return core::Error(core::ErrorCode::kAccessEntityNotFound,
+                           absl::StrCat("There is no row policy `", name, "` in user directories"));
+      }
+      return absl::OkStatus();
+    }
     case Kind::kShowGrants:
+    case Kind::kShowPolicies:
+    case Kind::kShowCreatePolicy:
       break;
   }
-  return core::Error(core::ErrorCode::kLogicalError, "SHOW GRANTS changes nothing");
+  return core::Error(core::ErrorCode::kLogicalError, "A SHOW statement changes nothing");
 }
 
 GrantStore& GrantStore::Current() {
@@ -333,6 +361,27 @@ std::vector<QuotaSpec> GrantStore::QuotasOf(const User& user) const {
     }
   }
   return quotas;
+}
+
+absl::StatusOr<sql::ExprPtr> GrantStore::RowFilter(const std::string& user,
+                                                   const std::string& database,
+                                                   const std::string& table) const {
+  std::vector<RowPolicy> policies;
+  std::set<std::string> roles;
+  {
+    core::MutexLock lock(mu_);
+    if (!loaded_) {
+      // Fail closed: without the stored policies no table is read unfiltered.
+      return core::Error(core::ErrorCode::kAllConnectionTriesFailed,
+                         "The row policies could not be read from the workers");
+    }
+    for (const auto& [name, policy] : entities_.policies) {
+      if (policy.database == database && policy.table == table) policies.push_back(policy);
+    }
+    if (policies.empty()) return nullptr;
+    for (std::string& role : RolesOf(user)) roles.insert(std::move(role));
+  }
+  return RowFilterFor(policies, user, roles);
 }
 
 AccessEntities GrantStore::Snapshot() const {

@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "coordinator/access/access_rights.h"
 #include "coordinator/access/quota_spec.h"
+#include "coordinator/access/row_policy.h"
 #include "coordinator/access/users_file.h"
 #include "coordinator/sql/ast.h"
 #include "core/mutex.h"
@@ -37,6 +38,7 @@ struct AccessEntities {
   std::map<std::string, QuotaSpec> quotas;    // by quota name
   std::set<std::string> roles;
   std::map<std::string, std::set<std::string>> granted_roles;  // user or role -> its roles
+  std::map<std::string, RowPolicy> policies;  // by full name ("p ON db.t")
 
   // Returns the state as SQL text (a version line, then one statement per line).
   std::string Serialize() const;
@@ -64,6 +66,10 @@ class GrantStore {
   // Returns the quotas that apply to `user`: the file's, then those created TO it.
   std::vector<QuotaSpec> QuotasOf(const User& user) const EXCLUDES(mu_);
   AccessEntities Snapshot() const EXCLUDES(mu_);
+  // Returns the filter the row policies on `database`.`table` put on what `user` reads (null:
+  // none; row_policy.h says which rows pass).
+  absl::StatusOr<sql::ExprPtr> RowFilter(const std::string& user, const std::string& database,
+                                         const std::string& table) const EXCLUDES(mu_);
 
   // Applies a GRANT, REVOKE, CREATE / DROP QUOTA or ROLE (user names already checked by the caller)
   // to a copy of the state, saves it with `save` and installs it. On a failed save nothing
@@ -96,7 +102,10 @@ class GrantStore {
 // (they change nothing once every rule is in the list: SHOW GRANTS need not print them).
 AccessRights WithoutIdleRevokes(const AccessRights& rights);
 
-// Applies `statement` (GRANT, REVOKE, CREATE or DROP QUOTA or ROLE) to `entities`. Roles must
+// `name` in backquotes, with ` and \ escaped: reads back as that name in any statement.
+std::string Backquoted(std::string_view name);
+
+// Applies `statement` (GRANT, REVOKE, CREATE or DROP QUOTA, ROLE or ROW POLICY) to `entities`. Roles must
 // exist; a role granted to itself, directly or through other roles, is BAD_ARGUMENTS.
 absl::Status ApplyAccessStatement(const sql::AccessStatement& statement,
                                   AccessEntities* entities);

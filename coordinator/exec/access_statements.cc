@@ -298,6 +298,65 @@ LocalTable RoleGrantsTable(const QueryContext& query) {
   return table.Build();
 }
 
+// system.row_policies, ClickHouse's columns (no id): every policy for a user who manages
+// access, none for others.
+LocalTable RowPoliciesTable(const QueryContext& query) {
+  TableBuilder table({"name", "short_name", "database", "table", "storage", "select_filter",
+                      "is_restrictive", "apply_to_all", "apply_to_list", "apply_to_except"},
+                     {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString,
+                      TypeId::kString, core::MakeNullable(TypeId::kString), TypeId::kUInt8,
+                      TypeId::kUInt8, core::MakeArray(TypeId::kString),
+                      core::MakeArray(TypeId::kString)});
+  if (!query.user->access_management) return table.Build();
+  auto append_list = [](core::Column& column, const std::vector<std::string>& names) {
+    for (const std::string& name : names) column.MutableNested().AppendString(name);
+    column.AppendArrayEnd();
+  };
+  for (const auto& [name, policy] : GrantStore::Current().Snapshot().policies) {
+    table[0].AppendString(name);
+    table[1].AppendString(policy.name);
+    table[2].AppendString(policy.database);
+    table[3].AppendString(policy.table);
+    table[4].AppendString("workers");
+    table[5].AppendString(policy.condition);
+    table[6].Append<uint8_t>(policy.restrictive);
+    table[7].Append<uint8_t>(policy.to_all);
+    append_list(table[8], policy.to_all ? std::vector<std::string>() : policy.to);
+    append_list(table[9], policy.except);
+  }
+  return table.Build();
+}
+
+// SHOW [ROW] POLICIES [ON t]: the full names; SHOW CREATE [ROW] POLICY p ON t: its statement.
+absl::StatusOr<QueryResult> ShowPolicies(const sql::AccessStatement& show,
+                                         const QueryContext& query) {
+  const access::AccessEntities entities = GrantStore::Current().Snapshot();
+  if (show.kind == sql::AccessStatement::Kind::kShowCreatePolicy) {
+    access::RowPolicy key;
+    key.name = show.names.front();
+    key.database = show.database.empty() ? query.database : show.database;
+    key.table = show.table;
+    auto found = entities.policies.find(key.FullName());
+    if (found == entities.policies.end()) {
+      return core::Error(core::ErrorCode::kAccessEntityNotFound,
+                         absl::StrCat("There is no row policy `", key.FullName(),
+                                      "` in user directories"));
+    }
+    TableBuilder table({"CREATE ROW POLICY " + key.FullName()}, {TypeId::kString});
+    table[0].AppendString(found->second.CreateText());
+    return ResultOf(table.Build(), show.format);
+  }
+  const std::string database = show.database.empty() ? query.database : show.database;
+  TableBuilder table({"name"}, {TypeId::kString});
+  for (const auto& [name, policy] : entities.policies) {
+    if (!show.table.empty() && (policy.database != database || policy.table != show.table)) {
+      continue;
+    }
+    table[0].AppendString(name);
+  }
+  return ResultOf(table.Build(), show.format);
+}
+
 }  // namespace
 
 absl::Status CheckBeforeRun(const sql::Statement& statement, const QueryContext& query,
@@ -326,8 +385,12 @@ absl::StatusOr<QueryResult> ExecuteAccessStatement(const sql::AccessStatement& s
   RETURN_IF_ERROR(NeedsAccessManagement(*query));
   GrantStore& store = GrantStore::Current();
   RETURN_IF_ERROR(store.EnsureLoaded(LoaderFor(workers)));
+  if (statement.kind == Kind::kShowPolicies || statement.kind == Kind::kShowCreatePolicy) {
+    return ShowPolicies(statement, *query);
+  }
   const bool quota = statement.kind == Kind::kCreateQuota || statement.kind == Kind::kDropQuota;
   RETURN_IF_ERROR(CheckGranteesExist(statement.users, /*roles=*/!quota));
+  RETURN_IF_ERROR(CheckGranteesExist(statement.except, /*roles=*/true));
   if (statement.kind == Kind::kCreateRole) {
     for (const std::string& name : statement.names) {
       if (FindUser(name) != nullptr) {
@@ -347,7 +410,7 @@ absl::StatusOr<std::optional<LocalTable>> AccessSystemTable(const std::string& n
                                                             const QueryContext& query,
                                                             const WorkerSet& workers) {
   if (name != "grants" && name != "quotas" && name != "quota_usage" && name != "roles" &&
-      name != "role_grants") {
+      name != "role_grants" && name != "row_policies") {
     return std::nullopt;
   }
   RETURN_IF_ERROR(GrantStore::Current().EnsureLoaded(LoaderFor(workers)));
@@ -355,6 +418,7 @@ absl::StatusOr<std::optional<LocalTable>> AccessSystemTable(const std::string& n
   if (name == "quotas") return std::optional<LocalTable>(QuotasTable(query));
   if (name == "roles") return std::optional<LocalTable>(RolesTable());
   if (name == "role_grants") return std::optional<LocalTable>(RoleGrantsTable(query));
+  if (name == "row_policies") return std::optional<LocalTable>(RowPoliciesTable(query));
   return std::optional<LocalTable>(QuotaUsageTable(query));
 }
 

@@ -372,7 +372,8 @@ absl::StatusOr<QueryResult> ShowTables(const sql::ShowTablesStatement& show, Que
     for (const char* name : {"clusters", "columns", "databases", "detached_parts", "events",
                              "grants", "locks", "merges", "metrics", "one", "parts", "processes",
                              "query_log", "quota_usage", "quotas", "replicas", "role_grants",
-                             "roles", "settings", "tables", "users", "workers"}) {
+                             "roles", "row_policies", "settings", "tables", "users",
+                             "workers"}) {
       rows.push_back({name});
     }
     return StringRows({"name"}, rows, show.format);

@@ -15,6 +15,7 @@
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
 #include "coordinator/planner/binder.h"
+#include "coordinator/access/grant_store.h"
 #include "coordinator/exec/access_statements.h"
 #include "coordinator/exec/array_join.h"
 #include "coordinator/exec/bucketed_merger.h"
@@ -233,7 +234,11 @@ absl::StatusOr<QueryResult> QueryExecutor::Dispatch(std::string_view sql,
   if (auto* alter = std::get_if<sql::AlterSettingsStatement>(&statement);
       alter != nullptr && (!alter->columns.empty() || alter->delete_where)) {
     InsertRunner run_insert = [&](const sql::InsertStatement& insert) {
-      return Insert(insert, "", nullptr, InsertOptions{}, query).status();
+      const bool skipped = query->skip_row_policies;
+      query->skip_row_policies = true;  // the rewrite copies every row, whoever runs it
+      absl::Status status = Insert(insert, "", nullptr, InsertOptions{}, query).status();
+      query->skip_row_policies = skipped;
+      return status;
     };
     RETURN_IF_ERROR(AlterColumns(*alter, *workers_, catalog_, run_insert));
     return QueryResult{};
@@ -278,6 +283,12 @@ absl::StatusOr<QueryPlan> QueryExecutor::PlanSelect(const sql::SelectStatement& 
   RETURN_IF_ERROR(EnsureCatalog(*workers_, catalog_));
   Binder binder(catalog_, SystemTables(query), workers_->shard_count(), query->settings);
   binder.set_current_database(query->database);
+  if (query->user != nullptr && !query->skip_row_policies) {
+    binder.set_row_policies([user = query->user->name](const std::string& database,
+                                                        const std::string& table) {
+      return access::GrantStore::Current().RowFilter(user, database, table);
+    });
+  }
   return binder.Bind(select, std::move(materialized), broadcast);
 }
 

@@ -186,9 +186,9 @@ size_t IndexOrAppend(std::vector<core::plan::Expr>* exprs, core::plan::Expr boun
 // Tells `binder` which qualifiers name the source's columns (a joined source's own, else the
 // table's name, alias and database-qualified name) and the aliases every clause may use: WITH
 // expressions, then the select items.
-void DeclareNames(const sql::SelectStatement& select, const std::vector<std::string>& qualifiers,
-                  const std::vector<bool>& hidden, const std::vector<sql::ExprPtr>& items,
-                  SelectBinder* binder) {
+void DeclareQualifiers(const sql::SelectStatement& select,
+                       const std::vector<std::string>& qualifiers, const std::vector<bool>& hidden,
+                       SelectBinder* binder) {
   if (!qualifiers.empty()) binder->SetQualifiers(qualifiers, hidden);
   if (qualifiers.empty() && select.from && !select.from->subquery) {
     const sql::TableRef& from = *select.from;
@@ -197,11 +197,29 @@ void DeclareNames(const sql::SelectStatement& select, const std::vector<std::str
     accepted.push_back((from.database.empty() ? "default" : from.database) + "." + from.name);
     binder->SetSingleQualifiers(std::move(accepted));
   }
+}
+
+void DeclareAliases(const sql::SelectStatement& select, const std::vector<sql::ExprPtr>& items,
+                    SelectBinder* binder) {
   // WITH expr AS name: an alias every clause may use, not a result column.
   for (const sql::WithItem& with : select.with) {
     if (with.expr) binder->AddAlias(*with.expr);
   }
   for (const auto& item : items) binder->AddAlias(*item);
+}
+
+// `first` AND `second` (either may be absent) as one filter condition.
+std::optional<core::plan::Expr> AndFilters(std::optional<core::plan::Expr> first,
+                                           std::optional<core::plan::Expr> second) {
+  if (!first || !second) return first ? std::move(first) : std::move(second);
+  core::plan::Expr both;
+  both.kind = core::plan::Expr::Kind::kCall;
+  both.function = "and";
+  both.type = core::WithNullable(core::TypeId::kUInt8,
+                                 core::IsNullable(first->type) || core::IsNullable(second->type));
+  both.args.push_back(*std::move(first));
+  both.args.push_back(*std::move(second));
+  return both;
 }
 
 // True when the SELECT aggregates: GROUP BY, DISTINCT, HAVING, or an aggregate call in a select
@@ -257,7 +275,15 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
     binder.set_session_time_zone(zone);
   }
   if (!source.computed.empty()) binder.SetComputedColumns(source.computed);
-  DeclareNames(select, source.qualifiers, source.hidden, items, &binder);
+  DeclareQualifiers(select, source.qualifiers, source.hidden, &binder);
+  // Bound before the SELECT's aliases exist: the policy sees the table's columns only.
+  std::optional<core::plan::Expr> row_policy;
+  if (source.row_policy) {
+    ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindInput(*source.row_policy));
+    ASSIGN_OR_RETURN(row_policy, AsFilterCondition(std::move(bound), "a row policy",
+                                                   source.row_policy->position));
+  }
+  DeclareAliases(select, items, &binder);
   for (const auto& item : items) {
     plan.names.push_back(item->alias.empty() ? sql::ColumnName(*CanonicalForName(*item))
                                              : item->alias);
@@ -286,6 +312,8 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
   } else {
     plan.fragment.scan.columns = binder.SourceColumns();
   }
+  // The rows read pass the policy first (a join's probe filter, else the WHERE).
+  if (row_policy) plan.fragment.filter = AndFilters(std::move(row_policy), plan.fragment.filter);
   NarrowLocalInput(binder.SourcePositions(), &plan);
   plan.fragment.settings = plan.settings;
   // A shuffle join moves the probe rows off their shard: rules that rely on where the table's
@@ -366,6 +394,9 @@ absl::Status Binder::BindTable(const sql::TableRef& from, QueryPlan* plan, Sourc
   if (!star_hidden) source->star_hidden.clear();
   source->computed = AliasExpressions(*found);
   source->table = *std::move(found);
+  if (row_policies_) {
+    ASSIGN_OR_RETURN(source->row_policy, row_policies_(database, from.name));
+  }
   return absl::OkStatus();
 }
 

@@ -66,6 +66,11 @@ struct BroadcastSource {
 // Builds system tables by name ("tables", "parts", "workers"); NOT_FOUND-like error if unknown.
 using LocalTableProvider = std::function<absl::StatusOr<LocalTable>(const std::string& name)>;
 
+// The filter the row policies of the query's user put on a table (database, table name), or
+// null for none (coordinator/access/row_policy.h).
+using RowPolicyProvider = std::function<absl::StatusOr<sql::ExprPtr>(const std::string& database,
+                                                                     const std::string& table)>;
+
 // Binds one SELECT. Thread-safety: one Binder per query.
 class Binder {
  public:
@@ -77,6 +82,10 @@ class Binder {
 
   // Tables without a database (FROM t) are looked up in `database` (USE; default "default").
   void set_current_database(std::string database) { current_database_ = std::move(database); }
+  // Every table this binder reads is filtered by `provider`'s condition for it: bound over the
+  // table's columns alone (no SELECT alias can stand for one of them) and ANDed to the filter
+  // of the rows read (the WHERE, or a join's probe filter).
+  void set_row_policies(RowPolicyProvider provider) { row_policies_ = std::move(provider); }
 
   // Errors include UNKNOWN_SETTING / BAD_ARGUMENTS for the SELECT's SETTINGS clause.
   // `materialized`, when set, replaces the SELECT's FROM clause (joins, subquery): the query then
@@ -103,6 +112,8 @@ class Binder {
     // column whether SELECT * leaves it out (MATERIALIZED and ALIAS; empty: none).
     std::vector<sql::ExprPtr> computed;
     std::vector<bool> star_hidden;
+    // The row policies' condition on the table read (set_row_policies); null: none.
+    sql::ExprPtr row_policy;
   };
 
   // Resolves FROM into plan->source / plan->fragment.scan (or local_input).
@@ -139,6 +150,7 @@ class Binder {
   size_t worker_count_;
   core::Settings settings_;
   std::string current_database_ = "default";
+  RowPolicyProvider row_policies_;
 };
 
 // Returns the ClickHouse literal type of an integer/float/string value: the smallest UInt for

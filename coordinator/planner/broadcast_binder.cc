@@ -26,6 +26,18 @@ uint32_t ColumnsRead(const Expr& e) {
   return most;
 }
 
+// `e` with every unqualified identifier qualified by `qualifier` (a lambda is left as it is:
+// its parameters are unqualified names).
+sql::ExprPtr Qualified(const sql::ExprPtr& e, const std::string& qualifier) {
+  if (e->kind == sql::ExprKind::kFunction && e->name == "lambda") return e;
+  auto copy = std::make_shared<sql::Expr>(*e);
+  if (copy->kind == sql::ExprKind::kIdentifier && copy->qualifier.empty()) {
+    copy->qualifier = qualifier;
+  }
+  for (sql::ExprPtr& arg : copy->args) arg = Qualified(arg, qualifier);
+  return copy;
+}
+
 }  // namespace
 
 absl::StatusOr<Binder::Source> Binder::BindBroadcastSource(const BroadcastSource& broadcast,
@@ -39,6 +51,8 @@ absl::StatusOr<Binder::Source> Binder::BindBroadcastSource(const BroadcastSource
   }
   Source source;
   source.table = probe.table;
+  // The probe's policy names the probe's columns: qualified, no build column can answer.
+  if (probe.row_policy) source.row_policy = Qualified(probe.row_policy, broadcast.probe_qualifier);
   for (size_t r = 0; r < relations; ++r) {
     if (r == broadcast.probe_relation) {
       for (size_t c = 0; c < probe.names.size(); ++c) {
@@ -78,6 +92,7 @@ absl::Status Binder::BindJoins(const BroadcastSource& broadcast, const Source& s
     if (build.local_read) {
       // Co-located: the build's SELECT bound as a fragment every worker runs on its own shard.
       Binder read_binder(catalog_, system_tables_, worker_count_, plan->settings);
+      read_binder.set_row_policies(row_policies_);
       read_binder.set_current_database(current_database_);
       ASSIGN_OR_RETURN(QueryPlan read, read_binder.Bind(*build.local_read));
       const core::plan::Fragment& local = read.fragment;

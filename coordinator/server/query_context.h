@@ -112,6 +112,9 @@ class QueryContext {
   // The authenticated user (coordinator/access/access_control.h); set before the query runs,
   // null only for a query refused before authentication.
   std::shared_ptr<const access::User> user;
+  // Reads of tables go through the user's row policies (access/row_policy.h) unless this is set:
+  // the internal copy of an ALTER that rewrites a table's rows must keep every row.
+  bool skip_row_policies = false;
   // Holds an execution slot already (QueryScheduler admitted it before it ran): QueryExecutor
   // does not admit it again.
   std::atomic<bool> admitted{false};

@@ -9,6 +9,7 @@
 #include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "coordinator/sql/expression_parser.h"
 #include "coordinator/sql/lexer.h"
 
 namespace granite::coordinator::sql {
@@ -62,6 +63,7 @@ class AccessStatementParser {
       RETURN_IF_ERROR(tokens_.ExpectKeyword("FROM"));
       RETURN_IF_ERROR(ParseUsers(&access.users));
     } else if (tokens_.TakeKeyword("SHOW")) {
+      if (!tokens_.Peek().Is("GRANTS")) return ParseShowPolicies();
       tokens_.Take();  // GRANTS
       access.kind = AccessStatement::Kind::kShowGrants;
       if (tokens_.TakeKeyword("FOR")) RETURN_IF_ERROR(ParseUsers(&access.users));
@@ -70,6 +72,7 @@ class AccessStatementParser {
       }
       return End(std::move(access), "Expected one of: FOR, FORMAT, ';', end of query");
     } else if (tokens_.TakeKeyword("DROP")) {
+      if (TakePolicyKeyword()) return ParseDropPolicy();
       const bool role = tokens_.Take().Is("ROLE");  // QUOTA or ROLE
       access.kind = role ? AccessStatement::Kind::kDropRole : AccessStatement::Kind::kDropQuota;
       if (tokens_.TakeKeyword("IF")) {
@@ -89,6 +92,7 @@ class AccessStatementParser {
         access.or_replace = true;
       }
       if (tokens_.TakeKeyword("ROLE")) return ParseCreateRole(std::move(access));
+      if (TakePolicyKeyword()) return ParseCreatePolicy(std::move(access));
       RETURN_IF_ERROR(tokens_.ExpectKeyword("QUOTA"));
       if (tokens_.TakeKeyword("IF")) {
         RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
@@ -146,6 +150,138 @@ class AccessStatementParser {
                          "the users file");
     }
     return End(std::move(access), "Expected one of: ',', ';', end of query");
+  }
+
+  // Takes `ROW POLICY` or `POLICY`.
+  bool TakePolicyKeyword() {
+    if (tokens_.Peek().Is("ROW") && tokens_.Peek(1).Is("POLICY")) {
+      tokens_.Take();
+      tokens_.Take();
+      return true;
+    }
+    return tokens_.TakeKeyword("POLICY");
+  }
+
+  // name ON [db.]table
+  absl::Status ParsePolicyObject(AccessStatement* access) {
+    ASSIGN_OR_RETURN(std::string name, ParseName("row policy name"));
+    access->names.push_back(std::move(name));
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("ON"));
+    ASSIGN_OR_RETURN(std::string first, ParseName("table name"));
+    if (tokens_.TakeSymbol(".")) {
+      access->database = std::move(first);
+      ASSIGN_OR_RETURN(access->table, ParseName("table name"));
+    } else {
+      access->table = std::move(first);
+    }
+    if (tokens_.Peek().IsSymbol(",")) {
+      return core::Error(core::ErrorCode::kNotImplemented,
+                         "A row policy statement names one policy on one table here");
+    }
+    return absl::OkStatus();
+  }
+
+  // After CREATE [OR REPLACE] [ROW] POLICY: [IF NOT EXISTS] name ON [db.]table
+  // [AS PERMISSIVE|RESTRICTIVE] [FOR SELECT] USING condition [TO ...]
+  absl::StatusOr<Statement> ParseCreatePolicy(AccessStatement access) {
+    access.kind = AccessStatement::Kind::kCreatePolicy;
+    if (tokens_.TakeKeyword("IF")) {
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
+      access.if_not_exists = true;
+    }
+    RETURN_IF_ERROR(ParsePolicyObject(&access));
+    if (tokens_.TakeKeyword("AS")) {
+      if (tokens_.TakeKeyword("RESTRICTIVE")) {
+        access.restrictive = true;
+      } else if (!tokens_.TakeKeyword("PERMISSIVE")) {
+        return tokens_.Error("Expected one of: PERMISSIVE, RESTRICTIVE");
+      }
+    }
+    if (tokens_.TakeKeyword("FOR")) RETURN_IF_ERROR(tokens_.ExpectKeyword("SELECT"));
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("USING"));
+    ASSIGN_OR_RETURN(access.condition, ParseConditionText());
+    if (tokens_.TakeKeyword("TO")) {
+      if (tokens_.TakeKeyword("ALL")) {
+        access.to_all = true;
+        if (tokens_.TakeKeyword("EXCEPT")) RETURN_IF_ERROR(ParseUsers(&access.except));
+      } else {
+        RETURN_IF_ERROR(ParseUsers(&access.users));
+      }
+    }
+    return End(std::move(access), "Expected one of: TO, ';', end of query");
+  }
+
+  // A row policy's condition: parsed as an expression (so errors point into it), returned as
+  // its text with every run of whitespace and comments between tokens made one space (the
+  // stored form is one line per statement).
+  absl::StatusOr<std::string> ParseConditionText() {
+    const size_t begin = tokens_.Peek().position;
+    ExpressionParser expressions(&tokens_);
+    expressions.set_subquery_parser([]() -> absl::StatusOr<SelectPtr> {
+      return core::Error(core::ErrorCode::kNotImplemented,
+                         "Subqueries in a row policy's condition are not supported");
+    });
+    RETURN_IF_ERROR(expressions.Parse().status());
+    const Token next = tokens_.Peek();
+    const std::string_view query = tokens_.query();
+    const size_t end = next.kind == TokenKind::kEnd ? query.size() : next.position;
+    // Re-lex the condition's bytes to fold the space between its tokens.
+    const std::string_view source = query.substr(begin, end - begin);
+    Lexer lexer(source);
+    std::string text;
+    size_t previous_end = 0;
+    for (Token token = lexer.Next(); token.kind != TokenKind::kEnd; token = lexer.Next()) {
+      if (token.kind == TokenKind::kError) return tokens_.Error(lexer.error());
+      if (token.text.find_first_of("\r\n") != std::string_view::npos) {
+        return core::Error(core::ErrorCode::kSyntaxError,
+                           "A literal in a row policy's condition holds a line break: write it "
+                           "as \\n");
+      }
+      if (!text.empty() && token.position > previous_end) text += ' ';
+      text.append(token.text);
+      previous_end = token.end();
+    }
+    return text;
+  }
+
+  // After DROP [ROW] POLICY: [IF EXISTS] name ON [db.]table
+  absl::StatusOr<Statement> ParseDropPolicy() {
+    AccessStatement access;
+    access.kind = AccessStatement::Kind::kDropPolicy;
+    if (tokens_.TakeKeyword("IF")) {
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
+      access.if_exists = true;
+    }
+    RETURN_IF_ERROR(ParsePolicyObject(&access));
+    return End(std::move(access), "Expected one of: ';', end of query");
+  }
+
+  // After SHOW: [ROW] POLICIES [ON [db.]table] or CREATE [ROW] POLICY name ON [db.]table.
+  absl::StatusOr<Statement> ParseShowPolicies() {
+    AccessStatement access;
+    if (tokens_.TakeKeyword("CREATE")) {
+      TakePolicyKeyword();
+      access.kind = AccessStatement::Kind::kShowCreatePolicy;
+      RETURN_IF_ERROR(ParsePolicyObject(&access));
+    } else {
+      tokens_.TakeKeyword("ROW");
+      tokens_.Take();  // POLICIES
+      access.kind = AccessStatement::Kind::kShowPolicies;
+      if (tokens_.TakeKeyword("ON")) {
+        ASSIGN_OR_RETURN(std::string first, ParseName("table name"));
+        if (tokens_.TakeSymbol(".")) {
+          access.database = std::move(first);
+          ASSIGN_OR_RETURN(access.table, ParseName("table name"));
+        } else {
+          access.table = std::move(first);
+        }
+      }
+    }
+    if (tokens_.TakeKeyword("FORMAT")) {
+      ASSIGN_OR_RETURN(access.format, ParseName("format name"));
+    }
+    return End(std::move(access), "Expected one of: ON, FORMAT, ';', end of query");
   }
 
   // priv[, ...] ON object
@@ -296,14 +432,30 @@ class AccessStatementParser {
 
 }  // namespace
 
+namespace {
+
+// Whether the tokens from `k` on say `ROW POLICY` or `POLICY` (`plural`: POLICIES).
+bool NamesPolicy(TokenStream& tokens, size_t k, bool plural = false) {
+  const std::string_view word = plural ? "POLICIES" : "POLICY";
+  return tokens.Peek(k).Is(word) || (tokens.Peek(k).Is("ROW") && tokens.Peek(k + 1).Is(word));
+}
+
+}  // namespace
+
 bool IsAccessStatement(TokenStream& tokens) {
   const Token first = tokens.Peek();
   if (first.Is("GRANT") || first.Is("REVOKE")) return true;
-  if (first.Is("SHOW")) return tokens.Peek(1).Is("GRANTS");
-  if (first.Is("DROP")) return tokens.Peek(1).Is("QUOTA") || tokens.Peek(1).Is("ROLE");
+  if (first.Is("SHOW")) {
+    return tokens.Peek(1).Is("GRANTS") || NamesPolicy(tokens, 1, /*plural=*/true) ||
+           (tokens.Peek(1).Is("CREATE") && NamesPolicy(tokens, 2));
+  }
+  if (first.Is("DROP")) {
+    return tokens.Peek(1).Is("QUOTA") || tokens.Peek(1).Is("ROLE") || NamesPolicy(tokens, 1);
+  }
   if (!first.Is("CREATE")) return false;
   const size_t kind = tokens.Peek(1).Is("OR") && tokens.Peek(2).Is("REPLACE") ? 3 : 1;
-  return tokens.Peek(kind).Is("QUOTA") || tokens.Peek(kind).Is("ROLE");
+  return tokens.Peek(kind).Is("QUOTA") || tokens.Peek(kind).Is("ROLE") ||
+         NamesPolicy(tokens, kind);
 }
 
 absl::StatusOr<Statement> ParseAccessStatement(TokenStream* tokens) {

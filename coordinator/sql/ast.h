@@ -415,11 +415,15 @@ struct RenameStatement {
 //     FOR INTERVAL n unit {MAX resource = n[, ...] | NO LIMITS | TRACKING ONLY}[, FOR ...]
 //     TO user[, ...]
 //   DROP QUOTA [IF EXISTS] q[, ...]
+//   CREATE [ROW] POLICY [IF NOT EXISTS | OR REPLACE] p ON [db.]t [AS PERMISSIVE|RESTRICTIVE]
+//     [FOR SELECT] USING condition [TO {name[, ...] | ALL [EXCEPT name[, ...]]}]
+//   DROP [ROW] POLICY [IF EXISTS] p ON [db.]t
+//   SHOW [ROW] POLICIES [ON [db.]t], SHOW CREATE [ROW] POLICY p ON [db.]t
 struct AccessStatement {
   // kGrantRole / kRevokeRole: GRANT role[, ...] TO grantee[, ...] / REVOKE role[, ...] FROM ...
   enum class Kind {
     kGrant, kRevoke, kShowGrants, kCreateQuota, kDropQuota, kCreateRole, kDropRole, kGrantRole,
-    kRevokeRole
+    kRevokeRole, kCreatePolicy, kDropPolicy, kShowPolicies, kShowCreatePolicy
   };
   Kind kind = Kind::kGrant;
   // GRANT / REVOKE: privilege names upper-cased with single spaces ("SELECT", "KILL QUERY",
@@ -440,6 +444,13 @@ struct AccessStatement {
   };
   std::vector<Interval> intervals;
   std::string format;  // SHOW GRANTS ... FORMAT f
+  // Row policies (names[0] the policy, database and table its object): the condition's text as
+  // written (whitespace runs and comments folded into one space), whether it is RESTRICTIVE,
+  // and whom it applies to: `users`, or everybody (to_all) but `except`.
+  std::string condition;
+  bool restrictive = false;
+  bool to_all = false;
+  std::vector<std::string> except;
 };
 
 using Statement = std::variant<SelectStatement, CreateTableStatement, DropTableStatement,
