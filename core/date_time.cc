@@ -2,6 +2,8 @@
 // (exact for the proleptic Gregorian calendar, no tables, no time zone database).
 #include "core/date_time.h"
 
+#include <algorithm>
+
 namespace granite::core {
 namespace {
 
@@ -99,9 +101,8 @@ bool ParseDate(std::string_view text, uint16_t* days) {
   unsigned m, d, hh, mm, ss;
   bool has_time;
   if (!ParseCivil(text, &y, &m, &d, &hh, &mm, &ss, &has_time)) return false;
-  int64_t n = DaysFromCivil(y, m, d);
-  if (n < 0 || n > kMaxDate) return false;
-  *days = static_cast<uint16_t>(n);
+  // Outside the range, the nearest end (as ClickHouse saturates dates read from text).
+  *days = static_cast<uint16_t>(std::clamp<int64_t>(DaysFromCivil(y, m, d), 0, kMaxDate));
   return true;
 }
 
@@ -117,8 +118,7 @@ bool ParseDateTime(std::string_view text, uint32_t* seconds) {
       v = v * 10 + (c - '0');
     }
     if (all_digits) {
-      if (v > static_cast<uint64_t>(kMaxDateTime)) return false;
-      *seconds = static_cast<uint32_t>(v);
+      *seconds = static_cast<uint32_t>(std::min<uint64_t>(v, kMaxDateTime));
       return true;
     }
   }
@@ -126,9 +126,8 @@ bool ParseDateTime(std::string_view text, uint32_t* seconds) {
   unsigned m, d, hh, mm, ss;
   bool has_time;
   if (!ParseCivil(text, &y, &m, &d, &hh, &mm, &ss, &has_time)) return false;
-  int64_t s = DaysFromCivil(y, m, d) * kSecondsPerDay + hh * 3600 + mm * 60 + ss;
-  if (s < 0 || s > kMaxDateTime) return false;
-  *seconds = static_cast<uint32_t>(s);
+  const int64_t s = DaysFromCivil(y, m, d) * kSecondsPerDay + hh * 3600 + mm * 60 + ss;
+  *seconds = static_cast<uint32_t>(std::clamp<int64_t>(s, 0, kMaxDateTime));
   return true;
 }
 

@@ -30,12 +30,13 @@ unsigned DaysInMonth(int y, unsigned m);
 
 // Parses "YYYY-MM-DD" (separators '-', '/' or '.'; one- or two-digit month and day) into a Date.
 // A trailing time ("YYYY-MM-DD hh:mm:ss") is accepted and dropped. Returns false on malformed
-// text, an invalid calendar date or a date outside 1970-01-01 .. 2149-06-06.
+// text or an invalid calendar date; a date outside 1970-01-01 .. 2149-06-06 reads as the nearest
+// end, as in ClickHouse.
 bool ParseDate(std::string_view text, uint16_t* days);
 
 // Parses "YYYY-MM-DD hh:mm:ss" (or 'T' between date and time), "YYYY-MM-DD" (midnight) or an
-// all-digits unix timestamp into a DateTime (UTC). Returns false on malformed text, an invalid
-// date or time, or a value outside the DateTime range.
+// all-digits unix timestamp into a DateTime (UTC). Returns false on malformed text or an invalid
+// date or time; a value outside the DateTime range reads as the nearest end, as in ClickHouse.
 bool ParseDateTime(std::string_view text, uint32_t* seconds);
 // Parses the date-time forms of ParseDateTime but a unix timestamp into wall-clock seconds since
 // 1970-01-01 00:00:00, with no range check (a zone's local time may lie beyond the UTC range).

@@ -43,9 +43,23 @@ TEST(DateTimeTest, RejectsBadDates) {
   EXPECT_FALSE(ParseDate("1900-02-29", &days));
   EXPECT_FALSE(ParseDate("2013-07-15x", &days));
   EXPECT_FALSE(ParseDate("2013-07-15 25:00:00", &days));
-  EXPECT_FALSE(ParseDate("1969-12-31", &days));
-  EXPECT_FALSE(ParseDate("2149-06-07", &days));
   EXPECT_FALSE(ParseDate("2013-07/15", &days));
+}
+
+TEST(DateTimeTest, OutOfRangeReadsAsTheNearestEnd) {
+  // As ClickHouse saturates dates and times read from text.
+  uint16_t days = 1;
+  EXPECT_TRUE(ParseDate("1969-12-31", &days));
+  EXPECT_EQ(days, 0);
+  EXPECT_TRUE(ParseDate("2149-06-07", &days));
+  EXPECT_EQ(days, 65535);
+  uint32_t s = 1;
+  EXPECT_TRUE(ParseDateTime("2106-02-07 06:28:16", &s));
+  EXPECT_EQ(s, 4294967295u);
+  EXPECT_TRUE(ParseDateTime("4294967296", &s));
+  EXPECT_EQ(s, 4294967295u);
+  EXPECT_TRUE(ParseDateTime("1900-01-01 00:00:00", &s));
+  EXPECT_EQ(s, 0u);
 }
 
 TEST(DateTimeTest, ParsesDateTimes) {
@@ -62,8 +76,6 @@ TEST(DateTimeTest, ParsesDateTimes) {
   EXPECT_EQ(s, 1373885254u);
   EXPECT_TRUE(ParseDateTime("2106-02-07 06:28:15", &s));
   EXPECT_EQ(s, 4294967295u);
-  EXPECT_FALSE(ParseDateTime("2106-02-07 06:28:16", &s));
-  EXPECT_FALSE(ParseDateTime("4294967296", &s));
   EXPECT_FALSE(ParseDateTime("2013-07-15 10:47", &s));
   EXPECT_FALSE(ParseDateTime("2013-07-15 10:60:00", &s));
   EXPECT_FALSE(ParseDateTime("", &s));

@@ -4,6 +4,8 @@
 // otherwise "d.ddde[-]x" without a '+' sign or leading exponent zeros.
 #include "core/value_text.h"
 
+#include <algorithm>
+
 #include "core/quoted_text.h"
 
 #include <charconv>
@@ -221,9 +223,8 @@ bool ParseZonedDateTime(std::string_view text, uint32_t zone_id, uint32_t* secon
   if (zone.IsUtc() || IsTimestampText(text)) return ParseDateTime(text, seconds);
   int64_t local;
   if (!ParseWallClock(text, &local)) return false;
-  const int64_t utc = zone.ToUtc(local);
-  if (utc < 0 || utc > kMaxDateTime) return false;
-  *seconds = static_cast<uint32_t>(utc);
+  // Outside the range, the nearest end (ParseDateTime).
+  *seconds = static_cast<uint32_t>(std::clamp<int64_t>(zone.ToUtc(local), 0, kMaxDateTime));
   return true;
 }
 

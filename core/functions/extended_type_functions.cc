@@ -208,19 +208,21 @@ class GenerateUuidKernel : public ScalarKernel {
 
 class Now64Kernel : public ScalarKernel {
  public:
-  explicit Now64Kernel(int precision) : precision_(precision) {}
+  // `result`: DateTime64(p[, 'tz']), the zone given as now64's second argument.
+  explicit Now64Kernel(TypeId result) : result_(result), precision_(PrecisionOf(result)) {}
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
     const int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
                               std::chrono::system_clock::now().time_since_epoch())
                               .count();
     const int64_t ticks = nanos / TicksPerSecond(kMaxDateTime64Precision - precision_);
-    auto out = std::make_shared<Column>(MakeDateTime64(precision_));
+    auto out = std::make_shared<Column>(result_);
     out->Reserve(rows);
     for (size_t i = 0; i < rows; ++i) out->Append(ticks);
     return ColumnPtr(std::move(out));
   }
 
  private:
+  const TypeId result_;
   const int precision_;
 };
 
@@ -266,7 +268,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> Compile(std::string_view name,
   if (name == "generateUUIDv4") return std::make_unique<GenerateUuidKernel>();
   if (name == "UUIDStringToNum") return std::make_unique<UuidBytesKernel>(true);
   if (name == "UUIDNumToString") return std::make_unique<UuidBytesKernel>(false);
-  if (name == "now64") return std::make_unique<Now64Kernel>(PrecisionOf(result));
+  if (name == "now64") return std::make_unique<Now64Kernel>(result);
   if (absl::StartsWith(ToAbsl(name), "toUnixTimestamp64")) {
     return std::make_unique<UnixTicksKernel>(PrecisionOf(args[0].type), UnixUnitPrecision(name),
                                              result);

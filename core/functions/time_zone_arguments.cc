@@ -111,9 +111,9 @@ class ZonedKernel : public ScalarKernel {
 
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
     std::vector<Operand> local = args;
-    if (call_.zone != 0) {
-      for (size_t i = 0; i < local.size() && i < call_.to_local.size(); ++i) {
-        if (call_.to_local[i]) local[i].column = ToLocalColumn(*args[i].column, zone_);
+    for (size_t i = 0; i < local.size() && i < call_.to_local.size(); ++i) {
+      if (call_.to_local[i] != 0) {
+        local[i].column = ToLocalColumn(*args[i].column, TimeZone::Get(call_.to_local[i]));
       }
     }
     ASSIGN_OR_RETURN(ColumnPtr out, kernel_->Execute(local, rows));
@@ -195,17 +195,27 @@ void AdaptTimeZones(std::string_view canonical, std::vector<ArgumentInfo>* args,
   if (zone != kNoTimeZone && !tz.IsUtc() && !CountsElapsedTime(canonical, *args, tz)) {
     call->zone = zone;
   }
-  call->to_local.assign(args->size(), false);
+  // dateDiff without a zone argument reads each date-time in its own zone, as ClickHouse
+  // (dateDiff('day', a UTC, b Asia/Tokyo) counts a's UTC day to b's Tokyo day).
+  const bool own_zones = canonical == "dateDiff" && call->explicit_zone == kNoTimeZone;
+  call->to_local.assign(args->size(), 0);
   for (size_t i = f.first_time; i <= f.last_time && i < args->size(); ++i) {
     ArgumentInfo& arg = (*args)[i];
     if (!IsDateTime(arg.type)) continue;
+    uint32_t local_zone = call->zone;
+    if (own_zones) {
+      local_zone = TimeZoneOf(arg.type);
+      const TimeZone& own = TimeZone::Get(local_zone);
+      if (own.IsUtc() || CountsElapsedTime(canonical, *args, own)) local_zone = 0;
+    }
     arg.type = RemoveTimeZone(arg.type);
-    if (call->zone == 0) continue;
-    call->to_local[i] = true;
+    if (local_zone == 0) continue;
+    call->to_local[i] = local_zone;
     if (call->truncated_argument < 0) call->truncated_argument = static_cast<int>(i);
     if (arg.constant && !arg.constant_is_null) {
       if (const auto* seconds = std::get_if<uint64_t>(&*arg.constant)) {
-        arg.constant = Value(static_cast<uint64_t>(ClampDateTime(tz.ToLocal(*seconds))));
+        const TimeZone& zone = TimeZone::Get(local_zone);
+        arg.constant = Value(static_cast<uint64_t>(ClampDateTime(zone.ToLocal(*seconds))));
       }
     }
   }

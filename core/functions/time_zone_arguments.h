@@ -14,6 +14,8 @@
 // call over plain DateTime) are not wrapped: the UTC fast paths stay as they are.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -30,13 +32,18 @@ struct TimeZoneCall {
   bool calendar = false;            // the function does calendar math in a zone
   uint32_t explicit_zone = 0;       // the zone argument's id (0: none written)
   uint32_t zone = 0;                // the zone of the calendar math (0: UTC, nothing to convert)
-  std::vector<bool> to_local;       // argument i is read as local wall-clock seconds
+  // Argument i is read as local wall-clock seconds of zone to_local[i] (0: as it is): `zone`,
+  // or for dateDiff without a zone argument each date-time's own zone, as ClickHouse.
+  std::vector<uint32_t> to_local;
   int truncated_argument = -1;      // the argument a DateTime result truncates (-1: none)
   uint32_t result_zone = 0;         // the zone stamped on a DateTime / DateTime64 result
   bool stamp = false;               // the result gets result_zone
 
   // Whether the kernel must be wrapped.
-  bool Active() const { return zone != 0 || stamp; }
+  bool Active() const {
+    return zone != 0 || stamp ||
+           std::any_of(to_local.begin(), to_local.end(), [](uint32_t z) { return z != 0; });
+  }
 };
 
 // Removes the trailing zone argument of a calendar function ('Asia/Kolkata' in
