@@ -184,8 +184,7 @@ size_t IndexOrAppend(std::vector<core::plan::Expr>* exprs, core::plan::Expr boun
 }
 
 // Tells `binder` which qualifiers name the source's columns (a joined source's own, else the
-// table's name, alias and database-qualified name) and the aliases every clause may use: WITH
-// expressions, then the select items.
+// table's name, alias and database-qualified name).
 void DeclareQualifiers(const sql::SelectStatement& select,
                        const std::vector<std::string>& qualifiers, const std::vector<bool>& hidden,
                        SelectBinder* binder) {
@@ -199,6 +198,7 @@ void DeclareQualifiers(const sql::SelectStatement& select,
   }
 }
 
+// Tells `binder` the aliases every clause may use: WITH expressions, then the select items.
 void DeclareAliases(const sql::SelectStatement& select, const std::vector<sql::ExprPtr>& items,
                     SelectBinder* binder) {
   // WITH expr AS name: an alias every clause may use, not a result column.

@@ -94,11 +94,7 @@ class AccessStatementParser {
       if (tokens_.TakeKeyword("ROLE")) return ParseCreateRole(std::move(access));
       if (TakePolicyKeyword()) return ParseCreatePolicy(std::move(access));
       RETURN_IF_ERROR(tokens_.ExpectKeyword("QUOTA"));
-      if (tokens_.TakeKeyword("IF")) {
-        RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
-        RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
-        access.if_not_exists = true;
-      }
+      RETURN_IF_ERROR(TakeIfNotExists(&access));
       ASSIGN_OR_RETURN(std::string name, ParseName("quota name"));
       access.names.push_back(std::move(name));
       RETURN_IF_ERROR(ParseQuotaBody(&access));
@@ -135,11 +131,7 @@ class AccessStatementParser {
   // After CREATE [OR REPLACE] ROLE: [IF NOT EXISTS] name[, ...]
   absl::StatusOr<Statement> ParseCreateRole(AccessStatement access) {
     access.kind = AccessStatement::Kind::kCreateRole;
-    if (tokens_.TakeKeyword("IF")) {
-      RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
-      RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
-      access.if_not_exists = true;
-    }
+    RETURN_IF_ERROR(TakeIfNotExists(&access));
     do {
       ASSIGN_OR_RETURN(std::string name, ParseName("role name"));
       access.names.push_back(std::move(name));
@@ -152,6 +144,15 @@ class AccessStatementParser {
     return End(std::move(access), "Expected one of: ',', ';', end of query");
   }
 
+  // Takes an optional `IF NOT EXISTS`.
+  absl::Status TakeIfNotExists(AccessStatement* access) {
+    if (!tokens_.TakeKeyword("IF")) return absl::OkStatus();
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
+    access->if_not_exists = true;
+    return absl::OkStatus();
+  }
+
   // Takes `ROW POLICY` or `POLICY`.
   bool TakePolicyKeyword() {
     if (tokens_.Peek().Is("ROW") && tokens_.Peek(1).Is("POLICY")) {
@@ -162,18 +163,24 @@ class AccessStatementParser {
     return tokens_.TakeKeyword("POLICY");
   }
 
+  // [db.]table
+  absl::Status ParseTable(AccessStatement* access) {
+    ASSIGN_OR_RETURN(std::string first, ParseName("table name"));
+    if (!tokens_.TakeSymbol(".")) {
+      access->table = std::move(first);
+      return absl::OkStatus();
+    }
+    access->database = std::move(first);
+    ASSIGN_OR_RETURN(access->table, ParseName("table name"));
+    return absl::OkStatus();
+  }
+
   // name ON [db.]table
   absl::Status ParsePolicyObject(AccessStatement* access) {
     ASSIGN_OR_RETURN(std::string name, ParseName("row policy name"));
     access->names.push_back(std::move(name));
     RETURN_IF_ERROR(tokens_.ExpectKeyword("ON"));
-    ASSIGN_OR_RETURN(std::string first, ParseName("table name"));
-    if (tokens_.TakeSymbol(".")) {
-      access->database = std::move(first);
-      ASSIGN_OR_RETURN(access->table, ParseName("table name"));
-    } else {
-      access->table = std::move(first);
-    }
+    RETURN_IF_ERROR(ParseTable(access));
     if (tokens_.Peek().IsSymbol(",")) {
       return core::Error(core::ErrorCode::kNotImplemented,
                          "A row policy statement names one policy on one table here");
@@ -185,11 +192,7 @@ class AccessStatementParser {
   // [AS PERMISSIVE|RESTRICTIVE] [FOR SELECT] USING condition [TO ...]
   absl::StatusOr<Statement> ParseCreatePolicy(AccessStatement access) {
     access.kind = AccessStatement::Kind::kCreatePolicy;
-    if (tokens_.TakeKeyword("IF")) {
-      RETURN_IF_ERROR(tokens_.ExpectKeyword("NOT"));
-      RETURN_IF_ERROR(tokens_.ExpectKeyword("EXISTS"));
-      access.if_not_exists = true;
-    }
+    RETURN_IF_ERROR(TakeIfNotExists(&access));
     RETURN_IF_ERROR(ParsePolicyObject(&access));
     if (tokens_.TakeKeyword("AS")) {
       if (tokens_.TakeKeyword("RESTRICTIVE")) {
@@ -268,15 +271,7 @@ class AccessStatementParser {
       tokens_.TakeKeyword("ROW");
       tokens_.Take();  // POLICIES
       access.kind = AccessStatement::Kind::kShowPolicies;
-      if (tokens_.TakeKeyword("ON")) {
-        ASSIGN_OR_RETURN(std::string first, ParseName("table name"));
-        if (tokens_.TakeSymbol(".")) {
-          access.database = std::move(first);
-          ASSIGN_OR_RETURN(access.table, ParseName("table name"));
-        } else {
-          access.table = std::move(first);
-        }
-      }
+      if (tokens_.TakeKeyword("ON")) RETURN_IF_ERROR(ParseTable(&access));
     }
     if (tokens_.TakeKeyword("FORMAT")) {
       ASSIGN_OR_RETURN(access.format, ParseName("format name"));
