@@ -5,6 +5,7 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
+#include "core/access_error_codes.h"
 #include "core/function_error_codes.h"
 #include "core/keeper_error_codes.h"
 #include "core/schema_error_codes.h"
@@ -81,6 +82,7 @@ std::string_view ErrorName(ErrorCode code) {
   if (code == kCyclicAliases) return "CYCLIC_ALIASES";
   if (code == kAlterOfColumnIsForbidden) return "ALTER_OF_COLUMN_IS_FORBIDDEN";
   if (code == kKeeperException) return "KEEPER_EXCEPTION";
+  if (code == kSetNonGrantedRole) return "SET_NON_GRANTED_ROLE";
   switch (code) {
     case ErrorCode::kOk: return "OK";
     case ErrorCode::kNotImplemented: return "NOT_IMPLEMENTED";

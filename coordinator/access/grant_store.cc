@@ -1,5 +1,6 @@
 #include "coordinator/access/grant_store.h"
 
+#include <algorithm>
 #include <iterator>
 #include <set>
 #include <utility>
@@ -50,8 +51,13 @@ absl::Status NoRole(const std::string& name) {
                      absl::StrCat("There is no role `", name, "` in user directories"));
 }
 
-// Removes role `name`, its rules and every grant of it.
+// Removes role `name`, its rules, every grant of it and every default-role list's mention.
 void DropRole(const std::string& name, AccessEntities* entities) {
+  for (auto& [user, roles] : entities->default_roles) {
+    for (auto* list : {&roles.names, &roles.except}) {
+      list->erase(std::remove(list->begin(), list->end(), name), list->end());
+    }
+  }
   entities->roles.erase(name);
   entities->rules.erase(name);
   entities->granted_roles.erase(name);
@@ -89,6 +95,12 @@ std::string Backquoted(std::string_view name) {
   return out + "`";
 }
 
+std::string BackquotedList(const std::vector<std::string>& names) {
+  std::vector<std::string> quoted;
+  for (const std::string& name : names) quoted.push_back(Backquoted(name));
+  return absl::StrJoin(quoted, ", ");
+}
+
 std::string AccessEntities::Serialize() const {
   std::string text = absl::StrCat(kVersionPrefix, version, "\n");
   for (const std::string& role : roles) {
@@ -110,6 +122,9 @@ std::string AccessEntities::Serialize() const {
   }
   for (const auto& [name, quota] : quotas) absl::StrAppend(&text, QuotaText(quota), "\n");
   for (const auto& [name, policy] : policies) absl::StrAppend(&text, policy.CreateText(), "\n");
+  for (const auto& [user, roles] : default_roles) {
+    absl::StrAppend(&text, "SET DEFAULT ROLE ", roles.Text(), " TO ", Backquoted(user), "\n");
+  }
   return text;
 }
 
@@ -275,9 +290,20 @@ absl::Status ApplyAccessStatement(const sql::AccessStatement& statement,
       }
       return absl::OkStatus();
     }
+    case Kind::kSetDefaultRole: {
+      // Whether the roles are granted is the executor's check: a stored list that names a role
+      // revoked since still loads (it enables nothing the user lacks).
+      RoleSet roles;
+      roles.all = statement.to_all;
+      roles.names = statement.names;
+      roles.except = statement.except;
+      for (const std::string& user : statement.users) entities->default_roles[user] = roles;
+      return absl::OkStatus();
+    }
     case Kind::kShowGrants:
     case Kind::kShowPolicies:
     case Kind::kShowCreatePolicy:
+    case Kind::kSetRole:
       break;
   }
   return core::Error(core::ErrorCode::kLogicalError, "A SHOW statement changes nothing");
@@ -316,17 +342,51 @@ bool GrantStore::loaded() const {
   return loaded_;
 }
 
-AccessRights GrantStore::RightsOf(const User& user) const {
+AccessRights GrantStore::RightsOf(const User& user, const RoleSet* current) const {
   AccessRights rights = user.grants;
   core::MutexLock lock(mu_);
   auto found = entities_.rules.find(user.name);
   if (found != entities_.rules.end()) rights.ApplyAll(found->second);
   rights = WithoutIdleRevokes(rights);
-  for (const std::string& role : RolesOf(user.name)) {
+  for (const std::string& role : EnabledRolesLocked(user.name, current)) {
     auto role_rules = entities_.rules.find(role);
     if (role_rules != entities_.rules.end()) rights.AddRole(WithoutIdleRevokes(role_rules->second));
   }
   return rights;
+}
+
+std::vector<std::string> GrantStore::EnabledRoles(const std::string& user,
+                                                  const RoleSet* current) const {
+  core::MutexLock lock(mu_);
+  return EnabledRolesLocked(user, current);
+}
+
+std::set<std::string> GrantStore::GrantedRoles(const std::string& user) const {
+  core::MutexLock lock(mu_);
+  auto found = entities_.granted_roles.find(user);
+  return found == entities_.granted_roles.end() ? std::set<std::string>() : found->second;
+}
+
+std::vector<std::string> GrantStore::EnabledRolesLocked(const std::string& user,
+                                                        const RoleSet* current) const {
+  auto direct = entities_.granted_roles.find(user);
+  if (direct == entities_.granted_roles.end()) return {};
+  const RoleSet all;
+  const RoleSet* active = current;
+  if (active == nullptr) {
+    auto defaults = entities_.default_roles.find(user);
+    active = defaults != entities_.default_roles.end() ? &defaults->second : &all;
+  }
+  std::vector<std::string> enabled;
+  std::set<std::string> seen;
+  for (const std::string& role : direct->second) {
+    if (!active->Contains(role) || !seen.insert(role).second) continue;
+    enabled.push_back(role);
+    for (std::string& inherited : RolesOf(role)) {
+      if (seen.insert(inherited).second) enabled.push_back(std::move(inherited));
+    }
+  }
+  return enabled;
 }
 
 std::vector<std::string> GrantStore::RolesOf(const std::string& grantee) const {
@@ -365,7 +425,8 @@ std::vector<QuotaSpec> GrantStore::QuotasOf(const User& user) const {
 
 absl::StatusOr<sql::ExprPtr> GrantStore::RowFilter(const std::string& user,
                                                    const std::string& database,
-                                                   const std::string& table) const {
+                                                   const std::string& table,
+                                                   const RoleSet* current) const {
   std::vector<RowPolicy> policies;
   std::set<std::string> roles;
   {
@@ -379,7 +440,7 @@ absl::StatusOr<sql::ExprPtr> GrantStore::RowFilter(const std::string& user,
       if (policy.database == database && policy.table == table) policies.push_back(policy);
     }
     if (policies.empty()) return nullptr;
-    for (std::string& role : RolesOf(user)) roles.insert(std::move(role));
+    for (std::string& role : EnabledRolesLocked(user, current)) roles.insert(std::move(role));
   }
   return RowFilterFor(policies, user, roles);
 }

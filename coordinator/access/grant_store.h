@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "coordinator/access/access_rights.h"
 #include "coordinator/access/quota_spec.h"
+#include "coordinator/access/role_set.h"
 #include "coordinator/access/row_policy.h"
 #include "coordinator/access/users_file.h"
 #include "coordinator/sql/ast.h"
@@ -39,6 +40,7 @@ struct AccessEntities {
   std::set<std::string> roles;
   std::map<std::string, std::set<std::string>> granted_roles;  // user or role -> its roles
   std::map<std::string, RowPolicy> policies;  // by full name ("p ON db.t")
+  std::map<std::string, RoleSet> default_roles;  // by user (SET DEFAULT ROLE); else ALL
 
   // Returns the state as SQL text (a version line, then one statement per line).
   std::string Serialize() const;
@@ -61,15 +63,22 @@ class GrantStore {
   absl::Status EnsureLoaded(const Loader& load) EXCLUDES(mu_);
   bool loaded() const EXCLUDES(mu_);
 
-  // Returns `user`'s rights: the file's, then the rules stored for it.
-  AccessRights RightsOf(const User& user) const EXCLUDES(mu_);
+  // Returns `user`'s rights: the file's, then the rules stored for it, with those of its enabled
+  // roles (role_set.h): `current` (SET ROLE), or null for the user's default roles.
+  AccessRights RightsOf(const User& user, const RoleSet* current = nullptr) const EXCLUDES(mu_);
+  // Returns the roles enabled for `user` (as RightsOf), each once.
+  std::vector<std::string> EnabledRoles(const std::string& user,
+                                        const RoleSet* current = nullptr) const EXCLUDES(mu_);
+  // Returns the roles granted to `user` directly.
+  std::set<std::string> GrantedRoles(const std::string& user) const EXCLUDES(mu_);
   // Returns the quotas that apply to `user`: the file's, then those created TO it.
   std::vector<QuotaSpec> QuotasOf(const User& user) const EXCLUDES(mu_);
   AccessEntities Snapshot() const EXCLUDES(mu_);
   // Returns the filter the row policies on `database`.`table` put on what `user` reads (null:
   // none; row_policy.h says which rows pass).
   absl::StatusOr<sql::ExprPtr> RowFilter(const std::string& user, const std::string& database,
-                                         const std::string& table) const EXCLUDES(mu_);
+                                         const std::string& table,
+                                         const RoleSet* current = nullptr) const EXCLUDES(mu_);
 
   // Applies a GRANT, REVOKE, CREATE / DROP QUOTA or ROLE (user names already checked by the caller)
   // to a copy of the state, saves it with `save` and installs it. On a failed save nothing
@@ -91,6 +100,9 @@ class GrantStore {
  private:
   // The roles granted to `grantee`, directly or through roles (each once).
   std::vector<std::string> RolesOf(const std::string& grantee) const REQUIRES(mu_);
+  // EnabledRoles under the lock.
+  std::vector<std::string> EnabledRolesLocked(const std::string& user,
+                                              const RoleSet* current) const REQUIRES(mu_);
 
   mutable core::Mutex mu_{"grant_store"};
   AccessEntities entities_ GUARDED_BY(mu_);
@@ -104,6 +116,8 @@ AccessRights WithoutIdleRevokes(const AccessRights& rights);
 
 // `name` in backquotes, with ` and \ escaped: reads back as that name in any statement.
 std::string Backquoted(std::string_view name);
+// The names backquoted, joined by ", ".
+std::string BackquotedList(const std::vector<std::string>& names);
 
 // Applies `statement` (GRANT, REVOKE, CREATE or DROP QUOTA, ROLE or ROW POLICY) to `entities`. Roles must
 // exist; a role granted to itself, directly or through other roles, is BAD_ARGUMENTS.

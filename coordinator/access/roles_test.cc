@@ -105,5 +105,61 @@ TEST(RolesTest, ErrorsAndDrop) {
   EXPECT_TRUE(entities.roles.count("b"));
 }
 
+TEST(RolesTest, DefaultAndCurrentRolesChooseTheEnabledOnes) {
+  auto set = sql::ParseStatement("SET ROLE ALL EXCEPT a, b");
+  ASSERT_TRUE(set.ok()) << set.status();
+  const auto& s = std::get<sql::AccessStatement>(*set);
+  EXPECT_EQ(s.kind, sql::AccessStatement::Kind::kSetRole);
+  EXPECT_TRUE(s.to_all);
+  EXPECT_EQ(s.except, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(std::get<sql::AccessStatement>(*sql::ParseStatement("SET ROLE DEFAULT"))
+                  .role_default);
+  auto set_none = sql::ParseStatement("SET ROLE NONE");
+  ASSERT_TRUE(set_none.ok());
+  EXPECT_FALSE(std::get<sql::AccessStatement>(*set_none).to_all);
+  EXPECT_TRUE(std::get<sql::AccessStatement>(*set_none).names.empty());
+  EXPECT_TRUE(std::holds_alternative<sql::SetStatement>(*sql::ParseStatement("SET max_threads = 1")));
+
+  AccessEntities entities;
+  ASSERT_TRUE(Apply("CREATE ROLE reader, writer, inner", &entities).ok());
+  ASSERT_TRUE(Apply("GRANT SELECT ON db.* TO reader", &entities).ok());
+  ASSERT_TRUE(Apply("GRANT INSERT ON db.* TO writer", &entities).ok());
+  ASSERT_TRUE(Apply("GRANT inner TO writer", &entities).ok());
+  ASSERT_TRUE(Apply("GRANT reader, writer TO bob", &entities).ok());
+  ASSERT_TRUE(Apply("SET DEFAULT ROLE writer TO bob", &entities).ok());
+  entities.version = 2;
+  auto back = AccessEntities::Parse(entities.Serialize());
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << entities.Serialize();
+  EXPECT_EQ(back->Serialize(), entities.Serialize());
+  EXPECT_EQ(back->default_roles.at("bob").names, (std::vector<std::string>{"writer"}));
+
+  GrantStore store;
+  ASSERT_TRUE(store.EnsureLoaded([&]() -> absl::StatusOr<std::vector<std::string>> {
+    return std::vector<std::string>{back->Serialize()};
+  }).ok());
+  User bob;
+  bob.name = "bob";
+  bob.grants = AccessRights();  // nothing from the users file
+  // Defaults: writer and what it holds.
+  EXPECT_EQ(store.EnabledRoles("bob"), (std::vector<std::string>{"writer", "inner"}));
+  EXPECT_FALSE(store.RightsOf(bob).Allows(kSelect, "db", "t"));
+  EXPECT_TRUE(store.RightsOf(bob).Allows(kInsert, "db", "t"));
+  RoleSet reader;
+  reader.all = false;
+  reader.names = {"reader"};
+  EXPECT_EQ(store.EnabledRoles("bob", &reader), (std::vector<std::string>{"reader"}));
+  EXPECT_TRUE(store.RightsOf(bob, &reader).Allows(kSelect, "db", "t"));
+  EXPECT_FALSE(store.RightsOf(bob, &reader).Allows(kInsert, "db", "t"));
+  RoleSet none;
+  none.all = false;
+  EXPECT_TRUE(store.EnabledRoles("bob", &none).empty());
+  EXPECT_EQ(none.Text(), "NONE");
+  EXPECT_EQ(reader.Text(), "`reader`");
+  // Dropping a role takes it out of the default lists, so the stored text still loads.
+  ASSERT_TRUE(Apply("DROP ROLE writer", &entities).ok());
+  EXPECT_TRUE(entities.default_roles.at("bob").names.empty());
+  EXPECT_TRUE(AccessEntities::Parse(entities.Serialize()).ok());
+}
+
 }  // namespace
 }  // namespace granite::coordinator::access

@@ -16,12 +16,6 @@
 namespace granite::coordinator::access {
 namespace {
 
-std::string BackquotedList(const std::vector<std::string>& names) {
-  std::vector<std::string> quoted;
-  for (const std::string& name : names) quoted.push_back(Backquoted(name));
-  return absl::StrJoin(quoted, ", ");
-}
-
 // Parses a stored condition (SELECT's parser reads it as the one item of a SELECT), with
 // currentUser() bound to `user` (the binder sees the policy after the statement's own calls
 // were replaced).

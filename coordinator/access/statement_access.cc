@@ -20,8 +20,10 @@ bool OnlyReads(const sql::Statement& statement) {
          std::holds_alternative<sql::ShowStatement>(statement) ||
          std::holds_alternative<sql::UseStatement>(statement) ||
          (std::holds_alternative<sql::AccessStatement>(statement) &&
-          std::get<sql::AccessStatement>(statement).kind ==
-              sql::AccessStatement::Kind::kShowGrants);
+          (std::get<sql::AccessStatement>(statement).kind ==
+               sql::AccessStatement::Kind::kShowGrants ||
+           std::get<sql::AccessStatement>(statement).kind ==
+               sql::AccessStatement::Kind::kSetRole));  // the session's own roles
 }
 
 }  // namespace

@@ -7,14 +7,17 @@
 #include <variant>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/access/access_control.h"
+#include "core/absl_compat.h"
 #include "coordinator/access/grant_store.h"
 #include "coordinator/access/privilege_check.h"
 #include "coordinator/access/quota_book.h"
 #include "coordinator/cluster/worker_client.h"
 #include "coordinator/system/table_builder.h"
+#include "core/access_error_codes.h"
 #include "core/error.h"
 #include "core/status_macros.h"
 #include "core/worker_api.h"
@@ -69,7 +72,7 @@ GrantStore::Saver SaverFor(const WorkerSet& workers) {
 // The rights of the query's user, the stored grants loaded.
 absl::StatusOr<AccessRights> LoadedRights(const QueryContext& query, const WorkerSet& workers) {
   RETURN_IF_ERROR(GrantStore::Current().EnsureLoaded(LoaderFor(workers)));
-  return GrantStore::Current().RightsOf(*query.user);
+  return GrantStore::Current().RightsOf(*query.user, query.roles());
 }
 
 absl::Status NeedsAccessManagement(const QueryContext& query) {
@@ -291,9 +294,97 @@ LocalTable RoleGrantsTable(const QueryContext& query) {
       table[role ? 0 : 1].AppendNull();
       table[role ? 1 : 0].AppendString(grantee);
       table[2].AppendString(name);
-      table[3].Append<uint8_t>(1);
+      auto defaults = entities.default_roles.find(grantee);
+      table[3].Append<uint8_t>(defaults == entities.default_roles.end() ||
+                               defaults->second.Contains(name));
       table[4].Append<uint8_t>(0);
     }
+  }
+  return table.Build();
+}
+
+// The RoleSet a SET ROLE / SET DEFAULT ROLE names.
+access::RoleSet RoleSetOf(const sql::AccessStatement& statement) {
+  access::RoleSet roles;
+  roles.all = statement.to_all;
+  roles.names = statement.names;
+  roles.except = statement.except;
+  return roles;
+}
+
+// Checks that every role `roles` names exists (ACCESS_ENTITY_NOT_FOUND) and is granted to
+// `user` directly (SET_NON_GRANTED_ROLE: "... should be granted to set as <as>").
+absl::Status CheckRolesGranted(const access::RoleSet& roles, const std::string& user,
+                               std::string_view as) {
+  const std::set<std::string> stored = GrantStore::Current().Snapshot().roles;
+  const std::set<std::string> granted = GrantStore::Current().GrantedRoles(user);
+  for (const std::vector<std::string>* list : {&roles.names, &roles.except}) {
+    for (const std::string& role : *list) {
+      if (!stored.count(role)) {
+        return core::Error(core::ErrorCode::kAccessEntityNotFound,
+                           absl::StrCat("There is no role `", role, "` in user directories"));
+      }
+      if (!granted.count(role)) {
+        return core::Error(core::kSetNonGrantedRole,
+                           absl::StrCat("Role `", role, "` should be granted to ", user,
+                                        " to set as ", core::ToAbsl(as)));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// SET ROLE: the roles in force for the rest of the session (any user, for itself).
+absl::StatusOr<QueryResult> SetRole(const sql::AccessStatement& set, QueryContext* query) {
+  if (set.role_default) {
+    query->current_roles.reset();
+  } else {
+    const access::RoleSet roles = RoleSetOf(set);
+    RETURN_IF_ERROR(CheckRolesGranted(roles, query->user->name, "current"));
+    query->current_roles = roles;
+  }
+  query->roles_changed = true;
+  return QueryResult{};
+}
+
+// SET DEFAULT ROLE ... TO users: for another user than oneself, access management.
+absl::StatusOr<QueryResult> SetDefaultRole(const sql::AccessStatement& set, QueryContext* query,
+                                           const WorkerSet& workers) {
+  sql::AccessStatement change = set;
+  for (std::string& user : change.users) {
+    if (absl::EqualsIgnoreCase(user, "CURRENT_USER")) user = query->user->name;
+    if (user != query->user->name) RETURN_IF_ERROR(NeedsAccessManagement(*query));
+  }
+  RETURN_IF_ERROR(CheckGranteesExist(change.users, /*roles=*/false));
+  const access::RoleSet roles = RoleSetOf(change);
+  for (const std::string& user : change.users) {
+    RETURN_IF_ERROR(CheckRolesGranted(roles, user, "default"));
+  }
+  RETURN_IF_ERROR(GrantStore::Current().Change(change, SaverFor(workers)));
+  return QueryResult{};
+}
+
+// system.current_roles (the roles SET ROLE or the defaults name, granted directly) and
+// system.enabled_roles (those with the roles they hold), ClickHouse's columns.
+LocalTable RolesInForceTable(const QueryContext& query, bool enabled) {
+  std::vector<std::string> names = {"role_name", "with_admin_option"};
+  if (enabled) names.push_back("is_current");
+  names.push_back("is_default");
+  std::vector<TypeId> types(names.size(), TypeId::kUInt8);
+  types[0] = TypeId::kString;
+  TableBuilder table(names, types);
+  GrantStore& store = GrantStore::Current();
+  const std::set<std::string> granted = store.GrantedRoles(query.user->name);
+  const std::vector<std::string> current = store.EnabledRoles(query.user->name, query.roles());
+  const std::vector<std::string> defaults = store.EnabledRoles(query.user->name, nullptr);
+  for (const std::string& role : current) {
+    const bool direct = granted.count(role) > 0;
+    if (!enabled && !direct) continue;
+    size_t c = 0;
+    table[c++].AppendString(role);
+    table[c++].Append<uint8_t>(0);
+    if (enabled) table[c++].Append<uint8_t>(direct);
+    table[c].Append<uint8_t>(direct && std::count(defaults.begin(), defaults.end(), role) > 0);
   }
   return table.Build();
 }
@@ -375,15 +466,20 @@ absl::Status CheckBeforeRun(const sql::Statement& statement, const QueryContext&
   }
   if (requirements.empty()) return absl::OkStatus();
   RETURN_IF_ERROR(loaded);
-  return access::CheckRequirements(user.name, store.RightsOf(user), requirements);
+  return access::CheckRequirements(user.name, store.RightsOf(user, query.roles()), requirements);
 }
 
 absl::StatusOr<QueryResult> ExecuteAccessStatement(const sql::AccessStatement& statement,
                                                    QueryContext* query, const WorkerSet& workers) {
   using Kind = sql::AccessStatement::Kind;
   if (statement.kind == Kind::kShowGrants) return ShowGrants(statement, query, workers);
-  RETURN_IF_ERROR(NeedsAccessManagement(*query));
   GrantStore& store = GrantStore::Current();
+  if (statement.kind == Kind::kSetRole || statement.kind == Kind::kSetDefaultRole) {
+    RETURN_IF_ERROR(store.EnsureLoaded(LoaderFor(workers)));
+    if (statement.kind == Kind::kSetRole) return SetRole(statement, query);
+    return SetDefaultRole(statement, query, workers);
+  }
+  RETURN_IF_ERROR(NeedsAccessManagement(*query));
   RETURN_IF_ERROR(store.EnsureLoaded(LoaderFor(workers)));
   if (statement.kind == Kind::kShowPolicies || statement.kind == Kind::kShowCreatePolicy) {
     return ShowPolicies(statement, *query);
@@ -410,7 +506,8 @@ absl::StatusOr<std::optional<LocalTable>> AccessSystemTable(const std::string& n
                                                             const QueryContext& query,
                                                             const WorkerSet& workers) {
   if (name != "grants" && name != "quotas" && name != "quota_usage" && name != "roles" &&
-      name != "role_grants" && name != "row_policies") {
+      name != "role_grants" && name != "row_policies" && name != "current_roles" &&
+      name != "enabled_roles") {
     return std::nullopt;
   }
   RETURN_IF_ERROR(GrantStore::Current().EnsureLoaded(LoaderFor(workers)));
@@ -419,6 +516,9 @@ absl::StatusOr<std::optional<LocalTable>> AccessSystemTable(const std::string& n
   if (name == "roles") return std::optional<LocalTable>(RolesTable());
   if (name == "role_grants") return std::optional<LocalTable>(RoleGrantsTable(query));
   if (name == "row_policies") return std::optional<LocalTable>(RowPoliciesTable(query));
+  if (name == "current_roles" || name == "enabled_roles") {
+    return std::optional<LocalTable>(RolesInForceTable(query, name == "enabled_roles"));
+  }
   return std::optional<LocalTable>(QuotaUsageTable(query));
 }
 

@@ -369,7 +369,8 @@ absl::StatusOr<QueryResult> ShowTables(const sql::ShowTablesStatement& show, Que
   if (database == kSystemDatabase) {
     // The system tables granite has, answered from the provider.
     std::vector<std::vector<std::string>> rows;
-    for (const char* name : {"clusters", "columns", "databases", "detached_parts", "events",
+    for (const char* name : {"clusters", "columns", "current_roles", "databases",
+                             "detached_parts", "enabled_roles", "events",
                              "grants", "locks", "merges", "metrics", "one", "parts", "processes",
                              "query_log", "quota_usage", "quotas", "replicas", "role_grants",
                              "roles", "row_policies", "settings", "tables", "users",

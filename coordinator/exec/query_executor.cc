@@ -126,7 +126,9 @@ namespace {
 // etcd they take the cluster's DDL lock and publish the catalog afterwards.
 bool ChangesCatalog(const sql::Statement& statement) {
   if (auto* access = std::get_if<sql::AccessStatement>(&statement)) {
-    return access->kind != sql::AccessStatement::Kind::kShowGrants;
+    using Kind = sql::AccessStatement::Kind;
+    return access->kind != Kind::kShowGrants && access->kind != Kind::kShowPolicies &&
+           access->kind != Kind::kShowCreatePolicy && access->kind != Kind::kSetRole;
   }
   return std::holds_alternative<sql::CreateTableStatement>(statement) ||
          std::holds_alternative<sql::DropTableStatement>(statement) ||
@@ -284,9 +286,10 @@ absl::StatusOr<QueryPlan> QueryExecutor::PlanSelect(const sql::SelectStatement& 
   Binder binder(catalog_, SystemTables(query), workers_->shard_count(), query->settings);
   binder.set_current_database(query->database);
   if (query->user != nullptr && !query->skip_row_policies) {
-    binder.set_row_policies([user = query->user->name](const std::string& database,
-                                                        const std::string& table) {
-      return access::GrantStore::Current().RowFilter(user, database, table);
+    binder.set_row_policies([user = query->user->name, roles = query->current_roles](
+                                const std::string& database, const std::string& table) {
+      return access::GrantStore::Current().RowFilter(user, database, table,
+                                                     roles ? &*roles : nullptr);
     });
   }
   return binder.Bind(select, std::move(materialized), broadcast);

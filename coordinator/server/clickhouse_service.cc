@@ -377,6 +377,7 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
                      : !session.database.empty() ? session.database
                                                  : "default";
     query.parameters = std::move(session.parameters);
+    query.current_roles = std::move(session.roles);
     for (auto& [name, value] : QueryParametersOf(info.settings())) query.parameters[name] = value;
     std::optional<sql::Statement> bound =
         access::BindCurrentUser(*parsed, info.query(), query.user->name);  // currentUser()
@@ -407,6 +408,9 @@ absl::Status ClickHouseService::Serve(const ClientGone& client_gone,
     }
     if (outcome.ok() && !info.session_id().empty() && !query.session_changes.empty()) {
       sessions_.Apply(info.session_id(), query.session_changes);
+    }
+    if (outcome.ok() && !info.session_id().empty() && query.roles_changed) {
+      sessions_.ApplyRoles(info.session_id(), query.current_roles);
     }
     if (outcome.ok() && !info.session_id().empty() &&
         (!query.session_database.empty() || !query.session_parameters.empty())) {

@@ -9,12 +9,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <grpcpp/client_context.h>
 
+#include "coordinator/access/role_set.h"
 #include "core/memory/memory_tracker.h"
 #include "core/mutex.h"
 #include "core/settings/settings.h"
@@ -115,6 +117,12 @@ class QueryContext {
   // Reads of tables go through the user's row policies (access/row_policy.h) unless this is set:
   // the internal copy of an ALTER that rewrites a table's rows must keep every row.
   bool skip_row_policies = false;
+  // The session's SET ROLE (nullopt: the user's default roles), and a SET ROLE this query ran
+  // for the handler to keep in the session once it succeeds (roles_changed).
+  std::optional<access::RoleSet> current_roles;
+  bool roles_changed = false;
+  // The roles in force: current_roles, or null for the defaults (GrantStore::RightsOf).
+  const access::RoleSet* roles() const { return current_roles ? &*current_roles : nullptr; }
   // Holds an execution slot already (QueryScheduler admitted it before it ran): QueryExecutor
   // does not admit it again.
   std::atomic<bool> admitted{false};

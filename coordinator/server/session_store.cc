@@ -48,6 +48,14 @@ void SessionStore::ApplyContext(const std::string& id, const std::string& databa
   for (const auto& [name, value] : parameters) session.context.parameters[name] = value;
 }
 
+void SessionStore::ApplyRoles(const std::string& id, std::optional<access::RoleSet> roles,
+                              Clock::time_point now) {
+  core::MutexLock lock(mu_);
+  Session& session = sessions_[id];
+  if (session.expires < now) session.expires = now + session.timeout;
+  session.context.roles = std::move(roles);
+}
+
 size_t SessionStore::size(Clock::time_point now) {
   core::MutexLock lock(mu_);
   ExpireLocked(now);

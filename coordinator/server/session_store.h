@@ -7,10 +7,12 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "coordinator/access/role_set.h"
 #include "core/mutex.h"
 #include "core/settings/settings.h"
 
@@ -39,9 +41,13 @@ class SessionStore {
   struct Context {
     std::string database;
     std::map<std::string, std::string> parameters;
+    std::optional<access::RoleSet> roles;  // SET ROLE; nullopt: the user's default roles
   };
   // Returns session `id`'s context (empty if there is no such session).
   Context ContextOf(const std::string& id) EXCLUDES(mu_);
+  // Records a SET ROLE for session `id` (nullopt: SET ROLE DEFAULT).
+  void ApplyRoles(const std::string& id, std::optional<access::RoleSet> roles,
+                  Clock::time_point now = Clock::now()) EXCLUDES(mu_);
   // Records a USE (`database` non-empty) and SET param_* values for session `id`.
   void ApplyContext(const std::string& id, const std::string& database,
                     const std::map<std::string, std::string>& parameters,

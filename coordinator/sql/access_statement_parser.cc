@@ -41,6 +41,7 @@ class AccessStatementParser {
 
   absl::StatusOr<Statement> Parse() {
     AccessStatement access;
+    if (tokens_.TakeKeyword("SET")) return ParseSetRole();
     if (tokens_.TakeKeyword("GRANT")) {
       if (NamesRoles("TO")) return ParseRoleGrant(AccessStatement::Kind::kGrantRole, "TO");
       access.kind = AccessStatement::Kind::kGrant;
@@ -140,6 +141,28 @@ class AccessStatementParser {
       return core::Error(core::ErrorCode::kNotImplemented,
                          "CREATE ROLE ... SETTINGS is not supported: settings profiles live in "
                          "the users file");
+    }
+    return End(std::move(access), "Expected one of: ',', ';', end of query");
+  }
+
+  // After SET: ROLE {DEFAULT | set} or DEFAULT ROLE set TO {user | CURRENT_USER}[, ...], where
+  // set is NONE, ALL [EXCEPT r[, ...]] or r[, ...].
+  absl::StatusOr<Statement> ParseSetRole() {
+    AccessStatement access;
+    access.kind = tokens_.TakeKeyword("DEFAULT") ? AccessStatement::Kind::kSetDefaultRole
+                                                 : AccessStatement::Kind::kSetRole;
+    RETURN_IF_ERROR(tokens_.ExpectKeyword("ROLE"));
+    if (access.kind == AccessStatement::Kind::kSetRole && tokens_.TakeKeyword("DEFAULT")) {
+      access.role_default = true;
+    } else if (tokens_.TakeKeyword("ALL")) {
+      access.to_all = true;
+      if (tokens_.TakeKeyword("EXCEPT")) RETURN_IF_ERROR(ParseUsers(&access.except));
+    } else if (!tokens_.TakeKeyword("NONE")) {
+      RETURN_IF_ERROR(ParseUsers(&access.names));
+    }
+    if (access.kind == AccessStatement::Kind::kSetDefaultRole) {
+      RETURN_IF_ERROR(tokens_.ExpectKeyword("TO"));
+      RETURN_IF_ERROR(ParseUsers(&access.users));
     }
     return End(std::move(access), "Expected one of: ',', ';', end of query");
   }
@@ -440,6 +463,9 @@ bool NamesPolicy(TokenStream& tokens, size_t k, bool plural = false) {
 bool IsAccessStatement(TokenStream& tokens) {
   const Token first = tokens.Peek();
   if (first.Is("GRANT") || first.Is("REVOKE")) return true;
+  if (first.Is("SET")) {
+    return tokens.Peek(1).Is("ROLE") || (tokens.Peek(1).Is("DEFAULT") && tokens.Peek(2).Is("ROLE"));
+  }
   if (first.Is("SHOW")) {
     return tokens.Peek(1).Is("GRANTS") || NamesPolicy(tokens, 1, /*plural=*/true) ||
            (tokens.Peek(1).Is("CREATE") && NamesPolicy(tokens, 2));

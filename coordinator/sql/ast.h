@@ -419,11 +419,14 @@ struct RenameStatement {
 //     [FOR SELECT] USING condition [TO {name[, ...] | ALL [EXCEPT name[, ...]]}]
 //   DROP [ROW] POLICY [IF EXISTS] p ON [db.]t
 //   SHOW [ROW] POLICIES [ON [db.]t], SHOW CREATE [ROW] POLICY p ON [db.]t
+//   SET ROLE {DEFAULT | NONE | ALL [EXCEPT r[, ...]] | r[, ...]}
+//   SET DEFAULT ROLE {NONE | ALL [EXCEPT r[, ...]] | r[, ...]} TO {user | CURRENT_USER}[, ...]
 struct AccessStatement {
   // kGrantRole / kRevokeRole: GRANT role[, ...] TO grantee[, ...] / REVOKE role[, ...] FROM ...
   enum class Kind {
     kGrant, kRevoke, kShowGrants, kCreateQuota, kDropQuota, kCreateRole, kDropRole, kGrantRole,
-    kRevokeRole, kCreatePolicy, kDropPolicy, kShowPolicies, kShowCreatePolicy
+    kRevokeRole, kCreatePolicy, kDropPolicy, kShowPolicies, kShowCreatePolicy, kSetRole,
+    kSetDefaultRole
   };
   Kind kind = Kind::kGrant;
   // GRANT / REVOKE: privilege names upper-cased with single spaces ("SELECT", "KILL QUERY",
@@ -451,6 +454,10 @@ struct AccessStatement {
   bool restrictive = false;
   bool to_all = false;
   std::vector<std::string> except;
+  // SET ROLE / SET DEFAULT ROLE: the roles as a RoleSet (access/role_set.h) — `to_all` with
+  // `except`, or `names` (none: NONE); `users` the TO list ("CURRENT_USER" as written);
+  // role_default for SET ROLE DEFAULT.
+  bool role_default = false;
 };
 
 using Statement = std::variant<SelectStatement, CreateTableStatement, DropTableStatement,

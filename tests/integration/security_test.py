@@ -486,6 +486,60 @@ class AccessTest(unittest.TestCase):
             self.assert_denied(erin, "SELECT count() FROM acl.secret", "SELECT ON acl.secret")
         self.assert_still_serving()
 
+    def test_set_role_and_default_roles(self):
+        """SET ROLE chooses the session's roles among those granted; SET DEFAULT ROLE the roles a
+        new session starts with (kept with the grants); privileges and row policies follow."""
+        with self.user("admin") as admin:
+            admin.query_text("CREATE TABLE acl.ranked (k UInt64) ENGINE = MergeTree ORDER BY k")
+            admin.query_text("INSERT INTO acl.ranked SELECT number FROM numbers(10)")
+            admin.query_text("CREATE ROLE ranked_reader, ranked_low")
+            admin.query_text("GRANT SELECT ON acl.ranked TO ranked_reader")
+            admin.query_text("GRANT ranked_reader, ranked_low TO erin")
+            admin.query_text("CREATE ROW POLICY low ON acl.ranked AS RESTRICTIVE USING k < 3 "
+                             "TO ranked_low")
+        with self.user("erin", session_id="erin-roles") as erin:
+            self.assertEqual(erin.query_text("SELECT count() FROM acl.ranked").strip(), "3")
+            self.assertEqual(sorted(erin.query_text(
+                "SELECT role_name FROM system.current_roles").split()),
+                ["ranked_low", "ranked_reader"])
+            erin.query_text("SET ROLE ranked_reader")  # the policy's role is off
+            self.assertEqual(erin.query_text("SELECT count() FROM acl.ranked").strip(), "10")
+            self.assertEqual(erin.query_text("SELECT role_name FROM system.current_roles")
+                             .strip(), "ranked_reader")
+            erin.query_text("SET ROLE NONE")
+            self.assert_denied(erin, "SELECT count() FROM acl.ranked", "SELECT ON acl.ranked")
+            self.assertEqual(erin.query_text("SELECT count() FROM acl.allowed").strip(), "3")
+            erin.query_text("SET ROLE ALL EXCEPT ranked_low")
+            self.assertEqual(erin.query_text("SELECT count() FROM acl.ranked").strip(), "10")
+            self.assertEqual(error_code(lambda: erin.query_text("SET ROLE acl_nonexistent")), 492)
+            self.assertEqual(error_code(lambda: erin.query_text("SET ROLE ranked_other")), 492)
+            erin.query_text("SET ROLE DEFAULT")
+            self.assertEqual(erin.query_text("SELECT count() FROM acl.ranked").strip(), "3")
+            # Another user's defaults need access management; one's own do not.
+            self.assert_denied(erin, "SET DEFAULT ROLE NONE TO bob", "access_management")
+            erin.query_text("SET DEFAULT ROLE ranked_reader TO CURRENT_USER")
+        with self.user("admin") as admin:
+            admin.query_text("CREATE ROLE ranked_other")
+            self.assertEqual(error_code(lambda: admin.query_text(
+                "SET DEFAULT ROLE ranked_other TO erin")), 512)
+            self.assertIn("erin\t\\N\tranked_low\t0", admin.query_text(
+                "SELECT user_name, role_name, granted_role_name, granted_role_is_default "
+                "FROM system.role_grants"))
+        with self.user("erin") as erin:  # a new session: the default roles
+            self.assertEqual(erin.query_text("SELECT count() FROM acl.ranked").strip(), "10")
+            self.assertEqual(error_code(lambda: erin.query_text("SET ROLE ranked_other")), 512)
+        self.cluster.restart_coordinator()
+        with self.user("erin") as erin:
+            self.assertEqual(erin.query_text("SELECT count() FROM acl.ranked").strip(), "10")
+        with self.user("admin") as admin:
+            admin.query_text("SET DEFAULT ROLE ALL TO erin")
+        with self.user("erin") as erin:
+            self.assertEqual(erin.query_text("SELECT count() FROM acl.ranked").strip(), "3")
+        with self.user("admin") as admin:
+            admin.query_text("DROP ROW POLICY low ON acl.ranked")
+            admin.query_text("DROP ROLE ranked_reader, ranked_low, ranked_other")
+        self.assert_still_serving()
+
     def test_row_policies(self):
         """CREATE ROW POLICY filters every read of the table (plain, aggregated, joined, in a
         subquery, through INSERT ... SELECT), for the users and roles it names; an ALTER that
