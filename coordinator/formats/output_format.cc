@@ -1,11 +1,15 @@
 #include "coordinator/formats/output_format.h"
 
+#include <algorithm>
+
+#include "coordinator/formats/arrow_output.h"
 #include "coordinator/formats/csv_output.h"
 #include "coordinator/formats/json_compact_each_row_output.h"
 #include "coordinator/formats/json_each_row_output.h"
 #include "coordinator/formats/json_output.h"
 #include "coordinator/formats/markdown_output.h"
 #include "coordinator/formats/native_output.h"
+#include "coordinator/formats/parquet_output.h"
 #include "coordinator/formats/pretty_output.h"
 #include "coordinator/formats/row_binary_output.h"
 #include "coordinator/formats/tab_separated_output.h"
@@ -13,6 +17,7 @@
 #include "coordinator/formats/values_output.h"
 #include "coordinator/formats/vertical_output.h"
 #include "core/error.h"
+#include "core/settings/settings.h"
 
 namespace granite::coordinator {
 namespace {
@@ -27,6 +32,25 @@ class NullOutput : public OutputFormat {
 };
 
 }  // namespace
+
+OutputOptions OutputOptionsOf(const core::Settings& settings) {
+  OutputOptions options;
+  options.json_quote_64bit_integers = settings.output_format_json_quote_64bit_integers;
+  options.write_statistics = settings.output_format_write_statistics;
+  options.arrow.string_as_string = settings.output_format_arrow_string_as_string;
+  options.arrow.fixed_string_as_fixed_binary =
+      settings.output_format_arrow_fixed_string_as_fixed_byte_array;
+  const std::string& codec = settings.output_format_arrow_compression_method;
+  options.arrow.codec = codec == "lz4_frame" ? ArrowWriteOptions::Codec::kLz4Frame
+                        : codec == "zstd"    ? ArrowWriteOptions::Codec::kZstd
+                                             : ArrowWriteOptions::Codec::kNone;
+  options.parquet.string_as_string = settings.output_format_parquet_string_as_string;
+  options.parquet.fixed_string_as_fixed_binary =
+      settings.output_format_parquet_fixed_string_as_fixed_byte_array;
+  options.parquet.zstd = settings.output_format_parquet_compression_method == "zstd";
+  options.parquet.row_group_rows = std::max<uint64_t>(1, settings.output_format_parquet_row_group_size);
+  return options;
+}
 
 absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view name,
                                                                const OutputOptions& options) {
@@ -59,6 +83,9 @@ absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view 
   if (name == "RowBinaryWithNames") return std::make_unique<RowBinaryOutput>(true, false);
   if (name == "RowBinaryWithNamesAndTypes") return std::make_unique<RowBinaryOutput>(true, true);
   if (name == "Native") return std::make_unique<NativeOutput>();
+  if (name == "ArrowStream") return std::make_unique<ArrowOutput>(false, options.arrow);
+  if (name == "Arrow") return std::make_unique<ArrowOutput>(true, options.arrow);
+  if (name == "Parquet") return std::make_unique<ParquetOutput>(options.parquet);
   if (name == "PrettyCompact" || name == "PrettyCompactMonoBlock") {
     return std::make_unique<PrettyOutput>(true);
   }

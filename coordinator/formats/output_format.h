@@ -7,7 +7,7 @@
 // TabSeparatedWithNames (TSVWithNames), TabSeparatedWithNamesAndTypes (TSVWithNamesAndTypes),
 // CSV, CSVWithNames, CSVWithNamesAndTypes, JSONEachRow, JSONCompactEachRow, JSON, JSONCompact,
 // Pretty, PrettyCompact, PrettyCompactMonoBlock, Vertical, Values, Markdown, TSKV, RowBinary,
-// RowBinaryWithNames, RowBinaryWithNamesAndTypes, Native, Null.
+// RowBinaryWithNames, RowBinaryWithNamesAndTypes, Native, Arrow, ArrowStream, Parquet, Null.
 //
 // JSON formats quote 64-bit integers with output_format_json_quote_64bit_integers = 1 (off by
 // default, as in ClickHouse 26), and JSON / JSONCompact end with a "statistics" object (elapsed,
@@ -27,8 +27,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "coordinator/formats/arrow_types.h"
 #include "core/block.h"
 #include "core/types.h"
+
+namespace granite::core {
+class Settings;
+}  // namespace granite::core
 
 namespace granite::coordinator {
 
@@ -40,6 +45,12 @@ class OutputFormat {
  public:
   virtual ~OutputFormat() = default;
 
+  // Returns an error when the format cannot write columns of these types (UNKNOWN_TYPE, as
+  // ClickHouse); the caller asks before Begin. Default: every type is written.
+  virtual absl::Status Accepts(const std::vector<std::string>& names,
+                               const std::vector<core::TypeId>& types) const {
+    return absl::OkStatus();
+  }
   // Records the result's shape and appends any header (column names, JSON "meta", ...).
   virtual void Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
                      std::string* out) = 0;
@@ -76,7 +87,12 @@ class OutputFormat {
 struct OutputOptions {
   bool json_quote_64bit_integers = false;  // output_format_json_quote_64bit_integers
   bool write_statistics = true;            // output_format_write_statistics
+  ArrowWriteOptions arrow;                 // output_format_arrow_*
+  ParquetWriteOptions parquet;             // output_format_parquet_*
 };
+
+// Returns the output options that the query's settings ask for.
+OutputOptions OutputOptionsOf(const core::Settings& settings);
 
 // Returns a new writer for format `name`, or Error(kUnknownFormat, "Unknown format Foo").
 absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view name,
