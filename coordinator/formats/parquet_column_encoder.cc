@@ -123,8 +123,16 @@ void EncodeValues(const core::Column& column, const std::vector<uint32_t>* rows,
         AppendRaw<uint64_t>(__builtin_bswap64(static_cast<uint64_t>(v >> 64)), out);
       });
       return;
+    case core::TypeId::kBool: {
+      size_t bit = 0;
+      each([&](size_t r) {
+        if (bit % 8 == 0) out->push_back(0);
+        if (column.Get<uint8_t>(r) != 0) out->back() |= static_cast<char>(1u << (bit % 8));
+        ++bit;
+      });
+      return;
+    }
     case core::TypeId::kUInt8:
-    case core::TypeId::kBool:
       each([&](size_t r) { AppendRaw<int32_t>(column.Get<uint8_t>(r), out); });
       return;
     case core::TypeId::kUInt16:
@@ -165,6 +173,7 @@ ParquetLeafType ParquetLeafOf(core::TypeId type, bool fixed_string_as_fixed) {
     case core::TypeId::kDateTime64:
       leaf.physical = ParquetPhysical::kInt64;
       break;
+    case core::TypeId::kBool: leaf.physical = ParquetPhysical::kBoolean; break;
     case core::TypeId::kFloat32: leaf.physical = ParquetPhysical::kFloat; break;
     case core::TypeId::kFloat64: leaf.physical = ParquetPhysical::kDouble; break;
     case core::TypeId::kString: leaf.physical = ParquetPhysical::kByteArray; break;
@@ -183,7 +192,7 @@ ParquetLeafType ParquetLeafOf(core::TypeId type, bool fixed_string_as_fixed) {
       leaf.physical = ParquetPhysical::kFixedLenByteArray;
       leaf.type_length = static_cast<int32_t>(core::ValueSize(leaf.value_type));
       break;
-    default:  // the narrower integers, Bool, Date
+    default:  // the narrower integers, Date
       leaf.physical = ParquetPhysical::kInt32;
       break;
   }

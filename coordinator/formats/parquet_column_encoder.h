@@ -7,7 +7,8 @@
 // in); the definition level counts the repeated groups entered plus 1 for a present value of a
 // Nullable leaf; an empty list is one entry with the level of its depth and no value. Values are
 // PLAIN, only for present leaves:
-//   UInt8/16/32, Int8/16/32, Bool, Date   INT32 (UInt32 by its bits)
+//   UInt8/16/32, Int8/16/32, Date         INT32 (UInt32 by its bits)
+//   Bool                                  BOOLEAN (bit-packed, LSB first)
 //   UInt64, Int64                         INT64
 //   Float32 / Float64                     FLOAT / DOUBLE
 //   String                                BYTE_ARRAY (a 4-byte length, then the bytes)
@@ -29,6 +30,7 @@ namespace granite::coordinator {
 
 // Parquet's physical types (the Type enum of parquet.thrift).
 enum class ParquetPhysical : int32_t {
+  kBoolean = 0,
   kInt32 = 1,
   kInt64 = 2,
   kFloat = 4,

@@ -62,7 +62,7 @@ void AppendAnnotations(core::TypeId type, const ParquetWriteOptions& options,
     thrift->EndStruct();
   };
   switch (core::BaseOf(type)) {
-    case core::TypeId::kUInt8: case core::TypeId::kBool: return integer(8, false);
+    case core::TypeId::kUInt8: return integer(8, false);
     case core::TypeId::kUInt16: return integer(16, false);
     case core::TypeId::kUInt32: return integer(32, false);
     case core::TypeId::kUInt64: return integer(64, false);
@@ -91,7 +91,7 @@ void AppendAnnotations(core::TypeId type, const ParquetWriteOptions& options,
       thrift->EndStruct();
       return;
     case core::TypeId::kUUID: return empty_logical(14);  // UUID
-    default: return;  // Int32, Int64, floats, FixedString: the physical type says it all
+    default: return;  // Int32, Int64, floats, Bool, FixedString: the physical type says it all
   }
 }
 

@@ -118,8 +118,48 @@ class ArrowFormatsTest(grpc_case.FormatsCase):
         if want is not None:
             self.assert_tables_equal(binary, read_arrow(want, "Arrow"), "binary strings")
 
+    def test_parquet_matches_clickhouse(self):
+        sample = SAMPLE.replace(", NULL AS nn", "")
+        got = self.granite_table("Parquet", sample)
+        self.assertEqual(got.num_rows, 3)
+        want = grpc_case.chdb_bytes(sample, "Parquet")
+        if want is not None:
+            self.assert_tables_equal(got, read_arrow(want, "Parquet"), "Parquet")
+        plain = self.granite_table("Parquet", sample,
+                                   {"output_format_parquet_compression_method": "none"})
+        self.assert_tables_equal(plain, got, "uncompressed")
+        settings = {"output_format_parquet_string_as_string": "0",
+                    "output_format_parquet_fixed_string_as_fixed_byte_array": "0"}
+        binary = self.granite_table("Parquet", sample, settings=settings)
+        self.assertEqual(binary.schema.field("s").type, pyarrow.binary())
+        self.assertEqual(binary.schema.field("fs").type, pyarrow.binary())
+        want = grpc_case.chdb_bytes(sample + " SETTINGS " + ", ".join(
+            "%s = %s" % kv for kv in settings.items()), "Parquet")
+        if want is not None:
+            self.assert_tables_equal(binary, read_arrow(want, "Parquet"), "binary strings")
+
+    def test_parquet_row_groups(self):
+        data = self.client.query("SELECT number, [number, 1] AS a, if(number % 3 = 0, NULL, "
+                                 "toString(number)) AS s FROM numbers(10)", format="Parquet",
+                                 settings={"output_format_parquet_row_group_size": "4"})
+        parquet = pyarrow.parquet.ParquetFile(io.BytesIO(data))
+        self.assertEqual([parquet.metadata.row_group(i).num_rows
+                          for i in range(parquet.num_row_groups)], [4, 4, 2])
+        table = parquet.read()
+        self.assertEqual(table.column("number").to_pylist(), list(range(10)))
+        self.assertEqual(table.column("a").to_pylist(), [[n, 1] for n in range(10)])
+        self.assertEqual(table.column("s").to_pylist(),
+                         [None if n % 3 == 0 else str(n) for n in range(10)])
+
+    def test_parquet_refuses_nothing(self):
+        from granite_client import GraniteError
+        with self.assertRaises(GraniteError) as failure:
+            self.client.query("SELECT 1 AS x, NULL AS nn", format="Parquet")
+        self.assertEqual(failure.exception.code, 50, failure.exception)
+        self.assertIn("Internal type 'Nothing' of column 'nn' is not supported", str(failure.exception))
+
     def test_empty_result_is_a_schema(self):
-        for fmt in ("ArrowStream", "Arrow"):
+        for fmt in ("ArrowStream", "Arrow", "Parquet"):
             got = self.granite_table(fmt, "SELECT number FROM numbers(10) WHERE number > 100")
             self.assertEqual(got.num_rows, 0)
             self.assertEqual(got.schema, pyarrow.schema([pyarrow.field("number", pyarrow.uint64(),
