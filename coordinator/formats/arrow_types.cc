@@ -26,15 +26,10 @@ flatbuffers::Offset<void> BuildScalarType(flatbuffers::FlatBufferBuilder& fbb, c
     *kind = fb::Type_Binary;
     return fb::CreateBinary(fbb).Union();
   };
+  int bits;
+  bool is_signed;
+  if (IntegerLayout(type, &bits, &is_signed)) return integer(bits, is_signed);
   switch (core::BaseOf(type)) {
-    case core::TypeId::kUInt8: return integer(8, false);
-    case core::TypeId::kUInt16: return integer(16, false);
-    case core::TypeId::kUInt32: return integer(32, false);
-    case core::TypeId::kUInt64: return integer(64, false);
-    case core::TypeId::kInt8: return integer(8, true);
-    case core::TypeId::kInt16: return integer(16, true);
-    case core::TypeId::kInt32: return integer(32, true);
-    case core::TypeId::kInt64: return integer(64, true);
     case core::TypeId::kDateTime: return integer(32, false);  // ClickHouse writes the seconds
     case core::TypeId::kFloat32:
       *kind = fb::Type_FloatingPoint;
@@ -95,6 +90,15 @@ bool IsUuidExtension(const fb::Field& field) {
 }
 
 }  // namespace
+
+bool IntegerLayout(core::TypeId type, int* bits, bool* is_signed) {
+  const core::TypeId base = core::BaseOf(type);
+  if (base > core::TypeId::kInt64) return false;  // ids 0..7: UInt8..UInt64, Int8..Int64
+  const int index = static_cast<int>(base);
+  *bits = 8 << (index % 4);
+  *is_signed = index >= 4;
+  return true;
+}
 
 fb::TimeUnit ArrowTimeUnit(int precision, int64_t* scale_up) {
   const int unit_digits = precision == 0 ? 0 : (precision + 2) / 3 * 3;

@@ -43,6 +43,10 @@ struct ParquetWriteOptions {
   uint64_t row_group_rows = 1000000;         // output_format_parquet_row_group_size
 };
 
+// Returns whether `type` is one of the eight integer types (not Bool, Date, DateTime) and sets
+// its width in bits and its signedness.
+bool IntegerLayout(core::TypeId type, int* bits, bool* is_signed);
+
 // Returns the Arrow time unit of DateTime64(precision) and sets *scale_up to the factor that
 // turns its ticks into that unit's (1, 10 or 100).
 arrow_fb::TimeUnit ArrowTimeUnit(int precision, int64_t* scale_up);

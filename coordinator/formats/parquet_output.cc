@@ -3,7 +3,6 @@
 #include <zstd.h>
 
 #include "absl/strings/str_cat.h"
-#include "core/block_sort.h"
 #include "core/error.h"
 
 namespace granite::coordinator {
@@ -61,13 +60,14 @@ void AppendAnnotations(core::TypeId type, const ParquetWriteOptions& options,
     thrift->EndStruct();
     thrift->EndStruct();
   };
+  int bits;
+  bool is_signed;
+  if (IntegerLayout(type, &bits, &is_signed)) {
+    // Int32 and Int64 are the physical types themselves: no annotation, as ClickHouse.
+    if (!is_signed || bits < 32) integer(bits, is_signed);
+    return;
+  }
   switch (core::BaseOf(type)) {
-    case core::TypeId::kUInt8: return integer(8, false);
-    case core::TypeId::kUInt16: return integer(16, false);
-    case core::TypeId::kUInt32: return integer(32, false);
-    case core::TypeId::kUInt64: return integer(64, false);
-    case core::TypeId::kInt8: return integer(8, true);
-    case core::TypeId::kInt16: return integer(16, true);
     case core::TypeId::kString:
       if (!options.string_as_string) return;
       thrift->FieldI32(6, kUtf8);
@@ -91,7 +91,7 @@ void AppendAnnotations(core::TypeId type, const ParquetWriteOptions& options,
       thrift->EndStruct();
       return;
     case core::TypeId::kUUID: return empty_logical(14);  // UUID
-    default: return;  // Int32, Int64, floats, Bool, FixedString: the physical type says it all
+    default: return;  // floats, Bool, FixedString: the physical type says it all
   }
 }
 
@@ -129,24 +129,11 @@ void ParquetOutput::Begin(const std::vector<std::string>& names,
 }
 
 void ParquetOutput::Write(const core::Block& block, std::string* out) {
-  if (block.rows() == 0) return;
-  held_.push_back(block);
-  held_rows_ += block.rows();
-  if (held_rows_ < options_.row_group_rows) return;
-  core::Block all = core::ConcatBlocks(held_);
-  held_.clear();
-  size_t at = 0;
-  for (; at + options_.row_group_rows <= all.rows(); at += options_.row_group_rows) {
-    WriteRowGroup(core::SliceRows(all, at, options_.row_group_rows), out);
-  }
-  held_rows_ = all.rows() - at;
-  if (held_rows_ > 0) held_.push_back(core::SliceRows(all, at, held_rows_));
+  batcher_.Add(block, [&](const core::Block& group) { WriteRowGroup(group, out); });
 }
 
 void ParquetOutput::End(std::string* out) {
-  if (held_rows_ > 0) WriteRowGroup(core::ConcatBlocks(held_), out);
-  held_.clear();
-  held_rows_ = 0;
+  batcher_.Flush([&](const core::Block& group) { WriteRowGroup(group, out); });
   AppendFooter(out);
 }
 

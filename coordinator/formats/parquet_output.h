@@ -15,6 +15,7 @@
 
 #include "coordinator/formats/output_format.h"
 #include "coordinator/formats/parquet_column_encoder.h"
+#include "coordinator/formats/row_batcher.h"
 #include "coordinator/formats/thrift_compact_writer.h"
 
 namespace granite::coordinator {
@@ -23,7 +24,8 @@ namespace granite::coordinator {
 // Thread-safety: none.
 class ParquetOutput : public OutputFormat {
  public:
-  explicit ParquetOutput(const ParquetWriteOptions& options) : options_(options) {}
+  explicit ParquetOutput(const ParquetWriteOptions& options)
+      : options_(options), batcher_(options.row_group_rows) {}
 
   absl::Status Accepts(const std::vector<std::string>& names,
                        const std::vector<core::TypeId>& types) const override;
@@ -60,8 +62,7 @@ class ParquetOutput : public OutputFormat {
   std::vector<ParquetLeafType> leaves_;
   uint64_t written_ = 0;
   std::vector<RowGroup> row_groups_;
-  std::vector<core::Block> held_;  // rows of the next row group
-  size_t held_rows_ = 0;
+  RowBatcher batcher_;  // rows of the next row group
 };
 
 }  // namespace granite::coordinator

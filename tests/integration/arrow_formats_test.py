@@ -94,6 +94,20 @@ class ArrowFormatsTest(grpc_case.FormatsCase):
         self.assertEqual(got.schema, want.schema, what)
         self.assertEqual(got.to_pylist(), want.to_pylist(), what)
 
+    def assert_binary_strings_match(self, fmt, query):
+        """With the *_string_as_string and *_fixed_string_as_fixed_byte_array settings off, String
+        and FixedString are binary, as in ClickHouse's output (when chdb is there)."""
+        prefix = "output_format_%s_" % ("parquet" if fmt == "Parquet" else "arrow")
+        settings = {prefix + "string_as_string": "0",
+                    prefix + "fixed_string_as_fixed_byte_array": "0"}
+        binary = self.granite_table(fmt, query, settings=settings)
+        self.assertEqual(binary.schema.field("s").type, pyarrow.binary())
+        self.assertEqual(binary.schema.field("fs").type, pyarrow.binary())
+        want = grpc_case.chdb_bytes(query + " SETTINGS " + ", ".join(
+            "%s = %s" % kv for kv in settings.items()), fmt)
+        if want is not None:
+            self.assert_tables_equal(binary, read_arrow(want, fmt), fmt + " binary strings")
+
     def test_output_matches_clickhouse(self):
         for fmt in ("ArrowStream", "Arrow"):
             got = self.granite_table(fmt)
@@ -108,15 +122,7 @@ class ArrowFormatsTest(grpc_case.FormatsCase):
             packed = self.granite_table(
                 "ArrowStream", settings={"output_format_arrow_compression_method": codec})
             self.assert_tables_equal(packed, plain, codec)
-        settings = {"output_format_arrow_string_as_string": "0",
-                    "output_format_arrow_fixed_string_as_fixed_byte_array": "0"}
-        binary = self.granite_table("Arrow", settings=settings)
-        self.assertEqual(binary.schema.field("s").type, pyarrow.binary())
-        self.assertEqual(binary.schema.field("fs").type, pyarrow.binary())
-        want = grpc_case.chdb_bytes(SAMPLE + " SETTINGS " + ", ".join(
-            "%s = %s" % kv for kv in settings.items()), "Arrow")
-        if want is not None:
-            self.assert_tables_equal(binary, read_arrow(want, "Arrow"), "binary strings")
+        self.assert_binary_strings_match("Arrow", SAMPLE)
 
     def test_parquet_matches_clickhouse(self):
         sample = SAMPLE.replace(", NULL AS nn", "")
@@ -128,15 +134,7 @@ class ArrowFormatsTest(grpc_case.FormatsCase):
         plain = self.granite_table("Parquet", sample,
                                    {"output_format_parquet_compression_method": "none"})
         self.assert_tables_equal(plain, got, "uncompressed")
-        settings = {"output_format_parquet_string_as_string": "0",
-                    "output_format_parquet_fixed_string_as_fixed_byte_array": "0"}
-        binary = self.granite_table("Parquet", sample, settings=settings)
-        self.assertEqual(binary.schema.field("s").type, pyarrow.binary())
-        self.assertEqual(binary.schema.field("fs").type, pyarrow.binary())
-        want = grpc_case.chdb_bytes(sample + " SETTINGS " + ", ".join(
-            "%s = %s" % kv for kv in settings.items()), "Parquet")
-        if want is not None:
-            self.assert_tables_equal(binary, read_arrow(want, "Parquet"), "binary strings")
+        self.assert_binary_strings_match("Parquet", sample)
 
     def test_parquet_row_groups(self):
         data = self.client.query("SELECT number, [number, 1] AS a, if(number % 3 = 0, NULL, "
