@@ -8,7 +8,8 @@
   workers; so do the compressed variants and the binary-string setting.
 - INSERT ... FORMAT ArrowStream / Arrow of ClickHouse's own Arrow bytes, and of pyarrow's and
   pandas' tables (int64 into UInt32, large_string, timestamp[ns]), round-trips.
-- clickhouse-connect's query_arrow, query_arrow_stream, query_df_arrow and insert_arrow work
+- clickhouse-connect's query_arrow, query_arrow_stream, query_df_arrow, insert_arrow and
+  insert_df_arrow work
   over the HTTP interface unchanged.
 - An Arrow column of a type granite lacks (struct) is UNKNOWN_TYPE (50), as in ClickHouse.
 Skipped without pyarrow; the chdb comparisons need chdb (scripts/make-venv.sh --bench).
@@ -255,6 +256,16 @@ class ClickHouseConnectArrowTest(unittest.TestCase):
         self.assertEqual(list(frame["u32"]), [0, 1, 2])
         self.assertEqual(list(frame["s"]), ["s0", "s1", "s2"])
         self.assertEqual(frame["ni"].isna().tolist(), [False, True, False])
+        # A pandas frame with Arrow dtypes goes in as Arrow, and comes back alike.
+        client.command("CREATE TABLE frames (k UInt32, name String, v Nullable(Float64)) "
+                       "ENGINE = MergeTree ORDER BY k")
+        client.insert_df_arrow("frames", frame.rename(columns={"u32": "k", "s": "name",
+                                                                "ni": "v"}))
+        back = client.query_df_arrow("SELECT k, name, v FROM frames ORDER BY k")
+        self.assertEqual(back["name"].tolist(), ["s0", "s1", "s2"])
+        self.assertEqual(back["v"].isna().tolist(), [False, True, False])
+        self.assertEqual(client.query_df("SELECT k, name FROM frames ORDER BY k")["name"].tolist(),
+                         ["s0", "s1", "s2"])
 
 
 if __name__ == "__main__":
