@@ -9,8 +9,7 @@
 - INSERT ... FORMAT ArrowStream / Arrow of ClickHouse's own Arrow bytes, and of pyarrow's and
   pandas' tables (int64 into UInt32, large_string, timestamp[ns]), round-trips.
 - clickhouse-connect's query_arrow, query_arrow_stream, query_df_arrow, insert_arrow and
-  insert_df_arrow work
-  over the HTTP interface unchanged.
+  insert_df_arrow work over the HTTP interface unchanged.
 - An Arrow column of a type granite lacks (struct) is UNKNOWN_TYPE (50), as in ClickHouse.
 Skipped without pyarrow; the chdb comparisons need chdb (scripts/make-venv.sh --bench).
 """
