@@ -23,25 +23,10 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/formats/arrow_format_generated.h"
+#include "coordinator/formats/output_options.h"
 #include "core/types.h"
 
 namespace granite::coordinator {
-
-// The settings that shape how the Arrow formats write (from core::Settings).
-struct ArrowWriteOptions {
-  enum class Codec { kNone, kLz4Frame, kZstd };
-  bool string_as_string = true;             // output_format_arrow_string_as_string
-  bool fixed_string_as_fixed_binary = true; // output_format_arrow_fixed_string_as_fixed_byte_array
-  Codec codec = Codec::kNone;               // output_format_arrow_compression_method
-};
-
-// The settings that shape how Parquet writes (from core::Settings).
-struct ParquetWriteOptions {
-  bool string_as_string = true;              // output_format_parquet_string_as_string
-  bool fixed_string_as_fixed_binary = true;  // ..._fixed_string_as_fixed_byte_array
-  bool zstd = true;                          // output_format_parquet_compression_method
-  uint64_t row_group_rows = 1000000;         // output_format_parquet_row_group_size
-};
 
 // Returns whether `type` is one of the eight integer types (not Bool, Date, DateTime) and sets
 // its width in bits and its signedness.

@@ -27,13 +27,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "coordinator/formats/arrow_types.h"
+#include "coordinator/formats/output_options.h"
 #include "core/block.h"
 #include "core/types.h"
-
-namespace granite::core {
-class Settings;
-}  // namespace granite::core
 
 namespace granite::coordinator {
 
@@ -82,17 +78,6 @@ class OutputFormat {
  protected:
   Statistics statistics_;
 };
-
-// The settings that shape an output format (from the query's core::Settings).
-struct OutputOptions {
-  bool json_quote_64bit_integers = false;  // output_format_json_quote_64bit_integers
-  bool write_statistics = true;            // output_format_write_statistics
-  ArrowWriteOptions arrow;                 // output_format_arrow_*
-  ParquetWriteOptions parquet;             // output_format_parquet_*
-};
-
-// Returns the output options that the query's settings ask for.
-OutputOptions OutputOptionsOf(const core::Settings& settings);
 
 // Returns a new writer for format `name`, or Error(kUnknownFormat, "Unknown format Foo").
 absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view name,

@@ -3,6 +3,7 @@
 #include <zstd.h>
 
 #include "absl/strings/str_cat.h"
+#include "coordinator/formats/arrow_types.h"
 #include "core/error.h"
 
 namespace granite::coordinator {
