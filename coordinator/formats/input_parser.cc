@@ -11,7 +11,9 @@
 namespace granite::coordinator {
 namespace {
 
-enum class InputKind { kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kNative, kUnknown };
+enum class InputKind {
+  kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kNative, kArrow, kUnknown
+};
 
 // Returns the reader for `format` and how many header lines it has.
 InputKind Classify(std::string_view format, int* header_lines) {
@@ -37,6 +39,7 @@ InputKind Classify(std::string_view format, int* header_lines) {
   }
   if (format == "JSONEachRow") return InputKind::kJsonEachRow;
   if (format == "Native") return InputKind::kNative;
+  if (format == "ArrowStream" || format == "Arrow") return InputKind::kArrow;
   return InputKind::kUnknown;
 }
 
@@ -59,6 +62,7 @@ absl::StatusOr<InputParser> InputParser::Create(std::string_view format,
     case InputKind::kCsv: parser_kind = Kind::kCsv; break;
     case InputKind::kJsonEachRow: parser_kind = Kind::kJsonEachRow; break;
     case InputKind::kNative: parser_kind = Kind::kNative; break;
+    case InputKind::kArrow: parser_kind = Kind::kArrow; break;
     default:
       return core::Error(core::ErrorCode::kUnknownFormat, "Unknown format " + std::string(format));
   }
@@ -69,12 +73,20 @@ absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
                                                const InputLimits& limits, size_t* consumed) {
   *consumed = 0;
   omitted_.clear();
-  if (kind_ == Kind::kNative) {  // binary: no byte order mark, no limits inside a block
+  if (kind_ == Kind::kNative || kind_ == Kind::kArrow) {
+    // Binary: no byte order mark, no limits inside a block or record batch.
     InputBlockBuilder builder(names_, types_);
     builder.set_null_as_default(null_as_default_);
-    absl::StatusOr<size_t> used = ParseNative(data, last, &progress_, &builder);
+    absl::StatusOr<size_t> used;
+    if (kind_ == Kind::kNative) {
+      used = ParseNative(data, last, &progress_, &builder);
+    } else {
+      if (arrow_ == nullptr) arrow_ = std::make_shared<ArrowInputState>();
+      used = ParseArrow(data, last, arrow_.get(), &progress_, &builder, null_as_default_);
+    }
     if (!used.ok()) return used.status();
     *consumed = *used;
+    omitted_ = builder.omitted();
     return builder.Finish();
   }
   if (!bom_checked_) {
@@ -105,6 +117,7 @@ absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
       used = ParseJsonEachRow(data, last, limits, &progress_, &builder);
       break;
     case Kind::kNative:
+    case Kind::kArrow:
       break;  // handled above
   }
   if (!used.ok()) return used.status();

@@ -22,6 +22,7 @@
 //   ClickHouse's input_format_with_names_use_header; columns not named get default values; the
 //   types line is skipped.
 // - Native: ClickHouse's binary blocks (native_input.h), as clickhouse-connect sends inserts.
+// - ArrowStream / Arrow: Arrow IPC stream or file (arrow_input.h), as insert_arrow sends them.
 // In every text format, blank lines at the very end of the data are ignored.
 //
 // Default values: 0 for numbers, "" for String, 1970-01-01 (00:00:00) for Date (DateTime).
@@ -37,11 +38,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "coordinator/formats/arrow_input.h"
 #include "coordinator/formats/input_progress.h"
 #include "core/block.h"
 #include "core/types.h"
@@ -80,7 +83,7 @@ class InputParser {
   void set_null_as_default(bool value) { null_as_default_ = value; }
 
  private:
-  enum class Kind { kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kNative };
+  enum class Kind { kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kNative, kArrow };
   InputParser(Kind kind, int header_lines, std::vector<std::string> names,
               std::vector<core::TypeId> types)
       : kind_(kind), header_lines_(header_lines), names_(std::move(names)),
@@ -93,6 +96,7 @@ class InputParser {
   bool null_as_default_ = true;
   bool bom_checked_ = false;
   InputProgress progress_;
+  std::shared_ptr<ArrowInputState> arrow_;  // kArrow: the schema read so far
   std::vector<std::vector<uint32_t>> omitted_;
 };
 

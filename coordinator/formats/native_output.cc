@@ -1,7 +1,6 @@
 #include "coordinator/formats/native_output.h"
 
 #include "coordinator/formats/binary_encoding.h"
-#include "core/block_sort.h"
 
 namespace granite::coordinator {
 
@@ -12,24 +11,11 @@ void NativeOutput::Begin(const std::vector<std::string>& names,
 }
 
 void NativeOutput::Write(const core::Block& block, std::string* out) {
-  if (block.rows() == 0) return;
-  held_.push_back(block);
-  held_rows_ += block.rows();
-  if (held_rows_ < kBlockRows) return;
-  core::Block all = core::ConcatBlocks(held_);
-  held_.clear();
-  size_t at = 0;
-  for (; at + kBlockRows <= all.rows(); at += kBlockRows) {
-    WriteBlock(core::SliceRows(all, at, kBlockRows), out);
-  }
-  held_rows_ = all.rows() - at;
-  if (held_rows_ > 0) held_.push_back(core::SliceRows(all, at, held_rows_));
+  batcher_.Add(block, [&](const core::Block& batch) { WriteBlock(batch, out); });
 }
 
 void NativeOutput::End(std::string* out) {
-  if (held_rows_ > 0) WriteBlock(core::ConcatBlocks(held_), out);
-  held_.clear();
-  held_rows_ = 0;
+  batcher_.Flush([&](const core::Block& batch) { WriteBlock(batch, out); });
 }
 
 void NativeOutput::WriteBlock(const core::Block& block, std::string* out) const {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "coordinator/formats/output_format.h"
+#include "coordinator/formats/row_batcher.h"
 
 namespace granite::coordinator {
 
@@ -31,8 +32,7 @@ class NativeOutput : public OutputFormat {
 
   std::vector<std::string> names_;
   std::vector<core::TypeId> types_;
-  std::vector<core::Block> held_;  // fewer than kBlockRows rows, not written yet
-  size_t held_rows_ = 0;
+  RowBatcher batcher_{kBlockRows};
 };
 
 }  // namespace granite::coordinator

@@ -1,11 +1,13 @@
 #include "coordinator/formats/output_format.h"
 
+#include "coordinator/formats/arrow_output.h"
 #include "coordinator/formats/csv_output.h"
 #include "coordinator/formats/json_compact_each_row_output.h"
 #include "coordinator/formats/json_each_row_output.h"
 #include "coordinator/formats/json_output.h"
 #include "coordinator/formats/markdown_output.h"
 #include "coordinator/formats/native_output.h"
+#include "coordinator/formats/parquet_output.h"
 #include "coordinator/formats/pretty_output.h"
 #include "coordinator/formats/row_binary_output.h"
 #include "coordinator/formats/tab_separated_output.h"
@@ -59,6 +61,9 @@ absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view 
   if (name == "RowBinaryWithNames") return std::make_unique<RowBinaryOutput>(true, false);
   if (name == "RowBinaryWithNamesAndTypes") return std::make_unique<RowBinaryOutput>(true, true);
   if (name == "Native") return std::make_unique<NativeOutput>();
+  if (name == "ArrowStream") return std::make_unique<ArrowOutput>(false, options.arrow);
+  if (name == "Arrow") return std::make_unique<ArrowOutput>(true, options.arrow);
+  if (name == "Parquet") return std::make_unique<ParquetOutput>(options.parquet);
   if (name == "PrettyCompact" || name == "PrettyCompactMonoBlock") {
     return std::make_unique<PrettyOutput>(true);
   }

@@ -7,7 +7,7 @@
 // TabSeparatedWithNames (TSVWithNames), TabSeparatedWithNamesAndTypes (TSVWithNamesAndTypes),
 // CSV, CSVWithNames, CSVWithNamesAndTypes, JSONEachRow, JSONCompactEachRow, JSON, JSONCompact,
 // Pretty, PrettyCompact, PrettyCompactMonoBlock, Vertical, Values, Markdown, TSKV, RowBinary,
-// RowBinaryWithNames, RowBinaryWithNamesAndTypes, Native, Null.
+// RowBinaryWithNames, RowBinaryWithNamesAndTypes, Native, Arrow, ArrowStream, Parquet, Null.
 //
 // JSON formats quote 64-bit integers with output_format_json_quote_64bit_integers = 1 (off by
 // default, as in ClickHouse 26), and JSON / JSONCompact end with a "statistics" object (elapsed,
@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "coordinator/formats/output_options.h"
 #include "core/block.h"
 #include "core/types.h"
 
@@ -40,6 +41,12 @@ class OutputFormat {
  public:
   virtual ~OutputFormat() = default;
 
+  // Returns an error when the format cannot write columns of these types (UNKNOWN_TYPE, as
+  // ClickHouse); the caller asks before Begin. Default: every type is written.
+  virtual absl::Status Accepts(const std::vector<std::string>& names,
+                               const std::vector<core::TypeId>& types) const {
+    return absl::OkStatus();
+  }
   // Records the result's shape and appends any header (column names, JSON "meta", ...).
   virtual void Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
                      std::string* out) = 0;
@@ -70,12 +77,6 @@ class OutputFormat {
 
  protected:
   Statistics statistics_;
-};
-
-// The settings that shape an output format (from the query's core::Settings).
-struct OutputOptions {
-  bool json_quote_64bit_integers = false;  // output_format_json_quote_64bit_integers
-  bool write_statistics = true;            // output_format_write_statistics
 };
 
 // Returns a new writer for format `name`, or Error(kUnknownFormat, "Unknown format Foo").

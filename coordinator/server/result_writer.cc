@@ -65,10 +65,10 @@ absl::Status ResultWriter::Begin(const std::vector<std::string>& names,
                                  const std::string& format) {
   core::MutexLock lock(mu_);
   const std::string format_name = !format.empty() ? format : default_format_;
-  OutputOptions options;
-  options.json_quote_64bit_integers = settings_.output_format_json_quote_64bit_integers;
-  options.write_statistics = settings_.output_format_write_statistics;
-  ASSIGN_OR_RETURN(format_, MakeOutputFormat(format_name, options));
+  const OutputOptions options = OutputOptionsOf(settings_);
+  ASSIGN_OR_RETURN(std::unique_ptr<OutputFormat> writer, MakeOutputFormat(format_name, options));
+  RETURN_IF_ERROR(writer->Accepts(names, types));
+  format_ = std::move(writer);
   format_name_ = format_name;
   result_->set_output_format(format_name);
   if (send_output_columns_) {
@@ -177,8 +177,7 @@ absl::Status ResultWriter::Finish(const std::optional<core::Block>& totals) {
     format_->WriteExtremes(*extremes, &output_);
   } else if (extremes) {
     // Result.extremes: the two rows alone in the output format (no statistics).
-    OutputOptions options;
-    options.json_quote_64bit_integers = settings_.output_format_json_quote_64bit_integers;
+    OutputOptions options = OutputOptionsOf(settings_);
     options.write_statistics = false;
     ASSIGN_OR_RETURN(std::unique_ptr<OutputFormat> alone, MakeOutputFormat(format_name_, options));
     std::string text;

@@ -97,6 +97,20 @@
     "JSON formats write UInt64 and Int64 as strings (JavaScript loses precision past 2^53)")      \
   M(Bool, output_format_write_statistics, true, "",                                               \
     "JSON and JSONCompact end with a statistics object: elapsed seconds, rows and bytes read")    \
+  M(Bool, output_format_arrow_string_as_string, true, "",                                        \
+    "Arrow formats write String as Arrow utf8 (string); 0 writes binary")                         \
+  M(Bool, output_format_arrow_fixed_string_as_fixed_byte_array, true, "",                         \
+    "Arrow formats write FixedString(N) as fixed_size_binary(N); 0 writes it like String")        \
+  M(String, output_format_arrow_compression_method, "none", "lz4_frame|zstd|none",                \
+    "Compression of Arrow record batch buffers (ClickHouse's default is lz4_frame)")              \
+  M(Bool, output_format_parquet_string_as_string, true, "",                                      \
+    "Parquet writes String as BYTE_ARRAY annotated as a UTF-8 string; 0 leaves it binary")        \
+  M(Bool, output_format_parquet_fixed_string_as_fixed_byte_array, true, "",                       \
+    "Parquet writes FixedString(N) as FIXED_LEN_BYTE_ARRAY(N); 0 writes it like String")          \
+  M(String, output_format_parquet_compression_method, "zstd", "zstd|none",                        \
+    "Compression of Parquet data pages")                                                          \
+  M(UInt64, output_format_parquet_row_group_size, 1000000, "",                                    \
+    "Rows per Parquet row group")                                                                 \
   M(Bool, extremes, false, "",                                                                    \
     "Adds the result's extremes (each column's min, then max, as two rows) to the output"       \
     " and to Result.extremes")                                                                   \

@@ -107,6 +107,10 @@ class BooleanSettingsTest(unittest.TestCase):
         except GraniteError as e:
             return "error %s %s" % (e.code, e)
 
+    def bytes_outcome(self, sql):
+        """The output bytes of a binary format."""
+        return self.client.query(sql)
+
     def insert_outcome(self, sql, settings):
         """Like outcome(), for a statement whose settings travel in QueryInfo.settings."""
         try:
@@ -140,6 +144,20 @@ class BooleanSettingsTest(unittest.TestCase):
                 "SETTINGS allow_experimental_correlated_subqueries = %s" % value),
             "output_format_write_statistics": lambda value: self.outcome(
                 "SELECT 1 AS x FORMAT JSON SETTINGS output_format_write_statistics = %s" % value),
+            # The Arrow and Parquet schemas: String as utf8 or binary, FixedString as
+            # fixed_size_binary or binary.
+            "output_format_arrow_string_as_string": lambda value: self.bytes_outcome(
+                "SELECT 'x' AS s FORMAT ArrowStream "
+                "SETTINGS output_format_arrow_string_as_string = %s" % value),
+            "output_format_arrow_fixed_string_as_fixed_byte_array": lambda value: self.bytes_outcome(
+                "SELECT toFixedString('x', 2) AS f FORMAT ArrowStream "
+                "SETTINGS output_format_arrow_fixed_string_as_fixed_byte_array = %s" % value),
+            "output_format_parquet_string_as_string": lambda value: self.bytes_outcome(
+                "SELECT 'x' AS s FORMAT Parquet "
+                "SETTINGS output_format_parquet_string_as_string = %s" % value),
+            "output_format_parquet_fixed_string_as_fixed_byte_array": lambda value: self.bytes_outcome(
+                "SELECT toFixedString('x', 2) AS f FORMAT Parquet "
+                "SETTINGS output_format_parquet_fixed_string_as_fixed_byte_array = %s" % value),
             # Over HTTP the extremes are in the output (over gRPC in Result.extremes).
             "extremes": lambda value: self.http_outcome(
                 "SELECT number FROM numbers(3) SETTINGS extremes = %s" % value),

@@ -1,0 +1,213 @@
+#include "coordinator/formats/arrow_batch_decoder.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "coordinator/formats/arrow_compression.h"
+#include "core/error.h"
+#include "core/status_macros.h"
+
+namespace granite::coordinator {
+namespace {
+
+namespace fb = arrow_fb;
+
+absl::Status Bad(std::string_view why) {
+  return core::Error(core::ErrorCode::kIncorrectData,
+                     absl::StrCat("Cannot read Arrow input: ", std::string(why)));
+}
+
+bool Bit(std::string_view bits, size_t i) {
+  return (static_cast<uint8_t>(bits[i / 8]) >> (i % 8)) & 1;
+}
+
+// Copies `rows` fixed-width Arrow values of type From into `column` (physical type To),
+// converted by `convert`.
+template <typename From, typename To, typename Convert>
+absl::Status CopyValues(std::string_view values, size_t rows, core::Column* column,
+                        Convert convert) {
+  if (values.size() / sizeof(From) < rows) return Bad("a value buffer is too short");
+  column->Resize(rows);
+  To* out = column->Data<To>();
+  for (size_t i = 0; i < rows; ++i) {
+    From value;
+    std::memcpy(&value, values.data() + i * sizeof(From), sizeof(From));
+    out[i] = convert(value);
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status CopySame(std::string_view values, size_t rows, core::Column* column) {
+  return CopyValues<T, T>(values, rows, column, [](T v) { return v; });
+}
+
+}  // namespace
+
+ArrowBatchDecoder::ArrowBatchDecoder(const fb::RecordBatch& batch, std::string_view body)
+    : batch_(batch), body_(body) {
+  if (batch.compression() != nullptr) compression_ = batch.compression()->codec();
+}
+
+absl::StatusOr<const fb::FieldNode*> ArrowBatchDecoder::NextNode() {
+  if (batch_.nodes() == nullptr || next_node_ >= batch_.nodes()->size()) {
+    return Bad("the record batch has fewer field nodes than the schema needs");
+  }
+  const fb::FieldNode* node = batch_.nodes()->Get(next_node_++);
+  if (node->length() < 0 || node->null_count() < 0 || node->null_count() > node->length() ||
+      node->length() > (int64_t{1} << 40)) {
+    return Bad("a field node has a bad length or null count");
+  }
+  return node;
+}
+
+absl::StatusOr<std::string_view> ArrowBatchDecoder::NextBuffer() {
+  if (batch_.buffers() == nullptr || next_buffer_ >= batch_.buffers()->size()) {
+    return Bad("the record batch has fewer buffers than the schema needs");
+  }
+  const fb::Buffer* buffer = batch_.buffers()->Get(next_buffer_++);
+  const int64_t offset = buffer->offset(), length = buffer->length();
+  if (offset < 0 || length < 0 || static_cast<uint64_t>(offset) > body_.size() ||
+      static_cast<uint64_t>(length) > body_.size() - offset) {
+    return Bad("a buffer lies outside the message body");
+  }
+  std::string_view bytes = body_.substr(offset, length);
+  if (compression_ < 0) return bytes;
+  ASSIGN_OR_RETURN(std::string plain,
+                   DecompressArrowBuffer(compression_ == fb::CompressionType_ZSTD
+                                             ? ArrowWriteOptions::Codec::kZstd
+                                             : ArrowWriteOptions::Codec::kLz4Frame,
+                                         bytes));
+  decompressed_.push_back(std::move(plain));
+  return std::string_view(decompressed_.back());
+}
+
+absl::Status ArrowBatchDecoder::ReadOffsets(std::string_view buffer, bool large, size_t rows,
+                                            std::vector<uint64_t>* offsets) const {
+  const size_t width = large ? 8 : 4;
+  offsets->resize(rows + 1);
+  if (rows == 0 && buffer.size() < width) {  // writers may leave an empty array's offsets out
+    (*offsets)[0] = 0;
+    return absl::OkStatus();
+  }
+  if (buffer.size() / width < rows + 1) return Bad("an offsets buffer is too short");
+  for (size_t i = 0; i <= rows; ++i) {
+    int64_t value;
+    if (large) {
+      std::memcpy(&value, buffer.data() + i * 8, 8);
+    } else {
+      int32_t narrow;
+      std::memcpy(&narrow, buffer.data() + i * 4, 4);
+      value = narrow;
+    }
+    if (value < 0 || (i > 0 && static_cast<uint64_t>(value) < (*offsets)[i - 1])) {
+      return Bad("offsets decrease");
+    }
+    (*offsets)[i] = static_cast<uint64_t>(value);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<core::Column> ArrowBatchDecoder::Next(const ArrowColumnLayout& layout) {
+  ASSIGN_OR_RETURN(const fb::FieldNode* node, NextNode());
+  const size_t rows = static_cast<size_t>(node->length());
+  const core::TypeId type = layout.type;
+  core::Column column(type);
+  if (core::RemoveNullable(type) == core::TypeId::kNothing) {  // Arrow's null: no buffers
+    for (size_t i = 0; i < rows; ++i) column.AppendNull();
+    return column;
+  }
+  ASSIGN_OR_RETURN(std::string_view validity, NextBuffer());
+  const bool has_nulls = node->null_count() > 0 && !validity.empty();
+  if (has_nulls && validity.size() < (rows + 7) / 8) return Bad("a validity bitmap is too short");
+  auto valid = [&](size_t i) { return !has_nulls || Bit(validity, i); };
+
+  if (core::IsArray(type)) {
+    ASSIGN_OR_RETURN(std::string_view offset_bytes, NextBuffer());
+    std::vector<uint64_t> offsets;
+    RETURN_IF_ERROR(ReadOffsets(offset_bytes, layout.large_offsets, rows, &offsets));
+    ASSIGN_OR_RETURN(core::Column elements, Next(layout.element[0]));
+    if (offsets[rows] > elements.size()) return Bad("list offsets pass the end of the elements");
+    // A NULL list reads as [], its elements (if any) dropped.
+    core::Column& nested = column.MutableNested();
+    for (size_t i = 0; i < rows; ++i) {
+      if (valid(i)) nested.AppendRange(elements, offsets[i], offsets[i + 1] - offsets[i]);
+      column.MutableOffsets().push_back(nested.size());
+    }
+    column.SetSize(rows);
+    return column;
+  }
+
+  const core::TypeId value_type = core::RemoveNullable(type);
+  if (value_type == core::TypeId::kString) {
+    ASSIGN_OR_RETURN(std::string_view offset_bytes, NextBuffer());
+    ASSIGN_OR_RETURN(std::string_view data, NextBuffer());
+    std::vector<uint64_t> offsets;
+    RETURN_IF_ERROR(ReadOffsets(offset_bytes, layout.large_offsets, rows, &offsets));
+    if (offsets[rows] > data.size()) return Bad("string offsets pass the end of the data");
+    for (size_t i = 0; i < rows; ++i) {
+      column.AppendString(valid(i) ? data.substr(offsets[i], offsets[i + 1] - offsets[i])
+                                   : std::string_view());
+    }
+  } else {
+    ASSIGN_OR_RETURN(std::string_view values, NextBuffer());
+    absl::Status status;
+    switch (core::BaseOf(value_type)) {
+      case core::TypeId::kFixedString: {
+        const size_t n = core::FixedStringSizeOf(value_type);
+        if (values.size() / n < rows) return Bad("a fixed_size_binary buffer is too short");
+        for (size_t i = 0; i < rows; ++i) {
+          column.AppendString(valid(i) ? values.substr(i * n, n) : std::string(n, '\0'));
+        }
+        break;
+      }
+      case core::TypeId::kUUID:  // 16 bytes in text order: each half big-endian
+        status = CopyValues<core::UnsignedInt128, core::UnsignedInt128>(
+            values, rows, &column, [](core::UnsignedInt128 v) {
+              const uint64_t low = __builtin_bswap64(static_cast<uint64_t>(v));
+              const uint64_t high = __builtin_bswap64(static_cast<uint64_t>(v >> 64));
+              return (static_cast<core::UnsignedInt128>(high) << 64) | low;
+            });
+        break;
+      case core::TypeId::kBool:
+        if (values.size() < (rows + 7) / 8) return Bad("a bool buffer is too short");
+        column.Resize(rows);
+        for (size_t i = 0; i < rows; ++i) column.Data<uint8_t>()[i] = Bit(values, i);
+        break;
+      case core::TypeId::kDate:  // date32: days, clamped to Date's range
+        status = CopyValues<int32_t, uint16_t>(values, rows, &column, [](int32_t d) {
+          return static_cast<uint16_t>(std::clamp<int32_t>(d, 0, 65535));
+        });
+        break;
+      case core::TypeId::kDecimal32:
+        status = CopyValues<core::Int128, int32_t>(values, rows, &column,
+                                                   [](core::Int128 v) { return int32_t(v); });
+        break;
+      case core::TypeId::kDecimal64:
+        status = CopyValues<core::Int128, int64_t>(values, rows, &column,
+                                                   [](core::Int128 v) { return int64_t(v); });
+        break;
+      default:  // integers, floats, Decimal128, timestamps: the values as they are
+        status = core::DispatchFixed(value_type, [&](auto tag) {
+          return CopySame<typename decltype(tag)::Type>(values, rows, &column);
+        });
+        break;
+    }
+    RETURN_IF_ERROR(status);
+    if (has_nulls) {  // the value under a NULL is the type's default
+      const size_t width = core::ValueSize(value_type);
+      for (size_t i = 0; i < rows; ++i) {
+        if (!valid(i) && width > 0 && !core::IsFixedString(value_type)) {
+          std::memset(column.RawData() + i * width, 0, width);
+        }
+      }
+    }
+  }
+  if (has_nulls && column.nullable()) {
+    for (size_t i = 0; i < rows; ++i) column.MutableNullMap()[i] = valid(i) ? 0 : 1;
+  }
+  return column;
+}
+
+}  // namespace granite::coordinator
