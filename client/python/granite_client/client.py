@@ -85,11 +85,20 @@ def _transport_error(rpc_error):
 def _as_bytes(data):
     if isinstance(data, str):
         return data.encode("utf-8")
+    if isinstance(data, int):  # bytes(5) would be five zero bytes, not data
+        raise TypeError("input data chunks must be bytes-like or str, not int")
     return bytes(data)
 
 
 def _is_single_chunk(data):
-    return isinstance(data, (bytes, bytearray, memoryview, str))
+    """Whether `data` is one chunk: str, or any bytes-like object (a pyarrow Buffer too)."""
+    if isinstance(data, (bytes, bytearray, memoryview, str)):
+        return True
+    try:
+        memoryview(data)
+    except TypeError:
+        return False
+    return True
 
 
 class QueryStream:

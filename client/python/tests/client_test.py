@@ -72,6 +72,18 @@ class ClientTest(fake_server.FakeServerCase):
         self.assertEqual(method, "ExecuteQuery")
         self.assertEqual(info.input_data, b"1,2\n")
 
+    def test_bytes_like_input_is_one_chunk_and_ints_are_refused(self):
+        import array
+        self.fake.answers["INSERT INTO t FORMAT RowBinary"] = lambda info, data: b"got " + data
+        out = self.client.query("INSERT INTO t FORMAT RowBinary",
+                                input_data=array.array("B", [1, 2, 3]))
+        self.assertEqual(out, b"got \x01\x02\x03")
+        self.assertEqual(self.fake.calls[0][0], "ExecuteQuery")
+        # A chunk that is an int fails the call (inside gRPC's request stream) instead of
+        # sending zero bytes.
+        with self.assertRaises((TypeError, granite_client.TransportError)):
+            self.client.insert_stream("INSERT INTO t FORMAT RowBinary", [1, 2, 3])
+
     def test_insert_stream_sends_chunks_with_next_query_info(self):
         seen = []
         self.fake.answers["INSERT INTO t FORMAT CSV"] = lambda info, data: seen.append(data) or b""
