@@ -5,8 +5,8 @@
 //   bytes, then its body.
 // - Arrow: the Arrow IPC file format: "ARROW1" and two zero bytes, the same stream, then a Footer
 //   (the schema and where each record batch sits), its length (int32) and "ARROW1".
-// Types as arrow_types.h maps them; buffers as arrow_batch_encoder.h lays them out, uncompressed
-// unless output_format_arrow_compression_method asks for lz4_frame or zstd.
+// Types as arrow_types.h maps them; buffers as arrow_batch_encoder.h lays them out, compressed as
+// output_format_arrow_compression_method says (lz4_frame by default, as ClickHouse; zstd; none).
 #pragma once
 
 #include <string>

@@ -101,8 +101,8 @@
     "Arrow formats write String as Arrow utf8 (string); 0 writes binary")                         \
   M(Bool, output_format_arrow_fixed_string_as_fixed_byte_array, true, "",                         \
     "Arrow formats write FixedString(N) as fixed_size_binary(N); 0 writes it like String")        \
-  M(String, output_format_arrow_compression_method, "none", "lz4_frame|zstd|none",                \
-    "Compression of Arrow record batch buffers (ClickHouse's default is lz4_frame)")              \
+  M(String, output_format_arrow_compression_method, "lz4_frame", "lz4_frame|zstd|none",           \
+    "Compression of Arrow record batch buffers, as ClickHouse's")                                \
   M(Bool, output_format_parquet_string_as_string, true, "",                                      \
     "Parquet writes String as BYTE_ARRAY annotated as a UTF-8 string; 0 leaves it binary")        \
   M(Bool, output_format_parquet_fixed_string_as_fixed_byte_array, true, "",                       \

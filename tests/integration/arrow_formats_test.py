@@ -117,7 +117,9 @@ class ArrowFormatsTest(grpc_case.FormatsCase):
                 self.assert_tables_equal(got, read_arrow(want, fmt), fmt)
 
     def test_output_settings(self):
-        plain = self.granite_table("ArrowStream")
+        plain = self.granite_table(
+            "ArrowStream", settings={"output_format_arrow_compression_method": "none"})
+        self.assert_tables_equal(self.granite_table("ArrowStream"), plain, "default (lz4_frame)")
         for codec in ("lz4_frame", "zstd"):
             packed = self.granite_table(
                 "ArrowStream", settings={"output_format_arrow_compression_method": codec})
