@@ -257,6 +257,15 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
     binder.set_session_time_zone(zone);
   }
   if (!source.computed.empty()) binder.SetComputedColumns(source.computed);
+  if (source.table && source.table->columns.size() == source.names.size()) {
+    std::vector<std::string> declared;
+    bool any = false;
+    for (const core::ColumnSchema& column : source.table->columns) {
+      declared.push_back(column.low_cardinality ? column.DeclaredTypeName() : std::string());
+      any = any || column.low_cardinality;
+    }
+    if (any) binder.SetDeclaredTypeNames(std::move(declared));
+  }
   DeclareNames(select, source.qualifiers, source.hidden, items, &binder);
   for (const auto& item : items) {
     plan.names.push_back(item->alias.empty() ? sql::ColumnName(*CanonicalForName(*item))
