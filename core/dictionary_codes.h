@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/column.h"
+#include "core/plan/expr.h"
 
 namespace granite::core {
 
@@ -23,5 +24,10 @@ struct DictionaryCodes {
   ColumnPtr dictionary;
   std::vector<uint32_t> codes;
 };
+
+// Returns the input column `expr` reads when it is a call that reads exactly one String-layout
+// column and no lambda or random function (its value for a row depends on that row's value
+// alone: Expression evaluates it once per distinct value of a column with codes), else -1.
+int DictionaryColumnOf(const plan::Expr& expr);
 
 }  // namespace granite::core

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -14,7 +15,9 @@
 #include "core/aggregation/aggregator.h"
 #include "core/dictionary_codes.h"
 #include "core/expression.h"
+#include "core/fragment_pipeline.h"
 #include "core/functions/expr_builder.h"
+#include "core/status_macros.h"
 #include "core/value_text.h"
 
 namespace granite::core {
@@ -70,8 +73,8 @@ TEST(DictionaryCodesTest, ExpressionsOfTheColumnMatchRowByRow) {
       *TypedCall("notEquals", {k, Lit(std::string(""))}),
       *TypedCall("like", {k, Lit(std::string("%1%"))}),
       *TypedCall("match", {k, Lit(std::string("^value [0-9]{2}$"))}),
-      *TypedCall("in", {k, *TypedCall("tuple", {Lit(std::string("value 26")),
-                                                Lit(std::string(""))})}),
+      *TypedCall("in", {k, Call("tuple", T::kString, {Lit(std::string("value 26")),
+                                                      Lit(std::string(""))})}),
       *TypedCall("length", {k}),
       *TypedCall("upper", {k}),
       // Reads another column too: evaluated row by row.
@@ -102,13 +105,12 @@ TEST(DictionaryCodesTest, ErrorsComeOnlyFromValuesTheRowsHold) {
   EXPECT_EQ(Text(**fast), Text(**(*compiled)->Evaluate(Block{{plain}})));
 }
 
-std::vector<std::string> Rows(Aggregator& aggregator) {
-  absl::StatusOr<Block> block = aggregator.Finalize();
-  EXPECT_TRUE(block.ok()) << block.status();
+// Returns the rows of `block` as sorted text lines.
+std::vector<std::string> SortedRows(const Block& block) {
   std::vector<std::string> rows;
-  for (size_t r = 0; block.ok() && r < block->rows(); ++r) {
+  for (size_t r = 0; r < block.rows(); ++r) {
     std::string line;
-    for (const ColumnPtr& column : block->columns) {
+    for (const ColumnPtr& column : block.columns) {
       AppendValueText(*column, r, &line);
       line += '|';
     }
@@ -116,6 +118,12 @@ std::vector<std::string> Rows(Aggregator& aggregator) {
   }
   std::sort(rows.begin(), rows.end());
   return rows;
+}
+
+std::vector<std::string> Rows(Aggregator& aggregator) {
+  absl::StatusOr<Block> block = aggregator.Finalize();
+  EXPECT_TRUE(block.ok()) << block.status();
+  return block.ok() ? SortedRows(*block) : std::vector<std::string>();
 }
 
 TEST(DictionaryCodesTest, GroupByCodesEqualsGroupByStrings) {
@@ -138,8 +146,9 @@ TEST(DictionaryCodesTest, GroupByCodesEqualsGroupByStrings) {
         std::vector<uint32_t> selection;
         for (uint32_t r = 0; r < 2000; r += 3) selection.push_back(r);
         if (selected) {
-          ASSERT_TRUE(fast->AddSelected({coded}, {{}, {x}}, selection.data(), selection.size()).ok());
-          ASSERT_TRUE(slow->AddSelected({plain}, {{}, {x}}, selection.data(), selection.size()).ok());
+          const size_t n = selection.size();
+          ASSERT_TRUE(fast->AddSelected({coded}, {{}, {x}}, selection.data(), n).ok());
+          ASSERT_TRUE(slow->AddSelected({plain}, {{}, {x}}, selection.data(), n).ok());
         } else {
           ASSERT_TRUE(fast->Add({coded}, {{}, {x}}, 2000).ok());
           ASSERT_TRUE(slow->Add({plain}, {{}, {x}}, 2000).ok());
@@ -164,6 +173,91 @@ TEST(DictionaryCodesTest, GroupByCodesEqualsGroupByStrings) {
       EXPECT_FALSE(got.empty());
       EXPECT_EQ(got, Rows(*slow_merged));
     }
+  }
+}
+
+// A block of (c0 UInt32, c1 String): c1 over Dictionary(60) with codes, as a scan reads it codes
+// only (every string '') or whole.
+Block PipelineInput(bool codes_only) {
+  ColumnPtr plain;
+  ColumnPtr coded = WithCodes(Dictionary(60), 5000, 40, &plain, 7);
+  if (codes_only) {
+    auto empty = std::make_shared<Column>(T::kString);
+    empty->MutableOffsets().assign(5000, 0);
+    empty->SetSize(5000);
+    auto codes = std::make_shared<DictionaryCodes>(*coded->dictionary_codes());
+    empty->AttachDictionaryCodes(std::move(codes));
+    coded = empty;
+  }
+  auto c0 = std::make_shared<Column>(T::kUInt32);
+  for (uint32_t r = 0; r < 5000; ++r) c0->Append<uint32_t>(r % 13);
+  return Block{{c0, coded}};
+}
+
+absl::StatusOr<std::vector<std::string>> RunPipeline(const plan::Fragment& fragment,
+                                                     bool codes_only) {
+  ASSIGN_OR_RETURN(auto pipeline, FragmentPipeline::Compile(fragment));
+  ASSIGN_OR_RETURN(auto state, pipeline->NewLocalState());
+  RETURN_IF_ERROR(pipeline->Consume(*state, PipelineInput(codes_only)));
+  std::vector<std::unique_ptr<FragmentPipeline::LocalState>> states;
+  states.push_back(std::move(state));
+  ASSIGN_OR_RETURN(Block block, pipeline->FinishFinalized(std::move(states), nullptr));
+  return SortedRows(block);
+}
+
+TEST(DictionaryCodesTest, PipelinesThatNeedOnlyCodesSayWhich) {
+  const plan::Expr k = Col(1, T::kString);
+  const plan::Expr like = *TypedCall("like", {k, Lit(std::string("%1%"))});
+  const plan::Expr small = *TypedCall("less", {Col(0, T::kUInt32), Lit(uint64_t{7})});
+  auto fragment = [&](std::optional<plan::Expr> filter, std::vector<plan::Expr> keys,
+                      std::vector<plan::AggregateCall> calls) {
+    plan::Fragment f;
+    f.worker_count = 1;
+    f.filter = std::move(filter);
+    plan::Aggregate& aggregate = f.aggregate.emplace();
+    aggregate.keys = std::move(keys);
+    aggregate.calls = std::move(calls);
+    return f;
+  };
+  const plan::AggregateCall count{.name = "count"};
+  const plan::AggregateCall sum{.name = "sum", .args = {Col(0, T::kUInt32)}};
+  struct Case {
+    const char* name;
+    plan::Fragment fragment;
+    bool codes_only;
+  };
+  const Case cases[] = {
+      {"GROUP BY k", fragment(std::nullopt, {k}, {count, sum}), true},
+      {"WHERE k LIKE GROUP BY k", fragment(like, {k}, {count, sum}), true},
+      {"WHERE c0 < 7 GROUP BY k", fragment(small, {k}, {count}), true},
+      {"WHERE k LIKE GROUP BY c0", fragment(like, {Col(0, T::kUInt32)}, {sum}), true},
+      {"GROUP BY upper(k)", fragment(std::nullopt, {*TypedCall("upper", {k})}, {count}), true},
+      // The strings are needed: an argument, a second key, a filter of two columns.
+      {"any(k)",
+       fragment(std::nullopt, {k}, {{.name = "any", .args = {k}, .result_type = T::kString}}),
+       false},
+      {"GROUP BY k, c0", fragment(std::nullopt, {k, Col(0, T::kUInt32)}, {count}), false},
+      {"WHERE k LIKE AND c0 < 7",
+       fragment(*TypedCall("and", {like, small}), {Col(0, T::kUInt32)}, {count}), false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    absl::StatusOr<std::unique_ptr<FragmentPipeline>> pipeline =
+        FragmentPipeline::Compile(c.fragment);
+    ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+    const std::vector<bool>& codes_only = (*pipeline)->codes_only_columns();
+    EXPECT_EQ(codes_only.size() > 1 && codes_only[1], c.codes_only);
+    if (!codes_only.empty()) {
+      EXPECT_FALSE(codes_only[0]);
+    }
+    absl::StatusOr<std::vector<std::string>> whole = RunPipeline(c.fragment, false);
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    EXPECT_FALSE(whole->empty());
+    if (!c.codes_only) continue;
+    // Read as a scan hands such a column over: the codes, no strings.
+    absl::StatusOr<std::vector<std::string>> coded = RunPipeline(c.fragment, true);
+    ASSERT_TRUE(coded.ok()) << coded.status();
+    EXPECT_EQ(*coded, *whole);
   }
 }
 

@@ -468,6 +468,13 @@ void FindSingleColumn(const plan::Expr& expr, int* column) {
 
 }  // namespace
 
+int DictionaryColumnOf(const plan::Expr& expr) {
+  if (!expr.is_call()) return -1;
+  int column = -1;
+  FindSingleColumn(expr, &column);
+  return column >= 0 ? column : -1;
+}
+
 Expression::Expression(std::unique_ptr<ExpressionNode> root) : root_(std::move(root)) {}
 Expression::~Expression() = default;
 
@@ -478,10 +485,9 @@ absl::StatusOr<std::unique_ptr<Expression>> Expression::Compile(const plan::Expr
   context.width = context.parameter_base + slots;
   ASSIGN_OR_RETURN(std::unique_ptr<ExpressionNode> root, granite::core::Compile(expr, context));
   std::unique_ptr<Expression> compiled(new Expression(std::move(root)));
+  // A call folded to a constant reads nothing.
   if (compiled->root_->kind == Node::Kind::kCall) {
-    int column = -1;
-    FindSingleColumn(expr, &column);
-    compiled->dictionary_column_ = column >= 0 ? column : -1;
+    compiled->dictionary_column_ = DictionaryColumnOf(expr);
   }
   return compiled;
 }

@@ -26,6 +26,24 @@ absl::Status Corrupt(std::string_view what, std::string_view detail) {
                absl::StrCat("Broken ", std::string(what), ": ", std::string(detail)));
 }
 
+// Decodes the compressed block of one granule (`mark`) into `target`, or with `fill_cache` into a
+// fresh block that is then inserted there under `key`, and hands the raw bytes to append().
+// Returns false when the block does not decode or append() refuses it.
+bool DecodeGranule(const CompressionCodec& codec, const GranuleMark& mark, const char* block,
+                   char* target, UncompressedCache* fill_cache, const UncompressedCache::Key& key,
+                   absl::FunctionRef<bool(const char*)> append) {
+  std::shared_ptr<UncompressedBlock> fresh;
+  if (fill_cache != nullptr) {
+    fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
+    target = fresh->data.get();
+  }
+  if (!codec.Decode(block, mark.compressed_size, target, mark.raw_size) || !append(target)) {
+    return false;
+  }
+  if (fresh != nullptr) fill_cache->Insert(key, std::move(fresh));
+  return true;
+}
+
 // Checks that the marks of one column describe `granule_rows` and a .bin file of `bin_size`
 // bytes with blocks back to back.
 absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& granule_rows,
@@ -271,7 +289,8 @@ absl::StatusOr<const char*> Part::ReadCompressedGranules(size_t column_index,
 
 absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t granule_begin,
                                                  size_t granule_end, const RandomAccessFile* file,
-                                                 UncompressedCache* cache, bool insert) const {
+                                                 UncompressedCache* cache, bool insert,
+                                                 bool codes_only) const {
   if (column_index >= columns_.size() || granule_begin > granule_end ||
       granule_end > granule_count()) {
     return Error(ErrorCode::kArgumentOutOfBound,
@@ -282,7 +301,8 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   }
   core::TypeId type = schema_->columns[column_index].type;
   if (serializations_[column_index] == ColumnSerialization::kDictionary) {
-    return ReadDictionaryColumn(column_index, granule_begin, granule_end, file, cache, insert);
+    return ReadDictionaryColumn(column_index, granule_begin, granule_end, file, cache, insert,
+                                codes_only);
   }
   auto column = std::make_shared<core::Column>(type);
   if (granule_begin == granule_end) return column;
@@ -356,18 +376,11 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
       column_index, granule_begin, granule_end, file, cache,
       [&](size_t g, const char* raw) { append(g, raw); },
       [&](size_t g, const char* block) -> absl::Status {
-        const GranuleMark& mark = marks[g];
-        std::shared_ptr<UncompressedBlock> fresh;
-        char* target = via_scratch ? scratch : out;
-        if (fill) {
-          fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
-          target = fresh->data.get();
-        }
-        if (!codec.Decode(block, mark.compressed_size, target, mark.raw_size) ||
-            !append(g, target)) {
+        if (!DecodeGranule(codec, marks[g], block, via_scratch ? scratch : out,
+                           fill ? cache : nullptr, CacheKey(column_index, g),
+                           [&](const char* raw) { return append(g, raw); })) {
           return BlockError(column_index, g, /*checksum=*/false);
         }
-        if (fresh != nullptr) cache->Insert(CacheKey(column_index, g), std::move(fresh));
         return absl::OkStatus();
       }));
   if (nullable) {
@@ -381,7 +394,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadDictionaryColumn(size_t column_index,
                                                            size_t granule_end,
                                                            const RandomAccessFile* file,
                                                            UncompressedCache* cache,
-                                                           bool insert) const {
+                                                           bool insert, bool codes_only) const {
   const core::TypeId type = schema_->columns[column_index].type;
   const bool nullable = core::IsNullable(type);
   const core::ColumnPtr& dictionary = dictionaries_[column_index];
@@ -411,24 +424,22 @@ absl::StatusOr<core::ColumnPtr> Part::ReadDictionaryColumn(size_t column_index,
       column_index, granule_begin, granule_end, file, cache,
       [&](size_t g, const char* raw) { malformed_hit = malformed_hit || !append(g, raw); },
       [&](size_t g, const char* block) -> absl::Status {
-        const GranuleMark& mark = marks[g];
-        std::shared_ptr<UncompressedBlock> fresh;
-        char* target = scratch;
-        if (fill) {
-          fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
-          target = fresh->data.get();
-        }
-        if (!codec.Decode(block, mark.compressed_size, target, mark.raw_size) ||
-            !append(g, target)) {
+        if (!DecodeGranule(codec, marks[g], block, scratch, fill ? cache : nullptr,
+                           CacheKey(column_index, g),
+                           [&](const char* raw) { return append(g, raw); })) {
           return BlockError(column_index, g, /*checksum=*/false);
         }
-        if (fresh != nullptr) cache->Insert(CacheKey(column_index, g), std::move(fresh));
         return absl::OkStatus();
       }));
   if (malformed_hit || codes->codes.size() != rows) {
     return BlockError(column_index, granule_begin, /*checksum=*/false);
   }
-  AppendDictionaryValues(*dictionary, codes->codes.data(), rows, column.get());
+  if (codes_only && !nullable) {
+    // Every row '' (a valid column): its reader goes by the codes.
+    column->MutableOffsets().assign(rows, 0);
+  } else {
+    AppendDictionaryValues(*dictionary, codes->codes.data(), rows, column.get());
+  }
   column->SetSize(rows);
   if (nullable) {
     std::memcpy(column->MutableNullMap(), nulls.data(), rows);

@@ -108,11 +108,13 @@ class Part {
   // `file`: the column's data file from OpenColumn, or nullptr to open it for this read.
   // `cache` (may be null or disabled): granules found there are copied from it, the others read
   // (one pread per run of consecutive misses), verified, decompressed and, with `insert`, inserted.
+  // `codes_only`: a non-Nullable kDictionary column comes with its codes and empty strings (for a
+  // reader that uses the codes alone); other columns read as without it.
   absl::StatusOr<core::ColumnPtr> ReadColumn(size_t column_index, size_t granule_begin,
                                              size_t granule_end,
                                              const RandomAccessFile* file = nullptr,
                                              UncompressedCache* cache = nullptr,
-                                             bool insert = true) const;
+                                             bool insert = true, bool codes_only = false) const;
   // Returns the byte lengths (UInt64) of the values of a String column over granules
   // [granule_begin, granule_end): decompresses only each granule's length prefix, never the
   // characters. Checksums and errors as ReadColumn; ARGUMENT_OUT_OF_BOUND for a non-String column.
@@ -147,8 +149,8 @@ class Part {
   absl::StatusOr<core::ColumnPtr> ReadDictionaryColumn(size_t column_index, size_t granule_begin,
                                                        size_t granule_end,
                                                        const RandomAccessFile* file,
-                                                       UncompressedCache* cache,
-                                                       bool insert) const;
+                                                       UncompressedCache* cache, bool insert,
+                                                       bool codes_only) const;
   UncompressedCache::Key CacheKey(size_t column_index, size_t granule) const {
     return {id_, static_cast<uint32_t>(column_index), static_cast<uint32_t>(granule)};
   }

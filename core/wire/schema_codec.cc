@@ -14,7 +14,8 @@ TableSchema FromProto(const pb::TableSchema& proto) {
     out.default_kind = static_cast<DefaultKind>(column.default_kind() <= 3 ? column.default_kind() : 0);
     out.default_expression = column.default_expression();
     out.comment = column.comment();
-    out.low_cardinality = column.low_cardinality() && HasStringLayout(out.type) && !IsArray(out.type);
+    out.low_cardinality =
+        column.low_cardinality() && HasStringLayout(out.type) && !IsArray(out.type);
     schema.columns.push_back(std::move(out));
   }
   schema.order_by.assign(proto.order_by().begin(), proto.order_by().end());
