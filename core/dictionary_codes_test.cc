@@ -232,6 +232,8 @@ TEST(DictionaryCodesTest, PipelinesThatNeedOnlyCodesSayWhich) {
       {"WHERE c0 < 7 GROUP BY k", fragment(small, {k}, {count}), true},
       {"WHERE k LIKE GROUP BY c0", fragment(like, {Col(0, T::kUInt32)}, {sum}), true},
       {"GROUP BY upper(k)", fragment(std::nullopt, {*TypedCall("upper", {k})}, {count}), true},
+      {"count() WHERE k LIKE", fragment(like, {}, {count}), true},
+      {"sum(c0) WHERE k LIKE", fragment(like, {}, {sum}), true},
       // The strings are needed: an argument, a second key, a filter of two columns.
       {"any(k)",
        fragment(std::nullopt, {k}, {{.name = "any", .args = {k}, .result_type = T::kString}}),

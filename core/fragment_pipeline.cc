@@ -233,10 +233,7 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
 }
 
 void FragmentPipeline::PlanCodesOnlyColumns(const plan::Fragment& fragment) {
-  if (!aggregating_ || !fragment.aggregate || fragment.joining() || limit_filter() ||
-      keys_.empty()) {
-    return;
-  }
+  if (!aggregating_ || !fragment.aggregate || fragment.joining() || limit_filter()) return;
   // Filter() copies the columns keys and arguments read: only ConsumeSelected (or no filter)
   // leaves a key column as it was read.
   const bool keys_in_place = !filter_ || aggregate_selected_;
