@@ -76,14 +76,6 @@ void ExpectCodesMatch(const core::Column& column) {
   }
 }
 
-void ExpectRows(const Part& part, const core::Block& block) {
-  for (size_t c = 0; c < block.columns.size(); ++c) {
-    absl::StatusOr<core::ColumnPtr> read = part.ReadColumn(c, 0, part.granule_count());
-    ASSERT_TRUE(read.ok()) << read.status();
-    ExpectSameColumn(**read, *block.columns[c], c);
-  }
-}
-
 absl::StatusOr<std::shared_ptr<const Part>> WriteAndLoad(
     const std::string& dir, std::shared_ptr<const TableSchema> schema, const core::Block& block,
     uint64_t number, std::shared_ptr<const TableSchema> load_schema = nullptr) {

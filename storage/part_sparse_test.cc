@@ -73,14 +73,6 @@ core::Block Rows(size_t rows, size_t every, size_t first_row = 0) {
   return core::Block{{flag, s, price, n, fs, u, dense}};
 }
 
-void ExpectRows(const Part& part, const core::Block& block) {
-  for (size_t c = 0; c < block.columns.size(); ++c) {
-    absl::StatusOr<core::ColumnPtr> read = part.ReadColumn(c, 0, part.granule_count());
-    ASSERT_TRUE(read.ok()) << read.status();
-    ExpectSameColumn(**read, *block.columns[c], c);
-  }
-}
-
 absl::StatusOr<std::shared_ptr<const Part>> WriteAndLoad(
     const std::string& dir, std::shared_ptr<const TableSchema> schema, const core::Block& block,
     uint64_t number, StringSizes string_sizes = StringSizes::kVarint) {

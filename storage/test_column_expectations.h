@@ -1,5 +1,5 @@
-// ExpectSameColumn: the row-by-row comparison of columns read back from parts, shared by the
-// storage tests of column layouts (sparse, dictionary).
+// ExpectSameColumn / ExpectRows: the row-by-row comparison of columns read back from parts,
+// shared by the storage tests of column layouts (sparse, dictionary).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/column.h"
+#include "storage/part.h"
 
 namespace granite::storage {
 
@@ -26,6 +27,15 @@ inline void ExpectSameColumn(const core::Column& column, const core::Column& exp
                 0)
           << "column " << index << " row " << r;
     }
+  }
+}
+
+// Expects every column of `part`, read whole, to equal the same column of `block`.
+inline void ExpectRows(const Part& part, const core::Block& block) {
+  for (size_t c = 0; c < block.columns.size(); ++c) {
+    absl::StatusOr<core::ColumnPtr> read = part.ReadColumn(c, 0, part.granule_count());
+    ASSERT_TRUE(read.ok()) << read.status();
+    ExpectSameColumn(**read, *block.columns[c], c);
   }
 }
 
