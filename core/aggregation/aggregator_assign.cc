@@ -34,13 +34,15 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
                               const uint64_t* known_hashes) {
   group_ids_.resize(rows);
   new_rows_.clear();
+  // A LowCardinality key read with its codes (not the keys of a merge, whose hashes are known).
   const DictionaryCodes* dictionary =
       layout_ == KeyLayout::kString && known_hashes == nullptr ? keys[0]->dictionary_codes()
                                                                : nullptr;
-  if (dictionary != nullptr && !keys[0]->nullable() &&
-      dictionary->codes.size() == keys[0]->size()) {
-    AssignByDictionary(*dictionary, rows);
-  } else switch (layout_) {
+  if (dictionary != nullptr &&
+      (keys[0]->nullable() || dictionary->codes.size() != keys[0]->size())) {
+    dictionary = nullptr;
+  }
+  switch (layout_) {
     case KeyLayout::kNoKeys:
       if (groups_ == 0) groups_ = 1;
       std::fill(group_ids_.begin(), group_ids_.end(), 0);
@@ -89,6 +91,11 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
       break;
     }
     case KeyLayout::kString:
+      if (dictionary != nullptr) {
+        AssignByDictionary(*dictionary, rows);
+        break;
+      }
+      [[fallthrough]];
     case KeyLayout::kSerialized: {
       bool serialized = layout_ == KeyLayout::kSerialized;
       views_.resize(rows);
