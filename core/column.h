@@ -22,6 +22,8 @@
 
 namespace granite::core {
 
+struct DictionaryCodes;  // core/dictionary_codes.h
+
 // Allocates like std::allocator but default-initializes elements that are built without a value:
 // resize() of a vector of chars leaves the new bytes as they are instead of zeroing them, for
 // buffers that are written right after they grow (decompression, filter, take).
@@ -161,6 +163,17 @@ class Column {
   void AppendTaken(const Column& from, const uint32_t* indices, size_t count);
   // Returns rows [start, start + count).
   Column Slice(size_t start, size_t count) const;
+  // LowCardinality: a String-layout column read from a dictionary-encoded part also carries its
+  // rows as codes into the part's dictionary (core/dictionary_codes.h), so a filter or GROUP BY
+  // of the column can work once per distinct value. Null for every other column. Attached by
+  // the part reader to the column it returns; a copy (and every column built from this one:
+  // Filter, Take, Slice, appends) does not carry it.
+  // REQUIRES (Attach): the column is not changed afterwards; codes describe its rows.
+  const DictionaryCodes* dictionary_codes() const { return dictionary_codes_.get(); }
+  void AttachDictionaryCodes(std::shared_ptr<const DictionaryCodes> codes) {
+    dictionary_codes_ = std::move(codes);
+  }
+
   // Approximate bytes held, for statistics.
   size_t ByteSize() const {
     return data_.size() + chars_.size() + offsets_.size() * 8 + nulls_.size() +
@@ -177,6 +190,7 @@ class Column {
   bool nullable_ = false;
   std::vector<uint8_t> nulls_;  // see the invariants
   std::unique_ptr<Column> nested_;  // Array(T): the elements; else null
+  std::shared_ptr<const DictionaryCodes> dictionary_codes_;  // see dictionary_codes()
 };
 
 using ColumnPtr = std::shared_ptr<const Column>;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
+#include "core/dictionary_codes.h"
 #include "core/error.h"
 #include "core/function_error_codes.h"
 #include "core/functions/constant_column.h"
@@ -498,6 +499,38 @@ absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input, size_
 
 }  // namespace
 
+namespace {
+
+// Notes in *column the one input column `expr` reads (-2 once it reads a second one, a lambda
+// or a random function).
+void FindSingleColumn(const plan::Expr& expr, int* column) {
+  if (*column == -2) return;
+  if (expr.is_column()) {
+    if (!HasStringLayout(expr.type) || IsArray(expr.type) ||
+        (*column >= 0 && *column != static_cast<int>(expr.column))) {
+      *column = -2;
+    } else {
+      *column = static_cast<int>(expr.column);
+    }
+    return;
+  }
+  if (expr.is_lambda_parameter() || (expr.is_call() && (expr.IsCall("lambda") ||
+                                                        IsRandom(expr.function)))) {
+    *column = -2;
+    return;
+  }
+  for (const plan::Expr& arg : expr.args) FindSingleColumn(arg, column);
+}
+
+}  // namespace
+
+int DictionaryColumnOf(const plan::Expr& expr) {
+  if (!expr.is_call()) return -1;
+  int column = -1;
+  FindSingleColumn(expr, &column);
+  return column >= 0 ? column : -1;
+}
+
 Expression::Expression(std::unique_ptr<ExpressionNode> root) : root_(std::move(root)) {}
 Expression::~Expression() = default;
 
@@ -507,7 +540,12 @@ absl::StatusOr<std::unique_ptr<Expression>> Expression::Compile(const plan::Expr
   MeasureTree(expr, &context.parameter_base, &slots);
   context.width = context.parameter_base + slots;
   ASSIGN_OR_RETURN(std::unique_ptr<ExpressionNode> root, granite::core::Compile(expr, context));
-  return std::unique_ptr<Expression>(new Expression(std::move(root)));
+  std::unique_ptr<Expression> compiled(new Expression(std::move(root)));
+  // A call folded to a constant reads nothing.
+  if (compiled->root_->kind == Node::Kind::kCall) {
+    compiled->dictionary_column_ = DictionaryColumnOf(expr);
+  }
+  return compiled;
 }
 
 TypeId Expression::type() const { return root_->type; }
@@ -518,9 +556,42 @@ std::optional<Value> Expression::constant() const {
 }
 
 absl::StatusOr<ColumnPtr> Expression::Evaluate(const Block& input) const {
+  if (dictionary_column_ >= 0 && static_cast<size_t>(dictionary_column_) < input.columns.size()) {
+    const Column& column = *input.columns[dictionary_column_];
+    const DictionaryCodes* codes = column.dictionary_codes();
+    if (codes != nullptr && !column.nullable() && codes->codes.size() == column.size()) {
+      return EvaluateByDictionary(*codes, input.columns.size());
+    }
+  }
   ASSIGN_OR_RETURN(Operand result, EvaluateNode(*root_, input, input.rows()));
   if (result.is_constant) return Broadcast(*result.column, input.rows());
   return result.column;
+}
+
+absl::StatusOr<ColumnPtr> Expression::EvaluateByDictionary(const DictionaryCodes& codes,
+                                                           size_t width) const {
+  // Evaluates over the distinct values the rows use (not the whole dictionary: a value of
+  // another block must not raise an error here), then spreads the results by code.
+  const size_t rows = codes.codes.size();
+  const uint32_t* row_codes = codes.codes.data();
+  std::vector<uint32_t> slot(codes.dictionary->size(), UINT32_MAX);
+  std::vector<uint32_t> used;
+  std::vector<uint32_t> local(rows);
+  for (size_t row = 0; row < rows; ++row) {
+    uint32_t& s = slot[row_codes[row]];
+    if (s == UINT32_MAX) {
+      s = static_cast<uint32_t>(used.size());
+      used.push_back(row_codes[row]);
+    }
+    local[row] = s;
+  }
+  auto values = std::make_shared<Column>(codes.dictionary->Take(used.data(), used.size()));
+  Block distinct;
+  distinct.columns.assign(width, values);  // only column dictionary_column_ is read
+  ASSIGN_OR_RETURN(Operand result, EvaluateNode(*root_, distinct, used.size()));
+  ColumnPtr per_value =
+      result.is_constant ? Broadcast(*result.column, used.size()) : std::move(result.column);
+  return std::make_shared<Column>(per_value->Take(local.data(), rows));
 }
 
 }  // namespace granite::core

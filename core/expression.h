@@ -29,7 +29,8 @@
 
 namespace granite::core {
 
-struct ExpressionNode;  // defined in expression.cc
+struct ExpressionNode;   // defined in expression.cc
+struct DictionaryCodes;  // core/dictionary_codes.h
 
 // Evaluates one compiled expression.
 // Thread-safety: immutable after Compile; Evaluate may run on many threads at once.
@@ -57,8 +58,15 @@ class Expression {
 
  private:
   explicit Expression(std::unique_ptr<ExpressionNode> root);
+  // Evaluate over a block whose column dictionary_column_ carries `codes`; `width` columns.
+  absl::StatusOr<ColumnPtr> EvaluateByDictionary(const DictionaryCodes& codes, size_t width) const;
 
   std::unique_ptr<ExpressionNode> root_;
+  // The input column of an expression that reads exactly one column, calls only functions
+  // whose value depends on that row's value alone, and is not the bare column; else -1. Over a
+  // column that carries dictionary codes (core/dictionary_codes.h) it is evaluated once per
+  // distinct value.
+  int dictionary_column_ = -1;
 };
 
 }  // namespace granite::core

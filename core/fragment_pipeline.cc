@@ -10,6 +10,7 @@
 #include "core/aggregation/key_order_code.h"
 #include "core/aggregation/local_finalizer.h"
 #include "core/aggregation/local_merger.h"
+#include "core/dictionary_codes.h"
 #include "core/error.h"
 #include "core/functions/cast_column.h"
 #include "core/hash.h"
@@ -227,7 +228,47 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
     }
     p->aggregate_selected_ = settings.aggregate_selected_filter && plain;
   }
+  p->PlanCodesOnlyColumns(fragment);
   return p;
+}
+
+void FragmentPipeline::PlanCodesOnlyColumns(const plan::Fragment& fragment) {
+  if (!aggregating_ || !fragment.aggregate || fragment.joining() || limit_filter()) return;
+  // Filter() copies the columns keys and arguments read: only ConsumeSelected (or no filter)
+  // leaves a key column as it was read.
+  const bool keys_in_place = !filter_ || aggregate_selected_;
+  std::vector<int> state;  // per input column: 0 unread, 1 read through codes, 2 read otherwise
+  auto note = [&](const plan::Expr& expr, bool through_codes) {
+    std::vector<bool> read;
+    MarkColumns(expr, &read);
+    if (read.size() > state.size()) state.resize(read.size(), 0);
+    for (size_t c = 0; c < read.size(); ++c) {
+      if (!read[c]) continue;
+      state[c] = through_codes && state[c] != 2 ? 1 : 2;
+    }
+  };
+  if (fragment.filter) {
+    note(*fragment.filter, DictionaryColumnOf(*fragment.filter) >= 0);
+  }
+  const plan::Aggregate& aggregate = *fragment.aggregate;
+  for (size_t k = 0; k < aggregate.keys.size(); ++k) {
+    const plan::Expr& key = aggregate.keys[k];
+    // The only key, a String column, is grouped by code (Aggregator::AssignByDictionary); a key
+    // of one column's expression is evaluated per distinct value.
+    const bool by_code = key.is_column() && aggregate.keys.size() == 1 &&
+                         grouped_key_types_[0] == TypeId::kString;
+    note(key, keys_in_place && (by_code || DictionaryColumnOf(key) >= 0));
+  }
+  for (const plan::AggregateCall& call : aggregate.calls) {
+    for (const plan::Expr& arg : call.args) note(arg, false);
+  }
+  bool any = false;
+  codes_only_columns_.assign(state.size(), false);
+  for (size_t c = 0; c < state.size(); ++c) {
+    codes_only_columns_[c] = state[c] == 1;
+    any = any || state[c] == 1;
+  }
+  if (!any) codes_only_columns_.clear();
 }
 
 absl::StatusOr<std::unique_ptr<FragmentPipeline::LocalState>> FragmentPipeline::NewLocalState()

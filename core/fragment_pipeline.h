@@ -140,6 +140,13 @@ class FragmentPipeline {
   absl::StatusOr<Block> FinishFinalized(std::vector<std::unique_ptr<LocalState>> states,
                                         ThreadPool* pool, const BucketCut& cut_bucket = {}) const;
 
+  // Per input column: true when this pipeline reads the column only through dictionary codes
+  // (core/dictionary_codes.h) — in a filter or key that is an expression of that column alone,
+  // or as the only, String, GROUP BY key aggregated in place — so a scan may hand it over as codes
+  // with empty strings (storage::Part::ReadColumn, codes_only). Only aggregations without joins
+  // or key filters qualify. Empty when none does.
+  const std::vector<bool>& codes_only_columns() const { return codes_only_columns_; }
+
   bool aggregating() const { return aggregating_; }
   // The running top-N bound of an ORDER BY ... LIMIT fragment (top_n_threshold.h), when it applies.
   const std::optional<TopNThreshold>& top_n_threshold() const { return top_n_threshold_; }
@@ -242,6 +249,9 @@ class FragmentPipeline {
   // Aggregating with a filter whose keys and arguments are all plain columns, no key-hash
   // filter, and aggregate_selected_filter on (default 1): Consume runs ConsumeSelected.
   bool aggregate_selected_ = false;
+  std::vector<bool> codes_only_columns_;  // see codes_only_columns()
+  // Sets codes_only_columns_ (at the end of Compile).
+  void PlanCodesOnlyColumns(const plan::Fragment& fragment);
 };
 
 }  // namespace granite::core

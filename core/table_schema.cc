@@ -1,6 +1,30 @@
 #include "core/table_schema.h"
 
+#include <cctype>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "core/absl_compat.h"
+
 namespace granite::core {
+
+std::string ColumnSchema::DeclaredTypeName() const {
+  std::string name(TypeName(type));
+  if (!low_cardinality) return name;
+  return absl::StrCat("LowCardinality(", ToAbsl(name), ")");
+}
+
+bool DeclaresLowCardinality(std::string_view text, TypeId type) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  if (!absl::StartsWithIgnoreCase(ToAbsl(text), "lowcardinality")) return false;
+  text.remove_prefix(14);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  return !text.empty() && text.front() == '(' && !IsArray(type) && HasStringLayout(type);
+}
 
 int TableSchema::ColumnIndex(std::string_view column) const {
   for (size_t i = 0; i < columns.size(); ++i) {

@@ -33,12 +33,25 @@ struct ColumnSchema {
   // empty with kNone.
   std::string default_expression;
   std::string comment;  // COMMENT 'text'
+  // Declared LowCardinality(T) over a String-layout T or Nullable of one: parts store the column
+  // dictionary-encoded (storage/dictionary_serialization.h); values, kernels and the wire see T.
+  // LowCardinality over other types reads as T and does not set it (as before).
+  bool low_cardinality = false;
+
+  // Returns ClickHouse's name of the declared type: "LowCardinality(Nullable(String))" or
+  // TypeName(type).
+  std::string DeclaredTypeName() const;
 
   // Whether parts hold the column (all but ALIAS columns).
   bool stored() const { return default_kind != DefaultKind::kAlias; }
 
   bool operator==(const ColumnSchema&) const = default;
 };
+
+// Returns whether type text `text` (as written in CREATE TABLE, ALTER or CAST), which parses to
+// `type`, declares a LowCardinality column that is stored dictionary-encoded: LowCardinality(T)
+// with T String, FixedString(N), or Nullable of those.
+bool DeclaresLowCardinality(std::string_view text, TypeId type);
 
 // Describes one table. order_by / primary_key entries are expressions as written (usually column
 // names).

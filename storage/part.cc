@@ -11,7 +11,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
+#include "core/dictionary_codes.h"
 #include "core/status_macros.h"
+#include "storage/dictionary_serialization.h"
 
 namespace granite::storage {
 namespace {
@@ -24,12 +26,30 @@ absl::Status Corrupt(std::string_view what, std::string_view detail) {
                absl::StrCat("Broken ", std::string(what), ": ", std::string(detail)));
 }
 
+// Decodes the compressed block of one granule (`mark`) into `target`, or with `fill_cache` into a
+// fresh block that is then inserted there under `key`, and hands the raw bytes to append().
+// Returns false when the block does not decode or append() refuses it.
+bool DecodeGranule(const CompressionCodec& codec, const GranuleMark& mark, const char* block,
+                   char* target, UncompressedCache* fill_cache, const UncompressedCache::Key& key,
+                   absl::FunctionRef<bool(const char*)> append) {
+  std::shared_ptr<UncompressedBlock> fresh;
+  if (fill_cache != nullptr) {
+    fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
+    target = fresh->data.get();
+  }
+  if (!codec.Decode(block, mark.compressed_size, target, mark.raw_size) || !append(target)) {
+    return false;
+  }
+  if (fresh != nullptr) fill_cache->Insert(key, std::move(fresh));
+  return true;
+}
+
 // Checks that the marks of one column describe `granule_rows` and a .bin file of `bin_size`
 // bytes with blocks back to back.
 absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& granule_rows,
                         core::TypeId type, ColumnSerialization serialization,
-                        StringSizes string_sizes, uint64_t bin_size, std::string_view what,
-                        std::string_view column) {
+                        StringSizes string_sizes, size_t dictionary_code_width,
+                        uint64_t bin_size, std::string_view what, std::string_view column) {
   if (marks.marks.size() != granule_rows.size()) {
     return Corrupt(what, absl::StrCat("column ", std::string(column), " has ", marks.marks.size(),
                                       " marks for ", granule_rows.size(), " granules"));
@@ -44,6 +64,8 @@ absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& g
     const uint64_t rows = granule_rows[g];
     // A sparse granule ends with its u32 count of values; the rest is checked when decoded.
     bool raw_ok = serialization == ColumnSerialization::kSparse ? mark.raw_size >= 4
+                  : serialization == ColumnSerialization::kDictionary
+                      ? mark.raw_size == rows * (dictionary_code_width + null_bytes)
                   : core::IsArray(type)                         ? mark.raw_size >= rows * 8
                   : core::HasStringLayout(type) ? mark.raw_size >= rows * (length_bytes + null_bytes)
                                                   : mark.raw_size == rows * (width + null_bytes);
@@ -149,14 +171,23 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
     ASSIGN_OR_RETURN(std::string marks_bytes, fs->ReadFile(JoinPath(dir, MarksFileName(i))));
     ASSIGN_OR_RETURN(ColumnMarks marks, DecodeColumnMarks(marks_bytes, column.type, what));
     ASSIGN_OR_RETURN(uint64_t bin_size, fs->FileSize(JoinPath(dir, DataFileName(i))));
+    const size_t code_width =
+        i < meta.dictionaries.size() ? CodeWidth(meta.dictionaries[i].size()) : 0;
     RETURN_IF_ERROR(CheckMarks(marks, meta.granule_rows, column.type, serializations[i],
-                               meta.string_sizes, bin_size, what, column.name));
+                               meta.string_sizes, code_width, bin_size, what, column.name));
     size_on_disk += marks_bytes.size() + bin_size;
     columns.push_back(std::move(marks));
   }
-  PartContents contents{std::move(meta.granule_rows), std::move(columns), size_on_disk,
-                        std::move(meta.partition), std::move(meta.sort_key), std::move(index),
-                        std::move(codecs), std::move(serializations), meta.string_sizes};
+  std::vector<core::ColumnPtr> dictionaries;
+  for (size_t i = 0; i < meta.dictionaries.size(); ++i) {
+    dictionaries.push_back(serializations[i] == ColumnSerialization::kDictionary
+                               ? DictionaryColumn(meta.columns[i].type, meta.dictionaries[i])
+                               : nullptr);
+  }
+  PartContents contents{std::move(meta.granule_rows), std::move(columns),   size_on_disk,
+                        std::move(meta.partition),    std::move(meta.sort_key), std::move(index),
+                        std::move(codecs),            std::move(serializations),
+                        meta.string_sizes,            std::move(dictionaries)};
   return std::make_shared<const Part>(std::move(fs), std::move(schema), std::move(dir), name,
                                       std::move(contents));
 }
@@ -173,6 +204,7 @@ Part::Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> sc
       columns_(std::move(contents.columns)),
       codecs_(std::move(contents.codecs)),
       serializations_(std::move(contents.serializations)),
+      dictionaries_(std::move(contents.dictionaries)),
       string_sizes_(contents.string_sizes),
       size_on_disk_(contents.size_on_disk),
       partition_(std::move(contents.partition)),
@@ -180,6 +212,7 @@ Part::Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> sc
       index_(std::move(contents.index)) {
   if (codecs_.size() != columns_.size()) codecs_.assign(columns_.size(), CompressionCodec::Lz4());
   serializations_.resize(columns_.size(), ColumnSerialization::kDefault);
+  dictionaries_.resize(columns_.size());
   column_bounds_.resize(columns_.size());
   for (const ColumnMarks& column : columns_) {
     for (const GranuleMark& mark : column.marks) uncompressed_bytes_ += mark.raw_size;
@@ -256,7 +289,8 @@ absl::StatusOr<const char*> Part::ReadCompressedGranules(size_t column_index,
 
 absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t granule_begin,
                                                  size_t granule_end, const RandomAccessFile* file,
-                                                 UncompressedCache* cache, bool insert) const {
+                                                 UncompressedCache* cache, bool insert,
+                                                 bool codes_only) const {
   if (column_index >= columns_.size() || granule_begin > granule_end ||
       granule_end > granule_count()) {
     return Error(ErrorCode::kArgumentOutOfBound,
@@ -266,6 +300,10 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
                               granule_count(), " granules"));
   }
   core::TypeId type = schema_->columns[column_index].type;
+  if (serializations_[column_index] == ColumnSerialization::kDictionary) {
+    return ReadDictionaryColumn(column_index, granule_begin, granule_end, file, cache, insert,
+                                codes_only);
+  }
   auto column = std::make_shared<core::Column>(type);
   if (granule_begin == granule_end) return column;
 
@@ -338,22 +376,76 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
       column_index, granule_begin, granule_end, file, cache,
       [&](size_t g, const char* raw) { append(g, raw); },
       [&](size_t g, const char* block) -> absl::Status {
-        const GranuleMark& mark = marks[g];
-        std::shared_ptr<UncompressedBlock> fresh;
-        char* target = via_scratch ? scratch : out;
-        if (fill) {
-          fresh = std::make_shared<UncompressedBlock>(mark.raw_size);
-          target = fresh->data.get();
-        }
-        if (!codec.Decode(block, mark.compressed_size, target, mark.raw_size) ||
-            !append(g, target)) {
+        if (!DecodeGranule(codec, marks[g], block, via_scratch ? scratch : out,
+                           fill ? cache : nullptr, CacheKey(column_index, g),
+                           [&](const char* raw) { return append(g, raw); })) {
           return BlockError(column_index, g, /*checksum=*/false);
         }
-        if (fresh != nullptr) cache->Insert(CacheKey(column_index, g), std::move(fresh));
         return absl::OkStatus();
       }));
   if (nullable) {
     std::memcpy(column->MutableNullMap(), nulls.data(), std::min<size_t>(nulls.size(), column->size()));
+  }
+  return column;
+}
+
+absl::StatusOr<core::ColumnPtr> Part::ReadDictionaryColumn(size_t column_index,
+                                                           size_t granule_begin,
+                                                           size_t granule_end,
+                                                           const RandomAccessFile* file,
+                                                           UncompressedCache* cache,
+                                                           bool insert, bool codes_only) const {
+  const core::TypeId type = schema_->columns[column_index].type;
+  const bool nullable = core::IsNullable(type);
+  const core::ColumnPtr& dictionary = dictionaries_[column_index];
+  auto column = std::make_shared<core::Column>(type);
+  auto codes = std::make_shared<core::DictionaryCodes>();
+  codes->dictionary = dictionary;
+  const uint64_t rows = granule_starts_[granule_end] - granule_starts_[granule_begin];
+  codes->codes.reserve(rows);
+  std::vector<uint8_t> nulls;
+  if (nullable) nulls.reserve(rows);
+  const std::vector<GranuleMark>& marks = columns_[column_index].marks;
+  uint32_t max_raw = 0;
+  for (size_t g = granule_begin; g < granule_end; ++g) {
+    max_raw = std::max(max_raw, marks[g].raw_size);
+  }
+  std::unique_ptr<char[]> scratch_owned;
+  char* scratch = granule_begin == granule_end ? nullptr : ReadBuffer(1, max_raw, &scratch_owned);
+  auto append = [&](size_t g, const char* raw) {
+    return DecodeDictionaryGranule(std::string_view(raw, marks[g].raw_size), granule_rows_[g],
+                                   dictionary->size(), &codes->codes,
+                                   nullable ? &nulls : nullptr);
+  };
+  bool malformed_hit = false;
+  const bool fill = cache != nullptr && cache->enabled() && insert;
+  const CompressionCodec& codec = codecs_[column_index];
+  RETURN_IF_ERROR(VisitGranules(
+      column_index, granule_begin, granule_end, file, cache,
+      [&](size_t g, const char* raw) { malformed_hit = malformed_hit || !append(g, raw); },
+      [&](size_t g, const char* block) -> absl::Status {
+        if (!DecodeGranule(codec, marks[g], block, scratch, fill ? cache : nullptr,
+                           CacheKey(column_index, g),
+                           [&](const char* raw) { return append(g, raw); })) {
+          return BlockError(column_index, g, /*checksum=*/false);
+        }
+        return absl::OkStatus();
+      }));
+  if (malformed_hit || codes->codes.size() != rows) {
+    return BlockError(column_index, granule_begin, /*checksum=*/false);
+  }
+  if (codes_only && !nullable) {
+    // Every row '' (a valid column): its reader goes by the codes.
+    column->MutableOffsets().assign(rows, 0);
+  } else {
+    AppendDictionaryValues(*dictionary, codes->codes.data(), rows, column.get());
+  }
+  column->SetSize(rows);
+  if (nullable) {
+    std::memcpy(column->MutableNullMap(), nulls.data(), rows);
+  } else {
+    // Nullable columns keep only their strings: the fast paths read non-NULL values alone.
+    column->AttachDictionaryCodes(std::move(codes));
   }
   return column;
 }
@@ -370,6 +462,16 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
                               granule_begin, ", ", granule_end, ") of part ", name_string_,
                               " of table ", schema_->name, ": it has ", columns_.size(),
                               " columns and ", granule_count(), " granules, sizes need a String"));
+  }
+  if (serializations_[column_index] == ColumnSerialization::kDictionary) {
+    // The lengths are the dictionary values' lengths, by code.
+    ASSIGN_OR_RETURN(core::ColumnPtr values,
+                     ReadColumn(column_index, granule_begin, granule_end, file, cache));
+    auto sizes = std::make_shared<core::Column>(core::TypeId::kUInt64);
+    sizes->ResizeUninitialized(values->size());
+    uint64_t* out = sizes->Data<uint64_t>();
+    for (size_t row = 0; row < values->size(); ++row) out[row] = values->StringAt(row).size();
+    return sizes;
   }
   auto column = std::make_shared<core::Column>(core::TypeId::kUInt64);
   if (granule_begin == granule_end) return column;

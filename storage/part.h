@@ -35,6 +35,9 @@ struct PartContents {
   std::vector<ColumnSerialization> serializations;
   // How its String granules store lengths.
   StringSizes string_sizes = StringSizes::kVarint;
+  // Per column, the dictionary of a kDictionary column (String-layout values in code order, no
+  // null map), else null; empty: no kDictionary column.
+  std::vector<core::ColumnPtr> dictionaries;
 };
 
 // Reads the columns of one part.
@@ -91,18 +94,27 @@ class Part {
     return serializations_[column_index];
   }
 
-  // Returns the rows of granules [granule_begin, granule_end) of one column, concatenated. Reads
+  // Returns the dictionary of a kDictionary column (its distinct values in code order), or null.
+  const core::ColumnPtr& column_dictionary(size_t column_index) const {
+    return dictionaries_[column_index];
+  }
+
+  // Returns the rows of granules [granule_begin, granule_end) of one column, concatenated.
+  // A kDictionary column's strings come from its dictionary, and a non-Nullable one carries its
+  // codes too (Column::dictionary_codes). Reads
   // the compressed range with one pread and verifies each block's checksum; a mismatch returns
   // CHECKSUM_DOESNT_MATCH naming table, part, column and granule.
   // Errors: ARGUMENT_OUT_OF_BOUND for a bad index or range; CANNOT_READ_FROM_FILE on I/O errors.
   // `file`: the column's data file from OpenColumn, or nullptr to open it for this read.
   // `cache` (may be null or disabled): granules found there are copied from it, the others read
   // (one pread per run of consecutive misses), verified, decompressed and, with `insert`, inserted.
+  // `codes_only`: a non-Nullable kDictionary column comes with its codes and empty strings (for a
+  // reader that uses the codes alone); other columns read as without it.
   absl::StatusOr<core::ColumnPtr> ReadColumn(size_t column_index, size_t granule_begin,
                                              size_t granule_end,
                                              const RandomAccessFile* file = nullptr,
                                              UncompressedCache* cache = nullptr,
-                                             bool insert = true) const;
+                                             bool insert = true, bool codes_only = false) const;
   // Returns the byte lengths (UInt64) of the values of a String column over granules
   // [granule_begin, granule_end): decompresses only each granule's length prefix, never the
   // characters. Checksums and errors as ReadColumn; ARGUMENT_OUT_OF_BOUND for a non-String column.
@@ -133,6 +145,12 @@ class Part {
 
  private:
   absl::Status BlockError(size_t column_index, size_t granule, bool checksum) const;
+  // ReadColumn of a kDictionary column (storage/dictionary_serialization.h).
+  absl::StatusOr<core::ColumnPtr> ReadDictionaryColumn(size_t column_index, size_t granule_begin,
+                                                       size_t granule_end,
+                                                       const RandomAccessFile* file,
+                                                       UncompressedCache* cache, bool insert,
+                                                       bool codes_only) const;
   UncompressedCache::Key CacheKey(size_t column_index, size_t granule) const {
     return {id_, static_cast<uint32_t>(column_index), static_cast<uint32_t>(granule)};
   }
@@ -169,6 +187,7 @@ class Part {
   std::vector<ColumnMarks> columns_;
   std::vector<CompressionCodec> codecs_;  // one per column
   std::vector<ColumnSerialization> serializations_;  // one per column
+  std::vector<core::ColumnPtr> dictionaries_;       // one per column, null unless kDictionary
   StringSizes string_sizes_;
   std::vector<GranuleBounds> column_bounds_;
   uint64_t size_on_disk_ = 0;

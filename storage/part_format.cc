@@ -14,6 +14,7 @@
 #include "core/date_time.h"
 #include "core/error.h"
 #include "storage/coding.h"
+#include "storage/dictionary_serialization.h"
 
 namespace granite::storage {
 namespace {
@@ -25,7 +26,8 @@ using core::TypeId;
 constexpr char kMetaMagicV1[] = "GRPART01";  // 8 bytes
 constexpr char kMetaMagicV2[] = "GRPART02";  // 8 bytes: v1 + partition + sort key
 constexpr char kMetaMagicV3[] = "GRPART03";  // 8 bytes: v2 + per-column codecs
-constexpr char kMetaMagic[] = "GRPART04";    // 8 bytes: v3 + per-column serializations
+constexpr char kMetaMagicV4[] = "GRPART04";  // 8 bytes: v3 + per-column serializations
+constexpr char kMetaMagic[] = "GRPART05";    // 8 bytes: v4 + per-column dictionaries
 constexpr char kIndexMagic[] = "GRIDX001";   // 8 bytes
 constexpr char kMarksMagic[] = "GRMARK01";  // 8 bytes
 
@@ -33,6 +35,21 @@ absl::Status Corrupt(std::string_view file, std::string_view what, std::string_v
   return Error(ErrorCode::kCorruptedData,
                absl::StrCat("Cannot decode ", std::string(file), " of ", std::string(what), ": ",
                             std::string(detail)));
+}
+
+void PutStrings(ByteWriter& w, const std::vector<std::string>& strings) {
+  w.PutU32(static_cast<uint32_t>(strings.size()));
+  for (const std::string& s : strings) w.PutString(s);
+}
+
+bool GetStrings(ByteReader& r, std::vector<std::string>* strings) {
+  uint32_t n = 0;
+  if (!r.GetU32(&n) || n > r.remaining() / 4) return false;
+  strings->resize(n);
+  for (std::string& s : *strings) {
+    if (!r.GetString(&s)) return false;
+  }
+  return true;
 }
 
 bool GetMagic(ByteReader& r, const char* magic) {
@@ -181,7 +198,9 @@ absl::StatusOr<PrimaryIndex> DecodePrimaryIndex(std::string_view bytes, std::str
 
 std::string EncodePartMeta(const PartMeta& meta) {
   ByteWriter w;
-  w.PutRaw(kMetaMagic, 8);
+  // Parts without a dictionary stay v4, byte for byte what they were before dictionaries.
+  const bool v5 = !meta.dictionaries.empty();
+  w.PutRaw(v5 ? kMetaMagic : kMetaMagicV4, 8);
   w.PutU64(meta.rows);
   w.PutU32(static_cast<uint32_t>(meta.columns.size()));
   for (const ColumnSchema& column : meta.columns) {
@@ -203,6 +222,10 @@ std::string EncodePartMeta(const PartMeta& meta) {
   for (ColumnSerialization serialization : meta.serializations) {
     w.PutU8(static_cast<uint8_t>(serialization));
   }
+  if (v5) {
+    w.PutU32(static_cast<uint32_t>(meta.dictionaries.size()));
+    for (const std::vector<std::string>& values : meta.dictionaries) PutStrings(w, values);
+  }
   return Seal(std::move(w.bytes()));
 }
 
@@ -214,7 +237,8 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
   uint32_t column_count = 0;
   char magic[8];
   if (!r.GetRaw(magic, 8)) return Corrupt("meta", what, "bad header");
-  bool v4 = std::string_view(magic, 8) == std::string_view(kMetaMagic, 8);
+  bool v5 = std::string_view(magic, 8) == std::string_view(kMetaMagic, 8);
+  bool v4 = v5 || std::string_view(magic, 8) == std::string_view(kMetaMagicV4, 8);
   bool v3 = v4 || std::string_view(magic, 8) == std::string_view(kMetaMagicV3, 8);
   bool v2 = v3 || std::string_view(magic, 8) == std::string_view(kMetaMagicV2, 8);
   bool v1 = std::string_view(magic, 8) == std::string_view(kMetaMagicV1, 8);
@@ -273,10 +297,26 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
     meta.serializations.resize(count);
     for (ColumnSerialization& serialization : meta.serializations) {
       uint8_t kind = 0;
-      if (!r.GetU8(&kind) || kind > static_cast<uint8_t>(ColumnSerialization::kSparse)) {
+      if (!r.GetU8(&kind) || kind > static_cast<uint8_t>(ColumnSerialization::kDictionary) ||
+          (!v5 && kind == static_cast<uint8_t>(ColumnSerialization::kDictionary))) {
         return Corrupt("meta", what, "bad serializations");
       }
       serialization = static_cast<ColumnSerialization>(kind);
+    }
+  }
+  if (v5) {
+    uint32_t count = 0;
+    if (!r.GetU32(&count) || count != column_count || meta.serializations.size() != count) {
+      return Corrupt("meta", what, "bad dictionaries");
+    }
+    meta.dictionaries.resize(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      const bool dictionary = meta.serializations[i] == ColumnSerialization::kDictionary;
+      if (!GetStrings(r, &meta.dictionaries[i]) || (!dictionary && !meta.dictionaries[i].empty()) ||
+          (dictionary && !core::HasStringLayout(meta.columns[i].type)) ||
+          meta.dictionaries[i].size() > kMaxDictionarySize) {
+        return Corrupt("meta", what, "bad dictionaries");
+      }
     }
   }
   meta.string_sizes = v4 ? StringSizes::kVarint : StringSizes::kU32;

@@ -142,6 +142,10 @@ struct PartMeta {
   std::vector<ColumnSerialization> serializations;
   // How String granules store lengths: kVarint in v4 parts (EncodePartMeta writes v4), kU32 before.
   StringSizes string_sizes = StringSizes::kVarint;
+  // v5: per column, the dictionary of a kDictionary column (its distinct values, in code order;
+  // storage/dictionary_serialization.h), an empty entry for other columns; empty when no column
+  // is kDictionary (such parts are written as v4).
+  std::vector<std::vector<std::string>> dictionaries;
 };
 
 std::string EncodePartMeta(const PartMeta& meta);

@@ -20,6 +20,7 @@
 #include "storage/sparse_serialization.h"
 #include "storage/table_schema.h"
 #include "storage/temp_directory.h"
+#include "storage/test_column_expectations.h"
 
 namespace granite::storage {
 namespace {
@@ -70,32 +71,6 @@ core::Block Rows(size_t rows, size_t every, size_t first_row = 0) {
     dense->Append<uint64_t>(r + 1);
   }
   return core::Block{{flag, s, price, n, fs, u, dense}};
-}
-
-// Expects `column` to equal `expected` row by row: values, bytes of floats (so -0.0 differs
-// from 0.0), NULLs.
-void ExpectSameColumn(const core::Column& column, const core::Column& expected, size_t index) {
-  ASSERT_EQ(column.size(), expected.size()) << "column " << index;
-  ASSERT_EQ(column.nullable(), expected.nullable()) << "column " << index;
-  for (size_t r = 0; r < expected.size(); ++r) {
-    ASSERT_EQ(column.IsNullAt(r), expected.IsNullAt(r)) << "column " << index << " row " << r;
-    if (core::HasStringLayout(expected.type())) {
-      ASSERT_EQ(column.StringAt(r), expected.StringAt(r)) << "column " << index << " row " << r;
-    } else {
-      const size_t width = core::ValueSize(expected.type());
-      ASSERT_EQ(std::memcmp(column.RawData() + r * width, expected.RawData() + r * width, width),
-                0)
-          << "column " << index << " row " << r;
-    }
-  }
-}
-
-void ExpectRows(const Part& part, const core::Block& block) {
-  for (size_t c = 0; c < block.columns.size(); ++c) {
-    absl::StatusOr<core::ColumnPtr> read = part.ReadColumn(c, 0, part.granule_count());
-    ASSERT_TRUE(read.ok()) << read.status();
-    ExpectSameColumn(**read, *block.columns[c], c);
-  }
 }
 
 absl::StatusOr<std::shared_ptr<const Part>> WriteAndLoad(

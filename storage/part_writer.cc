@@ -9,6 +9,7 @@
 #include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "storage/dictionary_serialization.h"
 #include "storage/key_expression.h"
 
 namespace granite::storage {
@@ -58,7 +59,8 @@ absl::Status PartWriter::WriteColumn(const std::string& dir, size_t index,
                                      const core::Column& column,
                                      const std::vector<uint32_t>& granule_rows,
                                      const CompressionCodec& codec,
-                                     ColumnSerialization serialization, ColumnMarks* marks,
+                                     ColumnSerialization serialization,
+                                     const DictionaryEncoding& dictionary, ColumnMarks* marks,
                                      uint64_t* bytes) const {
   ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
                    fs_->NewWritableFile(JoinPath(dir, DataFileName(index))));
@@ -67,11 +69,14 @@ absl::Status PartWriter::WriteColumn(const std::string& dir, size_t index,
   uint64_t offset = 0;
   size_t row = 0;
   for (uint32_t rows : granule_rows) {
+    const bool null_map = core::IsNullable(schema_->columns[index].type);
     std::string_view raw =
         serialization == ColumnSerialization::kSparse
             ? EncodeSparseGranule(column, row, row + rows, &scratch)
-            : EncodeGranule(column, row, row + rows, &scratch,
-                            core::IsNullable(schema_->columns[index].type), options_.string_sizes);
+        : serialization == ColumnSerialization::kDictionary
+            ? EncodeDictionaryGranule(dictionary.codes, CodeWidth(dictionary.values.size()), column,
+                                      row, row + rows, null_map, &scratch)
+            : EncodeGranule(column, row, row + rows, &scratch, null_map, options_.string_sizes);
     if (raw.size() > LZ4_MAX_INPUT_SIZE) {
       return Error(ErrorCode::kArgumentOutOfBound,
                    absl::StrCat("Cannot insert into table ", schema_->name, ": value of column ",
@@ -114,17 +119,35 @@ absl::StatusOr<PartContents> PartWriter::WriteFiles(const core::Block& block,
     contents.codecs.push_back(std::move(codec));
   }
   // Each column's layout follows its rows in this part, as ClickHouse decides per part.
+  // A LowCardinality column is dictionary-encoded unless its part has too many distinct values.
   const double sparse_ratio = SparseRatioOf(*schema_);
+  std::vector<DictionaryEncoding> dictionaries(block.columns.size());
   for (size_t i = 0; i < block.columns.size(); ++i) {
+    const ColumnSchema& column = schema_->columns[i];
+    if (column.low_cardinality && core::HasStringLayout(column.type) &&
+        !core::IsArray(column.type) &&
+        BuildDictionary(*block.columns[i], &dictionaries[i].values, &dictionaries[i].codes)) {
+      meta.serializations.push_back(ColumnSerialization::kDictionary);
+      continue;
+    }
+    dictionaries[i] = DictionaryEncoding();
     meta.serializations.push_back(
-        ChooseSerialization(*block.columns[i], schema_->columns[i].type, sparse_ratio));
+        ChooseSerialization(*block.columns[i], column.type, sparse_ratio));
   }
   contents.serializations = meta.serializations;
   contents.string_sizes = options_.string_sizes;
   uint64_t bytes = 0;
   for (size_t i = 0; i < block.columns.size(); ++i) {
     RETURN_IF_ERROR(WriteColumn(dir, i, *block.columns[i], meta.granule_rows, contents.codecs[i],
-                                meta.serializations[i], &contents.columns[i], &bytes));
+                                meta.serializations[i], dictionaries[i], &contents.columns[i],
+                                &bytes));
+  }
+  for (size_t i = 0; i < block.columns.size(); ++i) {
+    if (meta.serializations[i] != ColumnSerialization::kDictionary) continue;
+    meta.dictionaries.resize(block.columns.size());
+    contents.dictionaries.resize(block.columns.size());
+    contents.dictionaries[i] = DictionaryColumn(schema_->columns[i].type, dictionaries[i].values);
+    meta.dictionaries[i] = std::move(dictionaries[i].values);
   }
   if (!description.sort_key.empty()) {
     // The sparse primary index: the key at the first row of every granule and at the last row.

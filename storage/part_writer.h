@@ -67,11 +67,18 @@ class PartWriter {
 
  private:
   std::vector<uint32_t> SplitIntoGranules(const core::Block& block) const;
+  // A kDictionary column's distinct values and its rows' codes (dictionary_serialization.h).
+  struct DictionaryEncoding {
+    std::vector<std::string> values;
+    std::vector<uint32_t> codes;
+  };
   // Writes c<i>.bin and c<i>.mrk of one column into `dir`; adds the bytes written to *bytes.
+  // `dictionary` is used by a kDictionary column only.
   absl::Status WriteColumn(const std::string& dir, size_t index, const core::Column& column,
                            const std::vector<uint32_t>& granule_rows,
                            const CompressionCodec& codec, ColumnSerialization serialization,
-                           ColumnMarks* marks, uint64_t* bytes) const;
+                           const DictionaryEncoding& dictionary, ColumnMarks* marks,
+                           uint64_t* bytes) const;
   // WriteDirectory without the cleanup.
   absl::StatusOr<PartContents> WriteFiles(const core::Block& block,
                                           const PartDescription& description,

@@ -181,6 +181,7 @@ bool DecodeStrings(const SparseParts& parts, size_t rows, TypeId type, core::Col
 }  // namespace
 
 std::string_view SerializationName(ColumnSerialization serialization) {
+  // A dictionary-encoded LowCardinality column is ClickHouse's "Default" kind too.
   return serialization == ColumnSerialization::kSparse ? "Sparse" : "Default";
 }
 

@@ -31,6 +31,9 @@ namespace granite::storage {
 enum class ColumnSerialization : uint8_t {
   kDefault = 0,  // every row's value
   kSparse = 1,   // only the non-default values and their rows
+  // LowCardinality: the part's distinct values once (PartMeta::dictionaries), and per row its
+  // value's code (storage/dictionary_serialization.h).
+  kDictionary = 2,
 };
 
 // Returns ClickHouse's name of the kind: "Default" or "Sparse".

@@ -19,8 +19,9 @@ using core::Error;
 using core::ErrorCode;
 
 constexpr char kSchemaMagic[] = "GRSCHEMA";  // 8 bytes, followed by the format version
-// 1: no sharding key; 2: no column codecs; 3: no column defaults and comments.
-constexpr uint32_t kSchemaVersion = 4;
+// 1: no sharding key; 2: no column codecs; 3: no column defaults and comments; 4: no
+// LowCardinality flags.
+constexpr uint32_t kSchemaVersion = 5;
 constexpr size_t kMaxGranuleRows = 1 << 20;
 
 void PutStrings(ByteWriter& w, const std::vector<std::string>& strings) {
@@ -146,6 +147,7 @@ std::string EncodeTableSchema(const TableSchema& schema) {
     w.PutString(column.default_expression);
     w.PutString(column.comment);
   }
+  for (const ColumnSchema& column : schema.columns) w.PutU8(column.low_cardinality ? 1 : 0);
   return Seal(std::move(w.bytes()));
 }
 
@@ -200,6 +202,15 @@ absl::StatusOr<TableSchema> DecodeTableSchema(std::string_view bytes) {
         return Truncated("truncated or bad column defaults");
       }
       column.default_kind = static_cast<core::DefaultKind>(kind);
+    }
+  }
+  if (version >= 5) {
+    for (ColumnSchema& column : schema.columns) {
+      uint8_t low_cardinality = 0;
+      if (!r.GetU8(&low_cardinality) || low_cardinality > 1) {
+        return Truncated("truncated or bad LowCardinality flags");
+      }
+      column.low_cardinality = low_cardinality != 0;
     }
   }
   if (!r.done()) return Truncated("trailing bytes");

@@ -45,22 +45,44 @@ TEST(TableSchemaTest, DecodesVersionOneWithoutShardingKey) {
   TableSchema schema = FullSchema();
   schema.sharding_key.clear();
   schema.shard_count = 0;
-  // A version-1 file is a version-4 one without the trailing sharding fields (an empty list and a
-  // zero count: 8 bytes), column codecs (an empty string per column: 4 bytes each) and column
-  // defaults (a kind and two empty strings per column: 12 bytes each) and with version 1 in the
-  // header.
+  // A version-1 file is a version-5 one without the trailing sharding fields (an empty list and a
+  // zero count: 8 bytes), column codecs (an empty string per column: 4 bytes each), column
+  // defaults (a kind and two empty strings per column: 12 bytes each) and LowCardinality flags
+  // (a byte per column), and with version 1 in the header.
   const std::string sealed = EncodeTableSchema(schema);
   absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
   ASSERT_TRUE(body.ok());
-  std::string v1(body->substr(0, body->size() - 8 - 16 * schema.columns.size()));
+  std::string v1(body->substr(0, body->size() - 8 - 17 * schema.columns.size()));
   uint32_t version = 1;
   std::memcpy(v1.data() + 8, &version, sizeof(version));
   absl::StatusOr<TableSchema> decoded = DecodeTableSchema(Seal(v1));
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_EQ(*decoded, schema);
-  version = 5;
+  version = 6;
   std::memcpy(v1.data() + 8, &version, sizeof(version));
   EXPECT_EQ(CodeOf(DecodeTableSchema(Seal(v1)).status()), ErrorCode::kCorruptedData);
+}
+
+TEST(TableSchemaTest, RoundTripsLowCardinalityFlagsAndReadsVersionFour) {
+  TableSchema schema = FullSchema();
+  schema.columns[2].low_cardinality = true;
+  absl::StatusOr<TableSchema> decoded = DecodeTableSchema(EncodeTableSchema(schema));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, schema);
+  EXPECT_EQ(decoded->columns[2].DeclaredTypeName(), "LowCardinality(String)");
+  // A version-4 file has no flags: every column reads as declared without LowCardinality.
+  absl::StatusOr<std::string_view> body = Unseal(EncodeTableSchema(schema), "test");
+  ASSERT_TRUE(body.ok());
+  std::string v4(body->substr(0, body->size() - schema.columns.size()));
+  uint32_t version = 4;
+  std::memcpy(v4.data() + 8, &version, sizeof(version));
+  decoded = DecodeTableSchema(Seal(v4));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_FALSE(decoded->columns[2].low_cardinality);
+  // A flag byte that is neither 0 nor 1 is corrupt.
+  std::string bad(*body);
+  bad[bad.size() - 1] = 2;
+  EXPECT_EQ(CodeOf(DecodeTableSchema(Seal(bad)).status()), ErrorCode::kCorruptedData);
 }
 
 TEST(TableSchemaTest, RoundTripsColumnDefaultsAndComments) {
@@ -81,14 +103,14 @@ TEST(TableSchemaTest, RoundTripsColumnDefaultsAndComments) {
 }
 
 TEST(TableSchemaTest, DecodesVersionThreeWithoutDefaults) {
-  // A version-3 file (codecs, no defaults) is a version-4 one without the 12 bytes of defaults
-  // per column.
+  // A version-3 file (codecs, no defaults) is a version-5 one without the 12 bytes of defaults
+  // and the LowCardinality byte per column.
   TableSchema schema = FullSchema();
   schema.columns[0].codec = "Delta(4), ZSTD(1)";
   const std::string sealed = EncodeTableSchema(schema);
   absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
   ASSERT_TRUE(body.ok());
-  std::string v3(body->substr(0, body->size() - 12 * schema.columns.size()));
+  std::string v3(body->substr(0, body->size() - 13 * schema.columns.size()));
   uint32_t version = 3;
   std::memcpy(v3.data() + 8, &version, sizeof(version));
   absl::StatusOr<TableSchema> decoded = DecodeTableSchema(Seal(v3));

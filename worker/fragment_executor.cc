@@ -58,6 +58,8 @@ absl::Status FragmentExecutor::RunResolved(const core::plan::Fragment& fragment,
   // A small top-N reads its other columns only for the rows it keeps (late_materialized_scan.h).
   ASSIGN_OR_RETURN(std::unique_ptr<LateMaterializedScan> late, LateMaterializedScan::Plan(fragment));
   const core::FragmentPipeline& scan = late ? late->early_pipeline() : *pipeline;
+  // LowCardinality columns the pipeline reads only through their codes skip their strings.
+  if (!late) source->SetCodesOnly(pipeline->codes_only_columns());
   // ORDER BY ... LIMIT: morsels whose first key cannot enter the top-N are skipped unread.
   const std::optional<TopNMorselFilter> top_n =
       TopNMorselFilter::Plan(fragment, scan, late.get(), *source);

@@ -192,7 +192,8 @@ absl::StatusOr<core::ColumnPtr> MorselSource::ReadOne(const Morsel& morsel, size
     return morsel.data->ReadStringSizes(index, morsel.begin, morsel.end, file, cache_);
   }
   return morsel.data->ReadColumn(index, morsel.begin, morsel.end, file, cache_,
-                                 cache_ != nullptr && cache_insert_[position]);
+                                 cache_ != nullptr && cache_insert_[position],
+                                 position < codes_only_.size() && codes_only_[position]);
 }
 
 absl::StatusOr<core::Block> MorselSource::ReadColumns(const Morsel& morsel,

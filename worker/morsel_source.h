@@ -49,6 +49,12 @@ class MorselSource {
   static absl::StatusOr<std::unique_ptr<MorselSource>> Open(const core::plan::Fragment& fragment,
                                                             storage::Store* store);
 
+  // Makes Read() hand the source columns marked in `columns` (by position) over as dictionary
+  // codes with empty strings where a part stores them dictionary-encoded
+  // (core::FragmentPipeline::codes_only_columns: the pipeline Read() feeds reads nothing else).
+  // REQUIRES: called before any Read; ReadColumns (late materialization) is not used.
+  void SetCodesOnly(std::vector<bool> columns) { codes_only_ = std::move(columns); }
+
   // Returns the number of morsels; morsel(i) for i below it is the i-th.
   uint64_t morsel_count() const { return function_ ? function_morsels_ : morsels_.size(); }
   // Returns morsel `i`. REQUIRES: i < morsel_count().
@@ -91,6 +97,7 @@ class MorselSource {
   std::shared_ptr<const storage::PartsSnapshot> snapshot_;
   std::vector<size_t> column_indexes_;  // schema index per source column
   std::vector<bool> string_sizes_;      // per source column: read the sizes only
+  std::vector<bool> codes_only_;        // per source column: SetCodesOnly
   std::vector<Morsel> morsels_;  // a table's
   // A table function: this worker's slice [function_begin_, function_end_) of its rows in
   // function_morsels_ morsels; function_columns_ are the indexes of the source columns in it.

@@ -93,6 +93,7 @@ absl::Status ApplyDeclaration(const sql::ColumnDef& def, core::ColumnSchema* col
     }
     if (def.nullable && !core::IsNullable(*type)) type = core::MakeNullable(*type);
     column->type = *type;
+    column->low_cardinality = core::DeclaresLowCardinality(def.type, *type);
   }
   if (!def.codec.empty()) {
     ASSIGN_OR_RETURN(core::CodecSpec spec, core::ParseCodecSpec(def.codec, column->type, def.name));

@@ -310,7 +310,7 @@ absl::StatusOr<QueryResult> Describe(const sql::DescribeStatement& describe,
   }
   std::vector<std::vector<std::string>> rows;
   for (const core::ColumnSchema& column : columns) {
-    rows.push_back({column.name, std::string(core::TypeName(column.type)),
+    rows.push_back({column.name, column.DeclaredTypeName(),
                     std::string(core::DefaultKindName(column.default_kind)),
                     column.default_expression, column.comment,
                     column.codec, ""});
@@ -438,7 +438,7 @@ std::string ShowCreateTableText(const core::TableSchema& schema) {
                      quoted(name.database) + "." + quoted(name.table) + "\n(\n";
   for (size_t i = 0; i < schema.columns.size(); ++i) {
     const core::ColumnSchema& column = schema.columns[i];
-    text += "    " + BackQuoted(column.name) + " " + std::string(core::TypeName(column.type));
+    text += "    " + BackQuoted(column.name) + " " + column.DeclaredTypeName();
     if (column.default_kind != core::DefaultKind::kNone) {
       text += " " + std::string(core::DefaultKindName(column.default_kind)) + " " +
               column.default_expression;

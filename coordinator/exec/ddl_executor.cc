@@ -83,6 +83,7 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
       codec = spec->ToString();
     }
     schema.columns.push_back(core::ColumnSchema{column.name, *type, std::move(codec)});
+    schema.columns.back().low_cardinality = core::DeclaresLowCardinality(column.type, *type);
   }
   if (create.columns.empty()) {
     return core::Error(ErrorCode::kEmptyListOfColumnsPassed,

@@ -49,6 +49,7 @@ class Reader {
 struct BlockColumn {
   int target = -1;
   std::string_view data;  // fixed-width: rows * width bytes; String: the encoded strings
+  bool low_cardinality = false;  // sent as LowCardinality(T) of the table column's type T
 };
 
 // Reads the last of `rows` UInt64 end offsets of a Native Array column: its element count.
@@ -124,6 +125,81 @@ absl::Status AppendColumn(Reader& reader, uint64_t rows, core::Column* target) {
   return absl::OkStatus();
 }
 
+// LowCardinality(T) columns (ClickHouse's SerializationLowCardinality, as clients send it): a
+// UInt64 key version (1), then for the block UInt64 flags (bits 0-7 the index width: 0 UInt8,
+// 1 UInt16, 2 UInt32, 3 UInt64; 0x200 additional keys follow), UInt64 key count, the keys as a
+// column of T without Nullable (for Nullable(T), key 0 stands for NULL), UInt64 row count and
+// one index per row. A block of no rows has nothing after the version.
+constexpr uint64_t kLowCardinalityKeyVersion = 1;
+constexpr uint64_t kHasAdditionalKeys = uint64_t{1} << 9;
+constexpr uint64_t kNeedGlobalDictionary = uint64_t{1} << 8;
+
+std::optional<uint64_t> U64(Reader& reader) {
+  std::optional<std::string_view> bytes = reader.Bytes(8);
+  if (!bytes) return std::nullopt;
+  uint64_t value;
+  std::memcpy(&value, bytes->data(), 8);
+  return value;
+}
+
+enum class LowCardinalityRead { kDone, kShort, kMalformed };
+
+// Reads a LowCardinality column of `rows` rows whose values are of type `type`; with `target`
+// (a column of `type`) appends them. kShort: the data ends first; kMalformed: an unknown version
+// or flag, an index past the keys, a row count that differs.
+LowCardinalityRead ReadLowCardinality(Reader& reader, core::TypeId type, uint64_t rows,
+                                      core::Column* target) {
+  using Read = LowCardinalityRead;
+  std::optional<uint64_t> version = U64(reader);
+  if (!version) return Read::kShort;
+  if (*version != kLowCardinalityKeyVersion) return Read::kMalformed;
+  if (rows == 0) return Read::kDone;
+  std::optional<uint64_t> flags = U64(reader);
+  if (!flags) return Read::kShort;
+  if ((*flags & kNeedGlobalDictionary) != 0 || (*flags & kHasAdditionalKeys) == 0 ||
+      (*flags & 0xFF) > 3) {
+    return Read::kMalformed;
+  }
+  const size_t width = size_t{1} << (*flags & 0xFF);
+  std::optional<uint64_t> key_count = U64(reader);
+  if (!key_count) return Read::kShort;
+  if (*key_count > (uint64_t{1} << 40)) return Read::kMalformed;
+  core::Column keys(core::RemoveNullable(type));
+  if (target == nullptr) {
+    if (!SkipColumn(reader, keys.type(), *key_count)) return Read::kShort;
+  } else if (!AppendColumn(reader, *key_count, &keys).ok()) {
+    return Read::kMalformed;
+  }
+  std::optional<uint64_t> index_rows = U64(reader);
+  if (!index_rows) return Read::kShort;
+  if (*index_rows != rows || rows > (uint64_t{1} << 40)) return Read::kMalformed;
+  std::optional<std::string_view> indexes = reader.Bytes(rows * width);
+  if (!indexes) return Read::kShort;
+  const bool nullable = core::IsNullable(type);
+  for (uint64_t r = 0; r < rows; ++r) {
+    uint64_t index = 0;
+    std::memcpy(&index, indexes->data() + r * width, width);  // little-endian: the low bytes
+    if (index >= *key_count) return Read::kMalformed;
+    if (target == nullptr) continue;
+    if (nullable && index == 0) {
+      target->AppendNull();
+    } else {
+      target->AppendFrom(keys, index);
+    }
+  }
+  return Read::kDone;
+}
+
+// Returns T of a Native type name "LowCardinality(T)", or nullopt.
+std::optional<std::string_view> LowCardinalityInner(std::string_view type) {
+  constexpr std::string_view kPrefix = "LowCardinality(";
+  if (type.size() <= kPrefix.size() || type.substr(0, kPrefix.size()) != kPrefix ||
+      type.back() != ')') {
+    return std::nullopt;
+  }
+  return type.substr(kPrefix.size(), type.size() - kPrefix.size() - 1);
+}
+
 absl::Status Truncated(size_t rows) {
   return core::Error(core::ErrorCode::kCannotParseInputAssertionFailed,
                      absl::StrCat("Cannot parse Native input: the block after row ", rows,
@@ -156,14 +232,26 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
                                         "', which the table does not have"));
       }
       core::TypeId want = builder->type(column.target);
-      if (*type != core::TypeName(want)) {
+      std::optional<std::string_view> inner = LowCardinalityInner(*type);
+      column.low_cardinality = inner.has_value() && *inner == core::TypeName(want);
+      if (*type != core::TypeName(want) && !column.low_cardinality) {
         return core::Error(core::ErrorCode::kTypeMismatch,
                            absl::StrCat("Native input column '", std::string(*name), "' has type ",
                                         std::string(*type), ", the table's column is ",
                                         std::string(core::TypeName(want))));
       }
       const size_t start = reader.pos();
-      complete = SkipColumn(reader, want, *rows);
+      if (column.low_cardinality) {
+        const LowCardinalityRead read = ReadLowCardinality(reader, want, *rows, nullptr);
+        if (read == LowCardinalityRead::kMalformed) {
+          return core::Error(core::ErrorCode::kIncorrectData,
+                             absl::StrCat("Cannot parse Native input: LowCardinality column '",
+                                          std::string(*name), "' is malformed"));
+        }
+        complete = read == LowCardinalityRead::kDone;
+      } else {
+        complete = SkipColumn(reader, want, *rows);
+      }
       if (!complete) break;
       column.data = data.substr(consumed + start, reader.pos() - start);
       located.push_back(column);
@@ -176,6 +264,12 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
     for (const BlockColumn& column : located) {
       filled[column.target] = true;
       Reader values(column.data);
+      if (column.low_cardinality) {
+        // Located whole and checked above: this read cannot fail.
+        (void)ReadLowCardinality(values, builder->type(column.target), *rows,
+                                 builder->column(column.target));
+        continue;
+      }
       RETURN_IF_ERROR(AppendColumn(values, *rows, builder->column(column.target)));
     }
     for (size_t c = 0; c < filled.size(); ++c) {

@@ -275,6 +275,15 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
     binder.set_session_time_zone(zone);
   }
   if (!source.computed.empty()) binder.SetComputedColumns(source.computed);
+  if (source.table && source.table->columns.size() == source.names.size()) {
+    std::vector<std::string> declared;
+    bool any = false;
+    for (const core::ColumnSchema& column : source.table->columns) {
+      declared.push_back(column.low_cardinality ? column.DeclaredTypeName() : std::string());
+      any = any || column.low_cardinality;
+    }
+    if (any) binder.SetDeclaredTypeNames(std::move(declared));
+  }
   DeclareQualifiers(select, source.qualifiers, source.hidden, &binder);
   // Bound before the SELECT's aliases exist: the policy sees the table's columns only.
   std::optional<core::plan::Expr> row_policy;

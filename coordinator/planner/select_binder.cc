@@ -303,7 +303,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindLiteral(const Expr& e) {
   return core::Lit(e.value, LiteralType(e.value));
 }
 
-absl::StatusOr<core::plan::Expr> SelectBinder::BindColumn(const Expr& e) {
+int SelectBinder::FindColumn(const Expr& e) const {
   // With several relations (a join), a bare name is the first relation's column of that name,
   // as in ClickHouse; a qualified one must match the relation.
   int found = -1;
@@ -319,6 +319,11 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindColumn(const Expr& e) {
     found = static_cast<int>(i);
     break;
   }
+  return found;
+}
+
+absl::StatusOr<core::plan::Expr> SelectBinder::BindColumn(const Expr& e) {
+  const int found = FindColumn(e);
   if (found >= 0 && static_cast<size_t>(found) < computed_.size() && computed_[found]) {
     return BindComputedColumn(static_cast<size_t>(found), e);
   }
@@ -533,6 +538,14 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
     if (arg->kind == ExprKind::kFunction && arg->name == "lambda") return MisplacedLambda(*arg, &e);
   }
   std::string lower = Lower(e.name);
+  if (lower == "totypename" && e.args.size() == 1 && e.args[0]->kind == ExprKind::kIdentifier &&
+      !declared_type_names_.empty() && !aliases_.count(e.args[0]->name)) {
+    const int column = FindColumn(*e.args[0]);
+    if (column >= 0 && static_cast<size_t>(column) < declared_type_names_.size() &&
+        !declared_type_names_[column].empty()) {
+      return core::Lit(declared_type_names_[column], TypeId::kString);
+    }
+  }
   if (lower == "tuple") {
     return ErrorAt(ErrorCode::kNotImplemented, "Tuples are supported only on the right of IN",
                    e.position);

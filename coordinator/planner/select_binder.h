@@ -59,6 +59,13 @@ class SelectBinder {
   // column's type; the column itself is never read. A cycle is CYCLIC_ALIASES.
   void SetComputedColumns(std::vector<sql::ExprPtr> computed) { computed_ = std::move(computed); }
 
+  // Per table column, the declared type name when it differs from its type's name
+  // ("LowCardinality(String)"), else empty: toTypeName of the bare column answers it, as
+  // ClickHouse does; expressions over the column have the plain type.
+  void SetDeclaredTypeNames(std::vector<std::string> names) {
+    declared_type_names_ = std::move(names);
+  }
+
   void AddAlias(const sql::Expr& item) {
     if (!item.alias.empty()) aliases_.emplace(item.alias, &item);
   }
@@ -151,6 +158,8 @@ class SelectBinder {
   absl::StatusOr<core::plan::Expr> BindLiteral(const sql::Expr& e);
 
   absl::StatusOr<core::plan::Expr> BindColumn(const sql::Expr& e);
+  // Returns the table column a (bare or qualified) name refers to, or -1.
+  int FindColumn(const sql::Expr& e) const;
   // Binds table column `index`, computed by computed_[index]; `e` names it.
   absl::StatusOr<core::plan::Expr> BindComputedColumn(size_t index, const sql::Expr& e);
 
@@ -181,6 +190,7 @@ class SelectBinder {
   std::set<std::string> expanding_;
   std::vector<sql::ExprPtr> computed_;  // empty, or one per table column (null: read)
   std::set<size_t> computing_;          // computed columns being bound (cycle check)
+  std::vector<std::string> declared_type_names_;  // empty, or one per table column
   std::vector<core::plan::Expr> keys_;
   std::vector<std::string> key_signatures_;
   std::vector<core::plan::AggregateCall> aggregates_;

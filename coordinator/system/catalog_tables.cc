@@ -73,7 +73,7 @@ LocalTable ColumnsTable(const Catalog& catalog, const ColumnBytes* column_bytes)
       table[0].AppendString(name.database);
       table[1].AppendString(name.table);
       table[2].AppendString(column);
-      table[3].AppendString(std::string(core::TypeName(schema.columns[c].type)));
+      table[3].AppendString(schema.columns[c].DeclaredTypeName());
       table[4].Append<uint64_t>(c + 1);
       table[5].AppendString(std::string(core::DefaultKindName(schema.columns[c].default_kind)));
       table[6].AppendString(schema.columns[c].default_expression);

@@ -24,7 +24,9 @@
 //                one uint64: the kFixed64 path over the packed value.
 //   kPacked128   several fixed-width keys of at most 16 bytes: UInt128HashMap (hash HashUInt128).
 //   kString      one String key: StringHashMap (saved hash, keys of <= 8 bytes inline, longer ones
-//                in the aggregator's arena, stored once; hash HashBytes).
+//                in the aggregator's arena, stored once; hash HashBytes). A LowCardinality key
+//                read with its dictionary codes (core/dictionary_codes.h) looks up each distinct
+//                value of the batch once, then maps rows to groups by code (AssignByDictionary).
 //   kSerialized  anything else: keys serialized into bytes (fixed widths raw, strings with a 4-byte
 //                length prefix) in a StringHashMap keyed by the combined key hash (key_hash.h).
 // Hashed layouts start with a single-level table and convert to a two-level one
@@ -205,6 +207,10 @@ class Aggregator {
   template <bool kTwoLevel, bool kPrefetch, bool kSerialized>
   void AssignBytes(const std::string_view* keys, const uint64_t* hashes, size_t rows);
   void AssignIntLayout(const uint64_t* keys, const uint64_t* known_hashes, size_t rows);
+  // kString over a key column that carries dictionary codes: finds or creates the group of each
+  // distinct value the batch uses (in the hash table, as AssignBytes), then sets group_ids_ by
+  // code. Reads key row selection_[i] for batch row i when selection_ is set.
+  void AssignByDictionary(const DictionaryCodes& codes, size_t rows);
   // Writes the serialized keys of rows [0, rows) to serialized_ / serialized_views_.
   void SerializeKeys(const std::vector<ColumnPtr>& keys, size_t rows);
   // Appends the keys of the rows in new_rows_ to the key columns.
@@ -254,6 +260,8 @@ class Aggregator {
   std::vector<uint64_t> keys64_;
   std::vector<UInt128> keys128_;
   std::vector<std::string_view> views_;
+  std::vector<uint32_t> dictionary_slots_;   // AssignByDictionary: code -> distinct value or ~0
+  std::vector<uint32_t> dictionary_values_;  // AssignByDictionary: the batch's codes, distinct
   std::vector<uint32_t> new_rows_;  // rows that created a group, in group order
   std::string serialized_;
   std::vector<size_t> serialized_offsets_;

@@ -16,6 +16,7 @@
 #include "core/aggregation/aggregator.h"
 #include "core/aggregation/key_hash.h"
 #include "core/aggregation/packed_keys.h"
+#include "core/dictionary_codes.h"
 #include "core/hash.h"
 #include "core/metrics/events.h"
 
@@ -33,6 +34,14 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
                               const uint64_t* known_hashes) {
   group_ids_.resize(rows);
   new_rows_.clear();
+  // A LowCardinality key read with its codes (not the keys of a merge, whose hashes are known).
+  const DictionaryCodes* dictionary =
+      layout_ == KeyLayout::kString && known_hashes == nullptr ? keys[0]->dictionary_codes()
+                                                               : nullptr;
+  if (dictionary != nullptr &&
+      (keys[0]->nullable() || dictionary->codes.size() != keys[0]->size())) {
+    dictionary = nullptr;
+  }
   switch (layout_) {
     case KeyLayout::kNoKeys:
       if (groups_ == 0) groups_ = 1;
@@ -82,6 +91,11 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
       break;
     }
     case KeyLayout::kString:
+      if (dictionary != nullptr) {
+        AssignByDictionary(*dictionary, rows);
+        break;
+      }
+      [[fallthrough]];
     case KeyLayout::kSerialized: {
       bool serialized = layout_ == KeyLayout::kSerialized;
       views_.resize(rows);
@@ -141,6 +155,44 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
         MemoryBytes() - key_arena_.BytesReserved() >= options_.two_level_threshold_bytes))) {
     ConvertToTwoLevel();
   }
+}
+
+void Aggregator::AssignByDictionary(const DictionaryCodes& codes, size_t rows) {
+  const uint32_t* row_codes = codes.codes.data();
+  dictionary_slots_.assign(codes.dictionary->size(), UINT32_MAX);
+  dictionary_values_.clear();
+  for (size_t i = 0; i < rows; ++i) {
+    const uint32_t code = row_codes[selection_ != nullptr ? selection_[i] : i];
+    uint32_t& slot = dictionary_slots_[code];
+    if (slot == UINT32_MAX) {
+      slot = static_cast<uint32_t>(dictionary_values_.size());
+      dictionary_values_.push_back(code);
+    }
+  }
+  const size_t distinct = dictionary_values_.size();
+  views_.resize(distinct);
+  hashes_.resize(distinct);
+  for (size_t j = 0; j < distinct; ++j) {
+    views_[j] = codes.dictionary->StringAt(dictionary_values_[j]);
+    hashes_[j] = HashBytes(views_[j]);
+  }
+  // The distinct values' groups land in group_ids_[0, distinct), then each row takes its value's.
+  group_ids_.resize(std::max(rows, distinct));
+  if (two_level_) {
+    AssignBytes<true, false, false>(views_.data(), hashes_.data(), distinct);
+  } else {
+    AssignBytes<false, false, false>(views_.data(), hashes_.data(), distinct);
+  }
+  for (size_t j = 0; j < distinct; ++j) {
+    dictionary_slots_[dictionary_values_[j]] = group_ids_[j];
+  }
+  uint32_t* ids = group_ids_.data();
+  if (selection_ != nullptr) {
+    for (size_t i = 0; i < rows; ++i) ids[i] = dictionary_slots_[row_codes[selection_[i]]];
+  } else {
+    for (size_t i = 0; i < rows; ++i) ids[i] = dictionary_slots_[row_codes[i]];
+  }
+  group_ids_.resize(rows);
 }
 
 inline uint32_t Aggregator::DirectGroup(uint16_t index, uint64_t key, size_t row) {

@@ -14,6 +14,8 @@ TableSchema FromProto(const pb::TableSchema& proto) {
     out.default_kind = static_cast<DefaultKind>(column.default_kind() <= 3 ? column.default_kind() : 0);
     out.default_expression = column.default_expression();
     out.comment = column.comment();
+    out.low_cardinality =
+        column.low_cardinality() && HasStringLayout(out.type) && !IsArray(out.type);
     schema.columns.push_back(std::move(out));
   }
   schema.order_by.assign(proto.order_by().begin(), proto.order_by().end());
@@ -36,6 +38,7 @@ void ToProto(const TableSchema& schema, pb::TableSchema* proto) {
     spec->set_default_kind(static_cast<uint32_t>(column.default_kind));
     spec->set_default_expression(column.default_expression);
     spec->set_comment(column.comment);
+    spec->set_low_cardinality(column.low_cardinality);
   }
   for (const std::string& key : schema.order_by) proto->add_order_by(key);
   for (const std::string& key : schema.primary_key) proto->add_primary_key(key);
