@@ -133,12 +133,12 @@ TEST_F(ClientTest, ServerExceptionPrintsClickHouseStyleAndReturnsCode) {
 }
 
 TEST_F(ClientTest, ExitStatusIsCodeModulo256ButNeverZero) {
-  server_.service().SetAnswer("Q512", {{ExceptionResult(512, "", "Boom.")}});
+  server_.service().SetAnswer("Q1024", {{ExceptionResult(1024, "", "Boom.")}});
   server_.service().SetAnswer("Q394", {{ExceptionResult(394, "QUERY_WAS_CANCELLED", "stop")}});
-  options_.query = "Q512";
+  options_.query = "Q1024";
   ClientRun run = Run("", /*terminal=*/true);
   EXPECT_EQ(run.status, 1);
-  EXPECT_EQ(run.err, "Code: 512. DB::Exception: Boom. (UNKNOWN_EXCEPTION)\n");
+  EXPECT_EQ(run.err, "Code: 1024. DB::Exception: Boom. (UNKNOWN_EXCEPTION)\n");
   options_.query = "Q394";
   EXPECT_EQ(Run("", /*terminal=*/true).status, 394 % 256);
 }
