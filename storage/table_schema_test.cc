@@ -71,7 +71,8 @@ TEST(TableSchemaTest, RoundTripsLowCardinalityFlagsAndReadsVersionFour) {
   EXPECT_EQ(*decoded, schema);
   EXPECT_EQ(decoded->columns[2].DeclaredTypeName(), "LowCardinality(String)");
   // A version-4 file has no flags: every column reads as declared without LowCardinality.
-  absl::StatusOr<std::string_view> body = Unseal(EncodeTableSchema(schema), "test");
+  const std::string sealed = EncodeTableSchema(schema);  // the body below points into it
+  absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
   ASSERT_TRUE(body.ok());
   std::string v4(body->substr(0, body->size() - schema.columns.size()));
   uint32_t version = 4;
