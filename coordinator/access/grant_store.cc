@@ -95,6 +95,14 @@ std::string Backquoted(std::string_view name) {
   return out + "`";
 }
 
+RoleSet RoleSetOf(const sql::AccessStatement& statement) {
+  RoleSet roles;
+  roles.all = statement.to_all;
+  roles.names = statement.names;
+  roles.except = statement.except;
+  return roles;
+}
+
 std::string BackquotedList(const std::vector<std::string>& names) {
   std::vector<std::string> quoted;
   for (const std::string& name : names) quoted.push_back(Backquoted(name));
@@ -279,11 +287,7 @@ absl::Status ApplyAccessStatement(const sql::AccessStatement& statement,
       return absl::OkStatus();
     }
     case Kind::kDropPolicy: {
-      RowPolicy policy;
-      policy.name = statement.names.front();
-      policy.database = statement.database;
-      policy.table = statement.table;
-      const std::string name = policy.FullName();
+      const std::string name = PolicyFrom(statement).FullName();
       if (!entities->policies.erase(name) && !statement.if_exists) {
         return core::Error(core::ErrorCode::kAccessEntityNotFound,
                            absl::StrCat("There is no row policy `", name, "` in user directories"));
@@ -293,11 +297,9 @@ absl::Status ApplyAccessStatement(const sql::AccessStatement& statement,
     case Kind::kSetDefaultRole: {
       // Whether the roles are granted is the executor's check: a stored list that names a role
       // revoked since still loads (it enables nothing the user lacks).
-      RoleSet roles;
-      roles.all = statement.to_all;
-      roles.names = statement.names;
-      roles.except = statement.except;
-      for (const std::string& user : statement.users) entities->default_roles[user] = roles;
+      for (const std::string& user : statement.users) {
+        entities->default_roles[user] = RoleSetOf(statement);
+      }
       return absl::OkStatus();
     }
     case Kind::kShowGrants:

@@ -116,6 +116,9 @@ AccessRights WithoutIdleRevokes(const AccessRights& rights);
 
 // `name` in backquotes, with ` and \ escaped: reads back as that name in any statement.
 std::string Backquoted(std::string_view name);
+// The RoleSet a SET ROLE / SET DEFAULT ROLE statement names (not its DEFAULT).
+RoleSet RoleSetOf(const sql::AccessStatement& statement);
+
 // The names backquoted, joined by ", ".
 std::string BackquotedList(const std::vector<std::string>& names);
 

@@ -38,8 +38,8 @@ struct RowPolicy {
   friend bool operator==(const RowPolicy&, const RowPolicy&) = default;
 };
 
-// Returns the policy a CREATE ROW POLICY statement describes. REQUIRES: kind kCreatePolicy,
-// database resolved.
+// Returns the policy a CREATE ROW POLICY statement describes (of DROP / SHOW CREATE ROW POLICY:
+// its name and table, enough for FullName). REQUIRES: database resolved.
 RowPolicy PolicyFrom(const sql::AccessStatement& create);
 
 // Returns the filter the `policies` (those on one table) put on what `user` (holding `roles`)

@@ -303,15 +303,6 @@ LocalTable RoleGrantsTable(const QueryContext& query) {
   return table.Build();
 }
 
-// The RoleSet a SET ROLE / SET DEFAULT ROLE names.
-access::RoleSet RoleSetOf(const sql::AccessStatement& statement) {
-  access::RoleSet roles;
-  roles.all = statement.to_all;
-  roles.names = statement.names;
-  roles.except = statement.except;
-  return roles;
-}
-
 // Checks that every role `roles` names exists (ACCESS_ENTITY_NOT_FOUND) and is granted to
 // `user` directly (SET_NON_GRANTED_ROLE: "... should be granted to set as <as>").
 absl::Status CheckRolesGranted(const access::RoleSet& roles, const std::string& user,
@@ -339,7 +330,7 @@ absl::StatusOr<QueryResult> SetRole(const sql::AccessStatement& set, QueryContex
   if (set.role_default) {
     query->current_roles.reset();
   } else {
-    const access::RoleSet roles = RoleSetOf(set);
+    const access::RoleSet roles = access::RoleSetOf(set);
     RETURN_IF_ERROR(CheckRolesGranted(roles, query->user->name, "current"));
     query->current_roles = roles;
   }
@@ -356,7 +347,7 @@ absl::StatusOr<QueryResult> SetDefaultRole(const sql::AccessStatement& set, Quer
     if (user != query->user->name) RETURN_IF_ERROR(NeedsAccessManagement(*query));
   }
   RETURN_IF_ERROR(CheckGranteesExist(change.users, /*roles=*/false));
-  const access::RoleSet roles = RoleSetOf(change);
+  const access::RoleSet roles = access::RoleSetOf(change);
   for (const std::string& user : change.users) {
     RETURN_IF_ERROR(CheckRolesGranted(roles, user, "default"));
   }
@@ -423,10 +414,9 @@ absl::StatusOr<QueryResult> ShowPolicies(const sql::AccessStatement& show,
                                          const QueryContext& query) {
   const access::AccessEntities entities = GrantStore::Current().Snapshot();
   if (show.kind == sql::AccessStatement::Kind::kShowCreatePolicy) {
-    access::RowPolicy key;
-    key.name = show.names.front();
-    key.database = show.database.empty() ? query.database : show.database;
-    key.table = show.table;
+    sql::AccessStatement named = show;
+    if (named.database.empty()) named.database = query.database;
+    const access::RowPolicy key = access::PolicyFrom(named);
     auto found = entities.policies.find(key.FullName());
     if (found == entities.policies.end()) {
       return core::Error(core::ErrorCode::kAccessEntityNotFound,
