@@ -66,7 +66,7 @@ tsan-test: deps
 # libFuzzer targets (fuzz/README.md): clang 14, ASan+UBSan, FUZZ_SECONDS per target.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?= sql_parser sql_values sql_bind query_local query_info input_csv input_tsv input_tsv_raw \
-  input_json_each_row input_arrow block_codec part_reader
+  input_json_each_row input_arrow input_parquet block_codec part_reader
 fuzz-build: deps
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++-14 \
 	  -DCMAKE_C_COMPILER=clang-14 -DGRANITE_FUZZ=ON $(CMAKE_FLAGS)

@@ -45,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view rest = text;
   size_t rows = 0;
   bool failed = false;
-  // Every call consumes at least one row or all of the text, so this ends; the bound is a guard.
+  // Every call consumes at least one row or all of the text (Parquet: reads a row group and
+  // consumes nothing until its last), so this ends; the bound is a guard.
   for (size_t calls = 0; calls <= text.size() + 2; ++calls) {
     size_t consumed = 0;
     absl::StatusOr<granite::core::Block> block = parser->Parse(rest, /*last=*/true, limits, &consumed);
@@ -60,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     rows += block->rows();
     rest.remove_prefix(consumed);
     if (rest.empty()) break;
-    FUZZ_CHECK(consumed > 0, "a chunked parse advances");
+    FUZZ_CHECK(consumed > 0 || block->rows() > 0, "a chunked parse advances");
   }
   FUZZ_CHECK(failed || rest.empty(), "the chunked parse ends");
   FUZZ_CHECK(whole.ok() == !failed, "whole and chunked parses agree on success");

@@ -8,6 +8,7 @@ packages=(
   libabsl-dev libjemalloc-dev liblz4-dev libxxhash-dev zlib1g-dev libre2-dev libnuma-dev
   libzstd-dev libedit-dev libcivetweb-dev
   libflatbuffers-dev flatbuffers-compiler  # Arrow IPC metadata (coordinator/formats/arrow_format.fbs)
+  libsnappy-dev libbrotli-dev  # Parquet input's page codecs (coordinator/formats/parquet_compression.h)
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev prometheus
   libssl-dev libcrypt-dev openssl etcd-server etcd-client
   python3 python3-venv python3-pip shellcheck ccache

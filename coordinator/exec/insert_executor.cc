@@ -362,7 +362,11 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
       RETURN_IF_ERROR(session->Send(full, last));
     }
     if (last) return absl::OkStatus();
-    if (consumed == 0) RETURN_IF_ERROR(read_more());  // a row longer than the text so far
+    if (consumed == 0 && !exhausted) {
+      RETURN_IF_ERROR(read_more());  // a row longer than the text so far
+    } else if (consumed == 0 && rows.rows() == 0) {
+      return core::Error(ErrorCode::kLogicalError, "The input parser made no progress");
+    }
   }
 }
 

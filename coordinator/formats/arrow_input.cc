@@ -7,7 +7,6 @@
 #include "coordinator/formats/arrow_batch_decoder.h"
 #include "coordinator/formats/arrow_types.h"
 #include "core/error.h"
-#include "core/functions/cast_column.h"
 #include "core/status_macros.h"
 
 namespace granite::coordinator {
@@ -63,37 +62,9 @@ absl::Status ReadSchema(const fb::Schema& schema, ArrowInputState* state) {
   return absl::OkStatus();
 }
 
-// Converts a decoded column to `target` (its table column's type) like CAST, the NULLs kept
-// where the target is Nullable, else made defaults (or refused without null_as_default).
-absl::StatusOr<core::ColumnPtr> ToTarget(core::Column decoded, core::TypeId target,
-                                         std::string_view name, bool null_as_default) {
-  std::vector<uint8_t> nulls;
-  if (decoded.nullable()) {
-    if (decoded.HasNulls()) {
-      if (core::IsNullable(target)) {
-        nulls.assign(decoded.NullMap(), decoded.NullMap() + decoded.size());
-      } else if (!null_as_default) {
-        return core::Error(core::ErrorCode::kCannotInsertNullInOrdinaryColumn,
-                           absl::StrCat("Cannot insert NULL value into a column of type '",
-                                        std::string(core::TypeName(target)), "' at: column '",
-                                        std::string(name), "'"));
-      }
-    }
-    decoded.DropNullMap();
-  }
-  ASSIGN_OR_RETURN(core::ColumnPtr cast,
-                   core::CastColumn(std::make_shared<core::Column>(std::move(decoded)),
-                                    core::RemoveNullable(target)));
-  if (nulls.empty()) return cast;
-  auto with_nulls = std::make_shared<core::Column>(*cast);
-  with_nulls->MakeNullable();
-  std::memcpy(with_nulls->MutableNullMap(), nulls.data(), nulls.size());
-  return with_nulls;
-}
-
 absl::Status ReadBatch(const fb::RecordBatch& batch, std::string_view body,
                        const ArrowInputState& state, InputProgress* progress,
-                       InputBlockBuilder* builder, bool null_as_default) {
+                       InputBlockBuilder* builder) {
   if (batch.length() < 0) return Bad("a record batch has a negative length");
   const size_t rows = static_cast<size_t>(batch.length());
   ArrowBatchDecoder decoder(batch, body);
@@ -107,10 +78,7 @@ absl::Status ReadBatch(const fb::RecordBatch& batch, std::string_view body,
     const int target = builder->FindColumn(state.names[c]);
     if (target < 0 || filled[target]) continue;  // a column the table lacks is skipped
     filled[target] = true;
-    ASSIGN_OR_RETURN(core::ColumnPtr converted,
-                     ToTarget(std::move(column), builder->type(target), state.names[c],
-                              null_as_default));
-    builder->column(target)->AppendRange(*converted, 0, rows);
+    RETURN_IF_ERROR(builder->AppendConverted(target, std::move(column)));
   }
   for (size_t c = 0; c < filled.size(); ++c) {
     if (filled[c]) continue;
@@ -123,8 +91,7 @@ absl::Status ReadBatch(const fb::RecordBatch& batch, std::string_view body,
 }  // namespace
 
 absl::StatusOr<size_t> ParseArrow(std::string_view data, bool last, ArrowInputState* state,
-                                  InputProgress* progress, InputBlockBuilder* builder,
-                                  bool null_as_default) {
+                                  InputProgress* progress, InputBlockBuilder* builder) {
   size_t consumed = 0;
   if (!state->started) {
     if (data.size() < 8 && !last) return 0;  // the file magic and its padding, or not
@@ -181,7 +148,7 @@ absl::StatusOr<size_t> ParseArrow(std::string_view data, bool last, ArrowInputSt
       case fb::MessageHeader_RecordBatch:
         if (!state->schema_read) return Bad("a record batch before the schema");
         RETURN_IF_ERROR(ReadBatch(*message->header_as_RecordBatch(), body, *state, progress,
-                                  builder, null_as_default));
+                                  builder));
         break;
       case fb::MessageHeader_DictionaryBatch:
         return core::Error(core::ErrorCode::kUnknownType,

@@ -49,7 +49,6 @@ struct ArrowInputState {
 // (fewer than data.size() while a message is incomplete). With `last`, a truncated message is
 // CANNOT_PARSE_INPUT_ASSERTION_FAILED.
 absl::StatusOr<size_t> ParseArrow(std::string_view data, bool last, ArrowInputState* state,
-                                  InputProgress* progress, InputBlockBuilder* builder,
-                                  bool null_as_default);
+                                  InputProgress* progress, InputBlockBuilder* builder);
 
 }  // namespace granite::coordinator

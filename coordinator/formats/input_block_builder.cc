@@ -1,6 +1,11 @@
 #include "coordinator/formats/input_block_builder.h"
 
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
 #include "coordinator/formats/text_escaping.h"
+#include "core/functions/cast_column.h"
+#include "core/status_macros.h"
 #include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/value_text.h"
@@ -131,6 +136,33 @@ core::Block InputBlockBuilder::Finish() {
   for (auto& column : columns_) block.columns.push_back(std::move(column));
   columns_.clear();
   return block;
+}
+
+absl::Status InputBlockBuilder::AppendConverted(size_t column, core::Column decoded) {
+  const core::TypeId target = types_[column];
+  std::vector<uint8_t> nulls;
+  if (decoded.nullable()) {
+    if (decoded.HasNulls()) {
+      if (core::IsNullable(target)) {
+        nulls.assign(decoded.NullMap(), decoded.NullMap() + decoded.size());
+      } else if (!null_as_default_) {
+        return core::Error(core::ErrorCode::kCannotInsertNullInOrdinaryColumn,
+                           absl::StrCat("Cannot insert NULL value into a column of type '",
+                                        std::string(core::TypeName(target)), "' at: column '",
+                                        names_[column], "'"));
+      }
+    }
+    decoded.DropNullMap();
+  }
+  const size_t rows = decoded.size();
+  ASSIGN_OR_RETURN(core::ColumnPtr cast,
+                   core::CastColumn(std::make_shared<core::Column>(std::move(decoded)),
+                                    core::RemoveNullable(target)));
+  core::Column& into = *columns_[column];
+  const size_t start = into.size();
+  into.AppendRange(*cast, 0, rows);
+  if (!nulls.empty()) std::memcpy(into.MutableNullMap() + start, nulls.data(), nulls.size());
+  return absl::OkStatus();
 }
 
 }  // namespace granite::coordinator

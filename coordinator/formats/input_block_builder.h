@@ -54,6 +54,10 @@ class InputBlockBuilder {
   absl::Status AppendNull(size_t column);
   void set_null_as_default(bool value) { null_as_default_ = value; }
 
+  // Appends a column decoded by a binary format (Arrow, Parquet) to column `column`, converted
+  // to its type like CAST; its NULLs stay NULLs in a Nullable column, else become defaults
+  // (input_format_null_as_default) or CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN.
+  absl::Status AppendConverted(size_t column, core::Column decoded);
   // Returns column `column` for binary formats, which append decoded values directly.
   // REQUIRES: they keep the invariant (every column the same number of rows after a row).
   core::Column* column(size_t column) { return columns_[column].get(); }

@@ -12,7 +12,7 @@ namespace granite::coordinator {
 namespace {
 
 enum class InputKind {
-  kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kNative, kArrow, kUnknown
+  kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kNative, kArrow, kParquet, kUnknown
 };
 
 // Returns the reader for `format` and how many header lines it has.
@@ -40,6 +40,7 @@ InputKind Classify(std::string_view format, int* header_lines) {
   if (format == "JSONEachRow") return InputKind::kJsonEachRow;
   if (format == "Native") return InputKind::kNative;
   if (format == "ArrowStream" || format == "Arrow") return InputKind::kArrow;
+  if (format == "Parquet") return InputKind::kParquet;
   return InputKind::kUnknown;
 }
 
@@ -63,6 +64,7 @@ absl::StatusOr<InputParser> InputParser::Create(std::string_view format,
     case InputKind::kJsonEachRow: parser_kind = Kind::kJsonEachRow; break;
     case InputKind::kNative: parser_kind = Kind::kNative; break;
     case InputKind::kArrow: parser_kind = Kind::kArrow; break;
+    case InputKind::kParquet: parser_kind = Kind::kParquet; break;
     default:
       return core::Error(core::ErrorCode::kUnknownFormat, "Unknown format " + std::string(format));
   }
@@ -73,16 +75,19 @@ absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
                                                const InputLimits& limits, size_t* consumed) {
   *consumed = 0;
   omitted_.clear();
-  if (kind_ == Kind::kNative || kind_ == Kind::kArrow) {
-    // Binary: no byte order mark, no limits inside a block or record batch.
+  if (kind_ == Kind::kNative || kind_ == Kind::kArrow || kind_ == Kind::kParquet) {
+    // Binary: no byte order mark, no limits inside a block, record batch or row group.
     InputBlockBuilder builder(names_, types_);
     builder.set_null_as_default(null_as_default_);
     absl::StatusOr<size_t> used;
     if (kind_ == Kind::kNative) {
       used = ParseNative(data, last, &progress_, &builder);
-    } else {
+    } else if (kind_ == Kind::kArrow) {
       if (arrow_ == nullptr) arrow_ = std::make_shared<ArrowInputState>();
-      used = ParseArrow(data, last, arrow_.get(), &progress_, &builder, null_as_default_);
+      used = ParseArrow(data, last, arrow_.get(), &progress_, &builder);
+    } else {
+      if (parquet_ == nullptr) parquet_ = std::make_shared<ParquetInputState>();
+      used = ParseParquet(data, last, parquet_.get(), &progress_, &builder);
     }
     if (!used.ok()) return used.status();
     *consumed = *used;
@@ -118,6 +123,7 @@ absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
       break;
     case Kind::kNative:
     case Kind::kArrow:
+    case Kind::kParquet:
       break;  // handled above
   }
   if (!used.ok()) return used.status();
@@ -131,7 +137,21 @@ absl::StatusOr<core::Block> ParseInput(std::string_view format, std::string_view
                                        const std::vector<core::TypeId>& types) {
   ASSIGN_OR_RETURN(InputParser parser, InputParser::Create(format, names, types));
   size_t consumed;
-  return parser.Parse(data, /*last=*/true, InputLimits{}, &consumed);
+  ASSIGN_OR_RETURN(core::Block block, parser.Parse(data, /*last=*/true, InputLimits{}, &consumed));
+  // A format read in parts (Parquet's row groups) returns a block per part.
+  while (consumed < data.size()) {
+    data.remove_prefix(consumed);
+    ASSIGN_OR_RETURN(core::Block part, parser.Parse(data, true, InputLimits{}, &consumed));
+    if (part.rows() == 0 && consumed == 0) {
+      return core::Error(core::ErrorCode::kLogicalError, "an input parser made no progress");
+    }
+    for (size_t c = 0; c < block.columns.size(); ++c) {
+      auto merged = std::make_shared<core::Column>(*block.columns[c]);
+      merged->AppendRange(*part.columns[c], 0, part.rows());
+      block.columns[c] = std::move(merged);
+    }
+  }
+  return block;
 }
 
 }  // namespace granite::coordinator

@@ -23,6 +23,8 @@
 //   types line is skipped.
 // - Native: ClickHouse's binary blocks (native_input.h), as clickhouse-connect sends inserts.
 // - ArrowStream / Arrow: Arrow IPC stream or file (arrow_input.h), as insert_arrow sends them.
+// - Parquet: a whole Parquet file (parquet_input.h), read row group by row group once all of
+//   it arrived.
 // In every text format, blank lines at the very end of the data are ignored.
 //
 // Default values: 0 for numbers, "" for String, 1970-01-01 (00:00:00) for Date (DateTime).
@@ -46,6 +48,7 @@
 #include "absl/status/statusor.h"
 #include "coordinator/formats/arrow_input.h"
 #include "coordinator/formats/input_progress.h"
+#include "coordinator/formats/parquet_input.h"
 #include "core/block.h"
 #include "core/types.h"
 
@@ -83,7 +86,7 @@ class InputParser {
   void set_null_as_default(bool value) { null_as_default_ = value; }
 
  private:
-  enum class Kind { kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kNative, kArrow };
+  enum class Kind { kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kNative, kArrow, kParquet };
   InputParser(Kind kind, int header_lines, std::vector<std::string> names,
               std::vector<core::TypeId> types)
       : kind_(kind), header_lines_(header_lines), names_(std::move(names)),
@@ -97,6 +100,7 @@ class InputParser {
   bool bom_checked_ = false;
   InputProgress progress_;
   std::shared_ptr<ArrowInputState> arrow_;  // kArrow: the schema read so far
+  std::shared_ptr<ParquetInputState> parquet_;  // kParquet: the footer and the next row group
   std::vector<std::vector<uint32_t>> omitted_;
 };
 

@@ -150,7 +150,7 @@ TEST(InputParserChunksTest, ErrorsInALaterChunkNameTheGlobalLine) {
 }
 
 TEST(InputParserChunksTest, UnknownFormat) {
-  EXPECT_EQ(core::CodeOf(InputParser::Create("Parquet", kNames, kTypes).status()),
+  EXPECT_EQ(core::CodeOf(InputParser::Create("ORC", kNames, kTypes).status()),
             core::ErrorCode::kUnknownFormat);
 }
 

@@ -155,7 +155,7 @@ TEST(InputParserTest, JsonEachRowErrors) {
 }
 
 TEST(InputParserTest, UnknownFormat) {
-  EXPECT_EQ(Parse("Parquet", ""), "error UNKNOWN_FORMAT: Unknown format Parquet");
+  EXPECT_EQ(Parse("ORC", ""), "error UNKNOWN_FORMAT: Unknown format ORC");
   EXPECT_TRUE(IsInputFormat("CSV"));
   EXPECT_FALSE(IsInputFormat("PrettyCompact"));
 }

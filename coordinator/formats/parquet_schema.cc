@@ -1,0 +1,237 @@
+#include "coordinator/formats/parquet_schema.h"
+
+#include "absl/strings/str_cat.h"
+#include "core/error.h"
+#include "core/status_macros.h"
+
+namespace granite::coordinator {
+namespace {
+
+using Element = ParquetSchemaElement;
+
+absl::Status Unsupported(std::string_view field, std::string_view what) {
+  return core::Error(core::ErrorCode::kUnknownType,
+                     absl::StrCat("Unsupported Parquet type '", std::string(what),
+                                  "' of column '", std::string(field), "' in Parquet input"));
+}
+
+// The schema as a tree: children of each element, by index.
+struct Tree {
+  std::vector<std::vector<size_t>> children;
+  std::vector<size_t> leaves;  // leaf count under each element
+};
+
+absl::StatusOr<size_t> Build(const std::vector<Element>& schema, size_t at, int depth,
+                             Tree* tree) {
+  if (depth > 64) {
+    return core::Error(core::ErrorCode::kIncorrectData, "Parquet schema nests too deep");
+  }
+  const Element& element = schema[at];
+  size_t next = at + 1;
+  if (element.num_children <= 0) {
+    tree->leaves[at] = element.physical >= 0 ? 1 : 0;  // an empty group has no chunk
+    return next;
+  }
+  for (int32_t c = 0; c < element.num_children; ++c) {
+    if (next >= schema.size()) {
+      return core::Error(core::ErrorCode::kIncorrectData,
+                         "Parquet schema has fewer elements than its child counts say");
+    }
+    tree->children[at].push_back(next);
+    const size_t child = next;
+    ASSIGN_OR_RETURN(next, Build(schema, child, depth + 1, tree));
+    tree->leaves[at] += tree->leaves[child];
+  }
+  return next;
+}
+
+// What a group granite cannot read is called in errors.
+const char* GroupKind(const Element& e) {
+  return e.converted == parquet::kMap || e.logical == parquet::kLogicalMap ? "MAP" : "STRUCT";
+}
+
+bool IsList(const Element& e) {
+  return e.converted == parquet::kList || e.logical == parquet::kLogicalList;
+}
+
+bool IsDecimal(const Element& e) {
+  return e.logical == parquet::kLogicalDecimal || e.converted == parquet::kDecimal;
+}
+
+absl::Status DecimalType(const Element& e, ParquetLeaf* leaf) {
+  if (e.precision < 1 || e.precision > core::kMaxDecimalPrecision || e.scale < 0 ||
+      e.scale > e.precision) {
+    return Unsupported(leaf->name, absl::StrCat("DECIMAL(", e.precision, ", ", e.scale, ")"));
+  }
+  leaf->read_type = core::MakeDecimal(e.precision, e.scale);
+  return absl::OkStatus();
+}
+
+// The integer type an INT(bits, signed) annotation or an INT_* / UINT_* converted type names;
+// false when there is none.
+bool IntegerType(const Element& e, core::TypeId* type) {
+  int bits = 0;
+  bool is_signed = true;
+  if (e.logical == parquet::kLogicalInteger) {
+    bits = e.integer_bits;
+    is_signed = e.integer_signed;
+  } else if (e.converted >= parquet::kUInt8 && e.converted <= parquet::kInt64C) {
+    static constexpr int kBits[] = {8, 16, 32, 64, 8, 16, 32, 64};
+    bits = kBits[e.converted - parquet::kUInt8];
+    is_signed = e.converted >= parquet::kInt8;
+  }
+  using core::TypeId;
+  switch (bits) {
+    case 8: *type = is_signed ? TypeId::kInt8 : TypeId::kUInt8; return true;
+    case 16: *type = is_signed ? TypeId::kInt16 : TypeId::kUInt16; return true;
+    case 32: *type = is_signed ? TypeId::kInt32 : TypeId::kUInt32; return true;
+    case 64: *type = is_signed ? TypeId::kInt64 : TypeId::kUInt64; return true;
+    default: return false;
+  }
+}
+
+// Sets the read type and conversion of a primitive leaf.
+absl::Status ReadTypeOf(const Element& e, ParquetLeaf* leaf) {
+  using core::TypeId;
+  leaf->physical = e.physical;
+  leaf->type_length = e.type_length;
+  switch (e.physical) {
+    case parquet::kBoolean:
+      leaf->read_type = TypeId::kBool;
+      leaf->conversion = ParquetConversion::kBool;
+      return absl::OkStatus();
+    case parquet::kInt32:
+    case parquet::kInt64: {
+      const bool wide = e.physical == parquet::kInt64;
+      leaf->conversion = wide ? ParquetConversion::kInt64To : ParquetConversion::kInt32To;
+      if (IsDecimal(e)) return DecimalType(e, leaf);
+      if (!wide && (e.logical == parquet::kLogicalDate || e.converted == parquet::kDate)) {
+        leaf->read_type = TypeId::kDate;
+        leaf->conversion = ParquetConversion::kDate;
+        return absl::OkStatus();
+      }
+      int unit = 0;
+      if (e.logical == parquet::kLogicalTimestamp) unit = e.timestamp_unit;
+      if (e.converted == parquet::kTimestampMillis) unit = 1;
+      if (e.converted == parquet::kTimestampMicros) unit = 2;
+      if (wide && unit >= 1 && unit <= 3) {
+        leaf->read_type = core::MakeDateTime64(3 * unit);
+        leaf->conversion = ParquetConversion::kCopy;
+        return absl::OkStatus();
+      }
+      if (!IntegerType(e, &leaf->read_type)) {
+        leaf->read_type = wide ? TypeId::kInt64 : TypeId::kInt32;
+      }
+      if (core::ValueSize(leaf->read_type) == (wide ? 8u : 4u)) {
+        leaf->conversion = ParquetConversion::kCopy;
+      }
+      return absl::OkStatus();
+    }
+    case parquet::kInt96:
+      leaf->read_type = core::MakeDateTime64(9);
+      leaf->conversion = ParquetConversion::kInt96;
+      return absl::OkStatus();
+    case parquet::kFloat:
+    case parquet::kDouble:
+      leaf->read_type = e.physical == parquet::kFloat ? TypeId::kFloat32 : TypeId::kFloat64;
+      leaf->conversion = ParquetConversion::kCopy;
+      return absl::OkStatus();
+    case parquet::kByteArray:
+      if (IsDecimal(e)) {
+        leaf->conversion = ParquetConversion::kBigEndianDecimal;
+        return DecimalType(e, leaf);
+      }
+      leaf->read_type = TypeId::kString;
+      leaf->conversion = ParquetConversion::kString;
+      return absl::OkStatus();
+    case parquet::kFixedLenByteArray:
+      if (e.type_length <= 0 || static_cast<uint32_t>(e.type_length) > core::kMaxFixedStringSize) {
+        return Unsupported(leaf->name, absl::StrCat("FIXED_LEN_BYTE_ARRAY(", e.type_length, ")"));
+      }
+      if (IsDecimal(e)) {
+        leaf->conversion = ParquetConversion::kBigEndianDecimal;
+        return DecimalType(e, leaf);
+      }
+      if (e.logical == parquet::kLogicalUuid && e.type_length == 16) {
+        leaf->read_type = TypeId::kUUID;
+        leaf->conversion = ParquetConversion::kUuid;
+        return absl::OkStatus();
+      }
+      if (e.logical == parquet::kLogicalFloat16 && e.type_length == 2) {
+        leaf->read_type = TypeId::kFloat32;
+        leaf->conversion = ParquetConversion::kFloat16;
+        return absl::OkStatus();
+      }
+      leaf->read_type = core::MakeFixedString(static_cast<uint32_t>(e.type_length));
+      leaf->conversion = ParquetConversion::kString;
+      return absl::OkStatus();
+    default:
+      return Unsupported(leaf->name, absl::StrCat("physical type ", e.physical));
+  }
+}
+
+// Describes the field at `at` (its own repetition applied to the levels) as the element of the
+// arrays recorded in *leaf so far.
+absl::Status Describe(const std::vector<Element>& schema, const Tree& tree, size_t at,
+                      ParquetLeaf* leaf) {
+  const Element& e = schema[at];
+  if (e.repetition == parquet::kOptional) ++leaf->max_definition;
+  if (e.repetition == parquet::kRepeated) {  // a bare repeated field: an array of it
+    ++leaf->max_definition;
+    ++leaf->max_repetition;
+    leaf->element_definition.push_back(leaf->max_definition);
+  }
+  if (leaf->max_repetition > core::kMaxArrayDepth) {
+    return Unsupported(leaf->name, "arrays nested deeper than 7");
+  }
+  if (e.num_children <= 0) {
+    leaf->element_nullable = e.repetition == parquet::kOptional;
+    return ReadTypeOf(e, leaf);
+  }
+  if (e.repetition == parquet::kRepeated || !IsList(e) || tree.children[at].size() != 1) {
+    return Unsupported(leaf->name, GroupKind(e));
+  }
+  // LIST: one repeated child. Its own child is the element, unless the child is a primitive (the
+  // element itself) or a group named "array" / "<list>_tuple" (older writers' element records).
+  const size_t repeated = tree.children[at][0];
+  const Element& r = schema[repeated];
+  if (r.repetition != parquet::kRepeated) return Unsupported(leaf->name, "LIST without repeated");
+  if (r.num_children <= 0) return Describe(schema, tree, repeated, leaf);
+  if (tree.children[repeated].size() != 1 || r.name == "array" || r.name == e.name + "_tuple") {
+    return Unsupported(leaf->name, "LIST of STRUCT");
+  }
+  ++leaf->max_definition;
+  ++leaf->max_repetition;
+  leaf->element_definition.push_back(leaf->max_definition);
+  return Describe(schema, tree, tree.children[repeated][0], leaf);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ParquetLeaf>> DescribeParquetColumns(const ParquetFileMetaData& meta) {
+  const std::vector<Element>& schema = meta.schema;
+  Tree tree;
+  tree.children.resize(schema.size());
+  tree.leaves.assign(schema.size(), 0);
+  ASSIGN_OR_RETURN(size_t end, Build(schema, 0, 0, &tree));
+  if (end != schema.size()) {
+    return core::Error(core::ErrorCode::kIncorrectData,
+                       "Parquet schema has more elements than its child counts say");
+  }
+  std::vector<ParquetLeaf> leaves;
+  size_t chunk = 0;
+  for (size_t field : tree.children[0]) {
+    ParquetLeaf& leaf = leaves.emplace_back();
+    leaf.name = schema[field].name;
+    leaf.chunk = chunk;
+    if (tree.leaves[field] != 1) {
+      leaf.unsupported = Unsupported(leaf.name, GroupKind(schema[field]));
+    } else {
+      leaf.unsupported = Describe(schema, tree, field, &leaf);
+    }
+    chunk += tree.leaves[field];
+  }
+  return leaves;
+}
+
+}  // namespace granite::coordinator
