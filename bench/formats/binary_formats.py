@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Times binary output formats of granite local (1 worker) over gRPC, and chdb's for the same
 query as a peer: wall seconds (best of --runs) and output bytes per format, then the insert of the
-same rows in Native and ArrowStream. A measurement, never a test.
+same rows in Native, ArrowStream and Parquet (granite's and pyarrow's), with chdb inserting the same
+bytes into a MergeTree table (INSERT ... SELECT FROM file) as the peer. A measurement, never a
+test.
 
 Usage: .venv/bin/python bench/formats/binary_formats.py [--granite build/granite] [--rows N]
 """
 
 import argparse
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -61,17 +65,47 @@ def main():
         client.query("CREATE TABLE t (number UInt64, s String, f Float64, d Date) "
                      "ENGINE = MergeTree ORDER BY number")
         print()
-        print("| insert format | MB | granite s |")
-        print("|---|---|---|")
-        for fmt in ("Native", "ArrowStream"):
-            data = client.query(query, format=fmt)
+        print("| insert format | writer | MB | granite s | chdb s (INSERT SELECT FROM file) |")
+        print("|---|---|---|---|---|")
+        inputs = [(fmt, "granite", client.query(query, format=fmt))
+                  for fmt in ("Native", "ArrowStream", "Parquet")]
+        try:
+            import io
+            import pyarrow.ipc
+            import pyarrow.parquet
+            table = pyarrow.ipc.open_stream(inputs[1][2]).read_all()
+            sink = io.BytesIO()
+            pyarrow.parquet.write_table(table, sink)  # snappy, dictionary pages: pyarrow's default
+            inputs.append(("Parquet", "pyarrow", sink.getvalue()))
+        except ImportError:
+            pass
+        peer_session = None
+        if chdb is not None:
+            from chdb import session
+            peer_dir = tempfile.mkdtemp(prefix="chdb-insert-")
+            peer_session = session.Session(peer_dir)
+            peer_session.query("CREATE TABLE t (number UInt64, s String, f Float64, d Date) "
+                               "ENGINE = MergeTree ORDER BY number")
+        for fmt, writer, data in inputs:
             client.query("TRUNCATE TABLE t")
             start = time.perf_counter()
             client.query("INSERT INTO t FORMAT " + fmt, input_data=data)
             seconds = time.perf_counter() - start
             count = client.query("SELECT count() FROM t", format="TSV").strip()
             assert int(count) == args.rows, count
-            print("| %s | %.1f | %.2f |" % (fmt, len(data) / 1e6, seconds))
+            peer = "-"
+            if peer_session is not None:
+                path = os.path.join(peer_dir, "input.bin")
+                with open(path, "wb") as f:
+                    f.write(data)
+                peer_session.query("TRUNCATE TABLE t")
+                start = time.perf_counter()
+                peer_session.query("INSERT INTO t SELECT * FROM file('%s', %s)" % (path, fmt))
+                peer = "%.2f" % (time.perf_counter() - start)
+            print("| %s | %s | %.1f | %.2f | %s |" % (fmt, writer, len(data) / 1e6, seconds, peer))
+        if peer_session is not None:
+            peer_session.cleanup()
+            shutil.rmtree(peer_dir, ignore_errors=True)
     finally:
         c.stop()
 

@@ -17,6 +17,17 @@ absl::Status Corrupt(std::string_view column, std::string_view why) {
                                   "': ", std::string(why)));
 }
 
+// Appends T's default value (0, "", N zero bytes) to a column of scalar type T.
+void AppendDefault(core::Column* column) {
+  switch (core::BaseOf(column->type())) {
+    case core::TypeId::kString: column->AppendString(""); break;
+    case core::TypeId::kFixedString:
+      column->AppendString(std::string(core::FixedStringSizeOf(column->type()), '\0'));
+      break;
+    default: column->Resize(column->size() + 1); break;
+  }
+}
+
 // Decodes the pages of one column chunk into levels and values, then assembles its rows.
 // Thread-safety: none.
 class ChunkReader {
@@ -320,8 +331,26 @@ absl::StatusOr<core::Column> ChunkReader::Assemble(int64_t rows) {
   const size_t entries = definition_.size();
   if (leaf_.max_repetition == 0) {
     if (static_cast<int64_t>(entries) != rows) return Bad("the chunk's levels are not its rows");
-    result.Reserve(entries);
-    for (size_t i = 0; i < entries; ++i) RETURN_IF_ERROR(append_leaf(&result, definition_[i]));
+    // Writers mark most columns OPTIONAL even when no value is NULL: then the values are the
+    // column. Else the values are spread over the rows at once (Take), NULL rows taking the
+    // type's default (visible if the NULLs become defaults: input_format_null_as_default).
+    if (defined == entries) return std::move(values_);
+    if (!result.nullable()) {
+      for (size_t i = 0; i < entries; ++i) RETURN_IF_ERROR(append_leaf(&result, definition_[i]));
+    } else {
+      const uint32_t default_at = static_cast<uint32_t>(defined);
+      AppendDefault(&values_);
+      std::vector<uint32_t> spread(entries);
+      std::vector<uint8_t> nulls(entries);
+      for (size_t i = 0; i < entries; ++i) {
+        nulls[i] = definition_[i] != leaf_.max_definition;
+        spread[i] = nulls[i] ? default_at : static_cast<uint32_t>(next++);
+      }
+      if (next != defined) return Bad("the defined levels are not the values");
+      result = values_.Take(spread.data(), entries);
+      result.MakeNullable();
+      std::memcpy(result.MutableNullMap(), nulls.data(), entries);
+    }
   } else {
     // One column per array level, outermost first; a list stays open while its elements come.
     const int depth = leaf_.max_repetition;
