@@ -33,7 +33,7 @@ BucketedMerger::BucketedMerger(std::vector<core::TypeId> key_types,
     : key_types_(std::move(key_types)), specs_(std::move(specs)), pool_(pool),
       cancelled_(std::move(cancelled)), window_(std::max<size_t>(1, window)),
       inputs_(core::kBucketCount), received_(worker_count, 0), merged_(core::kBucketCount),
-      parts_(core::kBucketCount) {}
+      parts_(core::kBucketCount), settled_(core::kBucketCount, false) {}
 
 BucketedMerger::~BucketedMerger() {
   // Merges in flight reference this object: wait for them even when the query failed.
@@ -49,7 +49,10 @@ void BucketedMerger::CollectReady(std::vector<uint32_t>* ready) {
   size_t slowest = std::min<size_t>(SlowestReceived(), core::kBucketCount);
   while (next_ready_ < slowest) {
     auto bucket = static_cast<uint32_t>(next_ready_++);
-    if (inputs_[bucket].empty()) continue;  // no worker had a group in it: nothing to merge
+    if (inputs_[bucket].empty()) {  // no worker had a group in it: nothing to merge
+      settled_[bucket] = true;
+      continue;
+    }
     ++pending_;
     ready->push_back(bucket);
   }
@@ -214,22 +217,63 @@ void BucketedMerger::MergeBucket(uint32_t bucket) {
     return piece_cut_(finalized);
   }();
   merge_ns_ += NowNs() - started;
-  core::MutexLock lock(mu_);
-  held_blocks_ -= inputs.size();
-  if (!result.ok()) {
-    if (status_.ok()) status_ = result.status();
-  } else if (key_types_.empty()) {
-    parts_[bucket] = std::move(part);
-  } else {
-    merged_groups_ += groups;
-    merged_[bucket] = std::move(*result);
-    if (group_limit_ > 0 && merged_groups_ >= group_limit_ && !enough()) {
-      enough_.store(true, std::memory_order_release);
-      window_cv_.notify_all();  // readers held by the window stop waiting
+  const bool deliver = piece_sink_ && !key_types_.empty();
+  {
+    core::MutexLock lock(mu_);
+    held_blocks_ -= inputs.size();
+    if (!result.ok()) {
+      if (status_.ok()) status_ = result.status();
+    } else if (key_types_.empty()) {
+      parts_[bucket] = std::move(part);
+    } else {
+      merged_groups_ += groups;
+      merged_[bucket] = std::move(*result);
+      if (group_limit_ > 0 && merged_groups_ >= group_limit_ && !enough()) {
+        enough_.store(true, std::memory_order_release);
+        window_cv_.notify_all();  // readers held by the window stop waiting
+      }
+    }
+    if (!deliver) {
+      --pending_;
+      done_cv_.notify_all();
+      return;
     }
   }
+  // Counted done only after delivering: Finish then never returns while a piece is in the sink.
+  Deliver(bucket);
+  core::MutexLock lock(mu_);
   --pending_;
   done_cv_.notify_all();
+}
+
+void BucketedMerger::Deliver(uint32_t bucket) {
+  {
+    core::MutexLock lock(mu_);
+    settled_[bucket] = true;
+    if (delivering_) return;  // that thread takes this bucket too, in its turn
+    delivering_ = true;
+  }
+  absl::Status delivered;
+  while (true) {
+    std::vector<core::Block> batch;
+    {
+      core::MutexLock lock(mu_);
+      if (!delivered.ok() && status_.ok()) status_ = delivered;
+      while (next_delivered_ < settled_.size() && settled_[next_delivered_]) {
+        core::Block& block = merged_[next_delivered_++];
+        if (block.rows() > 0) batch.push_back(std::move(block));
+        block = core::Block();
+      }
+      // Checked and cleared in one critical section: a bucket settled meanwhile is seen here.
+      if (batch.empty()) {
+        delivering_ = false;
+        return;
+      }
+    }
+    for (core::Block& piece : batch) {
+      if (delivered.ok()) delivered = piece_sink_(std::move(piece));
+    }
+  }
 }
 
 absl::StatusOr<core::Block> BucketedMerger::MergeSingles(std::vector<core::Block> singles) {
@@ -273,8 +317,12 @@ absl::StatusOr<core::Block> BucketedMerger::Finish() {
   }
   if (serial) {  // no pool task at all
     ASSIGN_OR_RETURN(core::Block merged, MergeSingles(std::move(singles)));
-    if (piece_cut_ && !key_types_.empty()) return piece_cut_(merged);
-    return merged;
+    if (piece_cut_ && !key_types_.empty()) {
+      ASSIGN_OR_RETURN(merged, piece_cut_(merged));
+    }
+    if (!piece_sink_ || key_types_.empty()) return merged;
+    if (merged.rows() > 0) RETURN_IF_ERROR(piece_sink_(std::move(merged)));
+    return core::Block();
   }
   SubmitMerges(ready);
   core::MutexLock lock(mu_);
@@ -283,6 +331,7 @@ absl::StatusOr<core::Block> BucketedMerger::Finish() {
   // Runs under mu_ (held above); the analysis cannot see into the lambda.
   absl::StatusOr<core::Block> result =
       [&]() NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<core::Block> {
+    if (piece_sink_ && !key_types_.empty()) return core::Block();  // every piece went there
     if (key_types_.empty()) {
       // Parts hold disjoint values of split states (and bucket 0 every other state): add them up.
       std::unique_ptr<core::Aggregator> total;

@@ -95,6 +95,14 @@ class BucketedMerger {
                           uint32_t, const std::vector<core::Block>&, size_t*)> merge) {
     bucket_merge_ = std::move(merge);
   }
+  // Streams the result (keyed merges only, no group limit, no piece combine): each finalized
+  // bucket (after the piece cut, if any) goes to `sink` as soon as every bucket below it went,
+  // so the groups leave in the order Finish would concatenate them and at most about `window`
+  // merged buckets are held; Finish then returns an empty block. `sink` is called by one thread
+  // at a time (a merging pool thread, or Finish's); its error fails Finish. It may block (the
+  // client's backpressure): the window then holds the readers, flow control the workers.
+  // REQUIRES: called before the first Add.
+  void SetPieceSink(std::function<absl::Status(core::Block)> sink) { piece_sink_ = std::move(sink); }
   // True once the group limit is reached: readers may stop reading their streams.
   bool enough() const { return enough_.load(std::memory_order_acquire); }
 
@@ -122,6 +130,9 @@ class BucketedMerger {
   void SubmitMerges(const std::vector<uint32_t>& ready) EXCLUDES(mu_);
   // Splits a worker's single block into buckets and adds them as that worker's (mixed inputs).
   void AddSplit(size_t worker, core::Block block) EXCLUDES(mu_);
+  // Marks `bucket` merged or empty and, unless another thread is delivering, gives `sink` every
+  // settled bucket in order (SetPieceSink). Returns with no delivery in progress by this thread.
+  void Deliver(uint32_t bucket) EXCLUDES(mu_);
   // Merges the single blocks serially on the calling thread (every worker sent one).
   absl::StatusOr<core::Block> MergeSingles(std::vector<core::Block> singles);
 
@@ -136,6 +147,7 @@ class BucketedMerger {
   std::function<absl::StatusOr<core::Block>(std::vector<core::Block>)> piece_combine_;  // idem
   std::function<absl::StatusOr<core::Block>(uint32_t, const std::vector<core::Block>&, size_t*)>
       bucket_merge_;  // idem
+  std::function<absl::Status(core::Block)> piece_sink_;  // idem; may be empty
 
   core::Mutex mu_{"bucketed_merger"};
   std::condition_variable_any done_cv_;    // a merge finished
@@ -151,6 +163,10 @@ class BucketedMerger {
   std::vector<std::unique_ptr<core::Aggregator>> parts_ GUARDED_BY(mu_);  // no keys: per part
   size_t pending_ GUARDED_BY(mu_) = 0;  // merges submitted and not yet finished
   size_t merged_groups_ GUARDED_BY(mu_) = 0;  // rows of merged_ so far
+  // With a piece sink: buckets merged or found empty, and the first not yet given to the sink.
+  std::vector<bool> settled_ GUARDED_BY(mu_);
+  size_t next_delivered_ GUARDED_BY(mu_) = 0;
+  bool delivering_ GUARDED_BY(mu_) = false;  // a thread is running the sink
   std::atomic<bool> enough_{false};           // set under mu_: merged_groups_ >= group_limit_
   absl::Status status_ GUARDED_BY(mu_);
   std::atomic<uint64_t> merge_ns_{0};

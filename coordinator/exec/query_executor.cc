@@ -585,7 +585,8 @@ absl::StatusOr<QueryResult> QueryExecutor::PlanAndRun(const sql::SelectStatement
   result.names = plan.names;
   result.types = plan.types;
   result.format = plan.format;
-  if (query->result_sink != nullptr && query->select_depth == 1 && CanStream(plan)) {
+  if (query->result_sink != nullptr && query->select_depth == 1 &&
+      (CanStream(plan) || CanStreamGroups(plan))) {
     RETURN_IF_ERROR(query->result_sink->Begin(plan.names, plan.types, plan.format));
     result.streamed = true;
     RETURN_IF_ERROR(Run(plan, query, query->result_sink).status());
@@ -723,7 +724,10 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
   core::ScopedThreadNice nice(client_select ? select_nice_ : 0);
   core::Block stage;
   if (stream_to != nullptr) {
-    StreamedFinalStage streamed(plan, query, stream_to, workers_->shard_count());
+    const bool merged = plan.fragment.aggregate && !plan.fragment.aggregate->finalize_on_worker;
+    StreamedFinalStage streamed(plan, query, stream_to, merged ? 1 : workers_->shard_count());
+    if (merged) return RunBucketMerge(plan, query, &streamed);
+    if (plan.fragment.aggregate) query->final_merge_skipped = true;
     RETURN_IF_ERROR(FanOutStreamed(*workers_, plan.fragment, query, &streamed));
     return stage;
   }
@@ -743,7 +747,8 @@ absl::StatusOr<core::Block> QueryExecutor::Run(const QueryPlan& plan, QueryConte
 }
 
 absl::StatusOr<core::Block> QueryExecutor::RunBucketMerge(const QueryPlan& plan,
-                                                          QueryContext* query) {
+                                                          QueryContext* query,
+                                                          StreamedFinalStage* streamed) {
   std::vector<TypeId> key_types;
   for (const core::plan::Expr& key : plan.fragment.aggregate->keys) key_types.push_back(key.type);
   // Outlives the merger: merges in flight use it until the merger's destructor has waited.
@@ -756,6 +761,12 @@ absl::StatusOr<core::Block> QueryExecutor::RunBucketMerge(const QueryPlan& plan,
     merger.SetPieceCut([&plan](const core::Block& piece) { return CutPiece(plan, piece); });
     merger.SetPieceCombine([&plan](std::vector<core::Block> pieces) {
       return CombineCutPieces(plan, std::move(pieces));
+    });
+  }
+  if (streamed != nullptr) {
+    // Merged buckets go to the client in bucket order as they finish (CanStreamGroups).
+    merger.SetPieceSink([streamed](core::Block piece) -> absl::Status {
+      return streamed->Consume(0, std::move(piece)).status();
     });
   }
   if (plan.late_finalization) {

@@ -31,6 +31,7 @@
 namespace granite::coordinator {
 
 class EtcdCatalog;
+class StreamedFinalStage;
 
 // Holds what a statement produced.
 struct QueryResult {
@@ -196,12 +197,16 @@ class QueryExecutor {
                                                          QueryContext* query,
                                                          const CteScope* outer);
   // Runs a planned SELECT and returns its result block; with `stream_to` (REQUIRES:
-  // CanStream(plan), Begin done) pushes the rows there instead and returns an empty block.
+  // CanStream(plan) or CanStreamGroups(plan), Begin done) pushes the rows there instead and
+  // returns an empty block.
   absl::StatusOr<core::Block> Run(const QueryPlan& plan, QueryContext* query,
                                   ResultSink* stream_to = nullptr);
   // The two ways a SELECT's worker results come together: partial states merged by bucket
   // (BucketedMerger, as the plan's merge fields say), or blocks concatenated.
-  absl::StatusOr<core::Block> RunBucketMerge(const QueryPlan& plan, QueryContext* query);
+  // With `streamed`, each merged bucket goes through it to the client (CanStreamGroups) and the
+  // returned block is empty.
+  absl::StatusOr<core::Block> RunBucketMerge(const QueryPlan& plan, QueryContext* query,
+                                             StreamedFinalStage* streamed = nullptr);
   absl::StatusOr<core::Block> RunConcat(const QueryPlan& plan, QueryContext* query);
   absl::StatusOr<core::Block> RunLocal(const QueryPlan& plan);
   absl::StatusOr<QueryResult> Insert(const sql::InsertStatement& insert, std::string_view input,

@@ -12,6 +12,17 @@ bool CanStream(const QueryPlan& plan) {
          !plan.has_having && !plan.fragment.explain_only;
 }
 
+bool CanStreamGroups(const QueryPlan& plan) {
+  if (plan.source != SourceKind::kWorkers || !plan.fragment.aggregate ||
+      plan.fragment.explain_only || !plan.order.empty()) {
+    return false;
+  }
+  const core::plan::Aggregate& aggregate = *plan.fragment.aggregate;
+  if (aggregate.finalize_on_worker) return true;
+  return !aggregate.keys.empty() && aggregate.hash_limit == 0 && plan.merge_group_limit == 0 &&
+         !plan.piece_cut && !plan.late_finalization;
+}
+
 StreamedFinalStage::StreamedFinalStage(const QueryPlan& plan, QueryContext* query,
                                        ResultSink* sink, size_t shards)
     : plan_(plan), query_(query), sink_(sink), ordered_(plan.ordered_source && shards > 1) {

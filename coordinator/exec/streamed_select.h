@@ -6,7 +6,8 @@
 // block per worker whatever the result's size.
 //
 // Only a SELECT whose rows need not be seen together qualifies (CanStream): rows from workers,
-// no aggregation, no ORDER BY. An ordered source (numbers) keeps its order: shard s's blocks
+// no aggregation, no ORDER BY; and aggregations whose groups need not be (CanStreamGroups): the
+// merged buckets then come to Consume one by one, as shard 0's blocks. An ordered source (numbers) keeps its order: shard s's blocks
 // wait until every shard before it ended, as RunConcat concatenates them shard by shard.
 #pragma once
 
@@ -24,6 +25,13 @@ namespace granite::coordinator {
 
 // True when `plan`'s rows may go to the client block by block as the workers send them.
 bool CanStream(const QueryPlan& plan);
+// True when `plan` aggregates by keys and its groups need not be seen together (no ORDER BY, no
+// group limit): each merged bucket's groups go through the final stage (HAVING, output
+// expressions, OFFSET / LIMIT counted across buckets) and to the client as soon as the buckets
+// before it went (BucketedMerger::SetPieceSink), so the coordinator holds about a window of
+// buckets, not the whole result. Groups each worker finalized (a table sharded by the keys) are
+// streamed like projections.
+bool CanStreamGroups(const QueryPlan& plan);
 
 // Thread-safety: Consume and ShardDone from the reader threads, concurrently.
 class StreamedFinalStage : public BlockConsumer {

@@ -152,6 +152,33 @@ class StreamingTest(grpc_case.GrpcClusterCase):
                                   "result_overflow_mode = 'break'")
             self.assertEqual(b"".join(r.output for r in results).split(), expected, query)
 
+    def test_group_by_streams_merged_buckets(self):
+        # 150,000 groups over 256 buckets: the merged buckets leave as they finish, in several
+        # messages, each group once with all workers' rows.
+        results = self.stream("SELECT x % 150000 AS k, count() AS c, sum(x) FROM s GROUP BY k")
+        self.assertFalse(results[-1].HasField("exception"), results[-1].exception)
+        self.assertGreater(len([r for r in results if r.output]), 1)
+        rows = [line.split(b"\t") for line in b"".join(r.output for r in results).split(b"\n")
+                if line]
+        self.assertEqual(sorted(int(k) for k, _, _ in rows), list(range(150000)))
+        self.assertTrue(all(c == b"2" and int(total) == 2 * int(k) + 150000
+                            for k, c, total in rows))
+        # HAVING per group, OFFSET / LIMIT counted across buckets, the overflow break.
+        output = b"".join(r.output for r in self.stream(
+            "SELECT x % 1000 AS k, count() FROM s GROUP BY k HAVING k % 2 = 0 LIMIT 5 OFFSET 10"))
+        got = [line.split(b"\t") for line in output.split(b"\n") if line]
+        self.assertEqual(len(got), 5)
+        self.assertTrue(all(int(k) % 2 == 0 and c == b"300" for k, c in got), got)
+        results = self.stream("SELECT x % 100000 AS k FROM s GROUP BY k SETTINGS "
+                              "max_result_rows = 1000, result_overflow_mode = 'break'")
+        self.assertFalse(results[-1].HasField("exception"), results[-1].exception)
+        self.assertLessEqual(len(b"".join(r.output for r in results).split()), 1000)
+        # The same query as a whole result (a subquery) gives the same groups in the same order.
+        streamed = b"".join(r.output for r in self.stream(
+            "SELECT x % 5000 AS k, count() FROM s GROUP BY k"))
+        self.assertEqual(streamed, self.ok("SELECT * FROM (SELECT x % 5000 AS k, count() FROM s "
+                                           "GROUP BY k) LIMIT 1000000"))
+
     def test_json_statistics_count_the_rows_read(self):
         output = self.ok("SELECT x FROM s LIMIT 3 FORMAT JSON")
         self.assertIn(b'"rows": 3', output)
