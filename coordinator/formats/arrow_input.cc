@@ -128,6 +128,14 @@ absl::StatusOr<size_t> ParseArrow(std::string_view data, bool last, ArrowInputSt
       break;
     }
     const auto* metadata = reinterpret_cast<const uint8_t*>(rest.data() + prefix);
+    // Flatbuffers reads its tables in place, which needs 8-byte alignment: a stream whose
+    // messages are not aligned (the format pads them; a crafted one need not) reads from a copy.
+    std::vector<uint64_t> aligned;
+    if (reinterpret_cast<uintptr_t>(metadata) % alignof(uint64_t) != 0) {
+      aligned.resize((metadata_length + 7) / 8);
+      std::memcpy(aligned.data(), metadata, metadata_length);
+      metadata = reinterpret_cast<const uint8_t*>(aligned.data());
+    }
     flatbuffers::Verifier verifier(metadata, metadata_length);
     if (!verifier.VerifyBuffer<fb::Message>(nullptr)) return Bad("malformed message metadata");
     const fb::Message* message = flatbuffers::GetRoot<fb::Message>(metadata);
