@@ -21,7 +21,8 @@ whose client is missing (clickhouse-connect from the venv, node and
 scripts/install-node-clients.sh) are skipped with a note.
 
     .venv/bin/python bench/streaming/run.py --rows 10000000 \\
-        --binary before=/tmp/granite-before --binary after=build/granite [--transport http ...]
+        --binary before=/tmp/granite-before --binary after=build/granite [--transport http ...] \\
+        [--query "group by" ...]
 """
 
 import argparse
@@ -45,6 +46,8 @@ from granite_client._stubs import pb2, pb2_grpc  # noqa: E402
 QUERIES = {
     "numbers": "SELECT number, toString(number) FROM numbers({rows})",
     "table scan": "SELECT x, s FROM streamed",
+    # A GROUP BY with as many groups as rows: merged buckets stream as they finish.
+    "group by": "SELECT x, any(s) FROM streamed GROUP BY x",
 }
 NODE_MODULES = os.path.join(REPO, "tests", "integration", "node", "node_modules")
 
@@ -175,7 +178,7 @@ TRANSPORTS = {
 }
 
 
-def measure(label, binary, rows, workers, transports):
+def measure(label, binary, rows, workers, transports, query_names):
     c = cluster.SplitCluster([binary], workers=workers).start()
     lines = []
     try:
@@ -183,7 +186,8 @@ def measure(label, binary, rows, workers, transports):
         client.query("CREATE TABLE streamed (x UInt64, s String) ENGINE = MergeTree ORDER BY x")
         client.query("INSERT INTO streamed SELECT number, toString(number) FROM numbers(%d)" % rows)
         client.close()
-        for name, text in QUERIES.items():
+        for name in query_names:
+            text = QUERIES[name]
             query = text.format(rows=rows)
             for transport in transports:
                 c.coordinator.stop()
@@ -212,6 +216,8 @@ def main():
     parser.add_argument("--binary", action="append", required=True, help="label=path")
     parser.add_argument("--transport", action="append", choices=sorted(TRANSPORTS),
                         help="repeatable; default: every transport whose client is installed")
+    parser.add_argument("--query", action="append", choices=sorted(QUERIES),
+                        help="repeatable; default: every query")
     args = parser.parse_args()
     transports = []
     for transport in args.transport or list(TRANSPORTS):
@@ -225,7 +231,8 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     for spec in args.binary:
         label, path = spec.split("=", 1)
-        measure(label, os.path.abspath(path), args.rows, args.workers, transports)
+        measure(label, os.path.abspath(path), args.rows, args.workers, transports,
+                args.query or list(QUERIES))
 
 
 if __name__ == "__main__":

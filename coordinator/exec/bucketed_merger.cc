@@ -51,11 +51,21 @@ void BucketedMerger::CollectReady(std::vector<uint32_t>* ready) {
     auto bucket = static_cast<uint32_t>(next_ready_++);
     if (inputs_[bucket].empty()) {  // no worker had a group in it: nothing to merge
       settled_[bucket] = true;
+      // Delivery passes empty buckets at once: a window held by delivery needs no merge to end.
+      while (next_delivered_ < settled_.size() && settled_[next_delivered_] &&
+             merged_[next_delivered_].rows() == 0) {
+        ++next_delivered_;
+      }
       continue;
     }
     ++pending_;
     ready->push_back(bucket);
   }
+}
+
+size_t BucketedMerger::WindowBase() const {
+  const size_t slowest = SlowestReceived();
+  return piece_sink_ ? std::min(slowest, next_delivered_) : slowest;
 }
 
 void BucketedMerger::SubmitMerges(const std::vector<uint32_t>& ready) {
@@ -104,7 +114,7 @@ void BucketedMerger::Add(size_t worker, uint32_t bucket, core::Block block, bool
       CollectReady(&ready);
     }
     // An empty block holds no memory: it never waits for the window.
-    bool wait = cancelled_ && block.rows() > 0 && bucket >= SlowestReceived() + window_;
+    bool wait = cancelled_ && block.rows() > 0 && bucket >= WindowBase() + window_;
     if (!wait) {
       store(&ready);  // the common case: one critical section
       stored = true;
@@ -118,8 +128,10 @@ void BucketedMerger::Add(size_t worker, uint32_t bucket, core::Block block, bool
     core::MutexLock lock(mu_);
     // Hold a worker that runs `window_` buckets ahead of the slowest one. The slowest worker
     // itself never waits (its received count equals `bucket`), so progress is guaranteed; a
-    // cancelled query releases everyone.
-    while (cancelled_ && bucket >= SlowestReceived() + window_) {
+    // cancelled query releases everyone. With a piece sink, also `window_` buckets ahead of the
+    // last one delivered: the client's pace then holds the workers back, and delivery never
+    // waits for a reader (every bucket below the slowest worker is merged without one).
+    while (cancelled_ && bucket >= WindowBase() + window_) {
       if (cancelled_() || enough()) return;
       window_cv_.wait_for(mu_, std::chrono::milliseconds(5));
     }
@@ -264,6 +276,7 @@ void BucketedMerger::Deliver(uint32_t bucket) {
         if (block.rows() > 0) batch.push_back(std::move(block));
         block = core::Block();
       }
+      window_cv_.notify_all();  // readers held by the delivery window
       // Checked and cleared in one critical section: a bucket settled meanwhile is seen here.
       if (batch.empty()) {
         delivering_ = false;

@@ -97,8 +97,9 @@ class BucketedMerger {
   }
   // Streams the result (keyed merges only, no group limit, no piece combine): each finalized
   // bucket (after the piece cut, if any) goes to `sink` as soon as every bucket below it went,
-  // so the groups leave in the order Finish would concatenate them and at most about `window`
-  // merged buckets are held; Finish then returns an empty block. `sink` is called by one thread
+  // so the groups leave in the order Finish would concatenate them; readers are held within
+  // `window` buckets of the last one delivered too, so at most about `window` buckets (received
+  // or merged) are held whatever the client's pace; Finish then returns an empty block. `sink` is called by one thread
   // at a time (a merging pool thread, or Finish's); its error fails Finish. It may block (the
   // client's backpressure): the window then holds the readers, flow control the workers.
   // REQUIRES: called before the first Add.
@@ -123,6 +124,9 @@ class BucketedMerger {
   void MergeBucket(uint32_t bucket) EXCLUDES(mu_);
   // Returns the fewest buckets received from any worker.
   size_t SlowestReceived() const REQUIRES(mu_);
+  // Returns the bucket the window counts from: the slowest worker's, or with a piece sink the
+  // first bucket not yet delivered if that is lower.
+  size_t WindowBase() const REQUIRES(mu_);
   // Marks every bucket below the slowest worker's progress as ready: non-empty ones are appended
   // to `ready` (and counted in pending_), empty ones are skipped.
   void CollectReady(std::vector<uint32_t>* ready) REQUIRES(mu_);
