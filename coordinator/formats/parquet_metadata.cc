@@ -18,18 +18,24 @@ absl::Status Corrupt(std::string_view why) {
                      absl::StrCat("Cannot read Parquet metadata: ", std::string(why)));
 }
 
-// Walks the fields of the struct the reader is at (its header was read): `field(id, type)`
-// reads or skips each value; returns when the stop byte is read.
+// Walks the fields of the current struct: `field(id, type)` reads or skips each value; returns
+// when the stop byte is read.
 template <typename Field>
-absl::Status ForEachField(Reader* reader, Field field) {
-  RETURN_IF_ERROR(reader->BeginStruct());
+absl::Status ForEachFieldHere(Reader* reader, Field field) {
   int16_t id;
   uint8_t type;
   while (true) {
     ASSIGN_OR_RETURN(bool more, reader->NextField(&id, &type));
-    if (!more) break;
+    if (!more) return absl::OkStatus();
     RETURN_IF_ERROR(field(id, type));
   }
+}
+
+// The same for a struct-valued field or list element the reader is at.
+template <typename Field>
+absl::Status ForEachField(Reader* reader, Field field) {
+  RETURN_IF_ERROR(reader->BeginStruct());
+  RETURN_IF_ERROR(ForEachFieldHere(reader, field));
   reader->EndStruct();
   return absl::OkStatus();
 }
@@ -169,25 +175,23 @@ absl::Status ReadRowGroup(Reader* reader, ParquetRowGroup* group) {
 absl::StatusOr<ParquetFileMetaData> ParseParquetFileMetaData(std::string_view bytes) {
   ParquetFileMetaData meta;
   Reader reader(bytes);
-  int16_t id;
-  uint8_t type;
-  while (true) {
-    ASSIGN_OR_RETURN(bool more, reader.NextField(&id, &type));
-    if (!more) break;
+  RETURN_IF_ERROR(ForEachFieldHere(&reader, [&](int16_t id, uint8_t type) -> absl::Status {
     if (id == 2 && type == Reader::kList) {
-      RETURN_IF_ERROR(ForEachStruct(&reader, [&]() {
+      return ForEachStruct(&reader, [&]() {
         return ReadSchemaElement(&reader, &meta.schema.emplace_back());
-      }));
-    } else if (id == 3) {
-      ASSIGN_OR_RETURN(meta.num_rows, reader.ReadInt(type));
-    } else if (id == 4 && type == Reader::kList) {
-      RETURN_IF_ERROR(ForEachStruct(&reader, [&]() {
-        return ReadRowGroup(&reader, &meta.row_groups.emplace_back());
-      }));
-    } else {
-      RETURN_IF_ERROR(reader.Skip(type));
+      });
     }
-  }
+    if (id == 3) {
+      ASSIGN_OR_RETURN(meta.num_rows, reader.ReadInt(type));
+      return absl::OkStatus();
+    }
+    if (id == 4 && type == Reader::kList) {
+      return ForEachStruct(&reader, [&]() {
+        return ReadRowGroup(&reader, &meta.row_groups.emplace_back());
+      });
+    }
+    return reader.Skip(type);
+  }));
   if (meta.schema.empty()) return Corrupt("the schema is empty");
   return meta;
 }
@@ -195,11 +199,7 @@ absl::StatusOr<ParquetFileMetaData> ParseParquetFileMetaData(std::string_view by
 absl::StatusOr<ParquetPageHeader> ParseParquetPageHeader(std::string_view bytes, size_t* size) {
   ParquetPageHeader header;
   Reader reader(bytes);
-  int16_t id;
-  uint8_t type;
-  while (true) {
-    ASSIGN_OR_RETURN(bool more, reader.NextField(&id, &type));
-    if (!more) break;
+  RETURN_IF_ERROR(ForEachFieldHere(&reader, [&](int16_t id, uint8_t type) -> absl::Status {
     switch (id) {
       case 1: { ASSIGN_OR_RETURN(header.type, ReadI32(&reader, type)); break; }
       case 2: { ASSIGN_OR_RETURN(header.uncompressed_size, ReadI32(&reader, type)); break; }
@@ -228,9 +228,10 @@ absl::StatusOr<ParquetPageHeader> ParseParquetPageHeader(std::string_view bytes,
           return absl::OkStatus();
         }));
         break;
-      default: RETURN_IF_ERROR(reader.Skip(type));
+      default: return reader.Skip(type);
     }
-  }
+    return absl::OkStatus();
+  }));
   if (header.compressed_size < 0 || header.uncompressed_size < 0 || header.num_values < 0 ||
       header.definition_bytes < 0 || header.repetition_bytes < 0) {
     return Corrupt("a page header has a negative size");
