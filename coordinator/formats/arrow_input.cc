@@ -32,10 +32,41 @@ absl::Status Truncated(size_t rows) {
                                   " is truncated"));
 }
 
+// Returns the integer type of a dictionary's indexes (Arrow's default: int32).
+absl::StatusOr<core::TypeId> IndexTypeOf(const fb::DictionaryEncoding& encoding) {
+  const fb::Int* index = encoding.index_type();
+  if (index == nullptr) return core::TypeId::kInt32;
+  const bool s = index->is_signed();
+  switch (index->bit_width()) {
+    case 8: return s ? core::TypeId::kInt8 : core::TypeId::kUInt8;
+    case 16: return s ? core::TypeId::kInt16 : core::TypeId::kUInt16;
+    case 32: return s ? core::TypeId::kInt32 : core::TypeId::kUInt32;
+    case 64: return s ? core::TypeId::kInt64 : core::TypeId::kUInt64;
+    default: return Bad("a dictionary's index type is not an 8 to 64-bit integer");
+  }
+}
+
 // Returns the layout of an Arrow field (arrow_input.h).
 absl::StatusOr<ArrowColumnLayout> LayoutOf(const fb::Field& field, std::string_view column) {
   ArrowColumnLayout layout;
   ASSIGN_OR_RETURN(layout.type, GraniteTypeOfArrowField(field, column));
+  if (const fb::DictionaryEncoding* encoding = field.dictionary(); encoding != nullptr) {
+    // The record batches hold indexes; the values come in DictionaryBatch messages.
+    if (core::IsArray(layout.type)) {
+      return core::Error(core::ErrorCode::kUnknownType,
+                         absl::StrCat("Unsupported Arrow type 'Dictionary' of lists in column '",
+                                      std::string(column), "'"));
+    }
+    ArrowColumnLayout values;
+    values.type = layout.type;
+    const fb::Type kind = field.type_type();
+    values.large_offsets = kind == fb::Type_LargeUtf8 || kind == fb::Type_LargeBinary;
+    layout.element.push_back(std::move(values));
+    layout.dictionary_id = encoding->id();
+    ASSIGN_OR_RETURN(layout.index_type, IndexTypeOf(*encoding));
+    layout.type = core::WithNullable(layout.index_type, field.nullable());
+    return layout;
+  }
   const fb::Type kind = field.type_type();
   layout.large_offsets = kind == fb::Type_LargeList || kind == fb::Type_LargeUtf8 ||
                          kind == fb::Type_LargeBinary;
@@ -62,6 +93,86 @@ absl::Status ReadSchema(const fb::Schema& schema, ArrowInputState* state) {
   return absl::OkStatus();
 }
 
+// Returns the index at `row` of an integer column, or -1 for NULL.
+int64_t IndexAt(const core::Column& indexes, size_t row) {
+  if (indexes.IsNullAt(row)) return -1;
+  switch (core::BaseOf(indexes.type())) {
+    case core::TypeId::kInt8: return indexes.Get<int8_t>(row);
+    case core::TypeId::kUInt8: return indexes.Get<uint8_t>(row);
+    case core::TypeId::kInt16: return indexes.Get<int16_t>(row);
+    case core::TypeId::kUInt16: return indexes.Get<uint16_t>(row);
+    case core::TypeId::kInt32: return indexes.Get<int32_t>(row);
+    case core::TypeId::kUInt32: return indexes.Get<uint32_t>(row);
+    default: {
+      const uint64_t raw = indexes.Get<uint64_t>(row);
+      return raw > INT64_MAX ? INT64_MAX : static_cast<int64_t>(raw);
+    }
+  }
+}
+
+// Replaces dictionary indexes by the dictionary's values (a NULL index is NULL).
+absl::StatusOr<core::Column> LookUpDictionary(const core::Column& indexes,
+                                              const ArrowColumnLayout& layout,
+                                              const ArrowInputState& state,
+                                              std::string_view name) {
+  auto found = state.dictionaries.find(layout.dictionary_id);
+  if (found == state.dictionaries.end()) {
+    return Bad(absl::StrCat("column '", std::string(name), "' uses dictionary ",
+                            layout.dictionary_id, " before it was sent"));
+  }
+  const core::Column& dictionary = found->second;
+  const size_t rows = indexes.size();
+  std::vector<uint32_t> take(rows, 0);
+  std::vector<uint8_t> nulls(rows, 0);
+  bool any_null = false;
+  for (size_t r = 0; r < rows; ++r) {
+    const int64_t index = IndexAt(indexes, r);
+    if (index < 0 && indexes.IsNullAt(r)) {
+      nulls[r] = 1;
+      any_null = true;
+      continue;
+    }
+    if (index < 0 || static_cast<uint64_t>(index) >= dictionary.size()) {
+      return Bad(absl::StrCat("column '", std::string(name), "' has index ", index,
+                              " into a dictionary of ", dictionary.size()));
+    }
+    take[r] = static_cast<uint32_t>(index);
+  }
+  if (any_null && dictionary.empty()) {  // every row is NULL: any value of the type will do
+    core::Column values(core::MakeNullable(dictionary.type()));
+    for (size_t r = 0; r < rows; ++r) values.AppendNull();
+    return values;
+  }
+  core::Column values = dictionary.Take(take.data(), rows);
+  if (any_null) {
+    if (!values.nullable()) values.MakeNullable();
+    uint8_t* map = values.MutableNullMap();
+    for (size_t r = 0; r < rows; ++r) map[r] |= nulls[r];
+  }
+  return values;
+}
+
+absl::Status ReadDictionary(const fb::DictionaryBatch& batch, std::string_view body,
+                            ArrowInputState* state) {
+  const ArrowColumnLayout* layout = nullptr;
+  for (const ArrowColumnLayout& column : state->columns) {
+    if (column.dictionary_id == batch.id()) layout = &column;
+  }
+  if (layout == nullptr) {
+    return Bad(absl::StrCat("dictionary ", batch.id(), " is not in the schema"));
+  }
+  if (batch.data() == nullptr) return Bad("a dictionary batch has no data");
+  ArrowBatchDecoder decoder(*batch.data(), body);
+  ASSIGN_OR_RETURN(core::Column values, decoder.Next(layout->element[0]));
+  auto [it, inserted] = state->dictionaries.try_emplace(batch.id(), layout->element[0].type);
+  if (!batch.is_delta() || inserted) {
+    it->second = std::move(values);
+  } else {
+    it->second.AppendRange(values, 0, values.size());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ReadBatch(const fb::RecordBatch& batch, std::string_view body,
                        const ArrowInputState& state, InputProgress* progress,
                        InputBlockBuilder* builder) {
@@ -78,6 +189,9 @@ absl::Status ReadBatch(const fb::RecordBatch& batch, std::string_view body,
     const int target = builder->FindColumn(state.names[c]);
     if (target < 0 || filled[target]) continue;  // a column the table lacks is skipped
     filled[target] = true;
+    if (state.columns[c].dictionary_id >= 0) {
+      ASSIGN_OR_RETURN(column, LookUpDictionary(column, state.columns[c], state, state.names[c]));
+    }
     RETURN_IF_ERROR(builder->AppendConverted(target, std::move(column)));
   }
   for (size_t c = 0; c < filled.size(); ++c) {
@@ -159,8 +273,9 @@ absl::StatusOr<size_t> ParseArrow(std::string_view data, bool last, ArrowInputSt
                                   builder));
         break;
       case fb::MessageHeader_DictionaryBatch:
-        return core::Error(core::ErrorCode::kUnknownType,
-                           "Unsupported Arrow type 'Dictionary' in Arrow input");
+        if (!state->schema_read) return Bad("a dictionary batch before the schema");
+        RETURN_IF_ERROR(ReadDictionary(*message->header_as_DictionaryBatch(), body, state));
+        break;
       default:
         return Bad(absl::StrCat("unexpected message ",
                                 fb::EnumNameMessageHeader(message->header_type())));

@@ -10,12 +10,14 @@
 // reads the Arrow type as, then convert to the column's type like CAST (int64 into UInt32,
 // timestamp[ns] into DateTime64(3), utf8 into FixedString). A NULL into a column that is not
 // Nullable is its default (input_format_null_as_default), an Arrow NULL list an empty array.
-// Buffers compressed with LZ4_FRAME or ZSTD are decompressed. Dictionary-encoded columns and
-// types granite lacks (struct, map, time, interval, ...) are UNKNOWN_TYPE; malformed data is
-// INCORRECT_DATA or CANNOT_PARSE_INPUT_ASSERTION_FAILED (truncated), never a crash: the
+// Buffers compressed with LZ4_FRAME or ZSTD are decompressed. A dictionary-encoded column
+// (DictionaryBatch messages, then indexes in the record batches: pandas' categorical) reads as
+// its values. Types granite lacks (struct, map, time, interval, ...) are UNKNOWN_TYPE; malformed
+// data is INCORRECT_DATA or CANNOT_PARSE_INPUT_ASSERTION_FAILED (truncated), never a crash: the
 // flatbuffers metadata is verified before it is read.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +36,10 @@ struct ArrowColumnLayout {
   core::TypeId type = core::TypeId::kNothing;
   bool large_offsets = false;
   std::vector<ArrowColumnLayout> element;  // one entry for a list, else empty
+  // A dictionary-encoded column (pandas' categorical): its record batches hold indexes of
+  // `index_type` into dictionary `dictionary_id`, whose values are laid out as `element[0]`.
+  int64_t dictionary_id = -1;
+  core::TypeId index_type = core::TypeId::kInt32;
 };
 
 // What an Arrow parse carries from one chunk of input to the next.
@@ -43,6 +49,8 @@ struct ArrowInputState {
   bool ended = false;    // past the end-of-stream marker: the rest (a file's footer) is skipped
   std::vector<std::string> names;
   std::vector<ArrowColumnLayout> columns;
+  // The dictionaries read so far (DictionaryBatch messages), by id; a delta batch appends.
+  std::map<int64_t, core::Column> dictionaries;
 };
 
 // Parses whole messages from the front of `data` into `builder`; returns the bytes consumed

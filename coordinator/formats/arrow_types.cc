@@ -139,7 +139,6 @@ flatbuffers::Offset<fb::Field> BuildArrowField(flatbuffers::FlatBufferBuilder& f
 
 absl::StatusOr<core::TypeId> GraniteTypeOfArrowField(const fb::Field& field,
                                                      std::string_view column) {
-  if (field.dictionary() != nullptr) return Unsupported("Dictionary", column);
   const bool nullable = field.nullable();
   const fb::Type kind = field.type_type();
   auto scalar = [&](core::TypeId type) -> absl::StatusOr<core::TypeId> {

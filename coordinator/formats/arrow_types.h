@@ -43,7 +43,8 @@ flatbuffers::Offset<arrow_fb::Field> BuildArrowField(flatbuffers::FlatBufferBuil
 
 // Returns the granite type an Arrow field's values read as without conversion (Nullable when the
 // field is nullable and not a list), or UNKNOWN_TYPE naming the Arrow type and the column
-// ("Unsupported Arrow type 'Struct' of an input column 'c'"), as ClickHouse.
+// ("Unsupported Arrow type 'Struct' of an input column 'c'"), as ClickHouse. A dictionary-encoded
+// field reads as its dictionary's values (`type`); its indexes are read by the caller.
 absl::StatusOr<core::TypeId> GraniteTypeOfArrowField(const arrow_fb::Field& field,
                                                      std::string_view column);
 

@@ -10,6 +10,8 @@
   pandas' tables (int64 into UInt32, large_string, timestamp[ns]), round-trips.
 - clickhouse-connect's query_arrow, query_arrow_stream, query_df_arrow, insert_arrow and
   insert_df_arrow work over the HTTP interface unchanged.
+- Dictionary-encoded columns (pandas' categorical; int8 / int32 indexes, NULLs, replacement and
+  delta dictionaries) insert as their values.
 - An Arrow column of a type granite lacks (struct) is UNKNOWN_TYPE (50), as in ClickHouse.
 Skipped without pyarrow; the chdb comparisons need chdb (scripts/make-venv.sh --bench).
 """
@@ -200,6 +202,57 @@ class ArrowFormatsTest(grpc_case.FormatsCase):
                          b"1\t\tc\\0\t1970-01-01 00:00:00.000\t1970-01-02\t1.5\t7\n"
                          b"2\tb\tab\t2020-09-13 12:26:40.123\t2019-04-14\t\\N\t7\n")
 
+    def test_insert_dictionary_columns(self):
+        """Dictionary-encoded columns (pandas' categorical) read as their values: int8 and
+        int32 indexes, NULL indexes, a dictionary sent again between batches (a replacement)
+        and as deltas, stream and file."""
+        self.client.query("CREATE TABLE cats (k UInt32, c String, n Nullable(String), "
+                          "v Float64) ENGINE = MergeTree ORDER BY k")
+        colours = pyarrow.array(["red", "green", "blue"])
+        first = pyarrow.table({
+            "k": pyarrow.array([1, 2, 3], pyarrow.uint32()),
+            "c": pyarrow.DictionaryArray.from_arrays(pyarrow.array([2, 0, 0], pyarrow.int8()),
+                                                      colours),
+            "n": pyarrow.array(["x", None, "y"]).dictionary_encode(),
+            "v": pyarrow.array([0.5, 1.5, 2.5]).dictionary_encode()})
+        second = pyarrow.table({
+            "k": pyarrow.array([4, 5], pyarrow.uint32()),
+            "c": pyarrow.DictionaryArray.from_arrays(pyarrow.array([3, 1], pyarrow.int8()),
+                                                      pyarrow.array(["red", "green", "blue",
+                                                                     "cyan"])),
+            "n": pyarrow.array([None, "x"]).dictionary_encode(),
+            "v": pyarrow.array([7.0, 0.5]).dictionary_encode()})
+        want = (b"1\tblue\tx\t0.5\n2\tred\t\\N\t1.5\n3\tred\ty\t2.5\n"
+                b"4\tcyan\t\\N\t7\n5\tgreen\tx\t0.5\n")
+        # (format, delta dictionaries, tables): a file holds one dictionary per field.
+        cases = [("ArrowStream", False, (first, second)), ("ArrowStream", True, (first, second)),
+                 ("Arrow", False, (first,))]
+        for fmt, deltas, tables in cases:
+            sink = pyarrow.BufferOutputStream()
+            options = pyarrow.ipc.IpcWriteOptions(emit_dictionary_deltas=deltas)
+            opener = pyarrow.ipc.new_file if fmt == "Arrow" else pyarrow.ipc.new_stream
+            with opener(sink, first.schema, options=options) as writer:
+                for table in tables:
+                    writer.write_table(table)
+            self.client.query("TRUNCATE TABLE cats")
+            self.client.query("INSERT INTO cats FORMAT " + fmt,
+                              input_data=sink.getvalue().to_pybytes())
+            expected = want if len(tables) == 2 else b"".join(want.splitlines(True)[:3])
+            self.assertEqual(self.client.query("SELECT * FROM cats ORDER BY k", format="TSV"),
+                             expected, "%s deltas=%s" % (fmt, deltas))
+        # An index past its dictionary is refused.
+        bad = pyarrow.table({"k": pyarrow.array([1], pyarrow.uint32()),
+                             "c": pyarrow.DictionaryArray.from_arrays(
+                                 pyarrow.array([5], pyarrow.int8()), colours, safe=False)})
+        sink = pyarrow.BufferOutputStream()
+        with pyarrow.ipc.new_stream(sink, bad.schema) as writer:
+            writer.write_table(bad)
+        from granite_client import GraniteError
+        with self.assertRaises(GraniteError) as failure:
+            self.client.query("INSERT INTO cats FORMAT ArrowStream",
+                              input_data=sink.getvalue().to_pybytes())
+        self.assertEqual(failure.exception.code, 117, failure.exception)
+
     def test_unsupported_type_is_unknown_type(self):
         table = pyarrow.table({"u32": pyarrow.array([{"x": 1}])})
         sink = pyarrow.BufferOutputStream()
@@ -267,6 +320,17 @@ class ClickHouseConnectArrowTest(unittest.TestCase):
         self.assertEqual(back["v"].isna().tolist(), [False, True, False])
         self.assertEqual(client.query_df("SELECT k, name FROM frames ORDER BY k")["name"].tolist(),
                          ["s0", "s1", "s2"])
+        # A categorical column travels dictionary-encoded.
+        import pandas
+        client.command("TRUNCATE TABLE frames")
+        categorical = pandas.ArrowDtype(pyarrow.dictionary(pyarrow.int8(), pyarrow.string()))
+        client.insert_df_arrow("frames", pandas.DataFrame({
+            "k": pandas.Series([7, 8, 9], dtype="uint32[pyarrow]"),
+            "name": pandas.Series(pyarrow.array(["b", "a", "b"]).dictionary_encode()
+                                  .cast(categorical.pyarrow_dtype), dtype=categorical),
+            "v": pandas.Series([1.0, None, 3.0], dtype="float64[pyarrow]")}))
+        self.assertEqual(client.query_df("SELECT k, name FROM frames ORDER BY k")["name"].tolist(),
+                         ["b", "a", "b"])
 
 
 if __name__ == "__main__":
