@@ -12,6 +12,7 @@
 //     signed if either is), bitNot, bitCount, roundToExp2 (the argument's type), gcd, lcm.
 #include <unistd.h>
 
+#include <charconv>
 #include <cmath>
 #include <random>
 #include <string>
@@ -215,29 +216,50 @@ void IsIpv4String(const Operand* ops, size_t i, Column* out) {
 }
 
 // formatReadable*.
+// Appends `v` with two decimals and `unit`; past 1e60 (where ClickHouse's fixed notation gives
+// up) the shortest round-trip text, in ClickHouse's spelling without '+' ("8.27e275").
+void AppendReadable(double v, const char* unit, Column* out) {
+  if (!(std::fabs(v) < 1e60)) {
+    char buffer[64];
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), v);
+    std::string text(buffer, ec == std::errc() ? end : buffer);
+    if (const size_t plus = text.find("e+"); plus != std::string::npos) text.erase(plus + 1, 1);
+    return out->AppendString(text + unit);
+  }
+  out->AppendString(absl::StrFormat("%.2f%s", v, unit));
+}
+
 template <int kBase>
 void FormatReadableSize(const Operand* ops, size_t i, Column* out) {
-  static constexpr const char* kBinary[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
-  static constexpr const char* kDecimal[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
+  static constexpr const char* kBinary[] = {" B",   " KiB", " MiB", " GiB", " TiB",
+                                            " PiB", " EiB", " ZiB", " YiB"};
+  static constexpr const char* kDecimal[] = {" B",  " KB", " MB", " GB", " TB",
+                                             " PB", " EB", " ZB", " YB"};
   double v = F64(ops[0], i);
   size_t unit = 0;
   while (std::fabs(v) >= kBase && unit < 8) {
     v /= kBase;
     ++unit;
   }
-  out->AppendString(absl::StrFormat("%.2f %s", v, kBase == 1024 ? kBinary[unit] : kDecimal[unit]));
+  AppendReadable(v, kBase == 1024 ? kBinary[unit] : kDecimal[unit], out);
 }
 
 void FormatReadableQuantity(const Operand* ops, size_t i, Column* out) {
-  static constexpr const char* kUnits[] = {"", " thousand", " million", " billion", " trillion",
-                                           " quadrillion"};
+  static constexpr const char* kUnits[] = {
+      "",                 " thousand",        " million",        " billion",
+      " trillion",        " quadrillion",     " quintillion",    " sextillion",
+      " septillion",      " octillion",       " nonillion",      " decillion",
+      " undecillion",     " duodecillion",    " tredecillion",   " quattuordecillion",
+      " quindecillion",   " sexdecillion",    " septendecillion", " octodecillion",
+      " novemdecillion",  " vigintillion"};
+  constexpr size_t kLast = sizeof(kUnits) / sizeof(kUnits[0]) - 1;
   double v = F64(ops[0], i);
   size_t unit = 0;
-  while (std::fabs(v) >= 1000 && unit < 5) {
+  while (std::fabs(v) >= 1000 && unit < kLast) {
     v /= 1000;
     ++unit;
   }
-  out->AppendString(absl::StrFormat("%.2f%s", v, kUnits[unit]));
+  AppendReadable(v, kUnits[unit], out);
 }
 
 // Bit functions: the result type follows ClickHouse for equal signedness (the wider type);
@@ -366,9 +388,9 @@ void RegisterMiscFunctions(FunctionTable& table) {
       {"randCanonical", {A::kAny}, 0, kVariadic, false, TypeId::kFloat64,
        MakeRowKernel<RandCanonical>},
       {"throwIf", {A::kInt, A::kString}, 1, 2, false, TypeId::kUInt8, MakeRowKernel<ThrowIf>},
-      {"IPv4NumToString", {A::kUInt}, 1, 1, false, TypeId::kString,
+      {"IPv4NumToString", {A::kUInt32}, 1, 1, false, TypeId::kString,
        MakeRowKernel<Ipv4NumToString<false>>},
-      {"IPv4NumToStringClassC", {A::kUInt}, 1, 1, false, TypeId::kString,
+      {"IPv4NumToStringClassC", {A::kUInt32}, 1, 1, false, TypeId::kString,
        MakeRowKernel<Ipv4NumToString<true>>},
       {"IPv4StringToNum", {A::kString}, 1, 1, false, TypeId::kUInt32,
        MakeRowKernel<Ipv4StringToNum>},
