@@ -185,7 +185,9 @@ absl::StatusOr<TypeId> ResolveAdd(std::string_view name, const std::vector<Argum
   size_t time, count;
   ASSIGN_OR_RETURN(AddFunction f, AddCallOf(name, args, &time, &count));
   if (!IsDateOrDateTime(args[time].type)) return IllegalArgumentType(name, time, args[time].type);
-  if (!IsInteger(args[count].type) || IsDateOrDateTime(args[count].type)) {
+  // A float count is truncated toward zero (addHours(d, 2.5) adds 2 hours), as ClickHouse.
+  if (!(IsInteger(args[count].type) || IsFloat(args[count].type)) ||
+      IsDateOrDateTime(args[count].type)) {
     return IllegalArgumentType(name, count, args[count].type);
   }
   return args[time].type == TypeId::kDate && IsDayOrLonger(f.unit) ? TypeId::kDate

@@ -21,9 +21,10 @@ Arg ArgOf(const SimpleFunction& f, size_t i) {
 
 bool Accepts(Arg arg, TypeId type) {
   switch (arg) {
-    case Arg::kFloat: return IsNumeric(type) && !IsDateOrDateTime(type);
+    case Arg::kFloat: return (IsNumeric(type) && !IsDateOrDateTime(type)) || IsDecimal(type);
     case Arg::kInt:
-    case Arg::kUInt: return IsInteger(type) && !IsDateOrDateTime(type);
+    case Arg::kUInt:
+    case Arg::kCount: return IsInteger(type) && !IsDateOrDateTime(type);
     case Arg::kUInt32:
       return type == TypeId::kUInt8 || type == TypeId::kUInt16 || type == TypeId::kUInt32;
     case Arg::kString: return IsString(type);
@@ -37,7 +38,8 @@ bool Accepts(Arg arg, TypeId type) {
 TypeId TargetOf(Arg arg) {
   switch (arg) {
     case Arg::kFloat:
-    case Arg::kNumber: return TypeId::kFloat64;
+    case Arg::kNumber:
+    case Arg::kCount: return TypeId::kFloat64;
     case Arg::kInt: return TypeId::kInt64;
     case Arg::kUInt:
     case Arg::kUInt32: return TypeId::kUInt64;

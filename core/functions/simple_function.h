@@ -18,10 +18,12 @@ namespace granite::core {
 
 // What an argument accepts and what it is converted to before the row function sees it.
 enum class Arg : uint8_t {
-  kFloat,   // any number (not Date/DateTime) -> Float64
+  kFloat,   // any number or Decimal (not Date/DateTime) -> Float64
   kInt,     // an integer (not Date/DateTime) -> Int64
   kUInt,    // an integer (not Date/DateTime) -> UInt64
   kUInt32,  // UInt8, UInt16 or UInt32 -> UInt64 (an IPv4 address)
+  kCount,   // an integer (not Date/DateTime) -> Float64: a repeat count, so that a UInt64 past
+            // Int64's range stays huge instead of wrapping negative
   kString,  // String
   kTime,    // Date or DateTime -> DateTime, a Date kept as it is (read it with Time())
   kAny,     // any type -> String (its text)
