@@ -16,6 +16,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/functions/simple_function.h"
 #include "core/functions/utf8.h"
@@ -121,11 +122,13 @@ void TryBase64Decode(std::string_view s, std::string* out) {
   if (!DecodeBase64(s, out)) out->clear();
 }
 
+// A hex digit's value; -1 for any other character, which unhex adds in as ClickHouse's table
+// does (unhex('2.') is 0x1F), so that invalid input gives ClickHouse's bytes.
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return 0;
+  return -1;
 }
 
 // unhex: pairs of hex digits; an odd count takes the first digit alone, as ClickHouse.
@@ -235,25 +238,30 @@ void LeftRight(const Operand* ops, size_t i, Column* out) {
 
 void Repeat(const Operand* ops, size_t i, Column* out) {
   std::string_view s = Str(ops[0], i);
-  const int64_t n = I64(ops[1], i);
-  if (n > 0 && s.size() * static_cast<uint64_t>(n) > (uint64_t{1} << 30)) {
-    FailRow(Error(ErrorCode::kTooManyBytes, "Too large string size in function repeat"));
+  const double count = F64(ops[1], i);
+  if (count > 0 && static_cast<double>(s.size()) * count > static_cast<double>(1 << 30)) {
+    FailRow(Error(ErrorCode::kTooLargeStringSize,
+                  absl::StrCat("Too large string size (", static_cast<uint64_t>(count),
+                               ") in function repeat")));
     out->AppendString("");
     return;
   }
+  const int64_t n = static_cast<int64_t>(count);
   std::string result;
   for (int64_t k = 0; k < n; ++k) result.append(s);
   out->AppendString(result);
 }
 
 void Space(const Operand* ops, size_t i, Column* out) {
-  const int64_t n = I64(ops[0], i);
-  if (n > (int64_t{1} << 30)) {
-    FailRow(Error(ErrorCode::kTooManyBytes, "Too large string size in function space"));
+  const double count = F64(ops[0], i);
+  if (count > static_cast<double>(1 << 30)) {
+    FailRow(Error(ErrorCode::kTooLargeStringSize,
+                  absl::StrCat("Too large string size (", static_cast<uint64_t>(count),
+                               ") in function space")));
     out->AppendString("");
     return;
   }
-  out->AppendString(std::string(n > 0 ? n : 0, ' '));
+  out->AppendString(std::string(count > 0 ? static_cast<size_t>(count) : 0, ' '));
 }
 
 template <bool kLeft, bool kUtf8>
@@ -530,8 +538,8 @@ void RegisterStringExtraFunctions(FunctionTable& table) {
        MakeRowKernel<LeftRight<true, true>>},
       {"rightUTF8", {A::kString, A::kInt}, 2, 2, false, kStr,
        MakeRowKernel<LeftRight<false, true>>},
-      {"repeat", {A::kString, A::kInt}, 2, 2, true, kStr, MakeRowKernel<Repeat>},
-      {"space", {A::kInt}, 1, 1, true, kStr, MakeRowKernel<Space>},
+      {"repeat", {A::kString, A::kCount}, 2, 2, true, kStr, MakeRowKernel<Repeat>},
+      {"space", {A::kCount}, 1, 1, true, kStr, MakeRowKernel<Space>},
       {"leftPad", {A::kString, A::kInt, A::kString}, 2, 3, false, kStr,
        MakeRowKernel<Pad<true, false>>},
       {"rightPad", {A::kString, A::kInt, A::kString}, 2, 3, false, kStr,
