@@ -9,7 +9,8 @@
 //   formatReadableSize (1024-based, "1.00 KiB"), formatReadableDecimalSize ("1.00 KB"),
 //   formatReadableQuantity ("1.00 thousand");
 //   bitAnd, bitOr, bitXor, bitShiftLeft, bitShiftRight (integers; the wider operand's type,
-//     signed if either is), bitNot, bitCount, roundToExp2 (the argument's type), gcd, lcm.
+//     signed if either is; a negative shift count is ARGUMENT_OUT_OF_BOUND), bitNot, bitCount,
+//     roundToExp2 (the argument's type), gcd, lcm.
 #include <unistd.h>
 
 #include <charconv>
@@ -19,6 +20,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/function_error_codes.h"
 #include "core/functions/cast_column.h"
@@ -295,6 +297,7 @@ class BitKernel : public ScalarKernel {
     auto wide = NewColumn(TypeId::kUInt64, rows);
     uint64_t* r = wide->Data<uint64_t>();
     const uint64_t width_bits = ValueSize(result_) * 8;
+    int64_t negative_shift = 0;
     for (size_t i = 0; i < rows; ++i) {
       const uint64_t a = U64(ops[0], i);
       const uint64_t b = ops.size() > 1 ? U64(ops[1], i) : 0;
@@ -306,6 +309,10 @@ class BitKernel : public ScalarKernel {
         r[i] = a ^ b;
       } else if (name_ == "bitNot") {
         r[i] = ~a;
+      } else if ((name_ == "bitShiftLeft" || name_ == "bitShiftRight") && signed_shift_ &&
+                 static_cast<int64_t>(b) < 0) {
+        negative_shift = static_cast<int64_t>(b);  // reported after the loop
+        r[i] = 0;
       } else if (name_ == "bitShiftLeft") {
         r[i] = b >= width_bits ? 0 : a << b;
       } else if (name_ == "bitShiftRight") {
@@ -315,6 +322,11 @@ class BitKernel : public ScalarKernel {
       } else if (name_ == "roundToExp2") {
         r[i] = RoundToExp2(a);
       }
+    }
+    if (negative_shift < 0) {
+      return Error(ErrorCode::kArgumentOutOfBound,
+                   absl::StrCat("The number of shift positions needs to be a non-negative value: ",
+                                negative_shift, " in function ", ToAbsl(name_)));
     }
     return CastColumn(wide, result_);
   }
@@ -338,6 +350,7 @@ class BitKernel : public ScalarKernel {
 
  public:
   TypeId source_ = TypeId::kUInt64;
+  bool signed_shift_ = false;  // the shift count's type is signed: a negative count is an error
 
  private:
   const std::string_view name_;
@@ -356,6 +369,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileBits(std::string_view name,
   ASSIGN_OR_RETURN(OperandCaster caster, OperandCaster::Create(args, targets));
   auto kernel = std::make_unique<BitKernel>(name, std::move(caster), result);
   kernel->source_ = args[0].type;
+  kernel->signed_shift_ = args.size() > 1 && IsSignedInteger(args[1].type);
   return kernel;
 }
 
