@@ -325,8 +325,13 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
       case Args::kInteger:
         if (!IsInteger(t) || IsDateOrDateTime(t)) return IllegalType(name, t);
         break;
-      case Args::kQuantile:  // the value: numbers and dates; the others (weight...): integers
-        if (i == 0 ? IsString(t) : !IsInteger(t)) return IllegalType(name, t);
+      case Args::kQuantile:
+        // The value: numbers and dates. The weight or determinator: an unsigned integer, as
+        // ClickHouse requires (a negative weight would give a misleading quantile).
+        if (i == 0 ? IsString(t)
+                   : !IsInteger(t) || IsSignedInteger(t) || IsDateOrDateTime(t)) {
+          return IllegalType(name, t);
+        }
         break;
     }
   }
