@@ -10,13 +10,16 @@ on a local granite cluster and in chdb, and classifies it:
     granite     only granite refuses it                        <- a gap
     chdb        only ClickHouse refuses it                     <- granite too lenient?
     both        both refuse (the argument types do not fit)    <- not counted
+    explained   a "differ" or "chdb" call that EXPLAINED lists with its reason
 
 Aggregates run over five rows of one typed column (`FROM numbers(5)`), scalars over a constant
 argument list. The report (Markdown) lists per function the counts and the first examples of
-each non-"same" class; the summary line counts functions with 0 differences.
+each non-"same" class, every explained difference with its reason and count, and the gaps
+(granite-only refusals) by family; its summary gives the unexplained differences, to keep at 0.
 
     .venv/bin/python tests/tools/function_coverage.py --granite build/granite \
         --report bench/results/function-coverage-YYYY-MM-DD.md [--only toYear,plus] [--limit N]
+        [--before an-earlier-report.md] [--dump every-call.tsv]
 
 chdb comes with `scripts/make-venv.sh --bench`. A development tool (minutes, not `make test`).
 """
@@ -107,8 +110,12 @@ EXPLAINED = [
     ("differ", r"toInt32|toInt64|toUInt64", r"1e300",
      "a float far outside the integer type: ClickHouse returns the x86 conversion's "
      "'indefinite' value (INT_MIN, 2^63), granite 0; the result is unspecified in both"),
-    ("differ", r"unhex", r"'192\.168\.1\.10'",
-     "'.' is no hex digit: ClickHouse adds -1 for it, granite 0; garbage in both"),
+    ("differ", r"ceil|ceiling", r", toInt(32|64)\(-(5|42)\)\)$",
+     "rounding up to 10^5 or 10^42, beyond the value's type: granite wraps UInt8 and gives the "
+     "exact float 1e42; ClickHouse's 0 and 18446744073709552000 are overflow artifacts too"),
+    ("differ", r"in|notIn", r"toDate\('2024-02-29'\), toDateTime\(",
+     "ClickHouse converts an IN set to the left side's type (the DateTime's day equals the "
+     "Date); granite compares as = does, in the common type DateTime"),
     # granite answers, ClickHouse refuses: granite is lenient where the answer is still sound.
     ("chdb", r"if|multiIf", r"",
      "granite takes any number as a condition (non-zero is true); ClickHouse wants UInt8"),
@@ -118,18 +125,32 @@ EXPLAINED = [
      "granite compares a 64-bit integer with a float as Float64, as ClickHouse's plus does"),
     ("chdb", r"equals|notEquals|less|lessOrEquals|greater|greaterOrEquals|nullIf", r"toDate",
      "granite compares a Date or DateTime with a number as its day or second number"),
-    ("chdb", r"quantileDeterministic|medianDeterministic", r"",
-     "the determinator only seeds the sampling: granite takes any integer or date"),
+    ("chdb", r"in|notIn", r"",
+     "granite compares the value with the IN list as = compares them (a Date with a number as "
+     "its day number); ClickHouse refuses a list element it cannot convert to the left's type"),
+    ("chdb", r"range", r"^SELECT range\(toInt(32|64)\(-\d+\)\)$",
+     "range(-5) is [] (no number from 0 up to -5); ClickHouse refuses a negative end"),
+    ("chdb", r"round|floor|ceil|ceiling|trunc|truncate", r"toUInt64\(12345678901\)\)$",
+     "rounding to 12 billion decimal places keeps the value (granite caps the places at 1000); "
+     "ClickHouse refuses the scale"),
+    ("chdb", r"isNaN|isFinite|isInfinite|intExp2|intExp10", r"toDecimal",
+     "granite reads a Decimal as Float64 here too, as in the other math functions"),
+    ("chdb", r"toDecimal(32|64|128)", r"^SELECT toDecimal\d+\(toDate",
+     "a Date or DateTime converts as its day or second number, as toInt64 converts it"),
     ("chdb", r"toWeek|toStartOfWeek", r"",
      "granite takes any integer mode (its lowest bits, as MySQL); ClickHouse a constant UInt8"),
     ("chdb", r"format", r"^SELECT format\('[^']*'\)$",
      "format with a pattern only returns the pattern; ClickHouse asks for 2 arguments"),
     ("chdb", r"toStartOfTenMinutes|timeSlot", r"toDate\(",
      "granite reads a Date as its midnight, as the other toStartOf* functions do"),
-    ("chdb", r"toU?Int(8|16|32|64)|toDate|toDateTime|intExp2|intExp10", r"nan\)\)$",
+    ("chdb", r"toU?Int(8|16|32|64)|toDate|toDateTime|toUnixTimestamp|intExp2|intExp10",
+     r"nan\)\)$",
      "granite converts NaN to 0; ClickHouse refuses it (CANNOT_CONVERT_TYPE)"),
-    ("chdb", r"quantileTDigest|medianTDigest", r"toDecimal",
-     "granite takes Decimal values (as Float64), as quantile does"),
+    ("chdb", r"quantileTDigest|medianTDigest|quantileDeterministic|medianDeterministic",
+     r"toDecimal", "granite takes Decimal values (as Float64), as quantile does"),
+    ("chdb", r"range", r"toUInt64\(12345678901\)",
+     "granite computes range() of signed and UInt64 bounds in Int64 (exact for these values); "
+     "ClickHouse finds no common type"),
 ]
 
 # Calls granite refuses and ClickHouse answers, grouped by family for the report: (function-name
@@ -148,13 +169,23 @@ GAPS = [
     (r"modulo|mod|intDiv|intDivOrZero|moduloOrZero|power|pow|atan2|hypot|plus|minus|multiply|"
      r"divide", r"toDecimal|toDate", "arithmetic with Decimal or Date operands"),
     (r"round|floor|ceil|ceiling|trunc|truncate|roundBankers|roundToExp2|roundDown", r"",
-     "rounding a Decimal, or with a non-constant digits argument"),
+     "rounding with a Float or Decimal digits argument, roundToExp2 of floats"),
     (r"toUnixTimestamp|toDateTime64|toDecimal\d+|to\w+OrNull|to\w+OrZero|toDateTime|toDate",
      r"", "conversions from numbers or with a non-constant scale / zone"),
     (r"bitCount|bitNot|bitAnd|bitOr|bitXor|bitShiftLeft|bitShiftRight|bitTest\w*", r"",
      "bit functions over floats and strings"),
     (r"javaHash|hiveHash|intHash32|intHash64", r"", "hashes of numbers, Dates and Decimals"),
-    (r"formatReadable\w+", r"", "formatReadable* of Decimal, Date or String"),
+    (r"formatReadable\w+", r"", "formatReadable* of Date or String"),
+    (r"(add|subtract)(Seconds|Minutes|Hours|Days|Weeks|Months|Quarters|Years)", r"",
+     "add*/subtract* of a Decimal count or a String date"),
+    (r"\w*Hash\w*|halfMD5|sipHash64", r"^SELECT \w+\(\)$", "hashes without arguments"),
+    (r"trim|ltrim|rtrim|trimBoth|trimLeft|trimRight", r"", "trim(s, characters)"),
+    (r"substring|substr|mid|left|right|leftUTF8|rightUTF8|substringUTF8", r"toFloat",
+     "substring offsets and lengths given as floats"),
+    (r"toDayOfWeek|DAYOFWEEK|toYearWeek|toWeek|toStartOfWeek", r"'20",
+     "week functions over a String date"),
+    (r"\w+", r"FROM numbers\(5\)$", "other aggregates over Decimal or Date columns "
+     "(variance, skew, kurtosis, quantileTiming, ...)"),
     (r"range", r"", "range() with negative steps or mixed signedness"),
 ]
 
@@ -260,6 +291,9 @@ def main():
     parser.add_argument("--only", default="", help="comma-separated function names")
     parser.add_argument("--limit", type=int, default=0, help="at most N functions")
     parser.add_argument("--examples", type=int, default=2)
+    parser.add_argument("--before", action="append", default=[],
+                        help="an earlier report (repeatable): its summary lines are printed "
+                             "as 'Before'")
     parser.add_argument("--dump", default=None,
                         help="also write every non-'same' call here, one per line (TSV)")
     parser.add_argument("--seconds", type=int, default=0,
@@ -321,20 +355,26 @@ def write_report(rows, explained, gaps, elapsed, args):
     total = {k: sum(r[2][k] for r in rows) for k in ("same", "differ", "granite", "chdb",
                                                       "explained")}
     lines = ["# Function coverage against ClickHouse (chdb)", "",
-             "Command: `tests/tools/function_coverage.py%s%s` (%.0f s)." % (
+             "Command: `tests/tools/function_coverage.py%s%s%s` (%.0f s)." % (
                  " --only " + args.only if args.only else "",
-                 " --limit %d" % args.limit if args.limit else "", elapsed), "",
-             "Functions compared: %d; with no difference and no gap: %d.%s" % (
-                 len(rows), len(clean),
-                 " (" + args.stopped + ")" if getattr(args, "stopped", "") else ""),
-             "Calls: same %d, differ %d, granite-only errors %d, chdb-only errors %d, "
-             "explained %d." % tuple(total[k] for k in ("same", "differ", "granite", "chdb",
-                                                        "explained")), "",
-             "**Unexplained differences: %d** (calls where both answer differently and no "
-             "reason below covers it); unexplained chdb-only answers: %d." % (
-                 total["differ"], total["chdb"]), "",
-             "| function | agg | same | differ | explained | granite refuses | chdb refuses |",
-             "|---|---|---|---|---|---|---|"]
+                 " --limit %d" % args.limit if args.limit else "",
+                 "".join(" --before " + b for b in args.before), elapsed), ""]
+    for before in args.before:
+        with open(before) as f:
+            summary = [line.strip() for line in f
+                       if line.startswith(("Functions compared", "Calls:"))]
+        lines += ["Before (%s): %s" % (os.path.basename(before), " ".join(summary)), ""]
+    lines += ["%sFunctions compared: %d; with no difference and no gap: %d.%s" % (
+                  "After: " if args.before else "", len(rows), len(clean),
+                  " (" + args.stopped + ")" if getattr(args, "stopped", "") else ""),
+              "Calls: same %d, differ %d, granite-only errors %d, chdb-only errors %d, "
+              "explained %d." % tuple(total[k] for k in ("same", "differ", "granite", "chdb",
+                                                         "explained")), "",
+              "**Unexplained differences: %d** (calls where both answer differently and no "
+              "reason below covers it); unexplained chdb-only answers: %d." % (
+                  total["differ"], total["chdb"]), "",
+              "| function | agg | same | differ | explained | granite refuses | chdb refuses |",
+              "|---|---|---|---|---|---|---|"]
     for name, aggregate, counts, _ in rows:
         lines.append("| %s | %s | %d | %d | %d | %d | %d |" % (
             name, "y" if aggregate else "", counts["same"], counts["differ"],
