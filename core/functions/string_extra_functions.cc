@@ -1,7 +1,7 @@
 // More string functions, ClickHouse's names and semantics:
 //   lengthUTF8 (char_length, character_length) -> UInt64; lowerUTF8, upperUTF8, reverse,
-//   reverseUTF8, initcap, initcapUTF8, trimLeft (ltrim), trimRight (rtrim), trimBoth (trim: spaces
-//   only), base64Encode (TO_BASE64), base64Decode (FROM_BASE64; invalid input fails with
+//   reverseUTF8, initcap, initcapUTF8, trimLeft (ltrim), trimRight (rtrim), trimBoth (trim) (s[,
+//   characters]: spaces without them), base64Encode (TO_BASE64), base64Decode (FROM_BASE64; invalid input fails with
 //   INCORRECT_DATA), tryBase64Decode ('' when invalid), unhex, toValidUTF8 -> String;
 //   substringUTF8(s, offset[, length]), left / right / leftUTF8 / rightUTF8(s, n), repeat(s, n),
 //   space(n), leftPad / rightPad / leftPadUTF8 / rightPadUTF8(s, length[, fill]) (lpad, rpad),
@@ -88,16 +88,20 @@ void Initcap(std::string_view s, std::string* out) {
   }
 }
 
+// trimLeft / trimRight / trimBoth(s[, characters]): strips the bytes of `characters` (a space
+// without it) from the chosen ends.
 template <bool kLeft, bool kRight>
-void Trim(std::string_view s, std::string* out) {
+void Trim(const Operand* ops, size_t i, Column* out) {
+  const std::string_view s = Str(ops[0], i);
+  const std::string_view set = ops[1].column != nullptr ? Str(ops[1], i) : std::string_view(" ");
   size_t b = 0, e = s.size();
   if (kLeft) {
-    while (b < e && s[b] == ' ') ++b;
+    while (b < e && set.find(s[b]) != std::string_view::npos) ++b;
   }
   if (kRight) {
-    while (e > b && s[e - 1] == ' ') --e;
+    while (e > b && set.find(s[e - 1]) != std::string_view::npos) --e;
   }
-  out->assign(s.substr(b, e - b));
+  out->AppendString(s.substr(b, e - b));
 }
 
 void Base64Encode(std::string_view s, std::string* out) {
@@ -519,9 +523,9 @@ void RegisterStringExtraFunctions(FunctionTable& table) {
       {"reverseUTF8", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<ReverseUtf8>>},
       {"initcap", {A::kString}, 1, 1, true, kStr, MakeRowKernel<MapString<Initcap<false>>>},
       {"initcapUTF8", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Initcap<true>>>},
-      {"trimLeft", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Trim<true, false>>>},
-      {"trimRight", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Trim<false, true>>>},
-      {"trimBoth", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Trim<true, true>>>},
+      {"trimLeft", {A::kString}, 1, 2, false, kStr, MakeRowKernel<Trim<true, false>>},
+      {"trimRight", {A::kString}, 1, 2, false, kStr, MakeRowKernel<Trim<false, true>>},
+      {"trimBoth", {A::kString}, 1, 2, false, kStr, MakeRowKernel<Trim<true, true>>},
       {"base64Encode", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Base64Encode>>},
       {"base64Decode", {A::kString}, 1, 1, false, kStr, MakeRowKernel<Base64Decode>},
       {"tryBase64Decode", {A::kString}, 1, 1, false, kStr,
