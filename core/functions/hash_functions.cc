@@ -1,7 +1,8 @@
 // Hash functions with ClickHouse's values:
 //   cityHash64, sipHash64, xxHash64, murmurHash2_64, murmurHash3_64 -> UInt64;
 //   xxHash32, murmurHash2_32, murmurHash3_32 -> UInt32; halfMD5 -> UInt64 (the first 8 bytes of
-//   MD5, big-endian) (any number of arguments of any type);
+//   MD5, big-endian) (any number of arguments of any type; none gives
+//   ClickHouse's fixed value for the empty list);
 //   intHash32 -> UInt32, intHash64 -> UInt64 (an integer); javaHash, hiveHash -> Int32 (String);
 //   MD5, SHA1, SHA224, SHA256, SHA384, SHA512 -> String (the digest bytes; ClickHouse types them
 //   FixedString(N)); CRC32 -> UInt32.
@@ -86,12 +87,15 @@ absl::StatusOr<TypeId> ResolveHash(std::string_view name, const std::vector<Argu
   return FindHasher(name)->wide ? TypeId::kUInt64 : TypeId::kUInt32;
 }
 
+constexpr uint64_t kEmptyListHash = 0xe28dbde7fe22e41cULL;
+
 class HashKernel : public ScalarKernel {
  public:
   explicit HashKernel(const Hasher& hasher) : hasher_(hasher) {}
 
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
-    std::vector<uint64_t> hashes(rows);
+    // No arguments: ClickHouse's fixed value for the empty list (truncated to 32 bits).
+    std::vector<uint64_t> hashes(rows, args.empty() ? kEmptyListHash : 0);
     for (size_t a = 0; a < args.size(); ++a) {
       const Column& column = *args[a].column;
       const bool constant = args[a].is_constant;
@@ -182,7 +186,7 @@ void RegisterHashFunctions(FunctionTable& table) {
   // Every combination of argument types is checked against ClickHouse by
   // tests/tools/function_coverage.py.
   for (const Hasher& h : kHashers) {
-    table.Add({h.name, 1, kVariadic, false, ResolveHash, CompileHash});
+    table.Add({h.name, 0, kVariadic, false, ResolveHash, CompileHash});
   }
   AddSimpleFunctions(table, {
       {"intHash64", {A::kUInt}, 1, 1, false, TypeId::kUInt64, MakeRowKernel<IntHash64Row>},
