@@ -460,6 +460,20 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregateCall(const Expr& e) 
     call.args.push_back(std::move(bound));
   }
   absl::StatusOr<core::ResolvedAggregate> resolved = core::ResolveAggregate(name, arg_types);
+  if (!resolved.ok() && core::CodeOf(resolved.status()) == ErrorCode::kIllegalTypeOfArgument) {
+    // An aggregate whose state does not read Decimals (varPop, corrStable, boundingRatio, ...)
+    // takes them as Float64, as ClickHouse computes these in Float64.
+    bool converted = false;
+    for (size_t i = 0; i < call.args.size(); ++i) {
+      if (!core::IsDecimal(core::RemoveNullable(arg_types[i]))) continue;
+      arg_types[i] = core::WithNullable(TypeId::kFloat64, core::IsNullable(arg_types[i]));
+      std::vector<core::plan::Expr> inner;
+      inner.push_back(std::move(call.args[i]));
+      call.args[i] = core::Call("toFloat64", arg_types[i], std::move(inner));
+      converted = true;
+    }
+    if (converted) resolved = core::ResolveAggregate(name, arg_types);
+  }
   if (!resolved.ok()) {
     return core::Error(core::CodeOf(resolved.status()),
                        std::string(resolved.status().message()) + " (at position " +
