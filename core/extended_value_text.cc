@@ -1,5 +1,6 @@
 #include "core/extended_value_text.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/ascii.h"
@@ -133,6 +134,9 @@ void AppendDateTime64Text(int64_t ticks, int precision, std::string* out) {
     fraction += per_second;
     --seconds;
   }
+  // Far outside DateTime64's range (1900..2299) the four-digit year of the text is kept: the
+  // seconds stop at 0000-01-01 00:00:00 and 9999-12-31 23:59:59, as ClickHouse prints them.
+  seconds = std::clamp<int64_t>(seconds, -62167219200, 253402300799);
   int64_t days = seconds / kSecondsPerDay;
   int64_t in_day = seconds % kSecondsPerDay;
   if (in_day < 0) {

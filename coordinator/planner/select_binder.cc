@@ -13,6 +13,7 @@
 #include "coordinator/sql/parser.h"
 #include "core/aggregation/aggregate_function_factory.h"
 #include "core/error.h"
+#include "core/expression.h"
 #include "core/schema_error_codes.h"
 #include "core/functions/expr_builder.h"
 #include "core/functions/function_registry.h"
@@ -33,9 +34,26 @@ using sql::ExprKind;
 
 namespace {
 
+bool OnlyConstants(const core::plan::Expr& e) {
+  if (e.is_literal()) return true;
+  if (!e.is_call() || e.IsCall("lambda")) return false;
+  for (const core::plan::Expr& arg : e.args) {
+    if (!OnlyConstants(arg)) return false;
+  }
+  return true;
+}
+
+// Returns the value of a literal, or of a call over constants only (toUInt8(7),
+// toDate('2024-01-01') + 1) folded as every process folds it when it compiles the plan
+// (core/expression.h), so that a function needing a constant argument (round's digits,
+// toDecimal64's scale, the IN list) takes such a call as ClickHouse does. nullopt for anything else, for a Nullable result, and when the
+// folding fails: the call's own error then surfaces where it runs.
 std::optional<core::Value> ConstantOf(const core::plan::Expr& e) {
-  if (!e.is_literal()) return std::nullopt;
-  return e.literal;
+  if (e.is_literal()) return e.literal;
+  if (!OnlyConstants(e) || core::IsNullable(e.type)) return std::nullopt;
+  absl::StatusOr<std::unique_ptr<core::Expression>> folded = core::Expression::Compile(e);
+  if (!folded.ok()) return std::nullopt;
+  return (*folded)->constant();
 }
 
 // An exact key of an aggregate call: equal for equal calls.
@@ -442,6 +460,20 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregateCall(const Expr& e) 
     call.args.push_back(std::move(bound));
   }
   absl::StatusOr<core::ResolvedAggregate> resolved = core::ResolveAggregate(name, arg_types);
+  if (!resolved.ok() && core::CodeOf(resolved.status()) == ErrorCode::kIllegalTypeOfArgument) {
+    // An aggregate whose state does not read Decimals (varPop, corrStable, boundingRatio, ...)
+    // takes them as Float64, as ClickHouse computes these in Float64.
+    bool converted = false;
+    for (size_t i = 0; i < call.args.size(); ++i) {
+      if (!core::IsDecimal(core::RemoveNullable(arg_types[i]))) continue;
+      arg_types[i] = core::WithNullable(TypeId::kFloat64, core::IsNullable(arg_types[i]));
+      std::vector<core::plan::Expr> inner;
+      inner.push_back(std::move(call.args[i]));
+      call.args[i] = core::Call("toFloat64", arg_types[i], std::move(inner));
+      converted = true;
+    }
+    if (converted) resolved = core::ResolveAggregate(name, arg_types);
+  }
   if (!resolved.ok()) {
     return core::Error(core::CodeOf(resolved.status()),
                        std::string(resolved.status().message()) + " (at position " +
@@ -567,6 +599,9 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
           core::Call("tuple", args.empty() ? TypeId::kUInt8 : args[0].type, {});
       for (const Expr* element : elements) {
         ASSIGN_OR_RETURN(core::plan::Expr bound, BindInput(*element));
+        if (std::optional<core::Value> value = ConstantOf(bound); value && !bound.is_literal()) {
+          bound = core::Lit(*value, bound.type);
+        }
         if (!bound.is_literal()) {
           return ErrorAt(ErrorCode::kNotImplemented,
                          "Only constants are supported in the IN list, got " +

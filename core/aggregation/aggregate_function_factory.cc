@@ -27,6 +27,9 @@ enum class Family {
   kMoments, kStableMoments, kQuantile, kValue, kGroupArray,
 };
 
+// uniqUpTo's threshold when the call gives none (ClickHouse's default).
+constexpr uint64_t kDefaultUniqUpTo = 5;
+
 // How arguments are checked.
 enum class Args { kAny, kNumeric, kInteger, kQuantile };
 
@@ -292,7 +295,9 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
     }
   }
   if (entry.family == Family::kValue && entry.sub == V(ValueKind::kUniqUpTo)) {
-    if (parsed.params.size() != 1 || parsed.params[0] < 0 || parsed.params[0] > 100) {
+    // uniqUpTo(x) without a parameter counts up to 5, as ClickHouse.
+    if (parsed.params.size() > 1 ||
+        (parsed.params.size() == 1 && (parsed.params[0] < 0 || parsed.params[0] > 100))) {
       return Error(kParameterOutOfBound,
                    "Aggregate function uniqUpTo requires one parameter from 0 to 100");
     }
@@ -325,8 +330,13 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
       case Args::kInteger:
         if (!IsInteger(t) || IsDateOrDateTime(t)) return IllegalType(name, t);
         break;
-      case Args::kQuantile:  // the value: numbers and dates; the others (weight...): integers
-        if (i == 0 ? IsString(t) : !IsInteger(t)) return IllegalType(name, t);
+      case Args::kQuantile:
+        // The value: numbers and dates. The weight or determinator: an unsigned integer, as
+        // ClickHouse requires (a negative weight would give a misleading quantile).
+        if (i == 0 ? IsString(t)
+                   : !IsInteger(t) || IsSignedInteger(t) || IsDateOrDateTime(t)) {
+          return IllegalType(name, t);
+        }
         break;
     }
   }
@@ -467,8 +477,10 @@ absl::StatusOr<std::unique_ptr<AggregateFunction>> Create(const Resolution& r,
       return MakeGroupArray(entry.sub == 1, arg,
                             r.params.empty() ? 0 : static_cast<uint64_t>(r.params[0]));
     case Family::kValue:
-      return MakeValueAggregate(static_cast<ValueKind>(entry.sub), spec.arg_types,
-                                r.params.empty() ? 0 : static_cast<uint64_t>(r.params[0]));
+      return MakeValueAggregate(
+          static_cast<ValueKind>(entry.sub), spec.arg_types,
+          !r.params.empty() ? static_cast<uint64_t>(r.params[0])
+          : entry.sub == V(ValueKind::kUniqUpTo) ? kDefaultUniqUpTo : 0);
   }
   return Error(ErrorCode::kLogicalError, "unreachable aggregate family");
 }

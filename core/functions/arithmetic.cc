@@ -5,7 +5,8 @@
 //     UInt16, UInt64 stays UInt64), signed if either is signed (UInt8 + Int8 -> Int16,
 //     UInt64 + Int64 -> Int64); any float -> Float64.
 //   minus: like plus but always signed (UInt8 - UInt8 -> Int16, UInt64 - UInt64 -> Int64).
-//   Date +/- integer -> Date, DateTime +/- integer -> DateTime, integer + Date -> Date;
+//   Date +/- integer or float (truncated toward zero) -> Date, DateTime +/- integer or float ->
+//   DateTime, integer + Date -> Date;
 //   Date - Date and DateTime - DateTime -> Int32 (days / seconds).
 //   divide -> Float64 (x / 0 is inf or nan).
 //   intDiv(a, b) -> an integer of a's width, signed if either is signed (floats count as signed).
@@ -68,10 +69,12 @@ struct ArithmeticPlan {
 
 absl::StatusOr<ArithmeticPlan> PlanBinary(std::string_view name, TypeId a, TypeId b) {
   const ArithmeticOp op = OpOf(name);
-  // Date arithmetic: Date/DateTime with an integer, or a difference of two dates.
+  // Date arithmetic: Date/DateTime with an integer or a float (truncated toward zero, as
+  // ClickHouse: date - 2.5 is date - 2), or a difference of two dates.
   if (op == ArithmeticOp::kPlus || op == ArithmeticOp::kMinus) {
-    if (IsDateOrDateTime(a) && IsPlainInteger(b)) return ArithmeticPlan{NumberCarrier(a), a};
-    if (op == ArithmeticOp::kPlus && IsPlainInteger(a) && IsDateOrDateTime(b)) {
+    const auto count = [](TypeId t) { return IsPlainInteger(t) || IsFloat(t); };
+    if (IsDateOrDateTime(a) && count(b)) return ArithmeticPlan{NumberCarrier(a), a};
+    if (op == ArithmeticOp::kPlus && count(a) && IsDateOrDateTime(b)) {
       return ArithmeticPlan{NumberCarrier(b), b};
     }
     if (op == ArithmeticOp::kMinus && IsDateOrDateTime(a) && a == b) {

@@ -9,6 +9,7 @@
 //   range(n), range(a, b[, s])   Array of the arguments' supertype (at least UInt8)
 //   emptyArrayUInt8() ...        Array(T) with no elements
 // Each kernel reads constants as one-row operands (RowOf) and builds its result row by row.
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -252,6 +253,17 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileRange(std::string_view,
   return MakeArrayKernel([result](const std::vector<Operand>& args, size_t rows) -> absl::StatusOr<ColumnPtr> {
     std::vector<ColumnPtr> values;
     for (const Operand& arg : args) {
+      // A UInt64 past Int64's range would wrap to a negative bound and an empty array.
+      if (arg.column->type() == TypeId::kUInt64) {
+        const uint64_t* data = arg.column->Data<uint64_t>();
+        for (size_t i = 0; i < arg.column->size(); ++i) {
+          if (data[i] > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+            return Error(ErrorCode::kArgumentOutOfBound,
+                         absl::StrCat("A call to function range would produce more than ",
+                                      kMaxRangeElements, " array elements: bound ", data[i]));
+          }
+        }
+      }
       ASSIGN_OR_RETURN(ColumnPtr value, CastColumn(arg.column, TypeId::kInt64));
       values.push_back(std::move(value));
     }

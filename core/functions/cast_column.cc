@@ -28,7 +28,7 @@ void ToDateLoop(const From* in, uint16_t* out, size_t rows) {
   for (size_t i = 0; i < rows; ++i) {
     int64_t v;
     if constexpr (std::is_floating_point_v<From>) {
-      v = CastNumber<int64_t>(in[i]);
+      v = in[i] >= kMaxDateTime ? kMaxDateTime : CastNumber<int64_t>(in[i]);
     } else if constexpr (std::is_same_v<From, uint64_t>) {
       v = in[i] > static_cast<uint64_t>(kMaxDateTime) ? kMaxDateTime : static_cast<int64_t>(in[i]);
     } else {
@@ -36,6 +36,22 @@ void ToDateLoop(const From* in, uint16_t* out, size_t rows) {
     }
     int64_t days = v < 0 ? 0 : (v <= kMaxDate ? v : v / kSecondsPerDay);
     out[i] = static_cast<uint16_t>(days > kMaxDate ? kMaxDate : days);
+  }
+}
+
+// Number -> DateTime: seconds since the epoch, saturated to the range 1970-01-01 00:00:00 ..
+// 2106-02-07 06:28:15 as ClickHouse's toDateTime does (NaN gives the epoch).
+template <typename From>
+void ToDateTimeLoop(const From* in, uint32_t* out, size_t rows) {
+  for (size_t i = 0; i < rows; ++i) {
+    if constexpr (std::is_floating_point_v<From>) {
+      out[i] = !(in[i] > 0) ? 0 : in[i] >= kMaxDateTime ? kMaxDateTime
+                                                         : static_cast<uint32_t>(in[i]);
+    } else if constexpr (std::is_signed_v<From>) {
+      out[i] = static_cast<uint32_t>(std::clamp<int64_t>(in[i], 0, kMaxDateTime));
+    } else {
+      out[i] = static_cast<uint32_t>(std::min<uint64_t>(in[i], kMaxDateTime));
+    }
   }
 }
 
@@ -132,6 +148,7 @@ absl::StatusOr<ColumnPtr> CastColumn(const ColumnPtr& column, TypeId to) {
   if (from == TypeId::kDate && IsDateTime(to)) {
     const uint16_t* in = column->Data<uint16_t>();
     uint32_t* dst = out->Data<uint32_t>();
+    // Dates past 2106-02-07 wrap around, as in ClickHouse's CAST.
     for (size_t i = 0; i < rows; ++i) dst[i] = static_cast<uint32_t>(in[i] * kSecondsPerDay);
     return out;
   }
@@ -139,6 +156,13 @@ absl::StatusOr<ColumnPtr> CastColumn(const ColumnPtr& column, TypeId to) {
     const uint32_t* in = column->Data<uint32_t>();
     uint16_t* dst = out->Data<uint16_t>();
     for (size_t i = 0; i < rows; ++i) dst[i] = static_cast<uint16_t>(in[i] / kSecondsPerDay);
+    return out;
+  }
+  if (IsDateTime(to) && !IsDateOrDateTime(from) && from != TypeId::kBool) {
+    DispatchFixed(from, [&](auto tag) {
+      using From = typename decltype(tag)::Type;
+      ToDateTimeLoop(column->Data<From>(), out->Data<uint32_t>(), rows);
+    });
     return out;
   }
   if (to == TypeId::kDate) {

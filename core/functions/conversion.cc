@@ -4,6 +4,7 @@
 // Time zones (ClickHouse's): toDateTime(x, 'tz') -> DateTime('tz') (text read as that zone's wall
 // clock; a zoned date-time keeps its zone without the argument); toString(t, 'tz') writes t in
 // that zone; toDate(t, 'tz') is t's local day; toUnixTimestamp(text, 'tz') reads the text in it.
+// toUnixTimestamp of a number is toUInt32 of it (wrapping), of a Date its midnight.
 // TimeZoneConversion is the zoned type a value passes through.
 #include <memory>
 
@@ -60,7 +61,8 @@ absl::StatusOr<TypeId> ResolveNamedConversion(std::string_view name,
                                               const std::vector<ArgumentInfo>& args) {
   RETURN_IF_ERROR(TimeZoneConversion(name, args).status());
   if (name == "toUnixTimestamp") {
-    if (!IsDateTime(args[0].type) && !IsString(args[0].type)) {
+    // A number is already seconds: converted as toUInt32 converts it (wrapping), as ClickHouse.
+    if (!IsNumeric(args[0].type) && !IsString(args[0].type)) {
       return IllegalArgumentType(name, 0, args[0].type);
     }
     return TypeId::kUInt32;
@@ -130,7 +132,9 @@ class CastKernel : public ScalarKernel {
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileConversion(
     std::string_view name, const std::vector<ArgumentInfo>& args, TypeId result_type) {
   std::optional<TypeId> via;
-  if (name == "toUnixTimestamp") via = TypeId::kDateTime;
+  if (name == "toUnixTimestamp" && (IsDateOrDateTime(args[0].type) || IsString(args[0].type))) {
+    via = TypeId::kDateTime;
+  }
   if (name != "CAST" && !absl::StartsWith(ToAbsl(name), "toDecimal")) {
     ASSIGN_OR_RETURN(const TypeId zoned, TimeZoneConversion(name, args));
     if (zoned != TypeId::kNothing) via = zoned;

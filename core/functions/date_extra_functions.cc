@@ -3,7 +3,8 @@
 //   addSeconds/Minutes/Hours/Days/Weeks/Months/Quarters/Years(t, n) and subtract*(t, n): Date
 //     stays Date for day and longer units, otherwise DateTime; months clamp the day to the month's
 //     end (2021-01-31 + 1 month = 2021-02-28); results wrap around the type's range as ClickHouse;
-//   dateAdd / dateSub(unit, n, t) and dateDiff(unit, start, end) -> Int64 with unit a constant
+//   dateAdd / dateSub(unit, n, t) (two arguments: plus / minus) and dateDiff(unit, start, end)
+//     -> Int64 with unit a constant
 //     string ('second' ... 'year' and ClickHouse's abbreviations); dateDiff counts unit
 //     boundaries crossed (toRelative*Num(end) - toRelative*Num(start));
 //   toRelativeYearNum (UInt16), toRelativeQuarterNum, toRelativeMonthNum, toRelativeWeekNum,
@@ -11,8 +12,9 @@
 //   toISOYear (UInt16), toISOWeek, toWeek(t[, mode 0..3]) (UInt8), toYearWeek (UInt32, mode 0),
 //     toStartOfWeek(t[, mode]) (Date; mode 0: Sunday, 1: Monday), toStartOfISOYear,
 //     toLastDayOfMonth (Date), toStartOfTenMinutes, timeSlot (DateTime),
-//     toYYYYMMDDhhmmss (UInt64), monthName (String), makeDate(y, m, d), makeDateTime(y, m, d,
-//     h, mi, s), fromUnixTimestamp(n[, format]) (FROM_UNIXTIME);
+//     toYYYYMMDDhhmmss (UInt64), monthName (String), makeDate(y, m, d) or (y, day_of_year),
+//     makeDateTime(y, m, d, h, mi, s) (numbers, fractions dropped),
+//     fromUnixTimestamp(n[, format]) (FROM_UNIXTIME);
 //   formatDateTime(t, format) with MySQL-style specifiers (see FormatOne);
 //   parseDateTimeBestEffort(s[, 'tz']) / parseDateTimeBestEffortOrZero(s[, 'tz']) -> DateTime
 //     (DateTime('tz'), text without an offset read in that zone): ISO 8601 with 'T' and a zone
@@ -20,6 +22,7 @@
 //     unix timestamps, DD/MM/YYYY, RFC 2822 and "Mar 7 2021 2:05 PM" / "7 March 2021".
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -29,6 +32,7 @@
 #include "core/error.h"
 #include "core/function_error_codes.h"
 #include "core/functions/function_errors.h"
+#include "core/functions/function_registry.h"
 #include "core/functions/simple_function.h"
 #include "core/functions/vector_loops.h"
 #include "core/status_macros.h"
@@ -164,11 +168,26 @@ absl::StatusOr<AddFunction> AddCallOf(std::string_view name, const std::vector<A
   return AddFunction{name, unit, name == "dateSub" ? -1 : 1};
 }
 
+// dateAdd(a, b) / dateSub(a, b) without a unit are ClickHouse's plus(a, b) / minus(a, b) (the
+// form `date_add(d, INTERVAL 1 DAY)` takes after its interval is folded).
+std::string_view TwoArgumentForm(std::string_view name, const std::vector<ArgumentInfo>& args) {
+  if (args.size() != 2) return {};
+  if (name == "dateAdd") return "plus";
+  if (name == "dateSub") return "minus";
+  return {};
+}
+
 absl::StatusOr<TypeId> ResolveAdd(std::string_view name, const std::vector<ArgumentInfo>& args) {
+  if (std::string_view op = TwoArgumentForm(name, args); !op.empty()) {
+    ASSIGN_OR_RETURN(ResolvedFunction resolved, ResolveFunction(op, args));
+    return resolved.result_type;
+  }
   size_t time, count;
   ASSIGN_OR_RETURN(AddFunction f, AddCallOf(name, args, &time, &count));
   if (!IsDateOrDateTime(args[time].type)) return IllegalArgumentType(name, time, args[time].type);
-  if (!IsInteger(args[count].type) || IsDateOrDateTime(args[count].type)) {
+  // A float count is truncated toward zero (addHours(d, 2.5) adds 2 hours), as ClickHouse.
+  if (!(IsInteger(args[count].type) || IsFloat(args[count].type)) ||
+      IsDateOrDateTime(args[count].type)) {
     return IllegalArgumentType(name, count, args[count].type);
   }
   return args[time].type == TypeId::kDate && IsDayOrLonger(f.unit) ? TypeId::kDate
@@ -208,6 +227,10 @@ class AddKernel : public ScalarKernel {
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileAdd(std::string_view name,
                                                          const std::vector<ArgumentInfo>& args,
                                                          TypeId result) {
+  if (std::string_view op = TwoArgumentForm(name, args); !op.empty()) {
+    ASSIGN_OR_RETURN(CompiledFunction compiled, CompileFunction(op, args));
+    return std::move(compiled.kernel);
+  }
   size_t time, count;
   ASSIGN_OR_RETURN(AddFunction f, AddCallOf(name, args, &time, &count));
   std::vector<TypeId> targets;
@@ -264,7 +287,9 @@ int64_t DayOfRow(const Operand* ops, size_t i) { return Time(ops[0], i) / kSecon
 
 template <Unit kUnit, typename R>
 void RelativeRow(const Operand* ops, size_t i, Column* out) {
-  out->Append<R>(static_cast<R>(Relative(kUnit, Time(ops[0], i))));
+  // Seconds of Dates past 2106 do not fit UInt32: the largest value, as ClickHouse answers.
+  const int64_t value = Relative(kUnit, Time(ops[0], i));
+  out->Append<R>(static_cast<R>(std::min<int64_t>(value, std::numeric_limits<R>::max())));
 }
 
 void CivilOf(int64_t day, int* y, unsigned* m, unsigned* d) { CivilFromDays(day, y, m, d); }
@@ -346,20 +371,23 @@ void LastDayOfMonthRow(const Operand* ops, size_t i, Column* out) {
   unsigned m, d;
   const int64_t day = DayOfRow(ops, i);
   CivilOf(day, &y, &m, &d);
-  out->Append<uint16_t>(static_cast<uint16_t>(day + DaysInMonth(y, m) - d));
+  const int64_t last = day + DaysInMonth(y, m) - d;
+  out->Append<uint16_t>(static_cast<uint16_t>(std::min<int64_t>(last, kMaxDate)));
 }
 template <uint32_t kStep>
 void StartOfStepRow(const Operand* ops, size_t i, Column* out) {
-  const uint32_t t = Time(ops[0], i);
-  out->Append<uint32_t>(t - t % kStep);
+  const int64_t t = std::min<int64_t>(Time(ops[0], i), kMaxDateTime);
+  out->Append<uint32_t>(static_cast<uint32_t>(t - t % kStep));
 }
 void YyyyMmDdHhMmSsRow(const Operand* ops, size_t i, Column* out) {
-  const uint32_t t = Time(ops[0], i);
+  const int64_t t = Time(ops[0], i);
   int y;
   unsigned m, d;
   CivilOf(t / kSecondsPerDay, &y, &m, &d);
+  const auto time_of_day = static_cast<uint32_t>(t % kSecondsPerDay);
   out->Append<uint64_t>(((uint64_t(y) * 100 + m) * 100 + d) * 1000000 +
-                        HourOf(t) * 10000 + MinuteOf(t) * 100 + SecondOf(t));
+                        HourOf(time_of_day) * 10000 + MinuteOf(time_of_day) * 100 +
+                        SecondOf(time_of_day));
 }
 
 constexpr const char* kMonths[] = {"January", "February", "March",     "April",
@@ -372,24 +400,44 @@ void MonthNameRow(const Operand* ops, size_t i, Column* out) {
   out->AppendString(kMonths[MonthOf(DayOfRow(ops, i)) - 1]);
 }
 
+// A makeDate / makeDateTime argument: any number, its fraction dropped (NaN and far values give
+// an invalid part, so the epoch).
+int64_t Part(const Operand& op, size_t i) {
+  const double v = F64(op, i);
+  return v > -1e6 && v < 1e6 ? static_cast<int64_t>(v) : -1;
+}
+
+// makeDate(year, month, day) or makeDate(year, day_of_year); an invalid date is 1970-01-01.
 void MakeDateRow(const Operand* ops, size_t i, Column* out) {
-  const int64_t y = I64(ops[0], i), m = I64(ops[1], i), d = I64(ops[2], i);
+  const int64_t y = Part(ops[0], i);
   int64_t day = 0;
-  if (m >= 1 && m <= 12 && d >= 1 && y >= 1970 && y <= 2149 &&
-      d <= DaysInMonth(static_cast<int>(y), static_cast<unsigned>(m))) {
-    day = DaysFromCivil(static_cast<int>(y), static_cast<unsigned>(m), static_cast<unsigned>(d));
+  if (ops[2].column == nullptr) {
+    const int64_t n = Part(ops[1], i);
+    const int64_t year_days = DaysFromCivil(static_cast<int>(y) + 1, 1, 1) -
+                              DaysFromCivil(static_cast<int>(y), 1, 1);
+    if (y >= 1970 && y <= 2149 && n >= 1 && n <= year_days) {
+      day = DaysFromCivil(static_cast<int>(y), 1, 1) + n - 1;
+      if (day > kMaxDate) day = 0;
+    }
+  } else {
+    const int64_t m = Part(ops[1], i), d = Part(ops[2], i);
+    if (m >= 1 && m <= 12 && d >= 1 && y >= 1970 && y <= 2149 &&
+        d <= DaysInMonth(static_cast<int>(y), static_cast<unsigned>(m))) {
+      day = DaysFromCivil(static_cast<int>(y), static_cast<unsigned>(m),
+                          static_cast<unsigned>(d));
+    }
   }
   out->Append<uint16_t>(static_cast<uint16_t>(std::clamp<int64_t>(day, 0, kMaxDate)));
 }
 
 void MakeDateTimeRow(const Operand* ops, size_t i, Column* out) {
-  const int64_t y = I64(ops[0], i), m = I64(ops[1], i), d = I64(ops[2], i);
+  const int64_t y = Part(ops[0], i), m = Part(ops[1], i), d = Part(ops[2], i);
   int64_t seconds = 0;
   if (m >= 1 && m <= 12 && d >= 1 && y >= 1970 && y <= 2106 &&
       d <= DaysInMonth(static_cast<int>(y), static_cast<unsigned>(m))) {
     seconds = DaysFromCivil(static_cast<int>(y), static_cast<unsigned>(m),
                             static_cast<unsigned>(d)) * kSecondsPerDay +
-              I64(ops[3], i) * 3600 + I64(ops[4], i) * 60 + I64(ops[5], i);
+              Part(ops[3], i) * 3600 + Part(ops[4], i) * 60 + Part(ops[5], i);
   }
   out->Append<uint32_t>(static_cast<uint32_t>(std::clamp<int64_t>(seconds, 0, kMaxDateTime)));
 }
@@ -767,8 +815,8 @@ void RegisterDateExtraFunctions(FunctionTable& table) {
   for (const AddFunction& f : kAddFunctions) {
     table.Add({f.name, 2, 2, false, ResolveAdd, CompileAdd});
   }
-  table.Add({"dateAdd", 3, 3, true, ResolveAdd, CompileAdd});
-  table.Add({"dateSub", 3, 3, true, ResolveAdd, CompileAdd});
+  table.Add({"dateAdd", 2, 3, true, ResolveAdd, CompileAdd});
+  table.Add({"dateSub", 2, 3, true, ResolveAdd, CompileAdd});
   table.AddAlias("date_add", "dateAdd", true);
   table.AddAlias("DATE_ADD", "dateAdd", true);
   table.AddAlias("timestampAdd", "dateAdd", true);
@@ -820,8 +868,8 @@ void RegisterDateExtraFunctions(FunctionTable& table) {
       {"toYYYYMMDDhhmmss", {A::kTime}, 1, 1, false, TypeId::kUInt64,
        MakeRowKernel<YyyyMmDdHhMmSsRow>},
       {"monthName", {A::kTime}, 1, 1, true, TypeId::kString, MakeRowKernel<MonthNameRow>},
-      {"makeDate", {A::kInt}, 3, 3, true, kDate, MakeRowKernel<MakeDateRow>},
-      {"makeDateTime", {A::kInt}, 6, 6, true, kDateTime, MakeRowKernel<MakeDateTimeRow>},
+      {"makeDate", {A::kFloat}, 2, 3, true, kDate, MakeRowKernel<MakeDateRow>},
+      {"makeDateTime", {A::kFloat}, 6, 6, true, kDateTime, MakeRowKernel<MakeDateTimeRow>},
   });
   table.Add({"parseDateTimeBestEffort", 1, 2, false, ResolveBestEffort, CompileBestEffort});
   table.Add({"parseDateTimeBestEffortOrZero", 1, 2, false, ResolveBestEffort, CompileBestEffort});

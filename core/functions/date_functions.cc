@@ -96,9 +96,12 @@ uint32_t FifteenMinutesStart(uint32_t s) { return s - s % 900; }
 uint32_t HourStart(uint32_t s) { return StartOfHour(s); }
 uint32_t SameSecond(uint32_t s) { return s; }
 
-// Midnight of the day as a DateTime, for Date or DateTime input.
+// Midnight of the day as a DateTime, for Date or DateTime input; Dates past 2106-02-07 give the
+// largest DateTime, as in ClickHouse.
 struct DayStart {
-  static uint32_t Day(int64_t d) { return static_cast<uint32_t>(d * kSecondsPerDay); }
+  static uint32_t Day(int64_t d) {
+    return static_cast<uint32_t>(std::min<int64_t>(d * kSecondsPerDay, kMaxDateTime));
+  }
   static uint32_t Time(uint32_t s) { return StartOfDay(s); }
 };
 

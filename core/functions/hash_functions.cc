@@ -1,11 +1,14 @@
 // Hash functions with ClickHouse's values:
 //   cityHash64, sipHash64, xxHash64, murmurHash2_64, murmurHash3_64 -> UInt64;
-//   xxHash32, murmurHash2_32, murmurHash3_32 -> UInt32 (any number of arguments of any type);
+//   xxHash32, murmurHash2_32, murmurHash3_32 -> UInt32; halfMD5 -> UInt64 (the first 8 bytes of
+//   MD5, big-endian) (any number of arguments of any type; none gives
+//   ClickHouse's fixed value for the empty list);
 //   intHash32 -> UInt32, intHash64 -> UInt64 (an integer); javaHash, hiveHash -> Int32 (String);
 //   MD5, SHA1, SHA224, SHA256, SHA384, SHA512 -> String (the digest bytes; ClickHouse types them
-//   FixedString(N)); halfMD5 -> UInt64 (the first 8 bytes of MD5, big-endian); CRC32 -> UInt32.
+//   FixedString(N)); CRC32 -> UInt32.
 // As in ClickHouse, a String argument is hashed by its bytes and a number by its bytes in memory
-// (cityHash64: by intHash64 of the value's bits); several arguments combine left to right.
+// (cityHash64: by intHash64 of the value's bits, a Decimal by its bytes); several arguments
+// combine left to right.
 #include <openssl/evp.h>
 #include <xxhash.h>
 #include <zlib.h>
@@ -42,6 +45,16 @@ uint64_t Murmur3_64(const char* s, size_t n) {
   return out[0] ^ out[1];
 }
 
+// The first 8 bytes of the MD5 digest, read big-endian.
+uint64_t HalfMd5Bytes(const char* s, size_t n) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  EVP_Digest(s, n, digest, &size, EVP_md5(), nullptr);
+  uint64_t h = 0;
+  for (int k = 0; k < 8; ++k) h = (h << 8) | digest[k];
+  return h;
+}
+
 uint64_t CombineCity(uint64_t a, uint64_t b) { return CityHash128To64(a, b); }
 template <uint64_t (*H)(const char*, size_t)>
 uint64_t CombineBytes(uint64_t a, uint64_t b) {
@@ -54,12 +67,13 @@ uint64_t CombineInt32(uint64_t a, uint64_t b) { return static_cast<uint32_t>(Int
 constexpr Hasher kHashers[] = {
     {"cityHash64", true, true, City, CombineCity},
     {"sipHash64", true, false, Sip, CombineBytes<Sip>},
-    {"xxHash64", true, false, Xx64, CombineInt64},
+    {"xxHash64", true, false, Xx64, CombineCity},
     {"murmurHash2_64", true, false, Murmur2_64, CombineInt64},
     {"murmurHash3_64", true, false, Murmur3_64, CombineInt64},
     {"xxHash32", false, false, Xx32, CombineInt32},
     {"murmurHash2_32", false, false, Murmur2_32, CombineInt32},
     {"murmurHash3_32", false, false, Murmur3_32, CombineInt32},
+    {"halfMD5", true, false, HalfMd5Bytes, CombineBytes<HalfMd5Bytes>},
 };
 
 const Hasher* FindHasher(std::string_view name) {
@@ -73,12 +87,15 @@ absl::StatusOr<TypeId> ResolveHash(std::string_view name, const std::vector<Argu
   return FindHasher(name)->wide ? TypeId::kUInt64 : TypeId::kUInt32;
 }
 
+constexpr uint64_t kEmptyListHash = 0xe28dbde7fe22e41cULL;
+
 class HashKernel : public ScalarKernel {
  public:
   explicit HashKernel(const Hasher& hasher) : hasher_(hasher) {}
 
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
-    std::vector<uint64_t> hashes(rows);
+    // No arguments: ClickHouse's fixed value for the empty list (truncated to 32 bits).
+    std::vector<uint64_t> hashes(rows, args.empty() ? kEmptyListHash : 0);
     for (size_t a = 0; a < args.size(); ++a) {
       const Column& column = *args[a].column;
       const bool constant = args[a].is_constant;
@@ -91,7 +108,8 @@ class HashKernel : public ScalarKernel {
         } else {
           const size_t width = ValueSize(column.type());
           const char* p = column.RawData() + row * width;
-          if (hasher_.int_hash_numbers) {
+          // A Decimal hashes by its bytes in every function, as in ClickHouse.
+          if (hasher_.int_hash_numbers && !IsDecimal(column.type())) {
             uint64_t bits = 0;
             std::memcpy(&bits, p, width);
             h = IntHash64(bits);
@@ -153,13 +171,6 @@ void DigestRow(const Operand* ops, size_t i, Column* out) {
   out->AppendString(Digest(Md(), Str(ops[0], i)));
 }
 
-void HalfMd5(const Operand* ops, size_t i, Column* out) {
-  const std::string d = Digest(EVP_md5(), Str(ops[0], i));
-  uint64_t h = 0;
-  for (int k = 0; k < 8; ++k) h = (h << 8) | static_cast<uint8_t>(d[k]);
-  out->Append<uint64_t>(h);
-}
-
 void Crc32(const Operand* ops, size_t i, Column* out) {
   std::string_view s = Str(ops[0], i);
   out->Append<uint32_t>(static_cast<uint32_t>(
@@ -172,10 +183,10 @@ constexpr TypeId kStr = TypeId::kString;
 }  // namespace
 
 void RegisterHashFunctions(FunctionTable& table) {
+  // Every combination of argument types is checked against ClickHouse by
+  // tests/tools/function_coverage.py.
   for (const Hasher& h : kHashers) {
-    // Only the combination of cityHash64 and sipHash64 is checked against ClickHouse.
-    const bool combines = h.name == "cityHash64" || h.name == "sipHash64";
-    table.Add({h.name, 1, combines ? kVariadic : 1, false, ResolveHash, CompileHash});
+    table.Add({h.name, 0, kVariadic, false, ResolveHash, CompileHash});
   }
   AddSimpleFunctions(table, {
       {"intHash64", {A::kUInt}, 1, 1, false, TypeId::kUInt64, MakeRowKernel<IntHash64Row>},
@@ -188,7 +199,6 @@ void RegisterHashFunctions(FunctionTable& table) {
       {"SHA256", {A::kString}, 1, 1, false, kStr, MakeRowKernel<DigestRow<EVP_sha256>>},
       {"SHA384", {A::kString}, 1, 1, false, kStr, MakeRowKernel<DigestRow<EVP_sha384>>},
       {"SHA512", {A::kString}, 1, 1, false, kStr, MakeRowKernel<DigestRow<EVP_sha512>>},
-      {"halfMD5", {A::kString}, 1, 1, false, TypeId::kUInt64, MakeRowKernel<HalfMd5>},
       {"CRC32", {A::kString}, 1, 1, true, TypeId::kUInt32, MakeRowKernel<Crc32>},
   });
 }

@@ -71,14 +71,31 @@ class JsonScanner {
         return true;
       }
     }
-    const size_t start = pos_;
+    return SkipNumber();
+  }
+  // Skips a number of JSON's grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?.
+  bool SkipNumber() {
     if (pos_ < s_.size() && s_[pos_] == '-') ++pos_;
-    while (pos_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[pos_])) ||
-                                s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E' ||
-                                s_[pos_] == '+' || s_[pos_] == '-')) {
+    if (pos_ < s_.size() && s_[pos_] == '0') {
       ++pos_;
+    } else if (SkipDigits() == 0) {
+      return false;
     }
-    return pos_ > start && std::isdigit(static_cast<unsigned char>(s_[pos_ - 1]));
+    if (pos_ < s_.size() && s_[pos_] == '.') {
+      ++pos_;
+      if (SkipDigits() == 0) return false;
+    }
+    if (pos_ < s_.size() && (s_[pos_] == 'e' || s_[pos_] == 'E')) {
+      ++pos_;
+      if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) ++pos_;
+      if (SkipDigits() == 0) return false;
+    }
+    return true;
+  }
+  size_t SkipDigits() {
+    const size_t start = pos_;
+    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    return pos_ - start;
   }
   bool SkipString() {
     if (pos_ >= s_.size() || s_[pos_] != '"') return false;
@@ -229,7 +246,7 @@ class JsonScanner {
 bool Follow(JsonScanner* scanner, const Operand* ops, size_t i) {
   {
     JsonScanner check = *scanner;
-    if (!check.SkipValue()) return false;
+    if (!check.SkipValue() || !check.AtEnd()) return false;  // not one valid document
   }
   for (size_t k = 1; ops[k].column != nullptr; ++k) {
     const bool found = ops[k].type() == TypeId::kString ? scanner->Member(Str(ops[k], i))
@@ -237,6 +254,31 @@ bool Follow(JsonScanner* scanner, const Operand* ops, size_t i) {
     if (!found) return false;
   }
   return true;
+}
+
+// Returns a value's text without the white space between its tokens, as ClickHouse prints the
+// objects and arrays JSONExtractRaw and JSONExtractString return.
+std::string Minified(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  bool in_string = false;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (in_string) {
+      out.push_back(c);
+      if (c == '\\' && i + 1 < raw.size()) {
+        out.push_back(raw[++i]);
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+      out.push_back(c);
+    } else if (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
+      out.push_back(c);
+    }
+  }
+  return out;
 }
 
 enum class Kind { kString, kInt, kUInt, kFloat, kBool, kRaw, kHas, kLength };
@@ -264,14 +306,14 @@ void Extract(const Operand* ops, size_t i, Column* out) {
   switch (kKind) {
     case Kind::kHas: return out->Append<uint8_t>(found);
     case Kind::kLength: return out->Append<uint64_t>(found ? scanner.Length() : 0);
-    case Kind::kRaw: return out->AppendString(found ? scanner.Raw() : "");
+    case Kind::kRaw: return out->AppendString(found ? Minified(scanner.Raw()) : "");
     case Kind::kString: {
       std::string text;
       std::string_view raw = found ? scanner.Raw() : "";
       if (raw.starts_with('"')) {
         JsonScanner::Unescape(raw, &text);
-      } else if (!raw.empty() && raw[0] != '{' && raw[0] != '[') {
-        text = raw;  // a number or a literal: its text, as ClickHouse
+      } else {
+        text = Minified(raw);  // a number, literal, object or array: its text, as ClickHouse
       }
       return out->AppendString(text);
     }

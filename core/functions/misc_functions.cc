@@ -9,15 +9,18 @@
 //   formatReadableSize (1024-based, "1.00 KiB"), formatReadableDecimalSize ("1.00 KB"),
 //   formatReadableQuantity ("1.00 thousand");
 //   bitAnd, bitOr, bitXor, bitShiftLeft, bitShiftRight (integers; the wider operand's type,
-//     signed if either is), bitNot, bitCount, roundToExp2 (the argument's type), gcd, lcm.
+//     signed if either is; a negative shift count is ARGUMENT_OUT_OF_BOUND), bitNot, bitCount,
+//     roundToExp2 (the argument's type), gcd, lcm.
 #include <unistd.h>
 
+#include <charconv>
 #include <cmath>
 #include <random>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/absl_compat.h"
 #include "core/error.h"
 #include "core/function_error_codes.h"
 #include "core/functions/cast_column.h"
@@ -215,29 +218,50 @@ void IsIpv4String(const Operand* ops, size_t i, Column* out) {
 }
 
 // formatReadable*.
+// Appends `v` with two decimals and `unit`; past 1e60 (where ClickHouse's fixed notation gives
+// up) the shortest round-trip text, in ClickHouse's spelling without '+' ("8.27e275").
+void AppendReadable(double v, const char* unit, Column* out) {
+  if (!(std::fabs(v) < 1e60)) {
+    char buffer[64];
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), v);
+    std::string text(buffer, ec == std::errc() ? end : buffer);
+    if (const size_t plus = text.find("e+"); plus != std::string::npos) text.erase(plus + 1, 1);
+    return out->AppendString(text + unit);
+  }
+  out->AppendString(absl::StrFormat("%.2f%s", v, unit));
+}
+
 template <int kBase>
 void FormatReadableSize(const Operand* ops, size_t i, Column* out) {
-  static constexpr const char* kBinary[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
-  static constexpr const char* kDecimal[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
+  static constexpr const char* kBinary[] = {" B",   " KiB", " MiB", " GiB", " TiB",
+                                            " PiB", " EiB", " ZiB", " YiB"};
+  static constexpr const char* kDecimal[] = {" B",  " KB", " MB", " GB", " TB",
+                                             " PB", " EB", " ZB", " YB"};
   double v = F64(ops[0], i);
   size_t unit = 0;
   while (std::fabs(v) >= kBase && unit < 8) {
     v /= kBase;
     ++unit;
   }
-  out->AppendString(absl::StrFormat("%.2f %s", v, kBase == 1024 ? kBinary[unit] : kDecimal[unit]));
+  AppendReadable(v, kBase == 1024 ? kBinary[unit] : kDecimal[unit], out);
 }
 
 void FormatReadableQuantity(const Operand* ops, size_t i, Column* out) {
-  static constexpr const char* kUnits[] = {"", " thousand", " million", " billion", " trillion",
-                                           " quadrillion"};
+  static constexpr const char* kUnits[] = {
+      "",                 " thousand",        " million",        " billion",
+      " trillion",        " quadrillion",     " quintillion",    " sextillion",
+      " septillion",      " octillion",       " nonillion",      " decillion",
+      " undecillion",     " duodecillion",    " tredecillion",   " quattuordecillion",
+      " quindecillion",   " sexdecillion",    " septendecillion", " octodecillion",
+      " novemdecillion",  " vigintillion"};
+  constexpr size_t kLast = sizeof(kUnits) / sizeof(kUnits[0]) - 1;
   double v = F64(ops[0], i);
   size_t unit = 0;
-  while (std::fabs(v) >= 1000 && unit < 5) {
+  while (std::fabs(v) >= 1000 && unit < kLast) {
     v /= 1000;
     ++unit;
   }
-  out->AppendString(absl::StrFormat("%.2f%s", v, kUnits[unit]));
+  AppendReadable(v, kUnits[unit], out);
 }
 
 // Bit functions: the result type follows ClickHouse for equal signedness (the wider type);
@@ -273,6 +297,7 @@ class BitKernel : public ScalarKernel {
     auto wide = NewColumn(TypeId::kUInt64, rows);
     uint64_t* r = wide->Data<uint64_t>();
     const uint64_t width_bits = ValueSize(result_) * 8;
+    int64_t negative_shift = 0;
     for (size_t i = 0; i < rows; ++i) {
       const uint64_t a = U64(ops[0], i);
       const uint64_t b = ops.size() > 1 ? U64(ops[1], i) : 0;
@@ -284,6 +309,10 @@ class BitKernel : public ScalarKernel {
         r[i] = a ^ b;
       } else if (name_ == "bitNot") {
         r[i] = ~a;
+      } else if ((name_ == "bitShiftLeft" || name_ == "bitShiftRight") && signed_shift_ &&
+                 static_cast<int64_t>(b) < 0) {
+        negative_shift = static_cast<int64_t>(b);  // reported after the loop
+        r[i] = 0;
       } else if (name_ == "bitShiftLeft") {
         r[i] = b >= width_bits ? 0 : a << b;
       } else if (name_ == "bitShiftRight") {
@@ -293,6 +322,11 @@ class BitKernel : public ScalarKernel {
       } else if (name_ == "roundToExp2") {
         r[i] = RoundToExp2(a);
       }
+    }
+    if (negative_shift < 0) {
+      return Error(ErrorCode::kArgumentOutOfBound,
+                   absl::StrCat("The number of shift positions needs to be a non-negative value: ",
+                                negative_shift, " in function ", ToAbsl(name_)));
     }
     return CastColumn(wide, result_);
   }
@@ -316,6 +350,7 @@ class BitKernel : public ScalarKernel {
 
  public:
   TypeId source_ = TypeId::kUInt64;
+  bool signed_shift_ = false;  // the shift count's type is signed: a negative count is an error
 
  private:
   const std::string_view name_;
@@ -334,6 +369,7 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileBits(std::string_view name,
   ASSIGN_OR_RETURN(OperandCaster caster, OperandCaster::Create(args, targets));
   auto kernel = std::make_unique<BitKernel>(name, std::move(caster), result);
   kernel->source_ = args[0].type;
+  kernel->signed_shift_ = args.size() > 1 && IsSignedInteger(args[1].type);
   return kernel;
 }
 
@@ -366,9 +402,9 @@ void RegisterMiscFunctions(FunctionTable& table) {
       {"randCanonical", {A::kAny}, 0, kVariadic, false, TypeId::kFloat64,
        MakeRowKernel<RandCanonical>},
       {"throwIf", {A::kInt, A::kString}, 1, 2, false, TypeId::kUInt8, MakeRowKernel<ThrowIf>},
-      {"IPv4NumToString", {A::kUInt}, 1, 1, false, TypeId::kString,
+      {"IPv4NumToString", {A::kUInt32}, 1, 1, false, TypeId::kString,
        MakeRowKernel<Ipv4NumToString<false>>},
-      {"IPv4NumToStringClassC", {A::kUInt}, 1, 1, false, TypeId::kString,
+      {"IPv4NumToStringClassC", {A::kUInt32}, 1, 1, false, TypeId::kString,
        MakeRowKernel<Ipv4NumToString<true>>},
       {"IPv4StringToNum", {A::kString}, 1, 1, false, TypeId::kUInt32,
        MakeRowKernel<Ipv4StringToNum>},

@@ -3,11 +3,13 @@
 // Floats: round uses banker's rounding like ClickHouse (round(0.5) = 0, round(1.5) = 2), computed
 // in the argument's precision (Float32 in float);
 // integers with N < 0 round half away from zero (round(15, -1) = 20); integers with N >= 0 are
-// unchanged.
+// unchanged. Decimals keep their type and round their scaled integer, half away from zero
+// (round(toDecimal64(-12.35, 2), 1) = -12.4).
 #include <cmath>
 #include <memory>
 #include <type_traits>
 
+#include "core/decimal.h"
 #include "core/functions/constant_column.h"
 #include "core/functions/function_errors.h"
 #include "core/functions/function_table.h"
@@ -21,7 +23,7 @@ enum class RoundingMode { kRound, kFloor, kCeil, kTrunc };
 
 absl::StatusOr<TypeId> ResolveRounding(std::string_view name,
                                        const std::vector<ArgumentInfo>& args) {
-  if (!IsNumeric(args[0].type) || IsDateOrDateTime(args[0].type)) {
+  if (!(IsNumeric(args[0].type) || IsDecimal(args[0].type)) || IsDateOrDateTime(args[0].type)) {
     return IllegalArgumentType(name, 0, args[0].type);
   }
   if (args.size() == 2) {
@@ -65,6 +67,38 @@ W RoundInteger(W v, W scale) {
   return static_cast<W>(static_cast<uint64_t>(steps) * static_cast<uint64_t>(scale));
 }
 
+// Rounds a Decimal's scaled integer to a multiple of `step` (a power of 10); round goes half away
+// from zero, as ClickHouse rounds decimals.
+template <RoundingMode kMode>
+Int128 RoundScaled(Int128 v, Int128 step) {
+  Int128 q = v / step;
+  const Int128 r = v % step;
+  if constexpr (kMode == RoundingMode::kFloor) {
+    q -= r < 0;
+  } else if constexpr (kMode == RoundingMode::kCeil) {
+    q += r > 0;
+  } else if constexpr (kMode == RoundingMode::kRound) {
+    if (2 * (r < 0 ? -r : r) >= step) q += v < 0 ? -1 : 1;
+  }
+  return q * step;
+}
+
+// Rounds a Decimal column to `places` decimal places: the scaled integers to a multiple of
+// 10^(scale - places); nothing to do when places >= scale; 0 past 38 digits.
+template <RoundingMode kMode, typename T>
+void RoundDecimal(const T* x, T* result, size_t rows, int scale, int64_t places) {
+  const int64_t digits = scale - places;
+  if (digits <= 0) {
+    UnaryLoop(x, result, rows, [](T v) { return v; });
+  } else if (digits > 38) {
+    UnaryLoop(x, result, rows, [](T) { return T{0}; });
+  } else {
+    const Int128 step = PowerOf10(static_cast<int>(digits));
+    UnaryLoop(x, result, rows,
+              [step](T v) { return static_cast<T>(RoundScaled<kMode>(Int128{v}, step)); });
+  }
+}
+
 template <RoundingMode kMode>
 class RoundingKernel : public ScalarKernel {
  public:
@@ -73,6 +107,20 @@ class RoundingKernel : public ScalarKernel {
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t rows) const override {
     const Column& in = *args[0].column;
     auto out = NewColumn(in.type(), rows);
+    if (IsDecimal(in.type())) {
+      const int scale = ScaleOf(in.type());
+      switch (BaseOf(in.type())) {
+        case TypeId::kDecimal32:
+          RoundDecimal<kMode>(in.Data<int32_t>(), out->Data<int32_t>(), rows, scale, places_);
+          break;
+        case TypeId::kDecimal64:
+          RoundDecimal<kMode>(in.Data<int64_t>(), out->Data<int64_t>(), rows, scale, places_);
+          break;
+        default:
+          RoundDecimal<kMode>(in.Data<Int128>(), out->Data<Int128>(), rows, scale, places_);
+      }
+      return ColumnPtr(std::move(out));
+    }
     DispatchFixed(in.type(), [&](auto tag) {
       using T = typename decltype(tag)::Type;
       const T* x = in.Data<T>();

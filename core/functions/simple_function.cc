@@ -21,9 +21,12 @@ Arg ArgOf(const SimpleFunction& f, size_t i) {
 
 bool Accepts(Arg arg, TypeId type) {
   switch (arg) {
-    case Arg::kFloat: return IsNumeric(type) && !IsDateOrDateTime(type);
+    case Arg::kFloat: return (IsNumeric(type) && !IsDateOrDateTime(type)) || IsDecimal(type);
     case Arg::kInt:
-    case Arg::kUInt: return IsInteger(type) && !IsDateOrDateTime(type);
+    case Arg::kUInt:
+    case Arg::kCount: return IsInteger(type) && !IsDateOrDateTime(type);
+    case Arg::kUInt32:
+      return type == TypeId::kUInt8 || type == TypeId::kUInt16 || type == TypeId::kUInt32;
     case Arg::kString: return IsString(type);
     case Arg::kTime: return IsDateOrDateTime(type);
     case Arg::kAny: return true;
@@ -35,9 +38,11 @@ bool Accepts(Arg arg, TypeId type) {
 TypeId TargetOf(Arg arg) {
   switch (arg) {
     case Arg::kFloat:
-    case Arg::kNumber: return TypeId::kFloat64;
+    case Arg::kNumber:
+    case Arg::kCount: return TypeId::kFloat64;
     case Arg::kInt: return TypeId::kInt64;
-    case Arg::kUInt: return TypeId::kUInt64;
+    case Arg::kUInt:
+    case Arg::kUInt32: return TypeId::kUInt64;
     case Arg::kTime: return TypeId::kDateTime;
     case Arg::kString:
     case Arg::kAny: return TypeId::kString;
@@ -59,7 +64,11 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileSimple(std::string_view nam
                                                             TypeId result_type) {
   const SimpleFunction& f = Functions().at(std::string(name));
   std::vector<TypeId> targets;
-  for (size_t i = 0; i < args.size(); ++i) targets.push_back(TargetOf(ArgOf(f, i)));
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Arg arg = ArgOf(f, i);
+    targets.push_back(arg == Arg::kTime && args[i].type == TypeId::kDate ? TypeId::kDate
+                                                                          : TargetOf(arg));
+  }
   ASSIGN_OR_RETURN(OperandCaster caster, OperandCaster::Create(args, targets));
   return f.make(std::move(caster), result_type);
 }

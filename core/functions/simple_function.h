@@ -18,11 +18,14 @@ namespace granite::core {
 
 // What an argument accepts and what it is converted to before the row function sees it.
 enum class Arg : uint8_t {
-  kFloat,   // any number (not Date/DateTime) -> Float64
+  kFloat,   // any number or Decimal (not Date/DateTime) -> Float64
   kInt,     // an integer (not Date/DateTime) -> Int64
   kUInt,    // an integer (not Date/DateTime) -> UInt64
+  kUInt32,  // UInt8, UInt16 or UInt32 -> UInt64 (an IPv4 address)
+  kCount,   // an integer (not Date/DateTime) -> Float64: a repeat count, so that a UInt64 past
+            // Int64's range stays huge instead of wrapping negative
   kString,  // String
-  kTime,    // Date or DateTime -> DateTime
+  kTime,    // Date or DateTime -> DateTime, a Date kept as it is (read it with Time())
   kAny,     // any type -> String (its text)
   kNumber,  // any number, Date or DateTime -> Float64
 };
@@ -54,8 +57,14 @@ inline int64_t I64(const Operand& op, size_t row) {
 inline uint64_t U64(const Operand& op, size_t row) {
   return op.column->Data<uint64_t>()[op.is_constant ? 0 : row];
 }
-inline uint32_t Time(const Operand& op, size_t row) {
-  return op.column->Data<uint32_t>()[op.is_constant ? 0 : row];
+// Reads an Arg::kTime operand as seconds since the epoch: a Date stays a Date (its midnight is
+// computed here in 64 bits, so the Dates past 2106 that a DateTime cannot hold keep their day).
+inline int64_t Time(const Operand& op, size_t row) {
+  const size_t at = op.is_constant ? 0 : row;
+  if (op.column->type() == TypeId::kDate) {
+    return int64_t{op.column->Data<uint16_t>()[at]} * 86400;
+  }
+  return op.column->Data<uint32_t>()[at];
 }
 inline std::string_view Str(const Operand& op, size_t row) {
   return op.column->StringAt(op.is_constant ? 0 : row);

@@ -1,7 +1,7 @@
 // More string functions, ClickHouse's names and semantics:
 //   lengthUTF8 (char_length, character_length) -> UInt64; lowerUTF8, upperUTF8, reverse,
-//   reverseUTF8, initcap, initcapUTF8, trimLeft (ltrim), trimRight (rtrim), trimBoth (trim: spaces
-//   only), base64Encode (TO_BASE64), base64Decode (FROM_BASE64; invalid input fails with
+//   reverseUTF8, initcap, initcapUTF8, trimLeft (ltrim), trimRight (rtrim), trimBoth (trim) (s[,
+//   characters]: spaces without them), base64Encode (TO_BASE64), base64Decode (FROM_BASE64; invalid input fails with
 //   INCORRECT_DATA), tryBase64Decode ('' when invalid), unhex, toValidUTF8 -> String;
 //   substringUTF8(s, offset[, length]), left / right / leftUTF8 / rightUTF8(s, n), repeat(s, n),
 //   space(n), leftPad / rightPad / leftPadUTF8 / rightPadUTF8(s, length[, fill]) (lpad, rpad),
@@ -16,6 +16,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/functions/simple_function.h"
 #include "core/functions/utf8.h"
@@ -87,16 +88,20 @@ void Initcap(std::string_view s, std::string* out) {
   }
 }
 
+// trimLeft / trimRight / trimBoth(s[, characters]): strips the bytes of `characters` (a space
+// without it) from the chosen ends.
 template <bool kLeft, bool kRight>
-void Trim(std::string_view s, std::string* out) {
+void Trim(const Operand* ops, size_t i, Column* out) {
+  const std::string_view s = Str(ops[0], i);
+  const std::string_view set = ops[1].column != nullptr ? Str(ops[1], i) : std::string_view(" ");
   size_t b = 0, e = s.size();
   if (kLeft) {
-    while (b < e && s[b] == ' ') ++b;
+    while (b < e && set.find(s[b]) != std::string_view::npos) ++b;
   }
   if (kRight) {
-    while (e > b && s[e - 1] == ' ') --e;
+    while (e > b && set.find(s[e - 1]) != std::string_view::npos) --e;
   }
-  out->assign(s.substr(b, e - b));
+  out->AppendString(s.substr(b, e - b));
 }
 
 void Base64Encode(std::string_view s, std::string* out) {
@@ -121,11 +126,13 @@ void TryBase64Decode(std::string_view s, std::string* out) {
   if (!DecodeBase64(s, out)) out->clear();
 }
 
+// A hex digit's value; -1 for any other character, which unhex adds in as ClickHouse's table
+// does (unhex('2.') is 0x1F), so that invalid input gives ClickHouse's bytes.
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return 0;
+  return -1;
 }
 
 // unhex: pairs of hex digits; an odd count takes the first digit alone, as ClickHouse.
@@ -235,25 +242,30 @@ void LeftRight(const Operand* ops, size_t i, Column* out) {
 
 void Repeat(const Operand* ops, size_t i, Column* out) {
   std::string_view s = Str(ops[0], i);
-  const int64_t n = I64(ops[1], i);
-  if (n > 0 && s.size() * static_cast<uint64_t>(n) > (uint64_t{1} << 30)) {
-    FailRow(Error(ErrorCode::kTooManyBytes, "Too large string size in function repeat"));
+  const double count = F64(ops[1], i);
+  if (count > 0 && static_cast<double>(s.size()) * count > static_cast<double>(1 << 30)) {
+    FailRow(Error(ErrorCode::kTooLargeStringSize,
+                  absl::StrCat("Too large string size (", static_cast<uint64_t>(count),
+                               ") in function repeat")));
     out->AppendString("");
     return;
   }
+  const int64_t n = static_cast<int64_t>(count);
   std::string result;
   for (int64_t k = 0; k < n; ++k) result.append(s);
   out->AppendString(result);
 }
 
 void Space(const Operand* ops, size_t i, Column* out) {
-  const int64_t n = I64(ops[0], i);
-  if (n > (int64_t{1} << 30)) {
-    FailRow(Error(ErrorCode::kTooManyBytes, "Too large string size in function space"));
+  const double count = F64(ops[0], i);
+  if (count > static_cast<double>(1 << 30)) {
+    FailRow(Error(ErrorCode::kTooLargeStringSize,
+                  absl::StrCat("Too large string size (", static_cast<uint64_t>(count),
+                               ") in function space")));
     out->AppendString("");
     return;
   }
-  out->AppendString(std::string(n > 0 ? n : 0, ' '));
+  out->AppendString(std::string(count > 0 ? static_cast<size_t>(count) : 0, ' '));
 }
 
 template <bool kLeft, bool kUtf8>
@@ -511,9 +523,9 @@ void RegisterStringExtraFunctions(FunctionTable& table) {
       {"reverseUTF8", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<ReverseUtf8>>},
       {"initcap", {A::kString}, 1, 1, true, kStr, MakeRowKernel<MapString<Initcap<false>>>},
       {"initcapUTF8", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Initcap<true>>>},
-      {"trimLeft", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Trim<true, false>>>},
-      {"trimRight", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Trim<false, true>>>},
-      {"trimBoth", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Trim<true, true>>>},
+      {"trimLeft", {A::kString}, 1, 2, false, kStr, MakeRowKernel<Trim<true, false>>},
+      {"trimRight", {A::kString}, 1, 2, false, kStr, MakeRowKernel<Trim<false, true>>},
+      {"trimBoth", {A::kString}, 1, 2, false, kStr, MakeRowKernel<Trim<true, true>>},
       {"base64Encode", {A::kString}, 1, 1, false, kStr, MakeRowKernel<MapString<Base64Encode>>},
       {"base64Decode", {A::kString}, 1, 1, false, kStr, MakeRowKernel<Base64Decode>},
       {"tryBase64Decode", {A::kString}, 1, 1, false, kStr,
@@ -530,8 +542,8 @@ void RegisterStringExtraFunctions(FunctionTable& table) {
        MakeRowKernel<LeftRight<true, true>>},
       {"rightUTF8", {A::kString, A::kInt}, 2, 2, false, kStr,
        MakeRowKernel<LeftRight<false, true>>},
-      {"repeat", {A::kString, A::kInt}, 2, 2, true, kStr, MakeRowKernel<Repeat>},
-      {"space", {A::kInt}, 1, 1, true, kStr, MakeRowKernel<Space>},
+      {"repeat", {A::kString, A::kCount}, 2, 2, true, kStr, MakeRowKernel<Repeat>},
+      {"space", {A::kCount}, 1, 1, true, kStr, MakeRowKernel<Space>},
       {"leftPad", {A::kString, A::kInt, A::kString}, 2, 3, false, kStr,
        MakeRowKernel<Pad<true, false>>},
       {"rightPad", {A::kString, A::kInt, A::kString}, 2, 3, false, kStr,

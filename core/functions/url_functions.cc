@@ -4,10 +4,11 @@
 //   queryStringAndFragment, cutQueryString, cutFragment, cutQueryStringAndFragment, cutWWW,
 //   decodeURLComponent, encodeURLComponent, decodeURLFormComponent, encodeURLFormComponent
 //   -> String; port -> UInt16; extractURLParameter(url, name), cutURLParameter(url, name).
-// The host is what follows "scheme://" or "//" (or the start, without a scheme) up to the first
-// ':', '/', '?' or '#'; domain() is empty unless the host has a dot and only letters, digits,
-// '-', '_' and '.'. The query string starts after the first '?' anywhere in the URL and ends at
-// the next '#'; the fragment starts after the first '#'.
+// The host is what follows "scheme://" or "//" (or the start, without a scheme) and a "user@",
+// up to the first ':', '/', '?' or '#'; domain() is empty unless the host has a dot and only
+// letters, digits, '-', '_' and '.'. The query string starts after the first '?' anywhere in
+// the URL and ends at the next '#'; the fragment starts after the first '#'.
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/ascii.h"
@@ -19,8 +20,8 @@ namespace {
 using A = Arg;
 constexpr TypeId kStr = TypeId::kString;
 
-// Returns the offset where the host starts and whether a scheme or "//" introduced it.
-size_t HostStart(std::string_view url) {
+// Returns the offset after "scheme://" or "//" (0 without either).
+size_t AuthorityStart(std::string_view url) {
   size_t scheme = url.find("://");
   if (scheme != std::string_view::npos) {
     bool valid = scheme > 0 && absl::ascii_isalpha(url[0]);
@@ -32,6 +33,18 @@ size_t HostStart(std::string_view url) {
   }
   if (url.starts_with("//")) return 2;
   return 0;
+}
+
+// Returns the offset where the host starts: after the authority's "user@" when an '@' comes
+// before the first ':', '/', '?' or '#' (the last such '@', as ClickHouse reads it).
+size_t HostStart(std::string_view url) {
+  size_t start = AuthorityStart(url);
+  for (size_t i = start; i < url.size(); ++i) {
+    const char c = url[i];
+    if (c == ':' || c == '/' || c == '?' || c == '#') break;
+    if (c == '@') start = i + 1;
+  }
+  return start;
 }
 
 size_t HostEnd(std::string_view url, size_t start) {
@@ -61,7 +74,11 @@ std::string_view WithoutWww(std::string_view host) {
 std::string_view TopLevelDomain(std::string_view url) {
   std::string_view host = Domain(url);
   const size_t dot = host.rfind('.');
-  return dot == std::string_view::npos ? std::string_view() : host.substr(dot + 1);
+  if (dot == std::string_view::npos) return {};
+  // An IPv4 address has no top-level domain: ClickHouse answers "" for an all-digit last label.
+  std::string_view last = host.substr(dot + 1);
+  const bool digits = std::all_of(last.begin(), last.end(), absl::ascii_isdigit);
+  return digits ? std::string_view() : last;
 }
 
 // The registrable part of a host: the label before the top-level domain, or before a generic
