@@ -263,7 +263,48 @@ absl::Status UnknownElement(std::string_view text, const EnumType& enum_type) {
                                                    "' for enum ", enum_type.Name()));
 }
 
+// Appends the names of `values` to `out` (String in the same wrappers); sets `*bad` to the
+// first value the enum lacks.
+void AppendEnumNames(const Column& values, const EnumType& enum_type, Column* out,
+                     std::optional<int>* bad) {
+  if (IsArray(values.type())) {
+    AppendEnumNames(values.Nested(), enum_type, &out->MutableNested(), bad);
+    out->MutableOffsets() = values.Offsets();
+    out->SetSize(values.size());
+    return;
+  }
+  out->Reserve(values.size());
+  const std::vector<EnumElement>& elements = enum_type.elements;
+  for (size_t row = 0; row < values.size(); ++row) {
+    if (values.IsNullAt(row)) {
+      out->AppendNull();
+      continue;
+    }
+    const int value = enum_type.wide ? values.Get<int16_t>(row) : values.Get<int8_t>(row);
+    auto found = std::lower_bound(
+        elements.begin(), elements.end(), value,
+        [](const EnumElement& element, int v) { return element.value < v; });
+    if (found == elements.end() || found->value != value) {
+      if (!*bad) *bad = value;
+      out->AppendString("");
+      continue;
+    }
+    out->AppendString(found->name);
+  }
+}
+
 }  // namespace
+
+absl::StatusOr<ColumnPtr> EnumNamesOf(const Column& values, const EnumType& enum_type) {
+  auto out = std::make_shared<Column>(EnumTextType(values.logical_type()));
+  std::optional<int> bad;
+  AppendEnumNames(values, enum_type, out.get(), &bad);
+  if (bad) {
+    return Error(kUnknownElementOfEnum,
+                 absl::StrCat("Unexpected value ", *bad, " in enum ", enum_type.Name()));
+  }
+  return ColumnPtr(std::move(out));
+}
 
 absl::StatusOr<ColumnPtr> EnumValuesOf(const Column& text, TypeId type, const EnumType& enum_type) {
   auto out = std::make_shared<Column>(type);

@@ -75,6 +75,11 @@ std::string EnumColumnTypeName(TypeId type, const EnumType& enum_type);
 // column's storage type). An unknown name or value is UNKNOWN_ELEMENT_OF_ENUM naming it.
 absl::StatusOr<ColumnPtr> EnumValuesOf(const Column& text, TypeId type, const EnumType& enum_type);
 
+// Converts enum values to their names, the reverse of EnumValuesOf: `values` is Int8 / Int16
+// (as `enum_type` stores them), Nullable or arrays of those; the result is String in the same
+// wrappers. A value the enum lacks is UNKNOWN_ELEMENT_OF_ENUM naming it.
+absl::StatusOr<ColumnPtr> EnumNamesOf(const Column& values, const EnumType& enum_type);
+
 // Returns `type` with its innermost Int8 / Int16 replaced by String: what an input parser
 // reads for an enum column before EnumValuesOf.
 TypeId EnumTextType(TypeId type);

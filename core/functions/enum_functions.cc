@@ -59,62 +59,16 @@ absl::StatusOr<TypeId> ResolveEnumValue(std::string_view name,
   return WithInnermost(args[0].type, type.value_type());
 }
 
-// Maps values to names through a table indexed by value - min.
 class EnumNameKernel : public ScalarKernel {
  public:
-  explicit EnumNameKernel(EnumType type) : type_(std::move(type)) {
-    low_ = type_.elements.front().value;
-    index_.assign(type_.elements.back().value - low_ + 1, -1);
-    for (size_t i = 0; i < type_.elements.size(); ++i) {
-      index_[type_.elements[i].value - low_] = static_cast<int>(i);
-    }
-  }
+  explicit EnumNameKernel(EnumType type) : type_(std::move(type)) {}
 
   absl::StatusOr<ColumnPtr> Execute(const std::vector<Operand>& args, size_t) const override {
-    int bad_value = 0;
-    bool bad = false;
-    auto out = std::make_shared<Column>(Names(*args[0].column, &bad, &bad_value));
-    if (bad) {
-      return Error(kUnknownElementOfEnum,
-                   absl::StrCat("Unexpected value ", bad_value, " in enum ", type_.Name()));
-    }
-    return ColumnPtr(std::move(out));
+    return EnumNamesOf(*args[0].column, type_);
   }
 
  private:
-  Column Names(const Column& values, bool* bad, int* bad_value) const {
-    Column out(WithInnermost(values.logical_type(), TypeId::kString));
-    if (IsArray(values.type())) {
-      out.MutableNested() = Names(values.Nested(), bad, bad_value);
-      out.MutableOffsets() = values.Offsets();
-      out.SetSize(values.size());
-      return out;
-    }
-    out.Reserve(values.size());
-    const bool wide = type_.wide;
-    for (size_t row = 0; row < values.size(); ++row) {
-      if (values.IsNullAt(row)) {
-        out.AppendNull();
-        continue;
-      }
-      const int value = wide ? values.Get<int16_t>(row) : values.Get<int8_t>(row);
-      const int64_t slot = static_cast<int64_t>(value) - low_;
-      const int element =
-          slot >= 0 && slot < static_cast<int64_t>(index_.size()) ? index_[slot] : -1;
-      if (element < 0) {
-        if (!*bad) *bad_value = value;
-        *bad = true;
-        out.AppendString("");
-        continue;
-      }
-      out.AppendString(type_.elements[element].name);
-    }
-    return out;
-  }
-
   const EnumType type_;
-  int low_ = 0;
-  std::vector<int> index_;  // per value - low_: the element's index, or -1
 };
 
 class EnumValueKernel : public ScalarKernel {
