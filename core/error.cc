@@ -81,6 +81,8 @@ std::string_view ErrorName(ErrorCode code) {
   if (code == kNotFoundColumnInBlock) return "NOT_FOUND_COLUMN_IN_BLOCK";
   if (code == kCyclicAliases) return "CYCLIC_ALIASES";
   if (code == kAlterOfColumnIsForbidden) return "ALTER_OF_COLUMN_IS_FORBIDDEN";
+  if (code == kEmptyDataPassed) return "EMPTY_DATA_PASSED";
+  if (code == kUnknownElementOfEnum) return "UNKNOWN_ELEMENT_OF_ENUM";
   if (code == kKeeperException) return "KEEPER_EXCEPTION";
   if (code == kSetNonGrantedRole) return "SET_NON_GRANTED_ROLE";
   switch (code) {

@@ -5,10 +5,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
+#include "core/status_macros.h"
 
 namespace granite::core {
 
 std::string ColumnSchema::DeclaredTypeName() const {
+  if (enum_type) return EnumColumnTypeName(type, *enum_type);
   std::string name(TypeName(type));
   if (!low_cardinality) return name;
   return absl::StrCat("LowCardinality(", ToAbsl(name), ")");
@@ -24,6 +26,16 @@ bool DeclaresLowCardinality(std::string_view text, TypeId type) {
     text.remove_prefix(1);
   }
   return !text.empty() && text.front() == '(' && !IsArray(type) && HasStringLayout(type);
+}
+
+absl::StatusOr<TypeId> ParseColumnType(std::string_view text, std::optional<EnumType>* enum_type) {
+  ASSIGN_OR_RETURN(std::optional<EnumColumnType> declared, ParseEnumColumnType(text));
+  if (!declared) {
+    enum_type->reset();
+    return ParseType(text);
+  }
+  *enum_type = std::move(declared->enum_type);
+  return declared->type;
 }
 
 int TableSchema::ColumnIndex(std::string_view column) const {

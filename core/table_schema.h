@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "core/enum_type.h"
 #include "core/types.h"
 
 namespace granite::core {
@@ -37,9 +39,12 @@ struct ColumnSchema {
   // dictionary-encoded (storage/dictionary_serialization.h); values, kernels and the wire see T.
   // LowCardinality over other types reads as T and does not set it (as before).
   bool low_cardinality = false;
+  // Declared Enum8 / Enum16 (maybe in Nullable or Array): `type` is its storage type, Int8 /
+  // Int16 in the same wrappers, and this the names <-> values (core/enum_type.h).
+  std::optional<EnumType> enum_type;
 
-  // Returns ClickHouse's name of the declared type: "LowCardinality(Nullable(String))" or
-  // TypeName(type).
+  // Returns ClickHouse's name of the declared type: "LowCardinality(Nullable(String))",
+  // "Enum8('a' = 1, 'b' = 2)" or TypeName(type).
   std::string DeclaredTypeName() const;
 
   // Whether parts hold the column (all but ALIAS columns).
@@ -52,6 +57,10 @@ struct ColumnSchema {
 // `type`, declares a LowCardinality column that is stored dictionary-encoded: LowCardinality(T)
 // with T String, FixedString(N), or Nullable of those.
 bool DeclaresLowCardinality(std::string_view text, TypeId type);
+
+// Parses a column's type as written in CREATE TABLE or ALTER: an enum (ParseEnumColumnType, its
+// definition into `*enum_type`, its errors as they are) or ParseType's types (`*enum_type` reset).
+absl::StatusOr<TypeId> ParseColumnType(std::string_view text, std::optional<EnumType>* enum_type);
 
 // Describes one table. order_by / primary_key entries are expressions as written (usually column
 // names).

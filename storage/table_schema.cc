@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/codec_spec.h"
+#include "core/enum_type.h"
 #include "core/error.h"
 #include "core/settings/settings.h"
 #include "core/status_macros.h"
@@ -20,8 +21,8 @@ using core::ErrorCode;
 
 constexpr char kSchemaMagic[] = "GRSCHEMA";  // 8 bytes, followed by the format version
 // 1: no sharding key; 2: no column codecs; 3: no column defaults and comments; 4: no
-// LowCardinality flags.
-constexpr uint32_t kSchemaVersion = 5;
+// LowCardinality flags; 5: no enum definitions.
+constexpr uint32_t kSchemaVersion = 6;
 constexpr size_t kMaxGranuleRows = 1 << 20;
 
 void PutStrings(ByteWriter& w, const std::vector<std::string>& strings) {
@@ -148,6 +149,10 @@ std::string EncodeTableSchema(const TableSchema& schema) {
     w.PutString(column.comment);
   }
   for (const ColumnSchema& column : schema.columns) w.PutU8(column.low_cardinality ? 1 : 0);
+  // An enum column's definition as ClickHouse prints it ("Enum8('a' = 1)"), else empty.
+  for (const ColumnSchema& column : schema.columns) {
+    w.PutString(column.enum_type ? column.enum_type->Name() : std::string());
+  }
   return Seal(std::move(w.bytes()));
 }
 
@@ -211,6 +216,18 @@ absl::StatusOr<TableSchema> DecodeTableSchema(std::string_view bytes) {
         return Truncated("truncated or bad LowCardinality flags");
       }
       column.low_cardinality = low_cardinality != 0;
+    }
+  }
+  if (version >= 6) {
+    for (ColumnSchema& column : schema.columns) {
+      std::string text;
+      if (!r.GetString(&text)) return Truncated("truncated enum definitions");
+      if (text.empty()) continue;
+      absl::StatusOr<std::optional<core::EnumType>> parsed = core::ParseEnumType(text);
+      if (!parsed.ok() || !*parsed) {
+        return Truncated(absl::StrCat("bad enum definition of column ", column.name));
+      }
+      column.enum_type = **std::move(parsed);
     }
   }
   if (!r.done()) return Truncated("trailing bytes");

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/enum_type.h"
 #include "core/error.h"
 #include "storage/coding.h"
 
@@ -45,20 +46,21 @@ TEST(TableSchemaTest, DecodesVersionOneWithoutShardingKey) {
   TableSchema schema = FullSchema();
   schema.sharding_key.clear();
   schema.shard_count = 0;
-  // A version-1 file is a version-5 one without the trailing sharding fields (an empty list and a
+  // A version-1 file is a version-6 one without the trailing sharding fields (an empty list and a
   // zero count: 8 bytes), column codecs (an empty string per column: 4 bytes each), column
-  // defaults (a kind and two empty strings per column: 12 bytes each) and LowCardinality flags
-  // (a byte per column), and with version 1 in the header.
+  // defaults (a kind and two empty strings per column: 12 bytes each), LowCardinality flags
+  // (a byte per column) and enum definitions (an empty string per column: 4 bytes each), and
+  // with version 1 in the header.
   const std::string sealed = EncodeTableSchema(schema);
   absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
   ASSERT_TRUE(body.ok());
-  std::string v1(body->substr(0, body->size() - 8 - 17 * schema.columns.size()));
+  std::string v1(body->substr(0, body->size() - 8 - 21 * schema.columns.size()));
   uint32_t version = 1;
   std::memcpy(v1.data() + 8, &version, sizeof(version));
   absl::StatusOr<TableSchema> decoded = DecodeTableSchema(Seal(v1));
   ASSERT_TRUE(decoded.ok()) << decoded.status();
   EXPECT_EQ(*decoded, schema);
-  version = 6;
+  version = 7;
   std::memcpy(v1.data() + 8, &version, sizeof(version));
   EXPECT_EQ(CodeOf(DecodeTableSchema(Seal(v1)).status()), ErrorCode::kCorruptedData);
 }
@@ -74,7 +76,7 @@ TEST(TableSchemaTest, RoundTripsLowCardinalityFlagsAndReadsVersionFour) {
   const std::string sealed = EncodeTableSchema(schema);  // the body below points into it
   absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
   ASSERT_TRUE(body.ok());
-  std::string v4(body->substr(0, body->size() - schema.columns.size()));
+  std::string v4(body->substr(0, body->size() - 5 * schema.columns.size()));
   uint32_t version = 4;
   std::memcpy(v4.data() + 8, &version, sizeof(version));
   decoded = DecodeTableSchema(Seal(v4));
@@ -82,7 +84,39 @@ TEST(TableSchemaTest, RoundTripsLowCardinalityFlagsAndReadsVersionFour) {
   EXPECT_FALSE(decoded->columns[2].low_cardinality);
   // A flag byte that is neither 0 nor 1 is corrupt.
   std::string bad(*body);
-  bad[bad.size() - 1] = 2;
+  bad[bad.size() - 1 - 4 * schema.columns.size()] = 2;  // the last flag, before the enums
+  EXPECT_EQ(CodeOf(DecodeTableSchema(Seal(bad)).status()), ErrorCode::kCorruptedData);
+}
+
+TEST(TableSchemaTest, RoundTripsEnumDefinitionsAndReadsVersionFive) {
+  TableSchema schema = FullSchema();
+  schema.columns.push_back({"e", TypeId::kInt8});
+  schema.columns.back().enum_type =
+      **core::ParseEnumType("Enum8('b' = 2, 'it''s' = -3, 'a\\\\b' = 1)");
+  schema.columns.push_back({"w", core::MakeArray(core::MakeNullable(TypeId::kInt16))});
+  schema.columns.back().enum_type = **core::ParseEnumType("Enum16('x' = 1000)");
+  absl::StatusOr<TableSchema> decoded = DecodeTableSchema(EncodeTableSchema(schema));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, schema);
+  EXPECT_EQ(decoded->columns[4].DeclaredTypeName(),
+            "Enum8('it\\'s' = -3, 'a\\\\b' = 1, 'b' = 2)");
+  EXPECT_EQ(decoded->columns[5].DeclaredTypeName(), "Array(Nullable(Enum16('x' = 1000)))");
+  // A version-5 file has no definitions: the columns read as their values.
+  const std::string sealed = EncodeTableSchema(schema);
+  absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
+  ASSERT_TRUE(body.ok());
+  const size_t definitions = 4 * schema.columns.size() + schema.columns[4].enum_type->Name().size() +
+                             schema.columns[5].enum_type->Name().size();
+  std::string v5(body->substr(0, body->size() - definitions));
+  uint32_t version = 5;
+  std::memcpy(v5.data() + 8, &version, sizeof(version));
+  decoded = DecodeTableSchema(Seal(v5));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_FALSE(decoded->columns[4].enum_type.has_value());
+  EXPECT_EQ(decoded->columns[4].DeclaredTypeName(), "Int8");
+  // A definition that does not parse is corrupt: Enum16('x' + 1000).
+  std::string bad(*body);
+  bad[bad.rfind('=')] = '+';
   EXPECT_EQ(CodeOf(DecodeTableSchema(Seal(bad)).status()), ErrorCode::kCorruptedData);
 }
 
@@ -104,14 +138,14 @@ TEST(TableSchemaTest, RoundTripsColumnDefaultsAndComments) {
 }
 
 TEST(TableSchemaTest, DecodesVersionThreeWithoutDefaults) {
-  // A version-3 file (codecs, no defaults) is a version-5 one without the 12 bytes of defaults
-  // and the LowCardinality byte per column.
+  // A version-3 file (codecs, no defaults) is a version-6 one without the 12 bytes of defaults,
+  // the LowCardinality byte and the 4 bytes of an empty enum definition per column.
   TableSchema schema = FullSchema();
   schema.columns[0].codec = "Delta(4), ZSTD(1)";
   const std::string sealed = EncodeTableSchema(schema);
   absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
   ASSERT_TRUE(body.ok());
-  std::string v3(body->substr(0, body->size() - 13 * schema.columns.size()));
+  std::string v3(body->substr(0, body->size() - 17 * schema.columns.size()));
   uint32_t version = 3;
   std::memcpy(v3.data() + 8, &version, sizeof(version));
   absl::StatusOr<TableSchema> decoded = DecodeTableSchema(Seal(v3));

@@ -83,10 +83,12 @@ bool IsKeyColumn(const core::TableSchema& schema, const std::string& name) {
 // Returns `def`'s type (declared, or UInt8 for a column typed by its expression later) and codec.
 absl::Status ApplyDeclaration(const sql::ColumnDef& def, core::ColumnSchema* column) {
   if (!def.type.empty()) {
-    absl::StatusOr<core::TypeId> type = core::ParseType(def.type);
+    std::optional<core::EnumType> enum_type;
+    absl::StatusOr<core::TypeId> type = core::ParseColumnType(def.type, &enum_type);
     if (!type.ok()) {
       const ErrorCode code = core::CodeOf(type.status());
-      return core::Error(code == ErrorCode::kIllegalTypeOfArgument || code == ErrorCode::kBadArguments
+      return core::Error(code == ErrorCode::kIllegalTypeOfArgument ||
+                                 code == ErrorCode::kBadArguments || core::MentionsEnum(def.type)
                              ? code
                              : ErrorCode::kUnknownType,
                          std::string(type.status().message()) + " (column " + def.name + ")");
@@ -94,6 +96,7 @@ absl::Status ApplyDeclaration(const sql::ColumnDef& def, core::ColumnSchema* col
     if (def.nullable && !core::IsNullable(*type)) type = core::MakeNullable(*type);
     column->type = *type;
     column->low_cardinality = core::DeclaresLowCardinality(def.type, *type);
+    column->enum_type = std::move(enum_type);
   }
   if (!def.codec.empty()) {
     ASSIGN_OR_RETURN(core::CodecSpec spec, core::ParseCodecSpec(def.codec, column->type, def.name));

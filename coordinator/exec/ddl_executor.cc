@@ -50,13 +50,15 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
     }
     // A column declared by its expression only (`c DEFAULT 1`) is typed by
     // ResolveColumnDefaults below.
+    std::optional<core::EnumType> enum_type;
     absl::StatusOr<core::TypeId> type =
-        column.type.empty() ? core::TypeId::kUInt8 : core::ParseType(column.type);
+        column.type.empty() ? core::TypeId::kUInt8 : core::ParseColumnType(column.type, &enum_type);
     if (!type.ok()) {
-      // Nullable(Nullable(T)) keeps its own code (ILLEGAL_TYPE_OF_ARGUMENT), and an unknown time
-      // zone its BAD_ARGUMENTS, as in ClickHouse.
+      // Nullable(Nullable(T)) keeps its own code (ILLEGAL_TYPE_OF_ARGUMENT), an unknown time
+      // zone its BAD_ARGUMENTS, and a bad enum definition its own, as in ClickHouse.
       const ErrorCode code = core::CodeOf(type.status());
-      const bool kept = code == ErrorCode::kIllegalTypeOfArgument || code == ErrorCode::kBadArguments;
+      const bool kept = code == ErrorCode::kIllegalTypeOfArgument ||
+                        code == ErrorCode::kBadArguments || core::MentionsEnum(column.type);
       return core::Error(kept ? code : ErrorCode::kUnknownType,
                          std::string(type.status().message()) + " (column " + column.name +
                              ", at position " + std::to_string(column.position + 1) + ")");
@@ -84,6 +86,7 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
     }
     schema.columns.push_back(core::ColumnSchema{column.name, *type, std::move(codec)});
     schema.columns.back().low_cardinality = core::DeclaresLowCardinality(column.type, *type);
+    schema.columns.back().enum_type = std::move(enum_type);
   }
   if (create.columns.empty()) {
     return core::Error(ErrorCode::kEmptyListOfColumnsPassed,

@@ -39,9 +39,13 @@ using core::TypeId;
 namespace {
 
 // The target columns of an insert: names, types and positions in the table.
+// An enum column is read as text (`types`: String in its wrappers) and turned into values
+// (`values`: Int8 / Int16) by Widen, which checks every name and number (core/enum_type.h).
 struct Target {
   std::vector<std::string> names;
-  std::vector<TypeId> types;
+  std::vector<TypeId> types;   // as the input is read and converted
+  std::vector<TypeId> values;  // as stored
+  std::vector<const core::EnumType*> enums;  // per column: its enum, or null
   std::vector<int> positions;
 };
 
@@ -56,8 +60,11 @@ absl::StatusOr<Target> ResolveTarget(const sql::InsertStatement& insert,
     if (schema.columns[i].stored()) stored_position[i] = next++;
   }
   auto add = [&](int position) {
-    target.names.push_back(schema.columns[position].name);
-    target.types.push_back(schema.columns[position].type);
+    const core::ColumnSchema& column = schema.columns[position];
+    target.names.push_back(column.name);
+    target.types.push_back(column.enum_type ? core::EnumTextType(column.type) : column.type);
+    target.values.push_back(column.type);
+    target.enums.push_back(column.enum_type ? &*column.enum_type : nullptr);
     target.positions.push_back(stored_position[position]);
   };
   if (insert.columns.empty()) {
@@ -211,12 +218,28 @@ absl::StatusOr<core::Block> Widen(const core::Block& block, const Target& target
       if (target.positions[t] == static_cast<int>(i)) source = t;
     }
     if (source >= 0) {
-      out.columns.push_back(block.columns[source]);
+      core::ColumnPtr given_column = block.columns[source];
+      if (target.enums[source] != nullptr) {
+        ASSIGN_OR_RETURN(given_column, core::EnumValuesOf(*given_column, target.values[source],
+                                                          *target.enums[source]));
+      }
+      out.columns.push_back(std::move(given_column));
       given[i] = true;
       continue;
     }
     auto column = std::make_shared<core::Column>(stored.columns[i].type);
     for (size_t r = 0; r < block.rows(); ++r) AppendDefault(column.get());
+    const std::optional<core::EnumType>& enum_type = stored.columns[i].enum_type;
+    if (enum_type && !column->nullable() && !core::IsArray(column->type())) {
+      // An enum's default is its smallest value, as in ClickHouse.
+      for (size_t r = 0; r < column->size(); ++r) {
+        if (enum_type->wide) {
+          column->Data<int16_t>()[r] = enum_type->default_value();
+        } else {
+          column->Data<int8_t>()[r] = static_cast<int8_t>(enum_type->default_value());
+        }
+      }
+    }
     out.columns.push_back(std::move(column));
   }
   RETURN_IF_ERROR(FillDefaults(schema, given, &out));

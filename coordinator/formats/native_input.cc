@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/enum_type.h"
 #include "core/error.h"
 #include "core/extended_value_text.h"
 #include "core/status_macros.h"
@@ -50,6 +51,9 @@ struct BlockColumn {
   int target = -1;
   std::string_view data;  // fixed-width: rows * width bytes; String: the encoded strings
   bool low_cardinality = false;  // sent as LowCardinality(T) of the table column's type T
+  // Sent as an enum (Enum8(...) values) into a column the insert reads as text (an enum column:
+  // exec/insert_executor.cc): the values become the names the stream's definition gives.
+  std::optional<core::EnumColumnType> enum_column;
 };
 
 // Reads the last of `rows` UInt64 end offsets of a Native Array column: its element count.
@@ -234,7 +238,15 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
       core::TypeId want = builder->type(column.target);
       std::optional<std::string_view> inner = LowCardinalityInner(*type);
       column.low_cardinality = inner.has_value() && *inner == core::TypeName(want);
-      if (*type != core::TypeName(want) && !column.low_cardinality) {
+      if (core::MentionsEnum(*type)) {
+        absl::StatusOr<std::optional<core::EnumColumnType>> sent =
+            core::ParseEnumColumnType(*type);
+        if (sent.ok() && *sent && core::EnumTextType((*sent)->type) == want) {
+          column.enum_column = **std::move(sent);
+          want = column.enum_column->type;
+        }
+      }
+      if (*type != core::TypeName(want) && !column.low_cardinality && !column.enum_column) {
         return core::Error(core::ErrorCode::kTypeMismatch,
                            absl::StrCat("Native input column '", std::string(*name), "' has type ",
                                         std::string(*type), ", the table's column is ",
@@ -268,6 +280,14 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
         // Located whole and checked above: this read cannot fail.
         (void)ReadLowCardinality(values, builder->type(column.target), *rows,
                                  builder->column(column.target));
+        continue;
+      }
+      if (column.enum_column) {
+        core::Column sent(column.enum_column->type);
+        RETURN_IF_ERROR(AppendColumn(values, *rows, &sent));
+        ASSIGN_OR_RETURN(core::ColumnPtr names,
+                         core::EnumNamesOf(sent, column.enum_column->enum_type));
+        builder->column(column.target)->AppendRange(*names, 0, names->size());
         continue;
       }
       RETURN_IF_ERROR(AppendColumn(values, *rows, builder->column(column.target)));

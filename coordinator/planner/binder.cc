@@ -275,14 +275,32 @@ absl::StatusOr<QueryPlan> Binder::Bind(const sql::SelectStatement& select,
     binder.set_session_time_zone(zone);
   }
   if (!source.computed.empty()) binder.SetComputedColumns(source.computed);
+  // The table column behind each source column: the table's own, or a join's probe columns.
+  std::vector<const core::ColumnSchema*> table_columns;
   if (source.table && source.table->columns.size() == source.names.size()) {
+    for (const core::ColumnSchema& column : source.table->columns) table_columns.push_back(&column);
+  } else if (source.table && source.slots.size() == source.names.size()) {
+    for (const auto& [table, column] : source.slots) {
+      const bool probe = table == 0 && column < source.table->columns.size();
+      table_columns.push_back(probe ? &source.table->columns[column] : nullptr);
+    }
+  }
+  if (!table_columns.empty()) {
     std::vector<std::string> declared;
     bool any = false;
-    for (const core::ColumnSchema& column : source.table->columns) {
-      declared.push_back(column.low_cardinality ? column.DeclaredTypeName() : std::string());
-      any = any || column.low_cardinality;
+    std::vector<std::optional<core::EnumType>> enums;
+    bool any_enum = false;
+    for (const core::ColumnSchema* column_schema : table_columns) {
+      static const core::ColumnSchema kPlain;
+      const core::ColumnSchema& column = column_schema ? *column_schema : kPlain;
+      const bool declared_differs = column.low_cardinality || column.enum_type.has_value();
+      declared.push_back(declared_differs ? column.DeclaredTypeName() : std::string());
+      any = any || declared_differs;
+      enums.push_back(column.enum_type);
+      any_enum = any_enum || column.enum_type.has_value();
     }
     if (any) binder.SetDeclaredTypeNames(std::move(declared));
+    if (any_enum) binder.SetEnumTypes(std::move(enums));
   }
   DeclareQualifiers(select, source.qualifiers, source.hidden, &binder);
   // Bound before the SELECT's aliases exist: the policy sees the table's columns only.
@@ -466,6 +484,7 @@ absl::Status Binder::BindAggregation(const sql::SelectStatement& select,
   }
   for (size_t i = 0; i < order_exprs.size(); ++i) {
     ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindPostAggregation(*order_exprs[i]));
+    bound = core::plan::Expr(EnumValuesOrSelf(bound));  // enums sort by value
     RETURN_IF_ERROR(RefuseArrayKey(bound.type, "ORDER BY"));
     size_t index = IndexOrAppend(&plan->final_exprs, std::move(bound));
     plan->order.push_back(
@@ -494,6 +513,7 @@ absl::Status Binder::BindProjection(const sql::SelectStatement& select,
   }
   for (size_t i = 0; i < order_exprs.size(); ++i) {
     ASSIGN_OR_RETURN(core::plan::Expr bound, binder.BindInput(*order_exprs[i]));
+    bound = core::plan::Expr(EnumValuesOrSelf(bound));  // enums sort by value
     RETURN_IF_ERROR(RefuseArrayKey(bound.type, "ORDER BY"));
     // Equal expressions share one projection (items come first, so duplicates among them stay).
     size_t index = IndexOrAppend(&fragment.projections, std::move(bound));

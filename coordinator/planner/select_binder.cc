@@ -154,6 +154,16 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindPostAggregation(const Expr& e
       for (size_t k = 0; k < key_signatures_.size(); ++k) {
         if (key_signatures_[k] == signature) return core::Col(k, TypeOf(*input));
       }
+      const core::plan::Expr& values = EnumValuesOrSelf(*input);
+      if (&values != &*input) {  // an enum grouped by value: the key's names
+        const std::string value_signature = core::wire::EncodeExpr(values);
+        for (size_t k = 0; k < key_signatures_.size(); ++k) {
+          if (key_signatures_[k] != value_signature) continue;
+          core::plan::Expr names = *input;
+          names.args[0] = core::Col(k, TypeOf(values));
+          return names;
+        }
+      }
       if (e.kind == ExprKind::kIdentifier) {
         return ErrorAt(ErrorCode::kNotAnAggregate,
                        "Column `" + e.name +
@@ -213,7 +223,9 @@ absl::Status SelectBinder::AddKey(const Expr& e) {
     return ErrorAt(ErrorCode::kIllegalAggregation,
                    "Aggregate function " + sql::ColumnName(e) + " is found in GROUP BY", e.position);
   }
-  ASSIGN_OR_RETURN(core::plan::Expr key, BindInput(e));
+  ASSIGN_OR_RETURN(core::plan::Expr bound, BindInput(e));
+  // An enum groups by value; post-aggregation binding shows the names (BindPostAggregation).
+  core::plan::Expr key = EnumValuesOrSelf(bound);
   std::string signature = core::wire::EncodeExpr(key);
   if (std::find(key_signatures_.begin(), key_signatures_.end(), signature) !=
       key_signatures_.end()) {
@@ -347,7 +359,11 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindColumn(const Expr& e) {
   }
   if (found >= 0) {
     if (input_index_[found] < 0) input_index_[found] = source_count_++;
-    return core::Col(input_index_[found], table_types_[found]);
+    core::plan::Expr column = core::Col(input_index_[found], table_types_[found]);
+    if (static_cast<size_t>(found) < enum_types_.size() && enum_types_[found]) {
+      return EnumNames(std::move(column), *enum_types_[found]);
+    }
+    return column;
   }
   std::string known = absl::StrJoin(table_names_.size() > 20
                                         ? std::vector<std::string>(table_names_.begin(), table_names_.begin() + 20)
@@ -435,6 +451,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregateCall(const Expr& e) 
   const bool picks_first_argument = name == "min" || name == "max" || name == "any" ||
                                     name == "anyLast" || name == "argMin" || name == "argMax";
   std::optional<TypeId> fixed_string_result;
+  std::optional<core::plan::Expr> enum_result;  // __enumName over the first argument's values
   for (const auto& arg : e.args) {
     if (arg->kind == ExprKind::kStar) continue;  // count(*) = count()
     if (ContainsAggregate(*arg)) {
@@ -444,6 +461,11 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregateCall(const Expr& e) 
                      arg->position);
     }
     ASSIGN_OR_RETURN(core::plan::Expr bound, BindInput(*arg));
+    if (picks_first_argument && call.args.empty() && &EnumValuesOrSelf(bound) != &bound) {
+      // min(e), any(e), ...: pick by value, show the name (the result keeps the enum).
+      enum_result = bound;
+      bound = core::plan::Expr(bound.args[0]);
+    }
     const bool fixed_value = picks_first_argument && call.args.empty() &&
                              core::IsFixedString(TypeOf(bound));
     if (fixed_value) fixed_string_result = core::RemoveNullable(TypeOf(bound));
@@ -489,6 +511,13 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindAggregateCall(const Expr& e) 
     aggregate_signatures_.push_back(signature);
   }
   core::plan::Expr result = core::Col(keys_.size() + index, resolved->result_type);
+  if (enum_result && core::RemoveNullable(resolved->result_type) ==
+                         core::RemoveNullable(enum_result->args[0].type)) {
+    enum_result->args[0] = std::move(result);
+    enum_result->type = core::WithNullable(TypeId::kString,
+                                           core::IsNullable(enum_result->args[0].type));
+    return *std::move(enum_result);
+  }
   if (fixed_string_result && core::IsString(resolved->result_type)) {
     const TypeId type =
         core::WithNullable(*fixed_string_result, core::IsNullable(resolved->result_type));
@@ -621,6 +650,10 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
     ASSIGN_OR_RETURN(core::plan::Expr bound, bind_arg(arg));
     infos.push_back({TypeOf(bound), ConstantOf(bound)});
     args.push_back(std::move(bound));
+  }
+  {
+    ASSIGN_OR_RETURN(std::optional<core::plan::Expr> decided, LowerEnumCall(e.name, &args, &infos));
+    if (decided) return *std::move(decided);
   }
   if (session_zone_ != core::kNoTimeZone && !is_in) {
     if (lower == "timezone") {

@@ -13,6 +13,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
+#include "core/enum_type.h"
 #include "core/error.h"
 #include "core/functions/function_registry.h"
 #include "core/types.h"
@@ -27,6 +28,9 @@ inline core::TypeId TypeOf(const core::plan::Expr& e) { return e.type; }
 // Returns a copy of `e` whose SQL-standard aggregate names are spelled as ClickHouse shows them
 // in column names (COUNT(*) is named "count()").
 sql::ExprPtr CanonicalForName(const sql::Expr& e);
+// Returns the values under an enum column's names (the first argument of __enumName), else `e`:
+// ORDER BY sorts an enum by value, as ClickHouse (select_binder_enums.cc).
+const core::plan::Expr& EnumValuesOrSelf(const core::plan::Expr& e);
 // An error with `code` whose message ends with the 1-based query position.
 absl::Status ErrorAt(core::ErrorCode code, const std::string& message, size_t position);
 
@@ -64,6 +68,12 @@ class SelectBinder {
   // ClickHouse does; expressions over the column have the plain type.
   void SetDeclaredTypeNames(std::vector<std::string> names) {
     declared_type_names_ = std::move(names);
+  }
+
+  // Per table column, its enum definition (an Enum8 / Enum16 column) or nullopt: such a column
+  // binds as its names over its values (select_binder_enums.cc).
+  void SetEnumTypes(std::vector<std::optional<core::EnumType>> types) {
+    enum_types_ = std::move(types);
   }
 
   void AddAlias(const sql::Expr& item) {
@@ -174,6 +184,16 @@ class SelectBinder {
   // The error for a lambda anywhere but the first argument of a higher-order function.
   static absl::Status MisplacedLambda(const sql::Expr& lambda, const sql::Expr* call);
 
+  // Enums (select_binder_enums.cc). Returns __enumName(values, 'Enum8(...)').
+  absl::StatusOr<core::plan::Expr> EnumNames(core::plan::Expr values,
+                                             const core::EnumType& type) const;
+  // Rewrites a call's arguments that are enum names to work on values (comparisons with names,
+  // IN, CAST to numbers, toInt8, ...; CAST to an enum), or returns the call's whole result
+  // when the lowering decides it (`e = 'unknown'` is 0).
+  absl::StatusOr<std::optional<core::plan::Expr>> LowerEnumCall(
+      const std::string& name, std::vector<core::plan::Expr>* args,
+      std::vector<core::ArgumentInfo>* infos);
+
   absl::StatusOr<core::plan::Expr> BindAggregate(const sql::Expr& e);
   absl::StatusOr<core::plan::Expr> BindAggregateCall(const sql::Expr& e);
 
@@ -191,6 +211,7 @@ class SelectBinder {
   std::vector<sql::ExprPtr> computed_;  // empty, or one per table column (null: read)
   std::set<size_t> computing_;          // computed columns being bound (cycle check)
   std::vector<std::string> declared_type_names_;  // empty, or one per table column
+  std::vector<std::optional<core::EnumType>> enum_types_;  // empty, or one per table column
   std::vector<core::plan::Expr> keys_;
   std::vector<std::string> key_signatures_;
   std::vector<core::plan::AggregateCall> aggregates_;

@@ -23,7 +23,11 @@ LocalTable BuildFunctionsTable() {
     columns[4]->AppendString("System");
     ++rows;
   };
-  for (const core::FunctionListing& f : core::ListScalarFunctions()) append(f, false);
+  for (const core::FunctionListing& f : core::ListScalarFunctions()) {
+    // Internal functions the binder places in plans (__enumName, ...) are not for users.
+    if (f.name.rfind("__", 0) == 0) continue;
+    append(f, false);
+  }
   for (const core::FunctionListing& f : core::ListAggregateFunctions()) append(f, true);
   table.block.rows_without_columns = rows;
   for (auto& column : columns) table.block.columns.push_back(std::move(column));

@@ -44,6 +44,7 @@ const FunctionTable& Table() {
     RegisterJsonFunctions(*t);
     RegisterMiscFunctions(*t);
     RegisterExtendedTypeFunctions(*t);
+    RegisterEnumFunctions(*t);
     RegisterArrayFunctions(*t);
     RegisterArrayTransformFunctions(*t);
     RegisterHigherOrderFunctions(*t);

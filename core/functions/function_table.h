@@ -85,6 +85,8 @@ void RegisterTimeZoneFunctions(FunctionTable& table);
 void RegisterJsonFunctions(FunctionTable& table);
 void RegisterMiscFunctions(FunctionTable& table);
 void RegisterExtendedTypeFunctions(FunctionTable& table);
+// __enumName / __enumValue: the binder's lowering of Enum8 / Enum16 columns (enum_functions.cc).
+void RegisterEnumFunctions(FunctionTable& table);
 // Array functions (array_functions.cc and friends). The overloads are functions whose names
 // also name scalar functions (length, empty, equals, ...): the registry picks the overload when
 // an argument is an array.

@@ -16,6 +16,11 @@ TableSchema FromProto(const pb::TableSchema& proto) {
     out.comment = column.comment();
     out.low_cardinality =
         column.low_cardinality() && HasStringLayout(out.type) && !IsArray(out.type);
+    if (!column.enum_type().empty()) {
+      // A definition that does not parse (written by a newer version) reads as its values.
+      absl::StatusOr<std::optional<EnumType>> parsed = ParseEnumType(column.enum_type());
+      if (parsed.ok() && *parsed) out.enum_type = **std::move(parsed);
+    }
     schema.columns.push_back(std::move(out));
   }
   schema.order_by.assign(proto.order_by().begin(), proto.order_by().end());
@@ -39,6 +44,7 @@ void ToProto(const TableSchema& schema, pb::TableSchema* proto) {
     spec->set_default_expression(column.default_expression);
     spec->set_comment(column.comment);
     spec->set_low_cardinality(column.low_cardinality);
+    if (column.enum_type) spec->set_enum_type(column.enum_type->Name());
   }
   for (const std::string& key : schema.order_by) proto->add_order_by(key);
   for (const std::string& key : schema.primary_key) proto->add_primary_key(key);
