@@ -239,6 +239,7 @@ absl::Status ParquetValueSink::AppendOne(const char* bytes) {
 }
 
 absl::Status ParquetValueSink::AppendFixed(std::string_view bytes, size_t count) {
+  if (count == 0) return absl::OkStatus();  // an all-NULL page: no buffer to copy from
   if (conversion_ == ParquetConversion::kCopy &&
       core::ValueSize(column_->type()) == static_cast<size_t>(width_)) {
     const size_t old = column_->size();
