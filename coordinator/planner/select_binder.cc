@@ -580,6 +580,32 @@ void SelectBinder::ApplySessionTimeZone(const std::string& name,
 }
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder bind_arg) {
+  // BindCall recurses once per nesting level of an expression (through its arguments), so the
+  // work around the recursion lives in [[gnu::noinline]] helpers: their temporaries are not in
+  // every level's frame (a 999-deep expression must fit the coordinator's stack under ASan).
+  if (e.over || IsTupleIn(e) || e.name == "lambda" || Lower(e.name) == "tuple" ||
+      (!e.args.empty() && e.args[0]->kind == ExprKind::kFunction && e.args[0]->name == "lambda")) {
+    return BindSpecialCall(e, bind_arg);
+  }
+  for (const sql::ExprPtr& arg : e.args) {
+    if (arg->kind == ExprKind::kFunction && arg->name == "lambda") return MisplacedLambda(*arg, &e);
+  }
+  if (std::optional<core::plan::Expr> declared = DeclaredTypeName(e); declared) return *declared;
+  const bool is_in =
+      e.name == "in" || e.name == "notIn" || e.name == "globalIn" || e.name == "globalNotIn";
+  std::vector<core::plan::Expr> args;
+  std::vector<core::ArgumentInfo> infos;
+  for (size_t i = 0; i < e.args.size(); ++i) {
+    if (is_in && i == 1) {
+      RETURN_IF_ERROR(AppendInList(*e.args[i], &args, &infos));
+    } else {
+      RETURN_IF_ERROR(AppendArgument(e, *e.args[i], bind_arg, &args, &infos));
+    }
+  }
+  return FinishBindCall(e, is_in, std::move(args), std::move(infos));
+}
+
+absl::StatusOr<core::plan::Expr> SelectBinder::BindSpecialCall(const Expr& e, ArgBinder bind_arg) {
   if (e.over) {  // the executor computes window calls before binding (exec/window_split.h)
     return ErrorAt(ErrorCode::kNotImplemented,
                    "Window function " + sql::ColumnName(e) + " is not supported here", e.position);
@@ -595,68 +621,76 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
     return BindHigherOrderCall(e, bind_arg);
   }
   if (e.name == "lambda") return MisplacedLambda(e, nullptr);
-  for (const sql::ExprPtr& arg : e.args) {
-    if (arg->kind == ExprKind::kFunction && arg->name == "lambda") return MisplacedLambda(*arg, &e);
+  return ErrorAt(ErrorCode::kNotImplemented, "Tuples are supported only on the right of IN",
+                 e.position);
+}
+
+std::optional<core::plan::Expr> SelectBinder::DeclaredTypeName(const Expr& e) const {
+  if (declared_type_names_.empty() || e.args.size() != 1 ||
+      e.args[0]->kind != ExprKind::kIdentifier || Lower(e.name) != "totypename" ||
+      aliases_.count(e.args[0]->name)) {
+    return std::nullopt;
   }
-  std::string lower = Lower(e.name);
-  if (lower == "totypename" && e.args.size() == 1 && e.args[0]->kind == ExprKind::kIdentifier &&
-      !declared_type_names_.empty() && !aliases_.count(e.args[0]->name)) {
-    const int column = FindColumn(*e.args[0]);
-    if (column >= 0 && static_cast<size_t>(column) < declared_type_names_.size() &&
-        !declared_type_names_[column].empty()) {
-      return core::Lit(declared_type_names_[column], TypeId::kString);
+  const int column = FindColumn(*e.args[0]);
+  if (column < 0 || static_cast<size_t>(column) >= declared_type_names_.size() ||
+      declared_type_names_[column].empty()) {
+    return std::nullopt;
+  }
+  return core::Lit(declared_type_names_[column], TypeId::kString);
+}
+
+absl::Status SelectBinder::AppendInList(const Expr& arg, std::vector<core::plan::Expr>* args,
+                                        std::vector<core::ArgumentInfo>* infos) {
+  // The IN list: each element must be a constant.
+  std::vector<const Expr*> elements;
+  if (arg.kind == ExprKind::kFunction && arg.name == "tuple") {
+    for (const auto& element : arg.args) elements.push_back(element.get());
+  } else {
+    elements.push_back(&arg);
+  }
+  core::plan::Expr tuple =
+      core::Call("tuple", args->empty() ? TypeId::kUInt8 : (*args)[0].type, {});
+  for (const Expr* element : elements) {
+    ASSIGN_OR_RETURN(core::plan::Expr bound, BindInput(*element));
+    if (std::optional<core::Value> value = ConstantOf(bound); value && !bound.is_literal()) {
+      bound = core::Lit(*value, bound.type);
     }
-  }
-  if (lower == "tuple") {
-    return ErrorAt(ErrorCode::kNotImplemented, "Tuples are supported only on the right of IN",
-                   e.position);
-  }
-  bool is_in = e.name == "in" || e.name == "notIn" || e.name == "globalIn" || e.name == "globalNotIn";
-  std::vector<core::plan::Expr> args;
-  std::vector<core::ArgumentInfo> infos;
-  for (size_t i = 0; i < e.args.size(); ++i) {
-    const Expr& arg = *e.args[i];
-    if (is_in && i == 1) {
-      // The IN list: each element must be a constant.
-      std::vector<const Expr*> elements;
-      if (arg.kind == ExprKind::kFunction && arg.name == "tuple") {
-        for (const auto& element : arg.args) elements.push_back(element.get());
-      } else {
-        elements.push_back(&arg);
-      }
-      core::plan::Expr tuple =
-          core::Call("tuple", args.empty() ? TypeId::kUInt8 : args[0].type, {});
-      for (const Expr* element : elements) {
-        ASSIGN_OR_RETURN(core::plan::Expr bound, BindInput(*element));
-        if (std::optional<core::Value> value = ConstantOf(bound); value && !bound.is_literal()) {
-          bound = core::Lit(*value, bound.type);
-        }
-        if (!bound.is_literal()) {
-          return ErrorAt(ErrorCode::kNotImplemented,
-                         "Only constants are supported in the IN list, got " +
-                             sql::ColumnName(*element),
-                         element->position);
-        }
-        infos.push_back({TypeOf(bound), ConstantOf(bound)});
-        tuple.args.push_back(std::move(bound));
-      }
-      args.push_back(std::move(tuple));
-      continue;
+    if (!bound.is_literal()) {
+      return ErrorAt(ErrorCode::kNotImplemented,
+                     "Only constants are supported in the IN list, got " +
+                         sql::ColumnName(*element),
+                     element->position);
     }
-    if (arg.kind == ExprKind::kStar) {
-      return ErrorAt(ErrorCode::kSyntaxError, "Asterisk is not allowed as an argument of " + e.name,
-                     arg.position);
-    }
-    ASSIGN_OR_RETURN(core::plan::Expr bound, bind_arg(arg));
-    infos.push_back({TypeOf(bound), ConstantOf(bound)});
-    args.push_back(std::move(bound));
+    infos->push_back({TypeOf(bound), ConstantOf(bound)});
+    tuple.args.push_back(std::move(bound));
   }
+  args->push_back(std::move(tuple));
+  return absl::OkStatus();
+}
+
+absl::Status SelectBinder::AppendArgument(const Expr& call, const Expr& arg, ArgBinder bind_arg,
+                                          std::vector<core::plan::Expr>* args,
+                                          std::vector<core::ArgumentInfo>* infos) {
+  if (arg.kind == ExprKind::kStar) {
+    return ErrorAt(ErrorCode::kSyntaxError, "Asterisk is not allowed as an argument of " + call.name,
+                   arg.position);
+  }
+  ASSIGN_OR_RETURN(core::plan::Expr bound, bind_arg(arg));
+  infos->push_back({TypeOf(bound), ConstantOf(bound)});
+  args->push_back(std::move(bound));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<core::plan::Expr> SelectBinder::FinishBindCall(
+    const Expr& e, bool is_in, std::vector<core::plan::Expr> args,
+    std::vector<core::ArgumentInfo> infos) {
   {
-    ASSIGN_OR_RETURN(std::optional<core::plan::Expr> decided, LowerEnumCall(e.name, &args, &infos));
-    if (decided) return *std::move(decided);
+    ASSIGN_OR_RETURN(std::unique_ptr<core::plan::Expr> decided,
+                     LowerEnumCallBoxed(e.name, &args, &infos));
+    if (decided) return std::move(*decided);
   }
   if (session_zone_ != core::kNoTimeZone && !is_in) {
-    if (lower == "timezone") {
+    if (Lower(e.name) == "timezone") {
       return core::Lit(core::Value(std::string(core::TimeZoneName(session_zone_))),
                        TypeId::kString);
     }

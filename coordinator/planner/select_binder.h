@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -175,6 +176,22 @@ class SelectBinder {
 
   // Binds a scalar function call; `bind_arg` binds each argument (input or post-aggregation).
   absl::StatusOr<core::plan::Expr> BindCall(const sql::Expr& e, ArgBinder bind_arg);
+  // BindCall's parts outside its recursion (see there): window, tuple-IN, lambda and tuple
+  // calls; toTypeName of a column with a declared type (LowCardinality, Enum); the IN list; one
+  // argument; and the function's resolution once the arguments are bound.
+  [[gnu::noinline]] absl::StatusOr<core::plan::Expr> BindSpecialCall(const sql::Expr& e,
+                                                                     ArgBinder bind_arg);
+  [[gnu::noinline]] std::optional<core::plan::Expr> DeclaredTypeName(const sql::Expr& e) const;
+  [[gnu::noinline]] absl::Status AppendInList(const sql::Expr& arg,
+                                              std::vector<core::plan::Expr>* args,
+                                              std::vector<core::ArgumentInfo>* infos);
+  [[gnu::noinline]] absl::Status AppendArgument(const sql::Expr& call, const sql::Expr& arg,
+                                                ArgBinder bind_arg,
+                                                std::vector<core::plan::Expr>* args,
+                                                std::vector<core::ArgumentInfo>* infos);
+  [[gnu::noinline]] absl::StatusOr<core::plan::Expr> FinishBindCall(
+      const sql::Expr& e, bool is_in, std::vector<core::plan::Expr> args,
+      std::vector<core::ArgumentInfo> infos);
 
   // Lambdas (select_binder_lambdas.cc). Binds f(x -> body, arr, ...): the arrays first, then
   // the body with x in scope as a parameter of arr's element type, both through `bind_arg`.
@@ -191,6 +208,12 @@ class SelectBinder {
   // IN, CAST to numbers, toInt8, ...; CAST to an enum), or returns the call's whole result
   // when the lowering decides it (`e = 'unknown'` is 0).
   absl::StatusOr<std::optional<core::plan::Expr>> LowerEnumCall(
+      const std::string& name, std::vector<core::plan::Expr>* args,
+      std::vector<core::ArgumentInfo>* infos);
+  // LowerEnumCall with its answer on the heap: BindCall recurses once per nesting level of an
+  // expression, so it keeps no Expr-sized temporaries of its own (a 999-deep expression must fit
+  // the coordinator's stack under ASan).
+  [[gnu::noinline]] absl::StatusOr<std::unique_ptr<core::plan::Expr>> LowerEnumCallBoxed(
       const std::string& name, std::vector<core::plan::Expr>* args,
       std::vector<core::ArgumentInfo>* infos);
 

@@ -80,6 +80,13 @@ absl::StatusOr<Expr> SelectBinder::EnumNames(Expr values, const core::EnumType& 
   return core::TypedCall(kEnumName, std::move(args));
 }
 
+absl::StatusOr<std::unique_ptr<Expr>> SelectBinder::LowerEnumCallBoxed(
+    const std::string& name, std::vector<Expr>* args, std::vector<core::ArgumentInfo>* infos) {
+  ASSIGN_OR_RETURN(std::optional<Expr> decided, LowerEnumCall(name, args, infos));
+  if (!decided) return nullptr;
+  return std::make_unique<Expr>(*std::move(decided));
+}
+
 absl::StatusOr<std::optional<Expr>> SelectBinder::LowerEnumCall(
     const std::string& name, std::vector<Expr>* args, std::vector<core::ArgumentInfo>* infos) {
   static constexpr std::string_view kComparisons[] = {
