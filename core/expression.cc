@@ -224,6 +224,25 @@ void PlanShortCircuit(Node* node) {
   node->children.push_back(std::move(child));
 }
 
+// Adds the set of in / notIn (a kSet node): the kernel takes its values from the argument's
+// info; the child is a one-row placeholder, so operands keep their positions.
+[[gnu::noinline]] absl::Status AddSetArgument(const plan::Expr& arg, Node* node,
+                                              std::vector<ArgumentInfo>* infos) {
+  if (arg.set == nullptr || arg.set->size() == 0 || arg.set->nullable() ||
+      arg.set->type() != arg.type) {
+    return Error(ErrorCode::kLogicalError, "A malformed IN set in a plan");
+  }
+  auto placeholder = std::make_unique<Node>();
+  placeholder->kind = Node::Kind::kConstant;
+  placeholder->type = arg.type;
+  ASSIGN_OR_RETURN(placeholder->constant, MakeConstantColumn(ValueAt(*arg.set, 0), arg.type));
+  ArgumentInfo info{arg.type, std::nullopt};
+  info.set = arg.set;
+  infos->push_back(std::move(info));
+  node->children.push_back(std::move(placeholder));
+  return absl::OkStatus();
+}
+
 // Binds `node` (the call `call` with its arguments compiled) to its kernel, or folds it into a
 // constant when every argument is one.
 [[gnu::noinline]] absl::StatusOr<std::unique_ptr<Node>> FinishCall(
@@ -276,6 +295,10 @@ absl::StatusOr<std::unique_ptr<Node>> CompileCall(const plan::Expr& call,
       RETURN_IF_ERROR(AddLambdaArgument(*arg, context, node.get(), &infos, &all_constant));
       continue;
     }
+    if (arg->is_set()) {
+      RETURN_IF_ERROR(AddSetArgument(*arg, node.get(), &infos));
+      continue;
+    }
     ASSIGN_OR_RETURN(std::unique_ptr<Node> child, Compile(*arg, context));
     AddArgument(std::move(child), node.get(), &infos, &all_constant);
   }
@@ -295,6 +318,8 @@ absl::StatusOr<std::unique_ptr<Node>> Compile(const plan::Expr& expr,
     }
     case plan::Expr::Kind::kLiteral:
       return CompileLiteral(expr);
+    case plan::Expr::Kind::kSet:
+      return Error(ErrorCode::kLogicalError, "An IN set outside the right side of in / notIn");
     case plan::Expr::Kind::kCall:
       break;
   }

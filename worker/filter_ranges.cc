@@ -171,12 +171,55 @@ std::optional<ColumnRanges> Comparison(const std::string& name, const core::plan
   return ColumnRanges{{column, range}};
 }
 
+// The most values of an IN set (a kSet column) pruning compares one by one; a larger set prunes
+// by its smallest and largest value.
+constexpr size_t kMaxSetPoints = 10000;
+
+// The range of `column IN <set>` for a set held as a column (plan::Expr::Kind::kSet), when the
+// set's values compare with the column's in GranuleBounds form: numbers with numbers, strings
+// with strings, dates and times of the same type.
+std::optional<ValueRange> SetRange(const core::Column& set, TypeId column_type) {
+  const TypeId type = core::RemoveNullable(column_type);
+  const TypeId set_type = set.type();
+  const bool numbers = core::IsNumeric(type) && core::IsNumeric(set_type) &&
+                       !core::IsDateOrDateTime(type) && !core::IsDateOrDateTime(set_type);
+  const bool strings = core::IsString(type) && core::IsString(set_type);
+  const bool same_plain = type == set_type && core::IsDateOrDateTime(type);
+  if (!numbers && !strings && !same_plain) return std::nullopt;
+  std::vector<core::Value> values;
+  values.reserve(set.size());
+  for (size_t row = 0; row < set.size(); ++row) {
+    core::Value value = storage::ValueAt(set, row);
+    if (const auto* d = std::get_if<double>(&value); d != nullptr && *d != *d) return std::nullopt;
+    values.push_back(std::move(value));
+  }
+  if (values.size() <= kMaxSetPoints) return ValueRange::Points(std::move(values));
+  const core::Value* low = &values[0];
+  const core::Value* high = &values[0];
+  for (const core::Value& value : values) {
+    std::optional<int> below = storage::CompareValues(value, *low);
+    std::optional<int> above = storage::CompareValues(value, *high);
+    if (!below || !above) return std::nullopt;
+    if (*below < 0) low = &value;
+    if (*above > 0) high = &value;
+  }
+  ValueRange range = ValueRange::AtLeast(*low, true);
+  range.IntersectWith(ValueRange::AtMost(*high, true));
+  return range;
+}
+
 std::optional<ColumnRanges> In(const core::plan::Expr& call, const Context& context) {
   if (call.args.size() != 2) return std::nullopt;
   int column = context.SchemaColumn(call.args[0]);
   if (column < 0) return std::nullopt;
   TypeId type = context.schema.columns[column].type;
   const core::plan::Expr& set = call.args[1];
+  if (set.is_set()) {
+    if (set.set == nullptr) return std::nullopt;
+    std::optional<ValueRange> range = SetRange(*set.set, type);
+    if (!range) return std::nullopt;
+    return ColumnRanges{{column, *std::move(range)}};
+  }
   std::vector<core::Value> values;
   if (set.IsCall("tuple")) {
     for (const core::plan::Expr& element : set.args) {

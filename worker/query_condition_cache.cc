@@ -9,7 +9,10 @@ namespace granite::worker {
 namespace {
 
 // Functions whose value is not fixed by their arguments: a filter calling one is never cached.
+// Nor is one holding an IN set as a column (plan::Expr::Kind::kSet): the key would be as large
+// as the set, which comes from a subquery whose answer changes with its tables.
 bool Volatile(const core::plan::Expr& expr) {
+  if (expr.is_set()) return true;
   if (!expr.is_call()) return false;
   const std::string& name = expr.function;
   for (std::string_view v : {"rand", "rand32", "rand64", "randConstant", "generateUUIDv4", "now",

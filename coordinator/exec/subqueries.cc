@@ -3,9 +3,12 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "coordinator/planner/tuple_in.h"
 #include "coordinator/sql/ast_build.h"
+#include "core/block_codec.h"
 #include "core/error.h"
+#include "core/hash.h"
 #include "core/join/distinct_rows.h"
 #include "core/status_macros.h"
 #include "core/value_text.h"
@@ -14,6 +17,7 @@ namespace granite::coordinator {
 namespace {
 
 using core::ErrorCode;
+using core::TypeId;
 using sql::Expr;
 using sql::ExprKind;
 using sql::ExprPtr;
@@ -37,7 +41,7 @@ ExprPtr DefaultLiteral(core::TypeId type, size_t position) {
   } else {
     column.Resize(1);
   }
-  return LiteralOf(column, 0, position);
+  return sql::LiteralOf(column, 0, position);
 }
 
 // The UInt8 constant 1 or 0 that replaces `e`, with its position and alias.
@@ -45,6 +49,37 @@ ExprPtr Flag(bool value, const Expr& e) {
   ExprPtr literal = sql::MakeFlag(value, e.position);
   literal->alias = e.alias;
   return literal;
+}
+
+// Whether a set of `type` may travel as a column (sql::ExprKind::kSet): the types whose values
+// the IN kernels and pruning take from a column as they take literals.
+bool SetType(TypeId type) {
+  return core::IsInteger(type) || core::IsFloat(type) || core::IsString(type) ||
+         core::IsDateOrDateTime(type);
+}
+
+// The set of `x IN (SELECT ...)` as one node holding the subquery's distinct values `rows` of
+// `column` without NULLs (ClickHouse ignores NULLs in the set, transform_null_in = 0); null
+// when the column's type does not travel so, or when only NULLs are left. Its name is
+// "_subquery_" and a hash of the values: two different sets never share a column name.
+ExprPtr SetNode(const core::Column& column, const std::vector<uint32_t>& rows, size_t position) {
+  if (!SetType(core::RemoveNullable(column.type())) || core::IsArray(column.type())) return nullptr;
+  std::vector<uint32_t> kept;
+  kept.reserve(rows.size());
+  for (uint32_t row : rows) {
+    if (!column.IsNullAt(row)) kept.push_back(row);
+  }
+  if (kept.empty()) return nullptr;
+  auto values = std::make_shared<core::Column>(column.Take(kept.data(), kept.size()));
+  values->DropNullMap();
+  std::string bytes;
+  core::EncodeColumnData(*values, &bytes);
+  auto node = std::make_shared<Expr>();
+  node->kind = ExprKind::kSet;
+  node->position = position;
+  node->name = absl::StrCat("_subquery_", absl::Hex(core::HashBytes(bytes), absl::kZeroPad16));
+  node->set = std::move(values);
+  return node;
 }
 
 class Rewriter {
@@ -61,7 +96,9 @@ class Rewriter {
       ASSIGN_OR_RETURN(ExprPtr left, Rewrite(e->args[0]));
       const bool tuple = IsTupleOfSeveral(*left);
       ASSIGN_OR_RETURN(ExprPtr set, Set(*e->args[1], tuple ? left->args.size() : 1));
-      if (set->args.empty()) return Flag(name != "in", *e);  // an empty set holds no value
+      if (set->kind != ExprKind::kSet && set->args.empty()) {
+        return Flag(name != "in", *e);  // an empty set holds no value
+      }
       auto copy = std::make_shared<Expr>(*e);
       copy->args = {std::move(left), std::move(set)};
       return ExprPtr(copy);
@@ -98,7 +135,7 @@ class Rewriter {
                              " rows, at position " + std::to_string(node.position + 1) + ")");
     }
     ExprPtr literal = rows == 0 ? DefaultLiteral(result.types[0], node.position)
-                                : LiteralOf(*result.block.columns[0], 0, node.position);
+                                : sql::LiteralOf(*result.block.columns[0], 0, node.position);
     literal->alias = node.alias;
     return literal;
   }
@@ -127,15 +164,18 @@ class Rewriter {
                              " are supported only as a WHERE condition of a SELECT over one "
                              "table (at position " + std::to_string(node.position + 1) + ")");
     }
+    if (arity == 1 && rows.size() > kLiteralSetRows) {
+      if (ExprPtr set = SetNode(*columns[0], rows, node.position)) return set;
+    }
     std::vector<ExprPtr> values;
     for (uint32_t row : rows) {
       if (arity == 1) {
-        values.push_back(LiteralOf(*columns[0], row, node.position));
+        values.push_back(sql::LiteralOf(*columns[0], row, node.position));
         continue;
       }
       std::vector<ExprPtr> tuple;
       for (const core::Column* column : columns) {
-        tuple.push_back(LiteralOf(*column, row, node.position));
+        tuple.push_back(sql::LiteralOf(*column, row, node.position));
       }
       values.push_back(sql::MakeCall("tuple", std::move(tuple)));
     }
@@ -146,35 +186,6 @@ class Rewriter {
 };
 
 }  // namespace
-
-sql::ExprPtr LiteralOf(const core::Column& column, size_t row, size_t position) {
-  auto literal = std::make_shared<Expr>();
-  literal->kind = ExprKind::kLiteral;
-  literal->position = position;
-  literal->literal_type = column.type();
-  if (core::HasStringLayout(column.type()) || core::IsDecimal(column.type()) ||
-      core::IsUuid(column.type()) || core::IsDateTime64(column.type()) ||
-      core::IsArray(column.type())) {
-    // A decimal, UUID, DateTime64 or array travels as its exact text, which the literal's type
-    // parses back (a number would be read as a scaled value or not fit).
-    std::string text;
-    core::AppendValueText(column, row, &text);
-    literal->value = std::move(text);
-    return literal;
-  }
-  core::DispatchFixed(column.type(), [&](auto tag) {
-    using T = typename decltype(tag)::Type;
-    const T v = column.Get<T>(row);
-    if constexpr (std::is_floating_point_v<T>) {
-      literal->value = static_cast<double>(v);
-    } else if constexpr (std::is_signed_v<T>) {
-      literal->value = static_cast<int64_t>(v);
-    } else {
-      literal->value = static_cast<uint64_t>(v);
-    }
-  });
-  return literal;
-}
 
 bool HasExpressionSubqueries(const sql::SelectStatement& select) {
   for (const ExprPtr& item : select.select) {

@@ -99,6 +99,20 @@ bool SelectBinder::OwnAliasPending(const Expr& e) const {
   return e.kind == ExprKind::kFunction && !e.alias.empty() && !expanding_.count(e.alias);
 }
 
+namespace {
+
+// The IN list a set node stands for: tuple(v1, ..., vn) of literals.
+sql::ExprPtr ExpandSet(const Expr& set) {
+  std::vector<sql::ExprPtr> values;
+  values.reserve(set.set->size());
+  for (size_t row = 0; row < set.set->size(); ++row) {
+    values.push_back(sql::LiteralOf(*set.set, row, set.position));
+  }
+  return sql::MakeCall("tuple", std::move(values));
+}
+
+}  // namespace
+
 absl::StatusOr<core::plan::Expr> SelectBinder::BindInput(const Expr& e) {
   if (OwnAliasPending(e)) return WithAlias(e.alias, [&] { return BindInput(e); });
   switch (e.kind) {
@@ -111,6 +125,9 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindInput(const Expr& e) {
       if (const Expr* target = AliasTarget(e)) return WithAlias(e.name, [&] { return BindInput(*target); });
       return BindColumn(e);
     }
+    case ExprKind::kSet:
+      return ErrorAt(ErrorCode::kLogicalError, "An IN set outside the right side of IN",
+                     e.position);
     case ExprKind::kSubquery:
       return ErrorAt(ErrorCode::kNotImplemented,
                      "Correlated subqueries are not supported (the subquery refers to a column of "
@@ -641,6 +658,22 @@ std::optional<core::plan::Expr> SelectBinder::DeclaredTypeName(const Expr& e) co
 
 absl::Status SelectBinder::AppendInList(const Expr& arg, std::vector<core::plan::Expr>* args,
                                         std::vector<core::ArgumentInfo>* infos) {
+  if (arg.kind == ExprKind::kSet) {
+    // An enum's names compare through the literals' lowering (select_binder_enums.cc): such a
+    // set binds as the list of literals it stands for.
+    if (args->empty() || (*args)[0].IsCall("__enumName")) {
+      return AppendInList(*ExpandSet(arg), args, infos);
+    }
+    core::plan::Expr set;
+    set.kind = core::plan::Expr::Kind::kSet;
+    set.type = arg.set->type();
+    set.set = arg.set;
+    core::ArgumentInfo info{set.type, std::nullopt};
+    info.set = arg.set;
+    infos->push_back(std::move(info));
+    args->push_back(std::move(set));
+    return absl::OkStatus();
+  }
   // The IN list: each element must be a constant.
   std::vector<const Expr*> elements;
   if (arg.kind == ExprKind::kFunction && arg.name == "tuple") {

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/column.h"
 #include "core/types.h"
 #include "core/value.h"
 
@@ -30,6 +31,8 @@ enum class ExprKind {
   kFunction,    // name + args (+ distinct for count(DISTINCT x))
   kSubquery,    // (SELECT ...) as a value: a scalar subquery, or the set of IN (SELECT ...),
                 // or the argument of exists(...)
+  kSet,         // never parsed: the set of a long IN (SELECT ...) once run, as the right side of
+                // in / notIn (exec/subqueries.h): `set` holds its distinct values
 };
 
 // Holds one expression node.
@@ -80,6 +83,9 @@ struct Expr {
 
   // kSubquery
   SelectPtr subquery;
+
+  // kSet: distinct values, never Nullable, at least one (core::plan::Expr::Kind::kSet)
+  core::ColumnPtr set;
 
   // kFunction called as a window function: f(args) OVER (...) or OVER name.
   std::shared_ptr<WindowSpec> over;

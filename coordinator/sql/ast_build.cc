@@ -1,6 +1,10 @@
 #include "coordinator/sql/ast_build.h"
 
+#include <string>
+#include <type_traits>
 #include <utility>
+
+#include "core/value_text.h"
 
 namespace granite::coordinator::sql {
 
@@ -57,6 +61,35 @@ bool ContainsSubquery(const Expr& e) {
     if (ContainsSubquery(*arg)) return true;
   }
   return false;
+}
+
+ExprPtr LiteralOf(const core::Column& column, size_t row, size_t position) {
+  auto literal = std::make_shared<Expr>();
+  literal->kind = ExprKind::kLiteral;
+  literal->position = position;
+  literal->literal_type = column.type();
+  if (core::HasStringLayout(column.type()) || core::IsDecimal(column.type()) ||
+      core::IsUuid(column.type()) || core::IsDateTime64(column.type()) ||
+      core::IsArray(column.type())) {
+    // A decimal, UUID, DateTime64 or array travels as its exact text, which the literal's type
+    // parses back (a number would be read as a scaled value or not fit).
+    std::string text;
+    core::AppendValueText(column, row, &text);
+    literal->value = std::move(text);
+    return literal;
+  }
+  core::DispatchFixed(column.type(), [&](auto tag) {
+    using T = typename decltype(tag)::Type;
+    const T v = column.Get<T>(row);
+    if constexpr (std::is_floating_point_v<T>) {
+      literal->value = static_cast<double>(v);
+    } else if constexpr (std::is_signed_v<T>) {
+      literal->value = static_cast<int64_t>(v);
+    } else {
+      literal->value = static_cast<uint64_t>(v);
+    }
+  });
+  return literal;
 }
 
 }  // namespace granite::coordinator::sql

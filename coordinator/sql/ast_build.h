@@ -15,6 +15,8 @@ ExprPtr MakeCall(std::string name, std::vector<ExprPtr> args);
 ExprPtr MakeLiteral(core::Value value);
 // The UInt8 constant 1 or 0 at `position` (a condition decided before binding).
 ExprPtr MakeFlag(bool value, size_t position);
+// Returns row `row` of `column` as a literal node of the column's type (literal_type set).
+ExprPtr LiteralOf(const core::Column& column, size_t row, size_t position);
 // A column reference `qualifier.name` (qualifier may be empty).
 ExprPtr MakeColumn(const std::string& qualifier, const std::string& name, size_t position = 0);
 // Appends the conjuncts of `e` (the arguments of nested and(...), or `e` itself; none if null).

@@ -108,6 +108,9 @@ void AppendName(const Expr& expr, std::string* out) {
     case ExprKind::kSubquery:
       out->append("_subquery");
       return;
+    case ExprKind::kSet:  // "_subquery_" and a hash of its values (exec/subqueries.cc)
+      out->append(expr.name);
+      return;
     case ExprKind::kFunction:
       if (expr.name == "array" && !expr.distinct && !expr.over) {
         // ClickHouse names an array by its brackets: [1, 2], [x, 1] (array(1, 2) too).

@@ -17,6 +17,7 @@ ArgumentInfo InfoOf(const plan::Expr& e) {
   }
   ArgumentInfo info{e.type, std::nullopt};
   if (e.is_literal()) info.constant = e.literal;
+  if (e.is_set()) info.set = e.set;
   return info;
 }
 

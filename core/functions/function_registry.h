@@ -11,6 +11,8 @@
 //
 // in / notIn: the binder passes x followed by the elements of the IN list, each a constant
 // (ResolveFunction("in", {x, 1, 2, 3})). In a plan the list travels as in(x, tuple(1, 2, 3)).
+// A long set (an IN subquery's values) is one argument instead: ArgumentInfo::set, a column of
+// its values (in a plan a kSet node, core/plan/expr.h).
 // tuple is not a function of its own: resolving it fails.
 //
 // Nullable (null_functions.h): a call with a Nullable argument resolves on the nested types and
@@ -51,6 +53,9 @@ struct ArgumentInfo {
   // then Array(R), R the body's type, and at execution the operand holds the body's values over
   // the elements of the array arguments, with the first array's offsets (core/expression.h).
   bool lambda = false;
+  // The set of in / notIn as one argument: a column of its distinct values, of `type` (never
+  // Nullable). `constant` is then empty; at execution its operand is a placeholder.
+  ColumnPtr set;
 };
 
 struct ResolvedFunction {

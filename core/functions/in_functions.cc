@@ -1,5 +1,6 @@
 // in(x, c1, ..., cn) and notIn -> UInt8. Plans carry in(x, tuple(c1, ..., cn)); core::Expression
-// flattens the tuple, so kernels see x followed by the constants.
+// flattens the tuple, so kernels see x followed by the constants. A long set arrives as one
+// argument holding a column of its values (ArgumentInfo::set); kernels read only x.
 //
 // The set is built once at compile time, in x's type: each constant is converted exactly
 // (ConvertConstantExactly); constants with no equal value in x's type (300 for a UInt8 x) can
@@ -29,16 +30,27 @@ constexpr size_t kMaxLinearValues = 8;
 absl::StatusOr<std::vector<Value>> SetValues(std::string_view name,
                                              const std::vector<ArgumentInfo>& args) {
   std::vector<Value> values;
-  for (size_t i = 1; i < args.size(); ++i) {
-    if (!args[i].constant) return ArgumentMustBeConstant(name, i);
-    auto converted = ConvertConstantExactly(*args[i].constant, args[i].type, args[0].type);
+  // Adds `value` (of argument i's type) converted to x's type, when it has a counterpart there.
+  auto add = [&](const Value& value, size_t i) -> absl::Status {
+    auto converted = ConvertConstantExactly(value, args[i].type, args[0].type);
     if (!converted.ok()) {
       if (CodeOf(converted.status()) == ErrorCode::kIllegalTypeOfArgument) {
         return IllegalArgumentType(name, i, args[i].type);
       }
       return converted.status();
     }
-    if (converted->has_value()) values.push_back(**converted);
+    if (converted->has_value()) values.push_back(**std::move(converted));
+    return absl::OkStatus();
+  };
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i].set != nullptr) {
+      const Column& set = *args[i].set;
+      values.reserve(values.size() + set.size());
+      for (size_t row = 0; row < set.size(); ++row) RETURN_IF_ERROR(add(ValueAt(set, row), i));
+      continue;
+    }
+    if (!args[i].constant) return ArgumentMustBeConstant(name, i);
+    RETURN_IF_ERROR(add(*args[i].constant, i));
   }
   return values;
 }

@@ -68,6 +68,36 @@ TEST(InTest, Numbers) {
             (Rows{"1", "0", "1"}));
 }
 
+// The set of a long IN subquery as one column (plan::Expr::Kind::kSet): values convert to x's
+// type as literals do, and operands keep their positions (the set's child is a placeholder).
+TEST(InTest, SetsHeldAsColumns) {
+  auto set_of = [](ColumnPtr values) {
+    plan::Expr set;
+    set.kind = plan::Expr::Kind::kSet;
+    set.type = values->type();
+    set.set = std::move(values);
+    return set;
+  };
+  Block b = BlockOf({MakeColumn<uint8_t>(T::kUInt8, {1, 6, 255}),
+                     MakeColumn<int16_t>(T::kInt16, {-1, 6, 0}), StringColumn({"a", "bb", ""})});
+  // 300 has no UInt8 counterpart and matches nothing.
+  const plan::Expr wide = set_of(MakeColumn<uint64_t>(T::kUInt64, {6, 300, 255}));
+  EXPECT_EQ(Eval(Fn("in", {Col(0, T::kUInt8), wide}), b), (Rows{"0", "1", "1"}));
+  EXPECT_EQ(Eval(Fn("notIn", {Col(0, T::kUInt8), wide}), b), (Rows{"1", "0", "0"}));
+  const plan::Expr negative = set_of(MakeColumn<int64_t>(T::kInt64, {-1, 0, 70000}));
+  EXPECT_EQ(Eval(Fn("in", {Col(1, T::kInt16), negative}), b), (Rows{"1", "0", "1"}));
+  EXPECT_EQ(Eval(Fn("in", {Col(2, T::kString), set_of(StringColumn({"", "bb", "c"}))}), b),
+            (Rows{"0", "1", "1"}));
+  // A constant left side folds.
+  EXPECT_EQ(EvalConstant(Fn("in", {Lit(uint64_t{300}), wide})), "1");
+  EXPECT_EQ(EvalConstant(Fn("notIn", {Lit(uint64_t{7}), wide})), "1");
+  // A set outside in / notIn, or an empty one, is a malformed plan.
+  EXPECT_EQ(CodeOf(Expression::Compile(wide).status()), ErrorCode::kLogicalError);
+  plan::Expr empty = set_of(MakeColumn<uint64_t>(T::kUInt64, {}));
+  plan::Expr call = Call("in", T::kUInt8, {Col(0, T::kUInt8), empty});
+  EXPECT_EQ(CodeOf(Expression::Compile(call).status()), ErrorCode::kLogicalError);
+}
+
 TEST(InTest, StringsAndDates) {
   uint16_t day;
   ASSERT_TRUE(ParseDate("2013-07-01", &day));

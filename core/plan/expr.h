@@ -9,6 +9,12 @@
 // A parameter node's `column` is its slot, unique within the expression tree (a nested lambda
 // takes other slots), never a column of the block, so column renumbering (expr_remap.h) leaves
 // it alone; the body's column references are the enclosing block's columns.
+//
+// Sets: the right side of in / notIn is a tuple of literals, in(x, tuple(1, 2, 3)), or for a long
+// set (an IN subquery's values, coordinator/exec/subqueries.h) one kSet node holding a column of
+// its distinct values, of the node's type, never Nullable: in(x, <set>). Plans, the wire and the
+// compiled kernel then carry one column instead of a node per value. The column is shared and
+// immutable; equality compares it by identity.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/column.h"
 #include "core/types.h"
 #include "core/value.h"
 
@@ -23,7 +30,7 @@ namespace granite::core::plan {
 
 // Holds one node and, for a call, its argument subtrees.
 struct Expr {
-  enum class Kind : uint8_t { kColumn, kLiteral, kCall, kLambdaParameter };
+  enum class Kind : uint8_t { kColumn, kLiteral, kCall, kLambdaParameter, kSet };
 
   Kind kind = Kind::kColumn;
   TypeId type = TypeId::kUInt8;  // the node's result type
@@ -31,11 +38,13 @@ struct Expr {
   Value literal;                 // kLiteral: the value, in its widest physical form
   std::string function;          // kCall: the registered function name
   std::vector<Expr> args;        // kCall
+  ColumnPtr set;                 // kSet: the distinct values
 
   bool is_column() const { return kind == Kind::kColumn; }
   bool is_literal() const { return kind == Kind::kLiteral; }
   bool is_call() const { return kind == Kind::kCall; }
   bool is_lambda_parameter() const { return kind == Kind::kLambdaParameter; }
+  bool is_set() const { return kind == Kind::kSet; }
   // True for a call of `name`.
   bool IsCall(std::string_view name) const { return kind == Kind::kCall && function == name; }
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/functions/constant_column.h"
 #include "core/types.h"
 
 namespace granite::core::plan {
@@ -23,6 +24,21 @@ std::string LiteralText(const Value& value) {
     out += c;
   }
   return out + "'";
+}
+
+// A long constant set shows its first values and its size, as a long literal tuple does.
+constexpr size_t kShownValues = 8;
+
+std::string SetText(const Expr& set) {
+  if (set.set == nullptr) return "tuple()";
+  const size_t rows = set.set->size();
+  std::string out = "tuple(";
+  for (size_t row = 0; row < rows && row < kShownValues; ++row) {
+    if (row > 0) out += ", ";
+    out += LiteralText(ValueAt(*set.set, row));
+  }
+  if (rows > kShownValues) out += ", ... " + std::to_string(rows) + " values";
+  return out + ")";
 }
 
 std::string CallText(const AggregateCall& call, const std::vector<std::string>& names) {
@@ -69,11 +85,12 @@ std::string ExprText(const Expr& expr, const std::vector<std::string>& names) {
       return LiteralText(expr.literal);
     case Expr::Kind::kLambdaParameter:
       return "$" + std::to_string(expr.column);
+    case Expr::Kind::kSet:
+      return SetText(expr);
     case Expr::Kind::kCall:
       break;
   }
   // A long constant set (an IN list, a join key's set) shows its first values and its size.
-  constexpr size_t kShownValues = 8;
   if (expr.function == "tuple" && expr.args.size() > kShownValues) {
     std::vector<Expr> first(expr.args.begin(), expr.args.begin() + kShownValues);
     return "tuple(" + ExprListText(first, names) + ", ... " + std::to_string(expr.args.size()) +

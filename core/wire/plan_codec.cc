@@ -57,6 +57,18 @@ absl::StatusOr<Value> ValueFromProto(const pb::Value& value) {
   return Malformed("a literal without a value");
 }
 
+// The column of a kSet node: distinct values of `type`, at least one, every one taking at least
+// a byte in its encoding (so `rows` cannot ask for more than the message holds).
+absl::StatusOr<ColumnPtr> SetFromProto(const pb::ConstantSet& set, TypeId type) {
+  if (IsNullable(type) || set.rows() == 0 || set.rows() > set.values().size()) {
+    return Malformed("an IN set of " + std::to_string(set.rows()) + " rows in " +
+                     std::to_string(set.values().size()) + " bytes");
+  }
+  auto column = std::make_shared<Column>(type);
+  RETURN_IF_ERROR(DecodeColumnData(set.values(), set.rows(), column.get()));
+  return ColumnPtr(std::move(column));
+}
+
 absl::StatusOr<std::vector<plan::Expr>> ExprsFromProto(
     const google::protobuf::RepeatedPtrField<pb::Expr>& exprs) {
   std::vector<plan::Expr> out;
@@ -168,6 +180,12 @@ void ToProto(const plan::Expr& expr, pb::Expr* out) {
     case plan::Expr::Kind::kLambdaParameter:
       out->set_lambda_parameter(expr.column);
       break;
+    case plan::Expr::Kind::kSet: {
+      pb::ConstantSet* set = out->mutable_set();
+      set->set_rows(expr.set->size());
+      EncodeColumnData(*expr.set, set->mutable_values());
+      break;
+    }
   }
 }
 
@@ -194,6 +212,11 @@ absl::StatusOr<plan::Expr> FromProto(const pb::Expr& expr) {
       out.kind = plan::Expr::Kind::kLambdaParameter;
       out.column = expr.lambda_parameter();
       return out;
+    case pb::Expr::kSet: {
+      out.kind = plan::Expr::Kind::kSet;
+      ASSIGN_OR_RETURN(out.set, SetFromProto(expr.set(), out.type));
+      return out;
+    }
     case pb::Expr::NODE_NOT_SET:
       break;
   }

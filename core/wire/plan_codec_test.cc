@@ -209,5 +209,43 @@ TEST(PlanCodecTest, RefusesDeeperMessagesGarbageAndMalformedNodes) {
   EXPECT_EQ(CodeOf(FromProto(setting).status()), ErrorCode::kUnknownSetting);
 }
 
+// An IN set travels as one column (plan::Expr::Kind::kSet); a set whose row count does not fit
+// its bytes, a Nullable set and an empty one are refused.
+TEST(PlanCodecTest, RoundTripsInSetsAndRefusesMalformedOnes) {
+  auto values = std::make_shared<Column>(TypeId::kString);
+  for (const char* v : {"a", "", "long value"}) values->AppendString(v);
+  plan::Expr set;
+  set.kind = plan::Expr::Kind::kSet;
+  set.type = TypeId::kString;
+  set.set = values;
+  plan::Fragment f;
+  f.scan.table = "t";
+  f.scan.columns = {"s"};
+  f.worker_count = 1;
+  f.filter = Call("in", TypeId::kUInt8, {Col(0, TypeId::kString), set});
+  const std::string bytes = EncodeFragment(f);
+  absl::StatusOr<plan::Fragment> parsed = DecodeFragment(bytes);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const plan::Expr& decoded = parsed->filter->args[1];
+  ASSERT_TRUE(decoded.is_set());
+  ASSERT_EQ(decoded.set->size(), 3u);
+  EXPECT_EQ(decoded.set->StringAt(2), "long value");
+  EXPECT_EQ(EncodeFragment(*parsed), bytes);
+
+  pb::Fragment wire;
+  ToProto(f, &wire);
+  pb::ConstantSet* wire_set = wire.mutable_filter()->mutable_call()->mutable_args(1)->mutable_set();
+  wire_set->set_rows(1000);
+  EXPECT_EQ(CodeOf(FromProto(wire).status()), ErrorCode::kIncorrectData);
+  wire_set->set_rows(0);
+  EXPECT_EQ(CodeOf(FromProto(wire).status()), ErrorCode::kIncorrectData);
+  wire_set->set_rows(2);  // the bytes hold three
+  EXPECT_FALSE(FromProto(wire).ok());
+  wire_set->set_rows(3);
+  wire.mutable_filter()->mutable_call()->mutable_args(1)->set_type(
+      static_cast<uint32_t>(MakeNullable(TypeId::kString)));
+  EXPECT_EQ(CodeOf(FromProto(wire).status()), ErrorCode::kIncorrectData);
+}
+
 }  // namespace
 }  // namespace granite::core::wire

@@ -90,6 +90,7 @@ std::optional<ValueRange> RangeOfImpl(const core::plan::Expr& expr,
       range = CallRange(expr, columns);
       break;
     case core::plan::Expr::Kind::kLambdaParameter:
+    case core::plan::Expr::Kind::kSet:
       break;
   }
   // A range reaching outside the result type means some value may have wrapped: keep the type's.
