@@ -4,8 +4,11 @@
 // '%green%' AND ps.partkey = p.partkey AND l.partkey = p.partkey ...`: partsupp is read with
 // `ps.partkey IN (<the green parts' keys>)` (800k -> ~43k rows at TPC-H SF 1), so its build
 // is that much smaller wherever the join runs. The largest table is left as it is: it stays on
-// the workers, where its join with s does the same filtering.
+// the workers, where its join with s does the same filtering. Its rows that can pass those
+// joins, when few, reduce in turn the other tables joined to it (ReduceByJoinKeys' second
+// round).
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +23,12 @@ namespace {
 
 // The most rows s's filter may keep: its keys become a constant IN set of r's read.
 constexpr uint64_t kMaxReducingRows = 100'000;
+// The most rows of the largest table a reduction through it may keep (each such key set is one
+// column of values, exec/subqueries.h).
+constexpr uint64_t kMaxLargestReducingRows = 2'000'000;
+// A reduction through the largest table reads it twice (a count, then the keys); it pays when
+// the table it trims, sent to every worker, has at least 1 / this of the largest table's rows.
+constexpr uint64_t kLargestPerReducedRows = 8;
 
 // Integers proper (not Bool, Date or DateTime, which core::IsInteger counts too).
 bool PlainInteger(TypeId type) {
@@ -49,6 +58,9 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
   std::vector<std::vector<ExprPtr>> written(relations_.size());
   for (size_t r = 0; r < relations_.size(); ++r) written[r] = relations_[r].pushed;
   std::vector<std::optional<uint64_t>> kept(relations_.size());
+  std::vector<bool> reduced(relations_.size(), false);
+  // The reductions the largest table would take: its rows join the reduced tables only there.
+  std::vector<KeyLink> implied;
   for (const ExprPtr& c : std::vector<ExprPtr>(remaining_)) {
     std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
     if (!pair) continue;
@@ -57,11 +69,7 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
       const size_t s = side == 0 ? pair->second : pair->first;
       const Expr& r_key = *c->args[side];
       const Expr& s_key = *c->args[1 - side];
-      if (r == *largest || !PlainTable(r) || !PlainTable(s) || written[s].empty()) continue;
-      const TypeId a = core::RemoveNullable(ColumnType(r, r_key.name));
-      const TypeId b = core::RemoveNullable(ColumnType(s, s_key.name));
-      if (a == TypeId::kNothing || core::IsArray(a)) continue;
-      if (a != b && !(PlainInteger(a) && PlainInteger(b))) continue;
+      if (written[s].empty() || !Reducible(r, r_key, s, s_key)) continue;
       if (!kept[s]) {
         ASSIGN_OR_RETURN(uint64_t passing, TableRows(s, sql::JoinAnd(written[s])));
         kept[s] = passing;
@@ -69,24 +77,122 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
       if (*kept[s] > kMaxReducingRows || *kept[s] * 4 > rows[s] || rows[r] < 2 * *kept[s]) {
         continue;
       }
-      // r.a IN (SELECT s.b FROM s WHERE <s's filter>), run now into a constant set.
-      // Distinct and sorted: the set's text in EXPLAIN is the same on every run.
-      auto subquery = std::make_shared<sql::SelectStatement>();
-      subquery->distinct = true;
-      subquery->select.push_back(sql::MakeColumn(s_key.qualifier, s_key.name));
-      subquery->order_by.push_back(sql::OrderItem{sql::MakeColumn(s_key.qualifier, s_key.name)});
-      subquery->from = *relations_[s].ref;
-      subquery->where = sql::JoinAnd(written[s]);
-      auto set = std::make_shared<Expr>();
-      set->kind = ExprKind::kSubquery;
-      set->subquery = std::move(subquery);
-      sql::SelectStatement holder;
-      holder.where = sql::MakeCall("in", {sql::MakeColumn(r_key.qualifier, r_key.name), set});
-      ASSIGN_OR_RETURN(sql::SelectStatement constant, ReplaceSubqueries(holder, context_.run));
-      relations_[r].pushed.push_back(constant.where);
+      if (r == *largest) {
+        implied.push_back({s, &s_key, &r_key});
+        continue;
+      }
+      ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(r_key, s, s_key, written[s]));
+      relations_[r].pushed.push_back(std::move(in_set));
+      reduced[r] = true;
     }
   }
+  if (implied.empty()) return absl::OkStatus();
+  return ReduceThroughLargest(*largest, rows, written, implied, &reduced);
+}
+
+// The largest table as a reducer: `SELECT ... FROM part p, lineitem l, orders o, partsupp ps
+// WHERE p.name LIKE '%green%' AND l.partkey = p.partkey AND o.orderkey = l.orderkey AND
+// ps.partkey = l.partkey`: partsupp takes the green parts' keys (l.partkey holds only those),
+// and orders is read for the order keys of the green parts' lines only (a few percent of
+// lineitem) instead of whole. The largest table itself still stays on the workers.
+absl::Status FromMaterializer::ReduceThroughLargest(size_t big, const std::vector<uint64_t>& rows,
+                                                    const std::vector<std::vector<ExprPtr>>& written,
+                                                    const std::vector<KeyLink>& implied,
+                                                    std::vector<bool>* reduced) {
+  // The equalities r.a = big.b, r another plain table not reduced yet.
+  std::vector<KeyLink> links;
+  for (const ExprPtr& c : remaining_) {
+    std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
+    if (!pair || (pair->first != big && pair->second != big)) continue;
+    const int side = pair->first == big ? 1 : 0;  // the side of r
+    const size_t r = side == 0 ? pair->first : pair->second;
+    if (r == big || (*reduced)[r] || !Reducible(r, *c->args[side], big, *c->args[1 - side])) {
+      continue;
+    }
+    links.push_back({r, c->args[side].get(), c->args[1 - side].get()});
+  }
+  // The implied sets, run once; a set's own table holds its keys already.
+  std::vector<ExprPtr> filter = written[big];
+  std::map<std::string, std::pair<ExprPtr, size_t>> set_of_column;
+  bool ran = false;
+  auto run_implied = [&]() -> absl::Status {
+    if (ran) return absl::OkStatus();
+    ran = true;
+    for (const KeyLink& link : implied) {
+      ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(*link.other_key, link.r, *link.r_key,
+                                              written[link.r]));
+      if (in_set->kind == ExprKind::kFunction && in_set->name == "in" && in_set->args.size() == 2) {
+        set_of_column.emplace(link.other_key->name, std::make_pair(in_set->args[1], link.r));
+      }
+      filter.push_back(std::move(in_set));
+    }
+    return absl::OkStatus();
+  };
+  // r.a = big.b and big.b IN set: r.a IN set, with no pass over the largest table.
+  for (const KeyLink& link : links) {
+    auto source = std::find_if(implied.begin(), implied.end(), [&](const KeyLink& i) {
+      return i.other_key->name == link.other_key->name;
+    });
+    if ((*reduced)[link.r] || source == implied.end()) continue;
+    (*reduced)[link.r] = true;
+    if (source->r == link.r) continue;
+    RETURN_IF_ERROR(run_implied());
+    auto it = set_of_column.find(link.other_key->name);
+    if (it == set_of_column.end()) continue;
+    relations_[link.r].pushed.push_back(sql::MakeCall(
+        "in", {sql::MakeColumn(link.r_key->qualifier, link.r_key->name), it->second.first}));
+  }
+  // Otherwise r.a IN (the b of the largest table's rows inside every implied set): a count and
+  // a read of the largest table's keys, which pay when r's own rows are many against it.
+  std::optional<uint64_t> big_kept;
+  for (const KeyLink& link : links) {
+    if ((*reduced)[link.r]) continue;
+    uint64_t r_rows = rows[link.r];
+    if (!written[link.r].empty()) {
+      ASSIGN_OR_RETURN(r_rows, TableRows(link.r, sql::JoinAnd(written[link.r])));
+    }
+    if (r_rows * kLargestPerReducedRows < rows[big]) continue;
+    RETURN_IF_ERROR(run_implied());
+    if (!big_kept) {
+      ASSIGN_OR_RETURN(uint64_t passing, TableRows(big, sql::JoinAnd(filter)));
+      big_kept = passing;
+    }
+    if (*big_kept > kMaxLargestReducingRows || *big_kept * 4 > rows[big] ||
+        r_rows < 2 * *big_kept) {
+      continue;
+    }
+    ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(*link.r_key, big, *link.other_key, filter));
+    relations_[link.r].pushed.push_back(std::move(in_set));
+    (*reduced)[link.r] = true;
+  }
   return absl::OkStatus();
+}
+
+bool FromMaterializer::Reducible(size_t r, const Expr& r_key, size_t s, const Expr& s_key) const {
+  if (!PlainTable(r) || !PlainTable(s)) return false;
+  const TypeId a = core::RemoveNullable(ColumnType(r, r_key.name));
+  const TypeId b = core::RemoveNullable(ColumnType(s, s_key.name));
+  if (a == TypeId::kNothing || core::IsArray(a)) return false;
+  return a == b || (PlainInteger(a) && PlainInteger(b));
+}
+
+absl::StatusOr<ExprPtr> FromMaterializer::KeySet(const Expr& r_key, size_t s, const Expr& s_key,
+                                                 const std::vector<ExprPtr>& filter) {
+  // r.a IN (SELECT s.b FROM s WHERE <filter>), run now into a constant set.
+  // Distinct and sorted: the set's text in EXPLAIN is the same on every run.
+  auto subquery = std::make_shared<sql::SelectStatement>();
+  subquery->distinct = true;
+  subquery->select.push_back(sql::MakeColumn(s_key.qualifier, s_key.name));
+  subquery->order_by.push_back(sql::OrderItem{sql::MakeColumn(s_key.qualifier, s_key.name)});
+  subquery->from = *relations_[s].ref;
+  subquery->where = sql::JoinAnd(filter);
+  auto set = std::make_shared<Expr>();
+  set->kind = ExprKind::kSubquery;
+  set->subquery = std::move(subquery);
+  sql::SelectStatement holder;
+  holder.where = sql::MakeCall("in", {sql::MakeColumn(r_key.qualifier, r_key.name), set});
+  ASSIGN_OR_RETURN(sql::SelectStatement constant, ReplaceSubqueries(holder, context_.run));
+  return constant.where;
 }
 
 }  // namespace granite::coordinator::from_internal

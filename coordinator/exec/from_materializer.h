@@ -44,6 +44,13 @@ struct Relation {
   uint32_t shard_count = 0;
 };
 
+// An equality r.r_key = other.other_key between two relations (ReduceByJoinKeys).
+struct KeyLink {
+  size_t r;
+  const Expr* r_key;
+  const Expr* other_key;
+};
+
 struct Uses {
   std::set<size_t> relations;
   bool unknown = false;    // an identifier no relation has (an alias of the select list)
@@ -104,8 +111,22 @@ class FromMaterializer {
 
   // Inner joins only: a table joined on an equality with a table whose own filter keeps few
   // rows reads only the rows whose key is among theirs (a constant IN pushed into it;
-  // from_key_reduction.cc).
+  // from_key_reduction.cc); so does one joined to the largest table when the rows of that
+  // table able to join such tables are few.
   absl::Status ReduceByJoinKeys();
+  // Second round of ReduceByJoinKeys: tables joined to the largest table `big` keep the keys
+  // of its rows that can pass `implied` (its equalities with reduced tables, r = the reducing
+  // table, other_key = big's column). Sets `reduced` for each table it reduces.
+  absl::Status ReduceThroughLargest(size_t big, const std::vector<uint64_t>& rows,
+                                    const std::vector<std::vector<ExprPtr>>& written,
+                                    const std::vector<KeyLink>& implied,
+                                    std::vector<bool>* reduced);
+  // Whether r's column `r_key` can keep only the values of s's `s_key`: plain tables, keys of
+  // one type or both integers.
+  bool Reducible(size_t r, const Expr& r_key, size_t s, const Expr& s_key) const;
+  // `r_key IN (SELECT DISTINCT s_key FROM s WHERE filter)`, the subquery run into a constant.
+  absl::StatusOr<ExprPtr> KeySet(const Expr& r_key, size_t s, const Expr& s_key,
+                                 const std::vector<ExprPtr>& filter);
 
   absl::Status ReadRelation(size_t r);
   // The SELECT that reads relation `r`: its needed columns, with its pushed-down conjuncts.
