@@ -2,7 +2,7 @@
 """optimize_skip_unused_shards (coordinator/planner/rules/skip_unused_shards.h): a query whose
 WHERE fixes the sharding key runs only on the shards the key's values were routed to.
   - results are the same with the rule on and off, for point, IN-list and composite keys;
-  - EXPLAIN names the shards;
+  - EXPLAIN names the shards, also for a long IN subquery set;
   - with one worker killed, queries for keys routed to the live workers still succeed, while a
     query that needs every shard fails with ALL_CONNECTION_TRIES_FAILED (279): the proof that the
     dead worker was not asked.
@@ -74,6 +74,20 @@ class SkipUnusedShardsTest(unittest.TestCase):
         text = self.client.query_text("EXPLAIN SELECT count() FROM t WHERE k = 17 "
                                       "SETTINGS optimize_skip_unused_shards = 0")
         self.assertIn("Workers: each runs this fragment over its shard", text)
+
+    def test_a_long_in_subquery_set_names_its_shards(self):
+        # Past 100 values an IN subquery's set travels as one column (exec/subqueries.h); the
+        # shards of its keys are still the only ones asked.
+        shard_of = {k: self.shards_of("k = %d" % k)[0] for k in range(450)}
+        first = [k for k in shard_of if shard_of[k] == 0]
+        self.assertGreater(len(first), 100)
+        keys = ", ".join(str(k) for k in first)
+        where = "k IN (SELECT number FROM numbers(450) WHERE number IN (%s))" % keys
+        self.assertEqual(self.shards_of(where), [0])
+        sql = "SELECT count(), sum(v) FROM t WHERE " + where
+        self.assertEqual(self.client.query_text(sql), self.client.query_text(sql, settings=OFF))
+        expected = sum(1 for k in first if k < 300) * 20
+        self.assertEqual(self.client.query_text(sql).split()[0], str(expected))
 
     def test_a_dead_worker_does_not_fail_queries_for_keys_elsewhere(self):
         # Each key's shard, then a worker that holds some keys but not all.

@@ -10,6 +10,8 @@
 
 #include "coordinator/cluster/sharding_key.h"
 #include "core/column.h"
+#include "core/functions/constant_column.h"
+#include "core/functions/expr_builder.h"
 
 namespace granite::coordinator {
 namespace {
@@ -73,27 +75,29 @@ bool AppendConstant(const Expr& constant, core::Column* column) {
 }
 
 // The constants conjunct `c` allows for input column `column` (`column = c`, `c = column`,
-// `column IN (c1, ...)`), or nullopt when `c` does not fix it that way.
-std::optional<std::vector<const Expr*>> ConstantsFor(const Expr& c, uint32_t column) {
+// `column IN (c1, ...)`, `column IN <set>` of at most kMaxShardKeyCombinations values), or
+// nullopt when `c` does not fix it that way.
+std::optional<std::vector<Expr>> ConstantsFor(const Expr& c, uint32_t column) {
   auto is_key = [&](const Expr& e) { return e.is_column() && e.column == column; };
   if (c.IsCall("equals") && c.args.size() == 2) {
-    if (is_key(c.args[0]) && c.args[1].is_literal()) {
-      return std::vector<const Expr*>{&c.args[1]};
-    }
-    if (is_key(c.args[1]) && c.args[0].is_literal()) {
-      return std::vector<const Expr*>{&c.args[0]};
-    }
+    if (is_key(c.args[0]) && c.args[1].is_literal()) return std::vector<Expr>{c.args[1]};
+    if (is_key(c.args[1]) && c.args[0].is_literal()) return std::vector<Expr>{c.args[0]};
     return std::nullopt;
   }
-  if (c.IsCall("in") && c.args.size() == 2 && is_key(c.args[0]) && c.args[1].IsCall("tuple")) {
-    std::vector<const Expr*> constants;
-    for (const Expr& element : c.args[1].args) {
-      if (!element.is_literal()) return std::nullopt;
-      constants.push_back(&element);
+  if (!c.IsCall("in") || c.args.size() != 2 || !is_key(c.args[0])) return std::nullopt;
+  const Expr& list = c.args[1];
+  if (list.is_set() && list.set != nullptr && list.set->size() <= kMaxShardKeyCombinations) {
+    std::vector<Expr> constants;
+    for (size_t row = 0; row < list.set->size(); ++row) {
+      constants.push_back(core::Lit(core::ValueAt(*list.set, row), list.type));
     }
     return constants;
   }
-  return std::nullopt;
+  if (!list.IsCall("tuple")) return std::nullopt;
+  for (const Expr& element : list.args) {
+    if (!element.is_literal()) return std::nullopt;
+  }
+  return list.args;
 }
 
 void SplitConjuncts(const Expr& e, std::vector<const Expr*>* out) {
@@ -129,15 +133,15 @@ std::vector<uint32_t> ShardsForFilter(const core::plan::Fragment& fragment,
       if (scan.columns[i] == name && !scan.reads_sizes(i)) input = i;
     }
     if (!type || core::IsNullable(*type) || !input) return {};
-    std::optional<std::vector<const Expr*>> constants;
+    std::optional<std::vector<Expr>> constants;
     for (const Expr* c : conjuncts) {
       constants = ConstantsFor(*c, *input);
       if (constants) break;
     }
     if (!constants || constants->empty()) return {};
     auto values = std::make_shared<core::Column>(*type);
-    for (const Expr* constant : *constants) {
-      if (!AppendConstant(*constant, values.get())) return {};
+    for (const Expr& constant : *constants) {
+      if (!AppendConstant(constant, values.get())) return {};
     }
     combinations *= values->size();
     if (combinations > kMaxShardKeyCombinations) return {};
