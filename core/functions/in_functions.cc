@@ -31,7 +31,16 @@ absl::StatusOr<std::vector<Value>> SetValues(std::string_view name,
                                              const std::vector<ArgumentInfo>& args) {
   std::vector<Value> values;
   // Adds `value` (of argument i's type) converted to x's type, when it has a counterpart there.
+  const bool string_x = IsString(RemoveNullable(args[0].type)) && !IsFixedString(args[0].type);
   auto add = [&](const Value& value, size_t i) -> absl::Status {
+    if (string_x && IsFixedString(args[i].type) && std::holds_alternative<std::string>(value)) {
+      // A FixedString value compares with a String as toString shows it: without its zero
+      // padding (ClickHouse: 'f1' IN (SELECT toFixedString('f1', 4))).
+      std::string text = std::get<std::string>(value);
+      while (!text.empty() && text.back() == '\0') text.pop_back();
+      values.push_back(std::move(text));
+      return absl::OkStatus();
+    }
     auto converted = ConvertConstantExactly(value, args[i].type, args[0].type);
     if (!converted.ok()) {
       if (CodeOf(converted.status()) == ErrorCode::kIllegalTypeOfArgument) {
