@@ -134,18 +134,24 @@ uint32_t EpochSeconds(std::chrono::system_clock::time_point time) {
       std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count());
 }
 
+int64_t EpochMicroseconds(std::chrono::system_clock::time_point time) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(time.time_since_epoch()).count();
+}
+
 LocalTable QueryLogTable(const QueryRegistry* queries) {
   TableBuilder t({"type", "event_time", "query_start_time", "query_duration_ms", "read_rows",
                   "read_bytes", "written_rows", "result_rows", "memory_usage", "query",
                   "query_kind", "exception_code", "exception", "query_id", "worker_elapsed_us",
                   "final_merge_skipped", "selected_parts", "selected_parts_total",
-                  "selected_marks", "selected_marks_total", "queue_wait_us", "user"},
+                  "selected_marks", "selected_marks_total", "queue_wait_us", "user",
+                  "event_date", "event_time_microseconds", "query_start_time_microseconds"},
                  {TypeId::kString, TypeId::kDateTime, TypeId::kDateTime, TypeId::kUInt64,
                   TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
                   TypeId::kUInt64, TypeId::kString, TypeId::kString, TypeId::kInt32,
                   TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kUInt8,
                   TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
-                  TypeId::kUInt64, TypeId::kString});
+                  TypeId::kUInt64, TypeId::kString, TypeId::kDate, core::MakeDateTime64(6),
+                  core::MakeDateTime64(6)});
   if (queries == nullptr) return t.Build();
   for (const QueryLogEntry& entry : queries->Log()) {
     t[0].AppendString(entry.exception_code == 0 ? "QueryFinish" : "ExceptionWhileProcessing");
@@ -170,6 +176,9 @@ LocalTable QueryLogTable(const QueryRegistry* queries) {
     t[19].Append<uint64_t>(entry.selected_marks_total);
     t[20].Append<uint64_t>(entry.queue_wait_us);
     t[21].AppendString(entry.user);
+    t[22].Append<uint16_t>(static_cast<uint16_t>(EpochSeconds(entry.finish_time) / 86400));
+    t[23].Append<int64_t>(EpochMicroseconds(entry.finish_time));
+    t[24].Append<int64_t>(EpochMicroseconds(entry.start_time));
   }
   return t.Build();
 }
