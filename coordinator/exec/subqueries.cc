@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/join/distinct_rows.h"
+#include "core/plan/expr.h"
 #include "core/status_macros.h"
 #include "core/value_text.h"
 
@@ -164,7 +165,7 @@ class Rewriter {
                              " are supported only as a WHERE condition of a SELECT over one "
                              "table (at position " + std::to_string(node.position + 1) + ")");
     }
-    if (arity == 1 && rows.size() > kLiteralSetRows) {
+    if (arity == 1 && rows.size() > core::plan::kMaxLiteralSetValues) {
       if (ExprPtr set = SetNode(*columns[0], rows, node.position)) return set;
     }
     std::vector<ExprPtr> values;

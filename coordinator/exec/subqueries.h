@@ -2,7 +2,9 @@
 // outer SELECT is bound (as ClickHouse's GLOBAL IN: the set travels to the workers inside the
 // plan, so every worker filters with the same set and none runs the subquery itself):
 //   x IN (SELECT ...) / NOT IN   -> in(x, tuple(v1, ..., vn)) with the values in the column's type;
-//                                   past kLiteralSetRows values in(x, <set>), one kSet node
+//                                   past plan::kMaxLiteralSetValues values in(x, <set>), one
+//                                   kSet node holding a column of them (core/plan/expr.h),
+//                                   which binds, ships and compiles in time linear in its bytes
 //   (x, y) IN (SELECT a, b ...)  -> in(tuple(x, y), tuple(tuple(a1, b1), ...)), at most
 //                                   kTupleInConstantRows distinct rows (planner/tuple_in.h)
 //   (SELECT ...) as a value      -> the single value (default value of its type on no rows)
@@ -18,11 +20,6 @@
 #include "coordinator/sql/ast.h"
 
 namespace granite::coordinator {
-
-// The most values an IN subquery's set keeps as a list of literals; a longer one travels as one
-// node holding a column of its values (sql::ExprKind::kSet, core/plan/expr.h), which binds,
-// ships and compiles in time linear in its bytes rather than a node per value.
-inline constexpr size_t kLiteralSetRows = 100;
 
 // The most rows a tuple IN subquery's set may have as constants: each row becomes a conjunction
 // of comparisons evaluated per row of the outer query.

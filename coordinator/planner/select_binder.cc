@@ -101,6 +101,26 @@ bool SelectBinder::OwnAliasPending(const Expr& e) const {
 
 namespace {
 
+// A written IN list of more than plan::kMaxLiteralSetValues constants (x IN (1, 2, ..., n))
+// travels as one kSet node of x's type, as a subquery's set does; `infos` are x's and the
+// constants' (ResolveFunction's). Shorter lists, and x of a type a set column does not hold,
+// keep their literals.
+[[gnu::noinline]] absl::Status LongListAsSet(const std::vector<core::ArgumentInfo>& infos,
+                                             std::vector<core::plan::Expr>* args) {
+  if (args->size() != 2 || !(*args)[1].IsCall("tuple") ||
+      (*args)[1].args.size() <= core::plan::kMaxLiteralSetValues) {
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(core::ColumnPtr values, core::InSetColumn(infos));
+  if (values == nullptr) return absl::OkStatus();
+  core::plan::Expr set;
+  set.kind = core::plan::Expr::Kind::kSet;
+  set.type = values->type();
+  set.set = std::move(values);
+  (*args)[1] = std::move(set);
+  return absl::OkStatus();
+}
+
 // The IN list a set node stands for: tuple(v1, ..., vn) of literals.
 sql::ExprPtr ExpandSet(const Expr& set) {
   std::vector<sql::ExprPtr> values;
@@ -752,6 +772,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::FinishBindCall(
                        std::string(resolved.status().message()) + " (at position " +
                            std::to_string(e.position + 1) + ")");
   }
+  if (is_in) RETURN_IF_ERROR(LongListAsSet(infos, &args));
   return core::Call(resolved->name, resolved->result_type, std::move(args));
 }
 

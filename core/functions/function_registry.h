@@ -73,6 +73,12 @@ struct ResolvedFunction {
 absl::StatusOr<ResolvedFunction> ResolveFunction(std::string_view name,
                                                  const std::vector<ArgumentInfo>& args);
 
+// The values of in(x, ...)'s list (`args`: x, then its constants or a set) converted to x's type
+// as the kernel converts them, NULLs and values x's type cannot hold left out, as a column of x's
+// type without Nullable; null when x's type is not one a set column holds here (integers,
+// floats, String, Date, DateTime) or nothing is left. Errors: those of resolving in.
+absl::StatusOr<ColumnPtr> InSetColumn(const std::vector<ArgumentInfo>& args);
+
 // Returns OK when `name` is a higher-order function, one whose first argument may be a lambda
 // (arrayMap, arrayFilter, ...); else UNKNOWN_FUNCTION, or ILLEGAL_TYPE_OF_ARGUMENT as ClickHouse
 // words it ("Function plus can't have lambda-expressions as arguments").

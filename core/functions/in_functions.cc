@@ -20,6 +20,7 @@
 #include "core/functions/function_table.h"
 #include "core/functions/vector_loops.h"
 #include "core/status_macros.h"
+#include "core/value_text.h"
 
 namespace granite::core {
 namespace {
@@ -215,6 +216,23 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileTuple(std::string_view name
 }
 
 }  // namespace
+
+absl::StatusOr<ColumnPtr> InSetColumn(const std::vector<ArgumentInfo>& args) {
+  if (args.empty()) return ColumnPtr();
+  const TypeId type = RemoveNullable(args[0].type);
+  const bool kind = IsInteger(type) || IsFloat(type) || IsDateOrDateTime(type) ||
+                    (IsString(type) && !IsFixedString(type));
+  if (!kind || IsArray(type) || IsDecimal(type)) return ColumnPtr();
+  std::vector<ArgumentInfo> list = {args[0]};
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (!args[i].constant_is_null) list.push_back(args[i]);
+  }
+  ASSIGN_OR_RETURN(std::vector<Value> values, SetValues("in", list));
+  if (values.empty()) return ColumnPtr();
+  auto column = std::make_shared<Column>(type);
+  for (const Value& value : values) RETURN_IF_ERROR(AppendValue(value, type, column.get()));
+  return ColumnPtr(std::move(column));
+}
 
 void RegisterInFunctions(FunctionTable& table) {
   table.Add({"in", 2, kVariadic, false, ResolveIn, CompileIn});

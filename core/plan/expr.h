@@ -10,9 +10,10 @@
 // takes other slots), never a column of the block, so column renumbering (expr_remap.h) leaves
 // it alone; the body's column references are the enclosing block's columns.
 //
-// Sets: the right side of in / notIn is a tuple of literals, in(x, tuple(1, 2, 3)), or for a long
-// set (an IN subquery's values, coordinator/exec/subqueries.h) one kSet node holding a column of
-// its distinct values, of the node's type, never Nullable: in(x, <set>). Plans, the wire and the
+// Sets: the right side of in / notIn is a tuple of literals, in(x, tuple(1, 2, 3)), or for a set
+// of more than kMaxLiteralSetValues values (an IN subquery's, coordinator/exec/subqueries.h, or
+// a long written list, converted by the binder) one kSet node holding a column of its distinct
+// values, of the node's type, never Nullable: in(x, <set>). Plans, the wire and the
 // compiled kernel then carry one column instead of a node per value. The column is shared and
 // immutable; equality compares it by identity.
 #pragma once
@@ -27,6 +28,10 @@
 #include "core/value.h"
 
 namespace granite::core::plan {
+
+// The most values an IN list travels as literals; a longer list, or an IN subquery's set past
+// it, is one kSet node.
+inline constexpr size_t kMaxLiteralSetValues = 100;
 
 // Holds one node and, for a call, its argument subtrees.
 struct Expr {
