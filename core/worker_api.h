@@ -123,6 +123,7 @@ struct PartInfo {
   uint64_t max_block = 0;
   uint64_t data_uncompressed_bytes = 0;
   uint64_t data_compressed_bytes = 0;
+  std::string part_type;  // "Wide" or "Compact"
   // Per schema column: its blocks' bytes on disk and decoded (system.columns).
   std::vector<uint64_t> column_compressed_bytes;
   std::vector<uint64_t> column_uncompressed_bytes;

@@ -8,7 +8,8 @@
 //       the granules' row counts and, per column and granule, a block (raw, then LZ4-compressed by
 //       the target, or taken as compressed with a claimed raw size); the target writes meta and
 //       marks with valid checksums, so only the block contents and sizes are adversarial. Bits
-//       3 and 4 of the first byte make the UInt32 and the String column sparse.
+//       3 and 4 of the first byte make the UInt32 and the String column sparse; bit 5 writes a
+//       compact part (both columns' blocks in data.bin, their marks in data.mrk).
 // Sealed files (meta, marks, index) get a valid trailing checksum (Seal) before decoding.
 #include <cstring>
 #include <filesystem>
@@ -62,8 +63,10 @@ void FuzzWholePart(uint8_t mode, Input in) {
   schema->columns = {{"n", TypeId::kUInt32}, {"s", TypeId::kString}};
 
   const size_t granules = 1 + in.U8() % 4;
+  const bool compact = (mode >> 5) & 1;
   storage::PartMeta meta;
   meta.columns = schema->columns;
+  meta.type = compact ? storage::PartType::kCompact : storage::PartType::kWide;
   for (int c = 0; c < 2; ++c) {
     meta.serializations.push_back((mode >> (3 + c)) & 1 ? storage::ColumnSerialization::kSparse
                                                         : storage::ColumnSerialization::kDefault);
@@ -77,9 +80,12 @@ void FuzzWholePart(uint8_t mode, Input in) {
   std::filesystem::remove_all(dir, ec);
   if (!fs->CreateDir(dir).ok()) return;
   if (!storage::WriteFile(*fs, dir + "/" + storage::kMetaFileName, storage::EncodePartMeta(meta)).ok()) return;
+  std::vector<storage::ColumnMarks> all_marks;
+  std::string compact_bin;  // the compact part's data.bin: every column's blocks in turn
   for (size_t c = 0; c < schema->columns.size(); ++c) {
     storage::ColumnMarks marks;
-    std::string bin;
+    std::string own_bin;
+    std::string& bin = compact ? compact_bin : own_bin;
     for (size_t g = 0; g < granules; ++g) {
       const uint8_t flags = in.U8();
       std::string_view chunk = in.Take(in.U16() % 4096);
@@ -100,11 +106,23 @@ void FuzzWholePart(uint8_t mode, Input in) {
       marks.marks.push_back(mark);
       marks.bounds.emplace_back();
     }
+    if (compact) {
+      all_marks.push_back(std::move(marks));
+      continue;
+    }
     if (!storage::WriteFile(*fs, dir + "/" + storage::MarksFileName(c),
                             storage::EncodeColumnMarks(marks, schema->columns[c].type)).ok() ||
         !storage::WriteFile(*fs, dir + "/" + storage::DataFileName(c), bin).ok()) {
       return;
     }
+  }
+  if (compact &&
+      (!storage::WriteFile(*fs, dir + "/" + storage::kCompactMarksFileName,
+                           storage::EncodeCompactMarks(all_marks, {TypeId::kUInt32,
+                                                                   TypeId::kString}))
+            .ok() ||
+       !storage::WriteFile(*fs, dir + "/" + storage::kCompactDataFileName, compact_bin).ok())) {
+    return;
   }
   auto part = storage::Part::Load(fs, schema, dir, storage::PartName{1, 1, 0, "all"});
   if (!part.ok()) return;

@@ -35,6 +35,8 @@ class CorruptionTest : public ::testing::Test {
     TableSchema schema;
     schema.name = "hits";
     schema.columns = {{"id", TypeId::kUInt64}, {"URL", TypeId::kString}};
+    // Wide parts (a file pair per column); CompactCorruptionTest below damages compact ones.
+    schema.settings["min_bytes_for_wide_part"] = Compact() ? "10485760" : "0";
     ASSERT_TRUE(store_->CreateTable(schema, false, false).ok());
     for (uint64_t first : {uint64_t{0}, uint64_t{20000}}) {
       auto ids = std::make_shared<core::Column>(TypeId::kUInt64);
@@ -58,6 +60,7 @@ class CorruptionTest : public ::testing::Test {
   }
 
   std::shared_ptr<const PartsSnapshot> Snapshot() { return store_->GetTable("hits")->Snapshot(); }
+  virtual bool Compact() const { return false; }
 
   TempDirectory dir_;
   std::unique_ptr<Store> store_;
@@ -175,6 +178,63 @@ TEST_F(CorruptionTest, DetachedPartIsListedCheckedAttachedAfterRepairAndDropped)
   EXPECT_EQ(CodeOf(table->DropDetachedPart("nothing")), ErrorCode::kNoSuchDataPart);
   EXPECT_TRUE(table->DropDetachedPart("all_9_9_0").ok());
   EXPECT_TRUE(table->DetachedParts()->empty());
+}
+
+// The same damage to compact parts (storage/part_format.h): data.bin holds both columns' blocks,
+// URL's last, and data.mrk every mark.
+class CompactCorruptionTest : public CorruptionTest {
+ protected:
+  bool Compact() const override { return true; }
+};
+
+TEST_F(CompactCorruptionTest, FlippedDataByteFailsOnlyReadsOfThatGranule) {
+  ASSERT_EQ(Snapshot()->parts[0]->part_type(), PartType::kCompact);
+  EXPECT_FALSE(fs::exists(part_dir_ + "/c1.bin"));
+  // The last bytes of data.bin belong to the last granule (2) of the last column, URL.
+  FlipByteFromEnd(part_dir_ + "/data.bin", 3);
+  for (int reopen = 0; reopen < 2; ++reopen) {
+    if (reopen) OpenStore();  // data blocks are verified on read, so the part still loads
+    std::shared_ptr<const PartsSnapshot> snapshot = Snapshot();
+    ASSERT_EQ(snapshot->parts.size(), 2u);
+    const Part& damaged = *snapshot->parts[0];
+    absl::Status status = damaged.ReadColumn(1, 0, 3).status();
+    EXPECT_EQ(CodeOf(status), ErrorCode::kChecksumDoesntMatch);
+    EXPECT_EQ(status.message(),
+              "Checksum mismatch in table hits, part all_1_1_0, column URL, granule 2");
+    auto head = damaged.ReadColumn(1, 0, 2);
+    ASSERT_TRUE(head.ok()) << head.status();
+    EXPECT_EQ((*head)->StringAt(16383), "https://example.com/16383");
+    auto ids = damaged.ReadColumn(0, 0, 3);  // the other column's section is intact
+    ASSERT_TRUE(ids.ok()) << ids.status();
+    EXPECT_EQ((*ids)->Get<uint64_t>(19999), 19999u);
+  }
+  std::vector<Table::PartCheck> checks = store_->GetTable("hits")->Check();
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_FALSE(checks[0].passed);
+  EXPECT_EQ(checks[0].message,
+            "Checksum mismatch in table hits, part all_1_1_0, column URL, granule 2");
+  EXPECT_TRUE(checks[1].passed) << checks[1].message;
+}
+
+TEST_F(CompactCorruptionTest, DamagedOrMissingMarksDetachThePartAtOpen) {
+  FlipByteFromEnd(part_dir_ + "/data.mrk", 20);
+  fs::remove(dir_.path() + "/tables/hits/parts/all_2_2_0/data.mrk");
+  const uint64_t detached_before = core::EventTotal(core::Event::kPartsDetached);
+  OpenStore();
+  EXPECT_EQ(core::EventTotal(core::Event::kPartsDetached), detached_before + 2);
+  EXPECT_TRUE(Snapshot()->parts.empty());
+  EXPECT_TRUE(fs::exists(dir_.path() + "/tables/hits/detached/broken_all_1_1_0/data.mrk"));
+  EXPECT_TRUE(fs::exists(dir_.path() + "/tables/hits/detached/broken_all_2_2_0/data.bin"));
+}
+
+TEST_F(CompactCorruptionTest, TruncatedDataFileFailsToLoadAndIsDetached) {
+  fs::resize_file(part_dir_ + "/data.bin", fs::file_size(part_dir_ + "/data.bin") - 1);
+  OpenStore();
+  ASSERT_EQ(Snapshot()->parts.size(), 1u);
+  EXPECT_EQ(Snapshot()->parts[0]->name(), "all_2_2_0");
+  // Still truncated, ATTACH PART refuses it.
+  std::shared_ptr<Table> table = store_->GetTable("hits");
+  EXPECT_EQ(CodeOf(table->AttachPart("broken_all_1_1_0").status()), ErrorCode::kCorruptedData);
 }
 
 // Issue 19: one table's damaged schema file does not keep the store from opening the others.

@@ -133,8 +133,9 @@ TEST(FaultInjectionStickyTest, EveryFsyncFailingIncludingCleanup) {
   auto store = Store::Open(dir.path(), faulty);
   ASSERT_TRUE(store.ok());
   ASSERT_TRUE((*store)->CreateTable(Schema(), false, false).ok());
-  // The 7th fsync is the parent directory's, after the rename: the part must be taken back.
-  faulty->FailNth(FaultOp::kSync, 7, /*sticky=*/true);
+  // The part is compact (data.bin, data.mrk, meta, then its directory: 4 fsyncs), so the 5th
+  // fsync is the parent directory's, after the rename: the part must be taken back.
+  faulty->FailNth(FaultOp::kSync, 5, /*sticky=*/true);
   absl::StatusOr<std::string> inserted = (*store)->GetTable("t")->Insert(Rows(100));
   EXPECT_FALSE(inserted.ok());
   EXPECT_GE(faulty->InjectedFailures(), 2);  // the cleanup's fsync failed as well

@@ -249,9 +249,8 @@ TEST_F(MergeTest, ADamagedSourceFailsTheMergeAndIsDetached) {
   std::shared_ptr<const Part> victim = table_->Snapshot()->parts[0];
   std::string name = victim->name();
   {
-    std::fstream file(victim->directory() + "/c2.bin", std::ios::in | std::ios::out |
-                                                           std::ios::binary);
-    file.seekp(10);
+    std::fstream file(victim->column_file(2), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(victim->column_file_offset(2) + 10));
     file.put('\x55');
   }
   victim.reset();

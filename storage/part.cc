@@ -44,12 +44,14 @@ bool DecodeGranule(const CompressionCodec& codec, const GranuleMark& mark, const
   return true;
 }
 
-// Checks that the marks of one column describe `granule_rows` and a .bin file of `bin_size`
-// bytes with blocks back to back.
+// Checks that the marks of one column describe `granule_rows` with blocks back to back, the first
+// at *offset (0 in a column's own .bin file, where the previous column's section ends in a
+// compact part's data.bin), and advances *offset past the last.
 absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& granule_rows,
                         core::TypeId type, ColumnSerialization serialization,
                         StringSizes string_sizes, size_t dictionary_code_width,
-                        uint64_t bin_size, std::string_view what, std::string_view column) {
+                        uint64_t* section_offset, std::string_view what,
+                        std::string_view column) {
   if (marks.marks.size() != granule_rows.size()) {
     return Corrupt(what, absl::StrCat("column ", std::string(column), " has ", marks.marks.size(),
                                       " marks for ", granule_rows.size(), " granules"));
@@ -58,7 +60,7 @@ absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& g
   // A Nullable column's granule ends with its null map, one byte per row.
   const uint64_t null_bytes = core::IsNullable(type) ? 1 : 0;
   const uint64_t length_bytes = string_sizes == StringSizes::kU32 ? 4 : 1;  // at least, a row
-  uint64_t offset = 0;
+  uint64_t offset = *section_offset;
   for (size_t g = 0; g < granule_rows.size(); ++g) {
     const GranuleMark& mark = marks.marks[g];
     const uint64_t rows = granule_rows[g];
@@ -75,10 +77,7 @@ absl::Status CheckMarks(const ColumnMarks& marks, const std::vector<uint32_t>& g
     }
     offset += mark.compressed_size;
   }
-  if (offset != bin_size) {
-    return Corrupt(what, absl::StrCat("data file of column ", std::string(column), " has ",
-                                      bin_size, " bytes, expected ", offset));
-  }
+  *section_offset = offset;
   return absl::OkStatus();
 }
 
@@ -120,13 +119,18 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
     return Corrupt(what, absl::StrCat("file ", file, " is missing"));
   };
   RETURN_IF_ERROR(require(kMetaFileName));
-  for (size_t i = 0; i < schema->columns.size(); ++i) {
-    RETURN_IF_ERROR(require(DataFileName(i)));
-    RETURN_IF_ERROR(require(MarksFileName(i)));
-  }
-
   ASSIGN_OR_RETURN(std::string meta_bytes, fs->ReadFile(JoinPath(dir, kMetaFileName)));
   ASSIGN_OR_RETURN(PartMeta meta, DecodePartMeta(meta_bytes, what));
+  const bool compact = meta.type == PartType::kCompact;
+  if (compact) {
+    RETURN_IF_ERROR(require(kCompactDataFileName));
+    RETURN_IF_ERROR(require(kCompactMarksFileName));
+  } else {
+    for (size_t i = 0; i < schema->columns.size(); ++i) {
+      RETURN_IF_ERROR(require(DataFileName(i)));
+      RETURN_IF_ERROR(require(MarksFileName(i)));
+    }
+  }
   // Codecs may differ: a part keeps the codec it was written with (meta.codecs). So may names:
   // column files go by position, and a part written before ALTER TABLE ... RENAME COLUMN keeps
   // the old names in its meta (Store::AlterTableSchema).
@@ -166,17 +170,45 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
 
   std::vector<ColumnMarks> columns;
   columns.reserve(meta.columns.size());
-  for (size_t i = 0; i < meta.columns.size(); ++i) {
-    const ColumnSchema& column = meta.columns[i];
-    ASSIGN_OR_RETURN(std::string marks_bytes, fs->ReadFile(JoinPath(dir, MarksFileName(i))));
-    ASSIGN_OR_RETURN(ColumnMarks marks, DecodeColumnMarks(marks_bytes, column.type, what));
-    ASSIGN_OR_RETURN(uint64_t bin_size, fs->FileSize(JoinPath(dir, DataFileName(i))));
-    const size_t code_width =
-        i < meta.dictionaries.size() ? CodeWidth(meta.dictionaries[i].size()) : 0;
-    RETURN_IF_ERROR(CheckMarks(marks, meta.granule_rows, column.type, serializations[i],
-                               meta.string_sizes, code_width, bin_size, what, column.name));
+  auto code_width = [&](size_t i) -> size_t {
+    return i < meta.dictionaries.size() ? CodeWidth(meta.dictionaries[i].size()) : 0;
+  };
+  auto bad_size = [&](const std::string& file, uint64_t size, uint64_t expected) {
+    return Corrupt(what, absl::StrCat("data file ", file, " has ", size, " bytes, expected ",
+                                      expected));
+  };
+  if (compact) {
+    // One marks file for all columns; their sections fill data.bin back to back.
+    std::vector<core::TypeId> types;
+    for (const ColumnSchema& column : meta.columns) types.push_back(column.type);
+    ASSIGN_OR_RETURN(std::string marks_bytes,
+                     fs->ReadFile(JoinPath(dir, kCompactMarksFileName)));
+    ASSIGN_OR_RETURN(columns, DecodeCompactMarks(marks_bytes, types, what));
+    ASSIGN_OR_RETURN(uint64_t bin_size, fs->FileSize(JoinPath(dir, kCompactDataFileName)));
+    uint64_t offset = 0;
+    for (size_t i = 0; i < meta.columns.size(); ++i) {
+      RETURN_IF_ERROR(CheckMarks(columns[i], meta.granule_rows, meta.columns[i].type,
+                                 serializations[i], meta.string_sizes, code_width(i), &offset,
+                                 what, meta.columns[i].name));
+    }
+    if (offset != bin_size) return bad_size(kCompactDataFileName, bin_size, offset);
     size_on_disk += marks_bytes.size() + bin_size;
-    columns.push_back(std::move(marks));
+  } else {
+    for (size_t i = 0; i < meta.columns.size(); ++i) {
+      const ColumnSchema& column = meta.columns[i];
+      ASSIGN_OR_RETURN(std::string marks_bytes, fs->ReadFile(JoinPath(dir, MarksFileName(i))));
+      ASSIGN_OR_RETURN(ColumnMarks marks, DecodeColumnMarks(marks_bytes, column.type, what));
+      ASSIGN_OR_RETURN(uint64_t bin_size, fs->FileSize(JoinPath(dir, DataFileName(i))));
+      uint64_t offset = 0;
+      RETURN_IF_ERROR(CheckMarks(marks, meta.granule_rows, column.type, serializations[i],
+                                 meta.string_sizes, code_width(i), &offset, what, column.name));
+      if (offset != bin_size) {
+        return Corrupt(what, absl::StrCat("data file of column ", column.name, " has ", bin_size,
+                                          " bytes, expected ", offset));
+      }
+      size_on_disk += marks_bytes.size() + bin_size;
+      columns.push_back(std::move(marks));
+    }
   }
   std::vector<core::ColumnPtr> dictionaries;
   for (size_t i = 0; i < meta.dictionaries.size(); ++i) {
@@ -187,7 +219,8 @@ absl::StatusOr<std::shared_ptr<const Part>> Part::Load(std::shared_ptr<FileSyste
   PartContents contents{std::move(meta.granule_rows), std::move(columns),   size_on_disk,
                         std::move(meta.partition),    std::move(meta.sort_key), std::move(index),
                         std::move(codecs),            std::move(serializations),
-                        meta.string_sizes,            std::move(dictionaries)};
+                        meta.string_sizes,            std::move(dictionaries),
+                        meta.type};
   return std::make_shared<const Part>(std::move(fs), std::move(schema), std::move(dir), name,
                                       std::move(contents));
 }
@@ -206,6 +239,7 @@ Part::Part(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> sc
       serializations_(std::move(contents.serializations)),
       dictionaries_(std::move(contents.dictionaries)),
       string_sizes_(contents.string_sizes),
+      part_type_(contents.part_type),
       size_on_disk_(contents.size_on_disk),
       partition_(std::move(contents.partition)),
       sort_key_(std::move(contents.sort_key)),
@@ -265,7 +299,17 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> Part::OpenColumn(size_t column
                               " of table ", schema_->name, ": it has ", columns_.size(),
                               " columns"));
   }
-  return fs_->NewRandomAccessFile(JoinPath(dir_, DataFileName(column_index)));
+  return fs_->NewRandomAccessFile(column_file(column_index));
+}
+
+std::string Part::column_file(size_t column_index) const {
+  return JoinPath(dir_, part_type_ == PartType::kCompact ? std::string(kCompactDataFileName)
+                                                         : DataFileName(column_index));
+}
+
+uint64_t Part::column_file_offset(size_t column_index) const {
+  const std::vector<GranuleMark>& marks = columns_[column_index].marks;
+  return marks.empty() ? 0 : marks[0].offset;
 }
 
 absl::StatusOr<const char*> Part::ReadCompressedGranules(size_t column_index,
@@ -280,7 +324,7 @@ absl::StatusOr<const char*> Part::ReadCompressedGranules(size_t column_index,
   char* compressed = ReadBuffer(0, last - *first, owned);
   std::unique_ptr<RandomAccessFile> opened;
   if (file == nullptr) {
-    ASSIGN_OR_RETURN(opened, fs_->NewRandomAccessFile(JoinPath(dir_, DataFileName(column_index))));
+    ASSIGN_OR_RETURN(opened, fs_->NewRandomAccessFile(column_file(column_index)));
     file = opened.get();
   }
   RETURN_IF_ERROR(file->Read(*first, last - *first, compressed));

@@ -38,12 +38,15 @@ struct PartContents {
   // Per column, the dictionary of a kDictionary column (String-layout values in code order, no
   // null map), else null; empty: no kDictionary column.
   std::vector<core::ColumnPtr> dictionaries;
+  // Wide (a file pair per column) or compact (every column in data.bin / data.mrk).
+  PartType part_type = PartType::kWide;
 };
 
 // Reads the columns of one part.
 // Thread-safety: immutable after construction; all methods may be called concurrently.
 // Invariants: granule_rows_ sum to rows(); columns_[i].marks has granule_count() entries and
-//             describes a .bin file of exactly the recorded size.
+//             describes a .bin file of exactly the recorded size (a wide part), or the columns'
+//             marks describe back-to-back sections filling data.bin exactly (a compact part).
 class Part {
  public:
   // Loads the part in directory `dir` of table `schema`. Fails with CORRUPTED_DATA if a file is
@@ -82,6 +85,13 @@ class Part {
   uint64_t granule_first_row(size_t granule) const { return granule_starts_[granule]; }
   // Returns the bytes of all files of the part.
   uint64_t size_on_disk() const { return size_on_disk_; }
+  // Returns how the part stores its columns (storage/part_format.h).
+  PartType part_type() const { return part_type_; }
+  // Returns the path of the file holding column `column_index`'s blocks (its c<i>.bin, or the
+  // compact part's data.bin) and the offset of the column's first block in it.
+  // REQUIRES: column_index < column_count().
+  std::string column_file(size_t column_index) const;
+  uint64_t column_file_offset(size_t column_index) const;
   // Returns the bytes of column `column_index` on disk (compressed) and uncompressed.
   uint64_t column_compressed_bytes(size_t column_index) const;
   uint64_t column_uncompressed_bytes(size_t column_index) const;
@@ -124,7 +134,8 @@ class Part {
                                                   size_t granule_end,
                                                   const RandomAccessFile* file = nullptr,
                                                   UncompressedCache* cache = nullptr) const;
-  // Opens the data file of one column, for a scan that reads many granule ranges of it and passes
+  // Opens the data file of one column (data.bin, shared by all columns, in a compact part), for
+  // a scan that reads many granule ranges of it and passes
   // the file to each ReadColumn / ReadStringSizes (one open instead of one per read).
   // Errors: ARGUMENT_OUT_OF_BOUND for a bad index; CANNOT_READ_FROM_FILE when it cannot be opened.
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> OpenColumn(size_t column_index) const;
@@ -189,6 +200,7 @@ class Part {
   std::vector<ColumnSerialization> serializations_;  // one per column
   std::vector<core::ColumnPtr> dictionaries_;       // one per column, null unless kDictionary
   StringSizes string_sizes_;
+  PartType part_type_;
   std::vector<GranuleBounds> column_bounds_;
   uint64_t size_on_disk_ = 0;
   uint64_t uncompressed_bytes_ = 0;

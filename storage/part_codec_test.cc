@@ -201,6 +201,7 @@ TEST(PartCodecTest, PartsFromBeforeCodecsReadAsLz4) {
   // Bare LZ4 blocks, as every part had them, under a v2 meta file without codecs.
   PartWriter::Options u32_sizes;
   u32_sizes.string_sizes = StringSizes::kU32;  // as parts before meta v4
+  u32_sizes.part_type = PartType::kWide;         // as every part before meta v6
   PartWriter writer(Posix(), Schema({"LZ4", "LZ4", "LZ4", "LZ4", "LZ4", "LZ4"}), dir.path(),
                     u32_sizes);
   ASSERT_TRUE(writer.Write(block, PartDescription(), PartName{3, 3, 0}, kInsertTmpPrefix).ok());

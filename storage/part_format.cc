@@ -13,6 +13,7 @@
 #include "core/block_codec.h"
 #include "core/date_time.h"
 #include "core/error.h"
+#include "core/status_macros.h"
 #include "storage/coding.h"
 #include "storage/dictionary_serialization.h"
 
@@ -27,9 +28,11 @@ constexpr char kMetaMagicV1[] = "GRPART01";  // 8 bytes
 constexpr char kMetaMagicV2[] = "GRPART02";  // 8 bytes: v1 + partition + sort key
 constexpr char kMetaMagicV3[] = "GRPART03";  // 8 bytes: v2 + per-column codecs
 constexpr char kMetaMagicV4[] = "GRPART04";  // 8 bytes: v3 + per-column serializations
-constexpr char kMetaMagic[] = "GRPART05";    // 8 bytes: v4 + per-column dictionaries
+constexpr char kMetaMagicV5[] = "GRPART05";  // 8 bytes: v4 + per-column dictionaries
+constexpr char kMetaMagic[] = "GRPART06";    // 8 bytes: v5 + part type (compact parts only)
 constexpr char kIndexMagic[] = "GRIDX001";   // 8 bytes
 constexpr char kMarksMagic[] = "GRMARK01";  // 8 bytes
+constexpr char kCompactMarksMagic[] = "GRCMRK01";  // 8 bytes: data.mrk of a compact part
 
 absl::Status Corrupt(std::string_view file, std::string_view what, std::string_view detail) {
   return Error(ErrorCode::kCorruptedData,
@@ -157,6 +160,10 @@ std::string PartitionId(const PartitionValue& partition) {
 std::string DataFileName(size_t column_index) { return absl::StrCat("c", column_index, ".bin"); }
 std::string MarksFileName(size_t column_index) { return absl::StrCat("c", column_index, ".mrk"); }
 
+const char* PartTypeName(PartType type) {
+  return type == PartType::kCompact ? "Compact" : "Wide";
+}
+
 std::string EncodePrimaryIndex(const PrimaryIndex& index) {
   ByteWriter w;
   w.PutRaw(kIndexMagic, 8);
@@ -198,9 +205,11 @@ absl::StatusOr<PrimaryIndex> DecodePrimaryIndex(std::string_view bytes, std::str
 
 std::string EncodePartMeta(const PartMeta& meta) {
   ByteWriter w;
-  // Parts without a dictionary stay v4, byte for byte what they were before dictionaries.
-  const bool v5 = !meta.dictionaries.empty();
-  w.PutRaw(v5 ? kMetaMagic : kMetaMagicV4, 8);
+  // Wide parts without a dictionary stay v4, byte for byte what they were before dictionaries;
+  // only compact parts are v6, so older binaries still read every wide part.
+  const bool v6 = meta.type != PartType::kWide;
+  const bool v5 = v6 || !meta.dictionaries.empty();
+  w.PutRaw(v6 ? kMetaMagic : v5 ? kMetaMagicV5 : kMetaMagicV4, 8);
   w.PutU64(meta.rows);
   w.PutU32(static_cast<uint32_t>(meta.columns.size()));
   for (const ColumnSchema& column : meta.columns) {
@@ -226,6 +235,7 @@ std::string EncodePartMeta(const PartMeta& meta) {
     w.PutU32(static_cast<uint32_t>(meta.dictionaries.size()));
     for (const std::vector<std::string>& values : meta.dictionaries) PutStrings(w, values);
   }
+  if (v6) w.PutU8(static_cast<uint8_t>(meta.type));
   return Seal(std::move(w.bytes()));
 }
 
@@ -237,7 +247,8 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
   uint32_t column_count = 0;
   char magic[8];
   if (!r.GetRaw(magic, 8)) return Corrupt("meta", what, "bad header");
-  bool v5 = std::string_view(magic, 8) == std::string_view(kMetaMagic, 8);
+  bool v6 = std::string_view(magic, 8) == std::string_view(kMetaMagic, 8);
+  bool v5 = v6 || std::string_view(magic, 8) == std::string_view(kMetaMagicV5, 8);
   bool v4 = v5 || std::string_view(magic, 8) == std::string_view(kMetaMagicV4, 8);
   bool v3 = v4 || std::string_view(magic, 8) == std::string_view(kMetaMagicV3, 8);
   bool v2 = v3 || std::string_view(magic, 8) == std::string_view(kMetaMagicV2, 8);
@@ -306,7 +317,9 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
   }
   if (v5) {
     uint32_t count = 0;
-    if (!r.GetU32(&count) || count != column_count || meta.serializations.size() != count) {
+    // A v6 part without a dictionary column lists none (count 0).
+    if (!r.GetU32(&count) || (count != column_count && !(v6 && count == 0)) ||
+        (count != 0 && meta.serializations.size() != count)) {
       return Corrupt("meta", what, "bad dictionaries");
     }
     meta.dictionaries.resize(count);
@@ -319,14 +332,28 @@ absl::StatusOr<PartMeta> DecodePartMeta(std::string_view bytes, std::string_view
       }
     }
   }
+  if (v6) {
+    uint8_t type = 0;
+    if (!r.GetU8(&type) || type > static_cast<uint8_t>(PartType::kCompact)) {
+      return Corrupt("meta", what, "bad part type");
+    }
+    meta.type = static_cast<PartType>(type);
+  }
+  if (meta.dictionaries.empty()) {
+    for (ColumnSerialization serialization : meta.serializations) {
+      if (serialization == ColumnSerialization::kDictionary) {
+        return Corrupt("meta", what, "bad dictionaries");
+      }
+    }
+  }
   meta.string_sizes = v4 ? StringSizes::kVarint : StringSizes::kU32;
   if (!r.done() || total != meta.rows) return Corrupt("meta", what, "row counts disagree");
   return meta;
 }
 
-std::string EncodeColumnMarks(const ColumnMarks& marks, TypeId type) {
-  ByteWriter w;
-  w.PutRaw(kMarksMagic, 8);
+namespace {
+
+void PutColumnMarks(ByteWriter& w, const ColumnMarks& marks, TypeId type) {
   w.PutU64(marks.marks.size());
   for (size_t g = 0; g < marks.marks.size(); ++g) {
     const GranuleMark& mark = marks.marks[g];
@@ -341,17 +368,12 @@ std::string EncodeColumnMarks(const ColumnMarks& marks, TypeId type) {
       PutBound(w, bounds.max, type);
     }
   }
-  return Seal(std::move(w.bytes()));
 }
 
-absl::StatusOr<ColumnMarks> DecodeColumnMarks(std::string_view bytes, TypeId type,
-                                              std::string_view what) {
-  auto body = Unseal(bytes, absl::StrCat("marks of ", std::string(what)));
-  if (!body.ok()) return body.status();
-  ByteReader r(*body);
+absl::StatusOr<ColumnMarks> GetColumnMarks(ByteReader& r, TypeId type, std::string_view what) {
   uint64_t granules = 0;
   // Each granule takes at least 25 bytes, which bounds the count before allocating.
-  if (!GetMagic(r, kMarksMagic) || !r.GetU64(&granules) || granules > r.remaining() / 25) {
+  if (!r.GetU64(&granules) || granules > r.remaining() / 25) {
     return Corrupt("marks", what, "bad header");
   }
   ColumnMarks out;
@@ -369,6 +391,54 @@ absl::StatusOr<ColumnMarks> DecodeColumnMarks(std::string_view bytes, TypeId typ
     if (bounds.present && (!GetBound(r, type, &bounds.min) || !GetBound(r, type, &bounds.max))) {
       return Corrupt("marks", what, "truncated bounds");
     }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string EncodeColumnMarks(const ColumnMarks& marks, TypeId type) {
+  ByteWriter w;
+  w.PutRaw(kMarksMagic, 8);
+  PutColumnMarks(w, marks, type);
+  return Seal(std::move(w.bytes()));
+}
+
+absl::StatusOr<ColumnMarks> DecodeColumnMarks(std::string_view bytes, TypeId type,
+                                              std::string_view what) {
+  auto body = Unseal(bytes, absl::StrCat("marks of ", std::string(what)));
+  if (!body.ok()) return body.status();
+  ByteReader r(*body);
+  if (!GetMagic(r, kMarksMagic)) return Corrupt("marks", what, "bad header");
+  ASSIGN_OR_RETURN(ColumnMarks out, GetColumnMarks(r, type, what));
+  if (!r.done()) return Corrupt("marks", what, "trailing bytes");
+  return out;
+}
+
+std::string EncodeCompactMarks(const std::vector<ColumnMarks>& columns,
+                               const std::vector<TypeId>& types) {
+  ByteWriter w;
+  w.PutRaw(kCompactMarksMagic, 8);
+  w.PutU32(static_cast<uint32_t>(columns.size()));
+  for (size_t i = 0; i < columns.size(); ++i) PutColumnMarks(w, columns[i], types[i]);
+  return Seal(std::move(w.bytes()));
+}
+
+absl::StatusOr<std::vector<ColumnMarks>> DecodeCompactMarks(std::string_view bytes,
+                                                            const std::vector<TypeId>& types,
+                                                            std::string_view what) {
+  auto body = Unseal(bytes, absl::StrCat("marks of ", std::string(what)));
+  if (!body.ok()) return body.status();
+  ByteReader r(*body);
+  uint32_t count = 0;
+  if (!GetMagic(r, kCompactMarksMagic) || !r.GetU32(&count) || count != types.size()) {
+    return Corrupt("marks", what, "bad header");
+  }
+  std::vector<ColumnMarks> out;
+  out.reserve(count);
+  for (TypeId type : types) {
+    ASSIGN_OR_RETURN(ColumnMarks marks, GetColumnMarks(r, type, what));
+    out.push_back(std::move(marks));
   }
   if (!r.done()) return Corrupt("marks", what, "trailing bytes");
   return out;

@@ -79,6 +79,9 @@ absl::StatusOr<std::shared_ptr<const Part>> WriteAndLoad(
   PartWriter::Options options;
   options.granule_rows = 64;
   options.string_sizes = string_sizes;
+  // Wide, as every part before meta v6 (PartsFromBeforeSparseColumnsReadDense rewrites its meta
+  // as v3).
+  options.part_type = PartType::kWide;
   PartWriter writer(Posix(), schema, dir, options);
   PartName name{number, number, 0};
   absl::StatusOr<std::shared_ptr<const Part>> written =

@@ -55,18 +55,23 @@ std::vector<uint32_t> PartWriter::SplitIntoGranules(const core::Block& block) co
   return granules;
 }
 
-absl::Status PartWriter::WriteColumn(const std::string& dir, size_t index,
+PartType PartWriter::ChoosePartType(const core::Block& block) const {
+  if (options_.part_type.has_value()) return *options_.part_type;
+  uint64_t bytes = 0;
+  for (const core::ColumnPtr& column : block.columns) bytes += column->ByteSize();
+  return IsCompactPart(*schema_, block.rows(), bytes) ? PartType::kCompact : PartType::kWide;
+}
+
+absl::Status PartWriter::WriteColumn(WritableFile* file, size_t index,
                                      const core::Column& column,
                                      const std::vector<uint32_t>& granule_rows,
                                      const CompressionCodec& codec,
                                      ColumnSerialization serialization,
                                      const DictionaryEncoding& dictionary, ColumnMarks* marks,
-                                     uint64_t* bytes) const {
-  ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
-                   fs_->NewWritableFile(JoinPath(dir, DataFileName(index))));
+                                     uint64_t* offset_in_file) const {
   std::string scratch;
   std::string compressed;
-  uint64_t offset = 0;
+  uint64_t offset = *offset_in_file;
   size_t row = 0;
   for (uint32_t rows : granule_rows) {
     const bool null_map = core::IsNullable(schema_->columns[index].type);
@@ -93,10 +98,7 @@ absl::Status PartWriter::WriteColumn(const std::string& dir, size_t index,
     offset += block.size();
     row += rows;
   }
-  RETURN_IF_ERROR(file->Close());
-  std::string marks_bytes = EncodeColumnMarks(*marks, column.type());
-  RETURN_IF_ERROR(WriteFile(*fs_, JoinPath(dir, MarksFileName(index)), marks_bytes));
-  *bytes += offset + marks_bytes.size();
+  *offset_in_file = offset;
   return absl::OkStatus();
 }
 
@@ -105,6 +107,8 @@ absl::StatusOr<PartContents> PartWriter::WriteFiles(const core::Block& block,
                                                     const std::string& dir) const {
   RETURN_IF_ERROR(fs_->CreateDir(dir));
   PartMeta meta;
+  meta.type = ChoosePartType(block);
+  const bool compact = meta.type == PartType::kCompact;
   meta.rows = block.rows();
   meta.columns = schema_->columns;
   meta.granule_rows = SplitIntoGranules(block);
@@ -136,11 +140,44 @@ absl::StatusOr<PartContents> PartWriter::WriteFiles(const core::Block& block,
   }
   contents.serializations = meta.serializations;
   contents.string_sizes = options_.string_sizes;
+  contents.part_type = meta.type;
   uint64_t bytes = 0;
-  for (size_t i = 0; i < block.columns.size(); ++i) {
-    RETURN_IF_ERROR(WriteColumn(dir, i, *block.columns[i], meta.granule_rows, contents.codecs[i],
-                                meta.serializations[i], dictionaries[i], &contents.columns[i],
-                                &bytes));
+  // The data and marks files, in the order they are synced below.
+  std::vector<std::string> files;
+  if (compact) {
+    // One data file, column after column (column-major sections), and one marks file.
+    const std::string data_path = JoinPath(dir, kCompactDataFileName);
+    ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, fs_->NewWritableFile(data_path));
+    uint64_t offset = 0;
+    std::vector<core::TypeId> types;
+    for (size_t i = 0; i < block.columns.size(); ++i) {
+      RETURN_IF_ERROR(WriteColumn(file.get(), i, *block.columns[i], meta.granule_rows,
+                                  contents.codecs[i], meta.serializations[i], dictionaries[i],
+                                  &contents.columns[i], &offset));
+      types.push_back(block.columns[i]->type());
+    }
+    RETURN_IF_ERROR(file->Close());
+    std::string marks_bytes = EncodeCompactMarks(contents.columns, types);
+    const std::string marks_path = JoinPath(dir, kCompactMarksFileName);
+    RETURN_IF_ERROR(WriteFile(*fs_, marks_path, marks_bytes));
+    bytes += offset + marks_bytes.size();
+    files = {data_path, marks_path};
+  } else {
+    for (size_t i = 0; i < block.columns.size(); ++i) {
+      const std::string data_path = JoinPath(dir, DataFileName(i));
+      ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, fs_->NewWritableFile(data_path));
+      uint64_t offset = 0;
+      RETURN_IF_ERROR(WriteColumn(file.get(), i, *block.columns[i], meta.granule_rows,
+                                  contents.codecs[i], meta.serializations[i], dictionaries[i],
+                                  &contents.columns[i], &offset));
+      RETURN_IF_ERROR(file->Close());
+      std::string marks_bytes = EncodeColumnMarks(contents.columns[i], block.columns[i]->type());
+      const std::string marks_path = JoinPath(dir, MarksFileName(i));
+      RETURN_IF_ERROR(WriteFile(*fs_, marks_path, marks_bytes));
+      bytes += offset + marks_bytes.size();
+      files.push_back(data_path);
+      files.push_back(marks_path);
+    }
   }
   for (size_t i = 0; i < block.columns.size(); ++i) {
     if (meta.serializations[i] != ColumnSerialization::kDictionary) continue;
@@ -175,11 +212,6 @@ absl::StatusOr<PartContents> PartWriter::WriteFiles(const core::Block& block,
   // The part becomes durable and complete before its final name appears. Syncing only after every
   // file is written, and all files at once (SyncFiles), lets the kernel flush them together
   // (several times faster on ext4 than syncing each file as it is finished).
-  std::vector<std::string> files;
-  for (size_t i = 0; i < block.columns.size(); ++i) {
-    files.push_back(JoinPath(dir, DataFileName(i)));
-    files.push_back(JoinPath(dir, MarksFileName(i)));
-  }
   if (!description.sort_key.empty()) files.push_back(JoinPath(dir, kPrimaryIndexFileName));
   files.push_back(JoinPath(dir, kMetaFileName));
   RETURN_IF_ERROR(SyncFiles(*fs_, files));

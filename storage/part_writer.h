@@ -2,7 +2,9 @@
 // storage/part_format.h). This is the only place part files are created, so it owns the first half
 // of the durability protocol:
 //   1. create a directory that Table::Open never loads (its name starts with "tmp_") and write
-//      every column's .bin and .mrk and the meta file into it;
+//      every column's .bin and .mrk (a wide part) or data.bin and data.mrk (a compact part: fewer
+//      bytes or rows than the table's min_bytes_for_wide_part / min_rows_for_wide_part) and the
+//      meta file into it;
 //   2. fsync every file, then the directory.
 // The second half — rename to the final name, fsync of <parts> — is done by Write() for parts
 // written in one go (merges), or later by Table::CommitInsert for the parts of a prepared insert.
@@ -12,6 +14,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -43,6 +46,8 @@ class PartWriter {
     // How String granules store lengths. kU32 writes them as parts before meta v4 did, for tests
     // that then rewrite the meta in an older version (the meta written here says kVarint).
     StringSizes string_sizes = StringSizes::kVarint;
+    // Writes every part as this kind instead of choosing by the table's settings (tests).
+    std::optional<PartType> part_type;
   };
 
   PartWriter(std::shared_ptr<FileSystem> fs, std::shared_ptr<const TableSchema> schema,
@@ -72,13 +77,15 @@ class PartWriter {
     std::vector<std::string> values;
     std::vector<uint32_t> codes;
   };
-  // Writes c<i>.bin and c<i>.mrk of one column into `dir`; adds the bytes written to *bytes.
-  // `dictionary` is used by a kDictionary column only.
-  absl::Status WriteColumn(const std::string& dir, size_t index, const core::Column& column,
+  // Appends the blocks of one column to `file`, the first at *offset, which it advances past
+  // the last; fills *marks. `dictionary` is used by a kDictionary column only.
+  absl::Status WriteColumn(WritableFile* file, size_t index, const core::Column& column,
                            const std::vector<uint32_t>& granule_rows,
                            const CompressionCodec& codec, ColumnSerialization serialization,
                            const DictionaryEncoding& dictionary, ColumnMarks* marks,
-                           uint64_t* bytes) const;
+                           uint64_t* offset) const;
+  // Returns the kind of part `block` becomes (Options::part_type, else the table's settings).
+  PartType ChoosePartType(const core::Block& block) const;
   // WriteDirectory without the cleanup.
   absl::StatusOr<PartContents> WriteFiles(const core::Block& block,
                                           const PartDescription& description,

@@ -167,12 +167,13 @@ TEST_F(StoreTest, OpenRemovesLeftovers) {
   std::string parts = TableDir("t") + "/parts";
   // An insert that crashed before its rename.
   fs::create_directory(parts + "/tmp_insert_all_9_9_0");
-  std::ofstream(parts + "/tmp_insert_all_9_9_0/c0.bin") << "partial";
-  // A complete-looking part with a missing file, and one with a truncated data file.
+  std::ofstream(parts + "/tmp_insert_all_9_9_0/data.bin") << "partial";
+  // A complete-looking part with a missing file, and one with a truncated data file (the parts
+  // are small, so compact: data.bin and data.mrk hold every column).
   fs::copy(parts + "/all_2_2_0", parts + "/all_7_7_0");
-  fs::remove(parts + "/all_7_7_0/c1.bin");
+  fs::remove(parts + "/all_7_7_0/data.mrk");
   fs::copy(parts + "/all_2_2_0", parts + "/all_8_8_0");
-  fs::resize_file(parts + "/all_8_8_0/c1.bin", fs::file_size(parts + "/all_8_8_0/c1.bin") - 1);
+  fs::resize_file(parts + "/all_8_8_0/data.bin", fs::file_size(parts + "/all_8_8_0/data.bin") - 1);
   // A foreign entry, a CREATE and a DROP that crashed half-way.
   std::ofstream(parts + "/junk") << "x";
   fs::create_directory(dir_.path() + "/tables/tmp.create.u");

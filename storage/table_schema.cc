@@ -114,6 +114,13 @@ double SparseRatioOf(const TableSchema& schema) {
   return ratio;
 }
 
+bool IsCompactPart(const TableSchema& schema, uint64_t rows, uint64_t uncompressed_bytes) {
+  core::TableSettings settings;
+  if (!settings.ApplyKnown(schema.settings).ok()) settings = core::TableSettings();
+  return uncompressed_bytes < settings.min_bytes_for_wide_part ||
+         rows < settings.min_rows_for_wide_part;
+}
+
 size_t GranuleRowsOf(const TableSchema& schema) {
   core::TableSettings settings;
   uint64_t rows = settings.ApplyKnown(schema.settings).ok() ? settings.index_granularity : 0;

@@ -35,6 +35,12 @@ size_t GranuleRowsOf(const TableSchema& schema);
 // REQUIRES: ValidateTableSchema(schema) is OK.
 double SparseRatioOf(const TableSchema& schema);
 
+// Returns true when a part of `rows` rows and `uncompressed_bytes` bytes of the table is written
+// compact (storage/part_format.h): fewer bytes than its `min_bytes_for_wide_part` or fewer rows
+// than its `min_rows_for_wide_part` (ClickHouse's rule; the defaults, 10 MiB and 0, make every
+// part below 10 MiB compact, and min_bytes_for_wide_part = 0 every part wide).
+bool IsCompactPart(const TableSchema& schema, uint64_t rows, uint64_t uncompressed_bytes);
+
 // Serializes a schema (versioned, little-endian, with a trailing checksum). Version 2 adds the
 // sharding key and shard count, version 3 the column codecs, version 4 the column defaults
 // (kind, expression) and comments; older files still decode (without them).

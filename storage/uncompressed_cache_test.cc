@@ -254,8 +254,9 @@ TEST_F(UncompressedCachePartTest, ConcurrentReadersOfAChurningCacheSeeTheirRows)
 TEST_F(UncompressedCachePartTest, CorruptBlockFailsWithAColdCacheAndIsNotCached) {
   std::shared_ptr<const Part> part = WritePart("a", 0);
   ASSERT_NE(part, nullptr);
-  {  // The last bytes of c1.bin belong to the last granule (15) of column s.
-    std::fstream file(part->directory() + "/c1.bin",
+  {  // The last bytes of column s's file (c1.bin, or data.bin of a compact part, s being the
+     // last column) belong to its last granule (15).
+    std::fstream file(part->column_file(1),
                       std::ios::in | std::ios::out | std::ios::binary);
     file.seekg(-3, std::ios::end);
     char c = 0;

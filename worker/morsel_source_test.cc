@@ -186,14 +186,16 @@ TEST_F(MorselSourceTest, ReadsOnlyTheGranulesThatCanMatch) {
 
 TEST_F(MorselSourceTest, APartFailingItsChecksumIsDetached) {
   std::shared_ptr<storage::Table> table = store_->GetTable("hits");
-  std::string victim = table->Snapshot()->parts[0]->directory();
-  std::string name = table->Snapshot()->parts[0]->name();
+  std::shared_ptr<const storage::Part> part = table->Snapshot()->parts[0];
+  std::string name = part->name();
   {
-    // Flips a byte in the middle of the compressed EventDate data.
-    std::fstream file(victim + "/c1.bin", std::ios::in | std::ios::out | std::ios::binary);
-    file.seekp(20);
+    // Flips a byte in the middle of the compressed EventDate data (column 1's section of a
+    // compact part's data.bin).
+    std::fstream file(part->column_file(1), std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(static_cast<std::streamoff>(part->column_file_offset(1) + 20));
     file.put('\x7f');
   }
+  part.reset();
   std::unique_ptr<MorselSource> source = Open(Fragment(std::nullopt));
   absl::Status failure;
   for (const Morsel& morsel : source->table_morsels()) {

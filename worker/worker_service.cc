@@ -66,6 +66,7 @@ void FillPartInfo(const storage::Table& table, const storage::Part& part, bool a
     info->add_column_uncompressed_bytes(part.column_uncompressed_bytes(c));
   }
   info->set_data_compressed_bytes(compressed);
+  info->set_part_type(storage::PartTypeName(part.part_type()));
 }
 
 }  // namespace

@@ -27,6 +27,11 @@ namespace {
 
 constexpr auto kDdlTimeout = std::chrono::seconds(60);
 
+// Table settings ALTER TABLE ... MODIFY / RESET SETTING changes in place.
+bool IsInPlaceTableSetting(const std::string& name) {
+  return name == "min_bytes_for_wide_part" || name == "min_rows_for_wide_part";
+}
+
 // Arrays have no bounds, partition ids or key hashes in granite yet: a key over an Array column
 // is refused (ClickHouse allows it).
 absl::Status RefuseArrayKeyColumn(const core::TableSchema& schema, int index,
@@ -366,11 +371,40 @@ absl::Status AlterTableSettings(const sql::AlterSettingsStatement& alter, const 
   core::MutexLock ddl(DdlMutex());
   RETURN_IF_ERROR(EnsureCatalog(workers, catalog));
   ASSIGN_OR_RETURN(core::TableSchema schema, catalog->Lookup(alter.table));
+  // Settings read when a part is written change in place: the schema's settings, on every
+  // worker, parts untouched (the next inserts and merges follow them).
+  bool in_place = !alter.reset.empty() || !alter.modify.empty();
+  for (const std::string& name : alter.reset) in_place = in_place && IsInPlaceTableSetting(name);
+  for (const auto& [name, value] : alter.modify) {
+    RETURN_IF_ERROR(core::TableSettings().Set(name, value));
+    in_place = in_place && IsInPlaceTableSetting(name);
+  }
+  if (in_place) {
+    core::TableSchema next = schema;
+    for (const std::string& name : alter.reset) next.settings.erase(name);
+    for (const auto& [name, value] : alter.modify) next.settings[name] = value;
+    if (next == schema) return absl::OkStatus();
+    core::worker_api::CatalogOpRequest request;
+    request.kind = core::worker_api::CatalogOpRequest::Kind::kAlterSchema;
+    request.name = next.name;
+    request.schema = next;
+    absl::Status status = workers.CallAll([&](size_t i) {
+      return WorkerClient(workers).CatalogOp(i, request, kDdlTimeout);
+    });
+    if (!status.ok()) {
+      catalog->Invalidate();
+      return status;
+    }
+    catalog->Put(next);
+    return absl::OkStatus();
+  }
   auto only_sharding_key = [&](const std::string& name) -> absl::Status {
     if (name == kShardingKeySetting) return absl::OkStatus();
     return core::Error(ErrorCode::kNotImplemented,
-                       "ALTER TABLE " + DisplayTableName(alter.table) + " cannot change setting " + name +
-                           ": only " + kShardingKeySetting + " can be changed");
+                       "ALTER TABLE " + DisplayTableName(alter.table) + " cannot change setting " +
+                           name + ": only " + kShardingKeySetting +
+                           ", min_bytes_for_wide_part and min_rows_for_wide_part can be changed" +
+                           " (sharding_key alone in its statement)");
   };
   for (const std::string& name : alter.reset) {
     RETURN_IF_ERROR(only_sharding_key(name));

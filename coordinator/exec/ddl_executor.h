@@ -37,6 +37,8 @@ absl::Status DropTable(const sql::DropTableStatement& drop, const WorkerSet& wor
 // table's schema on every worker with the new key and shard_count = the current worker count
 // (like CREATE), then updates the catalog. Allowed only while no worker holds a row of the table,
 // since the key decides which worker each row lives on.
+// min_bytes_for_wide_part and min_rows_for_wide_part (which decide how later parts are written)
+// change in place on every worker, whatever the table holds.
 // Errors: UNKNOWN_TABLE; NOT_IMPLEMENTED for any other setting; those of ParseShardingKey;
 // BAD_ARGUMENTS naming the table and its row count if it holds rows (nothing is changed); a
 // worker's error if it cannot be asked for its row count or refuses the new schema.

@@ -254,11 +254,12 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
     std::vector<api::PartListing> responses = ListPartsEverywhere(workers);
     TableBuilder t({"database", "table", "partition", "partition_id", "name", "rows",
                     "bytes_on_disk", "data_uncompressed_bytes", "marks", "min_block_number",
-                    "max_block_number", "level", "active", "worker", "data_compressed_bytes"},
+                    "max_block_number", "level", "active", "worker", "data_compressed_bytes",
+                    "part_type"},
                    {TypeId::kString, TypeId::kString, TypeId::kString, TypeId::kString,
                     TypeId::kString, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64,
                     TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt64, TypeId::kUInt32,
-                    TypeId::kUInt8, TypeId::kUInt32, TypeId::kUInt64});
+                    TypeId::kUInt8, TypeId::kUInt32, TypeId::kUInt64, TypeId::kString});
     for (size_t i = 0; i < workers.size(); ++i) {
       for (const auto& part : responses[i].parts) {
         QualifiedTable table = SplitTableName(part.table);
@@ -277,6 +278,7 @@ absl::StatusOr<LocalTable> BuildSystemTable(const std::string& name, const Worke
         t[12].Append<uint8_t>(part.active ? 1 : 0);
         t[13].Append<uint32_t>(i);
         t[14].Append<uint64_t>(part.data_compressed_bytes);
+        t[15].AppendString(part.part_type);
       }
     }
     return t.Build();

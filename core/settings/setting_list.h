@@ -195,6 +195,10 @@
   M(Bool, fsync_after_insert, true, "",                                                           \
     "Accepted as in ClickHouse; granite always syncs a new part before it becomes visible")      \
   M(UInt64, min_bytes_for_wide_part, 10485760, "",                                                \
-    "Accepted as in ClickHouse; granite's parts always keep one file per column (wide)")         \
+    "A part with fewer uncompressed bytes is written compact (all columns in one data file and " \
+    "one marks file) instead of wide (two files per column)")                                   \
+  M(UInt64, min_rows_for_wide_part, 0, "",                                                        \
+    "A part with fewer rows is written compact (all columns in one data file and one marks "     \
+    "file) instead of wide (two files per column)")                                             \
   M(String, auto_statistics_types, "", "",                                                        \
     "Accepted as in ClickHouse; granite writes no per-part statistics files")

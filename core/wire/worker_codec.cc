@@ -112,6 +112,7 @@ api::PartListing FromProto(const pb::ListPartsResponse& response) {
     out.max_block = part.max_block();
     out.data_uncompressed_bytes = part.data_uncompressed_bytes();
     out.data_compressed_bytes = part.data_compressed_bytes();
+    out.part_type = part.part_type().empty() ? "Wide" : part.part_type();
     out.column_compressed_bytes.assign(part.column_compressed_bytes().begin(),
                                        part.column_compressed_bytes().end());
     out.column_uncompressed_bytes.assign(part.column_uncompressed_bytes().begin(),

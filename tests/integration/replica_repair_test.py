@@ -4,7 +4,8 @@ replicas behind one coordinator:
   - a replica whose data directory is wiped while it is stopped comes back with every row: the
     repair re-creates its table from its peer's schema and copies the table's parts and block ids
     from the peer, worker to worker (the peer no longer retains the blocks, so re-sending them is
-    impossible); per-batch counts and content checksums equal the peer's. While it catches up,
+    impossible), wide parts and compact ones (storage/part_format.h) alike; per-batch counts and
+    content checksums equal the peer's. While it catches up,
     reads with load_balancing = in_order skip it (it lags), so no query sees fewer rows;
   - inserts while a replica is kill -9ed and restarted: every acknowledged batch is present
     exactly once on every replica after the repair, and the replicas hold the same rows;
@@ -89,12 +90,28 @@ class RepairCluster(unittest.TestCase):
 
 
 class WipedReplicaTest(RepairCluster):
+    def part_types(self):
+        """Per worker, the kinds of its active parts of t: {worker: "Compact,Wide"}."""
+        text = self.client.query_text(
+            "SELECT DISTINCT worker, part_type FROM system.parts WHERE table = 't' AND active "
+            "ORDER BY worker, part_type")
+        types = {}
+        for line in text.splitlines():
+            worker, part_type = line.split("\t")
+            types[worker] = types[worker] + "," + part_type if worker in types else part_type
+        return types
+
     def test_wiped_replica_comes_back_with_every_row(self):
+        # Wide parts (a file pair per column) for batches 0-7, merged; a compact one for 8.
+        self.client.query("ALTER TABLE t MODIFY SETTING min_bytes_for_wide_part = 0")
         for b in range(8):
             self.insert_batch(b)
         self.client.query("OPTIMIZE TABLE t FINAL")  # merged parts on the peer, copied whole
+        self.client.query("ALTER TABLE t RESET SETTING min_bytes_for_wide_part")
+        self.insert_batch(8)
         self.wait_released()
-        expected = {b: batch_summary(b) for b in range(8)}
+        self.assertEqual(self.part_types(), {"0": "Compact,Wide", "1": "Compact,Wide"})
+        expected = {b: batch_summary(b) for b in range(9)}
         total = "%d\t%d" % (sum(v[0] for v in expected.values()),
                             sum(v[1] for v in expected.values()))
 
@@ -123,6 +140,7 @@ class WipedReplicaTest(RepairCluster):
         self.assertGreaterEqual(int(rows[0][6]), 1, "replica 0 should have copied the table")
         self.assertEqual(self.per_batch(0), expected)
         self.assertEqual(self.per_batch(1), expected)
+        self.assertEqual(self.part_types(), {"0": "Compact,Wide", "1": "Compact,Wide"})
 
         # It takes part in inserts again, and a retried block is still deduplicated on it.
         self.insert_batch(9)

@@ -6,7 +6,8 @@ Parts: a part whose data fails its checksum fails the query that reads it and is
 detached/ (logged, counted in system.events PartsDetached); the table keeps answering without it,
 as ClickHouse does, and system.detached_parts and CHECK TABLE say so. ATTACH PART verifies the
 checksums (a still damaged part stays detached), DROP DETACHED PART needs allow_drop_detached = 1.
-A damaged .mrk found at start-up detaches the part with a log line too.
+A damaged .mrk found at start-up detaches the part with a log line too. The parts are small, so
+compact (storage/part_format.h): data.bin holds the one column's blocks, data.mrk its marks.
 
 Tables: a damaged schema file of one table does not keep its worker from starting; that table is
 reported broken (naming the worker) while the others answer, and DROP TABLE removes it.
@@ -92,7 +93,7 @@ class CorruptionTest(unittest.TestCase):
         self.assertEqual(self.q("CHECK TABLE t"), "1")
         part = self.parts_of(0)[0]
         name = os.path.basename(part)
-        flip_byte_from_end(os.path.join(part, "c0.bin"), 3)
+        flip_byte_from_end(os.path.join(part, "data.bin"), 3)
         # CHECK TABLE finds it without taking it out.
         self.assertEqual(self.q("CHECK TABLE t"), "0")
         rows = self.q("CHECK TABLE t SETTINGS check_query_single_value_result = 0").splitlines()
@@ -125,7 +126,7 @@ class CorruptionTest(unittest.TestCase):
         # Repaired (the flipped byte flipped back), it is attached under a new block number.
         detached = os.path.join(self.cluster.worker_dir(0), "tables", "t", "detached",
                                 "broken_" + name)
-        flip_byte_from_end(os.path.join(detached, "c0.bin"), 3)
+        flip_byte_from_end(os.path.join(detached, "data.bin"), 3)
         self.client.query("ALTER TABLE t ATTACH PART 'broken_%s'" % name)
         self.assertEqual(self.q("SELECT count(), sum(x) FROM t" + NO_CACHE),
                          "%d\t%d" % (ROWS, ROWS * (ROWS - 1) // 2))
@@ -135,7 +136,7 @@ class CorruptionTest(unittest.TestCase):
         # DROP DETACHED PART needs the setting, as in ClickHouse.
         part = self.parts_of(1)[0]
         name = os.path.basename(part)
-        flip_byte_from_end(os.path.join(part, "c0.bin"), 3)
+        flip_byte_from_end(os.path.join(part, "data.bin"), 3)
         self.assert_error("SELECT sum(x) FROM t" + NO_CACHE, CHECKSUM_DOESNT_MATCH)
         self.assert_error("ALTER TABLE t DROP DETACHED PART 'broken_%s'" % name,
                           SUPPORT_IS_DISABLED, "allow_drop_detached")
@@ -149,7 +150,7 @@ class CorruptionTest(unittest.TestCase):
         part = self.parts_of(1)[0]
         name = os.path.basename(part)
         self.cluster.workers[1].stop()
-        flip_byte_from_end(os.path.join(part, "c0.mrk"), 20)
+        flip_byte_from_end(os.path.join(part, "data.mrk"), 20)
         self.cluster.restart_worker(1)
         self.wait_for_log(1, "part %s moved to detached/broken_%s" % (name, name))
         self.assertEqual(self.detached_count(1), 1)
