@@ -38,19 +38,26 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--format", default="TabSeparated")
     parser.add_argument("--setting", action="append", default=[])
+    parser.add_argument("--create", help="CREATE TABLE of the target table (default: ClickBench's "
+                        "hits)")
+    parser.add_argument("--table", default="hits")
     parser.add_argument("--frequency", type=int, default=250)
+    parser.add_argument("--dwarf", action="store_true",
+                        help="record call graphs (--call-graph dwarf): who calls memmove")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     settings = dict(s.split("=", 1) for s in args.setting) or None
     engine = engines.GraniteEngine([args.granite], workers=args.workers)
     try:
-        engine.create(engines.read_statement(engines.DEFAULT_CLICKBENCH, "create.sql"))
+        engine.create(args.create or
+                      engines.read_statement(engines.DEFAULT_CLICKBENCH, "create.sql"))
         coordinator = engine._cluster.process.pid
         pids = [("coordinator", coordinator)] + [
             ("worker-%d" % i, p) for i, p in enumerate(run.children(coordinator))]
         before = {name: run.cpu_seconds(pid) for name, pid in pids}
+        graph = ["--call-graph", "dwarf,8192"] if args.dwarf else []
         perfs = [subprocess.Popen(["perf", "record", "-F", str(args.frequency), "-p", str(pid),
-                                   "-o", os.path.join(args.out, name + ".data")],
+                                   "-o", os.path.join(args.out, name + ".data")] + graph,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                  for name, pid in pids]
         time.sleep(1)
@@ -65,7 +72,7 @@ def main():
 
         start = time.monotonic()
         engine._run(lambda: engine._client.insert_stream(
-            "INSERT INTO hits FORMAT " + args.format, chunks(), settings=settings, timeout=3600))
+            "INSERT INTO %s FORMAT %s" % (args.table, args.format), chunks(), settings=settings, timeout=3600))
         wall = time.monotonic() - start
         for p in perfs:
             p.send_signal(signal.SIGINT)

@@ -6,8 +6,9 @@ FROM file(), in-process) in the same run, alternating engines round by round.
 
 Per load: wall seconds, rows/s, and CPU seconds from /proc (utime + stime) of the coordinator
 (`granite local` itself) and of its worker processes, plus this Python process's (the client for
-granite; chdb itself for chdb), so rows/s per core = rows / server CPU seconds. The load average
-is printed with every load. A measurement, never a test.
+granite; chdb itself for chdb), so rows/s per core = rows / server CPU seconds, and the instructions and cycles perf stat counts
+in the same processes (instructions do not grow with the machine's load as CPU seconds do). The
+load average is printed with every load. A measurement, never a test.
 
 Usage:
     build/granite gen hits --rows 1000000 --seed 1 > /tmp/ingest/hits.tsv
@@ -18,6 +19,8 @@ Usage:
 import argparse
 import os
 import resource
+import signal
+import subprocess
 import sys
 import time
 
@@ -55,6 +58,28 @@ def self_cpu():
     return usage.ru_utime + usage.ru_stime
 
 
+class PerfStat:
+    """Counts instructions and cycles of processes `pids` (perf stat) from start to stop()."""
+
+    def __init__(self, pids):
+        self._proc = subprocess.Popen(
+            ["perf", "stat", "-x", ",", "-e", "instructions,cycles", "-p",
+             ",".join(str(p) for p in pids)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            text=True)
+        time.sleep(0.3)
+
+    def stop(self):
+        """Returns (instructions, cycles) in billions."""
+        self._proc.send_signal(signal.SIGINT)
+        err = self._proc.communicate()[1]
+        counts = {}
+        for line in err.splitlines():
+            fields = line.split(",")
+            if len(fields) > 2 and fields[0].isdigit():
+                counts[fields[2].split(":")[0]] = int(fields[0]) / 1e9
+        return counts.get("instructions"), counts.get("cycles")
+
+
 def load_avg():
     return "%.2f %.2f %.2f" % os.getloadavg()
 
@@ -66,6 +91,7 @@ def run_granite(name, binary, data, rows, workers, clickbench, settings):
         coordinator = engine._cluster.process.pid
         worker_pids = children(coordinator)
         before = [cpu_seconds(coordinator)] + [cpu_seconds(p) for p in worker_pids]
+        stat = PerfStat([coordinator] + worker_pids)
         client_before = self_cpu()
         load_before = load_avg()
 
@@ -81,6 +107,7 @@ def run_granite(name, binary, data, rows, workers, clickbench, settings):
         engine._run(lambda: engine._client.insert_stream(
             "INSERT INTO hits FORMAT TabSeparated", chunks(), settings=settings, timeout=3600))
         wall = time.monotonic() - start
+        instructions, cycles = stat.stop()
         after = [cpu_seconds(coordinator)] + [cpu_seconds(p) for p in worker_pids]
         client = self_cpu() - client_before
         count = int(engine.query("SELECT count() FROM hits")[0].decode().strip())
@@ -88,7 +115,8 @@ def run_granite(name, binary, data, rows, workers, clickbench, settings):
         coord = after[0] - before[0]
         work = sum(after[1:]) - sum(before[1:])
         return {"engine": name, "wall": wall, "coordinator": coord, "workers": work,
-                "client": client, "server": coord + work, "load": load_before + " -> " + load_avg()}
+                "client": client, "server": coord + work, "instructions": instructions,
+                "cycles": cycles, "load": load_before + " -> " + load_avg()}
     finally:
         engine.close()
 
@@ -99,12 +127,15 @@ def run_chdb(data, rows, clickbench):
         engine.create(engines.read_statement(clickbench, "create.sql"))
         cpu_before = self_cpu()
         load_before = load_avg()
+        stat = PerfStat([os.getpid()])
         wall = engine.load(data)
+        instructions, cycles = stat.stop()
         cpu = self_cpu() - cpu_before
         count = int(engine.query("SELECT count() FROM hits")[0].decode().strip())
         assert count == rows, (count, rows)
         return {"engine": "chdb", "wall": wall, "coordinator": None, "workers": None,
-                "client": None, "server": cpu, "load": load_before + " -> " + load_avg()}
+                "client": None, "server": cpu, "instructions": instructions, "cycles": cycles,
+                "load": load_before + " -> " + load_avg()}
     finally:
         engine.close()
 
@@ -127,8 +158,9 @@ def main():
     settings = dict(s.split("=", 1) for s in args.setting) or None
     results = []
     print("| round | engine | wall s | rows/s | server CPU s | coordinator CPU s | workers CPU s "
-          "| client CPU s | rows/s per server core | load avg (1 5 15) before -> after |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+          "| client CPU s | rows/s per server core | server instructions (G) | server cycles (G) "
+          "| load avg (1 5 15) before -> after |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in range(args.rounds):
         order = list(binaries) if r % 2 == 0 else list(reversed(binaries))
         runs = [("granite", name, path) for name, path in order]
@@ -140,10 +172,11 @@ def main():
                                settings))
             results.append(res)
             fmt = lambda v: "-" if v is None else "%.1f" % v
-            print("| %d | %s | %.1f | %.0f | %.1f | %s | %s | %s | %.0f | %s |" % (
+            print("| %d | %s | %.1f | %.0f | %.1f | %s | %s | %s | %.0f | %s | %s | %s |" % (
                 r + 1, res["engine"], res["wall"], rows / res["wall"], res["server"],
                 fmt(res["coordinator"]), fmt(res["workers"]), fmt(res["client"]),
-                rows / res["server"], res["load"]), flush=True)
+                rows / res["server"], fmt(res["instructions"]), fmt(res["cycles"]), res["load"]),
+                flush=True)
 
 
 if __name__ == "__main__":

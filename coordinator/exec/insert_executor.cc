@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/expression.h"
 #include "core/functions/expr_builder.h"
+#include "core/metrics/events.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
 #include "core/value_text.h"
@@ -389,7 +390,15 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
   bool exhausted = false;  // every piece of text is in `pending`
   std::string piece;
   const size_t slice = std::max<size_t>(limits.max_bytes, 1 << 20);
-  // Appends the next piece of text to `pending`; sets `exhausted` at the end.
+  auto cancelled = [&]() -> absl::Status {
+    if (options.cancelled && options.cancelled()) {
+      return core::Error(core::ErrorCode::kQueryWasCancelled,
+                         "INSERT into " + schema.name + " was cancelled; nothing was written");
+    }
+    return absl::OkStatus();
+  };
+  // Appends the next piece of text to `pending`; sets `exhausted` at the end. A streamed input
+  // is polled for KILL QUERY before each piece: a slow client's chunk may take long to fill.
   auto read_more = [&]() -> absl::Status {
     if (offset > 0) {
       pending.erase(0, offset);
@@ -402,6 +411,7 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
       return absl::OkStatus();
     }
     if (more_input != nullptr) {
+      RETURN_IF_ERROR(cancelled());
       ASSIGN_OR_RETURN(bool got, more_input->Next(&piece));
       if (got) {
         pending.append(piece);
@@ -409,13 +419,6 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
       }
     }
     exhausted = true;
-    return absl::OkStatus();
-  };
-  auto cancelled = [&]() -> absl::Status {
-    if (options.cancelled && options.cancelled()) {
-      return core::Error(core::ErrorCode::kQueryWasCancelled,
-                         "INSERT into " + schema.name + " was cancelled; nothing was written");
-    }
     return absl::OkStatus();
   };
 
@@ -502,6 +505,7 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
           return out;
         }
         text.reset();  // parsed: the text is not needed any more
+        core::CountEvent(core::Event::kParallelParsedInputChunks);
         out.rows = chunk_parser.rows();
         out.lines = chunk_parser.lines();
         out.encoded = prepare(*rows, chunk_parser.omitted());

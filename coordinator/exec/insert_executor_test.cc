@@ -327,6 +327,7 @@ class PiecesSource : public InputSource {
     if (cancel_) return core::Error(core::ErrorCode::kQueryWasCancelled, "cancelled");
     return false;
   }
+  size_t taken() const { return at_; }
 
  private:
   std::vector<std::string> pieces_;
@@ -353,6 +354,30 @@ TEST_F(InsertExecutorTest, AStreamCancelledAfterSomeChunksLeavesNothingVisible) 
   EXPECT_EQ(core::CodeOf(rows.status()), core::ErrorCode::kQueryWasCancelled);
   for (auto& worker : workers_) {
     EXPECT_EQ(worker->prepared_tokens(), 0u);
+    EXPECT_TRUE(worker->Visible(0).empty());
+  }
+}
+
+TEST_F(InsertExecutorTest, AKillWhileTheInputStreamsStopsAtTheNextPiece) {
+  // Pieces of 3 rows, chunks of 64 MiB (the default): no chunk fills before the kill, which is
+  // seen before the fifth piece is read rather than at the end of the input.
+  std::vector<std::string> pieces;
+  for (int p = 0; p < 100; ++p) pieces.push_back(Rows(3));
+  PiecesSource source(pieces, false);
+  int polls = 0;
+  sql::InsertStatement insert;
+  insert.table = "t";
+  insert.format = "TSV";
+  InsertOptions options;
+  options.cancelled = [&polls] { return ++polls > 4; };
+  SelectRunner no_select = [](const sql::SelectStatement&) -> absl::StatusOr<core::Block> {
+    return core::Error(core::ErrorCode::kNotImplemented, "no SELECT here");
+  };
+  auto rows = ExecuteInsert(insert, "", &source, schema_, *set_, no_select, options);
+  EXPECT_EQ(core::CodeOf(rows.status()), core::ErrorCode::kQueryWasCancelled) << rows.status();
+  EXPECT_EQ(source.taken(), 4u);
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->prepares(), 0);
     EXPECT_TRUE(worker->Visible(0).empty());
   }
 }

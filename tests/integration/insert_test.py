@@ -191,20 +191,29 @@ class InsertTest(unittest.TestCase):
         killer = {}
 
         def kill():
+            # Until the KILL finds the insert (the server may not have registered it yet).
             other = self.cluster.client(timeout=60)
             try:
-                other.query("KILL QUERY WHERE query_id = 'mid-insert' SYNC")
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:
+                    if other.query_text("KILL QUERY WHERE query_id = 'mid-insert' SYNC"):
+                        return
+                    time.sleep(0.05)
             finally:
                 other.close()
 
         def slow_chunks():
-            # Chunks of 100 rows flow on; after 30 the insert is killed from another connection,
-            # while the text keeps coming (more slowly) so the insert cannot finish first.
-            for n, chunk in enumerate(chunked(csv_lines(200000), size=2000)):
+            # Chunks of about 100 rows flow on; after 30 the insert is killed from another
+            # connection, and the text keeps coming (more slowly, however long the KILL takes
+            # on a loaded machine) until the KILL returns: it is SYNC, so the insert has ended.
+            deadline = time.monotonic() + 120
+            for n, chunk in enumerate(chunked(csv_lines(10 ** 9), size=2000)):
                 if n == 30:
                     killer["thread"] = threading.Thread(target=kill)
                     killer["thread"].start()
                 if n > 30:
+                    if not killer["thread"].is_alive() or time.monotonic() > deadline:
+                        return
                     time.sleep(0.01)
                 yield chunk
 
