@@ -3,6 +3,7 @@
 #include <lz4.h>
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -167,13 +168,14 @@ absl::StatusOr<Block> DecodeBlock(std::string_view bytes) {
   return block;
 }
 
+// The output goes to a buffer that is not zero-filled first (std::string's resize would write
+// every byte of the bound once more), then only the compressed bytes are copied to the result,
+// which holds no more than them.
 std::string CompressLz4(std::string_view raw) {
-  std::string out;
-  out.resize(LZ4_compressBound(static_cast<int>(raw.size())));
-  int n = LZ4_compress_default(raw.data(), out.data(), static_cast<int>(raw.size()),
-                               static_cast<int>(out.size()));
-  out.resize(n > 0 ? n : 0);
-  return out;
+  const int bound = LZ4_compressBound(static_cast<int>(raw.size()));
+  std::unique_ptr<char[]> buffer(new char[bound > 0 ? bound : 1]);
+  int n = LZ4_compress_default(raw.data(), buffer.get(), static_cast<int>(raw.size()), bound);
+  return std::string(buffer.get(), n > 0 ? n : 0);
 }
 
 absl::StatusOr<std::string> DecompressLz4(std::string_view compressed, size_t raw_size) {
@@ -207,9 +209,20 @@ std::string CompressForWire(std::string raw, WireCompression method) {
 
 absl::StatusOr<Block> DecodeWireBlock(std::string_view data, size_t raw_size) {
   if (data.size() == raw_size) return DecodeBlock(data);
-  // Anything else is LZ4 (longer data too: CompressLz4 alone may grow incompressible data).
-  ASSIGN_OR_RETURN(std::string raw, DecompressLz4(data, raw_size));
-  return DecodeBlock(raw);
+  // Anything else is LZ4 (longer data too: CompressLz4 alone may grow incompressible data),
+  // decompressed into a buffer that is not zero-filled first and parsed from there.
+  if (raw_size > static_cast<size_t>(LZ4_MAX_INPUT_SIZE)) {
+    return Error(ErrorCode::kCorruptedData,
+                 absl::StrCat("Cannot decompress LZ4 data: expected ", raw_size, " bytes"));
+  }
+  std::unique_ptr<char[]> raw(new char[raw_size > 0 ? raw_size : 1]);
+  int n = LZ4_decompress_safe(data.data(), raw.get(), static_cast<int>(data.size()),
+                              static_cast<int>(raw_size));
+  if (n < 0 || static_cast<size_t>(n) != raw_size) {
+    return Error(ErrorCode::kCorruptedData,
+                 absl::StrCat("Cannot decompress LZ4 data: expected ", raw_size, " bytes"));
+  }
+  return DecodeBlock(std::string_view(raw.get(), raw_size));
 }
 
 }  // namespace granite::core

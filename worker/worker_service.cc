@@ -30,9 +30,10 @@ namespace pb = granite::worker::v1;
 
 namespace {
 
+// An insert's block is wire data: LZ4, or raw when the coordinator sent it uncompressed (a
+// worker on its host) or LZ4 did not shrink it.
 absl::StatusOr<core::Block> BlockFromProto(const pb::BlockData& data) {
-  ASSIGN_OR_RETURN(std::string raw, core::DecompressLz4(data.data(), data.raw_size()));
-  return core::DecodeBlock(raw);
+  return core::DecodeWireBlock(data.data(), data.raw_size());
 }
 
 // Returns the partition value as system.parts shows it.

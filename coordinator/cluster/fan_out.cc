@@ -26,12 +26,6 @@ absl::StatusOr<core::Block> DecodeBlockData(const pb::BlockData& data) {
   return core::DecodeWireBlock(data.data(), data.raw_size());
 }
 
-// True for a worker on this host (loopback or a Unix socket): compression only costs CPU there.
-bool OnLoopback(const std::string& address) {
-  return address.rfind("127.", 0) == 0 || address.rfind("localhost:", 0) == 0 ||
-         address.rfind("[::1]:", 0) == 0 || address.rfind("unix:", 0) == 0;
-}
-
 // The fragment as the workers receive it, encoded once per query: a broadcast build would
 // otherwise be encoded (and LZ4-compressed) once per worker. Two forms at most: for workers on
 // this host network_compression_method is 'none' unless the query set it (compression only

@@ -56,7 +56,7 @@ absl::Status CopyBlock(const WorkerSet& w, const WorkerClient& client, const std
     }
     TwoPhaseInsert copy(w, table, RepairToken(), kCopyTimeouts);
     for (size_t k = 0; k < block->chunks.size() && result.ok(); ++k) {
-      result = copy.Prepare(p, block->chunks[k]);
+      result = copy.Prepare(p, std::move(block->chunks[k]));
     }
     if (result.ok()) result = copy.Commit(p, block->block_id);
     if (result.ok()) return result;

@@ -6,13 +6,18 @@
 
 namespace granite::coordinator {
 
-core::plan::EncodedBlock EncodeInsertBlock(const core::Block& block, std::string* raw) {
+core::plan::EncodedBlock EncodeInsertBlock(const core::Block& block,
+                                           core::WireCompression compression, std::string* raw) {
   std::string encoded = core::EncodeBlock(block);
   core::plan::EncodedBlock out;
   out.rows = block.rows();
   out.raw_size = encoded.size();
-  out.data = core::CompressLz4(encoded);
-  if (raw != nullptr) *raw = std::move(encoded);
+  if (raw == nullptr) {
+    out.data = core::CompressForWire(std::move(encoded), compression);
+  } else {
+    out.data = core::CompressForWire(encoded, compression);
+    *raw = std::move(encoded);
+  }
   return out;
 }
 
@@ -21,16 +26,16 @@ TwoPhaseInsert::TwoPhaseInsert(const WorkerSet& workers, std::string table, std:
     : workers_(workers), client_(workers), table_(std::move(table)), token_(std::move(token)), timeouts_(timeouts),
       chunks_(workers.size(), 0), touched_(workers.size(), 0) {}
 
-absl::Status TwoPhaseInsert::Prepare(size_t worker, const core::plan::EncodedBlock& block,
-                                     bool retain) {
+absl::Status TwoPhaseInsert::Prepare(size_t worker, core::plan::EncodedBlock block, bool retain) {
   touched_[worker] = 1;
   core::worker_api::InsertRequest request;
   request.table = table_;
-  request.block = block;
+  request.block = std::move(block);
   request.insert_id = token_;
   request.chunk = chunks_[worker];
   request.retain = retain;
-  absl::Status status = client_.PrepareInsert(worker, request, timeouts_.prepare).status();
+  absl::Status status =
+      client_.PrepareInsert(worker, std::move(request), timeouts_.prepare).status();
   if (status.ok()) ++chunks_[worker];
   return status;
 }

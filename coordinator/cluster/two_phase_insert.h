@@ -13,13 +13,17 @@
 #include "absl/status/status.h"
 #include "coordinator/cluster/worker_client.h"
 #include "core/block.h"
+#include "core/block_codec.h"
 #include "core/plan/fragment_result.h"
 
 namespace granite::coordinator {
 
-// Returns `block` encoded and LZ4-compressed, as an insert carries it; `raw`, when not null,
-// receives the encoded bytes before compression.
-core::plan::EncodedBlock EncodeInsertBlock(const core::Block& block, std::string* raw = nullptr);
+// Returns `block` encoded as an insert carries it: wire data (core/block_codec.h), LZ4 when
+// `compression` asks for it and it shrinks the data, else the raw encoding; `raw`, when not
+// null, receives the encoded bytes before compression.
+core::plan::EncodedBlock EncodeInsertBlock(
+    const core::Block& block, core::WireCompression compression = core::WireCompression::kLz4,
+    std::string* raw = nullptr);
 
 // Deadlines of the calls of one insert.
 struct InsertTimeouts {
@@ -42,7 +46,8 @@ class TwoPhaseInsert {
   // Sends `block` to worker `worker` as its next chunk of the token; `retain` keeps it for
   // replicas that miss the block (storage/block_log.h). The worker counts as touched from the
   // start of the call.
-  absl::Status Prepare(size_t worker, const core::plan::EncodedBlock& block, bool retain = false);
+  // `block` is taken by value: moved in, it is sent without a copy.
+  absl::Status Prepare(size_t worker, core::plan::EncodedBlock block, bool retain = false);
 
   // Makes the worker's prepared chunks visible; `block_id` deduplicates with replicas.
   absl::Status Commit(size_t worker, const std::string& block_id = "") const;

@@ -42,11 +42,10 @@ bool Unreachable(const absl::Status& status) {
          code == core::ErrorCode::kTimeoutExceeded;
 }
 
-absl::StatusOr<api::InsertResult> WorkerClient::Insert(size_t worker,
-                                                       const api::InsertRequest& request,
+absl::StatusOr<api::InsertResult> WorkerClient::Insert(size_t worker, api::InsertRequest request,
                                                        Timeout timeout) const {
   pb::InsertRequest message;
-  core::wire::ToProto(request, &message);
+  core::wire::ToProto(std::move(request), &message);
   pb::InsertResponse response;
   absl::Status status = Call(workers_, worker, timeout, &Stub::Insert, message, &response);
   if (!status.ok()) return status;
@@ -54,10 +53,10 @@ absl::StatusOr<api::InsertResult> WorkerClient::Insert(size_t worker,
 }
 
 absl::StatusOr<api::InsertResult> WorkerClient::PrepareInsert(size_t worker,
-                                                              const api::InsertRequest& request,
+                                                              api::InsertRequest request,
                                                               Timeout timeout) const {
   pb::InsertRequest message;
-  core::wire::ToProto(request, &message);
+  core::wire::ToProto(std::move(request), &message);
   pb::InsertResponse response;
   absl::Status status =
       Call(workers_, worker, timeout, &Stub::PrepareInsert, message, &response);

@@ -31,10 +31,11 @@ class WorkerClient {
   explicit WorkerClient(const WorkerSet& workers) : workers_(workers) {}
 
   // --- Inserts (storage/table.h: Insert prepares and commits at once) ---
+  // The request is taken by value: a caller that moves it in sends its block without a copy.
   absl::StatusOr<core::worker_api::InsertResult> Insert(
-      size_t worker, const core::worker_api::InsertRequest& request, Timeout timeout) const;
+      size_t worker, core::worker_api::InsertRequest request, Timeout timeout) const;
   absl::StatusOr<core::worker_api::InsertResult> PrepareInsert(
-      size_t worker, const core::worker_api::InsertRequest& request, Timeout timeout) const;
+      size_t worker, core::worker_api::InsertRequest request, Timeout timeout) const;
   absl::StatusOr<core::worker_api::CommitInsertResult> CommitInsert(
       size_t worker, const core::worker_api::CommitInsertRequest& request, Timeout timeout) const;
   absl::Status AbortInsert(size_t worker, const std::string& table, const std::string& token,

@@ -9,6 +9,11 @@
 
 namespace granite::coordinator {
 
+bool OnLoopback(const std::string& address) {
+  return address.rfind("127.", 0) == 0 || address.rfind("localhost:", 0) == 0 ||
+         address.rfind("[::1]:", 0) == 0 || address.rfind("unix:", 0) == 0;
+}
+
 WorkerSet::WorkerSet(const std::vector<std::string>& addresses, size_t replicas)
     : addresses_(addresses), replicas_(replicas == 0 ? 1 : replicas),
       monitor_(std::make_unique<ReplicaMonitor>(addresses, replicas_)) {

@@ -27,6 +27,10 @@ namespace granite::coordinator {
 
 class ShardLog;
 
+// True for a worker address on this host (loopback or a Unix socket): compressing what is sent
+// there only costs CPU on both ends.
+bool OnLoopback(const std::string& address);
+
 // Holds two stubs per worker address.
 // Thread-safety: immutable after construction; stubs are safe for concurrent calls.
 class WorkerSet {

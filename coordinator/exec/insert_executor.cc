@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include "core/error.h"
 #include "core/expression.h"
 #include "core/functions/expr_builder.h"
+#include "core/metrics/events.h"
 #include "core/status_macros.h"
 #include "core/thread_priority.h"
 #include "core/value_text.h"
@@ -17,6 +19,7 @@
 #include "coordinator/cluster/sharding_key.h"
 #include "coordinator/cluster/two_phase_insert.h"
 #include "coordinator/cluster/worker_client.h"
+#include "coordinator/exec/chunk_queue.h"
 #include "coordinator/exec/column_defaults.h"
 #include "coordinator/exec/replicated_insert.h"
 
@@ -266,17 +269,27 @@ absl::StatusOr<core::Block> Widen(const core::Block& block, const Target& target
 // An insert whose rows come in one chunk and all go to one worker needs no second phase: that
 // worker's Insert writes and publishes them in one call, atomically on its own (storage/table.h),
 // which saves a round trip and a wake-up on both sides — most small INSERTs are such.
+// Slices go to a worker on this host uncompressed unless the query set
+// network_compression_method (InsertOptions::compression).
 class ChunkedInsert : public InsertSink {
  public:
-  ChunkedInsert(const core::TableSchema& schema, const WorkerSet& workers)
+  ChunkedInsert(const core::TableSchema& schema, const WorkerSet& workers,
+                std::optional<core::WireCompression> compression)
       : workers_(workers), key_columns_(ShardingKeyColumns(schema)),
-        phases_(workers, schema.name, NewInsertToken()) {}
+        phases_(workers, schema.name, NewInsertToken()) {
+    for (size_t i = 0; i < workers.size(); ++i) {
+      compression_.push_back(compression ? *compression
+                             : OnLoopback(workers.address(i)) ? core::WireCompression::kNone
+                                                              : core::WireCompression::kLz4);
+    }
+  }
 
-  // Prepares the rows of `full` (all table columns, in order) on the workers. `last`: no chunk
-  // follows; if it is also the first, one worker's share is inserted at once (see above).
-  absl::Status Send(const core::Block& full, bool last) override {
-    const size_t total = full.rows();
-    if (total == 0) return absl::OkStatus();
+  // Splits the rows of `full` (all table columns, in order) into the workers' slices and encodes
+  // each. Safe on several threads at once.
+  absl::StatusOr<EncodedChunk> Encode(const core::Block& full) const override {
+    EncodedChunk chunk;
+    chunk.rows = full.rows();
+    if (chunk.rows == 0) return chunk;
     const size_t n = workers_.size();
     std::vector<core::Block> slices;
     if (!key_columns_.empty()) {
@@ -285,26 +298,40 @@ class ChunkedInsert : public InsertSink {
       static std::atomic<uint64_t> next_first{0};
       slices = SplitEvenly(full, n, next_first.fetch_add(1, std::memory_order_relaxed) % n);
     }
-    std::vector<size_t> receivers;
+    chunk.slices.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      if (slices[i].rows() > 0) receivers.push_back(i);
+      if (slices[i].rows() == 0) continue;
+      chunk.slices[i] = EncodeInsertBlock(slices[i], compression_[i]);
+      slices[i] = core::Block();  // its columns are not needed once encoded
+    }
+    return chunk;
+  }
+
+  // Prepares the chunk's slices on their workers. `last`: no chunk follows; if it is also the
+  // first, one worker's share is inserted at once (see above).
+  absl::Status SendEncoded(EncodedChunk chunk, bool last) override {
+    if (chunk.rows == 0) return absl::OkStatus();
+    std::vector<size_t> receivers;
+    for (size_t i = 0; i < chunk.slices.size(); ++i) {
+      if (chunk.slices[i].rows > 0) receivers.push_back(i);
     }
     if (last && receivers.size() == 1 && phases_.Touched().empty()) {
       const size_t receiver = receivers[0];
       core::ScopedNormalPriority grpc_call;  // as every gRPC call (core/thread_priority.h)
       core::worker_api::InsertRequest request;
       request.table = table();
-      request.block = EncodeInsertBlock(slices[receiver]);
-      RETURN_IF_ERROR(
-          WorkerClient(workers_).Insert(receiver, request, std::chrono::minutes(10)).status());
+      request.block = std::move(chunk.slices[receiver]);
+      RETURN_IF_ERROR(WorkerClient(workers_)
+                          .Insert(receiver, std::move(request), std::chrono::minutes(10))
+                          .status());
       inserted_ = true;
-      rows_ += total;
+      rows_ += chunk.rows;
       return absl::OkStatus();
     }
     RETURN_IF_ERROR(workers_.CallEach(receivers, [&](size_t i) {
-      return phases_.Prepare(i, EncodeInsertBlock(slices[i]));
+      return phases_.Prepare(i, std::move(chunk.slices[i]));
     }));
-    rows_ += total;
+    rows_ += chunk.rows;
     return absl::OkStatus();
   }
 
@@ -324,13 +351,30 @@ class ChunkedInsert : public InsertSink {
 
   const WorkerSet& workers_;
   const std::vector<size_t> key_columns_;
+  std::vector<core::WireCompression> compression_;  // per worker
   TwoPhaseInsert phases_;
   uint64_t rows_ = 0;
   bool inserted_ = false;  // the one-chunk, one-worker case: written and visible by Insert
 };
 
+// One chunk of text input made ready on the parse pool (ChunkQueue) and sent in order.
+struct PreparedChunk {
+  absl::StatusOr<EncodedChunk> encoded = EncodedChunk();
+  bool last = false;  // no chunk follows
+  // A chunk cut ahead: the data rows and lines it held, and on a parse error its text (parsed
+  // again where it starts in the whole text, so that the error names the right row and line).
+  size_t rows = 0;
+  size_t lines = 0;
+  std::shared_ptr<const std::string> failed_text;
+  std::string_view failed_chunk;
+  bool final = false;
+};
+
 // Feeds the text of an INSERT ... FORMAT to the parser chunk by chunk and sends each chunk.
-// Holds the unparsed rest of the text plus about one chunk (limits.max_bytes) of new text.
+// Holds the unparsed rest of the text plus about one chunk (limits.max_bytes) of new text, and
+// with a parse pool up to options.parse_window chunks being prepared (ChunkQueue): the first
+// chunk is parsed here (headers, byte order mark), the later ones of a text format are cut ahead
+// (InputParser::CutAhead) and parsed on the pool by copies of the parser.
 absl::Status SendText(const sql::InsertStatement& insert, std::string_view input,
                       InputSource* more_input, const Target& target,
                       const core::TableSchema& schema, const InsertOptions& options,
@@ -346,7 +390,15 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
   bool exhausted = false;  // every piece of text is in `pending`
   std::string piece;
   const size_t slice = std::max<size_t>(limits.max_bytes, 1 << 20);
-  // Appends the next piece of text to `pending`; sets `exhausted` at the end.
+  auto cancelled = [&]() -> absl::Status {
+    if (options.cancelled && options.cancelled()) {
+      return core::Error(core::ErrorCode::kQueryWasCancelled,
+                         "INSERT into " + schema.name + " was cancelled; nothing was written");
+    }
+    return absl::OkStatus();
+  };
+  // Appends the next piece of text to `pending`; sets `exhausted` at the end. A streamed input
+  // is polled for KILL QUERY before each piece: a slow client's chunk may take long to fill.
   auto read_more = [&]() -> absl::Status {
     if (offset > 0) {
       pending.erase(0, offset);
@@ -359,6 +411,7 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
       return absl::OkStatus();
     }
     if (more_input != nullptr) {
+      RETURN_IF_ERROR(cancelled());
       ASSIGN_OR_RETURN(bool got, more_input->Next(&piece));
       if (got) {
         pending.append(piece);
@@ -368,26 +421,128 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
     exhausted = true;
     return absl::OkStatus();
   };
+
+  // Widens `rows` to all table columns and encodes them for sending (on the pool).
+  auto prepare = [&target, &schema, &stored, session](
+                     const core::Block& rows, const std::vector<std::vector<uint32_t>>& omitted)
+      -> absl::StatusOr<EncodedChunk> {
+    ASSIGN_OR_RETURN(core::Block full, Widen(rows, target, schema, stored, &omitted));
+    return session->Encode(full);
+  };
+  // Declared after everything its work uses: its destructor waits for work that has started.
+  std::optional<ChunkQueue<PreparedChunk>> queue;
+  if (options.parse_pool != nullptr) {
+    queue.emplace(options.parse_pool, options.parse_window > 0 ? options.parse_window
+                                                              : options.parse_pool->size() + 1);
+  }
+  // Data rows and lines of the chunks cut ahead and sent so far; those parsed here are counted by
+  // `parser` itself, which parses nothing once chunks are cut ahead.
+  size_t rows_ahead = 0, lines_ahead = 0;
+  // Sends the oldest prepared chunk.
+  auto send_next = [&]() -> absl::Status {
+    PreparedChunk chunk = queue->Pop();
+    if (!chunk.encoded.ok()) {
+      if (chunk.failed_text != nullptr) {
+        InputParser again =
+            parser.ChunkParser(parser.rows() + rows_ahead, parser.lines() + lines_ahead);
+        absl::StatusOr<core::Block> reparsed = again.ParseCut(chunk.failed_chunk, chunk.final);
+        if (!reparsed.ok()) return reparsed.status();
+      }
+      return chunk.encoded.status();
+    }
+    rows_ahead += chunk.rows;
+    lines_ahead += chunk.lines;
+    RETURN_IF_ERROR(cancelled());
+    return session->SendEncoded(*std::move(chunk.encoded), chunk.last);
+  };
+  // Queues the work of one chunk; sends chunks while the queue is full, and all at the end.
+  auto enqueue = [&](std::function<PreparedChunk()> work, bool last) -> absl::Status {
+    queue->Add(std::move(work));
+    while (queue->full() || (last && !queue->empty())) RETURN_IF_ERROR(send_next());
+    return absl::OkStatus();
+  };
+
   while (true) {
     while (!exhausted && pending.size() - offset < limits.max_bytes) RETURN_IF_ERROR(read_more());
+    if (queue && parser.CanCutAhead()) {
+      const std::string_view rest = std::string_view(pending).substr(offset);
+      bool final;
+      const size_t cut = parser.CutAhead(rest, exhausted, limits, &final);
+      if (cut == 0 && !final) {
+        if (exhausted) {
+          return core::Error(ErrorCode::kLogicalError, "The input parser made no progress");
+        }
+        RETURN_IF_ERROR(read_more());  // a row longer than the text so far
+        continue;
+      }
+      const bool last = exhausted && cut == rest.size();
+      // The chunk's text goes with its work: the smaller of the chunk and the rest is copied.
+      std::shared_ptr<const std::string> text;
+      std::string_view chunk;
+      if (rest.size() - cut < cut) {
+        auto whole = std::make_shared<std::string>(std::move(pending));
+        if (!exhausted) pending.reserve(whole->capacity());  // it fills up to a chunk again
+        pending.assign(*whole, offset + cut, std::string::npos);
+        chunk = std::string_view(*whole).substr(offset, cut);
+        text = std::move(whole);
+      } else {
+        auto copy = std::make_shared<std::string>(rest.substr(0, cut));
+        chunk = *copy;
+        text = std::move(copy);
+        pending.erase(0, offset + cut);
+      }
+      offset = 0;
+      InputParser chunk_parser = parser.ChunkParser(0, 0);
+      auto work = [chunk_parser, text, chunk, final, last, prepare]() mutable -> PreparedChunk {
+        PreparedChunk out;
+        out.last = last;
+        absl::StatusOr<core::Block> rows = chunk_parser.ParseCut(chunk, final);
+        if (!rows.ok()) {
+          out.encoded = rows.status();
+          out.failed_text = std::move(text);
+          out.failed_chunk = chunk;
+          out.final = final;
+          return out;
+        }
+        text.reset();  // parsed: the text is not needed any more
+        core::CountEvent(core::Event::kParallelParsedInputChunks);
+        out.rows = chunk_parser.rows();
+        out.lines = chunk_parser.lines();
+        out.encoded = prepare(*rows, chunk_parser.omitted());
+        return out;
+      };
+      RETURN_IF_ERROR(enqueue(std::move(work), last));
+      if (last) return absl::OkStatus();
+      continue;
+    }
     size_t consumed;
     ASSIGN_OR_RETURN(core::Block rows,
                      parser.Parse(std::string_view(pending).substr(offset), exhausted, limits,
                                   &consumed));
     offset += consumed;
-    if (options.cancelled && options.cancelled()) {
-      return core::Error(core::ErrorCode::kQueryWasCancelled,
-                         "INSERT into " + schema.name + " was cancelled; nothing was written");
-    }
     bool last = exhausted && offset == pending.size();
-    if (rows.rows() > 0) {
-      ASSIGN_OR_RETURN(core::Block full, Widen(rows, target, schema, stored, &parser.omitted()));
-      RETURN_IF_ERROR(session->Send(full, last));
+    const size_t parsed_rows = rows.rows();
+    if (queue) {
+      std::vector<std::vector<uint32_t>> omitted = parser.omitted();
+      RETURN_IF_ERROR(enqueue(
+          [rows = std::move(rows), omitted = std::move(omitted), last, prepare] {
+            PreparedChunk out;
+            out.last = last;
+            if (rows.rows() > 0) out.encoded = prepare(rows, omitted);
+            return out;
+          },
+          last));
+    } else {
+      RETURN_IF_ERROR(cancelled());
+      if (rows.rows() > 0) {
+        ASSIGN_OR_RETURN(core::Block full, Widen(rows, target, schema, stored, &parser.omitted()));
+        RETURN_IF_ERROR(session->Send(full, last));
+      }
     }
     if (last) return absl::OkStatus();
     if (consumed == 0 && !exhausted) {
       RETURN_IF_ERROR(read_more());  // a row longer than the text so far
-    } else if (consumed == 0 && rows.rows() == 0) {
+    } else if (consumed == 0 && parsed_rows == 0) {
       return core::Error(ErrorCode::kLogicalError, "The input parser made no progress");
     }
   }
@@ -469,7 +624,7 @@ absl::StatusOr<uint64_t> ExecuteInsert(const sql::InsertStatement& insert, std::
   if (workers.replica_count() > 1) {
     ASSIGN_OR_RETURN(sink, MakeReplicatedInsert(stored, workers, options.replication));
   } else {
-    sink = std::make_unique<ChunkedInsert>(stored, workers);
+    sink = std::make_unique<ChunkedInsert>(stored, workers, options.compression);
   }
   InsertSink& session = *sink;
   absl::Status sent;

@@ -7,9 +7,14 @@
 // chunk at a time however big the input; CommitInsert at the end makes all chunks visible at once.
 // A malformed row in any chunk, or a worker failing to prepare any chunk, aborts the insert on
 // every worker, so nothing becomes visible.
+// With a parse pool (setting input_format_parallel_parsing), the chunks of a text format after the
+// first are cut ahead and parsed, converted and encoded on the pool, a few at a time, while the
+// insert's thread sends the earlier ones in order (exec/chunk_queue.h): rows arrive in input
+// order, and an error names the row and line of the whole text as a serial parse would.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,7 +25,12 @@
 #include "coordinator/sql/ast.h"
 #include "coordinator/cluster/worker_set.h"
 #include "core/block.h"
+#include "core/block_codec.h"
 #include "core/table_schema.h"
+
+namespace granite::core {
+class ThreadPool;
+}  // namespace granite::core
 
 namespace granite::coordinator {
 
@@ -46,6 +56,14 @@ struct InsertOptions {
   std::function<bool()> cancelled;
   // input_format_null_as_default: a NULL for a column that is not Nullable becomes its default.
   bool null_as_default = true;
+  // When set, chunks of text input are parsed, converted and encoded on this pool, at most
+  // `parse_window` chunks at a time (0: the pool's threads + 1), while the insert's thread sends
+  // earlier ones; each held chunk costs up to about `chunk.max_bytes` of text plus its columns.
+  core::ThreadPool* parse_pool = nullptr;
+  size_t parse_window = 0;
+  // network_compression_method when the query set it; unset: LZ4 to workers on other hosts and
+  // none to workers on this one, where compressing only costs CPU on both ends.
+  std::optional<core::WireCompression> compression;
   ReplicationOptions replication;  // used when the cluster has replicas
   // When set, INSERT ... SELECT takes the SELECT's rows through it and sends them in chunks of
   // `chunk` rows as they come, so the coordinator never holds the whole result.

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "coordinator/cluster/sharding_key.h"
@@ -18,6 +19,7 @@
 #include "core/error.h"
 #include "core/status_macros.h"
 #include "core/mutex.h"
+#include "core/thread_pool.h"
 #include "granite/worker/v1/worker.grpc.pb.h"
 
 namespace granite::coordinator {
@@ -34,8 +36,7 @@ class FakeWorker : public pb::Worker::Service {
     core::MutexLock lock(mu_);
     ++inserts_;
     if (fail_insert_) return grpc::Status(grpc::StatusCode::INTERNAL, "disk full");
-    auto raw = core::DecompressLz4(request->block().data(), request->block().raw_size());
-    visible_.push_back(*core::DecodeBlock(*raw));
+    visible_.push_back(Decode(request->block()));
     return grpc::Status::OK;
   }
   grpc::Status PrepareInsert(grpc::ServerContext*, const pb::InsertRequest* request,
@@ -49,9 +50,7 @@ class FakeWorker : public pb::Worker::Service {
     if (request->chunk() != chunks.size()) {
       return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "chunk out of order");
     }
-    auto raw = core::DecompressLz4(request->block().data(), request->block().raw_size());
-    auto block = core::DecodeBlock(*raw);
-    chunks.push_back(*block);
+    chunks.push_back(Decode(request->block()));
     return grpc::Status::OK;
   }
   grpc::Status CommitInsert(grpc::ServerContext*, const pb::CommitInsertRequest* request,
@@ -70,6 +69,16 @@ class FakeWorker : public pb::Worker::Service {
     ++aborts_;
     prepared_.erase(request->token());
     return grpc::Status::OK;
+  }
+
+  // Blocks received uncompressed and LZ4-compressed (wire data: core/block_codec.h).
+  int raw_blocks() {
+    core::MutexLock lock(mu_);
+    return raw_blocks_;
+  }
+  int lz4_blocks() {
+    core::MutexLock lock(mu_);
+    return lz4_blocks_;
   }
 
   void FailInserts() {
@@ -113,6 +122,13 @@ class FakeWorker : public pb::Worker::Service {
   }
 
  private:
+  core::Block Decode(const pb::BlockData& data) REQUIRES(mu_) {
+    ++(data.data().size() == data.raw_size() ? raw_blocks_ : lz4_blocks_);
+    absl::StatusOr<core::Block> block = core::DecodeWireBlock(data.data(), data.raw_size());
+    EXPECT_TRUE(block.ok()) << block.status();
+    return block.ok() ? *std::move(block) : core::Block();
+  }
+
   core::Mutex mu_{"fake_worker"};
   std::map<std::string, std::vector<core::Block>> prepared_ GUARDED_BY(mu_);
   std::vector<core::Block> visible_ GUARDED_BY(mu_);
@@ -121,6 +137,8 @@ class FakeWorker : public pb::Worker::Service {
   int inserts_ GUARDED_BY(mu_) = 0;
   int commits_ GUARDED_BY(mu_) = 0;
   int fail_prepare_at_ GUARDED_BY(mu_) = 0;
+  int raw_blocks_ GUARDED_BY(mu_) = 0;
+  int lz4_blocks_ GUARDED_BY(mu_) = 0;
   bool fail_insert_ GUARDED_BY(mu_) = false;
 };
 
@@ -154,16 +172,22 @@ class InsertExecutorTest : public ::testing::Test {
     InsertOptions options;
     options.chunk.max_rows = chunk_rows;
     options.cancelled = std::move(cancelled);
+    options.parse_pool = parse_pool_;
+    options.compression = compression_;
     SelectRunner no_select = [](const sql::SelectStatement&) -> absl::StatusOr<core::Block> {
       return core::Error(core::ErrorCode::kNotImplemented, "no SELECT here");
     };
-    return ExecuteInsert(insert, text, more, schema_, *set_, no_select, options);
+    return ExecuteInsert(insert, text, more, schema_, set_for_test_ ? *set_for_test_ : *set_,
+                         no_select, options);
   }
 
   std::vector<std::unique_ptr<FakeWorker>> workers_;
   std::vector<std::unique_ptr<grpc::Server>> servers_;
   std::unique_ptr<WorkerSet> set_;
   core::TableSchema schema_;
+  core::ThreadPool* parse_pool_ = nullptr;  // InsertOptions::parse_pool of Insert
+  std::optional<core::WireCompression> compression_;
+  const WorkerSet* set_for_test_ = nullptr;  // instead of set_
 };
 
 std::string Rows(int n, int bad_row = 0) {
@@ -303,6 +327,7 @@ class PiecesSource : public InputSource {
     if (cancel_) return core::Error(core::ErrorCode::kQueryWasCancelled, "cancelled");
     return false;
   }
+  size_t taken() const { return at_; }
 
  private:
   std::vector<std::string> pieces_;
@@ -329,6 +354,30 @@ TEST_F(InsertExecutorTest, AStreamCancelledAfterSomeChunksLeavesNothingVisible) 
   EXPECT_EQ(core::CodeOf(rows.status()), core::ErrorCode::kQueryWasCancelled);
   for (auto& worker : workers_) {
     EXPECT_EQ(worker->prepared_tokens(), 0u);
+    EXPECT_TRUE(worker->Visible(0).empty());
+  }
+}
+
+TEST_F(InsertExecutorTest, AKillWhileTheInputStreamsStopsAtTheNextPiece) {
+  // Pieces of 3 rows, chunks of 64 MiB (the default): no chunk fills before the kill, which is
+  // seen before the fifth piece is read rather than at the end of the input.
+  std::vector<std::string> pieces;
+  for (int p = 0; p < 100; ++p) pieces.push_back(Rows(3));
+  PiecesSource source(pieces, false);
+  int polls = 0;
+  sql::InsertStatement insert;
+  insert.table = "t";
+  insert.format = "TSV";
+  InsertOptions options;
+  options.cancelled = [&polls] { return ++polls > 4; };
+  SelectRunner no_select = [](const sql::SelectStatement&) -> absl::StatusOr<core::Block> {
+    return core::Error(core::ErrorCode::kNotImplemented, "no SELECT here");
+  };
+  auto rows = ExecuteInsert(insert, "", &source, schema_, *set_, no_select, options);
+  EXPECT_EQ(core::CodeOf(rows.status()), core::ErrorCode::kQueryWasCancelled) << rows.status();
+  EXPECT_EQ(source.taken(), 4u);
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->prepares(), 0);
     EXPECT_TRUE(worker->Visible(0).empty());
   }
 }
@@ -437,6 +486,157 @@ TEST_F(InsertExecutorTest, AFailedSingleInsertCallReturnsItsErrorAndShowsNothing
     EXPECT_TRUE(worker->Visible(0).empty());
   }
   EXPECT_EQ(inserts, 1);
+}
+
+// Workers on this host get their slices uncompressed, unless the query set
+// network_compression_method.
+TEST_F(InsertExecutorTest, LoopbackWorkersGetRawBlocksUnlessCompressionIsSet) {
+  ASSERT_TRUE(Insert("TSV", Rows(3000), 1000).ok());
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->raw_blocks(), 3);
+    EXPECT_EQ(worker->lz4_blocks(), 0);
+  }
+  compression_ = core::WireCompression::kLz4;
+  ASSERT_TRUE(Insert("TSV", Rows(3000), 1000).ok());
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->raw_blocks(), 3);
+    EXPECT_EQ(worker->lz4_blocks(), 3);  // the rows compress well
+  }
+  size_t total = 0;
+  for (auto& worker : workers_) total += worker->Visible(0).size();
+  EXPECT_EQ(total, 6000u);
+}
+
+// --- Chunks parsed on a pool (input_format_parallel_parsing) ---
+
+class ParallelInsertTest : public InsertExecutorTest {
+ protected:
+  void SetUp() override {
+    InsertExecutorTest::SetUp();
+    parse_pool_ = &pool_;
+  }
+  core::ThreadPool pool_{3};
+};
+
+TEST_F(ParallelInsertTest, EveryRowArrivesOnceOverManyChunks) {
+  auto rows = Insert("TSV", Rows(1000), 64);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(*rows, 1000u);
+  std::vector<int> seen(1001, 0);
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->prepares(), 16);
+    EXPECT_EQ(worker->prepared_tokens(), 0u);
+    std::vector<uint64_t> k = worker->Visible(0), v = worker->Visible(1);
+    for (size_t r = 0; r < k.size(); ++r) {
+      ++seen.at(k[r]);
+      EXPECT_EQ(v[r], k[r] * 10);
+    }
+  }
+  for (int k = 1; k <= 1000; ++k) EXPECT_EQ(seen[k], 1) << k;
+}
+
+TEST_F(ParallelInsertTest, OneWorkerGetsTheRowsInInputOrder) {
+  WorkerSet one({set_->address(0)});
+  set_for_test_ = &one;
+  for (const char* format : {"TSV", "CSV", "JSONEachRow"}) {
+    std::string text;
+    for (int i = 1; i <= 2000; ++i) {
+      const std::string k = std::to_string(i), v = std::to_string(i * 10);
+      text += std::string(format) == "TSV"   ? k + "\t" + v + "\n"
+              : std::string(format) == "CSV" ? k + "," + v + "\n"
+                                             : "{\"k\": " + k + ", \"v\": " + v + "}\n";
+    }
+    // Pieces as a client streams them, split mid-row.
+    std::vector<std::string> pieces;
+    for (size_t at = 0; at < text.size(); at += 1000) pieces.push_back(text.substr(at, 1000));
+    PiecesSource source(pieces, false);
+    auto rows = Insert(format, "", 37, &source);
+    ASSERT_TRUE(rows.ok()) << format << ": " << rows.status();
+    EXPECT_EQ(*rows, 2000u);
+  }
+  std::vector<uint64_t> k = workers_[0]->Visible(0), v = workers_[0]->Visible(1);
+  ASSERT_EQ(k.size(), 6000u);
+  for (size_t r = 0; r < k.size(); ++r) {
+    EXPECT_EQ(k[r], r % 2000 + 1) << r;
+    EXPECT_EQ(v[r], k[r] * 10) << r;
+  }
+}
+
+TEST_F(ParallelInsertTest, ABadRowInALateChunkLeavesNothingVisibleAndIsNamed) {
+  // 10 chunks of 100 rows; row 950 (chunk 10) is malformed; the chunks are parsed apart.
+  auto rows = Insert("TSV", Rows(1000, 950), 100);
+  ASSERT_FALSE(rows.ok());
+  EXPECT_EQ(core::CodeOf(rows.status()), core::ErrorCode::kCannotParseText);
+  EXPECT_NE(rows.status().message().find("row 950, line 950"), std::string::npos)
+      << rows.status();
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->prepares(), 9);  // chunks 1 to 9 were sent...
+    EXPECT_EQ(worker->aborts(), 1);    // ...and aborted
+    EXPECT_EQ(worker->commits(), 0);
+    EXPECT_EQ(worker->prepared_tokens(), 0u);
+    EXPECT_TRUE(worker->Visible(0).empty());
+  }
+  // The same in CSV, with chunks of 7 rows.
+  std::string csv;
+  for (int i = 1; i <= 300; ++i) {
+    csv += i == 290 ? "x,\"1\"\n" : std::to_string(i) + ",\"" + std::to_string(i) + "\"\n";
+  }
+  rows = Insert("CSV", csv, 7);
+  EXPECT_NE(rows.status().message().find("row 290, line 290"), std::string::npos)
+      << rows.status();
+}
+
+TEST_F(ParallelInsertTest, AnErrorInTheFirstChunkSendsNothing) {
+  auto rows = Insert("TSV", Rows(1000, 3), 100);
+  EXPECT_EQ(core::CodeOf(rows.status()), core::ErrorCode::kCannotParseText) << rows.status();
+  EXPECT_NE(rows.status().message().find("row 3, line 3"), std::string::npos) << rows.status();
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->prepares(), 0);
+    EXPECT_TRUE(worker->Visible(0).empty());
+  }
+}
+
+TEST_F(ParallelInsertTest, AKillMidInsertAbortsEveryWorker) {
+  int polls = 0;
+  auto rows = Insert("TSV", Rows(1000), 100, nullptr, [&polls] { return ++polls > 4; });
+  EXPECT_EQ(core::CodeOf(rows.status()), core::ErrorCode::kQueryWasCancelled) << rows.status();
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->prepares(), 4);  // one chunk went out per poll before the kill...
+    EXPECT_EQ(worker->aborts(), 1);    // ...and all were aborted
+    EXPECT_EQ(worker->commits(), 0);
+    EXPECT_EQ(worker->prepared_tokens(), 0u);
+    EXPECT_TRUE(worker->Visible(0).empty());
+  }
+}
+
+TEST_F(ParallelInsertTest, AWorkerFailingALaterChunkAbortsEveryWorker) {
+  workers_[1]->FailPrepareNumber(3);
+  auto rows = Insert("TSV", Rows(1000), 100);
+  ASSERT_FALSE(rows.ok());
+  for (auto& worker : workers_) {
+    EXPECT_EQ(worker->aborts(), 1);
+    EXPECT_EQ(worker->prepared_tokens(), 0u);
+    EXPECT_TRUE(worker->Visible(0).empty());
+  }
+}
+
+TEST_F(ParallelInsertTest, ShardedRowsLandOnTheirWorker) {
+  schema_.sharding_key.push_back("k");
+  std::string csv;
+  for (int i = 1; i <= 500; ++i) csv += std::to_string(i) + "," + std::to_string(i) + "\n";
+  auto rows = Insert("CSV", csv, 37);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(*rows, 500u);
+  size_t total = 0;
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    std::vector<uint64_t> keys = workers_[w]->Visible(0);
+    total += keys.size();
+    auto column = std::make_shared<core::Column>(TypeId::kUInt64);
+    for (uint64_t k : keys) column->Append(k);
+    core::Block block{{column}};
+    for (uint32_t shard : ShardOfRows(block, {0}, workers_.size())) EXPECT_EQ(shard, w);
+  }
+  EXPECT_EQ(total, 500u);
 }
 
 }  // namespace

@@ -833,6 +833,13 @@ absl::StatusOr<QueryResult> QueryExecutor::Insert(const sql::InsertStatement& in
   };
   insert_options.replication = {query->settings.insert_quorum, query->settings.insert_deduplicate,
                                 query->settings.insert_deduplication_token};
+  if (query->settings.input_format_parallel_parsing && pool_ != nullptr) {
+    insert_options.parse_pool = pool_;
+  }
+  if (query->settings.IsChanged(&core::Settings::network_compression_method)) {
+    ASSIGN_OR_RETURN(insert_options.compression,
+                     core::ParseWireCompression(query->settings.network_compression_method));
+  }
   QueryResult result;
   ASSIGN_OR_RETURN(result.written_rows,
                    ExecuteInsert(insert, input, more_input, *schema, *workers_, run_select,

@@ -50,8 +50,9 @@ class ReplicatedInsert : public InsertSink {
         phases_(workers, schema.name, NewInsertToken()), failed_(workers.size()),
         shard_digests_(workers.shard_count()) {}
 
-  absl::Status Send(const core::Block& full, bool last) override {
+  absl::Status SendEncoded(EncodedChunk chunk, bool last) override {
     (void)last;
+    const core::Block& full = chunk.full;
     const size_t total = full.rows();
     if (total == 0) return absl::OkStatus();
     const size_t n = workers_.shard_count();
@@ -69,7 +70,7 @@ class ReplicatedInsert : public InsertSink {
     for (size_t s = 0; s < n; ++s) {
       if (slices[s].rows() == 0) continue;
       std::string raw;
-      blocks[s] = EncodeInsertBlock(slices[s], &raw);
+      blocks[s] = EncodeInsertBlock(slices[s], core::WireCompression::kLz4, &raw);
       XXH128_hash_t digest = XXH3_128bits(raw.data(), raw.size());
       shard_digests_[s].append(reinterpret_cast<const char*>(&digest), sizeof(digest));
       for (size_t r = 0; r < workers_.replica_count(); ++r) {

@@ -134,6 +134,10 @@ size_t FindCut(std::string_view data, bool last, const InputLimits& limits, int 
 
 }  // namespace
 
+size_t CutCsv(std::string_view data, bool last, const InputLimits& limits, bool* final) {
+  return FindCut(data, last, limits, /*headers=*/0, final);
+}
+
 absl::StatusOr<size_t> ParseCsv(std::string_view data, bool last, const InputLimits& limits,
                                 int header_lines, InputProgress* progress,
                                 InputBlockBuilder* builder) {

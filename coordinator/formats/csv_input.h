@@ -19,4 +19,8 @@ absl::StatusOr<size_t> ParseCsv(std::string_view data, bool last, const InputLim
                                 int header_lines, InputProgress* progress,
                                 InputBlockBuilder* builder);
 
+// Returns where the next chunk of `data` ends (after its headers were read), as ParseCsv would
+// cut it, without converting values; sets *final when the cut ends all the text (see CutChunk).
+size_t CutCsv(std::string_view data, bool last, const InputLimits& limits, bool* final);
+
 }  // namespace granite::coordinator

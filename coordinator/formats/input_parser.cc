@@ -132,6 +132,48 @@ absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
   return builder.Finish();
 }
 
+bool InputParser::CanCutAhead() const {
+  const bool text = kind_ == Kind::kTabSeparated || kind_ == Kind::kTabSeparatedRaw ||
+                    kind_ == Kind::kCsv || kind_ == Kind::kJsonEachRow;
+  return text && bom_checked_ && progress_.started;
+}
+
+size_t InputParser::CutAhead(std::string_view data, bool last, const InputLimits& limits,
+                             bool* final) const {
+  switch (kind_) {
+    case Kind::kTabSeparated: return CutTabSeparated(data, last, limits, false, final);
+    case Kind::kTabSeparatedRaw: return CutTabSeparated(data, last, limits, true, final);
+    case Kind::kCsv: return CutCsv(data, last, limits, final);
+    case Kind::kJsonEachRow: return CutJsonEachRow(data, last, limits, final);
+    case Kind::kNative:
+    case Kind::kArrow:
+    case Kind::kParquet:
+      break;  // CanCutAhead() is false
+  }
+  *final = last;
+  return data.size();
+}
+
+InputParser InputParser::ChunkParser(size_t rows, size_t lines) const {
+  InputParser copy = *this;
+  copy.progress_.rows = rows;
+  copy.progress_.lines = lines;
+  copy.omitted_.clear();
+  return copy;
+}
+
+absl::StatusOr<core::Block> InputParser::ParseCut(std::string_view chunk, bool final) {
+  InputLimits whole;
+  whole.precut = true;
+  size_t consumed;
+  ASSIGN_OR_RETURN(core::Block block, Parse(chunk, final, whole, &consumed));
+  if (consumed != chunk.size()) {
+    return core::Error(core::ErrorCode::kLogicalError,
+                       "An input chunk cut ahead was not parsed whole");
+  }
+  return block;
+}
+
 absl::StatusOr<core::Block> ParseInput(std::string_view format, std::string_view data,
                                        const std::vector<std::string>& names,
                                        const std::vector<core::TypeId>& types) {

@@ -76,11 +76,31 @@ class InputParser {
   absl::StatusOr<core::Block> Parse(std::string_view data, bool last, const InputLimits& limits,
                                     size_t* consumed);
 
+  // Chunks cut ahead, for parsing them on several threads at once (exec/insert_executor.cc): once
+  // the first chunk was parsed (headers, byte order mark, a JSON array's '['), a text format's
+  // later chunks can be found without parsing them (CutAhead) and parsed each by its own copy of
+  // the parser (ChunkParser) in any order. The chunks are exactly the ones Parse would cut.
+  //
+  // Returns true when CutAhead may be called: a text format whose first chunk was parsed.
+  bool CanCutAhead() const;
+  // Returns where the next chunk of `data` ends, as Parse with these arguments would cut it, and
+  // sets *final like CutChunk (input_progress.h); 0 with !*final: no whole row yet.
+  // REQUIRES: CanCutAhead().
+  size_t CutAhead(std::string_view data, bool last, const InputLimits& limits, bool* final) const;
+  // Returns a copy of this parser that counts rows and lines from `rows` and `lines` (the data
+  // rows and lines before the chunk it parses, for the positions its errors name); it parses a
+  // chunk from CutAhead with ParseCut.
+  InputParser ChunkParser(size_t rows, size_t lines) const;
+  // Parses all of `chunk`, one whole chunk from CutAhead; `final` as CutAhead set it.
+  absl::StatusOr<core::Block> ParseCut(std::string_view chunk, bool final);
+
   // Per column, the rows of the block the last Parse returned whose field the input left out
   // (InputBlockBuilder::AppendOmitted); empty when none was.
   const std::vector<std::vector<uint32_t>>& omitted() const { return omitted_; }
   // Returns the data rows parsed so far.
   size_t rows() const { return progress_.rows; }
+  // Returns the lines consumed so far (as the format counts them; errors name them).
+  size_t lines() const { return progress_.lines; }
   // input_format_null_as_default: a NULL read for a column that is not Nullable becomes its
   // default (true, ClickHouse's default) or fails with CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN.
   void set_null_as_default(bool value) { null_as_default_ = value; }

@@ -75,6 +75,86 @@ std::string Chunked(std::string_view format, std::string_view data, size_t piece
   return out;
 }
 
+// Parses `data` as the parallel insert does (insert_executor.cc's SendText): the first chunks
+// with Parse until the parser can cut ahead, then each chunk found by CutAhead parsed by its own
+// ChunkParser counting from 0, in reverse order of cutting (as a pool may finish them); an error
+// is parsed again by a ChunkParser placed where its chunk starts. Returns what Chunked returns.
+std::string CutAhead(std::string_view format, std::string_view data, size_t piece,
+                     size_t max_rows, size_t max_bytes,
+                     const std::vector<std::string>& names = kNames,
+                     const std::vector<TypeId>& types = kTypes) {
+  auto parser = InputParser::Create(format, names, types);
+  if (!parser.ok()) return Describe(parser.status());
+  InputLimits limits{max_rows, max_bytes};
+  std::string pending, out;
+  size_t fed = 0, offset = 0;
+  struct Cut {
+    std::string text;
+    bool final;
+  };
+  std::vector<Cut> cuts;
+  auto append = [&](const core::Block& block) {
+    auto output = MakeOutputFormat("TSV");
+    (*output)->Begin(names, types, &out);
+    (*output)->Write(block, &out);
+    (*output)->End(&out);
+  };
+  auto feed = [&] {
+    size_t take = std::min(piece, data.size() - fed);
+    pending.append(data.substr(fed, take));
+    fed += take;
+  };
+  while (true) {
+    bool last = fed == data.size();
+    std::string_view rest = std::string_view(pending).substr(offset);
+    if (parser->CanCutAhead()) {
+      bool final;
+      size_t cut = parser->CutAhead(rest, last, limits, &final);
+      if (cut == 0 && !final) {
+        if (last) return "no progress";
+        feed();
+        continue;
+      }
+      cuts.push_back({std::string(rest.substr(0, cut)), final});
+      offset += cut;
+      if (last && offset == pending.size()) break;
+      if (pending.size() - offset < max_bytes) feed();
+      continue;
+    }
+    size_t consumed;
+    auto block = parser->Parse(rest, last, limits, &consumed);
+    if (!block.ok()) return Describe(block.status());
+    if (block->rows() > 0) append(*block);
+    offset += consumed;
+    if (last && offset == pending.size()) break;
+    if (consumed == 0 || pending.size() - offset < max_bytes) feed();
+  }
+  struct Parsed {
+    absl::StatusOr<core::Block> block;
+    size_t rows = 0, lines = 0;
+  };
+  std::vector<Parsed> parsed(cuts.size());
+  for (size_t i = cuts.size(); i-- > 0;) {
+    InputParser chunk_parser = parser->ChunkParser(0, 0);
+    parsed[i].block = chunk_parser.ParseCut(cuts[i].text, cuts[i].final);
+    parsed[i].rows = chunk_parser.rows();
+    parsed[i].lines = chunk_parser.lines();
+  }
+  size_t rows = parser->rows(), lines = parser->lines();
+  for (size_t i = 0; i < cuts.size(); ++i) {
+    if (!parsed[i].block.ok()) {
+      InputParser again = parser->ChunkParser(rows, lines);
+      auto reparsed = again.ParseCut(cuts[i].text, cuts[i].final);
+      EXPECT_FALSE(reparsed.ok());
+      return Describe(reparsed.status());
+    }
+    if (parsed[i].block->rows() > 0) append(*parsed[i].block);
+    rows += parsed[i].rows;
+    lines += parsed[i].lines;
+  }
+  return out;
+}
+
 struct Case {
   const char* format;
   const char* data;
@@ -127,6 +207,43 @@ TEST(InputParserChunksTest, EveryPieceAndChunkSizeGivesTheWholeTextResult) {
   }
 }
 
+TEST(InputParserChunksTest, ChunksCutAheadAndParsedApartGiveTheWholeTextResult) {
+  for (const Case& c : kCases) {
+    const std::string expected = Whole(c.format, c.data);
+    for (size_t piece : {1, 3, 1000}) {
+      for (size_t max_rows : {1, 2, 3}) {
+        for (size_t max_bytes : {1, 10, 1 << 20}) {
+          EXPECT_EQ(CutAhead(c.format, c.data, piece, max_rows, max_bytes), expected)
+              << c.format << " " << testing::PrintToString(std::string(c.data)) << " piece "
+              << piece << " rows " << max_rows << " bytes " << max_bytes;
+        }
+      }
+    }
+  }
+}
+
+TEST(InputParserChunksTest, BlankRowsAtAChunkEndStayRows) {
+  // With one String column a blank line is a row (''), also where a chunk ends; only blank lines
+  // at the very end of the text are dropped.
+  const std::vector<std::string> names = {"s"};
+  const std::vector<TypeId> types = {TypeId::kString};
+  for (const char* format : {"TSV", "CSV"}) {
+    const std::string data = "a\n\n\nb\n\n";
+    auto whole = ParseInput(format, data, names, types);
+    ASSERT_TRUE(whole.ok()) << whole.status();
+    EXPECT_EQ(whole->rows(), 4u) << format;
+    auto output = MakeOutputFormat("TSV");
+    std::string expected;
+    (*output)->Begin(names, types, &expected);
+    (*output)->Write(*whole, &expected);
+    (*output)->End(&expected);
+    for (size_t max_rows : {1, 2, 3}) {
+      EXPECT_EQ(CutAhead(format, data, 1000, max_rows, 1 << 20, names, types), expected)
+          << format << " rows " << max_rows;
+    }
+  }
+}
+
 TEST(InputParserChunksTest, ChunksHoldAtMostTheLimit) {
   std::string tsv;
   for (int i = 0; i < 1000; ++i) tsv += std::to_string(i) + "\tname" + std::to_string(i) + "\t2020-01-01\n";
@@ -147,6 +264,7 @@ TEST(InputParserChunksTest, ErrorsInALaterChunkNameTheGlobalLine) {
   std::string error = Chunked("CSV", csv, 64, 5, 1 << 20);
   EXPECT_EQ(error, Whole("CSV", csv));
   EXPECT_NE(error.find("row 37, line 73"), std::string::npos) << error;
+  EXPECT_EQ(CutAhead("CSV", csv, 64, 5, 1 << 20), error);
 }
 
 TEST(InputParserChunksTest, UnknownFormat) {

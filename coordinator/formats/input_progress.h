@@ -23,6 +23,10 @@ struct InputProgress {
 struct InputLimits {
   size_t max_rows = std::numeric_limits<size_t>::max();
   size_t max_bytes = std::numeric_limits<size_t>::max();
+  // The text is exactly one chunk as the format's cut found it beforehand (InputParser::CutAhead):
+  // the parser takes all of it as whole rows without looking for a cut, and `last` says whether
+  // the chunk ends the text (only then are trailing blank lines dropped).
+  bool precut = false;
 
   bool unlimited() const {
     return max_rows == std::numeric_limits<size_t>::max() &&
@@ -43,6 +47,10 @@ template <typename NextRow>
 size_t CutChunk(std::string_view data, size_t text_end, bool last, const InputLimits& limits,
                 int headers, bool* final, NextRow next_row) {
   *final = false;
+  if (limits.precut) {
+    *final = last;
+    return data.size();
+  }
   if (last && limits.unlimited()) {
     *final = true;
     return data.size();

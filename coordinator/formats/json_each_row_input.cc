@@ -210,6 +210,10 @@ absl::Status ReadValue(JsonCursor* cursor, int column, std::string* scratch,
 size_t FindCut(std::string_view data, bool last, const InputLimits& limits, bool started,
                bool* final) {
   *final = false;
+  if (limits.precut) {
+    *final = last;
+    return data.size();
+  }
   if (last && limits.unlimited()) {
     *final = true;
     return data.size();
@@ -268,6 +272,11 @@ size_t FindCut(std::string_view data, bool last, const InputLimits& limits, bool
 }
 
 }  // namespace
+
+size_t CutJsonEachRow(std::string_view data, bool last, const InputLimits& limits,
+                      bool* final) {
+  return FindCut(data, last, limits, /*started=*/true, final);
+}
 
 absl::StatusOr<size_t> ParseJsonEachRow(std::string_view data, bool last,
                                         const InputLimits& limits, InputProgress* progress,

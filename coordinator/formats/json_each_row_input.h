@@ -18,4 +18,8 @@ absl::StatusOr<size_t> ParseJsonEachRow(std::string_view data, bool last,
                                         const InputLimits& limits, InputProgress* progress,
                                         InputBlockBuilder* builder);
 
+// Returns where the next chunk of `data` ends (after the first one: an opening '[' was read), as
+// ParseJsonEachRow would cut it, without parsing; sets *final when the cut ends all the text.
+size_t CutJsonEachRow(std::string_view data, bool last, const InputLimits& limits, bool* final);
+
 }  // namespace granite::coordinator

@@ -111,6 +111,11 @@ size_t FindCut(std::string_view data, bool last, const InputLimits& limits, int 
 
 }  // namespace
 
+size_t CutTabSeparated(std::string_view data, bool last, const InputLimits& limits, bool raw,
+                       bool* final) {
+  return FindCut(data, last, limits, /*headers=*/0, raw, final);
+}
+
 absl::StatusOr<size_t> ParseTabSeparated(std::string_view data, bool last,
                                          const InputLimits& limits, int header_lines, bool raw,
                                          InputProgress* progress, InputBlockBuilder* builder) {

@@ -23,4 +23,9 @@ absl::StatusOr<size_t> ParseTabSeparated(std::string_view data, bool last,
                                          const InputLimits& limits, int header_lines, bool raw,
                                          InputProgress* progress, InputBlockBuilder* builder);
 
+// Returns where the next chunk of `data` ends (after its headers were read), as ParseTabSeparated
+// would cut it, without parsing; sets *final when the cut ends all the text (see CutChunk).
+size_t CutTabSeparated(std::string_view data, bool last, const InputLimits& limits, bool raw,
+                       bool* final);
+
 }  // namespace granite::coordinator

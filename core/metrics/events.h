@@ -103,7 +103,9 @@ enum class EventUnit { kCount, kRows, kBytes, kMicroseconds };
     "Client queries refused with AUTHENTICATION_FAILED: wrong password, unknown user or a "        \
     "network the user may not connect from")                                                      \
   M(InterServerAuthenticationFailures, "granite_authentication_failures_total", "kind=interserver",\
-    kCount, "Worker calls refused because they lacked the inter-server secret")
+    kCount, "Worker calls refused because they lacked the inter-server secret")                   \
+  M(ParallelParsedInputChunks, "granite_parallel_parsed_input_chunks_total", "", kCount,          \
+    "Chunks of INSERT text input parsed on the coordinator's pool (input_format_parallel_parsing)")
 
 enum class Event : uint16_t {
 #define GRANITE_EVENT_ENUM(id, family, labels, unit, description) k##id,

@@ -68,7 +68,7 @@
   M(UInt64, late_materialization_max_limit, 1000, "",                                             \
     "LIMIT up to which a non-aggregating query reads its other columns only for surviving rows")  \
   M(String, network_compression_method, "lz4", "lz4|none",                                        \
-    "Compression of blocks between workers and coordinator (unchanged: none on loopback)")       \
+    "Compression of result and insert blocks to and from workers (unchanged: none on loopback)") \
   M(String, load_balancing, "random", "random|in_order|nearest_hostname|first_or_random",        \
     "Which replica of a shard a query reads first; the others are its failover order")           \
   M(UInt64, max_replica_delay_for_distributed_queries, 0, "",                                     \
@@ -87,6 +87,8 @@
   M(UInt64, input_chunk_rows, 1048576, "", "Rows of insert input sent to the workers per chunk") \
   M(UInt64, input_chunk_bytes, 67108864, "",                                                      \
     "Bytes of insert input text per chunk sent to the workers")                                   \
+  M(Bool, input_format_parallel_parsing, true, "",                                                \
+    "Text insert input (TSV, CSV, JSONEachRow) is parsed a chunk per coordinator thread at once")  \
   M(String, send_logs_level, "fatal", "none|fatal|error|warning|information|debug|trace|test",    \
     "Server log entries sent to the client with the result (debug: the pruning summary)")        \
   M(Bool, allow_drop_detached, false, "",                                                         \

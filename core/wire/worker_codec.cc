@@ -16,10 +16,13 @@ void ToProto(const plan::EncodedBlock& block, pb::BlockData* out) {
   out->set_data(block.data);
 }
 
-void ToProto(const api::InsertRequest& request, pb::InsertRequest* out) {
-  out->set_table(request.table);
-  ToProto(request.block, out->mutable_block());
-  out->set_insert_id(request.insert_id);
+void ToProto(api::InsertRequest request, pb::InsertRequest* out) {
+  out->set_table(std::move(request.table));
+  pb::BlockData* block = out->mutable_block();
+  block->set_rows(request.block.rows);
+  block->set_raw_size(request.block.raw_size);
+  block->set_data(std::move(request.block.data));
+  out->set_insert_id(std::move(request.insert_id));
   out->set_chunk(request.chunk);
   out->set_retain(request.retain);
 }

@@ -34,7 +34,8 @@ namespace granite::core::wire {
 
 // Requests (coordinator -> worker).
 void ToProto(const plan::EncodedBlock& block, granite::worker::v1::BlockData* out);
-void ToProto(const worker_api::InsertRequest& request, granite::worker::v1::InsertRequest* out);
+// Moves the block's bytes into the message (an insert's chunk is tens of MB: no copy).
+void ToProto(worker_api::InsertRequest request, granite::worker::v1::InsertRequest* out);
 void ToProto(const worker_api::CommitInsertRequest& request,
              granite::worker::v1::CommitInsertRequest* out);
 void ToProto(const worker_api::CreateTableRequest& request,

@@ -97,6 +97,17 @@ class BooleanSettingsTest(unittest.TestCase):
                               settings={"insert_deduplicate": value})
         return client.query_text("SELECT count() FROM %s" % table)
 
+    def parallel_parsing_outcome(self, value):
+        """Whether an INSERT of several chunks of TSV parsed some on the coordinator's pool (the
+        rows stored are the same either way: insert_test.py compares them)."""
+        self.client.query("CREATE TABLE IF NOT EXISTS pp (x UInt64) ENGINE = MergeTree ORDER BY x")
+        event = "SELECT sum(value) FROM system.events WHERE event = 'ParallelParsedInputChunks'"
+        before = int(self.text(event).strip() or 0)
+        self.client.query("INSERT INTO pp FORMAT TSV", input_data=b"1\n2\n3\n4\n5\n",
+                          settings={"input_chunk_rows": "1",
+                                    "input_format_parallel_parsing": value})
+        return int(self.text(event).strip() or 0) > before
+
     def text(self, sql):
         return self.client.query_text(sql)
 
@@ -133,6 +144,7 @@ class BooleanSettingsTest(unittest.TestCase):
                 "SELECT o.k, toTypeName(o.k) FROM b LEFT JOIN (SELECT toUInt64(1) AS k) AS o "
                 "ON b.k = o.k ORDER BY b.k LIMIT 1 SETTINGS join_use_nulls = %s" % value),
             "insert_deduplicate": self.deduplicate_outcome,
+            "input_format_parallel_parsing": self.parallel_parsing_outcome,
             "input_format_null_as_default": lambda value: self.insert_outcome(
                 "INSERT INTO b (k, s) VALUES (5000, NULL)",
                 {"input_format_null_as_default": value}),

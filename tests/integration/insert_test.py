@@ -2,10 +2,14 @@
 """Bulk inserts into a 3-worker cluster: a 1,000,000-row CSV insert streamed in 1 MiB chunks is
 exact; a malformed row fails the whole insert with its line number and leaves nothing visible;
 likewise for TabSeparated and JSONEachRow input; forced small chunks (SETTINGS input_chunk_rows) keep
-every row exactly once, route by the sharding key, and a bad row in a later chunk leaves nothing."""
+every row exactly once, route by the sharding key, and a bad row in a later chunk leaves nothing;
+chunks parsed in parallel store what a serial parse stores, name a bad row's line in the whole
+text, and KILL QUERY in the middle of an insert leaves nothing."""
 
 import os
 import sys
+import threading
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -149,6 +153,81 @@ class InsertTest(unittest.TestCase):
         self.client.insert_stream("INSERT INTO ch5 FORMAT CSV", chunked(csv_lines(5000), 3000),
                                   settings={"input_chunk_rows": "1000"})
         self.assertEqual(self.count_sum("ch5"), "5000\t12497500\n")
+
+    # Chunks parsed in parallel (input_format_parallel_parsing, the default) against a serial
+    # parse of the same text: the same rows, in the same order on one worker.
+
+    def test_parallel_and_serial_parse_store_the_same_rows(self):
+        self.client.query("CREATE TABLE par (x UInt64, s String) ENGINE = MergeTree ORDER BY x")
+        self.client.query("CREATE TABLE ser (x UInt64, s String) ENGINE = MergeTree ORDER BY x")
+        # Quoted fields holding newlines and doubled quotes.
+        lines = ['%d,"line\n%d ""q"""\n' % (i, i) for i in range(30000)]
+        for table, parallel in (("par", "1"), ("ser", "0")):
+            self.client.insert_stream("INSERT INTO %s FORMAT CSV" % table,
+                                      chunked(lines, size=5000),
+                                      settings={"input_chunk_rows": "997",
+                                                "input_format_parallel_parsing": parallel})
+        digest = "SELECT count(), sum(cityHash64(x, s)) FROM %s"
+        self.assertEqual(self.client.query_text(digest % "par"),
+                         self.client.query_text(digest % "ser"))
+        self.assertEqual(self.client.query_text("SELECT count() FROM par"), "30000\n")
+        self.assertEqual(self.client.query_text("SELECT s FROM par WHERE x = 12345",
+                                                format="JSONEachRow"),
+                         '{"s":"line\\n12345 \\"q\\""}\n')
+
+    def test_parallel_parse_error_names_the_line_of_the_whole_text(self):
+        self.client.query("CREATE TABLE pe (x UInt64, s String) ENGINE = MergeTree ORDER BY x")
+        # Rows of two lines each (a quoted newline): row 4321 starts on line 8641.
+        lines = ['%d,"a\nb"\n' % i if i != 4320 else '12x4,"a\nb"\n' for i in range(6000)]
+        with self.assertRaises(granite_client.GraniteError) as ctx:
+            self.client.insert_stream("INSERT INTO pe FORMAT CSV", chunked(lines, size=3000),
+                                      settings={"input_chunk_rows": "250"})
+        self.assertIn("row 4321, line 8641", ctx.exception.message)
+        self.assertEqual(self.count_sum("pe"), "0\t0\n")
+
+    def test_kill_query_mid_insert_leaves_nothing(self):
+        self.client.query("CREATE TABLE killed (x UInt64, s String) ENGINE = MergeTree "
+                          "ORDER BY x")
+        killer = {}
+
+        def kill():
+            # Until the KILL finds the insert (the server may not have registered it yet).
+            other = self.cluster.client(timeout=60)
+            try:
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:
+                    if other.query_text("KILL QUERY WHERE query_id = 'mid-insert' SYNC"):
+                        return
+                    time.sleep(0.05)
+            finally:
+                other.close()
+
+        def slow_chunks():
+            # Chunks of about 100 rows flow on; after 30 the insert is killed from another
+            # connection, and the text keeps coming (more slowly, however long the KILL takes
+            # on a loaded machine) until the KILL returns: it is SYNC, so the insert has ended.
+            deadline = time.monotonic() + 120
+            for n, chunk in enumerate(chunked(csv_lines(10 ** 9), size=2000)):
+                if n == 30:
+                    killer["thread"] = threading.Thread(target=kill)
+                    killer["thread"].start()
+                if n > 30:
+                    if not killer["thread"].is_alive() or time.monotonic() > deadline:
+                        return
+                    time.sleep(0.01)
+                yield chunk
+
+        with self.assertRaises(granite_client.GraniteError) as ctx:
+            self.client.insert_stream("INSERT INTO killed FORMAT CSV", slow_chunks(),
+                                      query_id="mid-insert",
+                                      settings={"input_chunk_rows": "100"})
+        killer["thread"].join()
+        self.assertEqual(ctx.exception.code, 394, str(ctx.exception))  # QUERY_WAS_CANCELLED
+        self.assertEqual(self.count_sum("killed"), "0\t0\n")
+        # Nothing is left prepared on the workers: the table takes a good insert afterwards.
+        self.client.insert_stream("INSERT INTO killed FORMAT CSV", chunked(csv_lines(1000)),
+                                  settings={"input_chunk_rows": "100"})
+        self.assertEqual(self.count_sum("killed"), "1000\t499500\n")
 
 
 if __name__ == "__main__":
