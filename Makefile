@@ -49,7 +49,8 @@ asan-test: deps venv
 TSAN_TARGETS = core_tests storage_tests coordinator_tests worker_tests
 TSAN_SUITES = ThreadPool LockStats ThreadCounters Histogram PartsRegistry UncompressedCache Merge \
   Table QueryScheduler AdmissionQueue BucketedMerger ReaderThreads QueryRegistry QueryContext \
-  CancellationPoller Membership ExchangeInbox ExchangeRegistry GraceHashJoin
+  CancellationPoller Membership ExchangeInbox ExchangeRegistry GraceHashJoin ParallelInsert \
+  InsertExecutor
 empty :=
 space := $(empty) $(empty)
 TSAN_FILTER = $(subst $(space),:,$(addsuffix *,$(TSAN_SUITES)))
