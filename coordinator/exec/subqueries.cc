@@ -8,6 +8,7 @@
 #include "coordinator/sql/ast_build.h"
 #include "core/block_codec.h"
 #include "core/error.h"
+#include "core/functions/function_registry.h"
 #include "core/hash.h"
 #include "core/join/distinct_rows.h"
 #include "core/plan/expr.h"
@@ -18,7 +19,6 @@ namespace granite::coordinator {
 namespace {
 
 using core::ErrorCode;
-using core::TypeId;
 using sql::Expr;
 using sql::ExprKind;
 using sql::ExprPtr;
@@ -52,19 +52,12 @@ ExprPtr Flag(bool value, const Expr& e) {
   return literal;
 }
 
-// Whether a set of `type` may travel as a column (sql::ExprKind::kSet): the types whose values
-// the IN kernels and pruning take from a column as they take literals.
-bool SetType(TypeId type) {
-  return core::IsInteger(type) || core::IsFloat(type) || core::IsString(type) ||
-         core::IsDateOrDateTime(type);
-}
-
 // The set of `x IN (SELECT ...)` as one node holding the subquery's distinct values `rows` of
 // `column` without NULLs (ClickHouse ignores NULLs in the set, transform_null_in = 0); null
 // when the column's type does not travel so, or when only NULLs are left. Its name is
 // "_subquery_" and a hash of the values: two different sets never share a column name.
 ExprPtr SetNode(const core::Column& column, const std::vector<uint32_t>& rows, size_t position) {
-  if (!SetType(core::RemoveNullable(column.type())) || core::IsArray(column.type())) return nullptr;
+  if (!core::IsSetColumnType(core::RemoveNullable(column.type()))) return nullptr;
   std::vector<uint32_t> kept;
   kept.reserve(rows.size());
   for (uint32_t row : rows) {

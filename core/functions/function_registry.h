@@ -79,6 +79,10 @@ absl::StatusOr<ResolvedFunction> ResolveFunction(std::string_view name,
 // floats, String, Date, DateTime) or nothing is left. Errors: those of resolving in.
 absl::StatusOr<ColumnPtr> InSetColumn(const std::vector<ArgumentInfo>& args);
 
+// Whether an IN set of values of `type` may travel as one column (ArgumentInfo::set,
+// plan::Expr::Kind::kSet): integers, floats, String, Date and DateTime, not Nullable.
+bool IsSetColumnType(TypeId type);
+
 // Returns OK when `name` is a higher-order function, one whose first argument may be a lambda
 // (arrayMap, arrayFilter, ...); else UNKNOWN_FUNCTION, or ILLEGAL_TYPE_OF_ARGUMENT as ClickHouse
 // words it ("Function plus can't have lambda-expressions as arguments").

@@ -217,12 +217,15 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileTuple(std::string_view name
 
 }  // namespace
 
+bool IsSetColumnType(TypeId type) {
+  if (IsNullable(type) || IsArray(type) || IsDecimal(type) || IsFixedString(type)) return false;
+  return IsInteger(type) || IsFloat(type) || IsDateOrDateTime(type) || IsString(type);
+}
+
 absl::StatusOr<ColumnPtr> InSetColumn(const std::vector<ArgumentInfo>& args) {
   if (args.empty()) return ColumnPtr();
   const TypeId type = RemoveNullable(args[0].type);
-  const bool kind = IsInteger(type) || IsFloat(type) || IsDateOrDateTime(type) ||
-                    (IsString(type) && !IsFixedString(type));
-  if (!kind || IsArray(type) || IsDecimal(type)) return ColumnPtr();
+  if (!IsSetColumnType(type)) return ColumnPtr();
   std::vector<ArgumentInfo> list = {args[0]};
   for (size_t i = 1; i < args.size(); ++i) {
     if (!args[i].constant_is_null) list.push_back(args[i]);
