@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/gather.h"
+#include "core/tuple_type.h"
 
 namespace granite::core {
 
@@ -73,7 +74,18 @@ Column::Column(const Column& other)
       chars_(other.chars_),
       nullable_(other.nullable_),
       nulls_(other.nulls_),
-      nested_(other.nested_ != nullptr ? std::make_unique<Column>(*other.nested_) : nullptr) {}
+      nested_(other.nested_ != nullptr ? std::make_unique<Column>(*other.nested_) : nullptr),
+      elements_(other.elements_) {}
+
+void Column::AddTupleElements() {
+  for (TypeId element : TupleTypeOf(type_).elements) elements_.emplace_back(element);
+}
+
+size_t Column::ElementsByteSize() const {
+  size_t bytes = 0;
+  for (const Column& element : elements_) bytes += element.ByteSize();
+  return bytes;
+}
 
 Column& Column::operator=(const Column& other) {
   if (this != &other) *this = Column(other);
@@ -81,6 +93,10 @@ Column& Column::operator=(const Column& other) {
 }
 
 void Column::Resize(size_t rows) {
+  if (IsTuple(type_)) {  // grows only: new rows are tuples of defaults (AppendNull)
+    while (size_ < rows) AppendNull();
+    return;
+  }
   if (IsArray(type_)) {  // new rows are empty arrays
     offsets_.resize(rows, nested_->size());
     size_ = rows;
@@ -99,13 +115,27 @@ void Column::ResizeUninitialized(size_t rows) {
 }
 
 void Column::MakeNullable() {
-  if (nullable_ || IsArray(type_)) return;  // an array is never Nullable: see core/types.h
+  // Arrays and tuples are never Nullable (as in ClickHouse): see core/types.h.
+  if (nullable_ || IsArray(type_) || IsTuple(type_)) return;
   nullable_ = true;
   nulls_.assign(size_, 0);
 }
 
 void Column::AppendNull() {
   if (IsArray(type_)) return AppendArrayEnd();  // never Nullable: an empty array stands in
+  if (IsTuple(type_)) {  // never Nullable: a tuple of defaults stands in
+    for (Column& element : elements_) {
+      if (element.nullable_ || IsArray(element.type_) || IsTuple(element.type_)) {
+        element.AppendNull();  // NULL, [] or a tuple of defaults
+      } else if (HasStringLayout(element.type_)) {
+        element.AppendString(std::string(FixedStringSizeOf(element.type_), '\0'));
+      } else {
+        element.Resize(element.size_ + 1);
+      }
+    }
+    ++size_;
+    return;
+  }
   if (HasStringLayout(type_)) {
     chars_.append(FixedStringSizeOf(type_), '\0');  // FixedString(N): N zero bytes; String: none
     offsets_.push_back(chars_.size());
@@ -125,6 +155,7 @@ bool Column::HasNulls() const {
 }
 
 void Column::Reserve(size_t rows) {
+  for (Column& element : elements_) element.Reserve(rows);
   if (nullable_) nulls_.reserve(rows);
   if (HasStringLayout(type_) || IsArray(type_)) {
     offsets_.reserve(rows);
@@ -134,7 +165,7 @@ void Column::Reserve(size_t rows) {
 }
 
 void Column::AppendFrom(const Column& other, size_t row) {
-  if (IsArray(type_)) return AppendRange(other, row, 1);
+  if (IsArray(type_) || IsTuple(type_)) return AppendRange(other, row, 1);
   if (nullable_) nulls_.push_back(other.IsNullAt(row) ? 1 : 0);
   if (HasStringLayout(type_)) {
     chars_.append(other.StringAt(row));
@@ -150,6 +181,13 @@ void Column::AppendFrom(const Column& other, size_t row) {
 
 void Column::AppendRange(const Column& other, size_t start, size_t count) {
   if (count == 0) return;
+  if (IsTuple(type_)) {
+    for (size_t i = 0; i < elements_.size(); ++i) {
+      elements_[i].AppendRange(other.elements_[i], start, count);
+    }
+    size_ += count;
+    return;
+  }
   if (IsArray(type_)) {
     const auto [begin, end] = ElementRange(other, start, count);
     const uint64_t base = nested_->size();
@@ -188,6 +226,12 @@ void Column::AppendRange(const Column& other, size_t start, size_t count) {
 }
 
 Column Column::Filter(const uint8_t* mask) const {
+  if (IsTuple(type_)) {
+    Column out(type_);
+    for (size_t i = 0; i < elements_.size(); ++i) out.elements_[i] = elements_[i].Filter(mask);
+    for (size_t i = 0; i < size_; ++i) out.size_ += mask[i] != 0;
+    return out;
+  }
   if (IsArray(type_)) {
     // Expands the row mask to the elements, filters them in one pass, then rebuilds the offsets.
     std::vector<uint8_t> element_mask(nested_->size());
@@ -259,6 +303,13 @@ Column Column::Filter(const uint8_t* mask) const {
 
 void Column::AppendTaken(const Column& from, const uint32_t* indices, size_t count) {
   const size_t old = size_;
+  if (IsTuple(type_)) {
+    for (size_t i = 0; i < elements_.size(); ++i) {
+      elements_[i].AppendTaken(from.elements_[i], indices, count);
+    }
+    size_ = old + count;
+    return;
+  }
   if (IsArray(type_)) {
     std::vector<uint32_t> elements;
     for (size_t i = 0; i < count; ++i) {

@@ -51,12 +51,14 @@ struct DefaultInitAllocator : std::allocator<T> {
 // Invariants: fixed-width: data_.size() == size_ * ValueSize(type_);
 //             String: offsets_.size() == size_, offsets_[i] is the end of row i in chars_;
 //             Array: offsets_ as String's, into nested_ (offsets_.back() == nested_->size());
+//             Tuple: elements_[i].size() == size_ for every element; no null map;
 //             nullable_: nulls_.size() == size_; else nulls_ is empty; type_ has no Nullable flag.
 class Column {
  public:
   explicit Column(TypeId type)
       : type_(RemoveNullable(type)), width_(ValueSize(type)), nullable_(IsNullable(type)) {
     if (IsArray(type)) nested_ = std::make_unique<Column>(ArrayElementOf(type));
+    if (IsTuple(type)) AddTupleElements();
   }
   // Copies deep: an array's nested column too.
   Column(const Column& other);
@@ -82,7 +84,7 @@ class Column {
   void SetTimeZone(uint32_t zone) { type_ = WithTimeZone(type_, zone); }
   // Drops the null map (the values under NULLs become visible as T's defaults).
   void DropNullMap() { nullable_ = false; nulls_.clear(); nulls_.shrink_to_fit(); }
-  // Appends a NULL: T's default value with a 1 in the null map. REQUIRES: nullable().
+  // Appends a NULL: T's default with a 1 in the null map ([] for an array, defaults for a tuple).
   void AppendNull();
   // Returns whether any row is NULL (false for a column that is not Nullable).
   bool HasNulls() const;
@@ -137,6 +139,12 @@ class Column {
     ++size_;
   }
 
+  // Tuple access. REQUIRES: IsTuple(type()). Element i holds every row's i-th value; after
+  // appending to the elements directly, SetSize(rows) ends the rows.
+  size_t TupleSize() const { return elements_.size(); }
+  const Column& Element(size_t i) const { return elements_[i]; }
+  Column& MutableElement(size_t i) { return elements_[i]; }
+
   const std::vector<uint64_t>& Offsets() const { return offsets_; }
   const std::string& Chars() const { return chars_; }
   std::vector<uint64_t>& MutableOffsets() { return offsets_; }
@@ -177,10 +185,13 @@ class Column {
   // Approximate bytes held, for statistics.
   size_t ByteSize() const {
     return data_.size() + chars_.size() + offsets_.size() * 8 + nulls_.size() +
-           (nested_ != nullptr ? nested_->ByteSize() : 0);
+           (nested_ != nullptr ? nested_->ByteSize() : 0) + ElementsByteSize();
   }
 
  private:
+  void AddTupleElements();  // one empty column per element type (core/tuple_type.h)
+  size_t ElementsByteSize() const;
+
   TypeId type_;
   size_t width_;
   size_t size_ = 0;
@@ -190,6 +201,7 @@ class Column {
   bool nullable_ = false;
   std::vector<uint8_t> nulls_;  // see the invariants
   std::unique_ptr<Column> nested_;  // Array(T): the elements; else null
+  std::vector<Column> elements_;    // Tuple: one column per element; else empty
   std::shared_ptr<const DictionaryCodes> dictionary_codes_;  // see dictionary_codes()
 };
 

@@ -106,6 +106,7 @@ std::string_view ErrorName(ErrorCode code) {
     case ErrorCode::kIllegalDivision: return "ILLEGAL_DIVISION";
     case ErrorCode::kTimeoutExceeded: return "TIMEOUT_EXCEEDED";
     case ErrorCode::kTooManyColumns: return "TOO_MANY_COLUMNS";
+    case ErrorCode::kLimitExceeded: return "LIMIT_EXCEEDED";
     case ErrorCode::kNotAnAggregate: return "NOT_AN_AGGREGATE";
     case ErrorCode::kQueryWithSameIdIsAlreadyRunning:
       return "QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING";

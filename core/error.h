@@ -30,6 +30,7 @@ enum class ErrorCode : int {
   kIllegalDivision = 153,
   kTimeoutExceeded = 159,
   kTooManyColumns = 161,
+  kLimitExceeded = 290,
   kNotAnAggregate = 215,
   kQueryWithSameIdIsAlreadyRunning = 216,
   kMemoryLimitExceeded = 241,

@@ -214,6 +214,7 @@ void AppendQuotedValueText(const Column& column, size_t row, std::string* out) {
   }
   switch (BaseOf(column.type())) {
     case TypeId::kArray: return AppendArrayText(column, row, out);
+    case TypeId::kTuple: return AppendTupleText(column, row, out);
     case TypeId::kFixedString:
     case TypeId::kString: return AppendSqlQuoted(column.StringAt(row), out);
     case TypeId::kDate:
@@ -226,6 +227,15 @@ void AppendQuotedValueText(const Column& column, size_t row, std::string* out) {
       return;
     default: AppendValueText(column, row, out);
   }
+}
+
+void AppendTupleText(const Column& column, size_t row, std::string* out) {
+  out->push_back('(');
+  for (size_t i = 0; i < column.TupleSize(); ++i) {
+    if (i > 0) out->push_back(',');
+    AppendQuotedValueText(column.Element(i), row, out);
+  }
+  out->push_back(')');
 }
 
 void AppendArrayText(const Column& column, size_t row, std::string* out) {

@@ -36,6 +36,9 @@ void AppendQuotedValueText(const Column& column, size_t row, std::string* out);
 // REQUIRES: IsArray(column.type()), row < column.size().
 void AppendArrayText(const Column& column, size_t row, std::string* out);
 
+// Appends the text of tuple row `row`: (1,'a'), ((1,2),[3]), (NULL). REQUIRES: IsTuple(column.type()).
+void AppendTupleText(const Column& column, size_t row, std::string* out);
+
 // Parses the text of one array of `type` (surrounding spaces allowed) and appends it to `column`:
 // elements quoted ('a' or "a") or bare (1, -2.5, NULL, true), nested arrays in brackets. A
 // malformed text is CANNOT_PARSE_TEXT ("Cannot parse \"[1,\" as Array(UInt8)"); an element that

@@ -18,6 +18,7 @@
 #include <memory>
 #include "core/status_macros.h"
 #include "core/time_zone.h"
+#include "core/tuple_type.h"
 
 namespace granite::core {
 
@@ -290,17 +291,21 @@ bool ReadTypeBytes(std::string_view* bytes, TypeId* type) {
 
 // Returns the name of a type whose name is built from parameters and kept for the process's life:
 // Bool, UUID, DateTime('tz'), DateTime64(p[, 'tz']), FixedString(N), each also Nullable, and
-// every array.
+// every array and every tuple.
 std::string_view InternedTypeName(TypeId type) {
   static Mutex* mu = new Mutex("type_names");
   static auto* names = new absl::flat_hash_map<uint32_t, std::unique_ptr<std::string>>();
   const uint32_t raw = static_cast<uint32_t>(type);
   // An array's name is built from its element's outside the lock (which TypeName may take).
+  // So is a tuple's, from its elements'.
   std::string array_name;
   if (IsArray(type)) array_name = absl::StrCat("Array(", ToAbsl(TypeName(ArrayElementOf(type))), ")");
+  if (IsTuple(type)) array_name = TupleTypeName(type);
   MutexLock lock(*mu);
   auto& slot = (*names)[raw];
-  if (slot == nullptr && IsArray(type)) slot = std::make_unique<std::string>(std::move(array_name));
+  if (slot == nullptr && (IsArray(type) || IsTuple(type))) {
+    slot = std::make_unique<std::string>(std::move(array_name));
+  }
   if (slot == nullptr) {
     const TypeId nested = RemoveNullable(type);
     std::string name;
@@ -355,7 +360,7 @@ std::string_view NullableTypeName(TypeId nested) {
 }
 
 std::string_view TypeName(TypeId type) {
-  if ((BaseOf(type) >= TypeId::kBool && BaseOf(type) <= TypeId::kArray) ||
+  if ((BaseOf(type) >= TypeId::kBool && BaseOf(type) <= TypeId::kTuple) ||
       (IsDateTime(type) && TimeZoneOf(type) != kNoTimeZone)) {
     return InternedTypeName(type);
   }
@@ -488,6 +493,7 @@ size_t ValueSize(TypeId type) {
     case TypeId::kDateTime64: return 8;
     case TypeId::kFixedString: return 0;  // String layout: bytes plus end offsets
     case TypeId::kArray: return 0;        // end offsets plus a nested column
+    case TypeId::kTuple: return 0;        // one column per element
   }
   return 0;
 }

@@ -54,6 +54,10 @@ enum class TypeId : uint32_t {
   kDateTime64 = 19, // DateTime64(p[, 'tz']): ticks of 10^-p s since the epoch (UTC), int64_t
   kFixedString = 20,  // FixedString(N): N bytes per value, zero padded (a String-layout column)
   kArray = 21,        // only as BaseOf(Array(T)); never a complete id (see the layout above)
+  kTuple = 22,  // Tuple(T1, ..., Tn): bits 8..23 index the process's table of element lists
+                // (core/tuple_type.h), so the id means nothing to another process: a Tuple is
+                // built only for a query's result on the coordinator, never stored or sent to
+                // a worker (IsValidType refuses it)
 };
 
 // The number of parameterless types (ids 0 .. kTypeCount - 1, each a complete TypeId).
@@ -177,6 +181,7 @@ constexpr bool IsBool(TypeId type) { return RemoveNullable(type) == TypeId::kBoo
 constexpr bool IsUuid(TypeId type) { return RemoveNullable(type) == TypeId::kUUID; }
 constexpr bool IsDateTime64(TypeId type) { return BaseOf(type) == TypeId::kDateTime64; }
 constexpr bool IsFixedString(TypeId type) { return BaseOf(type) == TypeId::kFixedString; }
+constexpr bool IsTuple(TypeId type) { return BaseOf(type) == TypeId::kTuple; }
 // String or FixedString: values laid out as bytes plus end offsets.
 constexpr bool HasStringLayout(TypeId type) {
   return BaseOf(type) == TypeId::kString || BaseOf(type) == TypeId::kFixedString;
@@ -238,7 +243,7 @@ bool IsDateOrDateTime(TypeId type);  // Date, DateTime or DateTime('tz')
 
 // Calls f(TypeTag<T>{}) with the physical C++ type of a fixed-width `type` (decimals: int32_t,
 // int64_t, Int128; Bool: uint8_t; UUID: UnsignedInt128; DateTime64: int64_t).
-// REQUIRES: type is not String, FixedString or an array.
+// REQUIRES: type is not String, FixedString, an array or a tuple.
 template <typename F>
 decltype(auto) DispatchFixed(TypeId type, F&& f) {
   switch (BaseOf(type)) {
@@ -263,7 +268,8 @@ decltype(auto) DispatchFixed(TypeId type, F&& f) {
     case TypeId::kDateTime64: return f(TypeTag<int64_t>{});
     case TypeId::kString:
     case TypeId::kFixedString:
-    case TypeId::kArray: break;
+    case TypeId::kArray:
+    case TypeId::kTuple: break;
   }
   return f(TypeTag<uint8_t>{});  // unreachable for valid input
 }

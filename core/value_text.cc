@@ -277,6 +277,7 @@ void AppendValueText(const Column& column, size_t row, std::string* out) {
     case TypeId::kFixedString: out->append(column.StringAt(row)); return;
     case TypeId::kNothing: return;
     case TypeId::kArray: return AppendArrayText(column, row, out);
+    case TypeId::kTuple: return AppendTupleText(column, row, out);
   }
 }
 
@@ -284,6 +285,9 @@ absl::Status ParseValueText(std::string_view text, TypeId type, Column* column) 
   bool ok = false;
   switch (BaseOf(type)) {
     case TypeId::kArray: return ParseArrayText(text, type, column);
+    case TypeId::kTuple:
+      return Error(ErrorCode::kCannotParseText,
+                   "Cannot parse " + std::string(TypeName(type)) + ": tuples are not read from text");
     case TypeId::kBool: {
       uint8_t v;
       if (!ParseBoolText(text, &v)) {

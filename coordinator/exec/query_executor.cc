@@ -370,6 +370,12 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
                    }));
   ASSIGN_OR_RETURN(resolved, MergeSubqueries(std::move(resolved), scope, query));
   ASSIGN_OR_RETURN(resolved, FoldArrayJoins(std::move(resolved), query));
+  resolved = ExpandTupleKeys(std::move(resolved));
+  if (query->select_depth == 1) {
+    if (std::optional<TupleSplit> split = SplitSelectTuples(resolved)) {
+      return SelectTuples(*split, query, outer);
+    }
+  }
   if (resolved.with_totals) return SelectWithTotals(resolved, query, outer);
   if (!resolved.limit_by.empty()) return SelectLimitBy(resolved, query, outer);
   const bool fill = std::any_of(resolved.order_by.begin(), resolved.order_by.end(),
@@ -519,6 +525,30 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectWithTotals(const sql::SelectSta
     return core::Error(ErrorCode::kLogicalError, "The WITH TOTALS row has other column types");
   }
   result.totals = std::move(totals.block);
+  return result;
+}
+
+absl::StatusOr<QueryResult> QueryExecutor::SelectTuples(const TupleSplit& split,
+                                                        QueryContext* query,
+                                                        const CteScope* outer) {
+  // The split SELECT runs as the outermost one (select_depth back to 0 around it), so it streams
+  // as any other would, through a sink that puts the tuples together.
+  TupleResultSink sink(&split, query->result_sink);
+  ResultSink* const next = query->result_sink;
+  if (next != nullptr) query->result_sink = &sink;
+  --query->select_depth;
+  absl::StatusOr<QueryResult> inner = SelectIn(split.select, query, outer);
+  ++query->select_depth;
+  query->result_sink = next;
+  RETURN_IF_ERROR(inner.status());
+  QueryResult result = *std::move(inner);
+  ASSIGN_OR_RETURN(std::vector<core::TypeId> types, TupleOutputTypes(split, result.types));
+  if (!result.streamed) {
+    result.block = AssembleTuples(split, types, result.block);
+    if (result.totals) result.totals = AssembleTuples(split, types, *result.totals);
+  }
+  result.names = split.names;
+  result.types = std::move(types);
   return result;
 }
 

@@ -18,6 +18,7 @@
 #include "coordinator/exec/insert_executor.h"
 #include "coordinator/exec/result_sink.h"
 #include "coordinator/exec/subqueries.h"
+#include "coordinator/exec/tuple_results.h"
 #include "coordinator/cluster/membership.h"
 #include "coordinator/server/query_context.h"
 #include "coordinator/planner/binder.h"
@@ -150,6 +151,10 @@ class QueryExecutor {
                                              QueryContext* query, const CteScope* outer);
   absl::StatusOr<QueryResult> SelectLimitBy(const sql::SelectStatement& select,
                                             QueryContext* query, const CteScope* outer);
+  // SELECT with tuples in its select list: the split SELECT, then the tuples put together
+  // (exec/tuple_results.h).
+  absl::StatusOr<QueryResult> SelectTuples(const TupleSplit& split, QueryContext* query,
+                                           const CteScope* outer);
   // SELECT ... GROUP BY ... WITH TOTALS: the result, and the totals row from the same SELECT
   // without GROUP BY (its keys at their defaults).
   absl::StatusOr<QueryResult> SelectWithTotals(const sql::SelectStatement& select,

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/block_sort.h"
+#include "core/error.h"
 
 namespace granite::coordinator {
 namespace {
@@ -49,6 +50,19 @@ fb::Block ArrowOutput::AppendMessage(const flatbuffers::FlatBufferBuilder& fbb,
   Append(body, out);
   return fb::Block(static_cast<int64_t>(start), static_cast<int32_t>(8 + padded),
                    static_cast<int64_t>(body.size()));
+}
+
+absl::Status ArrowOutput::Accepts(const std::vector<std::string>& names,
+                                  const std::vector<core::TypeId>& types) const {
+  for (size_t c = 0; c < types.size(); ++c) {
+    if (core::IsTuple(types[c])) {
+      return core::Error(core::ErrorCode::kNotImplemented,
+                         "Column '" + names[c] + "' of type " +
+                             std::string(core::TypeName(types[c])) +
+                             " cannot be written as Arrow yet");
+    }
+  }
+  return absl::OkStatus();
 }
 
 void ArrowOutput::Begin(const std::vector<std::string>& names,

@@ -24,6 +24,10 @@ class ArrowOutput : public OutputFormat {
  public:
   ArrowOutput(bool file, const ArrowWriteOptions& options) : file_(file), options_(options) {}
 
+  // Tuples are not written yet (NOT_IMPLEMENTED).
+  absl::Status Accepts(const std::vector<std::string>& names,
+                       const std::vector<core::TypeId>& types) const override;
+
   void Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
              std::string* out) override;
   // Writes a block whose String or Array column exceeds Arrow's 32-bit offsets as several

@@ -25,6 +25,11 @@ void AppendBinaryValue(const core::Column& column, size_t row, std::string* out)
     out->push_back(null ? 1 : 0);
     if (null) return;
   }
+  if (core::IsTuple(column.type())) {
+    // RowBinary's Tuple: each element in turn.
+    for (size_t i = 0; i < column.TupleSize(); ++i) AppendBinaryValue(column.Element(i), row, out);
+    return;
+  }
   if (core::IsArray(column.type())) {
     // RowBinary's Array: the element count as a varint, then each element.
     AppendVarUInt(column.ArraySizeAt(row), out);
@@ -59,6 +64,15 @@ void AppendNativeColumn(const core::Column& column, std::string* out, bool nulla
     } else {
       out->append(column.size(), '\0');
     }
+  }
+  if (core::IsTuple(column.type())) {
+    // Native's Tuple: each element's column in turn; ClickHouse writes the byte '0' per row of
+    // an empty tuple.
+    if (column.TupleSize() == 0) out->append(column.size(), '0');
+    for (size_t i = 0; i < column.TupleSize(); ++i) {
+      AppendNativeColumn(column.Element(i), out, column.Element(i).nullable());
+    }
+    return;
   }
   if (core::IsArray(column.type())) {
     // Native's Array: the rows' end offsets (UInt64), then the nested column the same way.

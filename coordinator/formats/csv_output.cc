@@ -5,6 +5,49 @@
 
 namespace granite::coordinator {
 
+namespace {
+
+// Appends one value as a CSV field; a tuple is its elements as fields of their own, as
+// ClickHouse writes them.
+void AppendCsvValue(const core::Column& column, size_t row, std::string* out) {
+  if (column.IsNullAt(row)) {
+    out->append("\\N");
+    return;
+  }
+  switch (core::BaseOf(column.type())) {
+    case core::TypeId::kTuple:
+      for (size_t i = 0; i < column.TupleSize(); ++i) {
+        if (i > 0) out->push_back(',');
+        AppendCsvValue(column.Element(i), row, out);
+      }
+      break;
+    case core::TypeId::kFixedString:
+    case core::TypeId::kString:
+      AppendCsvQuoted(column.StringAt(row), out);
+      break;
+    case core::TypeId::kArray: {
+      // An array is its text as one CSV string: "[1,2]", "['a','b""c']".
+      std::string text;
+      core::AppendValueText(column, row, &text);
+      AppendCsvQuoted(text, out);
+      break;
+    }
+    case core::TypeId::kDate:
+    case core::TypeId::kDateTime:
+    case core::TypeId::kDateTime64:
+    case core::TypeId::kUUID:
+      // Date and DateTime text never contains '"', so no doubling is needed.
+      out->push_back('"');
+      core::AppendValueText(column, row, out);
+      out->push_back('"');
+      break;
+    default:
+      core::AppendValueText(column, row, out);
+  }
+}
+
+}  // namespace
+
 void CsvOutput::Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
                       std::string* out) {
   if (with_names_) {
@@ -29,35 +72,7 @@ void CsvOutput::Write(const core::Block& block, std::string* out) {
   for (size_t row = 0; row < rows; ++row) {
     for (size_t c = 0; c < columns; ++c) {
       if (c > 0) out->push_back(',');
-      const core::Column& column = *block.columns[c];
-      if (column.IsNullAt(row)) {
-        out->append("\\N");
-        continue;
-      }
-      switch (core::BaseOf(column.type())) {
-        case core::TypeId::kFixedString:
-        case core::TypeId::kString:
-          AppendCsvQuoted(column.StringAt(row), out);
-          break;
-        case core::TypeId::kArray: {
-          // An array is its text as one CSV string: "[1,2]", "['a','b""c']".
-          std::string text;
-          core::AppendValueText(column, row, &text);
-          AppendCsvQuoted(text, out);
-          break;
-        }
-        case core::TypeId::kDate:
-        case core::TypeId::kDateTime:
-        case core::TypeId::kDateTime64:
-        case core::TypeId::kUUID:
-          // Date and DateTime text never contains '"', so no doubling is needed.
-          out->push_back('"');
-          core::AppendValueText(column, row, out);
-          out->push_back('"');
-          break;
-        default:
-          core::AppendValueText(column, row, out);
-      }
+      AppendCsvValue(*block.columns[c], row, out);
     }
     out->push_back('\n');
   }

@@ -14,6 +14,14 @@ void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, s
     return;
   }
   switch (core::BaseOf(column.type())) {
+    case core::TypeId::kTuple:  // an unnamed tuple is a JSON array of its elements
+      out->push_back('[');
+      for (size_t i = 0; i < column.TupleSize(); ++i) {
+        if (i > 0) out->push_back(',');
+        AppendJsonValue(column.Element(i), row, quote_64bit, out, -1);
+      }
+      out->push_back(']');
+      return;
     case core::TypeId::kArray: {
       const uint64_t begin = column.ArrayBegin(row), end = column.Offsets()[row];
       // The JSON format (not JSONEachRow / compact) puts each element of an array of arrays on

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/tuple_type.h"
 
 namespace granite::coordinator {
 namespace {
@@ -179,6 +180,35 @@ TEST(OutputFormatTest, ValuesMarkdownTskvRowBinary) {
             std::string("\x01\x06number\x06UInt64\0\0\0\0\0\0\0\0", 23));
   EXPECT_EQ(Render("Native", Numbers(1)),
             std::string("\x01\x01\x06number\x06UInt64\0\0\0\0\0\0\0\0", 24));
+}
+
+// Tuples as ClickHouse writes them (bytes from chdb): t Tuple(UInt8, Nullable(String)) of
+// (0, 'a') and (1, NULL), e the empty tuple.
+TEST(OutputFormatTest, Tuples) {
+  Result result;
+  result.names = {"t", "e"};
+  result.types = {*core::MakeTupleType({TypeId::kUInt8, core::MakeNullable(TypeId::kString)}),
+                  *core::MakeTupleType({})};
+  auto t = std::make_shared<core::Column>(result.types[0]);
+  t->MutableElement(0).Append<uint8_t>(0);
+  t->MutableElement(0).Append<uint8_t>(1);
+  t->MutableElement(1).AppendString("a");
+  t->MutableElement(1).AppendNull();
+  t->SetSize(2);
+  auto e = std::make_shared<core::Column>(result.types[1]);
+  e->SetSize(2);
+  result.block.columns = {t, e};
+  EXPECT_EQ(Render("TSV", result), "(0,'a')\t()\n(1,NULL)\t()\n");
+  EXPECT_EQ(Render("CSV", result), "0,\"a\",\n1,\\N,\n");
+  EXPECT_EQ(Render("JSONEachRow", result),
+            "{\"t\":[0,\"a\"],\"e\":[]}\n{\"t\":[1,null],\"e\":[]}\n");
+  EXPECT_EQ(Render("JSONCompactEachRow", result), "[[0,\"a\"], []]\n[[1,null], []]\n");
+  EXPECT_EQ(Render("Values", result), "((0,'a'),()),((1,NULL),())");
+  EXPECT_EQ(Render("RowBinary", result), std::string("\x00\x00\x01" "a\x01\x01", 6));
+  constexpr char kNative[] =
+      "\x02\x02\x01t\x1eTuple(UInt8, Nullable(String))\x00\x01\x00\x01\x01" "a"
+      "\x00\x01" "e\x07Tuple()00";
+  EXPECT_EQ(Render("Native", result), std::string(kNative, sizeof(kNative) - 1));
 }
 
 // Native's blocks are 8192 rows whatever blocks the rows came in (Render gives one per row): a

@@ -5,7 +5,8 @@ namespace granite::coordinator {
 bool AlignsLeft(core::TypeId type) {
   const core::TypeId base = core::BaseOf(type);
   return base == core::TypeId::kString || base == core::TypeId::kFixedString ||
-         base == core::TypeId::kBool || base == core::TypeId::kUUID || base == core::TypeId::kArray;
+         base == core::TypeId::kBool || base == core::TypeId::kUUID || base == core::TypeId::kArray ||
+         base == core::TypeId::kTuple;
 }
 
 void AppendCsvQuoted(std::string_view text, std::string* out) {

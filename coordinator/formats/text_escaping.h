@@ -18,7 +18,7 @@ using core::AppendSqlQuoted;
 using core::AppendTsvEscaped;
 
 // Whether Pretty and Markdown tables align a column of `type` left: ClickHouse aligns text-like
-// values (String, FixedString, Bool, UUID, arrays) left, numbers and dates right.
+// values (String, FixedString, Bool, UUID, arrays, tuples) left, numbers and dates right.
 bool AlignsLeft(core::TypeId type);
 
 // Appends `text` in double quotes with every '"' doubled (ClickHouse writeCSVString).

@@ -621,6 +621,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
   // work around the recursion lives in [[gnu::noinline]] helpers: their temporaries are not in
   // every level's frame (a 999-deep expression must fit the coordinator's stack under ASan).
   if (e.over || IsTupleIn(e) || e.name == "lambda" || Lower(e.name) == "tuple" ||
+      IsTupleOperation(e) ||
       (!e.args.empty() && e.args[0]->kind == ExprKind::kFunction && e.args[0]->name == "lambda")) {
     return BindSpecialCall(e, bind_arg);
   }
@@ -658,8 +659,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindSpecialCall(const Expr& e, Ar
     return BindHigherOrderCall(e, bind_arg);
   }
   if (e.name == "lambda") return MisplacedLambda(e, nullptr);
-  return ErrorAt(ErrorCode::kNotImplemented, "Tuples are supported only on the right of IN",
-                 e.position);
+  return BindTupleOperation(e, bind_arg);
 }
 
 std::optional<core::plan::Expr> SelectBinder::DeclaredTypeName(const Expr& e) const {

@@ -193,6 +193,20 @@ class SelectBinder {
       const sql::Expr& e, bool is_in, std::vector<core::plan::Expr> args,
       std::vector<core::ArgumentInfo> infos);
 
+  // Tuples (select_binder_tuples.cc). Returns the tuple call `e` is, directly or through
+  // select-list aliases, else null.
+  const sql::Expr* TupleOf(const sql::Expr& e);
+  // True when `e` works on tuples the binder lowers: a comparison of two tuples, tupleElement of
+  // a tuple, toTypeName of a tuple (planner/tuple_lowering.h).
+  bool IsTupleOperation(const sql::Expr& e);
+  // Binds such a call through `bind_arg` as the element expressions it means; any other use of
+  // a tuple value is NOT_IMPLEMENTED (only the select list's top level holds one, and the
+  // executor splits those: exec/tuple_results.h).
+  [[gnu::noinline]] absl::StatusOr<core::plan::Expr> BindTupleOperation(const sql::Expr& e,
+                                                                        ArgBinder bind_arg);
+  // The type of a tuple call: its elements bound through `bind_arg` (core/tuple_type.h).
+  absl::StatusOr<core::TypeId> BindTupleType(const sql::Expr& tuple, ArgBinder bind_arg);
+
   // Lambdas (select_binder_lambdas.cc). Binds f(x -> body, arr, ...): the arrays first, then
   // the body with x in scope as a parameter of arr's element type, both through `bind_arg`.
   absl::StatusOr<core::plan::Expr> BindHigherOrderCall(const sql::Expr& e, ArgBinder bind_arg);

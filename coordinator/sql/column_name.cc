@@ -112,14 +112,29 @@ void AppendName(const Expr& expr, std::string* out) {
       out->append(expr.name);
       return;
     case ExprKind::kFunction:
-      if (expr.name == "array" && !expr.distinct && !expr.over) {
-        // ClickHouse names an array by its brackets: [1, 2], [x, 1] (array(1, 2) too).
-        out->push_back('[');
+      if (expr.name == "lambda" && expr.args.size() == 2 && expr.args[0]->name == "tuple") {
+        // A lambda's parameters keep the call's spelling: lambda(tuple(x, y), body).
+        out->append("lambda(tuple(");
+        for (size_t i = 0; i < expr.args[0]->args.size(); ++i) {
+          if (i > 0) out->append(", ");
+          AppendName(*expr.args[0]->args[i], out);
+        }
+        out->append("), ");
+        AppendName(*expr.args[1], out);
+        out->push_back(')');
+        return;
+      }
+      if ((expr.name == "array" || expr.name == "tuple") && !expr.distinct && !expr.over) {
+        // ClickHouse names an array by its brackets: [1, 2], [x, 1] (array(1, 2) too), and a
+        // tuple by its parentheses: (1, 'a'), (x) for tuple(x), () (an IN list too:
+        // in(x, (1, 2))).
+        const bool array = expr.name == "array";
+        out->push_back(array ? '[' : '(');
         for (size_t i = 0; i < expr.args.size(); ++i) {
           if (i > 0) out->append(", ");
           AppendName(*expr.args[i], out);
         }
-        out->push_back(']');
+        out->push_back(array ? ']' : ')');
         return;
       }
       out->append(expr.name);

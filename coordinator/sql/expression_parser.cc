@@ -344,11 +344,39 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseUnary() {
   return MakeFunction("negate", {std::move(operand)}, minus.position);
 }
 
+namespace {
+
+// True for the `.N` of `t.N` (tupleElement(t, N)), which the lexer reads as a number ".N".
+bool IsTupleIndex(const Token& token) {
+  if (token.kind != TokenKind::kNumber || token.text.size() < 2 || token.text[0] != '.') {
+    return false;
+  }
+  for (char c : token.text.substr(1)) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<ExprPtr> ExpressionParser::ParsePostfix(ExprPtr operand) {
   DepthGuard links(&tree_depth_, 0);
-  while (tokens_.Peek().IsSymbol("::") || tokens_.Peek().IsSymbol("[")) {
+  while (tokens_.Peek().IsSymbol("::") || tokens_.Peek().IsSymbol("[") ||
+         IsTupleIndex(tokens_.Peek())) {
     links.Add();
     RETURN_IF_ERROR(CheckDepth());
+    if (IsTupleIndex(tokens_.Peek())) {  // t.2 is tupleElement(t, 2)
+      const Token index = tokens_.Take();
+      uint64_t n = 0;
+      for (char c : index.text.substr(1)) {
+        n = n > UINT64_MAX / 10 - 1 ? UINT64_MAX : n * 10 + static_cast<uint64_t>(c - '0');
+      }
+      const size_t position = operand->position;
+      operand = MakeFunction(
+          "tupleElement", {std::move(operand), MakeLiteral(core::Value(n), index.position + 1)},
+          position);
+      continue;
+    }
     if (tokens_.Peek().IsSymbol("[")) {  // arr[i] is arrayElement(arr, i)
       tokens_.Take();
       ASSIGN_OR_RETURN(ExprPtr index, Parse());

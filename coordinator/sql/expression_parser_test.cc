@@ -99,10 +99,10 @@ TEST(ExpressionParserTest, LikeInBetweenIsNull) {
   EXPECT_EQ(Tree("a NOT LIKE 'x'"), "notLike(a, 'x')");
   EXPECT_EQ(Tree("a ilike 'x'"), "ilike(a, 'x')");
   EXPECT_EQ(Tree("a NOT ILIKE 'x'"), "notILike(a, 'x')");
-  EXPECT_EQ(Tree("x IN (1, 2)"), "in(x, tuple(1, 2))");
-  EXPECT_EQ(Tree("x IN (1)"), "in(x, tuple(1))");
-  EXPECT_EQ(Tree("x NOT IN ('a', 'b')"), "notIn(x, tuple('a', 'b'))");
-  EXPECT_EQ(Tree("x IN (-1, 6)"), "in(x, tuple(-1, 6))");
+  EXPECT_EQ(Tree("x IN (1, 2)"), "in(x, (1, 2))");
+  EXPECT_EQ(Tree("x IN (1)"), "in(x, (1))");
+  EXPECT_EQ(Tree("x NOT IN ('a', 'b')"), "notIn(x, ('a', 'b'))");
+  EXPECT_EQ(Tree("x IN (-1, 6)"), "in(x, (-1, 6))");
   EXPECT_EQ(Tree("a BETWEEN 1 AND 2"), "and(greaterOrEquals(a, 1), lessOrEquals(a, 2))");
   EXPECT_EQ(Tree("a NOT BETWEEN 1 AND 2"), "or(less(a, 1), greater(a, 2))");
   EXPECT_EQ(Tree("a BETWEEN 1 AND 2 AND b"),
@@ -149,9 +149,9 @@ TEST(ExpressionParserTest, FunctionsTuplesAndIdentifiers) {
   EXPECT_EQ(Tree("not(a)"), "not(a)");
   EXPECT_EQ(Tree("REGEXP_REPLACE(r, '^(x)\\.$', '\\1')"),
             "REGEXP_REPLACE(r, '^(x)\\\\.$', '\\\\1')");
-  EXPECT_EQ(Tree("(1, 'a')"), "tuple(1, 'a')");
+  EXPECT_EQ(Tree("(1, 'a')"), "(1, 'a')");
   EXPECT_EQ(Tree("((a))"), "a");
-  EXPECT_EQ(Tree("()"), "tuple()");
+  EXPECT_EQ(Tree("()"), "()");
   EXPECT_EQ(Tree("f(g(h(x)), y)"), "f(g(h(x)), y)");
 
   ExprPtr distinct = ParseExpr("COUNT(DISTINCT UserID)");
@@ -229,7 +229,7 @@ TEST(ExpressionParserTest, ColumnNamesOfLiterals) {
   EXPECT_EQ(Tree("'it''s'"), "'it\\'s'");
   EXPECT_EQ(Tree("'a\\nb'"), "'a\\nb'");
   EXPECT_EQ(Tree("NULL"), "NULL");
-  EXPECT_EQ(Tree("in(x, (1, 2))"), "in(x, tuple(1, 2))");
+  EXPECT_EQ(Tree("in(x, (1, 2))"), "in(x, (1, 2))");
   // The alias names the select item in the binder; ColumnName ignores it.
   EXPECT_EQ(Tree("number + 1 AS n"), "plus(number, 1)");
 }

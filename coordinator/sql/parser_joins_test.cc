@@ -68,7 +68,7 @@ TEST(ParserJoins, Subqueries) {
   EXPECT_EQ(where.args[2]->name, "notIn");
   EXPECT_EQ(where.args[2]->args[1]->kind, ExprKind::kSubquery);
   // A parenthesized list is still a tuple.
-  EXPECT_EQ(ColumnName(*Select("SELECT 1 WHERE x IN (1, 2)").where), "in(x, tuple(1, 2))");
+  EXPECT_EQ(ColumnName(*Select("SELECT 1 WHERE x IN (1, 2)").where), "in(x, (1, 2))");
 }
 
 TEST(ParserJoins, WithClause) {

@@ -204,9 +204,15 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileIn(std::string_view name,
   });
 }
 
-absl::StatusOr<TypeId> ResolveTuple(std::string_view, const std::vector<ArgumentInfo>&) {
+// Tuples never reach a kernel: the binder lowers comparisons and tupleElement of tuples to their
+// elements, and the coordinator puts select-list tuples together itself
+// (coordinator/planner/tuple_lowering.h, coordinator/exec/tuple_results.h). Both are listed here
+// so that system.functions names them; a call that gets this far used a tuple elsewhere.
+absl::StatusOr<TypeId> ResolveTuple(std::string_view name, const std::vector<ArgumentInfo>&) {
   return Error(ErrorCode::kNotImplemented,
-               "Function tuple is supported only as the list of values of IN");
+               "Function " + std::string(name) +
+                   " is supported in the select list, in comparisons of tuples, in tupleElement "
+                   "and as the list of values of IN");
 }
 
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileTuple(std::string_view name,
@@ -241,6 +247,7 @@ void RegisterInFunctions(FunctionTable& table) {
   table.Add({"in", 2, kVariadic, false, ResolveIn, CompileIn});
   table.Add({"notIn", 2, kVariadic, false, ResolveIn, CompileIn});
   table.Add({"tuple", 0, kVariadic, false, ResolveTuple, CompileTuple});
+  table.Add({"tupleElement", 2, 3, false, ResolveTuple, CompileTuple});
 }
 
 }  // namespace granite::core

@@ -1,0 +1,67 @@
+// Tuples in a top-level SELECT's result: `SELECT (a, b) AS t, tuple(1, 'x') FROM ...`. Workers
+// never compute a tuple (core/tuple_type.h); instead the SELECT runs with each tuple item split
+// into its elements (nested tuples flattened) as hidden columns, and the coordinator puts the
+// tuple columns together from them at the end, in the result sink as rows stream or in the
+// final block. References to a tuple item's alias elsewhere in the SELECT (WHERE t = (1, 2),
+// ORDER BY t) are replaced by the tuple itself, and a tuple in ORDER BY or GROUP BY is its
+// elements (ExpandTupleKeys), as ClickHouse orders and groups tuples element by element.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/block.h"
+#include "core/types.h"
+#include "coordinator/exec/result_sink.h"
+#include "coordinator/sql/ast.h"
+
+namespace granite::coordinator {
+
+// One output column: a column of the split SELECT's result, or a tuple of such shapes.
+struct TupleShape {
+  bool tuple = false;
+  size_t column = 0;                 // !tuple: its index in the split result
+  std::vector<TupleShape> elements;  // tuple: its elements
+};
+
+struct TupleSplit {
+  sql::SelectStatement select;      // the SELECT with tuple items as their elements
+  std::vector<TupleShape> outputs;  // per item of the original select list
+  std::vector<std::string> names;   // per item: its output column name
+};
+
+// Returns `select` with every tuple in ORDER BY and GROUP BY written as its elements
+// (ORDER BY (a, b) DESC is ORDER BY a DESC, b DESC).
+sql::SelectStatement ExpandTupleKeys(sql::SelectStatement select);
+
+// Returns the split of `select` when an item of its select list is a tuple (directly or as an
+// alias of one), else nullopt. REQUIRES: `select` has no UNION / INTERSECT / EXCEPT operands.
+std::optional<TupleSplit> SplitSelectTuples(const sql::SelectStatement& select);
+
+// The output types of a split whose SELECT returned `types`. Errors: LIMIT_EXCEEDED from
+// core::MakeTupleType.
+absl::StatusOr<std::vector<core::TypeId>> TupleOutputTypes(const TupleSplit& split,
+                                                          const std::vector<core::TypeId>& types);
+
+// Returns the output block of `block`, a block of the split SELECT's result.
+// REQUIRES: `types` came from TupleOutputTypes for this split.
+core::Block AssembleTuples(const TupleSplit& split, const std::vector<core::TypeId>& types,
+                           const core::Block& block);
+
+// A result sink that puts the tuples together and passes the rows on to `next`.
+class TupleResultSink : public ResultSink {
+ public:
+  TupleResultSink(const TupleSplit* split, ResultSink* next) : split_(split), next_(next) {}
+  absl::Status Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
+                     const std::string& format) override;
+  absl::StatusOr<bool> Push(const core::Block& block) override;
+
+ private:
+  const TupleSplit* split_;
+  ResultSink* next_;
+  std::vector<core::TypeId> types_;  // the output types, from Begin
+};
+
+}  // namespace granite::coordinator

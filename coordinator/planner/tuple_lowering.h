@@ -1,0 +1,38 @@
+// Tuple expressions lowered to their elements before binding. granite computes no tuple value
+// below the final result (core/tuple_type.h): `(a, b) = (1, 'x')`, `(a, b) < (c, d)` and
+// `tupleElement((a, b), 2)` are written as the element expressions they mean, so workers only
+// ever see scalars. Tuples in the select list are put together at the end
+// (coordinator/exec/tuple_results.h); tuple IN has its own rewrite (planner/tuple_in.h).
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "coordinator/sql/ast.h"
+
+namespace granite::coordinator {
+
+// True for a call of `tuple` (any case): `tuple(a, b)`, `(a, b)`, `()`.
+bool IsTupleCall(const sql::Expr& e);
+
+// True for equals, notEquals, less, lessOrEquals, greater and greaterOrEquals.
+bool IsComparisonName(const std::string& name);
+
+// Returns comparison `name` of two tuples as its element comparisons, as ClickHouse compares
+// tuples: equals is the AND of the elements' equalities, notEquals their OR, and the ordering
+// comparisons are lexicographic (`a1 < b1 OR (a1 = b1 AND (... an < bn))`), so a NULL element
+// decides only when the elements before it are equal. A NULL literal element makes the result
+// NULL, as ClickHouse's Nullable(Nothing) does. `()` = `()` is 1.
+// Errors: ILLEGAL_TYPE_OF_ARGUMENT when the sizes differ, at `position`.
+absl::StatusOr<sql::ExprPtr> LowerTupleComparison(const std::string& name, const sql::Expr& left,
+                                                  const sql::Expr& right, size_t position);
+
+// Returns the element of `tuple` that `index` names, as tupleElement(tuple, index[, fallback])
+// does: an integer literal (1-based; -1 is the last) or a string literal of one ("2"); an index
+// outside the tuple gives `fallback` when there is one (non-null). Errors: ARGUMENT_OUT_OF_BOUND
+// for an index outside the tuple, BAD_ARGUMENTS for a name that is not an index (granite's
+// tuples have no element names), ILLEGAL_TYPE_OF_ARGUMENT for an index that is not a constant.
+absl::StatusOr<sql::ExprPtr> TupleElementOf(const sql::Expr& tuple, const sql::Expr& index,
+                                            const sql::ExprPtr& fallback, size_t position);
+
+}  // namespace granite::coordinator
