@@ -206,6 +206,7 @@ class FragmentPipeline {
     std::shared_ptr<GraceHashJoin> grace;
     std::vector<uint32_t> build_keys;
     std::vector<TypeId> probe_types;
+    bool use_nulls = false;  // plan::BroadcastJoin::use_nulls: build columns come out Nullable
   };
   // Compiles Fragment::joins and join_filter into joins_ / join_filter_.
   absl::Status CompileJoins(const plan::Fragment& fragment, JoinInputs inputs);

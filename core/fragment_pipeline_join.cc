@@ -56,6 +56,7 @@ absl::Status FragmentPipeline::CompileJoins(const plan::Fragment& fragment, Join
   for (size_t j = 0; j < fragment.joins.size(); ++j) {
     const plan::BroadcastJoin& join = fragment.joins[j];
     CompiledJoin compiled{join.kind, {}, JoinTable(), nullptr, join.build_keys, {}};
+    compiled.use_nulls = join.use_nulls;
     for (const plan::Expr& key : join.probe_keys) {
       ASSIGN_OR_RETURN(auto expr, Expression::Compile(key));
       compiled.probe_types.push_back(expr->type());
@@ -144,7 +145,7 @@ absl::Status FragmentPipeline::ProbeInto(LocalState& state, const Block& block,
       }
     }
     for (const ColumnPtr& column : table.build().columns) {
-      out.columns.push_back(GatherRows(*column, joined.build));
+      out.columns.push_back(GatherRows(*column, joined.build, joins_[j].use_nulls));
     }
     RETURN_IF_ERROR(JoinFrom(state, std::move(out), j + 1));
   }

@@ -114,6 +114,19 @@ bool FromMaterializer::CoSharded(size_t a, size_t b, const std::vector<ExprPtr>&
   return true;
 }
 
+// Whether the first LEFT join's right table `right` is better exchanged by key than sent whole:
+// as TryShuffle decides for inner joins, when sending its rows to every worker would move more
+// than the probe's (the first relation's) own rows, or always under 'shuffle'.
+absl::StatusOr<bool> FromMaterializer::ShufflesLeftJoin(size_t right) {
+  const std::string& mode = context_.join_mode;
+  if (context_.worker_count < 2 || !LocalCandidate(right) || !PlainTable(0)) return false;
+  if (mode == "shuffle") return true;
+  const uint64_t copies = context_.worker_count > 2 ? context_.worker_count - 1 : 1;
+  ASSIGN_OR_RETURN(uint64_t right_rows, TableRows(right, sql::JoinAnd(relations_[right].pushed)));
+  ASSIGN_OR_RETURN(uint64_t probe_rows, TableRows(0, sql::JoinAnd(relations_[0].pushed)));
+  return right_rows * copies > probe_rows;
+}
+
 // Whether relation `r` is a table that a co-located build may read: a table of the catalog,
 // planned under distributed_join_mode 'auto' or 'shuffle' (rows already on their partners'
 // shard need no exchange).
@@ -221,7 +234,7 @@ absl::StatusOr<bool> FromMaterializer::WorthBroadcasting(size_t probe, uint64_t 
 // the relations before it. A later table co-sharded with the workers' side joins from each
 // worker's own shard.
 absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcastInOrder() {
-  if (context_.join_mode == "coordinator" || context_.join_use_nulls) return std::nullopt;
+  if (context_.join_mode == "coordinator") return std::nullopt;
   BroadcastSource broadcast;
   std::set<size_t> workers_side;  // relations whose rows the workers' joined block holds locally
   size_t probe = 0;
@@ -264,6 +277,7 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcastIn
     } else if (join.kind == JoinKind::kLeft && join.strictness == JoinStrictness::kAnti) {
       build.kind = Kind::kAnti;
     } else if ((join.kind == JoinKind::kRight || join.kind == JoinKind::kFull) &&
+               !context_.join_use_nulls &&
                join.strictness == JoinStrictness::kAll && j == 0 && using_pairs_[j].empty() &&
                context_.join_mode != "broadcast") {
       // The build's unmatched rows come out once only where each lives on one worker: the
@@ -273,6 +287,9 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcastIn
     } else {
       return give_up();
     }
+    // join_use_nulls = 1: a LEFT (ALL, SEMI or ANTI) join's build columns are Nullable, NULL for
+    // a probe row without a partner (RIGHT and FULL stay on the coordinator, which handles them).
+    build.use_nulls = context_.join_use_nulls && build.kind != Kind::kInner;
     const size_t right = j + 1;
     std::set<size_t> before;
     for (size_t r = 0; r < right; ++r) before.insert(r);
@@ -300,7 +317,22 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcastIn
         local_keys && LocalCandidate(right) &&
         std::any_of(workers_side.begin(), workers_side.end(),
                     [&](size_t r) { return CoSharded(r, right, equalities); });
-    if (build.kind == Kind::kRight || build.kind == Kind::kFull) {
+    bool shuffled_left = false;
+    if (!co_located && build.kind == Kind::kLeft && j == 0 && prefix_ == 1) {
+      ASSIGN_OR_RETURN(shuffled_left, ShufflesLeftJoin(right));
+    }
+    if (shuffled_left) {
+      // The first LEFT join with a right table too big to send: both sides are exchanged by
+      // key, so each probe row meets all its partners on one worker and an unmatched one comes
+      // out once (as for RIGHT / FULL below).
+      BroadcastSource::Build local = LocalBuild(right);
+      local.kind = build.kind;
+      local.use_nulls = build.use_nulls;
+      local.keys = std::move(build.keys);
+      local.shuffle = true;
+      build = std::move(local);
+      workers_side.clear();
+    } else if (build.kind == Kind::kRight || build.kind == Kind::kFull) {
       if (!PlainTable(right)) return give_up();
       BroadcastSource::Build local = LocalBuild(right);
       local.kind = build.kind;
@@ -313,6 +345,7 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcastIn
     } else if (co_located) {
       BroadcastSource::Build local = LocalBuild(right);
       local.kind = build.kind;
+      local.use_nulls = build.use_nulls;
       local.keys = std::move(build.keys);
       build = std::move(local);
       // Only an inner join's rows carry real key values; an outer join's unmatched rows carry

@@ -235,13 +235,12 @@ absl::Status CheckKeyTypes(const Joined& left, const Joined& right, const std::v
 
 absl::StatusOr<Joined> JoinPair(Joined left, Joined right, JoinSpec spec,
                                 const std::vector<UsingPair>& using_pairs, bool use_nulls = false) {
-  // join_use_nulls = 1: the side whose rows may lack a partner becomes Nullable.
-  const bool outer_strictness =
-      spec.strictness == JoinStrictness::kAll || spec.strictness == JoinStrictness::kAny;
-  const bool left_nulls = use_nulls && outer_strictness &&
-                          (spec.kind == JoinKind::kRight || spec.kind == JoinKind::kFull);
-  const bool right_nulls = use_nulls && outer_strictness &&
-                           (spec.kind == JoinKind::kLeft || spec.kind == JoinKind::kFull);
+  // join_use_nulls = 1: the side whose rows may lack a partner becomes Nullable, whatever the
+  // strictness, as in ClickHouse (a LEFT ANTI join's right columns are all NULL).
+  const bool left_nulls =
+      use_nulls && (spec.kind == JoinKind::kRight || spec.kind == JoinKind::kFull);
+  const bool right_nulls =
+      use_nulls && (spec.kind == JoinKind::kLeft || spec.kind == JoinKind::kFull);
   const bool swap = spec.kind == JoinKind::kRight && (spec.strictness == JoinStrictness::kSemi ||
                                                       spec.strictness == JoinStrictness::kAnti);
   JoinRows rows;

@@ -178,11 +178,14 @@ class FromMaterializer {
   // still costs more than it saves).
   absl::StatusOr<bool> WorthBroadcasting(size_t probe, uint64_t probe_rows, uint64_t build_rows);
 
-  // Written-order joins (outer, semi, anti) on the workers, without join_use_nulls: the inner
-  // prefix as TryBroadcast plans it (or the first relation alone, a table), then every later
-  // join INNER, LEFT, LEFT SEMI or LEFT ANTI of one relation on equalities with relations before
-  // it (ON or USING), each one build, in the written order. Otherwise nullopt.
+  // Written-order joins (outer, semi, anti) on the workers: the inner prefix as TryBroadcast
+  // plans it (or the first relation alone, a table), then every later join INNER, LEFT, LEFT
+  // SEMI or LEFT ANTI of one relation on equalities with relations before it (ON or USING),
+  // each one build, in the written order (RIGHT / FULL too, first). Otherwise nullopt.
   absl::StatusOr<std::optional<MaterializedFrom>> TryBroadcastInOrder();
+  // Whether the first LEFT join of TryBroadcastInOrder exchanges both sides by key
+  // (plan::BroadcastJoin::shuffle) rather than sending table `right` to every worker.
+  absl::StatusOr<bool> ShufflesLeftJoin(size_t right);
 
   // The joins of the relations in `members` (inner joins only) planned on the workers: the
   // largest table read there, co-located tables, and the other relations in groups sent as

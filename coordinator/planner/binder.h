@@ -54,6 +54,9 @@ struct BroadcastSource {
     std::optional<sql::SelectStatement> local_read;
     // With local_read, the first build only: a shuffle join (plan::BroadcastJoin::shuffle).
     bool shuffle = false;
+    // join_use_nulls = 1 on a LEFT join (plan::BroadcastJoin::use_nulls): the build's columns
+    // bind as Nullable.
+    bool use_nulls = false;
   };
   sql::TableRef probe;      // a table
   std::string probe_qualifier;

@@ -69,7 +69,8 @@ absl::StatusOr<Binder::Source> Binder::BindBroadcastSource(const BroadcastSource
       for (size_t c = 0; c < table.names.size(); ++c) {
         if (broadcast.builds[b].relations[c] != r) continue;
         source.names.push_back(table.names[c]);
-        source.types.push_back(table.types[c]);
+        source.types.push_back(broadcast.builds[b].use_nulls ? core::MakeNullable(table.types[c])
+                                                             : table.types[c]);
         source.qualifiers.push_back(table.qualifiers[c]);
         source.hidden.push_back(table.hidden[c]);
         source.slots.emplace_back(b + 1, c);
@@ -89,6 +90,7 @@ absl::Status Binder::BindJoins(const BroadcastSource& broadcast, const Source& s
   for (const BroadcastSource::Build& build : broadcast.builds) {
     core::plan::BroadcastJoin join;
     join.kind = build.kind;
+    join.use_nulls = build.use_nulls;
     if (build.local_read) {
       // Co-located: the build's SELECT bound as a fragment every worker runs on its own shard.
       Binder read_binder(catalog_, system_tables_, worker_count_, plan->settings);

@@ -73,6 +73,9 @@ struct BroadcastJoin {
   // filter, to the worker that owns the row's key hash (worker/exchange.h); each worker then
   // joins the rows it received. Fragment::exchange_peers names the workers.
   bool shuffle = false;
+  // join_use_nulls = 1 (kLeft, kSemi, kAnti): the build's columns come out Nullable, NULL for
+  // probe rows without a partner (core/join/gather_rows.h), as ClickHouse's LEFT joins give them.
+  bool use_nulls = false;
 };
 
 // One aggregate function call of an Aggregate.

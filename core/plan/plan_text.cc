@@ -131,7 +131,8 @@ std::vector<std::string> FragmentText(const Fragment& fragment, const std::strin
     const Fragment* local = join.local_build.get();
     std::string line = indent +
                        (join.shuffle ? "ShuffleJoin " : local ? "ColocatedJoin " : "BroadcastJoin ") +
-                       JoinKindText(join.kind) + " keys [" +
+                       JoinKindText(join.kind) + (join.use_nulls ? " (join_use_nulls)" : "") +
+                       " keys [" +
                        ExprListText(join.probe_keys, names) + "] = [";
     for (size_t k = 0; k < join.build_keys.size(); ++k) {
       line += (k > 0 ? ", " : "") + names[joined + join.build_keys[k]];

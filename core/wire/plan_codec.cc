@@ -232,6 +232,7 @@ void JoinToProto(const plan::BroadcastJoin& join, WireCompression compression,
   ExprsToProto(join.probe_keys, out->mutable_probe_keys());
   for (uint32_t key : join.build_keys) out->add_build_keys(key);
   out->set_shuffle(join.shuffle);
+  out->set_use_nulls(join.use_nulls);
   if (join.local_build) {
     ToProto(*join.local_build, out->mutable_local_build());
     return;
@@ -264,6 +265,12 @@ absl::StatusOr<plan::BroadcastJoin> JoinFromProto(const pb::BroadcastJoin& join)
     build_columns = out.build.columns.size();
   }
   out.shuffle = join.shuffle();
+  out.use_nulls = join.use_nulls();
+  if (out.use_nulls && (out.kind == plan::BroadcastJoin::Kind::kInner ||
+                        out.kind == plan::BroadcastJoin::Kind::kRight ||
+                        out.kind == plan::BroadcastJoin::Kind::kFull)) {
+    return Malformed("join_use_nulls on a join other than LEFT, SEMI or ANTI");
+  }
   for (uint32_t key : out.build_keys) {
     if (key >= build_columns) return Malformed("join key past the build columns");
   }

@@ -159,6 +159,31 @@ TEST(PlanCodecTest, RoundTripsShuffleJoinsAndRefusesMalformedOnes) {
   EXPECT_EQ(CodeOf(DecodeFragment(EncodeFragment(sent)).status()), ErrorCode::kIncorrectData);
 }
 
+// join_use_nulls travels on LEFT, SEMI and ANTI joins; on another kind it is refused.
+TEST(PlanCodecTest, RoundTripsJoinUseNullsAndRefusesItOnOtherKinds) {
+  plan::Fragment probe;
+  probe.scan.table = "items";
+  probe.scan.columns = {"ok"};
+  plan::BroadcastJoin join;
+  join.kind = plan::BroadcastJoin::Kind::kLeft;
+  join.probe_keys = {Col(0, TypeId::kUInt64)};
+  join.build_keys = {0};
+  auto ok = std::make_shared<Column>(TypeId::kUInt64);
+  ok->Append<uint64_t>(1);
+  join.build.columns = {ok};
+  join.use_nulls = true;
+  probe.joins.push_back(join);
+  probe.projections = {Col(1, TypeId::kUInt64)};
+  absl::StatusOr<plan::Fragment> back = DecodeFragment(EncodeFragment(probe));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->joins[0].use_nulls);
+  for (auto kind : {plan::BroadcastJoin::Kind::kInner, plan::BroadcastJoin::Kind::kRight}) {
+    plan::Fragment other = probe;
+    other.joins[0].kind = kind;
+    EXPECT_EQ(CodeOf(DecodeFragment(EncodeFragment(other)).status()), ErrorCode::kIncorrectData);
+  }
+}
+
 // Issue 19: a ~50-level expression exceeded protobuf's default nesting limit of 100 messages.
 TEST(PlanCodecTest, DecodesExpressionsFarDeeperThanProtobufsDefault) {
   std::string bytes = NestedFragment(1900).SerializeAsString();
