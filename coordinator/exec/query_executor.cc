@@ -5,6 +5,7 @@
 
 #include "absl/strings/numbers.h"
 #include "coordinator/coord/etcd_catalog.h"
+#include "coordinator/sql/ast_build.h"
 #include "coordinator/system/zookeeper_table.h"
 #include "core/block_sort.h"
 #include "core/error.h"
@@ -299,15 +300,10 @@ SubqueryRunner QueryExecutor::RunnerIn(const sql::SelectStatement& select, Query
                                        const CteScope* scope) {
   return [this, &select, query, scope](const sql::SelectStatement& inner)
              -> absl::StatusOr<LocalTable> {
-    // A statement's SETTINGS apply to its subqueries too (their own SETTINGS win), as ClickHouse.
-    sql::SelectStatement with_settings;
-    const sql::SelectStatement* target = &inner;
-    if (!select.settings.empty()) {
-      with_settings = inner;
-      for (const auto& [name, value] : select.settings) with_settings.settings.emplace(name, value);
-      target = &with_settings;
-    }
-    ASSIGN_OR_RETURN(QueryResult result, SelectIn(*target, query, scope));
+    ASSIGN_OR_RETURN(QueryResult result,
+                     select.settings.empty()
+                         ? SelectIn(inner, query, scope)
+                         : SelectIn(sql::WithOuterSettings(inner, select), query, scope));
     LocalTable table;
     table.names = std::move(result.names);
     table.types = std::move(result.types);

@@ -11,6 +11,7 @@
 #include "coordinator/exec/query_executor.h"
 #include "coordinator/exec/subqueries.h"
 #include "coordinator/exec/views.h"
+#include "coordinator/sql/ast_build.h"
 #include "coordinator/exec/window_split.h"
 #include "coordinator/cluster/fan_out.h"
 #include "core/status_macros.h"
@@ -95,7 +96,8 @@ absl::StatusOr<std::vector<std::string>> QueryExecutor::ExplainSelect(
   auto explain_subquery = [&](const sql::TableRef& ref) -> absl::Status {
     if (!ref.subquery) return absl::OkStatus();
     ASSIGN_OR_RETURN(std::vector<std::string> inner,
-                     ExplainSelect(*ref.subquery, options, query, &scope));
+                     ExplainSelect(sql::WithOuterSettings(*ref.subquery, statement), options,
+                                   query, &scope));
     AppendIndented("Subquery " + (ref.alias.empty() ? std::string("(unnamed)") : ref.alias) +
                        ": runs first; its rows are read on the coordinator" +
                        (ref.array_join ? ", a row per element of its ARRAY JOIN arrays" : ""),

@@ -92,4 +92,10 @@ ExprPtr LiteralOf(const core::Column& column, size_t row, size_t position) {
   return literal;
 }
 
+SelectStatement WithOuterSettings(const SelectStatement& inner, const SelectStatement& outer) {
+  SelectStatement out = inner;
+  for (const auto& [name, value] : outer.settings) out.settings.emplace(name, value);
+  return out;
+}
+
 }  // namespace granite::coordinator::sql

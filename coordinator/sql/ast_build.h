@@ -25,5 +25,8 @@ void SplitAnd(const ExprPtr& e, std::vector<ExprPtr>* out);
 ExprPtr JoinAnd(std::vector<ExprPtr> conjuncts);
 // True when `e` or a node under it is a subquery.
 bool ContainsSubquery(const Expr& e);
+// Returns subquery `inner` with the SETTINGS of the statement `outer` it runs for: a statement's
+// SETTINGS apply to its subqueries too, their own winning, as in ClickHouse.
+SelectStatement WithOuterSettings(const SelectStatement& inner, const SelectStatement& outer);
 
 }  // namespace granite::coordinator::sql
