@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "core/block_sort.h"
-#include "core/error.h"
 
 namespace granite::coordinator {
 namespace {
@@ -54,15 +53,7 @@ fb::Block ArrowOutput::AppendMessage(const flatbuffers::FlatBufferBuilder& fbb,
 
 absl::Status ArrowOutput::Accepts(const std::vector<std::string>& names,
                                   const std::vector<core::TypeId>& types) const {
-  for (size_t c = 0; c < types.size(); ++c) {
-    if (core::IsTuple(types[c])) {
-      return core::Error(core::ErrorCode::kNotImplemented,
-                         "Column '" + names[c] + "' of type " +
-                             std::string(core::TypeName(types[c])) +
-                             " cannot be written as Arrow yet");
-    }
-  }
-  return absl::OkStatus();
+  return RefuseTupleColumns(names, types, "Arrow");
 }
 
 void ArrowOutput::Begin(const std::vector<std::string>& names,

@@ -110,14 +110,8 @@ absl::Status ParquetOutput::Accepts(const std::vector<std::string>& names,
                                       "' is not supported for conversion into Parquet data "
                                       "format"));
     }
-    if (core::IsTuple(types[c])) {
-      return core::Error(core::ErrorCode::kNotImplemented,
-                         "Column '" + names[c] + "' of type " +
-                             std::string(core::TypeName(types[c])) +
-                             " cannot be written as Parquet yet");
-    }
   }
-  return absl::OkStatus();
+  return RefuseTupleColumns(names, types, "Parquet");
 }
 
 void ParquetOutput::Append(std::string_view bytes, std::string* out) {
