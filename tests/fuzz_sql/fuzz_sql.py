@@ -247,9 +247,20 @@ class Generator:
         if kind < 0.93:
             return "dt %s '%s'" % (cmp, self.pick(["1970-01-01 00:00:00", "2010-01-01 12:00:00",
                                                    "2106-02-07 06:28:15"]))
-        col = self.pick(SMALL_INT_COLS)
-        a, b = sorted([self.r.randint(-10, 300), self.r.randint(-10, 300)])
-        return "%s BETWEEN %d AND %d" % (col, a, b)
+        if kind < 0.97:
+            col = self.pick(SMALL_INT_COLS)
+            a, b = sorted([self.r.randint(-10, 300), self.r.randint(-10, 300)])
+            return "%s BETWEEN %d AND %d" % (col, a, b)
+        # Tuples compare element by element, lexicographically for the orderings.
+        first = self.pick(SMALL_INT_COLS)
+        second = self.pick(["s", "d", self.pick(INT_COLS)])
+        if second == "s":
+            literal = sql_string(self.pick(WORDS))
+        elif second == "d":
+            literal = "'2000-01-01'"
+        else:
+            literal = self.int_literal(second)
+        return "(%s, %s) %s (%s, %s)" % (first, second, cmp, self.int_literal(first), literal)
 
     def aggregate(self):
         r = self.r.random()
@@ -289,10 +300,12 @@ class Generator:
             return "SELECT count(), sum(i32) FROM t WHERE %s %sIN (SELECT number %% 300 - 20 " \
                    "FROM numbers(%d))" % (col, self.pick(["", "NOT "]), self.r.randint(1001, 3000))
         src = "FROM t AS a %s %s AS b ON a.%s = b.%s%s" % (kind, right, ka, kb, where)
+        # join_use_nulls = 1: the right side's missing rows are NULL, on the workers too.
+        settings = " SETTINGS join_use_nulls = 1" if self.r.random() < 0.3 else ""
         if shape < 0.6:
-            return "SELECT count(), sum(a.i32), max(a.%s)%s %s" % (
+            return "SELECT count(), sum(a.i32), max(a.%s)%s %s%s" % (
                 self.pick(NUM_COLS), "" if "SEMI" in kind or "ANTI" in kind else
-                ", sum(b.i32), min(b.%s)" % kb, src)
+                ", sum(b.i32), min(b.%s)" % kb, src, settings)
         # SEMI gives any matching right row (ClickHouse's too): only left columns are determined.
         right_sum = "a" if "SEMI" in kind else "b"
         return "SELECT a.u8, count(), sum(%s.i32) %s GROUP BY a.u8 ORDER BY 1 LIMIT %d" % (
@@ -369,6 +382,8 @@ def join_settings(sql, config):
         return sql
     if zlib.crc32(sql.encode()) % 2:
         return sql
+    if " SETTINGS " in sql:
+        return sql + ", distributed_join_mode = 'broadcast'"
     return sql + " SETTINGS distributed_join_mode = 'broadcast'"
 
 
