@@ -227,6 +227,11 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
       plain = plain && std::all_of(call.args.begin(), call.args.end(), is_column);
     }
     p->aggregate_selected_ = settings.aggregate_selected_filter && plain;
+    bool row_wise = std::all_of(aggregate.keys.begin(), aggregate.keys.end(), IsRowWiseArithmetic);
+    for (const plan::AggregateCall& call : aggregate.calls) {
+      row_wise = row_wise && std::all_of(call.args.begin(), call.args.end(), IsRowWiseArithmetic);
+    }
+    p->aggregate_selected_dense_ = settings.aggregate_selected_filter && !plain && row_wise;
   }
   p->PlanCodesOnlyColumns(fragment);
   return p;
@@ -308,6 +313,10 @@ absl::StatusOr<Block> FragmentPipeline::Filter(const Block& input) const {
   size_t rows = input.rows();
   size_t kept = CountNonZero(mask, rows);
   if (kept == rows) return input;
+  return FilterRows(input, mask, kept);
+}
+
+Block FragmentPipeline::FilterRows(const Block& input, const uint8_t* mask, size_t kept) const {
   Block out;
   out.rows_without_columns = kept;
   // The key-hash filter (hash_limit_filter.h) filters every column of the block again. (The
@@ -346,7 +355,7 @@ absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) co
       source = &narrowed;
     }
   }
-  if (aggregate_selected_) return ConsumeSelected(state, *source);
+  if (aggregate_selected_ || aggregate_selected_dense_) return ConsumeSelected(state, *source);
   ASSIGN_OR_RETURN(Block block, Filter(*source));
   size_t rows = block.rows();
   state.rows_filtered += source->rows();

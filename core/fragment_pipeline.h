@@ -20,7 +20,8 @@
 // LocalFinalizer::Finalize), collect_hash_table_stats_during_aggregation (1 default, 0 = off:
 // each thread's table starts at the size the largest thread table of the same fragment shape
 // reached last time in this process, see hash_table_stats.h), aggregate_selected_filter (1 default, 0 = off: a filter
-// feeding an aggregation of plain columns passes a selection vector, see ConsumeSelected).
+// feeding an aggregation of plain columns, or of arithmetic over columns when it keeps most rows,
+// passes a selection vector, see ConsumeSelected).
 // A fragment sent to a single worker (worker_count <= 1) writes final-only states: the coordinator
 // then finalizes each group from its only partial state (uniq sends its estimate, not its hashes).
 // So does a fragment with finalize_on_worker, finalized by FinishFinalized on the worker itself.
@@ -161,6 +162,8 @@ class FragmentPipeline {
   // block its row count); the others become empty placeholders, so a column that only the filter
   // reads (count() WHERE x <> 0) is never copied.
   absl::StatusOr<Block> Filter(const Block& input) const;
+  // The copy Filter makes of the rows whose mask byte is non-zero (`kept` of them, < rows).
+  Block FilterRows(const Block& input, const uint8_t* mask, size_t kept) const;
   // Joins `block` (the filtered rows, joined up to join j) with Fragment::joins from j on, then
   // applies join_filter and consumes the rows (ConsumeOutput), in parts of about
   // max_joined_block_size_rows rows (fragment_pipeline_join.cc).
@@ -181,8 +184,15 @@ class FragmentPipeline {
   absl::Status ConsumeOutput(LocalState& state, Block block) const;
   // Filters and aggregates `input` without filtered copies: the kept rows become a selection
   // vector that Aggregator::AddSelected reads the (plain column) keys and arguments through
-  // (fragment_pipeline_selected.cc). REQUIRES: aggregate_selected_.
+  // (fragment_pipeline_selected.cc). With aggregate_selected_dense_, keys and arguments are
+  // evaluated over every input row when the filter keeps most of them (else, or when that
+  // evaluation fails, over a filtered copy as Consume does).
+  // REQUIRES: aggregate_selected_ or aggregate_selected_dense_.
   absl::Status ConsumeSelected(LocalState& state, const Block& input) const;
+  // Returns true if `expr` is a column, a literal, or arithmetic (plus, minus, multiply, divide,
+  // negate) over such expressions: its value for a row depends on that row alone, so evaluating
+  // it over more rows than a filter kept gives the kept rows the values they would have alone.
+  static bool IsRowWiseArithmetic(const plan::Expr& expr);
   // Evaluates the group keys, then the aggregate arguments, over `block`.
   absl::StatusOr<std::vector<ColumnPtr>> EvaluateKeys(const Block& block) const;
   absl::StatusOr<std::vector<std::vector<ColumnPtr>>> EvaluateArgs(const Block& block) const;
@@ -250,6 +260,10 @@ class FragmentPipeline {
   // Aggregating with a filter whose keys and arguments are all plain columns, no key-hash
   // filter, and aggregate_selected_filter on (default 1): Consume runs ConsumeSelected.
   bool aggregate_selected_ = false;
+  // The same with some key or argument an expression, every one IsRowWiseArithmetic (a sum of
+  // a product of columns): Consume runs ConsumeSelected, which evaluates them over the whole
+  // block when the filter keeps most rows. (Not codes-only: PlanCodesOnlyColumns.)
+  bool aggregate_selected_dense_ = false;
   std::vector<bool> codes_only_columns_;  // see codes_only_columns()
   // Sets codes_only_columns_ (at the end of Compile).
   void PlanCodesOnlyColumns(const plan::Fragment& fragment);

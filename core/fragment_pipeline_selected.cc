@@ -4,7 +4,9 @@
 // Filter() copies every kept String value of a key or argument column (three passes over the mask
 // per column); here the mask is read once into row indices, String keys are hashed (or
 // serialized) in place, and only the arguments and fixed-width-only keys are gathered.
+#include <algorithm>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/fragment_pipeline.h"
@@ -27,6 +29,26 @@ absl::Status FragmentPipeline::ConsumeSelected(LocalState& state, const Block& i
   state.rows_filtered += rows;
   state.rows_passed += kept;
   if (kept == 0) return absl::OkStatus();
+  if (!aggregate_selected_) {
+    // Keys or arguments are expressions (IsRowWiseArithmetic). Evaluated over every row they cost
+    // the dropped rows' arithmetic; over a filtered copy, a copy of every column they read: the
+    // copy is kept for filters that drop more than a quarter of the rows. A kernel error over the
+    // whole block (a Decimal overflow in a row the filter drops) is not the query's: those rows
+    // are then dropped first, so only the kept rows' errors surface, as without this path.
+    if (kept * 4 >= rows * 3) {
+      absl::StatusOr<std::vector<ColumnPtr>> keys = EvaluateKeys(input);
+      absl::StatusOr<std::vector<std::vector<ColumnPtr>>> args =
+          keys.ok() ? EvaluateArgs(input) : absl::StatusOr<std::vector<std::vector<ColumnPtr>>>(
+                                                keys.status());
+      if (args.ok()) {
+        PresizeOnce(state);
+        if (kept == rows) return state.aggregator->Add(*keys, *args, rows);
+        return state.aggregator->AddSelected(*keys, *args, selection, kept);
+      }
+    }
+    if (kept == rows) return ConsumeOutput(state, input);
+    return ConsumeOutput(state, FilterRows(input, mask, kept));
+  }
   PresizeOnce(state);
   // Keys and arguments are plain columns (aggregate_selected_): evaluating them on the whole
   // input returns its columns, uncopied.
@@ -34,6 +56,16 @@ absl::Status FragmentPipeline::ConsumeSelected(LocalState& state, const Block& i
   ASSIGN_OR_RETURN(auto args, EvaluateArgs(input));
   if (kept == rows) return state.aggregator->Add(keys, args, rows);
   return state.aggregator->AddSelected(keys, args, selection, kept);
+}
+
+bool FragmentPipeline::IsRowWiseArithmetic(const plan::Expr& expr) {
+  if (expr.is_column() || expr.is_literal()) return true;
+  if (!expr.is_call()) return false;
+  const std::string& f = expr.function;
+  if (f != "plus" && f != "minus" && f != "multiply" && f != "divide" && f != "negate") {
+    return false;
+  }
+  return std::all_of(expr.args.begin(), expr.args.end(), IsRowWiseArithmetic);
 }
 
 absl::StatusOr<std::vector<ColumnPtr>> FragmentPipeline::EvaluateKeys(const Block& block) const {

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,20 @@ class AggregateFunction {
                         size_t rows) = 0;
   // Adds rows [0, rows) all to `group` (the no-key case: lets the loop keep the state in registers).
   virtual void AddBatchOneGroup(uint32_t group, const std::vector<ColumnPtr>& args, size_t rows) = 0;
+  // Adds row selection[i] of the argument columns to group group_ids[i], for i < count: AddBatch
+  // of the rows a WHERE filter kept, read in place (Aggregator::AddSelected). The default gathers
+  // the selected rows (Column::Take) and calls AddBatch; functions with a cheap per-row update
+  // override it to read through the selection instead.
+  // REQUIRES: as AddBatch; every selection[i] lies in every argument column.
+  virtual void AddBatchSelected(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
+                                const uint32_t* selection, size_t count) {
+    std::vector<ColumnPtr> gathered;
+    gathered.reserve(args.size());
+    for (const ColumnPtr& arg : args) {
+      gathered.push_back(std::make_shared<Column>(arg->Take(selection, count)));
+    }
+    AddBatch(group_ids, gathered, count);
+  }
 
   // Merges partial state row i (columns states[0 .. StateTypes().size()), types StateTypes())
   // into group group_ids[i]. Fails with CORRUPTED_DATA on malformed serialized states.

@@ -77,6 +77,10 @@ Aggregator::Aggregator(std::vector<TypeId> key_types, std::vector<AggregateSpec>
   } else {
     layout_ = KeyLayout::kSerialized;
   }
+  // Bucket merges (sparse) read keys with known hashes: the cache would not be used.
+  if (layout_ == KeyLayout::kSerialized && !options_.sparse) {
+    short_packer_ = ShortKeyPacker::Create(key_types_);
+  }
   ResetKeys();
 }
 
@@ -131,6 +135,12 @@ absl::Status Aggregator::CheckKeys(const std::vector<ColumnPtr>& keys, size_t ro
 
 absl::Status Aggregator::Add(const std::vector<ColumnPtr>& keys,
                              const std::vector<std::vector<ColumnPtr>>& args, size_t rows) {
+  return AddRows(keys, args, rows, nullptr);
+}
+
+absl::Status Aggregator::AddRows(const std::vector<ColumnPtr>& keys,
+                                 const std::vector<std::vector<ColumnPtr>>& args, size_t rows,
+                                 const uint32_t* arg_selection) {
   RETURN_IF_ERROR(CheckKeys(keys, rows));
   if (args.size() != specs_.size()) {
     return Error(ErrorCode::kLogicalError,
@@ -166,6 +176,8 @@ absl::Status Aggregator::Add(const std::vector<ColumnPtr>& keys,
   for (size_t a = 0; a < functions_.size(); ++a) {
     if (layout_ == KeyLayout::kNoKeys) {
       functions_[a]->AddBatchOneGroup(0, args[a], rows);
+    } else if (arg_selection != nullptr) {
+      functions_[a]->AddBatchSelected(group_ids_.data(), args[a], arg_selection, rows);
     } else {
       functions_[a]->AddBatch(group_ids_.data(), args[a], rows);
     }
@@ -436,6 +448,8 @@ void Aggregator::Clear() {
   std::vector<UInt128>().swap(keys128_);
   std::vector<std::string_view>().swap(views_);
   std::vector<uint32_t>().swap(new_rows_);
+  short_map_.reset();
+  short_keys_off_ = false;
 }
 
 }  // namespace granite::core

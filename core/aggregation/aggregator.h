@@ -29,6 +29,8 @@
 //                value of the batch once, then maps rows to groups by code (AssignByDictionary).
 //   kSerialized  anything else: keys serialized into bytes (fixed widths raw, strings with a 4-byte
 //                length prefix) in a StringHashMap keyed by the combined key hash (key_hash.h).
+//                A few short String keys (with fixed-width ones, 16 bytes in all, short_keys.h)
+//                find their group through a small packed-key cache in front of that table.
 // Hashed layouts start with a single-level table and convert to a two-level one
 // (two_level_hash_map.h) past options.two_level_threshold groups or two_level_threshold_bytes.
 #pragma once
@@ -44,6 +46,7 @@
 #include "core/aggregation/arena.h"
 #include "core/aggregation/fixed_hash_map.h"
 #include "core/aggregation/int_hash_map.h"
+#include "core/aggregation/short_keys.h"
 #include "core/aggregation/string_hash_map.h"
 #include "core/aggregation/two_level_hash_map.h"
 #include "core/block.h"
@@ -98,9 +101,11 @@ class Aggregator {
   // Adds the rows selection[0 .. count) (strictly ascending row indices) of `keys` and `args`,
   // which hold every row of the unfiltered input: the same groups and states as Add of a filtered
   // copy of those rows (aggregator_selected.cc). The kString and kSerialized layouts read the
-  // selected keys in place, so a WHERE filter never copies String key columns; other layouts and
-  // the arguments read gathered copies (Column::Take). Fails like Add, or with LOGICAL_ERROR when
-  // a selected row lies outside a column.
+  // selected keys in place, so a WHERE filter never copies String key columns; other layouts
+  // read gathered copies of the keys (Column::Take). Arguments are read in place by functions
+  // that override AggregateFunction::AddBatchSelected (sum, avg, min, max, any, count), gathered
+  // for the others. Fails like Add, or with LOGICAL_ERROR when a selected row lies outside a
+  // column.
   absl::Status AddSelected(const std::vector<ColumnPtr>& keys,
                            const std::vector<std::vector<ColumnPtr>>& args,
                            const uint32_t* selection, size_t count);
@@ -186,6 +191,11 @@ class Aggregator {
   Aggregator(std::vector<TypeId> key_types, std::vector<AggregateSpec> specs,
              std::vector<std::unique_ptr<AggregateFunction>> functions, AggregatorOptions options);
 
+  // Add, reading argument row arg_selection[i] for batch row i when arg_selection is set.
+  // REQUIRES: layout() != kNoKeys when arg_selection is set.
+  absl::Status AddRows(const std::vector<ColumnPtr>& keys,
+                       const std::vector<std::vector<ColumnPtr>>& args, size_t rows,
+                       const uint32_t* arg_selection);
   // Checks that `keys` match key_types_ and hold at least `rows` rows.
   absl::Status CheckKeys(const std::vector<ColumnPtr>& keys, size_t rows) const;
   // Sets group_ids_[0 .. rows) to the groups of the key rows, creating groups (with their keys
@@ -211,6 +221,14 @@ class Aggregator {
   // distinct value the batch uses (in the hash table, as AssignBytes), then sets group_ids_ by
   // code. Reads key row selection_[i] for batch row i when selection_ is set.
   void AssignByDictionary(const DictionaryCodes& codes, size_t rows);
+  // kString and kSerialized: sets group_ids_[0 .. rows) from the key views (the String values,
+  // or the serialized keys), hashed unless known_hashes is set; reads key row selection_[i] for
+  // batch row i when selection_ is set.
+  void AssignViews(const std::vector<ColumnPtr>& keys, size_t rows, const uint64_t* known_hashes);
+  // kSerialized over short keys (short_keys.h): sets group_ids_ through short_map_, sending only
+  // the rows it misses through AssignViews; new_rows_ come out as key rows (through selection_).
+  // Returns false, having assigned nothing, when some key of the batch is too long to pack.
+  bool AssignShortKeys(const std::vector<ColumnPtr>& keys, size_t rows);
   // Writes the serialized keys of rows [0, rows) to serialized_ / serialized_views_.
   void SerializeKeys(const std::vector<ColumnPtr>& keys, size_t rows);
   // Appends the keys of the rows in new_rows_ to the key columns.
@@ -249,6 +267,13 @@ class Aggregator {
   StringHashMap string_map_{4};                 // kString, kSerialized
   std::unique_ptr<TwoLevelHashMap<StringHashMap>> string_map2_;
 
+  // kSerialized keys that pack into 128 bits (a few short Strings): the packer, and the packed
+  // key -> group cache in front of string_map_ (made on first use, dropped by Clear; off once
+  // full until Clear).
+  std::unique_ptr<ShortKeyPacker> short_packer_;
+  std::unique_ptr<ShortKeyMap> short_map_;
+  bool short_keys_off_ = false;
+
   bool direct_key_violated_ = false;  // AssignDirectOffset saw a value outside the range
   // kString, kSerialized: during AddSelected, the key row of each batch row (AssignGroups reads
   // row selection_[i] of the key columns for batch row i); null otherwise.
@@ -263,6 +288,9 @@ class Aggregator {
   std::vector<uint32_t> dictionary_slots_;   // AssignByDictionary: code -> distinct value or ~0
   std::vector<uint32_t> dictionary_values_;  // AssignByDictionary: the batch's codes, distinct
   std::vector<uint32_t> new_rows_;  // rows that created a group, in group order
+  std::vector<uint32_t> short_ids_;     // AssignShortKeys: the batch's groups
+  std::vector<uint32_t> short_misses_;  // AssignShortKeys: batch rows the cache missed
+  std::vector<uint32_t> short_rows_;    // AssignShortKeys: their key rows
   std::string serialized_;
   std::vector<size_t> serialized_offsets_;
 };

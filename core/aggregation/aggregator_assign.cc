@@ -16,6 +16,7 @@
 #include "core/aggregation/aggregator.h"
 #include "core/aggregation/key_hash.h"
 #include "core/aggregation/packed_keys.h"
+#include "core/aggregation/short_keys.h"
 #include "core/dictionary_codes.h"
 #include "core/hash.h"
 #include "core/metrics/events.h"
@@ -34,6 +35,7 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
                               const uint64_t* known_hashes) {
   group_ids_.resize(rows);
   new_rows_.clear();
+  bool new_rows_are_key_rows = false;  // AssignShortKeys mapped them through selection_ itself
   // A LowCardinality key read with its codes (not the keys of a merge, whose hashes are known).
   const DictionaryCodes* dictionary =
       layout_ == KeyLayout::kString && known_hashes == nullptr ? keys[0]->dictionary_codes()
@@ -96,49 +98,16 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
         break;
       }
       [[fallthrough]];
-    case KeyLayout::kSerialized: {
-      bool serialized = layout_ == KeyLayout::kSerialized;
-      views_.resize(rows);
-      if (serialized) {
-        SerializeKeys(keys, rows);
-      } else if (selection_ != nullptr) {  // AddSelected: the key column holds every row
-        for (size_t i = 0; i < rows; ++i) views_[i] = keys[0]->StringAt(selection_[i]);
-      } else {
-        for (size_t i = 0; i < rows; ++i) views_[i] = keys[0]->StringAt(i);
+    case KeyLayout::kSerialized:
+      if (layout_ == KeyLayout::kSerialized && known_hashes == nullptr &&
+          short_packer_ != nullptr && !short_keys_off_ && AssignShortKeys(keys, rows)) {
+        new_rows_are_key_rows = true;
+        break;
       }
-      const uint64_t* hashes = known_hashes;
-      if (hashes == nullptr) {
-        hashes_.resize(rows);
-        if (serialized && selection_ != nullptr) {
-          HashSelectedKeys(keys, selection_, rows, hashes_.data());
-        } else if (serialized) {
-          HashKeys(keys, rows, hashes_.data());
-        } else {
-          for (size_t i = 0; i < rows; ++i) hashes_[i] = HashBytes(views_[i]);
-        }
-        hashes = hashes_.data();
-      }
-      bool prefetch = groups_ * 2 >= kPrefetchCapacity;
-      const std::string_view* views = views_.data();
-      if (serialized) {
-        if (two_level_) {
-          prefetch ? AssignBytes<true, true, true>(views, hashes, rows)
-                   : AssignBytes<true, false, true>(views, hashes, rows);
-        } else {
-          prefetch ? AssignBytes<false, true, true>(views, hashes, rows)
-                   : AssignBytes<false, false, true>(views, hashes, rows);
-        }
-      } else if (two_level_) {
-        prefetch ? AssignBytes<true, true, false>(views, hashes, rows)
-                 : AssignBytes<true, false, false>(views, hashes, rows);
-      } else {
-        prefetch ? AssignBytes<false, true, false>(views, hashes, rows)
-                 : AssignBytes<false, false, false>(views, hashes, rows);
-      }
+      AssignViews(keys, rows, known_hashes);
       break;
-    }
   }
-  if (selection_ != nullptr && layout_ == KeyLayout::kSerialized) {
+  if (selection_ != nullptr && layout_ == KeyLayout::kSerialized && !new_rows_are_key_rows) {
     // AddSelected: new_rows_ are batch rows; the key columns are indexed by input row.
     for (uint32_t& row : new_rows_) row = selection_[row];
   }
@@ -155,6 +124,84 @@ void Aggregator::AssignGroups(const std::vector<ColumnPtr>& keys, size_t rows,
         MemoryBytes() - key_arena_.BytesReserved() >= options_.two_level_threshold_bytes))) {
     ConvertToTwoLevel();
   }
+}
+
+void Aggregator::AssignViews(const std::vector<ColumnPtr>& keys, size_t rows,
+                             const uint64_t* known_hashes) {
+  bool serialized = layout_ == KeyLayout::kSerialized;
+  views_.resize(rows);
+  if (serialized) {
+    SerializeKeys(keys, rows);
+  } else if (selection_ != nullptr) {  // AddSelected: the key column holds every row
+    for (size_t i = 0; i < rows; ++i) views_[i] = keys[0]->StringAt(selection_[i]);
+  } else {
+    for (size_t i = 0; i < rows; ++i) views_[i] = keys[0]->StringAt(i);
+  }
+  const uint64_t* hashes = known_hashes;
+  if (hashes == nullptr) {
+    hashes_.resize(rows);
+    if (serialized && selection_ != nullptr) {
+      HashSelectedKeys(keys, selection_, rows, hashes_.data());
+    } else if (serialized) {
+      HashKeys(keys, rows, hashes_.data());
+    } else {
+      for (size_t i = 0; i < rows; ++i) hashes_[i] = HashBytes(views_[i]);
+    }
+    hashes = hashes_.data();
+  }
+  bool prefetch = groups_ * 2 >= kPrefetchCapacity;
+  const std::string_view* views = views_.data();
+  if (serialized) {
+    if (two_level_) {
+      prefetch ? AssignBytes<true, true, true>(views, hashes, rows)
+               : AssignBytes<true, false, true>(views, hashes, rows);
+    } else {
+      prefetch ? AssignBytes<false, true, true>(views, hashes, rows)
+               : AssignBytes<false, false, true>(views, hashes, rows);
+    }
+  } else if (two_level_) {
+    prefetch ? AssignBytes<true, true, false>(views, hashes, rows)
+             : AssignBytes<true, false, false>(views, hashes, rows);
+  } else {
+    prefetch ? AssignBytes<false, true, false>(views, hashes, rows)
+             : AssignBytes<false, false, false>(views, hashes, rows);
+  }
+}
+
+bool Aggregator::AssignShortKeys(const std::vector<ColumnPtr>& keys, size_t rows) {
+  keys128_.resize(rows);
+  if (!short_packer_->Pack(keys, selection_, rows, keys128_.data())) return false;
+  if (short_map_ == nullptr) short_map_ = std::make_unique<ShortKeyMap>();
+  short_ids_.resize(rows);
+  short_misses_.clear();
+  for (size_t i = 0; i < rows; ++i) {
+    const uint32_t group = short_map_->Find(keys128_[i]);
+    short_ids_[i] = group;
+    if (group == ShortKeyMap::kAbsent) short_misses_.push_back(static_cast<uint32_t>(i));
+  }
+  if (!short_misses_.empty()) {
+    // The serialized path finds or creates the missed rows' groups (keys, hashes, new_rows_),
+    // reading key row short_rows_[j] for miss j.
+    const size_t misses = short_misses_.size();
+    short_rows_.resize(misses);
+    for (size_t j = 0; j < misses; ++j) {
+      short_rows_[j] = selection_ != nullptr ? selection_[short_misses_[j]] : short_misses_[j];
+    }
+    const uint32_t* selection = selection_;
+    selection_ = short_rows_.data();
+    views_.resize(misses);
+    AssignViews(keys, misses, nullptr);
+    selection_ = selection;
+    for (uint32_t& row : new_rows_) row = short_rows_[row];
+    for (size_t j = 0; j < misses; ++j) {
+      const uint32_t group = group_ids_[j];
+      short_ids_[short_misses_[j]] = group;
+      // A full map means many distinct keys: the cache would mostly miss, so it stops here.
+      if (!short_map_->Insert(keys128_[short_misses_[j]], group)) short_keys_off_ = true;
+    }
+  }
+  group_ids_.swap(short_ids_);
+  return true;
 }
 
 void Aggregator::AssignByDictionary(const DictionaryCodes& codes, size_t rows) {

@@ -49,24 +49,31 @@ absl::Status Aggregator::AddSelected(const std::vector<ColumnPtr>& keys,
     return absl::OkStatus();
   };
   for (const ColumnPtr& key : keys) RETURN_IF_ERROR(check(key));
-  std::vector<std::vector<ColumnPtr>> gathered_args(args.size());
-  for (size_t a = 0; a < args.size(); ++a) {
-    for (const ColumnPtr& arg : args[a]) {
-      RETURN_IF_ERROR(check(arg));
-      gathered_args[a].push_back(Gather(arg, selection, count));
-    }
+  for (const std::vector<ColumnPtr>& columns : args) {
+    for (const ColumnPtr& arg : columns) RETURN_IF_ERROR(check(arg));
   }
+  if (layout_ == KeyLayout::kNoKeys) {
+    // One group: AddBatchOneGroup reads rows [0, count) of gathered arguments.
+    std::vector<std::vector<ColumnPtr>> gathered_args(args.size());
+    for (size_t a = 0; a < args.size(); ++a) {
+      for (const ColumnPtr& arg : args[a]) {
+        gathered_args[a].push_back(Gather(arg, selection, count));
+      }
+    }
+    return Add(keys, gathered_args, count);
+  }
+  // Add's checks see `count` rows of columns that hold at least last + 1 >= count rows; the
+  // functions read argument row selection[i] for batch row i (AddBatchSelected).
   if (layout_ == KeyLayout::kString || layout_ == KeyLayout::kSerialized) {
     // AssignGroups reads key row selection[i] for batch row i (in place: the String view, or
-    // serialized and hashed through the selection); Add's checks see `count` rows of columns
-    // that hold at least last + 1 >= count rows.
+    // serialized and hashed through the selection).
     SelectionScope scope(&selection_, selection);
-    return Add(keys, gathered_args, count);
+    return AddRows(keys, args, count, selection);
   }
   std::vector<ColumnPtr> gathered_keys;
   gathered_keys.reserve(keys.size());
   for (const ColumnPtr& key : keys) gathered_keys.push_back(Gather(key, selection, count));
-  return Add(gathered_keys, gathered_args, count);
+  return AddRows(gathered_keys, args, count, selection);
 }
 
 }  // namespace granite::core

@@ -1,7 +1,8 @@
 // Tests of Aggregator::AddSelected: aggregating the rows of a selection vector must give the same
 // groups and results as Add of the filtered copies (Column::Filter), for the kString layout (keys
-// read in place) and the gathered layouts (kSerialized, kFixed64), with fixed-width and String
-// arguments, and for empty, partial and full selections over several batches.
+// read in place) and the gathered layouts (kSerialized, kFixed64), with fixed-width arguments
+// (read in place by sum, avg, max, count) and String ones (gathered), and for empty, partial and
+// full selections over several batches.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -80,7 +81,9 @@ TEST(AggregatorSelectedTest, EqualsFilterThenAdd) {
   const std::vector<AggregateSpec> specs = {{"count", {}},
                                             {"uniqExact", {T::kUInt64}},
                                             {"uniqExact", {T::kString}},
-                                            {"sum", {T::kUInt16}}};
+                                            {"sum", {T::kUInt16}},
+                                            {"avg", {T::kUInt64}},
+                                            {"max", {T::kUInt16}}};
   AggregatorOptions two_level;  // every hashed table two-level from the first group
   two_level.two_level_threshold = 1;
   for (const Case& c : cases) {
@@ -103,7 +106,7 @@ TEST(AggregatorSelectedTest, EqualsFilterThenAdd) {
           filtered_keys.push_back(std::make_shared<Column>(columns[k]->Filter(mask.data())));
         }
         std::vector<std::vector<ColumnPtr>> args = {
-            {}, {input.user}, {input.phrase}, {input.engine}};
+            {}, {input.user}, {input.phrase}, {input.engine}, {input.user}, {input.engine}};
         std::vector<std::vector<ColumnPtr>> filtered_args(args.size());
         for (size_t a = 0; a < args.size(); ++a) {
           for (const ColumnPtr& arg : args[a]) {

@@ -24,6 +24,11 @@ class CountFunction final : public AggregateFunction {
     for (size_t i = 0; i < rows; ++i) ++counts[group_ids[i]];
   }
 
+  void AddBatchSelected(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
+                        const uint32_t* selection, size_t count) override {
+    AddBatch(group_ids, args, count);  // count() reads no argument
+  }
+
   void AddBatchOneGroup(uint32_t group, const std::vector<ColumnPtr>& args, size_t rows) override {
     counts_[group] += rows;
   }

@@ -64,6 +64,13 @@ class SimpleAggregateFunction final : public AggregateFunction {
     for (size_t i = 0; i < rows; ++i) Op::Add(states[group_ids[i]], values[i]);
   }
 
+  void AddBatchSelected(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
+                        const uint32_t* selection, size_t count) override {
+    const In* values = args[0]->Data<In>();
+    State* states = states_.data();
+    for (size_t i = 0; i < count; ++i) Op::Add(states[group_ids[i]], values[selection[i]]);
+  }
+
   void AddBatchOneGroup(uint32_t group, const std::vector<ColumnPtr>& args, size_t rows) override {
     const In* values = args[0]->Data<In>();
     State state = states_[group];
