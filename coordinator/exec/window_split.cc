@@ -404,6 +404,22 @@ absl::StatusOr<SplitQuery> SplitForWindows(const sql::SelectStatement& select) {
   return Splitter(select).Run();
 }
 
+namespace {
+
+// True for an expression of literals alone (`'x'`, `1 + 1`): as a GROUP BY key it is the same
+// in every row, so ClickHouse keeps its value in the rows of every grouping set (and in the
+// WITH TOTALS row) instead of the type's default.
+bool IsConstantKey(const Expr& e) {
+  if (e.kind == ExprKind::kLiteral) return true;
+  if (e.kind != ExprKind::kFunction || e.over || e.name == "lambda") return false;
+  for (const ExprPtr& arg : e.args) {
+    if (!IsConstantKey(*arg)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<sql::SelectStatement>> ExpandGroupingSets(
     const sql::SelectStatement& inner) {
   if (inner.grouping_sets.size() > kMaxGroupingSets) {
@@ -416,17 +432,20 @@ absl::StatusOr<std::vector<sql::SelectStatement>> ExpandGroupingSets(
     std::set<std::string> in_set;
     for (const ExprPtr& key : set) in_set.insert(KeyText(*key));
     std::set<std::string> item_aliases;
+    std::set<std::string> constant_aliases;
     for (const ExprPtr& item : inner.select) {
       if (!item->alias.empty()) item_aliases.insert(item->alias);
+      if (!item->alias.empty() && IsConstantKey(*item)) constant_aliases.insert(item->alias);
     }
     // A key naming an item by its alias is replaced in that item only; references to the alias
     // then see the default through it.
     std::set<std::string> missing;
     std::set<std::string> missing_aliases;
     for (const ExprPtr& key : inner.group_by) {
-      if (in_set.count(KeyText(*key)) > 0) continue;
+      if (in_set.count(KeyText(*key)) > 0 || IsConstantKey(*key)) continue;
       if (key->kind == ExprKind::kIdentifier && key->qualifier.empty() &&
           item_aliases.count(key->name) > 0) {
+        if (constant_aliases.count(key->name) > 0) continue;
         missing_aliases.insert(key->name);
       } else {
         missing.insert(KeyText(*key));

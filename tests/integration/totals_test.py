@@ -34,6 +34,11 @@ class TotalsTest(grpc_case.GrpcClusterCase):
         self.assertEqual(self.output(QUERY, "TSVWithNames"), "k\tc\n0\t5\n1\t5\n\n0\t10\n")
         self.assertEqual(self.output(QUERY, "CSV"), "0,5\n1,5\n\n0,10\n")
 
+    def test_a_constant_key_keeps_its_value_in_the_totals_row(self):
+        query = ("SELECT number % 2 AS k, 'x' AS s, count() AS c FROM numbers(10) "
+                 "GROUP BY k, s WITH TOTALS ORDER BY k")
+        self.assertEqual(self.output(query, "TabSeparated"), "0\tx\t5\n1\tx\t5\n\n0\tx\t10\n")
+
     def test_json(self):
         doc = json.loads(self.output(QUERY, "JSON"))
         self.assertEqual(doc["data"], [{"k": 0, "c": 5}, {"k": 1, "c": 5}])
