@@ -5,7 +5,8 @@
 # fuzz/corpus/<target>/ and, when it exists, CORPUS_ROOT/<target>/ (the working corpus `make fuzz`
 # grows in build-fuzz/fuzz-corpus/); the profiles are merged with llvm-profdata and reported by
 # llvm-cov per source directory (COVERAGE_DIRS) and per file, into COV_BUILD_DIR/coverage/:
-#   summary.txt   one TOTAL line (regions, functions, lines) per directory
+#   summary.txt   a Markdown table: line, function, region and branch coverage per directory
+#                 (a directory none of the binaries contains has 0 files)
 #   files.txt     llvm-cov's per-file report over all the directories
 #   html/         llvm-cov show's annotated sources
 set -euo pipefail
@@ -28,16 +29,29 @@ for target in "$@"; do
   [ ${#objects[@]} -eq 0 ] && objects+=("$binary") || objects+=(-object "$binary")
 done
 "$profdata" merge -sparse "$out"/profiles/*.profraw -o "$out/fuzz.profdata"
-: > "$out/summary.txt"
-for dir in $dirs; do
-  total=$("$cov" report "${objects[@]}" -instr-profile="$out/fuzz.profdata" "$dir" | grep '^TOTAL' || true)
-  printf '%-40s %s\n' "$dir" "${total#TOTAL}" >> "$out/summary.txt"
-done
+# Per directory: the sums of llvm-cov's per-file summaries (export -summary-only) under it.
 # shellcheck disable=SC2086
-"$cov" report "${objects[@]}" -instr-profile="$out/fuzz.profdata" $dirs > "$out/files.txt"
+"$cov" export "${objects[@]}" -instr-profile="$out/fuzz.profdata" -summary-only $dirs \
+  2>/dev/null > "$out/summary.json"
+python3 - "$out/summary.json" "$PWD" $dirs > "$out/summary.txt" <<'PY'
+import json, sys
+files = json.load(open(sys.argv[1]))["data"][0]["files"]
+root = sys.argv[2].rstrip("/") + "/"
+print("| source | files | lines | functions | regions | branches |")
+print("|---|---:|---:|---:|---:|---:|")
+for d in sys.argv[3:]:
+    mine = [f for f in files if f["filename"].startswith(root + d)]
+    cells = []
+    for kind in ("lines", "functions", "regions", "branches"):
+        count = sum(f["summary"][kind]["count"] for f in mine)
+        covered = sum(f["summary"][kind]["covered"] for f in mine)
+        cells.append(f"{100 * covered / count:.1f}% of {count}" if count else "-")
+    print(f"| {d} | {len(mine)} | " + " | ".join(cells) + " |")
+PY
+# shellcheck disable=SC2086
+"$cov" report "${objects[@]}" -instr-profile="$out/fuzz.profdata" $dirs > "$out/files.txt" 2>/dev/null
 # shellcheck disable=SC2086
 "$cov" show "${objects[@]}" -instr-profile="$out/fuzz.profdata" -format=html \
-  -output-dir="$out/html" $dirs
-echo "columns: regions, missed, cover; functions, missed, executed; lines, missed, cover; branches"
+  -output-dir="$out/html" $dirs 2>/dev/null
 cat "$out/summary.txt"
 echo "per file: $out/files.txt; annotated sources: $out/html/index.html"
