@@ -13,7 +13,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 corpora=$2
 shift 2
-dirs=${COVERAGE_DIRS:-coordinator/sql coordinator/formats core/block_codec.cc storage/part.cc storage/part_format.cc storage/sparse_serialization.cc}
+default_dirs="coordinator/sql coordinator/formats core/block_codec.cc storage/part.cc \
+  storage/part_format.cc storage/sparse_serialization.cc"
+dirs=${COVERAGE_DIRS:-$default_dirs}
 profdata=${LLVM_PROFDATA:-llvm-profdata-14}
 cov=${LLVM_COV:-llvm-cov-14}
 out="$build/coverage"
@@ -49,7 +51,8 @@ for d in sys.argv[3:]:
     print(f"| {d} | {len(mine)} | " + " | ".join(cells) + " |")
 PY
 # shellcheck disable=SC2086
-"$cov" report "${objects[@]}" -instr-profile="$out/fuzz.profdata" $dirs > "$out/files.txt" 2>/dev/null
+"$cov" report "${objects[@]}" -instr-profile="$out/fuzz.profdata" $dirs > "$out/files.txt" \
+  2>/dev/null
 # shellcheck disable=SC2086
 "$cov" show "${objects[@]}" -instr-profile="$out/fuzz.profdata" -format=html \
   -output-dir="$out/html" $dirs 2>/dev/null

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -98,8 +99,12 @@ class MemoryFileSystem : public storage::FileSystem {
     auto under = [&](const std::string& entry) {
       return entry == path || entry.compare(0, prefix.size(), prefix) == 0;
     };
-    for (auto it = files_.begin(); it != files_.end();) it = under(it->first) ? files_.erase(it) : ++it;
-    for (auto it = dirs_.begin(); it != dirs_.end();) it = under(*it) ? dirs_.erase(it) : ++it;
+    for (auto it = files_.begin(); it != files_.end();) {
+      it = under(it->first) ? files_.erase(it) : std::next(it);
+    }
+    for (auto it = dirs_.begin(); it != dirs_.end();) {
+      it = under(*it) ? dirs_.erase(it) : std::next(it);
+    }
     return absl::OkStatus();
   }
 

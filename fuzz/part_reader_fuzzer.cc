@@ -4,8 +4,9 @@
 //   3: AppendStringGranule, and DecodeSparseGranule as String, Nullable(UInt32) and
 //      FixedString(3), and SparseStringSizes (row count from the next byte)
 //   4+: a whole part of a fixed schema (a UInt32 and a String column) written to an in-memory
-//       file system (fuzz/memory_file_system.h: no system calls per run) and read back with Part::Load, ReadColumn and ReadStringSizes. The input gives
-//       the granules' row counts and, per column and granule, a block (raw, then LZ4-compressed by
+//       file system (fuzz/memory_file_system.h: no system calls per run) and read back with
+//       Part::Load, ReadColumn and ReadStringSizes. The input gives the granules' row counts
+//       and, per column and granule, a block (raw, then LZ4-compressed by
 //       the target, or taken as compressed with a claimed raw size); the target writes meta and
 //       marks with valid checksums, so only the block contents and sizes are adversarial. Bits
 //       3 and 4 of the first byte make the UInt32 and the String column sparse; bit 5 writes a
