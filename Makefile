@@ -4,7 +4,7 @@ CMAKE_FLAGS ?=
 PORT ?= 9100
 WORKERS ?= 2
 
-.PHONY: deps venv build debug asan clang test run clean fuzz fuzz-build fuzz-sql asan-test tsan-test
+.PHONY: deps venv build debug asan clang test run clean fuzz fuzz-build fuzz-coverage fuzz-sql asan-test tsan-test
 
 deps:
 	@bash scripts/install-deps.sh
@@ -74,6 +74,17 @@ fuzz-build: deps
 	cmake --build build-fuzz -j $(JOBS) --target fuzzers
 fuzz: fuzz-build
 	bash fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+# Source coverage the corpora reach (fuzz/coverage.sh): a clang build without sanitizers in
+# build-cov/, only the fuzz replays, run over fuzz/corpus/ and build-fuzz/fuzz-corpus/. Not part
+# of `make test`.
+COV_FLAGS = -fprofile-instr-generate -fcoverage-mapping
+fuzz-coverage: deps
+	cmake -S . -B build-cov -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1" -DCMAKE_CXX_COMPILER=clang++-14 \
+	  -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_FLAGS="$(COV_FLAGS)" -DCMAKE_C_FLAGS="$(COV_FLAGS)" \
+	  -DCMAKE_EXE_LINKER_FLAGS="-fprofile-instr-generate" -DGRANITE_JEMALLOC=OFF $(CMAKE_FLAGS)
+	cmake --build build-cov -j $(JOBS) --target $(addprefix fuzz_replay_,$(FUZZ_TARGETS))
+	bash fuzz/coverage.sh build-cov build-fuzz/fuzz-corpus $(FUZZ_TARGETS)
 
 # Differential SQL fuzzer against ClickHouse (chdb): MINUTES of random queries.
 MINUTES ?= 5
@@ -95,4 +106,4 @@ run: build
 	bash scripts/run-local.sh build/granite $(PORT) $(WORKERS)
 
 clean:
-	rm -rf build build-debug build-asan build-clang build-tsan build-fuzz
+	rm -rf build build-debug build-asan build-clang build-tsan build-fuzz build-cov

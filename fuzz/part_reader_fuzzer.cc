@@ -3,16 +3,16 @@
 //   0: DecodePartMeta   1: DecodeColumnMarks (type from the next byte)   2: DecodePrimaryIndex
 //   3: AppendStringGranule, and DecodeSparseGranule as String, Nullable(UInt32) and
 //      FixedString(3), and SparseStringSizes (row count from the next byte)
-//   4+: a whole part of a fixed schema (a UInt32 and a String column) written to a temporary
-//       directory and read back with Part::Load, ReadColumn and ReadStringSizes. The input gives
-//       the granules' row counts and, per column and granule, a block (raw, then LZ4-compressed by
+//   4+: a whole part of a fixed schema (a UInt32 and a String column) written to an in-memory
+//       file system (fuzz/memory_file_system.h: no system calls per run) and read back with
+//       Part::Load, ReadColumn and ReadStringSizes. The input gives the granules' row counts
+//       and, per column and granule, a block (raw, then LZ4-compressed by
 //       the target, or taken as compressed with a claimed raw size); the target writes meta and
 //       marks with valid checksums, so only the block contents and sizes are adversarial. Bits
 //       3 and 4 of the first byte make the UInt32 and the String column sparse; bit 5 writes a
 //       compact part (both columns' blocks in data.bin, their marks in data.mrk).
 // Sealed files (meta, marks, index) get a valid trailing checksum (Seal) before decoding.
 #include <cstring>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,11 +20,11 @@
 
 #include "core/block_codec.h"
 #include "fuzz/fuzz_check.h"
+#include "fuzz/memory_file_system.h"
 #include "storage/coding.h"
 #include "storage/file_system.h"
 #include "storage/part.h"
 #include "storage/part_format.h"
-#include "storage/temp_directory.h"
 #include "xxhash.h"
 
 namespace {
@@ -56,8 +56,11 @@ class Input {
 };
 
 void FuzzWholePart(uint8_t mode, Input in) {
-  static storage::TempDirectory* temp = new storage::TempDirectory();
-  static std::shared_ptr<storage::FileSystem> fs = storage::Posix();
+  static std::shared_ptr<storage::FileSystem> fs = [] {
+    auto memory = std::make_shared<granite::fuzz::MemoryFileSystem>();
+    (void)memory->CreateDirs("/fuzz");
+    return memory;
+  }();
   auto schema = std::make_shared<storage::TableSchema>();
   schema->name = "t";
   schema->columns = {{"n", TypeId::kUInt32}, {"s", TypeId::kString}};
@@ -75,9 +78,8 @@ void FuzzWholePart(uint8_t mode, Input in) {
     meta.granule_rows.push_back(in.U16() % 2048);
     meta.rows += meta.granule_rows.back();
   }
-  const std::string dir = temp->path() + "/all_1_1_0";
-  std::error_code ec;
-  std::filesystem::remove_all(dir, ec);
+  const std::string dir = "/fuzz/all_1_1_0";
+  (void)fs->RemoveAll(dir);
   if (!fs->CreateDir(dir).ok()) return;
   if (!storage::WriteFile(*fs, dir + "/" + storage::kMetaFileName, storage::EncodePartMeta(meta)).ok()) return;
   std::vector<storage::ColumnMarks> all_marks;

@@ -4,7 +4,9 @@
 # fuzz/corpus/<target> (the repository's seeds stay small and hand-written), with the dictionary
 # fuzz/dicts/<target>.dict when there is one. Crashes, timeouts and out-of-memory inputs land in
 # BUILD_DIR/fuzz-artifacts/<target>/; each such input becomes a file of fuzz/corpus/<target>/ (a
-# regression test replayed by ctest) once the defect is fixed. Prints executions per target.
+# regression test replayed by ctest) once the defect is fixed. Prints executions per target and
+# appends them to BUILD_DIR/fuzz-artifacts/executions.tsv (UTC time, target, seconds, executions,
+# exit code, final coverage and corpus size: one line per run, kept across runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$1 seconds=$2
@@ -25,8 +27,12 @@ for target in "$@"; do
     -artifact_prefix="$artifacts/" > "$log" 2>&1
   rc=$?
   set -e
-  execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}')
+  execs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{print $2}' || true)
+  cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | awk '{print $2}' || true)
+  corp=$(grep -oE 'corp: [0-9]+' "$log" | tail -1 | awk '{print $2}' || true)
   echo "fuzz $target: exit $rc, ${execs:-?} executions in ${seconds}s (log $log)"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$target" "$seconds" "${execs:-?}" \
+    "$rc" "${cov:-?}" "${corp:-?}" >> "$build/fuzz-artifacts/executions.tsv"
   [ "$rc" -eq 0 ] || status=1
 done
 exit $status

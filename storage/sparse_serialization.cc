@@ -254,7 +254,7 @@ bool DecodeSparseGranule(std::string_view raw, size_t rows, TypeId type, char* v
   }
   return WithWidth(core::ValueSize(core::RemoveNullable(type)), [&](auto w) {
     constexpr size_t W = decltype(w)::value;
-    std::memset(values, 0, rows * W);
+    if (rows > 0) std::memset(values, 0, rows * W);  // an empty granule may have no buffer
     GapReader gaps(parts.gaps, parts.gaps_end, rows);
     for (uint32_t k = 0; k < parts.count; ++k) {
       size_t row = 0;
@@ -269,7 +269,7 @@ bool DecodeSparseGranule(std::string_view raw, size_t rows, TypeId type, char* v
 int64_t SparseStringSizes(std::string_view raw, size_t rows, uint64_t* sizes) {
   SparseParts parts;
   if (!Split(raw, TypeId::kString, &parts) || parts.count > rows) return -1;
-  std::memset(sizes, 0, rows * sizeof(uint64_t));
+  if (rows > 0) std::memset(sizes, 0, rows * sizeof(uint64_t));
   GapReader gaps(parts.gaps, parts.gaps_end, rows);
   for (uint32_t k = 0; k < parts.count; ++k) {
     size_t row = 0;

@@ -86,12 +86,13 @@ absl::StatusOr<std::string_view> ArrowBatchDecoder::NextBuffer() {
 absl::Status ArrowBatchDecoder::ReadOffsets(std::string_view buffer, bool large, size_t rows,
                                             std::vector<uint64_t>* offsets) const {
   const size_t width = large ? 8 : 4;
-  offsets->resize(rows + 1);
   if (rows == 0 && buffer.size() < width) {  // writers may leave an empty array's offsets out
-    (*offsets)[0] = 0;
+    offsets->assign(1, 0);
     return absl::OkStatus();
   }
-  if (buffer.size() / width < rows + 1) return Bad("an offsets buffer is too short");
+  // Before sizing anything by `rows`: a batch's claimed length is the sender's word.
+  if (rows >= buffer.size() / width) return Bad("an offsets buffer is too short");
+  offsets->resize(rows + 1);
   for (size_t i = 0; i <= rows; ++i) {
     int64_t value;
     if (large) {

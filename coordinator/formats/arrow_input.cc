@@ -263,6 +263,8 @@ absl::StatusOr<size_t> ParseArrow(std::string_view data, bool last, ArrowInputSt
       break;
     }
     std::string_view body = rest.substr(prefix + metadata_length, body_length);
+    // The union's type may name a header the message does not hold.
+    if (message->header() == nullptr) return Bad("a message without its header");
     switch (message->header_type()) {
       case fb::MessageHeader_Schema:
         RETURN_IF_ERROR(ReadSchema(*message->header_as_Schema(), state));
