@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -190,10 +191,29 @@ class PosixFileSystem : public FileSystem {
   }
 
   absl::Status RemoveAll(const std::string& path) override {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-    if (ec) return WriteError("remove", path, ec.value());
+    const int error = RemoveTree(path);
+    if (error != 0) return WriteError("remove", path, error);
     return absl::OkStatus();
+  }
+
+ private:
+  // Removes `path` and everything under it, depth first. Another remover of the same tree (two
+  // cleanups of one part directory) may delete entries while this walk lists them: an entry
+  // that is already gone counts as removed, since the contract is only that the tree is gone
+  // afterwards (std::filesystem::remove_all reports ENOENT then). Returns 0 or an errno.
+  static int RemoveTree(const std::filesystem::path& path) {
+    std::error_code ec;
+    const std::filesystem::file_status status = std::filesystem::symlink_status(path, ec);
+    if (ec) return ec.value() == ENOENT ? 0 : ec.value();
+    if (std::filesystem::is_directory(status)) {
+      std::filesystem::directory_iterator it(path, ec);
+      for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+        if (const int error = RemoveTree(it->path()); error != 0) return error;
+      }
+      if (ec && ec.value() != ENOENT) return ec.value();
+    }
+    if (::remove(path.c_str()) != 0 && errno != ENOENT) return errno;
+    return 0;
   }
 };
 

@@ -1,6 +1,8 @@
 #include "storage/file_system.h"
 
+#include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -39,6 +41,28 @@ TEST(FileSystemTest, SyncFilesReportsAFailedSyncAfterAllReturned) {
   EXPECT_EQ(core::CodeOf(status), core::ErrorCode::kCannotWriteToFile);
   EXPECT_NE(std::string(status.message()).find("Injected fault"), std::string::npos);
   EXPECT_EQ(fs->Count(FaultOp::kSync), 40);  // the others were still synced
+}
+
+// Two removers of one tree (a part directory removed by two cleanups): the one whose walk
+// finds entries already gone still succeeds, since the tree is gone afterwards.
+TEST(FileSystemTest, ConcurrentRemoveAllOfOneTreeBothSucceed) {
+  TempDirectory dir;
+  const std::shared_ptr<FileSystem> fs = Posix();
+  for (int round = 0; round < 20; ++round) {
+    const std::string tree = JoinPath(dir.path(), "tree" + std::to_string(round));
+    for (int d = 0; d < 50; ++d) {
+      const std::string sub = JoinPath(tree, "d" + std::to_string(d));
+      ASSERT_TRUE(fs->CreateDirs(sub).ok());
+      WriteFiles(*fs, sub, 4);
+    }
+    absl::Status first, second;
+    std::thread other([&] { second = fs->RemoveAll(tree); });
+    first = fs->RemoveAll(tree);
+    other.join();
+    EXPECT_TRUE(first.ok()) << first;
+    EXPECT_TRUE(second.ok()) << second;
+    EXPECT_FALSE(std::filesystem::exists(tree));
+  }
 }
 
 }  // namespace
