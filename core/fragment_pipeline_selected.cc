@@ -29,33 +29,25 @@ absl::Status FragmentPipeline::ConsumeSelected(LocalState& state, const Block& i
   state.rows_filtered += rows;
   state.rows_passed += kept;
   if (kept == 0) return absl::OkStatus();
-  if (!aggregate_selected_) {
-    // Keys or arguments are expressions (IsRowWiseArithmetic). Evaluated over every row they cost
-    // the dropped rows' arithmetic; over a filtered copy, a copy of every column they read: the
-    // copy is kept for filters that drop more than a quarter of the rows. A kernel error over the
-    // whole block (a Decimal overflow in a row the filter drops) is not the query's: those rows
-    // are then dropped first, so only the kept rows' errors surface, as without this path.
-    if (kept * 4 >= rows * 3) {
-      absl::StatusOr<std::vector<ColumnPtr>> keys = EvaluateKeys(input);
-      absl::StatusOr<std::vector<std::vector<ColumnPtr>>> args =
-          keys.ok() ? EvaluateArgs(input) : absl::StatusOr<std::vector<std::vector<ColumnPtr>>>(
-                                                keys.status());
-      if (args.ok()) {
-        PresizeOnce(state);
-        if (kept == rows) return state.aggregator->Add(*keys, *args, rows);
-        return state.aggregator->AddSelected(*keys, *args, selection, kept);
-      }
+  // Plain key and argument columns (aggregate_selected_) are read in place, uncopied. Arithmetic
+  // over columns (aggregate_selected_dense_, IsRowWiseArithmetic) evaluated over every row costs
+  // the dropped rows' arithmetic, a filtered copy a copy of every column it reads: the copy is
+  // kept for filters that drop more than a quarter of the rows. A kernel error over the whole
+  // block (a Decimal overflow in a row the filter drops) is not the query's: those rows are then
+  // dropped first, so only the kept rows' errors surface, as without this path.
+  if (aggregate_selected_ || kept * 4 >= rows * 3) {
+    absl::StatusOr<std::vector<ColumnPtr>> keys = EvaluateKeys(input);
+    absl::StatusOr<std::vector<std::vector<ColumnPtr>>> args;
+    if (keys.ok()) args = EvaluateArgs(input);
+    if (keys.ok() && args.ok()) {
+      PresizeOnce(state);
+      if (kept == rows) return state.aggregator->Add(*keys, *args, rows);
+      return state.aggregator->AddSelected(*keys, *args, selection, kept);
     }
-    if (kept == rows) return ConsumeOutput(state, input);
-    return ConsumeOutput(state, FilterRows(input, mask, kept));
+    if (aggregate_selected_) return keys.ok() ? args.status() : keys.status();
   }
-  PresizeOnce(state);
-  // Keys and arguments are plain columns (aggregate_selected_): evaluating them on the whole
-  // input returns its columns, uncopied.
-  ASSIGN_OR_RETURN(std::vector<ColumnPtr> keys, EvaluateKeys(input));
-  ASSIGN_OR_RETURN(auto args, EvaluateArgs(input));
-  if (kept == rows) return state.aggregator->Add(keys, args, rows);
-  return state.aggregator->AddSelected(keys, args, selection, kept);
+  if (kept == rows) return ConsumeOutput(state, input);
+  return ConsumeOutput(state, FilterRows(input, mask, kept));
 }
 
 bool FragmentPipeline::IsRowWiseArithmetic(const plan::Expr& expr) {

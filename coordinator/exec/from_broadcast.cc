@@ -115,16 +115,22 @@ bool FromMaterializer::CoSharded(size_t a, size_t b, const std::vector<ExprPtr>&
 }
 
 // Whether the first LEFT join's right table `right` is better exchanged by key than sent whole:
-// as TryShuffle decides for inner joins, when sending its rows to every worker would move more
-// than the probe's (the first relation's) own rows, or always under 'shuffle'.
+// as TryShuffle decides for inner joins (SendingCostsMore against the first relation), or always
+// under 'shuffle'.
 absl::StatusOr<bool> FromMaterializer::ShufflesLeftJoin(size_t right) {
   const std::string& mode = context_.join_mode;
   if (context_.worker_count < 2 || !LocalCandidate(right) || !PlainTable(0)) return false;
   if (mode == "shuffle") return true;
+  return SendingCostsMore(right, 0);
+}
+
+// Whether sending relation `sent`'s rows that pass its filter to every other worker would move
+// more rows than relation `probe`'s own passing rows: a shuffle of both by key then moves less.
+absl::StatusOr<bool> FromMaterializer::SendingCostsMore(size_t sent, size_t probe) {
   const uint64_t copies = context_.worker_count > 2 ? context_.worker_count - 1 : 1;
-  ASSIGN_OR_RETURN(uint64_t right_rows, TableRows(right, sql::JoinAnd(relations_[right].pushed)));
-  ASSIGN_OR_RETURN(uint64_t probe_rows, TableRows(0, sql::JoinAnd(relations_[0].pushed)));
-  return right_rows * copies > probe_rows;
+  ASSIGN_OR_RETURN(uint64_t sent_rows, TableRows(sent, sql::JoinAnd(relations_[sent].pushed)));
+  ASSIGN_OR_RETURN(uint64_t probe_rows, TableRows(probe, sql::JoinAnd(relations_[probe].pushed)));
+  return sent_rows * copies > probe_rows;
 }
 
 // Whether relation `r` is a table that a co-located build may read: a table of the catalog,
@@ -543,14 +549,8 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryShuffle(
   }
   if (!partner || CoSharded(*probe, *partner, remaining_)) return std::nullopt;
   if (mode == "auto") {
-    auto passing = [&](size_t r) -> absl::StatusOr<uint64_t> {
-      if (relations_[r].pushed.empty()) return rows[r];
-      return TableRows(r, sql::JoinAnd(relations_[r].pushed));
-    };
-    const uint64_t copies = context_.worker_count > 2 ? context_.worker_count - 1 : 1;
-    ASSIGN_OR_RETURN(uint64_t partner_rows, passing(*partner));
-    ASSIGN_OR_RETURN(uint64_t probe_rows, passing(*probe));
-    if (partner_rows * copies <= probe_rows) return std::nullopt;
+    ASSIGN_OR_RETURN(bool costs_more, SendingCostsMore(*partner, *probe));
+    if (!costs_more) return std::nullopt;
   }
   ASSIGN_OR_RETURN(std::optional<InnerPlan> plan,
                    PlanInner(members, ShufflePair{*probe, rows[*probe], *partner}));

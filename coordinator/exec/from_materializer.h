@@ -186,6 +186,9 @@ class FromMaterializer {
   // Whether the first LEFT join of TryBroadcastInOrder exchanges both sides by key
   // (plan::BroadcastJoin::shuffle) rather than sending table `right` to every worker.
   absl::StatusOr<bool> ShufflesLeftJoin(size_t right);
+  // Whether sending relation `sent` (its rows passing its filter) to every worker would move more
+  // rows than relation `probe`'s passing rows: the rule for choosing a shuffle.
+  absl::StatusOr<bool> SendingCostsMore(size_t sent, size_t probe);
 
   // The joins of the relations in `members` (inner joins only) planned on the workers: the
   // largest table read there, co-located tables, and the other relations in groups sent as

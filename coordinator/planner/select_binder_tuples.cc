@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "core/functions/expr_builder.h"
 #include "core/tuple_type.h"
 #include "coordinator/planner/select_binder.h"
@@ -37,8 +37,10 @@ const Expr* SelectBinder::TupleOf(const Expr& e) {
 
 bool SelectBinder::IsTupleOperation(const Expr& e) {
   if (e.kind != ExprKind::kFunction || e.over || e.args.empty()) return false;
-  const std::string lower = absl::AsciiStrToLower(e.name);
-  if (lower == "tupleelement" || lower == "totypename") return TupleOf(*e.args[0]) != nullptr;
+  if (absl::EqualsIgnoreCase(e.name, "tupleElement") ||
+      absl::EqualsIgnoreCase(e.name, "toTypeName")) {
+    return TupleOf(*e.args[0]) != nullptr;
+  }
   if (IsComparisonName(e.name) && e.args.size() == 2) {
     return TupleOf(*e.args[0]) != nullptr || TupleOf(*e.args[1]) != nullptr;
   }
@@ -47,9 +49,8 @@ bool SelectBinder::IsTupleOperation(const Expr& e) {
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindTupleOperation(const Expr& e,
                                                                   ArgBinder bind_arg) {
-  const std::string lower = absl::AsciiStrToLower(e.name);
   const Expr* tuple = e.args.empty() ? nullptr : TupleOf(*e.args[0]);
-  if (lower == "tupleelement" && tuple != nullptr) {
+  if (absl::EqualsIgnoreCase(e.name, "tupleElement") && tuple != nullptr) {
     if (e.args.size() != 2 && e.args.size() != 3) {
       return ErrorAt(ErrorCode::kNumberOfArgumentsDoesntMatch,
                      "Function tupleElement takes 2 or 3 arguments", e.position);
@@ -59,7 +60,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindTupleOperation(const Expr& e,
                                     e.args.size() == 3 ? e.args[2] : nullptr, e.position));
     return bind_arg(*element);
   }
-  if (lower == "totypename" && tuple != nullptr && e.args.size() == 1) {
+  if (absl::EqualsIgnoreCase(e.name, "toTypeName") && tuple != nullptr && e.args.size() == 1) {
     ASSIGN_OR_RETURN(core::TypeId type, BindTupleType(*tuple, bind_arg));
     return core::Lit(std::string(core::TypeName(type)), core::TypeId::kString);
   }

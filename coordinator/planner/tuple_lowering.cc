@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "core/error.h"
 #include "coordinator/sql/ast_build.h"
 
@@ -37,7 +37,7 @@ ExprPtr Lexicographic(const std::vector<ExprPtr>& left, const std::vector<ExprPt
 }  // namespace
 
 bool IsTupleCall(const Expr& e) {
-  return e.kind == ExprKind::kFunction && !e.over && absl::AsciiStrToLower(e.name) == "tuple";
+  return e.kind == ExprKind::kFunction && !e.over && absl::EqualsIgnoreCase(e.name, "tuple");
 }
 
 bool IsComparisonName(const std::string& name) {

@@ -189,7 +189,6 @@ bool Aggregator::AssignShortKeys(const std::vector<ColumnPtr>& keys, size_t rows
     }
     const uint32_t* selection = selection_;
     selection_ = short_rows_.data();
-    views_.resize(misses);
     AssignViews(keys, misses, nullptr);
     selection_ = selection;
     for (uint32_t& row : new_rows_) row = short_rows_[row];
