@@ -1,5 +1,7 @@
 #include "core/quoted_text.h"
 
+#include "core/tuple_type.h"
+
 #include <cctype>
 
 #include "absl/strings/str_cat.h"
@@ -230,6 +232,19 @@ void AppendQuotedValueText(const Column& column, size_t row, std::string* out) {
 }
 
 void AppendTupleText(const Column& column, size_t row, std::string* out) {
+  if (IsMap(column.type())) {  // {k1:v1,k2:v2}
+    const Column& keys = column.Element(0);
+    const Column& values = column.Element(1);
+    out->push_back('{');
+    for (uint64_t i = keys.ArrayBegin(row); i < keys.Offsets()[row]; ++i) {
+      if (i != keys.ArrayBegin(row)) out->push_back(',');
+      AppendQuotedValueText(keys.Nested(), i, out);
+      out->push_back(':');
+      AppendQuotedValueText(values.Nested(), i, out);
+    }
+    out->push_back('}');
+    return;
+  }
   out->push_back('(');
   for (size_t i = 0; i < column.TupleSize(); ++i) {
     if (i > 0) out->push_back(',');
@@ -276,6 +291,22 @@ absl::Status ParseArrayText(std::string_view text, TypeId type, Column* column) 
   if (!reader.AtEnd()) return malformed();
   column->AppendArrayEnd();
   return absl::OkStatus();
+}
+
+absl::Status ParseQuotedValueText(std::string_view text, TypeId type, Column* column) {
+  ArrayTextReader reader(text);
+  const size_t before = column->size();
+  bool ok = true;
+  absl::Status status = ParseElement(reader, type, column, &ok);
+  if (status.ok() && ok && reader.AtEnd()) return absl::OkStatus();
+  if (column->size() > before) {
+    Column rolled_back = column->Slice(0, before);
+    *column = std::move(rolled_back);
+  }
+  if (!status.ok()) return status;
+  return Error(ErrorCode::kCannotParseText,
+               absl::StrCat("Cannot parse \"", ToAbsl(text.substr(0, 100)), "\" as ",
+                            ToAbsl(TypeName(type))));
 }
 
 }  // namespace granite::core

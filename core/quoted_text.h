@@ -36,7 +36,8 @@ void AppendQuotedValueText(const Column& column, size_t row, std::string* out);
 // REQUIRES: IsArray(column.type()), row < column.size().
 void AppendArrayText(const Column& column, size_t row, std::string* out);
 
-// Appends the text of tuple row `row`: (1,'a'), ((1,2),[3]), (NULL). REQUIRES: IsTuple(column.type()).
+// Appends the text of tuple row `row`: (1,'a'), ((1,2),[3]), (NULL); a map's {'a':1,'b':2}.
+// REQUIRES: IsTuple(column.type()).
 void AppendTupleText(const Column& column, size_t row, std::string* out);
 
 // Parses the text of one array of `type` (surrounding spaces allowed) and appends it to `column`:
@@ -45,5 +46,10 @@ void AppendTupleText(const Column& column, size_t row, std::string* out);
 // does not fit is the element type's error (as ParseValueText says it). Leaves `column` unchanged
 // on error. REQUIRES: IsArray(type), column->type() == type.
 absl::Status ParseArrayText(std::string_view text, TypeId type, Column* column);
+
+// Parses the text of one element as it stands inside an array's text ('a', "a", 1, NULL, [1,2];
+// surrounding spaces allowed) and appends it to `column`. Errors and REQUIRES as ParseArrayText,
+// for any `type` with column->type() == type (NULL only into a Nullable column).
+absl::Status ParseQuotedValueText(std::string_view text, TypeId type, Column* column);
 
 }  // namespace granite::core

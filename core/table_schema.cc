@@ -1,6 +1,7 @@
 #include "core/table_schema.h"
 
 #include <cctype>
+#include <map>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,7 @@
 namespace granite::core {
 
 std::string ColumnSchema::DeclaredTypeName() const {
+  if (!compound_type.empty()) return compound_type;
   if (enum_type) return EnumColumnTypeName(type, *enum_type);
   std::string name(TypeName(type));
   if (!low_cardinality) return name;
@@ -63,6 +65,40 @@ std::string_view DefaultKindName(DefaultKind kind) {
       return "ALIAS";
   }
   return "";
+}
+
+std::vector<DeclaredColumn> DeclaredColumns(const TableSchema& schema) {
+  std::vector<DeclaredColumn> out;
+  // The first subcolumn's position -> the compound (and how many subcolumns it has).
+  std::map<size_t, std::pair<const CompoundColumn*, size_t>> starts;
+  for (const CompoundColumn& compound : schema.compound_columns) {
+    absl::StatusOr<std::optional<CompoundLayout>> layout = ParseCompoundType(compound.type);
+    if (!layout.ok() || !*layout) continue;
+    const int first = schema.ColumnIndex(SubcolumnName(compound.name, (*layout)->suffixes[0]));
+    if (first >= 0) starts[first] = {&compound, (*layout)->suffixes.size()};
+  }
+  for (size_t i = 0; i < schema.columns.size();) {
+    auto start = starts.find(i);
+    if (start == starts.end()) {
+      out.push_back(DeclaredColumn{schema.columns[i], i, 1});
+      ++i;
+      continue;
+    }
+    DeclaredColumn declared{ColumnSchema{start->second.first->name, TypeId::kUInt8}, i,
+                            start->second.second};
+    declared.column.compound_type = start->second.first->type;
+    declared.column.comment = schema.columns[i].comment;
+    out.push_back(std::move(declared));
+    i += start->second.second;
+  }
+  return out;
+}
+
+const CompoundColumn* FindCompoundColumn(const TableSchema& schema, std::string_view name) {
+  for (const CompoundColumn& compound : schema.compound_columns) {
+    if (compound.name == name) return &compound;
+  }
+  return nullptr;
 }
 
 }  // namespace granite::core

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/compound_column.h"
 #include "core/enum_type.h"
 #include "core/types.h"
 
@@ -42,6 +43,9 @@ struct ColumnSchema {
   // Declared Enum8 / Enum16 (maybe in Nullable or Array): `type` is its storage type, Int8 /
   // Int16 in the same wrappers, and this the names <-> values (core/enum_type.h).
   std::optional<EnumType> enum_type;
+  // Only in DeclaredColumns' answer: the declared type of a Tuple or Map column, which stands
+  // there for its subcolumns.
+  std::string compound_type;
 
   // Returns ClickHouse's name of the declared type: "LowCardinality(Nullable(String))",
   // "Enum8('a' = 1, 'b' = 2)" or TypeName(type).
@@ -76,6 +80,9 @@ struct TableSchema {
   // worker count the table was created with.
   std::vector<std::string> sharding_key;
   uint32_t shard_count = 0;
+  // The Tuple and Map columns as declared, in column order; their subcolumns are in `columns`
+  // (core/compound_column.h).
+  std::vector<CompoundColumn> compound_columns;
 
   // Returns the position of column `name` (case-sensitive), or -1.
   int ColumnIndex(std::string_view name) const;
@@ -85,5 +92,21 @@ struct TableSchema {
 
   bool operator==(const TableSchema&) const = default;
 };
+
+// One column as CREATE TABLE declared it, at positions [first, first + count) of
+// TableSchema::columns: a Tuple or Map column covers its subcolumns.
+struct DeclaredColumn {
+  ColumnSchema column;
+  size_t first = 0;
+  size_t count = 1;
+};
+
+// Returns the columns as declared (DESCRIBE, SHOW CREATE TABLE, system.columns, SELECT *,
+// INSERT's columns): every column, except that a compound's subcolumns are one column named
+// after it with `compound_type` set.
+std::vector<DeclaredColumn> DeclaredColumns(const TableSchema& schema);
+
+// Returns the compound column called `name`, or null.
+const CompoundColumn* FindCompoundColumn(const TableSchema& schema, std::string_view name);
 
 }  // namespace granite::core

@@ -26,21 +26,20 @@ TupleTable& Table() {
 }
 
 // A key that differs for every distinct (elements, names).
-std::string KeyOf(const std::vector<TypeId>& elements, const std::vector<std::string>& names) {
-  std::string key;
+std::string KeyOf(const std::vector<TypeId>& elements, const std::vector<std::string>& names,
+                  bool map) {
+  std::string key = map ? "m" : "";
   for (TypeId element : elements) absl::StrAppend(&key, static_cast<uint32_t>(element), ",");
   for (const std::string& name : names) absl::StrAppend(&key, name.size(), ":", name);
   return key;
 }
 
-}  // namespace
-
-absl::StatusOr<TypeId> MakeTupleType(std::vector<TypeId> elements,
-                                     std::vector<std::string> names) {
+absl::StatusOr<TypeId> MakeTuple(std::vector<TypeId> elements, std::vector<std::string> names,
+                                 bool map) {
   if (!names.empty() && names.size() != elements.size()) {
     return Error(ErrorCode::kLogicalError, "A named tuple needs one name per element");
   }
-  const std::string key = KeyOf(elements, names);
+  const std::string key = KeyOf(elements, names, map);
   TupleTable& table = Table();
   MutexLock lock(table.mu);
   auto found = table.ids.find(key);
@@ -54,11 +53,24 @@ absl::StatusOr<TypeId> MakeTupleType(std::vector<TypeId> elements,
                                 kMaxTupleTypes, ")"));
     }
     id = static_cast<uint32_t>(table.types.size());
-    table.types.push_back(TupleType{std::move(elements), std::move(names)});
+    table.types.push_back(TupleType{std::move(elements), std::move(names), map});
     table.ids.emplace(key, id);
   }
   return static_cast<TypeId>(static_cast<uint32_t>(TypeId::kTuple) | (id << 8));
 }
+
+}  // namespace
+
+absl::StatusOr<TypeId> MakeTupleType(std::vector<TypeId> elements,
+                                     std::vector<std::string> names) {
+  return MakeTuple(std::move(elements), std::move(names), false);
+}
+
+absl::StatusOr<TypeId> MakeMapType(TypeId key, TypeId value) {
+  return MakeTuple({MakeArray(key), MakeArray(value)}, {}, true);
+}
+
+bool IsMap(TypeId type) { return IsTuple(type) && TupleTypeOf(type).map; }
 
 const TupleType& TupleTypeOf(TypeId type) {
   TupleTable& table = Table();
@@ -68,6 +80,10 @@ const TupleType& TupleTypeOf(TypeId type) {
 
 std::string TupleTypeName(TypeId type) {
   const TupleType& tuple = TupleTypeOf(type);
+  if (tuple.map) {
+    return absl::StrCat("Map(", ToAbsl(TypeName(ArrayElementOf(tuple.elements[0]))), ", ",
+                        ToAbsl(TypeName(ArrayElementOf(tuple.elements[1]))), ")");
+  }
   std::string name = "Tuple(";
   for (size_t i = 0; i < tuple.elements.size(); ++i) {
     if (i > 0) name += ", ";
@@ -75,6 +91,39 @@ std::string TupleTypeName(TypeId type) {
     absl::StrAppend(&name, ToAbsl(TypeName(tuple.elements[i])));
   }
   return name + ")";
+}
+
+std::string PrettyTupleName(const std::vector<std::string>& names,
+                            const std::vector<std::string>& element_type_names, int indent) {
+  std::string name = "Tuple(";
+  if (names.empty()) {
+    for (size_t i = 0; i < element_type_names.size(); ++i) {
+      if (i > 0) name += ", ";
+      name += element_type_names[i];
+    }
+    return name + ")";
+  }
+  const std::string pad(4 * (indent + 1), ' ');
+  for (size_t i = 0; i < element_type_names.size(); ++i) {
+    absl::StrAppend(&name, i > 0 ? ",\n" : "\n", pad, names[i], " ", element_type_names[i]);
+  }
+  return name + ")";
+}
+
+std::string PrettyTypeName(TypeId type, int indent) {
+  if (IsArray(type)) {
+    return absl::StrCat("Array(", PrettyTypeName(ArrayElementOf(type), indent), ")");
+  }
+  if (!IsTuple(type)) return std::string(TypeName(type));
+  const TupleType& tuple = TupleTypeOf(type);
+  if (tuple.map) {
+    return absl::StrCat("Map(", PrettyTypeName(ArrayElementOf(tuple.elements[0]), indent), ", ",
+                        PrettyTypeName(ArrayElementOf(tuple.elements[1]), indent), ")");
+  }
+  const int inner = tuple.names.empty() ? indent : indent + 1;
+  std::vector<std::string> elements;
+  for (TypeId element : tuple.elements) elements.push_back(PrettyTypeName(element, inner));
+  return PrettyTupleName(tuple.names, elements, indent);
 }
 
 }  // namespace granite::core

@@ -1,4 +1,5 @@
-// Tuple types: Tuple(T1, ..., Tn) and named Tuple(a T1, b T2). A tuple's element list does not
+// Tuple types: Tuple(T1, ..., Tn) and named Tuple(a T1, b T2); Map(K, V) is one too, a tuple
+// of its keys and its values (Array(K), Array(V)) that prints as a map. A tuple's element list does not
 // fit the 32 bits of a TypeId, so the id holds an index into this process's table of element
 // lists (bits 8..23, core/types.h): the same list always gets the same id here, and ids mean
 // nothing to another process. Tuples therefore live only where one process builds and reads
@@ -20,6 +21,8 @@ struct TupleType {
   std::vector<TypeId> elements;
   // Element names, all or none (empty: an unnamed tuple, elements answer to 1..n only).
   std::vector<std::string> names;
+  // Map(K, V): elements are Array(K) and Array(V), row i's keys and values in the same order.
+  bool map = false;
 };
 
 // The most distinct tuple types one process holds (ids are 16 bits).
@@ -32,11 +35,29 @@ inline constexpr size_t kMaxTupleTypes = 0xffff;
 absl::StatusOr<TypeId> MakeTupleType(std::vector<TypeId> elements,
                                      std::vector<std::string> names = {});
 
+// Returns the id of Map(key, value): a tuple of Array(key) and Array(value) marked as a map.
+// Errors: those of MakeTupleType.
+absl::StatusOr<TypeId> MakeMapType(TypeId key, TypeId value);
+
+// Whether `type` is a Map (a tuple type marked so). Looks at the table only for tuples.
+bool IsMap(TypeId type);
+
 // Returns the element list of a tuple type. REQUIRES: IsTuple(type) and the id came from
 // MakeTupleType in this process. The reference lives for the process.
 const TupleType& TupleTypeOf(TypeId type);
 
-// Returns ClickHouse's name: "Tuple(UInt8, String)", "Tuple(a UInt8, b String)".
+// Returns ClickHouse's name: "Tuple(UInt8, String)", "Tuple(a UInt8, b String)",
+// "Map(String, UInt64)".
 std::string TupleTypeName(TypeId type);
+
+// Returns ClickHouse's pretty name (print_pretty_type_names, what toTypeName and DESCRIBE show):
+// a named tuple's elements one per line, indented four spaces a level
+// ("Tuple(\n    a UInt8,\n    b String)"); other types as TypeName, with pretty elements.
+std::string PrettyTypeName(TypeId type, int indent = 0);
+
+// The same for a named tuple's parts: element `names` (empty: unnamed) of `element_names`'s
+// types, written as `element_type_names`.
+std::string PrettyTupleName(const std::vector<std::string>& names,
+                            const std::vector<std::string>& element_type_names, int indent = 0);
 
 }  // namespace granite::core

@@ -22,7 +22,7 @@ using core::ErrorCode;
 constexpr char kSchemaMagic[] = "GRSCHEMA";  // 8 bytes, followed by the format version
 // 1: no sharding key; 2: no column codecs; 3: no column defaults and comments; 4: no
 // LowCardinality flags; 5: no enum definitions.
-constexpr uint32_t kSchemaVersion = 6;
+constexpr uint32_t kSchemaVersion = 7;
 constexpr size_t kMaxGranuleRows = 1 << 20;
 
 void PutStrings(ByteWriter& w, const std::vector<std::string>& strings) {
@@ -160,6 +160,12 @@ std::string EncodeTableSchema(const TableSchema& schema) {
   for (const ColumnSchema& column : schema.columns) {
     w.PutString(column.enum_type ? column.enum_type->Name() : std::string());
   }
+  // Tuple and Map columns: their names and declared types (their subcolumns are columns above).
+  w.PutU32(static_cast<uint32_t>(schema.compound_columns.size()));
+  for (const core::CompoundColumn& compound : schema.compound_columns) {
+    w.PutString(compound.name);
+    w.PutString(compound.type);
+  }
   return Seal(std::move(w.bytes()));
 }
 
@@ -235,6 +241,19 @@ absl::StatusOr<TableSchema> DecodeTableSchema(std::string_view bytes) {
         return Truncated(absl::StrCat("bad enum definition of column ", column.name));
       }
       column.enum_type = **std::move(parsed);
+    }
+  }
+  if (version >= 7) {
+    uint32_t count = 0;
+    if (!r.GetU32(&count) || count > schema.columns.size()) {
+      return Truncated("truncated or bad compound columns");
+    }
+    for (uint32_t i = 0; i < count; ++i) {
+      core::CompoundColumn compound;
+      if (!r.GetString(&compound.name) || !r.GetString(&compound.type)) {
+        return Truncated("truncated compound columns");
+      }
+      schema.compound_columns.push_back(std::move(compound));
     }
   }
   if (!r.done()) return Truncated("trailing bytes");

@@ -306,7 +306,13 @@ absl::StatusOr<QueryResult> Describe(const sql::DescribeStatement& describe,
   } else {
     RETURN_IF_ERROR(EnsureCatalog(*context.workers, context.catalog));
     ASSIGN_OR_RETURN(core::TableSchema schema, context.catalog->Lookup(describe.table));
-    columns = std::move(schema.columns);
+    for (core::DeclaredColumn& declared : core::DeclaredColumns(schema)) {
+      // DESCRIBE shows a named tuple's pretty name, as ClickHouse does.
+      absl::StatusOr<std::optional<core::CompoundLayout>> layout =
+          core::ParseCompoundType(declared.column.compound_type);
+      if (layout.ok() && *layout) declared.column.compound_type = (*layout)->pretty_name;
+      columns.push_back(std::move(declared.column));
+    }
   }
   std::vector<std::vector<std::string>> rows;
   for (const core::ColumnSchema& column : columns) {
@@ -436,8 +442,9 @@ std::string ShowCreateTableText(const core::TableSchema& schema) {
   const bool view = schema.engine == kViewEngine;
   std::string text = std::string(view ? "CREATE VIEW " : "CREATE TABLE ") +
                      quoted(name.database) + "." + quoted(name.table) + "\n(\n";
-  for (size_t i = 0; i < schema.columns.size(); ++i) {
-    const core::ColumnSchema& column = schema.columns[i];
+  const std::vector<core::DeclaredColumn> declared = core::DeclaredColumns(schema);
+  for (size_t i = 0; i < declared.size(); ++i) {
+    const core::ColumnSchema& column = declared[i].column;
     text += "    " + BackQuoted(column.name) + " " + column.DeclaredTypeName();
     if (column.default_kind != core::DefaultKind::kNone) {
       text += " " + std::string(core::DefaultKindName(column.default_kind)) + " " +
@@ -445,7 +452,7 @@ std::string ShowCreateTableText(const core::TableSchema& schema) {
     }
     if (!column.comment.empty()) text += " COMMENT " + QuotedString(column.comment);
     text += (column.codec.empty() ? "" : " CODEC(" + column.codec + ")") +
-            std::string(i + 1 < schema.columns.size() ? ",\n" : "\n");
+            std::string(i + 1 < declared.size() ? ",\n" : "\n");
   }
   if (view) {
     auto query = schema.settings.find(kViewQuerySetting);

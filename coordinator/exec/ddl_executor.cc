@@ -43,6 +43,48 @@ absl::Status RefuseArrayKeyColumn(const core::TableSchema& schema, int index,
                          std::string(core::TypeName(schema.columns[index].type)));
 }
 
+// Refuses what a Tuple or Map column cannot have yet: NULL / NOT NULL, a codec, a default.
+absl::Status CheckCompoundDefinition(const sql::ColumnDef& column,
+                                     const core::CompoundLayout& layout) {
+  std::string what;
+  if (column.nullable || column.not_null) what = "NULL or NOT NULL";
+  if (!column.codec.empty()) what = "a CODEC";
+  if (!column.default_kind.empty()) what = column.default_kind;
+  if (what.empty()) return absl::OkStatus();
+  return core::Error(ErrorCode::kNotImplemented,
+                     "A " + layout.type_name + " column with " + what +
+                         " is not supported yet (column " + column.name + ")");
+}
+
+// Returns the columns of `schema` with each compound column's placeholder replaced by its
+// subcolumns (core/compound_column.h); `seen` holds the names declared so far.
+absl::StatusOr<std::vector<core::ColumnSchema>> WithSubcolumns(const core::TableSchema& schema,
+                                                              std::set<std::string>* seen) {
+  std::vector<core::ColumnSchema> columns;
+  size_t next = 0;
+  for (const core::ColumnSchema& column : schema.columns) {
+    if (next >= schema.compound_columns.size() ||
+        column.name != schema.compound_columns[next].name) {
+      columns.push_back(column);
+      continue;
+    }
+    ASSIGN_OR_RETURN(std::optional<core::CompoundLayout> layout,
+                     core::ParseCompoundType(schema.compound_columns[next++].type));
+    for (size_t i = 0; i < layout->suffixes.size(); ++i) {
+      core::ColumnSchema sub{core::SubcolumnName(column.name, layout->suffixes[i]),
+                             layout->types[i]};
+      if (!seen->insert(sub.name).second) {
+        return core::Error(ErrorCode::kDuplicateColumn,
+                           "Column " + sub.name + " is declared twice in table " + schema.name +
+                               " (a subcolumn of " + column.name + ")");
+      }
+      sub.comment = column.comment;
+      columns.push_back(std::move(sub));
+    }
+  }
+  return columns;
+}
+
 absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& create,
                                            size_t worker_count) {
   core::TableSchema schema;
@@ -52,6 +94,15 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
     if (!seen.insert(column.name).second) {
       return core::Error(ErrorCode::kDuplicateColumn,
                          "Column " + column.name + " is declared twice in table " + create.name);
+    }
+    ASSIGN_OR_RETURN(std::optional<core::CompoundLayout> compound,
+                     core::ParseCompoundType(column.type));
+    if (compound) {
+      // A placeholder until ResolveColumnDefaults, which pairs definitions and columns by index.
+      RETURN_IF_ERROR(CheckCompoundDefinition(column, *compound));
+      schema.columns.push_back(core::ColumnSchema{column.name, core::TypeId::kUInt8});
+      schema.compound_columns.push_back(core::CompoundColumn{column.name, compound->type_name});
+      continue;
     }
     // A column declared by its expression only (`c DEFAULT 1`) is typed by
     // ResolveColumnDefaults below.
@@ -98,11 +149,19 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
                        "Table " + create.name + " must have at least one column");
   }
   RETURN_IF_ERROR(ResolveColumnDefaults(create.columns, &schema));
+  ASSIGN_OR_RETURN(schema.columns, WithSubcolumns(schema, &seen));
   // Keys are stored as written; storage uses plain column names, and checks them below.
   auto add_keys = [&](const std::vector<sql::ExprPtr>& exprs,
                       std::vector<std::string>* out) -> absl::Status {
     for (const auto& expr : exprs) {
       std::string name = sql::ColumnName(*expr);
+      for (const core::CompoundColumn& compound : schema.compound_columns) {
+        if (compound.name == name) {
+          return core::Error(ErrorCode::kNotImplemented,
+                             "A " + compound.type + " column in a key is not supported yet: " +
+                                 name + " of table " + create.name);
+        }
+      }
       if (expr->kind == sql::ExprKind::kIdentifier && !seen.count(expr->name)) {
         return core::Error(ErrorCode::kUnknownIdentifier,
                            "Missing column " + expr->name + " in the key of table " + create.name);

@@ -1,6 +1,7 @@
 #include "coordinator/exec/insert_executor.h"
 
 #include <algorithm>
+#include <map>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -44,12 +45,15 @@ namespace {
 // The target columns of an insert: names, types and positions in the table.
 // An enum column is read as text (`types`: String in its wrappers) and turned into values
 // (`values`: Int8 / Int16) by Widen, which checks every name and number (core/enum_type.h).
+// A Tuple or Map column is read as text too and parsed into its subcolumns (at positions
+// [position, position + its subcolumn count) of the stored schema) by Widen.
 struct Target {
   std::vector<std::string> names;
   std::vector<TypeId> types;   // as the input is read and converted
   std::vector<TypeId> values;  // as stored
   std::vector<const core::EnumType*> enums;  // per column: its enum, or null
   std::vector<int> positions;
+  std::vector<std::optional<core::CompoundLayout>> compounds;  // per column: its layout, if any
 };
 
 // Resolves the insert's columns against `schema` (as declared); positions are in
@@ -69,15 +73,40 @@ absl::StatusOr<Target> ResolveTarget(const sql::InsertStatement& insert,
     target.values.push_back(column.type);
     target.enums.push_back(column.enum_type ? &*column.enum_type : nullptr);
     target.positions.push_back(stored_position[position]);
+    target.compounds.emplace_back();
+  };
+  const std::vector<core::DeclaredColumn> declared = core::DeclaredColumns(schema);
+  auto add_compound = [&](const core::DeclaredColumn& column) -> absl::Status {
+    ASSIGN_OR_RETURN(std::optional<core::CompoundLayout> layout,
+                     core::ParseCompoundType(column.column.compound_type));
+    target.names.push_back(column.column.name);
+    target.types.push_back(TypeId::kString);
+    target.values.push_back(TypeId::kString);
+    target.enums.push_back(nullptr);
+    target.positions.push_back(stored_position[column.first]);
+    target.compounds.push_back(std::move(layout));
+    return absl::OkStatus();
   };
   if (insert.columns.empty()) {
-    for (size_t i = 0; i < schema.columns.size(); ++i) {
-      const core::DefaultKind kind = schema.columns[i].default_kind;
-      if (kind == core::DefaultKind::kNone || kind == core::DefaultKind::kDefault) add(i);
+    for (const core::DeclaredColumn& column : declared) {
+      const core::DefaultKind kind = column.column.default_kind;
+      if (kind != core::DefaultKind::kNone && kind != core::DefaultKind::kDefault) continue;
+      if (!column.column.compound_type.empty()) {
+        RETURN_IF_ERROR(add_compound(column));
+      } else {
+        add(column.first);
+      }
     }
     return target;
   }
   for (const std::string& name : insert.columns) {
+    auto compound = std::find_if(declared.begin(), declared.end(), [&](const auto& column) {
+      return !column.column.compound_type.empty() && column.column.name == name;
+    });
+    if (compound != declared.end()) {
+      RETURN_IF_ERROR(add_compound(*compound));
+      continue;
+    }
     int found = -1;
     for (size_t i = 0; i < schema.columns.size(); ++i) {
       if (schema.columns[i].name == name) found = i;
@@ -100,6 +129,17 @@ absl::StatusOr<Target> ResolveTarget(const sql::InsertStatement& insert,
 // insert_null_as_default): the value under a NULL already is the default.
 absl::StatusOr<core::ColumnPtr> ConvertColumn(core::ColumnPtr column, TypeId type) {
   if (column->logical_type() == type) return column;
+  if (core::IsTuple(column->type()) && type == TypeId::kString) {
+    // A tuple or map for a Tuple or Map column: its text, which Widen parses into subcolumns.
+    auto text = std::make_shared<core::Column>(TypeId::kString);
+    std::string value;
+    for (size_t row = 0; row < column->size(); ++row) {
+      value.clear();
+      core::AppendValueText(*column, row, &value);
+      text->AppendString(value);
+    }
+    return core::ColumnPtr(std::move(text));
+  }
   if (column->nullable() && !core::IsNullable(type)) {
     auto values = std::make_shared<core::Column>(*column);
     values->DropNullMap();
@@ -215,7 +255,23 @@ absl::StatusOr<core::Block> Widen(const core::Block& block, const Target& target
   core::Block out;
   out.rows_without_columns = block.rows();
   std::vector<bool> given(stored.columns.size(), false);
+  // Tuple and Map columns: their text parsed into the subcolumns, by stored position.
+  std::map<int, core::ColumnPtr> subcolumns;
+  for (size_t t = 0; t < target.compounds.size(); ++t) {
+    if (!target.compounds[t]) continue;
+    ASSIGN_OR_RETURN(std::vector<core::ColumnPtr> parsed,
+                     core::ParseCompoundColumn(*block.columns[t], *target.compounds[t],
+                                               target.names[t]));
+    for (size_t k = 0; k < parsed.size(); ++k) {
+      subcolumns[target.positions[t] + static_cast<int>(k)] = std::move(parsed[k]);
+    }
+  }
   for (size_t i = 0; i < stored.columns.size(); ++i) {
+    if (auto sub = subcolumns.find(static_cast<int>(i)); sub != subcolumns.end()) {
+      out.columns.push_back(sub->second);
+      given[i] = true;
+      continue;
+    }
     int source = -1;
     for (size_t t = 0; t < target.positions.size(); ++t) {
       if (target.positions[t] == static_cast<int>(i)) source = t;

@@ -19,6 +19,7 @@
 #include "coordinator/access/grant_store.h"
 #include "coordinator/exec/access_statements.h"
 #include "coordinator/exec/array_join.h"
+#include "coordinator/planner/compound_columns.h"
 #include "coordinator/exec/bucketed_merger.h"
 #include "coordinator/cluster/table_name.h"
 #include "coordinator/exec/catalog_statements.h"
@@ -365,6 +366,10 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
                      return ViewOf(ref, query->database);
                    }));
   ASSIGN_OR_RETURN(resolved, MergeSubqueries(std::move(resolved), scope, query));
+  ASSIGN_OR_RETURN(resolved,
+                   ExpandCompoundColumns(resolved, [this, query](const sql::TableRef& ref) {
+                     return TableOf(ref, query->database);
+                   }));
   ASSIGN_OR_RETURN(resolved, FoldArrayJoins(std::move(resolved), query));
   resolved = ExpandTupleKeys(std::move(resolved));
   if (query->select_depth == 1) {
@@ -470,14 +475,24 @@ absl::StatusOr<sql::SelectStatement> QueryExecutor::MergeSubqueries(sql::SelectS
   return select;
 }
 
-std::optional<core::TableSchema> QueryExecutor::ViewOf(const sql::TableRef& ref,
-                                                       const std::string& current_database) {
-  if (ref.database == "system" || !EnsureCatalog(*workers_, catalog_).ok()) return std::nullopt;
+std::optional<core::TableSchema> QueryExecutor::TableOf(const sql::TableRef& ref,
+                                                        const std::string& current_database) {
+  if (ref.is_function || ref.subquery != nullptr || ref.database == "system" ||
+      !EnsureCatalog(*workers_, catalog_).ok()) {
+    return std::nullopt;
+  }
   const std::string database = ref.database.empty() ? current_database : ref.database;
   absl::StatusOr<core::TableSchema> schema =
       catalog_->Lookup(CatalogTableName(database, ref.name));
-  if (!schema.ok() || !IsView(*schema)) return std::nullopt;
+  if (!schema.ok()) return std::nullopt;
   return *std::move(schema);
+}
+
+std::optional<core::TableSchema> QueryExecutor::ViewOf(const sql::TableRef& ref,
+                                                       const std::string& current_database) {
+  std::optional<core::TableSchema> schema = TableOf(ref, current_database);
+  if (!schema || !IsView(*schema)) return std::nullopt;
+  return schema;
 }
 
 absl::StatusOr<QueryResult> QueryExecutor::CreateView(const sql::CreateTableStatement& create,

@@ -172,6 +172,9 @@ class QueryExecutor {
                                          QueryContext* query);
   std::optional<core::TableSchema> ViewOf(const sql::TableRef& ref,
                                           const std::string& current_database);
+  // The schema of the table (or view) `ref` names; nullopt for anything else.
+  std::optional<core::TableSchema> TableOf(const sql::TableRef& ref,
+                                           const std::string& current_database);
   // Columns of a table or table function named in a FROM with joins.
   absl::StatusOr<RelationColumns> ColumnsOf(const sql::TableRef& ref,
                                             const std::string& current_database);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/column.h"
+#include "core/error.h"
 #include "core/status_macros.h"
 #include "core/tuple_type.h"
 #include "coordinator/planner/tuple_lowering.h"
@@ -75,6 +76,8 @@ TupleShape Flatten(const Expr& e, size_t item, std::vector<ExprPtr>* select,
                    std::set<std::string>* used) {
   TupleShape shape;
   shape.tuple = true;
+  shape.map = IsMapCall(e);
+  shape.names = e.element_names;
   for (const ExprPtr& arg : e.args) {
     if (IsTupleCall(*arg)) {
       shape.elements.push_back(Flatten(*arg, item, select, used));
@@ -100,7 +103,18 @@ absl::StatusOr<core::TypeId> TypeOfShape(const TupleShape& shape,
     ASSIGN_OR_RETURN(core::TypeId type, TypeOfShape(element, types));
     elements.push_back(type);
   }
-  return core::MakeTupleType(std::move(elements));
+  if (shape.map) {
+    if (!core::IsArray(elements[0]) || !core::IsArray(elements[1])) {
+      return core::Error(core::ErrorCode::kIllegalTypeOfArgument,
+                         "mapFromArrays takes two arrays, got " +
+                             std::string(core::TypeName(elements[0])) + " and " +
+                             std::string(core::TypeName(elements[1])));
+    }
+    return core::MakeMapType(core::ArrayElementOf(elements[0]), core::ArrayElementOf(elements[1]));
+  }
+  return core::MakeTupleType(std::move(elements),
+                             shape.names.size() == elements.size() ? shape.names
+                                                                   : std::vector<std::string>{});
 }
 
 core::ColumnPtr ColumnOfShape(const TupleShape& shape, core::TypeId type,

@@ -4,7 +4,9 @@
 // tuple columns together from them at the end, in the result sink as rows stream or in the
 // final block. References to a tuple item's alias elsewhere in the SELECT (WHERE t = (1, 2),
 // ORDER BY t) are replaced by the tuple itself, and a tuple in ORDER BY or GROUP BY is its
-// elements (ExpandTupleKeys), as ClickHouse orders and groups tuples element by element.
+// elements (ExpandTupleKeys), as ClickHouse orders and groups tuples element by element. A Map
+// value (mapFromArrays(keys, values), planner/compound_columns.h) is a tuple of its two arrays
+// that comes out typed Map(K, V).
 #pragma once
 
 #include <optional>
@@ -24,6 +26,8 @@ struct TupleShape {
   bool tuple = false;
   size_t column = 0;                 // !tuple: its index in the split result
   std::vector<TupleShape> elements;  // tuple: its elements
+  bool map = false;                  // a Map: elements are its keys' and values' arrays
+  std::vector<std::string> names;    // a named tuple's element names
 };
 
 struct TupleSplit {
@@ -41,7 +45,7 @@ sql::SelectStatement ExpandTupleKeys(sql::SelectStatement select);
 std::optional<TupleSplit> SplitSelectTuples(const sql::SelectStatement& select);
 
 // The output types of a split whose SELECT returned `types`. Errors: LIMIT_EXCEEDED from
-// core::MakeTupleType.
+// core::MakeTupleType; ILLEGAL_TYPE_OF_ARGUMENT for a map whose keys or values are no arrays.
 absl::StatusOr<std::vector<core::TypeId>> TupleOutputTypes(const TupleSplit& split,
                                                           const std::vector<core::TypeId>& types);
 

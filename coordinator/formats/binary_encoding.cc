@@ -1,5 +1,7 @@
 #include "coordinator/formats/binary_encoding.h"
 
+#include "core/tuple_type.h"
+
 #include "core/extended_value_text.h"
 #include "core/types.h"
 
@@ -24,6 +26,16 @@ void AppendBinaryValue(const core::Column& column, size_t row, std::string* out)
     const bool null = column.IsNullAt(row);
     out->push_back(null ? 1 : 0);
     if (null) return;
+  }
+  if (core::IsMap(column.type())) {
+    // RowBinary's Map: the entry count as a varint, then each key and its value.
+    const core::Column& keys = column.Element(0);
+    AppendVarUInt(keys.ArraySizeAt(row), out);
+    for (uint64_t e = keys.ArrayBegin(row); e < keys.Offsets()[row]; ++e) {
+      AppendBinaryValue(keys.Nested(), e, out);
+      AppendBinaryValue(column.Element(1).Nested(), e, out);
+    }
+    return;
   }
   if (core::IsTuple(column.type())) {
     // RowBinary's Tuple: each element in turn.
@@ -64,6 +76,17 @@ void AppendNativeColumn(const core::Column& column, std::string* out, bool nulla
     } else {
       out->append(column.size(), '\0');
     }
+  }
+  if (core::IsMap(column.type())) {
+    // Native's Map is its Array(Tuple(K, V)): the end offsets, then the keys' column and the
+    // values' column.
+    const core::Column& keys = column.Element(0);
+    const core::Column& values = column.Element(1);
+    out->append(reinterpret_cast<const char*>(keys.Offsets().data()), column.size() * 8);
+    AppendNativeColumn(keys.Nested(), out, core::IsNullable(core::ArrayElementOf(keys.type())));
+    AppendNativeColumn(values.Nested(), out,
+                       core::IsNullable(core::ArrayElementOf(values.type())));
+    return;
   }
   if (core::IsTuple(column.type())) {
     // Native's Tuple: each element's column in turn; ClickHouse writes the byte '0' per row of

@@ -1,6 +1,7 @@
 #include "coordinator/formats/csv_output.h"
 
 #include "coordinator/formats/text_escaping.h"
+#include "core/tuple_type.h"
 #include "core/value_text.h"
 
 namespace granite::coordinator {
@@ -16,6 +17,12 @@ void AppendCsvValue(const core::Column& column, size_t row, std::string* out) {
   }
   switch (core::BaseOf(column.type())) {
     case core::TypeId::kTuple:
+      if (core::IsMap(column.type())) {  // a map is its text as one CSV string
+        std::string text;
+        core::AppendValueText(column, row, &text);
+        AppendCsvQuoted(text, out);
+        break;
+      }
       for (size_t i = 0; i < column.TupleSize(); ++i) {
         if (i > 0) out->push_back(',');
         AppendCsvValue(column.Element(i), row, out);

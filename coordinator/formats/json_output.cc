@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "coordinator/formats/text_escaping.h"
+#include "core/tuple_type.h"
 #include "core/value_text.h"
 
 namespace granite::coordinator {
@@ -14,7 +15,38 @@ void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, s
     return;
   }
   switch (core::BaseOf(column.type())) {
-    case core::TypeId::kTuple:  // an unnamed tuple is a JSON array of its elements
+    case core::TypeId::kTuple:
+      if (core::IsMap(column.type())) {  // a JSON object; keys are strings
+        const core::Column& keys = column.Element(0);
+        out->push_back('{');
+        for (uint64_t e = keys.ArrayBegin(row); e < keys.Offsets()[row]; ++e) {
+          if (e != keys.ArrayBegin(row)) out->push_back(',');
+          if (core::HasStringLayout(keys.Nested().type())) {
+            AppendJsonString(keys.Nested().StringAt(e), out);
+          } else {
+            std::string key;
+            core::AppendValueText(keys.Nested(), e, &key);
+            AppendJsonString(key, out);
+          }
+          out->push_back(':');
+          AppendJsonValue(column.Element(1).Nested(), e, quote_64bit, out, -1);
+        }
+        out->push_back('}');
+        return;
+      }
+      if (!core::TupleTypeOf(column.type()).names.empty()) {  // a named tuple is an object
+        const std::vector<std::string>& names = core::TupleTypeOf(column.type()).names;
+        out->push_back('{');
+        for (size_t i = 0; i < column.TupleSize(); ++i) {
+          if (i > 0) out->push_back(',');
+          AppendJsonString(names[i], out);
+          out->push_back(':');
+          AppendJsonValue(column.Element(i), row, quote_64bit, out, -1);
+        }
+        out->push_back('}');
+        return;
+      }
+      // an unnamed tuple is a JSON array of its elements
       out->push_back('[');
       for (size_t i = 0; i < column.TupleSize(); ++i) {
         if (i > 0) out->push_back(',');

@@ -23,6 +23,7 @@
 #include "core/time_zone.h"
 #include "core/value_text.h"
 #include "core/wire/plan_codec.h"
+#include "coordinator/planner/tuple_lowering.h"
 
 namespace granite::coordinator {
 
@@ -620,7 +621,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
   // BindCall recurses once per nesting level of an expression (through its arguments), so the
   // work around the recursion lives in [[gnu::noinline]] helpers: their temporaries are not in
   // every level's frame (a 999-deep expression must fit the coordinator's stack under ASan).
-  if (e.over || IsTupleIn(e) || e.name == "lambda" || Lower(e.name) == "tuple" ||
+  if (e.over || IsTupleIn(e) || e.name == "lambda" || IsTupleCall(e) ||
       IsTupleOperation(e) ||
       (!e.args.empty() && e.args[0]->kind == ExprKind::kFunction && e.args[0]->name == "lambda")) {
     return BindSpecialCall(e, bind_arg);

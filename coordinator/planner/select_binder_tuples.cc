@@ -44,7 +44,8 @@ bool SelectBinder::IsTupleOperation(const Expr& e) {
   if (IsComparisonName(e.name) && e.args.size() == 2) {
     return TupleOf(*e.args[0]) != nullptr || TupleOf(*e.args[1]) != nullptr;
   }
-  return false;
+  const Expr* map = TupleOf(*e.args[0]);
+  return map != nullptr && LowerMapOperation(e, *map) != nullptr;
 }
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindTupleOperation(const Expr& e,
@@ -62,7 +63,10 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindTupleOperation(const Expr& e,
   }
   if (absl::EqualsIgnoreCase(e.name, "toTypeName") && tuple != nullptr && e.args.size() == 1) {
     ASSIGN_OR_RETURN(core::TypeId type, BindTupleType(*tuple, bind_arg));
-    return core::Lit(std::string(core::TypeName(type)), core::TypeId::kString);
+    return core::Lit(core::PrettyTypeName(type), core::TypeId::kString);
+  }
+  if (tuple != nullptr) {
+    if (sql::ExprPtr lowered = LowerMapOperation(e, *tuple)) return bind_arg(*lowered);
   }
   if (IsComparisonName(e.name) && e.args.size() == 2) {
     const Expr* left = TupleOf(*e.args[0]);
@@ -79,9 +83,9 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindTupleOperation(const Expr& e,
                    e.position);
   }
   return ErrorAt(ErrorCode::kNotImplemented,
-                 "A tuple value is supported in the select list, in comparisons with another "
-                 "tuple, in tupleElement, toTypeName and IN, not as an argument of " +
-                     (e.name == "tuple" ? std::string("this expression") : e.name),
+                 "A tuple or map value is supported in the select list, in comparisons with "
+                 "another tuple, in tupleElement, toTypeName and IN, not as an argument of " +
+                     (IsTupleCall(e) ? std::string("this expression") : e.name),
                  e.position);
 }
 
@@ -96,7 +100,12 @@ absl::StatusOr<core::TypeId> SelectBinder::BindTupleType(const Expr& tuple, ArgB
     ASSIGN_OR_RETURN(core::plan::Expr bound, bind_arg(*arg));
     elements.push_back(TypeOf(bound));
   }
-  return core::MakeTupleType(std::move(elements));
+  if (IsMapCall(tuple) && core::IsArray(elements[0]) && core::IsArray(elements[1])) {
+    return core::MakeMapType(core::ArrayElementOf(elements[0]), core::ArrayElementOf(elements[1]));
+  }
+  return core::MakeTupleType(std::move(elements), tuple.element_names.size() == elements.size()
+                                                      ? tuple.element_names
+                                                      : std::vector<std::string>{});
 }
 
 }  // namespace granite::coordinator

@@ -36,7 +36,13 @@ ExprPtr Lexicographic(const std::vector<ExprPtr>& left, const std::vector<ExprPt
 
 }  // namespace
 
+bool IsMapCall(const Expr& e) {
+  return e.kind == ExprKind::kFunction && !e.over && e.args.size() == 2 &&
+         absl::EqualsIgnoreCase(e.name, "mapFromArrays");
+}
+
 bool IsTupleCall(const Expr& e) {
+  if (IsMapCall(e)) return true;
   return e.kind == ExprKind::kFunction && !e.over && absl::EqualsIgnoreCase(e.name, "tuple");
 }
 
@@ -92,6 +98,9 @@ absl::StatusOr<ExprPtr> TupleElementOf(const Expr& tuple, const Expr& index,
     } else if (const auto* s = std::get_if<int64_t>(&index.value)) {
       n = *s;
     } else if (const auto* text = std::get_if<std::string>(&index.value)) {
+      for (size_t i = 0; i < tuple.element_names.size() && i < tuple.args.size(); ++i) {
+        if (tuple.element_names[i] == *text) return tuple.args[i];
+      }
       int64_t parsed = 0;
       auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), parsed);
       if (ec == std::errc() && end == text->data() + text->size()) {
@@ -114,6 +123,31 @@ absl::StatusOr<ExprPtr> TupleElementOf(const Expr& tuple, const Expr& index,
   if (fallback) return fallback;
   return core::Error(core::ErrorCode::kArgumentOutOfBound,
                      "Tuple doesn't have element with index '" + std::to_string(n) + "'" + where);
+}
+
+ExprPtr LowerMapOperation(const Expr& call, const Expr& map) {
+  if (call.kind != ExprKind::kFunction || call.over || !IsMapCall(map)) return nullptr;
+  const ExprPtr& keys = map.args[0];
+  const ExprPtr& values = map.args[1];
+  auto is = [&](const char* name) { return absl::EqualsIgnoreCase(call.name, name); };
+  ExprPtr lowered;
+  if (is("arrayElement") && call.args.size() == 2) {
+    lowered = sql::MakeCall("arrayElement",
+                            {values, sql::MakeCall("indexOf", {keys, call.args[1]})});
+  } else if (is("mapKeys") && call.args.size() == 1) {
+    lowered = std::make_shared<Expr>(*keys);
+  } else if (is("mapValues") && call.args.size() == 1) {
+    lowered = std::make_shared<Expr>(*values);
+  } else if ((is("mapContains") || is("mapContainsKey")) && call.args.size() == 2) {
+    lowered = sql::MakeCall("has", {keys, call.args[1]});
+  } else if ((is("length") || is("empty") || is("notEmpty")) && call.args.size() == 1) {
+    lowered = sql::MakeCall(call.name, {keys});
+  } else {
+    return nullptr;
+  }
+  lowered->position = call.position;
+  lowered->alias = call.alias;
+  return lowered;
 }
 
 }  // namespace granite::coordinator

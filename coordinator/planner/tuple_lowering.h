@@ -12,8 +12,13 @@
 
 namespace granite::coordinator {
 
-// True for a call of `tuple` (any case): `tuple(a, b)`, `(a, b)`, `()`.
+// True for a call of `tuple` (any case): `tuple(a, b)`, `(a, b)`, `()`; and for a map's value,
+// mapFromArrays(keys, values), which is computed as the tuple of its two arrays
+// (planner/compound_columns.h).
 bool IsTupleCall(const sql::Expr& e);
+
+// True for mapFromArrays(keys, values) (any case).
+bool IsMapCall(const sql::Expr& e);
 
 // True for equals, notEquals, less, lessOrEquals, greater and greaterOrEquals.
 bool IsComparisonName(const std::string& name);
@@ -29,10 +34,17 @@ absl::StatusOr<sql::ExprPtr> LowerTupleComparison(const std::string& name, const
 
 // Returns the element of `tuple` that `index` names, as tupleElement(tuple, index[, fallback])
 // does: an integer literal (1-based; -1 is the last) or a string literal of one ("2"); an index
-// outside the tuple gives `fallback` when there is one (non-null). Errors: ARGUMENT_OUT_OF_BOUND
-// for an index outside the tuple, BAD_ARGUMENTS for a name that is not an index (granite's
-// tuples have no element names), ILLEGAL_TYPE_OF_ARGUMENT for an index that is not a constant.
+// outside the tuple gives `fallback` when there is one (non-null); a string names an element of a
+// named tuple (sql::Expr::element_names). Errors: ARGUMENT_OUT_OF_BOUND for an index outside the
+// tuple, BAD_ARGUMENTS for a name that is neither an element's nor an index,
+// ILLEGAL_TYPE_OF_ARGUMENT for an index that is not a constant.
 absl::StatusOr<sql::ExprPtr> TupleElementOf(const sql::Expr& tuple, const sql::Expr& index,
                                             const sql::ExprPtr& fallback, size_t position);
+
+// Returns `call` over map `map` (mapFromArrays(keys, values)) written over its arrays, or null
+// when `call` is no map operation: arrayElement(m, k) (m[k], the value's default when k is
+// absent) is arrayElement(values, indexOf(keys, k)); mapKeys / mapValues the arrays;
+// mapContains(m, k) has(keys, k); length / empty / notEmpty those of the keys.
+sql::ExprPtr LowerMapOperation(const sql::Expr& call, const sql::Expr& map);
 
 }  // namespace granite::coordinator

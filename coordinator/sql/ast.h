@@ -80,6 +80,8 @@ struct Expr {
   // kFunction
   std::vector<ExprPtr> args;
   bool distinct = false;  // count(DISTINCT x) / uniqExact-like spelling
+  // tuple(...) standing for a named Tuple column: its element names (planner/compound_columns.h)
+  std::vector<std::string> element_names;
 
   // kSubquery
   SelectPtr subquery;

@@ -428,7 +428,14 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParsePrimary() {
     case TokenKind::kPunctuation:
       if (token.IsSymbol("(") && StartsSelect(1)) return ParseSubquery();
       if (token.IsSymbol("(")) return ParseParenthesized();
-      if (token.IsSymbol("{")) return ParseQueryParameter();
+      if (token.IsSymbol("{")) {
+        // {name:Type} is a query parameter; {k: v, ...} and {} a map literal.
+        const Token name = tokens_.Peek(1);
+        const bool parameter =
+            (name.kind == TokenKind::kBareWord || name.kind == TokenKind::kQuotedIdentifier) &&
+            tokens_.Peek(2).IsSymbol(":");
+        return parameter ? ParseQueryParameter() : ParseMapLiteral();
+      }
       if (token.IsSymbol("[")) return ParseArrayLiteral();
       break;
     case TokenKind::kBareWord: {
@@ -489,6 +496,24 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseArrayLiteral() {
   ASSIGN_OR_RETURN(call->args, ParseList());
   RETURN_IF_ERROR(tokens_.ExpectSymbol("]"));
   return call;
+}
+
+absl::StatusOr<ExprPtr> ExpressionParser::ParseMapLiteral() {
+  const Token open = tokens_.Take();  // {
+  DepthGuard recursion(&recursion_);
+  DepthGuard tree(&tree_depth_);
+  RETURN_IF_ERROR(CheckDepth());
+  ExprPtr call = MakeFunction("map", {}, open.position);
+  if (tokens_.TakeSymbol("}")) return call;
+  while (true) {
+    ASSIGN_OR_RETURN(ExprPtr key, Parse());
+    RETURN_IF_ERROR(tokens_.ExpectSymbol(":"));
+    ASSIGN_OR_RETURN(ExprPtr value, Parse());
+    call->args.push_back(std::move(key));
+    call->args.push_back(std::move(value));
+    if (tokens_.TakeSymbol("}")) return call;
+    RETURN_IF_ERROR(tokens_.ExpectSymbol(","));
+  }
 }
 
 absl::StatusOr<ExprPtr> ExpressionParser::ParseSubstring() {

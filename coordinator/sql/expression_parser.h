@@ -73,6 +73,8 @@ class ExpressionParser {
   absl::StatusOr<ExprPtr> ParsePrimary();
   absl::StatusOr<ExprPtr> ParseParenthesized();
   absl::StatusOr<ExprPtr> ParseArrayLiteral();
+  // {k1: v1, k2: v2} (ClickHouse's map literal) is map(k1, v1, k2, v2); {} is map().
+  absl::StatusOr<ExprPtr> ParseMapLiteral();
   absl::StatusOr<ExprPtr> ParseFunctionCall();
   // Parses the arguments after '(' up to and including ')': *, DISTINCT, a list.
   absl::Status ParseCallArguments(Expr* call);

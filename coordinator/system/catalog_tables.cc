@@ -67,27 +67,34 @@ LocalTable ColumnsTable(const Catalog& catalog, const ColumnBytes* column_bytes)
       if (it != column_bytes->end()) bytes = &it->second;
     }
     size_t stored = 0;  // the column's position among the stored ones (what parts report)
-    for (size_t c = 0; c < schema.columns.size(); ++c) {
-      const std::string& column = schema.columns[c].name;
-      const bool is_stored = schema.columns[c].stored();
+    const std::vector<core::DeclaredColumn> declared = core::DeclaredColumns(schema);
+    for (size_t c = 0; c < declared.size(); ++c) {
+      const core::ColumnSchema& schema_column = declared[c].column;
+      const std::string& column = schema_column.name;
+      const bool is_stored = schema_column.stored();
       table[0].AppendString(name.database);
       table[1].AppendString(name.table);
       table[2].AppendString(column);
-      table[3].AppendString(schema.columns[c].DeclaredTypeName());
+      table[3].AppendString(schema_column.DeclaredTypeName());
       table[4].Append<uint64_t>(c + 1);
-      table[5].AppendString(std::string(core::DefaultKindName(schema.columns[c].default_kind)));
-      table[6].AppendString(schema.columns[c].default_expression);
-      table[7].AppendString(schema.columns[c].comment);
+      table[5].AppendString(std::string(core::DefaultKindName(schema_column.default_kind)));
+      table[6].AppendString(schema_column.default_expression);
+      table[7].AppendString(schema_column.comment);
       table[8].Append<uint8_t>(Mentions(schema.partition_by, column) ? 1 : 0);
       table[9].Append<uint8_t>(Contains(schema.order_by, column) ? 1 : 0);
       table[10].Append<uint8_t>(Contains(primary, column) ? 1 : 0);
       table[11].Append<uint8_t>(0);
-      const std::string& codec = schema.columns[c].codec;
+      const std::string& codec = schema_column.codec;
       table[12].AppendString(codec.empty() ? "" : "CODEC(" + codec + ")");
-      const bool known = is_stored && bytes != nullptr && stored < bytes->size();
-      table[13].Append<uint64_t>(known ? (*bytes)[stored].first : 0);
-      table[14].Append<uint64_t>(known ? (*bytes)[stored].second : 0);
-      stored += is_stored;
+      // A Tuple or Map column's bytes are its subcolumns' (stored one after another).
+      uint64_t compressed = 0, uncompressed = 0;
+      for (size_t k = 0; is_stored && k < declared[c].count; ++k, ++stored) {
+        if (bytes == nullptr || stored >= bytes->size()) continue;
+        compressed += (*bytes)[stored].first;
+        uncompressed += (*bytes)[stored].second;
+      }
+      table[13].Append<uint64_t>(compressed);
+      table[14].Append<uint64_t>(uncompressed);
     }
   }
   return table.Build();

@@ -30,6 +30,9 @@ TableSchema FromProto(const pb::TableSchema& proto) {
   for (const auto& [key, value] : proto.settings()) schema.settings[key] = value;
   schema.sharding_key.assign(proto.sharding_key().begin(), proto.sharding_key().end());
   schema.shard_count = proto.shard_count();
+  for (const pb::CompoundColumn& compound : proto.compound_columns()) {
+    schema.compound_columns.push_back(CompoundColumn{compound.name(), compound.type()});
+  }
   return schema;
 }
 
@@ -53,6 +56,11 @@ void ToProto(const TableSchema& schema, pb::TableSchema* proto) {
   for (const auto& [key, value] : schema.settings) (*proto->mutable_settings())[key] = value;
   for (const std::string& key : schema.sharding_key) proto->add_sharding_key(key);
   proto->set_shard_count(schema.shard_count);
+  for (const CompoundColumn& compound : schema.compound_columns) {
+    pb::CompoundColumn* out = proto->add_compound_columns();
+    out->set_name(compound.name);
+    out->set_type(compound.type);
+  }
 }
 
 }  // namespace granite::core::wire

@@ -1,0 +1,313 @@
+#include "coordinator/planner/compound_columns.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "coordinator/planner/tuple_lowering.h"
+#include "coordinator/sql/ast_build.h"
+#include "coordinator/sql/parser.h"
+#include "core/compound_column.h"
+
+namespace granite::coordinator {
+namespace {
+
+using sql::Expr;
+using sql::ExprKind;
+using sql::ExprPtr;
+
+struct Compound {
+  std::string name;
+  core::CompoundLayout layout;
+};
+
+// A FROM or JOIN table: the names that qualify its columns, and its compound columns.
+struct Source {
+  std::vector<std::string> qualifiers;
+  std::string qualifier;  // the one written into rewritten references of a join
+  core::TableSchema schema;
+  std::vector<Compound> compounds;
+
+  const Compound* Find(const std::string& name) const {
+    for (const Compound& compound : compounds) {
+      if (compound.name == name) return &compound;
+    }
+    return nullptr;
+  }
+  bool Qualifies(const std::string& name) const {
+    for (const std::string& q : qualifiers) {
+      if (q == name) return true;
+    }
+    return false;
+  }
+};
+
+bool IsCall(const Expr& e, const char* name) {
+  return e.kind == ExprKind::kFunction && !e.over && absl::EqualsIgnoreCase(e.name, name);
+}
+
+class Rewriter {
+ public:
+  Rewriter(std::vector<Source> sources, bool joined, std::vector<std::string> aliases)
+      : sources_(std::move(sources)), joined_(joined), aliases_(std::move(aliases)) {}
+
+  // Returns `e` rewritten (copy on write), or `e` itself.
+  ExprPtr Rewrite(const ExprPtr& e) {
+    if (e == nullptr) return e;
+    if (e->kind == ExprKind::kIdentifier) {
+      ExprPtr resolved = Resolve(*e);
+      return resolved != nullptr ? resolved : e;
+    }
+    if (e->kind != ExprKind::kFunction) return e;
+    if (IsCall(*e, "toTypeName") && e->args.size() == 1 &&
+        e->args[0]->kind == ExprKind::kIdentifier) {
+      if (const Compound* compound = CompoundOf(*e->args[0]); compound != nullptr) {
+        ExprPtr literal = sql::MakeLiteral(core::Value(compound->layout.pretty_name));
+        literal->alias = e->alias;
+        literal->position = e->position;
+        return literal;
+      }
+    }
+    std::shared_ptr<Expr> copy;
+    for (size_t i = 0; i < e->args.size(); ++i) {
+      ExprPtr arg = Rewrite(e->args[i]);
+      if (arg == e->args[i]) continue;
+      if (copy == nullptr) copy = std::make_shared<Expr>(*e);
+      copy->args[i] = std::move(arg);
+    }
+    const Expr& node = copy != nullptr ? *copy : *e;
+    if (ExprPtr lowered = LowerMapCall(node)) return lowered;
+    return copy != nullptr ? copy : e;
+  }
+
+ private:
+  // The compound column an identifier names, and the qualifier its subcolumns take.
+  const Compound* CompoundOf(const Expr& id, std::string* qualifier = nullptr) const {
+    if (id.qualifier.empty()) {
+      for (const std::string& alias : aliases_) {
+        if (alias == id.name) return nullptr;  // a select-list alias wins, as in ClickHouse
+      }
+    }
+    const Compound* found = nullptr;
+    for (const Source& source : sources_) {
+      if (!id.qualifier.empty() && !source.Qualifies(id.qualifier)) continue;
+      const Compound* compound = source.Find(id.name);
+      if (compound == nullptr) continue;
+      if (found != nullptr) return nullptr;  // ambiguous: the binder says so
+      found = compound;
+      if (qualifier != nullptr) {
+        *qualifier = !id.qualifier.empty() ? id.qualifier : joined_ ? source.qualifier : "";
+      }
+    }
+    return found;
+  }
+
+  // `c.suffix` or `q.c.suffix` naming a subcolumn: the subcolumn's reference.
+  ExprPtr SubcolumnOf(const Expr& id) const {
+    std::string compound_name = id.qualifier;
+    std::string table;
+    const size_t dot = compound_name.rfind('.');
+    if (dot != std::string::npos) {
+      table = compound_name.substr(0, dot);
+      compound_name = compound_name.substr(dot + 1);
+    }
+    for (const Source& source : sources_) {
+      if (!table.empty() && !source.Qualifies(table)) continue;
+      if (table.empty() && source.Qualifies(id.qualifier)) return nullptr;  // a table's column
+      const Compound* compound = source.Find(compound_name);
+      if (compound == nullptr) continue;
+      for (const std::string& suffix : compound->layout.suffixes) {
+        if (suffix != id.name) continue;
+        ExprPtr column = sql::MakeColumn(table.empty() && joined_ ? source.qualifier : table,
+                                         core::SubcolumnName(compound_name, suffix), id.position);
+        column->alias = id.alias;
+        return column;
+      }
+    }
+    return nullptr;
+  }
+
+  ExprPtr Resolve(const Expr& id) const {
+    std::string qualifier;
+    if (const Compound* compound = CompoundOf(id, &qualifier); compound != nullptr) {
+      std::vector<ExprPtr> parts;
+      for (const std::string& suffix : compound->layout.suffixes) {
+        parts.push_back(sql::MakeColumn(qualifier, core::SubcolumnName(compound->name, suffix),
+                                        id.position));
+      }
+      ExprPtr value = sql::MakeCall(compound->layout.map ? "mapFromArrays" : "tuple",
+                                    std::move(parts));
+      value->element_names = compound->layout.element_names;
+      value->position = id.position;
+      value->alias = id.alias;
+      return value;
+    }
+    if (id.qualifier.empty()) return nullptr;
+    if (ExprPtr subcolumn = SubcolumnOf(id)) return subcolumn;
+    return AliasElementOf(id);
+  }
+
+  // `x.b` where x is a select-list alias of a tuple or map: tupleElement(x, 'b'), or the map's
+  // keys / values.
+  ExprPtr AliasElementOf(const Expr& id) const {
+    auto found = compound_aliases_.find(id.qualifier);
+    if (found == compound_aliases_.end()) return nullptr;
+    ExprPtr alias = sql::MakeColumn("", id.qualifier, id.position);
+    ExprPtr element;
+    if (IsMapCall(*found->second)) {
+      if (id.name != "keys" && id.name != "values") return nullptr;
+      element = sql::MakeCall(id.name == "keys" ? "mapKeys" : "mapValues", {alias});
+    } else {
+      element = sql::MakeCall("tupleElement", {alias, sql::MakeLiteral(core::Value(id.name))});
+    }
+    element->position = id.position;
+    element->alias = id.alias;
+    return element;
+  }
+
+ public:
+  // Records that select-list alias `name` stands for `value` (when it is a tuple or a map).
+  void NoteAlias(const std::string& name, const ExprPtr& value) {
+    if (!name.empty() && IsTupleCall(*value)) compound_aliases_.emplace(name, value);
+  }
+
+ private:
+
+  // A call over a map written as its arrays, or map(...) as mapFromArrays; null for others.
+  static ExprPtr LowerMapCall(const Expr& node) {
+    if (node.kind != ExprKind::kFunction || node.over) return nullptr;
+    if (IsCall(node, "map")) {
+      if (node.args.size() % 2 != 0) return nullptr;  // the binder names the error
+      std::vector<ExprPtr> keys, values;
+      for (size_t i = 0; i < node.args.size(); i += 2) {
+        keys.push_back(node.args[i]);
+        values.push_back(node.args[i + 1]);
+      }
+      ExprPtr map = sql::MakeCall("mapFromArrays", {sql::MakeCall("array", std::move(keys)),
+                                                    sql::MakeCall("array", std::move(values))});
+      map->position = node.position;
+      map->alias = node.alias;
+      return map;
+    }
+    if (node.args.empty() || !IsMapCall(*node.args[0])) return nullptr;
+    return LowerMapOperation(node, *node.args[0]);
+  }
+
+  std::vector<Source> sources_;
+  bool joined_;
+  std::vector<std::string> aliases_;
+  std::map<std::string, ExprPtr> compound_aliases_;
+};
+
+std::optional<Source> SourceOf(const sql::TableRef& ref, const TableSchemaLookup& lookup) {
+  if (ref.is_function || ref.subquery != nullptr || ref.name.empty()) return std::nullopt;
+  std::optional<core::TableSchema> schema = lookup(ref);
+  if (!schema) return std::nullopt;
+  Source source;
+  source.qualifier = ref.alias.empty() ? ref.name : ref.alias;
+  source.qualifiers = {ref.name};
+  if (!ref.alias.empty()) source.qualifiers.push_back(ref.alias);
+  source.qualifiers.push_back((ref.database.empty() ? "default" : ref.database) + "." + ref.name);
+  for (const core::CompoundColumn& column : schema->compound_columns) {
+    absl::StatusOr<std::optional<core::CompoundLayout>> layout =
+        core::ParseCompoundType(column.type);
+    if (layout.ok() && *layout) source.compounds.push_back(Compound{column.name, **layout});
+  }
+  source.schema = *std::move(schema);
+  return source;
+}
+
+// True when a node of `e` (outside subqueries) calls map(...).
+bool CallsMap(const Expr& e) {
+  if (e.kind != ExprKind::kFunction) return false;
+  if (IsCall(e, "map")) return true;
+  for (const ExprPtr& arg : e.args) {
+    if (arg != nullptr && CallsMap(*arg)) return true;
+  }
+  return false;
+}
+
+// The select list with `*` (or `t.*` of the one table) written as the declared columns.
+std::vector<ExprPtr> ExpandStar(const std::vector<ExprPtr>& items, const Source& source) {
+  std::vector<ExprPtr> out;
+  for (const ExprPtr& item : items) {
+    if (item->kind != ExprKind::kStar ||
+        (!item->qualifier.empty() && !source.Qualifies(item->qualifier))) {
+      out.push_back(item);
+      continue;
+    }
+    for (const core::DeclaredColumn& declared : core::DeclaredColumns(source.schema)) {
+      const core::DefaultKind kind = declared.column.default_kind;
+      if (kind == core::DefaultKind::kMaterialized || kind == core::DefaultKind::kAlias) continue;
+      out.push_back(sql::MakeColumn(item->qualifier, declared.column.name, item->position));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStatement& select,
+                                                           const TableSchemaLookup& lookup) {
+  std::vector<Source> sources;
+  bool any_compound = false;
+  if (select.from) {
+    if (std::optional<Source> source = SourceOf(*select.from, lookup)) {
+      any_compound = !source->compounds.empty();
+      sources.push_back(*std::move(source));
+    }
+  }
+  for (const sql::JoinClause& join : select.joins) {
+    if (std::optional<Source> source = SourceOf(join.table, lookup)) {
+      any_compound = any_compound || !source->compounds.empty();
+      sources.push_back(*std::move(source));
+    }
+  }
+  bool any_map_call = false;
+  for (const ExprPtr& item : select.select) any_map_call = any_map_call || CallsMap(*item);
+  if (select.where) any_map_call = any_map_call || CallsMap(*select.where);
+  if (!any_compound && !any_map_call) return select;
+
+  sql::SelectStatement out = select;
+  const bool joined = !select.joins.empty();
+  if (any_compound && !joined && sources.size() == 1) {
+    out.select = ExpandStar(out.select, sources[0]);
+  }
+  std::vector<std::string> aliases;
+  for (const ExprPtr& item : out.select) {
+    if (!item->alias.empty()) aliases.push_back(item->alias);
+  }
+  Rewriter rewriter(std::move(sources), joined, std::move(aliases));
+  for (ExprPtr& item : out.select) {
+    ExprPtr rewritten = rewriter.Rewrite(item);
+    // A rewritten item keeps the name it was written with: `t`, `m['k']`.
+    if (rewritten != item && rewritten->alias.empty()) {
+      auto named = std::make_shared<Expr>(*rewritten);
+      named->alias = sql::ColumnName(*item);
+      rewritten = std::move(named);
+    }
+    rewriter.NoteAlias(rewritten->alias, rewritten);
+    item = std::move(rewritten);
+  }
+  for (ExprPtr* clause : {&out.where, &out.having, &out.qualify}) *clause = rewriter.Rewrite(*clause);
+  for (ExprPtr& key : out.group_by) key = rewriter.Rewrite(key);
+  for (auto& set : out.grouping_sets) {
+    for (ExprPtr& key : set) key = rewriter.Rewrite(key);
+  }
+  for (sql::OrderItem& item : out.order_by) item.expr = rewriter.Rewrite(item.expr);
+  for (ExprPtr& key : out.limit_by) key = rewriter.Rewrite(key);
+  for (sql::JoinClause& join : out.joins) join.on = rewriter.Rewrite(join.on);
+  for (auto& [name, window] : out.windows) {
+    for (ExprPtr& key : window.partition_by) key = rewriter.Rewrite(key);
+    for (sql::OrderItem& item : window.order_by) item.expr = rewriter.Rewrite(item.expr);
+  }
+  for (sql::ArrayJoinClause& clause : out.array_joins) {
+    for (ExprPtr& array : clause.arrays) array = rewriter.Rewrite(array);
+  }
+  return out;
+}
+
+}  // namespace granite::coordinator

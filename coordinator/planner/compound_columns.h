@@ -1,0 +1,33 @@
+// Tuple and Map table columns in a SELECT (core/compound_column.h: parts hold their subcolumns).
+// Before planning, a reference to such a column is written as its subcolumns, so that the
+// binder and the workers only see scalar and array columns:
+//   t (Tuple(a UInt8, b String))  tuple(`t.a`, `t.b`), element names kept (tupleElement(t, 'a'))
+//   t.a                           `t.a`
+//   m (Map(K, V))                 mapFromArrays(`m.keys`, `m.values`)
+//   m['k'], m.keys, m.values      arrayElement(`m.values`, indexOf(`m.keys`, 'k')), the arrays
+//   mapKeys, mapValues, mapContains, length, empty, notEmpty of a map   over the arrays
+//   toTypeName(t)                 the declared type
+// and `map(k1, v1, ...)` is mapFromArrays([k1, ...], [v1, ...]). A tuple or map left in the
+// select list is put together on the coordinator (exec/tuple_results.h). SELECT * over one table
+// lists the columns as declared.
+#pragma once
+
+#include <functional>
+#include <optional>
+
+#include "absl/status/statusor.h"
+#include "coordinator/sql/ast.h"
+#include "core/table_schema.h"
+
+namespace granite::coordinator {
+
+// The schema of the table a FROM / JOIN reference names; nullopt for anything else.
+using TableSchemaLookup =
+    std::function<std::optional<core::TableSchema>(const sql::TableRef& ref)>;
+
+// Returns `select` rewritten as above (its own clauses; subqueries are rewritten when they run).
+// Errors: none yet beyond the lookup's (kept for rewrites that may refuse).
+absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStatement& select,
+                                                           const TableSchemaLookup& lookup);
+
+}  // namespace granite::coordinator
