@@ -244,12 +244,17 @@ absl::StatusOr<std::optional<CompoundLayout>> ParseCompoundType(std::string_view
     // `name Type` when the text after the first word is a type; else the whole text is one.
     std::string name;
     std::string_view type_text = argument;
-    const size_t space = argument.find_first_of(" \t\n");
-    if (space != std::string_view::npos && argument.find('(') > space) {
-      name = std::string(argument.substr(0, space));
-      if (name.size() >= 2 && name.front() == '`' && name.back() == '`') {
-        name = UnquoteText(name);
+    if (!argument.empty() && argument.front() == '`') {  // `a name`
+      const size_t end = SkipQuoted(argument, 0);
+      if (end == std::string_view::npos) {
+        return Error(ErrorCode::kUnknownType,
+                     absl::StrCat("Unclosed element name in ", ToAbsl(text)));
       }
+      name = UnquoteText(argument.substr(0, end));
+      type_text = argument.substr(end);
+    } else if (const size_t space = argument.find_first_of(" \t\n");
+               space != std::string_view::npos && argument.find('(') > space) {
+      name = std::string(argument.substr(0, space));
       type_text = argument.substr(space + 1);
     }
     ASSIGN_OR_RETURN(TypeId type, ParseElementType(type_text, text));

@@ -46,7 +46,8 @@ TEST(TableSchemaTest, DecodesVersionOneWithoutShardingKey) {
   TableSchema schema = FullSchema();
   schema.sharding_key.clear();
   schema.shard_count = 0;
-  // A version-1 file is a version-6 one without the trailing sharding fields (an empty list and a
+  // A version-1 file is a version-7 one without the compound columns' count (4 bytes), the
+  // trailing sharding fields (an empty list and a
   // zero count: 8 bytes), column codecs (an empty string per column: 4 bytes each), column
   // defaults (a kind and two empty strings per column: 12 bytes each), LowCardinality flags
   // (a byte per column) and enum definitions (an empty string per column: 4 bytes each), and
@@ -54,7 +55,7 @@ TEST(TableSchemaTest, DecodesVersionOneWithoutShardingKey) {
   const std::string sealed = EncodeTableSchema(schema);
   absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
   ASSERT_TRUE(body.ok());
-  std::string v1(body->substr(0, body->size() - 8 - 21 * schema.columns.size()));
+  std::string v1(body->substr(0, body->size() - 4 - 8 - 21 * schema.columns.size()));
   uint32_t version = 1;
   std::memcpy(v1.data() + 8, &version, sizeof(version));
   absl::StatusOr<TableSchema> decoded = DecodeTableSchema(Seal(v1));
@@ -76,7 +77,7 @@ TEST(TableSchemaTest, RoundTripsLowCardinalityFlagsAndReadsVersionFour) {
   const std::string sealed = EncodeTableSchema(schema);  // the body below points into it
   absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
   ASSERT_TRUE(body.ok());
-  std::string v4(body->substr(0, body->size() - 5 * schema.columns.size()));
+  std::string v4(body->substr(0, body->size() - 4 - 5 * schema.columns.size()));
   uint32_t version = 4;
   std::memcpy(v4.data() + 8, &version, sizeof(version));
   decoded = DecodeTableSchema(Seal(v4));
@@ -84,7 +85,7 @@ TEST(TableSchemaTest, RoundTripsLowCardinalityFlagsAndReadsVersionFour) {
   EXPECT_FALSE(decoded->columns[2].low_cardinality);
   // A flag byte that is neither 0 nor 1 is corrupt.
   std::string bad(*body);
-  bad[bad.size() - 1 - 4 * schema.columns.size()] = 2;  // the last flag, before the enums
+  bad[bad.size() - 4 - 1 - 4 * schema.columns.size()] = 2;  // the last flag, before the enums
   EXPECT_EQ(CodeOf(DecodeTableSchema(Seal(bad)).status()), ErrorCode::kCorruptedData);
 }
 
@@ -105,8 +106,9 @@ TEST(TableSchemaTest, RoundTripsEnumDefinitionsAndReadsVersionFive) {
   const std::string sealed = EncodeTableSchema(schema);
   absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
   ASSERT_TRUE(body.ok());
+  // (and the version-7 count of compound columns, 4 bytes, after them)
   const size_t definitions = 4 * schema.columns.size() + schema.columns[4].enum_type->Name().size() +
-                             schema.columns[5].enum_type->Name().size();
+                             schema.columns[5].enum_type->Name().size() + 4;
   std::string v5(body->substr(0, body->size() - definitions));
   uint32_t version = 5;
   std::memcpy(v5.data() + 8, &version, sizeof(version));
@@ -117,6 +119,42 @@ TEST(TableSchemaTest, RoundTripsEnumDefinitionsAndReadsVersionFive) {
   // A definition that does not parse is corrupt: Enum16('x' + 1000).
   std::string bad(*body);
   bad[bad.rfind('=')] = '+';
+  EXPECT_EQ(CodeOf(DecodeTableSchema(Seal(bad)).status()), ErrorCode::kCorruptedData);
+}
+
+TEST(TableSchemaTest, RoundTripsCompoundColumnsAndReadsVersionSix) {
+  TableSchema schema = FullSchema();
+  schema.columns.push_back({"t.a", TypeId::kUInt8});
+  schema.columns.push_back({"t.b", TypeId::kString});
+  schema.columns.push_back({"m.keys", core::MakeArray(TypeId::kString)});
+  schema.columns.push_back({"m.values", core::MakeArray(TypeId::kUInt64)});
+  schema.compound_columns = {{"t", "Tuple(a UInt8, b String)"}, {"m", "Map(String, UInt64)"}};
+  const std::string sealed = EncodeTableSchema(schema);
+  absl::StatusOr<TableSchema> decoded = DecodeTableSchema(sealed);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(*decoded, schema);
+  std::vector<core::DeclaredColumn> declared = core::DeclaredColumns(*decoded);
+  ASSERT_EQ(declared.size(), 6u);
+  EXPECT_EQ(declared[4].column.name, "t");
+  EXPECT_EQ(declared[4].column.DeclaredTypeName(), "Tuple(a UInt8, b String)");
+  EXPECT_EQ(declared[4].first, 4u);
+  EXPECT_EQ(declared[4].count, 2u);
+  EXPECT_EQ(declared[5].column.DeclaredTypeName(), "Map(String, UInt64)");
+  EXPECT_EQ(declared[5].first, 6u);
+  // A version-6 file has no compound columns: the subcolumns read as plain columns.
+  absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
+  ASSERT_TRUE(body.ok());
+  const size_t compounds = 4 + (4 + 1 + 4 + 24) + (4 + 1 + 4 + 19);
+  std::string v6(body->substr(0, body->size() - compounds));
+  uint32_t version = 6;
+  std::memcpy(v6.data() + 8, &version, sizeof(version));
+  decoded = DecodeTableSchema(Seal(v6));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_TRUE(decoded->compound_columns.empty());
+  EXPECT_EQ(core::DeclaredColumns(*decoded).size(), 8u);
+  // More compound columns than columns is corrupt.
+  std::string bad(*body);
+  bad[body->size() - compounds] = 100;
   EXPECT_EQ(CodeOf(DecodeTableSchema(Seal(bad)).status()), ErrorCode::kCorruptedData);
 }
 
@@ -138,14 +176,15 @@ TEST(TableSchemaTest, RoundTripsColumnDefaultsAndComments) {
 }
 
 TEST(TableSchemaTest, DecodesVersionThreeWithoutDefaults) {
-  // A version-3 file (codecs, no defaults) is a version-6 one without the 12 bytes of defaults,
+  // A version-3 file (codecs, no defaults) is a version-7 one without the compound columns'
+  // count (4 bytes), the 12 bytes of defaults,
   // the LowCardinality byte and the 4 bytes of an empty enum definition per column.
   TableSchema schema = FullSchema();
   schema.columns[0].codec = "Delta(4), ZSTD(1)";
   const std::string sealed = EncodeTableSchema(schema);
   absl::StatusOr<std::string_view> body = Unseal(sealed, "test");
   ASSERT_TRUE(body.ok());
-  std::string v3(body->substr(0, body->size() - 17 * schema.columns.size()));
+  std::string v3(body->substr(0, body->size() - 4 - 17 * schema.columns.size()));
   uint32_t version = 3;
   std::memcpy(v3.data() + 8, &version, sizeof(version));
   absl::StatusOr<TableSchema> decoded = DecodeTableSchema(Seal(v3));

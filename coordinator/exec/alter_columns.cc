@@ -129,9 +129,133 @@ absl::Status NotFound(const std::string& name, const std::string& what) {
                      "Wrong column name. Cannot find column `" + name + "` to " + what);
 }
 
+// The positions of compound column `name`'s subcolumns in `draft`, first and count; count 0
+// when they are not all there.
+std::pair<int, size_t> SubcolumnRange(const Draft& draft, const std::string& name,
+                                      const core::CompoundLayout& layout) {
+  const int first = draft.Find(core::SubcolumnName(name, layout.suffixes[0]));
+  if (first < 0) return {first, 0};
+  for (size_t i = 0; i < layout.suffixes.size(); ++i) {
+    if (draft.Find(core::SubcolumnName(name, layout.suffixes[i])) != first + static_cast<int>(i)) {
+      return {first, 0};
+    }
+  }
+  return {first, layout.suffixes.size()};
+}
+
+// Applies a command to a Tuple or Map column (one being added, or one the table has): ADD,
+// DROP, RENAME and COMMENT act on its subcolumns together; MODIFY is not supported yet.
+// Returns false when the command is not about one.
+absl::StatusOr<bool> ApplyToCompound(const sql::AlterColumnCommand& command,
+                                     const core::TableSchema& before, Draft* draft) {
+  const std::string& name = command.column.name;
+  auto& columns = draft->schema.columns;
+  auto& compounds = draft->schema.compound_columns;
+  if (command.kind == Kind::kAdd) {
+    ASSIGN_OR_RETURN(std::optional<core::CompoundLayout> layout,
+                     core::ParseCompoundType(command.column.type));
+    if (!layout) return false;
+    if (draft->Find(name) >= 0 || core::FindCompoundColumn(draft->schema, name) != nullptr) {
+      if (command.if_exists) return true;
+      return core::Error(ErrorCode::kDuplicateColumn,
+                         "Cannot add column `" + name + "`: column with this name already exists");
+    }
+    if (!command.column.default_kind.empty() || !command.column.codec.empty() ||
+        command.column.nullable || command.column.not_null) {
+      return core::Error(ErrorCode::kNotImplemented,
+                         "A " + layout->type_name +
+                             " column with a default, a codec or NULL is not supported yet "
+                             "(column " + name + ")");
+    }
+    size_t at = columns.size();
+    if (command.first) {
+      at = 0;
+    } else if (!command.after.empty()) {
+      int after = draft->Find(command.after);
+      if (const core::CompoundColumn* other = core::FindCompoundColumn(draft->schema, command.after)) {
+        ASSIGN_OR_RETURN(std::optional<core::CompoundLayout> other_layout,
+                         core::ParseCompoundType(other->type));
+        auto [first, count] = SubcolumnRange(*draft, other->name, *other_layout);
+        after = count == 0 ? -1 : first + static_cast<int>(count) - 1;
+      }
+      if (after < 0) {
+        return core::Error(ErrorCode::kNoSuchColumnInTable,
+                           "Wrong column name. Cannot find column " + command.after +
+                               " to insert after");
+      }
+      at = after + 1;
+    }
+    for (size_t i = 0; i < layout->suffixes.size(); ++i) {
+      core::ColumnSchema sub{core::SubcolumnName(name, layout->suffixes[i]), layout->types[i]};
+      if (draft->Find(sub.name) >= 0) {
+        return core::Error(ErrorCode::kDuplicateColumn,
+                           "Cannot add column `" + name + "`: its subcolumn " + sub.name +
+                               " is a column already");
+      }
+      sub.comment = command.column.comment;
+      columns.insert(columns.begin() + at + i, std::move(sub));
+      draft->source.insert(draft->source.begin() + at + i, std::string());
+      draft->typeless.insert(draft->typeless.begin() + at + i, false);
+    }
+    compounds.push_back(core::CompoundColumn{name, layout->type_name});
+    return true;
+  }
+  const core::CompoundColumn* compound = core::FindCompoundColumn(draft->schema, name);
+  if (compound == nullptr) return false;
+  ASSIGN_OR_RETURN(std::optional<core::CompoundLayout> layout,
+                   core::ParseCompoundType(compound->type));
+  auto [first, count] = SubcolumnRange(*draft, name, *layout);
+  if (count == 0) {
+    return core::Error(ErrorCode::kLogicalError,
+                       "The subcolumns of " + name + " are missing from table " + before.name);
+  }
+  const size_t index = compound - compounds.data();
+  switch (command.kind) {
+    case Kind::kDrop:
+      if (columns.size() == count) {
+        return core::Error(ErrorCode::kEmptyListOfColumnsPassed,
+                           "Cannot DROP or CLEAR all columns of table " + before.name);
+      }
+      columns.erase(columns.begin() + first, columns.begin() + first + count);
+      draft->source.erase(draft->source.begin() + first, draft->source.begin() + first + count);
+      draft->typeless.erase(draft->typeless.begin() + first,
+                            draft->typeless.begin() + first + count);
+      compounds.erase(compounds.begin() + index);
+      return true;
+    case Kind::kRename:
+      if (draft->Find(command.new_name) >= 0 ||
+          core::FindCompoundColumn(draft->schema, command.new_name) != nullptr) {
+        return core::Error(ErrorCode::kDuplicateColumn, "Cannot rename to `" + command.new_name +
+                                                            "`: column with this name already exists");
+      }
+      for (size_t i = 0; i < count; ++i) {
+        columns[first + i].name = core::SubcolumnName(command.new_name, layout->suffixes[i]);
+      }
+      compounds[index].name = command.new_name;
+      return true;
+    case Kind::kComment:
+      for (size_t i = 0; i < count; ++i) columns[first + i].comment = command.column.comment;
+      return true;
+    default:
+      return core::Error(ErrorCode::kNotImplemented,
+                         "ALTER MODIFY COLUMN of a " + compound->type + " column (" + name +
+                             ") is not supported yet");
+  }
+}
+
 absl::Status Apply(const sql::AlterColumnCommand& command, const core::TableSchema& before,
                    Draft* draft) {
+  ASSIGN_OR_RETURN(bool compound, ApplyToCompound(command, before, draft));
+  if (compound) return absl::OkStatus();
   const std::string& name = command.column.name;
+  for (const core::CompoundColumn& parent : draft->schema.compound_columns) {
+    if (name.size() > parent.name.size() && name.compare(0, parent.name.size() + 1,
+                                                         parent.name + ".") == 0) {
+      return core::Error(ErrorCode::kNotImplemented,
+                         "Cannot alter " + name + ", a subcolumn of " + parent.name +
+                             ": alter the whole column");
+    }
+  }
   const int index = draft->Find(name);
   auto& columns = draft->schema.columns;
   switch (command.kind) {

@@ -5,7 +5,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/compound_column.h"
 #include "core/enum_type.h"
+#include "core/tuple_type.h"
+#include "core/value_text.h"
 #include "core/error.h"
 #include "core/extended_value_text.h"
 #include "core/status_macros.h"
@@ -54,6 +57,9 @@ struct BlockColumn {
   // Sent as an enum (Enum8(...) values) into a column the insert reads as text (an enum column:
   // exec/insert_executor.cc): the values become the names the stream's definition gives.
   std::optional<core::EnumColumnType> enum_column;
+  // Sent as a Tuple or Map into a column the insert reads as text (a compound column:
+  // core/compound_column.h): the values become their text.
+  std::optional<core::CompoundLayout> compound;
 };
 
 // Reads the last of `rows` UInt64 end offsets of a Native Array column: its element count.
@@ -126,6 +132,52 @@ absl::Status AppendColumn(Reader& reader, uint64_t rows, core::Column* target) {
     if (!values.empty()) std::memcpy(target->RawData() + first * width, values.data(), values.size());
   }
   if (!nulls.empty()) std::memcpy(target->MutableNullMap() + first, nulls.data(), nulls.size());
+  return absl::OkStatus();
+}
+
+// Moves `reader` past `rows` rows of a Native Tuple (its elements' columns in turn) or Map (the
+// UInt64 end offsets, then the keys' and the values' columns).
+bool SkipCompound(Reader& reader, const core::CompoundLayout& layout, uint64_t rows) {
+  if (!layout.map) {
+    for (core::TypeId type : layout.types) {
+      if (!SkipColumn(reader, type, rows)) return false;
+    }
+    return true;
+  }
+  std::optional<uint64_t> entries = ArrayElementCount(reader, rows);
+  return entries && SkipColumn(reader, core::ArrayElementOf(layout.types[0]), *entries) &&
+         SkipColumn(reader, core::ArrayElementOf(layout.types[1]), *entries);
+}
+
+// Appends the text of `rows` rows of a Native Tuple or Map that SkipCompound accepted to
+// `target` (String), as the insert then parses it.
+absl::Status AppendCompoundText(Reader& reader, const core::CompoundLayout& layout, uint64_t rows,
+                                core::Column* target) {
+  absl::StatusOr<core::TypeId> type =
+      layout.map ? core::MakeMapType(core::ArrayElementOf(layout.types[0]),
+                                     core::ArrayElementOf(layout.types[1]))
+                 : core::MakeTupleType(layout.types);
+  RETURN_IF_ERROR(type.status());
+  core::Column value(*type);
+  if (layout.map) {
+    core::Column& keys = value.MutableElement(0);
+    RETURN_IF_ERROR(AppendColumn(reader, rows, &keys));  // the offsets and the keys
+    core::Column& values = value.MutableElement(1);
+    RETURN_IF_ERROR(AppendColumn(reader, keys.Nested().size(), &values.MutableNested()));
+    values.MutableOffsets() = keys.Offsets();
+    values.SetSize(rows);
+  } else {
+    for (size_t i = 0; i < layout.types.size(); ++i) {
+      RETURN_IF_ERROR(AppendColumn(reader, rows, &value.MutableElement(i)));
+    }
+  }
+  value.SetSize(rows);
+  std::string text;
+  for (uint64_t r = 0; r < rows; ++r) {
+    text.clear();
+    core::AppendValueText(value, r, &text);
+    target->AppendString(text);
+  }
   return absl::OkStatus();
 }
 
@@ -246,7 +298,12 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
           want = column.enum_column->type;
         }
       }
-      if (*type != core::TypeName(want) && !column.low_cardinality && !column.enum_column) {
+      if (want == core::TypeId::kString && *type != "String") {
+        absl::StatusOr<std::optional<core::CompoundLayout>> sent = core::ParseCompoundType(*type);
+        if (sent.ok() && *sent) column.compound = **std::move(sent);
+      }
+      if (*type != core::TypeName(want) && !column.low_cardinality && !column.enum_column &&
+          !column.compound) {
         return core::Error(core::ErrorCode::kTypeMismatch,
                            absl::StrCat("Native input column '", std::string(*name), "' has type ",
                                         std::string(*type), ", the table's column is ",
@@ -261,6 +318,8 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
                                           std::string(*name), "' is malformed"));
         }
         complete = read == LowCardinalityRead::kDone;
+      } else if (column.compound) {
+        complete = SkipCompound(reader, *column.compound, *rows);
       } else {
         complete = SkipColumn(reader, want, *rows);
       }
@@ -280,6 +339,11 @@ absl::StatusOr<size_t> ParseNative(std::string_view data, bool last, InputProgre
         // Located whole and checked above: this read cannot fail.
         (void)ReadLowCardinality(values, builder->type(column.target), *rows,
                                  builder->column(column.target));
+        continue;
+      }
+      if (column.compound) {
+        RETURN_IF_ERROR(AppendCompoundText(values, *column.compound, *rows,
+                                           builder->column(column.target)));
         continue;
       }
       if (column.enum_column) {

@@ -90,6 +90,27 @@ class ClickHouseConnectTest(unittest.TestCase):
         values = self.client.raw_query("SELECT a, s FROM arrays WHERE k = 3", fmt="Values")
         self.assertEqual(values, b"([7],['it\\'s'])")
 
+    def test_2c_tuple_and_map_columns_round_trip_in_native(self):
+        # Tuple and Map columns travel in Native as ClickHouse's: a named tuple's element columns
+        # in turn, a map as its offsets, keys and values; the table stores their subcolumns.
+        self.client.command("CREATE TABLE compound (k UInt32, t Tuple(a UInt8, b String), "
+                            "m Map(String, Array(Int64)), u Tuple(Int32, Nullable(String))) "
+                            "ENGINE = MergeTree ORDER BY k")
+        data = [[1, (1, "x"), {"p": [1, 2], "q": []}, (5, None)],
+                [2, (2, "it's"), {}, (-6, "z")]]
+        self.client.insert("compound", data, column_names=["k", "t", "m", "u"])
+        result = self.client.query("SELECT k, t, m, u FROM compound ORDER BY k")
+        self.assertEqual([t.name for t in result.column_types],
+                         ["UInt32", "Tuple(`a` UInt8, `b` String)", "Map(String, Array(Int64))",
+                          "Tuple(Int32, Nullable(String))"])
+        self.assertEqual([r[2] for r in result.result_rows], [d[2] for d in data])
+        self.assertEqual([tuple(r[3]) for r in result.result_rows], [d[3] for d in data])
+        # clickhouse-connect reads a named tuple as a dict of its elements.
+        self.assertEqual([r[1] for r in result.result_rows],
+                         [{"a": 1, "b": "x"}, {"a": 2, "b": "it's"}])
+        self.assertEqual(self.client.query("SELECT t.b, m['p'] FROM compound ORDER BY k")
+                         .result_rows, [("x", [1, 2]), ("it's", [])])
+
     def test_3_errors_carry_the_clickhouse_code(self):
         from clickhouse_connect.driver.exceptions import DatabaseError
         with self.assertRaises(DatabaseError) as failure:
