@@ -49,6 +49,23 @@ bool IsCall(const Expr& e, const char* name) {
   return e.kind == ExprKind::kFunction && !e.over && absl::EqualsIgnoreCase(e.name, name);
 }
 
+// The arguments of `node` that take a tuple element by element (if, multiIf, argMin, argMax,
+// any, anyLast: planner/compound_columns.h); empty for other calls.
+std::vector<size_t> ElementwiseArgumentsOf(const Expr& node) {
+  if (node.kind != ExprKind::kFunction || node.over || node.distinct) return {};
+  const size_t n = node.args.size();
+  if (IsCall(node, "if") && n == 3) return {1, 2};
+  if (IsCall(node, "multiIf") && n >= 3 && n % 2 == 1) {
+    std::vector<size_t> out;
+    for (size_t i = 1; i < n; i += 2) out.push_back(i);
+    out.push_back(n - 1);
+    return out;
+  }
+  if ((IsCall(node, "argMin") || IsCall(node, "argMax")) && n == 2) return {0};
+  if ((IsCall(node, "any") || IsCall(node, "anyLast")) && n == 1) return {0};
+  return {};
+}
+
 class Rewriter {
  public:
   Rewriter(std::vector<Source> sources, bool joined, std::vector<std::string> aliases)
@@ -80,6 +97,7 @@ class Rewriter {
     }
     const Expr& node = copy != nullptr ? *copy : *e;
     if (ExprPtr lowered = LowerMapCall(node)) return lowered;
+    if (ExprPtr lowered = LowerElementwise(node)) return lowered;
     return copy != nullptr ? copy : e;
   }
 
@@ -175,7 +193,6 @@ class Rewriter {
   }
 
  private:
-
   // A call over a map written as its arrays, or map(...) as mapFromArrays; null for others.
   static ExprPtr LowerMapCall(const Expr& node) {
     if (node.kind != ExprKind::kFunction || node.over) return nullptr;
@@ -194,6 +211,38 @@ class Rewriter {
     }
     if (node.args.empty() || !IsMapCall(*node.args[0])) return nullptr;
     return LowerMapOperation(node, *node.args[0]);
+  }
+
+  // if, multiIf, argMin, argMax, any and anyLast over tuples, as the tuple of the call per
+  // element: if(c, (a, b), (x, y)) is (if(c, a, x), if(c, b, y)); argMax((a, b), t) is
+  // (argMax(a, t), argMax(b, t)), which pick the same row (the same values of t, compared the
+  // same way in every state and merge). Null when `node` is none such, or its tuples differ in
+  // size (the binder then names the error).
+  static ExprPtr LowerElementwise(const Expr& node) {
+    std::vector<size_t> positions = ElementwiseArgumentsOf(node);
+    if (positions.empty()) return nullptr;
+    size_t size = 0;
+    for (size_t i = 0; i < positions.size(); ++i) {
+      const Expr& arg = *node.args[positions[i]];
+      if (!IsTupleCall(arg) || IsMapCall(arg)) return nullptr;
+      if (i > 0 && arg.args.size() != size) return nullptr;
+      size = arg.args.size();
+    }
+    const ExprPtr& first = node.args[positions[0]];
+    std::vector<ExprPtr> elements;
+    for (size_t k = 0; k < size; ++k) {
+      auto call = std::make_shared<Expr>(node);
+      call->alias.clear();
+      for (size_t position : positions) call->args[position] = node.args[position]->args[k];
+      // A nested tuple element is lowered again (if(c, ((1, 2), 3), ...)).
+      ExprPtr lowered = LowerElementwise(*call);
+      elements.push_back(lowered != nullptr ? lowered : call);
+    }
+    ExprPtr tuple = sql::MakeCall("tuple", std::move(elements));
+    tuple->element_names = first->element_names;
+    tuple->position = node.position;
+    tuple->alias = node.alias;
+    return tuple;
   }
 
   std::vector<Source> sources_;
@@ -220,12 +269,15 @@ std::optional<Source> SourceOf(const sql::TableRef& ref, const TableSchemaLookup
   return source;
 }
 
-// True when a node of `e` (outside subqueries) calls map(...).
-bool CallsMap(const Expr& e) {
+// True when a node of `e` (outside subqueries) calls map(...) or passes a tuple to a function
+// (which the rewrite may take element by element).
+bool CallsMapOrTakesTuple(const Expr& e) {
   if (e.kind != ExprKind::kFunction) return false;
   if (IsCall(e, "map")) return true;
   for (const ExprPtr& arg : e.args) {
-    if (arg != nullptr && CallsMap(*arg)) return true;
+    if (arg == nullptr) continue;
+    if (IsTupleCall(*arg) && !ElementwiseArgumentsOf(e).empty()) return true;
+    if (CallsMapOrTakesTuple(*arg)) return true;
   }
   return false;
 }
@@ -266,10 +318,12 @@ absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStat
       sources.push_back(*std::move(source));
     }
   }
-  bool any_map_call = false;
-  for (const ExprPtr& item : select.select) any_map_call = any_map_call || CallsMap(*item);
-  if (select.where) any_map_call = any_map_call || CallsMap(*select.where);
-  if (!any_compound && !any_map_call) return select;
+  bool any_call = false;
+  for (const ExprPtr& item : select.select) any_call = any_call || CallsMapOrTakesTuple(*item);
+  for (const ExprPtr& clause : {select.where, select.having}) {
+    any_call = any_call || (clause != nullptr && CallsMapOrTakesTuple(*clause));
+  }
+  if (!any_compound && !any_call) return select;
 
   sql::SelectStatement out = select;
   const bool joined = !select.joins.empty();
