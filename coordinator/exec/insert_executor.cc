@@ -87,10 +87,22 @@ absl::StatusOr<Target> ResolveTarget(const sql::InsertStatement& insert,
     target.compounds.push_back(std::move(layout));
     return absl::OkStatus();
   };
+  // CSV writes a tuple's elements as fields of their own (as ClickHouse reads and writes it):
+  // then they are read as the subcolumns they are.
+  const bool tuples_as_fields = insert.format == "CSV";
+  auto tuple_as_fields = [&](const core::DeclaredColumn& column) {
+    if (!tuples_as_fields || column.column.compound_type.empty()) return false;
+    absl::StatusOr<std::optional<core::CompoundLayout>> layout =
+        core::ParseCompoundType(column.column.compound_type);
+    if (!layout.ok() || !*layout || (*layout)->map) return false;
+    for (size_t k = 0; k < column.count; ++k) add(column.first + k);
+    return true;
+  };
   if (insert.columns.empty()) {
     for (const core::DeclaredColumn& column : declared) {
       const core::DefaultKind kind = column.column.default_kind;
       if (kind != core::DefaultKind::kNone && kind != core::DefaultKind::kDefault) continue;
+      if (tuple_as_fields(column)) continue;
       if (!column.column.compound_type.empty()) {
         RETURN_IF_ERROR(add_compound(column));
       } else {
@@ -104,7 +116,7 @@ absl::StatusOr<Target> ResolveTarget(const sql::InsertStatement& insert,
       return !column.column.compound_type.empty() && column.column.name == name;
     });
     if (compound != declared.end()) {
-      RETURN_IF_ERROR(add_compound(*compound));
+      if (!tuple_as_fields(*compound)) RETURN_IF_ERROR(add_compound(*compound));
       continue;
     }
     int found = -1;
