@@ -98,6 +98,7 @@ class Rewriter {
     const Expr& node = copy != nullptr ? *copy : *e;
     if (ExprPtr lowered = LowerMapCall(node)) return lowered;
     if (ExprPtr lowered = LowerElementwise(node)) return lowered;
+    if (ExprPtr lowered = LowerCast(node)) return lowered;
     return copy != nullptr ? copy : e;
   }
 
@@ -209,8 +210,75 @@ class Rewriter {
       map->alias = node.alias;
       return map;
     }
+    if ((IsCall(node, "mapFilter") || IsCall(node, "mapApply")) && node.args.size() == 2 &&
+        IsMapCall(*node.args[1])) {
+      return LowerMapLambda(node);
+    }
     if (node.args.empty() || !IsMapCall(*node.args[0])) return nullptr;
     return LowerMapOperation(node, *node.args[0]);
+  }
+
+  // mapFilter((k, v) -> cond, m): both arrays filtered by the condition over the pairs;
+  // mapApply((k, v) -> (k2, v2), m): each array mapped by its half of the result. Null when the
+  // function is not such a two-parameter lambda (the binder names the error).
+  static ExprPtr LowerMapLambda(const Expr& node) {
+    const Expr& lambda = *node.args[0];
+    if (!IsCall(lambda, "lambda") || lambda.args.size() != 2 || !IsTupleCall(*lambda.args[0]) ||
+        lambda.args[0]->args.size() != 2) {
+      return nullptr;
+    }
+    const ExprPtr& keys = node.args[1]->args[0];
+    const ExprPtr& values = node.args[1]->args[1];
+    const ExprPtr& body = lambda.args[1];
+    auto make_lambda = [&](const ExprPtr& first, const ExprPtr& second, const ExprPtr& result) {
+      return sql::MakeCall("lambda", {sql::MakeCall("tuple", {first, second}), result});
+    };
+    const ExprPtr& k = lambda.args[0]->args[0];
+    const ExprPtr& v = lambda.args[0]->args[1];
+    ExprPtr map;
+    if (IsCall(node, "mapFilter")) {
+      map = sql::MakeCall(
+          "mapFromArrays",
+          {sql::MakeCall("arrayFilter", {make_lambda(k, v, body), keys, values}),
+           sql::MakeCall("arrayFilter", {make_lambda(v, k, body), values, keys})});
+    } else {
+      if (!IsTupleCall(*body) || IsMapCall(*body) || body->args.size() != 2) return nullptr;
+      map = sql::MakeCall(
+          "mapFromArrays",
+          {sql::MakeCall("arrayMap", {make_lambda(k, v, body->args[0]), keys, values}),
+           sql::MakeCall("arrayMap", {make_lambda(k, v, body->args[1]), keys, values})});
+    }
+    map->position = node.position;
+    map->alias = node.alias;
+    return map;
+  }
+
+  // CAST of a tuple to Tuple(...) is the tuple of its elements' casts (with the type's element
+  // names); CAST of a map to Map(K, V) casts its arrays. Null for other casts.
+  static ExprPtr LowerCast(const Expr& node) {
+    if (!IsCall(node, "CAST") || node.args.size() != 2 || !IsTupleCall(*node.args[0]) ||
+        node.args[1]->kind != ExprKind::kLiteral) {
+      return nullptr;
+    }
+    const auto* text = std::get_if<std::string>(&node.args[1]->value);
+    if (text == nullptr) return nullptr;
+    absl::StatusOr<std::optional<core::CompoundLayout>> layout = core::ParseCompoundType(*text);
+    if (!layout.ok() || !*layout) return nullptr;
+    const Expr& value = *node.args[0];
+    if ((*layout)->map != IsMapCall(value) || value.args.size() != (*layout)->types.size()) {
+      return nullptr;
+    }
+    std::vector<ExprPtr> elements;
+    for (size_t i = 0; i < value.args.size(); ++i) {
+      elements.push_back(sql::MakeCall(
+          "CAST", {value.args[i],
+                   sql::MakeLiteral(core::Value(std::string(core::TypeName((*layout)->types[i]))))}));
+    }
+    ExprPtr cast = sql::MakeCall((*layout)->map ? "mapFromArrays" : "tuple", std::move(elements));
+    cast->element_names = (*layout)->element_names;
+    cast->position = node.position;
+    cast->alias = node.alias;
+    return cast;
   }
 
   // if, multiIf, argMin, argMax, any and anyLast over tuples, as the tuple of the call per
@@ -269,14 +337,14 @@ std::optional<Source> SourceOf(const sql::TableRef& ref, const TableSchemaLookup
   return source;
 }
 
-// True when a node of `e` (outside subqueries) calls map(...) or passes a tuple to a function
-// (which the rewrite may take element by element).
+// True when a node of `e` (outside subqueries) calls map(...) or passes a tuple or map to a
+// function (which the rewrite may lower).
 bool CallsMapOrTakesTuple(const Expr& e) {
   if (e.kind != ExprKind::kFunction) return false;
   if (IsCall(e, "map")) return true;
   for (const ExprPtr& arg : e.args) {
     if (arg == nullptr) continue;
-    if (IsTupleCall(*arg) && !ElementwiseArgumentsOf(e).empty()) return true;
+    if (IsTupleCall(*arg) && !IsCall(e, "tuple") && !IsCall(e, "lambda")) return true;
     if (CallsMapOrTakesTuple(*arg)) return true;
   }
   return false;

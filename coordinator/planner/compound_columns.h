@@ -6,6 +6,8 @@
 //   m (Map(K, V))                 mapFromArrays(`m.keys`, `m.values`)
 //   m['k'], m.keys, m.values      arrayElement(`m.values`, indexOf(`m.keys`, 'k')), the arrays
 //   mapKeys, mapValues, mapContains, length, empty, notEmpty of a map   over the arrays
+//   mapFilter / mapApply of a lambda (k, v) -> ...   arrayFilter / arrayMap over the arrays
+//   CAST(tuple AS Tuple(...)), CAST(map AS Map(K, V))  the elements' / arrays' casts
 //   toTypeName(t)                 the declared type
 // and `map(k1, v1, ...)` is mapFromArrays([k1, ...], [v1, ...]). A tuple or map left in the
 // select list is put together on the coordinator (exec/tuple_results.h). SELECT * over one table
