@@ -232,6 +232,8 @@ absl::StatusOr<std::optional<CompoundLayout>> ParseCompoundType(std::string_view
     return layout;
   }
   std::optional<std::string_view> tuple = CallArguments(text, "Tuple");
+  const bool nested = !tuple.has_value();
+  if (nested) tuple = CallArguments(text, "Nested");
   if (!tuple) return std::nullopt;
   if (!SplitTopLevel(*tuple, ',', &arguments) || arguments.empty()) {
     return Error(ErrorCode::kBadArguments,
@@ -262,6 +264,10 @@ absl::StatusOr<std::optional<CompoundLayout>> ParseCompoundType(std::string_view
     layout.types.push_back(type);
     type_names.push_back(std::string(TypeName(type)));
   }
+  if (nested && names.size() != layout.types.size()) {
+    return Error(ErrorCode::kBadArguments,
+                 absl::StrCat("Nested elements must be named: ", ToAbsl(text)));
+  }
   if (!names.empty() && names.size() != layout.types.size()) {
     return Error(ErrorCode::kBadArguments,
                  absl::StrCat("Tuple elements must be all named or all unnamed: ", ToAbsl(text)));
@@ -280,6 +286,18 @@ absl::StatusOr<std::optional<CompoundLayout>> ParseCompoundType(std::string_view
   layout.type_name += ")";
   layout.pretty_name = PrettyTupleName(names, type_names);
   layout.element_names = std::move(names);
+  if (nested) {
+    layout.nested = true;
+    layout.type_name = "Nested" + layout.type_name.substr(5);
+    layout.pretty_name = layout.type_name;
+    for (TypeId& type : layout.types) {
+      if (ArrayDepthOf(type) >= kMaxArrayDepth) {
+        return Error(ErrorCode::kBadArguments,
+                     absl::StrCat("Too deeply nested arrays in ", ToAbsl(text)));
+      }
+      type = MakeArray(type);
+    }
+  }
   return layout;
 }
 

@@ -31,6 +31,9 @@ struct CompoundColumn {
 // What a compound type declares.
 struct CompoundLayout {
   bool map = false;
+  // Nested(a T, b U): no compound column at all; the table gets Array columns `n.a Array(T)` and
+  // `n.b Array(U)` (ClickHouse's flatten_nested = 1), whose arrays an INSERT keeps equal in size.
+  bool nested = false;
   // A named tuple's element names; empty for an unnamed tuple and a map.
   std::vector<std::string> element_names;
   // Per subcolumn: its name after "column." ("a", "1", "keys", "values") and its type (a map's
@@ -41,8 +44,8 @@ struct CompoundLayout {
   std::string pretty_name;  // as toTypeName and DESCRIBE show it (core::PrettyTypeName)
 };
 
-// Parses a column type written as Tuple(...) or Map(K, V) (any case; elements `name Type` or
-// `Type`); nullopt for any other type text. Elements are ParseType's types (LowCardinality read
+// Parses a column type written as Tuple(...), Map(K, V) or Nested(name Type, ...) (any case;
+// tuple elements `name Type` or `Type`); nullopt for any other type text. Elements are ParseType's types (LowCardinality read
 // as its type). Errors: UNKNOWN_TYPE for an element that is not a type, NOT_IMPLEMENTED for a
 // compound inside a compound or an Enum element, BAD_ARGUMENTS for a Map without exactly two
 // arguments, a Nullable or Array key, or duplicate element names.

@@ -197,7 +197,7 @@ absl::StatusOr<bool> ApplyToCompound(const sql::AlterColumnCommand& command,
       draft->source.insert(draft->source.begin() + at + i, std::string());
       draft->typeless.insert(draft->typeless.begin() + at + i, false);
     }
-    compounds.push_back(core::CompoundColumn{name, layout->type_name});
+    if (!layout->nested) compounds.push_back(core::CompoundColumn{name, layout->type_name});
     return true;
   }
   const core::CompoundColumn* compound = core::FindCompoundColumn(draft->schema, name);

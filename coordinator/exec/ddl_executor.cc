@@ -57,9 +57,11 @@ absl::Status CheckCompoundDefinition(const sql::ColumnDef& column,
 }
 
 // Returns the columns of `schema` with each compound column's placeholder replaced by its
-// subcolumns (core/compound_column.h); `seen` holds the names declared so far.
+// subcolumns (core/compound_column.h); `seen` holds the names declared so far. The names of
+// Nested columns (which keep no compound column) are appended to `nested`.
 absl::StatusOr<std::vector<core::ColumnSchema>> WithSubcolumns(const core::TableSchema& schema,
-                                                              std::set<std::string>* seen) {
+                                                              std::set<std::string>* seen,
+                                                              std::vector<std::string>* nested) {
   std::vector<core::ColumnSchema> columns;
   size_t next = 0;
   for (const core::ColumnSchema& column : schema.columns) {
@@ -70,6 +72,7 @@ absl::StatusOr<std::vector<core::ColumnSchema>> WithSubcolumns(const core::Table
     }
     ASSIGN_OR_RETURN(std::optional<core::CompoundLayout> layout,
                      core::ParseCompoundType(schema.compound_columns[next++].type));
+    if (layout->nested) nested->push_back(column.name);
     for (size_t i = 0; i < layout->suffixes.size(); ++i) {
       core::ColumnSchema sub{core::SubcolumnName(column.name, layout->suffixes[i]),
                              layout->types[i]};
@@ -98,7 +101,8 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
     ASSIGN_OR_RETURN(std::optional<core::CompoundLayout> compound,
                      core::ParseCompoundType(column.type));
     if (compound) {
-      // A placeholder until ResolveColumnDefaults, which pairs definitions and columns by index.
+      // A placeholder until ResolveColumnDefaults, which pairs definitions and columns by index;
+      // a Nested one becomes its array columns there, with no compound column.
       RETURN_IF_ERROR(CheckCompoundDefinition(column, *compound));
       schema.columns.push_back(core::ColumnSchema{column.name, core::TypeId::kUInt8});
       schema.compound_columns.push_back(core::CompoundColumn{column.name, compound->type_name});
@@ -149,7 +153,11 @@ absl::StatusOr<core::TableSchema> SchemaFrom(const sql::CreateTableStatement& cr
                        "Table " + create.name + " must have at least one column");
   }
   RETURN_IF_ERROR(ResolveColumnDefaults(create.columns, &schema));
-  ASSIGN_OR_RETURN(schema.columns, WithSubcolumns(schema, &seen));
+  std::vector<std::string> nested;
+  ASSIGN_OR_RETURN(schema.columns, WithSubcolumns(schema, &seen, &nested));
+  std::erase_if(schema.compound_columns, [&](const core::CompoundColumn& compound) {
+    return std::find(nested.begin(), nested.end(), compound.name) != nested.end();
+  });
   // Keys are stored as written; storage uses plain column names, and checks them below.
   auto add_keys = [&](const std::vector<sql::ExprPtr>& exprs,
                       std::vector<std::string>* out) -> absl::Status {

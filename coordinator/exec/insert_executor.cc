@@ -11,6 +11,7 @@
 #include "core/block_sort.h"
 #include "core/error.h"
 #include "core/expression.h"
+#include "core/function_error_codes.h"
 #include "core/functions/expr_builder.h"
 #include "core/metrics/events.h"
 #include "core/status_macros.h"
@@ -255,6 +256,33 @@ absl::StatusOr<core::Block> ValuesBlock(const sql::InsertStatement& insert, cons
   return block;
 }
 
+// Checks that the arrays of each Nested column (Array columns `n.a`, `n.b`, ... that are no
+// Tuple's or Map's subcolumns) have equal sizes in every row of `block` (the stored columns),
+// as ClickHouse does. Errors: SIZES_OF_ARRAYS_DONT_MATCH naming the two columns and the row.
+absl::Status CheckNestedSizes(const core::TableSchema& stored, const core::Block& block) {
+  std::map<std::string, size_t> first_of_group;  // nested name -> its first array column
+  for (size_t c = 0; c < stored.columns.size() && c < block.columns.size(); ++c) {
+    const std::string& name = stored.columns[c].name;
+    const size_t dot = name.find('.');
+    if (dot == std::string::npos || !core::IsArray(stored.columns[c].type)) continue;
+    const std::string group = name.substr(0, dot);
+    if (core::FindCompoundColumn(stored, group) != nullptr) continue;
+    auto [first, inserted] = first_of_group.emplace(group, c);
+    if (inserted) continue;
+    const core::Column& a = *block.columns[first->second];
+    const core::Column& b = *block.columns[c];
+    for (size_t row = 0; row < block.rows(); ++row) {
+      if (a.ArraySizeAt(row) == b.ArraySizeAt(row)) continue;
+      return core::Error(core::kSizesOfArraysDontMatch,
+                         "Elements '" + stored.columns[first->second].name + "' and '" + name +
+                             "' of Nested data structure '" + group +
+                             "' (Array columns) have different array sizes (row " +
+                             std::to_string(row + 1) + ")");
+    }
+  }
+  return absl::OkStatus();
+}
+
 // Returns the block of every stored column in table order (`stored` is schema.Stored()): the
 // inserted ones from `block`, the others their DEFAULT / MATERIALIZED expression's value over the
 // row (column_defaults.h), else their type's default.
@@ -314,6 +342,7 @@ absl::StatusOr<core::Block> Widen(const core::Block& block, const Target& target
     out.columns.push_back(std::move(column));
   }
   RETURN_IF_ERROR(FillDefaults(schema, given, &out));
+  RETURN_IF_ERROR(CheckNestedSizes(stored, out));
   if (omitted != nullptr && !omitted->empty()) {
     std::vector<std::vector<uint32_t>> by_stored(stored.columns.size());
     for (size_t t = 0; t < target.positions.size() && t < omitted->size(); ++t) {

@@ -72,7 +72,7 @@ class Rewriter {
       : sources_(std::move(sources)), joined_(joined), aliases_(std::move(aliases)) {}
 
   // Returns `e` rewritten (copy on write), or `e` itself.
-  ExprPtr Rewrite(const ExprPtr& e) {
+  ExprPtr Rewrite(const ExprPtr& e) const {
     if (e == nullptr) return e;
     if (e->kind == ExprKind::kIdentifier) {
       ExprPtr resolved = Resolve(*e);
@@ -166,8 +166,57 @@ class Rewriter {
     }
     if (id.qualifier.empty()) return nullptr;
     if (ExprPtr subcolumn = SubcolumnOf(id)) return subcolumn;
-    return AliasElementOf(id);
+    if (ExprPtr element = AliasElementOf(id)) return element;
+    return DottedColumnOf(id);
   }
+
+  // `n.a` or `q.n.a` naming a column whose name has a dot (a Nested column's arrays): the
+  // column's reference.
+  ExprPtr DottedColumnOf(const Expr& id) const {
+    for (const Source& source : sources_) {
+      if (source.Qualifies(id.qualifier)) return nullptr;  // q.a: a table's column
+    }
+    for (const Source& source : sources_) {
+      std::string table, name = id.qualifier + "." + id.name;
+      for (const std::string& q : source.qualifiers) {
+        if (id.qualifier.size() > q.size() && id.qualifier.compare(0, q.size() + 1, q + ".") == 0) {
+          table = q;
+          name = id.qualifier.substr(q.size() + 1) + "." + id.name;
+        }
+      }
+      if (source.schema.ColumnIndex(name) < 0) continue;
+      ExprPtr column = sql::MakeColumn(!table.empty() ? table : joined_ ? source.qualifier : "",
+                                       name, id.position);
+      column->alias = id.alias;
+      return column;
+    }
+    return nullptr;
+  }
+
+ public:
+  // The columns ARRAY JOIN `array` stands for: a Nested column's name (`n`, no column of its
+  // own) is its arrays `n.a`, `n.b`, zipped as ClickHouse's ARRAY JOIN of a Nested does; else
+  // `array` itself.
+  std::vector<ExprPtr> ArrayJoinColumns(const ExprPtr& array) const {
+    if (array->kind != ExprKind::kIdentifier || !array->alias.empty()) return {Rewrite(array)};
+    for (const Source& source : sources_) {
+      if (!array->qualifier.empty() && !source.Qualifies(array->qualifier)) continue;
+      if (source.schema.ColumnIndex(array->name) >= 0 || source.Find(array->name) != nullptr) {
+        break;
+      }
+      std::vector<ExprPtr> columns;
+      const std::string prefix = array->name + ".";
+      for (const core::ColumnSchema& column : source.schema.columns) {
+        if (column.name.compare(0, prefix.size(), prefix) == 0 && core::IsArray(column.type)) {
+          columns.push_back(sql::MakeColumn(array->qualifier, column.name, array->position));
+        }
+      }
+      if (!columns.empty()) return columns;
+    }
+    return {Rewrite(array)};
+  }
+
+ private:
 
   // `x.b` where x is a select-list alias of a tuple or map: tupleElement(x, 'b'), or the map's
   // keys / values.
@@ -386,6 +435,12 @@ absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStat
       sources.push_back(*std::move(source));
     }
   }
+  // Columns with a dot in their name (Nested arrays) are reached as `n.a` too.
+  for (const Source& source : sources) {
+    for (const core::ColumnSchema& column : source.schema.columns) {
+      any_compound = any_compound || column.name.find('.') != std::string::npos;
+    }
+  }
   bool any_call = false;
   for (const ExprPtr& item : select.select) any_call = any_call || CallsMapOrTakesTuple(*item);
   for (const ExprPtr& clause : {select.where, select.having}) {
@@ -427,7 +482,11 @@ absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStat
     for (sql::OrderItem& item : window.order_by) item.expr = rewriter.Rewrite(item.expr);
   }
   for (sql::ArrayJoinClause& clause : out.array_joins) {
-    for (ExprPtr& array : clause.arrays) array = rewriter.Rewrite(array);
+    std::vector<ExprPtr> arrays;
+    for (const ExprPtr& array : clause.arrays) {
+      for (ExprPtr& column : rewriter.ArrayJoinColumns(array)) arrays.push_back(std::move(column));
+    }
+    clause.arrays = std::move(arrays);
   }
   return out;
 }
