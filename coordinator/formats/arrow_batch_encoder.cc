@@ -1,5 +1,7 @@
 #include "coordinator/formats/arrow_batch_encoder.h"
 
+#include "core/tuple_type.h"
+
 #include <cstring>
 #include <limits>
 #include <string_view>
@@ -138,6 +140,30 @@ absl::Status AddValues(const core::Column& column, core::TypeId type,
 absl::Status EncodeColumn(const core::Column& column, core::TypeId type,
                           const ArrowWriteOptions& options, BodyBuilder* body) {
   const size_t rows = column.size();
+  if (core::IsMap(type)) {
+    // The map's list node and offsets, its entries struct, then the keys and the values.
+    const core::Column& keys = column.Element(0);
+    const core::Column& values = column.Element(1);
+    body->AddNode(rows, 0);
+    body->AddBuffer({});  // granite's maps are never NULL
+    ASSIGN_OR_RETURN(std::string offsets, Offsets32(keys.Offsets(), "map entries"));
+    body->AddBuffer(offsets);
+    body->AddNode(keys.Nested().size(), 0);
+    body->AddBuffer({});
+    const core::TupleType& map = core::TupleTypeOf(type);
+    RETURN_IF_ERROR(
+        EncodeColumn(keys.Nested(), core::ArrayElementOf(map.elements[0]), options, body));
+    return EncodeColumn(values.Nested(), core::ArrayElementOf(map.elements[1]), options, body);
+  }
+  if (core::IsTuple(type)) {
+    body->AddNode(rows, 0);
+    body->AddBuffer({});  // granite's tuples are never NULL
+    const core::TupleType& tuple = core::TupleTypeOf(type);
+    for (size_t i = 0; i < tuple.elements.size(); ++i) {
+      RETURN_IF_ERROR(EncodeColumn(column.Element(i), tuple.elements[i], options, body));
+    }
+    return absl::OkStatus();
+  }
   if (core::IsArray(type)) {
     body->AddNode(rows, 0);
     body->AddBuffer({});  // granite's arrays are never NULL

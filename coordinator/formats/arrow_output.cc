@@ -51,11 +51,6 @@ fb::Block ArrowOutput::AppendMessage(const flatbuffers::FlatBufferBuilder& fbb,
                    static_cast<int64_t>(body.size()));
 }
 
-absl::Status ArrowOutput::Accepts(const std::vector<std::string>& names,
-                                  const std::vector<core::TypeId>& types) const {
-  return RefuseTupleColumns(names, types, "Arrow");
-}
-
 void ArrowOutput::Begin(const std::vector<std::string>& names,
                         const std::vector<core::TypeId>& types, std::string* out) {
   names_ = names;

@@ -18,15 +18,12 @@
 
 namespace granite::coordinator {
 
-// Writes a result in ArrowStream (file = false) or Arrow (file = true).
+// Writes a result in ArrowStream (file = false) or Arrow (file = true); a Tuple as a Struct of
+// its elements, a Map as Arrow's Map (a list of key / value structs).
 // Thread-safety: none.
 class ArrowOutput : public OutputFormat {
  public:
   ArrowOutput(bool file, const ArrowWriteOptions& options) : file_(file), options_(options) {}
-
-  // Tuples are not written yet (NOT_IMPLEMENTED).
-  absl::Status Accepts(const std::vector<std::string>& names,
-                       const std::vector<core::TypeId>& types) const override;
 
   void Begin(const std::vector<std::string>& names, const std::vector<core::TypeId>& types,
              std::string* out) override;

@@ -1,5 +1,7 @@
 #include "coordinator/formats/arrow_types.h"
 
+#include "core/tuple_type.h"
+
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -112,6 +114,32 @@ flatbuffers::Offset<fb::Field> BuildArrowField(flatbuffers::FlatBufferBuilder& f
                                                const ArrowWriteOptions& options) {
   // Children and strings first: a flatbuffers table is built after everything it points to.
   auto name_offset = fbb.CreateString(name.data(), name.size());
+  if (core::IsMap(type)) {
+    // Map: a list of non-null "entries" structs of a non-null "key" and a "value".
+    const core::TupleType& map = core::TupleTypeOf(type);
+    std::vector<flatbuffers::Offset<fb::Field>> pair = {
+        BuildArrowField(fbb, "key", core::ArrayElementOf(map.elements[0]), options),
+        BuildArrowField(fbb, "value", core::ArrayElementOf(map.elements[1]), options)};
+    auto pair_offset = fbb.CreateVector(pair);
+    auto entries_name = fbb.CreateString("entries");
+    auto entries = fb::CreateField(fbb, entries_name, /*nullable=*/false, fb::Type_Struct_,
+                                   fb::CreateStruct_(fbb).Union(), 0, pair_offset);
+    auto children_offset = fbb.CreateVector(std::vector{entries});
+    return fb::CreateField(fbb, name_offset, /*nullable=*/false, fb::Type_Map,
+                           fb::CreateMap(fbb).Union(), 0, children_offset);
+  }
+  if (core::IsTuple(type)) {
+    // Tuple: a struct of its elements, named as the tuple names them (else "1", "2", ...).
+    const core::TupleType& tuple = core::TupleTypeOf(type);
+    std::vector<flatbuffers::Offset<fb::Field>> children;
+    for (size_t i = 0; i < tuple.elements.size(); ++i) {
+      const std::string element = tuple.names.empty() ? std::to_string(i + 1) : tuple.names[i];
+      children.push_back(BuildArrowField(fbb, element, tuple.elements[i], options));
+    }
+    auto children_offset = fbb.CreateVector(children);
+    return fb::CreateField(fbb, name_offset, /*nullable=*/false, fb::Type_Struct_,
+                           fb::CreateStruct_(fbb).Union(), 0, children_offset);
+  }
   if (core::IsArray(type)) {
     std::vector<flatbuffers::Offset<fb::Field>> children = {
         BuildArrowField(fbb, "item", core::ArrayElementOf(type), options)};

@@ -204,15 +204,17 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileIn(std::string_view name,
   });
 }
 
-// Tuples never reach a kernel: the binder lowers comparisons and tupleElement of tuples to their
-// elements, and the coordinator puts select-list tuples together itself
-// (coordinator/planner/tuple_lowering.h, coordinator/exec/tuple_results.h). Both are listed here
-// so that system.functions names them; a call that gets this far used a tuple elsewhere.
+// Tuples and maps never reach a kernel: the binder lowers comparisons and tupleElement of
+// tuples to their elements and map functions to their arrays, and the coordinator puts
+// select-list tuples and maps together itself (coordinator/planner/tuple_lowering.h,
+// coordinator/planner/compound_columns.h, coordinator/exec/tuple_results.h). They are listed
+// here so that system.functions names them; a call that gets this far used one elsewhere.
 absl::StatusOr<TypeId> ResolveTuple(std::string_view name, const std::vector<ArgumentInfo>&) {
   return Error(ErrorCode::kNotImplemented,
                "Function " + std::string(name) +
-                   " is supported in the select list, in comparisons of tuples, in tupleElement "
-                   "and as the list of values of IN");
+                   " is supported over a tuple or map value (in the select list, comparisons of "
+                   "tuples, tupleElement, map functions of a map) and as the list of values of "
+                   "IN");
 }
 
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileTuple(std::string_view name,
@@ -248,6 +250,14 @@ void RegisterInFunctions(FunctionTable& table) {
   table.Add({"notIn", 2, kVariadic, false, ResolveIn, CompileIn});
   table.Add({"tuple", 0, kVariadic, false, ResolveTuple, CompileTuple});
   table.Add({"tupleElement", 2, 3, false, ResolveTuple, CompileTuple});
+  table.Add({"map", 0, kVariadic, false, ResolveTuple, CompileTuple});
+  table.Add({"mapFromArrays", 2, 2, false, ResolveTuple, CompileTuple});
+  for (const char* name : {"mapKeys", "mapValues"}) {
+    table.Add({name, 1, 1, false, ResolveTuple, CompileTuple});
+  }
+  for (const char* name : {"mapContains", "mapContainsKey", "mapFilter", "mapApply"}) {
+    table.Add({name, 2, 2, false, ResolveTuple, CompileTuple});
+  }
 }
 
 }  // namespace granite::core

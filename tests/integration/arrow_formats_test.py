@@ -118,6 +118,22 @@ class ArrowFormatsTest(grpc_case.FormatsCase):
             if want is not None:
                 self.assert_tables_equal(got, read_arrow(want, fmt), fmt)
 
+    def test_tuples_and_maps_match_clickhouse(self):
+        # A Tuple is a Struct of its elements (named as the tuple names them, else "1", "2"), a
+        # Map Arrow's Map of "entries" structs of "key" and "value".
+        query = ("SELECT (number, toString(number)) AS t, "
+                 "CAST((number, if(number = 1, NULL, 'x')) AS Tuple(a UInt64, b Nullable(String))) "
+                 "AS nt, map('k', number, 'l', number * 2) AS m, "
+                 "mapFromArrays(range(number), arrayMap(x -> [x], range(number))) AS ma "
+                 "FROM numbers(3) ORDER BY number")
+        for fmt in ("ArrowStream", "Arrow"):
+            got = self.granite_table(fmt, query)
+            self.assertEqual(got.to_pylist()[2]["nt"], {"a": 2, "b": "x"})
+            self.assertEqual(got.to_pylist()[2]["ma"], [(0, [0]), (1, [1])])
+            want = grpc_case.chdb_bytes(query, fmt)
+            if want is not None:
+                self.assert_tables_equal(got, read_arrow(want, fmt), fmt)
+
     def test_output_settings(self):
         plain = self.granite_table(
             "ArrowStream", settings={"output_format_arrow_compression_method": "none"})
