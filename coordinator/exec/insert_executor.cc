@@ -480,6 +480,9 @@ absl::Status SendText(const sql::InsertStatement& insert, std::string_view input
   const core::TableSchema stored = schema.Stored();
   ASSIGN_OR_RETURN(InputParser parser,
                    InputParser::Create(insert.format, target.names, target.types));
+  std::vector<bool> verbatim;
+  for (const auto& compound : target.compounds) verbatim.push_back(compound.has_value());
+  parser.set_verbatim(std::move(verbatim));
   parser.set_null_as_default(options.null_as_default);
   std::string pending = insert.inline_data;
   size_t offset = 0;       // parsed bytes at the front of `pending`

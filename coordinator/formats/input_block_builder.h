@@ -29,6 +29,10 @@ class InputBlockBuilder {
 
   size_t column_count() const { return columns_.size(); }
   core::TypeId type(size_t column) const { return types_[column]; }
+  // Columns whose text fields are taken as they stand, without a text format's own escaping
+  // (a Tuple or Map column read as text: its strings carry quoted-string escapes, as arrays').
+  void set_verbatim(const std::vector<bool>& verbatim) { verbatim_ = verbatim; }
+  bool verbatim(size_t column) const { return column < verbatim_.size() && verbatim_[column]; }
   const std::string& name(size_t column) const { return names_[column]; }
 
   // Sets the data row (1-based) and the line it starts on (1-based) named by errors.
@@ -87,6 +91,7 @@ class InputBlockBuilder {
   // Constant after construction.
   std::vector<std::string> names_;
   std::vector<core::TypeId> types_;
+  std::vector<bool> verbatim_;
   absl::flat_hash_map<std::string, int> index_;
   // The columns being filled.
   std::vector<std::shared_ptr<core::Column>> columns_;

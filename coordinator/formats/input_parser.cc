@@ -78,6 +78,7 @@ absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
   if (kind_ == Kind::kNative || kind_ == Kind::kArrow || kind_ == Kind::kParquet) {
     // Binary: no byte order mark, no limits inside a block, record batch or row group.
     InputBlockBuilder builder(names_, types_);
+    builder.set_verbatim(verbatim_);
     builder.set_null_as_default(null_as_default_);
     absl::StatusOr<size_t> used;
     if (kind_ == Kind::kNative) {
@@ -106,6 +107,7 @@ absl::StatusOr<core::Block> InputParser::Parse(std::string_view data, bool last,
     }
   }
   InputBlockBuilder builder(names_, types_);
+  builder.set_verbatim(verbatim_);
   builder.set_null_as_default(null_as_default_);
   absl::StatusOr<size_t> used;
   switch (kind_) {

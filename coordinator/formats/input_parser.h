@@ -104,6 +104,9 @@ class InputParser {
   // input_format_null_as_default: a NULL read for a column that is not Nullable becomes its
   // default (true, ClickHouse's default) or fails with CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN.
   void set_null_as_default(bool value) { null_as_default_ = value; }
+  // Per column, whether its fields are taken without the format's escaping
+  // (InputBlockBuilder::set_verbatim).
+  void set_verbatim(std::vector<bool> verbatim) { verbatim_ = std::move(verbatim); }
 
  private:
   enum class Kind { kTabSeparated, kTabSeparatedRaw, kCsv, kJsonEachRow, kNative, kArrow, kParquet };
@@ -114,6 +117,7 @@ class InputParser {
 
   Kind kind_;
   int header_lines_;
+  std::vector<bool> verbatim_;
   std::vector<std::string> names_;
   std::vector<core::TypeId> types_;
   bool null_as_default_ = true;

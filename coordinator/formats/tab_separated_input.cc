@@ -177,8 +177,10 @@ absl::StatusOr<size_t> ParseTabSeparated(std::string_view data, bool last,
         ++p;
       }
       std::string_view field(start, p - start);
-      // An array's field is its text as it stands: its strings carry quoted-string escapes.
-      if (escaped && !(column >= 0 && core::IsArray(builder->type(column)))) {
+      // An array's field is its text as it stands: its strings carry quoted-string escapes; so
+      // is a tuple's or a map's (a verbatim column).
+      if (escaped && !(column >= 0 && (core::IsArray(builder->type(column)) ||
+                                       builder->verbatim(column)))) {
         if (field == "\\N") {
           RETURN_IF_ERROR(builder->AppendNull(column));
         } else {

@@ -47,8 +47,10 @@ SKIP = 77
 COLUMNS = [
     ("u8", "UInt8"), ("u32", "UInt32"), ("u64", "UInt64"), ("i8", "Int8"), ("i32", "Int32"),
     ("i64", "Int64"), ("f32", "Float32"), ("f64", "Float64"), ("s", "String"), ("d", "Date"),
-    ("dt", "DateTime"),
+    ("dt", "DateTime"), ("m", "Map(String, UInt32)"), ("tp", "Tuple(a Int32, b String)"),
 ]
+MAP_KEYS = ["a", "b", "c", "it's"]
+TUPLE_WORDS = ["", "a", "abc", "Abc", "hello world", "zzz", "0", "ünïcödé"]
 INT_COLS = ["u8", "u32", "u64", "i8", "i32", "i64"]
 SMALL_INT_COLS = ["u8", "u32", "i8", "i32"]  # sums and products cannot leave 64 bits
 FLOAT_COLS = ["f32", "f64"]
@@ -94,6 +96,13 @@ def make_rows(rng, n):
                 v = rng.choice(WORDS) if not edge else rng.choice(["", "a" * 50, "\\N"])
             elif name == "d":
                 v = rng.choice([0, MAX_DATE, 1]) if edge else rng.randint(10000, 20000)
+            elif name == "m":
+                keys = [] if edge else rng.sample(MAP_KEYS, rng.randint(0, len(MAP_KEYS)))
+                v = [(k, rng.choice([0, 2**32 - 1]) if edge else rng.randint(0, 1000))
+                     for k in keys]
+            elif name == "tp":
+                v = (rng.choice([-2**31, 2**31 - 1, 0]) if edge else rng.randint(-100, 100),
+                     rng.choice(TUPLE_WORDS))
             else:  # dt
                 v = rng.choice([0, MAX_DATETIME, 1]) if edge else rng.randint(10**9, 1.7 * 10**9)
             row.append(v)
@@ -112,6 +121,10 @@ def format_value(name, v):
         return tsv_escape(v) if v != "\\N" else "\\\\N"
     if name == "d":
         return time.strftime("%Y-%m-%d", time.gmtime(v * 86400))
+    if name == "m":  # quoted text; TSV escapes the backslash of it\'s
+        return tsv_escape("{%s}" % ",".join("%s:%d" % (sql_string(k), n) for k, n in v))
+    if name == "tp":
+        return tsv_escape("(%d,%s)" % (v[0], sql_string(v[1])))
     if name == "dt":
         return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(v))
     return str(v)
@@ -192,6 +205,11 @@ class Generator:
             lambda: "toFloat32(%s)" % self.pick(NUM_COLS),
             lambda: "toDayOfYear(d)", lambda: "toQuarter(dt)", lambda: "toYYYYMMDD(dt)",
             lambda: "toSecond(dt)",
+            # Map and Tuple columns (read through their subcolumns).
+            lambda: "m[%s]" % sql_string(self.pick(MAP_KEYS + ["zz"])),
+            lambda: "length(m)", lambda: "arraySum(mapValues(m))", lambda: "tp.a",
+            lambda: "tupleElement(tp, 'a') + %d" % self.r.randint(-3, 3),
+            lambda: "length(mapKeys(mapFilter((k, v) -> v > %d, m)))" % self.r.randint(0, 900),
         ]
         return self.pick(choices)()
 
@@ -202,7 +220,8 @@ class Generator:
                           "toString(toStartOfHour(dt))", "toString(i64)", "toString(u64)",
                           "substring(s, -2)", "substring(s, 0, 1)", "replaceOne(s, 'l', '')",
                           "if(u8 > 100, s, 'other')", "concat(s, toString(u32), s)",
-                          "toString(toStartOfFiveMinutes(dt))", "toString(dt)"])
+                          "toString(toStartOfFiveMinutes(dt))", "toString(dt)", "tp.b",
+                          "toString(m['b'])", "tupleElement(tp, 2)", "toString(mapKeys(m))"])
 
     def date_expr(self):
         return self.pick(["d", "dt", "toDate(dt)", "toStartOfMonth(d)", "toMonday(d)",
@@ -251,6 +270,13 @@ class Generator:
             col = self.pick(SMALL_INT_COLS)
             a, b = sorted([self.r.randint(-10, 300), self.r.randint(-10, 300)])
             return "%s BETWEEN %d AND %d" % (col, a, b)
+        if self.r.random() < 0.3:  # the Map and Tuple columns
+            return self.pick([
+                "mapContains(m, %s)" % sql_string(self.pick(MAP_KEYS)),
+                "m[%s] %s %d" % (sql_string(self.pick(MAP_KEYS)), cmp, self.r.randint(0, 1000)),
+                "tp %s (%d, %s)" % (cmp, self.r.randint(-100, 100),
+                                    sql_string(self.pick(TUPLE_WORDS))),
+                "tp.b %s %s" % (cmp, sql_string(self.pick(TUPLE_WORDS)))])
         # Tuples compare element by element, lexicographically for the orderings.
         first = self.pick(SMALL_INT_COLS)
         second = self.pick(["s", "d", self.pick(INT_COLS)])
