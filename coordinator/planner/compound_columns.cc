@@ -28,7 +28,10 @@ struct Compound {
 struct Source {
   std::vector<std::string> qualifiers;
   std::string qualifier;  // the one written into rewritten references of a join
+  // A table's schema; a FROM subquery's output columns (named, typed UInt8: only the names
+  // count) with its tuple and map items flattened into `name.suffix` columns.
   core::TableSchema schema;
+  std::vector<std::string> star;  // what `*` lists: the declared columns, compounds whole
   std::vector<Compound> compounds;
 
   const Compound* Find(const std::string& name) const {
@@ -382,8 +385,64 @@ std::optional<Source> SourceOf(const sql::TableRef& ref, const TableSchemaLookup
         core::ParseCompoundType(column.type);
     if (layout.ok() && *layout) source.compounds.push_back(Compound{column.name, **layout});
   }
+  for (const core::DeclaredColumn& declared : core::DeclaredColumns(*schema)) {
+    const core::DefaultKind kind = declared.column.default_kind;
+    if (kind == core::DefaultKind::kMaterialized || kind == core::DefaultKind::kAlias) continue;
+    source.star.push_back(declared.column.name);
+  }
   source.schema = *std::move(schema);
   return source;
+}
+
+// The name a select item's column gets.
+std::string ItemName(const Expr& item) {
+  return item.alias.empty() ? sql::ColumnName(item) : item.alias;
+}
+
+// A FROM subquery: `select` rewritten on its own (ExpandCompoundColumns), its tuple and map items
+// replaced by their elements as `name.suffix` columns (`m` -> `m.keys`, `m.values`; `t` ->
+// `t.a`, `t.b`, or `t.1`, `t.2`), and the source the outer query reads it as, which knows those
+// as its compound columns. Items that nest a tuple in a tuple stay whole (the binder refuses
+// them). nullopt for a UNION and other subqueries whose items cannot be named here.
+std::optional<std::pair<sql::SelectStatement, Source>> FlattenSubquery(
+    const sql::SelectStatement& select, const std::string& alias, const TableSchemaLookup& lookup) {
+  if (!select.set_operands.empty() || alias.empty()) return std::nullopt;
+  absl::StatusOr<sql::SelectStatement> rewritten = ExpandCompoundColumns(select, lookup);
+  if (!rewritten.ok()) return std::nullopt;
+  sql::SelectStatement inner = *std::move(rewritten);
+  Source source;
+  source.qualifier = alias;
+  source.qualifiers = {alias};
+  std::vector<ExprPtr> items;
+  for (const ExprPtr& item : inner.select) {
+    if (item->kind == ExprKind::kStar) return std::nullopt;  // a join's `*`: names unknown here
+    const std::string name = ItemName(*item);
+    bool flat = IsTupleCall(*item) && !item->args.empty();
+    for (const ExprPtr& arg : item->args) flat = flat && !IsTupleCall(*arg);
+    source.star.push_back(name);
+    if (!flat) {
+      items.push_back(item);
+      source.schema.columns.push_back(core::ColumnSchema{name, core::TypeId::kUInt8});
+      continue;
+    }
+    Compound compound;
+    compound.name = name;
+    compound.layout.map = IsMapCall(*item);
+    compound.layout.element_names = item->element_names;
+    for (size_t k = 0; k < item->args.size(); ++k) {
+      const std::string suffix = compound.layout.map ? (k == 0 ? "keys" : "values")
+                                 : k < item->element_names.size() ? item->element_names[k]
+                                                                  : std::to_string(k + 1);
+      compound.layout.suffixes.push_back(suffix);
+      auto element = std::make_shared<Expr>(*item->args[k]);
+      element->alias = core::SubcolumnName(name, suffix);
+      source.schema.columns.push_back(core::ColumnSchema{element->alias, core::TypeId::kUInt8});
+      items.push_back(std::move(element));
+    }
+    source.compounds.push_back(std::move(compound));
+  }
+  inner.select = std::move(items);
+  return std::make_pair(std::move(inner), std::move(source));
 }
 
 // True when a node of `e` (outside subqueries) calls map(...) or passes a tuple or map to a
@@ -408,10 +467,8 @@ std::vector<ExprPtr> ExpandStar(const std::vector<ExprPtr>& items, const Source&
       out.push_back(item);
       continue;
     }
-    for (const core::DeclaredColumn& declared : core::DeclaredColumns(source.schema)) {
-      const core::DefaultKind kind = declared.column.default_kind;
-      if (kind == core::DefaultKind::kMaterialized || kind == core::DefaultKind::kAlias) continue;
-      out.push_back(sql::MakeColumn(item->qualifier, declared.column.name, item->position));
+    for (const std::string& name : source.star) {
+      out.push_back(sql::MakeColumn(item->qualifier, name, item->position));
     }
   }
   return out;
@@ -423,18 +480,25 @@ absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStat
                                                            const TableSchemaLookup& lookup) {
   std::vector<Source> sources;
   bool any_compound = false;
-  if (select.from) {
-    if (std::optional<Source> source = SourceOf(*select.from, lookup)) {
-      any_compound = !source->compounds.empty();
-      sources.push_back(*std::move(source));
+  // FROM and JOIN subqueries are rewritten here, their tuples and maps flattened for this level.
+  std::optional<sql::TableRef> from = select.from;
+  std::vector<sql::JoinClause> joins = select.joins;
+  auto add_source = [&](sql::TableRef* ref) {
+    if (ref->subquery != nullptr) {
+      auto flattened = FlattenSubquery(*ref->subquery, ref->alias, lookup);
+      if (!flattened) return;
+      any_compound = any_compound || !flattened->second.compounds.empty();
+      ref->subquery = std::make_shared<sql::SelectStatement>(std::move(flattened->first));
+      sources.push_back(std::move(flattened->second));
+      return;
     }
-  }
-  for (const sql::JoinClause& join : select.joins) {
-    if (std::optional<Source> source = SourceOf(join.table, lookup)) {
+    if (std::optional<Source> source = SourceOf(*ref, lookup)) {
       any_compound = any_compound || !source->compounds.empty();
       sources.push_back(*std::move(source));
     }
-  }
+  };
+  if (from) add_source(&*from);
+  for (sql::JoinClause& join : joins) add_source(&join.table);
   // Columns with a dot in their name (Nested arrays) are reached as `n.a` too.
   for (const Source& source : sources) {
     for (const core::ColumnSchema& column : source.schema.columns) {
@@ -449,6 +513,8 @@ absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStat
   if (!any_compound && !any_call) return select;
 
   sql::SelectStatement out = select;
+  out.from = std::move(from);
+  out.joins = std::move(joins);
   const bool joined = !select.joins.empty();
   if (any_compound && !joined && sources.size() == 1) {
     out.select = ExpandStar(out.select, sources[0]);

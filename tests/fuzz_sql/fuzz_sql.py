@@ -121,10 +121,11 @@ def format_value(name, v):
         return tsv_escape(v) if v != "\\N" else "\\\\N"
     if name == "d":
         return time.strftime("%Y-%m-%d", time.gmtime(v * 86400))
-    if name == "m":  # quoted text; TSV escapes the backslash of it\'s
-        return tsv_escape("{%s}" % ",".join("%s:%d" % (sql_string(k), n) for k, n in v))
+    # A map's or tuple's field is its quoted text as it stands (TSV escapes nothing in it).
+    if name == "m":
+        return "{%s}" % ",".join("%s:%d" % (sql_string(k), n) for k, n in v)
     if name == "tp":
-        return tsv_escape("(%d,%s)" % (v[0], sql_string(v[1])))
+        return "(%d,%s)" % (v[0], sql_string(v[1]))
     if name == "dt":
         return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(v))
     return str(v)
