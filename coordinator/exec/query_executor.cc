@@ -365,11 +365,8 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   ASSIGN_OR_RETURN(resolved, ExpandViews(resolved, [this, query](const sql::TableRef& ref) {
                      return ViewOf(ref, query->database);
                    }));
+  ASSIGN_OR_RETURN(resolved, ExpandCompounds(resolved, query));
   ASSIGN_OR_RETURN(resolved, MergeSubqueries(std::move(resolved), scope, query));
-  ASSIGN_OR_RETURN(resolved,
-                   ExpandCompoundColumns(resolved, [this, query](const sql::TableRef& ref) {
-                     return TableOf(ref, query->database);
-                   }));
   ASSIGN_OR_RETURN(resolved, FoldArrayJoins(std::move(resolved), query));
   resolved = ExpandTupleKeys(std::move(resolved));
   if (query->select_depth == 1) {
@@ -486,6 +483,13 @@ std::optional<core::TableSchema> QueryExecutor::TableOf(const sql::TableRef& ref
       catalog_->Lookup(CatalogTableName(database, ref.name));
   if (!schema.ok()) return std::nullopt;
   return *std::move(schema);
+}
+
+absl::StatusOr<sql::SelectStatement> QueryExecutor::ExpandCompounds(
+    const sql::SelectStatement& select, QueryContext* query) {
+  return ExpandCompoundColumns(select, [this, query](const sql::TableRef& ref) {
+    return TableOf(ref, query->database);
+  });
 }
 
 std::optional<core::TableSchema> QueryExecutor::ViewOf(const sql::TableRef& ref,

@@ -172,6 +172,10 @@ class QueryExecutor {
                                          QueryContext* query);
   std::optional<core::TableSchema> ViewOf(const sql::TableRef& ref,
                                           const std::string& current_database);
+  // `select` with its Tuple / Map columns and values written as subcolumns and arrays
+  // (planner/compound_columns.h).
+  absl::StatusOr<sql::SelectStatement> ExpandCompounds(const sql::SelectStatement& select,
+                                                       QueryContext* query);
   // The schema of the table (or view) `ref` names; nullopt for anything else.
   std::optional<core::TableSchema> TableOf(const sql::TableRef& ref,
                                            const std::string& current_database);

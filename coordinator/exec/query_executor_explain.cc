@@ -78,6 +78,7 @@ absl::StatusOr<std::vector<std::string>> QueryExecutor::ExplainSelect(
   ASSIGN_OR_RETURN(source, ExpandViews(source, [this, query](const sql::TableRef& ref) {
                      return ViewOf(ref, query->database);
                    }));
+  ASSIGN_OR_RETURN(source, ExpandCompounds(source, query));
   ASSIGN_OR_RETURN(source, MergeSubqueries(std::move(source), scope, query));
   ASSIGN_OR_RETURN(source, FoldArrayJoins(std::move(source), query));
   if (NeedsSplit(source) || !source.limit_by.empty() || source.with_totals) {

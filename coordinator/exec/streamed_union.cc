@@ -8,6 +8,7 @@
 #include "coordinator/exec/array_join.h"
 #include "coordinator/exec/from_clause.h"
 #include "coordinator/exec/query_executor.h"
+#include "coordinator/planner/tuple_lowering.h"
 #include "coordinator/exec/streamed_select.h"
 #include "coordinator/exec/subqueries.h"
 #include "coordinator/exec/window_split.h"
@@ -39,6 +40,14 @@ absl::StatusOr<std::optional<QueryResult>> QueryExecutor::StreamUnionAll(
     sql::SelectStatement next = *operand;
     for (const auto& [name, value] : select.settings) next.settings.emplace(name, value);
     operands.push_back(std::move(next));
+  }
+  for (sql::SelectStatement& operand : operands) {
+    // Tuple and Map columns read through their subcolumns; a tuple or map item is put together
+    // after the union, which only SelectSetOperation does.
+    ASSIGN_OR_RETURN(operand, ExpandCompounds(operand, query));
+    for (const sql::ExprPtr& item : operand.select) {
+      if (IsTupleCall(*item)) return std::nullopt;
+    }
   }
   for (const sql::SelectStatement& operand : operands) {
     if (!IsPlain(operand)) return std::nullopt;
