@@ -1,6 +1,5 @@
 #include "core/compound_column.h"
 
-#include <cctype>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -17,13 +16,8 @@ namespace granite::core {
 namespace {
 
 std::string_view Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return text;
+  const absl::string_view trimmed = absl::StripAsciiWhitespace(ToAbsl(text));
+  return std::string_view(trimmed.data(), trimmed.size());
 }
 
 // Returns the end of the quoted string starting at `pos` (one past its closing quote), or npos.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "core/compound_column.h"
 #include "core/error.h"
 #include "coordinator/sql/ast_build.h"
 
@@ -148,6 +149,150 @@ ExprPtr LowerMapOperation(const Expr& call, const Expr& map) {
   lowered->position = call.position;
   lowered->alias = call.alias;
   return lowered;
+}
+
+namespace {
+
+bool IsCall(const Expr& e, const char* name) {
+  return e.kind == ExprKind::kFunction && !e.over && absl::EqualsIgnoreCase(e.name, name);
+}
+
+// mapFilter((k, v) -> cond, m): both arrays filtered by the condition over the pairs;
+// mapApply((k, v) -> (k2, v2), m): each array mapped by its half of the result. Null when the
+// function is not such a two-parameter lambda (the binder names the error).
+ExprPtr LowerMapLambda(const Expr& node) {
+  const Expr& lambda = *node.args[0];
+  if (!IsCall(lambda, "lambda") || lambda.args.size() != 2 || !IsTupleCall(*lambda.args[0]) ||
+      lambda.args[0]->args.size() != 2) {
+    return nullptr;
+  }
+  const ExprPtr& keys = node.args[1]->args[0];
+  const ExprPtr& values = node.args[1]->args[1];
+  const ExprPtr& body = lambda.args[1];
+  auto make_lambda = [&](const ExprPtr& first, const ExprPtr& second, const ExprPtr& result) {
+    return sql::MakeCall("lambda", {sql::MakeCall("tuple", {first, second}), result});
+  };
+  const ExprPtr& k = lambda.args[0]->args[0];
+  const ExprPtr& v = lambda.args[0]->args[1];
+  ExprPtr map;
+  if (IsCall(node, "mapFilter")) {
+    map = sql::MakeCall(
+        "mapFromArrays",
+        {sql::MakeCall("arrayFilter", {make_lambda(k, v, body), keys, values}),
+         sql::MakeCall("arrayFilter", {make_lambda(v, k, body), values, keys})});
+  } else {
+    if (!IsTupleCall(*body) || IsMapCall(*body) || body->args.size() != 2) return nullptr;
+    map = sql::MakeCall(
+        "mapFromArrays",
+        {sql::MakeCall("arrayMap", {make_lambda(k, v, body->args[0]), keys, values}),
+         sql::MakeCall("arrayMap", {make_lambda(k, v, body->args[1]), keys, values})});
+  }
+  map->position = node.position;
+  map->alias = node.alias;
+  return map;
+}
+
+}  // namespace
+
+// The arguments of `node` that take a tuple element by element (if, multiIf, argMin, argMax,
+// any, anyLast); empty for other calls.
+std::vector<size_t> ElementwiseArgumentsOf(const Expr& node) {
+  if (node.kind != ExprKind::kFunction || node.over || node.distinct) return {};
+  const size_t n = node.args.size();
+  if (IsCall(node, "if") && n == 3) return {1, 2};
+  if (IsCall(node, "multiIf") && n >= 3 && n % 2 == 1) {
+    std::vector<size_t> out;
+    for (size_t i = 1; i < n; i += 2) out.push_back(i);
+    out.push_back(n - 1);
+    return out;
+  }
+  if ((IsCall(node, "argMin") || IsCall(node, "argMax")) && n == 2) return {0};
+  if ((IsCall(node, "any") || IsCall(node, "anyLast")) && n == 1) return {0};
+  return {};
+}
+
+// A call over a map written as its arrays, or map(...) as mapFromArrays; null for others.
+ExprPtr LowerMapCall(const Expr& node) {
+  if (node.kind != ExprKind::kFunction || node.over) return nullptr;
+  if (IsCall(node, "map")) {
+    if (node.args.size() % 2 != 0) return nullptr;  // the binder names the error
+    std::vector<ExprPtr> keys, values;
+    for (size_t i = 0; i < node.args.size(); i += 2) {
+      keys.push_back(node.args[i]);
+      values.push_back(node.args[i + 1]);
+    }
+    ExprPtr map = sql::MakeCall("mapFromArrays", {sql::MakeCall("array", std::move(keys)),
+                                                  sql::MakeCall("array", std::move(values))});
+    map->position = node.position;
+    map->alias = node.alias;
+    return map;
+  }
+  if ((IsCall(node, "mapFilter") || IsCall(node, "mapApply")) && node.args.size() == 2 &&
+      IsMapCall(*node.args[1])) {
+    return LowerMapLambda(node);
+  }
+  if (node.args.empty() || !IsMapCall(*node.args[0])) return nullptr;
+  return LowerMapOperation(node, *node.args[0]);
+}
+
+// CAST of a tuple to Tuple(...) is the tuple of its elements' casts (with the type's element
+// names); CAST of a map to Map(K, V) casts its arrays. Null for other casts.
+ExprPtr LowerCompoundCast(const Expr& node) {
+  if (!IsCall(node, "CAST") || node.args.size() != 2 || !IsTupleCall(*node.args[0]) ||
+      node.args[1]->kind != ExprKind::kLiteral) {
+    return nullptr;
+  }
+  const auto* text = std::get_if<std::string>(&node.args[1]->value);
+  if (text == nullptr) return nullptr;
+  absl::StatusOr<std::optional<core::CompoundLayout>> layout = core::ParseCompoundType(*text);
+  if (!layout.ok() || !*layout) return nullptr;
+  const Expr& value = *node.args[0];
+  if ((*layout)->map != IsMapCall(value) || value.args.size() != (*layout)->types.size()) {
+    return nullptr;
+  }
+  std::vector<ExprPtr> elements;
+  for (size_t i = 0; i < value.args.size(); ++i) {
+    elements.push_back(sql::MakeCall(
+        "CAST", {value.args[i],
+                 sql::MakeLiteral(core::Value(std::string(core::TypeName((*layout)->types[i]))))}));
+  }
+  ExprPtr cast = sql::MakeCall((*layout)->map ? "mapFromArrays" : "tuple", std::move(elements));
+  cast->element_names = (*layout)->element_names;
+  cast->position = node.position;
+  cast->alias = node.alias;
+  return cast;
+}
+
+// if, multiIf, argMin, argMax, any and anyLast over tuples, as the tuple of the call per
+// element: if(c, (a, b), (x, y)) is (if(c, a, x), if(c, b, y)); argMax((a, b), t) is
+// (argMax(a, t), argMax(b, t)), which pick the same row (the same values of t, compared the
+// same way in every state and merge). Null when `node` is none such, or its tuples differ in
+// size (the binder then names the error).
+ExprPtr LowerElementwise(const Expr& node) {
+  std::vector<size_t> positions = ElementwiseArgumentsOf(node);
+  if (positions.empty()) return nullptr;
+  size_t size = 0;
+  for (size_t i = 0; i < positions.size(); ++i) {
+    const Expr& arg = *node.args[positions[i]];
+    if (!IsTupleCall(arg) || IsMapCall(arg)) return nullptr;
+    if (i > 0 && arg.args.size() != size) return nullptr;
+    size = arg.args.size();
+  }
+  const ExprPtr& first = node.args[positions[0]];
+  std::vector<ExprPtr> elements;
+  for (size_t k = 0; k < size; ++k) {
+    auto call = std::make_shared<Expr>(node);
+    call->alias.clear();
+    for (size_t position : positions) call->args[position] = node.args[position]->args[k];
+    // A nested tuple element is lowered again (if(c, ((1, 2), 3), ...)).
+    ExprPtr lowered = LowerElementwise(*call);
+    elements.push_back(lowered != nullptr ? lowered : call);
+  }
+  ExprPtr tuple = sql::MakeCall("tuple", std::move(elements));
+  tuple->element_names = first->element_names;
+  tuple->position = node.position;
+  tuple->alias = node.alias;
+  return tuple;
 }
 
 }  // namespace granite::coordinator

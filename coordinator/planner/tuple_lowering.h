@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "coordinator/sql/ast.h"
@@ -46,5 +47,27 @@ absl::StatusOr<sql::ExprPtr> TupleElementOf(const sql::Expr& tuple, const sql::E
 // absent) is arrayElement(values, indexOf(keys, k)); mapKeys / mapValues the arrays;
 // mapContains(m, k) has(keys, k); length / empty / notEmpty those of the keys.
 sql::ExprPtr LowerMapOperation(const sql::Expr& call, const sql::Expr& map);
+
+// The lowerings below return the replacement of a call whose arguments are already lowered, or
+// null when it is no such call (planner/compound_columns.h applies them bottom-up).
+
+// map(k1, v1, ...) as mapFromArrays([k1, ...], [v1, ...]); a map operation (LowerMapOperation)
+// of a mapFromArrays; mapFilter((k, v) -> cond, m) as both arrays filtered by the condition over
+// the pairs; mapApply((k, v) -> (k2, v2), m) as each array mapped by its half of the result.
+sql::ExprPtr LowerMapCall(const sql::Expr& node);
+
+// CAST of a tuple to Tuple(...) as the tuple of its elements' casts (with the type's element
+// names); CAST of a map to Map(K, V) as its arrays' casts.
+sql::ExprPtr LowerCompoundCast(const sql::Expr& node);
+
+// if, multiIf, argMin, argMax, any and anyLast over tuples, as the tuple of the call per
+// element: if(c, (a, b), (x, y)) is (if(c, a, x), if(c, b, y)); argMax((a, b), t) is
+// (argMax(a, t), argMax(b, t)), which pick the same row (the same values of t, compared the same
+// way in every state and merge). Null also when the tuples differ in size (the binder then
+// names the error).
+sql::ExprPtr LowerElementwise(const sql::Expr& node);
+
+// The arguments of `node` that LowerElementwise takes element by element; empty for others.
+std::vector<size_t> ElementwiseArgumentsOf(const sql::Expr& node);
 
 }  // namespace granite::coordinator
