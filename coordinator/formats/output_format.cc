@@ -30,17 +30,6 @@ class NullOutput : public OutputFormat {
 
 }  // namespace
 
-absl::Status RefuseTupleColumns(const std::vector<std::string>& names,
-                                const std::vector<core::TypeId>& types, std::string_view format) {
-  for (size_t c = 0; c < types.size(); ++c) {
-    if (!core::IsTuple(types[c])) continue;
-    return core::Error(core::ErrorCode::kNotImplemented,
-                       "Column '" + names[c] + "' of type " + std::string(core::TypeName(types[c])) +
-                           " cannot be written as " + std::string(format) + " yet");
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view name,
                                                                const OutputOptions& options) {
   const bool quote = options.json_quote_64bit_integers;

@@ -79,11 +79,6 @@ class OutputFormat {
   Statistics statistics_;
 };
 
-// For the Accepts of a format that cannot write tuples yet: NOT_IMPLEMENTED naming the first
-// Tuple column, else OK.
-absl::Status RefuseTupleColumns(const std::vector<std::string>& names,
-                                const std::vector<core::TypeId>& types, std::string_view format);
-
 // Returns a new writer for format `name`, or Error(kUnknownFormat, "Unknown format Foo").
 absl::StatusOr<std::unique_ptr<OutputFormat>> MakeOutputFormat(std::string_view name,
                                                                const OutputOptions& options = {});

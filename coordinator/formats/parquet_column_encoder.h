@@ -1,5 +1,5 @@
 // Encodes one result column as the data of a Parquet column chunk, for ParquetOutput
-// (parquet_output.h). granite has no tuples or maps, so every column is one Parquet leaf: a
+// (parquet_output.h). Each Parquet leaf (a result column, or one element of a tuple or map) is a
 // scalar, or the innermost element of Array(...Array(T)) written in Parquet's three-level LIST
 // layout (`a (LIST) { repeated group list { element } }` per array level).
 //

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "coordinator/formats/arrow_types.h"
 #include "core/error.h"
+#include "core/tuple_type.h"
 
 namespace granite::coordinator {
 namespace {
@@ -16,12 +17,19 @@ constexpr int32_t kPlain = 0, kRle = 3;
 constexpr int32_t kUncompressed = 0, kZstd = 6;
 constexpr int32_t kDataPage = 0;
 // ConvertedType, the annotation older readers know.
-constexpr int32_t kUtf8 = 0, kList = 3, kDecimal = 5, kDate = 6, kTimestampMillis = 9,
+constexpr int32_t kUtf8 = 0, kMap = 1, kList = 3, kDecimal = 5, kDate = 6, kTimestampMillis = 9,
                   kTimestampMicros = 10, kUInt8 = 11, kInt8 = 15;
 constexpr int kZstdLevel = 3;
 
-// Returns whether `type` holds Nothing anywhere (Nullable(Nothing), Array(Nothing)).
+// Returns whether `type` holds Nothing anywhere (Nullable(Nothing), Array(Nothing), in a tuple
+// or a map).
 bool HasNothing(core::TypeId type) {
+  if (core::IsTuple(type)) {
+    for (core::TypeId element : core::TupleTypeOf(type).elements) {
+      if (HasNothing(element)) return true;
+    }
+    return false;
+  }
   return core::RemoveNullable(core::ArrayInnermostOf(type)) == core::TypeId::kNothing;
 }
 
@@ -96,8 +104,25 @@ void AppendAnnotations(core::TypeId type, const ParquetWriteOptions& options,
   }
 }
 
-// Returns how many schema elements a column of `type` takes: 2 per array level, 1 leaf.
-size_t SchemaElementCount(core::TypeId type) { return 2 * core::ArrayDepthOf(type) + 1; }
+// Returns how many schema elements a column of `type` takes: 2 per array level, 1 leaf; a
+// tuple's group and its elements'; a map's group, its key_value group, its key and value.
+size_t SchemaElementCount(core::TypeId type) {
+  if (!core::IsTuple(type)) return 2 * core::ArrayDepthOf(type) + 1;
+  const core::TupleType& tuple = core::TupleTypeOf(type);
+  size_t count = tuple.map ? 2 : 1;
+  for (core::TypeId element : tuple.elements) {
+    count += SchemaElementCount(tuple.map ? core::ArrayElementOf(element) : element);
+  }
+  return count;
+}
+
+// The column of `block` a leaf reads: column `column`, then the tuple or map elements.
+const core::Column& LeafColumn(const core::Block& block, size_t column,
+                               const std::vector<size_t>& elements) {
+  const core::Column* current = block.columns[column].get();
+  for (size_t element : elements) current = &current->Element(element);
+  return *current;
+}
 
 }  // namespace
 
@@ -111,7 +136,43 @@ absl::Status ParquetOutput::Accepts(const std::vector<std::string>& names,
                                       "format"));
     }
   }
-  return RefuseTupleColumns(names, types, "Parquet");
+  return absl::OkStatus();
+}
+
+void ParquetOutput::AddLeaves(size_t column, core::TypeId type, std::vector<std::string> path,
+                              std::vector<size_t> elements) {
+  if (core::IsTuple(type)) {
+    const core::TupleType& tuple = core::TupleTypeOf(type);
+    if (tuple.map) path.push_back("key_value");
+    for (size_t i = 0; i < tuple.elements.size(); ++i) {
+      std::vector<std::string> element_path = path;
+      element_path.push_back(tuple.map             ? (i == 0 ? "key" : "value")
+                             : tuple.names.empty() ? std::to_string(i + 1)
+                                                   : tuple.names[i]);
+      std::vector<size_t> reached = elements;
+      reached.push_back(i);
+      if (tuple.map) {
+        // A map's keys and values are arrays of the pairs: their levels are an array's; only
+        // the names in the path differ.
+        Leaf leaf{column, std::move(reached), std::move(element_path),
+                  ParquetLeafOf(tuple.elements[i], options_.fixed_string_as_fixed_binary)};
+        for (int d = 1; d < core::ArrayDepthOf(tuple.elements[i]); ++d) {
+          leaf.path.push_back("list");
+          leaf.path.push_back("element");
+        }
+        leaves_.push_back(std::move(leaf));
+      } else {
+        AddLeaves(column, tuple.elements[i], std::move(element_path), std::move(reached));
+      }
+    }
+    return;
+  }
+  for (int d = 0; d < core::ArrayDepthOf(type); ++d) {
+    path.push_back("list");
+    path.push_back("element");
+  }
+  leaves_.push_back(Leaf{column, std::move(elements), std::move(path),
+                         ParquetLeafOf(type, options_.fixed_string_as_fixed_binary)});
 }
 
 void ParquetOutput::Append(std::string_view bytes, std::string* out) {
@@ -123,9 +184,7 @@ void ParquetOutput::Begin(const std::vector<std::string>& names,
                           const std::vector<core::TypeId>& types, std::string* out) {
   names_ = names;
   types_ = types;
-  for (core::TypeId type : types) {
-    leaves_.push_back(ParquetLeafOf(type, options_.fixed_string_as_fixed_binary));
-  }
+  for (size_t c = 0; c < types.size(); ++c) AddLeaves(c, types[c], {names[c]}, {});
   Append(kMagic, out);
 }
 
@@ -141,8 +200,9 @@ void ParquetOutput::End(std::string* out) {
 void ParquetOutput::WriteRowGroup(const core::Block& block, std::string* out) {
   RowGroup group;
   group.rows = static_cast<int64_t>(block.rows());
-  for (size_t c = 0; c < types_.size(); ++c) {
-    ParquetColumnData data = EncodeParquetColumn(*block.columns[c], leaves_[c]);
+  for (const Leaf& leaf : leaves_) {
+    ParquetColumnData data =
+        EncodeParquetColumn(LeafColumn(block, leaf.column, leaf.elements), leaf.type);
     std::string page = std::move(data.levels);
     page.append(data.values);
     std::string packed;
@@ -179,6 +239,35 @@ void ParquetOutput::WriteRowGroup(const core::Block& block, std::string* out) {
 void ParquetOutput::AppendSchema(std::string_view name, core::TypeId type,
                                  ThriftCompactWriter* thrift) const {
   thrift->BeginListStruct();
+  if (core::IsTuple(type)) {
+    const core::TupleType& tuple = core::TupleTypeOf(type);
+    thrift->FieldI32(3, kRequired);
+    thrift->FieldBinary(4, name);
+    thrift->FieldI32(5, tuple.map ? 1 : static_cast<int32_t>(tuple.elements.size()));
+    if (tuple.map) {
+      // <name> (MAP) { repeated group key_value { required <key>; <value> } }
+      thrift->FieldI32(6, kMap);
+      thrift->BeginStruct(10);
+      thrift->BeginStruct(2);  // MAP
+      thrift->EndStruct();
+      thrift->EndStruct();
+      thrift->EndStruct();
+      thrift->BeginListStruct();
+      thrift->FieldI32(3, kRepeated);
+      thrift->FieldBinary(4, "key_value");
+      thrift->FieldI32(5, 2);
+      thrift->EndStruct();
+      AppendSchema("key", core::ArrayElementOf(tuple.elements[0]), thrift);
+      AppendSchema("value", core::ArrayElementOf(tuple.elements[1]), thrift);
+      return;
+    }
+    thrift->EndStruct();
+    for (size_t i = 0; i < tuple.elements.size(); ++i) {
+      AppendSchema(tuple.names.empty() ? std::to_string(i + 1) : tuple.names[i],
+                   tuple.elements[i], thrift);
+    }
+    return;
+  }
   if (core::IsArray(type)) {
     // <name> (LIST) { repeated group list { <element> } }
     thrift->FieldI32(3, kRequired);
@@ -234,17 +323,12 @@ void ParquetOutput::AppendFooter(std::string* out) {
       thrift.BeginListStruct();  // ColumnChunk
       thrift.FieldI64(2, chunk.offset);
       thrift.BeginStruct(3);  // ColumnMetaData
-      thrift.FieldI32(1, static_cast<int32_t>(leaves_[c].physical));
+      thrift.FieldI32(1, static_cast<int32_t>(leaves_[c].type.physical));
       thrift.BeginList(2, ThriftCompactWriter::kI32, 2);
       thrift.ListI32(kPlain);
       thrift.ListI32(kRle);
-      const int depth = core::ArrayDepthOf(types_[c]);
-      thrift.BeginList(3, ThriftCompactWriter::kBinary, 1 + 2 * depth);
-      thrift.ListBinary(names_[c]);
-      for (int d = 0; d < depth; ++d) {
-        thrift.ListBinary("list");
-        thrift.ListBinary("element");
-      }
+      thrift.BeginList(3, ThriftCompactWriter::kBinary, leaves_[c].path.size());
+      for (const std::string& part : leaves_[c].path) thrift.ListBinary(part);
       thrift.FieldI32(4, options_.zstd ? kZstd : kUncompressed);
       thrift.FieldI64(5, chunk.num_values);
       thrift.FieldI64(6, chunk.uncompressed);

@@ -47,9 +47,22 @@ class ParquetOutput : public OutputFormat {
     std::vector<Chunk> chunks;
     int64_t rows = 0;
   };
+  // One Parquet leaf column: a result column, or an element of a tuple or map in one, reached
+  // through `elements` (tuple element indexes; a map's 0 = keys, 1 = values, each an Array).
+  struct Leaf {
+    size_t column = 0;
+    std::vector<size_t> elements;
+    std::vector<std::string> path;  // path_in_schema
+    ParquetLeafType type;
+  };
+
+  // Appends the leaves of a column of `type` named by `path` and reached through `elements`.
+  void AddLeaves(size_t column, core::TypeId type, std::vector<std::string> path,
+                 std::vector<size_t> elements);
 
   void WriteRowGroup(const core::Block& block, std::string* out);
-  // Appends one column's schema elements: a leaf, or a LIST group per array level.
+  // Appends one column's schema elements: a leaf, a LIST group per array level, a group of a
+  // tuple's elements, or a MAP group of repeated key_value groups.
   void AppendSchema(std::string_view name, core::TypeId type, ThriftCompactWriter* thrift) const;
   void AppendFooter(std::string* out);
   void Append(std::string_view bytes, std::string* out);
@@ -59,7 +72,7 @@ class ParquetOutput : public OutputFormat {
   // Set by Begin.
   std::vector<std::string> names_;
   std::vector<core::TypeId> types_;
-  std::vector<ParquetLeafType> leaves_;
+  std::vector<Leaf> leaves_;
   uint64_t written_ = 0;
   std::vector<RowGroup> row_groups_;
   RowBatcher batcher_;  // rows of the next row group

@@ -120,13 +120,16 @@ class ArrowFormatsTest(grpc_case.FormatsCase):
 
     def test_tuples_and_maps_match_clickhouse(self):
         # A Tuple is a Struct of its elements (named as the tuple names them, else "1", "2"), a
-        # Map Arrow's Map of "entries" structs of "key" and "value".
+        # Map Arrow's Map of "entries" structs of "key" and "value"; in Parquet a group of the
+        # elements, and a MAP group of repeated key_value groups.
         query = ("SELECT (number, toString(number)) AS t, "
                  "CAST((number, if(number = 1, NULL, 'x')) AS Tuple(a UInt64, b Nullable(String))) "
                  "AS nt, map('k', number, 'l', number * 2) AS m, "
-                 "mapFromArrays(range(number), arrayMap(x -> [x], range(number))) AS ma "
+                 "mapFromArrays(range(number), arrayMap(x -> [x], range(number))) AS ma, "
+                 "CAST(mapFromArrays(['a'], [if(number = 1, NULL, number)]) "
+                 "AS Map(String, Nullable(UInt64))) AS mn "
                  "FROM numbers(3) ORDER BY number")
-        for fmt in ("ArrowStream", "Arrow"):
+        for fmt in ("ArrowStream", "Arrow", "Parquet"):
             got = self.granite_table(fmt, query)
             self.assertEqual(got.to_pylist()[2]["nt"], {"a": 2, "b": "x"})
             self.assertEqual(got.to_pylist()[2]["ma"], [(0, [0]), (1, [1])])
