@@ -87,7 +87,14 @@ int HttpServer::Handle(mg_connection* connection, void* self) {
     parts.headers[absl::AsciiStrToLower(request->http_headers[i].name)] =
         request->http_headers[i].value;
   }
-  return ServeQuery(connection, parts, server->service_);
+  // civetweb's worker threads have small stacks (Debian builds it with USE_STACK_SIZE), too small
+  // for a query that plans, fans out and writes its format there (an LZ4 frame alone keeps
+  // ~16 KiB of state on the stack: a streamed ArrowStream result overflowed it and killed the
+  // server). The query runs on a thread of the default size while this one waits.
+  int status = 0;
+  std::thread runner([&] { status = ServeQuery(connection, parts, server->service_); });
+  runner.join();
+  return status;
 }
 
 }  // namespace granite::coordinator::http

@@ -103,6 +103,22 @@ class HttpInterfaceTest(unittest.TestCase):
         self.assertIn(b"UNKNOWN_SETTING", body)
         self.assertEqual(self.curl({"query": "SELECT 5"})[2], b"5\n")  # still serving
 
+    def test_binary_formats_streamed_from_a_table(self):
+        # A SELECT over a table streams its result from the fan-out on the request's thread; with
+        # LZ4-framed ArrowStream it once overflowed civetweb's small thread stack and killed the
+        # coordinator. Every binary format answers, and the server keeps serving.
+        self.assertEqual(self.curl(data=b"CREATE TABLE streamed (k UInt32, s String) "
+                                        b"ENGINE = MergeTree ORDER BY k")[0], 200)
+        self.assertEqual(self.curl({"query": "INSERT INTO streamed SELECT number, toString(number) "
+                                             "FROM numbers(100000)"})[0], 200)
+        for fmt, magic in (("ArrowStream", b"\xff\xff\xff\xff"), ("Arrow", b"ARROW1"),
+                           ("Parquet", b"PAR1"), ("Native", b"")):
+            status, _, body = self.curl(data=("SELECT k, s FROM streamed FORMAT %s" % fmt).encode())
+            self.assertEqual(status, 200, (fmt, body[:200]))
+            self.assertTrue(body.startswith(magic), fmt)
+            self.assertGreater(len(body), 100000, fmt)
+        self.assertEqual(self.curl({"query": "SELECT count() FROM streamed"})[2], b"100000\n")
+
     def test_insert_settings_sessions_and_compression(self):
         self.curl(data=b"CREATE TABLE hi (x UInt32, s String) ENGINE = MergeTree ORDER BY x")
         rows = b"".join(b"%d,v%d\n" % (i, i) for i in range(10000))
