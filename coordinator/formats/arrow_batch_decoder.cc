@@ -1,5 +1,7 @@
 #include "coordinator/formats/arrow_batch_decoder.h"
 
+#include "core/tuple_type.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -124,6 +126,43 @@ absl::StatusOr<core::Column> ArrowBatchDecoder::Next(const ArrowColumnLayout& la
   if (has_nulls && validity.size() < (rows + 7) / 8) return Bad("a validity bitmap is too short");
   auto valid = [&](size_t i) { return !has_nulls || Bit(validity, i); };
 
+  if (core::IsMap(type)) {
+    // The list's offsets, the entries struct's node and validity, then keys and values.
+    ASSIGN_OR_RETURN(std::string_view offset_bytes, NextBuffer());
+    std::vector<uint64_t> offsets;
+    RETURN_IF_ERROR(ReadOffsets(offset_bytes, layout.large_offsets, rows, &offsets));
+    RETURN_IF_ERROR(NextNode().status());
+    RETURN_IF_ERROR(NextBuffer().status());
+    ASSIGN_OR_RETURN(core::Column keys, Next(layout.element[0]));
+    ASSIGN_OR_RETURN(core::Column values, Next(layout.element[1]));
+    if (offsets[rows] > keys.size() || offsets[rows] > values.size()) {
+      return Bad("map offsets pass the end of the entries");
+    }
+    // A NULL map reads as {}.
+    for (size_t e = 0; e < 2; ++e) {
+      const core::Column& from = e == 0 ? keys : values;
+      core::Column& array = column.MutableElement(e);
+      for (size_t i = 0; i < rows; ++i) {
+        if (valid(i)) {
+          array.MutableNested().AppendRange(from, offsets[i], offsets[i + 1] - offsets[i]);
+        }
+        array.MutableOffsets().push_back(array.MutableNested().size());
+      }
+      array.SetSize(rows);
+    }
+    column.SetSize(rows);
+    return column;
+  }
+  if (core::IsTuple(type)) {  // each child's column in turn (a NULL struct reads as its values)
+    for (size_t i = 0; i < layout.element.size(); ++i) {
+      ASSIGN_OR_RETURN(core::Column element, Next(layout.element[i]));
+      if (element.size() < rows) return Bad("a struct's child is shorter than the struct");
+      column.MutableElement(i) = element.size() == rows ? std::move(element)
+                                                        : element.Slice(0, rows);
+    }
+    column.SetSize(rows);
+    return column;
+  }
   if (core::IsArray(type)) {
     ASSIGN_OR_RETURN(std::string_view offset_bytes, NextBuffer());
     std::vector<uint64_t> offsets;

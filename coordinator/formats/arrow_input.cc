@@ -74,6 +74,14 @@ absl::StatusOr<ArrowColumnLayout> LayoutOf(const fb::Field& field, std::string_v
     ASSIGN_OR_RETURN(ArrowColumnLayout element, LayoutOf(*field.children()->Get(0), column));
     layout.element.push_back(std::move(element));
   }
+  // A struct's children; a map's key and value (the children of its entries struct).
+  const fb::Field* parent = kind == fb::Type_Map ? field.children()->Get(0) : &field;
+  if (core::IsTuple(layout.type)) {
+    for (const fb::Field* child : *parent->children()) {
+      ASSIGN_OR_RETURN(ArrowColumnLayout element, LayoutOf(*child, column));
+      layout.element.push_back(std::move(element));
+    }
+  }
   return layout;
 }
 

@@ -1,5 +1,6 @@
 #include "coordinator/formats/arrow_types.h"
 
+#include "core/status_macros.h"
 #include "core/tuple_type.h"
 
 #include <vector>
@@ -242,8 +243,38 @@ absl::StatusOr<core::TypeId> GraniteTypeOfArrowField(const fb::Field& field,
       absl::StatusOr<core::TypeId> element = GraniteTypeOfArrowField(*field.children()->Get(0),
                                                                      column);
       if (!element.ok()) return element.status();
+      if (core::IsTuple(*element)) return Unsupported("List of Struct or Map", column);
       if (core::ArrayDepthOf(*element) >= core::kMaxArrayDepth) break;
       return core::MakeArray(*element);
+    }
+    case fb::Type_Struct_: {
+      // A struct reads as a Tuple of its children (named as they are): an INSERT takes it into
+      // a Tuple column.
+      if (field.children() == nullptr || field.children()->size() == 0) break;
+      std::vector<core::TypeId> elements;
+      std::vector<std::string> names;
+      for (const fb::Field* child : *field.children()) {
+        ASSIGN_OR_RETURN(core::TypeId element, GraniteTypeOfArrowField(*child, column));
+        if (core::IsTuple(element)) return Unsupported("Struct in a Struct", column);
+        elements.push_back(element);
+        names.push_back(child->name() != nullptr ? child->name()->str() : "");
+      }
+      return core::MakeTupleType(std::move(elements), std::move(names));
+    }
+    case fb::Type_Map: {
+      // A list of "entries" structs of a key and a value: a Map(K, V).
+      if (field.children() == nullptr || field.children()->size() != 1) break;
+      const fb::Field* entries = field.children()->Get(0);
+      if (entries->children() == nullptr || entries->children()->size() != 2) break;
+      ASSIGN_OR_RETURN(core::TypeId key,
+                       GraniteTypeOfArrowField(*entries->children()->Get(0), column));
+      ASSIGN_OR_RETURN(core::TypeId value,
+                       GraniteTypeOfArrowField(*entries->children()->Get(1), column));
+      if (core::IsTuple(key) || core::IsTuple(value) ||
+          core::ArrayDepthOf(value) >= core::kMaxArrayDepth) {
+        return Unsupported("Map of Struct or Map", column);
+      }
+      return core::MakeMapType(key, value);
     }
     default:
       break;
