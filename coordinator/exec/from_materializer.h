@@ -40,6 +40,10 @@ struct Relation {
   std::set<std::string> hidden;  // right copies of USING columns
   bool null_supplying = false;
   bool read = false;  // data holds its rows
+  // A grouped subquery run late (from_deferred.cc): names known, types and rows once run, with
+  // `deferred_where` (sets of its partners' keys) added to its WHERE.
+  bool deferred = false;
+  std::vector<ExprPtr> deferred_where;
   std::vector<std::string> sharding_key;  // a table's (RelationColumns)
   uint32_t shard_count = 0;
 };
@@ -87,6 +91,10 @@ std::vector<size_t> Candidates(const Expr& e, const std::vector<Relation>& relat
 
 Joined FromRelation(size_t r, const Relation& relation);
 
+// Whether a column of type `a` may keep only values of a column of type `b` through an IN set:
+// one type, or both integers proper (neither Nullable).
+bool KeyTypesMatch(TypeId a, TypeId b);
+
 class FromMaterializer {
  public:
   FromMaterializer(const sql::SelectStatement& select, const FromContext& context)
@@ -129,6 +137,25 @@ class FromMaterializer {
                                  const std::vector<ExprPtr>& filter);
 
   absl::Status ReadRelation(size_t r);
+
+  // Deferred subqueries (from_deferred.cc): a subquery in FROM grouped by the column it is
+  // joined on runs after the FROM's own filters are known, restricted to the keys its partner's
+  // rows can hold. Whether `ref` may run late, and then its output names.
+  bool Deferrable(const sql::TableRef& ref, std::vector<std::string>* names) const;
+  // Adds to each deferred relation the key set of the partner that narrows it most; a table
+  // joined on the same column takes that set too.
+  absl::Status ReduceDeferred();
+  // Runs the deferred relations not run yet.
+  absl::Status RunDeferred();
+  // The GROUP BY expression behind deferred relation `d`'s output column `name`, with its type,
+  // or nullopt when it is not a plain column of the subquery's tables.
+  std::optional<std::pair<ExprPtr, TypeId>> DeferredKey(size_t d, const std::string& name) const;
+  // The conjuncts that relation `a`'s rows pass before they join: its own filter, and the keys
+  // of the small filtered tables it joins (as IN sets).
+  absl::StatusOr<std::vector<ExprPtr>> SourceFilter(size_t a);
+  // Relations [0, Scope()) are inner-joined, their rows never filled with defaults: all of them
+  // for inner joins, the inner prefix for written-order joins (none with a RIGHT or FULL join).
+  size_t Scope() const;
   // The SELECT that reads relation `r`: its needed columns, with its pushed-down conjuncts.
   sql::SelectStatement ReadStatement(size_t r) const;
 
@@ -271,6 +298,8 @@ class FromMaterializer {
   std::vector<Relation> relations_;
   // TableRows' answers by (relation, the filter's column name; "" for none).
   std::map<std::pair<size_t, std::string>, uint64_t> table_rows_;
+  // KeySet's sets by (table, column, the filter's column name): one run per FROM.
+  std::map<std::string, ExprPtr> key_sets_;
   std::vector<ExprPtr> remaining_;
   std::vector<std::vector<ExprPtr>> on_;  // per join: ON conditions not pushed down
   std::vector<std::vector<std::pair<size_t, std::string>>> using_pairs_;  // per join

@@ -5,7 +5,9 @@
 // The set is built once at compile time, in x's type: each constant is converted exactly
 // (ConvertConstantExactly); constants with no equal value in x's type (300 for a UInt8 x) can
 // never match and are dropped. Lookup by type: 1- and 2-byte types index a byte table, up to
-// eight values compare directly (a vectorizable loop per value), larger sets use a hash set.
+// eight values compare directly (a vectorizable loop per value), larger sets of integers over a
+// span of at most 64 bits per value use a bitmap over that span, other sets a hash set.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -88,6 +90,9 @@ template <typename T>
 class FixedInKernel : public ScalarKernel {
  public:
   FixedInKernel(const std::vector<Value>& values, bool negated) : negated_(negated) {
+    if constexpr (kUseBitmap) {
+      if (values.size() > kMaxLinearValues && BuildBitmap(values)) return;
+    }
     for (const Value& v : values) {
       T t = ValueAs<T>(v);
       if constexpr (kUseTable) {
@@ -116,6 +121,15 @@ class FixedInKernel : public ScalarKernel {
           result[i] = table[static_cast<std::make_unsigned_t<T>>(x[i])] ^ miss;
         }
       }
+    } else if (!bitmap_.empty()) {
+      // One load per row; over a column sorted by x (a table's key) the loads run in order.
+      const uint64_t* bits = bitmap_.data();
+      const U low = static_cast<U>(min_);
+      for (size_t i = 0; i < rows; ++i) {
+        const uint64_t offset = static_cast<U>(static_cast<U>(x[i]) - low);
+        const uint8_t hit = offset < range_ ? (bits[offset >> 6] >> (offset & 63)) & 1 : 0;
+        result[i] = hit ^ miss;
+      }
     } else if (set_.size() <= kMaxLinearValues) {
       std::memset(result, 0, rows);
       for (T v : linear_) {
@@ -130,10 +144,43 @@ class FixedInKernel : public ScalarKernel {
 
  private:
   static constexpr bool kUseTable = std::is_integral_v<T> && sizeof(T) <= 2;
+  static constexpr bool kUseBitmap = std::is_integral_v<T> && sizeof(T) > 2;
+  using U = std::make_unsigned_t<std::conditional_t<std::is_integral_v<T>, T, int>>;
+
+  // A set of integers whose span is at most kBitsPerValue bits per value (or kSmallSpanBits)
+  // becomes a bitmap over [min, max]: smaller than the hash set's slots and probed without
+  // hashing, as the key sets of joins (dense keys) are.
+  // Returns whether it did.
+  bool BuildBitmap(const std::vector<Value>& values) {
+    std::vector<T> keys;
+    keys.reserve(values.size());
+    for (const Value& v : values) keys.push_back(ValueAs<T>(v));
+    const auto [low, high] = std::minmax_element(keys.begin(), keys.end());
+    const uint64_t span = static_cast<U>(static_cast<U>(*high) - static_cast<U>(*low));
+    const uint64_t limit = std::min<uint64_t>(
+        kMaxBitmapBits, std::max<uint64_t>(kSmallSpanBits, keys.size() * kBitsPerValue));
+    if (span >= limit) return false;
+    min_ = *low;
+    range_ = span + 1;
+    bitmap_.assign((range_ + 63) / 64, 0);
+    for (T v : keys) {
+      const uint64_t offset = static_cast<U>(static_cast<U>(v) - static_cast<U>(min_));
+      bitmap_[offset >> 6] |= uint64_t{1} << (offset & 63);
+    }
+    return true;
+  }
+
+  static constexpr uint64_t kBitsPerValue = 64;
+  static constexpr uint64_t kSmallSpanBits = uint64_t{1} << 16;
+  static constexpr uint64_t kMaxBitmapBits = uint64_t{1} << 28;  // 32 MiB
+
   const bool negated_;
   std::vector<uint8_t> table_;  // indexed by the unsigned bits of a 1- or 2-byte value
   absl::flat_hash_set<T> set_;
   std::vector<T> linear_;
+  std::vector<uint64_t> bitmap_;  // bit (v - min_) for each value v of a bitmap set
+  T min_{};
+  uint64_t range_ = 0;
 };
 
 class StringInKernel : public ScalarKernel {
