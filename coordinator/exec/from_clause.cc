@@ -334,6 +334,12 @@ void FromMaterializer::PrefixConditionsAsWhere(size_t prefix) {
 }
 
 absl::StatusOr<MaterializedFrom> FromMaterializer::Run() {
+  ASSIGN_OR_RETURN(MaterializedFrom out, PlanAndJoin());
+  out.notes = std::move(notes_);
+  return out;
+}
+
+absl::StatusOr<MaterializedFrom> FromMaterializer::PlanAndJoin() {
   RETURN_IF_ERROR(CollectRelations());
   ordered_ = !std::all_of(select_.joins.begin(), select_.joins.end(), IsInnerJoin);
   RETURN_IF_ERROR(SetUsing());

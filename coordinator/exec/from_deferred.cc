@@ -212,9 +212,20 @@ absl::Status FromMaterializer::ReduceDeferred() {
     if (!best) continue;
     ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(*best->inner_key, best->a, *best->a_key, best->filter));
     deferred.deferred_where.push_back(in_set);
-    if (in_set->kind != ExprKind::kFunction || in_set->name != "in" || in_set->args.size() != 2) {
-      continue;  // no key at all: the subquery reads nothing
+    const bool any = in_set->kind == ExprKind::kFunction && in_set->name == "in" &&
+                     in_set->args.size() == 2;
+    size_t keys = 0;
+    if (any) {
+      const Expr& set = *in_set->args[1];
+      keys = set.kind == ExprKind::kSet && set.set ? set.set->size()
+             : set.kind == ExprKind::kFunction     ? set.args.size()
+                                                   : 1;
     }
+    notes_.push_back("Subquery " + deferred.qualifier + ": runs after the filters of FROM, " +
+                     sql::ColumnName(*best->inner_key) + " narrowed to the " +
+                     std::to_string(keys) + " keys of " + relations_[best->a].qualifier + "." +
+                     best->a_key->name + " that pass them");
+    if (!any) continue;  // no key at all: the subquery reads nothing
     // Tables inner-joined to the partner on the same column hold only those keys too.
     for (const ExprPtr& c : remaining_) {
       std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);

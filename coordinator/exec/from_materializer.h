@@ -105,6 +105,8 @@ class FromMaterializer {
   absl::StatusOr<MaterializedFrom> Run();
 
  private:
+  absl::StatusOr<MaterializedFrom> PlanAndJoin();
+
   absl::Status CollectRelations();
 
   // USING (c): the left copy is the first earlier relation with c; the right copy is hidden.
@@ -117,7 +119,8 @@ class FromMaterializer {
 
   absl::Status ReadRelations();
 
-  // Inner joins only: a table joined on an equality with a table whose own filter keeps few
+  // Inner joins (all of them, or the prefix of written-order joins: Scope()): a table joined on
+  // an equality with a table whose own filter keeps few
   // rows reads only the rows whose key is among theirs (a constant IN pushed into it;
   // from_key_reduction.cc); so does one joined to the largest table when the rows of that
   // table able to join such tables are few.
@@ -300,6 +303,7 @@ class FromMaterializer {
   std::map<std::pair<size_t, std::string>, uint64_t> table_rows_;
   // KeySet's sets by (table, column, the filter's column name): one run per FROM.
   std::map<std::string, ExprPtr> key_sets_;
+  std::vector<std::string> notes_;  // MaterializedFrom::notes
   std::vector<ExprPtr> remaining_;
   std::vector<std::vector<ExprPtr>> on_;  // per join: ON conditions not pushed down
   std::vector<std::vector<std::pair<size_t, std::string>>> using_pairs_;  // per join
