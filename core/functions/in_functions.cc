@@ -67,9 +67,20 @@ absl::StatusOr<std::vector<Value>> SetValues(std::string_view name,
   return values;
 }
 
+// Whether the only set is a column of x's own integer type (a key set of a join, the IN of a
+// subquery over the same column type): its values are x's as they are, with nothing to convert.
+bool SetOfOwnIntegers(const std::vector<ArgumentInfo>& args) {
+  if (args.size() != 2 || args[1].set == nullptr) return false;
+  const TypeId x = RemoveNullable(args[0].type);
+  const bool integer = x == TypeId::kInt32 || x == TypeId::kUInt32 || x == TypeId::kInt64 ||
+                       x == TypeId::kUInt64;
+  return integer && args[1].set->type() == x;
+}
+
 absl::StatusOr<TypeId> ResolveIn(std::string_view name, const std::vector<ArgumentInfo>& args) {
   // Sets hold values by physical type; a Decimal would compare unscaled. Not supported yet.
   if (IsDecimal(args[0].type)) return IllegalArgumentType(name, 0, args[0].type);
+  if (SetOfOwnIntegers(args)) return TypeId::kUInt8;
   RETURN_IF_ERROR(SetValues(name, args).status());
   return TypeId::kUInt8;
 }
@@ -89,12 +100,14 @@ T ValueAs(const Value& v) {
 template <typename T>
 class FixedInKernel : public ScalarKernel {
  public:
-  FixedInKernel(const std::vector<Value>& values, bool negated) : negated_(negated) {
+  FixedInKernel(const std::vector<Value>& values, bool negated)
+      : FixedInKernel(Converted(values), negated) {}
+
+  FixedInKernel(const std::vector<T>& keys, bool negated) : negated_(negated) {
     if constexpr (kUseBitmap) {
-      if (values.size() > kMaxLinearValues && BuildBitmap(values)) return;
+      if (keys.size() > kMaxLinearValues && BuildBitmap(keys)) return;
     }
-    for (const Value& v : values) {
-      T t = ValueAs<T>(v);
+    for (T t : keys) {
       if constexpr (kUseTable) {
         if (table_.empty()) table_.resize(size_t{1} << (8 * sizeof(T)));
         table_[static_cast<std::make_unsigned_t<T>>(t)] = 1;
@@ -151,10 +164,7 @@ class FixedInKernel : public ScalarKernel {
   // becomes a bitmap over [min, max]: smaller than the hash set's slots and probed without
   // hashing, as the key sets of joins (dense keys) are.
   // Returns whether it did.
-  bool BuildBitmap(const std::vector<Value>& values) {
-    std::vector<T> keys;
-    keys.reserve(values.size());
-    for (const Value& v : values) keys.push_back(ValueAs<T>(v));
+  bool BuildBitmap(const std::vector<T>& keys) {
     const auto [low, high] = std::minmax_element(keys.begin(), keys.end());
     const uint64_t span = static_cast<U>(static_cast<U>(*high) - static_cast<U>(*low));
     const uint64_t limit = std::min<uint64_t>(
@@ -168,6 +178,13 @@ class FixedInKernel : public ScalarKernel {
       bitmap_[offset >> 6] |= uint64_t{1} << (offset & 63);
     }
     return true;
+  }
+
+  static std::vector<T> Converted(const std::vector<Value>& values) {
+    std::vector<T> keys;
+    keys.reserve(values.size());
+    for (const Value& v : values) keys.push_back(ValueAs<T>(v));
+    return keys;
   }
 
   static constexpr uint64_t kBitsPerValue = 64;
@@ -229,8 +246,16 @@ class UuidInKernel : public ScalarKernel {
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileIn(std::string_view name,
                                                         const std::vector<ArgumentInfo>& args,
                                                         TypeId result_type) {
-  ASSIGN_OR_RETURN(std::vector<Value> values, SetValues(name, args));
   const bool negated = name == "notIn";
+  if (SetOfOwnIntegers(args)) {
+    const Column& set = *args[1].set;
+    return DispatchFixed(set.type(), [&](auto tag) -> std::unique_ptr<ScalarKernel> {
+      using T = typename decltype(tag)::Type;
+      const T* data = set.template Data<T>();
+      return std::make_unique<FixedInKernel<T>>(std::vector<T>(data, data + set.size()), negated);
+    });
+  }
+  ASSIGN_OR_RETURN(std::vector<Value> values, SetValues(name, args));
   if (IsUuid(args[0].type) || IsDateTime64(args[0].type) || IsFixedString(args[0].type)) {
     // Their constants are text or whole seconds: bring each to the physical value of x's type.
     for (Value& v : values) {

@@ -127,6 +127,19 @@ TEST(InTest, SetsHeldAsColumns) {
   EXPECT_EQ(Eval(Fn("in", {Col(1, T::kInt16), negative}), b), (Rows{"1", "0", "1"}));
   EXPECT_EQ(Eval(Fn("in", {Col(2, T::kString), set_of(StringColumn({"", "bb", "c"}))}), b),
             (Rows{"0", "1", "1"}));
+  // A set of x's own integer type is taken as it is (small, close and spread sets).
+  Block ints = BlockOf({MakeColumn<int32_t>(T::kInt32, {-7, 0, 5, 2000000000, 12})});
+  const plan::Expr own_small = set_of(MakeColumn<int32_t>(T::kInt32, {5, -7}));
+  EXPECT_EQ(Eval(Fn("in", {Col(0, T::kInt32), own_small}), ints), (Rows{"1", "0", "1", "0", "0"}));
+  const plan::Expr own_close =
+      set_of(MakeColumn<int32_t>(T::kInt32, {-7, -1, 1, 3, 5, 7, 9, 11, 13, 15}));
+  EXPECT_EQ(Eval(Fn("in", {Col(0, T::kInt32), own_close}), ints), (Rows{"1", "0", "1", "0", "0"}));
+  EXPECT_EQ(Eval(Fn("notIn", {Col(0, T::kInt32), own_close}), ints),
+            (Rows{"0", "1", "0", "1", "1"}));
+  const plan::Expr own_spread =
+      set_of(MakeColumn<int32_t>(T::kInt32, {-7, -1, 1, 3, 5, 7, 9, 11, 13, 2000000000}));
+  EXPECT_EQ(Eval(Fn("in", {Col(0, T::kInt32), own_spread}), ints),
+            (Rows{"1", "0", "1", "1", "0"}));
   // A constant left side folds.
   EXPECT_EQ(EvalConstant(Fn("in", {Lit(uint64_t{300}), wide})), "1");
   EXPECT_EQ(EvalConstant(Fn("notIn", {Lit(uint64_t{7}), wide})), "1");
