@@ -350,6 +350,7 @@ absl::StatusOr<MaterializedFrom> FromMaterializer::PlanAndJoin() {
     RETURN_IF_ERROR(ReduceByJoinKeys());
     RETURN_IF_ERROR(ReduceDeferred());
     RETURN_IF_ERROR(RunDeferred());
+    RETURN_IF_ERROR(SetProbeSets());
     ASSIGN_OR_RETURN(std::optional<MaterializedFrom> broadcast, TryBroadcast());
     if (broadcast) return *std::move(broadcast);
   } else {
@@ -359,6 +360,7 @@ absl::StatusOr<MaterializedFrom> FromMaterializer::PlanAndJoin() {
     RETURN_IF_ERROR(ReduceByJoinKeys());
     RETURN_IF_ERROR(ReduceDeferred());
     RETURN_IF_ERROR(RunDeferred());
+    RETURN_IF_ERROR(SetProbeSets());
     ASSIGN_OR_RETURN(std::optional<MaterializedFrom> broadcast, TryBroadcastInOrder());
     if (broadcast) return *std::move(broadcast);
   }

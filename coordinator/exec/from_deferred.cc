@@ -17,6 +17,7 @@
 // equalities (its rows are real, never defaults of an outer join). Worth it when the partner's
 // rows that pass its filter and those sets are at most a quarter of it and kMaxPartnerRows.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -137,12 +138,22 @@ absl::StatusOr<std::vector<ExprPtr>> FromMaterializer::SourceFilter(size_t a) {
   std::vector<ExprPtr> filter = relations_[a].pushed;
   std::set<std::string> present;
   for (const ExprPtr& c : filter) present.insert(sql::ColumnName(*c));
+  // Tables joined to a on one equality: each column of a composite key alone keeps most rows.
+  std::map<size_t, int> equalities;
+  for (const ExprPtr& c : remaining_) {
+    std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
+    if (pair && (pair->first == a || pair->second == a)) {
+      ++equalities[pair->first == a ? pair->second : pair->first];
+    }
+  }
   for (const ExprPtr& c : remaining_) {
     std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
     if (!pair || (pair->first != a && pair->second != a)) continue;
     const int side = pair->first == a ? 0 : 1;  // the side of a
     const size_t s = side == 0 ? pair->second : pair->first;
-    if (s >= Scope() || !PlainTable(s) || relations_[s].pushed.empty()) continue;
+    if (s >= Scope() || !PlainTable(s) || relations_[s].pushed.empty() || equalities[s] > 1) {
+      continue;
+    }
     const Expr& a_key = *c->args[side];
     const Expr& s_key = *c->args[1 - side];
     if (!Reducible(a, a_key, s, s_key)) continue;
@@ -251,6 +262,24 @@ absl::Status FromMaterializer::ReduceDeferred() {
       pushed.push_back(std::move(t_set));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status FromMaterializer::SetProbeSets() {
+  std::optional<size_t> largest;
+  uint64_t most = 0;
+  for (size_t r = 0; r < Scope(); ++r) {
+    if (!PlainTable(r)) continue;
+    ASSIGN_OR_RETURN(uint64_t rows, TableRows(r));
+    if (!largest || rows > most) {
+      largest = r;
+      most = rows;
+    }
+  }
+  if (!largest) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::vector<ExprPtr> filter, SourceFilter(*largest));
+  Relation& relation = relations_[*largest];
+  relation.probe_sets.assign(filter.begin() + relation.pushed.size(), filter.end());
   return absl::OkStatus();
 }
 

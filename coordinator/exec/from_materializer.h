@@ -44,6 +44,9 @@ struct Relation {
   // `deferred_where` (sets of its partners' keys) added to its WHERE.
   bool deferred = false;
   std::vector<ExprPtr> deferred_where;
+  // The largest table's key sets of the small filtered tables it joins (SetProbeSets): added to
+  // its filter only where the workers read it (Broadcasting), after the plan is chosen.
+  std::vector<ExprPtr> probe_sets;
   std::vector<std::string> sharding_key;  // a table's (RelationColumns)
   uint32_t shard_count = 0;
 };
@@ -150,6 +153,10 @@ class FromMaterializer {
   absl::Status ReduceDeferred();
   // Runs the deferred relations not run yet.
   absl::Status RunDeferred();
+  // Sets the largest table's probe_sets: a probe row whose key is outside such a set meets no
+  // partner in that table's join, so the scan drops it with a set lookup (a bitmap over close
+  // integer keys) before any join probes it.
+  absl::Status SetProbeSets();
   // The GROUP BY expression behind deferred relation `d`'s output column `name`, with its type,
   // or nullopt when it is not a plain column of the subquery's tables.
   std::optional<std::pair<ExprPtr, TypeId>> DeferredKey(size_t d, const std::string& name) const;

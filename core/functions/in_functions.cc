@@ -6,7 +6,7 @@
 // (ConvertConstantExactly); constants with no equal value in x's type (300 for a UInt8 x) can
 // never match and are dropped. Lookup by type: 1- and 2-byte types index a byte table, up to
 // eight values compare directly (a vectorizable loop per value), larger sets of integers over a
-// span of at most 64 bits per value use a bitmap over that span, other sets a hash set.
+// span of at most 256 bits per value use a bitmap over that span, other sets a hash set.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -187,7 +187,7 @@ class FixedInKernel : public ScalarKernel {
     return keys;
   }
 
-  static constexpr uint64_t kBitsPerValue = 64;
+  static constexpr uint64_t kBitsPerValue = 256;
   static constexpr uint64_t kSmallSpanBits = uint64_t{1} << 16;
   static constexpr uint64_t kMaxBitmapBits = uint64_t{1} << 28;  // 32 MiB
 
