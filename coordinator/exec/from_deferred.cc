@@ -37,6 +37,9 @@ namespace {
 constexpr uint64_t kMaxPartnerRows = 2'000'000;
 // The most rows of a small filtered table whose keys narrow the partner's rows first.
 constexpr uint64_t kMaxNarrowingRows = 100'000;
+// A probe's set (SetProbeSets) pays when the scan rows it drops are this many times the rows
+// read to build it.
+constexpr double kSetPaysBack = 3.0;
 
 bool HasWindow(const Expr& e) {
   if (e.over) return true;
@@ -134,7 +137,8 @@ std::optional<std::pair<ExprPtr, TypeId>> FromMaterializer::DeferredKey(
   return std::make_pair(sql::MakeColumn(item->qualifier, item->name), *type);
 }
 
-absl::StatusOr<std::vector<ExprPtr>> FromMaterializer::SourceFilter(size_t a) {
+absl::StatusOr<std::vector<ExprPtr>> FromMaterializer::SourceFilter(size_t a,
+                                                                     uint64_t scanned) {
   std::vector<ExprPtr> filter = relations_[a].pushed;
   std::set<std::string> present;
   for (const ExprPtr& c : filter) present.insert(sql::ColumnName(*c));
@@ -160,6 +164,10 @@ absl::StatusOr<std::vector<ExprPtr>> FromMaterializer::SourceFilter(size_t a) {
     ASSIGN_OR_RETURN(uint64_t kept, TableRows(s, sql::JoinAnd(relations_[s].pushed)));
     ASSIGN_OR_RETURN(uint64_t rows, TableRows(s));
     if (kept > kMaxNarrowingRows || kept * 4 > rows) continue;
+    // For a scan of `scanned` rows: the rows the set drops (as many as s's rows it filters
+    // out, for a key of s) must outweigh reading s for it kSetPaysBack times.
+    const double dropped = static_cast<double>(scanned) * (1.0 - static_cast<double>(kept) / rows);
+    if (scanned > 0 && dropped < kSetPaysBack * static_cast<double>(rows + kept)) continue;
     ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(a_key, s, s_key, relations_[s].pushed));
     if (present.insert(sql::ColumnName(*in_set)).second) filter.push_back(std::move(in_set));
   }
@@ -277,7 +285,7 @@ absl::Status FromMaterializer::SetProbeSets() {
     }
   }
   if (!largest) return absl::OkStatus();
-  ASSIGN_OR_RETURN(std::vector<ExprPtr> filter, SourceFilter(*largest));
+  ASSIGN_OR_RETURN(std::vector<ExprPtr> filter, SourceFilter(*largest, most));
   Relation& relation = relations_[*largest];
   relation.probe_sets.assign(filter.begin() + relation.pushed.size(), filter.end());
   return absl::OkStatus();

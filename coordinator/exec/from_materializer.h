@@ -161,8 +161,9 @@ class FromMaterializer {
   // or nullopt when it is not a plain column of the subquery's tables.
   std::optional<std::pair<ExprPtr, TypeId>> DeferredKey(size_t d, const std::string& name) const;
   // The conjuncts that relation `a`'s rows pass before they join: its own filter, and the keys
-  // of the small filtered tables it joins (as IN sets).
-  absl::StatusOr<std::vector<ExprPtr>> SourceFilter(size_t a);
+  // of the small filtered tables it joins (as IN sets); with `scanned` (a's rows, when the sets
+  // are to filter its scan), only the sets that drop enough of them to pay for their reads.
+  absl::StatusOr<std::vector<ExprPtr>> SourceFilter(size_t a, uint64_t scanned = 0);
   // Relations [0, Scope()) are inner-joined, their rows never filled with defaults: all of them
   // for inner joins, the inner prefix for written-order joins (none with a RIGHT or FULL join).
   size_t Scope() const;
