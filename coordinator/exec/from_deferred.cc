@@ -155,7 +155,9 @@ absl::StatusOr<std::vector<ExprPtr>> FromMaterializer::SourceFilter(size_t a,
     if (!pair || (pair->first != a && pair->second != a)) continue;
     const int side = pair->first == a ? 0 : 1;  // the side of a
     const size_t s = side == 0 ? pair->second : pair->first;
-    if (s >= Scope() || !PlainTable(s) || relations_[s].pushed.empty() || equalities[s] > 1) {
+    const Relation& other = relations_[s];
+    if (s >= Scope() || !PlainTable(s) || other.pushed.empty() || equalities[s] > 1 ||
+        (other.keyed_from.count(a) && other.own_filters == 0)) {
       continue;
     }
     const Expr& a_key = *c->args[side];
@@ -268,12 +270,14 @@ absl::Status FromMaterializer::ReduceDeferred() {
       ASSIGN_OR_RETURN(uint64_t t_rows, TableRows(t, sql::JoinAnd(pushed)));
       if (t_rows < 2 * best->passing) continue;
       pushed.push_back(std::move(t_set));
+      relations_[t].keyed_from.insert(best->a);
     }
   }
   return absl::OkStatus();
 }
 
 absl::Status FromMaterializer::SetProbeSets() {
+  if (Scope() < 2) return absl::OkStatus();  // no table to take sets from
   std::optional<size_t> largest;
   uint64_t most = 0;
   for (size_t r = 0; r < Scope(); ++r) {

@@ -47,6 +47,7 @@ bool PlainInteger(TypeId type) {
 absl::Status FromMaterializer::ReduceByJoinKeys() {
   // Written-order joins: the inner joins at their front only (Scope).
   const size_t scope = Scope();
+  for (Relation& relation : relations_) relation.own_filters = relation.pushed.size();
   if (scope < 2) return absl::OkStatus();
   // Row counts from the parts' statistics; the largest table is the one left alone.
   std::vector<uint64_t> rows(relations_.size(), 0);
@@ -86,6 +87,7 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
       }
       ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(r_key, s, s_key, written[s]));
       relations_[r].pushed.push_back(std::move(in_set));
+      relations_[r].keyed_from.insert(s);
       reduced[r] = true;
     }
   }
@@ -145,6 +147,7 @@ absl::Status FromMaterializer::ReduceThroughLargest(size_t big, const std::vecto
     if (it == set_of_column.end()) continue;
     relations_[link.r].pushed.push_back(sql::MakeCall(
         "in", {sql::MakeColumn(link.r_key->qualifier, link.r_key->name), it->second.first}));
+    relations_[link.r].keyed_from.insert(big);
   }
   // Otherwise r.a IN (the b of the largest table's rows inside every implied set): a count and
   // a read of the largest table's keys, which pay when r's own rows are many against it.
@@ -167,6 +170,7 @@ absl::Status FromMaterializer::ReduceThroughLargest(size_t big, const std::vecto
     }
     ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(*link.r_key, big, *link.other_key, filter));
     relations_[link.r].pushed.push_back(std::move(in_set));
+    relations_[link.r].keyed_from.insert(big);
     (*reduced)[link.r] = true;
   }
   return absl::OkStatus();

@@ -47,6 +47,11 @@ struct Relation {
   // The largest table's key sets of the small filtered tables it joins (SetProbeSets): added to
   // its filter only where the workers read it (Broadcasting), after the plan is chosen.
   std::vector<ExprPtr> probe_sets;
+  // The query's own filters among `pushed` (before key reductions), and the relations whose key
+  // sets reductions added to it: a set of r's keys taken back through a filter that holds
+  // nothing else is r's keys again.
+  size_t own_filters = 0;
+  std::set<size_t> keyed_from;
   std::vector<std::string> sharding_key;  // a table's (RelationColumns)
   uint32_t shard_count = 0;
 };
