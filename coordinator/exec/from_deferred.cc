@@ -16,6 +16,11 @@
 // SEMI, ANTI) or INNER join after an inner prefix a table of that prefix named by the ON
 // equalities (its rows are real, never defaults of an outer join). Worth it when the partner's
 // rows that pass its filter and those sets are at most a quarter of it and kMaxPartnerRows.
+//
+// The same key sets of small filtered tables also filter the largest table where the workers read
+// it (SetProbeSets, Relation::probe_sets): a scanned row whose key no partner holds is dropped by
+// one set lookup before any join probes it. They are added after the plan is chosen (its row
+// counts stay those of the table's own filter), and only where they pay for their reads.
 #include <algorithm>
 #include <map>
 #include <set>
