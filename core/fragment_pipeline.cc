@@ -356,6 +356,18 @@ absl::Status FragmentPipeline::Consume(LocalState& state, const Block& input) co
     }
   }
   if (aggregate_selected_ || aggregate_selected_dense_) return ConsumeSelected(state, *source);
+  if (joins_selected()) {
+    // Only the first join's key columns are filtered; its joined rows are gathered from the
+    // scanned block (JoinSelected).
+    ASSIGN_OR_RETURN(ColumnPtr mask_column, filter_->Evaluate(*source));
+    const uint8_t* mask = mask_column->Data<uint8_t>();
+    const size_t kept = CountNonZero(mask, source->rows());
+    state.rows_filtered += source->rows();
+    state.rows_passed += kept;
+    if (kept == 0) return absl::OkStatus();
+    if (kept < source->rows()) return JoinSelected(state, *source, mask, kept);
+    return JoinFrom(state, *source, 0);
+  }
   ASSIGN_OR_RETURN(Block block, Filter(*source));
   size_t rows = block.rows();
   state.rows_filtered += source->rows();

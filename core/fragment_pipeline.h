@@ -173,6 +173,14 @@ class FragmentPipeline {
   absl::Status ProbeInto(LocalState& state, const Block& block,
                          const std::vector<const Column*>& keys, size_t j,
                          const JoinTable& table) const;
+  // Whether Consume may join the first join straight from the scanned block and the filter's
+  // mask (JoinSelected).
+  bool joins_selected() const;
+  // The first join (INNER or SEMI, keys plain columns) probed with the key columns of the rows
+  // `mask` keeps (`kept` of them), the other columns gathered from `input` for the joined rows
+  // only: a join that drops most rows never copies them (fragment_pipeline_join.cc).
+  absl::Status JoinSelected(LocalState& state, const Block& input, const uint8_t* mask,
+                            size_t kept) const;
   // Evaluates join j's probe keys over `block`.
   absl::StatusOr<std::vector<ColumnPtr>> ProbeKeys(const Block& block, size_t j) const;
   // Adds the build rows of `table` (the first join's) no probe row matched (ConsumeUnmatched).
@@ -217,6 +225,8 @@ class FragmentPipeline {
     std::vector<uint32_t> build_keys;
     std::vector<TypeId> probe_types;
     bool use_nulls = false;  // plan::BroadcastJoin::use_nulls: build columns come out Nullable
+    // Every probe key is a column of the scanned block (its index); empty otherwise.
+    std::vector<uint32_t> probe_columns;
   };
   // Compiles Fragment::joins and join_filter into joins_ / join_filter_.
   absl::Status CompileJoins(const plan::Fragment& fragment, JoinInputs inputs);

@@ -58,6 +58,10 @@ absl::Status FragmentPipeline::CompileJoins(const plan::Fragment& fragment, Join
     CompiledJoin compiled{join.kind, {}, JoinTable(), nullptr, join.build_keys, {}};
     compiled.use_nulls = join.use_nulls;
     for (const plan::Expr& key : join.probe_keys) {
+      if (key.kind == plan::Expr::Kind::kColumn) compiled.probe_columns.push_back(key.column);
+    }
+    if (compiled.probe_columns.size() != join.probe_keys.size()) compiled.probe_columns.clear();
+    for (const plan::Expr& key : join.probe_keys) {
       ASSIGN_OR_RETURN(auto expr, Expression::Compile(key));
       compiled.probe_types.push_back(expr->type());
       compiled.probe_keys.push_back(std::move(expr));
@@ -148,6 +152,53 @@ absl::Status FragmentPipeline::ProbeInto(LocalState& state, const Block& block,
       out.columns.push_back(GatherRows(*column, joined.build, joins_[j].use_nulls));
     }
     RETURN_IF_ERROR(JoinFrom(state, std::move(out), j + 1));
+  }
+  return absl::OkStatus();
+}
+
+bool FragmentPipeline::joins_selected() const {
+  if (joins_.empty() || !filter_ || filter_counter_ || hash_limit_ > 0) return false;
+  const CompiledJoin& first = joins_[0];
+  return !first.grace && !first.probe_columns.empty() &&
+         (first.kind == JoinTable::Kind::kInner || first.kind == JoinTable::Kind::kSemi);
+}
+
+absl::Status FragmentPipeline::JoinSelected(LocalState& state, const Block& input,
+                                            const uint8_t* mask, size_t kept) const {
+  const CompiledJoin& join = joins_[0];
+  std::vector<ColumnPtr> keys;
+  std::vector<const Column*> key_columns;
+  for (uint32_t c : join.probe_columns) {
+    keys.push_back(std::make_shared<Column>(input.columns[c]->Filter(mask)));
+    key_columns.push_back(keys.back().get());
+  }
+  // The kept rows' positions, written without a branch per row (one spare slot).
+  std::vector<int64_t> selected(input.rows() + 1);
+  size_t n = 0;
+  for (size_t i = 0; i < input.rows(); ++i) {
+    selected[n] = static_cast<int64_t>(i);
+    n += mask[i] != 0;
+  }
+  const size_t rows = input.rows();
+  for (size_t begin = 0; begin < kept;) {
+    size_t next = kept;
+    ProbedRows joined = join.table.ProbeRange(join.kind, key_columns, begin, kept,
+                                              max_joined_rows_, &next);
+    begin = next;
+    if (joined.probe.empty()) continue;
+    for (int64_t& row : joined.probe) row = selected[row];  // an inner or semi join's rows: all >= 0
+    Block out;
+    out.rows_without_columns = joined.probe.size();
+    for (size_t c = 0; c < input.columns.size(); ++c) {
+      // As Filter leaves them: a column read by nothing after the filter, an empty placeholder.
+      const bool read = c == 0 || (c < read_after_filter_.size() && read_after_filter_[c]);
+      out.columns.push_back(read ? Gather(input.columns[c], joined.probe, rows)
+                                 : std::make_shared<Column>(input.columns[c]->logical_type()));
+    }
+    for (const ColumnPtr& column : join.table.build().columns) {
+      out.columns.push_back(GatherRows(*column, joined.build, join.use_nulls));
+    }
+    RETURN_IF_ERROR(JoinFrom(state, std::move(out), 1));
   }
   return absl::OkStatus();
 }

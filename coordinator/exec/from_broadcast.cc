@@ -386,7 +386,9 @@ MaterializedFrom FromMaterializer::Broadcasting(BroadcastSource broadcast, size_
   broadcast.probe_qualifier = relation.qualifier;
   broadcast.probe_relation = probe;
   broadcast.probe_hidden.assign(relation.hidden.begin(), relation.hidden.end());
-  broadcast.probe_filter = sql::JoinAnd(relation.pushed);
+  std::vector<ExprPtr> filter = relation.pushed;
+  filter.insert(filter.end(), relation.probe_sets.begin(), relation.probe_sets.end());
+  broadcast.probe_filter = sql::JoinAnd(std::move(filter));
   MaterializedFrom out;
   out.broadcast = std::move(broadcast);
   out.rest = select_;

@@ -334,6 +334,12 @@ void FromMaterializer::PrefixConditionsAsWhere(size_t prefix) {
 }
 
 absl::StatusOr<MaterializedFrom> FromMaterializer::Run() {
+  ASSIGN_OR_RETURN(MaterializedFrom out, PlanAndJoin());
+  out.notes = std::move(notes_);
+  return out;
+}
+
+absl::StatusOr<MaterializedFrom> FromMaterializer::PlanAndJoin() {
   RETURN_IF_ERROR(CollectRelations());
   ordered_ = !std::all_of(select_.joins.begin(), select_.joins.end(), IsInnerJoin);
   RETURN_IF_ERROR(SetUsing());
@@ -342,12 +348,19 @@ absl::StatusOr<MaterializedFrom> FromMaterializer::Run() {
   if (!ordered_) {
     UsingAsEqualities();
     RETURN_IF_ERROR(ReduceByJoinKeys());
+    RETURN_IF_ERROR(ReduceDeferred());
+    RETURN_IF_ERROR(RunDeferred());
+    RETURN_IF_ERROR(SetProbeSets());
     ASSIGN_OR_RETURN(std::optional<MaterializedFrom> broadcast, TryBroadcast());
     if (broadcast) return *std::move(broadcast);
   } else {
     // The inner joins at the front may be joined in any order: as a FROM of inner joins.
     prefix_ = InnerPrefix();
     PrefixConditionsAsWhere(prefix_);
+    RETURN_IF_ERROR(ReduceByJoinKeys());
+    RETURN_IF_ERROR(ReduceDeferred());
+    RETURN_IF_ERROR(RunDeferred());
+    RETURN_IF_ERROR(SetProbeSets());
     ASSIGN_OR_RETURN(std::optional<MaterializedFrom> broadcast, TryBroadcastInOrder());
     if (broadcast) return *std::move(broadcast);
   }
@@ -379,7 +392,11 @@ absl::Status FromMaterializer::CollectRelations() {
     relation.qualifier = !ref.alias.empty() ? ref.alias
                          : ref.subquery     ? "_subquery" + std::to_string(i + 1)
                                             : ref.name;
-    if (ref.subquery || ref.database == "system") {
+    if (ref.subquery && Deferrable(ref, &relation.names)) {
+      relation.types.assign(relation.names.size(), TypeId::kNothing);
+      relation.prematerialized = true;
+      relation.deferred = true;
+    } else if (ref.subquery || ref.database == "system") {
       sql::SelectStatement all;
       if (ref.subquery) {
         all = *ref.subquery;
@@ -508,6 +525,7 @@ absl::Status FromMaterializer::ReadRelations() {
 
 absl::Status FromMaterializer::ReadRelation(size_t r) {
   Relation& relation = relations_[r];
+  if (relation.deferred && !relation.read) return RunDeferred();
   if (relation.prematerialized || relation.read) return absl::OkStatus();
   ASSIGN_OR_RETURN(relation.data, context_.run(ReadStatement(r)));
   relation.read = true;

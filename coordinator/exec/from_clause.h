@@ -16,6 +16,11 @@
 //     follows) in the greedy order above, then the written order, left-deep.
 // The SELECT that remains has no FROM and keeps the conjuncts not used as keys or pushed down.
 //
+// A subquery grouped by the column it is joined on (a decorrelated EXISTS or scalar subquery) runs
+// after the FROM's filters are known, with the keys its partner's rows can hold as an IN set in
+// its WHERE (from_deferred.cc); key reduction (from_key_reduction.cc) also runs over the inner
+// joins in front of written-order joins.
+//
 // Broadcast joins: with only inner / comma joins, the largest table (by its row count) may stay
 // where it is instead: the other relations are read and joined on the coordinator into connected
 // components (by the equalities among them), each of which must be linked to the largest table by
@@ -72,6 +77,8 @@ struct MaterializedFrom {
   LocalTable table;
   std::optional<BroadcastSource> broadcast;  // set: the joins run on the workers (table is empty)
   sql::SelectStatement rest;  // `select` without FROM and without the conjuncts used
+  // For EXPLAIN: how subqueries of FROM were narrowed before they ran (from_deferred.cc).
+  std::vector<std::string> notes;
 };
 
 // True when `select`'s FROM has joins or is a subquery.

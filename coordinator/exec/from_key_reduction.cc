@@ -16,6 +16,7 @@
 #include "coordinator/exec/from_materializer.h"
 #include "coordinator/exec/subqueries.h"
 #include "coordinator/sql/ast_build.h"
+#include "coordinator/sql/parser.h"
 #include "core/status_macros.h"
 
 namespace granite::coordinator::from_internal {
@@ -44,11 +45,14 @@ bool PlainInteger(TypeId type) {
 }  // namespace
 
 absl::Status FromMaterializer::ReduceByJoinKeys() {
-  if (ordered_ || relations_.size() < 2) return absl::OkStatus();
+  // Written-order joins: the inner joins at their front only (Scope).
+  const size_t scope = Scope();
+  for (Relation& relation : relations_) relation.own_filters = relation.pushed.size();
+  if (scope < 2) return absl::OkStatus();
   // Row counts from the parts' statistics; the largest table is the one left alone.
   std::vector<uint64_t> rows(relations_.size(), 0);
   std::optional<size_t> largest;
-  for (size_t r = 0; r < relations_.size(); ++r) {
+  for (size_t r = 0; r < scope; ++r) {
     if (!PlainTable(r)) continue;
     ASSIGN_OR_RETURN(rows[r], TableRows(r));
     if (!largest || rows[r] > rows[*largest]) largest = r;
@@ -63,7 +67,7 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
   std::vector<KeyLink> implied;
   for (const ExprPtr& c : std::vector<ExprPtr>(remaining_)) {
     std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
-    if (!pair) continue;
+    if (!pair || pair->first >= scope || pair->second >= scope) continue;
     for (int side = 0; side < 2; ++side) {
       const size_t r = side == 0 ? pair->first : pair->second;
       const size_t s = side == 0 ? pair->second : pair->first;
@@ -83,6 +87,7 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
       }
       ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(r_key, s, s_key, written[s]));
       relations_[r].pushed.push_back(std::move(in_set));
+      relations_[r].keyed_from.insert(s);
       reduced[r] = true;
     }
   }
@@ -104,6 +109,7 @@ absl::Status FromMaterializer::ReduceThroughLargest(size_t big, const std::vecto
   for (const ExprPtr& c : remaining_) {
     std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
     if (!pair || (pair->first != big && pair->second != big)) continue;
+    if (pair->first >= Scope() || pair->second >= Scope()) continue;
     const int side = pair->first == big ? 1 : 0;  // the side of r
     const size_t r = side == 0 ? pair->first : pair->second;
     if (r == big || (*reduced)[r] || !Reducible(r, *c->args[side], big, *c->args[1 - side])) {
@@ -141,6 +147,7 @@ absl::Status FromMaterializer::ReduceThroughLargest(size_t big, const std::vecto
     if (it == set_of_column.end()) continue;
     relations_[link.r].pushed.push_back(sql::MakeCall(
         "in", {sql::MakeColumn(link.r_key->qualifier, link.r_key->name), it->second.first}));
+    relations_[link.r].keyed_from.insert(big);
   }
   // Otherwise r.a IN (the b of the largest table's rows inside every implied set): a count and
   // a read of the largest table's keys, which pay when r's own rows are many against it.
@@ -163,6 +170,7 @@ absl::Status FromMaterializer::ReduceThroughLargest(size_t big, const std::vecto
     }
     ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(*link.r_key, big, *link.other_key, filter));
     relations_[link.r].pushed.push_back(std::move(in_set));
+    relations_[link.r].keyed_from.insert(big);
     (*reduced)[link.r] = true;
   }
   return absl::OkStatus();
@@ -172,12 +180,24 @@ bool FromMaterializer::Reducible(size_t r, const Expr& r_key, size_t s, const Ex
   if (!PlainTable(r) || !PlainTable(s)) return false;
   const TypeId a = core::RemoveNullable(ColumnType(r, r_key.name));
   const TypeId b = core::RemoveNullable(ColumnType(s, s_key.name));
+  return KeyTypesMatch(a, b);
+}
+
+bool KeyTypesMatch(TypeId a, TypeId b) {
   if (a == TypeId::kNothing || core::IsArray(a)) return false;
   return a == b || (PlainInteger(a) && PlainInteger(b));
 }
 
 absl::StatusOr<ExprPtr> FromMaterializer::KeySet(const Expr& r_key, size_t s, const Expr& s_key,
                                                  const std::vector<ExprPtr>& filter) {
+  // The same set for another column (a deferred subquery's and a table's): run once.
+  const ExprPtr where = sql::JoinAnd(filter);
+  const bool cacheable = !where || !sql::ContainsSubquery(*where);
+  const std::string cache_key = std::to_string(s) + "\n" + s_key.name + "\n" +
+                                (where ? sql::ColumnName(*where) : std::string());
+  if (auto it = key_sets_.find(cache_key); cacheable && it != key_sets_.end()) {
+    return sql::MakeCall("in", {sql::MakeColumn(r_key.qualifier, r_key.name), it->second});
+  }
   // r.a IN (SELECT s.b FROM s WHERE <filter>), run now into a constant set.
   // Distinct and sorted: the set's text in EXPLAIN is the same on every run.
   auto subquery = std::make_shared<sql::SelectStatement>();
@@ -192,6 +212,9 @@ absl::StatusOr<ExprPtr> FromMaterializer::KeySet(const Expr& r_key, size_t s, co
   sql::SelectStatement holder;
   holder.where = sql::MakeCall("in", {sql::MakeColumn(r_key.qualifier, r_key.name), set});
   ASSIGN_OR_RETURN(sql::SelectStatement constant, ReplaceSubqueries(holder, context_.run));
+  if (cacheable && constant.where->kind == ExprKind::kFunction && constant.where->args.size() == 2) {
+    key_sets_[cache_key] = constant.where->args[1];
+  }
   return constant.where;
 }
 

@@ -40,6 +40,18 @@ struct Relation {
   std::set<std::string> hidden;  // right copies of USING columns
   bool null_supplying = false;
   bool read = false;  // data holds its rows
+  // A grouped subquery run late (from_deferred.cc): names known, types and rows once run, with
+  // `deferred_where` (sets of its partners' keys) added to its WHERE.
+  bool deferred = false;
+  std::vector<ExprPtr> deferred_where;
+  // The largest table's key sets of the small filtered tables it joins (SetProbeSets): added to
+  // its filter only where the workers read it (Broadcasting), after the plan is chosen.
+  std::vector<ExprPtr> probe_sets;
+  // The query's own filters among `pushed` (before key reductions), and the relations whose key
+  // sets reductions added to it: a set of r's keys taken back through a filter that holds
+  // nothing else is r's keys again.
+  size_t own_filters = 0;
+  std::set<size_t> keyed_from;
   std::vector<std::string> sharding_key;  // a table's (RelationColumns)
   uint32_t shard_count = 0;
 };
@@ -87,6 +99,10 @@ std::vector<size_t> Candidates(const Expr& e, const std::vector<Relation>& relat
 
 Joined FromRelation(size_t r, const Relation& relation);
 
+// Whether a column of type `a` may keep only values of a column of type `b` through an IN set:
+// one type, or both integers proper (neither Nullable).
+bool KeyTypesMatch(TypeId a, TypeId b);
+
 class FromMaterializer {
  public:
   FromMaterializer(const sql::SelectStatement& select, const FromContext& context)
@@ -97,6 +113,8 @@ class FromMaterializer {
   absl::StatusOr<MaterializedFrom> Run();
 
  private:
+  absl::StatusOr<MaterializedFrom> PlanAndJoin();
+
   absl::Status CollectRelations();
 
   // USING (c): the left copy is the first earlier relation with c; the right copy is hidden.
@@ -109,7 +127,8 @@ class FromMaterializer {
 
   absl::Status ReadRelations();
 
-  // Inner joins only: a table joined on an equality with a table whose own filter keeps few
+  // Inner joins (all of them, or the prefix of written-order joins: Scope()): a table joined on
+  // an equality with a table whose own filter keeps few
   // rows reads only the rows whose key is among theirs (a constant IN pushed into it;
   // from_key_reduction.cc); so does one joined to the largest table when the rows of that
   // table able to join such tables are few.
@@ -129,6 +148,30 @@ class FromMaterializer {
                                  const std::vector<ExprPtr>& filter);
 
   absl::Status ReadRelation(size_t r);
+
+  // Deferred subqueries (from_deferred.cc): a subquery in FROM grouped by the column it is
+  // joined on runs after the FROM's own filters are known, restricted to the keys its partner's
+  // rows can hold. Whether `ref` may run late, and then its output names.
+  bool Deferrable(const sql::TableRef& ref, std::vector<std::string>* names) const;
+  // Adds to each deferred relation the key set of the partner that narrows it most; a table
+  // joined on the same column takes that set too.
+  absl::Status ReduceDeferred();
+  // Runs the deferred relations not run yet.
+  absl::Status RunDeferred();
+  // Sets the largest table's probe_sets: a probe row whose key is outside such a set meets no
+  // partner in that table's join, so the scan drops it with a set lookup (a bitmap over close
+  // integer keys) before any join probes it.
+  absl::Status SetProbeSets();
+  // The GROUP BY expression behind deferred relation `d`'s output column `name`, with its type,
+  // or nullopt when it is not a plain column of the subquery's tables.
+  std::optional<std::pair<ExprPtr, TypeId>> DeferredKey(size_t d, const std::string& name) const;
+  // The conjuncts that relation `a`'s rows pass before they join: its own filter, and the keys
+  // of the small filtered tables it joins (as IN sets); with `scanned` (a's rows, when the sets
+  // are to filter its scan), only the sets that drop enough of them to pay for their reads.
+  absl::StatusOr<std::vector<ExprPtr>> SourceFilter(size_t a, uint64_t scanned = 0);
+  // Relations [0, Scope()) are inner-joined, their rows never filled with defaults: all of them
+  // for inner joins, the inner prefix for written-order joins (none with a RIGHT or FULL join).
+  size_t Scope() const;
   // The SELECT that reads relation `r`: its needed columns, with its pushed-down conjuncts.
   sql::SelectStatement ReadStatement(size_t r) const;
 
@@ -271,6 +314,9 @@ class FromMaterializer {
   std::vector<Relation> relations_;
   // TableRows' answers by (relation, the filter's column name; "" for none).
   std::map<std::pair<size_t, std::string>, uint64_t> table_rows_;
+  // KeySet's sets by (table, column, the filter's column name): one run per FROM.
+  std::map<std::string, ExprPtr> key_sets_;
+  std::vector<std::string> notes_;  // MaterializedFrom::notes
   std::vector<ExprPtr> remaining_;
   std::vector<std::vector<ExprPtr>> on_;  // per join: ON conditions not pushed down
   std::vector<std::vector<std::pair<size_t, std::string>>> using_pairs_;  // per join

@@ -437,6 +437,7 @@ absl::StatusOr<bool> QueryExecutor::PrepareFrom(PreparedSelect* prepared,
   ASSIGN_OR_RETURN(MaterializedFrom from,
                    MaterializeJoins(prepared->select, settings, query, run));
   const bool on_coordinator = !from.broadcast;
+  prepared->from_notes = std::move(from.notes);
   if (from.broadcast) {
     prepared->broadcast = std::move(from.broadcast);
   } else {

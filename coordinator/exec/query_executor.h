@@ -123,6 +123,7 @@ class QueryExecutor {
     std::optional<LocalTable> materialized;    // FROM read and joined on the coordinator
     std::optional<BroadcastSource> broadcast;  // FROM joined on the workers
     bool constants = false;  // scalar subqueries and IN sets ran and became constants
+    std::vector<std::string> from_notes;  // MaterializedFrom::notes, for EXPLAIN
   };
   // The steps SelectIn and EXPLAIN share once CTEs, views, merges and ARRAY JOIN are resolved:
   // correlated subqueries of WHERE decorrelated (when allowed), IN sets over many rows made

@@ -111,6 +111,7 @@ absl::StatusOr<std::vector<std::string>> QueryExecutor::ExplainSelect(
   }
   const bool joins = !prepared.select.joins.empty();
   ASSIGN_OR_RETURN(bool on_coordinator, PrepareFrom(&prepared, settings, query, run));
+  for (std::string& note : prepared.from_notes) lines.push_back(std::move(note));
   if (on_coordinator && joins) {
     lines.push_back("Joins: every side read and joined on the coordinator");
   }

@@ -5,7 +5,9 @@
 // The set is built once at compile time, in x's type: each constant is converted exactly
 // (ConvertConstantExactly); constants with no equal value in x's type (300 for a UInt8 x) can
 // never match and are dropped. Lookup by type: 1- and 2-byte types index a byte table, up to
-// eight values compare directly (a vectorizable loop per value), larger sets use a hash set.
+// eight values compare directly (a vectorizable loop per value), larger sets of integers over a
+// span of at most 256 bits per value use a bitmap over that span, other sets a hash set.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -65,9 +67,20 @@ absl::StatusOr<std::vector<Value>> SetValues(std::string_view name,
   return values;
 }
 
+// Whether the only set is a column of x's own integer type (a key set of a join, the IN of a
+// subquery over the same column type): its values are x's as they are, with nothing to convert.
+bool SetOfOwnIntegers(const std::vector<ArgumentInfo>& args) {
+  if (args.size() != 2 || args[1].set == nullptr) return false;
+  const TypeId x = RemoveNullable(args[0].type);
+  const bool integer = x == TypeId::kInt32 || x == TypeId::kUInt32 || x == TypeId::kInt64 ||
+                       x == TypeId::kUInt64;
+  return integer && args[1].set->type() == x;
+}
+
 absl::StatusOr<TypeId> ResolveIn(std::string_view name, const std::vector<ArgumentInfo>& args) {
   // Sets hold values by physical type; a Decimal would compare unscaled. Not supported yet.
   if (IsDecimal(args[0].type)) return IllegalArgumentType(name, 0, args[0].type);
+  if (SetOfOwnIntegers(args)) return TypeId::kUInt8;
   RETURN_IF_ERROR(SetValues(name, args).status());
   return TypeId::kUInt8;
 }
@@ -87,9 +100,14 @@ T ValueAs(const Value& v) {
 template <typename T>
 class FixedInKernel : public ScalarKernel {
  public:
-  FixedInKernel(const std::vector<Value>& values, bool negated) : negated_(negated) {
-    for (const Value& v : values) {
-      T t = ValueAs<T>(v);
+  FixedInKernel(const std::vector<Value>& values, bool negated)
+      : FixedInKernel(Converted(values), negated) {}
+
+  FixedInKernel(const std::vector<T>& keys, bool negated) : negated_(negated) {
+    if constexpr (kUseBitmap) {
+      if (keys.size() > kMaxLinearValues && BuildBitmap(keys)) return;
+    }
+    for (T t : keys) {
       if constexpr (kUseTable) {
         if (table_.empty()) table_.resize(size_t{1} << (8 * sizeof(T)));
         table_[static_cast<std::make_unsigned_t<T>>(t)] = 1;
@@ -116,6 +134,15 @@ class FixedInKernel : public ScalarKernel {
           result[i] = table[static_cast<std::make_unsigned_t<T>>(x[i])] ^ miss;
         }
       }
+    } else if (!bitmap_.empty()) {
+      // One load per row; over a column sorted by x (a table's key) the loads run in order.
+      const uint64_t* bits = bitmap_.data();
+      const U low = static_cast<U>(min_);
+      for (size_t i = 0; i < rows; ++i) {
+        const uint64_t offset = static_cast<U>(static_cast<U>(x[i]) - low);
+        const uint8_t hit = offset < range_ ? (bits[offset >> 6] >> (offset & 63)) & 1 : 0;
+        result[i] = hit ^ miss;
+      }
     } else if (set_.size() <= kMaxLinearValues) {
       std::memset(result, 0, rows);
       for (T v : linear_) {
@@ -130,10 +157,47 @@ class FixedInKernel : public ScalarKernel {
 
  private:
   static constexpr bool kUseTable = std::is_integral_v<T> && sizeof(T) <= 2;
+  static constexpr bool kUseBitmap = std::is_integral_v<T> && sizeof(T) > 2;
+  using U = std::make_unsigned_t<std::conditional_t<std::is_integral_v<T>, T, int>>;
+
+  // A set of integers whose span is at most kBitsPerValue bits per value (or kSmallSpanBits)
+  // becomes a bitmap over [min, max]: smaller than the hash set's slots and probed without
+  // hashing, as the key sets of joins (dense keys) are.
+  // Returns whether it did.
+  bool BuildBitmap(const std::vector<T>& keys) {
+    const auto [low, high] = std::minmax_element(keys.begin(), keys.end());
+    const uint64_t span = static_cast<U>(static_cast<U>(*high) - static_cast<U>(*low));
+    const uint64_t limit = std::min<uint64_t>(
+        kMaxBitmapBits, std::max<uint64_t>(kSmallSpanBits, keys.size() * kBitsPerValue));
+    if (span >= limit) return false;
+    min_ = *low;
+    range_ = span + 1;
+    bitmap_.assign((range_ + 63) / 64, 0);
+    for (T v : keys) {
+      const uint64_t offset = static_cast<U>(static_cast<U>(v) - static_cast<U>(min_));
+      bitmap_[offset >> 6] |= uint64_t{1} << (offset & 63);
+    }
+    return true;
+  }
+
+  static std::vector<T> Converted(const std::vector<Value>& values) {
+    std::vector<T> keys;
+    keys.reserve(values.size());
+    for (const Value& v : values) keys.push_back(ValueAs<T>(v));
+    return keys;
+  }
+
+  static constexpr uint64_t kBitsPerValue = 256;
+  static constexpr uint64_t kSmallSpanBits = uint64_t{1} << 16;
+  static constexpr uint64_t kMaxBitmapBits = uint64_t{1} << 28;  // 32 MiB
+
   const bool negated_;
   std::vector<uint8_t> table_;  // indexed by the unsigned bits of a 1- or 2-byte value
   absl::flat_hash_set<T> set_;
   std::vector<T> linear_;
+  std::vector<uint64_t> bitmap_;  // bit (v - min_) for each value v of a bitmap set
+  T min_{};
+  uint64_t range_ = 0;
 };
 
 class StringInKernel : public ScalarKernel {
@@ -182,8 +246,16 @@ class UuidInKernel : public ScalarKernel {
 absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileIn(std::string_view name,
                                                         const std::vector<ArgumentInfo>& args,
                                                         TypeId result_type) {
-  ASSIGN_OR_RETURN(std::vector<Value> values, SetValues(name, args));
   const bool negated = name == "notIn";
+  if (SetOfOwnIntegers(args)) {
+    const Column& set = *args[1].set;
+    return DispatchFixed(set.type(), [&](auto tag) -> std::unique_ptr<ScalarKernel> {
+      using T = typename decltype(tag)::Type;
+      const T* data = set.template Data<T>();
+      return std::make_unique<FixedInKernel<T>>(std::vector<T>(data, data + set.size()), negated);
+    });
+  }
+  ASSIGN_OR_RETURN(std::vector<Value> values, SetValues(name, args));
   if (IsUuid(args[0].type) || IsDateTime64(args[0].type) || IsFixedString(args[0].type)) {
     // Their constants are text or whole seconds: bring each to the physical value of x's type.
     for (Value& v : values) {

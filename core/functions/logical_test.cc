@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "core/date_time.h"
 #include "core/error.h"
 #include "core/functions/test_columns.h"
@@ -57,7 +59,7 @@ TEST(InTest, Numbers) {
   // Fractional values never match an integer column.
   EXPECT_EQ(Eval(Fn("in", {Col(2, T::kUInt64), Tuple({Lit(1.5), Lit(1.0)})}), b),
             (Rows{"1", "0", "0"}));
-  // A large set takes the hash path.
+  // A large set of close values takes the bitmap path.
   std::vector<plan::Expr> many;
   for (uint64_t v = 1000000; v < 1000020; ++v) many.push_back(Lit(v));
   EXPECT_EQ(Eval(Fn("in", {Col(2, T::kUInt64), Tuple(std::move(many))}), b),
@@ -66,6 +68,43 @@ TEST(InTest, Numbers) {
   for (uint64_t v = 2; v < 22; ++v) none.push_back(Lit(v));
   EXPECT_EQ(Eval(Fn("notIn", {Col(2, T::kUInt64), Tuple(std::move(none))}), b),
             (Rows{"1", "0", "1"}));
+}
+
+// Sets of more than eight integers: a bitmap over [min, max] when the values are close (also
+// around zero and at the type's ends), a hash set when they are spread; both answer the same.
+TEST(InTest, BitmapAndHashSets) {
+  const int64_t lowest = std::numeric_limits<int64_t>::min();
+  const int64_t highest = std::numeric_limits<int64_t>::max();
+  Block b = BlockOf({MakeColumn<int64_t>(T::kInt64, {-5, -4, 0, 3, 9, 10, lowest, highest}),
+                     MakeColumn<uint32_t>(T::kUInt32, {0, 1, 4294967295u, 7, 8, 100, 2, 3})});
+  std::vector<plan::Expr> close;  // -5, -3, ..., 9
+  for (int64_t v = -5; v <= 9; v += 2) close.push_back(Lit(v));
+  close.push_back(Lit(uint64_t{0}));
+  close.push_back(Lit(uint64_t{10}));
+  const Rows close_rows = {"1", "0", "1", "1", "1", "1", "0", "0"};
+  EXPECT_EQ(Eval(Fn("in", {Col(0, T::kInt64), Tuple(close)}), b), close_rows);
+  EXPECT_EQ(Eval(Fn("notIn", {Col(0, T::kInt64), Tuple(close)}), b),
+            (Rows{"0", "1", "0", "0", "0", "0", "1", "1"}));
+  // Spread: the type's ends are members.
+  std::vector<plan::Expr> spread = close;
+  spread.push_back(Lit(lowest));
+  spread.push_back(Lit(uint64_t{static_cast<uint64_t>(highest)}));
+  EXPECT_EQ(Eval(Fn("in", {Col(0, T::kInt64), Tuple(spread)}), b),
+            (Rows{"1", "0", "1", "1", "1", "1", "1", "1"}));
+  // Unsigned, up to the type's largest value: a span of 2^32 values is too wide for a bitmap.
+  std::vector<plan::Expr> top;
+  for (uint64_t v = 4294967295u; v > 4294967285u; --v) top.push_back(Lit(v));
+  EXPECT_EQ(Eval(Fn("in", {Col(1, T::kUInt32), Tuple(top)}), b),
+            (Rows{"0", "0", "1", "0", "0", "0", "0", "0"}));
+  top.push_back(Lit(uint64_t{0}));
+  EXPECT_EQ(Eval(Fn("in", {Col(1, T::kUInt32), Tuple(top)}), b),
+            (Rows{"1", "0", "1", "0", "0", "0", "0", "0"}));
+  std::vector<plan::Expr> small;  // 1..12 minus 7
+  for (uint64_t v = 1; v <= 12; ++v) {
+    if (v != 7) small.push_back(Lit(v));
+  }
+  EXPECT_EQ(Eval(Fn("in", {Col(1, T::kUInt32), Tuple(small)}), b),
+            (Rows{"0", "1", "0", "0", "1", "0", "1", "1"}));
 }
 
 // The set of a long IN subquery as one column (plan::Expr::Kind::kSet): values convert to x's
@@ -88,6 +127,19 @@ TEST(InTest, SetsHeldAsColumns) {
   EXPECT_EQ(Eval(Fn("in", {Col(1, T::kInt16), negative}), b), (Rows{"1", "0", "1"}));
   EXPECT_EQ(Eval(Fn("in", {Col(2, T::kString), set_of(StringColumn({"", "bb", "c"}))}), b),
             (Rows{"0", "1", "1"}));
+  // A set of x's own integer type is taken as it is (small, close and spread sets).
+  Block ints = BlockOf({MakeColumn<int32_t>(T::kInt32, {-7, 0, 5, 2000000000, 12})});
+  const plan::Expr own_small = set_of(MakeColumn<int32_t>(T::kInt32, {5, -7}));
+  EXPECT_EQ(Eval(Fn("in", {Col(0, T::kInt32), own_small}), ints), (Rows{"1", "0", "1", "0", "0"}));
+  const plan::Expr own_close =
+      set_of(MakeColumn<int32_t>(T::kInt32, {-7, -1, 1, 3, 5, 7, 9, 11, 13, 15}));
+  EXPECT_EQ(Eval(Fn("in", {Col(0, T::kInt32), own_close}), ints), (Rows{"1", "0", "1", "0", "0"}));
+  EXPECT_EQ(Eval(Fn("notIn", {Col(0, T::kInt32), own_close}), ints),
+            (Rows{"0", "1", "0", "1", "1"}));
+  const plan::Expr own_spread =
+      set_of(MakeColumn<int32_t>(T::kInt32, {-7, -1, 1, 3, 5, 7, 9, 11, 13, 2000000000}));
+  EXPECT_EQ(Eval(Fn("in", {Col(0, T::kInt32), own_spread}), ints),
+            (Rows{"1", "0", "1", "1", "0"}));
   // A constant left side folds.
   EXPECT_EQ(EvalConstant(Fn("in", {Lit(uint64_t{300}), wide})), "1");
   EXPECT_EQ(EvalConstant(Fn("notIn", {Lit(uint64_t{7}), wide})), "1");
