@@ -36,6 +36,11 @@ struct ParquetLeaf {
   // OK, or why the field cannot be read (a struct, a map, an unknown physical type): an error
   // only when the insert needs the field.
   absl::Status unsupported;
+  // A required STRUCT group (its fields) or MAP group (its key and value, each read as an array
+  // of the map's entries): one leaf per part, read and put together as a Tuple or a Map.
+  std::vector<ParquetLeaf> parts;
+  std::vector<std::string> part_names;
+  bool map = false;
 
   // Array^depth(read type, Nullable when element_nullable).
   core::TypeId column_type() const;

@@ -1,10 +1,12 @@
 #include "coordinator/formats/parquet_input.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "coordinator/formats/parquet_schema.h"
 #include "core/error.h"
+#include "core/tuple_type.h"
 #include "core/status_macros.h"
 
 namespace granite::coordinator {
@@ -32,6 +34,34 @@ absl::Status Open(std::string_view data, ParquetInputState* state) {
   return absl::OkStatus();
 }
 
+// Reads a STRUCT or MAP leaf's parts and puts them together as a Tuple or a Map.
+absl::StatusOr<core::Column> ReadCompound(std::string_view data, const ParquetRowGroup& group,
+                                          const ParquetLeaf& leaf) {
+  std::vector<core::Column> parts;
+  std::vector<core::TypeId> types;
+  for (const ParquetLeaf& part : leaf.parts) {
+    ASSIGN_OR_RETURN(core::Column column, ReadParquetColumnChunk(data, group.columns[part.chunk],
+                                                                 part, group.num_rows));
+    types.push_back(column.type());
+    parts.push_back(std::move(column));
+  }
+  absl::StatusOr<core::TypeId> type =
+      leaf.map ? core::MakeMapType(core::ArrayElementOf(types[0]), core::ArrayElementOf(types[1]))
+               : core::MakeTupleType(types, leaf.part_names);
+  RETURN_IF_ERROR(type.status());
+  for (const core::Column& part : parts) {
+    if (part.size() != static_cast<size_t>(group.num_rows) ||
+        (leaf.map && part.Offsets() != parts[0].Offsets())) {
+      return Bad(absl::StrCat("the parts of STRUCT or MAP '", leaf.name,
+                              "' disagree in their rows"));
+    }
+  }
+  core::Column value(*type);
+  for (size_t i = 0; i < parts.size(); ++i) value.MutableElement(i) = std::move(parts[i]);
+  value.SetSize(static_cast<size_t>(group.num_rows));
+  return value;
+}
+
 absl::Status ReadRowGroup(std::string_view data, const ParquetRowGroup& group,
                           const ParquetInputState& state, InputBlockBuilder* builder) {
   if (group.num_rows < 0) return Bad("a row group has a negative row count");
@@ -41,10 +71,13 @@ absl::Status ReadRowGroup(std::string_view data, const ParquetRowGroup& group,
     const int target = builder->FindColumn(leaf.name);
     if (target < 0 || filled[target]) continue;  // a column the table lacks is not read
     RETURN_IF_ERROR(leaf.unsupported);
-    if (leaf.chunk >= group.columns.size()) return Bad("a row group lacks a column chunk");
+    if (leaf.chunk + std::max<size_t>(leaf.parts.size(), 1) > group.columns.size()) {
+      return Bad("a row group lacks a column chunk");
+    }
     ASSIGN_OR_RETURN(core::Column column,
-                     ReadParquetColumnChunk(data, group.columns[leaf.chunk], leaf,
-                                            group.num_rows));
+                     leaf.parts.empty() ? ReadParquetColumnChunk(data, group.columns[leaf.chunk],
+                                                                 leaf, group.num_rows)
+                                        : ReadCompound(data, group, leaf));
     filled[target] = true;
     RETURN_IF_ERROR(builder->AppendConverted(target, std::move(column)));
   }

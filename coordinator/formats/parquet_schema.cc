@@ -206,6 +206,48 @@ absl::Status Describe(const std::vector<Element>& schema, const Tree& tree, size
   return Describe(schema, tree, tree.children[repeated][0], leaf);
 }
 
+bool IsMap(const Element& e) {
+  return e.converted == parquet::kMap || e.logical == parquet::kLogicalMap;
+}
+
+// Describes a required STRUCT or MAP group at `at` as the parts of *leaf (chunks from
+// leaf->chunk on): a struct's fields, each one leaf; a map's key and value under its repeated
+// key_value group, each an array of the entries.
+absl::Status DescribeCompound(const std::vector<Element>& schema, const Tree& tree, size_t at,
+                              ParquetLeaf* leaf) {
+  const Element& e = schema[at];
+  if (e.repetition != parquet::kRequired || IsList(e)) {
+    return Unsupported(leaf->name, e.repetition == parquet::kRequired ? "LIST of STRUCT"
+                                                                        : std::string("OPTIONAL ") +
+                                                                              GroupKind(e));
+  }
+  leaf->map = IsMap(e);
+  std::vector<size_t> fields = tree.children[at];
+  int definition = 0, repetition = 0;
+  if (leaf->map) {
+    if (fields.size() != 1 || schema[fields[0]].repetition != parquet::kRepeated ||
+        tree.children[fields[0]].size() != 2) {
+      return Unsupported(leaf->name, "MAP without a repeated key_value group");
+    }
+    definition = repetition = 1;
+    fields = tree.children[fields[0]];
+  }
+  size_t chunk = leaf->chunk;
+  for (size_t field : fields) {
+    if (tree.leaves[field] != 1) return Unsupported(leaf->name, "STRUCT or MAP nested in one");
+    ParquetLeaf part;
+    part.name = leaf->name;
+    part.chunk = chunk++;
+    part.max_definition = definition;
+    part.max_repetition = repetition;
+    if (repetition > 0) part.element_definition.push_back(definition);
+    RETURN_IF_ERROR(Describe(schema, tree, field, &part));
+    leaf->part_names.push_back(schema[field].name);
+    leaf->parts.push_back(std::move(part));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<ParquetLeaf>> DescribeParquetColumns(const ParquetFileMetaData& meta) {
@@ -224,7 +266,10 @@ absl::StatusOr<std::vector<ParquetLeaf>> DescribeParquetColumns(const ParquetFil
     ParquetLeaf& leaf = leaves.emplace_back();
     leaf.name = schema[field].name;
     leaf.chunk = chunk;
-    if (tree.leaves[field] != 1) {
+    const Element& e = schema[field];
+    if (e.num_children > 0 && !IsList(e) && e.repetition != parquet::kRepeated) {
+      leaf.unsupported = DescribeCompound(schema, tree, field, &leaf);
+    } else if (tree.leaves[field] != 1) {
       leaf.unsupported = Unsupported(leaf.name, GroupKind(schema[field]));
     } else {
       leaf.unsupported = Describe(schema, tree, field, &leaf);

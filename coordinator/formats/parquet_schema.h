@@ -11,8 +11,9 @@
 //   FIXED_LEN_BYTE_ARRAY(N)              FixedString(N); UUID -> UUID; DECIMAL -> Decimal;
 //                                        FLOAT16 -> Float32
 // An OPTIONAL field is Nullable; a LIST group (three-level, or the older two-level forms) is an
-// Array of its element, nested to granite's array depth; a REPEATED primitive is an Array. Other
-// groups (structs, maps) need Tuple and Map, which granite lacks: their leaf records why
+// Array of its element, nested to granite's array depth; a REPEATED primitive is an Array. A
+// required STRUCT group of such fields is a Tuple, a required MAP group a Map (for Tuple and Map
+// columns); other groups (optional, nested, lists of structs) record why they cannot be read
 // (UNKNOWN_TYPE), an error only if an insert reads them.
 #pragma once
 

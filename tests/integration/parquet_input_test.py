@@ -254,6 +254,40 @@ class ParquetInputTest(unittest.TestCase):
         self.assertEqual(failure.exception.code, 50, failure.exception)
         self.assertIn("STRUCT", str(failure.exception))
 
+    def test_structs_and_maps(self):
+        # A required STRUCT group fills a Tuple column, a MAP group a Map column; pyarrow's,
+        # ClickHouse's and granite's own files read the same.
+        self.client.query("CREATE TABLE IF NOT EXISTS compound (k UInt32, "
+                          "t Tuple(a UInt8, b Nullable(String)), m Map(String, Array(UInt64))) "
+                          "ENGINE = MergeTree ORDER BY k")
+        struct = pyarrow.struct([pyarrow.field("a", pyarrow.uint8(), False),
+                                 ("b", pyarrow.string())])
+        kind = pyarrow.map_(pyarrow.string(), pyarrow.list_(pyarrow.uint64()))
+        table = pyarrow.table({
+            "k": pyarrow.array([1, 2, 3], pyarrow.uint32()),
+            "t": pyarrow.array([{"a": 1, "b": "x"}, {"a": 2, "b": None}, {"a": 3, "b": "it's"}],
+                               struct),
+            "m": pyarrow.array([[("p", [1, 2])], [], [("q", []), ("r", [3])]], kind)})
+        table = table.cast(pyarrow.schema([table.schema.field("k"),
+                                           pyarrow.field("t", struct, False),
+                                           pyarrow.field("m", kind, False)]))
+        want = (b"1\t(1,'x')\t{'p':[1,2]}\n2\t(2,NULL)\t{}\n"
+                b"3\t(3,'it\\'s')\t{'q':[],'r':[3]}\n")
+        self.insert("compound", write(table))
+        self.assertEqual(self.client.query("SELECT * FROM compound ORDER BY k", format="TSV"),
+                         want)
+        mine = self.client.query("SELECT * FROM compound ORDER BY k", format="Parquet")
+        self.insert("compound", mine)
+        self.assertEqual(self.client.query("SELECT * FROM compound ORDER BY k", format="TSV"),
+                         want)
+        if chdb is not None:
+            theirs = chdb.query("SELECT toUInt32(9) AS k, CAST((9, 'c') AS "
+                                "Tuple(a UInt8, b Nullable(String))) AS t, "
+                                "map('s', [9]) AS m", "Parquet").bytes()
+            self.insert("compound", theirs)
+            self.assertEqual(self.client.query("SELECT * FROM compound", format="TSV"),
+                             b"9\t(9,'c')\t{'s':[9]}\n")
+
     def test_null_into_ordinary_column(self):
         self.client.query("CREATE TABLE IF NOT EXISTS plain (k UInt32, v Int32) "
                           "ENGINE = MergeTree ORDER BY k")
