@@ -1,6 +1,8 @@
 #include "coordinator/planner/compound_columns.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <utility>
@@ -340,6 +342,32 @@ std::vector<ExprPtr> ExpandStar(const std::vector<ExprPtr>& items, const Source&
   return out;
 }
 
+// The select list with `*` over a join (without USING) written as every relation's declared
+// columns, qualified, and `q.*` as relation q's; a name an earlier relation of the FROM has is
+// shown as `q.name`, as the binder (and ClickHouse) show them.
+std::vector<ExprPtr> ExpandJoinStar(const std::vector<ExprPtr>& items,
+                                    const std::vector<Source>& sources) {
+  std::vector<ExprPtr> out;
+  for (const ExprPtr& item : items) {
+    if (item->kind != ExprKind::kStar) {
+      out.push_back(item);
+      continue;
+    }
+    std::set<std::string> earlier;  // the names of the relations before this one
+    for (const Source& source : sources) {
+      const bool listed = item->qualifier.empty() || source.Qualifies(item->qualifier);
+      for (const std::string& name : source.star) {
+        if (!listed) continue;
+        ExprPtr column = sql::MakeColumn(source.qualifier, name, item->position);
+        if (earlier.count(name)) column->alias = source.qualifier + "." + name;
+        out.push_back(std::move(column));
+      }
+      earlier.insert(source.star.begin(), source.star.end());
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStatement& select,
@@ -384,6 +412,10 @@ absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStat
   const bool joined = !select.joins.empty();
   if (any_compound && !joined && sources.size() == 1) {
     out.select = ExpandStar(out.select, sources[0]);
+  } else if (any_compound && joined && sources.size() == out.joins.size() + 1 &&
+             std::none_of(out.joins.begin(), out.joins.end(),
+                          [](const sql::JoinClause& join) { return !join.using_columns.empty(); })) {
+    out.select = ExpandJoinStar(out.select, sources);
   }
   std::vector<std::string> aliases;
   for (const ExprPtr& item : out.select) {
