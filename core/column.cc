@@ -75,24 +75,7 @@ Column::Column(const Column& other)
       nullable_(other.nullable_),
       nulls_(other.nulls_),
       nested_(other.nested_ != nullptr ? std::make_unique<Column>(*other.nested_) : nullptr),
-      elements_(other.elements_),
-      ext_(other.ext_),
-      ext_owner_(other.ext_owner_) {}
-
-Column Column::Referencing(TypeId type, const char* values, size_t rows,
-                           std::shared_ptr<const void> owner) {
-  Column column(type);
-  column.size_ = rows;
-  column.ext_ = values;
-  column.ext_owner_ = std::move(owner);
-  return column;
-}
-
-void Column::OwnValues() {
-  data_.assign(ext_, ext_ + size_ * width_);
-  ext_ = nullptr;
-  ext_owner_.reset();
-}
+      elements_(other.elements_) {}
 
 void Column::AddTupleElements() {
   for (TypeId element : TupleTypeOf(type_).elements) elements_.emplace_back(element);
@@ -119,7 +102,6 @@ void Column::Resize(size_t rows) {
     size_ = rows;
     return;
   }
-  if (ext_ != nullptr) OwnValues();
   data_.resize(rows * width_, 0);
   size_ = rows;
   if (nullable_) nulls_.resize(rows, 0);
@@ -127,7 +109,6 @@ void Column::Resize(size_t rows) {
 
 void Column::ResizeUninitialized(size_t rows) {
   if (IsArray(type_)) return Resize(rows);
-  if (ext_ != nullptr) OwnValues();
   data_.resize(rows * width_);
   size_ = rows;
   if (nullable_) nulls_.resize(rows, 0);
@@ -159,7 +140,6 @@ void Column::AppendNull() {
     chars_.append(FixedStringSizeOf(type_), '\0');  // FixedString(N): N zero bytes; String: none
     offsets_.push_back(chars_.size());
   } else {
-    if (ext_ != nullptr) OwnValues();
     data_.resize(data_.size() + width_, 0);
   }
   ++size_;
@@ -180,7 +160,6 @@ void Column::Reserve(size_t rows) {
   if (HasStringLayout(type_) || IsArray(type_)) {
     offsets_.reserve(rows);
   } else {
-    if (ext_ != nullptr) OwnValues();
     data_.reserve(rows * width_);
   }
 }
@@ -194,10 +173,9 @@ void Column::AppendFrom(const Column& other, size_t row) {
     ++size_;
     return;
   }
-  if (ext_ != nullptr) OwnValues();
   size_t old = data_.size();
   data_.resize(old + width_);
-  std::memcpy(data_.data() + old, other.Values() + row * width_, width_);
+  std::memcpy(data_.data() + old, other.data_.data() + row * width_, width_);
   ++size_;
 }
 
@@ -241,9 +219,8 @@ void Column::AppendRange(const Column& other, size_t start, size_t count) {
     }
     for (size_t i = 0; i < count; ++i) offsets_.push_back(other.offsets_[start + i] - begin + base);
   } else {
-    if (ext_ != nullptr) OwnValues();
-    const char* values = other.Values();
-    data_.insert(data_.end(), values + start * width_, values + (start + count) * width_);
+    data_.insert(data_.end(), other.data_.begin() + start * width_,
+                 other.data_.begin() + (start + count) * width_);
   }
   size_ += count;
 }
@@ -308,7 +285,7 @@ Column Column::Filter(const uint8_t* mask) const {
   // One spare byte: the branch-free width-1 loop writes every row, including dropped ones.
   out.data_.resize(kept * width_ + 1);
   char* dst = out.data_.data();
-  const char* src = Values();
+  const char* src = data_.data();
   switch (width_) {
     case 1: FilterFixed<1>(src, mask, size_, dst); break;
     case 2: FilterFixed<2>(src, mask, size_, dst); break;
@@ -374,10 +351,9 @@ void Column::AppendTaken(const Column& from, const uint32_t* indices, size_t cou
     size_ = old + count;
     return;
   }
-  if (ext_ != nullptr) OwnValues();
   data_.resize((old + count) * width_);
   char* dst = data_.data() + old * width_;
-  const char* src = from.Values();
+  const char* src = from.data_.data();
   switch (width_) {
     case 1: TakeFixed<1>(src, from.size_, indices, count, dst); break;
     case 2: TakeFixed<2>(src, from.size_, indices, count, dst); break;

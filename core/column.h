@@ -7,14 +7,6 @@
 // type() is T, so every kernel written for T runs unchanged on the values; logical_type() is
 // Nullable(T). Filter, Take, Slice and the appends carry the null map along; a column without
 // the flag has no map and pays nothing for it.
-//
-// Referenced values: a fixed-width column read from the uncompressed cache
-// (storage/uncompressed_cache.h) may hold no buffer of its own and read its values from the
-// cache's decompressed bytes, shared with the cache (Column::Referencing), instead of copying
-// them. Such a column is copy-on-write: every const read goes to the shared bytes; the first
-// call that may write (the non-const Data() / RawData(), Resize, the appends, ...) copies them
-// into a buffer of its own, so nothing ever writes into the cache. A copy of the column shares
-// the bytes too.
 #pragma once
 
 #include <cstdint>
@@ -56,8 +48,7 @@ struct DefaultInitAllocator : std::allocator<T> {
 
 // Holds the values of one column.
 // Thread-safety: none; share only as `const` (ColumnPtr) once built.
-// Invariants: fixed-width: data_.size() == size_ * ValueSize(type_), or data_ is empty and
-//             ext_ points at size_ * ValueSize(type_) bytes that ext_owner_ keeps alive;
+// Invariants: fixed-width: data_.size() == size_ * ValueSize(type_);
 //             String: offsets_.size() == size_, offsets_[i] is the end of row i in chars_;
 //             Array: offsets_ as String's, into nested_ (offsets_.back() == nested_->size());
 //             Tuple: elements_[i].size() == size_ for every element; no null map;
@@ -74,15 +65,6 @@ class Column {
   Column& operator=(const Column& other);
   Column(Column&&) noexcept = default;
   Column& operator=(Column&&) noexcept = default;
-
-  // Returns a fixed-width column of `rows` values that reads them at `values` (rows *
-  // ValueSize(type) bytes) without copying; `owner` keeps those bytes alive and unchanged for
-  // as long as the column (or a copy of it) refers to them. See "Referenced values" above.
-  // REQUIRES: type is fixed-width (not String-layout, Array, Tuple) and not Nullable.
-  static Column Referencing(TypeId type, const char* values, size_t rows,
-                            std::shared_ptr<const void> owner);
-  // True while the values are another owner's bytes (until the first write copies them).
-  bool references_values() const { return ext_ != nullptr; }
 
   // The type of the values (T for Nullable(T)).
   TypeId type() const { return type_; }
@@ -110,16 +92,14 @@ class Column {
   bool empty() const { return size_ == 0; }
 
   // Fixed-width access. REQUIRES: sizeof(T) == ValueSize(type()).
-  // The non-const accessors copy referenced values first (they may write).
   template <typename T>
-  T* Data() { return reinterpret_cast<T*>(OwnedData()); }
+  T* Data() { return reinterpret_cast<T*>(data_.data()); }
   template <typename T>
-  const T* Data() const { return reinterpret_cast<const T*>(Values()); }
+  const T* Data() const { return reinterpret_cast<const T*>(data_.data()); }
   template <typename T>
   T Get(size_t row) const { return Data<T>()[row]; }
   template <typename T>
   void Append(T value) {
-    if (ext_ != nullptr) OwnValues();
     size_t old = data_.size();
     data_.resize(old + sizeof(T));
     std::memcpy(data_.data() + old, &value, sizeof(T));
@@ -132,9 +112,9 @@ class Column {
   // value next (a read that decompresses into RawData()), so the bytes are not zeroed first.
   void ResizeUninitialized(size_t rows);
   // Returns the raw bytes of a fixed-width column (size() * ValueSize(type())).
-  const char* RawData() const { return Values(); }
-  char* RawData() { return OwnedData(); }
-  size_t RawSize() const { return ext_ != nullptr ? size_ * width_ : data_.size(); }
+  const char* RawData() const { return data_.data(); }
+  char* RawData() { return data_.data(); }
+  size_t RawSize() const { return data_.size(); }
 
   // String access. REQUIRES: type() == String.
   std::string_view StringAt(size_t row) const {
@@ -171,7 +151,6 @@ class Column {
   std::string& MutableChars() { return chars_; }
   // Sets size after filling offsets/chars (or raw data) directly; a null map grows with zeros.
   void SetSize(size_t rows) {
-    if (ext_ != nullptr) OwnValues();
     size_ = rows;
     if (nullable_) nulls_.resize(rows, 0);
   }
@@ -205,22 +184,13 @@ class Column {
 
   // Approximate bytes held, for statistics.
   size_t ByteSize() const {
-    return RawSize() + chars_.size() + offsets_.size() * 8 + nulls_.size() +
+    return data_.size() + chars_.size() + offsets_.size() * 8 + nulls_.size() +
            (nested_ != nullptr ? nested_->ByteSize() : 0) + ElementsByteSize();
   }
 
  private:
   void AddTupleElements();  // one empty column per element type (core/tuple_type.h)
   size_t ElementsByteSize() const;
-  // The fixed-width values: the referenced bytes, else data_.
-  const char* Values() const { return ext_ != nullptr ? ext_ : data_.data(); }
-  // data_, after copying referenced values into it (for a caller that may write).
-  char* OwnedData() {
-    if (ext_ != nullptr) OwnValues();
-    return data_.data();
-  }
-  // Copies the referenced values into data_ and drops the reference. REQUIRES: ext_ != nullptr.
-  void OwnValues();
 
   TypeId type_;
   size_t width_;
@@ -233,10 +203,6 @@ class Column {
   std::unique_ptr<Column> nested_;  // Array(T): the elements; else null
   std::vector<Column> elements_;    // Tuple: one column per element; else empty
   std::shared_ptr<const DictionaryCodes> dictionary_codes_;  // see dictionary_codes()
-  // Referenced values (see Referencing): when ext_ is set, data_ is empty and the size_ values
-  // are at ext_, kept alive by ext_owner_.
-  const char* ext_ = nullptr;
-  std::shared_ptr<const void> ext_owner_;
 };
 
 using ColumnPtr = std::shared_ptr<const Column>;

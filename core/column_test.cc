@@ -4,8 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -181,79 +179,6 @@ TEST(ColumnTest, ResizeUninitializedKeepsValuesAndSizesTheBuffer) {
   column.ResizeUninitialized(3);
   EXPECT_EQ(column.size(), 3u);
   EXPECT_EQ(column.Get<uint16_t>(2), 2);
-}
-
-// Referenced values (Column::Referencing): const reads see the owner's bytes; every call that may
-// write copies them first and leaves the owner's bytes as they were; copies share them.
-TEST(ColumnTest, ReferencedValuesAreCopiedBeforeAnyWrite) {
-  auto owner = std::make_shared<std::vector<int64_t>>(std::vector<int64_t>{10, 11, 12, 13, 14});
-  const std::vector<int64_t> before = *owner;
-  const char* bytes = reinterpret_cast<const char*>(owner->data());
-  const Column column = Column::Referencing(TypeId::kInt64, bytes, 5, owner);
-  EXPECT_TRUE(column.references_values());
-  EXPECT_EQ(column.size(), 5u);
-  EXPECT_EQ(column.RawData(), bytes);  // no copy
-  EXPECT_EQ(column.RawSize(), 40u);
-  EXPECT_EQ(column.ByteSize(), 40u);
-  EXPECT_EQ(column.Get<int64_t>(3), 13);
-
-  // Reads into new columns: Filter, Take, Slice, AppendFrom / AppendRange / AppendTaken from it.
-  const uint8_t mask[] = {1, 0, 1, 0, 1};
-  Column filtered = column.Filter(mask);
-  ASSERT_EQ(filtered.size(), 3u);
-  EXPECT_EQ(filtered.Get<int64_t>(2), 14);
-  const uint32_t order[] = {4, 0};
-  Column taken = column.Take(order, 2);
-  EXPECT_EQ(taken.Get<int64_t>(0), 14);
-  EXPECT_EQ(taken.Get<int64_t>(1), 10);
-  Column sliced = column.Slice(1, 2);
-  EXPECT_EQ(sliced.Get<int64_t>(1), 12);
-  EXPECT_FALSE(sliced.references_values());
-
-  // A copy shares the bytes until it writes.
-  Column copy = column;
-  EXPECT_TRUE(copy.references_values());
-  EXPECT_EQ(static_cast<const Column&>(copy).RawData(), bytes);
-  copy.Data<int64_t>()[0] = -1;  // the non-const accessor copies first
-  EXPECT_FALSE(copy.references_values());
-  EXPECT_EQ(copy.Get<int64_t>(0), -1);
-  EXPECT_EQ(copy.Get<int64_t>(4), 14);
-  EXPECT_EQ(column.Get<int64_t>(0), 10);
-
-  // Every other writing call copies too, and keeps the values it had.
-  auto each_write = std::vector<std::function<void(Column&)>>{
-      [](Column& c) { c.RawData()[0] = 7; },
-      [](Column& c) { c.Append<int64_t>(15); },
-      [](Column& c) { c.Resize(7); },
-      [](Column& c) { c.ResizeUninitialized(6); },
-      [](Column& c) { c.Reserve(100); },
-      [](Column& c) { c.MakeNullable(); c.AppendNull(); },
-      [&](Column& c) { c.AppendFrom(column, 1); },
-      [&](Column& c) { c.AppendRange(column, 1, 3); },
-      [&](Column& c) { c.AppendTaken(column, order, 2); },
-      [](Column& c) { c.SetSize(5); },
-  };
-  for (size_t i = 0; i < each_write.size(); ++i) {
-    Column target = column;
-    each_write[i](target);
-    EXPECT_FALSE(target.references_values()) << i;
-    ASSERT_GE(target.size(), 5u) << i;
-    for (size_t r = i == 0 ? 1 : 0; r < 5; ++r) EXPECT_EQ(target.Get<int64_t>(r), 10 + int64_t(r)) << i;
-  }
-  // Moved out (as a uniquely held column is, to be written in place), then written: still a copy.
-  Column moved = Column(column);
-  Column taken_over = std::move(moved);
-  taken_over.Data<int64_t>()[1] = 99;
-  EXPECT_EQ(*owner, before);
-  EXPECT_EQ(column.Get<int64_t>(1), 11);
-
-  // A null map or a zone is the column's own: the values stay referenced.
-  Column nullable = column;
-  nullable.MakeNullable();
-  EXPECT_TRUE(nullable.references_values());
-  EXPECT_FALSE(nullable.IsNullAt(2));
-  EXPECT_EQ(nullable.Get<int64_t>(2), 12);
-  EXPECT_EQ(*owner, before);
 }
 
 }  // namespace

@@ -360,50 +360,6 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   const bool sparse = serializations_[column_index] == ColumnSerialization::kSparse;
   const bool via_scratch = is_string || nullable || sparse || is_array;
   uint64_t rows = granule_starts_[granule_end] - granule_starts_[granule_begin];
-  std::vector<UncompressedBlockPtr> cached =
-      LookupGranules(column_index, granule_begin, granule_end, cache);
-  const bool fill = cache != nullptr && cache->enabled() && insert;
-  const CompressionCodec& codec = codecs_[column_index];
-  constexpr size_t kRun = UncompressedCache::kRunGranules;
-  if (!via_scratch && !cached.empty() && granule_begin / kRun == (granule_end - 1) / kRun) {
-    // Fixed-width values in one group: no copy (see the header).
-    const size_t width = core::ValueSize(type);
-    const UncompressedBlockPtr& first = cached.front();
-    bool one_run = first != nullptr && first->run != nullptr;
-    for (size_t i = 0, at = 0; one_run && i < cached.size(); ++i) {
-      one_run = cached[i] != nullptr && cached[i]->run == first->run &&
-                cached[i]->bytes() == first->bytes() + at;
-      if (one_run) at += cached[i]->size;
-    }
-    if (one_run) {
-      return std::make_shared<core::Column>(
-          core::Column::Referencing(type, first->bytes(), rows, first->run));
-    }
-    if (fill && cache->FitsRun(rows * width)) {
-      auto run = std::make_shared<UncompressedBlock>(rows * width);
-      run->run_begin = static_cast<uint32_t>(granule_begin);
-      run->run_end = static_cast<uint32_t>(granule_end);
-      char* values = run->data.get();
-      auto target = [&](size_t g) {
-        return values + (granule_starts_[g] - granule_starts_[granule_begin]) * width;
-      };
-      RETURN_IF_ERROR(VisitLookedUp(
-          column_index, granule_begin, granule_end, file, cached,
-          [&](size_t g, const char* raw) { std::memcpy(target(g), raw, marks[g].raw_size); },
-          [&](size_t g, const char* block) -> absl::Status {
-            if (!codec.Decode(block, marks[g].compressed_size, target(g), marks[g].raw_size)) {
-              return BlockError(column_index, g, /*checksum=*/false);
-            }
-            return absl::OkStatus();
-          }));
-      std::vector<uint32_t> sizes;
-      sizes.reserve(granule_end - granule_begin);
-      for (size_t g = granule_begin; g < granule_end; ++g) sizes.push_back(marks[g].raw_size);
-      cache->InsertRun(id_, static_cast<uint32_t>(column_index), run, sizes);
-      return std::make_shared<core::Column>(
-          core::Column::Referencing(type, values, rows, std::move(run)));
-    }
-  }
   char* out = nullptr;
   std::unique_ptr<char[]> scratch_owned;
   char* scratch = nullptr;  // one raw String or Nullable granule
@@ -458,8 +414,10 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
     return true;
   };
 
-  RETURN_IF_ERROR(VisitLookedUp(
-      column_index, granule_begin, granule_end, file, cached,
+  const bool fill = cache != nullptr && cache->enabled() && insert;
+  const CompressionCodec& codec = codecs_[column_index];
+  RETURN_IF_ERROR(VisitGranules(
+      column_index, granule_begin, granule_end, file, cache,
       [&](size_t g, const char* raw) { append(g, raw); },
       [&](size_t g, const char* block) -> absl::Status {
         if (!DecodeGranule(codec, marks[g], block, via_scratch ? scratch : out,
@@ -636,9 +594,11 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
   return column;
 }
 
-std::vector<UncompressedBlockPtr> Part::LookupGranules(size_t column_index, size_t granule_begin,
-                                                     size_t granule_end,
-                                                     UncompressedCache* cache) const {
+absl::Status Part::VisitGranules(
+    size_t column_index, size_t granule_begin, size_t granule_end, const RandomAccessFile* file,
+    UncompressedCache* cache, absl::FunctionRef<void(size_t, const char*)> on_hit,
+    absl::FunctionRef<absl::Status(size_t, const char*)> on_block) const {
+  // Blocks found in the cache, by granule - granule_begin; empty when there is no cache.
   std::vector<UncompressedBlockPtr> cached;
   if (cache != nullptr && cache->enabled()) {
     cached.resize(granule_end - granule_begin);
@@ -646,30 +606,13 @@ std::vector<UncompressedBlockPtr> Part::LookupGranules(size_t column_index, size
       cached[g - granule_begin] = cache->Lookup(CacheKey(column_index, g));
     }
   }
-  return cached;
-}
-
-absl::Status Part::VisitGranules(
-    size_t column_index, size_t granule_begin, size_t granule_end, const RandomAccessFile* file,
-    UncompressedCache* cache, absl::FunctionRef<void(size_t, const char*)> on_hit,
-    absl::FunctionRef<absl::Status(size_t, const char*)> on_block) const {
-  return VisitLookedUp(column_index, granule_begin, granule_end, file,
-                       LookupGranules(column_index, granule_begin, granule_end, cache), on_hit,
-                       on_block);
-}
-
-absl::Status Part::VisitLookedUp(
-    size_t column_index, size_t granule_begin, size_t granule_end, const RandomAccessFile* file,
-    const std::vector<UncompressedBlockPtr>& cached,
-    absl::FunctionRef<void(size_t, const char*)> on_hit,
-    absl::FunctionRef<absl::Status(size_t, const char*)> on_block) const {
   auto hit = [&](size_t g) { return !cached.empty() && cached[g - granule_begin] != nullptr; };
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;
   std::unique_ptr<char[]> compressed_owned;
   size_t g = granule_begin;
   while (g < granule_end) {
     if (hit(g)) {
-      on_hit(g, cached[g - granule_begin]->bytes());
+      on_hit(g, cached[g - granule_begin]->data.get());
       ++g;
       continue;
     }

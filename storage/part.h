@@ -118,11 +118,6 @@ class Part {
   // `file`: the column's data file from OpenColumn, or nullptr to open it for this read.
   // `cache` (may be null or disabled): granules found there are copied from it, the others read
   // (one pread per run of consecutive misses), verified, decompressed and, with `insert`, inserted.
-  // A fixed-width, non-Nullable, non-sparse column whose granules lie in one group of
-  // UncompressedCache::kRunGranules is not copied: when every granule is a slice of one cached
-  // run the column refers to the run's bytes (core::Column::Referencing); otherwise, with
-  // `insert`, the granules are gathered (hits copied, misses decompressed) into a new run that
-  // the column refers to and the cache keeps (InsertRun).
   // `codes_only`: a non-Nullable kDictionary column comes with its codes and empty strings (for a
   // reader that uses the codes alone); other columns read as without it.
   absl::StatusOr<core::ColumnPtr> ReadColumn(size_t column_index, size_t granule_begin,
@@ -189,18 +184,6 @@ class Part {
                              const RandomAccessFile* file, UncompressedCache* cache,
                              absl::FunctionRef<void(size_t, const char*)> on_hit,
                              absl::FunctionRef<absl::Status(size_t, const char*)> on_block) const;
-  // VisitGranules over blocks already looked up: `cached` by granule - granule_begin (null for a
-  // miss), or empty when there is no cache.
-  absl::Status VisitLookedUp(size_t column_index, size_t granule_begin, size_t granule_end,
-                             const RandomAccessFile* file,
-                             const std::vector<UncompressedBlockPtr>& cached,
-                             absl::FunctionRef<void(size_t, const char*)> on_hit,
-                             absl::FunctionRef<absl::Status(size_t, const char*)> on_block) const;
-  // Returns the blocks of granules [granule_begin, granule_end) of one column found in `cache`,
-  // by granule - granule_begin (null for a miss); empty when `cache` is null or disabled.
-  std::vector<UncompressedBlockPtr> LookupGranules(size_t column_index, size_t granule_begin,
-                                                   size_t granule_end,
-                                                   UncompressedCache* cache) const;
 
   // Constant after construction.
   uint64_t id_;

@@ -14,14 +14,9 @@ UncompressedBlock::UncompressedBlock(size_t n) : size(n) {
   data.reset(new char[n]);
 }
 
-UncompressedBlock::UncompressedBlock(std::shared_ptr<const UncompressedBlock> run, size_t offset,
-                                     size_t n)
-    : size(n), run(std::move(run)), offset(offset) {}
-
 UncompressedBlock::~UncompressedBlock() {
   core::MemoryTrackerScope server(nullptr);
   data.reset();
-  run.reset();
 }
 
 size_t UncompressedCache::KeyHash::operator()(const Key& key) const {
@@ -65,10 +60,8 @@ uint64_t UncompressedCache::DefaultCapacity() {
 }
 
 UncompressedCache::Shard& UncompressedCache::ShardOf(const Key& key) {
-  // By the key's group of kRunGranules granules, so a run's slices share a shard. The top bits:
-  // the map inside the shard uses the low ones.
-  const Key group{key.part_id, key.column, static_cast<uint32_t>(key.granule / kRunGranules)};
-  return *shards_[(KeyHash()(group) >> 40) % shards_.size()];
+  // The top bits: the map inside the shard uses the low ones.
+  return *shards_[(KeyHash()(key) >> 40) % shards_.size()];
 }
 
 void UncompressedCache::SetCapacity(uint64_t capacity_bytes) {
@@ -112,58 +105,6 @@ void UncompressedCache::Insert(const Key& key, UncompressedBlockPtr block) {
   EvictLocked(shard, limit);
 }
 
-void UncompressedCache::InsertRun(uint64_t part_id, uint32_t column,
-                                  std::shared_ptr<const UncompressedBlock> run,
-                                  const std::vector<uint32_t>& sizes) {
-  uint64_t limit = ShardLimit();
-  if (run == nullptr || run->size > limit || sizes.empty()) return;
-  // The slices and their list nodes are the server's, like the blocks' bytes.
-  core::MemoryTrackerScope server(nullptr);
-  // Slices are built before the lock is taken (they allocate).
-  std::vector<Entry> slices;
-  slices.reserve(sizes.size());
-  size_t offset = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    Key key{part_id, column, static_cast<uint32_t>(run->run_begin + i)};
-    slices.push_back(Entry{key, std::make_shared<UncompressedBlock>(run, offset, sizes[i])});
-    offset += sizes[i];
-  }
-  Shard& shard = ShardOf(slices.front().key);
-  if (!shard.mu.try_lock_briefly()) return;
-  core::MutexLock lock(shard.mu, std::adopt_lock);
-  size_t replaced = 0;
-  for (const Entry& slice : slices) {
-    auto it = shard.map.find(slice.key);
-    if (it != shard.map.end()) replaced += EraseWithRunLocked(shard, it->second);
-  }
-  if (replaced > 0) core::CountEvent(core::Event::kUncompressedCacheEvictions, replaced);
-  for (Entry& slice : slices) {
-    const Key key = slice.key;
-    shard.bytes += slice.block->size;
-    shard.lru.push_front(std::move(slice));
-    shard.map.emplace(key, shard.lru.begin());
-    shard.per_part[key.part_id].insert(PartSlot(key));
-  }
-  core::CountEvent(core::Event::kUncompressedCacheBytesInserted, run->size);
-  EvictLocked(shard, limit);
-}
-
-size_t UncompressedCache::EraseWithRunLocked(Shard& shard, Lru::iterator it) {
-  const std::shared_ptr<const UncompressedBlock> run = it->block->run;
-  const Key key = it->key;
-  EraseLocked(shard, it);
-  if (run == nullptr) return 1;
-  size_t erased = 1;
-  for (uint32_t g = run->run_begin; g < run->run_end; ++g) {
-    auto other = shard.map.find(Key{key.part_id, key.column, g});
-    if (other != shard.map.end() && other->second->block->run == run) {
-      EraseLocked(shard, other->second);
-      ++erased;
-    }
-  }
-  return erased;
-}
-
 void UncompressedCache::EraseLocked(Shard& shard, Lru::iterator it) {
   shard.bytes -= it->block->size;
   auto part = shard.per_part.find(it->key.part_id);
@@ -176,7 +117,8 @@ void UncompressedCache::EraseLocked(Shard& shard, Lru::iterator it) {
 void UncompressedCache::EvictLocked(Shard& shard, uint64_t limit) {
   uint64_t evicted = 0;
   while (shard.bytes > limit && !shard.lru.empty()) {
-    evicted += EraseWithRunLocked(shard, std::prev(shard.lru.end()));
+    EraseLocked(shard, std::prev(shard.lru.end()));
+    ++evicted;
   }
   if (evicted > 0) core::CountEvent(core::Event::kUncompressedCacheEvictions, evicted);
 }

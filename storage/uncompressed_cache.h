@@ -15,14 +15,6 @@
 // and shared, so an eviction never frees bytes a reader is still copying from. Each shard also
 // indexes its entries by part, so ErasePart costs the part's own entries, not a walk of the shard
 // (parts go on every merge; a walk under the lock stalled concurrent scans and INSERTs).
-//
-// Runs (UncompressedBlock): the shard of a key is chosen by its part, column and granule /
-// kRunGranules, so every granule of a run (which never crosses such a group) sits in one shard;
-// a run enters whole (InsertRun) and leaves whole: evicting or replacing any of its slices
-// erases all of them. Memory: each slice counts its granule's bytes, so bytes() is exactly the
-// size of the blocks and runs the cache holds. A block or run that a query still references
-// (a Column over a run, a block being copied) outlives its eviction: it stays allocated, charged
-// to the server's MemoryTracker, until the last reference goes, and no longer counts in bytes().
 #pragma once
 
 #include <atomic>
@@ -43,31 +35,13 @@ namespace granite::storage {
 // freed under the server's MemoryTracker (core/memory/memory_tracker.h), so a scan that fills
 // the cache does not run into its own max_memory_usage, and an eviction during another query
 // does not credit that query.
-//
-// A run: one block holding the granules [run_begin, run_end) of one fixed-width column back to
-// back, exactly the values of a Column over those rows (Part::ReadColumn reads a morsel's
-// column into one and the Column refers to it, core::Column::Referencing). The cache keeps a
-// run as one slice per granule (a block that owns nothing and points into the run), so a
-// granule is looked up as before; a read of granules that are all slices of one run takes its
-// values from the run without copying them.
 struct UncompressedBlock {
-  // A block owning `n` bytes.
   explicit UncompressedBlock(size_t n);
-  // A slice: the `n` bytes at `offset` of `run` (one of its granules).
-  UncompressedBlock(std::shared_ptr<const UncompressedBlock> run, size_t offset, size_t n);
   ~UncompressedBlock();
   UncompressedBlock(const UncompressedBlock&) = delete;
   UncompressedBlock& operator=(const UncompressedBlock&) = delete;
-  // The block's bytes (size of them).
-  const char* bytes() const { return run != nullptr ? run->data.get() + offset : data.get(); }
-  std::unique_ptr<char[]> data;  // null in a slice
+  std::unique_ptr<char[]> data;
   size_t size;
-  // A slice: the run it points into, and where. Null for a block that owns its bytes.
-  std::shared_ptr<const UncompressedBlock> run;
-  size_t offset = 0;
-  // A run (the block a slice points into): its granules. 0, 0 for any other block.
-  uint32_t run_begin = 0;
-  uint32_t run_end = 0;
 };
 using UncompressedBlockPtr = std::shared_ptr<const UncompressedBlock>;
 
@@ -75,9 +49,6 @@ using UncompressedBlockPtr = std::shared_ptr<const UncompressedBlock>;
 class UncompressedCache {
  public:
   static constexpr size_t kDefaultShards = 16;
-  // The granules of one column that share a shard: a run lies within [k, k + kRunGranules) for
-  // a multiple k of it (worker/morsel_source.cc cuts morsels on these bounds).
-  static constexpr size_t kRunGranules = 8;
 
   struct Key {
     uint64_t part_id = 0;
@@ -119,16 +90,6 @@ class UncompressedCache {
   // recently used blocks of its shard down to the shard's share. A block larger than the share is
   // not cached. No-op when disabled.
   void Insert(const Key& key, UncompressedBlockPtr block);
-  // Inserts `run` (a block with run_begin / run_end set, whose bytes are the granules' in order,
-  // `sizes[i]` bytes for granule run_begin + i) as one slice per granule under keys
-  // {part_id, column, granule}, replacing any block held under those keys, then evicts as
-  // Insert. Keeps nothing when the shard is busy, the run is larger than the shard's share or
-  // the cache is disabled. REQUIRES: run_begin < run_end, both within one group of
-  // kRunGranules; sizes has run_end - run_begin entries summing to run->size.
-  void InsertRun(uint64_t part_id, uint32_t column, std::shared_ptr<const UncompressedBlock> run,
-                 const std::vector<uint32_t>& sizes);
-  // Returns whether a run of `bytes` fits the share of one shard (InsertRun would keep it).
-  bool FitsRun(uint64_t bytes) const { return enabled() && bytes <= ShardLimit(); }
   // Drops every block of part `part_id`.
   void ErasePart(uint64_t part_id);
 
@@ -161,8 +122,6 @@ class UncompressedCache {
   // Evicts from the back of `shard` until its bytes fit `limit`.
   void EvictLocked(Shard& shard, uint64_t limit) REQUIRES(shard.mu);
   void EraseLocked(Shard& shard, Lru::iterator it) REQUIRES(shard.mu);
-  // Erases `it` and, when it is a slice of a run, the run's other slices; returns how many.
-  size_t EraseWithRunLocked(Shard& shard, Lru::iterator it) REQUIRES(shard.mu);
   uint64_t ShardLimit() const { return capacity() / shards_.size(); }
 
   std::atomic<uint64_t> capacity_;

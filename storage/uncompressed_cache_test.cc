@@ -1,7 +1,6 @@
-// UncompressedCache on its own (LRU eviction by size, hit/miss counts, ErasePart, disabling, runs
-// entering and leaving whole) and through Part::ReadColumn / ReadStringSizes (hits equal cold
-// reads, a part replaced under the same name is never served the old bytes, concurrent readers,
-// checksum errors with a cold cache, fixed-width reads referring to a run and copied on write).
+// UncompressedCache on its own (LRU eviction by size, hit/miss counts, ErasePart, disabling) and
+// through Part::ReadColumn / ReadStringSizes (hits equal cold reads, a part replaced under the same
+// name is never served the old bytes, concurrent readers, checksum errors with a cold cache).
 #include "storage/uncompressed_cache.h"
 
 #include <gtest/gtest.h>
@@ -100,78 +99,6 @@ TEST(UncompressedCacheTest, ErasePartAfterEvictionsDropsExactlyThePartsRemaining
 TEST(UncompressedCacheTest, DefaultIsAnEighthOfRamUpToEightGib) {
   EXPECT_EQ(UncompressedCache::DefaultCapacityFor(uint64_t{16} << 30), uint64_t{2} << 30);
   EXPECT_EQ(UncompressedCache::DefaultCapacityFor(uint64_t{256} << 30), uint64_t{8} << 30);
-}
-
-// A run (granules [8, 12) of one column, 100 bytes each, filled 'a'..'d') as InsertRun takes it.
-std::shared_ptr<UncompressedBlock> RunOf(uint32_t begin = 8) {
-  auto run = std::make_shared<UncompressedBlock>(400);
-  for (int i = 0; i < 4; ++i) std::memset(run->data.get() + 100 * i, 'a' + i, 100);
-  run->run_begin = begin;
-  run->run_end = begin + 4;
-  return run;
-}
-
-TEST(UncompressedCacheTest, RunIsLookedUpByGranuleAndLeavesWhole) {
-  UncompressedCache cache(1000, /*shards=*/1);
-  std::shared_ptr<UncompressedBlock> run = RunOf();
-  cache.InsertRun(5, 0, run, {100, 100, 100, 100});
-  EXPECT_EQ(cache.entries(), 4u);
-  EXPECT_EQ(cache.bytes(), 400u);
-  UncompressedBlockPtr held = cache.Lookup({5, 0, 10});
-  ASSERT_NE(held, nullptr);
-  EXPECT_EQ(held->run, run);
-  EXPECT_EQ(held->size, 100u);
-  EXPECT_EQ(held->bytes(), run->data.get() + 200);  // a slice: no bytes of its own
-  EXPECT_EQ(held->bytes()[99], 'c');
-  held.reset();
-  for (uint32_t g = 0; g < 6; ++g) cache.Insert({6, 0, g}, BlockOf(100, 'x'));
-  EXPECT_EQ(cache.bytes(), 1000u);
-  // Granule 11 is now the most recently used, 8 the least: evicting 8 evicts the whole run, so
-  // the cache's bytes are exactly those of the blocks it holds.
-  held = cache.Lookup({5, 0, 11});
-  uint64_t evictions = EventTotal(Event::kUncompressedCacheEvictions);
-  cache.Insert({6, 0, 6}, BlockOf(100, 'y'));
-  EXPECT_EQ(EventTotal(Event::kUncompressedCacheEvictions) - evictions, 4u);
-  EXPECT_EQ(cache.entries(), 7u);
-  EXPECT_EQ(cache.bytes(), 700u);
-  for (uint32_t g = 8; g < 12; ++g) EXPECT_EQ(cache.Lookup({5, 0, g}), nullptr) << g;
-  // An evicted run stays alive while a reader holds it.
-  EXPECT_EQ(held->bytes()[0], 'd');
-  EXPECT_EQ(held->run->data[0], 'a');
-}
-
-TEST(UncompressedCacheTest, RunReplacesBlocksOfItsGranulesAndSharesOneShard) {
-  // 16 shards of 1000 bytes: a run's four slices are all found, so they share one shard.
-  UncompressedCache cache(16 * 1000);
-  cache.Insert({5, 0, 9}, BlockOf(50, 'z'));
-  cache.Insert({5, 0, 16}, BlockOf(50, 'z'));  // the next group: not replaced
-  cache.InsertRun(5, 0, RunOf(), {100, 100, 100, 100});
-  EXPECT_EQ(cache.entries(), 5u);
-  EXPECT_EQ(cache.bytes(), 450u);
-  for (uint32_t g = 8; g < 12; ++g) {
-    UncompressedBlockPtr slice = cache.Lookup({5, 0, g});
-    ASSERT_NE(slice, nullptr) << g;
-    EXPECT_EQ(slice->bytes()[0], 'a' + static_cast<int>(g - 8)) << g;
-  }
-  // A second run over the same granules replaces the first whole.
-  cache.InsertRun(5, 0, RunOf(), {100, 100, 100, 100});
-  EXPECT_EQ(cache.entries(), 5u);
-  EXPECT_EQ(cache.bytes(), 450u);
-  // Too big for a shard's share: kept nowhere, and nothing replaced.
-  auto big = std::make_shared<UncompressedBlock>(1001);
-  big->run_begin = 8;
-  big->run_end = 9;
-  EXPECT_FALSE(cache.FitsRun(1001));
-  EXPECT_TRUE(cache.FitsRun(1000));
-  cache.InsertRun(5, 0, big, {1001});
-  EXPECT_EQ(cache.entries(), 5u);
-  cache.ErasePart(5);
-  EXPECT_EQ(cache.entries(), 0u);
-  EXPECT_EQ(cache.bytes(), 0u);
-  UncompressedCache disabled(0);
-  EXPECT_FALSE(disabled.FitsRun(1));
-  disabled.InsertRun(5, 0, RunOf(), {100, 100, 100, 100});
-  EXPECT_EQ(disabled.entries(), 0u);
 }
 
 // A part of an Int16 and a String column, 1000 rows in 16 granules of 64 rows.
@@ -350,87 +277,6 @@ TEST_F(UncompressedCachePartTest, CorruptBlockFailsWithAColdCacheAndIsNotCached)
   EXPECT_EQ(cache.entries(), 3u);
   EXPECT_EQ(cache.Lookup({part->id(), 1, 15}), nullptr);
   EXPECT_TRUE(part->ReadColumn(1, 0, 15, nullptr, &cache).ok());
-}
-
-// Fixed-width reads within one group of kRunGranules refer to one cached run instead of copying;
-// a caller that writes gets its own copy and the cache keeps its bytes.
-TEST_F(UncompressedCachePartTest, FixedWidthReadsReferToOneRunAndCopyBeforeWrites) {
-  std::shared_ptr<const Part> part = WritePart("a", 0);
-  ASSERT_NE(part, nullptr);
-  UncompressedCache cache(1 << 20);
-  auto expect_rows = [&](const core::Column& column, size_t begin) {
-    const size_t first = part->granule_first_row(begin);
-    for (size_t r = 0; r < column.size(); ++r) {
-      ASSERT_EQ(column.Get<int16_t>(r), numbers_->Get<int16_t>(first + r)) << r;
-    }
-  };
-  // Cold: the granules are decompressed into a run the column refers to and the cache keeps.
-  absl::StatusOr<core::ColumnPtr> cold = part->ReadColumn(0, 8, 16, nullptr, &cache);
-  ASSERT_TRUE(cold.ok()) << cold.status();
-  EXPECT_TRUE((*cold)->references_values());
-  EXPECT_EQ(cache.entries(), 8u);
-  EXPECT_EQ(cache.bytes(), (*cold)->RawSize());
-  expect_rows(**cold, 8);
-  // Hot: the same bytes, and so does a read of part of the run.
-  uint64_t hits = EventTotal(Event::kUncompressedCacheHits);
-  absl::StatusOr<core::ColumnPtr> hot = part->ReadColumn(0, 8, 16, nullptr, &cache);
-  ASSERT_TRUE(hot.ok());
-  EXPECT_EQ((*hot)->RawData(), (*cold)->RawData());
-  absl::StatusOr<core::ColumnPtr> inner = part->ReadColumn(0, 10, 12, nullptr, &cache);
-  ASSERT_TRUE(inner.ok());
-  EXPECT_TRUE((*inner)->references_values());
-  EXPECT_EQ((*inner)->RawData(),
-            (*cold)->RawData() + 2 * (part->granule_first_row(10) - part->granule_first_row(8)));
-  expect_rows(**inner, 10);
-  EXPECT_EQ(EventTotal(Event::kUncompressedCacheHits) - hits, 10u);
-  // A writer (a filter, a cast, a null map, a kernel writing in place) works on its own copy.
-  core::Column written = **hot;
-  written.Data<int16_t>()[0] = static_cast<int16_t>(numbers_->Get<int16_t>(512) + 1);
-  written.Resize(written.size() + 1);
-  EXPECT_FALSE(written.references_values());
-  expect_rows(**hot, 8);
-  absl::StatusOr<core::ColumnPtr> again = part->ReadColumn(0, 8, 16, nullptr, &cache);
-  ASSERT_TRUE(again.ok());
-  EXPECT_EQ((*again)->RawData(), (*cold)->RawData());
-  expect_rows(**again, 8);
-  // Across groups, the String column, and reads that may not insert copy as before.
-  absl::StatusOr<core::ColumnPtr> across = part->ReadColumn(0, 6, 10, nullptr, &cache);
-  ASSERT_TRUE(across.ok());
-  EXPECT_FALSE((*across)->references_values());
-  expect_rows(**across, 6);
-  absl::StatusOr<core::ColumnPtr> strings = part->ReadColumn(1, 0, 8, nullptr, &cache);
-  ASSERT_TRUE(strings.ok());
-  EXPECT_FALSE((*strings)->references_values());
-  UncompressedCache other(1 << 20);
-  absl::StatusOr<core::ColumnPtr> uncached = part->ReadColumn(0, 0, 8, nullptr, &other, false);
-  ASSERT_TRUE(uncached.ok());
-  EXPECT_FALSE((*uncached)->references_values());
-  EXPECT_EQ(other.entries(), 0u);
-  // Emptying the cache leaves the referenced run to its readers.
-  cache.SetCapacity(0);
-  EXPECT_EQ(cache.bytes(), 0u);
-  expect_rows(**hot, 8);
-  expect_rows(**inner, 10);
-}
-
-// Blocks of one group cached by earlier reads of other ranges (copies, not one run) are gathered
-// into a run on the next read of the group, which later reads then share.
-TEST_F(UncompressedCachePartTest, ScatteredBlocksOfAGroupBecomeOneRun) {
-  std::shared_ptr<const Part> part = WritePart("a", 0);
-  ASSERT_NE(part, nullptr);
-  UncompressedCache cache(1 << 20);
-  ASSERT_TRUE(part->ReadColumn(0, 6, 10, nullptr, &cache).ok());  // single blocks 6..9
-  absl::StatusOr<core::ColumnPtr> first = part->ReadColumn(0, 8, 16, nullptr, &cache);
-  ASSERT_TRUE(first.ok());
-  EXPECT_TRUE((*first)->references_values());
-  absl::StatusOr<core::ColumnPtr> second = part->ReadColumn(0, 8, 16, nullptr, &cache);
-  ASSERT_TRUE(second.ok());
-  EXPECT_EQ((*second)->RawData(), (*first)->RawData());
-  EXPECT_EQ(cache.entries(), 10u);  // 6, 7 and the run of 8..15
-  const size_t base = part->granule_first_row(8);
-  for (size_t r = 0; r < (*second)->size(); ++r) {
-    ASSERT_EQ((*second)->Get<int16_t>(r), numbers_->Get<int16_t>(base + r)) << r;
-  }
 }
 
 }  // namespace

@@ -14,10 +14,7 @@ namespace granite::worker {
 namespace {
 
 constexpr size_t kRowsPerMorsel = 65536;  // of a table function
-// A table's morsels never cross a multiple of kGranulesPerMorsel: each lies in one group of
-// the uncompressed cache's runs, so its fixed-width columns are read without copying from (or
-// into) one cached run (storage/part.h, ReadColumn).
-constexpr size_t kGranulesPerMorsel = storage::UncompressedCache::kRunGranules;
+constexpr size_t kGranulesPerMorsel = 8;
 // A column whose selected granules hold more than the uncompressed cache reads hits but inserts
 // nothing: under LRU it would evict its own blocks before the scan repeats (every run pays the
 // inserts, none hits) and flush what other queries keep hot. Per column, not per scan: a
@@ -132,7 +129,7 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const core::pla
           continue;
         }
         size_t end = g + 1;
-        while (end < range.end && end % kGranulesPerMorsel != 0 && !skipped(end)) ++end;
+        while (end < range.end && end - g < kGranulesPerMorsel && !skipped(end)) ++end;
         source->morsels_.push_back(Morsel{part.part, g, end, part.data});
         source->total_rows_ += part.data->granule_first_row(end) - part.data->granule_first_row(g);
         g = end;

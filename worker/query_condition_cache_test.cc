@@ -4,12 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <utility>
-#include <vector>
-
 #include "core/functions/expr_builder.h"
 #include "storage/store.h"
-#include "storage/uncompressed_cache.h"
 #include "worker/store_test_base.h"
 #include "worker/morsel_source.h"
 
@@ -131,24 +127,6 @@ TEST_F(QueryConditionCacheTest, MorselSourceSkipsGranulesWithoutAMatch) {
   std::unique_ptr<MorselSource> uncached = Open(off);
   for (const Morsel& morsel : uncached->table_morsels()) granules += morsel.end - morsel.begin;
   EXPECT_EQ(granules, 20u);
-}
-
-// Morsels are cut on multiples of the uncompressed cache's run groups, even where skipped granules
-// leave ranges that start between them, so each morsel's fixed-width columns can be one run.
-TEST_F(QueryConditionCacheTest, MorselsAroundSkippedGranulesStayInsideRunGroups) {
-  plan::Fragment fragment = Fragment(CounterIs(1234));
-  std::unique_ptr<MorselSource> first = Open(fragment);
-  ASSERT_FALSE(first->table_morsels().empty());
-  const Morsel any = first->table_morsels().front();
-  first->NoteNoMatch(Morsel{any.part, 2, 5, any.data});
-  std::unique_ptr<MorselSource> second = Open(fragment);
-  std::vector<std::pair<size_t, size_t>> cuts;
-  for (const Morsel& morsel : second->table_morsels()) {
-    cuts.emplace_back(morsel.begin, morsel.end);
-    EXPECT_EQ(morsel.begin / storage::UncompressedCache::kRunGranules,
-              (morsel.end - 1) / storage::UncompressedCache::kRunGranules);
-  }
-  EXPECT_EQ(cuts, (std::vector<std::pair<size_t, size_t>>{{0, 2}, {5, 8}, {8, 16}, {16, 20}}));
 }
 
 }  // namespace
