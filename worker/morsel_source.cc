@@ -14,7 +14,15 @@ namespace granite::worker {
 namespace {
 
 constexpr size_t kRowsPerMorsel = 65536;  // of a table function
-constexpr size_t kGranulesPerMorsel = 8;
+// A table's morsel: whole granules up to kRowsPerTableMorsel rows and kMaxGranulesPerMorsel
+// granules, at least one (one granule at the default index_granularity, 8,192). The shape it
+// serves: filter + GROUP BY scans over several fixed-width columns with wide intermediates
+// (Decimal arithmetic makes 16 bytes a row) read each column in several kernels; at 8,192 rows a
+// block's columns and intermediates stay in a core's L2 between those kernels, at 65,536 rows
+// (~3 MB) they did not and every pass went back to memory
+// (bench/results/scan-copies-2026-11-30.md).
+constexpr uint64_t kRowsPerTableMorsel = 8192;
+constexpr size_t kMaxGranulesPerMorsel = 8;
 // A column whose selected granules hold more than the uncompressed cache reads hits but inserts
 // nothing: under LRU it would evict its own blocks before the scan repeats (every run pays the
 // inserts, none hits) and flush what other queries keep hot. Per column, not per scan: a
@@ -101,7 +109,8 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const core::pla
   source->choose_parts_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                  std::chrono::steady_clock::now() - started)
                                  .count();
-  source->condition_key_ = QueryConditionCache::KeyOf(fragment);
+  // use_pruning = 0 reads every granule: the query condition cache neither skips nor records.
+  if (prune) source->condition_key_ = QueryConditionCache::KeyOf(fragment);
   if (settings.use_uncompressed_cache && storage::UncompressedCache::Global().enabled()) {
     source->cache_ = &storage::UncompressedCache::Global();
     for (size_t column : source->column_indexes_) {
@@ -129,7 +138,11 @@ absl::StatusOr<std::unique_ptr<MorselSource>> MorselSource::Open(const core::pla
           continue;
         }
         size_t end = g + 1;
-        while (end < range.end && end - g < kGranulesPerMorsel && !skipped(end)) ++end;
+        while (end < range.end && end - g < kMaxGranulesPerMorsel && !skipped(end) &&
+               part.data->granule_first_row(end + 1) - part.data->granule_first_row(g) <=
+                   kRowsPerTableMorsel) {
+          ++end;
+        }
         source->morsels_.push_back(Morsel{part.part, g, end, part.data});
         source->total_rows_ += part.data->granule_first_row(end) - part.data->granule_first_row(g);
         g = end;

@@ -9,8 +9,9 @@
 //
 // Settings (Fragment.settings, from SELECT ... SETTINGS): use_parts_snapshot = 0 builds a private
 // snapshot of the parts for this query instead of sharing the table's (what every query paid
-// before the shared snapshot; for benchmarks); use_pruning = 0 reads every granule (for tests
-// that compare pruned and unpruned answers); use_uncompressed_cache = 0 neither reads nor fills
+// before the shared snapshot; for benchmarks); use_pruning = 0 reads every granule, skipping
+// none by key ranges or by the query condition cache (for tests that compare pruned and unpruned
+// answers); use_uncompressed_cache = 0 neither reads nor fills
 // the worker's cache of decompressed granules (storage/uncompressed_cache.h); a column whose
 // selected granules are larger than the cache reads it but does not fill it.
 #pragma once

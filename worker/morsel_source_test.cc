@@ -1,12 +1,14 @@
 // Filter-to-range derivation and the pruned morsel list of a table scan: parts and granules
-// selected vs total, the use_pruning / use_parts_snapshot settings, and a part whose data fails
-// its checksum leaving the table.
+// selected vs total, the use_pruning / use_parts_snapshot settings, a part whose data fails its
+// checksum leaving the table, and how many granules a morsel holds.
 #include "worker/morsel_source.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
+#include <vector>
 
 #include "core/date_time.h"
 #include "core/error.h"
@@ -215,6 +217,41 @@ TEST_F(MorselSourceTest, APartFailingItsChecksumIsDetached) {
   // The next query answers from the other parts.
   std::unique_ptr<MorselSource> next = Open(Fragment(std::nullopt));
   for (const Morsel& morsel : next->table_morsels()) EXPECT_TRUE(next->Read(morsel).ok());
+}
+
+class MorselSizeTest : public StoreTestBase {};
+
+// A table's morsel holds whole granules up to 8,192 rows, at most 8 of them and at least one:
+// one granule at the default granularity, two of 4,096 rows, eight small ones.
+TEST_F(MorselSizeTest, MorselsHoldGranulesUpTo8192RowsAndAtMostEight) {
+  struct Case {
+    size_t granularity;
+    std::vector<std::pair<size_t, size_t>> morsels;
+  };
+  for (const Case& c : {Case{8192, {{0, 1}, {1, 2}, {2, 3}}}, Case{4096, {{0, 2}, {2, 4}, {4, 5}}},
+                        Case{1000, {{0, 8}, {8, 16}, {16, 20}}}}) {
+    const std::string name = "t" + std::to_string(c.granularity);
+    ASSERT_NO_FATAL_FAILURE(CreateTable(name, {{"v", TypeId::kUInt64}}, c.granularity));
+    auto values = std::make_shared<core::Column>(TypeId::kUInt64);
+    for (uint64_t i = 0; i < 20000; ++i) values->Append<uint64_t>(i);
+    ASSERT_NO_FATAL_FAILURE(Insert(name, {values}));
+    plan::Fragment fragment;
+    fragment.scan.table = name;
+    fragment.scan.columns.push_back("v");
+    std::unique_ptr<MorselSource> source = Open(fragment);
+    ASSERT_NE(source, nullptr);
+    std::vector<std::pair<size_t, size_t>> morsels;
+    uint64_t rows = 0;
+    for (const Morsel& morsel : source->table_morsels()) {
+      morsels.emplace_back(morsel.begin, morsel.end);
+      absl::StatusOr<core::Block> block = source->Read(morsel);
+      ASSERT_TRUE(block.ok()) << block.status();
+      EXPECT_LE(block->rows(), 8192u);
+      rows += block->rows();
+    }
+    EXPECT_EQ(morsels, c.morsels) << c.granularity;
+    EXPECT_EQ(rows, 20000u);
+  }
 }
 
 }  // namespace

@@ -127,6 +127,13 @@ TEST_F(QueryConditionCacheTest, MorselSourceSkipsGranulesWithoutAMatch) {
   std::unique_ptr<MorselSource> uncached = Open(off);
   for (const Morsel& morsel : uncached->table_morsels()) granules += morsel.end - morsel.begin;
   EXPECT_EQ(granules, 20u);
+  // use_pruning = 0 reads every granule, those the cache would skip too.
+  plan::Fragment unpruned = fragment;
+  ASSERT_TRUE(unpruned.settings.Set("use_pruning", "0").ok());
+  granules = 0;
+  std::unique_ptr<MorselSource> all = Open(unpruned);
+  for (const Morsel& morsel : all->table_morsels()) granules += morsel.end - morsel.begin;
+  EXPECT_EQ(granules, 20u);
 }
 
 }  // namespace
