@@ -9,9 +9,13 @@
 //   mapFilter / mapApply of a lambda (k, v) -> ...   arrayFilter / arrayMap over the arrays
 //   CAST(tuple AS Tuple(...)), CAST(map AS Map(K, V))  the elements' / arrays' casts
 //   toTypeName(t)                 the declared type
-// and `map(k1, v1, ...)` is mapFromArrays([k1, ...], [v1, ...]). A tuple or map left in the
-// select list is put together on the coordinator (exec/tuple_results.h). SELECT * over one table
-// lists the columns as declared.
+//   n.a (a Nested column's array)  `n.a`; ARRAY JOIN n: its arrays `n.a`, `n.b`, zipped
+// and the lowerings of planner/tuple_lowering.h apply bottom-up (map(...), map functions, CASTs,
+// tuples through if / multiIf / argMin / argMax / any / anyLast). A tuple or map left in the
+// select list is put together on the coordinator (exec/tuple_results.h). SELECT * lists the
+// columns as declared (over one table, or a join without USING). A FROM or JOIN subquery is
+// rewritten here too, its tuple and map items flattened into `name.suffix` columns that this
+// level reads as compound columns.
 #pragma once
 
 #include <functional>
@@ -27,8 +31,9 @@ namespace granite::coordinator {
 using TableSchemaLookup =
     std::function<std::optional<core::TableSchema>(const sql::TableRef& ref)>;
 
-// Returns `select` rewritten as above (its own clauses; subqueries are rewritten when they run).
-// Errors: none yet beyond the lookup's (kept for rewrites that may refuse).
+// Returns `select` rewritten as above (its own clauses and FROM / JOIN subqueries; subqueries
+// in expressions are rewritten when they run).
+// Errors: none today (the StatusOr leaves room for rewrites that refuse).
 absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStatement& select,
                                                            const TableSchemaLookup& lookup);
 
