@@ -243,6 +243,15 @@ bool ParseZonedDateTime64(std::string_view text, int precision, uint32_t zone_id
 
 }  // namespace
 
+void AppendRowTexts(const Column& column, Column* strings) {
+  std::string text;
+  for (size_t row = 0; row < column.size(); ++row) {
+    text.clear();
+    AppendValueText(column, row, &text);
+    strings->AppendString(text);
+  }
+}
+
 void AppendValueText(const Column& column, size_t row, std::string* out) {
   switch (BaseOf(column.type())) {
     case TypeId::kUInt8: return AppendIntegerText(column.Get<uint8_t>(row), out);

@@ -24,6 +24,11 @@ namespace granite::core {
 // REQUIRES: row < column.size().
 void AppendValueText(const Column& column, size_t row, std::string* out);
 
+// Appends every row's text (AppendValueText) to `strings` as one String value each: how a Tuple
+// or Map value travels to an INSERT, which parses it into the column's subcolumns
+// (core/compound_column.h). REQUIRES: strings->type() == String.
+void AppendRowTexts(const Column& column, Column* strings);
+
 // Appends the text form of one float / double as described above.
 void AppendFloatText(double value, std::string* out);
 void AppendFloatText(float value, std::string* out);

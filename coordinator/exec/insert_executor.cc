@@ -145,12 +145,7 @@ absl::StatusOr<core::ColumnPtr> ConvertColumn(core::ColumnPtr column, TypeId typ
   if (core::IsTuple(column->type()) && type == TypeId::kString) {
     // A tuple or map for a Tuple or Map column: its text, which Widen parses into subcolumns.
     auto text = std::make_shared<core::Column>(TypeId::kString);
-    std::string value;
-    for (size_t row = 0; row < column->size(); ++row) {
-      value.clear();
-      core::AppendValueText(*column, row, &value);
-      text->AppendString(value);
-    }
+    core::AppendRowTexts(*column, text.get());
     return core::ColumnPtr(std::move(text));
   }
   if (column->nullable() && !core::IsNullable(type)) {

@@ -142,12 +142,7 @@ absl::Status InputBlockBuilder::AppendConverted(size_t column, core::Column deco
   const core::TypeId target = types_[column];
   if (core::IsTuple(decoded.type()) && target == core::TypeId::kString) {
     // A struct or map for a Tuple or Map column (read as text: exec/insert_executor.cc).
-    std::string text;
-    for (size_t row = 0; row < decoded.size(); ++row) {
-      text.clear();
-      core::AppendValueText(decoded, row, &text);
-      columns_[column]->AppendString(text);
-    }
+    core::AppendRowTexts(decoded, columns_[column].get());
     return absl::OkStatus();
   }
   std::vector<uint8_t> nulls;

@@ -172,12 +172,7 @@ absl::Status AppendCompoundText(Reader& reader, const core::CompoundLayout& layo
     }
   }
   value.SetSize(rows);
-  std::string text;
-  for (uint64_t r = 0; r < rows; ++r) {
-    text.clear();
-    core::AppendValueText(value, r, &text);
-    target->AppendString(text);
-  }
+  core::AppendRowTexts(value, target);
   return absl::OkStatus();
 }
 
