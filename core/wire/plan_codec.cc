@@ -69,14 +69,25 @@ absl::StatusOr<ColumnPtr> SetFromProto(const pb::ConstantSet& set, TypeId type) 
   return ColumnPtr(std::move(column));
 }
 
+absl::Status ExprFromProtoInto(const pb::Expr& expr, plan::Expr* out);
+
+// Decodes each element into its slot of `out`: the recursion through call arguments keeps no
+// Expr-sized temporaries in its frames, so a plan as deep as kPlanRecursionLimit allows fits a
+// thread's stack (under ASan too).
+absl::Status ExprsFromProtoInto(const google::protobuf::RepeatedPtrField<pb::Expr>& exprs,
+                                std::vector<plan::Expr>* out) {
+  out->clear();
+  out->resize(static_cast<size_t>(exprs.size()));
+  for (int i = 0; i < exprs.size(); ++i) {
+    RETURN_IF_ERROR(ExprFromProtoInto(exprs.Get(i), &(*out)[static_cast<size_t>(i)]));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<plan::Expr>> ExprsFromProto(
     const google::protobuf::RepeatedPtrField<pb::Expr>& exprs) {
   std::vector<plan::Expr> out;
-  out.reserve(exprs.size());
-  for (const pb::Expr& expr : exprs) {
-    ASSIGN_OR_RETURN(plan::Expr e, FromProto(expr));
-    out.push_back(std::move(e));
-  }
+  RETURN_IF_ERROR(ExprsFromProtoInto(exprs, &out));
   return out;
 }
 
@@ -160,6 +171,45 @@ absl::StatusOr<plan::Aggregate> AggregateFromProto(const pb::Fragment& fragment)
   return aggregate;
 }
 
+// The leaves' decoding, out of line so that its temporaries stay out of the recursion's frames.
+[[gnu::noinline]] absl::Status LeafFromProtoInto(const pb::Expr& expr, plan::Expr* out) {
+  if (expr.node_case() == pb::Expr::kLiteral) {
+    ASSIGN_OR_RETURN(out->literal, ValueFromProto(expr.literal()));
+  } else {
+    ASSIGN_OR_RETURN(out->set, SetFromProto(expr.set(), out->type));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ExprFromProtoInto(const pb::Expr& expr, plan::Expr* out) {
+  ASSIGN_OR_RETURN(out->type, TypeFromWire(expr.type()));
+  switch (expr.node_case()) {
+    case pb::Expr::kColumn:
+      out->kind = plan::Expr::Kind::kColumn;
+      out->column = expr.column();
+      return absl::OkStatus();
+    case pb::Expr::kLiteral: {
+      out->kind = plan::Expr::Kind::kLiteral;
+      return LeafFromProtoInto(expr, out);
+    }
+    case pb::Expr::kCall:
+      out->kind = plan::Expr::Kind::kCall;
+      out->function = expr.call().name();
+      return ExprsFromProtoInto(expr.call().args(), &out->args);
+    case pb::Expr::kLambdaParameter:
+      out->kind = plan::Expr::Kind::kLambdaParameter;
+      out->column = expr.lambda_parameter();
+      return absl::OkStatus();
+    case pb::Expr::kSet: {
+      out->kind = plan::Expr::Kind::kSet;
+      return LeafFromProtoInto(expr, out);
+    }
+    case pb::Expr::NODE_NOT_SET:
+      break;
+  }
+  return Malformed("an expression node without a kind");
+}
+
 }  // namespace
 
 void ToProto(const plan::Expr& expr, pb::Expr* out) {
@@ -191,36 +241,8 @@ void ToProto(const plan::Expr& expr, pb::Expr* out) {
 
 absl::StatusOr<plan::Expr> FromProto(const pb::Expr& expr) {
   plan::Expr out;
-  ASSIGN_OR_RETURN(out.type, TypeFromWire(expr.type()));
-  switch (expr.node_case()) {
-    case pb::Expr::kColumn:
-      out.kind = plan::Expr::Kind::kColumn;
-      out.column = expr.column();
-      return out;
-    case pb::Expr::kLiteral: {
-      out.kind = plan::Expr::Kind::kLiteral;
-      ASSIGN_OR_RETURN(out.literal, ValueFromProto(expr.literal()));
-      return out;
-    }
-    case pb::Expr::kCall: {
-      out.kind = plan::Expr::Kind::kCall;
-      out.function = expr.call().name();
-      ASSIGN_OR_RETURN(out.args, ExprsFromProto(expr.call().args()));
-      return out;
-    }
-    case pb::Expr::kLambdaParameter:
-      out.kind = plan::Expr::Kind::kLambdaParameter;
-      out.column = expr.lambda_parameter();
-      return out;
-    case pb::Expr::kSet: {
-      out.kind = plan::Expr::Kind::kSet;
-      ASSIGN_OR_RETURN(out.set, SetFromProto(expr.set(), out.type));
-      return out;
-    }
-    case pb::Expr::NODE_NOT_SET:
-      break;
-  }
-  return Malformed("an expression node without a kind");
+  RETURN_IF_ERROR(ExprFromProtoInto(expr, &out));
+  return out;
 }
 
 // The build rows travel compressed as the query's network_compression_method says ('none' for a
