@@ -195,6 +195,40 @@ absl::Status ParseTupleText(std::string_view text, const CompoundLayout& layout,
   return absl::OkStatus();
 }
 
+// [(e1, e2), ...]: each tuple parsed into the arrays' element columns, then one row closed on
+// every array.
+absl::Status ParseArrayOfTuplesText(std::string_view text, const CompoundLayout& layout,
+                                    const std::vector<Column*>& columns) {
+  std::string_view body = Trim(text);
+  std::vector<std::string_view> tuples;
+  if (body.size() < 2 || body.front() != '[' || body.back() != ']' ||
+      !SplitTopLevel(body.substr(1, body.size() - 2), ',', &tuples)) {
+    return CannotParse(text, layout);
+  }
+  if (tuples.size() == 1 && Trim(tuples[0]).empty()) tuples.clear();  // []
+  CompoundLayout element = layout;
+  element.array = false;
+  std::vector<Column*> nested;
+  std::vector<size_t> before;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    element.types[i] = ArrayElementOf(layout.types[i]);
+    nested.push_back(&columns[i]->MutableNested());
+    before.push_back(nested.back()->size());
+  }
+  for (std::string_view tuple : tuples) {
+    absl::Status status = ParseTupleText(tuple, element, nested);
+    if (!status.ok()) {
+      for (size_t i = 0; i < nested.size(); ++i) {
+        Column kept = nested[i]->Slice(0, before[i]);
+        *nested[i] = std::move(kept);
+      }
+      return status;
+    }
+  }
+  for (Column* column : columns) column->AppendArrayEnd();
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string SubcolumnName(std::string_view column, std::string_view suffix) {
@@ -204,6 +238,28 @@ std::string SubcolumnName(std::string_view column, std::string_view suffix) {
 absl::StatusOr<std::optional<CompoundLayout>> ParseCompoundType(std::string_view text) {
   CompoundLayout layout;
   std::vector<std::string_view> arguments;
+  if (std::optional<std::string_view> element = CallArguments(text, "Array");
+      element && MentionsCompound(*element)) {
+    std::optional<std::string_view> tuple = CallArguments(*element, "Tuple");
+    if (!tuple || MentionsCompound(*tuple)) {
+      return Error(ErrorCode::kNotImplemented,
+                   absl::StrCat("Only an Array of a Tuple of plain types is supported as a "
+                                "compound column yet: ", ToAbsl(text)));
+    }
+    ASSIGN_OR_RETURN(std::optional<CompoundLayout> inner, ParseCompoundType(*element));
+    layout = std::move(*inner);
+    layout.array = true;
+    for (TypeId& type : layout.types) {
+      if (ArrayDepthOf(type) >= kMaxArrayDepth) {
+        return Error(ErrorCode::kBadArguments,
+                     absl::StrCat("Too deeply nested arrays in ", ToAbsl(text)));
+      }
+      type = MakeArray(type);
+    }
+    layout.type_name = absl::StrCat("Array(", layout.type_name, ")");
+    layout.pretty_name = absl::StrCat("Array(", layout.pretty_name, ")");
+    return layout;
+  }
   if (std::optional<std::string_view> map = CallArguments(text, "Map")) {
     if (!SplitTopLevel(*map, ',', &arguments) || arguments.size() != 2) {
       return Error(ErrorCode::kNumberOfArgumentsDoesntMatch,
@@ -297,6 +353,7 @@ absl::StatusOr<std::optional<CompoundLayout>> ParseCompoundType(std::string_view
 
 absl::Status ParseCompoundText(std::string_view text, const CompoundLayout& layout,
                                const std::vector<Column*>& columns) {
+  if (layout.array) return ParseArrayOfTuplesText(text, layout, columns);
   return layout.map ? ParseMapText(text, layout, columns) : ParseTupleText(text, layout, columns);
 }
 

@@ -34,6 +34,9 @@ struct CompoundLayout {
   // Nested(a T, b U): no compound column at all; the table gets Array columns `n.a Array(T)` and
   // `n.b Array(U)` (ClickHouse's flatten_nested = 1), whose arrays an INSERT keeps equal in size.
   bool nested = false;
+  // Array(Tuple(a T, b U)): subcolumns `c.a Array(T)` and `c.b Array(U)` (an unnamed tuple's as
+  // `c.1`, `c.2`), whose arrays an INSERT keeps equal in size, as ClickHouse stores them.
+  bool array = false;
   // A named tuple's element names; empty for an unnamed tuple and a map.
   std::vector<std::string> element_names;
   // Per subcolumn: its name after "column." ("a", "1", "keys", "values") and its type (a map's
@@ -44,7 +47,8 @@ struct CompoundLayout {
   std::string pretty_name;  // as toTypeName and DESCRIBE show it (core::PrettyTypeName)
 };
 
-// Parses a column type written as Tuple(...), Map(K, V) or Nested(name Type, ...) (any case;
+// Parses a column type written as Tuple(...), Map(K, V), Array(Tuple(...)) or
+// Nested(name Type, ...) (any case;
 // tuple elements `name Type` or `Type`); nullopt for any other type text. Elements are ParseType's types (LowCardinality read
 // as its type). Errors: UNKNOWN_TYPE for an element that is not a type, NOT_IMPLEMENTED for a
 // compound inside a compound or an Enum element, BAD_ARGUMENTS for a Map without exactly two
@@ -56,7 +60,8 @@ std::string SubcolumnName(std::string_view column, std::string_view suffix);
 
 // Parses one value's text into the subcolumns (`columns`, one per suffix of `layout`, each of
 // its type), appending one row to each: a tuple as (e1, e2) or [e1, e2], a named tuple also as a
-// JSON object {"a": e1, "b": e2}, a map as {k: v, ...}; elements quoted ('x' or "x") or bare.
+// JSON object {"a": e1, "b": e2}, a map as {k: v, ...}, an array of tuples as [tuple, ...];
+// elements quoted ('x' or "x") or bare.
 // Errors: CANNOT_PARSE_INPUT_ASSERTION_FAILED naming the text and the type when it is not such
 // a value; an element's own parse error. Leaves
 // the columns unchanged on error.

@@ -245,6 +245,21 @@ void AppendTupleText(const Column& column, size_t row, std::string* out) {
     out->push_back('}');
     return;
   }
+  if (IsArrayOfTuples(column.type())) {  // [(a1,b1),(a2,b2)]
+    const Column& first = column.Element(0);
+    out->push_back('[');
+    for (uint64_t i = first.ArrayBegin(row); i < first.Offsets()[row]; ++i) {
+      if (i != first.ArrayBegin(row)) out->push_back(',');
+      out->push_back('(');
+      for (size_t k = 0; k < column.TupleSize(); ++k) {
+        if (k > 0) out->push_back(',');
+        AppendQuotedValueText(column.Element(k).Nested(), i, out);
+      }
+      out->push_back(')');
+    }
+    out->push_back(']');
+    return;
+  }
   out->push_back('(');
   for (size_t i = 0; i < column.TupleSize(); ++i) {
     if (i > 0) out->push_back(',');

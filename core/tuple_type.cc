@@ -27,19 +27,19 @@ TupleTable& Table() {
 
 // A key that differs for every distinct (elements, names).
 std::string KeyOf(const std::vector<TypeId>& elements, const std::vector<std::string>& names,
-                  bool map) {
-  std::string key = map ? "m" : "";
+                  bool map, bool array) {
+  std::string key = map ? "m" : array ? "a" : "";
   for (TypeId element : elements) absl::StrAppend(&key, static_cast<uint32_t>(element), ",");
   for (const std::string& name : names) absl::StrAppend(&key, name.size(), ":", name);
   return key;
 }
 
 absl::StatusOr<TypeId> MakeTuple(std::vector<TypeId> elements, std::vector<std::string> names,
-                                 bool map) {
+                                 bool map, bool array = false) {
   if (!names.empty() && names.size() != elements.size()) {
     return Error(ErrorCode::kLogicalError, "A named tuple needs one name per element");
   }
-  const std::string key = KeyOf(elements, names, map);
+  const std::string key = KeyOf(elements, names, map, array);
   TupleTable& table = Table();
   MutexLock lock(table.mu);
   auto found = table.ids.find(key);
@@ -53,7 +53,7 @@ absl::StatusOr<TypeId> MakeTuple(std::vector<TypeId> elements, std::vector<std::
                                 kMaxTupleTypes, ")"));
     }
     id = static_cast<uint32_t>(table.types.size());
-    table.types.push_back(TupleType{std::move(elements), std::move(names), map});
+    table.types.push_back(TupleType{std::move(elements), std::move(names), map, array});
     table.ids.emplace(key, id);
   }
   return static_cast<TypeId>(static_cast<uint32_t>(TypeId::kTuple) | (id << 8));
@@ -70,7 +70,14 @@ absl::StatusOr<TypeId> MakeMapType(TypeId key, TypeId value) {
   return MakeTuple({MakeArray(key), MakeArray(value)}, {}, true);
 }
 
+absl::StatusOr<TypeId> MakeArrayOfTuplesType(std::vector<TypeId> element_arrays,
+                                             std::vector<std::string> names) {
+  return MakeTuple(std::move(element_arrays), std::move(names), false, true);
+}
+
 bool IsMap(TypeId type) { return IsTuple(type) && TupleTypeOf(type).map; }
+
+bool IsArrayOfTuples(TypeId type) { return IsTuple(type) && TupleTypeOf(type).array; }
 
 const TupleType& TupleTypeOf(TypeId type) {
   TupleTable& table = Table();
@@ -84,13 +91,14 @@ std::string TupleTypeName(TypeId type) {
     return absl::StrCat("Map(", ToAbsl(TypeName(ArrayElementOf(tuple.elements[0]))), ", ",
                         ToAbsl(TypeName(ArrayElementOf(tuple.elements[1]))), ")");
   }
-  std::string name = "Tuple(";
+  std::string name = tuple.array ? "Array(Tuple(" : "Tuple(";
   for (size_t i = 0; i < tuple.elements.size(); ++i) {
     if (i > 0) name += ", ";
     if (!tuple.names.empty()) absl::StrAppend(&name, tuple.names[i], " ");
-    absl::StrAppend(&name, ToAbsl(TypeName(tuple.elements[i])));
+    const TypeId element = tuple.array ? ArrayElementOf(tuple.elements[i]) : tuple.elements[i];
+    absl::StrAppend(&name, ToAbsl(TypeName(element)));
   }
-  return name + ")";
+  return name + (tuple.array ? "))" : ")");
 }
 
 std::string PrettyTupleName(const std::vector<std::string>& names,
@@ -122,7 +130,10 @@ std::string PrettyTypeName(TypeId type, int indent) {
   }
   const int inner = tuple.names.empty() ? indent : indent + 1;
   std::vector<std::string> elements;
-  for (TypeId element : tuple.elements) elements.push_back(PrettyTypeName(element, inner));
+  for (TypeId element : tuple.elements) {
+    elements.push_back(PrettyTypeName(tuple.array ? ArrayElementOf(element) : element, inner));
+  }
+  if (tuple.array) return absl::StrCat("Array(", PrettyTupleName(tuple.names, elements, indent), ")");
   return PrettyTupleName(tuple.names, elements, indent);
 }
 

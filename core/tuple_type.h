@@ -1,5 +1,7 @@
 // Tuple types: Tuple(T1, ..., Tn) and named Tuple(a T1, b T2); Map(K, V) is one too, a tuple
-// of its keys and its values (Array(K), Array(V)) that prints as a map. A tuple's element list does not
+// of its keys and its values (Array(K), Array(V)) that prints as a map, and so is an array of
+// tuples, Array(Tuple(a T1, b T2)): the tuple of its elements' arrays (Array(T1), Array(T2)),
+// row i's arrays of equal size, that prints as an array of tuples. A tuple's element list does not
 // fit the 32 bits of a TypeId, so the id holds an index into this process's table of element
 // lists (bits 8..23, core/types.h): the same list always gets the same id here, and ids mean
 // nothing to another process. Tuples therefore live only where one process builds and reads
@@ -23,6 +25,9 @@ struct TupleType {
   std::vector<std::string> names;
   // Map(K, V): elements are Array(K) and Array(V), row i's keys and values in the same order.
   bool map = false;
+  // Array(Tuple(...)): elements are Array(T1) ... Array(Tn), row i's arrays of equal size; `names`
+  // are the tuples' element names.
+  bool array = false;
 };
 
 // The most distinct tuple types one process holds (ids are 16 bits).
@@ -39,15 +44,24 @@ absl::StatusOr<TypeId> MakeTupleType(std::vector<TypeId> elements,
 // Errors: those of MakeTupleType.
 absl::StatusOr<TypeId> MakeMapType(TypeId key, TypeId value);
 
+// Returns the id of Array(Tuple(T1, ..., Tn)) with `names` (empty or one per element), kept
+// as the tuple of Array(T1) ... Array(Tn) marked as an array. REQUIRES: every element is an
+// array type. Errors: those of MakeTupleType.
+absl::StatusOr<TypeId> MakeArrayOfTuplesType(std::vector<TypeId> element_arrays,
+                                             std::vector<std::string> names = {});
+
 // Whether `type` is a Map (a tuple type marked so). Looks at the table only for tuples.
 bool IsMap(TypeId type);
+
+// Whether `type` is an Array(Tuple(...)) (a tuple type marked so).
+bool IsArrayOfTuples(TypeId type);
 
 // Returns the element list of a tuple type. REQUIRES: IsTuple(type) and the id came from
 // MakeTupleType in this process. The reference lives for the process.
 const TupleType& TupleTypeOf(TypeId type);
 
 // Returns ClickHouse's name: "Tuple(UInt8, String)", "Tuple(a UInt8, b String)",
-// "Map(String, UInt64)".
+// "Map(String, UInt64)", "Array(Tuple(a UInt8, b String))".
 std::string TupleTypeName(TypeId type);
 
 // Returns ClickHouse's pretty name (print_pretty_type_names, what toTypeName and DESCRIBE show):

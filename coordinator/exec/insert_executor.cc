@@ -95,7 +95,7 @@ absl::StatusOr<Target> ResolveTarget(const sql::InsertStatement& insert,
     if (!tuples_as_fields || column.column.compound_type.empty()) return false;
     absl::StatusOr<std::optional<core::CompoundLayout>> layout =
         core::ParseCompoundType(column.column.compound_type);
-    if (!layout.ok() || !*layout || (*layout)->map) return false;
+    if (!layout.ok() || !*layout || (*layout)->map || (*layout)->array) return false;
     for (size_t k = 0; k < column.count; ++k) add(column.first + k);
     return true;
   };
@@ -252,7 +252,7 @@ absl::StatusOr<core::Block> ValuesBlock(const sql::InsertStatement& insert, cons
 }
 
 // Checks that the arrays of each Nested column (Array columns `n.a`, `n.b`, ... that are no
-// Tuple's or Map's subcolumns) have equal sizes in every row of `block` (the stored columns),
+// Tuple's or Map's subcolumns) and of each Array(Tuple(...)) column have equal sizes in every row of `block` (the stored columns),
 // as ClickHouse does. Errors: SIZES_OF_ARRAYS_DONT_MATCH naming the two columns and the row.
 absl::Status CheckNestedSizes(const core::TableSchema& stored, const core::Block& block) {
   std::map<std::string, size_t> first_of_group;  // nested name -> its first array column
@@ -261,7 +261,11 @@ absl::Status CheckNestedSizes(const core::TableSchema& stored, const core::Block
     const size_t dot = name.find('.');
     if (dot == std::string::npos || !core::IsArray(stored.columns[c].type)) continue;
     const std::string group = name.substr(0, dot);
-    if (core::FindCompoundColumn(stored, group) != nullptr) continue;
+    if (const core::CompoundColumn* compound = core::FindCompoundColumn(stored, group)) {
+      absl::StatusOr<std::optional<core::CompoundLayout>> layout =
+          core::ParseCompoundType(compound->type);
+      if (!layout.ok() || !*layout || !(*layout)->array) continue;  // a Tuple's or Map's
+    }
     auto [first, inserted] = first_of_group.emplace(group, c);
     if (inserted) continue;
     const core::Column& a = *block.columns[first->second];

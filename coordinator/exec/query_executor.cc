@@ -560,8 +560,10 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectTuples(const TupleSplit& split,
   QueryResult result = *std::move(inner);
   ASSIGN_OR_RETURN(std::vector<core::TypeId> types, TupleOutputTypes(split, result.types));
   if (!result.streamed) {
-    result.block = AssembleTuples(split, types, result.block);
-    if (result.totals) result.totals = AssembleTuples(split, types, *result.totals);
+    ASSIGN_OR_RETURN(result.block, AssembleTuples(split, types, result.block));
+    if (result.totals) {
+      ASSIGN_OR_RETURN(result.totals, AssembleTuples(split, types, *result.totals));
+    }
   }
   result.names = split.names;
   result.types = std::move(types);

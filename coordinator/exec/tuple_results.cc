@@ -7,6 +7,7 @@
 
 #include "core/column.h"
 #include "core/error.h"
+#include "core/function_error_codes.h"
 #include "core/status_macros.h"
 #include "core/tuple_type.h"
 #include "coordinator/planner/tuple_lowering.h"
@@ -77,6 +78,7 @@ TupleShape Flatten(const Expr& e, size_t item, std::vector<ExprPtr>* select,
   TupleShape shape;
   shape.tuple = true;
   shape.map = IsMapCall(e);
+  shape.array = IsArrayZipCall(e);
   shape.names = e.element_names;
   for (const ExprPtr& arg : e.args) {
     if (IsTupleCall(*arg)) {
@@ -112,21 +114,44 @@ absl::StatusOr<core::TypeId> TypeOfShape(const TupleShape& shape,
     }
     return core::MakeMapType(core::ArrayElementOf(elements[0]), core::ArrayElementOf(elements[1]));
   }
+  if (shape.array) {
+    for (core::TypeId element : elements) {
+      if (!core::IsArray(element)) {
+        return core::Error(core::ErrorCode::kIllegalTypeOfArgument,
+                           "arrayZip takes arrays, got " + std::string(core::TypeName(element)));
+      }
+    }
+    return core::MakeArrayOfTuplesType(
+        std::move(elements),
+        shape.names.size() == elements.size() ? shape.names : std::vector<std::string>{});
+  }
   return core::MakeTupleType(std::move(elements),
                              shape.names.size() == elements.size() ? shape.names
                                                                    : std::vector<std::string>{});
 }
 
-core::ColumnPtr ColumnOfShape(const TupleShape& shape, core::TypeId type,
-                              const core::Block& block) {
+absl::StatusOr<core::ColumnPtr> ColumnOfShape(const TupleShape& shape, core::TypeId type,
+                                              const core::Block& block) {
   if (!shape.tuple) return block.columns[shape.column];
   auto column = std::make_shared<core::Column>(type);
   const core::TupleType& tuple = core::TupleTypeOf(type);
   for (size_t i = 0; i < shape.elements.size(); ++i) {
-    column->MutableElement(i) = *ColumnOfShape(shape.elements[i], tuple.elements[i], block);
+    ASSIGN_OR_RETURN(core::ColumnPtr element,
+                     ColumnOfShape(shape.elements[i], tuple.elements[i], block));
+    column->MutableElement(i) = *element;
   }
   column->SetSize(block.rows());
-  return column;
+  if (tuple.array) {  // arrayZip: every row's arrays of one size
+    for (size_t i = 1; i < shape.elements.size(); ++i) {
+      for (size_t row = 0; row < block.rows(); ++row) {
+        if (column->Element(i).ArraySizeAt(row) == column->Element(0).ArraySizeAt(row)) continue;
+        return core::Error(core::kSizesOfArraysDontMatch,
+                           "The argument 1 and argument " + std::to_string(i + 1) +
+                               " of function arrayZip have different array sizes");
+      }
+    }
+  }
+  return core::ColumnPtr(std::move(column));
 }
 
 }  // namespace
@@ -226,11 +251,13 @@ absl::StatusOr<std::vector<core::TypeId>> TupleOutputTypes(const TupleSplit& spl
   return out;
 }
 
-core::Block AssembleTuples(const TupleSplit& split, const std::vector<core::TypeId>& types,
-                           const core::Block& block) {
+absl::StatusOr<core::Block> AssembleTuples(const TupleSplit& split,
+                                           const std::vector<core::TypeId>& types,
+                                           const core::Block& block) {
   core::Block out;
   for (size_t i = 0; i < split.outputs.size(); ++i) {
-    out.columns.push_back(ColumnOfShape(split.outputs[i], types[i], block));
+    ASSIGN_OR_RETURN(core::ColumnPtr column, ColumnOfShape(split.outputs[i], types[i], block));
+    out.columns.push_back(std::move(column));
   }
   out.rows_without_columns = block.rows();
   return out;
@@ -244,7 +271,8 @@ absl::Status TupleResultSink::Begin(const std::vector<std::string>& names,
 }
 
 absl::StatusOr<bool> TupleResultSink::Push(const core::Block& block) {
-  return next_->Push(AssembleTuples(*split_, types_, block));
+  ASSIGN_OR_RETURN(core::Block assembled, AssembleTuples(*split_, types_, block));
+  return next_->Push(assembled);
 }
 
 }  // namespace granite::coordinator

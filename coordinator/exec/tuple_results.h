@@ -6,7 +6,8 @@
 // ORDER BY t) are replaced by the tuple itself, and a tuple in ORDER BY or GROUP BY is its
 // elements (ExpandTupleKeys), as ClickHouse orders and groups tuples element by element. A Map
 // value (mapFromArrays(keys, values), planner/compound_columns.h) is a tuple of its two arrays
-// that comes out typed Map(K, V).
+// that comes out typed Map(K, V); an array of tuples (arrayZip(a, b)) the tuple of its elements'
+// arrays that comes out typed Array(Tuple(...)).
 #pragma once
 
 #include <optional>
@@ -27,6 +28,7 @@ struct TupleShape {
   size_t column = 0;                 // !tuple: its index in the split result
   std::vector<TupleShape> elements;  // tuple: its elements
   bool map = false;                  // a Map: elements are its keys' and values' arrays
+  bool array = false;                // an Array(Tuple(...)) (arrayZip): elements are arrays
   std::vector<std::string> names;    // a named tuple's element names
 };
 
@@ -50,9 +52,11 @@ absl::StatusOr<std::vector<core::TypeId>> TupleOutputTypes(const TupleSplit& spl
                                                           const std::vector<core::TypeId>& types);
 
 // Returns the output block of `block`, a block of the split SELECT's result.
-// REQUIRES: `types` came from TupleOutputTypes for this split.
-core::Block AssembleTuples(const TupleSplit& split, const std::vector<core::TypeId>& types,
-                           const core::Block& block);
+// REQUIRES: `types` came from TupleOutputTypes for this split. Errors:
+// SIZES_OF_ARRAYS_DONT_MATCH when an array of tuples (arrayZip) gets arrays of unequal sizes.
+absl::StatusOr<core::Block> AssembleTuples(const TupleSplit& split,
+                                           const std::vector<core::TypeId>& types,
+                                           const core::Block& block);
 
 // A result sink that puts the tuples together and passes the rows on to `next`.
 class TupleResultSink : public ResultSink {

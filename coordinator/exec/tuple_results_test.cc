@@ -98,7 +98,7 @@ TEST(TupleResultsTest, AssemblesTupleColumnsFromTheElements) {
     d->Append<uint32_t>(10 + i);
   }
   block.columns = {a, b, c, d};
-  const core::Block out = AssembleTuples(*split, *types, block);
+  const core::Block out = *AssembleTuples(*split, *types, block);
   ASSERT_EQ(out.columns.size(), 2u);
   EXPECT_EQ(out.rows(), 2u);
   std::string text;

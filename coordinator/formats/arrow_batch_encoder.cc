@@ -155,6 +155,22 @@ absl::Status EncodeColumn(const core::Column& column, core::TypeId type,
         EncodeColumn(keys.Nested(), core::ArrayElementOf(map.elements[0]), options, body));
     return EncodeColumn(values.Nested(), core::ArrayElementOf(map.elements[1]), options, body);
   }
+  if (core::IsArrayOfTuples(type)) {
+    // The list node and offsets, its items' struct, then each element's values.
+    const core::Column& first = column.Element(0);
+    body->AddNode(rows, 0);
+    body->AddBuffer({});
+    ASSIGN_OR_RETURN(std::string offsets, Offsets32(first.Offsets(), "array elements"));
+    body->AddBuffer(offsets);
+    body->AddNode(first.Nested().size(), 0);
+    body->AddBuffer({});
+    const core::TupleType& tuple = core::TupleTypeOf(type);
+    for (size_t i = 0; i < tuple.elements.size(); ++i) {
+      RETURN_IF_ERROR(EncodeColumn(column.Element(i).Nested(),
+                                   core::ArrayElementOf(tuple.elements[i]), options, body));
+    }
+    return absl::OkStatus();
+  }
   if (core::IsTuple(type)) {
     body->AddNode(rows, 0);
     body->AddBuffer({});  // granite's tuples are never NULL

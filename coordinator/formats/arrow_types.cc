@@ -129,6 +129,23 @@ flatbuffers::Offset<fb::Field> BuildArrowField(flatbuffers::FlatBufferBuilder& f
     return fb::CreateField(fbb, name_offset, /*nullable=*/false, fb::Type_Map,
                            fb::CreateMap(fbb).Union(), 0, children_offset);
   }
+  if (core::IsArrayOfTuples(type)) {
+    // Array(Tuple(...)): a list of non-null "item" structs of the tuples' elements.
+    const core::TupleType& tuple = core::TupleTypeOf(type);
+    std::vector<flatbuffers::Offset<fb::Field>> elements;
+    for (size_t i = 0; i < tuple.elements.size(); ++i) {
+      const std::string element = tuple.names.empty() ? std::to_string(i + 1) : tuple.names[i];
+      elements.push_back(
+          BuildArrowField(fbb, element, core::ArrayElementOf(tuple.elements[i]), options));
+    }
+    auto elements_offset = fbb.CreateVector(elements);
+    auto item_name = fbb.CreateString("item");
+    auto item = fb::CreateField(fbb, item_name, /*nullable=*/false, fb::Type_Struct_,
+                                fb::CreateStruct_(fbb).Union(), 0, elements_offset);
+    auto children_offset = fbb.CreateVector(std::vector{item});
+    return fb::CreateField(fbb, name_offset, /*nullable=*/false, fb::Type_List,
+                           fb::CreateList(fbb).Union(), 0, children_offset);
+  }
   if (core::IsTuple(type)) {
     // Tuple: a struct of its elements, named as the tuple names them (else "1", "2", ...).
     const core::TupleType& tuple = core::TupleTypeOf(type);

@@ -37,6 +37,17 @@ void AppendBinaryValue(const core::Column& column, size_t row, std::string* out)
     }
     return;
   }
+  if (core::IsArrayOfTuples(column.type())) {
+    // RowBinary's Array(Tuple): the element count as a varint, then each tuple's elements.
+    const core::Column& first = column.Element(0);
+    AppendVarUInt(first.ArraySizeAt(row), out);
+    for (uint64_t e = first.ArrayBegin(row); e < first.Offsets()[row]; ++e) {
+      for (size_t i = 0; i < column.TupleSize(); ++i) {
+        AppendBinaryValue(column.Element(i).Nested(), e, out);
+      }
+    }
+    return;
+  }
   if (core::IsTuple(column.type())) {
     // RowBinary's Tuple: each element in turn.
     for (size_t i = 0; i < column.TupleSize(); ++i) AppendBinaryValue(column.Element(i), row, out);
@@ -86,6 +97,17 @@ void AppendNativeColumn(const core::Column& column, std::string* out, bool nulla
     AppendNativeColumn(keys.Nested(), out, core::IsNullable(core::ArrayElementOf(keys.type())));
     AppendNativeColumn(values.Nested(), out,
                        core::IsNullable(core::ArrayElementOf(values.type())));
+    return;
+  }
+  if (core::IsArrayOfTuples(column.type())) {
+    // Native's Array(Tuple): the end offsets, then each element's nested column in turn.
+    out->append(reinterpret_cast<const char*>(column.Element(0).Offsets().data()),
+                column.size() * 8);
+    for (size_t i = 0; i < column.TupleSize(); ++i) {
+      const core::Column& element = column.Element(i);
+      AppendNativeColumn(element.Nested(), out,
+                         core::IsNullable(core::ArrayElementOf(element.type())));
+    }
     return;
   }
   if (core::IsTuple(column.type())) {

@@ -17,7 +17,8 @@ void AppendCsvValue(const core::Column& column, size_t row, std::string* out) {
   }
   switch (core::BaseOf(column.type())) {
     case core::TypeId::kTuple:
-      if (core::IsMap(column.type())) {  // a map is its text as one CSV string
+      if (core::IsMap(column.type()) || core::IsArrayOfTuples(column.type())) {
+        // a map or an array is its text as one CSV string
         std::string text;
         core::AppendValueText(column, row, &text);
         AppendCsvQuoted(text, out);

@@ -34,6 +34,26 @@ void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, s
         out->push_back('}');
         return;
       }
+      if (core::IsArrayOfTuples(column.type())) {  // an array of objects or of arrays
+        const std::vector<std::string>& names = core::TupleTypeOf(column.type()).names;
+        const core::Column& first = column.Element(0);
+        out->push_back('[');
+        for (uint64_t e = first.ArrayBegin(row); e < first.Offsets()[row]; ++e) {
+          if (e != first.ArrayBegin(row)) out->push_back(',');
+          out->push_back(names.empty() ? '[' : '{');
+          for (size_t i = 0; i < column.TupleSize(); ++i) {
+            if (i > 0) out->push_back(',');
+            if (!names.empty()) {
+              AppendJsonString(names[i], out);
+              out->push_back(':');
+            }
+            AppendJsonValue(column.Element(i).Nested(), e, quote_64bit, out, -1);
+          }
+          out->push_back(names.empty() ? ']' : '}');
+        }
+        out->push_back(']');
+        return;
+      }
       if (!core::TupleTypeOf(column.type()).names.empty()) {  // a named tuple is an object
         const std::vector<std::string>& names = core::TupleTypeOf(column.type()).names;
         out->push_back('{');

@@ -105,13 +105,14 @@ void AppendAnnotations(core::TypeId type, const ParquetWriteOptions& options,
 }
 
 // Returns how many schema elements a column of `type` takes: 2 per array level, 1 leaf; a
-// tuple's group and its elements'; a map's group, its key_value group, its key and value.
+// tuple's group and its elements'; a map's group, its key_value group, its key and value; an
+// array of tuples' list group, its repeated group, its element group and the elements.
 size_t SchemaElementCount(core::TypeId type) {
   if (!core::IsTuple(type)) return 2 * core::ArrayDepthOf(type) + 1;
   const core::TupleType& tuple = core::TupleTypeOf(type);
-  size_t count = tuple.map ? 2 : 1;
+  size_t count = tuple.map ? 2 : tuple.array ? 3 : 1;
   for (core::TypeId element : tuple.elements) {
-    count += SchemaElementCount(tuple.map ? core::ArrayElementOf(element) : element);
+    count += SchemaElementCount(tuple.map || tuple.array ? core::ArrayElementOf(element) : element);
   }
   return count;
 }
@@ -144,6 +145,10 @@ void ParquetOutput::AddLeaves(size_t column, core::TypeId type, std::vector<std:
   if (core::IsTuple(type)) {
     const core::TupleType& tuple = core::TupleTypeOf(type);
     if (tuple.map) path.push_back("key_value");
+    if (tuple.array) {
+      path.push_back("list");
+      path.push_back("element");
+    }
     for (size_t i = 0; i < tuple.elements.size(); ++i) {
       std::vector<std::string> element_path = path;
       element_path.push_back(tuple.map             ? (i == 0 ? "key" : "value")
@@ -151,9 +156,9 @@ void ParquetOutput::AddLeaves(size_t column, core::TypeId type, std::vector<std:
                                                    : tuple.names[i]);
       std::vector<size_t> reached = elements;
       reached.push_back(i);
-      if (tuple.map) {
-        // A map's keys and values are arrays of the pairs: their levels are an array's; only
-        // the names in the path differ.
+      if (tuple.map || tuple.array) {
+        // A map's keys and values (an array of tuples' elements) are arrays of the pairs
+        // (tuples): their levels are an array's; only the names in the path differ.
         Leaf leaf{column, std::move(reached), std::move(element_path),
                   ParquetLeafOf(tuple.elements[i], options_.fixed_string_as_fixed_binary)};
         for (int d = 1; d < core::ArrayDepthOf(tuple.elements[i]); ++d) {
@@ -243,7 +248,31 @@ void ParquetOutput::AppendSchema(std::string_view name, core::TypeId type,
     const core::TupleType& tuple = core::TupleTypeOf(type);
     thrift->FieldI32(3, kRequired);
     thrift->FieldBinary(4, name);
-    thrift->FieldI32(5, tuple.map ? 1 : static_cast<int32_t>(tuple.elements.size()));
+    thrift->FieldI32(5, tuple.map || tuple.array ? 1 : static_cast<int32_t>(tuple.elements.size()));
+    if (tuple.array) {
+      // <name> (LIST) { repeated group list { required group element { <elements> } } }
+      thrift->FieldI32(6, kList);
+      thrift->BeginStruct(10);
+      thrift->BeginStruct(3);  // LIST
+      thrift->EndStruct();
+      thrift->EndStruct();
+      thrift->EndStruct();
+      thrift->BeginListStruct();
+      thrift->FieldI32(3, kRepeated);
+      thrift->FieldBinary(4, "list");
+      thrift->FieldI32(5, 1);
+      thrift->EndStruct();
+      thrift->BeginListStruct();
+      thrift->FieldI32(3, kRequired);
+      thrift->FieldBinary(4, "element");
+      thrift->FieldI32(5, static_cast<int32_t>(tuple.elements.size()));
+      thrift->EndStruct();
+      for (size_t i = 0; i < tuple.elements.size(); ++i) {
+        AppendSchema(tuple.names.empty() ? std::to_string(i + 1) : tuple.names[i],
+                     core::ArrayElementOf(tuple.elements[i]), thrift);
+      }
+      return;
+    }
     if (tuple.map) {
       // <name> (MAP) { repeated group key_value { required <key>; <value> } }
       thrift->FieldI32(6, kMap);

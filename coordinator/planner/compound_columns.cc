@@ -147,8 +147,7 @@ class Rewriter {
         parts.push_back(sql::MakeColumn(qualifier, core::SubcolumnName(compound->name, suffix),
                                         id.position));
       }
-      ExprPtr value = sql::MakeCall(compound->layout.map ? "mapFromArrays" : "tuple",
-                                    std::move(parts));
+      ExprPtr value = sql::MakeCall(CompoundCallName(compound->layout), std::move(parts));
       value->element_names = compound->layout.element_names;
       value->position = id.position;
       value->alias = id.alias;
@@ -274,13 +273,13 @@ std::string ItemName(const Expr& item) {
 // them). nullopt for a UNION and other subqueries whose items cannot be named here.
 std::optional<std::pair<sql::SelectStatement, Source>> FlattenSubquery(
     const sql::SelectStatement& select, const std::string& alias, const TableSchemaLookup& lookup) {
-  if (!select.set_operands.empty() || alias.empty()) return std::nullopt;
+  if (!select.set_operands.empty()) return std::nullopt;
   absl::StatusOr<sql::SelectStatement> rewritten = ExpandCompoundColumns(select, lookup);
   if (!rewritten.ok()) return std::nullopt;
   sql::SelectStatement inner = *std::move(rewritten);
   Source source;
-  source.qualifier = alias;
-  source.qualifiers = {alias};
+  source.qualifier = alias;  // empty for a subquery without an alias: columns unqualified
+  if (!alias.empty()) source.qualifiers = {alias};
   std::vector<ExprPtr> items;
   for (const ExprPtr& item : inner.select) {
     if (item->kind == ExprKind::kStar) return std::nullopt;  // a join's `*`: names unknown here
@@ -296,6 +295,7 @@ std::optional<std::pair<sql::SelectStatement, Source>> FlattenSubquery(
     Compound compound;
     compound.name = name;
     compound.layout.map = IsMapCall(*item);
+    compound.layout.array = IsArrayZipCall(*item);
     compound.layout.element_names = item->element_names;
     for (size_t k = 0; k < item->args.size(); ++k) {
       const std::string suffix = compound.layout.map ? (k == 0 ? "keys" : "values")

@@ -103,6 +103,20 @@ absl::StatusOr<core::TypeId> SelectBinder::BindTupleType(const Expr& tuple, ArgB
   if (IsMapCall(tuple) && core::IsArray(elements[0]) && core::IsArray(elements[1])) {
     return core::MakeMapType(core::ArrayElementOf(elements[0]), core::ArrayElementOf(elements[1]));
   }
+  if (IsArrayZipCall(tuple)) {
+    for (core::TypeId element : elements) {
+      if (!core::IsArray(element)) {
+        return ErrorAt(ErrorCode::kIllegalTypeOfArgument,
+                       "Argument of function arrayZip must be an array, got " +
+                           std::string(core::TypeName(element)),
+                       tuple.position);
+      }
+    }
+    return core::MakeArrayOfTuplesType(std::move(elements),
+                                       tuple.element_names.size() == elements.size()
+                                           ? tuple.element_names
+                                           : std::vector<std::string>{});
+  }
   return core::MakeTupleType(std::move(elements), tuple.element_names.size() == elements.size()
                                                       ? tuple.element_names
                                                       : std::vector<std::string>{});

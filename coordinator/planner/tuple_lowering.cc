@@ -42,9 +42,18 @@ bool IsMapCall(const Expr& e) {
          absl::EqualsIgnoreCase(e.name, "mapFromArrays");
 }
 
+bool IsArrayZipCall(const Expr& e) {
+  return e.kind == ExprKind::kFunction && !e.over && !e.args.empty() &&
+         absl::EqualsIgnoreCase(e.name, "arrayZip");
+}
+
 bool IsTupleCall(const Expr& e) {
-  if (IsMapCall(e)) return true;
+  if (IsMapCall(e) || IsArrayZipCall(e)) return true;
   return e.kind == ExprKind::kFunction && !e.over && absl::EqualsIgnoreCase(e.name, "tuple");
+}
+
+std::string CompoundCallName(const core::CompoundLayout& layout) {
+  return layout.map ? "mapFromArrays" : layout.array ? "arrayZip" : "tuple";
 }
 
 bool IsComparisonName(const std::string& name) {
@@ -126,8 +135,51 @@ absl::StatusOr<ExprPtr> TupleElementOf(const Expr& tuple, const Expr& index,
                      "Tuple doesn't have element with index '" + std::to_string(n) + "'" + where);
 }
 
+namespace {
+
+// `call` over the array of tuples `zip` (arrayZip(a, b, ...)) written over its arrays; null for
+// other calls.
+ExprPtr LowerArrayOfTuplesOperation(const Expr& call, const Expr& zip) {
+  auto is = [&](const char* name) { return absl::EqualsIgnoreCase(call.name, name); };
+  // Each array with the same arguments after it: arrayZip(f(a, x), f(b, x)).
+  auto per_array = [&](const std::string& name) {
+    std::vector<ExprPtr> arrays;
+    for (const ExprPtr& array : zip.args) {
+      std::vector<ExprPtr> args = call.args;
+      args[0] = array;
+      arrays.push_back(sql::MakeCall(name, std::move(args)));
+    }
+    ExprPtr out = sql::MakeCall("arrayZip", std::move(arrays));
+    out->element_names = zip.element_names;
+    return out;
+  };
+  ExprPtr lowered;
+  if (is("arrayElement") && call.args.size() == 2) {  // z[i]: the tuple of the arrays' i-th
+    std::vector<ExprPtr> elements;
+    for (const ExprPtr& array : zip.args) {
+      elements.push_back(sql::MakeCall("arrayElement", {array, call.args[1]}));
+    }
+    lowered = sql::MakeCall("tuple", std::move(elements));
+    lowered->element_names = zip.element_names;
+  } else if ((is("length") || is("empty") || is("notEmpty")) && call.args.size() == 1) {
+    lowered = sql::MakeCall(call.name, {zip.args[0]});
+  } else if (is("arrayReverse") || is("arraySlice") || is("arrayPopBack") ||
+             is("arrayPopFront")) {
+    lowered = per_array(call.name);
+  } else {
+    return nullptr;
+  }
+  lowered->position = call.position;
+  lowered->alias = call.alias;
+  return lowered;
+}
+
+}  // namespace
+
 ExprPtr LowerMapOperation(const Expr& call, const Expr& map) {
-  if (call.kind != ExprKind::kFunction || call.over || !IsMapCall(map)) return nullptr;
+  if (call.kind != ExprKind::kFunction || call.over) return nullptr;
+  if (IsArrayZipCall(map)) return LowerArrayOfTuplesOperation(call, map);
+  if (!IsMapCall(map)) return nullptr;
   const ExprPtr& keys = map.args[0];
   const ExprPtr& values = map.args[1];
   auto is = [&](const char* name) { return absl::EqualsIgnoreCase(call.name, name); };
@@ -231,7 +283,48 @@ ExprPtr LowerMapCall(const Expr& node) {
       IsMapCall(*node.args[1])) {
     return LowerMapLambda(node);
   }
-  if (node.args.empty() || !IsMapCall(*node.args[0])) return nullptr;
+  if (IsCall(node, "array") && !node.args.empty()) {
+    // [(1, 'a'), (2, 'b')]: an array of tuples of one size is arrayZip([1, 2], ['a', 'b']).
+    const size_t size = node.args[0]->args.size();
+    for (const ExprPtr& arg : node.args) {
+      if (!IsTupleCall(*arg) || IsMapCall(*arg) || IsArrayZipCall(*arg) ||
+          arg->args.size() != size || size == 0) {
+        return nullptr;
+      }
+    }
+    std::vector<ExprPtr> arrays;
+    for (size_t k = 0; k < size; ++k) {
+      std::vector<ExprPtr> elements;
+      for (const ExprPtr& arg : node.args) elements.push_back(arg->args[k]);
+      arrays.push_back(sql::MakeCall("array", std::move(elements)));
+    }
+    ExprPtr zip = sql::MakeCall("arrayZip", std::move(arrays));
+    zip->element_names = node.args[0]->element_names;
+    zip->position = node.position;
+    zip->alias = node.alias;
+    return zip;
+  }
+  if (IsCall(node, "groupArray") && node.args.size() == 1 && IsTupleCall(*node.args[0]) &&
+      !IsMapCall(*node.args[0]) && !IsArrayZipCall(*node.args[0]) && !node.distinct) {
+    // groupArray((a, b)) collects the tuples as arrays of their elements: every element's
+    // groupArray sees the group's rows in the same order, in each state and in each merge.
+    std::vector<ExprPtr> arrays;
+    for (const ExprPtr& element : node.args[0]->args) {
+      auto call = std::make_shared<Expr>(node);
+      call->alias.clear();
+      call->args = {element};
+      arrays.push_back(std::move(call));
+    }
+    ExprPtr zip = sql::MakeCall("arrayZip", std::move(arrays));
+    zip->element_names = node.args[0]->element_names;
+    zip->position = node.position;
+    zip->alias = node.alias;
+    return zip;
+  }
+  if (node.args.empty() ||
+      (!IsMapCall(*node.args[0]) && !IsArrayZipCall(*node.args[0]))) {
+    return nullptr;
+  }
   return LowerMapOperation(node, *node.args[0]);
 }
 
@@ -247,7 +340,8 @@ ExprPtr LowerCompoundCast(const Expr& node) {
   absl::StatusOr<std::optional<core::CompoundLayout>> layout = core::ParseCompoundType(*text);
   if (!layout.ok() || !*layout) return nullptr;
   const Expr& value = *node.args[0];
-  if ((*layout)->map != IsMapCall(value) || value.args.size() != (*layout)->types.size()) {
+  if ((*layout)->map != IsMapCall(value) || (*layout)->array != IsArrayZipCall(value) ||
+      value.args.size() != (*layout)->types.size()) {
     return nullptr;
   }
   std::vector<ExprPtr> elements;
@@ -256,7 +350,7 @@ ExprPtr LowerCompoundCast(const Expr& node) {
         "CAST", {value.args[i],
                  sql::MakeLiteral(core::Value(std::string(core::TypeName((*layout)->types[i]))))}));
   }
-  ExprPtr cast = sql::MakeCall((*layout)->map ? "mapFromArrays" : "tuple", std::move(elements));
+  ExprPtr cast = sql::MakeCall(CompoundCallName(**layout), std::move(elements));
   cast->element_names = (*layout)->element_names;
   cast->position = node.position;
   cast->alias = node.alias;
@@ -272,9 +366,10 @@ ExprPtr LowerElementwise(const Expr& node) {
   std::vector<size_t> positions = ElementwiseArgumentsOf(node);
   if (positions.empty()) return nullptr;
   size_t size = 0;
+  const bool zip = IsArrayZipCall(*node.args[positions[0]]);
   for (size_t i = 0; i < positions.size(); ++i) {
     const Expr& arg = *node.args[positions[i]];
-    if (!IsTupleCall(arg) || IsMapCall(arg)) return nullptr;
+    if (!IsTupleCall(arg) || IsMapCall(arg) || IsArrayZipCall(arg) != zip) return nullptr;
     if (i > 0 && arg.args.size() != size) return nullptr;
     size = arg.args.size();
   }
@@ -288,7 +383,7 @@ ExprPtr LowerElementwise(const Expr& node) {
     ExprPtr lowered = LowerElementwise(*call);
     elements.push_back(lowered != nullptr ? lowered : call);
   }
-  ExprPtr tuple = sql::MakeCall("tuple", std::move(elements));
+  ExprPtr tuple = sql::MakeCall(zip ? "arrayZip" : "tuple", std::move(elements));
   tuple->element_names = first->element_names;
   tuple->position = node.position;
   tuple->alias = node.alias;

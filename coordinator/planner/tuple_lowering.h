@@ -9,17 +9,26 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "core/compound_column.h"
 #include "coordinator/sql/ast.h"
 
 namespace granite::coordinator {
 
-// True for a call of `tuple` (any case): `tuple(a, b)`, `(a, b)`, `()`; and for a map's value,
+// True for a call of `tuple` (any case): `tuple(a, b)`, `(a, b)`, `()`; for a map's value,
 // mapFromArrays(keys, values), which is computed as the tuple of its two arrays
-// (planner/compound_columns.h).
+// (planner/compound_columns.h); and for an array of tuples, arrayZip(a, b, ...).
 bool IsTupleCall(const sql::Expr& e);
 
 // True for mapFromArrays(keys, values) (any case).
 bool IsMapCall(const sql::Expr& e);
+
+// True for arrayZip(a, b, ...) (any case): an array of tuples, computed as the tuple of its
+// elements' arrays (an Array(Tuple(...)) column's value, groupArray of a tuple).
+bool IsArrayZipCall(const sql::Expr& e);
+
+// The call that builds a value of a compound column's layout from its subcolumns:
+// mapFromArrays, arrayZip or tuple.
+std::string CompoundCallName(const core::CompoundLayout& layout);
 
 // True for equals, notEquals, less, lessOrEquals, greater and greaterOrEquals.
 bool IsComparisonName(const std::string& name);
@@ -45,19 +54,23 @@ absl::StatusOr<sql::ExprPtr> TupleElementOf(const sql::Expr& tuple, const sql::E
 // Returns `call` over map `map` (mapFromArrays(keys, values)) written over its arrays, or null
 // when `call` is no map operation: arrayElement(m, k) (m[k], the value's default when k is
 // absent) is arrayElement(values, indexOf(keys, k)); mapKeys / mapValues the arrays;
-// mapContains(m, k) has(keys, k); length / empty / notEmpty those of the keys.
+// mapContains(m, k) has(keys, k); length / empty / notEmpty those of the keys. Over an array of
+// tuples (arrayZip(a, b)): z[i] is (a[i], b[i]); length / empty / notEmpty those of a;
+// arrayReverse, arraySlice, arrayPopBack and arrayPopFront apply to each array.
 sql::ExprPtr LowerMapOperation(const sql::Expr& call, const sql::Expr& map);
 
 // The lowerings below return the replacement of a call whose arguments are already lowered, or
 // null when it is no such call (planner/compound_columns.h applies them bottom-up).
 
-// map(k1, v1, ...) as mapFromArrays([k1, ...], [v1, ...]); a map operation (LowerMapOperation)
-// of a mapFromArrays; mapFilter((k, v) -> cond, m) as both arrays filtered by the condition over
+// map(k1, v1, ...) as mapFromArrays([k1, ...], [v1, ...]); a map or array-of-tuples operation
+// (LowerMapOperation) of a mapFromArrays or an arrayZip; groupArray((a, b)) as
+// arrayZip(groupArray(a), groupArray(b)); mapFilter((k, v) -> cond, m) as both arrays filtered by the condition over
 // the pairs; mapApply((k, v) -> (k2, v2), m) as each array mapped by its half of the result.
 sql::ExprPtr LowerMapCall(const sql::Expr& node);
 
 // CAST of a tuple to Tuple(...) as the tuple of its elements' casts (with the type's element
-// names); CAST of a map to Map(K, V) as its arrays' casts.
+// names); CAST of a map to Map(K, V) or of an array of tuples to Array(Tuple(...)) as its
+// arrays' casts.
 sql::ExprPtr LowerCompoundCast(const sql::Expr& node);
 
 // if, multiIf, argMin, argMax, any and anyLast over tuples, as the tuple of the call per

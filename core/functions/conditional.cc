@@ -54,7 +54,11 @@ absl::StatusOr<BranchLayout> LayoutOf(std::string_view name, size_t count) {
 absl::StatusOr<TypeId> ResolveConditional(std::string_view name,
                                           const std::vector<ArgumentInfo>& args) {
   ASSIGN_OR_RETURN(BranchLayout layout, LayoutOf(name, args.size()));
+  for (size_t index : layout.conditions) {
+    if (IsArray(args[index].type)) return IllegalArgumentType(name, index, args[index].type);
+  }
   if (name == "caseWithExpression") {
+    if (IsArray(args[0].type)) return IllegalArgumentType(name, 0, args[0].type);
     for (size_t index : layout.conditions) {
       auto resolved = ResolveFunction("equals", {args[0], args[index]});
       if (!resolved.ok()) return IllegalArgumentType(name, index, args[index].type);
@@ -89,6 +93,14 @@ void ApplyCondition(const Operand& condition, BranchIndex k, BranchIndex* choice
 // Copies row i of values[choice[i]] into the result.
 ColumnPtr Gather(TypeId type, const std::vector<Operand>& values, const BranchIndex* choice,
                  size_t rows) {
+  if (IsArray(type)) {  // arrays row by row, from the constant's only row or the same row
+    auto out = std::make_shared<Column>(type);
+    for (size_t i = 0; i < rows; ++i) {
+      const Operand& value = values[choice[i]];
+      out->AppendFrom(*value.column, value.is_constant ? 0 : i);
+    }
+    return out;
+  }
   if (HasStringLayout(type)) {
     auto out = std::make_shared<Column>(type);
     out->Reserve(rows);
@@ -164,7 +176,11 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileConditional(
   for (size_t index : layout.values) targets[index] = result_type;
   ASSIGN_OR_RETURN(OperandCaster caster, OperandCaster::Create(args, targets));
   std::vector<std::unique_ptr<ScalarKernel>> equals;
+  for (size_t index : layout.conditions) {
+    if (IsArray(args[index].type)) return IllegalArgumentType(name, index, args[index].type);
+  }
   if (name == "caseWithExpression") {
+    if (IsArray(args[0].type)) return IllegalArgumentType(name, 0, args[0].type);
     for (size_t index : layout.conditions) {
       ASSIGN_OR_RETURN(CompiledFunction compiled, CompileFunction("equals", {args[0], args[index]}));
       equals.push_back(std::move(compiled.kernel));
@@ -242,9 +258,11 @@ absl::StatusOr<std::unique_ptr<ScalarKernel>> CompileExtreme(
 }  // namespace
 
 void RegisterConditionalFunctions(FunctionTable& table) {
-  table.Add({"if", 3, 3, true, ResolveConditional, CompileConditional});
-  table.Add({"multiIf", 3, kVariadic, false, ResolveConditional, CompileConditional});
-  table.Add({"caseWithExpression", 4, kVariadic, false, ResolveConditional, CompileConditional});
+  // Branches may be arrays (if(c, [1], [2, 3])); conditions and case keys may not.
+  table.Add({"if", 3, 3, true, ResolveConditional, CompileConditional, true});
+  table.Add({"multiIf", 3, kVariadic, false, ResolveConditional, CompileConditional, true});
+  table.Add({"caseWithExpression", 4, kVariadic, false, ResolveConditional, CompileConditional,
+             true});
   table.Add({"greatest", 1, kVariadic, true, ResolveExtreme, CompileExtreme});
   table.Add({"least", 1, kVariadic, true, ResolveExtreme, CompileExtreme});
 }

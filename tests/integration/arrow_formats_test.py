@@ -137,6 +137,20 @@ class ArrowFormatsTest(grpc_case.FormatsCase):
             if want is not None:
                 self.assert_tables_equal(got, read_arrow(want, fmt), fmt)
 
+    def test_arrays_of_tuples_match_clickhouse(self):
+        # An Array(Tuple(...)) is a List of "item" Structs (Arrow), a LIST of element groups
+        # (Parquet).
+        query = ("SELECT arrayZip(range(number), arrayMap(x -> toString(x), range(number))) AS u, "
+                 "CAST(arrayZip(range(number), arrayMap(x -> [x], range(number))) "
+                 "AS Array(Tuple(a UInt64, b Array(UInt64)))) AS n "
+                 "FROM numbers(3) ORDER BY number")
+        for fmt in ("ArrowStream", "Arrow", "Parquet"):
+            got = self.granite_table(fmt, query)
+            self.assertEqual(got.to_pylist()[2]["n"], [{"a": 0, "b": [0]}, {"a": 1, "b": [1]}])
+            want = grpc_case.chdb_bytes(query, fmt)
+            if want is not None:
+                self.assert_tables_equal(got, read_arrow(want, fmt), fmt)
+
     def test_insert_structs_and_maps(self):
         # A Struct goes into a Tuple column, a Map into a Map column (null ones as defaults); the
         # table's own Arrow output reads back the same.
