@@ -153,6 +153,27 @@ absl::StatusOr<core::Column> ArrowBatchDecoder::Next(const ArrowColumnLayout& la
     column.SetSize(rows);
     return column;
   }
+  if (core::IsArrayOfTuples(type)) {
+    // The list's offsets, then the struct's column: each element's rows become its array.
+    ASSIGN_OR_RETURN(std::string_view offset_bytes, NextBuffer());
+    std::vector<uint64_t> offsets;
+    RETURN_IF_ERROR(ReadOffsets(offset_bytes, layout.large_offsets, rows, &offsets));
+    ASSIGN_OR_RETURN(core::Column items, Next(layout.element[0]));
+    if (offsets[rows] > items.size()) return Bad("list offsets pass the end of the structs");
+    for (size_t e = 0; e < column.TupleSize(); ++e) {  // a NULL list reads as []
+      core::Column& array = column.MutableElement(e);
+      for (size_t i = 0; i < rows; ++i) {
+        if (valid(i)) {
+          array.MutableNested().AppendRange(items.Element(e), offsets[i],
+                                            offsets[i + 1] - offsets[i]);
+        }
+        array.MutableOffsets().push_back(array.MutableNested().size());
+      }
+      array.SetSize(rows);
+    }
+    column.SetSize(rows);
+    return column;
+  }
   if (core::IsTuple(type)) {  // each child's column in turn (a NULL struct reads as its values)
     for (size_t i = 0; i < layout.element.size(); ++i) {
       ASSIGN_OR_RETURN(core::Column element, Next(layout.element[i]));

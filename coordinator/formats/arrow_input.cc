@@ -8,6 +8,7 @@
 #include "coordinator/formats/arrow_types.h"
 #include "core/error.h"
 #include "core/status_macros.h"
+#include "core/tuple_type.h"
 
 namespace granite::coordinator {
 namespace {
@@ -73,6 +74,11 @@ absl::StatusOr<ArrowColumnLayout> LayoutOf(const fb::Field& field, std::string_v
   if (core::IsArray(layout.type)) {
     ASSIGN_OR_RETURN(ArrowColumnLayout element, LayoutOf(*field.children()->Get(0), column));
     layout.element.push_back(std::move(element));
+  }
+  if (core::IsArrayOfTuples(layout.type)) {  // a list of structs: the struct's layout
+    ASSIGN_OR_RETURN(ArrowColumnLayout element, LayoutOf(*field.children()->Get(0), column));
+    layout.element.push_back(std::move(element));
+    return layout;
   }
   // A struct's children; a map's key and value (the children of its entries struct).
   const fb::Field* parent = kind == fb::Type_Map ? field.children()->Get(0) : &field;

@@ -260,7 +260,20 @@ absl::StatusOr<core::TypeId> GraniteTypeOfArrowField(const fb::Field& field,
       absl::StatusOr<core::TypeId> element = GraniteTypeOfArrowField(*field.children()->Get(0),
                                                                      column);
       if (!element.ok()) return element.status();
-      if (core::IsTuple(*element)) return Unsupported("List of Struct or Map", column);
+      if (core::IsTuple(*element) && !core::IsMap(*element) &&
+          !core::IsArrayOfTuples(*element)) {
+        // A list of structs: Array(Tuple(...)), kept as the tuple of its elements' arrays.
+        const core::TupleType& tuple = core::TupleTypeOf(*element);
+        std::vector<core::TypeId> arrays;
+        for (core::TypeId type : tuple.elements) {
+          if (core::IsTuple(type) || core::ArrayDepthOf(type) + 1 >= core::kMaxArrayDepth) {
+            return Unsupported("List of Struct of Struct or Map", column);
+          }
+          arrays.push_back(core::MakeArray(type));
+        }
+        return core::MakeArrayOfTuplesType(std::move(arrays), tuple.names);
+      }
+      if (core::IsTuple(*element)) return Unsupported("List of Map or List of Struct", column);
       if (core::ArrayDepthOf(*element) >= core::kMaxArrayDepth) break;
       return core::MakeArray(*element);
     }

@@ -135,18 +135,22 @@ absl::Status AppendColumn(Reader& reader, uint64_t rows, core::Column* target) {
   return absl::OkStatus();
 }
 
-// Moves `reader` past `rows` rows of a Native Tuple (its elements' columns in turn) or Map (the
-// UInt64 end offsets, then the keys' and the values' columns).
+// Moves `reader` past `rows` rows of a Native Tuple (its elements' columns in turn), Map (the
+// UInt64 end offsets, then the keys' and the values' columns) or Array(Tuple) (the end offsets,
+// then each element's column).
 bool SkipCompound(Reader& reader, const core::CompoundLayout& layout, uint64_t rows) {
-  if (!layout.map) {
+  if (!layout.map && !layout.array) {
     for (core::TypeId type : layout.types) {
       if (!SkipColumn(reader, type, rows)) return false;
     }
     return true;
   }
   std::optional<uint64_t> entries = ArrayElementCount(reader, rows);
-  return entries && SkipColumn(reader, core::ArrayElementOf(layout.types[0]), *entries) &&
-         SkipColumn(reader, core::ArrayElementOf(layout.types[1]), *entries);
+  if (!entries) return false;
+  for (core::TypeId type : layout.types) {
+    if (!SkipColumn(reader, core::ArrayElementOf(type), *entries)) return false;
+  }
+  return true;
 }
 
 // Appends the text of `rows` rows of a Native Tuple or Map that SkipCompound accepted to
@@ -154,18 +158,21 @@ bool SkipCompound(Reader& reader, const core::CompoundLayout& layout, uint64_t r
 absl::Status AppendCompoundText(Reader& reader, const core::CompoundLayout& layout, uint64_t rows,
                                 core::Column* target) {
   absl::StatusOr<core::TypeId> type =
-      layout.map ? core::MakeMapType(core::ArrayElementOf(layout.types[0]),
-                                     core::ArrayElementOf(layout.types[1]))
-                 : core::MakeTupleType(layout.types);
+      layout.map     ? core::MakeMapType(core::ArrayElementOf(layout.types[0]),
+                                         core::ArrayElementOf(layout.types[1]))
+      : layout.array ? core::MakeArrayOfTuplesType(layout.types, layout.element_names)
+                     : core::MakeTupleType(layout.types);
   RETURN_IF_ERROR(type.status());
   core::Column value(*type);
-  if (layout.map) {
-    core::Column& keys = value.MutableElement(0);
-    RETURN_IF_ERROR(AppendColumn(reader, rows, &keys));  // the offsets and the keys
-    core::Column& values = value.MutableElement(1);
-    RETURN_IF_ERROR(AppendColumn(reader, keys.Nested().size(), &values.MutableNested()));
-    values.MutableOffsets() = keys.Offsets();
-    values.SetSize(rows);
+  if (layout.map || layout.array) {
+    core::Column& first = value.MutableElement(0);
+    RETURN_IF_ERROR(AppendColumn(reader, rows, &first));  // the offsets and the first element
+    for (size_t i = 1; i < layout.types.size(); ++i) {
+      core::Column& element = value.MutableElement(i);
+      RETURN_IF_ERROR(AppendColumn(reader, first.Nested().size(), &element.MutableNested()));
+      element.MutableOffsets() = first.Offsets();
+      element.SetSize(rows);
+    }
   } else {
     for (size_t i = 0; i < layout.types.size(); ++i) {
       RETURN_IF_ERROR(AppendColumn(reader, rows, &value.MutableElement(i)));

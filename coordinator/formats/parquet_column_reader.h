@@ -41,6 +41,7 @@ struct ParquetLeaf {
   std::vector<ParquetLeaf> parts;
   std::vector<std::string> part_names;
   bool map = false;
+  bool array = false;  // a LIST of STRUCT: the parts are arrays of the list's structs' fields
 
   // Array^depth(read type, Nullable when element_nullable).
   core::TypeId column_type() const;

@@ -34,7 +34,8 @@ absl::Status Open(std::string_view data, ParquetInputState* state) {
   return absl::OkStatus();
 }
 
-// Reads a STRUCT or MAP leaf's parts and puts them together as a Tuple or a Map.
+// Reads a STRUCT, MAP or LIST of STRUCT leaf's parts and puts them together as a Tuple, a Map or
+// an Array(Tuple).
 absl::StatusOr<core::Column> ReadCompound(std::string_view data, const ParquetRowGroup& group,
                                           const ParquetLeaf& leaf) {
   std::vector<core::Column> parts;
@@ -46,12 +47,14 @@ absl::StatusOr<core::Column> ReadCompound(std::string_view data, const ParquetRo
     parts.push_back(std::move(column));
   }
   absl::StatusOr<core::TypeId> type =
-      leaf.map ? core::MakeMapType(core::ArrayElementOf(types[0]), core::ArrayElementOf(types[1]))
-               : core::MakeTupleType(types, leaf.part_names);
+      leaf.map     ? core::MakeMapType(core::ArrayElementOf(types[0]),
+                                       core::ArrayElementOf(types[1]))
+      : leaf.array ? core::MakeArrayOfTuplesType(types, leaf.part_names)
+                   : core::MakeTupleType(types, leaf.part_names);
   RETURN_IF_ERROR(type.status());
   for (const core::Column& part : parts) {
     if (part.size() != static_cast<size_t>(group.num_rows) ||
-        (leaf.map && part.Offsets() != parts[0].Offsets())) {
+        ((leaf.map || leaf.array) && part.Offsets() != parts[0].Offsets())) {
       return Bad(absl::StrCat("the parts of STRUCT or MAP '", leaf.name,
                               "' disagree in their rows"));
     }

@@ -1,5 +1,7 @@
 #include "coordinator/formats/parquet_schema.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/status_macros.h"
@@ -248,6 +250,51 @@ absl::Status DescribeCompound(const std::vector<Element>& schema, const Tree& tr
   return absl::OkStatus();
 }
 
+// The struct group of a LIST of STRUCT at `at` (`<name> (LIST) { repeated group list { required
+// group element { fields } } }`, or an older writer's `repeated group array { fields }`), or
+// none for any other field.
+std::optional<size_t> ListedStruct(const std::vector<Element>& schema, const Tree& tree,
+                                   size_t at) {
+  const Element& e = schema[at];
+  if (!IsList(e) || tree.children[at].size() != 1) return std::nullopt;
+  const size_t repeated = tree.children[at][0];
+  if (schema[repeated].repetition != parquet::kRepeated || tree.children[repeated].empty()) {
+    return std::nullopt;
+  }
+  if (tree.children[repeated].size() > 1) return repeated;  // the repeated group is the struct
+  const size_t element = tree.children[repeated][0];
+  if (schema[element].num_children <= 0 || IsList(schema[element]) || IsMap(schema[element])) {
+    return std::nullopt;
+  }
+  return element;
+}
+
+// Describes a required LIST of required STRUCTs at `at`, whose struct group is `group`: each
+// field one part, read as an array of the list's structs (an Array(Tuple(...))).
+absl::Status DescribeListedStructs(const std::vector<Element>& schema, const Tree& tree,
+                                   size_t at, size_t group, ParquetLeaf* leaf) {
+  if (schema[at].repetition != parquet::kRequired ||
+      (schema[group].repetition != parquet::kRequired &&
+       schema[group].repetition != parquet::kRepeated)) {
+    return Unsupported(leaf->name, "OPTIONAL LIST or STRUCT in a LIST");
+  }
+  leaf->array = true;
+  size_t chunk = leaf->chunk;
+  for (size_t field : tree.children[group]) {
+    if (tree.leaves[field] != 1) return Unsupported(leaf->name, "STRUCT or MAP nested in one");
+    ParquetLeaf part;
+    part.name = leaf->name;
+    part.chunk = chunk++;
+    part.max_definition = 1;
+    part.max_repetition = 1;
+    part.element_definition.push_back(1);
+    RETURN_IF_ERROR(Describe(schema, tree, field, &part));
+    leaf->part_names.push_back(schema[field].name);
+    leaf->parts.push_back(std::move(part));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<ParquetLeaf>> DescribeParquetColumns(const ParquetFileMetaData& meta) {
@@ -269,6 +316,8 @@ absl::StatusOr<std::vector<ParquetLeaf>> DescribeParquetColumns(const ParquetFil
     const Element& e = schema[field];
     if (e.num_children > 0 && !IsList(e) && e.repetition != parquet::kRepeated) {
       leaf.unsupported = DescribeCompound(schema, tree, field, &leaf);
+    } else if (std::optional<size_t> group = ListedStruct(schema, tree, field)) {
+      leaf.unsupported = DescribeListedStructs(schema, tree, field, *group, &leaf);
     } else if (tree.leaves[field] != 1) {
       leaf.unsupported = Unsupported(leaf.name, GroupKind(schema[field]));
     } else {

@@ -174,6 +174,33 @@ class ArrowFormatsTest(grpc_case.FormatsCase):
         again = self.client.query("SELECT id - 10, t, m FROM compound_in WHERE id > 10 ORDER BY id")
         self.assertEqual(again.decode(), got)
 
+    def test_insert_lists_of_structs(self):
+        # A List of Structs goes into an Array(Tuple(...)) column (a null list as []); the
+        # table's own Arrow output and ClickHouse's read back the same.
+        self.client.query("CREATE TABLE tuple_lists (id UInt32, c Array(Tuple(a UInt8, "
+                          "b Nullable(String)))) ENGINE = MergeTree ORDER BY id")
+        struct = pyarrow.struct([("a", pyarrow.uint8()), ("b", pyarrow.string())])
+        table = pyarrow.table({
+            "id": pyarrow.array([1, 2, 3], pyarrow.uint32()),
+            "c": pyarrow.array([[{"a": 1, "b": "x"}, {"a": 2, "b": None}], [], None],
+                               pyarrow.list_(struct))})
+        sink = pyarrow.BufferOutputStream()
+        with pyarrow.ipc.new_stream(sink, table.schema) as writer:
+            writer.write_table(table)
+        self.client.query("INSERT INTO tuple_lists FORMAT ArrowStream",
+                          input_data=sink.getvalue().to_pybytes())
+        got = self.client.query("SELECT * FROM tuple_lists ORDER BY id").decode()
+        self.assertEqual(got, "1\t[(1,'x'),(2,NULL)]\n2\t[]\n3\t[]\n")
+        data = self.client.query("SELECT id + 10 AS id, c FROM tuple_lists", format="Arrow")
+        self.client.query("INSERT INTO tuple_lists FORMAT Arrow", input_data=data)
+        again = self.client.query("SELECT id - 10, c FROM tuple_lists WHERE id > 10 ORDER BY id")
+        self.assertEqual(again.decode(), got)
+        theirs = grpc_case.chdb_bytes("SELECT toUInt32(20) AS id, [(7, 'c')] AS c", "ArrowStream")
+        if theirs is not None:
+            self.client.query("INSERT INTO tuple_lists FORMAT ArrowStream", input_data=theirs)
+            self.assertEqual(self.client.query("SELECT c FROM tuple_lists WHERE id = 20").decode(),
+                             "[(7,'c')]\n")
+
     def test_output_settings(self):
         plain = self.granite_table(
             "ArrowStream", settings={"output_format_arrow_compression_method": "none"})

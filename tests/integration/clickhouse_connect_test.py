@@ -111,6 +111,23 @@ class ClickHouseConnectTest(unittest.TestCase):
         self.assertEqual(self.client.query("SELECT t.b, m['p'] FROM compound ORDER BY k")
                          .result_rows, [("x", [1, 2]), ("it's", [])])
 
+    def test_2d_arrays_of_tuples_round_trip_in_native(self):
+        # An Array(Tuple(...)) travels in Native as its offsets, then each element's column.
+        self.client.command("CREATE TABLE tuple_arrays (k UInt32, "
+                            "c Array(Tuple(a UInt8, b String)), u Array(Tuple(Int32, Float64))) "
+                            "ENGINE = MergeTree ORDER BY k")
+        data = [[1, [(1, "x"), (2, "it's")], [(5, 0.5)]], [2, [], [(-1, 1.0), (2, 2.5)]]]
+        self.client.insert("tuple_arrays", data, column_names=["k", "c", "u"])
+        result = self.client.query("SELECT k, c, u FROM tuple_arrays ORDER BY k")
+        self.assertEqual([t.name for t in result.column_types][2],
+                         "Array(Tuple(Int32, Float64))")
+        self.assertEqual([[tuple(x) for x in r[2]] for r in result.result_rows],
+                         [d[2] for d in data])
+        self.assertEqual([r[1] for r in result.result_rows],
+                         [[{"a": 1, "b": "x"}, {"a": 2, "b": "it's"}], []])
+        self.assertEqual(self.client.query("SELECT c.b, u.1 FROM tuple_arrays ORDER BY k")
+                         .result_rows, [(["x", "it's"], [5]), ([], [-1, 2])])
+
     def test_3_errors_carry_the_clickhouse_code(self):
         from clickhouse_connect.driver.exceptions import DatabaseError
         with self.assertRaises(DatabaseError) as failure:

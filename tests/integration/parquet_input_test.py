@@ -288,6 +288,37 @@ class ParquetInputTest(unittest.TestCase):
             self.assertEqual(self.client.query("SELECT * FROM compound", format="TSV"),
                              b"9\t(9,'c')\t{'s':[9]}\n")
 
+    def test_lists_of_structs(self):
+        # A required LIST of required STRUCTs fills an Array(Tuple(...)) column; pyarrow's,
+        # ClickHouse's and granite's own files read the same.
+        self.client.query("CREATE TABLE IF NOT EXISTS tuple_lists (k UInt32, "
+                          "c Array(Tuple(a UInt8, b Nullable(String)))) "
+                          "ENGINE = MergeTree ORDER BY k")
+        struct = pyarrow.struct([pyarrow.field("a", pyarrow.uint8(), False),
+                                 ("b", pyarrow.string())])
+        kind = pyarrow.list_(pyarrow.field("element", struct, False))
+        table = pyarrow.table({
+            "k": pyarrow.array([1, 2], pyarrow.uint32()),
+            "c": pyarrow.array([[{"a": 1, "b": "x"}, {"a": 2, "b": None}], []], kind)})
+        table = table.cast(pyarrow.schema([table.schema.field("k"),
+                                           pyarrow.field("c", kind, False)]))
+        want = b"1\t[(1,'x'),(2,NULL)]\n2\t[]\n"
+        self.insert("tuple_lists", write(table))
+        self.assertEqual(self.client.query("SELECT * FROM tuple_lists ORDER BY k", format="TSV"),
+                         want)
+        mine = self.client.query("SELECT * FROM tuple_lists ORDER BY k", format="Parquet")
+        self.client.query("TRUNCATE TABLE tuple_lists")
+        self.insert("tuple_lists", mine)
+        self.assertEqual(self.client.query("SELECT * FROM tuple_lists ORDER BY k", format="TSV"),
+                         want)
+        if chdb is not None:
+            theirs = chdb.query("SELECT toUInt32(9) AS k, CAST([(9, 'c')] AS "
+                                "Array(Tuple(a UInt8, b Nullable(String)))) AS c",
+                                "Parquet").bytes()
+            self.insert("tuple_lists", theirs)
+            self.assertEqual(self.client.query("SELECT c FROM tuple_lists WHERE k = 9",
+                                               format="TSV"), b"[(9,'c')]\n")
+
     def test_null_into_ordinary_column(self):
         self.client.query("CREATE TABLE IF NOT EXISTS plain (k UInt32, v Int32) "
                           "ENGINE = MergeTree ORDER BY k")
