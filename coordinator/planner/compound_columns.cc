@@ -368,6 +368,60 @@ std::vector<ExprPtr> ExpandJoinStar(const std::vector<ExprPtr>& items,
   return out;
 }
 
+// The layout of one element of an Array(Tuple(...)) layout: the tuple.
+core::CompoundLayout ElementLayout(const core::CompoundLayout& array) {
+  core::CompoundLayout tuple = array;
+  tuple.array = false;
+  for (core::TypeId& type : tuple.types) type = core::ArrayElementOf(type);
+  auto unwrap = [](const std::string& name) {  // Array(X) -> X
+    return name.size() > 7 ? name.substr(6, name.size() - 7) : name;
+  };
+  tuple.type_name = unwrap(array.type_name);
+  tuple.pretty_name = unwrap(array.pretty_name);
+  return tuple;
+}
+
+// ARRAY JOIN of an Array(Tuple(...)) column `c` written as its arrays: unaliased, `ARRAY JOIN
+// c.a, c.b` (zipped), after which `c` and `c.a` name the tuple and its element, as in ClickHouse;
+// `ARRAY JOIN c AS x` is `ARRAY JOIN c.a AS x.a, c.b AS x.b`, and `x` is the tuple (a source
+// of its own whose compound is `x`).
+void ArrayJoinTuples(sql::ArrayJoinClause* clause, std::vector<Source>* sources) {
+  std::vector<ExprPtr> arrays;
+  for (const ExprPtr& array : clause->arrays) {
+    Compound* compound = nullptr;
+    if (array->kind == ExprKind::kIdentifier) {
+      for (Source& source : *sources) {
+        if (!array->qualifier.empty() && !source.Qualifies(array->qualifier)) continue;
+        for (Compound& c : source.compounds) {
+          if (c.name == array->name && c.layout.array) compound = &c;
+        }
+      }
+    }
+    if (compound == nullptr) {
+      arrays.push_back(array);
+      continue;
+    }
+    const std::string& alias = array->alias;
+    Source element;
+    for (const std::string& suffix : compound->layout.suffixes) {
+      ExprPtr column = sql::MakeColumn(array->qualifier, core::SubcolumnName(compound->name, suffix),
+                                       array->position);
+      if (!alias.empty()) {
+        column->alias = core::SubcolumnName(alias, suffix);
+        element.schema.columns.push_back(core::ColumnSchema{column->alias, core::TypeId::kUInt8});
+      }
+      arrays.push_back(std::move(column));
+    }
+    if (alias.empty()) {
+      compound->layout = ElementLayout(compound->layout);
+    } else {
+      element.compounds.push_back(Compound{alias, ElementLayout(compound->layout)});
+      sources->push_back(std::move(element));
+    }
+  }
+  clause->arrays = std::move(arrays);
+}
+
 }  // namespace
 
 absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStatement& select,
@@ -417,6 +471,7 @@ absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStat
                           [](const sql::JoinClause& join) { return !join.using_columns.empty(); })) {
     out.select = ExpandJoinStar(out.select, sources);
   }
+  for (sql::ArrayJoinClause& clause : out.array_joins) ArrayJoinTuples(&clause, &sources);
   std::vector<std::string> aliases;
   for (const ExprPtr& item : out.select) {
     if (!item->alias.empty()) aliases.push_back(item->alias);
