@@ -353,6 +353,12 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
     if (with.subquery) scope.ctes[with.name] = with.subquery;
   }
   SubqueryRunner run = RunnerIn(select, query, &scope);
+  if (!select.set_operands.empty() && query->select_depth == 1) {
+    // Tuples in a set operation's select lists: every operand split into the elements, the
+    // tuples put together at the end.
+    ASSIGN_OR_RETURN(std::optional<TupleSplit> split, SplitSetOperationTuples(select, query));
+    if (split) return SelectTuples(*split, query, outer);
+  }
   if (!select.set_operands.empty() && query->result_sink != nullptr && query->select_depth == 1) {
     ASSIGN_OR_RETURN(std::optional<QueryResult> streamed, StreamUnionAll(select, query));
     if (streamed) return *std::move(streamed);
@@ -484,6 +490,18 @@ std::optional<core::TableSchema> QueryExecutor::TableOf(const sql::TableRef& ref
       catalog_->Lookup(CatalogTableName(database, ref.name));
   if (!schema.ok()) return std::nullopt;
   return *std::move(schema);
+}
+
+absl::StatusOr<std::optional<TupleSplit>> QueryExecutor::SplitSetOperationTuples(
+    const sql::SelectStatement& select, QueryContext* query) {
+  sql::SelectStatement expanded = select;
+  expanded.set_operands.clear();
+  ASSIGN_OR_RETURN(expanded, ExpandCompounds(expanded, query));
+  for (const auto& [op, operand] : select.set_operands) {
+    ASSIGN_OR_RETURN(sql::SelectStatement one, ExpandCompounds(*operand, query));
+    expanded.set_operands.emplace_back(op, std::make_shared<sql::SelectStatement>(std::move(one)));
+  }
+  return coordinator::SplitSetOperationTuples(expanded);
 }
 
 absl::StatusOr<sql::SelectStatement> QueryExecutor::ExpandCompounds(

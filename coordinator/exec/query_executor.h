@@ -175,6 +175,10 @@ class QueryExecutor {
                                           const std::string& current_database);
   // `select` with its Tuple / Map columns and values written as subcolumns and arrays
   // (planner/compound_columns.h).
+  // A set operation's operands with their compound columns expanded, split into tuple
+  // elements when a select list holds a tuple (exec/tuple_results.h); nullopt when none does.
+  absl::StatusOr<std::optional<TupleSplit>> SplitSetOperationTuples(
+      const sql::SelectStatement& select, QueryContext* query);
   absl::StatusOr<sql::SelectStatement> ExpandCompounds(const sql::SelectStatement& select,
                                                        QueryContext* query);
   // The schema of the table (or view) `ref` names; nullopt for anything else.

@@ -275,4 +275,76 @@ absl::StatusOr<bool> TupleResultSink::Push(const core::Block& block) {
   return next_->Push(assembled);
 }
 
+namespace {
+
+// Whether two shapes nest the same tuples (column indexes aside).
+bool SameStructure(const TupleShape& a, const TupleShape& b) {
+  if (a.tuple != b.tuple || a.map != b.map || a.array != b.array ||
+      a.elements.size() != b.elements.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.elements.size(); ++i) {
+    if (!SameStructure(a.elements[i], b.elements[i])) return false;
+  }
+  return true;
+}
+
+// The shape that puts a split operand's columns in place: one column per item that is no tuple.
+TupleShape PlainShape(size_t column) {
+  TupleShape shape;
+  shape.column = column;
+  return shape;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<TupleSplit>> SplitSetOperationTuples(
+    const sql::SelectStatement& select) {
+  sql::SelectStatement first = select;
+  first.set_operands.clear();
+  std::vector<const sql::SelectStatement*> operands = {&first};
+  for (const auto& [op, operand] : select.set_operands) operands.push_back(operand.get());
+  std::vector<std::optional<TupleSplit>> splits;
+  bool any = false;
+  for (const sql::SelectStatement* operand : operands) {
+    if (!operand->set_operands.empty()) return std::nullopt;  // nested: left to the binder
+    splits.push_back(SplitSelectTuples(*operand));
+    any = any || splits.back().has_value();
+  }
+  if (!any) return std::nullopt;
+  // Every operand as a split (one without tuples as its own items, shapes plain).
+  for (size_t k = 0; k < operands.size(); ++k) {
+    if (splits[k]) continue;
+    TupleSplit plain;
+    plain.select = *operands[k];
+    for (size_t i = 0; i < operands[k]->select.size(); ++i) {
+      plain.outputs.push_back(PlainShape(i));
+      const sql::Expr& item = *operands[k]->select[i];
+      plain.names.push_back(item.alias.empty() ? sql::ColumnName(item) : item.alias);
+    }
+    splits[k] = std::move(plain);
+  }
+  const TupleSplit& lead = *splits[0];
+  for (size_t k = 1; k < splits.size(); ++k) {
+    const TupleSplit& other = *splits[k];
+    bool same = other.outputs.size() == lead.outputs.size() &&
+                other.select.select.size() == lead.select.select.size();
+    for (size_t i = 0; same && i < lead.outputs.size(); ++i) {
+      same = SameStructure(lead.outputs[i], other.outputs[i]);
+    }
+    if (!same) {
+      return core::Error(core::ErrorCode::kNotImplemented,
+                         "The operands of a UNION, INTERSECT or EXCEPT must have tuples (and maps, "
+                         "arrays of tuples) of the same shape in the same places");
+    }
+  }
+  TupleSplit out = lead;
+  for (size_t k = 1; k < splits.size(); ++k) {
+    out.select.set_operands.emplace_back(
+        select.set_operands[k - 1].first,
+        std::make_shared<sql::SelectStatement>(std::move(splits[k]->select)));
+  }
+  return out;
+}
+
 }  // namespace granite::coordinator

@@ -46,6 +46,14 @@ sql::SelectStatement ExpandTupleKeys(sql::SelectStatement select);
 // alias of one), else nullopt. REQUIRES: `select` has no UNION / INTERSECT / EXCEPT operands.
 std::optional<TupleSplit> SplitSelectTuples(const sql::SelectStatement& select);
 
+// Returns the split of a UNION / INTERSECT / EXCEPT whose operands' select lists hold tuples
+// (directly or as aliases): each operand split alike, the first's shapes and names for the
+// result; nullopt when no operand has a tuple item, or an operand has operands of its own.
+// REQUIRES: the operands' compound columns are expanded (planner/compound_columns.h).
+// Errors: NOT_IMPLEMENTED when the operands' tuples differ in shape.
+absl::StatusOr<std::optional<TupleSplit>> SplitSetOperationTuples(
+    const sql::SelectStatement& select);
+
 // The output types of a split whose SELECT returned `types`. Errors: LIMIT_EXCEEDED from
 // core::MakeTupleType; ILLEGAL_TYPE_OF_ARGUMENT for a map whose keys or values are no arrays.
 absl::StatusOr<std::vector<core::TypeId>> TupleOutputTypes(const TupleSplit& split,

@@ -270,10 +270,36 @@ std::string ItemName(const Expr& item) {
 // replaced by their elements as `name.suffix` columns (`m` -> `m.keys`, `m.values`; `t` ->
 // `t.a`, `t.b`, or `t.1`, `t.2`), and the source the outer query reads it as, which knows those
 // as its compound columns. Items that nest a tuple in a tuple stay whole (the binder refuses
-// them). nullopt for a UNION and other subqueries whose items cannot be named here.
+// them). A UNION's operands are flattened alike. nullopt for subqueries whose items cannot be
+// named here (a join's `*`, operands whose compounds differ).
 std::optional<std::pair<sql::SelectStatement, Source>> FlattenSubquery(
     const sql::SelectStatement& select, const std::string& alias, const TableSchemaLookup& lookup) {
-  if (!select.set_operands.empty()) return std::nullopt;
+  if (!select.set_operands.empty()) {
+    // A set operation: each operand flattened alike (the same compounds in the same places),
+    // the first's names for the result.
+    sql::SelectStatement first = select;
+    first.set_operands.clear();
+    auto out = FlattenSubquery(first, alias, lookup);
+    if (!out) return std::nullopt;
+    for (const auto& [op, operand] : select.set_operands) {
+      if (!operand->set_operands.empty()) return std::nullopt;
+      auto flat = FlattenSubquery(*operand, alias, lookup);
+      if (!flat || flat->first.select.size() != out->first.select.size() ||
+          flat->second.compounds.size() != out->second.compounds.size()) {
+        return std::nullopt;
+      }
+      for (size_t i = 0; i < flat->second.compounds.size(); ++i) {
+        const core::CompoundLayout& a = flat->second.compounds[i].layout;
+        const core::CompoundLayout& b = out->second.compounds[i].layout;
+        if (a.map != b.map || a.array != b.array || a.suffixes.size() != b.suffixes.size()) {
+          return std::nullopt;
+        }
+      }
+      out->first.set_operands.emplace_back(
+          op, std::make_shared<sql::SelectStatement>(std::move(flat->first)));
+    }
+    return out;
+  }
   absl::StatusOr<sql::SelectStatement> rewritten = ExpandCompoundColumns(select, lookup);
   if (!rewritten.ok()) return std::nullopt;
   sql::SelectStatement inner = *std::move(rewritten);
