@@ -8,91 +8,101 @@
 
 namespace granite::coordinator {
 
+namespace {
+
+// Writes a JSON array or object of `count` items: `key(i)` (objects only) and `value(i, indent)`
+// write item i. Compact (`indent` < 0): [a,b] / {"k":v}. Pretty (the JSON format's rows): each
+// item on its own line one tab deeper, `"k": v`; empty containers stay `[]` / `{}`, except an
+// empty tuple, which ClickHouse writes as an opened and closed block.
+template <typename Key, typename Value>
+void AppendContainer(bool object, size_t count, int indent, bool empty_block, std::string* out,
+                     const Key& key, const Value& value) {
+  out->push_back(object ? '{' : '[');
+  const bool lines = indent >= 0 && (count > 0 || empty_block);
+  if (lines && count == 0) out->push_back('\n');
+  for (size_t i = 0; i < count; ++i) {
+    if (i > 0) out->push_back(',');
+    if (lines) {
+      out->push_back('\n');
+      out->append(indent + 1, '\t');
+    }
+    if (object) {
+      key(i);
+      out->append(lines ? ": " : ":");
+    }
+    value(i, lines ? indent + 1 : -1);
+  }
+  if (lines) {
+    out->push_back('\n');
+    out->append(indent, '\t');
+  }
+  out->push_back(object ? '}' : ']');
+}
+
+bool IsCompound(core::TypeId type) { return core::IsArray(type) || core::IsTuple(type); }
+
+}  // namespace
+
 void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, std::string* out,
                      int pretty_indent) {
   if (column.IsNullAt(row)) {
     out->append("null");
     return;
   }
+  const int indent = pretty_indent;
+  auto no_key = [](size_t) {};
   switch (core::BaseOf(column.type())) {
-    case core::TypeId::kTuple:
-      if (core::IsMap(column.type())) {  // a JSON object; keys are strings
+    case core::TypeId::kTuple: {
+      const core::TupleType& tuple = core::TupleTypeOf(column.type());
+      const std::vector<std::string>& names = tuple.names;
+      auto name_key = [&](size_t i) { AppendJsonString(names[i], out); };
+      if (tuple.map) {  // an object; keys are strings
         const core::Column& keys = column.Element(0);
-        out->push_back('{');
-        for (uint64_t e = keys.ArrayBegin(row); e < keys.Offsets()[row]; ++e) {
-          if (e != keys.ArrayBegin(row)) out->push_back(',');
+        const core::Column& values = column.Element(1);
+        const uint64_t begin = keys.ArrayBegin(row);
+        auto map_key = [&](size_t i) {
           if (core::HasStringLayout(keys.Nested().type())) {
-            AppendJsonString(keys.Nested().StringAt(e), out);
+            AppendJsonString(keys.Nested().StringAt(begin + i), out);
           } else {
             std::string key;
-            core::AppendValueText(keys.Nested(), e, &key);
+            core::AppendValueText(keys.Nested(), begin + i, &key);
             AppendJsonString(key, out);
           }
-          out->push_back(':');
-          AppendJsonValue(column.Element(1).Nested(), e, quote_64bit, out, -1);
-        }
-        out->push_back('}');
+        };
+        AppendContainer(true, keys.ArraySizeAt(row), indent, false, out, map_key,
+                        [&](size_t i, int inner) {
+                          AppendJsonValue(values.Nested(), begin + i, quote_64bit, out, inner);
+                        });
         return;
       }
-      if (core::IsArrayOfTuples(column.type())) {  // an array of objects or of arrays
-        const std::vector<std::string>& names = core::TupleTypeOf(column.type()).names;
-        const core::Column& first = column.Element(0);
-        out->push_back('[');
-        for (uint64_t e = first.ArrayBegin(row); e < first.Offsets()[row]; ++e) {
-          if (e != first.ArrayBegin(row)) out->push_back(',');
-          out->push_back(names.empty() ? '[' : '{');
-          for (size_t i = 0; i < column.TupleSize(); ++i) {
-            if (i > 0) out->push_back(',');
-            if (!names.empty()) {
-              AppendJsonString(names[i], out);
-              out->push_back(':');
-            }
-            AppendJsonValue(column.Element(i).Nested(), e, quote_64bit, out, -1);
-          }
-          out->push_back(names.empty() ? ']' : '}');
-        }
-        out->push_back(']');
+      if (tuple.array) {  // an array of objects (named) or of arrays
+        const uint64_t begin = column.Element(0).ArrayBegin(row);
+        AppendContainer(false, column.Element(0).ArraySizeAt(row), indent, false, out, no_key,
+                        [&](size_t e, int inner) {
+                          AppendContainer(!names.empty(), column.TupleSize(), inner, true, out,
+                                          name_key, [&](size_t i, int deeper) {
+                                            AppendJsonValue(column.Element(i).Nested(), begin + e,
+                                                            quote_64bit, out, deeper);
+                                          });
+                        });
         return;
       }
-      if (!core::TupleTypeOf(column.type()).names.empty()) {  // a named tuple is an object
-        const std::vector<std::string>& names = core::TupleTypeOf(column.type()).names;
-        out->push_back('{');
-        for (size_t i = 0; i < column.TupleSize(); ++i) {
-          if (i > 0) out->push_back(',');
-          AppendJsonString(names[i], out);
-          out->push_back(':');
-          AppendJsonValue(column.Element(i), row, quote_64bit, out, -1);
-        }
-        out->push_back('}');
-        return;
-      }
-      // an unnamed tuple is a JSON array of its elements
-      out->push_back('[');
-      for (size_t i = 0; i < column.TupleSize(); ++i) {
-        if (i > 0) out->push_back(',');
-        AppendJsonValue(column.Element(i), row, quote_64bit, out, -1);
-      }
-      out->push_back(']');
+      // a named tuple is an object, an unnamed one an array of its elements
+      AppendContainer(!names.empty(), column.TupleSize(), indent, true, out, name_key,
+                      [&](size_t i, int inner) {
+                        AppendJsonValue(column.Element(i), row, quote_64bit, out, inner);
+                      });
       return;
+    }
     case core::TypeId::kArray: {
-      const uint64_t begin = column.ArrayBegin(row), end = column.Offsets()[row];
-      // The JSON format (not JSONEachRow / compact) puts each element of an array of arrays on
-      // its own line, one tab deeper, as ClickHouse's pretty JSON does.
-      const bool lines = pretty_indent >= 0 && core::IsArray(column.Nested().type()) && end > begin;
-      out->push_back('[');
-      for (uint64_t e = begin; e < end; ++e) {
-        if (e != begin) out->push_back(',');
-        if (lines) {
-          out->push_back('\n');
-          out->append(pretty_indent + 1, '\t');
-        }
-        AppendJsonValue(column.Nested(), e, quote_64bit, out, lines ? pretty_indent + 1 : -1);
-      }
-      if (lines) {
-        out->push_back('\n');
-        out->append(pretty_indent, '\t');
-      }
-      out->push_back(']');
+      // The JSON format (not JSONEachRow / compact) puts each element of an array of arrays or
+      // tuples on its own line, one tab deeper, as ClickHouse's pretty JSON does.
+      const uint64_t begin = column.ArrayBegin(row);
+      AppendContainer(false, column.ArraySizeAt(row),
+                      IsCompound(column.Nested().type()) ? indent : -1, false, out, no_key,
+                      [&](size_t e, int inner) {
+                        AppendJsonValue(column.Nested(), begin + e, quote_64bit, out, inner);
+                      });
       return;
     }
     case core::TypeId::kUInt64:

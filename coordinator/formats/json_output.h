@@ -22,8 +22,9 @@ namespace granite::coordinator {
 // Appends row `row` of `column` as a JSON value: integers and finite floats as numbers (64-bit
 // integers as strings when `quote_64bit`), nan / inf as null, strings, Date and DateTime as JSON
 // strings.
-// An array is a JSON array of its elements; with `pretty_indent` >= 0 (the JSON format's rows,
-// whose fields sit at that many tabs) an array of arrays puts each element on its own line.
+// An array is a JSON array of its elements, a named tuple an object, an unnamed one an array, a
+// map an object; with `pretty_indent` >= 0 (the JSON format's rows, whose fields sit at that
+// many tabs) tuples, maps and arrays of arrays or tuples put each element on its own line.
 void AppendJsonValue(const core::Column& column, size_t row, bool quote_64bit, std::string* out,
                      int pretty_indent = -1);
 

@@ -339,11 +339,16 @@ std::optional<std::pair<sql::SelectStatement, Source>> FlattenSubquery(
   return std::make_pair(std::move(inner), std::move(source));
 }
 
-// True when a node of `e` (outside subqueries) calls map(...) or passes a tuple or map to a
-// function (which the rewrite may lower).
+// True when a node of `e` (outside subqueries) calls map(...), passes a tuple or map to a
+// function or returns one from a lambda (which the rewrite may lower).
 bool CallsMapOrTakesTuple(const Expr& e) {
   if (e.kind != ExprKind::kFunction) return false;
   if (IsCall(e, "map")) return true;
+  // a lambda returning a tuple (arrayMap(x -> (x, f(x)), arr) is an array of tuples)
+  if (IsCall(e, "lambda") && e.args.size() == 2 && e.args[1] != nullptr &&
+      IsTupleCall(*e.args[1])) {
+    return true;
+  }
   for (const ExprPtr& arg : e.args) {
     if (arg == nullptr) continue;
     if (IsTupleCall(*arg) && !IsCall(e, "tuple") && !IsCall(e, "lambda")) return true;

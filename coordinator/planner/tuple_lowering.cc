@@ -381,6 +381,25 @@ ExprPtr LowerMapCall(const Expr& node) {
     return LowerMapLambda(node);
   }
   if (ExprPtr lowered = LowerArrayOfTuplesLambda(node)) return lowered;
+  if (IsCall(node, "arrayMap") && node.args.size() >= 2 && IsCall(*node.args[0], "lambda") &&
+      node.args[0]->args.size() == 2) {
+    // arrayMap(x -> (f(x), g(x)), arr): an array of tuples, arrayZip of each element's arrayMap.
+    const ExprPtr& body = node.args[0]->args[1];
+    if (IsTupleCall(*body) && !IsMapCall(*body) && !IsArrayZipCall(*body) && !body->args.empty()) {
+      std::vector<ExprPtr> arrays;
+      for (const ExprPtr& element : body->args) {
+        auto map = std::make_shared<Expr>(node);
+        map->alias.clear();
+        map->args[0] = sql::MakeCall("lambda", {node.args[0]->args[0], element});
+        arrays.push_back(std::move(map));
+      }
+      ExprPtr zip = sql::MakeCall("arrayZip", std::move(arrays));
+      zip->element_names = body->element_names;
+      zip->position = node.position;
+      zip->alias = node.alias;
+      return zip;
+    }
+  }
   if (IsCall(node, "array") && !node.args.empty()) {
     // [(1, 'a'), (2, 'b')]: an array of tuples of one size is arrayZip([1, 2], ['a', 'b']).
     const size_t size = node.args[0]->args.size();

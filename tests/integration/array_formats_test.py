@@ -23,7 +23,7 @@ SAMPLE = ("SELECT number AS k, range(number + 1) AS a, "
           "if(number = 1, ['x\\'y', NULL], CAST([] AS Array(Nullable(String)))) AS s, "
           "[[toInt64(number)], []] AS n, [toDate('2024-01-02') + number] AS d "
           "FROM numbers(2)")
-# granite's if() does not take arrays yet: the same rows through a table.
+# The same rows through a table (inserted from ClickHouse's Native bytes).
 TABLE_SAMPLE = "SELECT k, a, s, n, d FROM at ORDER BY k"
 
 EXPECTED = {
@@ -95,6 +95,23 @@ class ArrayFormatsTest(grpc_case.FormatsCase):
         frame = self.client.query_df(TABLE_SAMPLE)
         self.assertEqual(list(frame["a"]), [[0], [0, 1]])
         self.assertEqual(list(frame["s"]), [[], ["x'y", None]])
+
+
+    def test_json_writes_compound_values_one_element_per_line(self):
+        # The JSON format puts each element of a tuple, a map, an array of tuples or of arrays
+        # on its own line one tab deeper (scalar arrays and empty ones stay on one line);
+        # JSONCompact and JSONEachRow keep everything on one line.
+        query = ("SELECT number AS k, (number, 'x') AS u, map('k', number, 'l', 2) AS m, "
+                 "CAST(arrayMap(x -> (x, toString(x)), range(number)) "
+                 "AS Array(Tuple(a UInt8, b String))) AS c, "
+                 "((number, 'a'), [number]) AS nt, map('k', [number]) AS ma, [[number], []] AS aa, "
+                 "tuple() AS z "
+                 "FROM numbers(2) ORDER BY k SETTINGS output_format_write_statistics = 0")
+        for fmt in ("JSON", "JSONCompact", "JSONEachRow"):
+            want = grpc_case.chdb_bytes(query, fmt)
+            if want is None:
+                self.skipTest("chdb is not installed (scripts/make-venv.sh --bench)")
+            self.assertEqual(self.client.query(query, format=fmt), want, fmt)
 
 
 class ArrayFormatsThreeWorkersTest(ArrayFormatsTest):
