@@ -8,6 +8,7 @@
 #include "core/absl_compat.h"
 #include "core/enum_type.h"
 #include "core/error.h"
+#include "core/functions/array_columns.h"
 #include "core/quoted_text.h"
 #include "core/status_macros.h"
 #include "core/tuple_type.h"
@@ -88,6 +89,16 @@ absl::StatusOr<TypeId> ParseElementType(std::string_view text, std::string_view 
   return ParseType(Trim(text));
 }
 
+// Parses one element's text; NULL for an element that is not Nullable is its type's default, as
+// ClickHouse reads (NULL, 'x') into a Tuple(UInt8, String).
+absl::Status ParseElementText(std::string_view text, TypeId type, Column* column) {
+  if (!IsNullable(type) && absl::EqualsIgnoreCase(ToAbsl(Trim(text)), "NULL")) {
+    AppendDefault(column);
+    return absl::OkStatus();
+  }
+  return ParseQuotedValueText(text, type, column);
+}
+
 absl::Status CannotParse(std::string_view text, const CompoundLayout& layout) {
   return Error(ErrorCode::kCannotParseInputAssertionFailed,
                absl::StrCat("Cannot parse \"", ToAbsl(text.substr(0, 100)), "\" as ",
@@ -129,9 +140,9 @@ absl::Status ParseMapText(std::string_view text, const CompoundLayout& layout,
       RollBack(columns, before);
       return CannotParse(text, layout);
     }
-    absl::Status status = ParseQuotedValueText(pair[0], ArrayElementOf(layout.types[0]), &keys);
+    absl::Status status = ParseElementText(pair[0], ArrayElementOf(layout.types[0]), &keys);
     if (status.ok()) {
-      status = ParseQuotedValueText(pair[1], ArrayElementOf(layout.types[1]), &values);
+      status = ParseElementText(pair[1], ArrayElementOf(layout.types[1]), &values);
     }
     if (!status.ok()) {
       RollBack(columns, before);
@@ -177,7 +188,7 @@ absl::Status ParseTupleText(std::string_view text, const CompoundLayout& layout,
     before.push_back(IsArray(column->type()) ? column->MutableNested().size() : column->size());
   }
   for (size_t i = 0; i < columns.size(); ++i) {
-    absl::Status status = ParseQuotedValueText(values[i], layout.types[i], columns[i]);
+    absl::Status status = ParseElementText(values[i], layout.types[i], columns[i]);
     if (!status.ok()) {
       // Arrays appended whole rows: take those back first, then their elements.
       for (size_t j = 0; j < i; ++j) {

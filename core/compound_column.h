@@ -61,7 +61,7 @@ std::string SubcolumnName(std::string_view column, std::string_view suffix);
 // Parses one value's text into the subcolumns (`columns`, one per suffix of `layout`, each of
 // its type), appending one row to each: a tuple as (e1, e2) or [e1, e2], a named tuple also as a
 // JSON object {"a": e1, "b": e2}, a map as {k: v, ...}, an array of tuples as [tuple, ...];
-// elements quoted ('x' or "x") or bare.
+// elements quoted ('x' or "x") or bare; NULL for an element that is not Nullable is its default.
 // Errors: CANNOT_PARSE_INPUT_ASSERTION_FAILED naming the text and the type when it is not such
 // a value; an element's own parse error. Leaves
 // the columns unchanged on error.

@@ -145,6 +145,14 @@ absl::Status InputBlockBuilder::AppendConverted(size_t column, core::Column deco
     core::AppendRowTexts(decoded, columns_[column].get());
     return absl::OkStatus();
   }
+  if (core::IsTuple(decoded.type())) {
+    return core::Error(core::ErrorCode::kCannotConvertType,
+                       absl::StrCat("Cannot insert a value of type ",
+                                    std::string(core::TypeName(decoded.type())),
+                                    " (a STRUCT, MAP or LIST of STRUCT) into column '",
+                                    names_[column], "' of type ",
+                                    std::string(core::TypeName(target))));
+  }
   std::vector<uint8_t> nulls;
   if (decoded.nullable()) {
     if (decoded.HasNulls()) {

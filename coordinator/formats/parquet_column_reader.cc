@@ -323,6 +323,8 @@ absl::StatusOr<core::Column> ChunkReader::Assemble(int64_t rows) {
       leaf_column->AppendFrom(values_, next++);
     } else if (leaf_column->nullable()) {
       leaf_column->AppendNull();
+    } else if (leaf_.null_struct_default) {
+      AppendDefault(leaf_column);
     } else {
       return Bad("an undefined value in a REQUIRED field");
     }

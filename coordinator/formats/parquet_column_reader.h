@@ -42,6 +42,9 @@ struct ParquetLeaf {
   std::vector<std::string> part_names;
   bool map = false;
   bool array = false;  // a LIST of STRUCT: the parts are arrays of the list's structs' fields
+  // A part of an OPTIONAL STRUCT: where the struct is NULL a REQUIRED field reads as its type's
+  // default (a Tuple is never NULL in granite, as in ClickHouse).
+  bool null_struct_default = false;
 
   // Array^depth(read type, Nullable when element_nullable).
   core::TypeId column_type() const;

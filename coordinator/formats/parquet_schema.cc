@@ -212,26 +212,28 @@ bool IsMap(const Element& e) {
   return e.converted == parquet::kMap || e.logical == parquet::kLogicalMap;
 }
 
-// Describes a required STRUCT or MAP group at `at` as the parts of *leaf (chunks from
+// Describes a STRUCT or MAP group at `at` as the parts of *leaf (chunks from
 // leaf->chunk on): a struct's fields, each one leaf; a map's key and value under its repeated
 // key_value group, each an array of the entries.
 absl::Status DescribeCompound(const std::vector<Element>& schema, const Tree& tree, size_t at,
                               ParquetLeaf* leaf) {
   const Element& e = schema[at];
-  if (e.repetition != parquet::kRequired || IsList(e)) {
-    return Unsupported(leaf->name, e.repetition == parquet::kRequired ? "LIST of STRUCT"
-                                                                        : std::string("OPTIONAL ") +
-                                                                              GroupKind(e));
+  if (e.repetition == parquet::kRepeated || IsList(e)) {
+    return Unsupported(leaf->name, "LIST of STRUCT");
   }
   leaf->map = IsMap(e);
   std::vector<size_t> fields = tree.children[at];
-  int definition = 0, repetition = 0;
+  // An OPTIONAL group (pyarrow's default) takes a definition level: a NULL map reads as {}, a
+  // NULL struct as its fields' defaults.
+  const int optional = e.repetition == parquet::kOptional ? 1 : 0;
+  int definition = optional, repetition = 0;
   if (leaf->map) {
     if (fields.size() != 1 || schema[fields[0]].repetition != parquet::kRepeated ||
         tree.children[fields[0]].size() != 2) {
       return Unsupported(leaf->name, "MAP without a repeated key_value group");
     }
-    definition = repetition = 1;
+    definition = optional + 1;
+    repetition = 1;
     fields = tree.children[fields[0]];
   }
   size_t chunk = leaf->chunk;
@@ -243,6 +245,7 @@ absl::Status DescribeCompound(const std::vector<Element>& schema, const Tree& tr
     part.max_definition = definition;
     part.max_repetition = repetition;
     if (repetition > 0) part.element_definition.push_back(definition);
+    part.null_struct_default = optional != 0 && !leaf->map;
     RETURN_IF_ERROR(Describe(schema, tree, field, &part));
     leaf->part_names.push_back(schema[field].name);
     leaf->parts.push_back(std::move(part));
@@ -269,15 +272,14 @@ std::optional<size_t> ListedStruct(const std::vector<Element>& schema, const Tre
   return element;
 }
 
-// Describes a required LIST of required STRUCTs at `at`, whose struct group is `group`: each
-// field one part, read as an array of the list's structs (an Array(Tuple(...))).
+// Describes a LIST of STRUCTs at `at`, whose struct group is `group`: each field one part, read
+// as an array of the list's structs (an Array(Tuple(...))).
 absl::Status DescribeListedStructs(const std::vector<Element>& schema, const Tree& tree,
                                    size_t at, size_t group, ParquetLeaf* leaf) {
-  if (schema[at].repetition != parquet::kRequired ||
-      (schema[group].repetition != parquet::kRequired &&
-       schema[group].repetition != parquet::kRepeated)) {
-    return Unsupported(leaf->name, "OPTIONAL LIST or STRUCT in a LIST");
-  }
+  // An OPTIONAL list (NULL reads as []) and an OPTIONAL struct in it (its fields' defaults)
+  // each take a definition level.
+  const int list_definition = (schema[at].repetition == parquet::kOptional ? 1 : 0) + 1;
+  const bool optional_struct = schema[group].repetition == parquet::kOptional;
   leaf->array = true;
   size_t chunk = leaf->chunk;
   for (size_t field : tree.children[group]) {
@@ -285,9 +287,10 @@ absl::Status DescribeListedStructs(const std::vector<Element>& schema, const Tre
     ParquetLeaf part;
     part.name = leaf->name;
     part.chunk = chunk++;
-    part.max_definition = 1;
+    part.max_definition = list_definition + (optional_struct ? 1 : 0);
     part.max_repetition = 1;
-    part.element_definition.push_back(1);
+    part.element_definition.push_back(list_definition);
+    part.null_struct_default = optional_struct;
     RETURN_IF_ERROR(Describe(schema, tree, field, &part));
     leaf->part_names.push_back(schema[field].name);
     leaf->parts.push_back(std::move(part));

@@ -6,7 +6,10 @@
 #include <string>
 #include <type_traits>
 
+#include "absl/strings/str_cat.h"
+#include "core/absl_compat.h"
 #include "core/date_time.h"
+#include "core/error.h"
 #include "core/functions/array_cast.h"
 #include "core/functions/decimal_cast.h"
 #include "core/functions/extended_cast.h"
@@ -125,6 +128,11 @@ ColumnPtr DateToZonedDateTime(const Column& in, TypeId to, const TimeZone& zone)
 absl::StatusOr<ColumnPtr> CastColumn(const ColumnPtr& column, TypeId to) {
   const TypeId from = column->type();
   if (from == to) return column;
+  if (IsTuple(from) || IsTuple(to)) {  // tuples convert element by element, in the planner
+    return Error(ErrorCode::kCannotConvertType,
+                 absl::StrCat("Conversion from ", ToAbsl(TypeName(from)), " to ",
+                              ToAbsl(TypeName(to)), " is not supported"));
+  }
   if (TimeZoneOf(from) != TimeZoneOf(to)) {
     if (RemoveTimeZone(from) == RemoveTimeZone(to)) return Rezoned(*column, TimeZoneOf(to));
     const TimeZone& from_zone = TimeZone::Get(TimeZoneOf(from));

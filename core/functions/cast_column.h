@@ -20,7 +20,8 @@
 namespace granite::core {
 
 // Returns `column` converted to `to`; `column` itself when it already has type `to`.
-// Errors: kCannotParseText naming the first string that does not parse as `to`.
+// Errors: kCannotParseText naming the first string that does not parse as `to`;
+// CANNOT_CONVERT_TYPE from or to a tuple type (a Tuple, Map or Array(Tuple)).
 absl::StatusOr<ColumnPtr> CastColumn(const ColumnPtr& column, TypeId to);
 
 // Converts one number between physical types with the semantics above (no Date rules).

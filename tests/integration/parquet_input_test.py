@@ -251,8 +251,10 @@ class ParquetInputTest(unittest.TestCase):
         needed = pyarrow.table({"k": pyarrow.array([{"p": 1}])})
         with self.assertRaises(Exception) as failure:
             self.insert("named", write(needed))
-        self.assertEqual(failure.exception.code, 50, failure.exception)
+        self.assertEqual(failure.exception.code, 70, failure.exception)  # CANNOT_CONVERT_TYPE
         self.assertIn("STRUCT", str(failure.exception))
+        # insert() truncated the table first; the refused insert added nothing
+        self.assertEqual(self.client.query("SELECT count() FROM named", format="TSV"), b"0\n")
 
     def test_structs_and_maps(self):
         # A required STRUCT group fills a Tuple column, a MAP group a Map column; pyarrow's,
@@ -318,6 +320,36 @@ class ParquetInputTest(unittest.TestCase):
             self.insert("tuple_lists", theirs)
             self.assertEqual(self.client.query("SELECT c FROM tuple_lists WHERE k = 9",
                                                format="TSV"), b"[(9,'c')]\n")
+
+    def test_optional_groups_read_as_clickhouse_reads_them(self):
+        # pyarrow marks every field OPTIONAL: a NULL struct reads as its fields' defaults, a NULL
+        # map as {}, a NULL list as [], a NULL struct in a list as defaults; NULL fields of a
+        # non-Nullable element as their defaults. The rows equal chdb's reading of the file.
+        self.client.query("CREATE TABLE IF NOT EXISTS optional_groups (k UInt32, "
+                          "t Tuple(a UInt8, b Nullable(String)), m Map(String, UInt64), "
+                          "c Array(Tuple(a UInt8, b Nullable(String)))) "
+                          "ENGINE = MergeTree ORDER BY k")
+        struct = pyarrow.struct([("a", pyarrow.uint8()), ("b", pyarrow.string())])
+        table = pyarrow.table({
+            "k": pyarrow.array([1, 2, 3], pyarrow.uint32()),
+            "t": pyarrow.array([{"a": 1, "b": "x"}, None, {"a": None, "b": None}], struct),
+            "m": pyarrow.array([[("p", 1)], None, []],
+                               pyarrow.map_(pyarrow.string(), pyarrow.uint64())),
+            "c": pyarrow.array([[{"a": 1, "b": "x"}, None], None, []], pyarrow.list_(struct))})
+        data = write(table)
+        want = (b"1\t(1,'x')\t{'p':1}\t[(1,'x'),(0,NULL)]\n2\t(0,NULL)\t{}\t[]\n"
+                b"3\t(0,NULL)\t{}\t[]\n")
+        self.insert("optional_groups", data)
+        self.assertEqual(self.client.query("SELECT * FROM optional_groups ORDER BY k",
+                                           format="TSV"), want)
+        if chdb is not None:
+            path = os.path.join(tempfile.mkdtemp(), "optional.parquet")
+            with open(path, "wb") as f:
+                f.write(data)
+            theirs = chdb.query("SELECT * FROM file('%s', Parquet, 'k UInt32, t Tuple(a UInt8, "
+                                "b Nullable(String)), m Map(String, UInt64), c Array(Tuple(a "
+                                "UInt8, b Nullable(String)))') ORDER BY k" % path, "TSV").bytes()
+            self.assertEqual(theirs, want)
 
     def test_null_into_ordinary_column(self):
         self.client.query("CREATE TABLE IF NOT EXISTS plain (k UInt32, v Int32) "
