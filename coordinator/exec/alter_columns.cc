@@ -236,9 +236,71 @@ absl::StatusOr<bool> ApplyToCompound(const sql::AlterColumnCommand& command,
     case Kind::kComment:
       for (size_t i = 0; i < count; ++i) columns[first + i].comment = command.column.comment;
       return true;
+    case Kind::kModify: {
+      // The same kind of value; each subcolumn takes its new type (parts written before convert
+      // as they are read, as for any column). A tuple's elements match by name, as ClickHouse's:
+      // a new name is a new element (its default in old rows), a missing one is dropped.
+      ASSIGN_OR_RETURN(std::optional<core::CompoundLayout> to,
+                       core::ParseCompoundType(command.column.type));
+      const bool by_name = to && !to->map && !to->array && !to->nested && !layout->map &&
+                           !layout->array && !layout->nested;
+      if (!to || to->map != layout->map || to->array != layout->array ||
+          to->nested != layout->nested || (!by_name && to->suffixes != layout->suffixes) ||
+          !command.column.default_kind.empty() || !command.column.codec.empty()) {
+        return core::Error(ErrorCode::kNotImplemented,
+                           "ALTER MODIFY COLUMN of " + compound->type + " column " + name +
+                               " to " + (command.column.type.empty() ? std::string("a default")
+                                                                     : command.column.type) +
+                               " is not supported yet (a Map's or an array's elements may only "
+                               "change their types)");
+      }
+      std::vector<core::ColumnSchema> subs;
+      std::vector<std::string> sources;
+      std::vector<bool> typeless;
+      std::vector<bool> kept(count, false);
+      for (size_t i = 0; i < to->suffixes.size(); ++i) {
+        size_t old = 0;
+        while (old < count && layout->suffixes[old] != to->suffixes[i]) ++old;
+        core::ColumnSchema sub{core::SubcolumnName(name, to->suffixes[i]), to->types[i]};
+        std::string source;
+        if (old < count) {
+          kept[old] = true;
+          sub = columns[first + old];
+          source = draft->source[first + old];
+          if (sub.type != to->types[i] && IsKeyColumn(before, sub.name)) {
+            return core::Error(core::kAlterOfColumnIsForbidden,
+                               "ALTER of key column " + sub.name + " from type " +
+                                   std::string(core::TypeName(sub.type)) + " to type " +
+                                   std::string(core::TypeName(to->types[i])) +
+                                   " is not safe because it can change the representation of "
+                                   "primary key");
+          }
+          sub.type = to->types[i];
+        }
+        subs.push_back(std::move(sub));
+        sources.push_back(std::move(source));
+        typeless.push_back(false);
+      }
+      for (size_t old = 0; old < count; ++old) {
+        if (!kept[old] && IsKeyColumn(before, columns[first + old].name)) {
+          return core::Error(core::kAlterOfColumnIsForbidden,
+                             "Trying to ALTER DROP key " + columns[first + old].name +
+                                 " column which is a part of key expression");
+        }
+      }
+      columns.erase(columns.begin() + first, columns.begin() + first + count);
+      columns.insert(columns.begin() + first, subs.begin(), subs.end());
+      draft->source.erase(draft->source.begin() + first, draft->source.begin() + first + count);
+      draft->source.insert(draft->source.begin() + first, sources.begin(), sources.end());
+      draft->typeless.erase(draft->typeless.begin() + first,
+                            draft->typeless.begin() + first + count);
+      draft->typeless.insert(draft->typeless.begin() + first, typeless.begin(), typeless.end());
+      compounds[index].type = to->type_name;
+      return true;
+    }
     default:
       return core::Error(ErrorCode::kNotImplemented,
-                         "ALTER MODIFY COLUMN of a " + compound->type + " column (" + name +
+                         "This ALTER of a " + compound->type + " column (" + name +
                              ") is not supported yet");
   }
 }
