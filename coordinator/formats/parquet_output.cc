@@ -241,78 +241,72 @@ void ParquetOutput::WriteRowGroup(const core::Block& block, std::string* out) {
   row_groups_.push_back(std::move(group));
 }
 
+namespace {
+
+// Writes the rest of the open schema element `name` as a required group annotated `converted`
+// (LIST or MAP, logical type field `logical`) of one repeated group `repeated` of `children`
+// children, and that repeated group's element.
+void AppendRepeatedGroup(std::string_view name, int32_t converted, int16_t logical,
+                         std::string_view repeated, int32_t children,
+                         ThriftCompactWriter* thrift) {
+  thrift->FieldI32(3, kRequired);
+  thrift->FieldBinary(4, name);
+  thrift->FieldI32(5, 1);
+  thrift->FieldI32(6, converted);
+  thrift->BeginStruct(10);
+  thrift->BeginStruct(logical);
+  thrift->EndStruct();
+  thrift->EndStruct();
+  thrift->EndStruct();
+  thrift->BeginListStruct();
+  thrift->FieldI32(3, kRepeated);
+  thrift->FieldBinary(4, repeated);
+  thrift->FieldI32(5, children);
+  thrift->EndStruct();
+}
+
+}  // namespace
+
 void ParquetOutput::AppendSchema(std::string_view name, core::TypeId type,
                                  ThriftCompactWriter* thrift) const {
   thrift->BeginListStruct();
   if (core::IsTuple(type)) {
     const core::TupleType& tuple = core::TupleTypeOf(type);
-    thrift->FieldI32(3, kRequired);
-    thrift->FieldBinary(4, name);
-    thrift->FieldI32(5, tuple.map || tuple.array ? 1 : static_cast<int32_t>(tuple.elements.size()));
+    auto element_name = [&](size_t i) {
+      return tuple.names.empty() ? std::to_string(i + 1) : tuple.names[i];
+    };
     if (tuple.array) {
       // <name> (LIST) { repeated group list { required group element { <elements> } } }
-      thrift->FieldI32(6, kList);
-      thrift->BeginStruct(10);
-      thrift->BeginStruct(3);  // LIST
-      thrift->EndStruct();
-      thrift->EndStruct();
-      thrift->EndStruct();
-      thrift->BeginListStruct();
-      thrift->FieldI32(3, kRepeated);
-      thrift->FieldBinary(4, "list");
-      thrift->FieldI32(5, 1);
-      thrift->EndStruct();
+      AppendRepeatedGroup(name, kList, 3, "list", 1, thrift);
       thrift->BeginListStruct();
       thrift->FieldI32(3, kRequired);
       thrift->FieldBinary(4, "element");
       thrift->FieldI32(5, static_cast<int32_t>(tuple.elements.size()));
       thrift->EndStruct();
       for (size_t i = 0; i < tuple.elements.size(); ++i) {
-        AppendSchema(tuple.names.empty() ? std::to_string(i + 1) : tuple.names[i],
-                     core::ArrayElementOf(tuple.elements[i]), thrift);
+        AppendSchema(element_name(i), core::ArrayElementOf(tuple.elements[i]), thrift);
       }
       return;
     }
     if (tuple.map) {
       // <name> (MAP) { repeated group key_value { required <key>; <value> } }
-      thrift->FieldI32(6, kMap);
-      thrift->BeginStruct(10);
-      thrift->BeginStruct(2);  // MAP
-      thrift->EndStruct();
-      thrift->EndStruct();
-      thrift->EndStruct();
-      thrift->BeginListStruct();
-      thrift->FieldI32(3, kRepeated);
-      thrift->FieldBinary(4, "key_value");
-      thrift->FieldI32(5, 2);
-      thrift->EndStruct();
+      AppendRepeatedGroup(name, kMap, 2, "key_value", 2, thrift);
       AppendSchema("key", core::ArrayElementOf(tuple.elements[0]), thrift);
       AppendSchema("value", core::ArrayElementOf(tuple.elements[1]), thrift);
       return;
     }
+    thrift->FieldI32(3, kRequired);
+    thrift->FieldBinary(4, name);
+    thrift->FieldI32(5, static_cast<int32_t>(tuple.elements.size()));
     thrift->EndStruct();
     for (size_t i = 0; i < tuple.elements.size(); ++i) {
-      AppendSchema(tuple.names.empty() ? std::to_string(i + 1) : tuple.names[i],
-                   tuple.elements[i], thrift);
+      AppendSchema(element_name(i), tuple.elements[i], thrift);
     }
     return;
   }
   if (core::IsArray(type)) {
     // <name> (LIST) { repeated group list { <element> } }
-    thrift->FieldI32(3, kRequired);
-    thrift->FieldBinary(4, name);
-    thrift->FieldI32(5, 1);
-    thrift->FieldI32(6, kList);
-    thrift->BeginStruct(10);
-    thrift->BeginStruct(3);  // LIST
-    thrift->EndStruct();
-    thrift->EndStruct();
-    thrift->EndStruct();
-    thrift->BeginListStruct();
-    thrift->FieldI32(3, kRepeated);
-    thrift->FieldBinary(4, "list");
-    thrift->FieldI32(5, 1);
-    thrift->EndStruct();
+    AppendRepeatedGroup(name, kList, 3, "list", 1, thrift);
     AppendSchema("element", core::ArrayElementOf(type), thrift);
     return;
   }

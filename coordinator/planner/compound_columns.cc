@@ -373,11 +373,21 @@ std::vector<ExprPtr> ExpandStar(const std::vector<ExprPtr>& items, const Source&
   return out;
 }
 
-// The select list with `*` over a join (without USING) written as every relation's declared
-// columns, qualified, and `q.*` as relation q's; a name an earlier relation of the FROM has is
-// shown as `q.name`, as the binder (and ClickHouse) show them.
+// The select list with `*` over a join written as every relation's declared columns, qualified
+// (the USING columns once, first), and `q.*` as relation q's; a name an earlier relation of the
+// FROM has is shown as `q.name`, as ClickHouse shows them.
 std::vector<ExprPtr> ExpandJoinStar(const std::vector<ExprPtr>& items,
-                                    const std::vector<Source>& sources) {
+                                    const std::vector<Source>& sources,
+                                    const std::vector<sql::JoinClause>& joins) {
+  // JOIN ... USING (k): `*` lists each USING column once, first, as ClickHouse does.
+  std::vector<std::string> using_names;
+  for (const sql::JoinClause& join : joins) {
+    for (const std::string& name : join.using_columns) {
+      if (std::find(using_names.begin(), using_names.end(), name) == using_names.end()) {
+        using_names.push_back(name);
+      }
+    }
+  }
   std::vector<ExprPtr> out;
   for (const ExprPtr& item : items) {
     if (item->kind != ExprKind::kStar) {
@@ -385,10 +395,16 @@ std::vector<ExprPtr> ExpandJoinStar(const std::vector<ExprPtr>& items,
       continue;
     }
     std::set<std::string> earlier;  // the names of the relations before this one
+    const std::set<std::string> keys =
+        item->qualifier.empty() ? std::set<std::string>(using_names.begin(), using_names.end())
+                                : std::set<std::string>();
+    for (const std::string& name : using_names) {
+      if (keys.count(name)) out.push_back(sql::MakeColumn("", name, item->position));
+    }
     for (const Source& source : sources) {
       const bool listed = item->qualifier.empty() || source.Qualifies(item->qualifier);
       for (const std::string& name : source.star) {
-        if (!listed) continue;
+        if (!listed || keys.count(name)) continue;
         ExprPtr column = sql::MakeColumn(source.qualifier, name, item->position);
         if (earlier.count(name)) column->alias = source.qualifier + "." + name;
         out.push_back(std::move(column));
@@ -489,7 +505,13 @@ absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStat
   for (const ExprPtr& clause : {select.where, select.having}) {
     any_call = any_call || (clause != nullptr && CallsMapOrTakesTuple(*clause));
   }
-  if (!any_compound && !any_call) return select;
+  // `*` over a join with USING lists the USING columns first (ExpandJoinStar).
+  const bool using_star =
+      std::any_of(select.joins.begin(), select.joins.end(),
+                  [](const sql::JoinClause& join) { return !join.using_columns.empty(); }) &&
+      std::any_of(select.select.begin(), select.select.end(),
+                  [](const ExprPtr& item) { return item->kind == ExprKind::kStar; });
+  if (!any_compound && !any_call && !using_star) return select;
 
   sql::SelectStatement out = select;
   out.from = std::move(from);
@@ -497,10 +519,8 @@ absl::StatusOr<sql::SelectStatement> ExpandCompoundColumns(const sql::SelectStat
   const bool joined = !select.joins.empty();
   if (any_compound && !joined && sources.size() == 1) {
     out.select = ExpandStar(out.select, sources[0]);
-  } else if (any_compound && joined && sources.size() == out.joins.size() + 1 &&
-             std::none_of(out.joins.begin(), out.joins.end(),
-                          [](const sql::JoinClause& join) { return !join.using_columns.empty(); })) {
-    out.select = ExpandJoinStar(out.select, sources);
+  } else if ((any_compound || using_star) && joined && sources.size() == out.joins.size() + 1) {
+    out.select = ExpandJoinStar(out.select, sources, out.joins);
   }
   for (sql::ArrayJoinClause& clause : out.array_joins) ArrayJoinTuples(&clause, &sources);
   std::vector<std::string> aliases;

@@ -48,6 +48,7 @@ COLUMNS = [
     ("u8", "UInt8"), ("u32", "UInt32"), ("u64", "UInt64"), ("i8", "Int8"), ("i32", "Int32"),
     ("i64", "Int64"), ("f32", "Float32"), ("f64", "Float64"), ("s", "String"), ("d", "Date"),
     ("dt", "DateTime"), ("m", "Map(String, UInt32)"), ("tp", "Tuple(a Int32, b String)"),
+    ("at", "Array(Tuple(x UInt16, y String))"),
 ]
 MAP_KEYS = ["a", "b", "c", "it's"]
 TUPLE_WORDS = ["", "a", "abc", "Abc", "hello world", "zzz", "0", "ünïcödé"]
@@ -103,6 +104,10 @@ def make_rows(rng, n):
             elif name == "tp":
                 v = (rng.choice([-2**31, 2**31 - 1, 0]) if edge else rng.randint(-100, 100),
                      rng.choice(TUPLE_WORDS))
+            elif name == "at":
+                v = [] if edge else [(rng.randint(0, 65535 if rng.random() < 0.1 else 50),
+                                      rng.choice(TUPLE_WORDS))
+                                     for _ in range(rng.randint(0, 3))]
             else:  # dt
                 v = rng.choice([0, MAX_DATETIME, 1]) if edge else rng.randint(10**9, 1.7 * 10**9)
             row.append(v)
@@ -126,6 +131,8 @@ def format_value(name, v):
         return "{%s}" % ",".join("%s:%d" % (sql_string(k), n) for k, n in v)
     if name == "tp":
         return "(%d,%s)" % (v[0], sql_string(v[1]))
+    if name == "at":
+        return "[%s]" % ",".join("(%d,%s)" % (x, sql_string(y)) for x, y in v)
     if name == "dt":
         return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(v))
     return str(v)
@@ -211,6 +218,11 @@ class Generator:
             lambda: "length(m)", lambda: "arraySum(mapValues(m))", lambda: "tp.a",
             lambda: "tupleElement(tp, 'a') + %d" % self.r.randint(-3, 3),
             lambda: "length(mapKeys(mapFilter((k, v) -> v > %d, m)))" % self.r.randint(0, 900),
+            # The Array(Tuple) column (its element arrays at.x, at.y; lambdas over the tuples).
+            lambda: "length(at)", lambda: "arraySum(at.x)",
+            lambda: "arrayCount(e -> e.x > %d, at)" % self.r.randint(0, 50),
+            lambda: "tupleElement(at[%d], 'x')" % self.r.randint(-2, 3),
+            lambda: "arraySum(arrayMap(e -> e.x * 2, arrayFilter(e -> e.y != '', at)))",
         ]
         return self.pick(choices)()
 
@@ -222,7 +234,9 @@ class Generator:
                           "substring(s, -2)", "substring(s, 0, 1)", "replaceOne(s, 'l', '')",
                           "if(u8 > 100, s, 'other')", "concat(s, toString(u32), s)",
                           "toString(toStartOfFiveMinutes(dt))", "toString(dt)", "tp.b",
-                          "toString(m['b'])", "tupleElement(tp, 2)", "toString(mapKeys(m))"])
+                          "toString(m['b'])", "tupleElement(tp, 2)", "toString(mapKeys(m))",
+                          "toString(at.y)", "tupleElement(at[1], 'y')",
+                          "toString(arrayMap(e -> e.y, arrayReverse(at)))"])
 
     def date_expr(self):
         return self.pick(["d", "dt", "toDate(dt)", "toStartOfMonth(d)", "toMonday(d)",
@@ -277,7 +291,9 @@ class Generator:
                 "m[%s] %s %d" % (sql_string(self.pick(MAP_KEYS)), cmp, self.r.randint(0, 1000)),
                 "tp %s (%d, %s)" % (cmp, self.r.randint(-100, 100),
                                     sql_string(self.pick(TUPLE_WORDS))),
-                "tp.b %s %s" % (cmp, sql_string(self.pick(TUPLE_WORDS)))])
+                "tp.b %s %s" % (cmp, sql_string(self.pick(TUPLE_WORDS))),
+                "arrayExists(e -> e.y = %s, at)" % sql_string(self.pick(TUPLE_WORDS)),
+                "length(at) %s %d" % (cmp, self.r.randint(0, 3))])
         # Tuples compare element by element, lexicographically for the orderings.
         first = self.pick(SMALL_INT_COLS)
         second = self.pick(["s", "d", self.pick(INT_COLS)])
