@@ -33,6 +33,13 @@ absl::Status FinishCommits(FileSystem& fs, const std::string& parts_dir) {
   return absl::OkStatus();
 }
 
+// Whether `entry` is still in `dir` (a failed listing counts as still there: an I/O error must
+// not make a part look gone).
+bool StillListed(FileSystem& fs, const std::string& dir, const std::string& entry) {
+  absl::StatusOr<std::vector<std::string>> entries = fs.ListDir(dir);
+  return !entries.ok() || std::find(entries->begin(), entries->end(), entry) != entries->end();
+}
+
 }  // namespace
 
 absl::Status DetachPartDirectory(FileSystem& fs, const std::string& table_dir,
@@ -63,6 +70,11 @@ absl::StatusOr<RecoveredParts> RecoverParts(const std::shared_ptr<FileSystem>& f
       continue;
     }
     absl::StatusOr<std::shared_ptr<const Part>> part = Part::Load(fs, schema, path, *name);
+    if (!part.ok() && !StillListed(*fs, parts_dir, entry)) {
+      // Removed while this scan ran: a merged-away part an earlier instance of this table
+      // deleted when its last reader let go (Store::AlterTableSchema reopens a live table).
+      continue;
+    }
     if (!part.ok()) {
       // I/O errors must not move or delete data; broken parts are kept aside, never loaded.
       if (core::CodeOf(part.status()) != ErrorCode::kCorruptedData) return part.status();

@@ -4,7 +4,9 @@
 //   2. parts/tmp_*                unfinished writes, prepared inserts and merges: deleted.
 //   3. entries that are not part names: deleted.
 //   4. parts that fail to load (missing or damaged meta, marks or index): moved to
-//      <table>/detached/broken_<name> for inspection, never loaded.
+//      <table>/detached/broken_<name> for inspection, never loaded; a part whose directory
+//      disappears during the scan (removed by the table's earlier instance: an ALTER reopens a
+//      live table) is skipped.
 //   5. parts covered by another part of the same partition (sources of a merge whose result was
 //      made durable before the crash, but which were not deleted yet): deleted.
 #pragma once

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "storage/forwarding_file_system.h"
 #include "storage/store.h"
 #include "storage/temp_directory.h"
 
@@ -188,6 +189,42 @@ std::vector<std::string> ReadStrings(const Table& table, size_t column) {
 // Issue 22: ALTER TABLE's metadata changes (rename, comment, default, an ALIAS column) keep the
 // parts written before them readable, also after a restart; a change of the stored columns is
 // refused while the table has parts and accepted when it is empty.
+// Removes directory `doomed` (when set) just before the first listing of it, as a table's earlier
+// instance removes a merged-away part when its last reader lets go.
+class VanishingFileSystem : public ForwardingFileSystem {
+ public:
+  using ForwardingFileSystem::ForwardingFileSystem;
+  std::string doomed;
+  absl::StatusOr<std::vector<std::string>> ListDir(const std::string& path) override {
+    if (!doomed.empty() && path == doomed) {
+      doomed.clear();
+      EXPECT_TRUE(RemoveAll(path).ok());
+    }
+    return ForwardingFileSystem::ListDir(path);
+  }
+};
+
+TEST(StoreCatalogTest, AlterReopensATableWhosePartVanishesDuringTheScan) {
+  TempDirectory dir;
+  auto vanishing = std::make_shared<VanishingFileSystem>(Posix());
+  auto opened = Store::Open(dir.path(), vanishing);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  std::unique_ptr<Store> store = *std::move(opened);
+  ASSERT_TRUE(store->CreateTable(OneColumn("t"), false, false).ok());
+  absl::StatusOr<std::string> first = store->GetTable("t")->Insert(Rows(0, 3));
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(store->GetTable("t")->Insert(Rows(3, 2)).ok());
+  vanishing->doomed = store->GetTable("t")->parts_directory() + "/" + *first;
+  TableSchema commented = OneColumn("t");
+  commented.columns[0].comment = "the key";
+  absl::Status altered = store->AlterTableSchema("t", commented);
+  ASSERT_TRUE(altered.ok()) << altered;
+  EXPECT_TRUE(vanishing->doomed.empty());  // the part was listed, and gone by then
+  EXPECT_EQ(store->GetTable("t")->declared_schema(), commented);
+  EXPECT_EQ(RowCount(*store->GetTable("t")), 2u);
+  EXPECT_FALSE(fs::exists(store->GetTable("t")->directory() + "/detached"));
+}
+
 TEST(StoreCatalogTest, AlterTableSchemaKeepsOldPartsReadable) {
   TempDirectory dir;
   TableSchema altered = TwoColumns();

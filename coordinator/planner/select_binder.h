@@ -77,8 +77,15 @@ class SelectBinder {
     enum_types_ = std::move(types);
   }
 
+  // Registers the alias of `item` and of every expression inside it written `expr AS name`
+  // (a call's argument, an array's or a tuple's element; not inside lambdas), as ClickHouse
+  // lets any of them name their expression in the whole query. The first one of a name wins.
   void AddAlias(const sql::Expr& item) {
     if (!item.alias.empty()) aliases_.emplace(item.alias, &item);
+    if (item.kind != sql::ExprKind::kFunction || item.name == "lambda") return;
+    for (const sql::ExprPtr& arg : item.args) {
+      if (arg != nullptr) AddAlias(*arg);
+    }
   }
 
   // Binds a row-level expression over the source columns.

@@ -83,6 +83,17 @@ void AppendQuoted(const std::string& value, std::string* out) {
 }
 
 void AppendWindow(const WindowSpec& spec, std::string* out);
+void AppendName(const Expr& expr, std::string* out);
+
+// An argument written `expr AS alias` inside an expression shows as its alias, as ClickHouse
+// names `(1 AS n) + 2` plus(n, 2).
+void AppendArgumentName(const Expr& arg, std::string* out) {
+  if (!arg.alias.empty()) {
+    out->append(arg.alias);
+    return;
+  }
+  AppendName(arg, out);
+}
 
 void AppendName(const Expr& expr, std::string* out) {
   switch (expr.kind) {
@@ -132,7 +143,7 @@ void AppendName(const Expr& expr, std::string* out) {
         out->push_back(array ? '[' : '(');
         for (size_t i = 0; i < expr.args.size(); ++i) {
           if (i > 0) out->append(", ");
-          AppendName(*expr.args[i], out);
+          AppendArgumentName(*expr.args[i], out);
         }
         out->push_back(array ? ']' : ')');
         return;
@@ -145,7 +156,7 @@ void AppendName(const Expr& expr, std::string* out) {
         if (arg->kind == ExprKind::kStar) continue;  // count(*) is count()
         if (!first) out->append(", ");
         first = false;
-        AppendName(*arg, out);
+        AppendArgumentName(*arg, out);
       }
       out->push_back(')');
       if (expr.over) AppendWindow(*expr.over, out);

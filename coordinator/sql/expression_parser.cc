@@ -177,10 +177,20 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseLambda(ExprPtr parameters) {
                       position);
 }
 
-absl::StatusOr<std::vector<ExprPtr>> ExpressionParser::ParseList() {
+absl::StatusOr<std::vector<ExprPtr>> ExpressionParser::ParseList(bool aliases) {
   std::vector<ExprPtr> list;
   do {
     ASSIGN_OR_RETURN(ExprPtr expr, Parse());
+    // `f(x AS y)`, `[x AS y]`, `(x AS y)`: y names x everywhere in the query, as in ClickHouse.
+    const Token name = tokens_.Peek(1);
+    if (aliases && tokens_.Peek().Is("AS") &&
+        (name.kind == TokenKind::kBareWord || name.kind == TokenKind::kQuotedIdentifier)) {
+      tokens_.Take();
+      tokens_.Take();
+      auto named = std::make_shared<Expr>(*expr);
+      named->alias = name.kind == TokenKind::kBareWord ? std::string(name.text) : Unquote(name.text);
+      expr = std::move(named);
+    }
     list.push_back(std::move(expr));
   } while (tokens_.TakeSymbol(","));
   return list;
@@ -493,7 +503,7 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseArrayLiteral() {
   RETURN_IF_ERROR(CheckDepth());
   ExprPtr call = MakeFunction("array", {}, open.position);
   if (tokens_.TakeSymbol("]")) return call;
-  ASSIGN_OR_RETURN(call->args, ParseList());
+  ASSIGN_OR_RETURN(call->args, ParseList(/*aliases=*/true));
   RETURN_IF_ERROR(tokens_.ExpectSymbol("]"));
   return call;
 }
@@ -601,7 +611,7 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseIdentifier() {
 absl::StatusOr<ExprPtr> ExpressionParser::ParseParenthesized() {
   const Token open = tokens_.Take();
   if (tokens_.TakeSymbol(")")) return MakeFunction("tuple", {}, open.position);
-  ASSIGN_OR_RETURN(std::vector<ExprPtr> items, ParseList());
+  ASSIGN_OR_RETURN(std::vector<ExprPtr> items, ParseList(/*aliases=*/true));
   RETURN_IF_ERROR(tokens_.ExpectSymbol(")"));
   if (items.size() == 1) return items.front();
   return MakeFunction("tuple", std::move(items), open.position);
@@ -802,7 +812,7 @@ absl::Status ExpressionParser::ParseCallArguments(Expr* call) {
     return absl::OkStatus();
   }
   call->distinct = tokens_.TakeKeyword("DISTINCT");
-  ASSIGN_OR_RETURN(call->args, ParseList());
+  ASSIGN_OR_RETURN(call->args, ParseList(/*aliases=*/true));
   return tokens_.ExpectSymbol(")");
 }
 

@@ -40,7 +40,9 @@ class ExpressionParser {
   // Parses one full expression (OR level).
   absl::StatusOr<ExprPtr> Parse();
   // Parses `expr [, expr ...]`; stops before the first token after an expression that is not ','.
-  absl::StatusOr<std::vector<ExprPtr>> ParseList();
+  // With `aliases` (a call's arguments, an array's or a tuple's elements) an element may be
+  // `expr AS name`: the element carries the alias.
+  absl::StatusOr<std::vector<ExprPtr>> ParseList(bool aliases = false);
   // Parses a data type and returns its text as written: a name, optional extra words
   // (DOUBLE PRECISION, INT UNSIGNED) and an optional balanced (argument list).
   absl::StatusOr<std::string> ParseTypeText();
