@@ -1,5 +1,7 @@
 #include "core/aggregation/bucket_scatter.h"
 
+#include <vector>
+
 namespace granite::core {
 namespace {
 
@@ -19,7 +21,19 @@ void ScatterFixed(const char* src, size_t rows, const uint8_t* bucket_of, char* 
 bool ScatterColumnByBucket(const Column& src, const uint8_t* bucket_of,
                            const uint32_t* bucket_rows, Column* const* outs) {
   const TypeId type = src.type();
-  if (src.nullable() || HasStringLayout(type) || IsArray(type) || IsTuple(type)) return false;
+  if (src.nullable() || IsArray(type) || IsTuple(type)) return false;
+  if (HasStringLayout(type)) {
+    // Sized once per bucket, then appended in row order.
+    std::vector<size_t> bytes(kBucketCount, 0);
+    const size_t rows = src.size();
+    for (size_t i = 0; i < rows; ++i) bytes[bucket_of[i]] += src.StringAt(i).size();
+    for (uint32_t b = 0; b < kBucketCount; ++b) {
+      outs[b]->Reserve(outs[b]->size() + bucket_rows[b]);
+      outs[b]->MutableChars().reserve(outs[b]->Chars().size() + bytes[b]);
+    }
+    for (size_t i = 0; i < rows; ++i) outs[bucket_of[i]]->AppendString(src.StringAt(i));
+    return true;
+  }
   const size_t width = ValueSize(type);
   if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16) return false;
   if (src.RawSize() != src.size() * width) return false;
