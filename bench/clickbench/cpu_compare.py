@@ -89,7 +89,8 @@ def main():
         finally:
             engine.close(keep=True)
     print()
-    print("| Q | " + " | ".join("%s CPU s (wall)" % n for n in names) + " | granite CPU / best peer CPU |")
+    print("| Q | " + " | ".join("%s CPU s (wall)" % n for n in names)
+          + " | granite CPU / best peer CPU |")
     print("|---|" + "---:|" * (len(names) + 1))
     ratios = []
     for q in selected:

@@ -328,7 +328,8 @@ TEST(AggregatorEdgeTest, PartialByBucketOfManyGroupsEqualsTheGather) {
     ASSERT_EQ(buckets.size(), kBucketCount);
     size_t total = 0;
     for (uint32_t b = 0; b < kBucketCount; ++b) {
-      Block expected = gathered->PartialOfGroups(order.data() + starts[b], starts[b + 1] - starts[b]);
+      Block expected =
+          gathered->PartialOfGroups(order.data() + starts[b], starts[b + 1] - starts[b]);
       ASSERT_EQ(buckets[b].rows(), expected.rows()) << "bucket " << b;
       ASSERT_EQ(EncodeBlock(buckets[b]), EncodeBlock(expected)) << "bucket " << b;
       total += buckets[b].rows();

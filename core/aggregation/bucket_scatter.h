@@ -31,8 +31,8 @@ inline void ScatterByBucket(const Value* values, size_t count, const uint8_t* bu
 
 // Appends row i of `src` to outs[bucket_of[i]] for every row, when src is a fixed-width, String
 // or FixedString column without a null map (not an Array or Tuple); returns false, having
-// written nothing, otherwise. REQUIRES: bucket_rows[b] counts the rows with bucket_of[i] == b; every outs[b] has
-// src's type.
+// written nothing, otherwise.
+// REQUIRES: bucket_rows[b] counts the rows with bucket_of[i] == b; every outs[b] has src's type.
 bool ScatterColumnByBucket(const Column& src, const uint8_t* bucket_of,
                            const uint32_t* bucket_rows, Column* const* outs);
 
