@@ -53,6 +53,9 @@ class AggregateFunction {
   // Grows the states to `groups` groups; new groups start with the empty state.
   // REQUIRES: groups >= groups().
   virtual void Resize(size_t groups) = 0;
+  // Makes room for `groups` groups without adding any (a presized table's states then grow
+  // without copies). Default: nothing.
+  virtual void Reserve(size_t groups) {}
 
   // Adds row i of the argument columns to group group_ids[i], for i < rows.
   // REQUIRES: args match the spec's argument types and hold at least `rows` rows.
@@ -99,6 +102,17 @@ class AggregateFunction {
   virtual void WriteDisjointStates(const uint32_t* groups, size_t count,
                                    Column* const* out) const {
     WriteStates(groups, count, out);
+  }
+
+  // Appends the state of every group g < groups() to the state columns of bucket bucket_of[g]
+  // (out[b][0 .. StateTypes().size()), as WriteStates would, in increasing g): the states are
+  // read once, in order (bucket_scatter.h). Only for functions whose WriteFinalOnlyStates and
+  // WriteDisjointStates are WriteStates. Returns false, having written nothing, when the
+  // function has no such path (the caller then uses WriteStates per bucket).
+  // REQUIRES: bucket_rows[b] counts the groups with bucket_of[g] == b.
+  virtual bool WriteStatesByBucket(const uint8_t* bucket_of, const uint32_t* bucket_rows,
+                                   Column* const* const* out) const {
+    return false;
   }
 
   // Merges, in memory, src's state of group src_groups[i] into group dst_groups[i], i < count.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/absl_compat.h"
 #include "core/aggregation/aggregate_function_factory.h"
+#include "core/aggregation/bucket_scatter.h"
 #include "core/aggregation/packed_keys.h"
 #include "core/error.h"
 #include "core/hash.h"
@@ -304,6 +305,7 @@ void Aggregator::Reserve(size_t groups) {
   }
   group_hashes_.reserve(groups);
   for (const MutableColumnPtr& key : key_columns_) key->Reserve(groups);
+  for (const auto& function : functions_) function->Reserve(groups);
 }
 
 bool Aggregator::SplitsIntoParts() const {
@@ -379,6 +381,13 @@ std::vector<Block> Aggregator::PartialByBucket(bool final_only) {
     if (groups_ > 0) buckets[0] = Partial(final_only);
     return buckets;
   }
+  // Below this many groups every state array is cached and the gather costs little.
+  constexpr size_t kScatterGroups = size_t{1} << 18;
+  if (groups_ >= kScatterGroups) {
+    buckets = ScatterGroups(final_only);
+    Clear();
+    return buckets;
+  }
   std::vector<uint32_t> order;
   std::vector<uint32_t> starts;
   BucketOrder(&order, &starts);
@@ -386,6 +395,81 @@ std::vector<Block> Aggregator::PartialByBucket(bool final_only) {
     buckets[b] = EmitGroups(order.data() + starts[b], starts[b + 1] - starts[b], final_only);
   }
   Clear();
+  return buckets;
+}
+
+std::vector<Block> Aggregator::ScatterGroups(bool final_only) const {
+  std::vector<uint8_t> bucket_of(groups_);
+  std::vector<uint32_t> rows(kBucketCount, 0);
+  for (size_t g = 0; g < groups_; ++g) {
+    bucket_of[g] = static_cast<uint8_t>(BucketOf(group_hashes_[g]));
+    ++rows[bucket_of[g]];
+  }
+  // The groups of each bucket in increasing order, built only for a column or aggregate that
+  // has no scatter path (it then gathers them as EmitGroups does).
+  std::vector<uint32_t> order;
+  std::vector<uint32_t> starts;
+  auto bucket_groups = [&](uint32_t b) {
+    if (order.empty()) BucketOrder(&order, &starts);
+    return std::pair<const uint32_t*, size_t>(order.data() + starts[b], starts[b + 1] - starts[b]);
+  };
+  std::vector<std::vector<MutableColumnPtr>> columns(kBucketCount);
+  std::vector<std::vector<Column*>> raw(kBucketCount);
+  for (uint32_t b = 0; b < kBucketCount; ++b) {
+    for (TypeId type : key_types_) columns[b].push_back(std::make_shared<Column>(type));
+    for (MutableColumnPtr& state : NewStateColumns()) columns[b].push_back(std::move(state));
+    for (const MutableColumnPtr& column : columns[b]) raw[b].push_back(column.get());
+  }
+  std::vector<Column*> outs(kBucketCount);
+  auto column_outs = [&](size_t column) {
+    for (uint32_t b = 0; b < kBucketCount; ++b) outs[b] = raw[b][column];
+    return outs.data();
+  };
+  // Keys.
+  if (layout_ == KeyLayout::kString) {
+    std::vector<size_t> bytes(kBucketCount, 0);
+    for (size_t g = 0; g < groups_; ++g) bytes[bucket_of[g]] += string_keys_[g].View().size();
+    for (uint32_t b = 0; b < kBucketCount; ++b) {
+      raw[b][0]->Reserve(rows[b]);
+      raw[b][0]->MutableChars().reserve(bytes[b]);
+    }
+    for (size_t g = 0; g < groups_; ++g) raw[bucket_of[g]][0]->AppendString(string_keys_[g].View());
+  } else {
+    for (size_t k = 0; k < key_columns_.size(); ++k) {
+      Column* const* key_outs = column_outs(k);
+      if (ScatterColumnByBucket(*key_columns_[k], bucket_of.data(), rows.data(), key_outs)) {
+        continue;
+      }
+      for (uint32_t b = 0; b < kBucketCount; ++b) {
+        auto [groups, count] = bucket_groups(b);
+        key_outs[b]->AppendTaken(*key_columns_[k], groups, count);
+      }
+    }
+  }
+  // States.
+  size_t column = key_types_.size();
+  std::vector<Column* const*> state_outs(kBucketCount);
+  for (size_t a = 0; a < functions_.size(); ++a) {
+    for (uint32_t b = 0; b < kBucketCount; ++b) state_outs[b] = raw[b].data() + column;
+    if (!functions_[a]->WriteStatesByBucket(bucket_of.data(), rows.data(), state_outs.data())) {
+      for (uint32_t b = 0; b < kBucketCount; ++b) {
+        auto [groups, count] = bucket_groups(b);
+        if (final_only) {
+          functions_[a]->WriteFinalOnlyStates(groups, count, state_outs[b]);
+        } else if (specs_[a].disjoint) {
+          functions_[a]->WriteDisjointStates(groups, count, state_outs[b]);
+        } else {
+          functions_[a]->WriteStates(groups, count, state_outs[b]);
+        }
+      }
+    }
+    column += state_types_[a].size();
+  }
+  std::vector<Block> buckets(kBucketCount);
+  for (uint32_t b = 0; b < kBucketCount; ++b) {
+    buckets[b].columns.assign(columns[b].begin(), columns[b].end());
+    buckets[b].rows_without_columns = rows[b];
+  }
   return buckets;
 }
 

@@ -238,6 +238,10 @@ class Aggregator {
 
   // Returns a block of the keys of `groups` and their states.
   Block EmitGroups(const uint32_t* groups, size_t count, bool final_only) const;
+  // PartialByBucket of millions of groups: keys and states are scattered to their buckets in
+  // group order (bucket_scatter.h); a column or aggregate with no scatter path is gathered per
+  // bucket as EmitGroups does.
+  std::vector<Block> ScatterGroups(bool final_only) const;
   // Returns empty state columns of every aggregate, in PartialTypes() order after the keys.
   std::vector<MutableColumnPtr> NewStateColumns() const;
   // Drops every group and state; keeps the layout.

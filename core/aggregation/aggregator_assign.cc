@@ -578,6 +578,7 @@ void Aggregator::Presize(size_t groups) {
   if (layout_ == KeyLayout::kString) string_keys_.reserve(groups);
   group_hashes_.reserve(groups);
   for (const MutableColumnPtr& key : key_columns_) key->Reserve(groups);
+  for (const auto& function : functions_) function->Reserve(groups);
   CountEvent(Event::kHashTablePresized);
 }
 

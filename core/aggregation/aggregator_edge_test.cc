@@ -261,6 +261,84 @@ TEST(AggregatorEdgeTest, ReusableAfterPartial) {
   EXPECT_EQ(result->columns[2]->StringAt(0), "c");
 }
 
+// PartialByBucket of many groups scatters keys and states to their buckets (bucket_scatter.h);
+// the blocks must equal the per-bucket gather of the same groups (PartialOfGroups over
+// BucketOrder), byte for byte, for fixed-width and String keys, Nullable keys (no scatter path),
+// and aggregates with a scatter path (count, sum, avg) and without one (uniqExact, max(String)).
+TEST(AggregatorEdgeTest, PartialByBucketOfManyGroupsEqualsTheGather) {
+  constexpr size_t kGroups = 300000;  // above the scatter threshold (2^18)
+  const std::vector<AggregateSpec> specs = {{"count", {}},
+                                            {"sum", {TypeId::kInt16}},
+                                            {"avg", {TypeId::kInt32}},
+                                            {"uniqExact", {TypeId::kInt64}},
+                                            {"max", {TypeId::kString}}};
+  auto args = [&](size_t rows) {
+    std::vector<int16_t> small;
+    std::vector<int32_t> medium;
+    std::vector<int64_t> users;
+    std::vector<std::string> texts;
+    for (size_t i = 0; i < rows; ++i) {
+      small.push_back(static_cast<int16_t>(i * 7));
+      medium.push_back(static_cast<int32_t>(i * 13));
+      users.push_back(static_cast<int64_t>(i % 1000));
+      texts.push_back(std::to_string(i % 977));
+    }
+    return std::vector<std::vector<ColumnPtr>>{{},
+                                               {MakeColumn(TypeId::kInt16, small)},
+                                               {MakeColumn(TypeId::kInt32, medium)},
+                                               {MakeColumn(TypeId::kInt64, users)},
+                                               {MakeColumn(TypeId::kString, texts)}};
+  };
+  struct Shape {
+    const char* name;
+    std::vector<TypeId> key_types;
+  };
+  const std::vector<Shape> shapes = {
+      {"Int64, Int32 (packed)", {TypeId::kInt64, TypeId::kInt32}},
+      {"String", {TypeId::kString}},
+      {"Int64, String (serialized)", {TypeId::kInt64, TypeId::kString}},
+      {"Nullable(Int64)", {WithNullable(TypeId::kInt64, true)}}};
+  for (const Shape& shape : shapes) {
+    SCOPED_TRACE(shape.name);
+    const size_t rows = kGroups + kGroups / 2;  // half the groups get two rows
+    std::vector<ColumnPtr> keys;
+    for (TypeId type : shape.key_types) {
+      auto column = std::make_shared<Column>(type);
+      for (size_t i = 0; i < rows; ++i) {
+        const uint64_t g = i % kGroups;
+        if (HasStringLayout(type)) {
+          column->AppendString("key-" + std::to_string(g * 2654435761u));
+        } else if (ValueSize(type) == 4) {
+          column->Append<int32_t>(static_cast<int32_t>(g % 1000));
+        } else {
+          column->Append<int64_t>(static_cast<int64_t>(g * 0x9E3779B97F4A7C15ull));
+        }
+      }
+      keys.push_back(std::move(column));
+    }
+    auto gathered = MustCreate(shape.key_types, specs);
+    auto scattered = MustCreate(shape.key_types, specs);
+    ASSERT_TRUE(gathered->Add(keys, args(rows), rows).ok());
+    ASSERT_TRUE(scattered->Add(keys, args(rows), rows).ok());
+    ASSERT_EQ(scattered->size(), kGroups);
+    std::vector<uint32_t> order;
+    std::vector<uint32_t> starts;
+    gathered->BucketOrder(&order, &starts);
+    std::vector<Block> buckets = scattered->PartialByBucket();
+    ASSERT_EQ(buckets.size(), kBucketCount);
+    size_t total = 0;
+    for (uint32_t b = 0; b < kBucketCount; ++b) {
+      Block expected =
+          gathered->PartialOfGroups(order.data() + starts[b], starts[b + 1] - starts[b]);
+      ASSERT_EQ(buckets[b].rows(), expected.rows()) << "bucket " << b;
+      ASSERT_EQ(EncodeBlock(buckets[b]), EncodeBlock(expected)) << "bucket " << b;
+      total += buckets[b].rows();
+    }
+    EXPECT_EQ(total, kGroups);
+    EXPECT_EQ(scattered->size(), 0u);  // emptied, as before
+  }
+}
+
 TEST(AggregatorEdgeTest, InMemoryMergeOfStringKeysShortAndLong) {
   // Keys of 0 to 40 bytes (inline and arena-held KeyRefs); src holds keys 0..199 with users
   // 1000 + i and 2000 + i, dst holds keys 100..299 with user 1000 + i; src's groups are merged

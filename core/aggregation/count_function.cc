@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/aggregation/bucket_scatter.h"
 #include "core/aggregation/builtin_aggregate_functions.h"
 #include "core/gather.h"
 
@@ -17,6 +18,7 @@ class CountFunction final : public AggregateFunction {
   TypeId ResultType() const override { return TypeId::kUInt64; }
   size_t groups() const override { return counts_.size(); }
   void Resize(size_t groups) override { counts_.resize(groups, 0); }
+  void Reserve(size_t groups) override { counts_.reserve(groups); }
 
   void AddBatch(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
                 size_t rows) override {
@@ -54,6 +56,19 @@ class CountFunction final : public AggregateFunction {
     uint64_t* dst = out[0]->Data<uint64_t>() + old;
     Gather(counts_.data(), counts_.size(), groups, count,
            [dst](uint64_t value, size_t i) { dst[i] = value; });
+  }
+
+  bool WriteStatesByBucket(const uint8_t* bucket_of, const uint32_t* bucket_rows,
+                           Column* const* const* out) const override {
+    uint64_t* dst[kBucketCount];
+    for (uint32_t b = 0; b < kBucketCount; ++b) {
+      size_t old = out[b][0]->size();
+      out[b][0]->ResizeUninitialized(old + bucket_rows[b]);  // every new value is written below
+      dst[b] = out[b][0]->Data<uint64_t>() + old;
+    }
+    ScatterByBucket(counts_.data(), counts_.size(), bucket_of, dst,
+                    [](uint64_t value, uint64_t* bucket, uint32_t row) { bucket[row] = value; });
+    return true;
   }
 
   void Finalize(Column* out) const override {

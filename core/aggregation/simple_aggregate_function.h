@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/aggregation/aggregate_function.h"
+#include "core/aggregation/bucket_scatter.h"
 #include "core/gather.h"
 
 namespace granite::core {
@@ -56,6 +57,7 @@ class SimpleAggregateFunction final : public AggregateFunction {
   TypeId ResultType() const override { return Op::ResultType(arg_type_); }
   size_t groups() const override { return states_.size(); }
   void Resize(size_t groups) override { states_.resize(groups, Op::Init()); }
+  void Reserve(size_t groups) override { states_.reserve(groups); }
 
   void AddBatch(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
                 size_t rows) override {
@@ -105,6 +107,27 @@ class SimpleAggregateFunction final : public AggregateFunction {
     }
     Gather(states_.data(), states_.size(), groups, count,
            [&](const State& state, size_t i) { Op::Write(state, columns, i); });
+  }
+
+  bool WriteStatesByBucket(const uint8_t* bucket_of, const uint32_t* bucket_rows,
+                           Column* const* const* out) const override {
+    std::vector<TypeId> types = Op::StateTypes(arg_type_);
+    struct Columns {
+      char* data[kMaxStateColumns];
+    };
+    std::vector<Columns> dst(kBucketCount);
+    for (uint32_t b = 0; b < kBucketCount; ++b) {
+      for (size_t j = 0; j < types.size(); ++j) {
+        size_t old = out[b][j]->size();
+        out[b][j]->ResizeUninitialized(old + bucket_rows[b]);  // every new value is written below
+        dst[b].data[j] = out[b][j]->RawData() + old * ValueSize(types[j]);
+      }
+    }
+    ScatterByBucket(states_.data(), states_.size(), bucket_of, dst.data(),
+                    [](const State& state, const Columns& columns, uint32_t row) {
+                      Op::Write(state, const_cast<char* const*>(columns.data), row);
+                    });
+    return true;
   }
 
   void Finalize(Column* out) const override {
