@@ -182,9 +182,17 @@ absl::Status Store::AlterTableSchema(std::string_view name, const TableSchema& s
     return renamed;
   }
   RETURN_IF_ERROR(fs_->SyncDir(dir));
-  ASSIGN_OR_RETURN(std::shared_ptr<Table> reopened, Table::Open(fs_, dir, schema));
+  absl::StatusOr<std::shared_ptr<Table>> reopened = Table::Open(fs_, dir, schema);
+  if (!reopened.ok()) {
+    // The ALTER did not happen: the old schema goes back, the table keeps serving as it was.
+    absl::Status restored = WriteFileSynced(*fs_, altered, EncodeTableSchema(table->declared_schema()));
+    if (restored.ok()) restored = fs_->Rename(altered, JoinPath(dir, kSchemaFileName));
+    if (restored.ok()) restored = fs_->SyncDir(dir);
+    if (restored.ok()) table->Undrop();
+    return reopened.status();
+  }
   core::WriterLock lock(catalog_mu_);
-  tables_[std::string(name)] = std::move(reopened);
+  tables_[std::string(name)] = *std::move(reopened);
   return absl::OkStatus();
 }
 

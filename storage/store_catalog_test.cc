@@ -195,10 +195,15 @@ class VanishingFileSystem : public ForwardingFileSystem {
  public:
   using ForwardingFileSystem::ForwardingFileSystem;
   std::string doomed;
+  std::string unreadable;  // fails its next listing with an I/O error instead
   absl::StatusOr<std::vector<std::string>> ListDir(const std::string& path) override {
     if (!doomed.empty() && path == doomed) {
       doomed.clear();
       EXPECT_TRUE(RemoveAll(path).ok());
+    }
+    if (!unreadable.empty() && path == unreadable) {
+      unreadable.clear();
+      return core::Error(ErrorCode::kCannotReadFromFile, "Cannot list directory " + path);
     }
     return ForwardingFileSystem::ListDir(path);
   }
@@ -223,6 +228,19 @@ TEST(StoreCatalogTest, AlterReopensATableWhosePartVanishesDuringTheScan) {
   EXPECT_EQ(store->GetTable("t")->declared_schema(), commented);
   EXPECT_EQ(RowCount(*store->GetTable("t")), 2u);
   EXPECT_FALSE(fs::exists(store->GetTable("t")->directory() + "/detached"));
+
+  // An I/O error while reopening: the ALTER fails and changes nothing, on disk either.
+  std::string part = store->GetTable("t")->Snapshot()->parts[0]->directory();
+  vanishing->unreadable = part;
+  TableSchema again = commented;
+  again.columns[0].comment = "changed again";
+  EXPECT_EQ(CodeOf(store->AlterTableSchema("t", again)), ErrorCode::kCannotReadFromFile);
+  EXPECT_EQ(store->GetTable("t")->declared_schema(), commented);
+  EXPECT_TRUE(store->GetTable("t")->Insert(Rows(10, 1)).ok());  // still serving
+  EXPECT_EQ(RowCount(*store->GetTable("t")), 3u);
+  store.reset();
+  auto reopened = Open(dir.path());
+  EXPECT_EQ(reopened->GetTable("t")->declared_schema(), commented);
 }
 
 TEST(StoreCatalogTest, AlterTableSchemaKeepsOldPartsReadable) {

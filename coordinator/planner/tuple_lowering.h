@@ -55,16 +55,15 @@ absl::StatusOr<sql::ExprPtr> TupleElementOf(const sql::Expr& tuple, const sql::E
 // when `call` is no map operation: arrayElement(m, k) (m[k], the value's default when k is
 // absent) is arrayElement(values, indexOf(keys, k)); mapKeys / mapValues the arrays;
 // mapContains(m, k) has(keys, k); length / empty / notEmpty those of the keys. Over an array of
-// tuples (arrayZip(a, b)): z[i] is (a[i], b[i]); length / empty / notEmpty those of a;
-// arrayReverse, arraySlice, arrayPopBack and arrayPopFront apply to each array.
+// tuples (arrayZip): LowerArrayOfTuplesOperation (planner/array_of_tuples_lowering.h).
 sql::ExprPtr LowerMapOperation(const sql::Expr& call, const sql::Expr& map);
 
 // The lowerings below return the replacement of a call whose arguments are already lowered, or
 // null when it is no such call (planner/compound_columns.h applies them bottom-up).
 
 // map(k1, v1, ...) as mapFromArrays([k1, ...], [v1, ...]); a map or array-of-tuples operation
-// (LowerMapOperation) of a mapFromArrays or an arrayZip; groupArray((a, b)) as
-// arrayZip(groupArray(a), groupArray(b)); mapFilter((k, v) -> cond, m) as both arrays filtered by the condition over
+// (LowerMapOperation) of a mapFromArrays or an arrayZip; the calls that make or take arrays of
+// tuples (LowerArrayOfTuplesCall, planner/array_of_tuples_lowering.h); mapFilter((k, v) -> cond, m) as both arrays filtered by the condition over
 // the pairs; mapApply((k, v) -> (k2, v2), m) as each array mapped by its half of the result.
 sql::ExprPtr LowerMapCall(const sql::Expr& node);
 
