@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "core/chunk_checksum.h"
 #include "core/error.h"
@@ -78,10 +79,29 @@ core::Mutex& BlockLog::LockFor(const std::string& id) {
 }
 
 absl::Status BlockLog::Stage(const std::string& table_dir, const std::string& token,
-                             uint64_t index, const BlockChunk& chunk) {
+                             uint64_t index, const BlockChunk& chunk,
+                             const std::string& block_id) {
   std::string dir = JoinPath(JoinPath(Root(table_dir), "staging"), FileNameOf(token));
   RETURN_IF_ERROR(fs_->CreateDirs(dir));
-  return WriteFileSynced(*fs_, JoinPath(dir, std::to_string(index)), EncodeChunk(chunk));
+  const std::string path = JoinPath(dir, std::to_string(index));
+  if (block_id.empty()) return WriteFileSynced(*fs_, path, EncodeChunk(chunk));
+  // The id file's contents as Record would write them, over chunks 0..index.
+  core::ChunkChecksum sum;
+  if (index > 0) {
+    ASSIGN_OR_RETURN(std::vector<BlockChunk> earlier, ReadChunks(dir));
+    if (earlier.size() != index) {
+      return core::Error(core::ErrorCode::kLogicalError,
+                         "Staged block " + dir + " holds " + std::to_string(earlier.size()) +
+                             " chunks before chunk " + std::to_string(index));
+    }
+    for (const BlockChunk& c : earlier) sum.Add(c.rows, c.raw_size, c.data);
+  }
+  sum.Add(chunk.rows, chunk.raw_size, chunk.data);
+  const std::string record = JoinPath(dir, "id." + std::to_string(index + 1));
+  // One after the other, on the thread that already runs beside the table's prepare (whose
+  // part takes longer to write and sync); a helper thread per insert would cost more CPU.
+  RETURN_IF_ERROR(WriteFileSynced(*fs_, path, EncodeChunk(chunk)));
+  return WriteFileSynced(*fs_, record, std::to_string(sum.Digest()) + "\n" + block_id);
 }
 
 void BlockLog::DropStaged(const std::string& table_dir, const std::string& token) {
@@ -116,11 +136,54 @@ absl::StatusOr<std::vector<BlockChunk>> BlockLog::ReadChunks(const std::string& 
   return chunks;
 }
 
+absl::StatusOr<bool> BlockLog::RecordStaged(const std::string& root, const std::string& staged,
+                                            const std::string& name, const std::string& id) {
+  absl::StatusOr<std::vector<std::string>> names = fs_->ListDir(staged);
+  if (!names.ok()) return false;
+  uint64_t chunks = 0;
+  std::string record;
+  for (const std::string& entry : *names) {
+    uint64_t k = 0;
+    if (absl::SimpleAtoi(entry, &k)) ++chunks;
+    if (absl::StartsWith(entry, "id.")) record = entry;
+  }
+  if (record.empty()) return false;
+  uint64_t covered = 0;
+  absl::StatusOr<std::string> text = fs_->ReadFile(JoinPath(staged, record));
+  if (!absl::SimpleAtoi(record.substr(3), &covered) || covered != chunks || !text.ok() ||
+      text->find('\n') == std::string::npos || text->substr(text->find('\n') + 1) != id) {
+    // Written for another id, or more chunks came after it: Record writes the id itself.
+    RETURN_IF_ERROR(fs_->RemoveAll(JoinPath(staged, record)));
+    return false;
+  }
+  const std::string ids = JoinPath(root, "ids");
+  const std::string data_root = JoinPath(root, "data");
+  RETURN_IF_ERROR(fs_->CreateDirs(ids));
+  RETURN_IF_ERROR(fs_->CreateDirs(data_root));
+  const std::string data = JoinPath(data_root, name);
+  (void)fs_->RemoveAll(data);
+  // The chunks first, then the id: List never shows the id without its retained chunks.
+  RETURN_IF_ERROR(fs_->Rename(staged, data));
+  RETURN_IF_ERROR(fs_->Rename(JoinPath(data, record), JoinPath(ids, name)));
+  // Both renames durable before the parts' commit, their fsyncs at once.
+  absl::Status data_synced;
+  std::thread data_sync([&] { data_synced = fs_->SyncDir(data_root); });
+  absl::Status ids_synced = fs_->SyncDir(ids);
+  data_sync.join();
+  RETURN_IF_ERROR(data_synced);
+  RETURN_IF_ERROR(ids_synced);
+  return true;
+}
+
 absl::Status BlockLog::Record(const std::string& table_dir, const std::string& id,
                               const std::string& token) {
   const std::string root = Root(table_dir);
   const std::string name = FileNameOf(id);
   const std::string staged = JoinPath(JoinPath(root, "staging"), FileNameOf(token));
+  if (!token.empty()) {
+    ASSIGN_OR_RETURN(bool recorded, RecordStaged(root, staged, name, id));
+    if (recorded) return absl::OkStatus();
+  }
   uint64_t checksum = 0;
   // The retained chunks' new name is made durable while the id file is written: the two fsyncs
   // overlap (they share a journal commit), and both end before the id's rename.

@@ -6,6 +6,9 @@
 //                 PrepareInsert received it (rows, raw size, LZ4 data); removed by Release once
 //                 every replica has the block
 //   staging/<token>/<k>  chunks of a prepared insert not yet committed
+//   staging/<token>/id.<n>  the record of the id the coordinator announced with the block's
+//                 last chunk (n chunks): the id file's contents, written and fsynced with that
+//                 chunk, so that Record of the same id only renames it into ids/
 // Deduplication asks Contains(id) under LockFor(id) before committing, so a retried block (the
 // coordinator's retry, a client's retry with the same contents or token, or a repair racing the
 // original insert) is never applied twice.
@@ -48,9 +51,10 @@ class BlockLog {
  public:
   explicit BlockLog(std::shared_ptr<FileSystem> fs);
 
-  // Writes chunk `index` of prepared insert `token`, fsynced.
+  // Writes chunk `index` of prepared insert `token`, fsynced. A non-empty `block_id` says it is
+  // the block's last chunk and the id Record will be given: its record is written beside it.
   absl::Status Stage(const std::string& table_dir, const std::string& token, uint64_t index,
-                     const BlockChunk& chunk);
+                     const BlockChunk& chunk, const std::string& block_id = "");
   // Removes what Stage wrote for `token` (best effort).
   void DropStaged(const std::string& table_dir, const std::string& token);
 
@@ -83,6 +87,11 @@ class BlockLog {
 
  private:
   absl::StatusOr<std::vector<BlockChunk>> ReadChunks(const std::string& dir);
+  // Record's short way: moves the chunks and the id record Stage wrote for `id` into place.
+  // Returns false (having changed nothing but a stale record's removal) when Stage wrote no
+  // record for `id` over every staged chunk.
+  absl::StatusOr<bool> RecordStaged(const std::string& root, const std::string& staged,
+                                    const std::string& name, const std::string& id);
 
   const std::shared_ptr<FileSystem> fs_;
   std::vector<std::unique_ptr<core::Mutex>> stripes_;  // by hash of the id
