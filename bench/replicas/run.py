@@ -6,13 +6,16 @@
    of `--rows` distinct rows each, sent by `--clients` concurrent clients (each its own
    connection, back to back); then `--bulk` rows as one CSV insert per client at once.
    Reports rows/s and p50 / p99 latency of the small ones, rows/s of the bulk ones, and the CPU
-   time the servers (workers and coordinator, from /proc) spent per small insert.
+   time the servers (workers and coordinator, from /proc) spent per small insert. With
+   `--etcd auto|none` the cluster is `granite local --replicas R --etcd ...` instead: R = 2 then
+   also records every insert in the shard log in etcd (`auto`), as a real deployment does.
 2. p99 of a steady query stream across a replica's kill -9 (R = 2): one client runs
    `SELECT count(), sum(x) FROM t` back to back; after `--warm` queries one replica is killed,
    restarted after `--down` seconds; reports failed queries and p50 / p99 / max latency of the
    steady part and of the window from the kill to 2 s after the restart.
 
     .venv/bin/python bench/replicas/run.py --granite build/granite
+    .venv/bin/python bench/replicas/run.py --clients 1,4 --bulk 200000 --no-kill [--etcd auto]
 """
 
 import argparse
@@ -42,11 +45,28 @@ def ms(seconds):
     return "%.2f ms" % (seconds * 1000.0)
 
 
+def process_tree(pid):
+    """`pid` and its descendants (granite local's workers and etcd)."""
+    pids = [pid]
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+                for child in f.read().split():
+                    pids += process_tree(int(child))
+        except OSError:
+            pass
+    return pids
+
+
 def cpu_seconds(cluster_):
     """User + system CPU seconds of the cluster's server processes so far (from /proc)."""
+    if isinstance(cluster_, cluster.SplitCluster):
+        pids = [p._proc.pid for p in cluster_.workers + [cluster_.coordinator]]
+    else:
+        pids = process_tree(cluster_.process._proc.pid)
     total = 0
-    for p in cluster_.workers + [cluster_.coordinator]:
-        with open("/proc/%d/stat" % p._proc.pid) as f:
+    for pid in pids:
+        with open("/proc/%d/stat" % pid) as f:
             fields = f.read().rsplit(")", 1)[1].split()
         total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15)
     return total / os.sysconf("SC_CLK_TCK")
@@ -73,8 +93,15 @@ def run_clients(clients, work):
 
 def insert_run(granite, shards, replicas, clients, args):
     root = tempfile.mkdtemp(prefix="ins-replicas-", dir=args.data_root)
-    c = cluster.SplitCluster([granite], workers=shards * replicas, threads=1,
-                             replicas=replicas, data_root=root).start()
+    if args.etcd:
+        # granite local: the coordinator in-process, forked workers, and with R > 1 the shard
+        # log in etcd (`auto`: an etcd started in the data folder) or none.
+        extra = ["--replicas", str(replicas)] + (["--etcd", args.etcd] if replicas > 1 else [])
+        c = cluster.LocalCluster([granite], workers=shards, data_dir=root, threads=1,
+                                 extra_args=extra).start()
+    else:
+        c = cluster.SplitCluster([granite], workers=shards * replicas, threads=1,
+                                 replicas=replicas, data_root=root).start()
     try:
         conns = [c.client(timeout=120) for _ in range(clients)]
         conns[0].query("CREATE TABLE t (x UInt64, s String) ENGINE = MergeTree ORDER BY x")
@@ -169,6 +196,9 @@ def main():
     parser.add_argument("--replicas", default="1,2", help="comma-separated R values")
     parser.add_argument("--no-kill", action="store_true", help="skip the query stream across a kill")
     parser.add_argument("--data-root", default="/tmp", help="where the clusters' data goes")
+    parser.add_argument("--etcd", default="",
+                        help="run `granite local --etcd ETCD` (auto | none) instead of separate "
+                             "worker processes; R = 2 then records each insert in etcd's shard log")
     args = parser.parse_args()
     for clients in [int(x) for x in args.clients.split(",")]:
         results = {}
