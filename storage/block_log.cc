@@ -49,7 +49,7 @@ uint64_t ChecksumOf(const std::vector<BlockChunk>& chunks) {
   return sum.Digest();
 }
 
-BlockLog::BlockLog(std::shared_ptr<FileSystem> fs) : fs_(std::move(fs)) {
+BlockLog::BlockLog(std::shared_ptr<FileSystem> fs) : fs_(fs), dir_syncs_(std::move(fs)) {
   for (size_t i = 0; i < kStripes; ++i) stripes_.push_back(std::make_unique<core::Mutex>("block_log"));
   for (size_t i = 0; i < kStripes; ++i) {
     table_stripes_.push_back(std::make_unique<core::SharedMutex>("block_log_table"));
@@ -165,10 +165,11 @@ absl::StatusOr<bool> BlockLog::RecordStaged(const std::string& root, const std::
   // The chunks first, then the id: List never shows the id without its retained chunks.
   RETURN_IF_ERROR(fs_->Rename(staged, data));
   RETURN_IF_ERROR(fs_->Rename(JoinPath(data, record), JoinPath(ids, name)));
-  // Both renames durable before the parts' commit, their fsyncs at once.
+  // Both renames durable before the parts' commit, their fsyncs at once (and shared with
+  // concurrent commits).
   absl::Status data_synced;
-  std::thread data_sync([&] { data_synced = fs_->SyncDir(data_root); });
-  absl::Status ids_synced = fs_->SyncDir(ids);
+  std::thread data_sync([&] { data_synced = dir_syncs_.Sync(data_root); });
+  absl::Status ids_synced = dir_syncs_.Sync(ids);
   data_sync.join();
   RETURN_IF_ERROR(data_synced);
   RETURN_IF_ERROR(ids_synced);
@@ -196,7 +197,7 @@ absl::Status BlockLog::Record(const std::string& table_dir, const std::string& i
     const std::string data = JoinPath(JoinPath(root, "data"), name);
     (void)fs_->RemoveAll(data);
     RETURN_IF_ERROR(fs_->Rename(staged, data));
-    data_sync = std::thread([&] { data_synced = fs_->SyncDir(JoinPath(root, "data")); });
+    data_sync = std::thread([&] { data_synced = dir_syncs_.Sync(JoinPath(root, "data")); });
   }
   const std::string ids = JoinPath(root, "ids");
   // Written under a longer name, then renamed: List never sees a half-written id.
@@ -207,7 +208,7 @@ absl::Status BlockLog::Record(const std::string& table_dir, const std::string& i
   RETURN_IF_ERROR(data_synced);
   RETURN_IF_ERROR(written);
   RETURN_IF_ERROR(fs_->Rename(tmp, JoinPath(ids, name)));
-  return fs_->SyncDir(ids);
+  return dir_syncs_.Sync(ids);
 }
 
 absl::StatusOr<std::vector<BlockEntry>> BlockLog::List(const std::string& table_dir) {

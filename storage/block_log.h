@@ -26,6 +26,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/mutex.h"
+#include "storage/dir_sync_group.h"
 #include "storage/file_system.h"
 
 namespace granite::storage {
@@ -94,6 +95,7 @@ class BlockLog {
                                     const std::string& name, const std::string& id);
 
   const std::shared_ptr<FileSystem> fs_;
+  DirSyncGroup dir_syncs_;  // ids/ and data/ fsyncs of concurrent commits, shared
   std::vector<std::unique_ptr<core::Mutex>> stripes_;  // by hash of the id
   std::vector<std::unique_ptr<core::SharedMutex>> table_stripes_;  // by hash of the directory
 };
