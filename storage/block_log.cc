@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <thread>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -32,6 +32,14 @@ std::string FileNameOf(const std::string& id) {
 }
 
 std::string Root(const std::string& table_dir) { return JoinPath(table_dir, "replication"); }
+
+// Where block `name`'s retained chunks go, and where earlier versions kept them.
+std::string RetainedDir(const std::string& root, const std::string& name) {
+  return JoinPath(JoinPath(root, "ids"), name + ".d");
+}
+std::string LegacyRetainedDir(const std::string& root, const std::string& name) {
+  return JoinPath(JoinPath(root, "data"), name);
+}
 
 std::string EncodeChunk(const BlockChunk& chunk) {
   std::string out;
@@ -157,22 +165,15 @@ absl::StatusOr<bool> BlockLog::RecordStaged(const std::string& root, const std::
     return false;
   }
   const std::string ids = JoinPath(root, "ids");
-  const std::string data_root = JoinPath(root, "data");
   RETURN_IF_ERROR(fs_->CreateDirs(ids));
-  RETURN_IF_ERROR(fs_->CreateDirs(data_root));
-  const std::string data = JoinPath(data_root, name);
+  const std::string data = RetainedDir(root, name);
   (void)fs_->RemoveAll(data);
   // The chunks first, then the id: List never shows the id without its retained chunks.
   RETURN_IF_ERROR(fs_->Rename(staged, data));
   RETURN_IF_ERROR(fs_->Rename(JoinPath(data, record), JoinPath(ids, name)));
-  // Both renames durable before the parts' commit, their fsyncs at once (and shared with
-  // concurrent commits).
-  absl::Status data_synced;
-  std::thread data_sync([&] { data_synced = dir_syncs_.Sync(data_root); });
-  absl::Status ids_synced = dir_syncs_.Sync(ids);
-  data_sync.join();
-  RETURN_IF_ERROR(data_synced);
-  RETURN_IF_ERROR(ids_synced);
+  // Both renames durable before the parts' commit: one fsync of ids/ (shared with concurrent
+  // commits).
+  RETURN_IF_ERROR(dir_syncs_.Sync(ids));
   return true;
 }
 
@@ -186,29 +187,20 @@ absl::Status BlockLog::Record(const std::string& table_dir, const std::string& i
     if (recorded) return absl::OkStatus();
   }
   uint64_t checksum = 0;
-  // The retained chunks' new name is made durable while the id file is written: the two fsyncs
-  // overlap (they share a journal commit), and both end before the id's rename.
-  absl::Status data_synced;
-  std::thread data_sync;
+  const std::string ids = JoinPath(root, "ids");
+  RETURN_IF_ERROR(fs_->CreateDirs(ids));
   if (!token.empty() && fs_->ListDir(staged).ok()) {
     ASSIGN_OR_RETURN(std::vector<BlockChunk> chunks, ReadChunks(staged));
     checksum = ChecksumOf(chunks);
-    RETURN_IF_ERROR(fs_->CreateDirs(JoinPath(root, "data")));
-    const std::string data = JoinPath(JoinPath(root, "data"), name);
+    const std::string data = RetainedDir(root, name);
     (void)fs_->RemoveAll(data);
     RETURN_IF_ERROR(fs_->Rename(staged, data));
-    data_sync = std::thread([&] { data_synced = dir_syncs_.Sync(JoinPath(root, "data")); });
   }
-  const std::string ids = JoinPath(root, "ids");
   // Written under a longer name, then renamed: List never sees a half-written id.
   const std::string tmp = JoinPath(ids, name + ".tmp");
-  absl::Status written = fs_->CreateDirs(ids);
-  if (written.ok()) written = WriteFileSynced(*fs_, tmp, std::to_string(checksum) + "\n" + id);
-  if (data_sync.joinable()) data_sync.join();
-  RETURN_IF_ERROR(data_synced);
-  RETURN_IF_ERROR(written);
+  RETURN_IF_ERROR(WriteFileSynced(*fs_, tmp, std::to_string(checksum) + "\n" + id));
   RETURN_IF_ERROR(fs_->Rename(tmp, JoinPath(ids, name)));
-  return dir_syncs_.Sync(ids);
+  return dir_syncs_.Sync(ids);  // the retained chunks' rename and the id's at once
 }
 
 absl::StatusOr<std::vector<BlockEntry>> BlockLog::List(const std::string& table_dir) {
@@ -216,11 +208,17 @@ absl::StatusOr<std::vector<BlockEntry>> BlockLog::List(const std::string& table_
   std::vector<BlockEntry> entries;
   absl::StatusOr<std::vector<std::string>> names = fs_->ListDir(JoinPath(root, "ids"));
   if (!names.ok()) return entries;  // no replicated insert yet
-  absl::StatusOr<std::vector<std::string>> data = fs_->ListDir(JoinPath(root, "data"));
-  std::vector<std::string> retained = data.ok() ? *data : std::vector<std::string>();
+  std::set<std::string> retained;
+  for (const std::string& name : *names) {
+    if (name.size() == 34 && absl::EndsWith(name, ".d")) retained.insert(name.substr(0, 32));
+  }
+  if (absl::StatusOr<std::vector<std::string>> legacy = fs_->ListDir(JoinPath(root, "data"));
+      legacy.ok()) {
+    retained.insert(legacy->begin(), legacy->end());
+  }
   for (const std::string& name : *names) {
     if (name.size() != 32) continue;  // a file being written has a longer name
-    entries.push_back({name, std::binary_search(retained.begin(), retained.end(), name)});
+    entries.push_back({name, retained.count(name) > 0});
   }
   return entries;
 }
@@ -230,7 +228,8 @@ absl::StatusOr<std::vector<BlockChunk>> BlockLog::Read(const std::string& table_
                                                        uint64_t* checksum, std::string* id) {
   const std::string root = Root(table_dir);
   absl::StatusOr<std::string> text = fs_->ReadFile(JoinPath(JoinPath(root, "ids"), name));
-  const std::string data = JoinPath(JoinPath(root, "data"), name);
+  std::string data = RetainedDir(root, name);
+  if (!fs_->ListDir(data).ok()) data = LegacyRetainedDir(root, name);
   if (!text.ok() || !fs_->ListDir(data).ok()) {
     return core::Error(core::ErrorCode::kNoSuchDataPart, "Block " + name + " is not retained here");
   }
@@ -255,14 +254,17 @@ absl::Status BlockLog::Forget(const std::string& table_dir, const std::string& i
   const std::string name = FileNameOf(id);
   RETURN_IF_ERROR(fs_->RemoveAll(JoinPath(JoinPath(root, "ids"), name)));
   RETURN_IF_ERROR(fs_->SyncDir(JoinPath(root, "ids")));
-  return fs_->RemoveAll(JoinPath(JoinPath(root, "data"), name));
+  RETURN_IF_ERROR(fs_->RemoveAll(RetainedDir(root, name)));
+  return fs_->RemoveAll(LegacyRetainedDir(root, name));
 }
 
 absl::Status BlockLog::Release(const std::string& table_dir, const std::string& name) {
   if (name.size() != 32 || name.find('/') != std::string::npos || name.find('.') != std::string::npos) {
     return core::Error(core::ErrorCode::kBadArguments, "Bad block name " + name);
   }
-  return fs_->RemoveAll(JoinPath(JoinPath(Root(table_dir), "data"), name));
+  const std::string root = Root(table_dir);
+  RETURN_IF_ERROR(fs_->RemoveAll(RetainedDir(root, name)));
+  return fs_->RemoveAll(LegacyRetainedDir(root, name));
 }
 
 }  // namespace granite::storage

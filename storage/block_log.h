@@ -2,9 +2,11 @@
 // in <table>/replication/ beside the parts (so DROP and RENAME take it along):
 //   ids/<h>       one file per block id it committed (h = hex XXH3-128 of the id): the checksum
 //                 of the block's data, a newline and the id itself
-//   data/<h>/<k>  the k-th chunk of a block it retains for peers that missed it, as
+//   ids/<h>.d/<k> the k-th chunk of a block it retains for peers that missed it, as
 //                 PrepareInsert received it (rows, raw size, LZ4 data); removed by Release once
-//                 every replica has the block
+//                 every replica has the block. Beside the id, so that one fsync of ids/ makes
+//                 both a commit's renames durable. (data/<h>/<k>, where earlier versions kept
+//                 them, is still read, listed and released.)
 //   staging/<token>/<k>  chunks of a prepared insert not yet committed
 //   staging/<token>/id.<n>  the record of the id the coordinator announced with the block's
 //                 last chunk (n chunks): the id file's contents, written and fsynced with that

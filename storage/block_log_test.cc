@@ -60,7 +60,7 @@ TEST_F(BlockLogTest, DamagedRetainedChunkFailsItsChecksum) {
   absl::StatusOr<std::vector<BlockEntry>> entries = log_.List(table_);
   ASSERT_TRUE(entries.ok());
   ASSERT_EQ(entries->size(), 1u);
-  std::string chunk = table_ + "/replication/data/" + (*entries)[0].name + "/0";
+  std::string chunk = table_ + "/replication/ids/" + (*entries)[0].name + ".d/0";
   {
     std::fstream f(chunk, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(17);
@@ -106,8 +106,8 @@ TEST_F(BlockLogTest, IdStagedWithTheLastChunkIsRecordedAsIs) {
   EXPECT_EQ(checksum, ChecksumOf(*chunks));
   // Only the chunks remain under the retained data, the id went to ids/.
   size_t files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(table_ + "/replication/data/" +
-                                                           (*entries)[0].name)) {
+  for (const auto& e : std::filesystem::directory_iterator(table_ + "/replication/ids/" +
+                                                           (*entries)[0].name + ".d")) {
     (void)e;
     ++files;
   }
@@ -139,6 +139,36 @@ TEST_F(BlockLogTest, StaleStagedIdIsNotRecorded) {
     EXPECT_EQ(chunks->size(), id == "t:same" ? 2u : 1u) << id;
     EXPECT_EQ(checksum, ChecksumOf(*chunks)) << id;
   }
+}
+
+// Retained chunks where earlier versions kept them (data/<h>/<k>) are still listed, read and
+// released.
+TEST_F(BlockLogTest, RetainedChunksInTheEarlierPlaceStillServe) {
+  ASSERT_TRUE(log_.Stage(table_, "t", 0, BlockChunk{1, 4, "abcd"}, "t:old").ok());
+  ASSERT_TRUE(log_.Record(table_, "t:old", "t").ok());
+  absl::StatusOr<std::vector<BlockEntry>> entries = log_.List(table_);
+  ASSERT_TRUE(entries.ok());
+  ASSERT_EQ(entries->size(), 1u);
+  const std::string name = (*entries)[0].name;
+  std::filesystem::create_directories(table_ + "/replication/data");
+  std::filesystem::rename(table_ + "/replication/ids/" + name + ".d",
+                          table_ + "/replication/data/" + name);
+  entries = log_.List(table_);
+  ASSERT_TRUE(entries.ok());
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_TRUE((*entries)[0].has_data);
+  uint64_t checksum = 0;
+  std::string id;
+  absl::StatusOr<std::vector<BlockChunk>> chunks = log_.Read(table_, name, &checksum, &id);
+  ASSERT_TRUE(chunks.ok()) << chunks.status();
+  EXPECT_EQ(id, "t:old");
+  ASSERT_EQ(chunks->size(), 1u);
+  EXPECT_EQ((*chunks)[0].data, "abcd");
+  ASSERT_TRUE(log_.Release(table_, name).ok());
+  EXPECT_FALSE(std::filesystem::exists(table_ + "/replication/data/" + name));
+  entries = log_.List(table_);
+  ASSERT_TRUE(entries.ok());
+  EXPECT_FALSE((*entries)[0].has_data);
 }
 
 }  // namespace
