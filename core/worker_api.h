@@ -23,6 +23,7 @@ struct InsertRequest {
   std::string insert_id;  // PrepareInsert: the insert's token
   uint64_t chunk = 0;     // PrepareInsert: 0, 1, ... within the token
   bool retain = false;    // keep the chunks for replicas that miss the block (block_log.h)
+  std::string block_id;   // with retain, on the last chunk: the id the commit will record
 };
 
 struct InsertResult {

@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <thread>
+#include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "core/chunk_checksum.h"
 #include "core/error.h"
@@ -32,6 +33,14 @@ std::string FileNameOf(const std::string& id) {
 
 std::string Root(const std::string& table_dir) { return JoinPath(table_dir, "replication"); }
 
+// Where block `name`'s retained chunks go, and where earlier versions kept them.
+std::string RetainedDir(const std::string& root, const std::string& name) {
+  return JoinPath(JoinPath(root, "ids"), name + ".d");
+}
+std::string LegacyRetainedDir(const std::string& root, const std::string& name) {
+  return JoinPath(JoinPath(root, "data"), name);
+}
+
 std::string EncodeChunk(const BlockChunk& chunk) {
   std::string out;
   out.append(reinterpret_cast<const char*>(&chunk.rows), 8);
@@ -48,7 +57,7 @@ uint64_t ChecksumOf(const std::vector<BlockChunk>& chunks) {
   return sum.Digest();
 }
 
-BlockLog::BlockLog(std::shared_ptr<FileSystem> fs) : fs_(std::move(fs)) {
+BlockLog::BlockLog(std::shared_ptr<FileSystem> fs) : fs_(fs), dir_syncs_(std::move(fs)) {
   for (size_t i = 0; i < kStripes; ++i) stripes_.push_back(std::make_unique<core::Mutex>("block_log"));
   for (size_t i = 0; i < kStripes; ++i) {
     table_stripes_.push_back(std::make_unique<core::SharedMutex>("block_log_table"));
@@ -78,10 +87,29 @@ core::Mutex& BlockLog::LockFor(const std::string& id) {
 }
 
 absl::Status BlockLog::Stage(const std::string& table_dir, const std::string& token,
-                             uint64_t index, const BlockChunk& chunk) {
+                             uint64_t index, const BlockChunk& chunk,
+                             const std::string& block_id) {
   std::string dir = JoinPath(JoinPath(Root(table_dir), "staging"), FileNameOf(token));
   RETURN_IF_ERROR(fs_->CreateDirs(dir));
-  return WriteFileSynced(*fs_, JoinPath(dir, std::to_string(index)), EncodeChunk(chunk));
+  const std::string path = JoinPath(dir, std::to_string(index));
+  if (block_id.empty()) return WriteFileSynced(*fs_, path, EncodeChunk(chunk));
+  // The id file's contents as Record would write them, over chunks 0..index.
+  core::ChunkChecksum sum;
+  if (index > 0) {
+    ASSIGN_OR_RETURN(std::vector<BlockChunk> earlier, ReadChunks(dir));
+    if (earlier.size() != index) {
+      return core::Error(core::ErrorCode::kLogicalError,
+                         "Staged block " + dir + " holds " + std::to_string(earlier.size()) +
+                             " chunks before chunk " + std::to_string(index));
+    }
+    for (const BlockChunk& c : earlier) sum.Add(c.rows, c.raw_size, c.data);
+  }
+  sum.Add(chunk.rows, chunk.raw_size, chunk.data);
+  const std::string record = JoinPath(dir, "id." + std::to_string(index + 1));
+  // One after the other, on the thread that already runs beside the table's prepare (whose
+  // part takes longer to write and sync); a helper thread per insert would cost more CPU.
+  RETURN_IF_ERROR(WriteFileSynced(*fs_, path, EncodeChunk(chunk)));
+  return WriteFileSynced(*fs_, record, std::to_string(sum.Digest()) + "\n" + block_id);
 }
 
 void BlockLog::DropStaged(const std::string& table_dir, const std::string& token) {
@@ -116,35 +144,63 @@ absl::StatusOr<std::vector<BlockChunk>> BlockLog::ReadChunks(const std::string& 
   return chunks;
 }
 
+absl::StatusOr<bool> BlockLog::RecordStaged(const std::string& root, const std::string& staged,
+                                            const std::string& name, const std::string& id) {
+  absl::StatusOr<std::vector<std::string>> names = fs_->ListDir(staged);
+  if (!names.ok()) return false;
+  uint64_t chunks = 0;
+  std::string record;
+  for (const std::string& entry : *names) {
+    uint64_t k = 0;
+    if (absl::SimpleAtoi(entry, &k)) ++chunks;
+    if (absl::StartsWith(entry, "id.")) record = entry;
+  }
+  if (record.empty()) return false;
+  uint64_t covered = 0;
+  absl::StatusOr<std::string> text = fs_->ReadFile(JoinPath(staged, record));
+  if (!absl::SimpleAtoi(record.substr(3), &covered) || covered != chunks || !text.ok() ||
+      text->find('\n') == std::string::npos || text->substr(text->find('\n') + 1) != id) {
+    // Written for another id, or more chunks came after it: Record writes the id itself.
+    RETURN_IF_ERROR(fs_->RemoveAll(JoinPath(staged, record)));
+    return false;
+  }
+  const std::string ids = JoinPath(root, "ids");
+  RETURN_IF_ERROR(fs_->CreateDirs(ids));
+  const std::string data = RetainedDir(root, name);
+  (void)fs_->RemoveAll(data);
+  // The chunks first, then the id: List never shows the id without its retained chunks.
+  RETURN_IF_ERROR(fs_->Rename(staged, data));
+  RETURN_IF_ERROR(fs_->Rename(JoinPath(data, record), JoinPath(ids, name)));
+  // Both renames durable before the parts' commit: one fsync of ids/ (shared with concurrent
+  // commits).
+  RETURN_IF_ERROR(dir_syncs_.Sync(ids));
+  return true;
+}
+
 absl::Status BlockLog::Record(const std::string& table_dir, const std::string& id,
                               const std::string& token) {
   const std::string root = Root(table_dir);
   const std::string name = FileNameOf(id);
   const std::string staged = JoinPath(JoinPath(root, "staging"), FileNameOf(token));
+  if (!token.empty()) {
+    ASSIGN_OR_RETURN(bool recorded, RecordStaged(root, staged, name, id));
+    if (recorded) return absl::OkStatus();
+  }
   uint64_t checksum = 0;
-  // The retained chunks' new name is made durable while the id file is written: the two fsyncs
-  // overlap (they share a journal commit), and both end before the id's rename.
-  absl::Status data_synced;
-  std::thread data_sync;
+  const std::string ids = JoinPath(root, "ids");
+  RETURN_IF_ERROR(fs_->CreateDirs(ids));
   if (!token.empty() && fs_->ListDir(staged).ok()) {
     ASSIGN_OR_RETURN(std::vector<BlockChunk> chunks, ReadChunks(staged));
     checksum = ChecksumOf(chunks);
-    RETURN_IF_ERROR(fs_->CreateDirs(JoinPath(root, "data")));
-    const std::string data = JoinPath(JoinPath(root, "data"), name);
+    const std::string data = RetainedDir(root, name);
     (void)fs_->RemoveAll(data);
     RETURN_IF_ERROR(fs_->Rename(staged, data));
-    data_sync = std::thread([&] { data_synced = fs_->SyncDir(JoinPath(root, "data")); });
   }
-  const std::string ids = JoinPath(root, "ids");
   // Written under a longer name, then renamed: List never sees a half-written id.
   const std::string tmp = JoinPath(ids, name + ".tmp");
-  absl::Status written = fs_->CreateDirs(ids);
-  if (written.ok()) written = WriteFileSynced(*fs_, tmp, std::to_string(checksum) + "\n" + id);
-  if (data_sync.joinable()) data_sync.join();
-  RETURN_IF_ERROR(data_synced);
-  RETURN_IF_ERROR(written);
+  RETURN_IF_ERROR(WriteFileSynced(*fs_, tmp, std::to_string(checksum) + "\n" + id));
   RETURN_IF_ERROR(fs_->Rename(tmp, JoinPath(ids, name)));
-  return fs_->SyncDir(ids);
+  return dir_syncs_.Sync(ids);  // the retained chunks' rename and the id's at once
 }
 
 absl::StatusOr<std::vector<BlockEntry>> BlockLog::List(const std::string& table_dir) {
@@ -152,11 +208,17 @@ absl::StatusOr<std::vector<BlockEntry>> BlockLog::List(const std::string& table_
   std::vector<BlockEntry> entries;
   absl::StatusOr<std::vector<std::string>> names = fs_->ListDir(JoinPath(root, "ids"));
   if (!names.ok()) return entries;  // no replicated insert yet
-  absl::StatusOr<std::vector<std::string>> data = fs_->ListDir(JoinPath(root, "data"));
-  std::vector<std::string> retained = data.ok() ? *data : std::vector<std::string>();
+  std::set<std::string> retained;
+  for (const std::string& name : *names) {
+    if (name.size() == 34 && absl::EndsWith(name, ".d")) retained.insert(name.substr(0, 32));
+  }
+  if (absl::StatusOr<std::vector<std::string>> legacy = fs_->ListDir(JoinPath(root, "data"));
+      legacy.ok()) {
+    retained.insert(legacy->begin(), legacy->end());
+  }
   for (const std::string& name : *names) {
     if (name.size() != 32) continue;  // a file being written has a longer name
-    entries.push_back({name, std::binary_search(retained.begin(), retained.end(), name)});
+    entries.push_back({name, retained.count(name) > 0});
   }
   return entries;
 }
@@ -166,7 +228,8 @@ absl::StatusOr<std::vector<BlockChunk>> BlockLog::Read(const std::string& table_
                                                        uint64_t* checksum, std::string* id) {
   const std::string root = Root(table_dir);
   absl::StatusOr<std::string> text = fs_->ReadFile(JoinPath(JoinPath(root, "ids"), name));
-  const std::string data = JoinPath(JoinPath(root, "data"), name);
+  std::string data = RetainedDir(root, name);
+  if (!fs_->ListDir(data).ok()) data = LegacyRetainedDir(root, name);
   if (!text.ok() || !fs_->ListDir(data).ok()) {
     return core::Error(core::ErrorCode::kNoSuchDataPart, "Block " + name + " is not retained here");
   }
@@ -191,14 +254,17 @@ absl::Status BlockLog::Forget(const std::string& table_dir, const std::string& i
   const std::string name = FileNameOf(id);
   RETURN_IF_ERROR(fs_->RemoveAll(JoinPath(JoinPath(root, "ids"), name)));
   RETURN_IF_ERROR(fs_->SyncDir(JoinPath(root, "ids")));
-  return fs_->RemoveAll(JoinPath(JoinPath(root, "data"), name));
+  RETURN_IF_ERROR(fs_->RemoveAll(RetainedDir(root, name)));
+  return fs_->RemoveAll(LegacyRetainedDir(root, name));
 }
 
 absl::Status BlockLog::Release(const std::string& table_dir, const std::string& name) {
   if (name.size() != 32 || name.find('/') != std::string::npos || name.find('.') != std::string::npos) {
     return core::Error(core::ErrorCode::kBadArguments, "Bad block name " + name);
   }
-  return fs_->RemoveAll(JoinPath(JoinPath(Root(table_dir), "data"), name));
+  const std::string root = Root(table_dir);
+  RETURN_IF_ERROR(fs_->RemoveAll(RetainedDir(root, name)));
+  return fs_->RemoveAll(LegacyRetainedDir(root, name));
 }
 
 }  // namespace granite::storage

@@ -2,10 +2,15 @@
 // in <table>/replication/ beside the parts (so DROP and RENAME take it along):
 //   ids/<h>       one file per block id it committed (h = hex XXH3-128 of the id): the checksum
 //                 of the block's data, a newline and the id itself
-//   data/<h>/<k>  the k-th chunk of a block it retains for peers that missed it, as
+//   ids/<h>.d/<k> the k-th chunk of a block it retains for peers that missed it, as
 //                 PrepareInsert received it (rows, raw size, LZ4 data); removed by Release once
-//                 every replica has the block
+//                 every replica has the block. Beside the id, so that one fsync of ids/ makes
+//                 both a commit's renames durable. (data/<h>/<k>, where earlier versions kept
+//                 them, is still read, listed and released.)
 //   staging/<token>/<k>  chunks of a prepared insert not yet committed
+//   staging/<token>/id.<n>  the record of the id the coordinator announced with the block's
+//                 last chunk (n chunks): the id file's contents, written and fsynced with that
+//                 chunk, so that Record of the same id only renames it into ids/
 // Deduplication asks Contains(id) under LockFor(id) before committing, so a retried block (the
 // coordinator's retry, a client's retry with the same contents or token, or a repair racing the
 // original insert) is never applied twice.
@@ -23,6 +28,7 @@
 
 #include "absl/status/statusor.h"
 #include "core/mutex.h"
+#include "storage/dir_sync_group.h"
 #include "storage/file_system.h"
 
 namespace granite::storage {
@@ -48,9 +54,10 @@ class BlockLog {
  public:
   explicit BlockLog(std::shared_ptr<FileSystem> fs);
 
-  // Writes chunk `index` of prepared insert `token`, fsynced.
+  // Writes chunk `index` of prepared insert `token`, fsynced. A non-empty `block_id` says it is
+  // the block's last chunk and the id Record will be given: its record is written beside it.
   absl::Status Stage(const std::string& table_dir, const std::string& token, uint64_t index,
-                     const BlockChunk& chunk);
+                     const BlockChunk& chunk, const std::string& block_id = "");
   // Removes what Stage wrote for `token` (best effort).
   void DropStaged(const std::string& table_dir, const std::string& token);
 
@@ -83,8 +90,14 @@ class BlockLog {
 
  private:
   absl::StatusOr<std::vector<BlockChunk>> ReadChunks(const std::string& dir);
+  // Record's short way: moves the chunks and the id record Stage wrote for `id` into place.
+  // Returns false (having changed nothing but a stale record's removal) when Stage wrote no
+  // record for `id` over every staged chunk.
+  absl::StatusOr<bool> RecordStaged(const std::string& root, const std::string& staged,
+                                    const std::string& name, const std::string& id);
 
   const std::shared_ptr<FileSystem> fs_;
+  DirSyncGroup dir_syncs_;  // ids/ and data/ fsyncs of concurrent commits, shared
   std::vector<std::unique_ptr<core::Mutex>> stripes_;  // by hash of the id
   std::vector<std::unique_ptr<core::SharedMutex>> table_stripes_;  // by hash of the directory
 };

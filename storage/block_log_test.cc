@@ -60,7 +60,7 @@ TEST_F(BlockLogTest, DamagedRetainedChunkFailsItsChecksum) {
   absl::StatusOr<std::vector<BlockEntry>> entries = log_.List(table_);
   ASSERT_TRUE(entries.ok());
   ASSERT_EQ(entries->size(), 1u);
-  std::string chunk = table_ + "/replication/data/" + (*entries)[0].name + "/0";
+  std::string chunk = table_ + "/replication/ids/" + (*entries)[0].name + ".d/0";
   {
     std::fstream f(chunk, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(17);
@@ -81,6 +81,94 @@ TEST_F(BlockLogTest, DroppedStagingLeavesNoBlockAndReleaseRefusesPaths) {
   ASSERT_EQ(entries->size(), 1u);
   EXPECT_FALSE((*entries)[0].has_data);
   EXPECT_EQ(CodeOf(log_.Release(table_, "../../x")), ErrorCode::kBadArguments);
+}
+
+// The id announced with the last chunk is recorded then; Record of that id only moves it into
+// place, and the block reads back exactly as through Record's own write.
+TEST_F(BlockLogTest, IdStagedWithTheLastChunkIsRecordedAsIs) {
+  ASSERT_TRUE(log_.Stage(table_, "token1", 0, BlockChunk{3, 10, "aaaa"}).ok());
+  ASSERT_TRUE(log_.Stage(table_, "token1", 1, BlockChunk{2, 7, "bb"}, "c:abc").ok());
+  EXPECT_FALSE(log_.Contains(table_, "c:abc"));  // staged, not recorded
+  ASSERT_TRUE(log_.Record(table_, "c:abc", "token1").ok());
+  EXPECT_TRUE(log_.Contains(table_, "c:abc"));
+  EXPECT_TRUE(std::filesystem::is_empty(table_ + "/replication/staging"));  // moved, not copied
+  absl::StatusOr<std::vector<BlockEntry>> entries = log_.List(table_);
+  ASSERT_TRUE(entries.ok());
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_TRUE((*entries)[0].has_data);
+  uint64_t checksum = 0;
+  std::string id;
+  absl::StatusOr<std::vector<BlockChunk>> chunks =
+      log_.Read(table_, (*entries)[0].name, &checksum, &id);
+  ASSERT_TRUE(chunks.ok()) << chunks.status();
+  EXPECT_EQ(id, "c:abc");
+  ASSERT_EQ(chunks->size(), 2u);
+  EXPECT_EQ(checksum, ChecksumOf(*chunks));
+  // Only the chunks remain under the retained data, the id went to ids/.
+  size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(table_ + "/replication/ids/" +
+                                                           (*entries)[0].name + ".d")) {
+    (void)e;
+    ++files;
+  }
+  EXPECT_EQ(files, 2u);
+  std::ifstream f(table_ + "/replication/ids/" + (*entries)[0].name);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, std::to_string(checksum) + "\nc:abc");
+}
+
+// A staged record that does not match what is committed is not used: another id, or a chunk
+// staged after it (its checksum would miss that chunk).
+TEST_F(BlockLogTest, StaleStagedIdIsNotRecorded) {
+  ASSERT_TRUE(log_.Stage(table_, "a", 0, BlockChunk{1, 4, "abcd"}, "t:other").ok());
+  ASSERT_TRUE(log_.Record(table_, "t:mine", "a").ok());
+  EXPECT_TRUE(log_.Contains(table_, "t:mine"));
+  EXPECT_FALSE(log_.Contains(table_, "t:other"));
+
+  ASSERT_TRUE(log_.Stage(table_, "b", 0, BlockChunk{1, 4, "abcd"}, "t:same").ok());
+  ASSERT_TRUE(log_.Stage(table_, "b", 1, BlockChunk{2, 5, "efghi"}).ok());
+  ASSERT_TRUE(log_.Record(table_, "t:same", "b").ok());
+  absl::StatusOr<std::vector<BlockEntry>> entries = log_.List(table_);
+  ASSERT_TRUE(entries.ok());
+  ASSERT_EQ(entries->size(), 2u);
+  for (const BlockEntry& entry : *entries) {
+    uint64_t checksum = 0;
+    std::string id;
+    absl::StatusOr<std::vector<BlockChunk>> chunks = log_.Read(table_, entry.name, &checksum, &id);
+    ASSERT_TRUE(chunks.ok()) << chunks.status();
+    EXPECT_EQ(chunks->size(), id == "t:same" ? 2u : 1u) << id;
+    EXPECT_EQ(checksum, ChecksumOf(*chunks)) << id;
+  }
+}
+
+// Retained chunks where earlier versions kept them (data/<h>/<k>) are still listed, read and
+// released.
+TEST_F(BlockLogTest, RetainedChunksInTheEarlierPlaceStillServe) {
+  ASSERT_TRUE(log_.Stage(table_, "t", 0, BlockChunk{1, 4, "abcd"}, "t:old").ok());
+  ASSERT_TRUE(log_.Record(table_, "t:old", "t").ok());
+  absl::StatusOr<std::vector<BlockEntry>> entries = log_.List(table_);
+  ASSERT_TRUE(entries.ok());
+  ASSERT_EQ(entries->size(), 1u);
+  const std::string name = (*entries)[0].name;
+  std::filesystem::create_directories(table_ + "/replication/data");
+  std::filesystem::rename(table_ + "/replication/ids/" + name + ".d",
+                          table_ + "/replication/data/" + name);
+  entries = log_.List(table_);
+  ASSERT_TRUE(entries.ok());
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_TRUE((*entries)[0].has_data);
+  uint64_t checksum = 0;
+  std::string id;
+  absl::StatusOr<std::vector<BlockChunk>> chunks = log_.Read(table_, name, &checksum, &id);
+  ASSERT_TRUE(chunks.ok()) << chunks.status();
+  EXPECT_EQ(id, "t:old");
+  ASSERT_EQ(chunks->size(), 1u);
+  EXPECT_EQ((*chunks)[0].data, "abcd");
+  ASSERT_TRUE(log_.Release(table_, name).ok());
+  EXPECT_FALSE(std::filesystem::exists(table_ + "/replication/data/" + name));
+  entries = log_.List(table_);
+  ASSERT_TRUE(entries.ok());
+  EXPECT_FALSE((*entries)[0].has_data);
 }
 
 }  // namespace

@@ -202,7 +202,7 @@ grpc::Status WorkerService::PrepareInsert(grpc::ServerContext* context,
       storage::BlockChunk chunk{request->block().rows(), request->block().raw_size(),
                                 request->block().data()};
       staged = block_log_.Stage((*table)->directory(), request->insert_id(), request->chunk(),
-                                chunk);
+                                chunk, request->block_id());
     });
   }
   absl::Status status = (*table)->PrepareInsert(*block, request->insert_id(), request->chunk());

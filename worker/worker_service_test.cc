@@ -116,12 +116,14 @@ TEST_F(WorkerServiceTest, AutomaticPriorityLowersBulkInsertsWhileSmallOnesArrive
 }
 
 // Replicated commits record the block's id before its parts (storage/block_log.h): a second
-// commit of the id is deduplicated, and a commit that fails leaves neither rows nor id.
+// commit of the id is deduplicated, and a commit that fails leaves neither rows nor id. The id
+// announced with the prepare is the one recorded, unless the commit names another.
 TEST_F(WorkerServiceTest, ReplicatedCommitAppliesAnIdOnceAndForgetsItOnFailure) {
   ASSERT_NO_FATAL_FAILURE(Start(0));
-  auto prepare = [&](const std::string& token) {
+  auto prepare = [&](const std::string& token, const std::string& announced = "") {
     pb::InsertRequest request = Request(10, token);
     request.set_retain(true);
+    request.set_block_id(announced);
     pb::InsertResponse response;
     return service_->PrepareInsert(&context_, &request, &response).ok();
   };
@@ -146,15 +148,30 @@ TEST_F(WorkerServiceTest, ReplicatedCommitAppliesAnIdOnceAndForgetsItOnFailure) 
   ASSERT_TRUE(prepare("a"));
   ASSERT_TRUE(commit("a", "c:one", &deduplicated));
   EXPECT_FALSE(deduplicated);
-  ASSERT_TRUE(prepare("b"));
+  ASSERT_TRUE(prepare("b", "c:one"));
   ASSERT_TRUE(commit("b", "c:one", &deduplicated));
   EXPECT_TRUE(deduplicated);
   EXPECT_EQ(store_->GetTable("t")->rows(), 10u);
   EXPECT_EQ(blocks(), 1);
+  ASSERT_TRUE(prepare("c", "c:three"));
+  ASSERT_TRUE(commit("c", "c:three", &deduplicated));
+  EXPECT_FALSE(deduplicated);
+  ASSERT_TRUE(prepare("d", "c:announced"));
+  ASSERT_TRUE(commit("d", "c:four", &deduplicated));
+  EXPECT_FALSE(deduplicated);
+  EXPECT_EQ(store_->GetTable("t")->rows(), 30u);
+  EXPECT_EQ(blocks(), 3);
+  ASSERT_TRUE(prepare("e", "c:three"));
+  ASSERT_TRUE(commit("e", "c:three", &deduplicated));
+  EXPECT_TRUE(deduplicated);
+  ASSERT_TRUE(prepare("f", "c:announced"));
+  ASSERT_TRUE(commit("f", "c:announced", &deduplicated));
+  EXPECT_FALSE(deduplicated);  // "d" recorded its commit's id, not the announced one
+  EXPECT_EQ(store_->GetTable("t")->rows(), 40u);
   // A token that was never prepared: the commit fails and its id is not kept.
   EXPECT_FALSE(commit("never", "c:two", &deduplicated));
-  EXPECT_EQ(blocks(), 1);
-  EXPECT_EQ(store_->GetTable("t")->rows(), 10u);
+  EXPECT_EQ(blocks(), 4);
+  EXPECT_EQ(store_->GetTable("t")->rows(), 40u);
 }
 
 }  // namespace

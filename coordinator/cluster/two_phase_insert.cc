@@ -26,7 +26,8 @@ TwoPhaseInsert::TwoPhaseInsert(const WorkerSet& workers, std::string table, std:
     : workers_(workers), client_(workers), table_(std::move(table)), token_(std::move(token)), timeouts_(timeouts),
       chunks_(workers.size(), 0), touched_(workers.size(), 0) {}
 
-absl::Status TwoPhaseInsert::Prepare(size_t worker, core::plan::EncodedBlock block, bool retain) {
+absl::Status TwoPhaseInsert::Prepare(size_t worker, core::plan::EncodedBlock block, bool retain,
+                                     const std::string& block_id) {
   touched_[worker] = 1;
   core::worker_api::InsertRequest request;
   request.table = table_;
@@ -34,6 +35,7 @@ absl::Status TwoPhaseInsert::Prepare(size_t worker, core::plan::EncodedBlock blo
   request.insert_id = token_;
   request.chunk = chunks_[worker];
   request.retain = retain;
+  request.block_id = block_id;
   absl::Status status =
       client_.PrepareInsert(worker, std::move(request), timeouts_.prepare).status();
   if (status.ok()) ++chunks_[worker];

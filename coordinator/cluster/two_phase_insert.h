@@ -44,10 +44,12 @@ class TwoPhaseInsert {
   const std::string& token() const { return token_; }
 
   // Sends `block` to worker `worker` as its next chunk of the token; `retain` keeps it for
-  // replicas that miss the block (storage/block_log.h). The worker counts as touched from the
-  // start of the call.
+  // replicas that miss the block (storage/block_log.h); `block_id`, with `retain` on the block's
+  // last chunk, is the id Commit will record (the worker writes its record while it prepares).
+  // The worker counts as touched from the start of the call.
   // `block` is taken by value: moved in, it is sent without a copy.
-  absl::Status Prepare(size_t worker, core::plan::EncodedBlock block, bool retain = false);
+  absl::Status Prepare(size_t worker, core::plan::EncodedBlock block, bool retain = false,
+                       const std::string& block_id = "");
 
   // Makes the worker's prepared chunks visible; `block_id` deduplicates with replicas.
   absl::Status Commit(size_t worker, const std::string& block_id = "") const;

@@ -51,7 +51,6 @@ class ReplicatedInsert : public InsertSink {
         shard_digests_(workers.shard_count()) {}
 
   absl::Status SendEncoded(EncodedChunk chunk, bool last) override {
-    (void)last;
     const core::Block& full = chunk.full;
     const size_t total = full.rows();
     if (total == 0) return absl::OkStatus();
@@ -78,8 +77,16 @@ class ReplicatedInsert : public InsertSink {
         if (failed_[p].empty()) targets.push_back(p);
       }
     }
+    // On the last chunk every shard's id is known: the replicas record it while they prepare.
+    std::vector<std::string> ids(n);
+    if (last) {
+      for (size_t s = 0; s < n; ++s) {
+        if (!shard_digests_[s].empty()) ids[s] = BlockId(s);
+      }
+    }
     (void)workers_.CallEach(targets, [&](size_t p) -> absl::Status {
-      absl::Status status = phases_.Prepare(p, blocks[workers_.ShardOf(p)], /*retain=*/true);
+      const size_t s = workers_.ShardOf(p);
+      absl::Status status = phases_.Prepare(p, blocks[s], /*retain=*/true, ids[s]);
       if (!status.ok()) failed_[p] = std::string(status.message());
       return absl::OkStatus();
     });

@@ -5,8 +5,10 @@
 // shard's slice goes to every replica of the shard as PrepareInsert under the insert's token, with
 // `retain` so each replica keeps the block's chunks for peers that miss it. A replica that fails
 // drops out of the insert; while at least `insert_quorum` replicas of every touched shard remain,
-// the insert goes on. Then CommitInsert with the shard's block id on the remaining replicas: the
-// insert is acknowledged when at least the quorum committed it (or already had it).
+// the insert goes on. The last chunk's PrepareInsert carries each shard's block id, so a replica
+// writes the id's record with that chunk and its commit only renames it into place. Then
+// CommitInsert with the shard's block id on the remaining replicas: the insert is acknowledged
+// when at least the quorum committed it (or already had it).
 //   - fewer than the quorum prepared: nothing is committed anywhere, TOO_FEW_LIVE_REPLICAS (285)
 //     naming the shard and each replica's error;
 //   - the quorum prepared but fewer committed (replicas died in between): UNKNOWN_STATUS_OF_INSERT

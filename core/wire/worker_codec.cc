@@ -25,6 +25,7 @@ void ToProto(api::InsertRequest request, pb::InsertRequest* out) {
   out->set_insert_id(std::move(request.insert_id));
   out->set_chunk(request.chunk);
   out->set_retain(request.retain);
+  out->set_block_id(std::move(request.block_id));
 }
 
 void ToProto(const api::CommitInsertRequest& request, pb::CommitInsertRequest* out) {

@@ -31,6 +31,7 @@ TEST(WorkerCodecTest, InsertRequestCarriesEveryField) {
   request.insert_id = "token";
   request.chunk = 4;
   request.retain = true;
+  request.block_id = "c:0a";
   pb::InsertRequest message;
   ToProto(request, &message);
   EXPECT_EQ(message.table(), "t");
@@ -40,6 +41,7 @@ TEST(WorkerCodecTest, InsertRequestCarriesEveryField) {
   EXPECT_EQ(message.insert_id(), "token");
   EXPECT_EQ(message.chunk(), 4u);
   EXPECT_TRUE(message.retain());
+  EXPECT_EQ(message.block_id(), "c:0a");
 }
 
 TEST(WorkerCodecTest, CommitAndSmallRequests) {
