@@ -324,6 +324,8 @@ void RegisterInFunctions(FunctionTable& table) {
   table.Add({"tupleElement", 2, 3, false, ResolveTuple, CompileTuple});
   table.Add({"map", 0, kVariadic, false, ResolveTuple, CompileTuple});
   table.Add({"mapFromArrays", 2, 2, false, ResolveTuple, CompileTuple});
+  // An array of tuples (planner/array_of_tuples_lowering.h); listed in system.functions.
+  table.Add({"arrayZip", 1, kVariadic, false, ResolveTuple, CompileTuple, /*accepts_arrays=*/true});
   for (const char* name : {"mapKeys", "mapValues"}) {
     table.Add({name, 1, 1, false, ResolveTuple, CompileTuple});
   }
