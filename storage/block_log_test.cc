@@ -19,6 +19,23 @@ class BlockLogTest : public ::testing::Test {
   TempDirectory dir_;
   BlockLog log_{Posix()};
   const std::string table_ = dir_.path();
+
+  // Reads the one block the log lists, which must be recorded under `id` with retained chunks
+  // whose checksum is the one recorded.
+  std::vector<BlockChunk> ReadOnlyBlock(const std::string& id) {
+    absl::StatusOr<std::vector<BlockEntry>> entries = log_.List(table_);
+    EXPECT_TRUE(entries.ok() && entries->size() == 1 && (*entries)[0].has_data);
+    if (!entries.ok() || entries->size() != 1) return {};
+    uint64_t checksum = 0;
+    std::string read_id;
+    absl::StatusOr<std::vector<BlockChunk>> chunks =
+        log_.Read(table_, (*entries)[0].name, &checksum, &read_id);
+    EXPECT_TRUE(chunks.ok()) << chunks.status();
+    if (!chunks.ok()) return {};
+    EXPECT_EQ(read_id, id);
+    EXPECT_EQ(checksum, ChecksumOf(*chunks));
+    return *std::move(chunks);
+  }
 };
 
 TEST_F(BlockLogTest, RecordsIdsAndRetainsStagedChunksUntilReleased) {
@@ -28,28 +45,21 @@ TEST_F(BlockLogTest, RecordsIdsAndRetainsStagedChunksUntilReleased) {
   ASSERT_TRUE(log_.Record(table_, "c:abc", "token1").ok());
   EXPECT_TRUE(log_.Contains(table_, "c:abc"));
 
+  std::vector<BlockChunk> chunks = ReadOnlyBlock("c:abc");
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(chunks[0].data, "aaaa");
+  EXPECT_EQ(chunks[1].rows, 2u);
+
   absl::StatusOr<std::vector<BlockEntry>> entries = log_.List(table_);
   ASSERT_TRUE(entries.ok());
-  ASSERT_EQ(entries->size(), 1u);
-  EXPECT_TRUE((*entries)[0].has_data);
-
-  uint64_t checksum = 0;
-  std::string id;
-  absl::StatusOr<std::vector<BlockChunk>> chunks =
-      log_.Read(table_, (*entries)[0].name, &checksum, &id);
-  ASSERT_TRUE(chunks.ok()) << chunks.status();
-  EXPECT_EQ(id, "c:abc");
-  ASSERT_EQ(chunks->size(), 2u);
-  EXPECT_EQ((*chunks)[0].data, "aaaa");
-  EXPECT_EQ((*chunks)[1].rows, 2u);
-  EXPECT_EQ(checksum, ChecksumOf(*chunks));
-
   ASSERT_TRUE(log_.Release(table_, (*entries)[0].name).ok());
   entries = log_.List(table_);
   ASSERT_TRUE(entries.ok());
   ASSERT_EQ(entries->size(), 1u);
   EXPECT_FALSE((*entries)[0].has_data);
   EXPECT_TRUE(log_.Contains(table_, "c:abc"));  // still deduplicates
+  uint64_t checksum = 0;
+  std::string id;
   EXPECT_EQ(CodeOf(log_.Read(table_, (*entries)[0].name, &checksum, &id).status()),
             ErrorCode::kNoSuchDataPart);
 }
@@ -92,18 +102,11 @@ TEST_F(BlockLogTest, IdStagedWithTheLastChunkIsRecordedAsIs) {
   ASSERT_TRUE(log_.Record(table_, "c:abc", "token1").ok());
   EXPECT_TRUE(log_.Contains(table_, "c:abc"));
   EXPECT_TRUE(std::filesystem::is_empty(table_ + "/replication/staging"));  // moved, not copied
+  const std::vector<BlockChunk> chunks = ReadOnlyBlock("c:abc");
+  ASSERT_EQ(chunks.size(), 2u);
+  const uint64_t checksum = ChecksumOf(chunks);
   absl::StatusOr<std::vector<BlockEntry>> entries = log_.List(table_);
   ASSERT_TRUE(entries.ok());
-  ASSERT_EQ(entries->size(), 1u);
-  EXPECT_TRUE((*entries)[0].has_data);
-  uint64_t checksum = 0;
-  std::string id;
-  absl::StatusOr<std::vector<BlockChunk>> chunks =
-      log_.Read(table_, (*entries)[0].name, &checksum, &id);
-  ASSERT_TRUE(chunks.ok()) << chunks.status();
-  EXPECT_EQ(id, "c:abc");
-  ASSERT_EQ(chunks->size(), 2u);
-  EXPECT_EQ(checksum, ChecksumOf(*chunks));
   // Only the chunks remain under the retained data, the id went to ids/.
   size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(table_ + "/replication/ids/" +
