@@ -217,12 +217,10 @@ absl::Status ParseArrayOfTuplesText(std::string_view text, const CompoundLayout&
     return CannotParse(text, layout);
   }
   if (tuples.size() == 1 && Trim(tuples[0]).empty()) tuples.clear();  // []
-  CompoundLayout element = layout;
-  element.array = false;
+  const CompoundLayout element = ArrayElementLayout(layout);
   std::vector<Column*> nested;
   std::vector<size_t> before;
   for (size_t i = 0; i < columns.size(); ++i) {
-    element.types[i] = ArrayElementOf(layout.types[i]);
     nested.push_back(&columns[i]->MutableNested());
     before.push_back(nested.back()->size());
   }
@@ -241,6 +239,18 @@ absl::Status ParseArrayOfTuplesText(std::string_view text, const CompoundLayout&
 }
 
 }  // namespace
+
+CompoundLayout ArrayElementLayout(const CompoundLayout& array) {
+  CompoundLayout tuple = array;
+  tuple.array = false;
+  for (TypeId& type : tuple.types) type = ArrayElementOf(type);
+  auto unwrap = [](const std::string& name) {  // Array(X) -> X
+    return name.size() > 7 ? name.substr(6, name.size() - 7) : name;
+  };
+  tuple.type_name = unwrap(array.type_name);
+  tuple.pretty_name = unwrap(array.pretty_name);
+  return tuple;
+}
 
 std::string SubcolumnName(std::string_view column, std::string_view suffix) {
   return absl::StrCat(ToAbsl(column), ".", ToAbsl(suffix));

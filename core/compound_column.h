@@ -55,6 +55,10 @@ struct CompoundLayout {
 // arguments, a Nullable or Array key, or duplicate element names.
 absl::StatusOr<std::optional<CompoundLayout>> ParseCompoundType(std::string_view text);
 
+// Returns the layout of one element of an Array(Tuple(...)) layout: the tuple, its types the
+// arrays' element types. REQUIRES: array.array.
+CompoundLayout ArrayElementLayout(const CompoundLayout& array);
+
 // Returns the subcolumn name: "t.a".
 std::string SubcolumnName(std::string_view column, std::string_view suffix);
 

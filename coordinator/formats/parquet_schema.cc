@@ -212,6 +212,25 @@ bool IsMap(const Element& e) {
   return e.converted == parquet::kMap || e.logical == parquet::kLogicalMap;
 }
 
+// Adds each of `fields` (one leaf each) to *leaf as a part: `levels` gives the levels the
+// enclosing groups contribute, each field's own repetition is added (Describe); chunks follow
+// leaf->chunk in order.
+absl::Status DescribeParts(const std::vector<Element>& schema, const Tree& tree,
+                           const std::vector<size_t>& fields, const ParquetLeaf& levels,
+                           ParquetLeaf* leaf) {
+  size_t chunk = leaf->chunk;
+  for (size_t field : fields) {
+    if (tree.leaves[field] != 1) return Unsupported(leaf->name, "STRUCT or MAP nested in one");
+    ParquetLeaf part = levels;
+    part.name = leaf->name;
+    part.chunk = chunk++;
+    RETURN_IF_ERROR(Describe(schema, tree, field, &part));
+    leaf->part_names.push_back(schema[field].name);
+    leaf->parts.push_back(std::move(part));
+  }
+  return absl::OkStatus();
+}
+
 // Describes a STRUCT or MAP group at `at` as the parts of *leaf (chunks from
 // leaf->chunk on): a struct's fields, each one leaf; a map's key and value under its repeated
 // key_value group, each an array of the entries.
@@ -236,21 +255,12 @@ absl::Status DescribeCompound(const std::vector<Element>& schema, const Tree& tr
     repetition = 1;
     fields = tree.children[fields[0]];
   }
-  size_t chunk = leaf->chunk;
-  for (size_t field : fields) {
-    if (tree.leaves[field] != 1) return Unsupported(leaf->name, "STRUCT or MAP nested in one");
-    ParquetLeaf part;
-    part.name = leaf->name;
-    part.chunk = chunk++;
-    part.max_definition = definition;
-    part.max_repetition = repetition;
-    if (repetition > 0) part.element_definition.push_back(definition);
-    part.null_struct_default = optional != 0 && !leaf->map;
-    RETURN_IF_ERROR(Describe(schema, tree, field, &part));
-    leaf->part_names.push_back(schema[field].name);
-    leaf->parts.push_back(std::move(part));
-  }
-  return absl::OkStatus();
+  ParquetLeaf part;
+  part.max_definition = definition;
+  part.max_repetition = repetition;
+  if (repetition > 0) part.element_definition.push_back(definition);
+  part.null_struct_default = optional != 0 && !leaf->map;
+  return DescribeParts(schema, tree, fields, part, leaf);
 }
 
 // The struct group of a LIST of STRUCT at `at` (`<name> (LIST) { repeated group list { required
@@ -281,21 +291,12 @@ absl::Status DescribeListedStructs(const std::vector<Element>& schema, const Tre
   const int list_definition = (schema[at].repetition == parquet::kOptional ? 1 : 0) + 1;
   const bool optional_struct = schema[group].repetition == parquet::kOptional;
   leaf->array = true;
-  size_t chunk = leaf->chunk;
-  for (size_t field : tree.children[group]) {
-    if (tree.leaves[field] != 1) return Unsupported(leaf->name, "STRUCT or MAP nested in one");
-    ParquetLeaf part;
-    part.name = leaf->name;
-    part.chunk = chunk++;
-    part.max_definition = list_definition + (optional_struct ? 1 : 0);
-    part.max_repetition = 1;
-    part.element_definition.push_back(list_definition);
-    part.null_struct_default = optional_struct;
-    RETURN_IF_ERROR(Describe(schema, tree, field, &part));
-    leaf->part_names.push_back(schema[field].name);
-    leaf->parts.push_back(std::move(part));
-  }
-  return absl::OkStatus();
+  ParquetLeaf part;
+  part.max_definition = list_definition + (optional_struct ? 1 : 0);
+  part.max_repetition = 1;
+  part.element_definition.push_back(list_definition);
+  part.null_struct_default = optional_struct;
+  return DescribeParts(schema, tree, tree.children[group], part, leaf);
 }
 
 }  // namespace

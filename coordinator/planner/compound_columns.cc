@@ -415,19 +415,6 @@ std::vector<ExprPtr> ExpandJoinStar(const std::vector<ExprPtr>& items,
   return out;
 }
 
-// The layout of one element of an Array(Tuple(...)) layout: the tuple.
-core::CompoundLayout ElementLayout(const core::CompoundLayout& array) {
-  core::CompoundLayout tuple = array;
-  tuple.array = false;
-  for (core::TypeId& type : tuple.types) type = core::ArrayElementOf(type);
-  auto unwrap = [](const std::string& name) {  // Array(X) -> X
-    return name.size() > 7 ? name.substr(6, name.size() - 7) : name;
-  };
-  tuple.type_name = unwrap(array.type_name);
-  tuple.pretty_name = unwrap(array.pretty_name);
-  return tuple;
-}
-
 // ARRAY JOIN of an Array(Tuple(...)) column `c` written as its arrays: unaliased, `ARRAY JOIN
 // c.a, c.b` (zipped), after which `c` and `c.a` name the tuple and its element, as in ClickHouse;
 // `ARRAY JOIN c AS x` is `ARRAY JOIN c.a AS x.a, c.b AS x.b`, and `x` is the tuple (a source
@@ -460,9 +447,9 @@ void ArrayJoinTuples(sql::ArrayJoinClause* clause, std::vector<Source>* sources)
       arrays.push_back(std::move(column));
     }
     if (alias.empty()) {
-      compound->layout = ElementLayout(compound->layout);
+      compound->layout = core::ArrayElementLayout(compound->layout);
     } else {
-      element.compounds.push_back(Compound{alias, ElementLayout(compound->layout)});
+      element.compounds.push_back(Compound{alias, core::ArrayElementLayout(compound->layout)});
       sources->push_back(std::move(element));
     }
   }

@@ -188,10 +188,9 @@ absl::Status ExprFromProtoInto(const pb::Expr& expr, plan::Expr* out) {
       out->kind = plan::Expr::Kind::kColumn;
       out->column = expr.column();
       return absl::OkStatus();
-    case pb::Expr::kLiteral: {
+    case pb::Expr::kLiteral:
       out->kind = plan::Expr::Kind::kLiteral;
       return LeafFromProtoInto(expr, out);
-    }
     case pb::Expr::kCall:
       out->kind = plan::Expr::Kind::kCall;
       out->function = expr.call().name();
@@ -200,10 +199,9 @@ absl::Status ExprFromProtoInto(const pb::Expr& expr, plan::Expr* out) {
       out->kind = plan::Expr::Kind::kLambdaParameter;
       out->column = expr.lambda_parameter();
       return absl::OkStatus();
-    case pb::Expr::kSet: {
+    case pb::Expr::kSet:
       out->kind = plan::Expr::Kind::kSet;
       return LeafFromProtoInto(expr, out);
-    }
     case pb::Expr::NODE_NOT_SET:
       break;
   }
