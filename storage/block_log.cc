@@ -3,12 +3,16 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <chrono>
+#include <limits>
 #include <cstdio>
 #include <cstring>
 #include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "core/absl_compat.h"
 #include "core/chunk_checksum.h"
 #include "core/error.h"
 #include "core/status_macros.h"
@@ -39,6 +43,29 @@ std::string RetainedDir(const std::string& root, const std::string& name) {
 }
 std::string LegacyRetainedDir(const std::string& root, const std::string& name) {
   return JoinPath(JoinPath(root, "data"), name);
+}
+
+// An id file's contents: "<checksum> <commit time ns>\n<id>".
+std::string IdRecord(uint64_t checksum, const std::string& id) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  return absl::StrCat(checksum, " ", now, "\n", id);
+}
+
+// Parses an id file's contents (also "<checksum>\n<id>" of earlier versions: time 0).
+bool ParseIdRecord(std::string_view text, uint64_t* checksum, int64_t* time, std::string* id) {
+  const size_t newline = text.find('\n');
+  if (newline == std::string_view::npos) return false;
+  std::string_view head = text.substr(0, newline);
+  *time = 0;
+  if (const size_t space = head.find(' '); space != std::string_view::npos) {
+    if (!absl::SimpleAtoi(core::ToAbsl(head.substr(space + 1)), time)) return false;
+    head = head.substr(0, space);
+  }
+  if (!absl::SimpleAtoi(core::ToAbsl(head), checksum)) return false;
+  if (id != nullptr) *id = std::string(text.substr(newline + 1));
+  return true;
 }
 
 std::string EncodeChunk(const BlockChunk& chunk) {
@@ -109,11 +136,15 @@ absl::Status BlockLog::Stage(const std::string& table_dir, const std::string& to
   // One after the other, on the thread that already runs beside the table's prepare (whose
   // part takes longer to write and sync); a helper thread per insert would cost more CPU.
   RETURN_IF_ERROR(WriteFileSynced(*fs_, path, EncodeChunk(chunk)));
-  return WriteFileSynced(*fs_, record, std::to_string(sum.Digest()) + "\n" + block_id);
+  return WriteFileSynced(*fs_, record, IdRecord(sum.Digest(), block_id));
 }
 
 void BlockLog::DropStaged(const std::string& table_dir, const std::string& token) {
   (void)fs_->RemoveAll(JoinPath(JoinPath(Root(table_dir), "staging"), FileNameOf(token)));
+}
+
+void BlockLog::DropAllStaged(const std::string& table_dir) {
+  (void)fs_->RemoveAll(JoinPath(Root(table_dir), "staging"));
 }
 
 bool BlockLog::Contains(const std::string& table_dir, const std::string& id) {
@@ -158,8 +189,11 @@ absl::StatusOr<bool> BlockLog::RecordStaged(const std::string& root, const std::
   if (record.empty()) return false;
   uint64_t covered = 0;
   absl::StatusOr<std::string> text = fs_->ReadFile(JoinPath(staged, record));
+  uint64_t checksum = 0;
+  int64_t time = 0;
+  std::string recorded_id;
   if (!absl::SimpleAtoi(record.substr(3), &covered) || covered != chunks || !text.ok() ||
-      text->find('\n') == std::string::npos || text->substr(text->find('\n') + 1) != id) {
+      !ParseIdRecord(*text, &checksum, &time, &recorded_id) || recorded_id != id) {
     // Written for another id, or more chunks came after it: Record writes the id itself.
     RETURN_IF_ERROR(fs_->RemoveAll(JoinPath(staged, record)));
     return false;
@@ -198,7 +232,7 @@ absl::Status BlockLog::Record(const std::string& table_dir, const std::string& i
   }
   // Written under a longer name, then renamed: List never sees a half-written id.
   const std::string tmp = JoinPath(ids, name + ".tmp");
-  RETURN_IF_ERROR(WriteFileSynced(*fs_, tmp, std::to_string(checksum) + "\n" + id));
+  RETURN_IF_ERROR(WriteFileSynced(*fs_, tmp, IdRecord(checksum, id)));
   RETURN_IF_ERROR(fs_->Rename(tmp, JoinPath(ids, name)));
   return dir_syncs_.Sync(ids);  // the retained chunks' rename and the id's at once
 }
@@ -234,7 +268,9 @@ absl::StatusOr<std::vector<BlockChunk>> BlockLog::Read(const std::string& table_
     return core::Error(core::ErrorCode::kNoSuchDataPart, "Block " + name + " is not retained here");
   }
   uint64_t recorded = 0;
-  if (!absl::SimpleAtoi(text->substr(0, text->find('\n')), &recorded)) {
+  int64_t time = 0;
+  std::string recorded_id;
+  if (!ParseIdRecord(*text, &recorded, &time, &recorded_id)) {
     return core::Error(core::ErrorCode::kCorruptedData, "Block id file " + name + " is damaged");
   }
   ASSIGN_OR_RETURN(std::vector<BlockChunk> chunks, ReadChunks(data));
@@ -245,7 +281,7 @@ absl::StatusOr<std::vector<BlockChunk>> BlockLog::Read(const std::string& table_
                            std::to_string(actual) + ", recorded " + std::to_string(recorded));
   }
   *checksum = actual;
-  *id = text->substr(text->find('\n') + 1);
+  *id = std::move(recorded_id);
   return chunks;
 }
 
@@ -265,6 +301,35 @@ absl::Status BlockLog::Release(const std::string& table_dir, const std::string& 
   const std::string root = Root(table_dir);
   RETURN_IF_ERROR(fs_->RemoveAll(RetainedDir(root, name)));
   return fs_->RemoveAll(LegacyRetainedDir(root, name));
+}
+
+absl::StatusOr<size_t> BlockLog::Prune(const std::string& table_dir,
+                                       const std::set<std::string>& settled, uint64_t keep) {
+  ASSIGN_OR_RETURN(std::vector<BlockEntry> entries, List(table_dir));
+  if (entries.size() <= keep) return 0;
+  const std::string ids = JoinPath(Root(table_dir), "ids");
+  // (commit time, name) of every id, newest first; an unreadable one counts as the newest.
+  std::vector<std::pair<int64_t, const BlockEntry*>> ordered;
+  for (const BlockEntry& entry : entries) {
+    int64_t time = std::numeric_limits<int64_t>::max();
+    uint64_t checksum = 0;
+    if (absl::StatusOr<std::string> text = fs_->ReadFile(JoinPath(ids, entry.name)); text.ok()) {
+      if (!ParseIdRecord(*text, &checksum, &time, nullptr)) time = std::numeric_limits<int64_t>::max();
+    }
+    ordered.emplace_back(time, &entry);
+  }
+  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second->name > b.second->name;
+  });
+  size_t forgotten = 0;
+  for (size_t i = keep; i < ordered.size(); ++i) {
+    const BlockEntry& entry = *ordered[i].second;
+    if (entry.has_data || settled.count(entry.name) == 0) continue;
+    RETURN_IF_ERROR(fs_->RemoveAll(JoinPath(ids, entry.name)));
+    ++forgotten;
+  }
+  // Not synced: an id a crash brings back is forgotten again by a later pass.
+  return forgotten;
 }
 
 }  // namespace granite::storage

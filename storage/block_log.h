@@ -1,7 +1,9 @@
 // BlockLog: a replica's durable record of the insert blocks it holds for a replicated table, kept
 // in <table>/replication/ beside the parts (so DROP and RENAME take it along):
 //   ids/<h>       one file per block id it committed (h = hex XXH3-128 of the id): the checksum
-//                 of the block's data, a newline and the id itself
+//                 of the block's data, a space, the commit time (ns since the epoch; absent in
+//                 files of earlier versions), a newline and the id itself. A cloned replica
+//                 copies these files verbatim, so it orders the blocks as its peer does.
 //   ids/<h>.d/<k> the k-th chunk of a block it retains for peers that missed it, as
 //                 PrepareInsert received it (rows, raw size, LZ4 data); removed by Release once
 //                 every replica has the block. Beside the id, so that one fsync of ids/ makes
@@ -17,11 +19,16 @@
 // The id is recorded just before the parts' commit: a crash between the two leaves the id
 // without its rows, never rows without their id (which a re-sent or retried block would
 // duplicate). The repair finds such a replica by its row count and copies the table whole
-// (coordinator/cluster/replica_repair.h). Ids are not pruned on the replicas.
+// (coordinator/cluster/replica_repair.h).
+// Ids are pruned: Prune forgets the ids of settled blocks (every replica holds them and none
+// retains their data: the repair says which) beyond the `keep` most recently committed, so that
+// deduplication covers at least that many blocks (ClickHouse's replicated_deduplication_window)
+// and the listing the repair reads every pass stays bounded.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,6 +67,9 @@ class BlockLog {
                      const BlockChunk& chunk, const std::string& block_id = "");
   // Removes what Stage wrote for `token` (best effort).
   void DropStaged(const std::string& table_dir, const std::string& token);
+  // Removes every staged insert of the table (best effort): at start, when no prepared insert
+  // of an earlier process can be committed any more.
+  void DropAllStaged(const std::string& table_dir);
 
   bool Contains(const std::string& table_dir, const std::string& id);
   // Records `id` as committed; the chunks staged under `token` (if any) become its retained data.
@@ -73,6 +83,12 @@ class BlockLog {
                                                const std::string& name, uint64_t* checksum,
                                                std::string* id);
   absl::Status Release(const std::string& table_dir, const std::string& name);
+  // Forgets the ids named in `settled` that retain no data and are not among the `keep` most
+  // recently committed ids of the table (ids of earlier versions, without a commit time, are the
+  // oldest). Returns how many it forgot. Call under TableLock (shared), so that a snapshot for a
+  // peer never sees half of it.
+  absl::StatusOr<size_t> Prune(const std::string& table_dir, const std::set<std::string>& settled,
+                               uint64_t keep);
   // Removes what Record wrote for `id` (its id file and retained chunks): a commit that failed
   // after recording its id.
   absl::Status Forget(const std::string& table_dir, const std::string& id);

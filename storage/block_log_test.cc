@@ -1,9 +1,13 @@
 #include "storage/block_log.h"
 
 #include <gtest/gtest.h>
+#include <xxhash.h>
+
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "core/error.h"
 #include "storage/temp_directory.h"
@@ -117,7 +121,10 @@ TEST_F(BlockLogTest, IdStagedWithTheLastChunkIsRecordedAsIs) {
   EXPECT_EQ(files, 2u);
   std::ifstream f(table_ + "/replication/ids/" + (*entries)[0].name);
   std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(text, std::to_string(checksum) + "\nc:abc");
+  // "<checksum> <commit time>\n<id>"
+  const std::string head = std::to_string(checksum) + " ";
+  ASSERT_EQ(text.substr(0, head.size()), head);
+  EXPECT_EQ(text.substr(text.find('\n')), "\nc:abc");
 }
 
 // A staged record that does not match what is committed is not used: another id, or a chunk
@@ -171,6 +178,70 @@ TEST_F(BlockLogTest, RetainedChunksInTheEarlierPlaceStillServe) {
   EXPECT_FALSE(std::filesystem::exists(table_ + "/replication/data/" + name));
   entries = log_.List(table_);
   ASSERT_TRUE(entries.ok());
+  EXPECT_FALSE((*entries)[0].has_data);
+}
+
+// Prune forgets settled ids beyond the most recent `keep` (by the commit time in each id file;
+// files of earlier versions, without one, are the oldest), never one that retains its rows or
+// that the caller did not say is settled.
+TEST_F(BlockLogTest, PruneForgetsSettledIdsBeyondTheMostRecent) {
+  // An id file of an earlier version: "<checksum>\n<id>", no retained rows.
+  std::filesystem::create_directories(table_ + "/replication/ids");
+  {
+    XXH128_hash_t h = XXH3_128bits("t:legacy", 8);
+    char name[33];
+    std::snprintf(name, sizeof(name), "%016llx%016llx", static_cast<unsigned long long>(h.high64),
+                  static_cast<unsigned long long>(h.low64));
+    std::ofstream(table_ + "/replication/ids/" + name) << "0\nt:legacy";
+  }
+  ASSERT_TRUE(log_.Contains(table_, "t:legacy"));
+  // t:0 .. t:5 in commit order; t:1 keeps its rows.
+  for (int i = 0; i < 6; ++i) {
+    const std::string token = "k" + std::to_string(i);
+    ASSERT_TRUE(log_.Stage(table_, token, 0, BlockChunk{1, 1, "a"}).ok());
+    ASSERT_TRUE(log_.Record(table_, "t:" + std::to_string(i), token).ok());
+  }
+  absl::StatusOr<std::vector<BlockEntry>> entries = log_.List(table_);
+  ASSERT_TRUE(entries.ok());
+  ASSERT_EQ(entries->size(), 7u);
+  std::set<std::string> settled;
+  for (const BlockEntry& entry : *entries) {
+    uint64_t checksum = 0;
+    std::string id;
+    absl::StatusOr<std::vector<BlockChunk>> chunks = log_.Read(table_, entry.name, &checksum, &id);
+    if (!chunks.ok()) {  // the legacy id retains nothing
+      settled.insert(entry.name);
+      continue;
+    }
+    if (id == "t:1") continue;
+    ASSERT_TRUE(log_.Release(table_, entry.name).ok());
+    if (id != "t:4") settled.insert(entry.name);  // t:4 is not settled everywhere yet
+  }
+  absl::StatusOr<size_t> pruned = log_.Prune(table_, settled, 3);
+  ASSERT_TRUE(pruned.ok()) << pruned.status();
+  // Kept: t:5, t:4, t:3 (the 3 most recent), t:1 (its rows), t:4 (not settled anyway).
+  // Forgotten: t:2, t:0, t:legacy.
+  EXPECT_EQ(*pruned, 3u);
+  for (const char* id : {"t:1", "t:3", "t:4", "t:5"}) EXPECT_TRUE(log_.Contains(table_, id)) << id;
+  for (const char* id : {"t:0", "t:2", "t:legacy"}) EXPECT_FALSE(log_.Contains(table_, id)) << id;
+  // Nothing more to forget: at most `keep` ids that may go are left.
+  pruned = log_.Prune(table_, settled, 3);
+  ASSERT_TRUE(pruned.ok());
+  EXPECT_EQ(*pruned, 0u);
+  pruned = log_.Prune(table_, settled, 10);
+  ASSERT_TRUE(pruned.ok());
+  EXPECT_EQ(*pruned, 0u);
+}
+
+TEST_F(BlockLogTest, DropAllStagedRemovesEveryPreparedInsert) {
+  ASSERT_TRUE(log_.Stage(table_, "a", 0, BlockChunk{1, 4, "abcd"}).ok());
+  ASSERT_TRUE(log_.Stage(table_, "b", 0, BlockChunk{1, 4, "abcd"}, "t:b").ok());
+  log_.DropAllStaged(table_);
+  EXPECT_FALSE(std::filesystem::exists(table_ + "/replication/staging"));
+  ASSERT_TRUE(log_.Record(table_, "t:b", "b").ok());  // its staging gone: an id without rows
+  absl::StatusOr<std::vector<BlockEntry>> entries = log_.List(table_);
+  ASSERT_TRUE(entries.ok());
+  ASSERT_EQ(entries->size(), 1u);
   EXPECT_FALSE((*entries)[0].has_data);
 }
 

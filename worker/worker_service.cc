@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <memory>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -82,6 +84,10 @@ WorkerService::WorkerService(storage::Store* store, core::ThreadPool* pool, Work
   if (const char* threads = std::getenv("GRANITE_MERGE_THREADS")) {
     int n = 0;
     if (absl::SimpleAtoi(threads, &n) && n >= 0) options.threads = static_cast<size_t>(n);
+  }
+  // A prepared insert does not outlive its process: what an earlier one staged is garbage.
+  for (const std::shared_ptr<storage::Table>& table : store_->Tables()) {
+    block_log_.DropAllStaged(table->directory());
   }
   store_->StartBackgroundMerges(options);
 }
@@ -322,6 +328,12 @@ grpc::Status WorkerService::ReleaseBlocks(grpc::ServerContext* context,
   for (const std::string& id : request->ids()) {
     absl::Status released = block_log_.Release(table->directory(), id);
     if (!released.ok()) return core::ToGrpcStatus(released);
+  }
+  if (request->settled_size() > 0) {
+    const std::set<std::string> settled(request->settled().begin(), request->settled().end());
+    core::ReaderLock commits(block_log_.TableLock(table->directory()));
+    absl::StatusOr<size_t> pruned = block_log_.Prune(table->directory(), settled, request->keep());
+    if (!pruned.ok()) return core::ToGrpcStatus(pruned.status());
   }
   return grpc::Status::OK;
 }

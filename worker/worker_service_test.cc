@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <memory>
 #include <string>
 #include <utility>
@@ -172,6 +174,27 @@ TEST_F(WorkerServiceTest, ReplicatedCommitAppliesAnIdOnceAndForgetsItOnFailure) 
   EXPECT_FALSE(commit("never", "c:two", &deduplicated));
   EXPECT_EQ(blocks(), 4);
   EXPECT_EQ(store_->GetTable("t")->rows(), 40u);
+}
+
+// A prepared insert does not survive its process: a service started over the same data drops
+// what the earlier one staged (its chunks would otherwise stay on disk for good).
+TEST_F(WorkerServiceTest, StartDropsInsertsStagedByAnEarlierProcess) {
+  ASSERT_NO_FATAL_FAILURE(Start(0));
+  pb::InsertRequest request = Request(10, "staged");
+  request.set_retain(true);
+  request.set_block_id("c:staged");
+  pb::InsertResponse response;
+  ASSERT_TRUE(service_->PrepareInsert(&context_, &request, &response).ok());
+  const std::string staging = store_->GetTable("t")->directory() + "/replication/staging";
+  ASSERT_FALSE(std::filesystem::is_empty(staging));
+  service_.reset();  // the process ends without a commit or an abort
+  store_.reset();
+  auto store = storage::Store::Open(dir_.path(), files_);
+  ASSERT_TRUE(store.ok()) << store.status();
+  store_ = std::move(*store);
+  service_ = std::make_unique<WorkerService>(store_.get(), &pool_, WorkerInfo(), 0);
+  EXPECT_FALSE(std::filesystem::exists(staging));
+  EXPECT_EQ(store_->GetTable("t")->rows(), 0u);
 }
 
 }  // namespace

@@ -256,6 +256,29 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
     every_reachable = every_reachable && h.reachable;
     for (const auto& [name, has_data] : h.blocks) all.insert(name);
   }
+  // The replicas keep the ids of settled blocks beyond their `keep` most recent ones
+  // (BlockLog::Prune): twice the deduplication window, so that they outlast the shard log's
+  // window (trimmed to `window` once a tenth over).
+  const uint64_t keep = 2 * window;
+  // Settled: held by a reachable replica, its rows retained by none (so every replica held it
+  // when it was released, and none can re-send it). A replica that lacks a settled block while
+  // it holds `keep` blocks has forgotten it, not lost it: one that lost its ids lacks the recent
+  // blocks too, and one that lost parts beside its ids is found by its rows.
+  std::set<std::string> settled;
+  for (const std::string& name : all) {
+    bool held = false, kept = false;
+    for (size_t r = 0; r < replicas; ++r) {
+      const Holdings& peer = holdings[w.ProcessIndex(s, r)];
+      auto it = peer.blocks.find(name);
+      if (!peer.reachable || it == peer.blocks.end()) continue;
+      held = true;
+      kept = kept || it->second;
+    }
+    if (held && !kept) settled.insert(name);
+  }
+  const auto forgot = [&](const Holdings& h, const std::string& name) {
+    return h.blocks.size() >= keep && h.blocks.count(name) == 0 && settled.count(name) > 0;
+  };
   size_t copied = 0;
   std::vector<std::string> errors(replicas);
   for (size_t r = 0; r < replicas; ++r) {
@@ -263,11 +286,12 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
     Holdings& h = holdings[p];
     if (!h.reachable) continue;
     // Which peers keep each missing block's rows; the best source of a whole copy: a reachable
-    // peer holding every block this replica holds, with the most blocks (then rows).
+    // peer holding every block this replica holds (or having forgotten it), with the most blocks
+    // (then rows).
     bool unretained = false;
     std::vector<std::string> missing;
     for (const std::string& name : all) {
-      if (h.blocks.count(name) == 0) missing.push_back(name);
+      if (h.blocks.count(name) == 0 && !forgot(h, name)) missing.push_back(name);
     }
     constexpr size_t kNone = static_cast<size_t>(-1);
     size_t source = kNone;
@@ -275,8 +299,9 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
       const size_t q = w.ProcessIndex(s, o);
       const Holdings& peer = holdings[q];
       if (q == p || !peer.reachable) continue;
-      bool superset = std::all_of(h.blocks.begin(), h.blocks.end(),
-                                  [&](const auto& b) { return peer.blocks.count(b.first) > 0; });
+      bool superset = std::all_of(h.blocks.begin(), h.blocks.end(), [&](const auto& b) {
+        return peer.blocks.count(b.first) > 0 || forgot(peer, b.first);
+      });
       if (!superset) continue;
       if (source == kNone || peer.blocks.size() > holdings[source].blocks.size() ||
           (peer.blocks.size() == holdings[source].blocks.size() &&
@@ -303,14 +328,13 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
                   " blocks of the shard log are on no reachable replica (first: " +
                   *orphans.begin() + ")";
     }
-    // Fewer rows than a peer with the same blocks, pass after pass: parts lost beside their ids.
+    // Fewer rows than a peer with the same blocks (it misses none, the peer holds all of its
+    // own; forgotten settled ones aside), pass after pass: parts lost beside their ids.
     bool suspect = false;
     {
       core::MutexLock lock(counts_mu_);
       int& passes = suspect_[{table, p}];
-      const bool fewer = missing.empty() && source != kNone &&
-                         holdings[source].blocks.size() == h.blocks.size() &&
-                         holdings[source].rows > h.rows;
+      const bool fewer = missing.empty() && source != kNone && holdings[source].rows > h.rows;
       passes = fewer ? passes + 1 : 0;
       suspect = passes >= kSuspectPasses;
       if (suspect) passes = 0;
@@ -364,8 +388,24 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
       ++repaired_[p];
     }
   }
-  // Blocks every replica has no longer need their rows kept.
+  // Blocks every replica has no longer need their rows kept. Once a replica holds a tenth more
+  // ids than `keep`, every replica is told the blocks settled on all of them (held without rows,
+  // or forgotten), and forgets those beyond its `keep` most recent.
   if (every_reachable) {
+    bool over = false;
+    for (size_t r = 0; r < replicas; ++r) {
+      over = over || holdings[w.ProcessIndex(s, r)].blocks.size() > keep + keep / 10;
+    }
+    std::vector<std::string> forgettable;
+    for (const std::string& name : over ? settled : std::set<std::string>{}) {
+      bool everywhere = true;
+      for (size_t r = 0; r < replicas && everywhere; ++r) {
+        const Holdings& h = holdings[w.ProcessIndex(s, r)];
+        auto it = h.blocks.find(name);
+        everywhere = it != h.blocks.end() ? !it->second : forgot(h, name);
+      }
+      if (everywhere) forgettable.push_back(name);
+    }
     for (size_t r = 0; r < replicas; ++r) {
       const size_t p = w.ProcessIndex(s, r);
       std::vector<std::string> release;
@@ -377,8 +417,9 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
         }
         if (everywhere) release.push_back(name);
       }
-      if (release.empty()) continue;
-      absl::Status released = client.ReleaseBlocks(p, table, release, std::chrono::seconds(10));
+      if (release.empty() && forgettable.empty()) continue;
+      absl::Status released = client.ReleaseBlocks(p, table, release, std::chrono::seconds(10),
+                                                   forgettable, keep);
       if (released.ok()) {
         for (const std::string& name : release) holdings[p].blocks[name] = false;
       }
@@ -401,7 +442,9 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
     state.reachable = h.reachable;
     state.blocks = h.blocks.size();
     state.rows = h.rows;
-    for (const std::string& name : all) state.blocks_behind += h.blocks.count(name) == 0;
+    for (const std::string& name : all) {
+      state.blocks_behind += h.blocks.count(name) == 0 && !forgot(h, name);
+    }
     for (const auto& [name, has_data] : h.blocks) state.retained += has_data;
     {
       core::MutexLock lock(counts_mu_);

@@ -21,7 +21,11 @@
 //      (CloneReplica: worker to worker, worker/replica_cloner.h).
 //   4. Release. A block every replica has is released: the peers drop its retained chunks
 //      (ReleaseBlocks). Nothing is released while a replica does not answer, so a replica that
-//      comes back after a short downtime catches up by re-sent blocks.
+//      comes back after a short downtime catches up by re-sent blocks. Once a replica holds more
+//      than 2 x replicated_deduplication_window ids (and a tenth), the replicas forget the ids of
+//      the blocks settled on all of them beyond their 2 x window most recent
+//      (storage/block_log.h Prune); a replica holding that many ids is not behind by a settled
+//      block it lacks (it forgot it), so listings and ids stay bounded and no copy follows.
 // Design and limits: docs/adr/0004-replicated-shards.md. The state of each replica (state,
 // rows, blocks, lag, last error) is published to the WorkerSet's ReplicaMonitor for
 // system.replicas and for the choice of replicas to read (a lagging one is read last).

@@ -108,10 +108,14 @@ absl::StatusOr<api::RetainedBlock> WorkerClient::GetBlock(size_t worker, const s
 
 absl::Status WorkerClient::ReleaseBlocks(size_t worker, const std::string& table,
                                          const std::vector<std::string>& ids,
-                                         Timeout timeout) const {
+                                         Timeout timeout,
+                                         const std::vector<std::string>& settled,
+                                         uint64_t keep) const {
   pb::ReleaseBlocksRequest message;
   message.set_table(table);
   for (const std::string& id : ids) message.add_ids(id);
+  for (const std::string& name : settled) message.add_settled(name);
+  message.set_keep(keep);
   pb::ReleaseBlocksResponse response;
   return Call(workers_, worker, timeout, &Stub::ReleaseBlocks, message, &response);
 }

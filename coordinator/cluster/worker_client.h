@@ -47,8 +47,12 @@ class WorkerClient {
   absl::StatusOr<core::worker_api::RetainedBlock> GetBlock(size_t worker, const std::string& table,
                                                            const std::string& id,
                                                            Timeout timeout) const;
+  // Drops the retained data of `ids`; with `settled`, the worker also forgets the ids of those
+  // settled blocks beyond its `keep` most recent (storage/block_log.h Prune).
   absl::Status ReleaseBlocks(size_t worker, const std::string& table,
-                             const std::vector<std::string>& ids, Timeout timeout) const;
+                             const std::vector<std::string>& ids, Timeout timeout,
+                             const std::vector<std::string>& settled = {},
+                             uint64_t keep = 0) const;
   // Makes `worker` copy `table` whole from the worker at `source` (host:port), worker to worker.
   absl::StatusOr<core::worker_api::CloneResult> CloneReplica(size_t worker,
                                                              const std::string& table,

@@ -263,20 +263,69 @@ class ShardLogTest(RepairCluster):
         expected = {b: batch_summary(b) for b in range(4)}
         self.assertEqual(self.per_batch(0), expected)
         self.assertEqual(self.per_batch(1), expected)
-        # The log keeps the 5 most recent blocks (trimmed once it is over); the replicas still
-        # recognize an older block when it is inserted again.
+        # The log keeps the 5 most recent blocks (trimmed once it is over); the replicas keep
+        # twice the window of ids, so they still recognize a block older than the log's window
+        # when it is inserted again.
         for b in range(4, 12):
             self.insert_batch(b)
         deadline = time.monotonic() + WAIT
         while len(self.logged()) > 5 and time.monotonic() < deadline:
             time.sleep(0.3)
         self.assertEqual(len(self.logged()), 5)
-        self.insert_batch(0)
+        self.insert_batch(4)
         self.wait_caught_up()
         expected = {b: batch_summary(b) for b in range(12)}
         self.assertEqual(self.per_batch(0), expected)
         self.assertEqual(self.per_batch(1), expected)
 
 
+class PrunedIdsTest(RepairCluster):
+    """replicated_deduplication_window = 2: the replicas keep the ids of their 4 most recent
+    settled blocks and forget older ones, without a copy and without losing a block."""
+    table_settings = " SETTINGS replicated_deduplication_window = 2"
+
+    def wait_pruned(self, blocks):
+        return self.wait_for("ids pruned to %d" % blocks, lambda rows: all(
+            r[1] == "1" and r[3] == "0" and r[7] == "active" and r[2] == str(blocks)
+            for r in rows))
+
+    def test_settled_ids_are_forgotten_beyond_twice_the_window(self):
+        for b in range(12):
+            self.insert_batch(b)
+        rows = self.wait_pruned(4)
+        self.assertEqual([r[6] for r in rows], ["0", "0"], "no replica should copy the table")
+        expected = {b: batch_summary(b) for b in range(12)}
+        self.assertEqual(self.per_batch(0), expected)
+        self.assertEqual(self.per_batch(1), expected)
+        # The most recent blocks are still deduplicated.
+        self.insert_batch(11)
+        self.insert_batch(10)
+        self.wait_caught_up()
+        self.assertEqual(self.per_batch(0), expected)
+
+        # A replica that misses blocks while down gets them re-sent, not a copy: its peer keeps
+        # their rows until both have them.
+        self.cluster.kill9_worker(1)
+        self.wait_for("replica 1 seen down", lambda rows: rows[1][1] == "0")
+        for b in range(12, 15):
+            self.insert_batch(b, settings={"insert_quorum": "1"})
+        self.cluster.restart_worker(1)
+        rows = self.wait_pruned(4)
+        self.assertEqual([r[6] for r in rows], ["0", "0"], "no replica should copy the table")
+        expected.update({b: batch_summary(b) for b in range(12, 15)})
+        self.assertEqual(self.per_batch(0), expected)
+        self.assertEqual(self.per_batch(1), expected)
+
+        # A wiped replica lacks the recent ids too: it is copied whole.
+        self.cluster.kill9_worker(0)
+        self.wait_for("replica 0 seen down", lambda rows: rows[0][1] == "0")
+        shutil.rmtree(self.cluster.worker_dir(0))
+        self.cluster.restart_worker(0)
+        self.wait_for("replica 0 copied the table", lambda rows: int(rows[0][6]) >= 1)
+        self.wait_caught_up()
+        self.assertEqual(self.per_batch(0), expected)
+        self.assertEqual(self.per_batch(1), expected)
+
+
 if __name__ == "__main__":
-    testmain.main([WipedReplicaTest, KilledReplicaTest, ShardLogTest])
+    testmain.main([WipedReplicaTest, KilledReplicaTest, ShardLogTest, PrunedIdsTest])
