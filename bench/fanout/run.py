@@ -9,7 +9,10 @@ worker, then `--queries` runs (one client, back to back, after 20 warm-up runs) 
   key_point_off  the same with optimize_skip_unused_shards = 0 (every shard)
   small_group  SELECT k % 10, count() FROM t GROUP BY 1
 
-Prints p50 / p90 in ms per shape and worker count, and the p50 slope per added worker.
+Prints p50 / p90 in ms per shape and worker count, the p50 slope per added worker, and the CPU
+each query costs the coordinator and the workers together (from /proc over the timed runs): on
+a machine with fewer cores than workers the latency slope is mostly the workers' own CPU
+serialized on the cores, while the coordinator's CPU per added worker is the fan-out's cost.
 
     .venv/bin/python bench/fanout/run.py --granite build/granite --workers 1,2,4,8,16,32,64
 """
@@ -38,6 +41,13 @@ def pct(values, p):
     return values[min(len(values) - 1, int(round(p / 100.0 * (len(values) - 1))))]
 
 
+def cpu_seconds(pid):
+    """User + system CPU of process `pid` (all its threads, also the ended ones)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(granite, workers, queries):
     c = cluster.SplitCluster([granite], workers=workers, threads=1).start()
     try:
@@ -52,12 +62,17 @@ def measure(granite, workers, queries):
             for _ in range(20):
                 client.query(sql, settings=settings)
             latencies = []
+            coordinator = c.coordinator.pid
+            worker_pids = [w.pid for w in c.workers]
+            cpu0 = cpu_seconds(coordinator), sum(cpu_seconds(p) for p in worker_pids)
             for _ in range(queries):
                 t0 = time.perf_counter()
                 text = client.query_text(sql, settings=settings)
                 latencies.append(time.perf_counter() - t0)
                 assert text == expected, (name, text, expected)
-            out[name] = (pct(latencies, 50) * 1000, pct(latencies, 90) * 1000)
+            cpu1 = cpu_seconds(coordinator), sum(cpu_seconds(p) for p in worker_pids)
+            out[name] = (pct(latencies, 50) * 1000, pct(latencies, 90) * 1000,
+                         (cpu1[0] - cpu0[0]) * 1000 / queries, (cpu1[1] - cpu0[1]) * 1000 / queries)
         client.close()
         return out
     finally:
@@ -74,20 +89,31 @@ def main():
     results = {}
     for n in counts:
         results[n] = measure(args.granite, n, args.queries)
-        print("workers %3d: %s" % (n, "  ".join("%s p50 %.2f p90 %.2f" % (s, *results[n][s])
-                                                   for s, _, _ in SHAPES)), flush=True)
+        print("workers %3d: %s" % (n, "  ".join(
+            "%s p50 %.2f p90 %.2f cpu coordinator %.3f workers %.3f" % (s, *results[n][s])
+            for s, _, _ in SHAPES)), flush=True)
     print()
     print("| workers | " + " | ".join("%s p50 / p90 ms" % s for s, _, _ in SHAPES) + " |")
     print("|---:|" + "---:|" * len(SHAPES))
     for n in counts:
-        print("| %d | " % n + " | ".join("%.2f / %.2f" % results[n][s] for s, _, _ in SHAPES)
+        print("| %d | " % n + " | ".join("%.2f / %.2f" % results[n][s][:2] for s, _, _ in SHAPES)
+              + " |")
+    print()
+    print("CPU per query, ms (coordinator / all workers):")
+    print()
+    print("| workers | " + " | ".join("%s" % s for s, _, _ in SHAPES) + " |")
+    print("|---:|" + "---:|" * len(SHAPES))
+    for n in counts:
+        print("| %d | " % n + " | ".join("%.3f / %.3f" % results[n][s][2:] for s, _, _ in SHAPES)
               + " |")
     if len(counts) > 1:
         lo, hi = counts[0], counts[-1]
         print()
         for s, _, _ in SHAPES:
             slope = (results[hi][s][0] - results[lo][s][0]) / (hi - lo)
-            print("%s: p50 slope %.3f ms per added worker (%d -> %d workers)" % (s, slope, lo, hi))
+            cpu_slope = (results[hi][s][2] - results[lo][s][2]) / (hi - lo)
+            print("%s: p50 slope %.3f ms, coordinator CPU slope %.4f ms per added worker "
+                  "(%d -> %d workers)" % (s, slope, cpu_slope, lo, hi))
 
 
 if __name__ == "__main__":

@@ -261,7 +261,10 @@ Column DefaultRow(TypeId type) {
 
 absl::StatusOr<uint64_t> ConstantArgument(const WindowCall& call, const Column& column,
                                           std::string_view what) {
-  const core::Value value = column.empty() ? core::Value(uint64_t{0}) : core::ValueAt(column, 0);
+  // Evaluated per row of the input: over no rows there is no value to check, and none is used
+  // (1 passes the callers' checks).
+  if (column.empty()) return 1;
+  const core::Value value = core::ValueAt(column, 0);
   if (const auto* u = std::get_if<uint64_t>(&value)) return *u;
   if (const auto* i = std::get_if<int64_t>(&value); i != nullptr && *i >= 0) {
     return static_cast<uint64_t>(*i);

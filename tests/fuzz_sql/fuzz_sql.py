@@ -9,7 +9,8 @@ DateTime). The same rows go to chdb and to three granite configurations:
   w3   `granite local --workers 3`, table t (rows split round-robin)
   w3s  the same cluster, table ts: t's rows sharded by i32 (sharding_key), so shard-local rules fire
 Each generated query (filters, expressions and functions, GROUP BY with each aggregate, HAVING,
-ORDER BY / LIMIT, DISTINCT; no subqueries, which granite does not have yet) runs on chdb first; a query chdb refuses is
+ORDER BY / LIMIT, DISTINCT; joins, window functions, set operations, scalar / IN / EXISTS
+subqueries, CTEs, grouping sets and LIMIT BY) runs on chdb first; a query chdb refuses is
 dropped (it was not valid). It then runs on each granite configuration and the results are compared
 with bench/clickbench/result_check.py: as multisets unless ORDER BY fixes the order, floats within a
 relative 1e-9. A granite error where chdb answered is a mismatch too.
@@ -332,7 +333,8 @@ class Generator:
         ka, kb = self.pick(keys)
         right = "t" if self.r.random() < 0.5 else "(SELECT %s%s FROM t WHERE %s)" % (
             kb, "" if kb == "i32" else ", i32", self.predicate())
-        kind = self.pick(["JOIN", "INNER JOIN", "LEFT JOIN", "LEFT SEMI JOIN", "LEFT ANTI JOIN"])
+        kind = self.pick(["JOIN", "INNER JOIN", "LEFT JOIN", "LEFT SEMI JOIN", "LEFT ANTI JOIN",
+                          "RIGHT JOIN", "FULL JOIN"])
         where = ""
         if self.r.random() < 0.5:
             col = self.pick(SMALL_INT_COLS)
@@ -354,8 +356,97 @@ class Generator:
         return "SELECT a.u8, count(), sum(%s.i32) %s GROUP BY a.u8 ORDER BY 1 LIMIT %d" % (
             right_sum, src, self.r.randint(1, 20))
 
+    def window_query(self):
+        """A window function over t. The window's ORDER BY ends with every key column shown, so
+        rows it leaves tied show the same values (their multiset is determined)."""
+        partition = self.pick(["", "u8 % 5", "s", "d", "i8 < 0", "u8 % 5, s"])
+        order_cols = self.r.sample(["i32", "u32", "s", "d", "u8", "i64"], self.r.randint(1, 3))
+        order = ", ".join(c + self.pick(["", " DESC"]) for c in order_cols)
+        col = self.pick(SMALL_INT_COLS)
+        fn = self.pick(["row_number()", "rank()", "dense_rank()", "count()", "sum(%s)" % col,
+                        "min(%s)" % col, "max(%s)" % col, "avg(%s)" % col,
+                        "first_value(%s)" % col, "last_value(%s)" % col,
+                        "lagInFrame(%s)" % col, "leadInFrame(%s, 1)" % col,
+                        "lag(%s, 2)" % col, "lead(%s)" % col, "ntile(3)", "percent_rank()",
+                        "cume_dist()", "nth_value(%s, 2)" % col])
+        frame = ""
+        if self.r.random() < 0.3 and not fn.startswith(("row_number", "rank", "dense_rank",
+                                                           "lag(", "lead(", "ntile", "percent",
+                                                           "cume")):
+            frame = " " + self.pick([
+                "ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING",
+                "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW",
+                "ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING",
+                "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW",
+                "RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING"])
+        tie_safe = fn.startswith(("rank", "dense_rank", "percent_rank", "cume_dist", "count",
+                                  "sum", "min", "max", "avg")) and "ROWS" not in frame
+        if not tie_safe:
+            # Rows the window leaves tied are then equal in every column it may show or read.
+            order += "".join(", " + c for c in ["i32", "u32", "u64", "i64", "s", "d", "dt", "u8",
+                                                 "i8"] if c not in order_cols)
+        over = "OVER (%s%sORDER BY %s%s)" % (
+            "PARTITION BY " if partition else "", partition + " " if partition else "", order,
+            frame)
+        shown = list(dict.fromkeys(order_cols + [c.strip() for c in partition.split(",")
+                                                 if c.strip() in ("s", "d")]))
+        where = " WHERE " + self.predicate() if self.r.random() < 0.5 else ""
+        sql = "SELECT %s, %s %s AS w FROM t%s" % (", ".join(shown), fn, over, where)
+        if self.r.random() < 0.3:
+            # Filtered on the window's result, from outside.
+            return "SELECT * FROM (%s) WHERE w %s %d" % (sql, self.pick(["<", ">", "="]),
+                                                        self.r.randint(0, 5))
+        return sql
+
+    def composite_query(self):
+        """Set operations, subqueries, CTEs, grouping sets and LIMIT BY over t."""
+        shape = self.r.random()
+        if shape < 0.2:
+            col = self.pick(["u8", "i8", "s", "d"])
+            op = self.pick(["UNION ALL", "UNION DISTINCT", "INTERSECT", "EXCEPT",
+                            "INTERSECT DISTINCT", "EXCEPT DISTINCT"])
+            return "SELECT * FROM (SELECT %s, u8 %% 3 AS k FROM t WHERE %s %s SELECT %s, " \
+                   "u8 %% 3 AS k FROM t WHERE %s)" % (col, self.predicate(), op, col,
+                                                      self.predicate())
+        if shape < 0.35:
+            col = self.pick(SMALL_INT_COLS)
+            agg = self.pick(["avg", "min", "max", "median"])
+            return "SELECT count(), sum(i32) FROM t WHERE %s %s (SELECT %s(%s) FROM t WHERE %s)" \
+                % (col, self.pick(["<", ">", ">=", "="]), agg, col, self.predicate())
+        if shape < 0.45:
+            col = self.pick(["u8", "i8", "s", "d"])
+            return "SELECT count(), sum(i32) FROM t WHERE %s %sIN (SELECT %s FROM t WHERE %s)" % (
+                col, self.pick(["", "NOT "]), col, self.predicate())
+        if shape < 0.5:
+            return "SELECT count(), max(u8) FROM t WHERE %sEXISTS (SELECT 1 FROM t WHERE %s)" % (
+                self.pick(["", "NOT "]), self.predicate())
+        if shape < 0.65:
+            key = self.pick(["u8 % 4", "s", "d", "i8 < 0"])
+            return "WITH c AS (SELECT %s AS k, i32, u32 FROM t WHERE %s) SELECT k, count(), " \
+                   "sum(i32), max(u32) FROM c GROUP BY k" % (key, self.predicate())
+        if shape < 0.8:
+            keys = self.r.sample(["u8 % 3", "s", "i8 < 0", "toYear(d)"], 2)
+            by = self.pick(["ROLLUP(%s, %s)", "CUBE(%s, %s)", "GROUPING SETS ((%s), (%s), ())",
+                            "GROUPING SETS ((%s, %s))"])
+            return "SELECT %s, %s, count(), sum(i32), min(u32) FROM t GROUP BY %s" % (
+                keys[0], keys[1], by % tuple(keys))
+        if shape < 0.9:
+            key = self.pick(["u8 % 4", "s", "d"])
+            cols = self.r.sample(["i32", "u32", "s", "d"], 2)
+            order = ", ".join(c + self.pick(["", " DESC"]) for c in cols)
+            return "SELECT * FROM (SELECT %s AS k, %s FROM t ORDER BY k, %s LIMIT %d BY k)" % (
+                key, ", ".join(cols), order, self.r.randint(1, 3))
+        col = self.pick(SMALL_INT_COLS)
+        return "SELECT u8 %% 4 AS k, count(), (SELECT max(%s) FROM t WHERE %s) AS m FROM t " \
+               "GROUP BY k" % (col, self.predicate())
+
     def query(self):
-        if self.r.random() < 0.1:
+        kind = self.r.random()
+        if kind < 0.08:
+            return self.window_query()
+        if kind < 0.16:
+            return self.composite_query()
+        if kind < 0.26:
             return self.join_query()
         sql = self.single_table_query()
         if self.r.random() < 0.2:
