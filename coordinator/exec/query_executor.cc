@@ -468,14 +468,19 @@ absl::StatusOr<sql::SelectStatement> QueryExecutor::MergeSubqueries(sql::SelectS
                                                                   const CteScope& scope,
                                                                   QueryContext* query) {
   // A merged subquery's own FROM may name a CTE or a view: resolved here, then merged in turn.
+  bool any = false;
   for (int pass = 0; pass < kMaxSelectNesting; ++pass) {
     std::optional<sql::SelectStatement> merged = MergeFromSubquery(select);
     if (!merged) break;
+    any = true;
     select = ResolveCteReferences(*merged, scope);
     ASSIGN_OR_RETURN(select, ExpandViews(select, [this, query](const sql::TableRef& ref) {
                        return ViewOf(ref, query->database);
                      }));
   }
+  // The merged subquery's references to Tuple / Map / Array(Tuple) columns of its table (e.g.
+  // `t.b` in its WHERE) now stand in a SELECT over that table: rewritten into subcolumns.
+  if (any) return ExpandCompounds(select, query);
   return select;
 }
 
