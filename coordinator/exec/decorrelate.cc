@@ -35,8 +35,24 @@ ExprPtr Number(uint64_t value) {
 struct Correlation {
   std::vector<ExprPtr> kept;                          // inner conditions only
   std::vector<std::pair<ExprPtr, ExprPtr>> keys;      // outer = inner
-  std::optional<std::pair<ExprPtr, ExprPtr>> differs;  // outer <> inner (EXISTS only)
+  // One comparison of an inner and an outer expression other than equality (EXISTS only):
+  // `inner <op> outer`, op one of notEquals, less, greater, lessOrEquals, greaterOrEquals.
+  struct Residual {
+    ExprPtr outer;
+    ExprPtr inner;
+    std::string op;
+  };
+  std::optional<Residual> differs;
 };
+
+// The comparison `b <op'> a` that holds exactly when `a <op> b` does.
+std::string Flipped(const std::string& op) {
+  if (op == "less") return "greater";
+  if (op == "greater") return "less";
+  if (op == "lessOrEquals") return "greaterOrEquals";
+  if (op == "greaterOrEquals") return "lessOrEquals";
+  return op;  // notEquals
+}
 
 struct InnerRelation {
   std::string alias;
@@ -135,8 +151,8 @@ class Decorrelator {
     SelectStatement derived = Derived(sub, *found);
     derived.select.push_back(Aliased(sql::MakeCall("count", {}), "__n"));
     if (found->differs) {
-      derived.select.push_back(Aliased(sql::MakeCall("min", {found->differs->second}), "__mn"));
-      derived.select.push_back(Aliased(sql::MakeCall("max", {found->differs->second}), "__mx"));
+      derived.select.push_back(Aliased(sql::MakeCall("min", {found->differs->inner}), "__mn"));
+      derived.select.push_back(Aliased(sql::MakeCall("max", {found->differs->inner}), "__mx"));
     }
     sql::JoinClause join;
     join.kind = sql::JoinKind::kLeft;
@@ -150,10 +166,24 @@ class Decorrelator {
     out->joins.push_back(std::move(join));
     ExprPtr matched = sql::MakeCall("greater", {sql::MakeColumn(alias, "__n"), Number(0)});
     if (found->differs) {
-      // Some inner row of the group has c <> outer_c: its min or its max differs.
-      const ExprPtr& outer_c = found->differs->first;
-      matched = sql::MakeCall("and", {matched, sql::MakeCall("or", {sql::MakeCall("notEquals", {sql::MakeColumn(alias, "__mn"), outer_c}),
-                                                  sql::MakeCall("notEquals", {sql::MakeColumn(alias, "__mx"), outer_c})})});
+      // Some inner row c of the group has `c <op> outer_c`: decided by the group's min and max
+      // (min and max skip NULLs, as the comparison fails for a NULL c; a NULL outer_c compares
+      // to NULL, which matches nothing).
+      const ExprPtr& outer_c = found->differs->outer;
+      const std::string& op = found->differs->op;
+      const ExprPtr mn = sql::MakeColumn(alias, "__mn");
+      const ExprPtr mx = sql::MakeColumn(alias, "__mx");
+      ExprPtr some;
+      if (op == "notEquals") {
+        some = sql::MakeCall("or", {sql::MakeCall("notEquals", {mn, outer_c}),
+                                    sql::MakeCall("notEquals", {mx, outer_c})});
+      } else if (op == "less" || op == "lessOrEquals") {
+        some = sql::MakeCall(op, {mn, outer_c});
+      } else {
+        some = sql::MakeCall(op, {mx, outer_c});
+      }
+      // NULL (a NULL outer_c, or a group of NULL c only) is no match: NOT EXISTS holds then.
+      matched = sql::MakeCall("and", {matched, sql::MakeCall("ifNull", {some, Number(0)})});
     }
     conjuncts->push_back(negated ? sql::MakeCall("not", {matched}) : matched);
     return true;
@@ -246,14 +276,19 @@ class Decorrelator {
         continue;
       }
       const bool eq = c->name == "equals";
-      if (c->kind != ExprKind::kFunction || (!eq && c->name != "notEquals") || c->args.size() != 2) {
+      const bool residual = c->name == "notEquals" || c->name == "less" ||
+                            c->name == "greater" || c->name == "lessOrEquals" ||
+                            c->name == "greaterOrEquals";
+      if (c->kind != ExprKind::kFunction || (!eq && !residual) || c->args.size() != 2) {
         return std::nullopt;
       }
       Sides a = sides_of(*c->args[0]);
       Sides b = sides_of(*c->args[1]);
-      std::pair<ExprPtr, ExprPtr> pair;
+      std::pair<ExprPtr, ExprPtr> pair;  // outer, inner
+      std::string op = c->name;          // as `inner <op> outer`
       if (a.outer && !a.inner && b.inner && !b.outer) {
         pair = {c->args[0], c->args[1]};
+        op = Flipped(op);
       } else if (b.outer && !b.inner && a.inner && !a.outer) {
         pair = {c->args[1], c->args[0]};
       } else {
@@ -262,9 +297,9 @@ class Decorrelator {
       if (eq) {
         found.keys.push_back(std::move(pair));
       } else if (!found.differs) {
-        found.differs = std::move(pair);
+        found.differs = Correlation::Residual{pair.first, pair.second, op};
       } else {
-        return std::nullopt;
+        return std::nullopt;  // two residuals must hold on one inner row: not by min / max
       }
     }
     if (found.keys.empty() && !found.differs) return std::nullopt;

@@ -436,9 +436,32 @@ class Generator:
             order = ", ".join(c + self.pick(["", " DESC"]) for c in cols)
             return "SELECT * FROM (SELECT %s AS k, %s FROM t ORDER BY k, %s LIMIT %d BY k)" % (
                 key, ", ".join(cols), order, self.r.randint(1, 3))
-        col = self.pick(SMALL_INT_COLS)
-        return "SELECT u8 %% 4 AS k, count(), (SELECT max(%s) FROM t WHERE %s) AS m FROM t " \
-               "GROUP BY k" % (col, self.predicate())
+        if shape < 0.92:
+            col = self.pick(SMALL_INT_COLS)
+            return "SELECT u8 %% 4 AS k, count(), (SELECT max(%s) FROM t WHERE %s) AS m FROM t " \
+                   "GROUP BY k" % (col, self.predicate())
+        if shape < 0.94:
+            # A window over grouped rows.
+            key = self.pick(["u8 % 5", "s", "d", "toYear(d)"])
+            fn = self.pick(["rank() OVER (ORDER BY count() DESC, g)", "sum(count()) OVER ()",
+                            "sum(sum(i32)) OVER (ORDER BY g)", "lagInFrame(count()) OVER "
+                            "(ORDER BY g ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)"])
+            return "SELECT %s AS g, count(), sum(i32), %s AS w FROM t WHERE %s GROUP BY g" % (
+                key, fn, self.predicate())
+        if shape < 0.96:
+            cols = self.r.sample(["u8", "s", "d", "i8"], 2)
+            return "SELECT count(), sum(i32) FROM t WHERE (%s, %s) %sIN (SELECT %s, %s FROM t " \
+                   "WHERE %s)" % (cols[0], cols[1], self.pick(["", "NOT "]), cols[0], cols[1],
+                                  self.predicate())
+        if shape < 0.98:
+            # A correlated EXISTS (decorrelated by granite; dropped where chdb refuses it).
+            return "SELECT count(), sum(a.i32) FROM t AS a WHERE %sEXISTS (SELECT 1 FROM t AS b " \
+                   "WHERE b.%s = a.%s AND b.i32 %s a.i32)" % (
+                       self.pick(["", "NOT "]), *([self.pick(["u8", "s", "d"])] * 2),
+                       self.pick(["<", ">", "!="]))
+        return "SELECT u8 %% 4 AS k, count() FROM t GROUP BY k HAVING sum(i32) %s %d AND " \
+               "max(s) %s '%s'" % (self.pick(["<", ">"]), self.r.randint(-10**9, 10**9),
+                                   self.pick(["<", ">="]), self.pick(["a", "m", "z"]))
 
     def query(self):
         kind = self.r.random()
