@@ -307,8 +307,16 @@ absl::StatusOr<Resolution> ResolveEntry(const Entry& entry, const ParsedName& pa
     // FixedString values are not yet read by the aggregate states; UUID and DateTime64 only by
     // the ones that take any type (min, max, any, argMin, ...).
     if (IsFixedString(t) && entry.family != Family::kCount) return IllegalType(name, t);
-    // Arrays: only count reads them (as rows); groupArray and friends take their elements.
-    if (IsArray(t) && entry.family != Family::kCount && entry.family != Family::kGroupArray) {
+    // Arrays: count reads them (as rows); groupArray and friends take their elements; any,
+    // anyLast, anyHeavy, argMin and argMax keep them whole (as cells, not compared: not argMin's
+    // second argument).
+    const bool kept_whole =
+        i == 0 && (entry.family == Family::kAny ||
+                   (entry.family == Family::kValue &&
+                    (entry.sub == V(ValueKind::kAnyLast) || entry.sub == V(ValueKind::kAnyHeavy) ||
+                     entry.sub == V(ValueKind::kArgMin) || entry.sub == V(ValueKind::kArgMax))));
+    if (IsArray(t) && entry.family != Family::kCount && entry.family != Family::kGroupArray &&
+        !kept_whole) {
       return IllegalType(name, t);
     }
     if ((IsUuid(t) || IsDateTime64(t)) && entry.args == Args::kQuantile) {
@@ -458,7 +466,9 @@ absl::StatusOr<std::unique_ptr<AggregateFunction>> Create(const Resolution& r,
     case Family::kAvg: return MakeAvg(arg);
     case Family::kMin: return MakeMin(arg);
     case Family::kMax: return MakeMax(arg);
-    case Family::kAny: return MakeAny(arg);
+    case Family::kAny:
+      if (IsArray(arg)) return MakeValueAggregate(ValueKind::kAnyFirst, spec.arg_types, 0);
+      return MakeAny(arg);
     case Family::kUniqExact:
     case Family::kGroupBitmap:
       if (spec.bitmap_bits > 0 && IsInteger(arg)) {

@@ -53,6 +53,7 @@ std::unique_ptr<AggregateFunction> MakeQuantile(QuantileKind kind, TypeId arg, d
 enum class ValueKind {
   kArgMin, kArgMax, kAnyLast, kAnyHeavy, kEntropy, kUniqUpTo, kSumKahan, kBoundingRatio,
   kBitAnd, kBitOr, kBitXor,
+  kAnyFirst,  // any(x) of a type the typed `any` does not keep (arrays): the first value seen
 };
 std::unique_ptr<AggregateFunction> MakeValueAggregate(ValueKind kind,
                                                       const std::vector<TypeId>& args,

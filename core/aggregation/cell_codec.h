@@ -1,6 +1,8 @@
 // Cells: one value of any column type held as bytes, for aggregate states that keep values of
 // a type known only at run time (argMin, anyLast, -Distinct). A fixed-width value is its raw
-// bytes; a String is its bytes. Serialized, a cell is a varint length and the bytes.
+// bytes; a String is its bytes; an Array is its element count (varint), then per element a NULL
+// flag byte (Nullable elements only) and, unless NULL, the element's cell serialized. Serialized,
+// a cell is a varint length and the bytes.
 #pragma once
 
 #include <cstring>
@@ -12,8 +14,26 @@
 
 namespace granite::core {
 
+inline void PutCell(std::string* out, std::string_view cell);
+inline bool GetCell(std::string_view* in, std::string* cell);
+
 // Returns row `row` of `column` as a cell.
 inline std::string CellOf(const Column& column, size_t row) {
+  if (IsArray(column.type())) {
+    const Column& nested = column.Nested();
+    const uint64_t begin = column.ArrayBegin(row);
+    const uint64_t size = column.ArraySizeAt(row);
+    std::string out;
+    PutVarint64(&out, size);
+    for (uint64_t i = begin; i < begin + size; ++i) {
+      if (nested.logical_type() != nested.type()) {
+        out.push_back(nested.IsNullAt(i) ? 1 : 0);
+        if (nested.IsNullAt(i)) continue;
+      }
+      PutCell(&out, CellOf(nested, i));
+    }
+    return out;
+  }
   if (HasStringLayout(column.type())) return std::string(column.StringAt(row));
   const size_t width = ValueSize(column.type());
   return std::string(column.RawData() + row * width, width);
@@ -21,6 +41,28 @@ inline std::string CellOf(const Column& column, size_t row) {
 
 // Appends a cell to `column` (an empty cell appends the type's default).
 inline void AppendCell(Column* column, std::string_view cell) {
+  if (IsArray(column->type())) {
+    Column& nested = column->MutableNested();
+    const bool nullable = nested.logical_type() != nested.type();
+    uint64_t size = 0;
+    if (!cell.empty() && GetVarint64(&cell, &size)) {
+      std::string element;
+      for (uint64_t i = 0; i < size && !cell.empty(); ++i) {
+        if (nullable) {
+          const bool null = cell[0] != 0;
+          cell.remove_prefix(1);
+          if (null) {
+            nested.AppendNull();
+            continue;
+          }
+        }
+        if (!GetCell(&cell, &element)) break;
+        AppendCell(&nested, element);
+      }
+    }
+    column->AppendArrayEnd();
+    return;
+  }
   if (HasStringLayout(column->type())) {
     column->AppendString(cell);
     return;

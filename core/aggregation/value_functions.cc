@@ -2,6 +2,7 @@
 //   argMin(a, b) / argMax(a, b): a at the smallest / largest b (the first seen on ties; NaN b
 //     never wins over a number); result the type of a, its default for an empty group.
 //   anyLast(x): the last value seen (after merging, one of the group's values).
+//   any(x) of an array: the first value seen (the typed `any` keeps the other types).
 //   anyHeavy(x): the majority candidate of the Boyer-Moore vote, as ClickHouse.
 //   entropy(x): Shannon entropy in bits of the value distribution, Float64.
 //   uniqUpTo(N)(x): the exact number of distinct values if at most N, else N + 1; UInt64.
@@ -58,6 +59,11 @@ class CellOp {
         s.has = true;
         s.value = CellOf(*args[0], row);
         return;
+      case ValueKind::kAnyFirst:
+        if (s.has) return;
+        s.has = true;
+        s.value = CellOf(*args[0], row);
+        return;
       case ValueKind::kAnyHeavy: {
         std::string v = CellOf(*args[0], row);
         Vote(s, v, 1);
@@ -77,6 +83,9 @@ class CellOp {
     if (!o.has) return;
     switch (kind_) {
       case ValueKind::kAnyLast: s = std::move(o); return;
+      case ValueKind::kAnyFirst:
+        if (!s.has) s = std::move(o);
+        return;
       case ValueKind::kAnyHeavy: Vote(s, o.value, o.counter); return;
       default:
         if (!s.has || Better(o.key, s.key)) s = std::move(o);
@@ -265,6 +274,7 @@ std::unique_ptr<AggregateFunction> MakeValueAggregate(ValueKind kind,
     case ValueKind::kArgMin:
     case ValueKind::kArgMax:
     case ValueKind::kAnyLast:
+    case ValueKind::kAnyFirst:
     case ValueKind::kAnyHeavy: return MakeGenericAggregate(CellOp(kind, args));
     case ValueKind::kEntropy:
     case ValueKind::kUniqUpTo: return MakeGenericAggregate(CountsOp(kind, param));
