@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coordinator/cluster/shard_log.h"
@@ -264,8 +265,9 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
   // when it was released, and none can re-send it). A replica that lacks a settled block while
   // it holds `keep` blocks has forgotten it, not lost it: one that lost its ids lacks the recent
   // blocks too, and one that lost parts beside its ids is found by its rows.
-  std::set<std::string> settled;
-  for (const std::string& name : all) {
+  // Whether a reachable replica of the shard holds block `name`, and whether one of those
+  // keeps its rows.
+  const auto holders = [&](const std::string& name) {
     bool held = false, kept = false;
     for (size_t r = 0; r < replicas; ++r) {
       const Holdings& peer = holdings[w.ProcessIndex(s, r)];
@@ -274,6 +276,11 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
       held = true;
       kept = kept || it->second;
     }
+    return std::make_pair(held, kept);
+  };
+  std::set<std::string> settled;
+  for (const std::string& name : all) {
+    const auto [held, kept] = holders(name);
     if (held && !kept) settled.insert(name);
   }
   const auto forgot = [&](const Holdings& h, const std::string& name) {
@@ -312,14 +319,7 @@ size_t ReplicaRepair::RepairShard(const std::string& table, uint64_t window, siz
     // A logged block no reachable replica holds (its holders are down) waits for them.
     std::set<std::string> orphans;
     for (const std::string& name : missing) {
-      bool held = false, kept = false;
-      for (size_t o = 0; o < replicas; ++o) {
-        const Holdings& peer = holdings[w.ProcessIndex(s, o)];
-        auto it = peer.blocks.find(name);
-        if (!peer.reachable || it == peer.blocks.end()) continue;
-        held = true;
-        kept = kept || it->second;
-      }
+      const auto [held, kept] = holders(name);
       if (!held) orphans.insert(name);
       unretained = unretained || (held && !kept);
     }
