@@ -100,7 +100,8 @@ void JoinTable::BuildKeyBits(const std::vector<uint64_t>& words) {
       words.begin(), words.end(),
       [](uint64_t a, uint64_t b) { return static_cast<int64_t>(a) < static_cast<int64_t>(b); });
   const uint64_t span = *high - *low;
-  const uint64_t limit = std::max<uint64_t>(kSmallSpanBits, words.size() * kBitsPerKey);
+  const uint64_t limit =
+      std::min<uint64_t>(kMaxBits, std::max<uint64_t>(kSmallSpanBits, words.size() * kBitsPerKey));
   if (span >= limit) return;
   key_min_ = *low;
   key_range_ = span + 1;

@@ -78,8 +78,10 @@ class JoinTable {
   std::vector<uint64_t> key_bits_;
   uint64_t key_min_ = 0;
   uint64_t key_range_ = 0;
-  static constexpr uint64_t kBitsPerKey = 64;
+  // At 256 bits per row the bitmap is at most twice the hash table's bytes; never over 32 MiB.
+  static constexpr uint64_t kBitsPerKey = 256;
   static constexpr uint64_t kSmallSpanBits = uint64_t{1} << 21;
+  static constexpr uint64_t kMaxBits = uint64_t{1} << 28;
   absl::flat_hash_map<std::string, int64_t> bytes_head_;
   std::vector<int64_t> next_;  // the next build row of the same key, -1 at the end
   // track_matches: one flag per build row, set by any probing thread (relaxed: read after they
