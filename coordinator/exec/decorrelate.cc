@@ -132,7 +132,8 @@ class Decorrelator {
     for (const auto& key : found->keys) {
       if (key.first->kind != ExprKind::kIdentifier) return false;  // a LEFT JOIN key
     }
-    if (std::optional<std::pair<std::string, std::string>> merged = MergeExists(sub, *found, out)) {
+    if (std::optional<std::pair<std::string, std::string>> merged =
+            MergeExists(sub, *found, out)) {
       ExprPtr matched = Matched(merged->first, merged->second, *found);
       conjuncts->push_back(negated ? sql::MakeCall("not", {matched}) : matched);
       return true;
@@ -168,13 +169,16 @@ class Decorrelator {
   // of an EXISTS merged into an earlier one's subquery, MergeExists).
   static ExprPtr Matched(const std::string& alias, const std::string& suffix,
                          const Correlation& found) {
-    ExprPtr matched = sql::MakeCall("greater", {sql::MakeColumn(alias, "__n" + suffix), Number(0)});
+    ExprPtr matched =
+        sql::MakeCall("greater", {sql::MakeColumn(alias, "__n" + suffix), Number(0)});
     if (found.differs) {
       // Some inner row of the group has c <> outer_c: its min or its max differs.
       const ExprPtr& outer_c = found.differs->first;
-      matched = sql::MakeCall(
-          "and", {matched, sql::MakeCall("or", {sql::MakeCall("notEquals", {sql::MakeColumn(alias, "__mn" + suffix), outer_c}),
-                                                sql::MakeCall("notEquals", {sql::MakeColumn(alias, "__mx" + suffix), outer_c})})});
+      ExprPtr min_differs =
+          sql::MakeCall("notEquals", {sql::MakeColumn(alias, "__mn" + suffix), outer_c});
+      ExprPtr max_differs =
+          sql::MakeCall("notEquals", {sql::MakeColumn(alias, "__mx" + suffix), outer_c});
+      matched = sql::MakeCall("and", {matched, sql::MakeCall("or", {min_differs, max_differs})});
     }
     return matched;
   }
@@ -192,11 +196,14 @@ class Decorrelator {
     int merged = 1;           // EXISTS sharing it
   };
 
-  // Returns `e` with identifiers qualified `from` (the inner table's alias or name) qualified
-  // `to` instead.
-  static ExprPtr Requalified(const ExprPtr& e, const std::string& from, const std::string& to) {
+  // Returns `e` with identifiers qualified by the inner table `from` (its alias or its name, as
+  // Analyze takes them) qualified `to` instead.
+  static ExprPtr Requalified(const ExprPtr& e, const sql::TableRef& from, const std::string& to) {
     auto copy = std::make_shared<Expr>(*e);
-    if (copy->kind == ExprKind::kIdentifier && copy->qualifier == from) copy->qualifier = to;
+    if (copy->kind == ExprKind::kIdentifier && !copy->qualifier.empty() &&
+        (copy->qualifier == from.alias || copy->qualifier == from.name)) {
+      copy->qualifier = to;
+    }
     for (ExprPtr& arg : copy->args) arg = Requalified(arg, from, to);
     return copy;
   }
@@ -214,8 +221,9 @@ class Decorrelator {
   // EXISTS' conditions reaches counts 0 for it, as the absent group of its own LEFT JOIN did.
   // Returns the subquery's alias and the suffix of the columns to test, or nullopt when no
   // earlier EXISTS fits.
-  std::optional<std::pair<std::string, std::string>> MergeExists(const SelectStatement& sub, const Correlation& found,
-                                         SelectStatement* out) {
+  std::optional<std::pair<std::string, std::string>> MergeExists(const SelectStatement& sub,
+                                                                 const Correlation& found,
+                                                                 SelectStatement* out) {
     if (!sub.joins.empty() || !sub.settings.empty() || !found.differs || !sub.from ||
         sub.from->subquery || sub.from->is_function) {
       return std::nullopt;
@@ -225,13 +233,14 @@ class Decorrelator {
           e.found.keys.size() != found.keys.size()) {
         continue;
       }
-      const std::string from = Qualifier(*sub.from);
+      const sql::TableRef& from = *sub.from;
       const std::string to = Qualifier(e.table);
       auto same = [&](const ExprPtr& a, const ExprPtr& b) {
         return sql::ColumnName(*a) == sql::ColumnName(*Requalified(b, from, to));
       };
+      const std::string outer_c = sql::ColumnName(*found.differs->first);
       bool fits = same(e.found.differs->second, found.differs->second) &&
-                  sql::ColumnName(*e.found.differs->first) == sql::ColumnName(*found.differs->first);
+                  sql::ColumnName(*e.found.differs->first) == outer_c;
       for (size_t i = 0; fits && i < found.keys.size(); ++i) {
         fits = sql::ColumnName(*e.found.keys[i].first) == sql::ColumnName(*found.keys[i].first) &&
                same(e.found.keys[i].second, found.keys[i].second);
@@ -244,8 +253,12 @@ class Decorrelator {
         const ExprPtr cond = sql::JoinAnd(e.found.kept);
         for (ExprPtr& item : derived->select) {
           if (item->alias == "__n") item = Aliased(sql::MakeCall("countIf", {cond}), "__n");
-          if (item->alias == "__mn") item = Aliased(sql::MakeCall("minIf", {inner_c, cond}), "__mn");
-          if (item->alias == "__mx") item = Aliased(sql::MakeCall("maxIf", {inner_c, cond}), "__mx");
+          if (item->alias == "__mn") {
+            item = Aliased(sql::MakeCall("minIf", {inner_c, cond}), "__mn");
+          }
+          if (item->alias == "__mx") {
+            item = Aliased(sql::MakeCall("maxIf", {inner_c, cond}), "__mx");
+          }
         }
       }
       e.if_form = true;
@@ -255,8 +268,10 @@ class Decorrelator {
       const std::string suffix = "_" + std::to_string(++e.merged);
       if (cond) {
         derived->select.push_back(Aliased(sql::MakeCall("countIf", {cond}), "__n" + suffix));
-        derived->select.push_back(Aliased(sql::MakeCall("minIf", {inner_c, cond}), "__mn" + suffix));
-        derived->select.push_back(Aliased(sql::MakeCall("maxIf", {inner_c, cond}), "__mx" + suffix));
+        derived->select.push_back(
+            Aliased(sql::MakeCall("minIf", {inner_c, cond}), "__mn" + suffix));
+        derived->select.push_back(
+            Aliased(sql::MakeCall("maxIf", {inner_c, cond}), "__mx" + suffix));
       } else {
         derived->select.push_back(Aliased(sql::MakeCall("count", {}), "__n" + suffix));
         derived->select.push_back(Aliased(sql::MakeCall("min", {inner_c}), "__mn" + suffix));

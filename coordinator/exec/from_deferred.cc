@@ -232,10 +232,10 @@ absl::Status FromMaterializer::ReduceDeferred() {
              : set.kind == ExprKind::kFunction     ? set.args.size()
                                                    : 1;
     }
-    std::string note = "Subquery " + relations_[d].qualifier + ": runs after the filters of FROM, " +
-                       sql::ColumnName(inner_key) + " narrowed to the " + std::to_string(keys) +
-                       " keys of " + relations_[table.t].qualifier + "." + table.t_key->name +
-                       " that pass them";
+    std::string note = "Subquery " + relations_[d].qualifier +
+                       ": runs after the filters of FROM, " + sql::ColumnName(inner_key) +
+                       " narrowed to the " + std::to_string(keys) + " keys of " +
+                       relations_[table.t].qualifier + "." + table.t_key->name + " that pass them";
     std::vector<ExprPtr>& where = relations_[d].deferred_where;
     if (slot) {
       where[narrowed[*slot].where] = std::move(in_set);
