@@ -42,6 +42,46 @@ int CompareByKey(const Column& column, const SortColumn& key, uint32_t a, uint32
   return (c < 0) != key.descending ? -1 : 1;
 }
 
+// One ORDER BY key of a plain integer column (a key set sorted by its values, ORDER BY id):
+// the values are copied beside their rows and sorted by a typed compare, with no per-pair
+// dispatch on the column's type. Ties keep input order. Returns false for any other key.
+bool SortByOneInteger(const Column& column, const SortColumn& key, size_t limit,
+                      std::vector<uint32_t>* perm) {
+  if (column.nullable() || IsArray(column.type()) || HasStringLayout(column.type()) ||
+      !IsInteger(column.type()) || IsDecimal(column.type())) {
+    return false;
+  }
+  return DispatchFixed(column.type(), [&](auto tag) {
+    using T = typename decltype(tag)::Type;
+    if constexpr (!std::is_integral_v<T> || sizeof(T) > 8) {
+      return false;
+    } else {
+      struct Entry {
+        T value;
+        uint32_t row;
+      };
+      const size_t rows = perm->size();
+      const T* data = column.Data<T>();
+      std::vector<Entry> entries(rows);
+      for (size_t i = 0; i < rows; ++i) entries[i] = Entry{data[i], static_cast<uint32_t>(i)};
+      const bool descending = key.descending;
+      auto less = [descending](const Entry& a, const Entry& b) {
+        if (a.value != b.value) return (a.value < b.value) != descending;
+        return a.row < b.row;
+      };
+      if (limit > 0 && limit < rows) {
+        std::partial_sort(entries.begin(), entries.begin() + limit, entries.end(), less);
+        entries.resize(limit);
+      } else {
+        std::sort(entries.begin(), entries.end(), less);
+      }
+      perm->resize(entries.size());
+      for (size_t i = 0; i < entries.size(); ++i) (*perm)[i] = entries[i].row;
+      return true;
+    }
+  });
+}
+
 }  // namespace
 
 std::vector<uint32_t> SortPermutation(const Block& block, const std::vector<SortColumn>& keys,
@@ -51,6 +91,9 @@ std::vector<uint32_t> SortPermutation(const Block& block, const std::vector<Sort
   std::iota(perm.begin(), perm.end(), 0);
   if (keys.empty()) {
     if (limit > 0 && limit < rows) perm.resize(limit);
+    return perm;
+  }
+  if (keys.size() == 1 && SortByOneInteger(*block.columns[keys[0].column], keys[0], limit, &perm)) {
     return perm;
   }
   auto less = [&](uint32_t a, uint32_t b) {

@@ -79,4 +79,27 @@ TEST(BlockSortTest, NullableStringsAndASecondKeyBreakingNullTies) {
 }
 
 }  // namespace
+// One plain integer key sorts by a typed compare: ties keep input order in both directions,
+// negative values and the type's ends order as numbers, and a limit keeps the first rows.
+TEST(BlockSortTest, OneIntegerKeyIsStableInBothDirections) {
+  const int64_t lowest = std::numeric_limits<int64_t>::min();
+  const int64_t highest = std::numeric_limits<int64_t>::max();
+  auto column = std::make_shared<Column>(TypeId::kInt64);
+  for (int64_t v : {int64_t{3}, int64_t{-2}, highest, int64_t{3}, lowest, int64_t{-2}}) {
+    column->Append<int64_t>(v);
+  }
+  Block block;
+  block.columns.push_back(column);
+  EXPECT_EQ(SortPermutation(block, {SortColumn{0, false}}),
+            (std::vector<uint32_t>{4, 1, 5, 0, 3, 2}));
+  EXPECT_EQ(SortPermutation(block, {SortColumn{0, true}}),
+            (std::vector<uint32_t>{2, 0, 3, 1, 5, 4}));
+  EXPECT_EQ(SortPermutation(block, {SortColumn{0, false}}, 3), (std::vector<uint32_t>{4, 1, 5}));
+  auto dates = std::make_shared<Column>(TypeId::kDate);
+  for (uint16_t v : {uint16_t{9}, uint16_t{1}, uint16_t{65535}}) dates->Append<uint16_t>(v);
+  Block by_date;
+  by_date.columns.push_back(dates);
+  EXPECT_EQ(SortPermutation(by_date, {SortColumn{0, false}}), (std::vector<uint32_t>{1, 0, 2}));
+}
+
 }  // namespace granite::core

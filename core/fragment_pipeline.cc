@@ -316,7 +316,11 @@ absl::StatusOr<Block> FragmentPipeline::Filter(const Block& input) const {
   return FilterRows(input, mask, kept);
 }
 
-Block FragmentPipeline::FilterRows(const Block& input, const uint8_t* mask, size_t kept) const {
+Block FragmentPipeline::FilterRows(const Block& input, const uint8_t* mask, size_t kept,
+                                   const uint32_t* selection) const {
+  // Below one kept row in 8, a gather of the kept rows beats a filter's pass over the mask with
+  // a branch per row (rows kept by a date range over a table sorted by another key).
+  const bool take = selection != nullptr && kept * 8 < input.rows();
   Block out;
   out.rows_without_columns = kept;
   // The key-hash filter (hash_limit_filter.h) filters every column of the block again. (The
@@ -330,7 +334,8 @@ Block FragmentPipeline::FilterRows(const Block& input, const uint8_t* mask, size
     if (kept == 0 || !read) {
       out.columns.push_back(std::make_shared<Column>(column->logical_type()));
     } else {
-      out.columns.push_back(std::make_shared<Column>(column->Filter(mask)));
+      out.columns.push_back(std::make_shared<Column>(take ? column->Take(selection, kept)
+                                                          : column->Filter(mask)));
     }
   }
   return out;

@@ -163,7 +163,10 @@ class FragmentPipeline {
   // reads (count() WHERE x <> 0) is never copied.
   absl::StatusOr<Block> Filter(const Block& input) const;
   // The copy Filter makes of the rows whose mask byte is non-zero (`kept` of them, < rows).
-  Block FilterRows(const Block& input, const uint8_t* mask, size_t kept) const;
+  // `selection` (optional): the kept rows' indices; when few rows are kept, the read columns
+  // take those rows (work per kept row) instead of a pass over every row's mask byte.
+  Block FilterRows(const Block& input, const uint8_t* mask, size_t kept,
+                   const uint32_t* selection = nullptr) const;
   // Joins `block` (the filtered rows, joined up to join j) with Fragment::joins from j on, then
   // applies join_filter and consumes the rows (ConsumeOutput), in parts of about
   // max_joined_block_size_rows rows (fragment_pipeline_join.cc).

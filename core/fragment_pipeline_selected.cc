@@ -47,7 +47,7 @@ absl::Status FragmentPipeline::ConsumeSelected(LocalState& state, const Block& i
     if (aggregate_selected_) return keys.ok() ? args.status() : keys.status();
   }
   if (kept == rows) return ConsumeOutput(state, input);
-  return ConsumeOutput(state, FilterRows(input, mask, kept));
+  return ConsumeOutput(state, FilterRows(input, mask, kept, selection));
 }
 
 bool FragmentPipeline::IsRowWiseArithmetic(const plan::Expr& expr) {

@@ -1,5 +1,6 @@
 #include "worker/filter_ranges.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -186,6 +187,31 @@ std::optional<ValueRange> SetRange(const core::Column& set, TypeId column_type) 
   const bool strings = core::IsString(type) && core::IsString(set_type);
   const bool same_plain = type == set_type && core::IsDateOrDateTime(type);
   if (!numbers && !strings && !same_plain) return std::nullopt;
+  if (set.size() > kMaxSetPoints && numbers && !core::IsFloat(set_type)) {
+    // A large set of integers (the key set of a join partner: 100k+ order keys) prunes by its
+    // smallest and largest value, read from the typed column without a Value per element.
+    return core::DispatchFixed(set_type, [&](auto tag) -> std::optional<ValueRange> {
+      using T = typename decltype(tag)::Type;
+      if constexpr (std::is_floating_point_v<T> || sizeof(T) > sizeof(int64_t)) {
+        return std::nullopt;
+      } else {
+        const T* data = set.Data<T>();
+        T low = data[0];
+        T high = data[0];
+        for (size_t row = 1; row < set.size(); ++row) {
+          low = std::min(low, data[row]);
+          high = std::max(high, data[row]);
+        }
+        auto value_of = [](T v) -> core::Value {
+          if constexpr (std::is_signed_v<T>) return static_cast<int64_t>(v);
+          else return static_cast<uint64_t>(v);
+        };
+        ValueRange range = ValueRange::AtLeast(value_of(low), true);
+        range.IntersectWith(ValueRange::AtMost(value_of(high), true));
+        return range;
+      }
+    });
+  }
   std::vector<core::Value> values;
   values.reserve(set.size());
   for (size_t row = 0; row < set.size(); ++row) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "coordinator/sql/ast_build.h"
+#include "coordinator/sql/parser.h"
 #include "core/status_macros.h"
 
 namespace granite::coordinator {
@@ -147,6 +148,12 @@ class Decorrelator {
     for (const auto& key : found->keys) {
       if (key.first->kind != ExprKind::kIdentifier) return false;  // a LEFT JOIN key
     }
+    if (std::optional<std::pair<std::string, std::string>> merged =
+            MergeExists(sub, *found, out)) {
+      ExprPtr matched = Matched(merged->first, merged->second, *found);
+      conjuncts->push_back(negated ? sql::MakeCall("not", {matched}) : matched);
+      return true;
+    }
     const std::string alias = NextAlias();
     SelectStatement derived = Derived(sub, *found);
     derived.select.push_back(Aliased(sql::MakeCall("count", {}), "__n"));
@@ -163,16 +170,31 @@ class Decorrelator {
       on.push_back(sql::MakeCall("equals", {found->keys[i].first, sql::MakeColumn(alias, Key(i))}));
     }
     join.on = sql::JoinAnd(std::move(on));
+    if (sub.joins.empty() && sub.settings.empty() && found->differs) {
+      exists_joins_.push_back(
+          ExistsJoin{out->joins.size(), alias, *sub.from, *found, false, found->kept.empty(), 1});
+    }
     out->joins.push_back(std::move(join));
-    ExprPtr matched = sql::MakeCall("greater", {sql::MakeColumn(alias, "__n"), Number(0)});
-    if (found->differs) {
+    ExprPtr matched = Matched(alias, "", *found);
+    conjuncts->push_back(negated ? sql::MakeCall("not", {matched}) : matched);
+    return true;
+  }
+
+  // The condition that some inner row of the group matches: `alias.__n<suffix> > 0`, and with a
+  // residual correlation, its min or its max compared with the outer column (suffix: the columns
+  // of an EXISTS merged into an earlier one's subquery, MergeExists).
+  static ExprPtr Matched(const std::string& alias, const std::string& suffix,
+                         const Correlation& found) {
+    ExprPtr matched =
+        sql::MakeCall("greater", {sql::MakeColumn(alias, "__n" + suffix), Number(0)});
+    if (found.differs) {
       // Some inner row c of the group has `c <op> outer_c`: decided by the group's min and max
       // (min and max skip NULLs, as the comparison fails for a NULL c; a NULL outer_c compares
       // to NULL, which matches nothing).
-      const ExprPtr& outer_c = found->differs->outer;
-      const std::string& op = found->differs->op;
-      const ExprPtr mn = sql::MakeColumn(alias, "__mn");
-      const ExprPtr mx = sql::MakeColumn(alias, "__mx");
+      const ExprPtr& outer_c = found.differs->outer;
+      const std::string& op = found.differs->op;
+      const ExprPtr mn = sql::MakeColumn(alias, "__mn" + suffix);
+      const ExprPtr mx = sql::MakeColumn(alias, "__mx" + suffix);
       ExprPtr some;
       if (op == "notEquals") {
         some = sql::MakeCall("or", {sql::MakeCall("notEquals", {mn, outer_c}),
@@ -185,8 +207,114 @@ class Decorrelator {
       // NULL (a NULL outer_c, or a group of NULL c only) is no match: NOT EXISTS holds then.
       matched = sql::MakeCall("and", {matched, sql::MakeCall("ifNull", {some, Number(0)})});
     }
-    conjuncts->push_back(negated ? sql::MakeCall("not", {matched}) : matched);
-    return true;
+    return matched;
+  }
+
+  // An EXISTS with a residual correlation rewritten to a LEFT JOIN on its grouped table (one table,
+  // no SETTINGS): a later EXISTS over the same table with the same keys and `<>` column may share
+  // its read (MergeExists).
+  struct ExistsJoin {
+    size_t join = 0;          // in out->joins
+    std::string alias;        // __sqN
+    sql::TableRef table;      // the inner table as written
+    Correlation found;        // the first EXISTS' correlation
+    bool if_form = false;     // its aggregates rewritten as countIf / minIf / maxIf
+    bool where_all = false;   // its WHERE reads every row (an EXISTS without inner conditions)
+    int merged = 1;           // EXISTS sharing it
+  };
+
+  // Returns `e` with identifiers qualified by the inner table `from` (its alias or its name, as
+  // Analyze takes them) qualified `to` instead.
+  static ExprPtr Requalified(const ExprPtr& e, const sql::TableRef& from, const std::string& to) {
+    auto copy = std::make_shared<Expr>(*e);
+    if (copy->kind == ExprKind::kIdentifier && !copy->qualifier.empty() &&
+        (copy->qualifier == from.alias || copy->qualifier == from.name)) {
+      copy->qualifier = to;
+    }
+    for (ExprPtr& arg : copy->args) arg = Requalified(arg, from, to);
+    return copy;
+  }
+
+  static std::string Qualifier(const sql::TableRef& ref) {
+    return ref.alias.empty() ? ref.name : ref.alias;
+  }
+
+  // Two EXISTS / NOT EXISTS over one table correlated by the same keys and residual column
+  // (each its own comparison), as
+  //   EXISTS (SELECT * FROM t l2 WHERE l2.k = o.k AND l2.c <> o.c)
+  //   AND NOT EXISTS (SELECT * FROM t l3 WHERE l3.k = o.k AND l3.c <> o.c AND <cond>)
+  // read t once: the first's grouped subquery takes the second's count, min and max as
+  // countIf / minIf / maxIf of its conditions, its WHERE the OR of both (none when either has
+  // none), each aggregate of the first restricted to its own conditions. A group no row of an
+  // EXISTS' conditions reaches counts 0 for it, as the absent group of its own LEFT JOIN did.
+  // Returns the subquery's alias and the suffix of the columns to test, or nullopt when no
+  // earlier EXISTS fits.
+  std::optional<std::pair<std::string, std::string>> MergeExists(const SelectStatement& sub,
+                                                                 const Correlation& found,
+                                                                 SelectStatement* out) {
+    if (!sub.joins.empty() || !sub.settings.empty() || !found.differs || !sub.from ||
+        sub.from->subquery || sub.from->is_function) {
+      return std::nullopt;
+    }
+    for (ExistsJoin& e : exists_joins_) {
+      if (e.table.name != sub.from->name || e.table.database != sub.from->database ||
+          e.found.keys.size() != found.keys.size()) {
+        continue;
+      }
+      const sql::TableRef& from = *sub.from;
+      const std::string to = Qualifier(e.table);
+      auto same = [&](const ExprPtr& a, const ExprPtr& b) {
+        return sql::ColumnName(*a) == sql::ColumnName(*Requalified(b, from, to));
+      };
+      const std::string outer_c = sql::ColumnName(*found.differs->outer);
+      bool fits = same(e.found.differs->inner, found.differs->inner) &&
+                  sql::ColumnName(*e.found.differs->outer) == outer_c;
+      for (size_t i = 0; fits && i < found.keys.size(); ++i) {
+        fits = sql::ColumnName(*e.found.keys[i].first) == sql::ColumnName(*found.keys[i].first) &&
+               same(e.found.keys[i].second, found.keys[i].second);
+      }
+      if (!fits) continue;
+      auto derived = std::make_shared<SelectStatement>(*out->joins[e.join].table.subquery);
+      const ExprPtr inner_c = e.found.differs->inner;
+      if (!e.if_form && !e.where_all) {
+        // The first EXISTS' aggregates keep to its own conditions once the WHERE widens.
+        const ExprPtr cond = sql::JoinAnd(e.found.kept);
+        for (ExprPtr& item : derived->select) {
+          if (item->alias == "__n") item = Aliased(sql::MakeCall("countIf", {cond}), "__n");
+          if (item->alias == "__mn") {
+            item = Aliased(sql::MakeCall("minIf", {inner_c, cond}), "__mn");
+          }
+          if (item->alias == "__mx") {
+            item = Aliased(sql::MakeCall("maxIf", {inner_c, cond}), "__mx");
+          }
+        }
+      }
+      e.if_form = true;
+      std::vector<ExprPtr> kept;
+      for (const ExprPtr& c : found.kept) kept.push_back(Requalified(c, from, to));
+      const ExprPtr cond = sql::JoinAnd(kept);
+      const std::string suffix = "_" + std::to_string(++e.merged);
+      if (cond) {
+        derived->select.push_back(Aliased(sql::MakeCall("countIf", {cond}), "__n" + suffix));
+        derived->select.push_back(
+            Aliased(sql::MakeCall("minIf", {inner_c, cond}), "__mn" + suffix));
+        derived->select.push_back(
+            Aliased(sql::MakeCall("maxIf", {inner_c, cond}), "__mx" + suffix));
+      } else {
+        derived->select.push_back(Aliased(sql::MakeCall("count", {}), "__n" + suffix));
+        derived->select.push_back(Aliased(sql::MakeCall("min", {inner_c}), "__mn" + suffix));
+        derived->select.push_back(Aliased(sql::MakeCall("max", {inner_c}), "__mx" + suffix));
+      }
+      if (e.where_all || !cond) {
+        e.where_all = true;
+        derived->where = nullptr;
+      } else {
+        derived->where = sql::MakeCall("or", {derived->where, cond});
+      }
+      out->joins[e.join].table.subquery = std::move(derived);
+      return std::make_pair(e.alias, suffix);
+    }
+    return std::nullopt;
   }
 
   static std::string Key(size_t i) { return "__k" + std::to_string(i); }
@@ -308,6 +436,7 @@ class Decorrelator {
 
   const ColumnsOf& columns_of_;
   int derived_count_ = 0;
+  std::vector<ExistsJoin> exists_joins_;
 };
 
 }  // namespace

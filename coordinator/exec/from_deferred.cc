@@ -181,8 +181,71 @@ absl::StatusOr<std::vector<ExprPtr>> FromMaterializer::SourceFilter(size_t a,
   return filter;
 }
 
+absl::StatusOr<std::optional<FromMaterializer::KeyTable>> FromMaterializer::SmallKeyTable(
+    size_t a, const Expr& a_key, TypeId inner_type) {
+  std::optional<KeyTable> best;
+  for (const ExprPtr& c : remaining_) {
+    std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
+    if (!pair || (pair->first != a && pair->second != a) || pair->first == pair->second) continue;
+    const int side = pair->first == a ? 1 : 0;  // the side of t
+    const size_t t = side == 0 ? pair->first : pair->second;
+    const ExprPtr& t_key = c->args[side];
+    if (t >= Scope() || !PlainTable(t) || relations_[t].pushed.empty() ||
+        c->args[1 - side]->name != a_key.name || !Reducible(a, *c->args[1 - side], t, *t_key) ||
+        !KeyTypesMatch(core::RemoveNullable(ColumnType(t, t_key->name)),
+                       core::RemoveNullable(inner_type))) {
+      continue;
+    }
+    ASSIGN_OR_RETURN(uint64_t kept, TableRows(t, sql::JoinAnd(relations_[t].pushed)));
+    ASSIGN_OR_RETURN(uint64_t rows, TableRows(t));
+    if (kept > kMaxNarrowingRows || kept * 4 > rows) continue;
+    if (!best || kept < best->rows) best = KeyTable{t, t_key, kept};
+  }
+  return best;
+}
+
 absl::Status FromMaterializer::ReduceDeferred() {
   const size_t scope = Scope();
+  // Each narrowed subquery: its relation, the partner's key column and the subquery's key, the
+  // keys of its set and its EXPLAIN note (a later, smaller key table may replace the set).
+  struct Narrowed {
+    size_t d = 0;
+    size_t a = 0;
+    ExprPtr a_key;
+    ExprPtr inner_key;
+    TypeId inner_type = TypeId::kNothing;
+    size_t keys = 0;
+    size_t note = 0;   // in notes_
+    size_t where = 0;  // in the relation's deferred_where
+  };
+  std::vector<Narrowed> narrowed;
+  // Narrows d by the key set of table t (SmallKeyTable), in place of its set at `slot` (or as a
+  // new one); returns the keys of the set.
+  auto narrow_by_table = [&](size_t d, const KeyTable& table, const Expr& inner_key,
+                             std::optional<size_t> slot) -> absl::StatusOr<size_t> {
+    ASSIGN_OR_RETURN(ExprPtr in_set,
+                     KeySet(inner_key, table.t, *table.t_key, relations_[table.t].pushed));
+    size_t keys = 0;
+    if (in_set->kind == ExprKind::kFunction && in_set->name == "in" && in_set->args.size() == 2) {
+      const Expr& set = *in_set->args[1];
+      keys = set.kind == ExprKind::kSet && set.set ? set.set->size()
+             : set.kind == ExprKind::kFunction     ? set.args.size()
+                                                   : 1;
+    }
+    std::string note = "Subquery " + relations_[d].qualifier +
+                       ": runs after the filters of FROM, " + sql::ColumnName(inner_key) +
+                       " narrowed to the " + std::to_string(keys) + " keys of " +
+                       relations_[table.t].qualifier + "." + table.t_key->name + " that pass them";
+    std::vector<ExprPtr>& where = relations_[d].deferred_where;
+    if (slot) {
+      where[narrowed[*slot].where] = std::move(in_set);
+      notes_[narrowed[*slot].note] = std::move(note);
+    } else {
+      where.push_back(std::move(in_set));
+      notes_.push_back(std::move(note));
+    }
+    return keys;
+  };
   for (size_t d = 0; d < relations_.size(); ++d) {
     Relation& deferred = relations_[d];
     if (!deferred.deferred || deferred.read) continue;
@@ -216,7 +279,31 @@ absl::Status FromMaterializer::ReduceDeferred() {
       ExprPtr inner_key;
       std::vector<ExprPtr> filter;
       uint64_t passing = 0;
+      TypeId inner_type = TypeId::kNothing;
     };
+    // First a table joined to the partner on the link column whose own filter keeps few keys
+    // (orders of one status, already cut to the keys of an earlier subquery's set): its set is
+    // read without reading the partner, a fact table.
+    {
+      std::optional<KeyTable> table;
+      std::optional<std::pair<ExprPtr, TypeId>> table_inner;
+      for (const auto& [partner_key, d_key] : links) {
+        std::vector<size_t> found = Candidates(*partner_key, relations_);
+        if (found.size() != 1 || found[0] >= scope || !PlainTable(found[0])) continue;
+        std::optional<std::pair<ExprPtr, TypeId>> inner = DeferredKey(d, d_key->name);
+        if (!inner) continue;
+        ASSIGN_OR_RETURN(std::optional<KeyTable> candidate,
+                         SmallKeyTable(found[0], *partner_key, inner->second));
+        if (candidate && (!table || candidate->rows < table->rows)) {
+          table = std::move(candidate);
+          table_inner = std::move(inner);
+        }
+      }
+      if (table) {
+        RETURN_IF_ERROR(narrow_by_table(d, *table, *table_inner->first, std::nullopt).status());
+        continue;
+      }
+    }
     std::optional<Choice> best;
     for (const auto& [partner_key, d_key] : links) {
       std::vector<size_t> found = Candidates(*partner_key, relations_);
@@ -233,7 +320,7 @@ absl::Status FromMaterializer::ReduceDeferred() {
       ASSIGN_OR_RETURN(uint64_t rows, TableRows(a));
       if (passing > kMaxPartnerRows || passing * 4 > rows) continue;
       if (best && best->passing <= passing) continue;
-      best = Choice{a, partner_key, inner->first, std::move(filter), passing};
+      best = Choice{a, partner_key, inner->first, std::move(filter), passing, inner->second};
     }
     if (!best) continue;
     ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(*best->inner_key, best->a, *best->a_key, best->filter));
@@ -252,6 +339,8 @@ absl::Status FromMaterializer::ReduceDeferred() {
                      std::to_string(keys) + " keys of " + relations_[best->a].qualifier + "." +
                      best->a_key->name + " that pass them");
     if (!any) continue;  // no key at all: the subquery reads nothing
+    narrowed.push_back(Narrowed{d, best->a, best->a_key, best->inner_key, best->inner_type, keys,
+                                notes_.size() - 1, deferred.deferred_where.size() - 1});
     // Tables inner-joined to the partner on the same column hold only those keys too.
     for (const ExprPtr& c : remaining_) {
       std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
@@ -277,6 +366,16 @@ absl::Status FromMaterializer::ReduceDeferred() {
       pushed.push_back(std::move(t_set));
       relations_[t].keyed_from.insert(best->a);
     }
+  }
+  // A subquery narrowed through its partner before a table joined on the same column was cut to
+  // that set takes the table's set when it is smaller (two EXISTS over one fact table: the
+  // second one's key table serves the first).
+  for (size_t i = 0; i < narrowed.size(); ++i) {
+    const Narrowed& n = narrowed[i];
+    ASSIGN_OR_RETURN(std::optional<KeyTable> table, SmallKeyTable(n.a, *n.a_key, n.inner_type));
+    if (!table || table->rows >= n.keys) continue;
+    ASSIGN_OR_RETURN(size_t keys, narrow_by_table(n.d, *table, *n.inner_key, i));
+    narrowed[i].keys = keys;
   }
   return absl::OkStatus();
 }

@@ -156,6 +156,17 @@ class FromMaterializer {
   // Adds to each deferred relation the key set of the partner that narrows it most; a table
   // joined on the same column takes that set too.
   absl::Status ReduceDeferred();
+  // A table joined to relation `a` on `a_key` (inner, in Scope()) whose own filter keeps at
+  // most kMaxNarrowingRows rows: every row of `a` that joins holds one of its keys, so its key
+  // set narrows a subquery joined on that column without reading `a`. Returns (the table, its
+  // column, its passing rows), the fewest rows first; nullopt when none.
+  struct KeyTable {
+    size_t t = 0;
+    ExprPtr t_key;
+    uint64_t rows = 0;
+  };
+  absl::StatusOr<std::optional<KeyTable>> SmallKeyTable(size_t a, const Expr& a_key,
+                                                        TypeId inner_type);
   // Runs the deferred relations not run yet.
   absl::Status RunDeferred();
   // Sets the largest table's probe_sets: a probe row whose key is outside such a set meets no

@@ -105,6 +105,20 @@ struct GreaterOrEqualsOp {
   static bool FromOrder(int c) { return c >= 0; }
 };
 
+// Compares every row of a String column with a constant of N bytes: the size first, then the
+// bytes by a memcmp of constant size, which compiles to a load and a compare (no call per row).
+template <typename Op, size_t N>
+void EqualsSized(const uint64_t* offsets, const char* chars, size_t rows, const char* constant,
+                 uint8_t* out) {
+  uint64_t begin = 0;
+  for (size_t i = 0; i < rows; ++i) {
+    const uint64_t end = offsets[i];
+    const bool equal = end - begin == N && std::memcmp(chars + begin, constant, N) == 0;
+    out[i] = equal != Op::kNegated;
+    begin = end;
+  }
+}
+
 // Walks the rows of a String column without re-reading the previous offset.
 template <typename Op>
 void CompareStringColumnWithConstant(const Column& column, std::string_view constant,
@@ -122,6 +136,17 @@ void CompareStringColumnWithConstant(const Column& column, std::string_view cons
         begin = end;
       }
       return;
+    }
+    switch (constant.size()) {  // s = 'F', s = 'MAIL': a compare of known size, inlined
+      case 1: return EqualsSized<Op, 1>(offsets, chars, rows, constant.data(), out);
+      case 2: return EqualsSized<Op, 2>(offsets, chars, rows, constant.data(), out);
+      case 3: return EqualsSized<Op, 3>(offsets, chars, rows, constant.data(), out);
+      case 4: return EqualsSized<Op, 4>(offsets, chars, rows, constant.data(), out);
+      case 5: return EqualsSized<Op, 5>(offsets, chars, rows, constant.data(), out);
+      case 6: return EqualsSized<Op, 6>(offsets, chars, rows, constant.data(), out);
+      case 7: return EqualsSized<Op, 7>(offsets, chars, rows, constant.data(), out);
+      case 8: return EqualsSized<Op, 8>(offsets, chars, rows, constant.data(), out);
+      default: break;
     }
     for (size_t i = 0; i < rows; ++i) {
       const uint64_t end = offsets[i];

@@ -79,6 +79,25 @@ TEST(ComparisonTest, Strings) {
             (Rows{"1", "0"}));
 }
 
+// Constants of 1 to 8 bytes compare by a compare of known size; longer ones by memcmp. Rows
+// that share a prefix with the constant, are longer or shorter, or hold a zero byte differ.
+TEST(ComparisonTest, StringEqualsConstantsOfEachSize) {
+  const std::string full = std::string("abcdefgh\0ij", 11);
+  for (size_t n = 1; n <= full.size(); ++n) {
+    const std::string constant = full.substr(0, n);
+    std::string changed = constant;
+    changed.back() = 'z';
+    Block b = BlockOf({StringColumn({constant, constant.substr(0, n - 1), constant + "x", changed,
+                                     "", constant})});
+    EXPECT_EQ(Eval(Fn("equals", {Col(0, T::kString), Lit(constant)}), b),
+              (Rows{"1", "0", "0", "0", "0", "1"}))
+        << n;
+    EXPECT_EQ(Eval(Fn("notEquals", {Lit(constant), Col(0, T::kString)}), b),
+              (Rows{"0", "1", "1", "1", "1", "0"}))
+        << n;
+  }
+}
+
 TEST(ComparisonTest, DatesAgainstStringsAndEachOther) {
   uint16_t d1, d2;
   ASSERT_TRUE(ParseDate("2013-06-30", &d1));

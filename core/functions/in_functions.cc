@@ -188,7 +188,10 @@ class FixedInKernel : public ScalarKernel {
   }
 
   static constexpr uint64_t kBitsPerValue = 256;
-  static constexpr uint64_t kSmallSpanBits = uint64_t{1} << 16;
+  // Any set spanning at most 2M values (a 256 KiB bitmap, held in L2): a few hundred keys spread
+  // over a dimension's key range (the parts of one brand and container) are probed by one load
+  // per row instead of a hash and a probe.
+  static constexpr uint64_t kSmallSpanBits = uint64_t{1} << 21;
   static constexpr uint64_t kMaxBitmapBits = uint64_t{1} << 28;  // 32 MiB
 
   const bool negated_;

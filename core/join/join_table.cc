@@ -63,6 +63,7 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
   // Rows are inserted last to first so each key's chain lists its rows in build order.
   if (table.words_) {
     std::vector<uint64_t> words = KeyWords(*columns[0], 0, rows);
+    table.BuildKeyBits(words);
     table.word_head_.reserve(rows);
     for (int64_t r = static_cast<int64_t>(rows) - 1; r >= 0; --r) {
       if (NullKey(columns, r)) continue;
@@ -92,11 +93,43 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
   return table;
 }
 
+void JoinTable::BuildKeyBits(const std::vector<uint64_t>& words) {
+  if (words.empty()) return;
+  // Keys compare as signed words: an Int64 key's span is taken over its signed order.
+  const auto [low, high] = std::minmax_element(
+      words.begin(), words.end(),
+      [](uint64_t a, uint64_t b) { return static_cast<int64_t>(a) < static_cast<int64_t>(b); });
+  const uint64_t span = *high - *low;
+  const uint64_t limit =
+      std::min<uint64_t>(kMaxBits, std::max<uint64_t>(kSmallSpanBits, words.size() * kBitsPerKey));
+  if (span >= limit) return;
+  key_min_ = *low;
+  key_range_ = span + 1;
+  key_bits_.assign((key_range_ + 63) / 64, 0);
+  for (uint64_t w : words) {
+    const uint64_t offset = w - key_min_;
+    key_bits_[offset >> 6] |= uint64_t{1} << (offset & 63);
+  }
+}
+
 template <typename Emit>
 void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t begin, size_t end,
                        Emit&& emit) const {
   if (words_) {
     std::vector<uint64_t> words = KeyWords(*probe_keys[0], begin, end);
+    if (!key_bits_.empty()) {
+      const uint64_t* bits = key_bits_.data();
+      for (size_t p = begin; p < end; ++p) {
+        const uint64_t offset = words[p - begin] - key_min_;
+        if (offset >= key_range_ || ((bits[offset >> 6] >> (offset & 63)) & 1) == 0) {
+          emit(p, -1);
+          continue;
+        }
+        auto it = word_head_.find(words[p - begin]);
+        emit(p, it == word_head_.end() || NullKey(probe_keys, p) ? -1 : it->second);
+      }
+      return;
+    }
     for (size_t p = begin; p < end; ++p) {
       auto it = word_head_.find(words[p - begin]);
       emit(p, it == word_head_.end() || NullKey(probe_keys, p) ? -1 : it->second);

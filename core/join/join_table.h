@@ -62,6 +62,8 @@ class JoinTable {
   template <typename Emit>
   void Lookup(const std::vector<const Column*>& probe_keys, size_t begin, size_t end,
               Emit&& emit) const;
+  // Sets key_bits_ from the build rows' key words when their span is small enough.
+  void BuildKeyBits(const std::vector<uint64_t>& words);
   // Adds the rows of probe row `p`, whose first build row is `first`, to `out`.
   void AddRows(Kind kind, size_t p, int64_t first, ProbedRows* out) const;
 
@@ -69,6 +71,17 @@ class JoinTable {
   std::vector<uint32_t> keys_;
   bool words_ = false;  // one integer-like key on both sides
   absl::flat_hash_map<uint64_t, int64_t> word_head_;
+  // words_ keys spanning at most kBitsPerKey bits per build row (or kSmallSpanBits): a bitmap of
+  // the keys over [key_min_, key_min_ + key_range_), tested before the hash table, so a probe row
+  // whose key no build row holds (most rows of a fact table probed by a filtered dimension) costs
+  // one load, in order over a probe sorted by the key, and no hash lookup. Empty otherwise.
+  std::vector<uint64_t> key_bits_;
+  uint64_t key_min_ = 0;
+  uint64_t key_range_ = 0;
+  // At 256 bits per row the bitmap is at most twice the hash table's bytes; never over 32 MiB.
+  static constexpr uint64_t kBitsPerKey = 256;
+  static constexpr uint64_t kSmallSpanBits = uint64_t{1} << 21;
+  static constexpr uint64_t kMaxBits = uint64_t{1} << 28;
   absl::flat_hash_map<std::string, int64_t> bytes_head_;
   std::vector<int64_t> next_;  // the next build row of the same key, -1 at the end
   // track_matches: one flag per build row, set by any probing thread (relaxed: read after they

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "core/error.h"
 #include "core/fragment_pipeline.h"
 #include "core/functions/expr_builder.h"
@@ -123,6 +125,34 @@ TEST(JoinTableTest, AUInt64PastInt64MaxMatchesNoNegativeKey) {
   ProbedRows rows = table->Probe(Kind::kInner, {probe.get()}, 2);
   EXPECT_EQ(rows.probe, (std::vector<int64_t>{1}));
   EXPECT_EQ(rows.build, (std::vector<int64_t>{1}));
+}
+
+// Integer keys within a small span are first tested against a bitmap of the build keys; keys
+// spread wide go to the hash table alone. Both join alike: negative keys, probe keys below, in
+// and past the build's range, the type's ends, and a NULL probe key whose stored value (0) is a
+// build key.
+TEST(JoinTableTest, DenseAndSpreadIntegerKeysJoinAlike) {
+  const int64_t lowest = std::numeric_limits<int64_t>::min();
+  const int64_t highest = std::numeric_limits<int64_t>::max();
+  for (int64_t scale : {int64_t{1}, int64_t{1} << 40}) {
+    auto build = std::make_shared<Column>(TypeId::kInt64);
+    for (int64_t v : {-3 * scale, int64_t{0}, 5 * scale, 5 * scale, 9 * scale}) {
+      build->Append<int64_t>(v);
+    }
+    auto table = JoinTable::Build(BlockOf({build}), {0}, {WithNullable(TypeId::kInt64, true)});
+    ASSERT_TRUE(table.ok()) << table.status();
+    auto probe = std::make_shared<Column>(WithNullable(TypeId::kInt64, true));
+    for (int64_t v : {-4 * scale, -3 * scale, int64_t{0}, int64_t{1}, 5 * scale, 9 * scale,
+                      10 * scale, lowest, highest}) {
+      probe->Append<int64_t>(v);
+    }
+    probe->AppendNull();
+    ProbedRows inner = table->Probe(Kind::kInner, {probe.get()}, probe->size());
+    EXPECT_EQ(inner.probe, (std::vector<int64_t>{1, 2, 4, 4, 5})) << scale;
+    EXPECT_EQ(inner.build, (std::vector<int64_t>{0, 1, 2, 3, 4})) << scale;
+    ProbedRows anti = table->Probe(Kind::kAnti, {probe.get()}, probe->size());
+    EXPECT_EQ(anti.probe, (std::vector<int64_t>{0, 3, 6, 7, 8, 9})) << scale;
+  }
 }
 
 TEST(JoinTableTest, RefusesAStringKeyAgainstANumber) {
