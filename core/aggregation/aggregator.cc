@@ -78,13 +78,6 @@ Aggregator::Aggregator(std::vector<TypeId> key_types, std::vector<AggregateSpec>
   } else {
     layout_ = KeyLayout::kSerialized;
   }
-  if (layout_ == KeyLayout::kSerialized) {
-    keys_in_arena_ = true;
-    for (TypeId type : key_types_) {
-      const TypeId value = RemoveNullable(type);
-      if (IsArray(value) || IsTuple(value) || IsFloat(value)) keys_in_arena_ = false;
-    }
-  }
   // Bucket merges (sparse) read keys with known hashes: the cache would not be used.
   if (layout_ == KeyLayout::kSerialized && !options_.sparse) {
     short_packer_ = ShortKeyPacker::Create(key_types_);
@@ -238,158 +231,10 @@ std::vector<ColumnPtr> Aggregator::KeysOf(const uint32_t* groups, size_t count) 
     keys.push_back(std::move(column));
     return keys;
   }
-  if (keys_in_arena_) return DecodeSerializedKeys(groups, count);
   for (const MutableColumnPtr& key : key_columns_) {
     keys.push_back(std::make_shared<Column>(key->Take(groups, count)));
   }
   return keys;
-}
-
-std::vector<ColumnPtr> Aggregator::DecodeSerializedKeys(const uint32_t* groups,
-                                                        size_t count) const {
-  // The serialized form (SerializeRows in aggregator_assign.cc), per key in order: a null flag
-  // byte for a Nullable key, then a String's 4-byte length and bytes, or a fixed-width value's
-  // sizeof(T) bytes (the value itself for the non-float types kept here).
-  const size_t key_count = key_types_.size();
-  std::vector<MutableColumnPtr> columns;
-  // Per key: its width (0 for a String), null flag, and where its next value goes.
-  std::vector<uint8_t> width(key_count), nullable(key_count);
-  std::vector<char*> out(key_count);
-  std::vector<uint64_t*> offsets(key_count);
-  std::vector<uint8_t*> nulls(key_count);
-  // The String keys' bytes together are the groups' serialized bytes less the fixed part of
-  // each key (flags, widths, lengths): each String column reserves that once, so appends never
-  // regrow it, and only the bytes written touch memory.
-  size_t string_bytes = 0;
-  for (size_t i = 0; i < count; ++i) string_bytes += string_keys_[groups[i]].View().size();
-  for (size_t k = 0; k < key_count; ++k) {
-    const TypeId type = key_types_[k];
-    const TypeId value = RemoveNullable(type);
-    string_bytes -= count * ((IsNullable(type) ? 1 : 0) +
-                             (HasStringLayout(value) ? sizeof(uint32_t) : ValueSize(value)));
-  }
-  for (size_t k = 0; k < key_count; ++k) {
-    const TypeId type = key_types_[k];
-    auto column = std::make_shared<Column>(type);
-    nullable[k] = IsNullable(type) ? 1 : 0;
-    if (HasStringLayout(RemoveNullable(type))) {
-      column->MutableOffsets().resize(count);
-      column->MutableChars().reserve(string_bytes);
-      offsets[k] = column->MutableOffsets().data();
-      column->SetSize(count);
-    } else {
-      width[k] = static_cast<uint8_t>(ValueSize(RemoveNullable(type)));
-      column->ResizeUninitialized(count);
-      out[k] = column->RawData();
-    }
-    if (nullable[k]) nulls[k] = column->MutableNullMap();
-    columns.push_back(std::move(column));
-  }
-  for (size_t i = 0; i < count; ++i) {
-    const char* p = string_keys_[groups[i]].View().data();
-    for (size_t k = 0; k < key_count; ++k) {
-      if (nullable[k]) nulls[k][i] = static_cast<uint8_t>(*p++);
-      switch (width[k]) {
-        case 0: {
-          uint32_t size;
-          std::memcpy(&size, p, sizeof(size));
-          std::string& chars = columns[k]->MutableChars();
-          chars.append(p + sizeof(size), size);
-          offsets[k][i] = chars.size();
-          p += sizeof(size) + size;
-          break;
-        }
-        case 1: std::memcpy(out[k], p, 1); out[k] += 1; p += 1; break;
-        case 2: std::memcpy(out[k], p, 2); out[k] += 2; p += 2; break;
-        case 4: std::memcpy(out[k], p, 4); out[k] += 4; p += 4; break;
-        case 8: std::memcpy(out[k], p, 8); out[k] += 8; p += 8; break;
-        default: std::memcpy(out[k], p, width[k]); out[k] += width[k]; p += width[k]; break;
-      }
-    }
-  }
-  std::vector<ColumnPtr> keys;
-  for (size_t k = 0; k < key_count; ++k) {
-    keys.push_back(std::move(columns[k]));
-  }
-  return keys;
-}
-
-void Aggregator::DecodeSerializedKeysByBucket(const uint8_t* bucket_of, const uint32_t* rows,
-                                              std::vector<std::vector<Column*>>& outs) const {
-  // As DecodeSerializedKeys, every group in order, each key appended to its bucket's columns.
-  const size_t key_count = key_types_.size();
-  std::vector<uint8_t> width(key_count), nullable(key_count);
-  for (size_t k = 0; k < key_count; ++k) {
-    const TypeId type = key_types_[k];
-    nullable[k] = IsNullable(type) ? 1 : 0;
-    width[k] = HasStringLayout(RemoveNullable(type))
-                   ? 0
-                   : static_cast<uint8_t>(ValueSize(RemoveNullable(type)));
-  }
-  // A bucket's String key bytes together are its groups' serialized bytes less each key's fixed
-  // part (flag, width or length): every String column of the bucket is sized to that once (exact
-  // for one String key), written through a pointer, and cut to its length at the end.
-  size_t fixed_bytes = 0;
-  for (size_t k = 0; k < key_count; ++k) {
-    fixed_bytes += nullable[k] + (width[k] == 0 ? sizeof(uint32_t) : width[k]);
-  }
-  std::vector<size_t> bytes(kBucketCount, 0);
-  for (size_t g = 0; g < groups_; ++g) bytes[bucket_of[g]] += string_keys_[g].View().size();
-  for (uint32_t b = 0; b < kBucketCount; ++b) bytes[b] -= size_t{rows[b]} * fixed_bytes;
-  // Per bucket and key: the next fixed-width value, the String offsets and the null map.
-  std::vector<char*> out(kBucketCount * key_count);
-  std::vector<uint64_t*> offsets(kBucketCount * key_count);
-  std::vector<uint8_t*> nulls(kBucketCount * key_count);
-  std::vector<uint32_t> next(kBucketCount, 0);
-  for (uint32_t b = 0; b < kBucketCount; ++b) {
-    for (size_t k = 0; k < key_count; ++k) {
-      Column* column = outs[b][k];
-      const size_t at = b * key_count + k;
-      if (width[k] == 0) {
-        column->MutableOffsets().resize(rows[b]);
-        column->MutableChars().resize(bytes[b]);
-        offsets[at] = column->MutableOffsets().data();
-        out[at] = column->MutableChars().data();
-        column->SetSize(rows[b]);
-      } else {
-        column->ResizeUninitialized(rows[b]);
-        out[at] = column->RawData();
-      }
-      if (nullable[k]) nulls[at] = column->MutableNullMap();
-    }
-  }
-  for (size_t g = 0; g < groups_; ++g) {
-    const uint32_t b = bucket_of[g];
-    const uint32_t i = next[b]++;
-    const char* p = string_keys_[g].View().data();
-    for (size_t k = 0; k < key_count; ++k) {
-      const size_t at = b * key_count + k;
-      if (nullable[k]) nulls[at][i] = static_cast<uint8_t>(*p++);
-      switch (width[k]) {
-        case 0: {
-          uint32_t size;
-          std::memcpy(&size, p, sizeof(size));
-          std::memcpy(out[at], p + sizeof(size), size);
-          out[at] += size;
-          offsets[at][i] = static_cast<uint64_t>(out[at] - outs[b][k]->MutableChars().data());
-          p += sizeof(size) + size;
-          break;
-        }
-        case 1: std::memcpy(out[at], p, 1); out[at] += 1; p += 1; break;
-        case 2: std::memcpy(out[at], p, 2); out[at] += 2; p += 2; break;
-        case 4: std::memcpy(out[at], p, 4); out[at] += 4; p += 4; break;
-        case 8: std::memcpy(out[at], p, 8); out[at] += 8; p += 8; break;
-        default: std::memcpy(out[at], p, width[k]); out[at] += width[k]; p += width[k]; break;
-      }
-    }
-  }
-  for (uint32_t b = 0; b < kBucketCount; ++b) {
-    for (size_t k = 0; k < key_count; ++k) {
-      if (width[k] != 0) continue;
-      std::string& chars = outs[b][k]->MutableChars();
-      chars.resize(rows[b] == 0 ? 0 : offsets[b * key_count + k][rows[b] - 1]);
-    }
-  }
 }
 
 void Aggregator::MergeGroupsFrom(Aggregator& src, const uint32_t* groups, size_t count) {
@@ -452,7 +297,6 @@ void Aggregator::Reserve(size_t groups) {
       string_map_.Reserve(groups);
       break;
     case KeyLayout::kSerialized:
-      if (keys_in_arena_) string_keys_.reserve(groups);
       string_map_.Reserve(groups);
       break;
     case KeyLayout::kNoKeys:
@@ -538,10 +382,8 @@ std::vector<Block> Aggregator::PartialByBucket(bool final_only) {
     return buckets;
   }
   // Below this many groups every state array is cached and the gather costs little.
-  // Serialized keys kept in the arena are read in group order (sequentially) straight into their
-  // buckets at any size: a per-bucket gather would miss the cache on every key.
   constexpr size_t kScatterGroups = size_t{1} << 18;
-  if (groups_ >= kScatterGroups || keys_in_arena_) {
+  if (groups_ >= kScatterGroups) {
     buckets = ScatterGroups(final_only);
     Clear();
     return buckets;
@@ -593,7 +435,6 @@ std::vector<Block> Aggregator::ScatterGroups(bool final_only) const {
     }
     for (size_t g = 0; g < groups_; ++g) raw[bucket_of[g]][0]->AppendString(string_keys_[g].View());
   } else {
-    if (keys_in_arena_) DecodeSerializedKeysByBucket(bucket_of.data(), rows.data(), raw);
     for (size_t k = 0; k < key_columns_.size(); ++k) {
       Column* const* key_outs = column_outs(k);
       if (ScatterColumnByBucket(*key_columns_[k], bucket_of.data(), rows.data(), key_outs)) {
@@ -640,7 +481,7 @@ absl::StatusOr<Block> Aggregator::Finalize(bool with_keys) {
   Block block;
   if (!with_keys) {
     // Keys are dropped by Clear below.
-  } else if (layout_ == KeyLayout::kString || keys_in_arena_) {
+  } else if (layout_ == KeyLayout::kString) {
     std::vector<uint32_t> all(groups_);
     std::iota(all.begin(), all.end(), 0u);
     block.columns = KeysOf(all.data(), all.size());
@@ -667,7 +508,7 @@ absl::StatusOr<Block> Aggregator::Finalize(bool with_keys) {
 void Aggregator::ResetKeys() {
   key_columns_.clear();
   std::vector<KeyRef>().swap(string_keys_);
-  if (layout_ == KeyLayout::kString || keys_in_arena_) return;
+  if (layout_ == KeyLayout::kString) return;
   for (TypeId type : key_types_) key_columns_.push_back(std::make_shared<Column>(type));
 }
 

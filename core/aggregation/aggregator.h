@@ -29,11 +29,6 @@
 //                value of the batch once, then maps rows to groups by code (AssignByDictionary).
 //   kSerialized  anything else: keys serialized into bytes (fixed widths raw, strings with a 4-byte
 //                length prefix) in a StringHashMap keyed by the combined key hash (key_hash.h).
-//                Keys of String and non-float fixed-width types (Nullable or not) are kept once,
-//                serialized in the arena, and decoded when emitted (KeysOf), as the kString layout
-//                keeps its keys: a GROUP BY of many string groups copies each new key once, not
-//                into key columns as well (floats keep key columns: the serialized form folds
-//                -0.0 into 0.0).
 //                A few short String keys (with fixed-width ones, 16 bytes in all, short_keys.h)
 //                find their group through a small packed-key cache in front of that table.
 // Hashed layouts start with a single-level table and convert to a two-level one
@@ -236,22 +231,16 @@ class Aggregator {
   bool AssignShortKeys(const std::vector<ColumnPtr>& keys, size_t rows);
   // Writes the serialized keys of rows [0, rows) to serialized_ / serialized_views_.
   void SerializeKeys(const std::vector<ColumnPtr>& keys, size_t rows);
-  // Appends the keys of the rows in new_rows_ to the key columns (no-op when keys_in_arena_).
+  // Appends the keys of the rows in new_rows_ to the key columns.
   void AppendNewKeys(const std::vector<ColumnPtr>& keys);
-  // keys_in_arena_: the key columns of `groups`, decoded from their serialized keys.
-  std::vector<ColumnPtr> DecodeSerializedKeys(const uint32_t* groups, size_t count) const;
-  // keys_in_arena_: appends every group's keys, in group order, to outs[bucket_of[g]][0 ..
-  // keys), bucket b getting rows[b] groups. REQUIRES: outs' key columns are empty.
-  void DecodeSerializedKeysByBucket(const uint8_t* bucket_of, const uint32_t* rows,
-                                    std::vector<std::vector<Column*>>& outs) const;
   // Returns the key columns of `groups` (taken from this aggregator's keys).
   std::vector<ColumnPtr> KeysOf(const uint32_t* groups, size_t count) const;
 
   // Returns a block of the keys of `groups` and their states.
   Block EmitGroups(const uint32_t* groups, size_t count, bool final_only) const;
-  // PartialByBucket of millions of groups (of keys_in_arena_ keys at any size): keys and states
-  // are scattered to their buckets in group order (bucket_scatter.h); a column or aggregate with
-  // no scatter path is gathered per bucket as EmitGroups does.
+  // PartialByBucket of millions of groups: keys and states are scattered to their buckets in
+  // group order (bucket_scatter.h); a column or aggregate with no scatter path is gathered per
+  // bucket as EmitGroups does.
   std::vector<Block> ScatterGroups(bool final_only) const;
   // Returns empty state columns of every aggregate, in PartialTypes() order after the keys.
   std::vector<MutableColumnPtr> NewStateColumns() const;
@@ -266,15 +255,12 @@ class Aggregator {
   std::vector<std::vector<TypeId>> state_types_;  // per aggregate
   const AggregatorOptions options_;
   KeyLayout layout_ = KeyLayout::kNoKeys;
-  // kSerialized whose keys decode from their serialized form (String or non-float fixed-width
-  // types): string_keys_ holds each group's serialized key and key_columns_ stays empty.
-  bool keys_in_arena_ = false;
 
   // Groups.
   size_t groups_ = 0;
   std::vector<uint64_t> group_hashes_;          // key hash per group (every layout but kNoKeys)
-  std::vector<MutableColumnPtr> key_columns_;   // every layout but kNoKeys, kString, keys_in_arena_
-  std::vector<KeyRef> string_keys_;             // kString, keys_in_arena_: key per group
+  std::vector<MutableColumnPtr> key_columns_;   // every layout but kNoKeys and kString
+  std::vector<KeyRef> string_keys_;             // kString: key per group (inline or in arena)
   Arena key_arena_;                             // kString and kSerialized key bytes
   bool two_level_ = false;
   FixedHashMap fixed_;                          // kDirect16; small values of kFixed64/kPacked64

@@ -423,7 +423,6 @@ void Aggregator::AssignBytes(const std::string_view* keys, const uint64_t* hashe
       group_hashes_.push_back(hashes[i]);
       if constexpr (kSerialized) {
         new_rows_.push_back(static_cast<uint32_t>(i));
-        if (keys_in_arena_) string_keys_.push_back(stored);
       } else {
         string_keys_.push_back(stored);
       }
@@ -434,7 +433,7 @@ void Aggregator::AssignBytes(const std::string_view* keys, const uint64_t* hashe
 
 void Aggregator::AppendNewKeys(const std::vector<ColumnPtr>& keys) {
   size_t count = new_rows_.size();
-  if (count == 0 || keys_in_arena_) return;
+  if (count == 0) return;
   // Every row new and in order (a merge of distinct keys, a first batch of distinct values).
   bool all_rows = new_rows_.back() + 1 == count;
   for (size_t k = 0; k < keys.size(); ++k) {
@@ -576,7 +575,7 @@ void Aggregator::Presize(size_t groups) {
       return;
   }
   two_level_ = true;
-  if (layout_ == KeyLayout::kString || keys_in_arena_) string_keys_.reserve(groups);
+  if (layout_ == KeyLayout::kString) string_keys_.reserve(groups);
   group_hashes_.reserve(groups);
   for (const MutableColumnPtr& key : key_columns_) key->Reserve(groups);
   for (const auto& function : functions_) function->Reserve(groups);
