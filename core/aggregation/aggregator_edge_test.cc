@@ -390,8 +390,9 @@ TEST(AggregatorEdgeTest, InMemoryMergeOfStringKeysShortAndLong) {
 }
 
 TEST(AggregatorEdgeTest, SerializedKeysComeBackAsAdded) {
-  // kSerialized keeps String and non-float fixed-width keys only serialized in its arena and
-  // decodes them on the way out: every value, NULL, sign and empty string must come back.
+  // Keys of the kSerialized layout (Nullable and not, Strings with fixed widths) through Add, the
+  // bucket split, the codec, a Merge and Finalize: every value, NULL, sign and empty string must
+  // come back as it was added.
   const std::vector<TypeId> key_types = {WithNullable(TypeId::kString, true), TypeId::kInt8,
                                          TypeId::kUInt64, WithNullable(TypeId::kInt32, true),
                                          TypeId::kString};
