@@ -67,6 +67,10 @@ struct FromContext {
   SubqueryRunner run;  // runs a SELECT (the relations' reads, subqueries)
   // Columns of a table or table-function reference; errors as binding the reference would give.
   std::function<absl::StatusOr<RelationColumns>(const sql::TableRef&)> columns_of;
+  // Rewrites a SELECT's references to Tuple / Map / Array(Tuple) columns into subcolumns (for a
+  // read the workers bind themselves, not through `run`); unset: returns it unchanged.
+  std::function<absl::StatusOr<sql::SelectStatement>(const sql::SelectStatement&)>
+      expand_compounds;
   uint64_t max_rows_in_join = 0;  // 0: the server's cap
   bool join_use_nulls = false;
   std::string join_mode = "auto";  // distributed_join_mode

@@ -123,6 +123,9 @@ absl::StatusOr<std::optional<BroadcastSource::Build>> CoLocatedSet(
   build.table.names = {inner.names[inner_column]};
   build.table.types = {inner.types[inner_column]};
   build.local_read = sub;
+  if (context.expand_compounds) {  // bound by the planner, not run through context.run
+    ASSIGN_OR_RETURN(build.local_read, context.expand_compounds(sub));
+  }
   build.local_read->distinct = false;  // the join matches each key once anyway
   return build;
 }

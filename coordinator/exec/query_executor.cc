@@ -326,6 +326,9 @@ FromContext QueryExecutor::JoinContext(const core::Settings& settings, QueryCont
   context.columns_of = [this, query](const sql::TableRef& ref) {
     return ColumnsOf(ref, query->database);
   };
+  context.expand_compounds = [this, query](const sql::SelectStatement& read) {
+    return ExpandCompounds(read, query);
+  };
   context.max_rows_in_join = settings.max_rows_in_join;
   context.join_use_nulls = settings.join_use_nulls;
   context.join_mode = settings.distributed_join_mode;
