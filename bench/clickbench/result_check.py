@@ -116,21 +116,29 @@ def row_equal(a, b, kinds):
 def multiset_diff(expected, actual, kinds):
     """Returns (missing, unexpected): rows of `expected` not matched in `actual` and vice versa.
 
-    Rows are grouped by their non-float values; floats are matched within the tolerance.
+    Rows are grouped by their non-float values; floats are matched within the tolerance. Rows
+    equal to the digit are paired first: pairing by tolerance alone, in the order the rows come,
+    could give a row the partner of another one close to both (715827882.0 taking
+    715827881.33's partner) and report a difference that depends on the engines' row order.
     """
     exact_cols = [i for i, k in enumerate(kinds) if k != "float"]
     groups = {}
     for row in expected:
         groups.setdefault(tuple(row[i] for i in exact_cols), []).append(row)
-    unexpected = []
-    for row in actual:
+    same = lambda a, b: all(x == y or (x != x and y != y) for x, y in zip(a, b))
+    left = []
+    for row in actual:  # equal rows first
         candidates = groups.get(tuple(row[i] for i in exact_cols))
-        match = None
-        if candidates:
-            for j, cand in enumerate(candidates):
-                if row_equal(cand, row, kinds):
-                    match = j
-                    break
+        match = next((j for j, cand in enumerate(candidates or []) if same(cand, row)), None)
+        if match is None:
+            left.append(row)
+        else:
+            candidates.pop(match)
+    unexpected = []
+    for row in left:  # then within the tolerance
+        candidates = groups.get(tuple(row[i] for i in exact_cols))
+        match = next((j for j, cand in enumerate(candidates or []) if row_equal(cand, row, kinds)),
+                     None)
         if match is None:
             unexpected.append(row)
         else:

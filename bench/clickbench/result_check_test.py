@@ -127,5 +127,20 @@ class CompareTest(unittest.TestCase):
                       self.check(sql, ["int"], rows((1,)), [], keyed=rows((1, 1))))
 
 
+class MultisetTest(unittest.TestCase):
+    def test_equal_floats_pair_first_whatever_the_order(self):
+        # 715827882.0 is within the tolerance of 715827881.33 and of 715827882.33: paired by
+        # tolerance in row order it took the first one's partner and left a false difference.
+        kinds = ["int", "float"]
+        expected = rows((1, 715827881.3333334), (1, 715827882.0), (1, 715827882.3333334))
+        for actual in (list(expected), list(reversed(expected)),
+                       rows((1, 715827882.0), (1, 715827882.3333334), (1, 715827881.3333334))):
+            self.assertEqual(rc.multiset_diff(expected, actual, kinds), ([], []))
+        # A real difference is still one.
+        missing, unexpected = rc.multiset_diff(expected, rows((1, 715827881.3333334),
+                                                              (1, 715827882.0), (1, 5.0)), kinds)
+        self.assertEqual((missing, unexpected), ([(1, 715827882.3333334)], [(1, 5.0)]))
+
+
 if __name__ == "__main__":
     unittest.main()
