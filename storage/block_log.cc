@@ -4,9 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <optional>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -53,19 +54,25 @@ std::string IdRecord(uint64_t checksum, const std::string& id) {
   return absl::StrCat(checksum, " ", now, "\n", id);
 }
 
-// Parses an id file's contents (also "<checksum>\n<id>" of earlier versions: time 0).
-bool ParseIdRecord(std::string_view text, uint64_t* checksum, int64_t* time, std::string* id) {
+// An id file's fields.
+struct IdFile {
+  uint64_t checksum = 0;
+  int64_t time = 0;  // commit time, ns; 0 in files of earlier versions ("<checksum>\n<id>")
+  std::string id;
+};
+
+std::optional<IdFile> ParseIdRecord(std::string_view text) {
   const size_t newline = text.find('\n');
-  if (newline == std::string_view::npos) return false;
+  if (newline == std::string_view::npos) return std::nullopt;
   std::string_view head = text.substr(0, newline);
-  *time = 0;
+  IdFile file;
   if (const size_t space = head.find(' '); space != std::string_view::npos) {
-    if (!absl::SimpleAtoi(core::ToAbsl(head.substr(space + 1)), time)) return false;
+    if (!absl::SimpleAtoi(core::ToAbsl(head.substr(space + 1)), &file.time)) return std::nullopt;
     head = head.substr(0, space);
   }
-  if (!absl::SimpleAtoi(core::ToAbsl(head), checksum)) return false;
-  if (id != nullptr) *id = std::string(text.substr(newline + 1));
-  return true;
+  if (!absl::SimpleAtoi(core::ToAbsl(head), &file.checksum)) return std::nullopt;
+  file.id = std::string(text.substr(newline + 1));
+  return file;
 }
 
 std::string EncodeChunk(const BlockChunk& chunk) {
@@ -189,11 +196,10 @@ absl::StatusOr<bool> BlockLog::RecordStaged(const std::string& root, const std::
   if (record.empty()) return false;
   uint64_t covered = 0;
   absl::StatusOr<std::string> text = fs_->ReadFile(JoinPath(staged, record));
-  uint64_t checksum = 0;
-  int64_t time = 0;
-  std::string recorded_id;
-  if (!absl::SimpleAtoi(record.substr(3), &covered) || covered != chunks || !text.ok() ||
-      !ParseIdRecord(*text, &checksum, &time, &recorded_id) || recorded_id != id) {
+  std::optional<IdFile> parsed;
+  if (text.ok()) parsed = ParseIdRecord(*text);
+  if (!absl::SimpleAtoi(record.substr(3), &covered) || covered != chunks || !parsed ||
+      parsed->id != id) {
     // Written for another id, or more chunks came after it: Record writes the id itself.
     RETURN_IF_ERROR(fs_->RemoveAll(JoinPath(staged, record)));
     return false;
@@ -267,12 +273,11 @@ absl::StatusOr<std::vector<BlockChunk>> BlockLog::Read(const std::string& table_
   if (!text.ok() || !fs_->ListDir(data).ok()) {
     return core::Error(core::ErrorCode::kNoSuchDataPart, "Block " + name + " is not retained here");
   }
-  uint64_t recorded = 0;
-  int64_t time = 0;
-  std::string recorded_id;
-  if (!ParseIdRecord(*text, &recorded, &time, &recorded_id)) {
+  std::optional<IdFile> parsed = ParseIdRecord(*text);
+  if (!parsed) {
     return core::Error(core::ErrorCode::kCorruptedData, "Block id file " + name + " is damaged");
   }
+  const uint64_t recorded = parsed->checksum;
   ASSIGN_OR_RETURN(std::vector<BlockChunk> chunks, ReadChunks(data));
   uint64_t actual = ChecksumOf(chunks);
   if (actual != recorded) {
@@ -281,7 +286,7 @@ absl::StatusOr<std::vector<BlockChunk>> BlockLog::Read(const std::string& table_
                            std::to_string(actual) + ", recorded " + std::to_string(recorded));
   }
   *checksum = actual;
-  *id = std::move(recorded_id);
+  *id = std::move(parsed->id);
   return chunks;
 }
 
@@ -312,9 +317,8 @@ absl::StatusOr<size_t> BlockLog::Prune(const std::string& table_dir,
   std::vector<std::pair<int64_t, const BlockEntry*>> ordered;
   for (const BlockEntry& entry : entries) {
     int64_t time = std::numeric_limits<int64_t>::max();
-    uint64_t checksum = 0;
     if (absl::StatusOr<std::string> text = fs_->ReadFile(JoinPath(ids, entry.name)); text.ok()) {
-      if (!ParseIdRecord(*text, &checksum, &time, nullptr)) time = std::numeric_limits<int64_t>::max();
+      if (std::optional<IdFile> parsed = ParseIdRecord(*text)) time = parsed->time;
     }
     ordered.emplace_back(time, &entry);
   }

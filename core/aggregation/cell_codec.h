@@ -26,7 +26,7 @@ inline std::string CellOf(const Column& column, size_t row) {
     std::string out;
     PutVarint64(&out, size);
     for (uint64_t i = begin; i < begin + size; ++i) {
-      if (nested.logical_type() != nested.type()) {
+      if (nested.nullable()) {
         out.push_back(nested.IsNullAt(i) ? 1 : 0);
         if (nested.IsNullAt(i)) continue;
       }
@@ -43,12 +43,11 @@ inline std::string CellOf(const Column& column, size_t row) {
 inline void AppendCell(Column* column, std::string_view cell) {
   if (IsArray(column->type())) {
     Column& nested = column->MutableNested();
-    const bool nullable = nested.logical_type() != nested.type();
     uint64_t size = 0;
     if (!cell.empty() && GetVarint64(&cell, &size)) {
       std::string element;
       for (uint64_t i = 0; i < size && !cell.empty(); ++i) {
-        if (nullable) {
+        if (nested.nullable()) {
           const bool null = cell[0] != 0;
           cell.remove_prefix(1);
           if (null) {
