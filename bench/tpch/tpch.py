@@ -28,7 +28,9 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "harness"))
+sys.path.insert(0, os.path.join(REPO, "bench", "clickbench"))
 import cluster  # noqa: E402  (also makes granite_client importable)
+from engines import wait_for_merges  # noqa: E402
 from granite_client import Client, GraniteError  # noqa: E402
 
 DEFAULT_KIT = os.path.join(os.path.dirname(REPO), "shared", "tpch")
@@ -141,6 +143,8 @@ def run_cluster(args, kit_tools, folder, workers, files):
         load_granite(admin, args.kit, kit_tools, folder,
                      SHARDED_BY_ORDER_KEY if args.sharded else None)
         load_s = time.perf_counter() - start
+        # Hot runs read settled parts, as the peers' do: time no query beside the load's merges.
+        wait_for_merges(lambda sql: admin.execute(sql).output, 1800)
         for mode in args.join_modes.split(","):
             settings = {"distributed_join_mode": mode}
             for name in files:
