@@ -59,34 +59,31 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
   }
   const size_t rows = build.rows();
   table.words_ = keys.size() == 1 && WordKeysComparable(probe_types[0], columns[0]->type());
-  table.next_.assign(rows, -1);
-  // Rows are inserted last to first so each key's chain lists its rows in build order.
+  std::vector<int64_t> group_of(rows, -1);
+  size_t groups = 0;
   if (table.words_) {
     std::vector<uint64_t> words = KeyWords(*columns[0], 0, rows);
     table.BuildKeyBits(words);
     table.word_head_.reserve(rows);
-    for (int64_t r = static_cast<int64_t>(rows) - 1; r >= 0; --r) {
+    for (size_t r = 0; r < rows; ++r) {
       if (NullKey(columns, r)) continue;
-      auto [it, inserted] = table.word_head_.try_emplace(words[r], r);
-      if (!inserted) {
-        table.next_[r] = it->second;
-        it->second = r;
-      }
+      auto [it, inserted] = table.word_head_.try_emplace(words[r], groups);
+      if (inserted) ++groups;
+      group_of[r] = it->second;
     }
   } else {
     table.bytes_head_.reserve(rows);
     std::string key;
-    for (int64_t r = static_cast<int64_t>(rows) - 1; r >= 0; --r) {
+    for (size_t r = 0; r < rows; ++r) {
       if (NullKey(columns, r)) continue;
       key.clear();
       AppendRowKey(columns, r, &key);
-      auto [it, inserted] = table.bytes_head_.try_emplace(key, r);
-      if (!inserted) {
-        table.next_[r] = it->second;
-        it->second = r;
-      }
+      auto [it, inserted] = table.bytes_head_.try_emplace(key, groups);
+      if (inserted) ++groups;
+      group_of[r] = it->second;
     }
   }
+  table.GroupRows(group_of, groups);
   if (track_matches) table.matched_ = std::make_unique<std::atomic<uint8_t>[]>(rows);
   table.build_ = std::move(build);
   table.keys_ = std::move(keys);
@@ -109,6 +106,21 @@ void JoinTable::BuildKeyBits(const std::vector<uint64_t>& words) {
   for (uint64_t w : words) {
     const uint64_t offset = w - key_min_;
     key_bits_[offset >> 6] |= uint64_t{1} << (offset & 63);
+  }
+}
+
+void JoinTable::GroupRows(const std::vector<int64_t>& group_of, size_t groups) {
+  // A counting sort by group: the sizes, their prefix sums, then each row at its group's next
+  // slot (rows in build order, so each group's rows stay in build order).
+  group_start_.assign(groups + 1, 0);
+  for (int64_t g : group_of) {
+    if (g >= 0) ++group_start_[g + 1];
+  }
+  for (size_t g = 0; g < groups; ++g) group_start_[g + 1] += group_start_[g];
+  group_rows_.resize(group_start_[groups]);
+  std::vector<int64_t> next(group_start_.begin(), group_start_.end() - 1);
+  for (size_t r = 0; r < group_of.size(); ++r) {
+    if (group_of[r] >= 0) group_rows_[next[group_of[r]]++] = static_cast<int64_t>(r);
   }
 }
 
@@ -145,33 +157,39 @@ void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t begi
   }
 }
 
-void JoinTable::AddRows(Kind kind, size_t p, int64_t first, ProbedRows* out) const {
+void JoinTable::AddRows(Kind kind, size_t p, int64_t group, ProbedRows* out) const {
   auto add = [out](size_t probe, int64_t b) {
     out->probe.push_back(static_cast<int64_t>(probe));
     out->build.push_back(b);
   };
+  const int64_t* begin = nullptr;
+  const int64_t* end = nullptr;
+  if (group >= 0) {
+    begin = group_rows_.data() + group_start_[group];
+    end = group_rows_.data() + group_start_[group + 1];
+  }
   switch (kind) {
     case Kind::kInner:
-      for (int64_t b = first; b >= 0; b = next_[b]) add(p, b);
+      for (const int64_t* b = begin; b != end; ++b) add(p, *b);
       break;
     case Kind::kLeft:
-      if (first < 0) add(p, -1);
-      for (int64_t b = first; b >= 0; b = next_[b]) add(p, b);
+      if (group < 0) add(p, -1);
+      for (const int64_t* b = begin; b != end; ++b) add(p, *b);
       break;
     case Kind::kSemi:
-      if (first >= 0) add(p, first);
+      if (group >= 0) add(p, *begin);
       break;
     case Kind::kAnti:
-      if (first < 0) add(p, -1);
+      if (group < 0) add(p, -1);
       break;
     case Kind::kFull:
-      if (first < 0) add(p, -1);
+      if (group < 0) add(p, -1);
       [[fallthrough]];
     case Kind::kRight:
-      for (int64_t b = first; b >= 0; b = next_[b]) {
-        add(p, b);
-        if (matched_[b].load(std::memory_order_relaxed) == 0) {
-          matched_[b].store(1, std::memory_order_relaxed);
+      for (const int64_t* b = begin; b != end; ++b) {
+        add(p, *b);
+        if (matched_[*b].load(std::memory_order_relaxed) == 0) {
+          matched_[*b].store(1, std::memory_order_relaxed);
         }
       }
       break;
@@ -194,7 +212,8 @@ ProbedRows JoinTable::ProbeRange(Kind kind, const std::vector<const Column*>& pr
   size_t at = begin;
   while (at < end && (max_rows == 0 || out.probe.size() < max_rows)) {
     const size_t until = std::min(end, at + stride);
-    Lookup(probe_keys, at, until, [&](size_t p, int64_t first) { AddRows(kind, p, first, &out); });
+    Lookup(probe_keys, at, until,
+           [&](size_t p, int64_t group) { AddRows(kind, p, group, &out); });
     at = until;
   }
   *stopped = at;

@@ -89,6 +89,30 @@ TEST(JoinTableTest, RightAndFullRecordTheMatchedBuildRows) {
   EXPECT_EQ(table->Unmatched(), (std::vector<int64_t>{3, 4}));
 }
 
+// Keys whose build rows are interleaved (a fact table's rows as the build) give each key's rows
+// in build order, for integer and byte keys alike, and probing twice gives the same rows.
+TEST(JoinTableTest, InterleavedKeysGiveTheirRowsInBuildOrder) {
+  auto words = JoinTable::Build(BlockOf({UInt32s({5, 2, 5, 9, 2, 5})}), {0}, {TypeId::kUInt64});
+  ASSERT_TRUE(words.ok()) << words.status();
+  auto bytes = JoinTable::Build(BlockOf({Strings({"e", "b", "e", "i", "b", "e"})}), {0},
+                                {TypeId::kString});
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ColumnPtr word_probe = UInt64s({5, 7, 2, 9, 5});
+  ColumnPtr byte_probe = Strings({"e", "g", "b", "i", "e"});
+  const std::vector<int64_t> probe = {0, 0, 0, 1, 2, 2, 3, 4, 4, 4};
+  const std::vector<int64_t> build = {0, 2, 5, -1, 1, 4, 3, 0, 2, 5};
+  for (const auto& [table, key] :
+       {std::pair{&*words, word_probe}, std::pair{&*bytes, byte_probe}}) {
+    for (int round = 0; round < 2; ++round) {
+      ProbedRows left = table->Probe(Kind::kLeft, {key.get()}, 5);
+      EXPECT_EQ(left.probe, probe);
+      EXPECT_EQ(left.build, build);
+    }
+    ProbedRows semi = table->Probe(Kind::kSemi, {key.get()}, 5);
+    EXPECT_EQ(semi.build, (std::vector<int64_t>{0, 1, 3, 0}));
+  }
+}
+
 TEST(JoinTableTest, StringAndCompositeKeys) {
   auto table = JoinTable::Build(BlockOf({Strings({"x", "y", "x"}), UInt32s({1, 2, 2})}), {0, 1},
                                 {TypeId::kString, TypeId::kUInt8});

@@ -22,7 +22,7 @@ const std::vector<PlannerRule>& PlannerRules() {
       {"group_limit_hash_filter", "group_by_limit_hash_filter", ApplyGroupLimitHashFilter},
       {"group_order_limit_filter", "enable_group_by_top_k_optimization",
        ApplyGroupOrderLimitFilter},
-      {"shard_local_aggregation", "shard_local_aggregation", ApplyShardLocalAggregation},
+      {"shard_local_aggregation", "shard_local_aggregation", ApplyShardLocalAggregation, true},
       {"shard_local_top_n", "shard_local_top_n", ApplyShardLocalTopN},
       {"late_materialization", "late_materialization_max_limit", ApplyLateMaterialization},
       // Which shards run the fragment.
