@@ -104,6 +104,47 @@ TEST_F(ShardLocalAggregationTest, ExplainsItsDecision) {
   EXPECT_FALSE(DecideShardLocalAggregation(fragment, Table("s", {"k"}, 3), 3, core::Settings()).fire);
 }
 
+// A shuffled first join grouped by every probe key: each group's rows met on one worker. Not
+// for RIGHT / FULL joins, Nullable keys, a probe key left out of the GROUP BY, or no shuffle.
+TEST_F(ShardLocalAggregationTest, ShuffledJoinGroupedByItsProbeKeys) {
+  using Kind = core::plan::BroadcastJoin::Kind;
+  core::plan::Fragment fragment;
+  fragment.scan.table = "plain";
+  fragment.scan.columns = {"k", "g"};
+  fragment.aggregate.emplace();
+  fragment.aggregate->keys = {core::Col(1, TypeId::kUInt32), core::Col(0, TypeId::kUInt64)};
+  core::plan::BroadcastJoin& join = fragment.joins.emplace_back();
+  join.kind = Kind::kLeft;
+  join.probe_keys = {core::Col(0, TypeId::kUInt64)};
+  join.build_keys = {0};
+  const core::Settings settings;
+  EXPECT_FALSE(DecideShuffledLocalAggregation(fragment, settings).fire);  // broadcast
+  join.shuffle = true;
+  EXPECT_TRUE(DecideShuffledLocalAggregation(fragment, settings).fire);
+  join.kind = Kind::kInner;
+  EXPECT_TRUE(DecideShuffledLocalAggregation(fragment, settings).fire);
+  for (Kind kind : {Kind::kRight, Kind::kFull}) {
+    join.kind = kind;
+    EXPECT_FALSE(DecideShuffledLocalAggregation(fragment, settings).fire);
+  }
+  join.kind = Kind::kLeft;
+  join.probe_keys.push_back(core::Col(1, TypeId::kUInt32));  // both keys grouped
+  EXPECT_TRUE(DecideShuffledLocalAggregation(fragment, settings).fire);
+  fragment.aggregate->keys.pop_back();  // one join key is no GROUP BY key
+  ShardLocalDecision decision = DecideShuffledLocalAggregation(fragment, settings);
+  EXPECT_FALSE(decision.fire);
+  EXPECT_NE(decision.reason.find("not a GROUP BY key"), std::string::npos) << decision.reason;
+  join.probe_keys = {core::Col(1, core::WithNullable(TypeId::kUInt32, true))};
+  fragment.aggregate->keys = {join.probe_keys[0]};
+  EXPECT_FALSE(DecideShuffledLocalAggregation(fragment, settings).fire);
+  core::Settings off;
+  off.shard_local_aggregation = false;
+  join.probe_keys = {core::Col(1, TypeId::kUInt32)};
+  fragment.aggregate->keys = {join.probe_keys[0]};
+  EXPECT_TRUE(DecideShuffledLocalAggregation(fragment, settings).fire);
+  EXPECT_FALSE(DecideShuffledLocalAggregation(fragment, off).fire);
+}
+
 TEST_F(ShardLocalAggregationTest, WholeShardingKeyNeedsTheOneColumnAndTheWorkerCount) {
   EXPECT_TRUE(IsWholeShardingKey(Table("s", {"k"}, 3), "k", 3));
   EXPECT_FALSE(IsWholeShardingKey(Table("s", {"k"}, 3), "g", 3));       // another column
