@@ -35,6 +35,7 @@
 #include "coordinator/exec/explain.h"
 #include "coordinator/exec/set_operations.h"
 #include "coordinator/exec/streamed_select.h"
+#include "coordinator/exec/subquery_memo.h"
 #include "coordinator/exec/subquery_merge.h"
 #include "coordinator/exec/table_write_gate.h"
 #include "coordinator/exec/limit_by.h"
@@ -301,14 +302,25 @@ SubqueryRunner QueryExecutor::RunnerIn(const sql::SelectStatement& select, Query
                                        const CteScope* scope) {
   return [this, &select, query, scope](const sql::SelectStatement& inner)
              -> absl::StatusOr<LocalTable> {
-    ASSIGN_OR_RETURN(QueryResult result,
-                     select.settings.empty()
-                         ? SelectIn(inner, query, scope)
-                         : SelectIn(sql::WithOuterSettings(inner, select), query, scope));
+    std::optional<sql::SelectStatement> with_settings;
+    if (!select.settings.empty()) with_settings = sql::WithOuterSettings(inner, select);
+    const sql::SelectStatement& run = with_settings ? *with_settings : inner;
+    const bool shareable = SubqueryMemo::Shareable(run);
+    SubqueryMemo::Ctes ctes;
+    if (shareable) {
+      // The CTEs the subquery can see: the innermost scope's name wins.
+      for (const CteScope* s = scope; s != nullptr; s = s->parent) {
+        for (const auto& [name, cte] : s->ctes) ctes.try_emplace(name, cte);
+      }
+      if (query->subquery_memo == nullptr) query->subquery_memo = std::make_shared<SubqueryMemo>();
+      if (std::optional<LocalTable> kept = query->subquery_memo->Find(run, ctes)) return *kept;
+    }
+    ASSIGN_OR_RETURN(QueryResult result, SelectIn(run, query, scope));
     LocalTable table;
     table.names = std::move(result.names);
     table.types = std::move(result.types);
     table.block = std::move(result.block);
+    if (shareable) query->subquery_memo->Add(run, std::move(ctes), table);
     return table;
   };
 }
@@ -659,6 +671,14 @@ absl::StatusOr<QueryResult> QueryExecutor::PlanAndRun(const sql::SelectStatement
   result.names = plan.names;
   result.types = plan.types;
   result.format = plan.format;
+  // LIMIT 0 asks for the columns alone (a client probing a query's shape, CREATE VIEW learning
+  // its columns): no worker is asked for rows.
+  if (plan.has_limit && plan.limit == 0) {
+    for (core::TypeId type : plan.types) {
+      result.block.columns.push_back(std::make_shared<core::Column>(type));
+    }
+    return result;
+  }
   if (query->result_sink != nullptr && query->select_depth == 1 &&
       (CanStream(plan) || CanStreamGroups(plan))) {
     RETURN_IF_ERROR(query->result_sink->Begin(plan.names, plan.types, plan.format));

@@ -24,6 +24,7 @@
 namespace granite::coordinator {
 
 class ResultSink;
+class SubqueryMemo;
 
 namespace access {
 struct User;
@@ -131,6 +132,9 @@ class QueryContext {
   // being run (QueryExecutor::SelectIn): only the outermost one (depth 1) streams.
   ResultSink* result_sink = nullptr;
   int select_depth = 0;
+  // The statement's subquery results, so an identical subquery runs once (exec/subquery_memo.h);
+  // made by the first subquery run.
+  std::shared_ptr<SubqueryMemo> subquery_memo;
   // SETTINGS extremes = 1 writes the extremes into the output (the HTTP interface), not only
   // into Result.extremes (gRPC, as ClickHouse's server).
   bool extremes_in_output = false;
