@@ -132,35 +132,74 @@ def check_against(kit_tools, expected_raw, actual_raw, statements):
     return kit_tools.compare(expected, actual, ordered)
 
 
-def run_cluster(args, kit_tools, folder, workers, files):
-    """Starts granite with `workers` workers, loads the data and runs every file."""
-    results = {}
-    granite = cluster.find_granite(args.granite)
-    with cluster.LocalCluster(granite, workers=workers) as local:
-        port = local.port
-        admin = Client(port=port, timeout=3600)
+class GraniteRun:
+    """A `granite local` cluster with the data loaded: run(name) times one query file under every
+    join mode."""
+
+    def __init__(self, args, kit_tools, folder, workers):
+        self.args, self.kit_tools = args, kit_tools
+        granite = cluster.find_granite(args.granite)
+        self.local = cluster.LocalCluster(granite, workers=workers)
+        self.local.__enter__()
+        self.port = self.local.port
+        admin = Client(port=self.port, timeout=3600)
         start = time.perf_counter()
         load_granite(admin, args.kit, kit_tools, folder,
                      SHARDED_BY_ORDER_KEY if args.sharded else None)
-        load_s = time.perf_counter() - start
+        self.load_s = time.perf_counter() - start
         # Hot runs read settled parts, as the peers' do: time no query beside the load's merges.
         wait_for_merges(lambda sql: admin.execute(sql).output, 1800)
+
+    def run(self, name, results):
+        args = self.args
+        with open(os.path.join(args.kit, "queries", name)) as f:
+            statements = self.kit_tools.split_statements(f.read())
         for mode in args.join_modes.split(","):
             settings = {"distributed_join_mode": mode}
-            for name in files:
-                with open(os.path.join(args.kit, "queries", name)) as f:
-                    statements = kit_tools.split_statements(f.read())
-                factory = lambda: Client(port=port, session_id=str(uuid.uuid4()),
-                                         timeout=args.timeout, settings=settings)
-                try:
-                    seconds, raw = run_granite(factory, statements, kit_tools, args.runs)
-                    results[(mode, name)] = {"seconds": seconds, "raw": raw,
-                                             "statements": statements}
-                except GraniteError as e:
-                    results[(mode, name)] = {
-                        "error": "%s %s" % (e.code, str(e).splitlines()[0][:160]),
-                        "statements": statements}
-    return load_s, results
+            factory = lambda: Client(port=self.port, session_id=str(uuid.uuid4()),
+                                     timeout=args.timeout, settings=settings)
+            try:
+                seconds, raw = run_granite(factory, statements, self.kit_tools, args.runs)
+                results[(mode, name)] = {"seconds": seconds, "raw": raw, "statements": statements}
+            except GraniteError as e:
+                results[(mode, name)] = {
+                    "error": "%s %s" % (e.code, str(e).splitlines()[0][:160]),
+                    "statements": statements}
+
+    def close(self):
+        self.local.__exit__(None, None, None)
+
+
+class Peers:
+    """chdb and DuckDB loaded with the same data: run(name) times one query file on each."""
+
+    def __init__(self, args, kit_tools, folder):
+        self.args, self.kit_tools = args, kit_tools
+        self.sess = self.con = None
+        if "chdb" in args.peers:
+            from chdb import session
+            import tempfile
+            self.sess = session.Session(tempfile.mkdtemp(prefix="tpch-chdb-"))
+            kit_tools.load_chdb(self.sess, args.kit, folder)
+        if "duckdb" in args.peers:
+            import duckdb
+            if args.duckdb_db != ":memory:" and os.path.exists(args.duckdb_db):
+                os.remove(args.duckdb_db)
+            self.con = duckdb.connect(args.duckdb_db)
+            kit_tools.load_duckdb(self.con, args.kit, folder)
+
+    def run(self, name, peers):
+        args, kit_tools = self.args, self.kit_tools
+        if self.sess is not None:
+            statements = kit_tools.split_statements(
+                open(os.path.join(args.kit, "queries", name)).read())
+            peers.setdefault(name, {})["chdb"] = kit_tools.run_chdb(self.sess, statements,
+                                                                    args.runs)
+        if self.con is not None:
+            statements = kit_tools.split_statements(
+                open(os.path.join(args.kit, "duckdb-queries", name)).read())
+            seconds, _ = kit_tools.run_duckdb(self.con, statements, args.runs)
+            peers.setdefault(name, {})["duckdb"] = (seconds, None)
 
 
 def main():
@@ -178,6 +217,11 @@ def main():
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("--join-modes", default="auto",
                         help="distributed_join_mode values to run granite under, one column each")
+    parser.add_argument("--duckdb-db", default=":memory:",
+                        help="DuckDB's database: ':memory:', or a file (SF 10 on a small machine)")
+    parser.add_argument("--interleave", action="store_true",
+                        help="load every engine, then run each query on each in turn (one "
+                             "--workers value): a shared machine's load falls on all alike")
     parser.add_argument("--report", default="")
     parser.add_argument("--known-failures", default="",
                         help="file of 'qNN reason' lines: exit 0 only when exactly these fail")
@@ -190,32 +234,43 @@ def main():
     gen_s = ensure_data(kit_tools, folder, args.sf)
     files = query_files(args.kit, args.only)
     answers = os.path.join(args.kit, "answers", "sf%s" % args.sf)
+    load_at_start = os.getloadavg()[0]
     peers = {}
-    if "chdb" in args.peers:
-        from chdb import session
-        import tempfile
-        sess = session.Session(tempfile.mkdtemp(prefix="tpch-chdb-"))
-        kit_tools.load_chdb(sess, args.kit, folder)
+    worker_counts = [int(w) for w in args.workers.split(",")]
+    runs = {}
+    if args.interleave:
+        # Every engine loaded first, then each query on each engine in turn: the load of a shared
+        # machine falls on all of them alike.
+        granite = GraniteRun(args, kit_tools, folder, worker_counts[0])
+        engines = Peers(args, kit_tools, folder)
+        results = {}
         for name in files:
-            statements = kit_tools.split_statements(open(os.path.join(args.kit, "queries", name)).read())
-            seconds, raw = kit_tools.run_chdb(sess, statements, args.runs)
-            peers.setdefault(name, {})["chdb"] = (seconds, raw)
-    if "duckdb" in args.peers:
-        import duckdb
-        con = duckdb.connect()
-        kit_tools.load_duckdb(con, args.kit, folder)
+            granite.run(name, results)
+            engines.run(name, peers)
+            print("ran %s" % name, flush=True)
+        granite.close()
+        runs[worker_counts[0]] = (granite.load_s, results)
+    else:
+        engines = Peers(args, kit_tools, folder)
         for name in files:
-            statements = kit_tools.split_statements(
-                open(os.path.join(args.kit, "duckdb-queries", name)).read())
-            seconds, _ = kit_tools.run_duckdb(con, statements, args.runs)
-            peers.setdefault(name, {})["duckdb"] = (seconds, None)
+            engines.run(name, peers)
     lines = ["# TPC-H SF %s: granite vs peers" % args.sf, "",
              "Command: `%s`" % " ".join(sys.argv), "",
-             "data generated in %.1f s (0 = cached) in %s" % (gen_s, folder), ""]
+             "data generated in %.1f s (0 = cached) in %s" % (gen_s, folder), "",
+             "load average (1 min): %.1f at the start, %.1f at the end" % (
+                 load_at_start, os.getloadavg()[0]), ""]
     failures = 0
     failed = set()
-    for workers in [int(w) for w in args.workers.split(",")]:
-        load_s, results = run_cluster(args, kit_tools, folder, workers, files)
+    for workers in worker_counts:
+        if workers in runs:
+            load_s, results = runs[workers]
+        else:
+            granite = GraniteRun(args, kit_tools, folder, workers)
+            results = {}
+            for name in files:
+                granite.run(name, results)
+            granite.close()
+            load_s = granite.load_s
         modes = args.join_modes.split(",")
         named = modes != ["auto"]
         lines += ["## %d worker(s): load %.1f s" % (workers, load_s), "",
