@@ -186,6 +186,8 @@ class Peers:
             if args.duckdb_db != ":memory:" and os.path.exists(args.duckdb_db):
                 os.remove(args.duckdb_db)
             self.con = duckdb.connect(args.duckdb_db)
+            if args.duckdb_memory_limit:
+                self.con.execute("SET memory_limit = '%s'" % args.duckdb_memory_limit)
             kit_tools.load_duckdb(self.con, args.kit, folder)
 
     def run(self, name, peers):
@@ -219,6 +221,8 @@ def main():
                         help="distributed_join_mode values to run granite under, one column each")
     parser.add_argument("--duckdb-db", default=":memory:",
                         help="DuckDB's database: ':memory:', or a file (SF 10 on a small machine)")
+    parser.add_argument("--duckdb-memory-limit", default="",
+                        help="DuckDB's memory_limit (default: DuckDB's own, 80%% of RAM)")
     parser.add_argument("--interleave", action="store_true",
                         help="load every engine, then run each query on each in turn (one "
                              "--workers value): a shared machine's load falls on all alike")
