@@ -22,14 +22,28 @@
 namespace granite::coordinator::from_internal {
 namespace {
 
-// The most rows s's filter may keep: its keys become a constant IN set of r's read.
+// The most rows s's filter may keep whatever r's size: its keys become an IN set of r's read.
 constexpr uint64_t kMaxReducingRows = 100'000;
-// The most rows of the largest table a reduction through it may keep (each such key set is one
-// column of values, exec/subqueries.h).
+// The most rows of the largest table a reduction through it may keep whatever r's size (each
+// such key set is one column of values, exec/subqueries.h).
 constexpr uint64_t kMaxLargestReducingRows = 2'000'000;
 // A reduction through the largest table reads it twice (a count, then the keys); it pays when
 // the table it trims, sent to every worker, has at least 1 / this of the largest table's rows.
 constexpr uint64_t kLargestPerReducedRows = 8;
+// No key set over this many values: it travels inside the plan to every worker.
+constexpr uint64_t kMaxKeySetRows = 8'000'000;
+
+// The most keys that may reduce a table of `r_rows` rows. A set far smaller than the rows it
+// spares reading, joining and sending pays at any scale (a filtered dimension's 100k+ keys
+// against a table of millions): up to an eighth of r's rows for a set of another table's keys,
+// a quarter for a set of the largest table's keys.
+uint64_t MaxReducingRows(uint64_t r_rows) {
+  return std::max(kMaxReducingRows,
+                  std::min(kMaxLargestReducingRows, r_rows / kLargestPerReducedRows));
+}
+uint64_t MaxLargestReducingRows(uint64_t r_rows) {
+  return std::min(kMaxKeySetRows, std::max(kMaxLargestReducingRows, r_rows / 4));
+}
 
 // Integers proper (not Bool, Date or DateTime, which core::IsInteger counts too).
 bool PlainInteger(TypeId type) {
@@ -78,7 +92,8 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
         ASSIGN_OR_RETURN(uint64_t passing, TableRows(s, sql::JoinAnd(written[s])));
         kept[s] = passing;
       }
-      if (*kept[s] > kMaxReducingRows || *kept[s] * 4 > rows[s] || rows[r] < 2 * *kept[s]) {
+      if (*kept[s] > MaxReducingRows(rows[r]) || *kept[s] * 4 > rows[s] ||
+          rows[r] < 2 * *kept[s]) {
         continue;
       }
       if (r == *largest) {
@@ -164,7 +179,7 @@ absl::Status FromMaterializer::ReduceThroughLargest(size_t big, const std::vecto
       ASSIGN_OR_RETURN(uint64_t passing, TableRows(big, sql::JoinAnd(filter)));
       big_kept = passing;
     }
-    if (*big_kept > kMaxLargestReducingRows || *big_kept * 4 > rows[big] ||
+    if (*big_kept > MaxLargestReducingRows(r_rows) || *big_kept * 4 > rows[big] ||
         r_rows < 2 * *big_kept) {
       continue;
     }

@@ -32,6 +32,17 @@ std::vector<uint64_t> KeyWords(const Column& column, size_t begin, size_t end) {
   return out;
 }
 
+// The words of rows [begin, end) of one word key, or of a pair packed (PairKeyWord).
+std::vector<uint64_t> KeyWords(const std::vector<const Column*>& keys, bool pair, size_t begin,
+                               size_t end) {
+  std::vector<uint64_t> words = KeyWords(*keys[0], begin, end);
+  if (pair) {
+    const std::vector<uint64_t> second = KeyWords(*keys[1], begin, end);
+    for (size_t i = 0; i < words.size(); ++i) words[i] = PairKeyWord(words[i], second[i]);
+  }
+  return words;
+}
+
 bool NullKey(const std::vector<const Column*>& keys, size_t row) {
   for (const Column* key : keys) {
     if (key->IsNullAt(row)) return true;
@@ -58,12 +69,16 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
     columns.push_back(column);
   }
   const size_t rows = build.rows();
-  table.words_ = keys.size() == 1 && WordKeysComparable(probe_types[0], columns[0]->type());
+  table.pair_words_ = keys.size() == 2 &&
+                     PairWordKeysComparable(probe_types[0], probe_types[1], columns[0]->type(),
+                                            columns[1]->type());
+  table.words_ = table.pair_words_ ||
+                 (keys.size() == 1 && WordKeysComparable(probe_types[0], columns[0]->type()));
   std::vector<int64_t> group_of(rows, -1);
   size_t groups = 0;
   if (table.words_) {
-    std::vector<uint64_t> words = KeyWords(*columns[0], 0, rows);
-    table.BuildKeyBits(words);
+    std::vector<uint64_t> words = KeyWords(columns, table.pair_words_, 0, rows);
+    if (!table.pair_words_) table.BuildKeyBits(words);
     table.word_head_.reserve(rows);
     for (size_t r = 0; r < rows; ++r) {
       if (NullKey(columns, r)) continue;
@@ -71,6 +86,7 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
       if (inserted) ++groups;
       group_of[r] = it->second;
     }
+    table.GroupRows(group_of, groups, &table.word_head_);
   } else {
     table.bytes_head_.reserve(rows);
     std::string key;
@@ -82,8 +98,8 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
       if (inserted) ++groups;
       group_of[r] = it->second;
     }
+    table.GroupRows(group_of, groups, &table.bytes_head_);
   }
-  table.GroupRows(group_of, groups);
   if (track_matches) table.matched_ = std::make_unique<std::atomic<uint8_t>[]>(rows);
   table.build_ = std::move(build);
   table.keys_ = std::move(keys);
@@ -109,26 +125,42 @@ void JoinTable::BuildKeyBits(const std::vector<uint64_t>& words) {
   }
 }
 
-void JoinTable::GroupRows(const std::vector<int64_t>& group_of, size_t groups) {
-  // A counting sort by group: the sizes, their prefix sums, then each row at its group's next
-  // slot (rows in build order, so each group's rows stay in build order).
-  group_start_.assign(groups + 1, 0);
-  for (int64_t g : group_of) {
-    if (g >= 0) ++group_start_[g + 1];
+template <typename Heads>
+void JoinTable::GroupRows(const std::vector<int64_t>& group_of, size_t groups, Heads* heads) {
+  size_t keyed = 0;
+  for (int64_t g : group_of) keyed += g >= 0;
+  unique_ = keyed == groups;
+  std::vector<int64_t> start(groups + 1, 0);
+  if (unique_) {
+    // Groups are numbered in row order, each with its one row.
+    for (size_t r = 0; r < group_of.size(); ++r) {
+      if (group_of[r] >= 0) start[group_of[r]] = static_cast<int64_t>(r);
+    }
+  } else {
+    // A counting sort by group: the sizes, their prefix sums, then each row at its group's next
+    // slot (rows in build order), the last of each group flagged.
+    for (int64_t g : group_of) {
+      if (g >= 0) ++start[g + 1];
+    }
+    for (size_t g = 0; g < groups; ++g) start[g + 1] += start[g];
+    group_rows_.resize(start[groups]);
+    std::vector<int64_t> next(start.begin(), start.end() - 1);
+    for (size_t r = 0; r < group_of.size(); ++r) {
+      if (group_of[r] >= 0) group_rows_[next[group_of[r]]++] = static_cast<int64_t>(r);
+    }
+    for (size_t g = 0; g < groups; ++g) {
+      int64_t& last = group_rows_[start[g + 1] - 1];
+      last = ~last;
+    }
   }
-  for (size_t g = 0; g < groups; ++g) group_start_[g + 1] += group_start_[g];
-  group_rows_.resize(group_start_[groups]);
-  std::vector<int64_t> next(group_start_.begin(), group_start_.end() - 1);
-  for (size_t r = 0; r < group_of.size(); ++r) {
-    if (group_of[r] >= 0) group_rows_[next[group_of[r]]++] = static_cast<int64_t>(r);
-  }
+  for (auto& [key, head] : *heads) head = start[head];
 }
 
 template <typename Emit>
 void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t begin, size_t end,
                        Emit&& emit) const {
   if (words_) {
-    std::vector<uint64_t> words = KeyWords(*probe_keys[0], begin, end);
+    std::vector<uint64_t> words = KeyWords(probe_keys, pair_words_, begin, end);
     if (!key_bits_.empty()) {
       const uint64_t* bits = key_bits_.data();
       for (size_t p = begin; p < end; ++p) {
@@ -157,41 +189,53 @@ void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t begi
   }
 }
 
-void JoinTable::AddRows(Kind kind, size_t p, int64_t group, ProbedRows* out) const {
+void JoinTable::AddRows(Kind kind, size_t p, int64_t head, ProbedRows* out) const {
   auto add = [out](size_t probe, int64_t b) {
     out->probe.push_back(static_cast<int64_t>(probe));
     out->build.push_back(b);
   };
-  const int64_t* begin = nullptr;
-  const int64_t* end = nullptr;
-  if (group >= 0) {
-    begin = group_rows_.data() + group_start_[group];
-    end = group_rows_.data() + group_start_[group + 1];
-  }
+  // Calls fn(build_row) for each build row of `head`'s key.
+  auto each = [&](auto&& fn) {
+    if (unique_) {
+      fn(head);
+      return;
+    }
+    for (const int64_t* slot = group_rows_.data() + head;; ++slot) {
+      if (*slot < 0) {
+        fn(~*slot);
+        return;
+      }
+      fn(*slot);
+    }
+  };
   switch (kind) {
     case Kind::kInner:
-      for (const int64_t* b = begin; b != end; ++b) add(p, *b);
+      if (head >= 0) each([&](int64_t b) { add(p, b); });
       break;
     case Kind::kLeft:
-      if (group < 0) add(p, -1);
-      for (const int64_t* b = begin; b != end; ++b) add(p, *b);
+      if (head < 0) {
+        add(p, -1);
+      } else {
+        each([&](int64_t b) { add(p, b); });
+      }
       break;
     case Kind::kSemi:
-      if (group >= 0) add(p, *begin);
+      if (head >= 0) add(p, unique_ ? head : std::max(group_rows_[head], ~group_rows_[head]));
       break;
     case Kind::kAnti:
-      if (group < 0) add(p, -1);
+      if (head < 0) add(p, -1);
       break;
     case Kind::kFull:
-      if (group < 0) add(p, -1);
+      if (head < 0) add(p, -1);
       [[fallthrough]];
     case Kind::kRight:
-      for (const int64_t* b = begin; b != end; ++b) {
-        add(p, *b);
-        if (matched_[*b].load(std::memory_order_relaxed) == 0) {
-          matched_[*b].store(1, std::memory_order_relaxed);
+      if (head < 0) break;
+      each([&](int64_t b) {
+        add(p, b);
+        if (matched_[b].load(std::memory_order_relaxed) == 0) {
+          matched_[b].store(1, std::memory_order_relaxed);
         }
-      }
+      });
       break;
   }
 }
@@ -213,7 +257,7 @@ ProbedRows JoinTable::ProbeRange(Kind kind, const std::vector<const Column*>& pr
   while (at < end && (max_rows == 0 || out.probe.size() < max_rows)) {
     const size_t until = std::min(end, at + stride);
     Lookup(probe_keys, at, until,
-           [&](size_t p, int64_t group) { AddRows(kind, p, group, &out); });
+           [&](size_t p, int64_t head) { AddRows(kind, p, head, &out); });
     at = until;
   }
   *stopped = at;

@@ -58,21 +58,27 @@ class JoinTable {
   const Block& build() const { return build_; }
 
  private:
-  // Calls `emit(probe_row, key_group)` per probe row of [begin, end); -1 = no match.
+  // Calls `emit(probe_row, head)` per probe row of [begin, end); -1 = no match.
   template <typename Emit>
   void Lookup(const std::vector<const Column*>& probe_keys, size_t begin, size_t end,
               Emit&& emit) const;
   // Sets key_bits_ from the build rows' key words when their span is small enough.
   void BuildKeyBits(const std::vector<uint64_t>& words);
-  // Sets group_rows_ / group_start_ from each non-NULL build row's group (-1 for NULL keys).
-  void GroupRows(const std::vector<int64_t>& group_of, size_t groups);
-  // Adds the rows of probe row `p`, whose key group is `group`, to `out`.
-  void AddRows(Kind kind, size_t p, int64_t group, ProbedRows* out) const;
+  // Lays out the build rows by key group (group_of: each row's group, -1 for NULL keys) and
+  // points each head at its group: its row when every group has one row (unique_), else the
+  // group's first slot of group_rows_.
+  template <typename Heads>
+  void GroupRows(const std::vector<int64_t>& group_of, size_t groups, Heads* heads);
+  // Adds the rows of probe row `p`, whose key's head is `head`, to `out`.
+  void AddRows(Kind kind, size_t p, int64_t head, ProbedRows* out) const;
 
   Block build_;
   std::vector<uint32_t> keys_;
-  bool words_ = false;  // one integer-like key on both sides
-  absl::flat_hash_map<uint64_t, int64_t> word_head_;  // key word -> its group
+  // One integer-like key on both sides, or two narrow ones packed into one word
+  // (pair_words_: row_keys.h PairKeyWord).
+  bool words_ = false;
+  bool pair_words_ = false;
+  absl::flat_hash_map<uint64_t, int64_t> word_head_;  // key word -> its head
   // words_ keys spanning at most kBitsPerKey bits per build row (or kSmallSpanBits): a bitmap of
   // the keys over [key_min_, key_min_ + key_range_), tested before the hash table, so a probe row
   // whose key no build row holds (most rows of a fact table probed by a filtered dimension) costs
@@ -85,12 +91,13 @@ class JoinTable {
   static constexpr uint64_t kSmallSpanBits = uint64_t{1} << 21;
   static constexpr uint64_t kMaxBits = uint64_t{1} << 28;
   absl::flat_hash_map<std::string, int64_t> bytes_head_;
-  // The heads map a key to its group g; the group's build rows are
-  // group_rows_[group_start_[g], group_start_[g + 1]), in build order. A key matching many
-  // build rows (a dimension probing its fact table's rows, ~10 per key) reads them from one
-  // stretch of memory instead of chasing a chain of row links across the build.
+  // The heads map a key to its build rows. unique_ (no key has two rows, as a primary key's
+  // build): the head is the row itself. Otherwise the head is the first slot of the key's rows
+  // in group_rows_, contiguous and in build order, the last one stored as ~row: a key matching
+  // many build rows (a fact table's rows built for a dimension probing them) reads them from one
+  // stretch of memory.
+  bool unique_ = true;
   std::vector<int64_t> group_rows_;
-  std::vector<int64_t> group_start_;
   // track_matches: one flag per build row, set by any probing thread (relaxed: read after they
   // all finished).
   std::unique_ptr<std::atomic<uint8_t>[]> matched_;

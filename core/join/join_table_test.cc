@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/join/row_keys.h"
 #include "core/fragment_pipeline.h"
 #include "core/functions/expr_builder.h"
 #include "core/wire/plan_codec.h"
@@ -111,6 +112,65 @@ TEST(JoinTableTest, InterleavedKeysGiveTheirRowsInBuildOrder) {
     ProbedRows semi = table->Probe(Kind::kSemi, {key.get()}, 5);
     EXPECT_EQ(semi.build, (std::vector<int64_t>{0, 1, 3, 0}));
   }
+}
+
+ColumnPtr Int32s(std::vector<int32_t> values) {
+  auto column = std::make_shared<Column>(TypeId::kInt32);
+  for (int32_t v : values) column->Append<int32_t>(v);
+  return column;
+}
+
+// Two narrow integer keys of one signedness pack into one word; the same pairs join alike when
+// they cannot (another signedness, a 64-bit key): negative values, the types' ends, a pair
+// whose halves swap, repeated pairs.
+TEST(JoinTableTest, TwoNarrowIntegerKeysJoinAsOneWord) {
+  EXPECT_TRUE(PairWordKeysComparable(TypeId::kInt32, TypeId::kInt16, TypeId::kInt32,
+                                     TypeId::kInt32));
+  EXPECT_TRUE(PairWordKeysComparable(TypeId::kUInt32, TypeId::kDate, TypeId::kUInt8,
+                                     TypeId::kUInt16));
+  EXPECT_FALSE(PairWordKeysComparable(TypeId::kInt32, TypeId::kInt32, TypeId::kUInt32,
+                                      TypeId::kInt32));
+  EXPECT_FALSE(PairWordKeysComparable(TypeId::kInt64, TypeId::kInt32, TypeId::kInt64,
+                                      TypeId::kInt32));
+  const int32_t lo = std::numeric_limits<int32_t>::min();
+  const int32_t hi = std::numeric_limits<int32_t>::max();
+  Block build = BlockOf({Int32s({1, -1, 2, lo, 1, 7}), Int32s({2, 5, 1, hi, 2, -1})});
+  ColumnPtr a = Int32s({1, 2, -1, lo, 7, 1});
+  ColumnPtr b = Int32s({2, 1, 5, hi, 1, 3});
+  // (1,2) twice, (2,1), (-1,5), (lo,hi); (7,1) and (1,3) match nothing.
+  const std::vector<int64_t> probe = {0, 0, 1, 2, 3, 4, 5};
+  const std::vector<int64_t> rows = {0, 4, 2, 1, 3, -1, -1};
+  auto packed = JoinTable::Build(build, {0, 1}, {TypeId::kInt32, TypeId::kInt32});
+  ASSERT_TRUE(packed.ok()) << packed.status();
+  ProbedRows left = packed->Probe(Kind::kLeft, {a.get(), b.get()}, 6);
+  EXPECT_EQ(left.probe, probe);
+  EXPECT_EQ(left.build, rows);
+  // Probe keys typed Int64: not packed, the same rows.
+  auto wide = std::make_shared<Column>(TypeId::kInt64);
+  for (int32_t v : {1, 2, -1, lo, 7, 1}) wide->Append<int64_t>(v);
+  auto bytes = JoinTable::Build(build, {0, 1}, {TypeId::kInt64, TypeId::kInt32});
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  left = bytes->Probe(Kind::kLeft, {wide.get(), b.get()}, 6);
+  EXPECT_EQ(left.probe, probe);
+  EXPECT_EQ(left.build, rows);
+  ProbedRows semi = packed->Probe(Kind::kSemi, {a.get(), b.get()}, 6);
+  EXPECT_EQ(semi.build, (std::vector<int64_t>{0, 2, 1, 3}));
+}
+
+// Unique build keys (a primary key's table): every kind's rows as with repeated keys.
+TEST(JoinTableTest, UniqueKeysGiveEachKindsRows) {
+  auto table = JoinTable::Build(BlockOf({UInt32s({9, 4, 6})}), {0}, {TypeId::kUInt64},
+                                /*track_matches=*/true);
+  ASSERT_TRUE(table.ok()) << table.status();
+  ColumnPtr probe = UInt64s({6, 5, 9, 6});
+  ProbedRows inner = table->Probe(Kind::kInner, {probe.get()}, 4);
+  EXPECT_EQ(inner.probe, (std::vector<int64_t>{0, 2, 3}));
+  EXPECT_EQ(inner.build, (std::vector<int64_t>{2, 0, 2}));
+  ProbedRows anti = table->Probe(Kind::kAnti, {probe.get()}, 4);
+  EXPECT_EQ(anti.probe, (std::vector<int64_t>{1}));
+  ProbedRows full = table->Probe(Kind::kFull, {probe.get()}, 4);
+  EXPECT_EQ(full.build, (std::vector<int64_t>{2, -1, 0, 2}));
+  EXPECT_EQ(table->Unmatched(), (std::vector<int64_t>{1}));
 }
 
 TEST(JoinTableTest, StringAndCompositeKeys) {

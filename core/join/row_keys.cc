@@ -27,6 +27,15 @@ bool WordKeysComparable(TypeId a, TypeId b) {
   return a64 == b64 || !(IsSignedInteger(a) || IsSignedInteger(b));
 }
 
+bool PairWordKeysComparable(TypeId a0, TypeId a1, TypeId b0, TypeId b1) {
+  auto narrow_pair = [](TypeId a, TypeId b) {
+    return IsWordKey(a) && IsWordKey(b) && ValueSize(a) <= 4 && ValueSize(b) <= 4 &&
+           IsSignedInteger(a) == IsSignedInteger(b);
+  };
+  return narrow_pair(RemoveNullable(a0), RemoveNullable(b0)) &&
+         narrow_pair(RemoveNullable(a1), RemoveNullable(b1));
+}
+
 uint64_t KeyWord(const Column& column, size_t row) {
   return DispatchFixed(column.type(), [&](auto tag) -> uint64_t {
     using T = typename decltype(tag)::Type;

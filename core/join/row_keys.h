@@ -25,6 +25,16 @@ bool IsWordKey(TypeId type);
 // them apart).
 bool WordKeysComparable(TypeId a, TypeId b);
 
+// True when a pair of key columns of types (a0, a1) on one side and (b0, b1) on the other may be
+// compared by one word packing both (PairKeyWord): each a 32-bit-or-narrower word key of the same
+// signedness as its partner, so the low 32 bits of its KeyWord tell its values apart.
+bool PairWordKeysComparable(TypeId a0, TypeId a1, TypeId b0, TypeId b1);
+
+// Returns the word of a pair of such key columns: the first's low 32 bits over the second's.
+inline uint64_t PairKeyWord(uint64_t first, uint64_t second) {
+  return (first << 32) | (second & 0xffffffffu);
+}
+
 // Returns row `row` of an integer-like column as a 64-bit word (signed values sign-extended).
 uint64_t KeyWord(const Column& column, size_t row);
 
