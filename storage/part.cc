@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/dictionary_codes.h"
+#include "core/memory/memory_tracker.h"
 #include "core/status_macros.h"
 #include "storage/dictionary_serialization.h"
 
@@ -343,11 +344,78 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
                               schema_->name, ": it has ", columns_.size(), " columns and ",
                               granule_count(), " granules"));
   }
-  core::TypeId type = schema_->columns[column_index].type;
   if (serializations_[column_index] == ColumnSerialization::kDictionary) {
     return ReadDictionaryColumn(column_index, granule_begin, granule_end, file, cache, insert,
                                 codes_only);
   }
+  if (granule_end == granule_begin + 1 && KeepsDecoded(column_index) && cache != nullptr &&
+      cache->enabled()) {
+    // One granule (a morsel at the default index_granularity): the cache keeps it decoded and a
+    // hit returns that column itself, no copy.
+    UncompressedBlockPtr block = cache->Lookup(CacheKey(column_index, granule_begin));
+    if (block != nullptr && block->decoded) return DecodedColumn(block);
+    if (block == nullptr) {
+      if (!insert) return ReadGranules(column_index, granule_begin, granule_end, file, nullptr);
+      ASSIGN_OR_RETURN(block, DecodedGranule(column_index, granule_begin, file));
+      cache->Insert(CacheKey(column_index, granule_begin), block);
+      return DecodedColumn(block);
+    }
+    // Raw bytes (a multi-granule read inserted them): decoded from them below.
+  }
+  return ReadGranules(column_index, granule_begin, granule_end, file, cache, insert);
+}
+
+bool Part::KeepsDecoded(size_t column_index) const {
+  return serializations_[column_index] == ColumnSerialization::kDefault &&
+         !core::IsArray(schema_->columns[column_index].type);
+}
+
+absl::StatusOr<UncompressedBlockPtr> Part::DecodedGranule(size_t column_index, size_t granule,
+                                                          const RandomAccessFile* file) const {
+  // The column's buffers are the server's, as a cached block's bytes (uncompressed_cache.h).
+  core::MemoryTrackerScope server(nullptr);
+  ASSIGN_OR_RETURN(std::shared_ptr<core::Column> column,
+                   ReadGranules(column_index, granule, granule + 1, file, nullptr));
+  return std::make_shared<const UncompressedBlock>(std::move(*column));
+}
+
+absl::StatusOr<UncompressedBlockPtr> Part::DecodedFromRaw(size_t column_index, size_t granule,
+                                                          const char* raw) const {
+  const core::TypeId type = schema_->columns[column_index].type;
+  const size_t rows = granule_rows_[granule];
+  size_t raw_size = columns_[column_index].marks[granule].raw_size;
+  core::MemoryTrackerScope server(nullptr);  // as DecodedGranule
+  core::Column column(type);
+  const char* nulls = nullptr;
+  bool ok = true;
+  if (core::IsNullable(type)) {  // T's granule, then the null map
+    ok = raw_size >= rows;
+    raw_size -= ok ? rows : 0;
+    nulls = raw + raw_size;
+  }
+  if (ok && core::HasStringLayout(type)) {
+    column.MutableOffsets().reserve(rows);
+    column.MutableChars().reserve(raw_size);
+    ok = AppendStringGranule(std::string_view(raw, raw_size), rows, &column, string_sizes_);
+  } else if (ok) {
+    ok = raw_size == rows * core::ValueSize(core::RemoveNullable(type));
+    if (ok) {
+      column.ResizeUninitialized(rows);
+      std::memcpy(column.RawData(), raw, raw_size);
+    }
+  }
+  if (!ok) return BlockError(column_index, granule, /*checksum=*/false);
+  if (nulls != nullptr) std::memcpy(column.MutableNullMap(), nulls, rows);
+  return std::make_shared<const UncompressedBlock>(std::move(column));
+}
+
+absl::StatusOr<std::shared_ptr<core::Column>> Part::ReadGranules(size_t column_index,
+                                                                 size_t granule_begin,
+                                                                 size_t granule_end,
+                                                                 const RandomAccessFile* file,
+                                                                 UncompressedCache* cache,
+                                                                 bool insert) const {
+  core::TypeId type = schema_->columns[column_index].type;
   auto column = std::make_shared<core::Column>(type);
   if (granule_begin == granule_end) return column;
 
@@ -413,12 +481,30 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
     out += raw_size;
     return true;
   };
+  // Appends one granule kept decoded (a plain column's: KeepsDecoded).
+  auto append_decoded = [&](size_t g, const core::Column& decoded) {
+    const size_t granule_rows = granule_rows_[g];
+    if (decoded.size() != granule_rows) return;  // cannot happen: it was read from this granule
+    if (nullable) nulls.insert(nulls.end(), decoded.NullMap(), decoded.NullMap() + granule_rows);
+    if (is_string) {
+      column->AppendRange(decoded, 0, granule_rows);
+      return;
+    }
+    std::memcpy(out, decoded.RawData(), decoded.RawSize());
+    out += decoded.RawSize();
+  };
 
   const bool fill = cache != nullptr && cache->enabled() && insert;
   const CompressionCodec& codec = codecs_[column_index];
   RETURN_IF_ERROR(VisitGranules(
       column_index, granule_begin, granule_end, file, cache,
-      [&](size_t g, const char* raw) { append(g, raw); },
+      [&](size_t g, const UncompressedBlock& block) {
+        if (block.decoded) {
+          append_decoded(g, *block.decoded);
+        } else {
+          append(g, block.data.get());
+        }
+      },
       [&](size_t g, const char* block) -> absl::Status {
         if (!DecodeGranule(codec, marks[g], block, via_scratch ? scratch : out,
                            fill ? cache : nullptr, CacheKey(column_index, g),
@@ -466,7 +552,10 @@ absl::StatusOr<core::ColumnPtr> Part::ReadDictionaryColumn(size_t column_index,
   const CompressionCodec& codec = codecs_[column_index];
   RETURN_IF_ERROR(VisitGranules(
       column_index, granule_begin, granule_end, file, cache,
-      [&](size_t g, const char* raw) { malformed_hit = malformed_hit || !append(g, raw); },
+      [&](size_t g, const UncompressedBlock& block) {
+        // A dictionary column's blocks are raw (KeepsDecoded).
+        malformed_hit = malformed_hit || block.data == nullptr || !append(g, block.data.get());
+      },
       [&](size_t g, const char* block) -> absl::Status {
         if (!DecodeGranule(codec, marks[g], block, scratch, fill ? cache : nullptr,
                            CacheKey(column_index, g),
@@ -556,14 +645,43 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
   }
   std::unique_ptr<char[]> prefix_owned;
   char* prefix = ReadBuffer(1, prefix_bytes, &prefix_owned);
+  // Writes granule g's lengths from the granule kept decoded.
+  auto decoded_lengths = [&](size_t g, const core::Column& decoded) {
+    const std::vector<uint64_t>& ends = decoded.Offsets();
+    uint64_t begin = 0;
+    for (size_t row = 0; row < decoded.size(); ++row) {
+      out[row] = ends[row] - begin;
+      begin = ends[row];
+    }
+    out += granule_rows_[g];
+  };
+  const bool keep_decoded = KeepsDecoded(column_index) && cache != nullptr && cache->enabled();
   RETURN_IF_ERROR(VisitGranules(
       column_index, granule_begin, granule_end, file, cache,
-      [&](size_t g, const char* raw) { copy_lengths(g, raw, marks[g].raw_size); },
+      [&](size_t g, const UncompressedBlock& block) {
+        if (block.decoded) {
+          decoded_lengths(g, *block.decoded);
+        } else {
+          copy_lengths(g, block.data.get(), marks[g].raw_size);
+        }
+      },
       [&](size_t g, const char* block) -> absl::Status {
         const GranuleMark& mark = marks[g];
         bool ok = true;
         const char* lengths = prefix;
         size_t available = mark.raw_size;
+        if (!partial && keep_decoded) {
+          // The whole granule is decoded anyway: keep it decoded for the next scan, which then
+          // reads the column without a copy (ReadColumn of one granule). (Not through
+          // DecodedGranule: its read would reuse the buffer this walk reads from.)
+          if (!codec.Decode(block, mark.compressed_size, prefix, mark.raw_size)) {
+            return BlockError(column_index, g, /*checksum=*/false);
+          }
+          ASSIGN_OR_RETURN(UncompressedBlockPtr fresh, DecodedFromRaw(column_index, g, prefix));
+          cache->Insert(CacheKey(column_index, g), fresh);
+          decoded_lengths(g, *fresh->decoded);
+          return absl::OkStatus();
+        }
         if (!partial) {
           // The whole granule is decoded anyway: keep it for the next scan when there is a cache.
           std::shared_ptr<UncompressedBlock> fresh;
@@ -596,7 +714,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
 
 absl::Status Part::VisitGranules(
     size_t column_index, size_t granule_begin, size_t granule_end, const RandomAccessFile* file,
-    UncompressedCache* cache, absl::FunctionRef<void(size_t, const char*)> on_hit,
+    UncompressedCache* cache, absl::FunctionRef<void(size_t, const UncompressedBlock&)> on_hit,
     absl::FunctionRef<absl::Status(size_t, const char*)> on_block) const {
   // Blocks found in the cache, by granule - granule_begin; empty when there is no cache.
   std::vector<UncompressedBlockPtr> cached;
@@ -612,7 +730,7 @@ absl::Status Part::VisitGranules(
   size_t g = granule_begin;
   while (g < granule_end) {
     if (hit(g)) {
-      on_hit(g, cached[g - granule_begin]->data.get());
+      on_hit(g, *cached[g - granule_begin]);
       ++g;
       continue;
     }

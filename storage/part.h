@@ -118,6 +118,9 @@ class Part {
   // `file`: the column's data file from OpenColumn, or nullptr to open it for this read.
   // `cache` (may be null or disabled): granules found there are copied from it, the others read
   // (one pread per run of consecutive misses), verified, decompressed and, with `insert`, inserted.
+  // A read of one granule of a plain column (KeepsDecoded) through an enabled cache copies
+  // nothing on a hit: the cache keeps such a granule decoded and returns its column (shared
+  // with the cache and other readers; immutable as every ColumnPtr).
   // `codes_only`: a non-Nullable kDictionary column comes with its codes and empty strings (for a
   // reader that uses the codes alone); other columns read as without it.
   absl::StatusOr<core::ColumnPtr> ReadColumn(size_t column_index, size_t granule_begin,
@@ -162,6 +165,25 @@ class Part {
                                                        const RandomAccessFile* file,
                                                        UncompressedCache* cache, bool insert,
                                                        bool codes_only) const;
+  // Returns whether one-granule reads of the column keep the granule decoded in the cache: a
+  // plain column (not Sparse, kDictionary or Array), whose granule is one column of its rows.
+  bool KeepsDecoded(size_t column_index) const;
+  // Reads granule `granule` of a KeepsDecoded column (no cache) into a block that holds it
+  // decoded, allocated under the server's memory tracker as the cache's blocks are.
+  absl::StatusOr<UncompressedBlockPtr> DecodedGranule(size_t column_index, size_t granule,
+                                                      const RandomAccessFile* file) const;
+  // Builds the block of granule `granule` of a KeepsDecoded column from its raw bytes (as
+  // DecodedGranule). Errors: CORRUPTED_DATA when they do not describe the granule.
+  absl::StatusOr<UncompressedBlockPtr> DecodedFromRaw(size_t column_index, size_t granule,
+                                                      const char* raw) const;
+  // ReadColumn of a column that is not kDictionary, over the raw blocks (`cache` as ReadColumn's,
+  // but granules are never kept decoded here). REQUIRES: valid indexes.
+  absl::StatusOr<std::shared_ptr<core::Column>> ReadGranules(size_t column_index,
+                                                            size_t granule_begin,
+                                                            size_t granule_end,
+                                                            const RandomAccessFile* file,
+                                                            UncompressedCache* cache,
+                                                            bool insert = true) const;
   UncompressedCache::Key CacheKey(size_t column_index, size_t granule) const {
     return {id_, static_cast<uint32_t>(column_index), static_cast<uint32_t>(granule)};
   }
@@ -176,13 +198,14 @@ class Part {
                                                      std::unique_ptr<char[]>* owned,
                                                      uint64_t* first) const;
   // Walks granules [granule_begin, granule_end) of one column in order: a block found in `cache`
-  // (when not null and enabled) goes to on_hit(granule, raw bytes), verified when it was inserted;
+  // (when not null and enabled) goes to on_hit(granule, block: raw bytes or the granule decoded),
+  // verified when it was inserted;
   // each run of misses is read with one pread, and each of its blocks is checksum-verified and
   // handed to on_block(granule, compressed bytes). Stops at the first error.
   // REQUIRES: as ReadCompressedGranules.
   absl::Status VisitGranules(size_t column_index, size_t granule_begin, size_t granule_end,
                              const RandomAccessFile* file, UncompressedCache* cache,
-                             absl::FunctionRef<void(size_t, const char*)> on_hit,
+                             absl::FunctionRef<void(size_t, const UncompressedBlock&)> on_hit,
                              absl::FunctionRef<absl::Status(size_t, const char*)> on_block) const;
 
   // Constant after construction.

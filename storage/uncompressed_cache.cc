@@ -14,9 +14,16 @@ UncompressedBlock::UncompressedBlock(size_t n) : size(n) {
   data.reset(new char[n]);
 }
 
+UncompressedBlock::UncompressedBlock(core::Column column) {
+  core::MemoryTrackerScope server(nullptr);
+  size = column.ByteSize();
+  decoded.emplace(std::move(column));
+}
+
 UncompressedBlock::~UncompressedBlock() {
   core::MemoryTrackerScope server(nullptr);
   data.reset();
+  decoded.reset();
 }
 
 size_t UncompressedCache::KeyHash::operator()(const Key& key) const {

@@ -4,6 +4,12 @@
 // passes one (worker/morsel_source.cc passes Global() unless SETTINGS use_uncompressed_cache = 0);
 // a block enters it only after its checksum was verified and it decompressed to its full size.
 //
+// Decoded granules: a granule of a plain column (not Sparse, Array or LowCardinality's
+// dictionary) that ReadColumn reads alone (a morsel at the default index_granularity) is kept
+// decoded, as the core::Column the read returns (UncompressedBlock::decoded), and a hit returns
+// that very column (shared, immutable: core/column.h) instead of copying its bytes into a new
+// one; the other readers copy out of it as they do out of raw bytes.
+//
 // Keys: (Part::id(), column, granule). A part id is a per-process generation number that no later
 // part reuses, so a part that replaces another under the same name never hits the old part's
 // entries; ~Part erases its entries from Global() (ErasePart), others age out by LRU.
@@ -22,28 +28,43 @@
 #include <cstdint>
 #include <list>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "core/column.h"
 #include "core/mutex.h"
 
 namespace granite::storage {
 
-// The decompressed bytes of one granule block. Immutable once in the cache.
+// One granule block: its decompressed bytes, or the granule decoded as a column. Immutable once
+// in the cache.
 // Its bytes are the server's, not the query's that read them first: they are allocated and
 // freed under the server's MemoryTracker (core/memory/memory_tracker.h), so a scan that fills
 // the cache does not run into its own max_memory_usage, and an eviction during another query
-// does not credit that query.
+// does not credit that query. A reader holds a decoded column through DecodedColumn, which
+// keeps the whole block alive, so the column is freed with the block, under the server's tracker.
 struct UncompressedBlock {
+  // `n` raw bytes, to be filled before the block is shared.
   explicit UncompressedBlock(size_t n);
+  // A decoded granule. REQUIRES: its buffers were allocated under the server's tracker
+  // (core::MemoryTrackerScope(nullptr)).
+  explicit UncompressedBlock(core::Column column);
   ~UncompressedBlock();
   UncompressedBlock(const UncompressedBlock&) = delete;
   UncompressedBlock& operator=(const UncompressedBlock&) = delete;
-  std::unique_ptr<char[]> data;
-  size_t size;
+  std::unique_ptr<char[]> data;  // raw bytes; null when `decoded` is set
+  size_t size;                   // bytes held (decoded: the column's ByteSize)
+  std::optional<core::Column> decoded;
 };
 using UncompressedBlockPtr = std::shared_ptr<const UncompressedBlock>;
+
+// Returns the decoded column of `block` as a ColumnPtr that shares the block's ownership.
+// REQUIRES: block->decoded.
+inline core::ColumnPtr DecodedColumn(const UncompressedBlockPtr& block) {
+  return core::ColumnPtr(block, &*block->decoded);
+}
 
 // Thread-safety: every method may be called concurrently from any thread.
 class UncompressedCache {
