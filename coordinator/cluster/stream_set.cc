@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/memory/memory_tracker.h"
 #include "core/memory/transport_memory_scope.h"
 #include "core/thread_priority.h"
 
@@ -249,6 +250,10 @@ class StreamLoop {
   }
 
   void EndShard(size_t slot, absl::Status status) {
+    // What this thread allocated for the shard so far is charged to the query now (limits,
+    // its peak in system.query_log), as a reader thread's end did: the thread otherwise holds up
+    // to a MiB uncharged.
+    { core::MemoryTrackerScope charge(core::CurrentMemoryTracker()); }
     Shard& shard = shards_[slot];
     shard.done = true;
     --running_;
