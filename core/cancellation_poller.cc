@@ -12,6 +12,8 @@ namespace granite::core {
 
 namespace {
 constexpr std::chrono::milliseconds kInterval{20};
+// Rounds with nothing registered before the thread sleeps: a second.
+constexpr int kIdleRounds = 50;
 }  // namespace
 
 CancellationPoller::Registration::Registration(Registration&& other) noexcept
@@ -57,13 +59,28 @@ CancellationPoller::Registration CancellationPoller::Watch(std::function<bool()>
         shard.entries.insert(shard.entries.end(), {std::move(gone), std::move(cancel)});
     shard.size.fetch_add(1, std::memory_order_relaxed);
   }
-  if (active_.fetch_add(1, std::memory_order_release) == 0) active_.notify_one();
+  if (active_.fetch_add(1, std::memory_order_release) == 0) {
+    // The lock orders this with the thread's last look at active_ before it sleeps.
+    MutexLock lock(idle_mu_);
+    if (sleeping_) idle_.notify_one();
+  }
   return registration;
 }
 
 void CancellationPoller::Loop() {
+  int idle_rounds = kIdleRounds;  // asleep until the first registration
   while (true) {
-    active_.wait(0, std::memory_order_acquire);  // idle: sleeps until a registration arrives
+    if (active_.load(std::memory_order_acquire) != 0) {
+      idle_rounds = 0;
+    } else if (++idle_rounds >= kIdleRounds) {
+      MutexLock lock(idle_mu_);
+      while (active_.load(std::memory_order_acquire) == 0) {
+        sleeping_ = true;
+        idle_.wait(idle_mu_);
+        sleeping_ = false;
+      }
+      idle_rounds = 0;
+    }
     std::this_thread::sleep_for(kInterval);
     for (size_t i = 0; i < kShards; ++i) {
       Shard& shard = shards_[i];

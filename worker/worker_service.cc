@@ -25,6 +25,7 @@
 #include "core/thread_priority.h"
 #include "core/types.h"
 #include "core/value_text.h"
+#include "worker/chunk_coalescer.h"
 
 namespace granite::worker {
 
@@ -112,19 +113,21 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context,
     core::MemoryTrackerScope charged(memory.get());
     core::CancellationPoller::Registration watch = core::CancellationPoller::Global().Watch(
         [context] { return context->IsCancelled(); }, [&cancelled] { cancelled = true; });
-    pb::FragmentChunk message;
+    // The statistics chunks go out with the next chunk or the status (chunk_coalescer.h).
+    ChunkCoalescer out([writer](const pb::FragmentChunk& message, grpc::WriteOptions options) {
+      core::ScopedNormalPriority grpc_call;  // see core/thread_priority.h
+      core::TransportMemoryScope transport;  // gRPC's slices are not the fragment's
+      return writer->Write(message, options);
+    });
     status = executor_.Run(*fragment, cancelled, [&](core::plan::ResultChunk&& chunk) {
       if (chunk.kind == core::plan::ResultChunk::Kind::kStats) {
         core::CountEvent(core::Event::kReadRows, chunk.stats.read_rows);
         core::CountEvent(core::Event::kReadBytes, chunk.stats.read_bytes);
       }
-      message.Clear();
-      core::wire::ToProto(std::move(chunk), &message);
-      core::ScopedNormalPriority grpc_call;  // see core/thread_priority.h
-      core::TransportMemoryScope transport;  // gRPC's slices are not the fragment's
-      return writer->Write(message);
+      return out.Add(std::move(chunk));
     });
     if (memory->exceeded()) status = memory->ExceededStatus();
+    (void)out.Finish(status.ok());
     // A big fragment that failed (over a limit, or cancelled because another worker was): its
     // structures are freed, and their pages go back to the OS now, not after jemalloc's decay,
     // so a process near its limit does not keep them.

@@ -15,6 +15,9 @@ a machine with fewer cores than workers the latency slope is mostly the workers'
 serialized on the cores, while the coordinator's CPU per added worker is the fan-out's cost.
 
     .venv/bin/python bench/fanout/run.py --granite build/granite --workers 1,2,4,8,16,32,64
+
+--port P puts the coordinator on P and worker i on P + 1 + i (a machine shared with other
+runs); --http_port the coordinator's HTTP interface.
 """
 
 import argparse
@@ -48,8 +51,14 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def measure(granite, workers, queries):
-    c = cluster.SplitCluster([granite], workers=workers, threads=1).start()
+def measure(granite, workers, queries, port=0, http_port=-1):
+    c = cluster.SplitCluster([granite], workers=workers, threads=1,
+                             coordinator_args=["--http_port", str(http_port)])
+    if port:
+        # Fixed ports on a shared machine: the coordinator on `port`, the workers above it.
+        c.coordinator_port = port
+        c.worker_ports = [port + 1 + i for i in range(workers)]
+    c.start()
     try:
         client = c.client(timeout=120)
         client.query("CREATE TABLE t (id UInt64, k UInt32, v UInt64) ENGINE = MergeTree "
@@ -84,11 +93,15 @@ def main():
     parser.add_argument("--granite", default=os.path.join(REPO, "build", "granite"))
     parser.add_argument("--workers", default="1,2,4,8,16,32,64")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--port", type=int, default=0,
+                        help="the coordinator's port, the workers' from port + 1 (0: ephemeral)")
+    parser.add_argument("--http_port", type=int, default=-1,
+                        help="the coordinator's HTTP port (-1: off, 0: ephemeral)")
     args = parser.parse_args()
     counts = [int(w) for w in args.workers.split(",")]
     results = {}
     for n in counts:
-        results[n] = measure(args.granite, n, args.queries)
+        results[n] = measure(args.granite, n, args.queries, args.port, args.http_port)
         print("workers %3d: %s" % (n, "  ".join(
             "%s p50 %.2f p90 %.2f cpu coordinator %.3f workers %.3f" % (s, *results[n][s])
             for s, _, _ in SHAPES)), flush=True)

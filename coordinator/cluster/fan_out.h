@@ -3,7 +3,8 @@
 // other worker's stream, so a failed or cancelled query stops everywhere at once. With replicas
 // the fragment goes to one replica per shard (load_balancing); a replica that dies or stalls is
 // replaced by the next one of its shard, and only a shard whose every replica failed fails the
-// query (ALL_CONNECTION_TRIES_FAILED naming the shard and each replica's error).
+// query (ALL_CONNECTION_TRIES_FAILED naming the shard and each replica's error). Every stream is
+// read on the calling thread through one completion queue (stream_set.h).
 #pragma once
 
 #include <vector>
@@ -20,7 +21,8 @@ namespace granite::coordinator {
 
 // Takes a projecting fragment's blocks as they arrive, instead of FanOut collecting them
 // (coordinator/exec/streamed_select.h).
-// Thread-safety: Consume and ShardDone run on the reader threads, one per shard, concurrently.
+// Thread-safety: Consume and ShardDone run on the query's thread, or with WaitsForOtherShards on
+// reader threads, one per shard, concurrently.
 class BlockConsumer {
  public:
   virtual ~BlockConsumer() = default;
@@ -29,6 +31,10 @@ class BlockConsumer {
   virtual absl::StatusOr<bool> Consume(size_t shard, core::Block block) = 0;
   // Shard `shard`'s stream ended (successfully or not; the query's status says which).
   virtual void ShardDone(size_t shard) = 0;
+  // True if Consume may wait until other shards' blocks have come (an ordered source): FanOut
+  // then reads each stream on a thread of its own (reader_threads.h), not all of them on one
+  // (stream_set.h).
+  virtual bool WaitsForOtherShards() const { return false; }
 };
 
 // Runs `fragment` on every shard (worker_index / worker_count = shard index / shard count), or

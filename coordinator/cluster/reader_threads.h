@@ -1,5 +1,6 @@
-// ReaderThreads: the threads FanOut reads worker streams on. A query over N workers reads N - 1
-// streams on other threads; starting a std::thread for each costs a stack mapping, page faults
+// ReaderThreads: the threads FanOut reads worker streams on when its consumer waits across
+// shards (an ordered source; every other query reads all its streams on its own thread,
+// stream_set.h). A query over N workers then reads N - 1 streams on other threads; starting a std::thread for each costs a stack mapping, page faults
 // and, at exit, TLB-shootdown IPIs to every core — at hundreds of short queries per second that is
 // a fixed cost per query that grows with the number of concurrent clients. Here a finished reader
 // parks and takes the next query's stream; a new thread starts only when none is parked.

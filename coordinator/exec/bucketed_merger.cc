@@ -74,6 +74,15 @@ void BucketedMerger::SubmitMerges(const std::vector<uint32_t>& ready) {
 }
 
 void BucketedMerger::Add(size_t worker, uint32_t bucket, core::Block block, bool last) {
+  AddBucket(worker, bucket, &block, last, /*may_wait=*/true);
+}
+
+bool BucketedMerger::TryAdd(size_t worker, uint32_t bucket, core::Block* block, bool last) {
+  return AddBucket(worker, bucket, block, last, /*may_wait=*/false);
+}
+
+bool BucketedMerger::AddBucket(size_t worker, uint32_t bucket, core::Block* block, bool last,
+                               bool may_wait) {
   std::vector<std::pair<size_t, core::Block>> to_split;
   {
     core::MutexLock lock(mu_);
@@ -90,8 +99,8 @@ void BucketedMerger::Add(size_t worker, uint32_t bucket, core::Block block, bool
     // Enough groups: drop the block and keep this worker's progress where it is, so no bucket
     // that misses this block becomes ready.
     if (enough()) return;
-    if (block.rows() > 0) {
-      inputs_[bucket].push_back(std::move(block));
+    if (block->rows() > 0) {
+      inputs_[bucket].push_back(std::move(*block));
       ++held_blocks_;
       peak_blocks_ = std::max(peak_blocks_.load(), held_blocks_);
     }
@@ -106,7 +115,7 @@ void BucketedMerger::Add(size_t worker, uint32_t bucket, core::Block block, bool
   bool stored = false;
   {
     core::MutexLock lock(mu_);
-    if (enough()) return;  // see store()
+    if (enough()) return true;  // see store()
     if (worker < received_.size() && bucket > received_[worker]) {
       // Every bucket below this one is complete for this worker: skipped buckets are empty.
       received_[worker] = bucket;
@@ -114,7 +123,7 @@ void BucketedMerger::Add(size_t worker, uint32_t bucket, core::Block block, bool
       CollectReady(&ready);
     }
     // An empty block holds no memory: it never waits for the window.
-    bool wait = cancelled_ && block.rows() > 0 && bucket >= WindowBase() + window_;
+    bool wait = cancelled_ && block->rows() > 0 && bucket >= WindowBase() + window_;
     if (!wait) {
       store(&ready);  // the common case: one critical section
       stored = true;
@@ -122,7 +131,8 @@ void BucketedMerger::Add(size_t worker, uint32_t bucket, core::Block block, bool
   }
   // Buckets made ready before a wait are merged during it.
   SubmitMerges(ready);
-  if (stored) return;
+  if (stored) return true;
+  if (!may_wait) return false;  // the progress recorded above stays: it is true either way
   ready.clear();
   {
     core::MutexLock lock(mu_);
@@ -132,12 +142,13 @@ void BucketedMerger::Add(size_t worker, uint32_t bucket, core::Block block, bool
     // last one delivered: the client's pace then holds the workers back, and delivery never
     // waits for a reader (every bucket below the slowest worker is merged without one).
     while (cancelled_ && bucket >= WindowBase() + window_) {
-      if (cancelled_() || enough()) return;
+      if (cancelled_() || enough()) return true;
       window_cv_.wait_for(mu_, std::chrono::milliseconds(5));
     }
     store(&ready);
   }
   SubmitMerges(ready);
+  return true;
 }
 
 void BucketedMerger::AddSingle(size_t worker, core::Block block) {

@@ -44,7 +44,7 @@
 namespace granite::coordinator {
 
 // Merges and finalizes the buckets of one aggregating query.
-// Thread-safety: Add() runs on the workers' stream-reader threads; merges run on the pool;
+// Thread-safety: Add() / TryAdd() run on the workers' stream-reader threads; merges on the pool;
 // Finish() once, after every Add().
 class BucketedMerger {
  public:
@@ -62,6 +62,12 @@ class BucketedMerger {
   // REQUIRES: a worker's buckets come in increasing order; a worker sends buckets or one single
   // block, not both; every worker's final Add has `last` set (or is bucket kBucketCount - 1).
   void Add(size_t worker, uint32_t bucket, core::Block block, bool last = false) EXCLUDES(mu_);
+  // As Add, but never blocks: where Add would wait for the window, returns false leaving
+  // `*block` as it was (call again later with the same arguments); otherwise takes `*block`
+  // and returns true. For a caller that reads every worker's stream on one thread
+  // (coordinator/cluster/stream_set.h): it stops reading that worker instead of waiting.
+  bool TryAdd(size_t worker, uint32_t bucket, core::Block* block, bool last = false)
+      EXCLUDES(mu_);
   // Takes every group of `worker` as one block (partial states, PartialTypes() columns). Never
   // blocks on the window.
   void AddSingle(size_t worker, core::Block block) EXCLUDES(mu_);
@@ -122,6 +128,9 @@ class BucketedMerger {
 
  private:
   void MergeBucket(uint32_t bucket) EXCLUDES(mu_);
+  // Add (may_wait) and TryAdd (not): false when the block was left for a later call.
+  bool AddBucket(size_t worker, uint32_t bucket, core::Block* block, bool last, bool may_wait)
+      EXCLUDES(mu_);
   // Returns the fewest buckets received from any worker.
   size_t SlowestReceived() const REQUIRES(mu_);
   // Returns the bucket the window counts from: the slowest worker's, or with a piece sink the

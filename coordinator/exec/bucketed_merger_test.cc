@@ -84,6 +84,49 @@ TEST(BucketedMergerTest, MergesKeyedBucketsOfAllWorkers) {
   EXPECT_GT(merger.merge_ns(), 0u);
 }
 
+// One thread plays three workers with TryAdd (as stream_set.h reads every stream): a bucket past
+// the window is declined, its block left as it was, and taken once the slow workers caught up;
+// the merge is the same as with Add.
+TEST(BucketedMergerTest, TryAddDeclinesPastTheWindowAndTakesTheBlockLater) {
+  core::ThreadPool pool(2);
+  BucketedMerger merger({TypeId::kUInt64}, kSpecs, 3, &pool, [] { return false; }, 2);
+  std::vector<std::vector<core::Block>> workers;
+  for (int w = 0; w < 3; ++w) workers.push_back(WorkerBuckets(true, 1000 + 500 * w));
+  // Worker 0 runs ahead: buckets 0 and 1 fit the window, bucket 2 does not.
+  ASSERT_TRUE(merger.TryAdd(0, 0, &workers[0][0]));
+  ASSERT_TRUE(merger.TryAdd(0, 1, &workers[0][1]));
+  const size_t rows = workers[0][2].rows();
+  ASSERT_GT(rows, 0u);
+  EXPECT_FALSE(merger.TryAdd(0, 2, &workers[0][2]));
+  EXPECT_EQ(workers[0][2].rows(), rows);  // untouched: offered again later
+  // Round-robin: each worker offers its next bucket; a declined one is offered again.
+  std::vector<uint32_t> next = {2, 0, 0};
+  size_t declined = 0;
+  while (next[0] < core::kBucketCount || next[1] < core::kBucketCount ||
+         next[2] < core::kBucketCount) {
+    for (int w = 0; w < 3; ++w) {
+      if (next[w] == core::kBucketCount) continue;
+      if (merger.TryAdd(w, next[w], &workers[w][next[w]])) {
+        ++next[w];
+      } else {
+        ++declined;
+      }
+    }
+  }
+  EXPECT_GT(declined, 0u);
+  auto result = merger.Finish();
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_EQ(result->rows(), 2000u);
+  uint64_t total = 0;
+  for (size_t row = 0; row < result->rows(); ++row) {
+    uint64_t key = result->columns[0]->Get<uint64_t>(row);
+    uint64_t count = result->columns[1]->Get<uint64_t>(row);
+    EXPECT_EQ(count, key < 1000 ? 3u : key < 1500 ? 2u : 1u) << key;
+    total += count;
+  }
+  EXPECT_EQ(total, 4500u);
+}
+
 // LIMIT n without ORDER BY: the merge stops once merged buckets hold n groups; every returned
 // group is complete (its count from all three workers), later blocks are dropped.
 TEST(BucketedMergerTest, GroupLimitStopsAtCompleteBuckets) {

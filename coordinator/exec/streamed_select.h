@@ -41,6 +41,8 @@ class StreamedFinalStage : public BlockConsumer {
 
   absl::StatusOr<bool> Consume(size_t shard, core::Block block) override;
   void ShardDone(size_t shard) override;
+  // An ordered source's shard s waits for shards below s to end.
+  bool WaitsForOtherShards() const override { return ordered_; }
 
   uint64_t rows() const;  // rows given to the sink
 
