@@ -348,8 +348,8 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
     return ReadDictionaryColumn(column_index, granule_begin, granule_end, file, cache, insert,
                                 codes_only);
   }
-  if (granule_end == granule_begin + 1 && KeepsDecoded(column_index) && cache != nullptr &&
-      cache->enabled()) {
+  if (granule_end == granule_begin + 1 && KeepsDecoded(column_index, granule_begin) &&
+      cache != nullptr && cache->enabled()) {
     // One granule (a morsel at the default index_granularity): the cache keeps it decoded and a
     // hit returns that column itself, no copy.
     UncompressedBlockPtr block = cache->Lookup(CacheKey(column_index, granule_begin));
@@ -365,9 +365,15 @@ absl::StatusOr<core::ColumnPtr> Part::ReadColumn(size_t column_index, size_t gra
   return ReadGranules(column_index, granule_begin, granule_end, file, cache, insert);
 }
 
-bool Part::KeepsDecoded(size_t column_index) const {
-  return serializations_[column_index] == ColumnSerialization::kDefault &&
-         !core::IsArray(schema_->columns[column_index].type);
+bool Part::KeepsDecoded(size_t column_index, size_t granule) const {
+  const core::TypeId type = schema_->columns[column_index].type;
+  if (serializations_[column_index] != ColumnSerialization::kDefault || core::IsArray(type)) {
+    return false;
+  }
+  if (!core::HasStringLayout(type)) return true;
+  const size_t rows = granule_rows_[granule];
+  return rows > 0 &&
+         columns_[column_index].marks[granule].raw_size >= rows * kMinDecodedStringBytes;
 }
 
 absl::StatusOr<UncompressedBlockPtr> Part::DecodedGranule(size_t column_index, size_t granule,
@@ -655,7 +661,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
     }
     out += granule_rows_[g];
   };
-  const bool keep_decoded = KeepsDecoded(column_index) && cache != nullptr && cache->enabled();
+  const bool keep_decoded = cache != nullptr && cache->enabled();
   RETURN_IF_ERROR(VisitGranules(
       column_index, granule_begin, granule_end, file, cache,
       [&](size_t g, const UncompressedBlock& block) {
@@ -670,7 +676,7 @@ absl::StatusOr<core::ColumnPtr> Part::ReadStringSizes(size_t column_index, size_
         bool ok = true;
         const char* lengths = prefix;
         size_t available = mark.raw_size;
-        if (!partial && keep_decoded) {
+        if (!partial && keep_decoded && KeepsDecoded(column_index, g)) {
           // The whole granule is decoded anyway: keep it decoded for the next scan, which then
           // reads the column without a copy (ReadColumn of one granule). (Not through
           // DecodedGranule: its read would reuse the buffer this walk reads from.)

@@ -165,9 +165,13 @@ class Part {
                                                        const RandomAccessFile* file,
                                                        UncompressedCache* cache, bool insert,
                                                        bool codes_only) const;
-  // Returns whether one-granule reads of the column keep the granule decoded in the cache: a
-  // plain column (not Sparse, kDictionary or Array), whose granule is one column of its rows.
-  bool KeepsDecoded(size_t column_index) const;
+  // Returns whether one-granule reads of the column keep granule `granule` decoded in the
+  // cache: a plain column (not Sparse, kDictionary or Array), whose granule is one column of its
+  // rows; for a String, only values of kMinDecodedStringBytes or more on average (decoded, each
+  // value takes 8 more bytes of offsets: short strings would take up to twice their raw bytes of
+  // cache, so a scan of many short-string rows would no longer fit where its raw granules did).
+  bool KeepsDecoded(size_t column_index, size_t granule) const;
+  static constexpr size_t kMinDecodedStringBytes = 24;
   // Reads granule `granule` of a KeepsDecoded column (no cache) into a block that holds it
   // decoded, allocated under the server's memory tracker as the cache's blocks are.
   absl::StatusOr<UncompressedBlockPtr> DecodedGranule(size_t column_index, size_t granule,
