@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "coordinator/cluster/address_test_support.h"
 #include "core/block_codec.h"
 #include "core/error.h"
 #include "core/rpc_status.h"
@@ -87,18 +88,6 @@ class FanOutTest : public ::testing::Test {
 
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
 
-  // An address on loopback where nothing listens: a port bound and closed again.
-  static std::string ClosedAddress() {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-    socklen_t size = sizeof(address);
-    getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
-    close(fd);
-    return "127.0.0.1:" + std::to_string(ntohs(address.sin_port));
-  }
 
   // Checks that shard i answered its own index.
   static void ExpectEachShardsRow(const std::vector<std::vector<core::Block>>& blocks,
@@ -191,7 +180,7 @@ TEST_F(FanOutTest, EachShardFailsOverToItsLiveReplica) {
   // 16 shards x 2 replicas; one replica of every shard is down (alternately the first and the
   // second), so whichever order load balancing picks, every shard answers from its live one.
   std::vector<std::string> addresses;
-  const std::string closed = ClosedAddress();
+  const std::string closed = test::ClosedAddress();
   for (int shard = 0; shard < 16; ++shard) {
     addresses.push_back(shard % 2 == 0 ? closed : address());
     addresses.push_back(shard % 2 == 0 ? address() : closed);
@@ -208,7 +197,7 @@ TEST_F(FanOutTest, EachShardFailsOverToItsLiveReplica) {
 }
 
 TEST_F(FanOutTest, AShardWithEveryReplicaDownNamesEachReplica) {
-  const std::string closed = ClosedAddress();
+  const std::string closed = test::ClosedAddress();
   WorkerSet workers({address(), address(), closed, closed}, 2);
   QueryContext query("q");
   auto blocks = FanOut(workers, core::plan::Fragment(), &query, nullptr);

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "coordinator/cluster/address_test_support.h"
 #include "core/error.h"
 #include "core/interserver_secret.h"
 #include "core/mutex.h"
@@ -83,25 +84,13 @@ class WorkerClientTest : public ::testing::Test {
     builder.RegisterService(&worker_);
     server_ = builder.BuildAndStart();
     workers_ = std::make_unique<WorkerSet>(
-        std::vector<std::string>{"127.0.0.1:" + std::to_string(port), ClosedAddress()});
+        std::vector<std::string>{"127.0.0.1:" + std::to_string(port), test::ClosedAddress()});
   }
   void TearDown() override {
     server_->Shutdown();
     core::SetInterServerSecret("");
   }
 
-  // An address on loopback where nothing listens: a port bound and closed again.
-  static std::string ClosedAddress() {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-    socklen_t size = sizeof(address);
-    getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
-    close(fd);
-    return "127.0.0.1:" + std::to_string(ntohs(address.sin_port));
-  }
 
   FakeWorker worker_;
   std::unique_ptr<grpc::Server> server_;
