@@ -78,7 +78,17 @@ std::shared_ptr<grpc::Channel> GrpcHealthProber::ChannelFor(const std::string& a
 
 ProbeResult GrpcHealthProber::Probe(const std::string& address,
                                     std::chrono::milliseconds timeout) {
-  grpc::TemplatedGenericStub<grpc::ByteBuffer, grpc::ByteBuffer> stub(ChannelFor(address));
+  std::shared_ptr<grpc::Channel> channel = ChannelFor(address);
+  // A channel that failed to connect waits out its reconnect back-off (up to a second) and fails
+  // every call at once meanwhile, with the old error: a worker restarted within that second
+  // would still probe unreachable. Connect again now; a call made while the channel connects
+  // waits for the attempt (a dead worker still fails at once: refused).
+  if (channel->GetState(false) == GRPC_CHANNEL_TRANSIENT_FAILURE) {
+    grpc::experimental::ChannelResetConnectionBackoff(channel.get());
+    channel->WaitForStateChange(GRPC_CHANNEL_TRANSIENT_FAILURE,
+                                std::chrono::system_clock::now() + timeout);
+  }
+  grpc::TemplatedGenericStub<grpc::ByteBuffer, grpc::ByteBuffer> stub(channel);
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + timeout);
   grpc::Slice empty("");
