@@ -126,6 +126,58 @@ TEST(AggregatorSelectedTest, EqualsFilterThenAdd) {
   }
 }
 
+// Few groups (a low-cardinality key): sums and averages add into interleaved copies of each
+// group's state (SimpleAggregateFunction::AddLanes); the results must equal sums computed here,
+// for batches of any length, with and without a selection, and when the group count grows past
+// the copies' limit between batches.
+TEST(AggregatorSelectedTest, FewGroupsSumsEqualDirectSums) {
+  const TypeId decimal = MakeDecimal(15, 2);
+  auto aggregator = *Aggregator::Create(
+      {T::kUInt16}, {{"sum", {T::kInt64}}, {"sum", {decimal}}, {"avg", {decimal}}, {"count", {}}});
+  std::vector<int64_t> sums(20), decimal_sums(20), counts(20);
+  std::mt19937_64 rng(7);
+  for (size_t batch = 0; batch < 6; ++batch) {
+    const size_t rows = 61 + batch * 97;        // lengths not multiple of the copies
+    const uint16_t groups = batch < 4 ? 3 + batch : 20;  // from 3 to 6 groups, then 20
+    auto key = std::make_shared<Column>(T::kUInt16);
+    auto value = std::make_shared<Column>(T::kInt64);
+    auto money = std::make_shared<Column>(decimal);
+    for (size_t i = 0; i < rows; ++i) {
+      key->Append<uint16_t>(static_cast<uint16_t>(rng() % groups));
+      value->Append<int64_t>(static_cast<int64_t>(rng() % 2000001) - 1000000);
+      money->Append<int64_t>(static_cast<int64_t>(rng() % 100000));
+    }
+    std::vector<uint32_t> selection;
+    for (uint32_t i = 0; i < rows; ++i) {
+      if (batch % 2 == 0 || i % 3 != 0) selection.push_back(i);
+    }
+    for (uint32_t i : selection) {
+      const uint16_t g = key->Data<uint16_t>()[i];
+      sums[g] += value->Data<int64_t>()[i];
+      decimal_sums[g] += money->Data<int64_t>()[i];
+      ++counts[g];
+    }
+    std::vector<std::vector<ColumnPtr>> args = {{value}, {money}, {money}, {}};
+    if (batch % 2 == 0) {
+      ASSERT_TRUE(aggregator->Add({key}, args, rows).ok());
+    } else {
+      ASSERT_TRUE(aggregator->AddSelected({key}, args, selection.data(), selection.size()).ok());
+    }
+  }
+  absl::StatusOr<Block> block = aggregator->Finalize();
+  ASSERT_TRUE(block.ok()) << block.status();
+  ASSERT_EQ(block->rows(), 20u);
+  for (size_t r = 0; r < block->rows(); ++r) {
+    const uint16_t g = block->columns[0]->Data<uint16_t>()[r];
+    SCOPED_TRACE("group " + std::to_string(g));
+    EXPECT_EQ(block->columns[1]->Data<int64_t>()[r], sums[g]);
+    EXPECT_EQ(static_cast<int64_t>(block->columns[2]->Data<Int128>()[r]), decimal_sums[g]);
+    EXPECT_DOUBLE_EQ(block->columns[3]->Data<double>()[r],
+                     static_cast<double>(decimal_sums[g]) / 100 / static_cast<double>(counts[g]));
+    EXPECT_EQ(block->columns[4]->Data<uint64_t>()[r], static_cast<uint64_t>(counts[g]));
+  }
+}
+
 TEST(AggregatorSelectedTest, RejectsSelectionOutsideColumns) {
   auto aggregator = *Aggregator::Create({T::kString}, {{"count", {}}});
   Input input = MakeInput(10, 3);

@@ -28,6 +28,7 @@ struct IntAvgOp {
   using In = InT;
   using State = IntAvgState;
   using Result = double;
+  static constexpr bool kReorderable = true;
 
   static State Init() { return State{0, 0}; }
   static void Add(State& s, In value) {

@@ -16,6 +16,9 @@
 //   static TypeId ResultType(TypeId arg);
 //   static void Write(const State& s, char* const* columns, size_t row);  // raw column data
 //   static State Read(const char* const* columns, size_t row);
+// and optionally `static constexpr bool kReorderable = true;` when Adds in any order, merged,
+// give the same state (integer and decimal sums and averages, not float sums): a batch over a
+// handful of groups then adds into interleaved copies of each state (see AddLanes).
 #pragma once
 
 #include <cstring>
@@ -62,6 +65,7 @@ class SimpleAggregateFunction final : public AggregateFunction {
   void AddBatch(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
                 size_t rows) override {
     const In* values = args[0]->Data<In>();
+    if (UsesLanes(rows)) return AddLanes<false>(group_ids, values, nullptr, rows);
     State* states = states_.data();
     for (size_t i = 0; i < rows; ++i) Op::Add(states[group_ids[i]], values[i]);
   }
@@ -69,6 +73,7 @@ class SimpleAggregateFunction final : public AggregateFunction {
   void AddBatchSelected(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
                         const uint32_t* selection, size_t count) override {
     const In* values = args[0]->Data<In>();
+    if (UsesLanes(count)) return AddLanes<true>(group_ids, values, selection, count);
     State* states = states_.data();
     for (size_t i = 0; i < count; ++i) Op::Add(states[group_ids[i]], values[selection[i]]);
   }
@@ -143,7 +148,39 @@ class SimpleAggregateFunction final : public AggregateFunction {
 
   void Clear() override { std::vector<State>().swap(states_); }
 
+
  private:
+  // A batch over a handful of groups (a low-cardinality GROUP BY: flags, statuses) adds row i
+  // into copy i % kLanes of its group's state, so that consecutive rows of one group do not wait
+  // on each other's store; the copies are merged once per batch.
+  static constexpr size_t kLaneGroups = 8;
+  static constexpr size_t kLanes = 4;
+
+  bool UsesLanes(size_t rows) const {
+    if constexpr (requires { Op::kReorderable; }) {
+      return Op::kReorderable && states_.size() <= kLaneGroups && rows >= 64;
+    }
+    return false;
+  }
+
+  template <bool kSelected>
+  void AddLanes(const uint32_t* group_ids, const In* values, const uint32_t* selection,
+                size_t rows) {
+    State lanes[kLaneGroups][kLanes];
+    const size_t groups = states_.size();
+    for (size_t g = 0; g < groups; ++g) {
+      for (size_t l = 0; l < kLanes; ++l) lanes[g][l] = Op::Init();
+    }
+    auto value = [&](size_t i) { return values[kSelected ? selection[i] : i]; };
+    size_t i = 0;
+    for (; i + kLanes <= rows; i += kLanes) {
+      for (size_t l = 0; l < kLanes; ++l) Op::Add(lanes[group_ids[i + l]][l], value(i + l));
+    }
+    for (; i < rows; ++i) Op::Add(lanes[group_ids[i]][0], value(i));
+    for (size_t g = 0; g < groups; ++g) {
+      for (size_t l = 0; l < kLanes; ++l) Op::Merge(states_[g], lanes[g][l]);
+    }
+  }
   static constexpr size_t kMaxStateColumns = 4;
 
   const TypeId arg_type_;

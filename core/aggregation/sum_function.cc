@@ -22,6 +22,7 @@ struct SumOp {
   using In = InT;
   using State = AccT;
   using Result = AccT;
+  static constexpr bool kReorderable = !std::is_floating_point_v<AccT>;
 
   static State Init() { return 0; }
   static void Add(State& s, In value) {
@@ -56,6 +57,7 @@ struct DecimalSumOp {
   using In = InT;
   using State = Int128;
   using Result = Int128;
+  static constexpr bool kReorderable = true;
 
   static State Init() { return 0; }
   static void Add(State& s, In value) {

@@ -3,7 +3,11 @@
 // and the result is narrowed to its width. Sums, differences and products whose result is at most
 // 64 bits wide (Decimal(P <= 18, S) columns with each other or with integers, the common shape of
 // money arithmetic in a filtered aggregate) run on int64 instead, straight from the operands;
-// a batch that overflows there is recomputed on Int128, which decides exactly.
+// a batch that overflows there is recomputed on Int128, which decides exactly. When the operands'
+// precisions, or the magnitudes of the batch's values, leave no room for overflow (a discount
+// subtracted from 1, a price times a small factor: one pass finds the batch's largest magnitudes),
+// the int64 loop checks nothing per row. Precisions do not bound the values (a Decimal(15, 2)
+// column holds any 18 digits, as ClickHouse's), so only the values decide.
 #include "core/functions/decimal_arithmetic.h"
 
 #include <algorithm>
@@ -152,6 +156,33 @@ struct Int64Op {
   }
 };
 
+// Unchecked int64 operations, for batches whose magnitudes cannot overflow (see NoOverflow).
+template <DecimalOp kOp>
+struct UncheckedInt64Op {
+  int64_t ma;
+  int64_t mb;
+  int64_t operator()(int64_t a, int64_t b) const {
+    if constexpr (kOp == DecimalOp::kMultiply) return a * b;
+    if constexpr (kOp == DecimalOp::kPlus) return a * ma + b * mb;
+    return a * ma - b * mb;
+  }
+};
+
+// The number of bits of the largest magnitude among the operand's values (its one value when
+// constant): every |value| < 2^bits. 64 for INT64_MIN.
+int MagnitudeBits(const int64_t* values, bool constant, size_t rows) {
+  uint64_t any = 0;
+  const size_t n = constant ? std::min<size_t>(rows, 1) : rows;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t x = static_cast<uint64_t>(values[i]);
+    const uint64_t sign = x >> 63;
+    any |= (x ^ (0 - sign)) + sign;
+  }
+  return any == 0 ? 0 : 64 - __builtin_clzll(any);
+}
+
+int BitsOf(int64_t factor) { return 64 - __builtin_clzll(static_cast<uint64_t>(factor)); }
+
 // True when a value of type `t` is an int64 without loss: decimals up to 64 bits and integers
 // other than UInt64.
 bool FitsInt64(TypeId t) {
@@ -245,10 +276,18 @@ class DecimalArithmeticKernel : public ScalarKernel {
     auto loop = [&](auto op) {
       BinaryLoop(a, args[0].is_constant, b, args[1].is_constant, dst, rows, op);
     };
-    switch (op_) {
-      case DecimalOp::kPlus: loop(Int64Op<DecimalOp::kPlus>{ma_, mb_, &overflow}); break;
-      case DecimalOp::kMinus: loop(Int64Op<DecimalOp::kMinus>{ma_, mb_, &overflow}); break;
-      default: loop(Int64Op<DecimalOp::kMultiply>{1, 1, &overflow}); break;
+    if (NoOverflow(a, args[0].is_constant, b, args[1].is_constant, rows)) {
+      switch (op_) {
+        case DecimalOp::kPlus: loop(UncheckedInt64Op<DecimalOp::kPlus>{ma_, mb_}); break;
+        case DecimalOp::kMinus: loop(UncheckedInt64Op<DecimalOp::kMinus>{ma_, mb_}); break;
+        default: loop(UncheckedInt64Op<DecimalOp::kMultiply>{1, 1}); break;
+      }
+    } else {
+      switch (op_) {
+        case DecimalOp::kPlus: loop(Int64Op<DecimalOp::kPlus>{ma_, mb_, &overflow}); break;
+        case DecimalOp::kMinus: loop(Int64Op<DecimalOp::kMinus>{ma_, mb_, &overflow}); break;
+        default: loop(Int64Op<DecimalOp::kMultiply>{1, 1, &overflow}); break;
+      }
     }
     if (!decimal64) {
       int32_t* narrow = out->Data<int32_t>();
@@ -260,6 +299,16 @@ class DecimalArithmeticKernel : public ScalarKernel {
     }
     if (overflow) return nullptr;
     return out;
+  }
+
+  // True when no row of the batch can overflow int64, by the bits of the batch's largest
+  // magnitudes (one pass over each operand, cheaper than a checked loop).
+  bool NoOverflow(const int64_t* a, bool a_const, const int64_t* b, bool b_const,
+                  size_t rows) const {
+    const int ba = MagnitudeBits(a, a_const, rows);
+    const int bb = MagnitudeBits(b, b_const, rows);
+    if (op_ == DecimalOp::kMultiply) return ba + bb <= 63;
+    return std::max(ba + BitsOf(ma_), bb + BitsOf(mb_)) <= 62;
   }
 
   template <typename T>
