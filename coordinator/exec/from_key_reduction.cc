@@ -9,7 +9,9 @@
 // round).
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -72,38 +74,53 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
     if (!largest || rows[r] > rows[*largest]) largest = r;
   }
   if (!largest) return absl::OkStatus();
-  // Each filtered table's filter as it was written: reductions do not feed each other.
+  // Each table's filter: its own, then the key sets reductions add. A reduced table reduces
+  // others in turn (`region r, nation n, supplier s, customer c WHERE r.name = 'ASIA' AND
+  // n.regionkey = r.regionkey AND s.nationkey = n.nationkey AND c.nationkey = s.nationkey`: the
+  // region's nations cut suppliers, whose nations cut customers), until nothing changes; each
+  // (table, reducer, key) once.
   std::vector<std::vector<ExprPtr>> written(relations_.size());
   for (size_t r = 0; r < relations_.size(); ++r) written[r] = relations_[r].pushed;
   std::vector<std::optional<uint64_t>> kept(relations_.size());
   std::vector<bool> reduced(relations_.size(), false);
+  std::set<std::tuple<size_t, size_t, std::string>> applied;
   // The reductions the largest table would take: its rows join the reduced tables only there.
   std::vector<KeyLink> implied;
-  for (const ExprPtr& c : std::vector<ExprPtr>(remaining_)) {
-    std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
-    if (!pair || pair->first >= scope || pair->second >= scope) continue;
-    for (int side = 0; side < 2; ++side) {
-      const size_t r = side == 0 ? pair->first : pair->second;
-      const size_t s = side == 0 ? pair->second : pair->first;
-      const Expr& r_key = *c->args[side];
-      const Expr& s_key = *c->args[1 - side];
-      if (written[s].empty() || !Reducible(r, r_key, s, s_key)) continue;
-      if (!kept[s]) {
-        ASSIGN_OR_RETURN(uint64_t passing, TableRows(s, sql::JoinAnd(written[s])));
-        kept[s] = passing;
+  const std::vector<ExprPtr> conditions = remaining_;
+  bool changed = true;
+  for (size_t round = 0; changed && round < relations_.size(); ++round) {
+    changed = false;
+    for (const ExprPtr& c : conditions) {
+      std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
+      if (!pair || pair->first >= scope || pair->second >= scope) continue;
+      for (int side = 0; side < 2; ++side) {
+        const size_t r = side == 0 ? pair->first : pair->second;
+        const size_t s = side == 0 ? pair->second : pair->first;
+        const Expr& r_key = *c->args[side];
+        const Expr& s_key = *c->args[1 - side];
+        if (written[s].empty() || !Reducible(r, r_key, s, s_key)) continue;
+        if (applied.count({r, s, r_key.name})) continue;
+        if (!kept[s]) {
+          ASSIGN_OR_RETURN(uint64_t passing, TableRows(s, sql::JoinAnd(written[s])));
+          kept[s] = passing;
+        }
+        if (*kept[s] > MaxReducingRows(rows[r]) || *kept[s] * 4 > rows[s] ||
+            rows[r] < 2 * *kept[s]) {
+          continue;
+        }
+        applied.insert({r, s, r_key.name});
+        if (r == *largest) {
+          implied.push_back({s, &s_key, &r_key});
+          continue;
+        }
+        ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(r_key, s, s_key, written[s]));
+        relations_[r].pushed.push_back(in_set);
+        relations_[r].keyed_from.insert(s);
+        written[r].push_back(std::move(in_set));
+        kept[r].reset();
+        reduced[r] = true;
+        changed = true;
       }
-      if (*kept[s] > MaxReducingRows(rows[r]) || *kept[s] * 4 > rows[s] ||
-          rows[r] < 2 * *kept[s]) {
-        continue;
-      }
-      if (r == *largest) {
-        implied.push_back({s, &s_key, &r_key});
-        continue;
-      }
-      ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(r_key, s, s_key, written[s]));
-      relations_[r].pushed.push_back(std::move(in_set));
-      relations_[r].keyed_from.insert(s);
-      reduced[r] = true;
     }
   }
   if (implied.empty()) return absl::OkStatus();
