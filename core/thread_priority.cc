@@ -84,7 +84,17 @@ bool RecentSmallWrites() {
 
 int HeavyWorkPriority(int configured) {
   if (configured != kAutoThreadPriority) return configured;
-  return RecentSmallWrites() ? kIdleThreadPriority : 0;
+  return RecentSmallWrites() ? kAutoIdleThreadPriority : 0;
+}
+
+void RelaxAutomaticPriority() {
+  if (lowered != kAutoIdleThreadPriority || RecentSmallWrites()) return;
+  if (lowering_scope != nullptr) {
+    ScopedThreadNice* scope = lowering_scope;  // Restore clears it
+    if (scope->Restore()) scope->active_ = false;
+  } else if (!lowered_for_good && SetIdle(false)) {
+    lowered = 0;
+  }
 }
 
 absl::Status LowerThreadPriority(int delta) {
@@ -116,10 +126,11 @@ absl::Status LowerThreadPriority(int delta) {
 int LoweredThreadPriority() { return lowered; }
 
 void AdoptThreadPriority(int delta) {
+  if (delta == kAutoIdleThreadPriority && !RecentSmallWrites()) delta = 0;
   if (delta == lowered || lowered_for_good || lowering_scope != nullptr) return;
-  if (delta < 0 || delta > kIdleThreadPriority || !CanRestoreThreadPriority()) return;
+  if (delta < 0 || delta > kAutoIdleThreadPriority || !CanRestoreThreadPriority()) return;
   // Back to normal first: SCHED_IDLE keeps the nice value, so leaving it restores the thread.
-  if (lowered == kIdleThreadPriority) {
+  if (lowered >= kIdleThreadPriority) {
     if (!SetIdle(false)) return;
   } else if (lowered != 0) {
     if (!SetNice(adopted_from)) return;
@@ -127,7 +138,7 @@ void AdoptThreadPriority(int delta) {
   lowered = 0;
   if (delta == 0) return;
   adopted_from = CurrentNice();
-  bool ok = delta == kIdleThreadPriority ? SetIdle(true)
+  bool ok = delta >= kIdleThreadPriority ? SetIdle(true)
                                          : SetNice(std::min(19, adopted_from + delta));
   if (ok) lowered = delta;
 }
@@ -151,7 +162,7 @@ bool CanRestoreThreadPriority() {
 ScopedThreadNice::ScopedThreadNice(int delta) {
   if (delta <= 0 || lowered != 0 || !CanRestoreThreadPriority()) return;
   previous_ = CurrentNice();
-  delta_ = std::min(delta, kIdleThreadPriority);
+  delta_ = std::min(delta, kAutoIdleThreadPriority);
   active_ = Lower();
 }
 
@@ -160,7 +171,7 @@ ScopedThreadNice::~ScopedThreadNice() {
 }
 
 bool ScopedThreadNice::Lower() {
-  bool ok = delta_ == kIdleThreadPriority ? SetIdle(true)
+  bool ok = delta_ >= kIdleThreadPriority ? SetIdle(true)
                                           : SetNice(std::min(19, previous_ + delta_));
   if (ok) {
     lowered = delta_;
@@ -171,7 +182,7 @@ bool ScopedThreadNice::Lower() {
 
 bool ScopedThreadNice::Restore() {
   // SCHED_IDLE leaves the nice value alone, so leaving it restores the thread.
-  bool ok = delta_ == kIdleThreadPriority ? SetIdle(false) : SetNice(previous_);
+  bool ok = delta_ >= kIdleThreadPriority ? SetIdle(false) : SetNice(previous_);
   if (ok) {
     lowered = 0;
     lowering_scope = nullptr;

@@ -27,6 +27,12 @@ inline constexpr int kIdleThreadPriority = 20;
 // resolves it at the moment the work starts.
 inline constexpr int kAutoThreadPriority = -1;
 inline constexpr std::chrono::milliseconds kSmallWriteWindow{1000};
+// What HeavyWorkPriority resolves the automatic mode to while small writes arrive: SCHED_IDLE as
+// kIdleThreadPriority, but only while they keep arriving. Work that started during a burst of
+// INSERTs returns to normal priority once none came for kSmallWriteWindow (at its next task or
+// chunk: AdoptThreadPriority, RelaxAutomaticPriority), instead of starving for its whole run on
+// a machine whose other processes keep the CPUs busy.
+inline constexpr int kAutoIdleThreadPriority = 21;
 
 // Returns an error unless kAutoThreadPriority <= delta <= kIdleThreadPriority; `flag` names the
 // option in it.
@@ -38,8 +44,14 @@ void MarkSmallWrite();
 // Returns true if MarkSmallWrite() ran within the last kSmallWriteWindow.
 bool RecentSmallWrites();
 // Returns the delta heavy work runs at now: `configured` itself (0..20), or for
-// kAutoThreadPriority kIdleThreadPriority while RecentSmallWrites() and 0 otherwise.
+// kAutoThreadPriority kAutoIdleThreadPriority while RecentSmallWrites() and 0 otherwise.
 int HeavyWorkPriority(int configured);
+
+// Returns the calling thread to normal priority if automatic mode lowered it
+// (kAutoIdleThreadPriority, by a ScopedThreadNice or AdoptThreadPriority) and no small write
+// came within the last kSmallWriteWindow; otherwise does nothing. Cheap (a thread-local read)
+// when the thread is not so lowered: long-running work calls it per chunk or task.
+void RelaxAutomaticPriority();
 
 // Adds `delta` (0..19) to the calling thread's nice value for good, or switches it to SCHED_IDLE
 // (delta == kIdleThreadPriority); 0 does nothing.
@@ -77,6 +89,7 @@ class ScopedThreadNice {
 
  private:
   friend class ScopedNormalPriority;
+  friend void RelaxAutomaticPriority();
 
   // Switch the calling thread to the lowered priority / back to previous_, and keep the
   // thread's record of its lowering scope; each returns false (record unchanged) if the system

@@ -165,11 +165,49 @@ TEST(ThreadPriorityTest, AutomaticPriorityFollowsSmallWrites) {
   EXPECT_EQ(HeavyWorkPriority(kAutoThreadPriority), 0);
   MarkSmallWrite();
   EXPECT_TRUE(RecentSmallWrites());
-  EXPECT_EQ(HeavyWorkPriority(kAutoThreadPriority), kIdleThreadPriority);
+  EXPECT_EQ(HeavyWorkPriority(kAutoThreadPriority), kAutoIdleThreadPriority);
   EXPECT_EQ(HeavyWorkPriority(7), 7);
   std::this_thread::sleep_for(kSmallWriteWindow + std::chrono::milliseconds(50));
   EXPECT_FALSE(RecentSmallWrites());
   EXPECT_EQ(HeavyWorkPriority(kAutoThreadPriority), 0);
+}
+
+// Work lowered by the automatic priority (SCHED_IDLE while small writes arrive) returns to normal
+// once they stop: a scope's thread at RelaxAutomaticPriority, a pool thread at its next task
+// (AdoptThreadPriority); SCHED_IDLE chosen explicitly stays. A query started during a burst of
+// INSERTs used to keep SCHED_IDLE to its end and starve beside any busy process.
+TEST(ThreadPriorityTest, AutomaticIdleEndsWhenSmallWritesStop) {
+  if (!CanRestoreThreadPriority()) GTEST_SKIP() << "cannot restore thread priority here";
+  std::thread([] {
+    const int before_policy = ThreadPolicy();
+    MarkSmallWrite();
+    {
+      ScopedThreadNice scope(HeavyWorkPriority(kAutoThreadPriority));
+      EXPECT_EQ(ThreadPolicy(), SCHED_IDLE);
+      RelaxAutomaticPriority();  // writes still recent: stays
+      EXPECT_EQ(ThreadPolicy(), SCHED_IDLE);
+      std::this_thread::sleep_for(kSmallWriteWindow + std::chrono::milliseconds(50));
+      RelaxAutomaticPriority();
+      EXPECT_EQ(ThreadPolicy(), before_policy);
+      EXPECT_EQ(LoweredThreadPriority(), 0);
+    }
+    EXPECT_EQ(ThreadPolicy(), before_policy);
+    // A pool thread adopting a task lowered automatically: normal once writes stopped.
+    AdoptThreadPriority(kAutoIdleThreadPriority);
+    EXPECT_EQ(ThreadPolicy(), before_policy);
+    MarkSmallWrite();
+    AdoptThreadPriority(kAutoIdleThreadPriority);
+    EXPECT_EQ(ThreadPolicy(), SCHED_IDLE);
+    std::this_thread::sleep_for(kSmallWriteWindow + std::chrono::milliseconds(50));
+    RelaxAutomaticPriority();
+    EXPECT_EQ(ThreadPolicy(), before_policy);
+    // Chosen explicitly, SCHED_IDLE is kept.
+    AdoptThreadPriority(kIdleThreadPriority);
+    RelaxAutomaticPriority();
+    EXPECT_EQ(ThreadPolicy(), SCHED_IDLE);
+    AdoptThreadPriority(0);
+    EXPECT_EQ(ThreadPolicy(), before_policy);
+  }).join();
 }
 
 // AdoptThreadPriority switches a thread between priorities and back, but leaves a thread lowered

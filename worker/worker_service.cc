@@ -120,6 +120,7 @@ grpc::Status WorkerService::Execute(grpc::ServerContext* context,
       return writer->Write(message, options);
     });
     status = executor_.Run(*fragment, cancelled, [&](core::plan::ResultChunk&& chunk) {
+      core::RelaxAutomaticPriority();  // a burst of INSERTs that lowered it has ended
       if (chunk.kind == core::plan::ResultChunk::Kind::kStats) {
         core::CountEvent(core::Event::kReadRows, chunk.stats.read_rows);
         core::CountEvent(core::Event::kReadBytes, chunk.stats.read_bytes);

@@ -114,7 +114,7 @@ TEST_F(WorkerServiceTest, AutomaticPriorityLowersBulkInsertsWhileSmallOnesArrive
   EXPECT_EQ(PriorityOfNewFiles(), 0);
   EXPECT_TRUE(core::RecentSmallWrites());
   ASSERT_TRUE(service_->Insert(&context_, &bulk, &response).ok());
-  EXPECT_EQ(PriorityOfNewFiles(), core::kIdleThreadPriority);
+  EXPECT_EQ(PriorityOfNewFiles(), core::kAutoIdleThreadPriority);
 }
 
 // Replicated commits record the block's id before its parts (storage/block_log.h): a second

@@ -86,6 +86,7 @@ class StreamLoop {
           got = cq_.Next(&tag, &ok);
         }
       }
+      core::RelaxAutomaticPriority();  // a burst of INSERTs that lowered it has ended
       if (got) {
         const uintptr_t bits = reinterpret_cast<uintptr_t>(tag);
         OnEvent(reinterpret_cast<Stream*>(bits & ~kOpMask), static_cast<Op>(bits & kOpMask), ok);
