@@ -19,6 +19,7 @@
 #include "coordinator/access/grant_store.h"
 #include "coordinator/exec/access_statements.h"
 #include "coordinator/exec/array_join.h"
+#include "coordinator/exec/eager_aggregation.h"
 #include "coordinator/planner/compound_columns.h"
 #include "coordinator/exec/bucketed_merger.h"
 #include "coordinator/cluster/table_name.h"
@@ -408,6 +409,7 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
   // The query's settings with this SELECT's own SETTINGS clause.
   core::Settings settings = query->settings;
   RETURN_IF_ERROR(settings.Apply(select.settings));
+  ASSIGN_OR_RETURN(resolved, AggregateBelowJoinsIfOn(std::move(resolved), settings, query));
   ASSIGN_OR_RETURN(PreparedSelect prepared,
                    PrepareSubqueries(std::move(resolved), settings, query, run));
   RETURN_IF_ERROR(PrepareFrom(&prepared, settings, query, run).status());
@@ -466,6 +468,17 @@ absl::StatusOr<bool> QueryExecutor::PrepareFrom(PreparedSelect* prepared,
   }
   prepared->select = std::move(from.rest);
   return on_coordinator;
+}
+
+absl::StatusOr<sql::SelectStatement> QueryExecutor::AggregateBelowJoinsIfOn(
+    sql::SelectStatement select, const core::Settings& settings, QueryContext* query) {
+  if (!settings.optimize_aggregation_below_joins) return select;
+  ASSIGN_OR_RETURN(std::optional<sql::SelectStatement> eager,
+                   AggregateBelowJoins(select, [this, query](const sql::TableRef& ref) {
+                     return ColumnsOf(ref, query->database);
+                   }));
+  if (eager) return *std::move(eager);
+  return select;
 }
 
 absl::StatusOr<sql::SelectStatement> QueryExecutor::FoldArrayJoins(sql::SelectStatement select,

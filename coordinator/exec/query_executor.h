@@ -193,6 +193,11 @@ class QueryExecutor {
                                                        const CteScope& scope, QueryContext* query);
   // Folds `select`'s ARRAY JOIN clauses and arrayJoin calls into FROM subqueries
   // (exec/array_join.h).
+  // `select` with its aggregation pushed below its joins (exec/eager_aggregation.h) when it
+  // applies and optimize_aggregation_below_joins is on; else `select` itself.
+  absl::StatusOr<sql::SelectStatement> AggregateBelowJoinsIfOn(sql::SelectStatement select,
+                                                               const core::Settings& settings,
+                                                               QueryContext* query);
   absl::StatusOr<sql::SelectStatement> FoldArrayJoins(sql::SelectStatement select,
                                                       QueryContext* query);
   // Returns `select` with its FROM and JOIN tables that name a CTE in `scope` turned into

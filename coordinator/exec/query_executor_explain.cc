@@ -86,6 +86,7 @@ absl::StatusOr<std::vector<std::string>> QueryExecutor::ExplainSelect(
                        "EXPLAIN of a query with window functions, QUALIFY, grouping sets, LIMIT BY "
                        "or WITH TOTALS is not supported yet");
   }
+  ASSIGN_OR_RETURN(source, AggregateBelowJoinsIfOn(std::move(source), settings, query));
   // As SelectIn: IN sets over many rows become joins, other subqueries constants, then the FROM.
   SubqueryRunner run = RunnerIn(statement, query, &scope);
   ASSIGN_OR_RETURN(PreparedSelect prepared,

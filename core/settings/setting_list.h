@@ -37,6 +37,8 @@
     "Finalizes groups on the workers when every group lives on one worker (sharding-key keys)")   \
   M(Bool, optimize_skip_unused_shards, true, "",                                                  \
     "Sends a fragment only to the shards whose sharding key values the WHERE allows")            \
+  M(Bool, optimize_aggregation_below_joins, true, "",                                             \
+    "GROUP BY over a dimension's columns: pre-aggregates the joined tables by the join key first")\
   M(Bool, shard_local_top_n, true, "",                                                            \
     "With shard-local aggregation, applies HAVING and ORDER BY ... LIMIT on each worker")         \
   M(Bool, merge_group_limit, true, "",                                                            \
