@@ -26,6 +26,7 @@ bool ChunkCoalescer::SendOpening() {
 
 bool ChunkCoalescer::Add(core::plan::ResultChunk&& chunk) {
   const bool stats = chunk.kind == core::plan::ResultChunk::Kind::kStats;
+  const bool more_follow = chunk.kind == core::plan::ResultChunk::Kind::kBucket && chunk.more_follow;
   const bool first = !any_;
   any_ = true;
   // A chunk after the closing statistics (not expected): those go first, as they came.
@@ -51,7 +52,11 @@ bool ChunkCoalescer::Add(core::plan::ResultChunk&& chunk) {
     has_closing_ = true;
     return true;
   }
-  return SendOpening() && write_(*to, grpc::WriteOptions());
+  // Buckets encoded together go out together: gRPC holds a write with the buffer hint until the
+  // next one without it (a window of small buckets costs one send, not one per bucket).
+  grpc::WriteOptions options;
+  if (more_follow) options.set_buffer_hint();
+  return SendOpening() && write_(*to, options);
 }
 
 bool ChunkCoalescer::Finish(bool ok) {

@@ -6,7 +6,9 @@
 // statistics chunk (progress or the closing one) takes their counts in, anything else is
 // preceded by them. The closing statistics (the chunk with elapsed_us) wait for the end and go
 // out with the call's status in one send (gRPC's last-message write). A point query's shard with
-// no matching row thus answers with one message instead of two, sent with its status.
+// no matching row thus answers with one message instead of two, sent with its status. Buckets
+// encoded together (ResultChunk::more_follow) are written with gRPC's buffer hint but the last
+// of them, so a window of small buckets goes out in one send rather than one per bucket.
 #pragma once
 
 #include <grpcpp/grpcpp.h>

@@ -16,13 +16,14 @@ using core::plan::ResultChunk;
 struct Sent {
   pb::FragmentChunk chunk;
   bool last = false;
+  bool buffered = false;  // written with gRPC's buffer hint
 };
 
 class ChunkCoalescerTest : public ::testing::Test {
  protected:
   ChunkCoalescer::Write Recorder() {
     return [this](const pb::FragmentChunk& chunk, grpc::WriteOptions options) {
-      sent_.push_back({chunk, options.is_last_message()});
+      sent_.push_back({chunk, options.is_last_message(), options.get_buffer_hint()});
       return !gone_;
     };
   }
@@ -53,9 +54,49 @@ class ChunkCoalescerTest : public ::testing::Test {
     return chunk;
   }
 
+  static ResultChunk Bucket(uint32_t id, bool more_follow, bool last) {
+    ResultChunk chunk;
+    chunk.kind = ResultChunk::Kind::kBucket;
+    chunk.bucket_id = id;
+    chunk.more_follow = more_follow;
+    chunk.last = last;
+    chunk.block.rows = 1;
+    chunk.block.data = "x";
+    return chunk;
+  }
+
   std::vector<Sent> sent_;
   bool gone_ = false;
 };
+
+TEST_F(ChunkCoalescerTest, BucketsOfOneWindowGoOutInOneSend) {
+  ChunkCoalescer out(Recorder());
+  ASSERT_TRUE(out.Add(Opening(100)));
+  // Two windows: 3 buckets, then 2 (the worker's last).
+  ASSERT_TRUE(out.Add(Bucket(0, true, false)));
+  ASSERT_TRUE(out.Add(Bucket(5, true, false)));
+  ASSERT_TRUE(out.Add(Bucket(9, false, false)));
+  ASSERT_TRUE(out.Add(Bucket(17, true, false)));
+  ASSERT_TRUE(out.Add(Bucket(200, false, true)));
+  ASSERT_TRUE(out.Add(Closing(100)));
+  ASSERT_TRUE(out.Finish(true));
+  // The opening statistics, 5 buckets in order, the closing statistics with the status.
+  ASSERT_EQ(sent_.size(), 7u);
+  EXPECT_TRUE(sent_[0].chunk.has_stats());
+  EXPECT_FALSE(sent_[0].buffered);
+  std::vector<uint32_t> ids;
+  std::vector<bool> buffered;
+  for (size_t i = 1; i < 6; ++i) {
+    ASSERT_TRUE(sent_[i].chunk.has_bucket());
+    ids.push_back(sent_[i].chunk.bucket().id());
+    buffered.push_back(sent_[i].buffered);
+  }
+  EXPECT_EQ(ids, (std::vector<uint32_t>{0, 5, 9, 17, 200}));
+  // Held only while another bucket of the same window follows; each window ends unbuffered.
+  EXPECT_EQ(buffered, (std::vector<bool>{true, true, false, true, false}));
+  EXPECT_TRUE(sent_[6].last);
+  EXPECT_FALSE(sent_[6].buffered);
+}
 
 TEST_F(ChunkCoalescerTest, NoRowsIsOneLastMessage) {
   ChunkCoalescer out(Recorder());

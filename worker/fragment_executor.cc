@@ -213,8 +213,9 @@ absl::Status FragmentExecutor::SendResult(const core::plan::Fragment& fragment,
         bucket.block = core::plan::EncodeResultBlock(partial.blocks[i], compression);
         partial.blocks[i] = core::Block();  // its memory now lives in the chunk
       });
-      for (core::plan::ResultChunk& encoded : window) {
-        if (!sink(std::move(encoded))) return SinkGone();
+      for (size_t j = 0; j < n; ++j) {
+        window[j].more_follow = j + 1 < n;
+        if (!sink(std::move(window[j]))) return SinkGone();
       }
     }
   } else {

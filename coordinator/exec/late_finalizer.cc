@@ -6,7 +6,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "coordinator/exec/final_stage.h"
 #include "coordinator/exec/key_ref_grouper.h"
 #include "core/aggregation/aggregator.h"
@@ -60,13 +59,47 @@ std::vector<uint32_t> TopIntegerRows(const core::Column& column, bool descending
   return top;
 }
 
-// SortPermutation(block, keys, keep), with the one-pass top for one integer column.
+// The same rows as TopIntegerRows for a large `keep` (ORDER BY count() LIMIT n OFFSET m with
+// thousands of rows kept over many more groups): the keep-th best value is selected in linear
+// time, the rows better than it and the first rows equal to it (row order, as the stable sort)
+// are kept, and only those are sorted: O(rows + keep log keep) instead of O(rows log keep).
+template <typename T>
+std::vector<uint32_t> TopIntegerRowsBySelection(const core::Column& column, bool descending,
+                                                size_t keep) {
+  const T* values = column.Data<T>();
+  const size_t rows = column.size();
+  auto better = [descending](T x, T y) { return descending ? x > y : x < y; };
+  std::vector<uint32_t> top;
+  if (keep >= rows) {
+    top.resize(rows);
+    for (uint32_t row = 0; row < rows; ++row) top[row] = row;
+  } else {
+    std::vector<T> sorted(values, values + rows);
+    std::nth_element(sorted.begin(), sorted.begin() + (keep - 1), sorted.end(), better);
+    const T bound = sorted[keep - 1];  // the value of the last row kept
+    size_t better_count = 0;
+    for (size_t row = 0; row < rows; ++row) better_count += better(values[row], bound);
+    size_t ties = keep - better_count;  // rows equal to `bound` kept, the earliest first
+    top.reserve(keep);
+    for (uint32_t row = 0; row < rows; ++row) {
+      if (better(values[row], bound)) {
+        top.push_back(row);
+      } else if (ties > 0 && !better(bound, values[row])) {
+        top.push_back(row);
+        --ties;
+      }
+    }
+  }
+  std::stable_sort(top.begin(), top.end(),
+                   [&](uint32_t x, uint32_t y) { return better(values[x], values[y]); });
+  return top;
+}
+
+// SortPermutation(block, keys, keep), with a linear-time top for one integer column.
 std::vector<uint32_t> TopRows(const core::Block& block, const std::vector<core::SortColumn>& keys,
                               size_t keep) {
   constexpr size_t kMaxOnePassKeep = 256;  // an insertion per better row: small tops only
-  if (keys.size() != 1 || keep == 0 || keep > kMaxOnePassKeep) {
-    return core::SortPermutation(block, keys, keep);
-  }
+  if (keys.size() != 1 || keep == 0) return core::SortPermutation(block, keys, keep);
   const core::Column& column = *block.columns[keys[0].column];
   if (!core::IsInteger(column.type()) || column.nullable()) {
     return core::SortPermutation(block, keys, keep);
@@ -74,7 +107,9 @@ std::vector<uint32_t> TopRows(const core::Block& block, const std::vector<core::
   return core::DispatchFixed(column.type(), [&](auto tag) {
     using T = typename decltype(tag)::Type;
     if constexpr (std::is_integral_v<T>) {
-      return TopIntegerRows<T>(column, keys[0].descending, keep);
+      return keep <= kMaxOnePassKeep
+                 ? TopIntegerRows<T>(column, keys[0].descending, keep)
+                 : TopIntegerRowsBySelection<T>(column, keys[0].descending, keep);
     } else {
       return core::SortPermutation(block, keys, keep);
     }
@@ -321,41 +356,49 @@ absl::StatusOr<core::Block> LateFinalizer::CombineCandidates(
   }
 
   // 5. The chosen groups' input rows, rank by rank (input order within a group), merged in full.
+  // Ranks index dense arrays (a rank per bucket group, rows counted per rank), so the rows are
+  // put in rank order by a counting sort; thousands of ranks (a large OFFSET) cost linear time.
   struct Row {
-    uint32_t rank;
     uint32_t bucket;
     uint32_t input;
     uint32_t row;
   };
-  std::vector<Row> rows;
+  constexpr uint32_t kNotChosen = ~uint32_t{0};
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> chosen_of(buckets.size());  // (group, rank)
   for (uint32_t r = 0; r < chosen.size(); ++r) {
     size_t b = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), chosen[r]) -
                                    starts.begin()) - 1;
     chosen_of[b].emplace_back(buckets[b]->groups[chosen[r] - starts[b]], r);
   }
+  // Pass 1: rows per rank; pass 2 places each row after the rows of the ranks before it.
+  std::vector<std::vector<uint32_t>> rank_of(buckets.size());  // bucket group -> rank
+  std::vector<uint32_t> rank_end(chosen.size() + 1, 0);
   for (uint32_t b = 0; b < buckets.size(); ++b) {
     if (chosen_of[b].empty()) continue;
     uint32_t max_group = 0;
     for (const auto& [group, rank] : chosen_of[b]) max_group = std::max(max_group, group);
-    std::vector<uint64_t> is_chosen(max_group / 64 + 1, 0);
-    absl::flat_hash_map<uint32_t, uint32_t> rank_of;
-    for (const auto& [group, rank] : chosen_of[b]) {
-      is_chosen[group / 64] |= uint64_t{1} << (group % 64);
-      rank_of[group] = rank;
+    rank_of[b].assign(max_group + 1, kNotChosen);
+    for (const auto& [group, rank] : chosen_of[b]) rank_of[b][group] = rank;
+    for (const std::vector<uint32_t>& of_row : buckets[b]->row_groups) {
+      for (uint32_t g : of_row) {
+        if (g <= max_group && rank_of[b][g] != kNotChosen) ++rank_end[rank_of[b][g] + 1];
+      }
     }
+  }
+  for (size_t r = 1; r < rank_end.size(); ++r) rank_end[r] += rank_end[r - 1];
+  std::vector<Row> rows(rank_end.back());
+  for (uint32_t b = 0; b < buckets.size(); ++b) {
+    if (chosen_of[b].empty()) continue;
+    const std::vector<uint32_t>& ranks = rank_of[b];
     const Candidates& bucket = *buckets[b];
     for (uint32_t i = 0; i < bucket.row_groups.size(); ++i) {
       const std::vector<uint32_t>& of_row = bucket.row_groups[i];
       for (uint32_t row = 0; row < of_row.size(); ++row) {
         uint32_t g = of_row[row];
-        if (g <= max_group && ((is_chosen[g / 64] >> (g % 64)) & 1)) {
-          rows.push_back({rank_of[g], b, i, row});
-        }
+        if (g < ranks.size() && ranks[g] != kNotChosen) rows[rank_end[ranks[g]]++] = {b, i, row};
       }
     }
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& x, const Row& y) { return x.rank < y.rank; });
   ASSIGN_OR_RETURN(auto full, NewBucketAggregator(key_types_, specs_));
   if (!rows.empty()) {
     const core::Block& first = buckets[rows[0].bucket]->inputs[rows[0].input];

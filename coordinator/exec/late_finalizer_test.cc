@@ -295,6 +295,21 @@ TEST(LateFinalizerTest, LargeOffsetChoosesAcrossBucketsWithTies) {
                                     4000);
 }
 
+// An OFFSET of thousands over one integer ORDER BY column (the top chosen by selection, not by a
+// partial sort): descending and ascending counts, a signed sum with negative values, the kept
+// rows' last value tied with many rows not kept, and an offset past every group.
+TEST(LateFinalizerTest, ThousandsKeptByOneIntegerColumn) {
+  Shape q33;
+  ExpectAcrossBucketsEqualsPieceCut(q33, Plan(q33, {{2, true}}, 10, 10000), 60000, 40000);
+  ExpectAcrossBucketsEqualsPieceCut(q33, Plan(q33, {{2, false}}, 300, 5000), 60000, 40000);
+  ExpectAcrossBucketsEqualsPieceCut(q33, Plan(q33, {{3, true}}, 20, 3000), 30000, 20000);
+  ExpectAcrossBucketsEqualsPieceCut(q33, Plan(q33, {{3, false}}, 500, 1000), 30000, 20000);
+  Shape url{.string_key = true};
+  ExpectAcrossBucketsEqualsPieceCut(url, Plan(url, {{1, true}}, 10, 20000), 60000, 40000);
+  ExpectLateEqualsFull(Plan(q33, {{2, true}}, 100, 900), q33, 3000, 1);
+  ExpectLateEqualsFull(Plan(q33, {{3, false}}, 700, 0), q33, 3000, 1);
+}
+
 // Q40's shape: GROUP BY (String, UInt16, String) ORDER BY count() with a large offset, grouped
 // by reference and with an Aggregator (late_aggregate_finalization_by_ref = 0).
 TEST(LateFinalizerTest, MultiColumnStringKeysByReference) {

@@ -47,6 +47,9 @@ struct ResultChunk {
   uint32_t bucket_id = 0;   // kBucket
   bool last = false;        // kBucket: no bucket of this worker follows
   bool single = false;      // kBucket: the only bucket, with every group
+  // kBucket: another chunk follows at once (the rest of an encoded window), so the sender may
+  // hold this one and put both in one write.
+  bool more_follow = false;
   FragmentStats stats;      // kStats
 };
 
