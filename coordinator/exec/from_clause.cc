@@ -486,6 +486,11 @@ void FromMaterializer::Classify() {
       if (!uses.unknown && !uses.ambiguous && uses.relations == std::set<size_t>{j + 1} &&
           !right.prematerialized && (kind == JoinKind::kInner || kind == JoinKind::kLeft)) {
         right.pushed.push_back(std::move(c));
+      } else if (!uses.unknown && !uses.ambiguous && j == 0 && kind == JoinKind::kRight &&
+                 uses.relations == std::set<size_t>{0} && !relations_[0].prematerialized) {
+        // A RIGHT join's ON condition on its left table alone: the left rows that fail it match
+        // nothing, and the left side is not kept unmatched, so it filters that table first.
+        relations_[0].pushed.push_back(std::move(c));
       } else {
         on_[j].push_back(std::move(c));
       }
@@ -721,7 +726,7 @@ absl::StatusOr<Joined> FromMaterializer::JoinInOrder() {
                          "Unsupported JOIN ON condition for an outer, semi or anti join: " +
                              sql::ColumnName(*on_[j][0]) +
                              " (only equalities between the two sides and conditions on the "
-                             "right side alone are supported, at position " +
+                             "side that is not kept unmatched are supported, at position " +
                              std::to_string(on_[j][0]->position + 1) + ")");
     }
     if (keys.empty() && join.kind != JoinKind::kCross && !join.comma &&
