@@ -140,6 +140,14 @@ ExprPtr ReplaceAggregates(const ExprPtr& e, const std::map<std::string, ExprPtr>
   return copy;
 }
 
+sql::JoinClause CommaJoin(const sql::TableRef& table) {
+  sql::JoinClause join;
+  join.comma = true;
+  join.kind = sql::JoinKind::kCross;
+  join.table = table;
+  return join;
+}
+
 bool SelectShapeFits(const SelectStatement& s) {
   if (!s.from || s.joins.empty() || s.group_by.empty() || s.grouping_sets_written ||
       s.with_totals || s.group_by_all || s.order_by_all || s.distinct || !s.windows.empty() ||
@@ -153,10 +161,7 @@ bool SelectShapeFits(const SelectStatement& s) {
   };
   if (!plain(*s.from)) return false;
   for (const sql::JoinClause& join : s.joins) {
-    const bool inner = join.comma || join.kind == sql::JoinKind::kCross ||
-                       (join.kind == sql::JoinKind::kInner &&
-                        join.strictness == sql::JoinStrictness::kAll);
-    if (!inner || !join.using_columns.empty() || !plain(join.table)) return false;
+    if (!IsInnerJoin(join) || !join.using_columns.empty() || !plain(join.table)) return false;
   }
   for (const sql::OrderItem& item : s.order_by) {
     if (item.fill) return false;
@@ -295,46 +300,31 @@ absl::StatusOr<std::optional<SelectStatement>> AggregateBelowJoins(
     outer_of[text] = sql::MakeCall(name == "count" ? "sum" : name,
                                    {sql::MakeColumn(kDerived, column, call->position)});
   }
-  bool first = true;
-  for (size_t r = 0; r < relations.size(); ++r) {
-    if (!fact[r]) continue;
-    if (first) {
-      inner->from = *relations[r].ref;
-    } else {
-      sql::JoinClause join;
-      join.comma = true;
-      join.kind = sql::JoinKind::kCross;
-      join.table = *relations[r].ref;
-      inner->joins.push_back(std::move(join));
+  // One side's tables as a comma-joined FROM of `out`.
+  auto place = [&](bool fact_side, SelectStatement* out) {
+    out->joins.clear();
+    bool first = true;
+    for (size_t r = 0; r < relations.size(); ++r) {
+      if (fact[r] != fact_side) continue;
+      if (first) {
+        out->from = *relations[r].ref;
+      } else {
+        out->joins.push_back(CommaJoin(*relations[r].ref));
+      }
+      first = false;
     }
-    first = false;
-  }
+  };
+  place(true, inner.get());
   inner->where = sql::JoinAnd(inner_where);
   *inner = sql::WithOuterSettings(*inner, select);
 
   // The outer query: the dimension tables and the pre-aggregation.
   SelectStatement outer = select;
-  outer.joins.clear();
-  first = true;
-  for (size_t r = 0; r < relations.size(); ++r) {
-    if (fact[r]) continue;
-    if (first) {
-      outer.from = *relations[r].ref;
-    } else {
-      sql::JoinClause join;
-      join.comma = true;
-      join.kind = sql::JoinKind::kCross;
-      join.table = *relations[r].ref;
-      outer.joins.push_back(std::move(join));
-    }
-    first = false;
-  }
-  sql::JoinClause derived;
-  derived.comma = true;
-  derived.kind = sql::JoinKind::kCross;
-  derived.table.subquery = inner;
-  derived.table.alias = kDerived;
-  outer.joins.push_back(std::move(derived));
+  place(false, &outer);
+  sql::TableRef derived;
+  derived.subquery = inner;
+  derived.alias = kDerived;
+  outer.joins.push_back(CommaJoin(derived));
   for (const auto& [dimension, fact_column] : links) {
     const size_t k = key_of.at(column_id(*fact_column));
     outer_where.push_back(sql::MakeCall(

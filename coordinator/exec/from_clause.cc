@@ -297,15 +297,6 @@ absl::StatusOr<Joined> JoinPair(Joined left, Joined right, JoinSpec spec,
   return out;
 }
 
-namespace {
-
-// Whether `join` is an inner join of all matching pairs: comma, CROSS or INNER ALL.
-bool IsInnerJoin(const sql::JoinClause& join) {
-  return join.comma || join.kind == JoinKind::kCross ||
-         (join.kind == JoinKind::kInner && join.strictness == JoinStrictness::kAll);
-}
-
-}  // namespace
 
 size_t FromMaterializer::InnerPrefix() const {
   size_t prefix = 1;
@@ -776,6 +767,11 @@ LocalTable FromMaterializer::Output(Joined joined, std::vector<size_t>* relation
 }
 
 }  // namespace from_internal
+
+bool IsInnerJoin(const sql::JoinClause& join) {
+  return join.comma || join.kind == sql::JoinKind::kCross ||
+         (join.kind == sql::JoinKind::kInner && join.strictness == sql::JoinStrictness::kAll);
+}
 
 bool NeedsMaterializedFrom(const sql::SelectStatement& select) {
   return (select.from && (select.from->subquery || !select.joins.empty())) ||

@@ -88,6 +88,9 @@ struct MaterializedFrom {
 // True when `select`'s FROM has joins or is a subquery.
 bool NeedsMaterializedFrom(const sql::SelectStatement& select);
 
+// True for a join that keeps only matching pairs: a comma, CROSS JOIN, or [INNER] [ALL] JOIN.
+bool IsInnerJoin(const sql::JoinClause& join);
+
 // Materializes FROM. Errors: AMBIGUOUS_IDENTIFIER, NO_COMMON_TYPE (a string key equal to a
 // number), INVALID_JOIN_ON_EXPRESSION (an outer join's ON with no equality between its two
 // sides, or with a condition on the other side only), TOO_MANY_ROWS (max_rows_in_join), and
