@@ -43,6 +43,8 @@ EXPLAIN_PROBES = {
     "shard_local_aggregation": "EXPLAIN SELECT k, count() FROM b GROUP BY k",
     "shard_local_top_n": "EXPLAIN SELECT k, count() AS c FROM b GROUP BY k ORDER BY c DESC LIMIT 3",
     "optimize_skip_unused_shards": "EXPLAIN SELECT count() FROM b WHERE k = 17",
+    "optimize_aggregation_below_joins":
+        "EXPLAIN SELECT x.k, x.s, sum(y.v) FROM b AS x, b AS y WHERE x.k = y.k GROUP BY x.k, x.s",
     "enable_group_by_top_k_optimization":
         "EXPLAIN SELECT d, count() FROM b GROUP BY d ORDER BY d DESC LIMIT 3",
     "merge_group_limit": "EXPLAIN SELECT s, count() FROM b GROUP BY s LIMIT 3 "
