@@ -214,11 +214,8 @@ class Aggregator {
   void AssignInt(const uint64_t* keys, const uint64_t* hashes, size_t rows);
   template <bool kTwoLevel, bool kPrefetch>
   void AssignWide(const UInt128* keys, const uint64_t* hashes, size_t rows);
-  // Assigns batch rows first .. first + rows, whose views and hashes are keys[0 .. rows) and
-  // hashes[0 .. rows).
   template <bool kTwoLevel, bool kPrefetch, bool kSerialized>
-  void AssignBytes(const std::string_view* keys, const uint64_t* hashes, size_t rows,
-                   size_t first = 0);
+  void AssignBytes(const std::string_view* keys, const uint64_t* hashes, size_t rows);
   void AssignIntLayout(const uint64_t* keys, const uint64_t* known_hashes, size_t rows);
   // kString over a key column that carries dictionary codes: finds or creates the group of each
   // distinct value the batch uses (in the hash table, as AssignBytes), then sets group_ids_ by

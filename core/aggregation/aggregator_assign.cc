@@ -138,28 +138,6 @@ void Aggregator::AssignViews(const std::vector<ColumnPtr>& keys, size_t rows,
     for (size_t i = 0; i < rows; ++i) views_[i] = keys[0]->StringAt(i);
   }
   const uint64_t* hashes = known_hashes;
-  if (hashes == nullptr && !serialized) {
-    // One String key: hash and probe kHashChunk rows at a time, so a chunk's key bytes are still
-    // in the L1/L2 cache when a hit compares them with the stored key (a batch of long keys,
-    // hashed whole first, had left the L2 cache by then: memcmp missed on the batch's side).
-    constexpr size_t kHashChunk = 512;
-    hashes_.resize(rows);
-    for (size_t begin = 0; begin < rows; begin += kHashChunk) {
-      const size_t end = std::min(rows, begin + kHashChunk);
-      for (size_t i = begin; i < end; ++i) hashes_[i] = HashBytes(views_[i]);
-      const bool prefetch = groups_ * 2 >= kPrefetchCapacity;
-      const std::string_view* views = views_.data() + begin;
-      const uint64_t* chunk_hashes = hashes_.data() + begin;
-      if (two_level_) {
-        prefetch ? AssignBytes<true, true, false>(views, chunk_hashes, end - begin, begin)
-                 : AssignBytes<true, false, false>(views, chunk_hashes, end - begin, begin);
-      } else {
-        prefetch ? AssignBytes<false, true, false>(views, chunk_hashes, end - begin, begin)
-                 : AssignBytes<false, false, false>(views, chunk_hashes, end - begin, begin);
-      }
-    }
-    return;
-  }
   if (hashes == nullptr) {
     hashes_.resize(rows);
     if (serialized && selection_ != nullptr) {
@@ -428,9 +406,8 @@ void Aggregator::AssignWide(const UInt128* keys, const uint64_t* hashes, size_t 
 // cache, the stored bytes of row i + kPrefetchDistance's key if the slot holds a key of its hash
 // (a hit on a long key compares its bytes in the arena).
 template <bool kTwoLevel, bool kPrefetch, bool kSerialized>
-void Aggregator::AssignBytes(const std::string_view* keys, const uint64_t* hashes, size_t rows,
-                             size_t first) {
-  uint32_t* ids = group_ids_.data() + first;
+void Aggregator::AssignBytes(const std::string_view* keys, const uint64_t* hashes, size_t rows) {
+  uint32_t* ids = group_ids_.data();
   if constexpr (kPrefetch) {  // the slots of the first rows, which the loop does not prefetch
     for (size_t i = 0; i < std::min(rows, 2 * kPrefetchDistance); ++i) {
       if constexpr (kTwoLevel) {
@@ -465,7 +442,7 @@ void Aggregator::AssignBytes(const std::string_view* keys, const uint64_t* hashe
       ++groups_;
       group_hashes_.push_back(hashes[i]);
       if constexpr (kSerialized) {
-        new_rows_.push_back(static_cast<uint32_t>(first + i));
+        new_rows_.push_back(static_cast<uint32_t>(i));
       } else {
         string_keys_.push_back(stored);
       }
