@@ -87,10 +87,10 @@ TEST(StringTwoLevelTest, ByteThresholdCountsTableNotKeyArena) {
   EXPECT_EQ(counts[KeyOf(59999)], 2u);
 }
 
-// One String key in batches longer than the hash-and-probe chunk (512 rows), past the size where
-// slots and long keys are prefetched (16384 groups), single-level and two-level, through Add and
-// AddSelected: every row lands in its key's group (the chunk's rows are written at their batch
-// offset, a prefetched key of another hash is never taken for the row's).
+// One String key in batches of 5000 rows, past the size where slots and long keys are prefetched
+// (16384 groups), single-level and two-level, through Add and AddSelected: every row lands in its
+// key's group (the two prefetch stages are hints only: a prefetched slot of another hash changes
+// nothing).
 TEST(StringTwoLevelTest, LongBatchesOfRepeatedKeysCountEveryRow) {
   for (bool two_level : {false, true}) {
     AggregatorOptions options;
