@@ -402,16 +402,36 @@ void Aggregator::AssignWide(const UInt128* keys, const uint64_t* hashes, size_t 
   }
 }
 
+// Prefetching is two-staged: the slot of row i + 2 * kPrefetchDistance, then, once that slot is in
+// cache, the stored bytes of row i + kPrefetchDistance's key if the slot holds a key of its hash
+// (a hit on a long key compares its bytes in the arena).
 template <bool kTwoLevel, bool kPrefetch, bool kSerialized>
 void Aggregator::AssignBytes(const std::string_view* keys, const uint64_t* hashes, size_t rows) {
   uint32_t* ids = group_ids_.data();
+  if constexpr (kPrefetch) {  // the slots of the first rows, which the loop does not prefetch
+    for (size_t i = 0; i < std::min(rows, 2 * kPrefetchDistance); ++i) {
+      if constexpr (kTwoLevel) {
+        string_map2_->Prefetch(hashes[i]);
+      } else {
+        string_map_.Prefetch(hashes[i]);
+      }
+    }
+  }
   for (size_t i = 0; i < rows; ++i) {
-    if (kPrefetch && i + kPrefetchDistance < rows) {
-      uint64_t ahead = hashes[i + kPrefetchDistance];
+    if (kPrefetch && i + 2 * kPrefetchDistance < rows) {
+      uint64_t ahead = hashes[i + 2 * kPrefetchDistance];
       if constexpr (kTwoLevel) {
         string_map2_->Prefetch(ahead);
       } else {
         string_map_.Prefetch(ahead);
+      }
+    }
+    if (kPrefetch && i + kPrefetchDistance < rows) {
+      uint64_t ahead = hashes[i + kPrefetchDistance];
+      if constexpr (kTwoLevel) {
+        string_map2_->PrefetchKey(ahead);
+      } else {
+        string_map_.PrefetchKey(ahead);
       }
     }
     auto next = static_cast<uint32_t>(groups_);

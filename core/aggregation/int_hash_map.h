@@ -83,7 +83,9 @@ class IntHashMapT {
   }
 
   // Hints the CPU to load the slot of `hash` (issue a few rows ahead of FindOrInsert).
-  void Prefetch(uint64_t hash) const { __builtin_prefetch(&slots_[hash & mask_]); }
+  __attribute__((always_inline)) void Prefetch(uint64_t hash) const {
+    __builtin_prefetch(&slots_[hash & mask_]);
+  }
 
   // Calls fn(key, hash, group) for every key, in slot order.
   template <typename F>

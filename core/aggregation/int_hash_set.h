@@ -87,7 +87,7 @@ class IntHashSet {
   }
 
   // Hints the CPU to load the slot of `hash`.
-  void Prefetch(uint64_t hash) const {
+  __attribute__((always_inline)) void Prefetch(uint64_t hash) const {
     if (large_) __builtin_prefetch(&table_.slots[hash & table_.mask]);
   }
 

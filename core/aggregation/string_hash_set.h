@@ -72,7 +72,7 @@ class StringHashSet {
   void InsertAllFrom(const StringHashSet& other);
 
   // Hints the CPU to load the slot of `hash`.
-  void Prefetch(uint64_t hash) const {
+  __attribute__((always_inline)) void Prefetch(uint64_t hash) const {
     if (slots_ != nullptr) __builtin_prefetch(&slots_[hash & mask_]);
   }
 

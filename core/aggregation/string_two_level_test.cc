@@ -3,6 +3,7 @@
 // table, not the key arena; and results stay right through a conversion.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -84,6 +85,55 @@ TEST(StringTwoLevelTest, ByteThresholdCountsTableNotKeyArena) {
   EXPECT_EQ(counts[long_key(1999)], 2u);
   EXPECT_EQ(counts[KeyOf(0)], 2u);
   EXPECT_EQ(counts[KeyOf(59999)], 2u);
+}
+
+// One String key in batches of 5000 rows, past the size where slots and long keys are prefetched
+// (16384 groups), single-level and two-level, through Add and AddSelected: every row lands in its
+// key's group (the two prefetch stages are hints only: a prefetched slot of another hash changes
+// nothing).
+TEST(StringTwoLevelTest, LongBatchesOfRepeatedKeysCountEveryRow) {
+  for (bool two_level : {false, true}) {
+    AggregatorOptions options;
+    if (two_level) options.two_level_threshold = 1000;
+    auto created = Aggregator::Create({TypeId::kString}, {{"count", {}}}, options);
+    ASSERT_TRUE(created.ok()) << created.status();
+    Aggregator& aggregator = **created;
+    constexpr int kKeys = 40000;
+    // Short (inline) and long (arena) keys, each key i seen (i % 3) + 1 times in all.
+    auto key_of = [](int i) { return i % 5 == 0 ? std::to_string(i) : KeyOf(i); };
+    std::map<std::string, uint64_t> expected;
+    std::vector<std::string> rows;
+    for (int i = 0; i < kKeys; ++i) {
+      for (int k = 0; k <= i % 3; ++k) rows.push_back(key_of((i * 7 + k * 13) % kKeys));
+    }
+    constexpr size_t kBatch = 5000;
+    for (size_t from = 0; from < rows.size(); from += kBatch) {
+      const size_t n = std::min(kBatch, rows.size() - from);
+      auto column = std::make_shared<Column>(TypeId::kString);
+      for (size_t r = 0; r < n; ++r) column->AppendString(rows[from + r]);
+      if ((from / kBatch) % 2 == 0) {
+        for (size_t r = 0; r < n; ++r) ++expected[rows[from + r]];
+        ASSERT_TRUE(aggregator.Add({column}, {{}}, n).ok());
+      } else {  // every other row of the batch, read in place
+        std::vector<uint32_t> selection;
+        for (size_t r = 1; r < n; r += 2) {
+          selection.push_back(static_cast<uint32_t>(r));
+          ++expected[rows[from + r]];
+        }
+        ASSERT_TRUE(
+            aggregator.AddSelected({column}, {{}}, selection.data(), selection.size()).ok());
+      }
+    }
+    EXPECT_EQ(aggregator.two_level(), two_level);
+    auto result = aggregator.Finalize();
+    ASSERT_TRUE(result.ok()) << result.status();
+    std::map<std::string, uint64_t> counts;
+    for (size_t r = 0; r < result->rows(); ++r) {
+      counts[std::string(result->columns[0]->StringAt(r))] =
+          result->columns[1]->Data<uint64_t>()[r];
+    }
+    EXPECT_EQ(counts, expected) << "two_level " << two_level;
+  }
 }
 
 }  // namespace

@@ -40,7 +40,15 @@ class TwoLevelHashMap {
   // Returns the sub-table of a key with hash `hash`; callers FindOrInsert there.
   Map& sub(uint64_t hash) { return subs_[BucketOf(hash)]; }
   const Map& bucket(uint32_t b) const { return subs_[b]; }
-  void Prefetch(uint64_t hash) const { subs_[BucketOf(hash)].Prefetch(hash); }
+  // Always inlined, as the sub-tables' Prefetch: GCC finds an out-of-line call of it pure (a
+  // prefetch is no side effect) and drops it, prefetch and all.
+  __attribute__((always_inline)) void Prefetch(uint64_t hash) const {
+    subs_[BucketOf(hash)].Prefetch(hash);
+  }
+  // StringHashMap only: its PrefetchKey in the key's sub-table.
+  __attribute__((always_inline)) void PrefetchKey(uint64_t hash) const {
+    subs_[BucketOf(hash)].PrefetchKey(hash);
+  }
 
   // Moves every key of the single-level `single` here (single keeps its keys; Reset it after).
   // Every sub-table is first reserved for its share of the keys (within a few percent; one that

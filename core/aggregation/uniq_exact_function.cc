@@ -74,7 +74,9 @@ struct FixedTraits {
     set.Reserve(set.size() + from.size());
     from.ForEach([&](Value value) { set.Insert(value, HashIntKey(value)); });
   }
-  static void Prefetch(const Set& set, uint64_t hash) { set.Prefetch(hash); }
+  __attribute__((always_inline)) static void Prefetch(const Set& set, uint64_t hash) {
+    set.Prefetch(hash);
+  }
   static size_t Size(const Set& set) { return set.size(); }
   static size_t MemoryBytes(const Set& set) { return set.MemoryBytes(); }
   static void Reserve(Set& set, size_t count) { set.Reserve(count); }
@@ -116,7 +118,9 @@ struct StringTraits {
   static void InsertKept(Set& set, Value value) { set.InsertKept(value, HashBytes(value)); }
   // Inserts every value of `from` (kept by another state): by saved hash bits, no rehashing.
   static void InsertAll(Set& set, const Set& from) { set.InsertAllFrom(from); }
-  static void Prefetch(const Set& set, uint64_t hash) { set.Prefetch(hash); }
+  __attribute__((always_inline)) static void Prefetch(const Set& set, uint64_t hash) {
+    set.Prefetch(hash);
+  }
   static size_t Size(const Set& set) { return set.size(); }
   static size_t MemoryBytes(const Set& set) { return set.MemoryBytes(); }
   static void Reserve(Set& set, size_t count) { set.Reserve(count); }
