@@ -213,11 +213,13 @@ absl::StatusOr<std::optional<SelectStatement>> AggregateBelowJoins(
   sql::SplitAnd(select.where, &conjuncts);
   for (const sql::JoinClause& join : select.joins) sql::SplitAnd(join.on, &conjuncts);
   std::vector<std::set<size_t>> named(conjuncts.size());
+  std::vector<std::optional<ColumnEquality>> equalities(conjuncts.size());
   for (size_t c = 0; c < conjuncts.size(); ++c) {
     Found found;
     classifier.Walk(*conjuncts[c], false, &found);
     if (found.unsupported || !found.aggregates.empty()) return std::nullopt;
     named[c] = found.outside;
+    equalities[c] = AsColumnEquality(*conjuncts[c], classifier);
   }
   // The fact side: the aggregated tables and the tables joined to them by equalities, not
   // through the dimension side.
@@ -225,8 +227,7 @@ absl::StatusOr<std::optional<SelectStatement>> AggregateBelowJoins(
   for (size_t r : uses.inside) fact[r] = true;
   for (bool grew = true; grew;) {
     grew = false;
-    for (size_t c = 0; c < conjuncts.size(); ++c) {
-      std::optional<ColumnEquality> eq = AsColumnEquality(*conjuncts[c], classifier);
+    for (const std::optional<ColumnEquality>& eq : equalities) {
       if (!eq) continue;
       for (auto [from, to] : {std::pair{eq->left_relation, eq->right_relation},
                               std::pair{eq->right_relation, eq->left_relation}}) {
@@ -249,7 +250,7 @@ absl::StatusOr<std::optional<SelectStatement>> AggregateBelowJoins(
     } else if (!any_fact) {
       outer_where.push_back(conjuncts[c]);
     } else {
-      std::optional<ColumnEquality> eq = AsColumnEquality(*conjuncts[c], classifier);
+      const std::optional<ColumnEquality>& eq = equalities[c];
       if (!eq || fact[eq->left_relation] == fact[eq->right_relation]) return std::nullopt;
       links.emplace_back(fact[eq->left_relation] ? eq->right : eq->left,
                          fact[eq->left_relation] ? eq->left : eq->right);
