@@ -128,8 +128,19 @@ absl::StatusOr<bool> FromMaterializer::ShufflesLeftJoin(size_t right) {
 // more rows than relation `probe`'s own passing rows: a shuffle of both by key then moves less.
 absl::StatusOr<bool> FromMaterializer::SendingCostsMore(size_t sent, size_t probe) {
   const uint64_t copies = context_.worker_count > 2 ? context_.worker_count - 1 : 1;
-  ASSIGN_OR_RETURN(uint64_t sent_rows, TableRows(sent, sql::JoinAnd(relations_[sent].pushed)));
-  ASSIGN_OR_RETURN(uint64_t probe_rows, TableRows(probe, sql::JoinAnd(relations_[probe].pushed)));
+  // sent_rows * copies > probe_rows, both filtered: the table with fewer rows is counted whole,
+  // the other only as far as that answer needs.
+  const ExprPtr sent_where = sql::JoinAnd(relations_[sent].pushed);
+  const ExprPtr probe_where = sql::JoinAnd(relations_[probe].pushed);
+  ASSIGN_OR_RETURN(uint64_t sent_total, TableRows(sent));
+  ASSIGN_OR_RETURN(uint64_t probe_total, TableRows(probe));
+  if (sent_total <= probe_total) {
+    ASSIGN_OR_RETURN(uint64_t sent_rows, TableRows(sent, sent_where));
+    ASSIGN_OR_RETURN(uint64_t probe_rows, TableRows(probe, probe_where, sent_rows * copies));
+    return sent_rows * copies > probe_rows;
+  }
+  ASSIGN_OR_RETURN(uint64_t probe_rows, TableRows(probe, probe_where));
+  ASSIGN_OR_RETURN(uint64_t sent_rows, TableRows(sent, sent_where, probe_rows / copies + 1));
   return sent_rows * copies > probe_rows;
 }
 
@@ -231,7 +242,8 @@ absl::StatusOr<bool> FromMaterializer::WorthBroadcasting(size_t probe, uint64_t 
   const uint64_t sent = build_rows * copies;
   if (sent > probe_rows) return false;
   if (relations_[probe].pushed.empty()) return true;
-  ASSIGN_OR_RETURN(uint64_t passing, TableRows(probe, sql::JoinAnd(relations_[probe].pushed)));
+  ASSIGN_OR_RETURN(uint64_t passing,
+                   TableRows(probe, sql::JoinAnd(relations_[probe].pushed), sent));
   return sent <= passing;
 }
 
@@ -419,7 +431,9 @@ absl::StatusOr<std::optional<size_t>> FromMaterializer::FirstToSend(
     }
     if (attached == 0) continue;
     const Relation& relation = relations_[r];
-    ASSIGN_OR_RETURN(uint64_t passing, TableRows(r, sql::JoinAnd(relation.pushed)));
+    // Past attached * copies / (1 + copies) passing rows the answer is no.
+    ASSIGN_OR_RETURN(uint64_t passing, TableRows(r, sql::JoinAnd(relation.pushed),
+                                                 attached * copies / (1 + copies) + 1));
     if (attached * copies > passing * (1 + copies)) return i;
   }
   return std::nullopt;
@@ -542,7 +556,8 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryShuffle(
   }
   if (!probe) return std::nullopt;
   std::optional<size_t> partner;
-  for (const auto& [r, count] : rows) {
+  for (const auto& [relation, count] : rows) {
+    const size_t r = relation;  // a lambda may not capture a structured binding (clang 14)
     if (r == *probe || (partner && count <= rows[*partner])) continue;
     const bool linked = std::any_of(remaining_.begin(), remaining_.end(), [&](const ExprPtr& c) {
       return ProbeKey(*c, {*probe}, {r}).has_value();

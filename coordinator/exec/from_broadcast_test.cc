@@ -1,6 +1,7 @@
 // Which joins MaterializeFrom plans as co-located builds, sent groups or coordinator joins, over
 // fake tables: FromContext's reads answer count() from per-table row counts and column reads with
 // generated rows (every column is its row number modulo the table's `modulo`).
+#include <algorithm>
 #include <map>
 #include <string>
 #include <variant>
@@ -37,10 +38,18 @@ class FromBroadcastTest : public ::testing::Test {
       return columns;
     };
     context.run = [this](const sql::SelectStatement& read) -> absl::StatusOr<LocalTable> {
-      const FakeTable& table = tables_.at(read.from->name);
-      const uint64_t rows = read.where ? table.filtered : table.rows;
+      // count() FROM (SELECT 1 FROM t WHERE ... LIMIT n): a count that stops at n rows.
+      const sql::SelectStatement* source = &read;
+      if (read.from->subquery) source = read.from->subquery.get();
+      const FakeTable& table = tables_.at(source->from->name);
+      uint64_t rows = source->where ? table.filtered : table.rows;
+      if (source->limit) rows = std::min(rows, *source->limit);
       LocalTable out;
       if (read.select[0]->kind == sql::ExprKind::kFunction && read.select[0]->name == "count") {
+        if (source->where) {
+          counts_.push_back(source->from->name + (source->limit ? " up to " +
+                                                  std::to_string(*source->limit) : ""));
+        }
         auto count = std::make_shared<core::Column>(core::TypeId::kUInt64);
         count->Append<uint64_t>(rows);
         out.names = {"count()"};
@@ -81,6 +90,7 @@ class FromBroadcastTest : public ::testing::Test {
 
   std::map<std::string, FakeTable> tables_;
   std::vector<std::string> reads_;
+  std::vector<std::string> counts_;  // filtered counts: "<table>" or "<table> up to <limit>"
   sql::SelectStatement select_;
   FromContext context_;
 };
@@ -180,6 +190,30 @@ TEST_F(FromBroadcastTest, LargeUnshardedPartnersAreShuffledSmallOnesSent) {
   from = Plan(sql, 1);
   ASSERT_TRUE(from.ok()) << from.status();
   EXPECT_EQ(Builds(*from), (std::vector<std::string>{"L:orders", "L:cust"}));
+}
+
+// The strategies only ask whether a filtered count passes a threshold: the larger table is not
+// counted whole (the workers stop reading it at the threshold), and the plan is the same.
+TEST_F(FromBroadcastTest, FilteredCountsOfTheLargerTableStopAtTheirThreshold) {
+  tables_["items"] = {{"ok", "qty"}, {}, 0, 100000, 100000};
+  tables_["orders"] = {{"ok", "cust"}, {}, 0, 80000, 60000};
+  const std::string sql = "SELECT sum(qty) FROM items i, orders o WHERE i.ok = o.ok AND o.cust < 10";
+  absl::StatusOr<MaterializedFrom> from = Plan(sql + " AND i.qty > 0", 3);
+  ASSERT_TRUE(from.ok()) << from.status();
+  EXPECT_EQ(Builds(*from), (std::vector<std::string>{"X:orders"}));
+  for (const std::string& count : counts_) {
+    if (count.rfind("items", 0) == 0) EXPECT_NE(count.find(" up to "), std::string::npos) << count;
+  }
+  // 60000 orders x 2 copies > 100000 items: counting items up to 60000 x 2 rows answers it.
+  EXPECT_NE(std::find(counts_.begin(), counts_.end(), "items up to 120000"), counts_.end());
+
+  // 30000 orders x 2 copies: the count of items stops at 60000 and the orders are sent.
+  tables_["orders"].filtered = 30000;
+  counts_.clear();
+  from = Plan(sql + " AND i.qty > 0", 3);
+  ASSERT_TRUE(from.ok()) << from.status();
+  EXPECT_EQ(Builds(*from), (std::vector<std::string>{"S:30000"}));
+  EXPECT_NE(std::find(counts_.begin(), counts_.end(), "items up to 60000"), counts_.end());
 }
 
 TEST_F(FromBroadcastTest, CoShardedTablesAreNeverShuffled) {

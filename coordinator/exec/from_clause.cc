@@ -1,6 +1,7 @@
 #include "coordinator/exec/from_clause.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <utility>
@@ -550,23 +551,48 @@ sql::SelectStatement FromMaterializer::ReadStatement(size_t r) const {
 // pass `where`. Each distinct count runs once per FROM: the join strategies (key reduction,
 // broadcast, shuffle) ask for the same ones.
 absl::StatusOr<uint64_t> FromMaterializer::TableRows(size_t r, ExprPtr where) {
+  return TableRows(r, std::move(where), std::numeric_limits<uint64_t>::max());
+}
+
+absl::StatusOr<uint64_t> FromMaterializer::TableRows(size_t r, ExprPtr where, uint64_t limit) {
   // A subquery's column name is only "_subquery": such filters are not remembered.
   std::optional<std::pair<size_t, std::string>> key;
   if (!where || !sql::ContainsSubquery(*where)) {
     key.emplace(r, where ? sql::ColumnName(*where) : std::string());
-    if (auto it = table_rows_.find(*key); it != table_rows_.end()) return it->second;
+    if (auto it = table_rows_.find(*key); it != table_rows_.end()) {
+      const CountedRows& counted = it->second;
+      if (counted.exact || counted.rows >= limit) return std::min(counted.rows, limit);
+    }
   }
+  // The statistics answer an unfiltered count whole; a filtered one under a limit counts the
+  // rows of `SELECT 1 FROM t WHERE ... LIMIT n`, whose workers stop reading at n rows.
+  const bool capped = where != nullptr && limit != std::numeric_limits<uint64_t>::max();
   sql::SelectStatement count;
   count.select.push_back(sql::MakeCall("count", {}));
-  count.from = *relations_[r].ref;
-  count.where = std::move(where);
+  if (capped) {
+    auto read = std::make_shared<sql::SelectStatement>();
+    auto one = std::make_shared<Expr>();
+    one->kind = ExprKind::kLiteral;
+    one->value = uint64_t{1};
+    one->alias = "_one";
+    read->select.push_back(std::move(one));
+    read->from = *relations_[r].ref;
+    read->where = std::move(where);
+    read->limit = limit;
+    sql::TableRef from;
+    from.subquery = std::move(read);
+    count.from = std::move(from);
+  } else {
+    count.from = *relations_[r].ref;
+    count.where = std::move(where);
+  }
   ASSIGN_OR_RETURN(LocalTable rows, context_.run(count));
   if (rows.block.rows() != 1 || rows.block.columns.size() != 1) {
     return core::Error(ErrorCode::kLogicalError, "count() gave no single value");
   }
   const uint64_t n = rows.block.columns[0]->Get<uint64_t>(0);
-  if (key) table_rows_[*key] = n;
-  return n;
+  if (key) table_rows_[*key] = CountedRows{n, !capped || n < limit};
+  return std::min(n, limit);
 }
 
 JoinSpec FromMaterializer::Spec(JoinKind kind, JoinStrictness strictness,

@@ -168,9 +168,10 @@ absl::StatusOr<std::vector<ExprPtr>> FromMaterializer::SourceFilter(size_t a,
     const Expr& a_key = *c->args[side];
     const Expr& s_key = *c->args[1 - side];
     if (!Reducible(a, a_key, s, s_key)) continue;
-    ASSIGN_OR_RETURN(uint64_t kept, TableRows(s, sql::JoinAnd(relations_[s].pushed)));
     ASSIGN_OR_RETURN(uint64_t rows, TableRows(s));
-    if (kept > kMaxNarrowingRows || kept * 4 > rows) continue;
+    const uint64_t most = std::min(kMaxNarrowingRows, rows / 4);
+    ASSIGN_OR_RETURN(uint64_t kept, TableRows(s, sql::JoinAnd(relations_[s].pushed), most + 1));
+    if (kept > most) continue;
     // For a scan of `scanned` rows: the rows the set drops (as many as s's rows it filters
     // out, for a key of s) must outweigh reading s for it kSetPaysBack times.
     const double dropped = static_cast<double>(scanned) * (1.0 - static_cast<double>(kept) / rows);
@@ -196,9 +197,10 @@ absl::StatusOr<std::optional<FromMaterializer::KeyTable>> FromMaterializer::Smal
                        core::RemoveNullable(inner_type))) {
       continue;
     }
-    ASSIGN_OR_RETURN(uint64_t kept, TableRows(t, sql::JoinAnd(relations_[t].pushed)));
     ASSIGN_OR_RETURN(uint64_t rows, TableRows(t));
-    if (kept > kMaxNarrowingRows || kept * 4 > rows) continue;
+    const uint64_t most = std::min(kMaxNarrowingRows, rows / 4);
+    ASSIGN_OR_RETURN(uint64_t kept, TableRows(t, sql::JoinAnd(relations_[t].pushed), most + 1));
+    if (kept > most) continue;
     if (!best || kept < best->rows) best = KeyTable{t, t_key, kept};
   }
   return best;
@@ -316,9 +318,10 @@ absl::Status FromMaterializer::ReduceDeferred() {
       if (!KeyTypesMatch(a_type, core::RemoveNullable(inner->second))) continue;
       ASSIGN_OR_RETURN(std::vector<ExprPtr> filter, SourceFilter(a));
       if (filter.empty()) continue;
-      ASSIGN_OR_RETURN(uint64_t passing, TableRows(a, sql::JoinAnd(filter)));
       ASSIGN_OR_RETURN(uint64_t rows, TableRows(a));
-      if (passing > kMaxPartnerRows || passing * 4 > rows) continue;
+      const uint64_t most = std::min(kMaxPartnerRows, rows / 4);
+      ASSIGN_OR_RETURN(uint64_t passing, TableRows(a, sql::JoinAnd(filter), most + 1));
+      if (passing > most) continue;
       if (best && best->passing <= passing) continue;
       best = Choice{a, partner_key, inner->first, std::move(filter), passing, inner->second};
     }
@@ -361,7 +364,7 @@ absl::Status FromMaterializer::ReduceDeferred() {
                       [&](const ExprPtr& p) { return sql::ColumnName(*p) == name; })) {
         continue;
       }
-      ASSIGN_OR_RETURN(uint64_t t_rows, TableRows(t, sql::JoinAnd(pushed)));
+      ASSIGN_OR_RETURN(uint64_t t_rows, TableRows(t, sql::JoinAnd(pushed), 2 * best->passing));
       if (t_rows < 2 * best->passing) continue;
       pushed.push_back(std::move(t_set));
       relations_[t].keyed_from.insert(best->a);

@@ -81,7 +81,6 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
   // (table, reducer, key) once.
   std::vector<std::vector<ExprPtr>> written(relations_.size());
   for (size_t r = 0; r < relations_.size(); ++r) written[r] = relations_[r].pushed;
-  std::vector<std::optional<uint64_t>> kept(relations_.size());
   std::vector<bool> reduced(relations_.size(), false);
   std::set<std::tuple<size_t, size_t, std::string>> applied;
   // The reductions the largest table would take: its rows join the reduced tables only there.
@@ -100,14 +99,10 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
         const Expr& s_key = *c->args[1 - side];
         if (written[s].empty() || !Reducible(r, r_key, s, s_key)) continue;
         if (applied.count({r, s, r_key.name})) continue;
-        if (!kept[s]) {
-          ASSIGN_OR_RETURN(uint64_t passing, TableRows(s, sql::JoinAnd(written[s])));
-          kept[s] = passing;
-        }
-        if (*kept[s] > MaxReducingRows(rows[r]) || *kept[s] * 4 > rows[s] ||
-            rows[r] < 2 * *kept[s]) {
-          continue;
-        }
+        // s's passing rows may reduce r up to this many (r's half, s's quarter at most).
+        const uint64_t most = std::min({MaxReducingRows(rows[r]), rows[s] / 4, rows[r] / 2});
+        ASSIGN_OR_RETURN(uint64_t kept, TableRows(s, sql::JoinAnd(written[s]), most + 1));
+        if (kept > most) continue;
         applied.insert({r, s, r_key.name});
         if (r == *largest) {
           implied.push_back({s, &s_key, &r_key});
@@ -117,7 +112,6 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
         relations_[r].pushed.push_back(in_set);
         relations_[r].keyed_from.insert(s);
         written[r].push_back(std::move(in_set));
-        kept[r].reset();
         reduced[r] = true;
         changed = true;
       }
@@ -183,7 +177,6 @@ absl::Status FromMaterializer::ReduceThroughLargest(size_t big, const std::vecto
   }
   // Otherwise r.a IN (the b of the largest table's rows inside every implied set): a count and
   // a read of the largest table's keys, which pay when r's own rows are many against it.
-  std::optional<uint64_t> big_kept;
   for (const KeyLink& link : links) {
     if ((*reduced)[link.r]) continue;
     uint64_t r_rows = rows[link.r];
@@ -192,14 +185,10 @@ absl::Status FromMaterializer::ReduceThroughLargest(size_t big, const std::vecto
     }
     if (r_rows * kLargestPerReducedRows < rows[big]) continue;
     RETURN_IF_ERROR(run_implied());
-    if (!big_kept) {
-      ASSIGN_OR_RETURN(uint64_t passing, TableRows(big, sql::JoinAnd(filter)));
-      big_kept = passing;
-    }
-    if (*big_kept > MaxLargestReducingRows(r_rows) || *big_kept * 4 > rows[big] ||
-        r_rows < 2 * *big_kept) {
-      continue;
-    }
+    const uint64_t most =
+        std::min({MaxLargestReducingRows(r_rows), rows[big] / 4, r_rows / 2});
+    ASSIGN_OR_RETURN(uint64_t big_kept, TableRows(big, sql::JoinAnd(filter), most + 1));
+    if (big_kept > most) continue;
     ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(*link.r_key, big, *link.other_key, filter));
     relations_[link.r].pushed.push_back(std::move(in_set));
     relations_[link.r].keyed_from.insert(big);

@@ -189,6 +189,10 @@ class FromMaterializer {
   // The rows of table relation `r` (its statistics: count() from the parts), or of those that
   // pass `where`; remembered for the FROM's lifetime (table_rows_).
   absl::StatusOr<uint64_t> TableRows(size_t r, ExprPtr where = nullptr);
+  // min(the rows of `r` that pass `where`, `limit`): the count stops reading the table once it
+  // reaches `limit` (a decision that only asks "more than n?" of a large table's filtered rows
+  // reads the table until n + 1 rows passed, not whole). Shares TableRows' memory.
+  absl::StatusOr<uint64_t> TableRows(size_t r, ExprPtr where, uint64_t limit);
 
   // If `e` is `a = b` between plain columns of two different relations, returns them as
   // (relation of a, relation of b).
@@ -323,8 +327,13 @@ class FromMaterializer {
   bool ordered_ = false;
   size_t prefix_ = 1;  // ordered_: InnerPrefix()
   std::vector<Relation> relations_;
-  // TableRows' answers by (relation, the filter's column name; "" for none).
-  std::map<std::pair<size_t, std::string>, uint64_t> table_rows_;
+  // TableRows' answers by (relation, the filter's column name; "" for none): the count, and
+  // whether it is exact (false: a count stopped at its limit, so at least that many).
+  struct CountedRows {
+    uint64_t rows = 0;
+    bool exact = true;
+  };
+  std::map<std::pair<size_t, std::string>, CountedRows> table_rows_;
   // KeySet's sets by (table, column, the filter's column name): one run per FROM.
   std::map<std::string, ExprPtr> key_sets_;
   std::vector<std::string> notes_;  // MaterializedFrom::notes
