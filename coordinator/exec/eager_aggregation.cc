@@ -1,6 +1,7 @@
 #include "coordinator/exec/eager_aggregation.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -148,7 +149,13 @@ sql::JoinClause CommaJoin(const sql::TableRef& table) {
   return join;
 }
 
-bool SelectShapeFits(const SelectStatement& s) {
+// Whether `join` is a plain `LEFT [OUTER] JOIN ... ON`.
+bool IsLeftJoin(const sql::JoinClause& join) {
+  return join.kind == sql::JoinKind::kLeft && join.strictness == sql::JoinStrictness::kAll &&
+         !join.comma && join.on != nullptr && join.using_columns.empty();
+}
+
+bool SelectShapeFits(const SelectStatement& s, bool join_use_nulls) {
   if (!s.from || s.joins.empty() || s.group_by.empty() || s.grouping_sets_written ||
       s.with_totals || s.group_by_all || s.order_by_all || s.distinct || !s.windows.empty() ||
       s.qualify || !s.limit_by.empty() || !s.array_joins.empty() || !s.set_operands.empty() ||
@@ -160,8 +167,13 @@ bool SelectShapeFits(const SelectStatement& s) {
            ref.database != "system";
   };
   if (!plain(*s.from)) return false;
-  for (const sql::JoinClause& join : s.joins) {
-    if (!IsInnerJoin(join) || !join.using_columns.empty() || !plain(join.table)) return false;
+  for (size_t j = 0; j < s.joins.size(); ++j) {
+    const sql::JoinClause& join = s.joins[j];
+    // The last join may be LEFT when its unmatched rows read as NULLs (LeftJoinAggregates).
+    const bool left = j + 1 == s.joins.size() && join_use_nulls && IsLeftJoin(join);
+    if ((!left && !IsInnerJoin(join)) || !join.using_columns.empty() || !plain(join.table)) {
+      return false;
+    }
   }
   for (const sql::OrderItem& item : s.order_by) {
     if (item.fill) return false;
@@ -173,8 +185,10 @@ bool SelectShapeFits(const SelectStatement& s) {
 
 absl::StatusOr<std::optional<SelectStatement>> AggregateBelowJoins(
     const SelectStatement& select,
-    const std::function<absl::StatusOr<RelationColumns>(const sql::TableRef&)>& columns_of) {
-  if (!SelectShapeFits(select)) return std::nullopt;
+    const std::function<absl::StatusOr<RelationColumns>(const sql::TableRef&)>& columns_of,
+    bool join_use_nulls) {
+  if (!SelectShapeFits(select, join_use_nulls)) return std::nullopt;
+  const bool left_join = IsLeftJoin(select.joins.back()) && !IsInnerJoin(select.joins.back());
   // The relations and their columns.
   std::vector<Relation> relations;
   std::vector<const sql::TableRef*> refs = {&*select.from};
@@ -211,7 +225,12 @@ absl::StatusOr<std::optional<SelectStatement>> AggregateBelowJoins(
   // The conditions: WHERE and the inner joins' ON, as conjuncts.
   std::vector<ExprPtr> conjuncts;
   sql::SplitAnd(select.where, &conjuncts);
-  for (const sql::JoinClause& join : select.joins) sql::SplitAnd(join.on, &conjuncts);
+  const size_t where_conjuncts = conjuncts.size();
+  size_t left_on_begin = SIZE_MAX;  // a LEFT join's own ON conditions: from this index on
+  for (size_t j = 0; j < select.joins.size(); ++j) {
+    if (left_join && j + 1 == select.joins.size()) left_on_begin = conjuncts.size();
+    sql::SplitAnd(select.joins[j].on, &conjuncts);
+  }
   std::vector<std::set<size_t>> named(conjuncts.size());
   std::vector<std::optional<ColumnEquality>> equalities(conjuncts.size());
   for (size_t c = 0; c < conjuncts.size(); ++c) {
@@ -225,7 +244,15 @@ absl::StatusOr<std::optional<SelectStatement>> AggregateBelowJoins(
   // through the dimension side.
   std::vector<bool> fact(relations.size(), false);
   for (size_t r : uses.inside) fact[r] = true;
-  for (bool grew = true; grew;) {
+  if (left_join) {
+    // The facts are the LEFT-joined table alone, every other one its preserved side.
+    const size_t last = relations.size() - 1;
+    for (size_t r = 0; r < last; ++r) {
+      if (fact[r]) return std::nullopt;
+    }
+    if (!fact[last]) return std::nullopt;
+  }
+  for (bool grew = !left_join; grew;) {
     grew = false;
     for (const std::optional<ColumnEquality>& eq : equalities) {
       if (!eq) continue;
@@ -245,6 +272,10 @@ absl::StatusOr<std::optional<SelectStatement>> AggregateBelowJoins(
   for (size_t c = 0; c < conjuncts.size(); ++c) {
     bool any_fact = false, any_dimension = false;
     for (size_t r : named[c]) (fact[r] ? any_fact : any_dimension) = true;
+    // Under a LEFT join, WHERE may not read the facts (it would drop unmatched rows) and the
+    // ON may not test the preserved side alone (it decides matching, not keeping).
+    if (left_join && c < where_conjuncts && any_fact) return std::nullopt;
+    if (left_join && c >= left_on_begin && !any_fact) return std::nullopt;
     if (!any_dimension && any_fact) {
       inner_where.push_back(conjuncts[c]);
     } else if (!any_fact) {
@@ -279,7 +310,8 @@ absl::StatusOr<std::optional<SelectStatement>> AggregateBelowJoins(
   const bool keyed = std::any_of(links.begin(), links.end(), [&](const auto& link) {
     return group_columns.count(column_id(*link.first)) > 0;
   });
-  if (!keyed || select.group_by.size() <= keys.size()) return std::nullopt;
+  // Under a LEFT join it pays by itself: the join builds one row per key, not every fact.
+  if (!keyed || (!left_join && select.group_by.size() <= keys.size())) return std::nullopt;
 
   // The pre-aggregation: the fact tables grouped by the keys, one column per aggregate.
   auto inner = std::make_shared<SelectStatement>();
@@ -298,8 +330,14 @@ absl::StatusOr<std::optional<SelectStatement>> AggregateBelowJoins(
     partial->alias = column;
     inner->select.push_back(partial);
     const std::string name = absl::AsciiStrToLower(call->name);
-    outer_of[text] = sql::MakeCall(name == "count" ? "sum" : name,
-                                   {sql::MakeColumn(kDerived, column, call->position)});
+    ExprPtr partial_column = sql::MakeColumn(kDerived, column, call->position);
+    if (left_join && name == "count") {
+      // An unmatched row's partial is NULL: it counts 1 row for count() and 0 values for
+      // count(x), as the original counts the one joined row of NULLs.
+      const bool rows = call->args.empty() || call->args[0]->kind == ExprKind::kStar;
+      partial_column = sql::MakeCall("ifNull", {partial_column, sql::MakeLiteral(uint64_t{rows})});
+    }
+    outer_of[text] = sql::MakeCall(name == "count" ? "sum" : name, {partial_column});
   }
   // One side's tables as a comma-joined FROM of `out`.
   auto place = [&](bool fact_side, SelectStatement* out) {
@@ -325,12 +363,20 @@ absl::StatusOr<std::optional<SelectStatement>> AggregateBelowJoins(
   sql::TableRef derived;
   derived.subquery = inner;
   derived.alias = kDerived;
-  outer.joins.push_back(CommaJoin(derived));
+  std::vector<ExprPtr> on;
   for (const auto& [dimension, fact_column] : links) {
     const size_t k = key_of.at(column_id(*fact_column));
-    outer_where.push_back(sql::MakeCall(
-        "equals", {std::make_shared<Expr>(*dimension),
-                   sql::MakeColumn(kDerived, "__eg_k" + std::to_string(k))}));
+    on.push_back(sql::MakeCall("equals", {std::make_shared<Expr>(*dimension),
+                                          sql::MakeColumn(kDerived, "__eg_k" + std::to_string(k))}));
+  }
+  if (left_join) {
+    sql::JoinClause join = select.joins.back();
+    join.table = derived;
+    join.on = sql::JoinAnd(on);
+    outer.joins.push_back(std::move(join));
+  } else {
+    outer.joins.push_back(CommaJoin(derived));
+    outer_where.insert(outer_where.end(), on.begin(), on.end());
   }
   outer.where = sql::JoinAnd(outer_where);
   // The result keeps the names of the original select items.

@@ -474,9 +474,12 @@ absl::StatusOr<sql::SelectStatement> QueryExecutor::AggregateBelowJoinsIfOn(
     sql::SelectStatement select, const core::Settings& settings, QueryContext* query) {
   if (!settings.optimize_aggregation_below_joins) return select;
   ASSIGN_OR_RETURN(std::optional<sql::SelectStatement> eager,
-                   AggregateBelowJoins(select, [this, query](const sql::TableRef& ref) {
-                     return ColumnsOf(ref, query->database);
-                   }));
+                   AggregateBelowJoins(
+                       select,
+                       [this, query](const sql::TableRef& ref) {
+                         return ColumnsOf(ref, query->database);
+                       },
+                       settings.join_use_nulls));
   if (eager) return *std::move(eager);
   return select;
 }
