@@ -72,6 +72,27 @@ TEST(FragmentPipelineFilterTest, ProjectsOnlyTheColumnsItReads) {
   EXPECT_EQ(Texts(*rows->columns[0])[1], "1");  // row 91: 1 + 91 % 7
 }
 
+// Filters keeping under one row in 8 gather the kept rows by index (one pass over the mask), and
+// a block with no kept row builds no index: SELECT c0, c2 WHERE c1 IN (70, 710) / WHERE c1 = 5.
+TEST(FragmentPipelineFilterTest, SelectiveFiltersGatherTheKeptRows) {
+  plan::Fragment few;
+  few.filter = Fn("or", {Fn("equals", {Col(1, T::kUInt64), Lit(uint64_t{70})}),
+                         Fn("equals", {Col(1, T::kUInt64), Lit(uint64_t{710})})});
+  few.projections.push_back(Col(0, T::kUInt8));
+  few.projections.push_back(Col(2, T::kUInt32));
+  absl::StatusOr<Block> rows = RunOverInput(few);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(Texts(*rows->columns[0]), (std::vector<std::string>{"1", "2"}));  // 1 + row % 7
+  EXPECT_EQ(Texts(*rows->columns[1]), (std::vector<std::string>{"7", "71"}));
+
+  plan::Fragment none;
+  none.filter = Fn("equals", {Col(1, T::kUInt64), Lit(uint64_t{5})});
+  none.projections.push_back(Col(2, T::kUInt32));
+  rows = RunOverInput(none);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(rows->rows(), 0u);
+}
+
 // sum(c2) GROUP BY c0 WHERE c1 < 300: key and argument columns are filtered, c1 is not.
 TEST(FragmentPipelineFilterTest, GroupsOverFilteredKeysAndArguments) {
   plan::Fragment fragment;
