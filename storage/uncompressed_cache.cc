@@ -86,8 +86,8 @@ UncompressedBlockPtr UncompressedCache::Lookup(const Key& key) {
     core::MutexLock lock(shard.mu, std::adopt_lock);
     auto it = shard.map.find(key);
     if (it != shard.map.end()) {
-      shard.lru.splice(shard.lru.begin(), shard.lru, it->second);
-      UncompressedBlockPtr block = it->second->block;
+      it->second.referenced = true;
+      UncompressedBlockPtr block = it->second.block;
       core::CountEvent(core::Event::kUncompressedCacheHits);
       return block;
     }
@@ -103,28 +103,36 @@ void UncompressedCache::Insert(const Key& key, UncompressedBlockPtr block) {
   size_t size = block->size;
   if (!shard.mu.try_lock_briefly()) return;
   core::MutexLock lock(shard.mu, std::adopt_lock);
-  if (shard.map.count(key) != 0) return;
-  shard.lru.push_front(Entry{key, std::move(block)});
-  shard.map.emplace(key, shard.lru.begin());
+  if (shard.map.contains(key)) return;
+  shard.lru.push_front(key);
+  shard.map.emplace(key, Entry{std::move(block), shard.lru.begin()});
   shard.per_part[key.part_id].insert(PartSlot(key));
   shard.bytes += size;
   core::CountEvent(core::Event::kUncompressedCacheBytesInserted, size);
   EvictLocked(shard, limit);
 }
 
-void UncompressedCache::EraseLocked(Shard& shard, Lru::iterator it) {
-  shard.bytes -= it->block->size;
-  auto part = shard.per_part.find(it->key.part_id);
-  part->second.erase(PartSlot(it->key));
+void UncompressedCache::EraseLastLocked(Shard& shard) {
+  const Key key = shard.lru.back();
+  auto entry = shard.map.find(key);
+  shard.bytes -= entry->second.block->size;
+  auto part = shard.per_part.find(key.part_id);
+  part->second.erase(PartSlot(key));
   if (part->second.empty()) shard.per_part.erase(part);
-  shard.map.erase(it->key);
-  shard.lru.erase(it);
+  shard.map.erase(entry);
+  shard.lru.pop_back();
 }
 
 void UncompressedCache::EvictLocked(Shard& shard, uint64_t limit) {
   uint64_t evicted = 0;
   while (shard.bytes > limit && !shard.lru.empty()) {
-    EraseLocked(shard, std::prev(shard.lru.end()));
+    Entry& last = shard.map.find(shard.lru.back())->second;
+    if (last.referenced) {  // a second chance: to the front, unreferenced
+      last.referenced = false;
+      shard.lru.splice(shard.lru.begin(), shard.lru, last.position);
+      continue;
+    }
+    EraseLastLocked(shard);
     ++evicted;
   }
   if (evicted > 0) core::CountEvent(core::Event::kUncompressedCacheEvictions, evicted);
@@ -141,8 +149,8 @@ void UncompressedCache::ErasePart(uint64_t part_id) {
     for (uint64_t slot : part->second) {
       Key key{part_id, static_cast<uint32_t>(slot >> 32), static_cast<uint32_t>(slot)};
       auto entry = shard->map.find(key);
-      shard->bytes -= entry->second->block->size;
-      shard->lru.erase(entry->second);
+      shard->bytes -= entry->second.block->size;
+      shard->lru.erase(entry->second.position);
       shard->map.erase(entry);
     }
     shard->per_part.erase(part);

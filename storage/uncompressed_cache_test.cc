@@ -54,6 +54,27 @@ TEST(UncompressedCacheTest, CountsHitsAndMissesAndEvictsLeastRecentlyUsedBySize)
   EXPECT_EQ(EventTotal(Event::kUncompressedCacheEvictions) - evictions, 1u);
 }
 
+// A hit is a mark, not a move: the entry at the end of the list, if hit since it got there, moves
+// to the front once and loses its mark; unless hit again it then goes in its turn.
+TEST(UncompressedCacheTest, AHitEntryGetsOneSecondChance) {
+  UncompressedCache cache(300, /*shards=*/1);
+  cache.Insert({1, 0, 0}, BlockOf(100, 'a'));
+  cache.Insert({1, 0, 1}, BlockOf(100, 'b'));
+  cache.Insert({1, 0, 2}, BlockOf(100, 'c'));
+  ASSERT_NE(cache.Lookup({1, 0, 0}), nullptr);
+  cache.Insert({1, 0, 3}, BlockOf(100, 'd'));  // a: second chance; b goes
+  EXPECT_EQ(cache.Lookup({1, 0, 1}), nullptr);
+  cache.Insert({1, 0, 4}, BlockOf(100, 'e'));  // c goes
+  EXPECT_EQ(cache.Lookup({1, 0, 2}), nullptr);
+  cache.Insert({1, 0, 5}, BlockOf(100, 'f'));  // d goes (a went to the front before it)
+  EXPECT_EQ(cache.Lookup({1, 0, 3}), nullptr);
+  cache.Insert({1, 0, 6}, BlockOf(100, 'g'));  // a, unmarked since its second chance, goes
+  EXPECT_EQ(cache.Lookup({1, 0, 0}), nullptr);
+  for (uint32_t granule : {4u, 5u, 6u}) EXPECT_NE(cache.Lookup({1, 0, granule}), nullptr);
+  EXPECT_EQ(cache.entries(), 3u);
+  EXPECT_EQ(cache.bytes(), 300u);
+}
+
 TEST(UncompressedCacheTest, ErasePartAndDisablingDropBlocks) {
   UncompressedCache cache(1 << 20, /*shards=*/4);
   for (uint32_t g = 0; g < 20; ++g) {
