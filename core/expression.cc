@@ -12,6 +12,7 @@
 #include "core/functions/constant_column.h"
 #include "core/functions/function_registry.h"
 #include "core/functions/scalar_kernel.h"
+#include "core/mask_count.h"
 #include "core/status_macros.h"
 
 namespace granite::core {
@@ -501,10 +502,8 @@ absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input, size_
         for (size_t r = 0; r < rows; ++r) mask[r] &= static_cast<uint8_t>(values[r] != 0);
       }
     } else {
-      selected.clear();
-      for (size_t r = 0; r < rows; ++r) {
-        if (mask[r] != 0) selected.push_back(static_cast<uint32_t>(r));
-      }
+      selected.resize(passing);
+      SelectNonZero(mask, rows, passing, selected.data());
       Block compact = input;
       for (uint32_t c : node.columns[i]) {
         if (c >= input.columns.size() || input.columns[c] == nullptr) continue;  // reported there
@@ -517,7 +516,7 @@ absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input, size_
         if (values[value.is_constant ? 0 : j] == 0) mask[selected[j]] = 0;
       }
     }
-    passing = static_cast<size_t>(std::count(mask, mask + rows, uint8_t{1}));
+    passing = CountNonZero(mask, rows);
   }
   return Operand{std::move(out), false};
 }

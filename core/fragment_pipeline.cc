@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/functions/cast_column.h"
 #include "core/hash.h"
+#include "core/mask_count.h"
 #include "core/plan/plan_text.h"
 #include "core/status_macros.h"
 
@@ -62,27 +63,6 @@ LocalMerger::Options::WorkerMerge WorkerMergeOf(const Settings& settings) {
   if (value == "always" || value == "1") return WorkerMerge::kAlways;
   if (value == "never" || value == "0") return WorkerMerge::kNever;
   return WorkerMerge::kAuto;
-}
-
-// Returns the number of non-zero bytes of mask[0, rows): 32 at a time, as a filter's mask
-// holds 0 or 1 per row (anything else is counted a byte at a time). The four words' bytes are
-// added lane-wise (each lane <= 4) and the lanes summed with one multiply: no popcount, which
-// without -mpopcnt is a libgcc call per word.
-size_t CountNonZero(const uint8_t* mask, size_t rows) {
-  constexpr uint64_t kOnes = 0x0101010101010101ull;
-  size_t kept = 0;
-  size_t i = 0;
-  for (; i + 32 <= rows; i += 32) {
-    uint64_t w[4];
-    std::memcpy(w, mask + i, 32);
-    if (((w[0] | w[1] | w[2] | w[3]) & ~kOnes) == 0) {
-      kept += static_cast<size_t>(((w[0] + w[1] + w[2] + w[3]) * kOnes) >> 56);
-    } else {
-      for (size_t j = i; j < i + 32; ++j) kept += mask[j] != 0;
-    }
-  }
-  for (; i < rows; ++i) kept += mask[i] != 0;
-  return kept;
 }
 
 // Returns the hash of what decides the size of a fragment's GROUP BY tables (HashTableStats):
@@ -317,12 +297,7 @@ absl::StatusOr<Block> FragmentPipeline::Filter(const Block& input) const {
   // after the filter gather them instead of passing over every row again (FilterRows).
   if (kept > 0 && kept * 8 < rows && any_read_after_filter_) {
     std::vector<uint32_t> selection(kept);
-    size_t n = 0;
-    for (size_t r = 0; r < rows; ++r) {
-      selection[n] = static_cast<uint32_t>(r);
-      n += mask[r] != 0;
-      if (n == kept) break;
-    }
+    SelectNonZero(mask, rows, kept, selection.data());
     return FilterRows(input, mask, kept, selection.data());
   }
   return FilterRows(input, mask, kept);
