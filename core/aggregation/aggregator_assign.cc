@@ -353,6 +353,12 @@ void Aggregator::AssignInt(const uint64_t* keys, const uint64_t* hashes, size_t 
       }
     }
     uint64_t key = keys[i];
+    // A run of equal keys (rows clustered by the key: a table sorted by it, its lines inserted
+    // together) probes the table once: GROUP BY orderkey over lineitem repeats each key ~4 times.
+    if (i > 0 && key == keys[i - 1]) {
+      ids[i] = ids[i - 1];
+      continue;
+    }
     uint32_t group;
     if (kSmall && key < kSmallLimit) {
       group = direct[key];
@@ -389,6 +395,10 @@ void Aggregator::AssignWide(const UInt128* keys, const uint64_t* hashes, size_t 
       } else {
         wide_map_.Prefetch(ahead);
       }
+    }
+    if (i > 0 && keys[i] == keys[i - 1]) {  // a run of equal keys probes once (AssignInt)
+      ids[i] = ids[i - 1];
+      continue;
     }
     auto next = static_cast<uint32_t>(groups_);
     UInt128HashMap& table = kTwoLevel ? wide_map2_->sub(hashes[i]) : wide_map_;

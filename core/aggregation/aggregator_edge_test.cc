@@ -2,12 +2,14 @@
 // the pinned key hash / bucket definition, and error reporting.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "core/aggregation/aggregator.h"
 #include "core/aggregation/key_hash.h"
@@ -113,6 +115,61 @@ TEST(AggregatorEdgeTest, KeyedEmptyInputReturnsNoRows) {
   EXPECT_EQ(buckets[17].columns.size(), 2u);
   EXPECT_EQ(buckets[17].columns[0]->type(), TypeId::kString);
   EXPECT_EQ(buckets[17].columns[1]->type(), TypeId::kUInt64);
+}
+
+// Runs of equal keys (rows clustered by the key) take the previous row's group without a probe:
+// the groups must equal a reference across runs, a key that comes back after another, runs that
+// cross batches, and both one-word (Int64) and two-word (Int64, Int64) keys, with enough distinct
+// keys that the tables leave their direct-array and cache-resident forms.
+TEST(AggregatorEdgeTest, RunsOfEqualKeysGroupAsSingleRows) {
+  std::vector<int64_t> a, b;
+  std::map<std::pair<int64_t, int64_t>, uint64_t> reference;
+  for (int64_t k = 0; k < 300000; ++k) {
+    const int64_t key = (k * 7919) % 300007 + 100000;  // large, unordered keys
+    const int repeat = 1 + k % 4;
+    for (int r = 0; r < repeat; ++r) {
+      a.push_back(key);
+      b.push_back(k % 3 == 0 ? r % 2 : 0);  // the second key splits some runs
+      ++reference[{key, b.back()}];
+    }
+    if (k % 1000 == 0) {  // an earlier key again, after others
+      a.push_back(100000);
+      b.push_back(0);
+      ++reference[{100000, 0}];
+    }
+  }
+  for (bool two_keys : {false, true}) {
+    std::vector<TypeId> key_types = {TypeId::kInt64};
+    if (two_keys) key_types.push_back(TypeId::kInt64);
+    auto aggregator = MustCreate(key_types, {{"count", {}}});
+    for (size_t begin = 0; begin < a.size(); begin += 8192) {
+      const size_t rows = std::min<size_t>(8192, a.size() - begin);
+      std::vector<ColumnPtr> keys = {MakeColumn(TypeId::kInt64, std::vector<int64_t>(
+                                         a.begin() + begin, a.begin() + begin + rows))};
+      if (two_keys) {
+        keys.push_back(MakeColumn(TypeId::kInt64, std::vector<int64_t>(b.begin() + begin,
+                                                                      b.begin() + begin + rows)));
+      }
+      ASSERT_TRUE(aggregator->Add(keys, {{}}, rows).ok());
+    }
+    absl::StatusOr<Block> result = aggregator->Finalize();
+    ASSERT_TRUE(result.ok()) << result.status();
+    std::map<std::pair<int64_t, int64_t>, uint64_t> groups;
+    const Column& counts = *result->columns.back();
+    for (size_t row = 0; row < result->rows(); ++row) {
+      const int64_t first = result->columns[0]->Get<int64_t>(row);
+      const int64_t second = two_keys ? result->columns[1]->Get<int64_t>(row) : 0;
+      groups[{first, second}] += counts.Get<uint64_t>(row);
+    }
+    if (two_keys) {
+      EXPECT_EQ(groups, reference);
+    } else {
+      std::map<std::pair<int64_t, int64_t>, uint64_t> by_first;
+      for (const auto& [key, count] : reference) by_first[{key.first, 0}] += count;
+      EXPECT_EQ(groups, by_first);
+    }
+    EXPECT_EQ(result->rows(), two_keys ? reference.size() : groups.size());
+  }
 }
 
 TEST(AggregatorEdgeTest, StringMinMaxCompareBytesUnsigned) {
