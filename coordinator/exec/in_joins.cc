@@ -171,9 +171,9 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
       build = *std::move(co_located);
     } else {
       std::optional<sql::SelectStatement> reduced;
-      if (!anti && keys.size() == 1) {
+      if (keys.size() == 1) {
         ASSIGN_OR_RETURN(reduced, ReducedInSubquery(sub, table, columns.names[keys[0]], plain,
-                                                    context));
+                                                    context, anti));
       }
       if (reduced) {  // the conjunct keeps the reduced subquery (ReplaceSubqueries may run it)
         rewritten = true;

@@ -14,13 +14,30 @@ using sql::Expr;
 using sql::ExprKind;
 using sql::ExprPtr;
 
-// The count of `table`'s rows passing `where` (all rows for null).
+// The count of `table`'s rows passing `where` (all rows for null); with `limit`, at most that
+// many (the workers stop reading there: the caller only asks whether it is over a threshold).
 absl::StatusOr<uint64_t> CountRows(const sql::TableRef& table, ExprPtr where,
-                                   const FromContext& context) {
+                                   const FromContext& context,
+                                   std::optional<uint64_t> limit = std::nullopt) {
   sql::SelectStatement count;
   count.select.push_back(sql::MakeCall("count", {}));
-  count.from = table;
-  count.where = std::move(where);
+  if (limit && where) {
+    auto read = std::make_shared<sql::SelectStatement>();
+    auto one = std::make_shared<Expr>();
+    one->kind = ExprKind::kLiteral;
+    one->value = uint64_t{1};
+    one->alias = "_one";
+    read->select.push_back(std::move(one));
+    read->from = table;
+    read->where = std::move(where);
+    read->limit = *limit;
+    sql::TableRef from;
+    from.subquery = std::move(read);
+    count.from = std::move(from);
+  } else {
+    count.from = table;
+    count.where = std::move(where);
+  }
   ASSIGN_OR_RETURN(LocalTable result, context.run(count));
   if (result.block.rows() != 1 || result.block.columns.empty()) return uint64_t{0};
   return result.block.columns[0]->Get<uint64_t>(0);
@@ -42,15 +59,31 @@ bool Reducible(const sql::SelectStatement& sub) {
   });
 }
 
+// Whether the one select column of `sub` (Reducible) is a column of a table that cannot hold
+// NULL: then NOT IN's answer for a value depends only on whether the value is in the set.
+bool NeverNull(const sql::SelectStatement& sub, const FromContext& context) {
+  const sql::TableRef& from = *sub.from;
+  if (from.subquery || from.is_function || !sub.joins.empty()) return false;
+  absl::StatusOr<RelationColumns> columns = context.columns_of(from);
+  if (!columns.ok()) return false;
+  const Expr& item = *sub.select[0];
+  for (size_t i = 0; i < columns->names.size(); ++i) {
+    if (columns->names[i] == item.name) return !core::IsNullable(columns->types[i]);
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<std::optional<sql::SelectStatement>> ReducedInSubquery(
     const sql::SelectStatement& sub, const sql::TableRef& table, const std::string& column,
-    const std::vector<ExprPtr>& filters, const FromContext& context) {
+    const std::vector<ExprPtr>& filters, const FromContext& context, bool negated) {
   if (sub.in_reduced || filters.empty() || !Reducible(sub)) return std::nullopt;
+  if (negated && !NeverNull(sub, context)) return std::nullopt;
   ASSIGN_OR_RETURN(uint64_t total, CountRows(table, nullptr, context));
-  ASSIGN_OR_RETURN(uint64_t passing, CountRows(table, sql::JoinAnd(filters), context));
-  if (passing > kMaxReducingRows || passing * 4 > total) return std::nullopt;
+  const uint64_t most = std::min(kMaxReducingRows, total / 4);
+  ASSIGN_OR_RETURN(uint64_t passing, CountRows(table, sql::JoinAnd(filters), context, most + 1));
+  if (passing > most) return std::nullopt;
   sql::SelectStatement keys;
   const std::string qualifier = table.alias.empty() ? table.name : table.alias;
   keys.select.push_back(sql::MakeColumn(qualifier, column));

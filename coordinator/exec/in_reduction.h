@@ -6,8 +6,9 @@
 // Decorrelated EXISTS (an order with some late item) has this shape; the set is then gathered
 // and sent to the workers at the size of the filtered outer rows, not of the subquery's table.
 //
-// Applies to IN (never NOT IN: its answer depends on the whole set, NULLs included) over a
-// plain column, when the subquery returns a plain column and has no LIMIT, OFFSET, window
+// Applies to IN, and to NOT IN (a decorrelated NOT EXISTS) when the subquery's column is a table
+// column that cannot be NULL (a NULL in the set decides NOT IN for every value), over a plain
+// column, when the subquery returns a plain column and has no LIMIT, OFFSET, window
 // functions, set operators or WITH, and a GROUP BY only with that column among its keys (a
 // filter on a group key keeps the other groups whole). Worth it when p keeps at most a quarter
 // of t and at most kMaxReducingRows rows, counted first. The subqueries a reduction makes are
@@ -28,9 +29,9 @@ inline constexpr uint64_t kMaxReducingRows = 1'000'000;
 
 // Returns `sub` reduced by the rows of `table` passing `filters` (conjuncts on `table` alone,
 // without subqueries) on `column`, or nullopt when the reduction does not apply or is not worth
-// it. Errors: those of counting the rows.
+// it. `negated`: the subquery is NOT IN's. Errors: those of counting the rows.
 absl::StatusOr<std::optional<sql::SelectStatement>> ReducedInSubquery(
     const sql::SelectStatement& sub, const sql::TableRef& table, const std::string& column,
-    const std::vector<sql::ExprPtr>& filters, const FromContext& context);
+    const std::vector<sql::ExprPtr>& filters, const FromContext& context, bool negated);
 
 }  // namespace granite::coordinator
