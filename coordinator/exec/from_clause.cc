@@ -567,25 +567,9 @@ absl::StatusOr<uint64_t> FromMaterializer::TableRows(size_t r, ExprPtr where, ui
   // The statistics answer an unfiltered count whole; a filtered one under a limit counts the
   // rows of `SELECT 1 FROM t WHERE ... LIMIT n`, whose workers stop reading at n rows.
   const bool capped = where != nullptr && limit != std::numeric_limits<uint64_t>::max();
-  sql::SelectStatement count;
-  count.select.push_back(sql::MakeCall("count", {}));
-  if (capped) {
-    auto read = std::make_shared<sql::SelectStatement>();
-    auto one = std::make_shared<Expr>();
-    one->kind = ExprKind::kLiteral;
-    one->value = uint64_t{1};
-    one->alias = "_one";
-    read->select.push_back(std::move(one));
-    read->from = *relations_[r].ref;
-    read->where = std::move(where);
-    read->limit = limit;
-    sql::TableRef from;
-    from.subquery = std::move(read);
-    count.from = std::move(from);
-  } else {
-    count.from = *relations_[r].ref;
-    count.where = std::move(where);
-  }
+  const sql::SelectStatement count =
+      sql::CountStatement(*relations_[r].ref, std::move(where),
+                          capped ? std::optional<uint64_t>(limit) : std::nullopt);
   ASSIGN_OR_RETURN(LocalTable rows, context_.run(count));
   if (rows.block.rows() != 1 || rows.block.columns.size() != 1) {
     return core::Error(ErrorCode::kLogicalError, "count() gave no single value");

@@ -15,29 +15,11 @@ using sql::ExprKind;
 using sql::ExprPtr;
 
 // The count of `table`'s rows passing `where` (all rows for null); with `limit`, at most that
-// many (the workers stop reading there: the caller only asks whether it is over a threshold).
+// many (sql::CountStatement: the caller only asks whether it is over a threshold).
 absl::StatusOr<uint64_t> CountRows(const sql::TableRef& table, ExprPtr where,
                                    const FromContext& context,
                                    std::optional<uint64_t> limit = std::nullopt) {
-  sql::SelectStatement count;
-  count.select.push_back(sql::MakeCall("count", {}));
-  if (limit && where) {
-    auto read = std::make_shared<sql::SelectStatement>();
-    auto one = std::make_shared<Expr>();
-    one->kind = ExprKind::kLiteral;
-    one->value = uint64_t{1};
-    one->alias = "_one";
-    read->select.push_back(std::move(one));
-    read->from = table;
-    read->where = std::move(where);
-    read->limit = *limit;
-    sql::TableRef from;
-    from.subquery = std::move(read);
-    count.from = std::move(from);
-  } else {
-    count.from = table;
-    count.where = std::move(where);
-  }
+  const sql::SelectStatement count = sql::CountStatement(table, std::move(where), limit);
   ASSIGN_OR_RETURN(LocalTable result, context.run(count));
   if (result.block.rows() != 1 || result.block.columns.empty()) return uint64_t{0};
   return result.block.columns[0]->Get<uint64_t>(0);

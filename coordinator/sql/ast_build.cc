@@ -98,4 +98,26 @@ SelectStatement WithOuterSettings(const SelectStatement& inner, const SelectStat
   return out;
 }
 
+SelectStatement CountStatement(const TableRef& table, ExprPtr where,
+                               std::optional<uint64_t> limit) {
+  SelectStatement count;
+  count.select.push_back(MakeCall("count", {}));
+  if (!limit || !where) {
+    count.from = table;
+    count.where = std::move(where);
+    return count;
+  }
+  auto read = std::make_shared<SelectStatement>();
+  ExprPtr one = MakeLiteral(uint64_t{1});
+  one->alias = "_one";
+  read->select.push_back(std::move(one));
+  read->from = table;
+  read->where = std::move(where);
+  read->limit = *limit;
+  TableRef from;
+  from.subquery = std::move(read);
+  count.from = std::move(from);
+  return count;
+}
+
 }  // namespace granite::coordinator::sql

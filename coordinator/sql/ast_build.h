@@ -2,6 +2,7 @@
 // after parsing: decorrelation, subquery replacement, FROM materialization.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,10 @@ bool ContainsSubquery(const Expr& e);
 // Returns subquery `inner` with the SETTINGS of the statement `outer` it runs for: a statement's
 // SETTINGS apply to its subqueries too, their own winning, as in ClickHouse.
 SelectStatement WithOuterSettings(const SelectStatement& inner, const SelectStatement& outer);
+// `SELECT count() FROM table [WHERE where]`; with `limit` (and a `where`), `SELECT count() FROM
+// (SELECT 1 FROM table WHERE where LIMIT limit)`: at most `limit`, and the workers stop reading
+// once that many rows passed (a planning decision that asks "more than n?").
+SelectStatement CountStatement(const TableRef& table, ExprPtr where,
+                               std::optional<uint64_t> limit = std::nullopt);
 
 }  // namespace granite::coordinator::sql
