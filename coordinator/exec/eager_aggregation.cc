@@ -169,7 +169,7 @@ bool SelectShapeFits(const SelectStatement& s, bool join_use_nulls) {
   if (!plain(*s.from)) return false;
   for (size_t j = 0; j < s.joins.size(); ++j) {
     const sql::JoinClause& join = s.joins[j];
-    // The last join may be LEFT when its unmatched rows read as NULLs (LeftJoinAggregates).
+    // The last join may be LEFT when its unmatched rows read as NULLs (the child-count shape).
     const bool left = j + 1 == s.joins.size() && join_use_nulls && IsLeftJoin(join);
     if ((!left && !IsInnerJoin(join)) || !join.using_columns.empty() || !plain(join.table)) {
       return false;
@@ -251,6 +251,19 @@ absl::StatusOr<std::optional<SelectStatement>> AggregateBelowJoins(
       if (fact[r]) return std::nullopt;
     }
     if (!fact[last]) return std::nullopt;
+    // An unmatched row's partial is NULL: exact only for arguments that are NULL there too, the
+    // facts' own columns (count(1), sum(ifNull(o.x, 0)) would count the unmatched rows).
+    for (const Expr* call : uses.aggregates) {
+      const bool rows = absl::AsciiStrToLower(call->name) == "count" &&
+                        (call->args.empty() || call->args[0]->kind == ExprKind::kStar);
+      if (rows) continue;
+      for (const ExprPtr& arg : call->args) {
+        Found ignored;
+        if (arg->kind != ExprKind::kIdentifier || classifier.Resolve(*arg, &ignored) != last) {
+          return std::nullopt;
+        }
+      }
+    }
   }
   for (bool grew = !left_join; grew;) {
     grew = false;
