@@ -228,20 +228,25 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
   broadcast.probe = table;
   broadcast.probe_qualifier = qualifier;
   broadcast.probe_relation = 0;
-  // The other conjuncts concern the table alone: they filter the rows read, before the joins
-  // (and prune); those with subqueries left stay in WHERE for ReplaceSubqueries.
-  std::vector<ExprPtr> probe_filter;
-  std::vector<ExprPtr> rest;
-  for (ExprPtr& c : kept) {
-    (sql::ContainsSubquery(*c) ? rest : probe_filter).push_back(std::move(c));
-  }
-  broadcast.probe_filter = sql::JoinAnd(std::move(probe_filter));
+  // The other conjuncts concern the table alone.
+  std::vector<ExprPtr> rest = MoveToProbeFilter(std::move(kept), &broadcast);
   MaterializedFrom out;
   out.broadcast = std::move(broadcast);
   out.rest = select;
   out.rest.from.reset();
   out.rest.where = sql::JoinAnd(std::move(rest));
   return std::optional<MaterializedFrom>(std::move(out));
+}
+
+std::vector<ExprPtr> MoveToProbeFilter(std::vector<ExprPtr> conjuncts,
+                                       BroadcastSource* broadcast) {
+  std::vector<ExprPtr> probe, rest;
+  if (broadcast->probe_filter) probe.push_back(broadcast->probe_filter);
+  for (ExprPtr& c : conjuncts) {
+    (sql::ContainsSubquery(*c) ? rest : probe).push_back(std::move(c));
+  }
+  broadcast->probe_filter = sql::JoinAnd(std::move(probe));
+  return rest;
 }
 
 }  // namespace granite::coordinator

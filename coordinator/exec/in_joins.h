@@ -38,4 +38,10 @@ inline constexpr size_t kInSetJoinThreshold = 1000;
 absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
     const sql::SelectStatement& select, const FromContext& context);
 
+// Adds the conjuncts without subqueries to `broadcast`'s probe filter (they filter the table's
+// rows before the joins, and prune) and returns the others, which stay in WHERE for
+// ReplaceSubqueries; once it made them constants the caller passes them here again.
+std::vector<sql::ExprPtr> MoveToProbeFilter(std::vector<sql::ExprPtr> conjuncts,
+                                            BroadcastSource* broadcast);
+
 }  // namespace granite::coordinator

@@ -417,26 +417,6 @@ absl::StatusOr<QueryResult> QueryExecutor::SelectIn(const sql::SelectStatement& 
                     prepared.broadcast ? &*prepared.broadcast : nullptr);
 }
 
-namespace {
-
-// The IN joins' SELECT reads its one table through `broadcast` (in_joins.h): a WHERE conjunct
-// that held a scalar subquery (`c_acctbal > (SELECT avg(...) ...)`) stayed in WHERE for
-// ReplaceSubqueries, which made it a constant comparison of the table's columns. It filters the
-// table's rows before the joins, as the others do, instead of every joined row after them.
-void MoveConstantConjunctsToProbe(sql::SelectStatement* select, BroadcastSource* broadcast) {
-  if (!select->where) return;
-  std::vector<sql::ExprPtr> conjuncts, probe, rest;
-  sql::SplitAnd(select->where, &conjuncts);
-  if (broadcast->probe_filter) probe.push_back(broadcast->probe_filter);
-  for (sql::ExprPtr& c : conjuncts) {
-    (sql::ContainsSubquery(*c) ? rest : probe).push_back(std::move(c));
-  }
-  broadcast->probe_filter = sql::JoinAnd(std::move(probe));
-  select->where = sql::JoinAnd(std::move(rest));
-}
-
-}  // namespace
-
 absl::StatusOr<QueryExecutor::PreparedSelect> QueryExecutor::PrepareSubqueries(
     sql::SelectStatement select, const core::Settings& settings, QueryContext* query,
     const SubqueryRunner& run) {
@@ -468,7 +448,13 @@ absl::StatusOr<QueryExecutor::PreparedSelect> QueryExecutor::PrepareSubqueries(
     if (!replaced.ok()) return replaced.status();
     select = *std::move(replaced);
     prepared.constants = true;
-    if (prepared.broadcast) MoveConstantConjunctsToProbe(&select, &*prepared.broadcast);
+    if (prepared.broadcast && select.where) {
+      // The IN joins' table (in_joins.h): a conjunct that held a scalar subquery is a constant
+      // comparison now and filters the table's rows before the joins, as the others do.
+      std::vector<sql::ExprPtr> conjuncts;
+      sql::SplitAnd(select.where, &conjuncts);
+      select.where = sql::JoinAnd(MoveToProbeFilter(std::move(conjuncts), &*prepared.broadcast));
+    }
   }
   prepared.select = std::move(select);
   return prepared;
