@@ -50,6 +50,33 @@ absl::Status CopySame(std::string_view values, size_t rows, core::Column* column
 ArrowBatchDecoder::ArrowBatchDecoder(const fb::RecordBatch& batch, std::string_view body)
     : batch_(batch), body_(body) {
   if (batch.compression() != nullptr) compression_ = batch.compression()->codec();
+  // The bytes the buffers hold (a compressed buffer: the length it claims, which decompressing
+  // later checks exactly). Every value of a non-null node takes at least one bit of them.
+  uint64_t bytes = 0;
+  if (batch.buffers() != nullptr) {
+    for (const fb::Buffer* buffer : *batch.buffers()) {
+      const int64_t offset = buffer->offset(), length = buffer->length();
+      if (offset < 0 || length < 0 || static_cast<uint64_t>(offset) > body.size() ||
+          static_cast<uint64_t>(length) > body.size() - offset) {
+        continue;  // NextBuffer refuses it when it is reached
+      }
+      int64_t claimed = length;
+      if (compression_ >= 0 && length >= 8) {
+        std::memcpy(&claimed, body.data() + offset, 8);
+        if (claimed == -1) claimed = length - 8;
+      }
+      bytes += static_cast<uint64_t>(std::clamp<int64_t>(claimed, 0, int64_t{1} << 40));
+    }
+  }
+  max_rows_ = std::max<uint64_t>(kRowsWithoutBytes, bytes * 8);
+}
+
+absl::Status ArrowBatchDecoder::CheckRows(int64_t rows) const {
+  if (rows < 0 || static_cast<uint64_t>(rows) > max_rows_) {
+    return Bad(absl::StrCat("a record batch claims ", rows, " rows, more than its ", max_rows_ / 8,
+                            " bytes of buffers hold"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<const fb::FieldNode*> ArrowBatchDecoder::NextNode() {
@@ -61,6 +88,7 @@ absl::StatusOr<const fb::FieldNode*> ArrowBatchDecoder::NextNode() {
       node->length() > (int64_t{1} << 40)) {
     return Bad("a field node has a bad length or null count");
   }
+  RETURN_IF_ERROR(CheckRows(node->length()));
   return node;
 }
 

@@ -4,6 +4,7 @@
 // default values (0, "") under NULLs. Used by the Arrow input (arrow_input.h).
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <string>
 #include <string_view>
@@ -26,6 +27,13 @@ class ArrowBatchDecoder {
   // buffers or offsets do not fit it, CANNOT_DECOMPRESS for a bad compressed buffer.
   absl::StatusOr<core::Column> Next(const ArrowColumnLayout& layout);
 
+  // INCORRECT_DATA when `rows` (a node's or the batch's length) is more than the batch's buffers
+  // can back: one bit each, or kRowsWithoutBytes for nodes without buffers (Arrow's null type,
+  // a batch of no columns), so a few bytes claiming 2^40 rows are refused, not materialized.
+  absl::Status CheckRows(int64_t rows) const;
+
+  static constexpr uint64_t kRowsWithoutBytes = uint64_t{1} << 16;
+
  private:
   absl::StatusOr<const arrow_fb::FieldNode*> NextNode();
   // Returns the next buffer's bytes (decompressed when the batch is compressed).
@@ -40,6 +48,7 @@ class ArrowBatchDecoder {
   int compression_ = -1;  // arrow_fb::CompressionType, or -1 for none
   size_t next_node_ = 0;
   size_t next_buffer_ = 0;
+  uint64_t max_rows_ = kRowsWithoutBytes;
   std::deque<std::string> decompressed_;  // owns decompressed buffers (stable addresses)
 };
 

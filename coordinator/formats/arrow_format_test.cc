@@ -3,6 +3,9 @@
 // same bytes is checked by tests/integration/arrow_formats_test.py.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
+#include "coordinator/formats/arrow_compression.h"
 #include "coordinator/formats/arrow_format_generated.h"
 #include "coordinator/formats/input_parser.h"
 #include "coordinator/formats/output_format.h"
@@ -106,6 +109,30 @@ TEST(ArrowFormatTest, CompressedBuffersRoundTrip) {
     OutputOptions options;
     options.arrow.codec = codec;
     ExpectRoundTrip("ArrowStream", table, options);
+  }
+}
+
+// A buffer's claimed uncompressed length is the sender's word: a claim the bytes cannot fill is
+// CANNOT_DECOMPRESS, and output is sized by what decompresses (a few bytes claiming gigabytes
+// allocated them before, past the fuzzers' 2 GB limit).
+TEST(ArrowFormatTest, CompressedBufferLengthsAreChecked) {
+  const std::string bytes(5 << 20, 'x');  // past the first zstd output size: the output grows
+  for (auto codec : {ArrowWriteOptions::Codec::kLz4Frame, ArrowWriteOptions::Codec::kZstd}) {
+    std::string buffer;
+    AppendCompressedArrowBuffer(codec, bytes, &buffer);
+    ASSERT_LT(buffer.size(), bytes.size());
+    absl::StatusOr<std::string> plain = DecompressArrowBuffer(codec, buffer);
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    EXPECT_EQ(*plain, bytes);
+    for (const int64_t claim : {int64_t{3} << 30, int64_t{5 << 20} + 1, int64_t{5 << 20} - 1}) {
+      std::string lying = buffer;
+      std::memcpy(lying.data(), &claim, sizeof(claim));
+      absl::StatusOr<std::string> refused = DecompressArrowBuffer(codec, lying);
+      EXPECT_EQ(core::CodeOf(refused.status()), core::ErrorCode::kCannotDecompress) << claim;
+    }
+    std::string cut = buffer.substr(0, buffer.size() - 4);
+    EXPECT_EQ(core::CodeOf(DecompressArrowBuffer(codec, cut).status()),
+              core::ErrorCode::kCannotDecompress);
   }
 }
 

@@ -193,6 +193,7 @@ absl::Status ReadBatch(const fb::RecordBatch& batch, std::string_view body,
   if (batch.length() < 0) return Bad("a record batch has a negative length");
   const size_t rows = static_cast<size_t>(batch.length());
   ArrowBatchDecoder decoder(batch, body);
+  RETURN_IF_ERROR(decoder.CheckRows(batch.length()));  // filled as omitted columns, row by row
   std::vector<bool> filled(builder->column_count(), false);
   for (size_t c = 0; c < state.columns.size(); ++c) {
     ASSIGN_OR_RETURN(core::Column column, decoder.Next(state.columns[c]));

@@ -190,6 +190,10 @@ const Case kCases[] = {
     {"JSONEachRow", "{\"id\": 1}\n{\"id\": 2, \"nope\": 1}\n"},
     {"JSONEachRow", "{\"id\": 1}\nxyz\n{\"id\": 2}\n"},
     {"JSONEachRow", "{\"id\": 1}\n{\"id\": 2\n"},
+    // A bare value with a quote or a bracket in it: rows are cut by their braces outside
+    // strings, so the parser must not read it as one value (found by fuzz/input_json_each_row).
+    {"JSONEachRow", "{\"name\": ab\"x, \"id\": \"1]\"}\n{\"id\": 2}\n"},
+    {"JSONEachRow", "{\"name\": a{b}\n{\"id\": 2}\n"},
 };
 
 TEST(InputParserChunksTest, EveryPieceAndChunkSizeGivesTheWholeTextResult) {

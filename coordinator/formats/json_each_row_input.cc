@@ -113,11 +113,13 @@ class JsonCursor {
     return true;
   }
 
-  // Reads a bare token (number, true, false, null) up to the next delimiter.
+  // Reads a bare token (number, true, false, null) up to the next delimiter. A quote or an
+  // opening bracket ends it too: they cannot be part of one, and FindCut, which finds rows by
+  // their braces outside string literals, must see the same structure as the parser.
   std::string_view ReadToken() {
     const char* start = p_;
     while (p_ < end_ && *p_ != ',' && *p_ != '}' && *p_ != ']' && *p_ != ' ' && *p_ != '\t' &&
-           *p_ != '\n' && *p_ != '\r') {
+           *p_ != '\n' && *p_ != '\r' && *p_ != '"' && *p_ != '{' && *p_ != '[') {
       ++p_;
     }
     return std::string_view(start, p_ - start);

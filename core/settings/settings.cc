@@ -36,19 +36,26 @@ absl::Status BadValue(const SettingInfo& info, std::string_view text, std::strin
 // Returns the edit distance of a and b with adjacent transpositions (optimal string alignment),
 // case-insensitive, as ClickHouse's name prompter measures it.
 size_t Distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  // Three rows of the table (i - 2, i - 1, i), one allocation.
+  const size_t width = b.size() + 1;
+  std::vector<size_t> rows(3 * width);
+  size_t* before = rows.data();
+  size_t* previous = before + width;
+  size_t* current = previous + width;
+  for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t cost = absl::ascii_tolower(a[i - 1]) == absl::ascii_tolower(b[j - 1]) ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        current[j] = std::min(current[j], before[j - 2] + 1);
       }
     }
+    std::swap(before, previous);
+    std::swap(previous, current);
   }
-  return d[a.size()][b.size()];
+  return previous[b.size()];
 }
 
 }  // namespace
@@ -107,8 +114,14 @@ absl::Status Unknown(std::string_view name, std::string_view scope,
   // Suggests the names within a third of the longer name's length, closest first (at most 3).
   std::vector<std::pair<size_t, std::string_view>> close;
   for (const SettingInfo& info : infos) {
+    // The lengths' difference bounds the distance from below: names too long or too short to be
+    // within a third are passed over without the quadratic table (a client may send thousands
+    // of long unknown names).
+    const size_t longer = std::max(name.size(), info.name.size());
+    const size_t shorter = std::min(name.size(), info.name.size());
+    if ((longer - shorter) * 3 > longer) continue;
     size_t distance = Distance(name, info.name);
-    if (distance * 3 <= std::max(name.size(), info.name.size())) {
+    if (distance * 3 <= longer) {
       close.emplace_back(distance, info.name);
     }
   }

@@ -59,6 +59,16 @@ TEST(SettingsTest, UnknownNameSuggestsTheClosest) {
   EXPECT_EQ(CodeOf(settings.Set("index_granularity", "10")), ErrorCode::kUnknownSetting);
   TableSettings table;
   EXPECT_EQ(CodeOf(table.Set("use_pruning", "0")), ErrorCode::kUnknownSetting);
+  // A transposition, a letter missing and one too many each count as one edit.
+  for (const char* typo : {"use_purning", "use_pruing", "use_prunningg"}) {
+    status = settings.Set(typo, "0");
+    EXPECT_NE(status.message().find("Maybe you meant ['use_pruning'"), std::string_view::npos)
+        << typo << ": " << status;
+  }
+  // A name far longer than any setting is no setting's typo (and costs no edit-distance table).
+  status = settings.Set(std::string(1 << 20, 'x'), "0");
+  EXPECT_EQ(CodeOf(status), ErrorCode::kUnknownSetting);
+  EXPECT_EQ(status.message().find("Maybe you meant"), std::string_view::npos);
 }
 
 TEST(SettingsTest, ChangesRoundTripThroughTheWireForm) {
