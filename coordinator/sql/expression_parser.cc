@@ -660,6 +660,7 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseFunctionCall() {
   tokens_.Take();  // '('
   ExprPtr call = MakeFunction(std::string(name.text), {}, name.position);
   RETURN_IF_ERROR(ParseCallArguments(call.get()));
+  if (call->name == "lambda") RETURN_IF_ERROR(CheckLambdaCall(name, call.get()));
   if (tokens_.Peek().IsSymbol("(")) {
     ASSIGN_OR_RETURN(call, ParseParametricCall(std::move(call)));
   } else {
@@ -667,6 +668,32 @@ absl::StatusOr<ExprPtr> ExpressionParser::ParseFunctionCall() {
   }
   RETURN_IF_ERROR(ParseOver(call.get()));
   return call;
+}
+
+// `lambda(tuple(x, y), body)` written out is the form `(x, y) -> body` parses to, and every later
+// step relies on that shape: two arguments, the first a tuple of plain names (a bare name is
+// taken as a tuple of one, as ClickHouse does).
+absl::Status ExpressionParser::CheckLambdaCall(const Token& name, Expr* call) const {
+  auto is_name = [](const Expr& e) {
+    return e.kind == ExprKind::kIdentifier && e.qualifier.empty() && e.alias.empty();
+  };
+  if (call->args.size() != 2 || call->distinct) {
+    return tokens_.ErrorAt(name, "lambda takes two arguments: a tuple of parameter names and the body");
+  }
+  ExprPtr& parameters = call->args[0];
+  if (is_name(*parameters)) {
+    parameters = MakeFunction("tuple", {parameters}, parameters->position);
+    return absl::OkStatus();
+  }
+  bool names = parameters->kind == ExprKind::kFunction && parameters->name == "tuple" &&
+               parameters->alias.empty() && !parameters->args.empty() && !parameters->over;
+  for (size_t i = 0; names && i < parameters->args.size(); ++i) {
+    names = is_name(*parameters->args[i]);
+  }
+  if (!names) {
+    return tokens_.ErrorAt(name, "The first argument of lambda must be a tuple of parameter names");
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ExpressionParser::ParseOver(Expr* call) {

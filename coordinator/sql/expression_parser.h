@@ -84,6 +84,8 @@ class ExpressionParser {
   void UnitArgumentAsString(Expr* call);
   // Attaches `OVER ...` to a just-parsed call, if it follows.
   absl::Status ParseOver(Expr* call);
+  // SYNTAX_ERROR unless a written-out `lambda(...)` call has the shape `->` gives one.
+  absl::Status CheckLambdaCall(const Token& name, Expr* call) const;
   absl::StatusOr<FrameBound> ParseFrameBound();
   absl::StatusOr<ExprPtr> ParseCase();
   absl::StatusOr<ExprPtr> ParseCast();

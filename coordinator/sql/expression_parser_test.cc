@@ -69,6 +69,15 @@ TEST(ExpressionParserTest, Lambdas) {
   EXPECT_NE(ErrorOf("f((x, 1) -> x, a)").find("Expected a lambda parameter name"),
             std::string::npos);
   EXPECT_NE(ErrorOf("f(t.x -> x, a)").find("Expected a lambda parameter name"), std::string::npos);
+  // The written-out form is the same tree; any other shape is refused where it is written
+  // (`lambda(s != 'x')` reached the binder with one argument and read past it: fuzz/sql_bind).
+  EXPECT_EQ(Tree("arrayMap(lambda(tuple(x), x + 1), a)"), "arrayMap(lambda(tuple(x), plus(x, 1)), a)");
+  EXPECT_EQ(Tree("arrayMap(lambda(x, x + 1), a)"), "arrayMap(lambda(tuple(x), plus(x, 1)), a)");
+  for (const char* bad : {"lambda(s != 'x')", "lambda()", "lambda(tuple(x), x, x)",
+                          "lambda(tuple(), 1)", "lambda(tuple(x + 1), 1)", "lambda(1, 1)",
+                          "arrayMap(lambda(tuple(t.x), 1), a)"}) {
+    EXPECT_NE(ErrorOf(bad).find("lambda"), std::string::npos) << bad;
+  }
 }
 
 TEST(ExpressionParserTest, LogicalPrecedence) {
