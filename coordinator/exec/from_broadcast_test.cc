@@ -58,6 +58,10 @@ class FromBroadcastTest : public ::testing::Test {
         return out;
       }
       reads_.push_back(read.from->name);
+      std::string& columns = read_columns_[read.from->name];
+      for (const sql::ExprPtr& item : read.select) {
+        columns += (columns.empty() ? "" : ",") + (item->name.empty() ? item->alias : item->name);
+      }
       for (const sql::ExprPtr& item : read.select) {
         auto column = std::make_shared<core::Column>(core::TypeId::kUInt64);
         for (uint64_t r = 0; r < rows; ++r) column->Append<uint64_t>(r % table.modulo);
@@ -90,6 +94,7 @@ class FromBroadcastTest : public ::testing::Test {
 
   std::map<std::string, FakeTable> tables_;
   std::vector<std::string> reads_;
+  std::map<std::string, std::string> read_columns_;  // table -> the columns its reads selected
   std::vector<std::string> counts_;  // filtered counts: "<table>" or "<table> up to <limit>"
   sql::SelectStatement select_;
   FromContext context_;
@@ -223,6 +228,29 @@ TEST_F(FromBroadcastTest, CoShardedTablesAreNeverShuffled) {
       Plan("SELECT sum(qty) FROM items i JOIN orders o ON i.ok = o.ok", 3);
   ASSERT_TRUE(from.ok()) << from.status();
   EXPECT_EQ(Builds(*from), (std::vector<std::string>{"L:orders"}));
+}
+
+// count(*) over a join reads no column for its star: a relation read at the coordinator selects
+// only its join key (all of them were read, e.g. every column of a filtered orders table).
+TEST_F(FromBroadcastTest, CountStarReadsOnlyTheColumnsTheJoinUses) {
+  tables_["items"] = {{"ok", "qty", "note"}, {}, 0, 100, 100};
+  tables_["orders"] = {{"ok", "cust", "comment"}, {}, 0, 100, 100};
+  auto columns_read = [&](const std::string& items) {
+    read_columns_.clear();
+    select_ = std::get<sql::SelectStatement>(
+        *sql::ParseStatement("SELECT " + items + " FROM items i, orders o WHERE i.ok = o.ok"));
+    context_ = Context(2);
+    context_.join_mode = "coordinator";  // both tables read here
+    absl::StatusOr<MaterializedFrom> from = MaterializeFrom(select_, context_);
+    EXPECT_TRUE(from.ok()) << from.status();
+    return read_columns_["items"] + " / " + read_columns_["orders"];
+  };
+  EXPECT_EQ(columns_read("count(*)"), "ok / ok");
+  EXPECT_EQ(columns_read("COUNT(*)"), "ok / ok");
+  EXPECT_EQ(columns_read("count()"), "ok / ok");
+  EXPECT_EQ(columns_read("count(*), sum(qty)"), "ok,qty / ok");
+  // Any other function of * takes every column.
+  EXPECT_EQ(columns_read("concat(*)"), "ok,qty,note / ok,cust,comment");
 }
 
 }  // namespace

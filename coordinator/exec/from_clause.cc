@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
+#include "absl/strings/ascii.h"
 #include "coordinator/exec/array_join.h"
 #include "coordinator/exec/from_materializer.h"
 #include "coordinator/sql/ast_build.h"
@@ -66,6 +67,11 @@ Uses UsesOf(const Expr& e, const std::vector<Relation>& relations) {
 }
 
 void MarkNeeded(const Expr& e, std::vector<Relation>* relations) {
+  // count(*) counts rows: its star reads no column (any other f(*) takes every column).
+  if (e.kind == ExprKind::kFunction && absl::AsciiStrToLower(e.name) == "count" &&
+      e.args.size() == 1 && e.args[0]->kind == ExprKind::kStar) {
+    return;
+  }
   if (e.kind == ExprKind::kStar) {
     for (Relation& relation : *relations) {
       relation.needed.insert(relation.names.begin(), relation.names.end());
