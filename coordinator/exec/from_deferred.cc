@@ -170,7 +170,7 @@ absl::StatusOr<std::vector<ExprPtr>> FromMaterializer::SourceFilter(size_t a,
     if (!Reducible(a, a_key, s, s_key)) continue;
     ASSIGN_OR_RETURN(uint64_t rows, TableRows(s));
     const uint64_t most = std::min(kMaxNarrowingRows, rows / 4);
-    ASSIGN_OR_RETURN(uint64_t kept, TableRows(s, sql::JoinAnd(relations_[s].pushed), most + 1));
+    ASSIGN_OR_RETURN(uint64_t kept, TableRowsWithKeys(s, relations_[s].pushed, most + 1, s_key));
     if (kept > most) continue;
     // For a scan of `scanned` rows: the rows the set drops (as many as s's rows it filters
     // out, for a key of s) must outweigh reading s for it kSetPaysBack times.
@@ -199,7 +199,7 @@ absl::StatusOr<std::optional<FromMaterializer::KeyTable>> FromMaterializer::Smal
     }
     ASSIGN_OR_RETURN(uint64_t rows, TableRows(t));
     const uint64_t most = std::min(kMaxNarrowingRows, rows / 4);
-    ASSIGN_OR_RETURN(uint64_t kept, TableRows(t, sql::JoinAnd(relations_[t].pushed), most + 1));
+    ASSIGN_OR_RETURN(uint64_t kept, TableRowsWithKeys(t, relations_[t].pushed, most + 1, *t_key));
     if (kept > most) continue;
     if (!best || kept < best->rows) best = KeyTable{t, t_key, kept};
   }
@@ -320,7 +320,7 @@ absl::Status FromMaterializer::ReduceDeferred() {
       if (filter.empty()) continue;
       ASSIGN_OR_RETURN(uint64_t rows, TableRows(a));
       const uint64_t most = std::min(kMaxPartnerRows, rows / 4);
-      ASSIGN_OR_RETURN(uint64_t passing, TableRows(a, sql::JoinAnd(filter), most + 1));
+      ASSIGN_OR_RETURN(uint64_t passing, TableRowsWithKeys(a, filter, most + 1, *partner_key));
       if (passing > most) continue;
       if (best && best->passing <= passing) continue;
       best = Choice{a, partner_key, inner->first, std::move(filter), passing, inner->second};

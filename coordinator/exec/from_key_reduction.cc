@@ -19,6 +19,8 @@
 #include "coordinator/exec/subqueries.h"
 #include "coordinator/sql/ast_build.h"
 #include "coordinator/sql/parser.h"
+#include "core/block_sort.h"
+#include "core/join/distinct_rows.h"
 #include "core/status_macros.h"
 
 namespace granite::coordinator::from_internal {
@@ -34,6 +36,10 @@ constexpr uint64_t kMaxLargestReducingRows = 2'000'000;
 constexpr uint64_t kLargestPerReducedRows = 8;
 // No key set over this many values: it travels inside the plan to every worker.
 constexpr uint64_t kMaxKeySetRows = 8'000'000;
+// The most rows whose keys TableRowsWithKeys reads in place of a count: when the count goes
+// past its limit they were sent for nothing (16 MB of 8-byte keys at most, against a scan that
+// found 2M rows); when it does not, the key set's second read of the table is saved.
+constexpr uint64_t kMaxPrefetchedKeys = 2'000'000;
 
 // The most keys that may reduce a table of `r_rows` rows. A set far smaller than the rows it
 // spares reading, joining and sending pays at any scale (a filtered dimension's 100k+ keys
@@ -45,6 +51,23 @@ uint64_t MaxReducingRows(uint64_t r_rows) {
 }
 uint64_t MaxLargestReducingRows(uint64_t r_rows) {
   return std::min(kMaxKeySetRows, std::max(kMaxLargestReducingRows, r_rows / 4));
+}
+
+// KeySet's memory key: the table, its key column, the filter.
+std::string KeySetName(size_t s, const Expr& s_key, const ExprPtr& where) {
+  return std::to_string(s) + "\n" + s_key.name + "\n" +
+         (where ? sql::ColumnName(*where) : std::string());
+}
+
+// `SELECT DISTINCT k ... ORDER BY k` of a read of k: what KeySet's subquery would return.
+LocalTable DistinctSorted(const LocalTable& keys) {
+  LocalTable out = keys;
+  const std::vector<uint32_t> order = core::SortPermutation(keys.block, {core::SortColumn{0}});
+  out.block = core::TakeRows(keys.block, order);
+  if (out.block.columns.empty()) return out;
+  const std::vector<uint32_t> first = core::FirstOfEachValue(*out.block.columns[0], false);
+  out.block = core::TakeRows(out.block, first);
+  return out;
 }
 
 // Integers proper (not Bool, Date or DateTime, which core::IsInteger counts too).
@@ -101,7 +124,7 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
         if (applied.count({r, s, r_key.name})) continue;
         // s's passing rows may reduce r up to this many (r's half, s's quarter at most).
         const uint64_t most = std::min({MaxReducingRows(rows[r]), rows[s] / 4, rows[r] / 2});
-        ASSIGN_OR_RETURN(uint64_t kept, TableRows(s, sql::JoinAnd(written[s]), most + 1));
+        ASSIGN_OR_RETURN(uint64_t kept, TableRowsWithKeys(s, written[s], most + 1, s_key));
         if (kept > most) continue;
         applied.insert({r, s, r_key.name});
         if (r == *largest) {
@@ -187,7 +210,7 @@ absl::Status FromMaterializer::ReduceThroughLargest(size_t big, const std::vecto
     RETURN_IF_ERROR(run_implied());
     const uint64_t most =
         std::min({MaxLargestReducingRows(r_rows), rows[big] / 4, r_rows / 2});
-    ASSIGN_OR_RETURN(uint64_t big_kept, TableRows(big, sql::JoinAnd(filter), most + 1));
+    ASSIGN_OR_RETURN(uint64_t big_kept, TableRowsWithKeys(big, filter, most + 1, *link.other_key));
     if (big_kept > most) continue;
     ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(*link.r_key, big, *link.other_key, filter));
     relations_[link.r].pushed.push_back(std::move(in_set));
@@ -214,8 +237,7 @@ absl::StatusOr<ExprPtr> FromMaterializer::KeySet(const Expr& r_key, size_t s, co
   // The same set for another column (a deferred subquery's and a table's): run once.
   const ExprPtr where = sql::JoinAnd(filter);
   const bool cacheable = !where || !sql::ContainsSubquery(*where);
-  const std::string cache_key = std::to_string(s) + "\n" + s_key.name + "\n" +
-                                (where ? sql::ColumnName(*where) : std::string());
+  const std::string cache_key = KeySetName(s, s_key, where);
   if (auto it = key_sets_.find(cache_key); cacheable && it != key_sets_.end()) {
     return sql::MakeCall("in", {sql::MakeColumn(r_key.qualifier, r_key.name), it->second});
   }
@@ -232,11 +254,35 @@ absl::StatusOr<ExprPtr> FromMaterializer::KeySet(const Expr& r_key, size_t s, co
   set->subquery = std::move(subquery);
   sql::SelectStatement holder;
   holder.where = sql::MakeCall("in", {sql::MakeColumn(r_key.qualifier, r_key.name), set});
-  ASSIGN_OR_RETURN(sql::SelectStatement constant, ReplaceSubqueries(holder, context_.run));
+  SubqueryRunner run = context_.run;
+  if (auto it = prefetched_keys_.find(cache_key); cacheable && it != prefetched_keys_.end()) {
+    run = [keys = DistinctSorted(it->second)](const sql::SelectStatement&) { return keys; };
+  }
+  ASSIGN_OR_RETURN(sql::SelectStatement constant, ReplaceSubqueries(holder, run));
   if (cacheable && constant.where->kind == ExprKind::kFunction && constant.where->args.size() == 2) {
     key_sets_[cache_key] = constant.where->args[1];
   }
   return constant.where;
+}
+
+absl::StatusOr<uint64_t> FromMaterializer::TableRowsWithKeys(size_t r,
+                                                             const std::vector<ExprPtr>& filter,
+                                                             uint64_t limit, const Expr& key) {
+  ExprPtr where = sql::JoinAnd(filter);
+  if (!where || sql::ContainsSubquery(*where) || limit > kMaxPrefetchedKeys ||
+      table_rows_.count({r, sql::ColumnName(*where)})) {
+    return TableRows(r, std::move(where), limit);  // counted before, or not worth the keys
+  }
+  sql::SelectStatement read;
+  read.select.push_back(sql::MakeColumn(key.qualifier, key.name));
+  read.from = *relations_[r].ref;
+  read.where = where;
+  read.limit = limit;
+  ASSIGN_OR_RETURN(LocalTable keys, context_.run(read));
+  const uint64_t n = keys.block.rows();
+  table_rows_[{r, sql::ColumnName(*where)}] = CountedRows{n, n < limit};
+  if (n < limit) prefetched_keys_.emplace(KeySetName(r, key, where), std::move(keys));
+  return std::min(n, limit);
 }
 
 }  // namespace granite::coordinator::from_internal

@@ -193,6 +193,12 @@ class FromMaterializer {
   // reaches `limit` (a decision that only asks "more than n?" of a large table's filtered rows
   // reads the table until n + 1 rows passed, not whole). Shares TableRows' memory.
   absl::StatusOr<uint64_t> TableRows(size_t r, ExprPtr where, uint64_t limit);
+  // TableRows(r, where, limit) for a decision whose next step, when the count comes in under
+  // `limit`, is KeySet(..., r, key, where): up to kMaxPrefetchedKeys it reads the rows' `key`
+  // values instead of counting them (the same rows: `SELECT key ... LIMIT limit`), and KeySet
+  // builds its set from them without reading r again.
+  absl::StatusOr<uint64_t> TableRowsWithKeys(size_t r, const std::vector<ExprPtr>& where,
+                                             uint64_t limit, const Expr& key);
 
   // If `e` is `a = b` between plain columns of two different relations, returns them as
   // (relation of a, relation of b).
@@ -336,6 +342,8 @@ class FromMaterializer {
   std::map<std::pair<size_t, std::string>, CountedRows> table_rows_;
   // KeySet's sets by (table, column, the filter's column name): one run per FROM.
   std::map<std::string, ExprPtr> key_sets_;
+  // The key columns TableRowsWithKeys read whole, by the same key as key_sets_.
+  std::map<std::string, LocalTable> prefetched_keys_;
   std::vector<std::string> notes_;  // MaterializedFrom::notes
   std::vector<ExprPtr> remaining_;
   std::vector<std::vector<ExprPtr>> on_;  // per join: ON conditions not pushed down
