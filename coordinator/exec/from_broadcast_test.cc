@@ -58,6 +58,9 @@ class FromBroadcastTest : public ::testing::Test {
         return out;
       }
       reads_.push_back(read.from->name);
+      read_log_.push_back(read.from->name + " [" + (read.select.empty() ? "" : read.select[0]->name) +
+                          (read.limit ? " up to " + std::to_string(*read.limit) : "") + "]" +
+                          (read.where ? " " + sql::ColumnName(*read.where) : ""));
       std::string& columns = read_columns_[read.from->name];
       for (const sql::ExprPtr& item : read.select) {
         columns += (columns.empty() ? "" : ",") + (item->name.empty() ? item->alias : item->name);
@@ -95,6 +98,7 @@ class FromBroadcastTest : public ::testing::Test {
   std::map<std::string, FakeTable> tables_;
   std::vector<std::string> reads_;
   std::map<std::string, std::string> read_columns_;  // table -> the columns its reads selected
+  std::vector<std::string> read_log_;  // "<table> [<first column> up to <limit>] <where>"
   std::vector<std::string> counts_;  // filtered counts: "<table>" or "<table> up to <limit>"
   sql::SelectStatement select_;
   FromContext context_;
@@ -251,6 +255,32 @@ TEST_F(FromBroadcastTest, CountStarReadsOnlyTheColumnsTheJoinUses) {
   EXPECT_EQ(columns_read("count(*), sum(qty)"), "ok,qty / ok");
   // Any other function of * takes every column.
   EXPECT_EQ(columns_read("concat(*)"), "ok,qty,note / ok,cust,comment");
+}
+
+// A filtered table whose few rows reduce another by their keys is read once for both the
+// decision ("at most n rows?") and the key set: the capped count reads the keys themselves.
+TEST_F(FromBroadcastTest, AReducingTablesKeysComeFromTheReadThatCountsThem) {
+  tables_["items"] = {{"pk", "qty"}, {}, 0, 1000000, 1000000};
+  tables_["ps"] = {{"pk", "cost"}, {}, 0, 100000, 100000};
+  tables_["parts"] = {{"pk", "name"}, {}, 0, 1000, 10, 4};  // keys 0, 1, 2, 3, 0, 1, ...
+  absl::StatusOr<MaterializedFrom> from = Plan(
+      "SELECT sum(qty) FROM items i, ps, parts p WHERE i.pk = ps.pk AND ps.pk = p.pk "
+      "AND p.name = 7", 2);
+  ASSERT_TRUE(from.ok()) << from.status();
+  EXPECT_TRUE(std::none_of(counts_.begin(), counts_.end(),
+                           [](const std::string& c) { return c.rfind("parts", 0) == 0; }))
+      << testing::PrintToString(counts_);
+  std::vector<std::string> key_reads, ps_reads;
+  for (const std::string& read : read_log_) {
+    if (read.rfind("parts [pk up to", 0) == 0) key_reads.push_back(read);
+    if (read.rfind("ps ", 0) == 0) ps_reads.push_back(read);
+  }
+  EXPECT_EQ(key_reads.size(), 1u) << testing::PrintToString(read_log_);
+  // The set (sorted, distinct) reached ps's reads.
+  ASSERT_FALSE(ps_reads.empty()) << testing::PrintToString(read_log_);
+  for (const std::string& read : ps_reads) {
+    EXPECT_NE(read.find("in(pk, (0, 1, 2, 3))"), std::string::npos) << read;
+  }
 }
 
 }  // namespace
