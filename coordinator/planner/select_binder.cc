@@ -729,8 +729,13 @@ absl::Status SelectBinder::AppendArgument(const Expr& call, const Expr& arg, Arg
     return ErrorAt(ErrorCode::kSyntaxError, "Asterisk is not allowed as an argument of " + call.name,
                    arg.position);
   }
+  folded_.erase(&arg);  // an entry now comes from this binding of `arg`
   ASSIGN_OR_RETURN(core::plan::Expr bound, bind_arg(arg));
-  infos->push_back({TypeOf(bound), ConstantOf(bound)});
+  auto folded = folded_.find(&arg);
+  const bool known = folded != folded_.end() && bound.is_call() &&
+                     bound.function == folded->second.function &&
+                     bound.type == folded->second.type;
+  infos->push_back({TypeOf(bound), known ? folded->second.value : ConstantOf(bound)});
   args->push_back(std::move(bound));
   return absl::OkStatus();
 }
@@ -774,7 +779,24 @@ absl::StatusOr<core::plan::Expr> SelectBinder::FinishBindCall(
                            std::to_string(e.position + 1) + ")");
   }
   if (is_in) RETURN_IF_ERROR(LongListAsSet(infos, &args));
+  if (!is_in && resolved->name != "lambda") RememberFolded(e, *resolved, args, infos);
   return core::Call(resolved->name, resolved->result_type, std::move(args));
+}
+
+void SelectBinder::RememberFolded(const Expr& e, const core::ResolvedFunction& resolved,
+                                  const std::vector<core::plan::Expr>& args,
+                                  const std::vector<core::ArgumentInfo>& infos) {
+  // ConstantOf's answer for the call, from its arguments' values (each folded already): the
+  // call over their literals compiles in time of its own arity.
+  if (args.size() != infos.size() || core::IsNullable(resolved.result_type)) return;
+  std::vector<core::plan::Expr> literals;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!infos[i].constant || args[i].IsCall("lambda")) return;  // ConstantOf decides it
+    literals.push_back(args[i].is_literal() ? args[i] : core::Lit(*infos[i].constant, args[i].type));
+  }
+  const core::plan::Expr shallow =
+      core::Call(resolved.name, resolved.result_type, std::move(literals));
+  folded_[&e] = Folded{resolved.name, resolved.result_type, ConstantOf(shallow)};
 }
 
 }  // namespace granite::coordinator

@@ -148,6 +148,15 @@ class SelectBinder {
                             std::vector<core::ArgumentInfo>* infos) const;
 
   uint32_t session_zone_ = 0;
+  // What FinishBindCall folded a call of constants to (nullopt: not foldable), by its syntax node,
+  // with the call's function and type: AppendArgument takes it instead of compiling the argument's
+  // whole tree again, which made a chain of n constant operations (1 + 1 + ... + 1) O(n^2).
+  struct Folded {
+    std::string function;
+    core::TypeId type;
+    std::optional<core::Value> value;
+  };
+  std::map<const sql::Expr*, Folded> folded_;
   bool rewrite_sum_of_affine_ = true;
   bool rewrote_sum_of_affine_ = false;
 
@@ -199,6 +208,11 @@ class SelectBinder {
   [[gnu::noinline]] absl::StatusOr<core::plan::Expr> FinishBindCall(
       const sql::Expr& e, bool is_in, std::vector<core::plan::Expr> args,
       std::vector<core::ArgumentInfo> infos);
+  // Records in folded_ what call `e`, resolved as `resolved` over `args`, folds to, when every
+  // argument's value is known (infos).
+  void RememberFolded(const sql::Expr& e, const core::ResolvedFunction& resolved,
+                      const std::vector<core::plan::Expr>& args,
+                      const std::vector<core::ArgumentInfo>& infos);
 
   // Tuples (select_binder_tuples.cc). Returns the tuple call `e` is, directly or through
   // select-list aliases, else null.
