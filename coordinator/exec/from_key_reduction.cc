@@ -257,6 +257,7 @@ absl::StatusOr<ExprPtr> FromMaterializer::KeySet(const Expr& r_key, size_t s, co
   SubqueryRunner run = context_.run;
   if (auto it = prefetched_keys_.find(cache_key); cacheable && it != prefetched_keys_.end()) {
     run = [keys = DistinctSorted(it->second)](const sql::SelectStatement&) { return keys; };
+    prefetched_keys_.erase(it);  // key_sets_ keeps the set from here on
   }
   ASSIGN_OR_RETURN(sql::SelectStatement constant, ReplaceSubqueries(holder, run));
   if (cacheable && constant.where->kind == ExprKind::kFunction && constant.where->args.size() == 2) {
@@ -269,10 +270,11 @@ absl::StatusOr<uint64_t> FromMaterializer::TableRowsWithKeys(size_t r,
                                                              const std::vector<ExprPtr>& filter,
                                                              uint64_t limit, const Expr& key) {
   ExprPtr where = sql::JoinAnd(filter);
-  if (!where || sql::ContainsSubquery(*where) || limit > kMaxPrefetchedKeys ||
-      table_rows_.count({r, sql::ColumnName(*where)})) {
-    return TableRows(r, std::move(where), limit);  // counted before, or not worth the keys
+  if (!where || sql::ContainsSubquery(*where) || limit > kMaxPrefetchedKeys) {
+    return TableRows(r, std::move(where), limit);  // not worth the keys
   }
+  const std::pair<size_t, std::string> counted(r, sql::ColumnName(*where));
+  if (table_rows_.count(counted)) return TableRows(r, std::move(where), limit);  // known
   sql::SelectStatement read;
   read.select.push_back(sql::MakeColumn(key.qualifier, key.name));
   read.from = *relations_[r].ref;
@@ -280,7 +282,7 @@ absl::StatusOr<uint64_t> FromMaterializer::TableRowsWithKeys(size_t r,
   read.limit = limit;
   ASSIGN_OR_RETURN(LocalTable keys, context_.run(read));
   const uint64_t n = keys.block.rows();
-  table_rows_[{r, sql::ColumnName(*where)}] = CountedRows{n, n < limit};
+  table_rows_[counted] = CountedRows{n, n < limit};
   if (n < limit) prefetched_keys_.emplace(KeySetName(r, key, where), std::move(keys));
   return std::min(n, limit);
 }
