@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <string_view>
 
 #include "coordinator/sql/ast_equal.h"
@@ -60,6 +61,43 @@ size_t Bytes(const LocalTable& table) {
   return bytes;
 }
 
+// The statement's LIMIT when a kept result of it stands for the same statement under another
+// LIMIT (or none): a plain SELECT (no set operator, OFFSET or WITH TOTALS) whose LIMIT comes
+// last. nullopt for no LIMIT; `*plain` false when the statement is not of that kind.
+std::optional<uint64_t> PlainLimit(const sql::SelectStatement& select, bool* plain) {
+  *plain = select.set_operands.empty() && !select.with_totals && select.offset.value_or(0) == 0;
+  return select.limit;
+}
+
+// Whether the rows kept for `kept` (`rows` of them) answer `wanted`, the same statement but for
+// its LIMIT: the kept run was not cut by its LIMIT (fewer rows than it, or none), so its rows
+// are the whole result, in the same order; `wanted` takes the first of them up to its own LIMIT.
+// The planning shape this serves: a key read capped at a threshold ("more than n keys?") and,
+// when the answer was no, the same read again without the cap to build the join.
+bool AnswersUnderOtherLimit(const sql::SelectStatement& kept, size_t rows,
+                            const sql::SelectStatement& wanted) {
+  bool kept_plain = false, wanted_plain = false;
+  const std::optional<uint64_t> kept_limit = PlainLimit(kept, &kept_plain);
+  PlainLimit(wanted, &wanted_plain);
+  if (!kept_plain || !wanted_plain || kept.limit == wanted.limit) return false;
+  if (kept_limit && rows >= *kept_limit) return false;
+  sql::SelectStatement a = kept, b = wanted;
+  a.limit.reset();
+  b.limit.reset();
+  return sql::SameSelect(a, b);
+}
+
+// The first `limit` rows of `table` (all of them without a limit or when it has fewer).
+LocalTable FirstRows(const LocalTable& table, std::optional<uint64_t> limit) {
+  if (!limit || *limit >= table.block.rows()) return table;
+  LocalTable out = table;
+  for (core::ColumnPtr& column : out.block.columns) {
+    column = std::make_shared<const core::Column>(column->Slice(0, *limit));
+  }
+  out.block.rows_without_columns = std::min<size_t>(out.block.rows_without_columns, *limit);
+  return out;
+}
+
 }  // namespace
 
 bool SubqueryMemo::Shareable(const sql::SelectStatement& select) {
@@ -97,6 +135,13 @@ std::optional<LocalTable> SubqueryMemo::Find(const sql::SelectStatement& select,
     if (entry.ctes == ctes && sql::SameSelect(entry.select, select)) {
       ++hits_;
       return entry.table;
+    }
+  }
+  for (const Entry& entry : entries_) {
+    if (entry.ctes == ctes &&
+        AnswersUnderOtherLimit(entry.select, entry.table.block.rows(), select)) {
+      ++hits_;
+      return FirstRows(entry.table, select.limit);
     }
   }
   return std::nullopt;
