@@ -58,7 +58,8 @@ class FromBroadcastTest : public ::testing::Test {
         return out;
       }
       reads_.push_back(read.from->name);
-      read_log_.push_back(read.from->name + " [" + (read.select.empty() ? "" : read.select[0]->name) +
+      read_log_.push_back(read.from->name + (read.distinct ? " DISTINCT" : "") + " [" +
+                          (read.select.empty() ? "" : read.select[0]->name) +
                           (read.limit ? " up to " + std::to_string(*read.limit) : "") + "]" +
                           (read.where ? " " + sql::ColumnName(*read.where) : ""));
       std::string& columns = read_columns_[read.from->name];
@@ -98,7 +99,8 @@ class FromBroadcastTest : public ::testing::Test {
   std::map<std::string, FakeTable> tables_;
   std::vector<std::string> reads_;
   std::map<std::string, std::string> read_columns_;  // table -> the columns its reads selected
-  std::vector<std::string> read_log_;  // "<table> [<first column> up to <limit>] <where>"
+  // "<table>[ DISTINCT] [<first column> up to <limit>] <where>"
+  std::vector<std::string> read_log_;
   std::vector<std::string> counts_;  // filtered counts: "<table>" or "<table> up to <limit>"
   sql::SelectStatement select_;
   FromContext context_;
@@ -277,6 +279,34 @@ TEST_F(FromBroadcastTest, AReducingTablesKeysComeFromTheReadThatCountsThem) {
   }
   EXPECT_EQ(key_reads.size(), 1u) << testing::PrintToString(read_log_);
   // The set (sorted, distinct) reached ps's reads.
+  ASSERT_FALSE(ps_reads.empty()) << testing::PrintToString(read_log_);
+  for (const std::string& read : ps_reads) {
+    EXPECT_NE(read.find("in(pk, (0, 1, 2, 3))"), std::string::npos) << read;
+  }
+}
+
+// A key set whose table is known, from a count already made, to pass few rows (here more
+// reducing rows are allowed than a prefetched key read holds) is read plainly and made distinct
+// and sorted on the coordinator, not by a DISTINCT on the workers.
+TEST_F(FromBroadcastTest, AKeySetOfFewCountedRowsIsReadPlainly) {
+  // Large tables (their statistics' counts), few rows read under any filter.
+  tables_["items"] = {{"pk", "qty"}, {}, 0, 100000000, 1000};
+  tables_["ps"] = {{"pk", "cost"}, {}, 0, 40000000, 1000};
+  tables_["parts"] = {{"pk", "name"}, {}, 0, 20000000, 10, 4};  // keys 0, 1, 2, 3, 0, 1, ...
+  absl::StatusOr<MaterializedFrom> from = Plan(
+      "SELECT sum(qty) FROM items i, ps, parts p WHERE i.pk = ps.pk AND ps.pk = p.pk "
+      "AND p.name = 7", 2);
+  ASSERT_TRUE(from.ok()) << from.status();
+  std::vector<std::string> key_reads, ps_reads;
+  for (const std::string& read : read_log_) {
+    if (read.rfind("parts", 0) == 0 && read.find("[pk]") != std::string::npos) {
+      key_reads.push_back(read);
+    }
+    if (read.rfind("ps ", 0) == 0) ps_reads.push_back(read);
+  }
+  ASSERT_FALSE(key_reads.empty()) << testing::PrintToString(read_log_);
+  EXPECT_EQ(key_reads[0], "parts [pk] equals(name, 7)");
+  for (const std::string& read : read_log_) EXPECT_EQ(read.find("DISTINCT"), std::string::npos);
   ASSERT_FALSE(ps_reads.empty()) << testing::PrintToString(read_log_);
   for (const std::string& read : ps_reads) {
     EXPECT_NE(read.find("in(pk, (0, 1, 2, 3))"), std::string::npos) << read;

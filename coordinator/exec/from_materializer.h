@@ -199,6 +199,9 @@ class FromMaterializer {
   // builds its set from them without reading r again.
   absl::StatusOr<uint64_t> TableRowsWithKeys(size_t r, const std::vector<ExprPtr>& where,
                                              uint64_t limit, const Expr& key);
+  // An upper bound on the rows of `r` that pass `where` from the counts already made (the
+  // filtered count when exact, else the table's own); nullopt when none was made. Runs nothing.
+  std::optional<uint64_t> KnownRowsAtMost(size_t r, const ExprPtr& where) const;
 
   // If `e` is `a = b` between plain columns of two different relations, returns them as
   // (relation of a, relation of b).
