@@ -73,6 +73,17 @@ class IntHashMapT {
     }
   }
 
+  // Returns the group of `key`, or kEmpty when it is absent. REQUIRES: hash == HashOfKey(key).
+  uint32_t Find(Key key, uint64_t hash) const {
+    size_t pos = hash & mask_;
+    while (true) {
+      const Slot& slot = slots_[pos];
+      if (slot.inverted_group == 0) return kEmpty;
+      if (slot.key == key) return ~slot.inverted_group;
+      pos = (pos + 1) & mask_;
+    }
+  }
+
   // Inserts a key known to be absent (conversion to two-level). REQUIRES: as FindOrInsert.
   void InsertNew(Key key, uint64_t hash, uint32_t group) {
     if (size_ + 1 > limit_) Grow();

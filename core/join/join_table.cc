@@ -5,10 +5,14 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/hash.h"
 #include "core/join/row_keys.h"
 
 namespace granite::core {
 namespace {
+
+// Hash-table slots are prefetched this many keys ahead of their lookup.
+constexpr size_t kPrefetchAhead = 8;
 
 // Returns the 64-bit key words of rows [begin, end) of an integer-like column (KeyWord's
 // values), typed once.
@@ -79,14 +83,18 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
   if (table.words_) {
     std::vector<uint64_t> words = KeyWords(columns, table.pair_words_, 0, rows);
     if (!table.pair_words_) table.BuildKeyBits(words);
-    table.word_head_.reserve(rows);
+    table.word_groups_.Reserve(rows);
+    std::vector<uint64_t> hashes(rows);
+    for (size_t r = 0; r < rows; ++r) hashes[r] = HashIntKey(words[r]);
     for (size_t r = 0; r < rows; ++r) {
+      if (r + kPrefetchAhead < rows) table.word_groups_.Prefetch(hashes[r + kPrefetchAhead]);
       if (NullKey(columns, r)) continue;
-      auto [it, inserted] = table.word_head_.try_emplace(words[r], groups);
-      if (inserted) ++groups;
-      group_of[r] = it->second;
+      const uint32_t group =
+          table.word_groups_.FindOrInsert(words[r], hashes[r], static_cast<uint32_t>(groups));
+      if (group == groups) ++groups;
+      group_of[r] = group;
     }
-    table.GroupRows(group_of, groups, &table.word_head_);
+    table.word_heads_ = table.GroupRows(group_of, groups);
   } else {
     table.bytes_head_.reserve(rows);
     std::string key;
@@ -98,7 +106,8 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
       if (inserted) ++groups;
       group_of[r] = it->second;
     }
-    table.GroupRows(group_of, groups, &table.bytes_head_);
+    const std::vector<int64_t> heads = table.GroupRows(group_of, groups);
+    for (auto& [key, head] : table.bytes_head_) head = heads[head];
   }
   if (track_matches) table.matched_ = std::make_unique<std::atomic<uint8_t>[]>(rows);
   table.build_ = std::move(build);
@@ -125,8 +134,7 @@ void JoinTable::BuildKeyBits(const std::vector<uint64_t>& words) {
   }
 }
 
-template <typename Heads>
-void JoinTable::GroupRows(const std::vector<int64_t>& group_of, size_t groups, Heads* heads) {
+std::vector<int64_t> JoinTable::GroupRows(const std::vector<int64_t>& group_of, size_t groups) {
   size_t keyed = 0;
   for (int64_t g : group_of) keyed += g >= 0;
   unique_ = keyed == groups;
@@ -153,7 +161,8 @@ void JoinTable::GroupRows(const std::vector<int64_t>& group_of, size_t groups, H
       last = ~last;
     }
   }
-  for (auto& [key, head] : *heads) head = start[head];
+  start.resize(groups);
+  return start;
 }
 
 template <typename Emit>
@@ -162,21 +171,29 @@ void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t begi
   if (words_) {
     std::vector<uint64_t> words = KeyWords(probe_keys, pair_words_, begin, end);
     if (!key_bits_.empty()) {
+      // Most rows of a fact table probed by a filtered dimension miss the bitmap: one load each,
+      // and the few that pass look their slot up at once.
       const uint64_t* bits = key_bits_.data();
       for (size_t p = begin; p < end; ++p) {
-        const uint64_t offset = words[p - begin] - key_min_;
+        const uint64_t word = words[p - begin];
+        const uint64_t offset = word - key_min_;
         if (offset >= key_range_ || ((bits[offset >> 6] >> (offset & 63)) & 1) == 0) {
           emit(p, -1);
           continue;
         }
-        auto it = word_head_.find(words[p - begin]);
-        emit(p, it == word_head_.end() || NullKey(probe_keys, p) ? -1 : it->second);
+        const int64_t head = WordHead(word, HashIntKey(word));
+        emit(p, head < 0 || NullKey(probe_keys, p) ? -1 : head);
       }
       return;
     }
+    // Every row looks its slot up: the slot of the kPrefetchAhead-th next row is loaded first.
+    std::vector<uint64_t> hashes(words.size());
+    for (size_t i = 0; i < words.size(); ++i) hashes[i] = HashIntKey(words[i]);
     for (size_t p = begin; p < end; ++p) {
-      auto it = word_head_.find(words[p - begin]);
-      emit(p, it == word_head_.end() || NullKey(probe_keys, p) ? -1 : it->second);
+      const size_t i = p - begin;
+      if (i + kPrefetchAhead < hashes.size()) word_groups_.Prefetch(hashes[i + kPrefetchAhead]);
+      const int64_t head = WordHead(words[i], hashes[i]);
+      emit(p, head < 0 || NullKey(probe_keys, p) ? -1 : head);
     }
     return;
   }

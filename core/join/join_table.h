@@ -15,6 +15,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "core/aggregation/int_hash_map.h"
 #include "core/block.h"
 #include "core/plan/fragment.h"
 
@@ -65,10 +66,14 @@ class JoinTable {
   // Sets key_bits_ from the build rows' key words when their span is small enough.
   void BuildKeyBits(const std::vector<uint64_t>& words);
   // Lays out the build rows by key group (group_of: each row's group, -1 for NULL keys) and
-  // points each head at its group: its row when every group has one row (unique_), else the
+  // returns each group's head: its row when every group has one row (unique_), else the
   // group's first slot of group_rows_.
-  template <typename Heads>
-  void GroupRows(const std::vector<int64_t>& group_of, size_t groups, Heads* heads);
+  std::vector<int64_t> GroupRows(const std::vector<int64_t>& group_of, size_t groups);
+  // The head of key word `word` (its hash `hash`), -1 when no build row has it.
+  int64_t WordHead(uint64_t word, uint64_t hash) const {
+    const uint32_t group = word_groups_.Find(word, hash);
+    return group == IntHashMap::kEmpty ? -1 : word_heads_[group];
+  }
   // Adds the rows of probe row `p`, whose key's head is `head`, to `out`.
   void AddRows(Kind kind, size_t p, int64_t head, ProbedRows* out) const;
 
@@ -78,7 +83,10 @@ class JoinTable {
   // (pair_words_: row_keys.h PairKeyWord).
   bool words_ = false;
   bool pair_words_ = false;
-  absl::flat_hash_map<uint64_t, int64_t> word_head_;  // key word -> its head
+  // Key word -> its group (IntHashMap: no control bytes, the slot prefetched ahead of a probe
+  // of a table larger than the cache) -> the group's head.
+  IntHashMap word_groups_{4};
+  std::vector<int64_t> word_heads_;
   // words_ keys spanning at most kBitsPerKey bits per build row (or kSmallSpanBits): a bitmap of
   // the keys over [key_min_, key_min_ + key_range_), tested before the hash table, so a probe row
   // whose key no build row holds (most rows of a fact table probed by a filtered dimension) costs
