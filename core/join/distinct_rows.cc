@@ -1,11 +1,55 @@
 #include "core/join/distinct_rows.h"
 
+#include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "absl/container/flat_hash_set.h"
 #include "core/join/row_keys.h"
 
 namespace granite::core {
+namespace {
+
+// The hash set of values seen is sized for at most this many up front (a subquery's result
+// repeating few keys would otherwise reserve for all its rows).
+constexpr size_t kMaxReserved = size_t{1} << 20;
+
+// The key words (row_keys.h KeyWord) of every row of an integer-like column, typed once.
+std::vector<uint64_t> Words(const Column& column) {
+  std::vector<uint64_t> words(column.size());
+  DispatchFixed(column.type(), [&](auto tag) {
+    using T = typename decltype(tag)::Type;
+    if constexpr (std::is_integral_v<T> && sizeof(T) <= 8) {
+      const T* data = column.Data<T>();
+      for (size_t i = 0; i < words.size(); ++i) {
+        if constexpr (std::is_signed_v<T>) {
+          words[i] = static_cast<uint64_t>(static_cast<int64_t>(data[i]));
+        } else {
+          words[i] = static_cast<uint64_t>(data[i]);
+        }
+      }
+    } else {
+      for (size_t i = 0; i < words.size(); ++i) words[i] = KeyWord(column, i);
+    }
+  });
+  return words;
+}
+
+// When the words never decrease (as signed integers: any total order keeps equal words
+// together), sets `*first` to the first row of each run of equal words and returns true: a
+// sorted key set (exec/from_key_reduction.cc) or a table read in its key's order needs no hash
+// set. Returns false, leaving `*first` empty, otherwise.
+bool FirstOfEachRun(const std::vector<uint64_t>& words, std::vector<uint32_t>* first) {
+  for (size_t i = 1; i < words.size(); ++i) {
+    if (static_cast<int64_t>(words[i]) < static_cast<int64_t>(words[i - 1])) return false;
+  }
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (i == 0 || words[i] != words[i - 1]) first->push_back(static_cast<uint32_t>(i));
+  }
+  return true;
+}
+
+}  // namespace
 
 std::vector<uint32_t> FirstOfEachValue(const Column& column, bool skip_nulls) {
   std::vector<uint32_t> first;
@@ -16,11 +60,14 @@ std::vector<uint32_t> FirstOfEachValue(const Column& column, bool skip_nulls) {
     null_seen = true;
   };
   if (IsWordKey(column.type())) {
+    const std::vector<uint64_t> words = Words(column);
+    if (!column.nullable() && FirstOfEachRun(words, &first)) return first;
     absl::flat_hash_set<uint64_t> seen;
-    for (size_t row = 0; row < column.size(); ++row) {
+    seen.reserve(std::min<size_t>(words.size(), kMaxReserved));
+    for (size_t row = 0; row < words.size(); ++row) {
       if (column.IsNullAt(row)) {
         keep_null(row);
-      } else if (seen.insert(KeyWord(column, row)).second) {
+      } else if (seen.insert(words[row]).second) {
         first.push_back(static_cast<uint32_t>(row));
       }
     }
