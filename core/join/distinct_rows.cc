@@ -1,6 +1,5 @@
 #include "core/join/distinct_rows.h"
 
-#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -9,10 +8,6 @@
 
 namespace granite::core {
 namespace {
-
-// The hash set of values seen is sized for at most this many up front (a subquery's result
-// repeating few keys would otherwise reserve for all its rows).
-constexpr size_t kMaxReserved = size_t{1} << 20;
 
 // The key words (row_keys.h KeyWord) of every row of an integer-like column, typed once.
 std::vector<uint64_t> Words(const Column& column) {
@@ -62,8 +57,9 @@ std::vector<uint32_t> FirstOfEachValue(const Column& column, bool skip_nulls) {
   if (IsWordKey(column.type())) {
     const std::vector<uint64_t> words = Words(column);
     if (!column.nullable() && FirstOfEachRun(words, &first)) return first;
+    // Not reserved: a result repeating few keys (a foreign key column) would get a table sized
+    // for all its rows, slower to clear and to probe than one grown to its distinct values.
     absl::flat_hash_set<uint64_t> seen;
-    seen.reserve(std::min<size_t>(words.size(), kMaxReserved));
     for (size_t row = 0; row < words.size(); ++row) {
       if (column.IsNullAt(row)) {
         keep_null(row);
