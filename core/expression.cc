@@ -38,10 +38,10 @@ struct ExpressionNode {
   size_t width = 0;
   bool varies = false;  // the body calls a random function: never folded
 
-  // and(...) whose arguments are non-Nullable UInt8 and some of which read String or Array
-  // columns (`heavy`): the light arguments run first over every row, then each heavy one only
-  // over the rows still true once few are (EvaluateShortCircuitAnd). A filter such as
-  // `counter_id = 62 AND url LIKE '%google%'` then matches strings on the few rows left.
+  // and(...) whose arguments are non-Nullable UInt8: the light arguments run first (the
+  // cheapest first), then the heavy ones (reading String or Array columns); once few rows are
+  // still true, each next argument runs over those only (EvaluateShortCircuitAnd). A filter such
+  // as `counter_id = 62 AND url LIKE '%google%'` then matches strings on the few rows left.
   bool short_circuit = false;
   std::vector<size_t> order;                   // children in evaluation order
   std::vector<bool> heavy;                     // per child
@@ -172,6 +172,12 @@ bool CollectColumns(const Node& node, std::vector<uint32_t>* columns) {
   return wide;
 }
 
+size_t CountNodes(const Node& node) {
+  size_t count = 1;
+  for (const auto& child : node.children) count += CountNodes(*child);
+  return count;
+}
+
 // Marks an and(...) call for short-circuit evaluation (ExpressionNode::short_circuit).
 void PlanShortCircuit(Node* node) {
   if (node->name != "and" || node->children.size() < 2) return;
@@ -183,10 +189,15 @@ void PlanShortCircuit(Node* node) {
   for (size_t i = 0; i < node->children.size(); ++i) {
     node->heavy[i] = CollectColumns(*node->children[i], &node->columns[i]);
   }
-  if (std::none_of(node->heavy.begin(), node->heavy.end(), [](bool h) { return h; })) return;
+  // Light arguments first, the cheapest (fewest nodes) of them first: a key set's `k IN (...)`
+  // before a disjunction of ranges, which then runs over the few rows left.
+  std::vector<size_t> nodes(node->children.size());
+  for (size_t i = 0; i < node->children.size(); ++i) nodes[i] = CountNodes(*node->children[i]);
   for (size_t i = 0; i < node->children.size(); ++i) {
     if (!node->heavy[i]) node->order.push_back(i);
   }
+  std::stable_sort(node->order.begin(), node->order.end(),
+                   [&](size_t a, size_t b) { return nodes[a] < nodes[b]; });
   for (size_t i = 0; i < node->children.size(); ++i) {
     if (node->heavy[i]) node->order.push_back(i);
   }
@@ -492,8 +503,10 @@ absl::StatusOr<Operand> EvaluateNode(const Node& node, const Block& input, size_
     // Copying the kept rows' strings costs about what a fast string kernel (LIKE's substring
     // search runs over the whole buffer) saves on the others at one row in ten (a substring
     // LIKE after a string-size condition that keeps ~13% of rows; figures in
-    // bench/results/short-circuit-and-2026-11-29.md): compact below one in sixteen.
-    if (!node.heavy[i] || passing > rows / 16) {
+    // bench/results/short-circuit-and-2026-11-29.md): compact below one in sixteen. Light
+    // arguments too: copying a sixteenth of the rows of the numbers they read costs less than
+    // running their comparisons over every row.
+    if (passing > rows / 16) {
       ASSIGN_OR_RETURN(Operand value, EvaluateNode(child, input, rows));
       const uint8_t* values = value.column->Data<uint8_t>();
       if (value.is_constant) {

@@ -91,8 +91,9 @@ TEST(ExpressionTest, ClickBenchStyleFilter) {
   EXPECT_EQ(Eval(filter, b), (Rows{"1", "0", "0", "0"}));
 }
 
-// and(...) with String conditions runs them only on the rows the others kept (short-circuit):
-// the answer must equal the row-by-row one for every selectivity and written order.
+// and(...) runs its heavy (String) conditions, and any condition once few rows are left, only on
+// the rows the others kept (short-circuit): the answer must equal the row-by-row one for every
+// selectivity and written order.
 TEST(ExpressionTest, ShortCircuitAndMatchesRowByRow) {
   constexpr size_t kRows = 5000;
   auto ids = std::make_shared<Column>(T::kUInt32);
@@ -132,6 +133,21 @@ TEST(ExpressionTest, ShortCircuitAndMatchesRowByRow) {
   // Nothing passes the light condition: the heavy ones are not needed.
   expect(Fn("and", {Fn("greater", {Col(0, T::kUInt32), Lit(uint64_t{1000})}), url_like}),
          [](size_t) { return false; });
+  // Light conditions only, the cheap selective one written last: it runs first, and the
+  // disjunction after it over the rows it kept (fewer than one in sixteen), reading two
+  // columns compacted.
+  auto ranges = Fn("or", {Fn("and", {Fn("greaterOrEquals", {Col(0, T::kUInt32), Lit(uint64_t{3})}),
+                                    Fn("less", {Col(0, T::kUInt32), Lit(uint64_t{40})})}),
+                          Fn("equals", {Col(3, T::kUInt8), Lit(uint64_t{5})})});
+  for (uint64_t below : {uint64_t{2}, uint64_t{5}, uint64_t{60}}) {
+    auto id_below = Fn("less", {Col(0, T::kUInt32), Lit(below)});
+    expect(Fn("and", {ranges, id_below}), [&](size_t i) {
+      return ((i % 100 >= 3 && i % 100 < 40) || i % 4 == 0) && i % 100 < below;
+    });
+    expect(Fn("and", {ranges, id_below, Col(3, T::kUInt8)}), [&](size_t i) {
+      return ((i % 100 >= 3 && i % 100 < 40) || i % 4 == 0) && i % 100 < below && i % 4 == 0;
+    });
+  }
 }
 
 TEST(ExpressionTest, ConcurrentEvaluation) {
