@@ -10,7 +10,7 @@
 
 #include <cstdlib>
 
-#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "core/absl_compat.h"
@@ -177,12 +177,12 @@ constexpr Entry kEntries[] = {
 
 constexpr std::string_view kCombinators[] = {"If", "OrDefault", "Distinct", "Array"};
 
-std::string Lower(std::string_view s) { return absl::AsciiStrToLower(ToAbsl(s)); }
 
+// Case-insensitive, with no copy of either name: the binder asks IsAggregateFunction of every
+// call name of a query, and each answer walked every entry.
 const Entry* FindEntry(std::string_view name) {
-  std::string lower = Lower(name);
   for (const Entry& entry : kEntries) {
-    if (Lower(entry.name) == lower) return &entry;
+    if (absl::EqualsIgnoreCase(ToAbsl(entry.name), ToAbsl(name))) return &entry;
   }
   return nullptr;
 }
