@@ -24,8 +24,10 @@ void TakeFixed(const char* src, size_t src_rows, const uint32_t* indices, size_t
 
 // Copies the values of kWidth bytes whose mask byte is set. Reads the mask eight rows at a time:
 // a run of dropped rows costs one test, a run of kept rows one memcpy, so a selective filter
-// (WHERE UserID = c) or a mostly-true one costs far less than a test per row.
-// REQUIRES: dst holds every kept value, plus one spare byte when kWidth is 1.
+// (WHERE UserID = c) or a mostly-true one costs far less than a test per row. A mixed run writes
+// every row and advances past the kept ones only: no branch to mispredict on a mask that keeps
+// rows at random (a condition keeping half the rows; bench/column/filter_bench.cc).
+// REQUIRES: dst holds every kept value plus kWidth spare bytes.
 template <size_t kWidth>
 void FilterFixed(const char* src, const uint8_t* mask, size_t rows, char* dst) {
   constexpr uint64_t kAllKept = 0x0101010101010101ull;
@@ -40,13 +42,8 @@ void FilterFixed(const char* src, const uint8_t* mask, size_t rows, char* dst) {
       continue;
     }
     for (size_t j = i; j < i + 8; ++j) {
-      if constexpr (kWidth == 1) {
-        *dst = src[j];  // branch-free: the spare byte takes a dropped row's write
-        dst += mask[j] != 0;
-      } else if (mask[j]) {
-        std::memcpy(dst, src + j * kWidth, kWidth);
-        dst += kWidth;
-      }
+      std::memcpy(dst, src + j * kWidth, kWidth);  // the spare bytes take a dropped row's write
+      dst += kWidth * static_cast<size_t>(mask[j] != 0);
     }
   }
   for (; i < rows; ++i) {
@@ -282,8 +279,8 @@ Column Column::Filter(const uint8_t* mask) const {
     out.size_ = kept;
     return out;
   }
-  // One spare byte: the branch-free width-1 loop writes every row, including dropped ones.
-  out.data_.resize(kept * width_ + 1);
+  // One value spare: the branch-free loop writes every row, including dropped ones.
+  out.data_.resize(kept * width_ + std::max<size_t>(width_, 1));
   char* dst = out.data_.data();
   const char* src = data_.data();
   switch (width_) {

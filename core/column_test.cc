@@ -140,6 +140,29 @@ TEST(ColumnTest, FilterMatchesAppendFromOverMaskWords) {
   }
 }
 
+// A mixed last word whose last rows are dropped: the branch-free copy writes those rows into the
+// spare value past the kept ones (ASan checks the bound), and the result holds only kept rows.
+TEST(ColumnTest, FilterOfAMixedLastWordDroppingItsLastRows) {
+  for (TypeId type : {TypeId::kUInt8, TypeId::kInt16, TypeId::kUInt32, TypeId::kUInt64}) {
+    for (size_t rows : {size_t{8}, size_t{16}, size_t{24}}) {
+      Column column(type);
+      column.Resize(rows);
+      for (size_t i = 0; i < column.RawSize(); ++i) column.RawData()[i] = static_cast<char>(i + 1);
+      std::vector<uint8_t> mask(rows, 0);
+      mask[rows - 8] = 1;
+      mask[rows - 6] = 1;
+      Column want(type);
+      want.AppendFrom(column, rows - 8);
+      want.AppendFrom(column, rows - 6);
+      Column kept = column.Filter(mask.data());
+      ASSERT_EQ(kept.size(), 2u) << TypeName(type);
+      EXPECT_EQ(kept.RawSize(), want.RawSize());
+      EXPECT_EQ(std::string(kept.RawData(), kept.RawSize()),
+                std::string(want.RawData(), want.RawSize())) << TypeName(type);
+    }
+  }
+}
+
 TEST(ColumnTest, TakeStringsSizesOffsetsAndChars) {
   Column column = Strings({"", "ab", "", "cde", "f"});
   const uint32_t indices[] = {0, 3, 2, 1, 4, 0};
