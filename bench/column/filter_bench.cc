@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/column.h"
+#include "bench/xorshift.h"
 
 namespace granite::core {
 namespace {
@@ -20,9 +21,7 @@ void FilterInt32ByRandomMask(benchmark::State& state) {
   std::vector<uint8_t> mask(kRows);
   uint64_t x = 88172645463325252ull;
   for (size_t i = 0; i < kRows; ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
+    bench::Xorshift(&x);
     column.Append<int32_t>(static_cast<int32_t>(x));
     mask[i] = static_cast<int>(x % 100) < kept_percent ? 1 : 0;
   }
@@ -30,7 +29,8 @@ void FilterInt32ByRandomMask(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kRows);
 }
 
-BENCHMARK(FilterInt32ByRandomMask)->Arg(5)->Arg(30)->Arg(63)->Arg(95)->Unit(benchmark::kMicrosecond);
+BENCHMARK(FilterInt32ByRandomMask)
+    ->Arg(5)->Arg(30)->Arg(63)->Arg(95)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace granite::core

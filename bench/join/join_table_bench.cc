@@ -12,22 +12,16 @@
 #include <vector>
 
 #include "core/join/join_table.h"
+#include "bench/xorshift.h"
 
 namespace granite::core {
 namespace {
-
-uint64_t Next(uint64_t* x) {
-  *x ^= *x << 13;
-  *x ^= *x >> 7;
-  *x ^= *x << 17;
-  return *x;
-}
 
 Block BuildBlock(size_t rows) {
   std::vector<int32_t> keys(rows);
   for (size_t i = 0; i < rows; ++i) keys[i] = static_cast<int32_t>(i * 40 + 1);
   uint64_t x = 88172645463325252ull;
-  for (size_t i = rows; i > 1; --i) std::swap(keys[i - 1], keys[Next(&x) % i]);
+  for (size_t i = rows; i > 1; --i) std::swap(keys[i - 1], keys[bench::Xorshift(&x) % i]);
   auto column = std::make_shared<Column>(TypeId::kInt32);
   for (int32_t k : keys) column->Append<int32_t>(k);
   Block block;
@@ -50,7 +44,7 @@ void JoinTableProbeInt32(benchmark::State& state) {
   auto probe = std::make_shared<Column>(TypeId::kInt32);
   uint64_t x = 1234567;
   for (size_t i = 0; i < 65536; ++i) {
-    probe->Append<int32_t>(static_cast<int32_t>(Next(&x) % (rows * 40)));
+    probe->Append<int32_t>(static_cast<int32_t>(bench::Xorshift(&x) % (rows * 40)));
   }
   for (auto _ : state) {
     benchmark::DoNotOptimize(table->Probe(JoinTable::Kind::kInner, {probe.get()}, probe->size()));
@@ -65,10 +59,12 @@ void JoinTableProbeWideInt64(benchmark::State& state) {
   auto build = std::make_shared<Column>(TypeId::kInt64);
   auto probe = std::make_shared<Column>(TypeId::kInt64);
   uint64_t x = 99991;
-  for (size_t i = 0; i < rows; ++i) build->Append<int64_t>(static_cast<int64_t>(Next(&x)));
+  for (size_t i = 0; i < rows; ++i) {
+    build->Append<int64_t>(static_cast<int64_t>(bench::Xorshift(&x)));
+  }
   for (size_t i = 0; i < 65536; ++i) {
-    probe->Append<int64_t>(i % 2 == 0 ? build->Get<int64_t>(Next(&x) % rows)
-                                      : static_cast<int64_t>(Next(&x)));
+    probe->Append<int64_t>(i % 2 == 0 ? build->Get<int64_t>(bench::Xorshift(&x) % rows)
+                                      : static_cast<int64_t>(bench::Xorshift(&x)));
   }
   Block block;
   block.columns.push_back(build);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/block_sort.h"
+#include "bench/xorshift.h"
 
 namespace granite::core {
 namespace {
@@ -21,9 +22,7 @@ std::vector<int64_t> Values(Shape shape, size_t rows) {
   std::vector<int64_t> values(rows);
   uint64_t x = 88172645463325252ull;
   for (size_t i = 0; i < rows; ++i) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
+    bench::Xorshift(&x);
     values[i] = static_cast<int64_t>(x % (rows * 4));  // ids up to 4x the row count
   }
   if (shape == kSorted) std::sort(values.begin(), values.end());

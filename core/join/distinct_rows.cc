@@ -1,34 +1,12 @@
 #include "core/join/distinct_rows.h"
 
 #include <string>
-#include <type_traits>
 
 #include "absl/container/flat_hash_set.h"
 #include "core/join/row_keys.h"
 
 namespace granite::core {
 namespace {
-
-// The key words (row_keys.h KeyWord) of every row of an integer-like column, typed once.
-std::vector<uint64_t> Words(const Column& column) {
-  std::vector<uint64_t> words(column.size());
-  DispatchFixed(column.type(), [&](auto tag) {
-    using T = typename decltype(tag)::Type;
-    if constexpr (std::is_integral_v<T> && sizeof(T) <= 8) {
-      const T* data = column.Data<T>();
-      for (size_t i = 0; i < words.size(); ++i) {
-        if constexpr (std::is_signed_v<T>) {
-          words[i] = static_cast<uint64_t>(static_cast<int64_t>(data[i]));
-        } else {
-          words[i] = static_cast<uint64_t>(data[i]);
-        }
-      }
-    } else {
-      for (size_t i = 0; i < words.size(); ++i) words[i] = KeyWord(column, i);
-    }
-  });
-  return words;
-}
 
 // When the words never decrease (as signed integers: any total order keeps equal words
 // together), sets `*first` to the first row of each run of equal words and returns true: a
@@ -55,7 +33,7 @@ std::vector<uint32_t> FirstOfEachValue(const Column& column, bool skip_nulls) {
     null_seen = true;
   };
   if (IsWordKey(column.type())) {
-    const std::vector<uint64_t> words = Words(column);
+    const std::vector<uint64_t> words = KeyWords(column, 0, column.size());
     if (!column.nullable() && FirstOfEachRun(words, &first)) return first;
     // Not reserved: a result repeating few keys (a foreign key column) would get a table sized
     // for all its rows, slower to clear and to probe than one grown to its distinct values.

@@ -1,7 +1,6 @@
 #include "core/join/join_table.h"
 
 #include <algorithm>
-#include <type_traits>
 #include <utility>
 
 #include "core/error.h"
@@ -13,28 +12,6 @@ namespace {
 
 // Hash-table slots are prefetched this many keys ahead of their lookup.
 constexpr size_t kPrefetchAhead = 8;
-
-// Returns the 64-bit key words of rows [begin, end) of an integer-like column (KeyWord's
-// values), typed once.
-std::vector<uint64_t> KeyWords(const Column& column, size_t begin, size_t end) {
-  std::vector<uint64_t> out(end - begin);
-  DispatchFixed(column.type(), [&](auto tag) {
-    using T = typename decltype(tag)::Type;
-    if constexpr (std::is_integral_v<T> && sizeof(T) <= 8) {
-      const T* data = column.Data<T>() + begin;
-      for (size_t i = 0; i < out.size(); ++i) {
-        if constexpr (std::is_signed_v<T>) {
-          out[i] = static_cast<uint64_t>(static_cast<int64_t>(data[i]));
-        } else {
-          out[i] = static_cast<uint64_t>(data[i]);
-        }
-      }
-    } else {
-      for (size_t i = 0; i < out.size(); ++i) out[i] = KeyWord(column, begin + i);
-    }
-  });
-  return out;
-}
 
 // The words of rows [begin, end) of one word key, or of a pair packed (PairKeyWord).
 std::vector<uint64_t> KeyWords(const std::vector<const Column*>& keys, bool pair, size_t begin,

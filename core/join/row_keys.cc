@@ -49,6 +49,26 @@ uint64_t KeyWord(const Column& column, size_t row) {
   });
 }
 
+std::vector<uint64_t> KeyWords(const Column& column, size_t begin, size_t end) {
+  std::vector<uint64_t> out(end - begin);
+  DispatchFixed(column.type(), [&](auto tag) {
+    using T = typename decltype(tag)::Type;
+    if constexpr (std::is_integral_v<T> && sizeof(T) <= 8) {
+      const T* data = column.Data<T>() + begin;
+      for (size_t i = 0; i < out.size(); ++i) {
+        if constexpr (std::is_signed_v<T>) {
+          out[i] = static_cast<uint64_t>(static_cast<int64_t>(data[i]));
+        } else {
+          out[i] = static_cast<uint64_t>(data[i]);
+        }
+      }
+    } else {
+      for (size_t i = 0; i < out.size(); ++i) out[i] = KeyWord(column, begin + i);
+    }
+  });
+  return out;
+}
+
 void AppendRowKey(const std::vector<const Column*>& columns, size_t row, std::string* out) {
   for (const Column* column : columns) {
     if (IsArray(column->type())) {

@@ -38,6 +38,9 @@ inline uint64_t PairKeyWord(uint64_t first, uint64_t second) {
 // Returns row `row` of an integer-like column as a 64-bit word (signed values sign-extended).
 uint64_t KeyWord(const Column& column, size_t row);
 
+// KeyWord of rows [begin, end) of `column`, its type dispatched once.
+std::vector<uint64_t> KeyWords(const Column& column, size_t begin, size_t end);
+
 // Appends the encoded values of `columns` at `row` to `out`.
 void AppendRowKey(const std::vector<const Column*>& columns, size_t row, std::string* out);
 
