@@ -1,5 +1,6 @@
 #include "coordinator/exec/in_joins.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -144,6 +145,23 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
   ASSIGN_OR_RETURN(RelationColumns columns, context.columns_of(table));
   std::vector<ExprPtr> conjuncts;
   sql::SplitAnd(select.where, &conjuncts);
+  const auto is_in_subquery = [&](const Expr& c) {
+    return c.kind == ExprKind::kFunction && (c.name == "in" || c.name == "notIn") &&
+           c.args.size() == 2 && c.args[1]->kind == ExprKind::kSubquery &&
+           !KeyColumns(*c.args[0], qualifier, columns).empty();
+  };
+  if (std::none_of(conjuncts.begin(), conjuncts.end(),
+                   [&](const ExprPtr& c) { return is_in_subquery(*c); })) {
+    return std::nullopt;
+  }
+  // A comparison with a scalar subquery (`balance > (SELECT avg(balance) ...)`) is a plain
+  // filter of the table once the subquery is a value: it then narrows IN reductions and joins
+  // the probe filter. A subquery that fails here is left for ReplaceSubqueries to report.
+  for (ExprPtr& c : conjuncts) {
+    if (is_in_subquery(*c)) continue;
+    absl::StatusOr<ExprPtr> replaced = ReplaceScalarSubqueries(c, context.run);
+    if (replaced.ok()) c = *std::move(replaced);
+  }
   std::vector<ExprPtr> plain;  // the conjuncts without subqueries, for ReducedInSubquery
   for (const ExprPtr& c : conjuncts) {
     if (!sql::ContainsSubquery(*c)) plain.push_back(c);

@@ -429,11 +429,14 @@ absl::StatusOr<QueryExecutor::PreparedSelect> QueryExecutor::PrepareSubqueries(
                      }));
   }
   if (HasExpressionSubqueries(select)) {
+    // InSubqueriesAsJoins runs the scalar subqueries of WHERE's other conjuncts first.
+    const bool scalar_conjuncts = HasScalarSubqueryConjunct(select.where);
     ASSIGN_OR_RETURN(std::optional<MaterializedFrom> in_joins,
                      InSubqueriesAsJoins(select, JoinContext(settings, query, run)));
     if (in_joins) {
       prepared.broadcast = std::move(in_joins->broadcast);
       select = std::move(in_joins->rest);
+      prepared.constants = scalar_conjuncts;
     }
   }
   if (HasExpressionSubqueries(select)) {

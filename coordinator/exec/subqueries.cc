@@ -1,7 +1,9 @@
 #include "coordinator/exec/subqueries.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "coordinator/planner/tuple_in.h"
@@ -179,7 +181,33 @@ class Rewriter {
   const SubqueryRunner& run_;
 };
 
+// Whether every subquery under `e` is a scalar one: none is the set of an IN or an EXISTS.
+bool OnlyScalarSubqueries(const Expr& e) {
+  if (e.kind == ExprKind::kSubquery) return true;
+  const bool set_holder = e.name == "in" || e.name == "notIn" || e.name == "exists";
+  for (const ExprPtr& arg : e.args) {
+    if (set_holder && arg->kind == ExprKind::kSubquery) return false;
+    if (!OnlyScalarSubqueries(*arg)) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+absl::StatusOr<ExprPtr> ReplaceScalarSubqueries(const ExprPtr& e, const SubqueryRunner& run) {
+  if (e == nullptr || !sql::ContainsSubquery(*e) || !OnlyScalarSubqueries(*e)) return e;
+  Rewriter rewriter(run);
+  return rewriter.Rewrite(e);
+}
+
+bool HasScalarSubqueryConjunct(const ExprPtr& where) {
+  if (where == nullptr) return false;
+  std::vector<ExprPtr> conjuncts;
+  sql::SplitAnd(where, &conjuncts);
+  return std::any_of(conjuncts.begin(), conjuncts.end(), [](const ExprPtr& c) {
+    return sql::ContainsSubquery(*c) && OnlyScalarSubqueries(*c);
+  });
+}
 
 bool HasExpressionSubqueries(const sql::SelectStatement& select) {
   for (const ExprPtr& item : select.select) {

@@ -37,6 +37,15 @@ using SubqueryRunner = std::function<absl::StatusOr<LocalTable>(const sql::Selec
 absl::StatusOr<sql::SelectStatement> ReplaceSubqueries(const sql::SelectStatement& select,
                                                        const SubqueryRunner& run);
 
+// Returns `e` with its scalar subqueries replaced by their values when every subquery in it is a
+// scalar one (no IN or EXISTS set), else `e` itself. `e` is never modified. Errors: those of
+// ReplaceSubqueries for a scalar subquery.
+absl::StatusOr<sql::ExprPtr> ReplaceScalarSubqueries(const sql::ExprPtr& e,
+                                                     const SubqueryRunner& run);
+
+// True when some conjunct of `where` holds subqueries and all of them are scalar ones.
+bool HasScalarSubqueryConjunct(const sql::ExprPtr& where);
+
 // True when any expression of `select` (not of its FROM subqueries) holds a subquery.
 bool HasExpressionSubqueries(const sql::SelectStatement& select);
 
