@@ -1,5 +1,6 @@
 #include "storage/dictionary_serialization.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
@@ -98,30 +99,81 @@ core::ColumnPtr DictionaryColumn(core::TypeId type, const std::vector<std::strin
   return column;
 }
 
+namespace {
+
+// Copies the values of `codes` to `dst` as `width` bytes each, the next value over the rest;
+// `dst` has `width` bytes of room past the values. A value too near the end of `chars` to read
+// `width` bytes from is copied at its length. `starts[c]` and `starts[c + 1]` bound value c.
+// Returns the end of the bytes written.
+template <size_t width>
+size_t CopyValues(const uint64_t* starts, const char* chars, size_t chars_size,
+                  const uint32_t* codes, size_t count, char* dst, uint64_t* out_ends, size_t at) {
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t begin = starts[codes[i]];
+    const uint64_t length = starts[codes[i] + 1] - begin;
+    if (width > 0 && begin + width <= chars_size) {
+      std::memcpy(dst + at, chars + begin, width);  // a fixed size: two or four moves
+    } else {
+      std::memcpy(dst + at, chars + begin, length);
+    }
+    at += length;
+    out_ends[i] = at;
+  }
+  return at;
+}
+
+}  // namespace
+
 void AppendDictionaryValues(const core::Column& dictionary, const uint32_t* codes, size_t count,
                             core::Column* out) {
+  // Each value's start, then the end: no branch on code 0 per row (a dictionary holds at most
+  // kMaxDictionarySize values).
   const std::vector<uint64_t>& ends = dictionary.Offsets();
+  std::vector<uint64_t> starts(ends.size() + 1);
+  std::copy(ends.begin(), ends.end(), starts.begin() + 1);
   const char* chars = dictionary.Chars().data();
+  size_t chars_size = dictionary.Chars().size();
   size_t bytes = 0;
+  uint64_t longest = 0;
   for (size_t i = 0; i < count; ++i) {
-    const uint32_t code = codes[i];
-    bytes += ends[code] - (code == 0 ? 0 : ends[code - 1]);
+    const uint64_t length = starts[codes[i] + 1] - starts[codes[i]];
+    bytes += length;
+    longest = std::max(longest, length);
   }
+  // Short values (the usual LowCardinality column) are copied at a fixed width: a memcpy of its
+  // length per row costs a call and a branch on the length (bench/storage/
+  // dictionary_values_bench.cc, 3-4x faster for values up to 32 bytes).
+  constexpr size_t kWide = 32;
+  const size_t width = longest <= 16 ? 16 : longest <= kWide ? kWide : 0;
   std::string& out_chars = out->MutableChars();
   std::vector<uint64_t>& out_ends = out->MutableOffsets();
   size_t at = out_chars.size();
-  out_chars.resize(at + bytes);
   const size_t first = out_ends.size();
   out_ends.resize(first + count);
-  char* dst = out_chars.data();
-  for (size_t i = 0; i < count; ++i) {
-    const uint32_t code = codes[i];
-    const uint64_t begin = code == 0 ? 0 : ends[code - 1];
-    const uint64_t length = ends[code] - begin;
-    std::memcpy(dst + at, chars + begin, length);
-    at += length;
-    out_ends[first + i] = at;
+  // A small dictionary's values are read from a copy with room past its end, so the last
+  // values are copied wide too; a large one's last few take the plain copy.
+  std::string padded;
+  if (width > 0 && chars_size <= 4096) {
+    padded.reserve(chars_size + kWide);
+    padded.assign(chars, chars_size);
+    padded.resize(chars_size + kWide);
+    chars = padded.data();
+    chars_size = padded.size();
   }
+  out_chars.resize(at + bytes + width);
+  char* dst = out_chars.data();
+  uint64_t* dst_ends = out_ends.data() + first;
+  switch (width) {
+    case 16:
+      at = CopyValues<16>(starts.data(), chars, chars_size, codes, count, dst, dst_ends, at);
+      break;
+    case kWide:
+      at = CopyValues<kWide>(starts.data(), chars, chars_size, codes, count, dst, dst_ends, at);
+      break;
+    default:
+      at = CopyValues<0>(starts.data(), chars, chars_size, codes, count, dst, dst_ends, at);
+  }
+  out_chars.resize(at);
 }
 
 }  // namespace granite::storage

@@ -283,5 +283,34 @@ TEST(PartDictionaryTest, MalformedGranulesAreRefused) {
   EXPECT_EQ(CodeWidth(65537), 4u);
 }
 
+// Values copied at a fixed width (up to 16 and 32 bytes) and at their length (longer), from a
+// small dictionary (read from a padded copy) and from a large one whose last values sit within
+// the width of its end; appended after rows already in the column.
+TEST(DictionaryValuesTest, AppendedValuesEqualTheDictionarysAtEveryLength) {
+  for (size_t longest : {1, 16, 17, 32, 33, 100}) {
+    for (size_t size : {3, 600}) {
+      std::vector<std::string> values;
+      for (size_t i = 0; i < size; ++i) {
+        const char letter = static_cast<char>('a' + i % 26);
+        values.push_back(std::string(1 + (i * 7 + longest) % longest, letter));
+      }
+      values.back().assign(longest, 'z');  // the longest value last: at the very end
+      const core::ColumnPtr dictionary = DictionaryColumn(TypeId::kString, values);
+      std::vector<uint32_t> codes;
+      for (size_t r = 0; r < 1000; ++r) codes.push_back(static_cast<uint32_t>((r * 31) % size));
+      codes.push_back(static_cast<uint32_t>(size - 1));
+      core::Column out(TypeId::kString);
+      out.AppendString("before");
+      AppendDictionaryValues(*dictionary, codes.data(), codes.size(), &out);
+      out.SetSize(codes.size() + 1);
+      ASSERT_EQ(out.StringAt(0), "before");
+      for (size_t r = 0; r < codes.size(); ++r) {
+        ASSERT_EQ(out.StringAt(r + 1), values[codes[r]]) << longest << " " << size << " " << r;
+      }
+      EXPECT_EQ(out.Chars().size(), out.Offsets().back());
+    }
+  }
+}
+
 }  // namespace
 }  // namespace granite::storage
