@@ -332,5 +332,25 @@ TEST_F(FromBroadcastTest, TheLargestTableIsNotScannedForItsOwnKeysWhenASmallTabl
   }
 }
 
+TEST_F(FromBroadcastTest, ReductionsRunFromTheSmallestReducerUp) {
+  // region -> nation -> customer -> orders -> lineitem: each table is reduced before it
+  // reduces the next, so orders' keys are first read through the customers' set, never under
+  // its own date filter alone.
+  tables_["items"] = {{"ok", "qty"}, {}, 0, 6000000, 6000000};
+  tables_["orders"] = {{"ok", "ck", "day"}, {}, 0, 1500000, 50000};
+  tables_["cust"] = {{"ck", "nk"}, {}, 0, 150000, 30000};
+  tables_["nation"] = {{"nk", "rk"}, {}, 0, 25, 5};
+  tables_["region"] = {{"rk", "name"}, {}, 0, 5, 1};
+  absl::StatusOr<MaterializedFrom> from = Plan(
+      "SELECT sum(qty) FROM items i, orders o, cust c, nation n, region r WHERE i.ok = o.ok "
+      "AND o.ck = c.ck AND c.nk = n.nk AND n.rk = r.rk AND r.name = 1 AND o.day < 100", 2);
+  ASSERT_TRUE(from.ok()) << from.status();
+  const auto first_orders = std::find_if(read_log_.begin(), read_log_.end(), [](const auto& r) {
+    return r.rfind("orders", 0) == 0;
+  });
+  ASSERT_NE(first_orders, read_log_.end()) << testing::PrintToString(read_log_);
+  EXPECT_NE(first_orders->find("in(ck"), std::string::npos) << testing::PrintToString(read_log_);
+}
+
 }  // namespace
 }  // namespace granite::coordinator

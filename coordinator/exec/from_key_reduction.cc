@@ -108,40 +108,67 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
   std::set<std::tuple<size_t, size_t, std::string>> applied;
   // The reductions the largest table would take: its rows join the reduced tables only there.
   std::vector<KeyLink> implied;
-  const std::vector<ExprPtr> conditions = remaining_;
+  // Every reduction an equality allows, r by s's keys, the smallest reducer first: a small
+  // table's filter is cheap to count and its set small, and a chain (region -> nation ->
+  // customer -> orders) reduces each table before it reduces the next, so a larger table's
+  // count runs once, over its reduced filter, instead of first over its own filter alone, which
+  // may keep more rows than any set takes (a read of keys up to its limit, for nothing).
+  struct Attempt {
+    size_t r, s;
+    const Expr* r_key;
+    const Expr* s_key;
+  };
+  std::vector<Attempt> attempts;
+  for (const ExprPtr& c : remaining_) {
+    std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
+    if (!pair || pair->first >= scope || pair->second >= scope) continue;
+    attempts.push_back({pair->first, pair->second, c->args[0].get(), c->args[1].get()});
+    attempts.push_back({pair->second, pair->first, c->args[1].get(), c->args[0].get()});
+  }
+  // For one reducer, the largest table it may reduce first: that count's limit is the highest,
+  // and its answer (table_rows_) settles the smaller limits of the others without a read.
+  std::stable_sort(attempts.begin(), attempts.end(), [&](const Attempt& a, const Attempt& b) {
+    return rows[a.s] != rows[b.s] ? rows[a.s] < rows[b.s] : rows[a.r] > rows[b.r];
+  });
   // Rounds of reductions until nothing changes; `by_largest`: the largest table's own filter
   // may reduce others too.
   auto reduce = [&](bool by_largest) -> absl::Status {
     bool changed = true;
     for (size_t round = 0; changed && round < relations_.size(); ++round) {
       changed = false;
-      for (const ExprPtr& c : conditions) {
-        std::optional<std::pair<size_t, size_t>> pair = EqualityRelations(*c);
-        if (!pair || pair->first >= scope || pair->second >= scope) continue;
-        for (int side = 0; side < 2; ++side) {
-          const size_t r = side == 0 ? pair->first : pair->second;
-          const size_t s = side == 0 ? pair->second : pair->first;
-          const Expr& r_key = *c->args[side];
-          const Expr& s_key = *c->args[1 - side];
-          if (s == *largest && !by_largest) continue;
-          if (written[s].empty() || !Reducible(r, r_key, s, s_key)) continue;
-          if (applied.count({r, s, r_key.name})) continue;
-          // s's passing rows may reduce r up to this many (r's half, s's quarter at most).
-          const uint64_t most = std::min({MaxReducingRows(rows[r]), rows[s] / 4, rows[r] / 2});
-          ASSIGN_OR_RETURN(uint64_t kept, TableRowsWithKeys(s, written[s], most + 1, s_key));
-          if (kept > most) continue;
-          applied.insert({r, s, r_key.name});
-          if (r == *largest) {
-            implied.push_back({s, &s_key, &r_key});
-            continue;
-          }
-          ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(r_key, s, s_key, written[s]));
-          relations_[r].pushed.push_back(in_set);
-          relations_[r].keyed_from.insert(s);
-          written[r].push_back(std::move(in_set));
-          reduced[r] = true;
-          changed = true;
+      for (const Attempt& attempt : attempts) {
+        const size_t r = attempt.r;
+        const size_t s = attempt.s;
+        const Expr& r_key = *attempt.r_key;
+        const Expr& s_key = *attempt.s_key;
+        if (s == *largest && !by_largest) continue;
+        // Once a set reduces the largest table, a table whose rows are many against it
+        // (ReduceThroughLargest's measure) is reduced through the largest's keys in that set
+        // instead: counting its own filter toward the largest may only find the limit.
+        if (r == *largest && !implied.empty() &&
+            rows[s] * kLargestPerReducedRows >= rows[*largest]) {
+          continue;
         }
+        // r's keys reduced s: s's rows hold only r's keys, so s reduces the smaller r only by
+        // its other conditions, and its count toward r's small limit is often past it.
+        if (relations_[s].keyed_from.count(r) && rows[r] <= rows[s]) continue;
+        if (written[s].empty() || !Reducible(r, r_key, s, s_key)) continue;
+        if (applied.count({r, s, r_key.name})) continue;
+        // s's passing rows may reduce r up to this many (r's half, s's quarter at most).
+        const uint64_t most = std::min({MaxReducingRows(rows[r]), rows[s] / 4, rows[r] / 2});
+        ASSIGN_OR_RETURN(uint64_t kept, TableRowsWithKeys(s, written[s], most + 1, s_key));
+        if (kept > most) continue;
+        applied.insert({r, s, r_key.name});
+        if (r == *largest) {
+          implied.push_back({s, &s_key, &r_key});
+          continue;
+        }
+        ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(r_key, s, s_key, written[s]));
+        relations_[r].pushed.push_back(in_set);
+        relations_[r].keyed_from.insert(s);
+        written[r].push_back(std::move(in_set));
+        reduced[r] = true;
+        changed = true;
       }
     }
     return absl::OkStatus();
