@@ -14,12 +14,9 @@ using sql::Expr;
 using sql::ExprKind;
 using sql::ExprPtr;
 
-// The count of `table`'s rows passing `where` (all rows for null); with `limit`, at most that
-// many (sql::CountStatement: the caller only asks whether it is over a threshold).
-absl::StatusOr<uint64_t> CountRows(const sql::TableRef& table, ExprPtr where,
-                                   const FromContext& context,
-                                   std::optional<uint64_t> limit = std::nullopt) {
-  const sql::SelectStatement count = sql::CountStatement(table, std::move(where), limit);
+// The count of `table`'s rows (from its parts' statistics).
+absl::StatusOr<uint64_t> CountRows(const sql::TableRef& table, const FromContext& context) {
+  const sql::SelectStatement count = sql::CountStatement(table, nullptr);
   ASSIGN_OR_RETURN(LocalTable result, context.run(count));
   if (result.block.rows() != 1 || result.block.columns.empty()) return uint64_t{0};
   return result.block.columns[0]->Get<uint64_t>(0);
@@ -62,16 +59,21 @@ absl::StatusOr<std::optional<sql::SelectStatement>> ReducedInSubquery(
     const std::vector<ExprPtr>& filters, const FromContext& context, bool negated) {
   if (sub.in_reduced || filters.empty() || !Reducible(sub)) return std::nullopt;
   if (negated && !NeverNull(sub, context)) return std::nullopt;
-  ASSIGN_OR_RETURN(uint64_t total, CountRows(table, nullptr, context));
+  ASSIGN_OR_RETURN(uint64_t total, CountRows(table, context));
   const uint64_t most = std::min(kMaxReducingRows, total / 4);
-  ASSIGN_OR_RETURN(uint64_t passing, CountRows(table, sql::JoinAnd(filters), context, most + 1));
-  if (passing > most) return std::nullopt;
   sql::SelectStatement keys;
   const std::string qualifier = table.alias.empty() ? table.name : table.alias;
   keys.select.push_back(sql::MakeColumn(qualifier, column));
   keys.from = table;
   keys.where = sql::JoinAnd(filters);
   keys.in_reduced = true;
+  // The passing rows' keys, up to one past the limit, in place of a count: when they are few
+  // enough, the same read (uncut) is the reduced set's subquery below, which the statement's
+  // SubqueryMemo answers without reading the table again.
+  sql::SelectStatement capped = keys;
+  capped.limit = most + 1;
+  ASSIGN_OR_RETURN(LocalTable passing, context.run(capped));
+  if (passing.block.rows() > most) return std::nullopt;
   auto set = std::make_shared<Expr>();
   set->kind = ExprKind::kSubquery;
   set->subquery = std::make_shared<sql::SelectStatement>(std::move(keys));

@@ -11,8 +11,10 @@
 // column, when the subquery returns a plain column and has no LIMIT, OFFSET, window
 // functions, set operators or WITH, and a GROUP BY only with that column among its keys (a
 // filter on a group key keeps the other groups whole). Worth it when p keeps at most a quarter
-// of t and at most kMaxReducingRows rows, counted first. The subqueries a reduction makes are
-// marked (SelectStatement::in_reduced) and not reduced again, so reductions cannot chain.
+// of t and at most kMaxReducingRows rows: the passing rows' keys are read first, up to one
+// past that limit, and when under it the reduced set's subquery is that read (SubqueryMemo).
+// The subqueries a reduction makes are marked (SelectStatement::in_reduced) and not reduced
+// again, so reductions cannot chain.
 #pragma once
 
 #include <optional>
