@@ -145,20 +145,21 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
   ASSIGN_OR_RETURN(RelationColumns columns, context.columns_of(table));
   std::vector<ExprPtr> conjuncts;
   sql::SplitAnd(select.where, &conjuncts);
-  const auto is_in_subquery = [&](const Expr& c) {
-    return c.kind == ExprKind::kFunction && (c.name == "in" || c.name == "notIn") &&
-           c.args.size() == 2 && c.args[1]->kind == ExprKind::kSubquery &&
-           !KeyColumns(*c.args[0], qualifier, columns).empty();
+  // The table's columns a conjunct `column [NOT] IN (SELECT ...)` compares; empty for others.
+  const auto in_keys = [&](const Expr& c) {
+    const bool in = c.kind == ExprKind::kFunction && (c.name == "in" || c.name == "notIn") &&
+                    c.args.size() == 2 && c.args[1]->kind == ExprKind::kSubquery;
+    return in ? KeyColumns(*c.args[0], qualifier, columns) : std::vector<int>{};
   };
-  if (std::none_of(conjuncts.begin(), conjuncts.end(),
-                   [&](const ExprPtr& c) { return is_in_subquery(*c); })) {
+  if (std::all_of(conjuncts.begin(), conjuncts.end(),
+                  [&](const ExprPtr& c) { return in_keys(*c).empty(); })) {
     return std::nullopt;
   }
   // A comparison with a scalar subquery (`balance > (SELECT avg(balance) ...)`) is a plain
   // filter of the table once the subquery is a value: it then narrows IN reductions and joins
   // the probe filter. A subquery that fails here is left for ReplaceSubqueries to report.
   for (ExprPtr& c : conjuncts) {
-    if (is_in_subquery(*c)) continue;
+    if (!in_keys(*c).empty()) continue;
     absl::StatusOr<ExprPtr> replaced = ReplaceScalarSubqueries(c, context.run);
     if (replaced.ok()) c = *std::move(replaced);
   }
@@ -170,10 +171,7 @@ absl::StatusOr<std::optional<MaterializedFrom>> InSubqueriesAsJoins(
   std::vector<ExprPtr> kept;
   bool rewritten = false;  // a subquery was reduced (in_reduction.h)
   for (ExprPtr& c : conjuncts) {
-    const bool in = c->kind == ExprKind::kFunction && (c->name == "in" || c->name == "notIn") &&
-                    c->args.size() == 2 && c->args[1]->kind == ExprKind::kSubquery;
-    const std::vector<int> keys =
-        in ? KeyColumns(*c->args[0], qualifier, columns) : std::vector<int>{};
+    const std::vector<int> keys = in_keys(*c);
     if (keys.empty()) {
       kept.push_back(std::move(c));
       continue;
