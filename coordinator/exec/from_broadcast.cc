@@ -449,15 +449,10 @@ absl::StatusOr<std::optional<FromMaterializer::InnerPlan>> FromMaterializer::Pla
   if (shuffle) {
     probe = shuffle->probe;
     plan.probe_rows = shuffle->probe_rows;
-  }
-  for (size_t r : members) {
-    if (shuffle) break;
-    const sql::TableRef& ref = *relations_[r].ref;
-    if (relations_[r].prematerialized || ref.is_function || ref.subquery) continue;
-    ASSIGN_OR_RETURN(uint64_t rows, TableRows(r));
-    if (!probe || rows > plan.probe_rows) {
-      probe = r;
-      plan.probe_rows = rows;
+  } else {
+    ASSIGN_OR_RETURN(probe, LargestTable(members));
+    if (probe) {
+      ASSIGN_OR_RETURN(plan.probe_rows, TableRows(*probe));
     }
   }
   if (!probe) return std::nullopt;
@@ -518,10 +513,31 @@ absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcast()
   if (context_.join_mode == "coordinator") return std::nullopt;
   std::set<size_t> all;
   for (size_t r = 0; r < relations_.size(); ++r) all.insert(r);
+  if (context_.join_mode == "auto") {
+    // The largest table's passing rows were read whole already (TableRowsWithKeys, under its
+    // filter, few of them): joining them on the coordinator saves the workers' second scan.
+    ASSIGN_OR_RETURN(std::optional<size_t> largest, LargestTable(all));
+    if (largest && PrefetchedRows(*largest)) return std::nullopt;
+  }
   ASSIGN_OR_RETURN(std::optional<MaterializedFrom> shuffled, TryShuffle(all));
   if (shuffled) return shuffled;
   ASSIGN_OR_RETURN(std::optional<InnerPlan> plan, PlanInner(all));
   return OnWorkers(std::move(plan));
+}
+
+absl::StatusOr<std::optional<size_t>> FromMaterializer::LargestTable(
+    const std::set<size_t>& members) {
+  std::optional<size_t> largest;
+  uint64_t most = 0;
+  for (size_t r : members) {
+    if (!PlainTable(r)) continue;
+    ASSIGN_OR_RETURN(uint64_t rows, TableRows(r));
+    if (!largest || rows > most) {
+      largest = r;
+      most = rows;
+    }
+  }
+  return largest;
 }
 
 absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::OnWorkers(

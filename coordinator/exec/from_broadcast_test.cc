@@ -352,5 +352,41 @@ TEST_F(FromBroadcastTest, ReductionsRunFromTheSmallestReducerUp) {
   EXPECT_NE(first_orders->find("in(ck"), std::string::npos) << testing::PrintToString(read_log_);
 }
 
+TEST_F(FromBroadcastTest, AFilteredTableIsReadOnceForItsKeysAndItsBuild) {
+  // The filtered orders' keys reduce items on the workers, and the same read is the build.
+  tables_["items"] = {{"ok", "qty"}, {}, 0, 6000000, 6000000};
+  tables_["orders"] = {{"ok", "day", "prio"}, {}, 0, 1500000, 50000};
+  absl::StatusOr<MaterializedFrom> from = Plan(
+      "SELECT sum(qty), prio FROM items i, orders o WHERE i.ok = o.ok AND o.day < 100 "
+      "GROUP BY prio", 2);
+  ASSERT_TRUE(from.ok()) << from.status();
+  ASSERT_TRUE(from->broadcast.has_value());
+  EXPECT_EQ(std::count(reads_.begin(), reads_.end(), "orders"), 1)
+      << testing::PrintToString(read_log_);
+  EXPECT_EQ(read_columns_["orders"], "ok,prio");  // day only filters
+  EXPECT_EQ(Builds(*from), (std::vector<std::string>{"S:50000"}));
+}
+
+TEST_F(FromBroadcastTest, TheLargestTablesFewPassingRowsJoinWhereTheyWereRead) {
+  // items' own filter keeps 30,000 rows: read whole for orders' key set, they are joined on
+  // the coordinator, not scanned again on the workers.
+  tables_["items"] = {{"ok", "qty"}, {}, 0, 6000000, 30000};
+  tables_["orders"] = {{"ok", "prio"}, {}, 0, 1500000, 1500000};
+  absl::StatusOr<MaterializedFrom> from = Plan(
+      "SELECT sum(qty), prio FROM items i, orders o WHERE i.ok = o.ok AND i.qty < 5 "
+      "GROUP BY prio", 2);
+  ASSERT_TRUE(from.ok()) << from.status();
+  EXPECT_FALSE(from->broadcast.has_value());
+  EXPECT_EQ(std::count(reads_.begin(), reads_.end(), "items"), 1)
+      << testing::PrintToString(read_log_);
+  EXPECT_EQ(from->table.block.rows(), 30000u);
+  // Under distributed_join_mode = 'broadcast' the workers scan items all the same.
+  context_.join_mode = "broadcast";
+  reads_.clear();
+  absl::StatusOr<MaterializedFrom> forced = MaterializeFrom(select_, context_);
+  ASSERT_TRUE(forced.ok()) << forced.status();
+  EXPECT_TRUE(forced->broadcast.has_value());
+}
+
 }  // namespace
 }  // namespace granite::coordinator

@@ -530,6 +530,11 @@ absl::Status FromMaterializer::ReadRelation(size_t r) {
   Relation& relation = relations_[r];
   if (relation.deferred && !relation.read) return RunDeferred();
   if (relation.prematerialized || relation.read) return absl::OkStatus();
+  if (std::optional<LocalTable> rows = PrefetchedRows(r)) {
+    relation.data = *std::move(rows);
+    relation.read = true;
+    return absl::OkStatus();
+  }
   ASSIGN_OR_RETURN(relation.data, context_.run(ReadStatement(r)));
   relation.read = true;
   return absl::OkStatus();

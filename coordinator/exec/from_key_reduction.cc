@@ -81,6 +81,32 @@ bool PlainInteger(TypeId type) {
   }
 }
 
+// The name a select item's column gets in the result.
+std::string OutputName(const Expr& item) {
+  return item.alias.empty() ? sql::ColumnName(item) : item.alias;
+}
+
+bool Selects(const std::vector<ExprPtr>& select, const std::string& name) {
+  return std::any_of(select.begin(), select.end(),
+                     [&](const ExprPtr& item) { return OutputName(*item) == name; });
+}
+
+// `table`'s columns named `names`, in that order; nullopt when one is missing.
+std::optional<LocalTable> ProjectColumns(const LocalTable& table,
+                                         const std::vector<std::string>& names) {
+  LocalTable out;
+  out.block.rows_without_columns = table.block.rows();
+  for (const std::string& name : names) {
+    auto it = std::find(table.names.begin(), table.names.end(), name);
+    if (it == table.names.end()) return std::nullopt;
+    const size_t i = it - table.names.begin();
+    out.names.push_back(name);
+    out.types.push_back(table.types[i]);
+    out.block.columns.push_back(table.block.columns[i]);
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::Status FromMaterializer::ReduceByJoinKeys() {
@@ -337,16 +363,35 @@ absl::StatusOr<uint64_t> FromMaterializer::TableRowsWithKeys(size_t r,
   }
   const std::pair<size_t, std::string> counted(r, sql::ColumnName(*where));
   if (table_rows_.count(counted)) return TableRows(r, std::move(where), limit);  // known
+  // Under r's whole filter the rows read are the ones ReadRelation would read: all of its
+  // columns come with the keys (a filtered dimension or fact table read once, not once for its
+  // keys and again for its join).
+  const std::vector<ExprPtr>& pushed = relations_[r].pushed;
+  const bool whole = !pushed.empty() && sql::ColumnName(*sql::JoinAnd(pushed)) == counted.second;
   sql::SelectStatement read;
-  read.select.push_back(sql::MakeColumn(key.qualifier, key.name));
+  if (whole) read = ReadStatement(r);
+  if (!Selects(read.select, key.name)) read.select.push_back(sql::MakeColumn("", key.name, 0));
   read.from = *relations_[r].ref;
   read.where = where;
   read.limit = limit;
-  ASSIGN_OR_RETURN(LocalTable keys, context_.run(read));
-  const uint64_t n = keys.block.rows();
+  ASSIGN_OR_RETURN(LocalTable rows, context_.run(read));
+  const uint64_t n = rows.block.rows();
   table_rows_[counted] = CountedRows{n, n < limit};
-  if (n < limit) prefetched_keys_.emplace(KeySetName(r, key, where), std::move(keys));
+  if (n < limit) {
+    std::optional<LocalTable> keys = ProjectColumns(rows, {key.name});
+    if (keys) prefetched_keys_.emplace(KeySetName(r, key, where), *std::move(keys));
+    if (whole) prefetched_rows_.emplace(counted, std::move(rows));
+  }
   return std::min(n, limit);
+}
+
+std::optional<LocalTable> FromMaterializer::PrefetchedRows(size_t r) const {
+  if (relations_[r].pushed.empty()) return std::nullopt;
+  auto it = prefetched_rows_.find({r, sql::ColumnName(*sql::JoinAnd(relations_[r].pushed))});
+  if (it == prefetched_rows_.end()) return std::nullopt;
+  std::vector<std::string> names;
+  for (const ExprPtr& item : ReadStatement(r).select) names.push_back(OutputName(*item));
+  return ProjectColumns(it->second, names);
 }
 
 }  // namespace granite::coordinator::from_internal

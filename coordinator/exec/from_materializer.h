@@ -196,9 +196,14 @@ class FromMaterializer {
   // TableRows(r, where, limit) for a decision whose next step, when the count comes in under
   // `limit`, is KeySet(..., r, key, where): up to kMaxPrefetchedKeys it reads the rows' `key`
   // values instead of counting them (the same rows: `SELECT key ... LIMIT limit`), and KeySet
-  // builds its set from them without reading r again.
+  // builds its set from them without reading r again. When `where` is r's whole filter (its
+  // pushed conjuncts), the read takes every column ReadStatement(r) would, and ReadRelation
+  // uses those rows instead of reading r a second time (prefetched_rows_).
   absl::StatusOr<uint64_t> TableRowsWithKeys(size_t r, const std::vector<ExprPtr>& where,
                                              uint64_t limit, const Expr& key);
+  // The rows of ReadStatement(r) as TableRowsWithKeys read them under r's current filter, or
+  // nullopt when it did not (another filter, or more rows than its limit).
+  std::optional<LocalTable> PrefetchedRows(size_t r) const;
   // An upper bound on the rows of `r` that pass `where` from the counts already made (the
   // filtered count when exact, else the table's own); nullopt when none was made. Runs nothing.
   std::optional<uint64_t> KnownRowsAtMost(size_t r, const ExprPtr& where) const;
@@ -309,6 +314,9 @@ class FromMaterializer {
   // Plans the joins on the workers (file comment, "Broadcast joins"), or returns nullopt to join
   // on the coordinator.
   absl::StatusOr<std::optional<MaterializedFrom>> TryBroadcast();
+  // The plain table of `members` with the most rows (the first of equals), the one a plan on
+  // the workers scans there; nullopt when none is a plain table.
+  absl::StatusOr<std::optional<size_t>> LargestTable(const std::set<size_t>& members);
 
   JoinSpec Spec(JoinKind kind, JoinStrictness strictness, const std::vector<KeyPair>& keys) const;
 
@@ -347,6 +355,9 @@ class FromMaterializer {
   std::map<std::string, ExprPtr> key_sets_;
   // The key columns TableRowsWithKeys read whole, by the same key as key_sets_.
   std::map<std::string, LocalTable> prefetched_keys_;
+  // The whole rows (ReadStatement's columns and the key) TableRowsWithKeys read of a relation
+  // under its whole filter, by (relation, the filter's column name).
+  std::map<std::pair<size_t, std::string>, LocalTable> prefetched_rows_;
   std::vector<std::string> notes_;  // MaterializedFrom::notes
   std::vector<ExprPtr> remaining_;
   std::vector<std::vector<ExprPtr>> on_;  // per join: ON conditions not pushed down
