@@ -512,7 +512,9 @@ absl::StatusOr<std::set<size_t>> FromMaterializer::AddInnerBuilds(InnerPlan plan
 absl::StatusOr<std::optional<MaterializedFrom>> FromMaterializer::TryBroadcast() {
   if (context_.join_mode == "coordinator") return std::nullopt;
   std::set<size_t> all;
-  for (size_t r = 0; r < relations_.size(); ++r) all.insert(r);
+  for (size_t r = 0; r < relations_.size(); ++r) {
+    if (!eliminated_.count(r)) all.insert(r);
+  }
   if (context_.join_mode == "auto") {
     // The largest table's passing rows were read whole already (TableRowsWithKeys, under its
     // filter, few of them): joining them on the coordinator saves the workers' second scan.

@@ -388,5 +388,37 @@ TEST_F(FromBroadcastTest, TheLargestTablesFewPassingRowsJoinWhereTheyWereRead) {
   EXPECT_TRUE(forced->broadcast.has_value());
 }
 
+TEST_F(FromBroadcastTest, ATableJoinedOnlyForItsUniqueKeysIsNotJoined) {
+  // cust names nothing but its key: its filtered keys, unique, are a set on orders already.
+  tables_["items"] = {{"ok", "qty"}, {}, 0, 6000000, 6000000};
+  tables_["orders"] = {{"ok", "ck", "day"}, {}, 0, 1500000, 50000};
+  tables_["cust"] = {{"ck", "seg"}, {}, 0, 150000, 30000};
+  const std::string query =
+      "SELECT sum(qty), day FROM items i, orders o, cust c WHERE i.ok = o.ok AND o.ck = c.ck "
+      "AND c.seg = 1 AND o.day < 100 GROUP BY day";
+  absl::StatusOr<MaterializedFrom> from = Plan(query, 2);
+  ASSERT_TRUE(from.ok()) << from.status();
+  ASSERT_TRUE(from->broadcast.has_value());
+  EXPECT_EQ(Builds(*from), (std::vector<std::string>{"S:50000"}));  // orders alone
+  EXPECT_EQ(std::count(reads_.begin(), reads_.end(), "cust"), 1)  // its keys, once
+      << testing::PrintToString(read_log_);
+  ASSERT_EQ(from->notes.size(), 1u);
+  EXPECT_NE(from->notes[0].find("Join of c:"), std::string::npos) << from->notes[0];
+
+  // Named in the select list, or with keys that repeat, it is joined.
+  for (const std::string& other : {std::string("SELECT sum(qty), seg FROM items i, orders o, "
+                                               "cust c WHERE i.ok = o.ok AND o.ck = c.ck AND "
+                                               "c.seg = 1 AND o.day < 100 GROUP BY seg"),
+                                   query}) {
+    if (other == query) tables_["cust"].modulo = 1000;
+    reads_.clear();
+    absl::StatusOr<MaterializedFrom> joined = Plan(other, 2);
+    ASSERT_TRUE(joined.ok()) << joined.status();
+    EXPECT_TRUE(joined->notes.empty()) << other;
+    ASSERT_TRUE(joined->broadcast.has_value());
+    EXPECT_NE(Builds(*joined), (std::vector<std::string>{"S:50000"})) << other;
+  }
+}
+
 }  // namespace
 }  // namespace granite::coordinator

@@ -349,6 +349,7 @@ absl::StatusOr<MaterializedFrom> FromMaterializer::PlanAndJoin() {
     RETURN_IF_ERROR(ReduceDeferred());
     RETURN_IF_ERROR(RunDeferred());
     RETURN_IF_ERROR(SetProbeSets());
+    DropKeyOnlyRelations();
     ASSIGN_OR_RETURN(std::optional<MaterializedFrom> broadcast, TryBroadcast());
     if (broadcast) return *std::move(broadcast);
   } else {
@@ -368,7 +369,9 @@ absl::StatusOr<MaterializedFrom> FromMaterializer::PlanAndJoin() {
     ASSIGN_OR_RETURN(joined, JoinInOrder());
   } else {
     std::set<size_t> all;
-    for (size_t r = 0; r < relations_.size(); ++r) all.insert(r);
+    for (size_t r = 0; r < relations_.size(); ++r) {
+      if (!eliminated_.count(r)) all.insert(r);
+    }
     ASSIGN_OR_RETURN(joined, JoinGreedy(all));
   }
   MaterializedFrom out;
@@ -522,7 +525,9 @@ void FromMaterializer::MarkAllNeeded() {
 }
 
 absl::Status FromMaterializer::ReadRelations() {
-  for (size_t r = 0; r < relations_.size(); ++r) RETURN_IF_ERROR(ReadRelation(r));
+  for (size_t r = 0; r < relations_.size(); ++r) {
+    if (!eliminated_.count(r)) RETURN_IF_ERROR(ReadRelation(r));
+  }
   return absl::OkStatus();
 }
 

@@ -190,6 +190,10 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
           continue;
         }
         ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(r_key, s, s_key, written[s]));
+        const ExprPtr s_where = sql::JoinAnd(written[s]);
+        const std::string s_filter = sql::ColumnName(*s_where);
+        relations_[r].key_sets_from.push_back(
+            {s, r_key.name, s_key.name, s_filter, key_set_unique_[KeySetName(s, s_key, s_where)]});
         relations_[r].pushed.push_back(in_set);
         relations_[r].keyed_from.insert(s);
         written[r].push_back(std::move(in_set));
@@ -322,7 +326,9 @@ absl::StatusOr<ExprPtr> FromMaterializer::KeySet(const Expr& r_key, size_t s, co
   holder.where = sql::MakeCall("in", {sql::MakeColumn(r_key.qualifier, r_key.name), set});
   SubqueryRunner run = context_.run;
   if (auto it = prefetched_keys_.find(cache_key); cacheable && it != prefetched_keys_.end()) {
-    run = [keys = DistinctSorted(it->second)](const sql::SelectStatement&) { return keys; };
+    LocalTable keys = DistinctSorted(it->second);
+    key_set_unique_[cache_key] = keys.block.rows() == it->second.block.rows();
+    run = [keys = std::move(keys)](const sql::SelectStatement&) { return keys; };
     prefetched_keys_.erase(it);  // key_sets_ keeps the set from here on
   } else if (std::optional<uint64_t> rows = KnownRowsAtMost(s, where);
              rows && *rows <= kMaxPrefetchedKeys) {
@@ -334,8 +340,10 @@ absl::StatusOr<ExprPtr> FromMaterializer::KeySet(const Expr& r_key, size_t s, co
     read.select.push_back(sql::MakeColumn(s_key.qualifier, s_key.name));
     read.from = *relations_[s].ref;
     read.where = where;
-    ASSIGN_OR_RETURN(LocalTable keys, context_.run(read));
-    run = [keys = DistinctSorted(keys)](const sql::SelectStatement&) { return keys; };
+    ASSIGN_OR_RETURN(LocalTable all, context_.run(read));
+    LocalTable keys = DistinctSorted(all);
+    key_set_unique_[cache_key] = cacheable && keys.block.rows() == all.block.rows();
+    run = [keys = std::move(keys)](const sql::SelectStatement&) { return keys; };
   }
   ASSIGN_OR_RETURN(sql::SelectStatement constant, ReplaceSubqueries(holder, run));
   if (cacheable && constant.where->kind == ExprKind::kFunction && constant.where->args.size() == 2) {

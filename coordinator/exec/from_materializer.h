@@ -52,6 +52,14 @@ struct Relation {
   // nothing else is r's keys again.
   size_t own_filters = 0;
   std::set<size_t> keyed_from;
+  // The key sets ReduceByJoinKeys pushed: r_key IN (s's s_key values that pass `filter`, the
+  // filter's column name), `unique` when no value repeated among those rows.
+  struct KeySetFrom {
+    size_t s = 0;
+    std::string r_key, s_key, filter;
+    bool unique = false;
+  };
+  std::vector<KeySetFrom> key_sets_from;
   std::vector<std::string> sharding_key;  // a table's (RelationColumns)
   uint32_t shard_count = 0;
 };
@@ -96,6 +104,8 @@ struct UsingPair {
 // The relations identifier `e` may name: a bare name is the first relation's that has it (as
 // the binder resolves it), a qualified one each relation the qualifier matches.
 std::vector<size_t> Candidates(const Expr& e, const std::vector<Relation>& relations);
+// The relations the identifiers of `e` name (not inside subqueries).
+Uses UsesOf(const Expr& e, const std::vector<Relation>& relations);
 
 Joined FromRelation(size_t r, const Relation& relation);
 
@@ -133,6 +143,14 @@ class FromMaterializer {
   // from_key_reduction.cc); so does one joined to the largest table when the rows of that
   // table able to join such tables are few.
   absl::Status ReduceByJoinKeys();
+  // Inner joins without written order: a table s joined only by `r.a = s.b`, none of whose
+  // columns the query uses otherwise, whose b values under its filter are unique and are a set
+  // on r already (`r.a IN (...)`, key_sets_from), adds nothing to r's rows: it is not read or
+  // joined at all (eliminated_), with a note for EXPLAIN.
+  void DropKeyOnlyRelations();
+  // Whether the query names relation s outside FROM's conjuncts (select list, GROUP BY, ORDER
+  // BY, HAVING, WITH, LIMIT BY), or may (a star, a subquery).
+  bool UsedOutsideConjuncts(size_t s) const;
   // Second round of ReduceByJoinKeys: tables joined to the largest table `big` keep the keys
   // of its rows that can pass `implied` (its equalities with reduced tables, r = the reducing
   // table, other_key = big's column). Sets `reduced` for each table it reduces.
@@ -353,6 +371,10 @@ class FromMaterializer {
   std::map<std::pair<size_t, std::string>, CountedRows> table_rows_;
   // KeySet's sets by (table, column, the filter's column name): one run per FROM.
   std::map<std::string, ExprPtr> key_sets_;
+  // Whether a set of key_sets_ held no repeated value (false when not known).
+  std::map<std::string, bool> key_set_unique_;
+  // Relations DropKeyOnlyRelations left out of the joins.
+  std::set<size_t> eliminated_;
   // The key columns TableRowsWithKeys read whole, by the same key as key_sets_.
   std::map<std::string, LocalTable> prefetched_keys_;
   // The whole rows (ReadStatement's columns and the key) TableRowsWithKeys read of a relation
