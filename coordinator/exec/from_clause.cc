@@ -665,7 +665,9 @@ absl::StatusOr<Joined> FromMaterializer::JoinGreedy(const std::set<size_t>& memb
     size_t best = *pending.begin();
     bool best_connected = false;
     double best_cost = 0;
+    // The last relation needs no estimate (counting distinct keys is a hash pass over both).
     for (size_t r : pending) {
+      if (pending.size() == 1) break;
       Joined candidate = FromRelation(r, relations_[r]);
       std::vector<ExprPtr> probe = remaining_;
       std::vector<KeyPair> keys = TakeKeys(&probe, joined, r, candidate);
