@@ -83,6 +83,46 @@ TEST(ShortKeysTest, PackingIsInjectiveOverEdgeValues) {
   }
 }
 
+// A key whose values all have one length packs without reading offsets (short_keys.cc); the
+// packed values must be those of the general path: compared with the same values in a column
+// that also holds one value of another length, past the compared rows.
+TEST(ShortKeysTest, UniformLengthKeysPackAsTheGeneralPath) {
+  auto packer = ShortKeyPacker::Create({T::kString, T::kString});
+  ASSERT_NE(packer, nullptr);
+  for (size_t length : {0, 1, 3, 7}) {
+    std::vector<std::string> flags, statuses;
+    for (size_t i = 0; i < 40; ++i) {
+      std::string flag(length, 'A'), status(length, '\0');
+      for (size_t j = 0; j < length; ++j) {
+        flag[j] = static_cast<char>('A' + (i * 7 + j) % 26);
+        status[j] = static_cast<char>((i + j) % 3);  // zero bytes too
+      }
+      flags.push_back(flag);
+      statuses.push_back(status);
+    }
+    const size_t rows = flags.size();
+    std::vector<ColumnPtr> uniform = {Strings(flags), Strings(statuses)};
+    flags.push_back(std::string(length == 0 ? 1 : length - 1, 'z'));
+    statuses.push_back("q");
+    std::vector<ColumnPtr> mixed = {Strings(flags), Strings(statuses)};
+    std::vector<UInt128> expected(rows), packed(rows);
+    ASSERT_TRUE(packer->Pack(mixed, nullptr, rows, expected.data()));
+    ASSERT_TRUE(packer->Pack(uniform, nullptr, rows, packed.data()));
+    for (size_t i = 0; i < rows; ++i) EXPECT_EQ(Pair(packed[i]), Pair(expected[i])) << length;
+    // Through a selection that ends at the last rows (whose 8-byte load would leave the buffer).
+    std::vector<uint32_t> selection = {0, 5, 38, 39};
+    std::vector<UInt128> selected(selection.size());
+    ASSERT_TRUE(packer->Pack(uniform, selection.data(), selection.size(), selected.data()));
+    for (size_t i = 0; i < selection.size(); ++i) {
+      EXPECT_EQ(Pair(selected[i]), Pair(expected[selection[i]])) << length;
+    }
+  }
+  // Uniform values longer than the capacity are refused, as by the general path.
+  std::vector<ColumnPtr> long_values = {Strings({"abcdefgh", "bcdefghi"}), Strings({"a", "b"})};
+  std::vector<UInt128> packed(2);
+  EXPECT_FALSE(packer->Pack(long_values, nullptr, 2, packed.data()));
+}
+
 TEST(ShortKeysTest, RefusesValuesOverCapacity) {
   auto packer = ShortKeyPacker::Create({T::kString, T::kString});
   ASSERT_NE(packer, nullptr);
