@@ -7,8 +7,9 @@
 // 2^b is below 2^(a+b)) makes the result with NewBoundedColumn, which keeps the bound in the
 // column's shared_ptr control block (its deleter): the bound lives and dies with that one column
 // object, costs Column nothing, and the next kernel or sum of a chain like
-// price * (1 - discount) * (1 + tax) reads it instead of scanning the values. Other columns are
-// scanned when asked (MagnitudeBitsOf).
+// price * (1 - discount) * (1 + tax) reads it instead of scanning the values. A part's reader
+// does the same from its granules' min / max (storage/part.cc), so columns read from tables are
+// not scanned either; any other column is scanned when asked (MagnitudeBitsOf).
 #pragma once
 
 #include <cstddef>
@@ -40,10 +41,15 @@ inline int BitsOfFactor(int64_t factor) {
   return factor <= 0 ? 0 : 64 - __builtin_clzll(static_cast<uint64_t>(factor));
 }
 
-// The deleter of a column made by NewBoundedColumn: deletes it, and holds its bound.
-struct BoundedColumnDeleter {
+// The deleter of a column made by NewBoundedColumn, or of an object that owns a column that
+// ColumnPtrs alias (a granule kept decoded by the storage's cache): deletes it, and holds the
+// column's bound.
+struct MagnitudeBoundDeleter {
   int bits;
-  void operator()(Column* column) const { delete column; }
+  template <typename T>
+  void operator()(T* object) const {
+    delete object;
+  }
 };
 
 // Returns an empty column of `type` whose values the caller promises to bound by `bits`.
@@ -51,12 +57,12 @@ struct BoundedColumnDeleter {
 // magnitude below 2^bits (the column is not changed once shared, as any ColumnPtr); the type
 // holds integers or decimals of at most 64 bits.
 inline std::shared_ptr<Column> NewBoundedColumn(TypeId type, int bits) {
-  return std::shared_ptr<Column>(new Column(type), BoundedColumnDeleter{bits});
+  return std::shared_ptr<Column>(new Column(type), MagnitudeBoundDeleter{bits});
 }
 
-// Returns the bound a column was made with (NewBoundedColumn), or -1.
+// Returns the bound a column was made with (its owner's MagnitudeBoundDeleter), or -1.
 inline int KnownMagnitudeBits(const ColumnPtr& column) {
-  const BoundedColumnDeleter* deleter = std::get_deleter<BoundedColumnDeleter>(column);
+  const MagnitudeBoundDeleter* deleter = std::get_deleter<MagnitudeBoundDeleter>(column);
   return deleter != nullptr ? deleter->bits : -1;
 }
 
