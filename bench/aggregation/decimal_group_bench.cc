@@ -10,6 +10,7 @@
 
 #include "core/aggregation/aggregator.h"
 #include "core/decimal.h"
+#include "core/magnitude_bits.h"
 
 namespace granite::core {
 namespace {
@@ -32,45 +33,54 @@ struct Batch {
   std::vector<uint32_t> selection;
 };
 
-const std::vector<Batch>& Input() {
-  static auto* batches = new std::vector<Batch>([] {
-    std::vector<Batch> out;
-    uint64_t x = 88172645463325252ull;
-    const char* flags[] = {"A", "N", "R"};
-    const char* statuses[] = {"F", "O"};
-    for (size_t b = 0; b < kBatches; ++b) {
-      Batch batch;
-      auto flag = std::make_shared<Column>(TypeId::kString);
-      auto status = std::make_shared<Column>(TypeId::kString);
-      auto quantity = std::make_shared<Column>(MakeDecimal(15, 2));
-      auto price = std::make_shared<Column>(MakeDecimal(15, 2));
-      auto charge = std::make_shared<Column>(MakeDecimal(18, 6));
-      for (size_t i = 0; i < kRows; ++i) {
-        const uint64_t r = Next(x);
-        flag->AppendString(flags[r % 3]);
-        status->AppendString(statuses[(r >> 8) % 2]);
-        quantity->Append(static_cast<int64_t>(100 + (r >> 16) % 5000));
-        const int64_t p = static_cast<int64_t>(90000 + (r >> 20) % 10400000);
-        price->Append(p);
-        charge->Append(p * (100 - static_cast<int64_t>(r % 11)) * (100 + static_cast<int64_t>(r % 9)));
-        if ((r >> 40) % 50 != 0) batch.selection.push_back(static_cast<uint32_t>(i));
-      }
-      batch.keys = {flag, status};
-      batch.quantity = quantity;
-      batch.price = price;
-      batch.charge = charge;
-      out.push_back(std::move(batch));
+// kBatches batches of kRows rows; with `bounded`, the decimal columns carry their magnitude
+// bound (core/magnitude_bits.h), as columns read from a part or made by a decimal kernel do.
+std::vector<Batch> MakeInput(bool bounded) {
+  std::vector<Batch> out;
+  uint64_t x = 88172645463325252ull;
+  const char* flags[] = {"A", "N", "R"};
+  const char* statuses[] = {"F", "O"};
+  for (size_t b = 0; b < kBatches; ++b) {
+    Batch batch;
+    auto flag = std::make_shared<Column>(TypeId::kString);
+    auto status = std::make_shared<Column>(TypeId::kString);
+    auto make = [&](TypeId type, int bits) {
+      return bounded ? NewBoundedColumn(type, bits) : std::make_shared<Column>(type);
+    };
+    auto quantity = make(MakeDecimal(15, 2), 13);
+    auto price = make(MakeDecimal(15, 2), 24);
+    auto charge = make(MakeDecimal(18, 6), 38);
+    for (size_t i = 0; i < kRows; ++i) {
+      const uint64_t r = Next(x);
+      flag->AppendString(flags[r % 3]);
+      status->AppendString(statuses[(r >> 8) % 2]);
+      quantity->Append(static_cast<int64_t>(100 + (r >> 16) % 5000));
+      const int64_t p = static_cast<int64_t>(90000 + (r >> 20) % 10400000);
+      price->Append(p);
+      charge->Append(p * (100 - static_cast<int64_t>(r % 11)) * (100 + static_cast<int64_t>(r % 9)));
+      if ((r >> 40) % 50 != 0) batch.selection.push_back(static_cast<uint32_t>(i));
     }
-    return out;
-  }());
-  return *batches;
+    batch.keys = {flag, status};
+    batch.quantity = quantity;
+    batch.price = price;
+    batch.charge = charge;
+    out.push_back(std::move(batch));
+  }
+  return out;
+}
+
+const std::vector<Batch>& Input(bool bounded = false) {
+  static auto* plain = new std::vector<Batch>(MakeInput(false));
+  static auto* with_bounds = new std::vector<Batch>(MakeInput(true));
+  return bounded ? *with_bounds : *plain;
 }
 
 // Runs an aggregator of `specs` with the two String keys (or none) over every batch, each
 // aggregate reading `arg_of(batch, aggregate)`.
 template <typename ArgsOf>
-void Run(benchmark::State& state, bool keys, std::vector<AggregateSpec> specs, ArgsOf args_of) {
-  const std::vector<Batch>& input = Input();
+void Run(benchmark::State& state, bool keys, std::vector<AggregateSpec> specs, ArgsOf args_of,
+         bool bounded = false) {
+  const std::vector<Batch>& input = Input(bounded);
   const std::vector<TypeId> key_types =
       keys ? std::vector<TypeId>{TypeId::kString, TypeId::kString} : std::vector<TypeId>{};
   for (auto _ : state) {
@@ -103,6 +113,17 @@ void BM_PricingSummary(benchmark::State& state) {
   Run(state, true, SummarySpecs(), SummaryArgs);
 }
 BENCHMARK(BM_PricingSummary);
+
+// The same over columns that carry their bound (as read from a part or made by a kernel).
+void BM_PricingSummaryBounded(benchmark::State& state) {
+  Run(state, true, SummarySpecs(), SummaryArgs, true);
+}
+BENCHMARK(BM_PricingSummaryBounded);
+
+void BM_DecimalSumsNoKeysBounded(benchmark::State& state) {
+  Run(state, false, SummarySpecs(), SummaryArgs, true);
+}
+BENCHMARK(BM_DecimalSumsNoKeysBounded);
 
 // The same aggregates with no keys: one group.
 void BM_DecimalSumsNoKeys(benchmark::State& state) {
