@@ -192,7 +192,40 @@ bool ShortKeyPacker::Pack(const std::vector<ColumnPtr>& keys, const uint32_t* se
                   full_cover_, out);
 }
 
+bool ShortKeyPacker::PackOneByteKeys(const std::vector<ColumnPtr>& keys,
+                                     const uint32_t* selection, size_t rows,
+                                     uint16_t* out) const {
+  if (keys.empty() || keys.size() > 2) return false;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (!is_string_[k] || !UniformLength(*keys[k], 1)) return false;
+  }
+  const uint8_t* first = reinterpret_cast<const uint8_t*>(keys[0]->Chars().data());
+  const uint8_t* second =
+      keys.size() == 2 ? reinterpret_cast<const uint8_t*>(keys[1]->Chars().data()) : nullptr;
+  auto pack = [&](auto row_of) {
+    if (second == nullptr) {
+      for (size_t i = 0; i < rows; ++i) out[i] = first[row_of(i)];
+    } else {
+      for (size_t i = 0; i < rows; ++i) {
+        const size_t row = row_of(i);
+        out[i] = static_cast<uint16_t>(first[row] | (second[row] << 8));
+      }
+    }
+  };
+  if (selection != nullptr) {
+    pack([selection](size_t i) -> size_t { return selection[i]; });
+  } else {
+    pack([](size_t i) { return i; });
+  }
+  return true;
+}
+
 ShortKeyMap::ShortKeyMap() { Clear(); }
+
+void ShortKeyMap::InsertOneByte(uint16_t code, uint32_t group) {
+  if (one_byte_.empty()) one_byte_.assign(size_t{1} << 16, kAbsent);
+  if (one_byte_[code] == kAbsent) one_byte_[code] = group;
+}
 
 bool ShortKeyMap::Insert(UInt128 key, uint32_t group) {
   size_t pos = HashUInt128(key) & (kCapacity - 1);
@@ -211,6 +244,7 @@ bool ShortKeyMap::Insert(UInt128 key, uint32_t group) {
 void ShortKeyMap::Clear() {
   slots_.assign(kCapacity, Slot{UInt128{0, 0}, kAbsent});
   size_ = 0;
+  one_byte_.clear();
 }
 
 }  // namespace granite::core

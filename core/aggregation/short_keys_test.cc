@@ -246,3 +246,62 @@ TEST(ShortKeysTest, AggregatorPastTheCacheSize) {
 
 }  // namespace
 }  // namespace granite::core
+
+namespace granite::core {
+namespace {
+
+TEST(ShortKeysTest, OneByteKeysPackIntoTheirBytes) {
+  auto packer = ShortKeyPacker::Create({T::kString, T::kString});
+  ASSERT_NE(packer, nullptr);
+  std::vector<ColumnPtr> keys = {Strings({"A", "N", std::string("\0", 1), "\xff"}),
+                                 Strings({"F", "O", "O", std::string("\0", 1)})};
+  std::vector<uint16_t> codes(4);
+  ASSERT_TRUE(packer->PackOneByteKeys(keys, nullptr, 4, codes.data()));
+  EXPECT_EQ(codes, (std::vector<uint16_t>{'A' | 'F' << 8, 'N' | 'O' << 8, 'O' << 8, 0xff}));
+  const uint32_t selection[] = {1, 3};
+  ASSERT_TRUE(packer->PackOneByteKeys(keys, selection, 2, codes.data()));
+  EXPECT_EQ(codes[0], 'N' | 'O' << 8);
+  EXPECT_EQ(codes[1], 0xff);
+  // Any value of another length in the column, selected or not, refuses.
+  std::vector<ColumnPtr> longer = {Strings({"A", "NN"}), Strings({"F", "O"})};
+  EXPECT_FALSE(packer->PackOneByteKeys(longer, selection, 1, codes.data()));
+  std::vector<ColumnPtr> empty = {Strings({"A", ""}), Strings({"F", "O"})};
+  EXPECT_FALSE(packer->PackOneByteKeys(empty, nullptr, 2, codes.data()));
+  // A fixed-width key beside the String keeps the packed path.
+  auto mixed = ShortKeyPacker::Create({T::kUInt32, T::kString});
+  ASSERT_NE(mixed, nullptr);
+  EXPECT_FALSE(mixed->PackOneByteKeys({UInt32s({1}), Strings({"A"})}, nullptr, 1, codes.data()));
+
+  ShortKeyMap map;
+  EXPECT_EQ(map.FindOneByte(7), ShortKeyMap::kAbsent);
+  map.InsertOneByte(7, 3);
+  map.InsertOneByte(7, 4);  // already there: keeps 3
+  EXPECT_EQ(map.FindOneByte(7), 3u);
+  EXPECT_EQ(map.FindOneByte(8), ShortKeyMap::kAbsent);
+  map.Clear();
+  EXPECT_EQ(map.FindOneByte(7), ShortKeyMap::kAbsent);
+}
+
+// Batches of one-letter keys (the direct table) between batches that are not (the packed
+// cache, the serialized path) give the serialized groups.
+TEST(ShortKeysTest, AggregatorOverOneByteKeysMatchesSerializedGroups) {
+  const std::vector<std::string> flags = {"A", "N", "R", std::string("\0", 1)};
+  const std::vector<std::string> statuses = {"F", "O"};
+  std::mt19937_64 rng(9);
+  std::vector<std::vector<std::tuple<std::string, std::string, uint64_t>>> batches(6);
+  for (size_t b = 0; b < batches.size(); ++b) {
+    for (size_t i = 0; i < 1000; ++i) {
+      const uint64_t r = rng();
+      batches[b].emplace_back(flags[r % flags.size()], statuses[(r >> 8) % statuses.size()],
+                              r % 1000);
+    }
+  }
+  batches[2].emplace_back("NN", "O", 1);  // packed 128-bit keys
+  batches[3].emplace_back("", "F", 2);
+  batches[4].emplace_back("N", "a status longer than the capacity", 3);  // serialized
+  batches[5].emplace_back("Z", "Z", 4);  // a new group in a one-byte batch
+  CheckAggregation(batches);
+}
+
+}  // namespace
+}  // namespace granite::core
