@@ -7,9 +7,10 @@
 // magnitudes of the batch's values leave no room for overflow (a discount subtracted from 1, a
 // price times a small factor), the int64 loop checks nothing per row. Precisions do not bound the
 // values (a Decimal(15, 2) column holds any 18 digits, as ClickHouse's), so only the values
-// decide: each operand's bound (core/magnitude_bits.h) is found by one pass over a column read
-// from the table, and an unchecked result carries the bound its operands' bounds imply, so a
-// chain like price * (1 - discount) * (1 + tax) never scans its intermediate results.
+// decide: each operand's bound (core/magnitude_bits.h) comes with a column read from a part (its
+// granules' min / max), and an unchecked result carries the bound its operands' bounds imply, so
+// a chain like price * (1 - discount) * (1 + tax) runs unchecked without a pass over any column.
+// An operand of unknown bound runs the checked loop: scanning it first would cost as much.
 #include "core/functions/decimal_arithmetic.h"
 
 #include <algorithm>
@@ -172,16 +173,17 @@ struct UncheckedInt64Op {
 };
 
 // The bound of an operand's values (core/magnitude_bits.h): its one value when constant, else the
-// bound its column was made with, else found by one pass over it.
+// bound its column was made with (read from a part, or made by a kernel), else -1. Unknown bounds
+// are not found by a pass: the pass over one operand costs about what the checked loop costs.
 // REQUIRES: FitsInt64(operand.type()).
 int OperandBits(const Operand& operand, size_t rows) {
+  if (!operand.is_constant) return KnownMagnitudeBits(operand.column);
   const Column& column = *operand.column;
   int bits = 0;
   DispatchFixed(column.type(), [&](auto tag) {
     using T = typename decltype(tag)::Type;
     if constexpr (std::is_integral_v<T> && sizeof(T) <= 8) {
-      bits = operand.is_constant ? MagnitudeBitsOf(column.Data<T>(), std::min<size_t>(rows, 1))
-                                 : MagnitudeBitsOf<T>(operand.column);
+      bits = MagnitudeBitsOf(column.Data<T>(), std::min<size_t>(rows, 1));
     }
   });
   return bits;
@@ -309,9 +311,11 @@ class DecimalArithmeticKernel : public ScalarKernel {
   }
 
   // Returns a bound (bits) of every result of operands bounded by `ba` and `bb` bits, computed in
-  // unbounded integers: over 63 when the int64 loop might overflow. The product of |a| < 2^ba and
-  // |b| < 2^bb is below 2^(ba + bb); a sum or difference of two values below 2^m is below 2^(m+1).
+  // unbounded integers: over 63 when the int64 loop might overflow, or when an operand's bound
+  // is unknown (-1). The product of |a| < 2^ba and |b| < 2^bb is below 2^(ba + bb); a sum or
+  // difference of two values below 2^m is below 2^(m+1).
   int ResultBits(int ba, int bb) const {
+    if (ba < 0 || bb < 0) return 64;
     if (op_ == DecimalOp::kMultiply) return ba + bb;
     return std::max(ba + BitsOfFactor(ma_), bb + BitsOfFactor(mb_)) + 1;
   }
