@@ -454,8 +454,9 @@ absl::StatusOr<UncompressedBlockPtr> Part::DecodedFromRaw(size_t column_index, s
   }
   if (!ok) return BlockError(column_index, granule, /*checksum=*/false);
   if (nulls != nullptr) std::memcpy(column.MutableNullMap(), nulls, rows);
-  return DecodedBlock(std::move(column), MagnitudeBitsOfGranules(type, columns_[column_index].bounds,
-                                                                 granule, granule + 1));
+  return DecodedBlock(std::move(column),
+                      MagnitudeBitsOfGranules(type, columns_[column_index].bounds, granule,
+                                              granule + 1));
 }
 
 absl::StatusOr<std::shared_ptr<core::Column>> Part::ReadGranules(size_t column_index,

@@ -57,7 +57,8 @@ std::vector<Batch> MakeInput(bool bounded) {
       quantity->Append(static_cast<int64_t>(100 + (r >> 16) % 5000));
       const int64_t p = static_cast<int64_t>(90000 + (r >> 20) % 10400000);
       price->Append(p);
-      charge->Append(p * (100 - static_cast<int64_t>(r % 11)) * (100 + static_cast<int64_t>(r % 9)));
+      const auto discount = static_cast<int64_t>(r % 11), tax = static_cast<int64_t>(r % 9);
+      charge->Append(p * (100 - discount) * (100 + tax));
       if ((r >> 40) % 50 != 0) batch.selection.push_back(static_cast<uint32_t>(i));
     }
     batch.keys = {flag, status};
@@ -133,7 +134,8 @@ BENCHMARK(BM_DecimalSumsNoKeys);
 
 // Only the key assignment: GROUP BY flag, status with count().
 void BM_ShortKeys(benchmark::State& state) {
-  Run(state, true, {{"count", {}}}, [](const Batch&) { return std::vector<std::vector<ColumnPtr>>{{}}; });
+  Run(state, true, {{"count", {}}},
+      [](const Batch&) { return std::vector<std::vector<ColumnPtr>>{{}}; });
 }
 BENCHMARK(BM_ShortKeys);
 

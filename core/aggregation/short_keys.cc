@@ -74,7 +74,8 @@ void PackUniformString(const Column& key, size_t offset, uint64_t length, size_t
   const uint64_t mask = length == 0 ? 0 : (~uint64_t{0} >> (64 - 8 * length));
   char* base = reinterpret_cast<char*>(out) + offset;
   // Rows whose 8-byte load stays inside the buffer; the last few copy their bytes.
-  const uint64_t safe_rows = chars_size >= 8 ? (chars_size - 8) / std::max<uint64_t>(length, 1) + 1 : 0;
+  const uint64_t safe_rows =
+      chars_size >= 8 ? (chars_size - 8) / std::max<uint64_t>(length, 1) + 1 : 0;
   for (size_t i = 0; i < rows; ++i) {
     const size_t row = row_of(i);
     uint64_t bytes = 0;

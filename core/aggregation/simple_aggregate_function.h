@@ -22,7 +22,8 @@
 // Exact sums of integers (decimal sums, averages) may also declare
 //   static constexpr bool kNarrowSums = true;   // In: an integer of <= 64 bits, not UInt64
 //   static constexpr bool kCountsRows;          // whether AddNarrow reads `rows`
-//   static void AddNarrow(State& s, int64_t sum, uint64_t rows);  // adds `rows` values of sum `sum`
+//   static void AddNarrow(State& s, int64_t sum, uint64_t rows);  // adds `rows` values summing
+//                                                                 // to `sum`
 // so that a batch whose values' magnitude bound (core/magnitude_bits.h) proves every partial sum
 // fits int64 adds into int64 accumulators instead of the 128-bit state (see AddNarrowLanes).
 #pragma once
@@ -99,7 +100,9 @@ class SimpleAggregateFunction final : public AggregateFunction {
       if (NarrowSumFits(args[0], rows)) {
         // Wrapping adds: the bound proves no partial sum leaves int64, and they vectorize.
         uint64_t sum = 0;
-        for (size_t i = 0; i < rows; ++i) sum += static_cast<uint64_t>(static_cast<int64_t>(values[i]));
+        for (size_t i = 0; i < rows; ++i) {
+          sum += static_cast<uint64_t>(static_cast<int64_t>(values[i]));
+        }
         Op::AddNarrow(states_[group], static_cast<int64_t>(sum), rows);
         return;
       }
@@ -223,7 +226,8 @@ class SimpleAggregateFunction final : public AggregateFunction {
     if constexpr (kNarrow) {
       uint64_t lanes[kLaneGroups][kLanes] = {};
       auto term = [&](size_t i) {
-        const auto v = static_cast<uint64_t>(static_cast<int64_t>(values[kSelected ? selection[i] : i]));
+        const In value = values[kSelected ? selection[i] : i];
+        const auto v = static_cast<uint64_t>(static_cast<int64_t>(value));
         if constexpr (Op::kCountsRows) return (v << shift) + 1;
         return v;
       };

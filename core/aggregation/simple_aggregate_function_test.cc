@@ -36,7 +36,8 @@ void Check(const std::vector<int64_t>& values, bool grouped, bool nulls) {
   const TypeId type = WithNullable(MakeDecimal(18, 2), nulls);
   std::vector<TypeId> key_types;
   if (grouped) key_types.push_back(T::kUInt8);
-  auto aggregator = *Aggregator::Create(key_types, {{"sum", {type}}, {"avg", {type}}, {"count", {type}}});
+  auto aggregator =
+      *Aggregator::Create(key_types, {{"sum", {type}}, {"avg", {type}}, {"count", {type}}});
   std::vector<Int128> sums(kGroups, 0);
   std::vector<uint64_t> counts(kGroups, 0);
   std::vector<uint32_t> selection;
@@ -105,7 +106,8 @@ TEST(SimpleAggregateFunctionTest, NarrowSumsEqualExactSums) {
   for (int bits : {0, 1, 20, 35, 36, 49, 50, 62, 63}) {
     for (bool grouped : {false, true}) {
       for (bool nulls : {false, true}) {
-        SCOPED_TRACE(testing::Message() << bits << " bits, grouped " << grouped << ", nulls " << nulls);
+        SCOPED_TRACE(testing::Message()
+                     << bits << " bits, grouped " << grouped << ", nulls " << nulls);
         Check(Values(bits, bits * 31 + 1), grouped, nulls);
         Check(Values(bits, bits * 31 + 2, true), grouped, nulls);
       }
@@ -128,7 +130,8 @@ TEST(SimpleAggregateFunctionTest, SumsOfKernelResultsUseTheirBound) {
   // A column made with its bound (a kernel's result) is summed by that bound, not a scan.
   auto column = NewBoundedColumn(MakeDecimal(18, 2), 6);
   for (size_t i = 0; i < 100; ++i) column->Append<int64_t>(static_cast<int64_t>(i) - 50);
-  auto aggregator = *Aggregator::Create({}, {{"sum", {MakeDecimal(18, 2)}}, {"avg", {MakeDecimal(18, 2)}}});
+  const TypeId type = MakeDecimal(18, 2);
+  auto aggregator = *Aggregator::Create({}, {{"sum", {type}}, {"avg", {type}}});
   ASSERT_TRUE(aggregator->Add({}, {{column}, {column}}, 100).ok());
   absl::StatusOr<Block> result = aggregator->Finalize();
   ASSERT_TRUE(result.ok());
