@@ -16,6 +16,7 @@
 #include "core/hash.h"
 #include "core/mask_count.h"
 #include "core/plan/plan_text.h"
+#include "core/shared_arguments.h"
 #include "core/status_macros.h"
 
 namespace granite::core {
@@ -115,7 +116,17 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
       p->grouped_key_types_.push_back(expr->type());
       p->keys_.push_back(std::move(expr));
     }
-    for (const plan::AggregateCall& call : aggregate.calls) {
+    // Arithmetic repeated across arguments runs once a batch (shared_arguments.h).
+    std::vector<std::vector<plan::Expr>> arg_exprs;
+    for (const plan::AggregateCall& call : aggregate.calls) arg_exprs.push_back(call.args);
+    SharedArguments shared = ShareArithmetic(&arg_exprs);
+    p->shared_base_ = shared.base;
+    for (const plan::Expr& call : shared.calls) {
+      ASSIGN_OR_RETURN(auto expr, Expression::Compile(call));
+      p->shared_args_.push_back(std::move(expr));
+    }
+    for (size_t c = 0; c < aggregate.calls.size(); ++c) {
+      const plan::AggregateCall& call = aggregate.calls[c];
       AggregateSpec spec;
       spec.name = call.name;
       spec.bitmap_base = call.bitmap_base;
@@ -123,7 +134,7 @@ absl::StatusOr<std::unique_ptr<FragmentPipeline>> FragmentPipeline::Compile(
       spec.disjoint = call.disjoint_across_workers;
       p->any_disjoint_ = p->any_disjoint_ || spec.disjoint;
       std::vector<std::unique_ptr<Expression>> args;
-      for (const plan::Expr& arg : call.args) {
+      for (const plan::Expr& arg : arg_exprs[c]) {
         ASSIGN_OR_RETURN(auto expr, Expression::Compile(arg));
         spec.arg_types.push_back(expr->type());
         args.push_back(std::move(expr));

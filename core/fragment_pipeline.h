@@ -246,6 +246,10 @@ class FragmentPipeline {
   std::vector<TypeId> key_types_;          // the keys' types as emitted
   std::vector<TypeId> grouped_key_types_;  // as grouped: narrower for `0 + e` (IdentityOperand)
   std::vector<std::vector<std::unique_ptr<Expression>>> aggregate_args_;
+  // Calls several arguments repeat, evaluated first and read by aggregate_args_ as input
+  // columns shared_base_, shared_base_ + 1, ... (core/shared_arguments.h).
+  std::vector<std::unique_ptr<Expression>> shared_args_;
+  uint32_t shared_base_ = 0;
   std::vector<AggregateSpec> specs_;
   AggregatorOptions aggregator_options_;
   size_t max_joined_rows_ = 65409;  // max_joined_block_size_rows (0 = unbounded)

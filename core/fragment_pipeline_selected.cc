@@ -72,10 +72,22 @@ absl::StatusOr<std::vector<ColumnPtr>> FragmentPipeline::EvaluateKeys(const Bloc
 
 absl::StatusOr<std::vector<std::vector<ColumnPtr>>> FragmentPipeline::EvaluateArgs(
     const Block& block) const {
+  // The shared calls become columns of a copy of the block's column list (its columns past the
+  // arguments' own are never read by them, so they may be overwritten in the copy).
+  const Block* input = &block;
+  Block extended;
+  if (!shared_args_.empty()) {
+    extended = block;
+    extended.columns.resize(std::max(extended.columns.size(), shared_base_ + shared_args_.size()));
+    for (size_t k = 0; k < shared_args_.size(); ++k) {
+      ASSIGN_OR_RETURN(extended.columns[shared_base_ + k], shared_args_[k]->Evaluate(block));
+    }
+    input = &extended;
+  }
   std::vector<std::vector<ColumnPtr>> args(aggregate_args_.size());
   for (size_t a = 0; a < aggregate_args_.size(); ++a) {
     for (const auto& arg : aggregate_args_[a]) {
-      ASSIGN_OR_RETURN(ColumnPtr column, arg->Evaluate(block));
+      ASSIGN_OR_RETURN(ColumnPtr column, arg->Evaluate(*input));
       args[a].push_back(std::move(column));
     }
   }

@@ -7,11 +7,13 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/error.h"
 #include "core/dictionary_codes.h"
+#include "core/magnitude_bits.h"
 #include "core/memory/memory_tracker.h"
 #include "core/status_macros.h"
 #include "storage/dictionary_serialization.h"
@@ -21,6 +23,43 @@ namespace {
 
 using core::Error;
 using core::ErrorCode;
+
+// The magnitude bound (core/magnitude_bits.h) of granules [begin, end) of a column of integers or
+// decimals of at most 64 bits (not UInt64), from the granules' min / max; -1 when one of them has
+// none or the type takes no bound. A column read with it needs no scan to prove that decimal
+// arithmetic or a sum over it cannot overflow int64.
+int MagnitudeBitsOfGranules(core::TypeId type, const std::vector<GranuleBounds>& bounds,
+                            size_t begin, size_t end) {
+  const core::TypeId base = core::BaseOf(type);
+  const bool decimal = core::IsDecimal(type) && core::ValueSize(type) <= 8;
+  const bool integer = core::IsInteger(type) && base != core::TypeId::kUInt64 &&
+                       base != core::TypeId::kDateTime64;
+  if ((!decimal && !integer) || begin >= end) return -1;
+  int bits = 0;
+  for (size_t g = begin; g < end; ++g) {
+    if (!bounds[g].present) return -1;
+    int64_t extremes[2];
+    for (int i = 0; i < 2; ++i) {
+      const core::Value& v = i == 0 ? bounds[g].min : bounds[g].max;
+      if (const int64_t* s = std::get_if<int64_t>(&v)) {
+        extremes[i] = *s;
+      } else if (const uint64_t* u = std::get_if<uint64_t>(&v); u != nullptr && *u < (1ull << 32)) {
+        extremes[i] = static_cast<int64_t>(*u);
+      } else {
+        return -1;
+      }
+    }
+    bits = std::max(bits, core::MagnitudeBitsOf(extremes, 2));
+  }
+  return bits;
+}
+
+// Returns a block holding a decoded granule, carrying `bits` (>= 0) as the bound of its values.
+UncompressedBlockPtr DecodedBlock(core::Column column, int bits) {
+  if (bits < 0) return std::make_shared<const UncompressedBlock>(std::move(column));
+  return std::shared_ptr<const UncompressedBlock>(new UncompressedBlock(std::move(column)),
+                                                  core::MagnitudeBoundDeleter{bits});
+}
 
 absl::Status Corrupt(std::string_view what, std::string_view detail) {
   return Error(ErrorCode::kCorruptedData,
@@ -382,7 +421,10 @@ absl::StatusOr<UncompressedBlockPtr> Part::DecodedGranule(size_t column_index, s
   core::MemoryTrackerScope server(nullptr);
   ASSIGN_OR_RETURN(std::shared_ptr<core::Column> column,
                    ReadGranules(column_index, granule, granule + 1, file, nullptr));
-  return std::make_shared<const UncompressedBlock>(std::move(*column));
+  const core::TypeId type = schema_->columns[column_index].type;
+  return DecodedBlock(std::move(*column),
+                      MagnitudeBitsOfGranules(type, columns_[column_index].bounds, granule,
+                                              granule + 1));
 }
 
 absl::StatusOr<UncompressedBlockPtr> Part::DecodedFromRaw(size_t column_index, size_t granule,
@@ -412,7 +454,9 @@ absl::StatusOr<UncompressedBlockPtr> Part::DecodedFromRaw(size_t column_index, s
   }
   if (!ok) return BlockError(column_index, granule, /*checksum=*/false);
   if (nulls != nullptr) std::memcpy(column.MutableNullMap(), nulls, rows);
-  return std::make_shared<const UncompressedBlock>(std::move(column));
+  return DecodedBlock(std::move(column),
+                      MagnitudeBitsOfGranules(type, columns_[column_index].bounds, granule,
+                                              granule + 1));
 }
 
 absl::StatusOr<std::shared_ptr<core::Column>> Part::ReadGranules(size_t column_index,
@@ -422,7 +466,11 @@ absl::StatusOr<std::shared_ptr<core::Column>> Part::ReadGranules(size_t column_i
                                                                  UncompressedCache* cache,
                                                                  bool insert) const {
   core::TypeId type = schema_->columns[column_index].type;
-  auto column = std::make_shared<core::Column>(type);
+  // Integers and decimals carry their granules' bound (MagnitudeBitsOfGranules).
+  const int bits =
+      MagnitudeBitsOfGranules(type, columns_[column_index].bounds, granule_begin, granule_end);
+  std::shared_ptr<core::Column> column = bits >= 0 ? core::NewBoundedColumn(type, bits)
+                                                   : std::make_shared<core::Column>(type);
   if (granule_begin == granule_end) return column;
 
   const std::vector<GranuleMark>& marks = columns_[column_index].marks;

@@ -295,6 +295,7 @@ class Aggregator {
   std::vector<uint32_t> short_ids_;     // AssignShortKeys: the batch's groups
   std::vector<uint32_t> short_misses_;  // AssignShortKeys: batch rows the cache missed
   std::vector<uint32_t> short_rows_;    // AssignShortKeys: their key rows
+  std::vector<uint16_t> short_codes_;   // AssignShortKeys: codes of one-byte keys
   std::string serialized_;
   std::vector<size_t> serialized_offsets_;
 };

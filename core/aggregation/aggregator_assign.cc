@@ -169,13 +169,19 @@ void Aggregator::AssignViews(const std::vector<ColumnPtr>& keys, size_t rows,
 }
 
 bool Aggregator::AssignShortKeys(const std::vector<ColumnPtr>& keys, size_t rows) {
-  keys128_.resize(rows);
-  if (!short_packer_->Pack(keys, selection_, rows, keys128_.data())) return false;
+  // One-byte keys index the map's direct table by their bytes; others pack into 128 bits.
+  short_codes_.resize(rows);
+  const bool one_byte = short_packer_->PackOneByteKeys(keys, selection_, rows, short_codes_.data());
+  if (!one_byte) {
+    keys128_.resize(rows);
+    if (!short_packer_->Pack(keys, selection_, rows, keys128_.data())) return false;
+  }
   if (short_map_ == nullptr) short_map_ = std::make_unique<ShortKeyMap>();
   short_ids_.resize(rows);
   short_misses_.clear();
   for (size_t i = 0; i < rows; ++i) {
-    const uint32_t group = short_map_->Find(keys128_[i]);
+    const uint32_t group = one_byte ? short_map_->FindOneByte(short_codes_[i])
+                                    : short_map_->Find(keys128_[i]);
     short_ids_[i] = group;
     if (group == ShortKeyMap::kAbsent) short_misses_.push_back(static_cast<uint32_t>(i));
   }
@@ -195,8 +201,12 @@ bool Aggregator::AssignShortKeys(const std::vector<ColumnPtr>& keys, size_t rows
     for (size_t j = 0; j < misses; ++j) {
       const uint32_t group = group_ids_[j];
       short_ids_[short_misses_[j]] = group;
-      // A full map means many distinct keys: the cache would mostly miss, so it stops here.
-      if (!short_map_->Insert(keys128_[short_misses_[j]], group)) short_keys_off_ = true;
+      if (one_byte) {
+        short_map_->InsertOneByte(short_codes_[short_misses_[j]], group);
+      } else if (!short_map_->Insert(keys128_[short_misses_[j]], group)) {
+        // A full map means many distinct keys: the cache would mostly miss, so it stops here.
+        short_keys_off_ = true;
+      }
     }
   }
   group_ids_.swap(short_ids_);

@@ -29,11 +29,17 @@ struct IntAvgOp {
   using State = IntAvgState;
   using Result = double;
   static constexpr bool kReorderable = true;
+  static constexpr bool kNarrowSums = sizeof(InT) <= 8 && !std::is_same_v<InT, uint64_t>;
+  static constexpr bool kCountsRows = true;
 
   static State Init() { return State{0, 0}; }
   static void Add(State& s, In value) {
     s.sum += static_cast<Int128>(value);
     ++s.count;
+  }
+  static void AddNarrow(State& s, int64_t sum, uint64_t rows) {
+    s.sum += sum;
+    s.count += rows;
   }
   static void Merge(State& s, const State& other) {
     s.sum += other.sum;

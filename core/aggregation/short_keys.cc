@@ -1,5 +1,6 @@
 #include "core/aggregation/short_keys.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/aggregation/key_hash.h"
@@ -46,6 +47,49 @@ bool PackString(const Column& key, size_t offset, size_t capacity, size_t rows, 
   return true;
 }
 
+// Returns true when every row of `key` has `length` bytes: its values lie back to back at
+// multiples of `length`. One pass over the ends that ORs their differences from those multiples
+// (xor, or and add vectorize on baseline x86-64, a 64-bit compare does not).
+bool UniformLength(const Column& key, uint64_t length) {
+  const uint64_t* ends = key.Offsets().data();
+  const size_t n = key.size();
+  uint64_t differences = 0;
+  uint64_t end = 0;
+  for (size_t i = 0; i < n; ++i) {
+    end += length;
+    differences |= ends[i] ^ end;
+  }
+  return differences == 0;
+}
+
+// PackString for a key whose rows all have `length` <= capacity bytes (a one-letter flag or
+// status, the common low-cardinality String key): row r's bytes are at r * length, so no row
+// reads its offsets. Writes the same packed values as PackString.
+// REQUIRES: UniformLength(key, length); length <= 7; offset + 8 <= 16.
+template <typename RowOf>
+void PackUniformString(const Column& key, size_t offset, uint64_t length, size_t rows,
+                       RowOf row_of, UInt128* out) {
+  const char* chars = key.Chars().data();
+  const size_t chars_size = key.Chars().size();
+  const uint64_t mask = length == 0 ? 0 : (~uint64_t{0} >> (64 - 8 * length));
+  char* base = reinterpret_cast<char*>(out) + offset;
+  // Rows whose 8-byte load stays inside the buffer; the last few copy their bytes.
+  const uint64_t safe_rows =
+      chars_size >= 8 ? (chars_size - 8) / std::max<uint64_t>(length, 1) + 1 : 0;
+  for (size_t i = 0; i < rows; ++i) {
+    const size_t row = row_of(i);
+    uint64_t bytes = 0;
+    if (row < safe_rows) {
+      std::memcpy(&bytes, chars + row * length, 8);
+      bytes &= mask;
+    } else if (length > 0) {
+      std::memcpy(&bytes, chars + row * length, length);
+    }
+    const uint64_t word = length | (bytes << 8);
+    std::memcpy(base + i * sizeof(UInt128), &word, 8);
+  }
+}
+
 // Returns true if no String key of the rows is longer than `capacity`; stops at the first that is
 // (a batch of long values costs a scan of lengths up to there, nothing more).
 template <typename RowOf>
@@ -76,6 +120,15 @@ bool PackRows(const std::vector<ColumnPtr>& keys, size_t rows, RowOf row_of, siz
   // fixed-width keys last.
   for (size_t k = 0; k < keys.size(); ++k) {
     if (!is_string[k]) continue;
+    const bool word_store = capacity <= 7 && offsets[k] + 8 <= kPackedBytes;
+    const Column& key = *keys[k];
+    if (word_store && key.size() > 0) {
+      const uint64_t length = key.Offsets()[0];
+      if (length <= capacity && UniformLength(key, length)) {
+        PackUniformString(key, offsets[k], length, rows, row_of, out);
+        continue;
+      }
+    }
     const bool ok = capacity <= 7 && offsets[k] + 8 <= kPackedBytes
                         ? PackString<true>(*keys[k], offsets[k], capacity, rows, row_of, out)
                         : PackString<false>(*keys[k], offsets[k], capacity, rows, row_of, out);
@@ -140,7 +193,40 @@ bool ShortKeyPacker::Pack(const std::vector<ColumnPtr>& keys, const uint32_t* se
                   full_cover_, out);
 }
 
+bool ShortKeyPacker::PackOneByteKeys(const std::vector<ColumnPtr>& keys,
+                                     const uint32_t* selection, size_t rows,
+                                     uint16_t* out) const {
+  if (keys.empty() || keys.size() > 2) return false;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (!is_string_[k] || !UniformLength(*keys[k], 1)) return false;
+  }
+  const uint8_t* first = reinterpret_cast<const uint8_t*>(keys[0]->Chars().data());
+  const uint8_t* second =
+      keys.size() == 2 ? reinterpret_cast<const uint8_t*>(keys[1]->Chars().data()) : nullptr;
+  auto pack = [&](auto row_of) {
+    if (second == nullptr) {
+      for (size_t i = 0; i < rows; ++i) out[i] = first[row_of(i)];
+    } else {
+      for (size_t i = 0; i < rows; ++i) {
+        const size_t row = row_of(i);
+        out[i] = static_cast<uint16_t>(first[row] | (second[row] << 8));
+      }
+    }
+  };
+  if (selection != nullptr) {
+    pack([selection](size_t i) -> size_t { return selection[i]; });
+  } else {
+    pack([](size_t i) { return i; });
+  }
+  return true;
+}
+
 ShortKeyMap::ShortKeyMap() { Clear(); }
+
+void ShortKeyMap::InsertOneByte(uint16_t code, uint32_t group) {
+  if (one_byte_.empty()) one_byte_.assign(size_t{1} << 16, kAbsent);
+  if (one_byte_[code] == kAbsent) one_byte_[code] = group;
+}
 
 bool ShortKeyMap::Insert(UInt128 key, uint32_t group) {
   size_t pos = HashUInt128(key) & (kCapacity - 1);
@@ -159,6 +245,7 @@ bool ShortKeyMap::Insert(UInt128 key, uint32_t group) {
 void ShortKeyMap::Clear() {
   slots_.assign(kCapacity, Slot{UInt128{0, 0}, kAbsent});
   size_ = 0;
+  one_byte_.clear();
 }
 
 }  // namespace granite::core

@@ -7,6 +7,8 @@
 // packed value to the group the serialized layout gave it. The packing is injective (lengths are
 // stored, so "a" and "a\0" differ), and groups, their keys and key hashes are still made by the
 // serialized path, so results and buckets do not change: this table is only a cache in front.
+// One or two String keys whose values all have one byte skip the packing and the hash: their
+// bytes index a direct table (PackOneByteKeys, FindOneByte).
 #pragma once
 
 #include <cstddef>
@@ -35,6 +37,15 @@ class ShortKeyPacker {
   // REQUIRES: keys match the types of Create; every read row lies in every column.
   bool Pack(const std::vector<ColumnPtr>& keys, const uint32_t* selection, size_t rows,
             UInt128* out) const;
+
+  // One or two String keys whose values in `keys` all have exactly one byte (one-letter flags
+  // and statuses): writes code(row(i)) = first key's byte | second key's byte << 8 to
+  // out[0 .. rows) and returns true; returns false (out unspecified) for other keys or values.
+  // One scan of each key's ends decides (UniformLength); the codes are injective for one set of
+  // key types, and ShortKeyMap::FindOneByte maps them without hashing.
+  // REQUIRES: as Pack.
+  bool PackOneByteKeys(const std::vector<ColumnPtr>& keys, const uint32_t* selection, size_t rows,
+                       uint16_t* out) const;
 
   // The most bytes a String key may have (the same for every String key).
   size_t string_capacity() const { return string_capacity_; }
@@ -66,6 +77,12 @@ class ShortKeyMap {
   // Maps `key` to `group` unless it is mapped already. Returns false when the map is full (the
   // key is then not added).
   bool Insert(UInt128 key, uint32_t group);
+  // The same for the codes of PackOneByteKeys, in a direct table of 2^16 groups made on first
+  // use (256 KiB, of which a few lines are touched).
+  uint32_t FindOneByte(uint16_t code) const {
+    return one_byte_.empty() ? kAbsent : one_byte_[code];
+  }
+  void InsertOneByte(uint16_t code, uint32_t group);
   size_t size() const { return size_; }
   // Drops every key.
   void Clear();
@@ -77,6 +94,7 @@ class ShortKeyMap {
   };
   std::vector<Slot> slots_;
   size_t size_ = 0;
+  std::vector<uint32_t> one_byte_;  // by code: the group, or kAbsent; empty until first used
 };
 
 }  // namespace granite::core

@@ -83,6 +83,46 @@ TEST(ShortKeysTest, PackingIsInjectiveOverEdgeValues) {
   }
 }
 
+// A key whose values all have one length packs without reading offsets (short_keys.cc); the
+// packed values must be those of the general path: compared with the same values in a column
+// that also holds one value of another length, past the compared rows.
+TEST(ShortKeysTest, UniformLengthKeysPackAsTheGeneralPath) {
+  auto packer = ShortKeyPacker::Create({T::kString, T::kString});
+  ASSERT_NE(packer, nullptr);
+  for (size_t length : {0, 1, 3, 7}) {
+    std::vector<std::string> flags, statuses;
+    for (size_t i = 0; i < 40; ++i) {
+      std::string flag(length, 'A'), status(length, '\0');
+      for (size_t j = 0; j < length; ++j) {
+        flag[j] = static_cast<char>('A' + (i * 7 + j) % 26);
+        status[j] = static_cast<char>((i + j) % 3);  // zero bytes too
+      }
+      flags.push_back(flag);
+      statuses.push_back(status);
+    }
+    const size_t rows = flags.size();
+    std::vector<ColumnPtr> uniform = {Strings(flags), Strings(statuses)};
+    flags.push_back(std::string(length == 0 ? 1 : length - 1, 'z'));
+    statuses.push_back("q");
+    std::vector<ColumnPtr> mixed = {Strings(flags), Strings(statuses)};
+    std::vector<UInt128> expected(rows), packed(rows);
+    ASSERT_TRUE(packer->Pack(mixed, nullptr, rows, expected.data()));
+    ASSERT_TRUE(packer->Pack(uniform, nullptr, rows, packed.data()));
+    for (size_t i = 0; i < rows; ++i) EXPECT_EQ(Pair(packed[i]), Pair(expected[i])) << length;
+    // Through a selection that ends at the last rows (whose 8-byte load would leave the buffer).
+    std::vector<uint32_t> selection = {0, 5, 38, 39};
+    std::vector<UInt128> selected(selection.size());
+    ASSERT_TRUE(packer->Pack(uniform, selection.data(), selection.size(), selected.data()));
+    for (size_t i = 0; i < selection.size(); ++i) {
+      EXPECT_EQ(Pair(selected[i]), Pair(expected[selection[i]])) << length;
+    }
+  }
+  // Uniform values longer than the capacity are refused, as by the general path.
+  std::vector<ColumnPtr> long_values = {Strings({"abcdefgh", "bcdefghi"}), Strings({"a", "b"})};
+  std::vector<UInt128> packed(2);
+  EXPECT_FALSE(packer->Pack(long_values, nullptr, 2, packed.data()));
+}
+
 TEST(ShortKeysTest, RefusesValuesOverCapacity) {
   auto packer = ShortKeyPacker::Create({T::kString, T::kString});
   ASSERT_NE(packer, nullptr);
@@ -201,6 +241,65 @@ TEST(ShortKeysTest, AggregatorPastTheCacheSize) {
       batches[b].emplace_back(std::to_string(k % 97), std::to_string(k), i);
     }
   }
+  CheckAggregation(batches);
+}
+
+}  // namespace
+}  // namespace granite::core
+
+namespace granite::core {
+namespace {
+
+TEST(ShortKeysTest, OneByteKeysPackIntoTheirBytes) {
+  auto packer = ShortKeyPacker::Create({T::kString, T::kString});
+  ASSERT_NE(packer, nullptr);
+  std::vector<ColumnPtr> keys = {Strings({"A", "N", std::string("\0", 1), "\xff"}),
+                                 Strings({"F", "O", "O", std::string("\0", 1)})};
+  std::vector<uint16_t> codes(4);
+  ASSERT_TRUE(packer->PackOneByteKeys(keys, nullptr, 4, codes.data()));
+  EXPECT_EQ(codes, (std::vector<uint16_t>{'A' | 'F' << 8, 'N' | 'O' << 8, 'O' << 8, 0xff}));
+  const uint32_t selection[] = {1, 3};
+  ASSERT_TRUE(packer->PackOneByteKeys(keys, selection, 2, codes.data()));
+  EXPECT_EQ(codes[0], 'N' | 'O' << 8);
+  EXPECT_EQ(codes[1], 0xff);
+  // Any value of another length in the column, selected or not, refuses.
+  std::vector<ColumnPtr> longer = {Strings({"A", "NN"}), Strings({"F", "O"})};
+  EXPECT_FALSE(packer->PackOneByteKeys(longer, selection, 1, codes.data()));
+  std::vector<ColumnPtr> empty = {Strings({"A", ""}), Strings({"F", "O"})};
+  EXPECT_FALSE(packer->PackOneByteKeys(empty, nullptr, 2, codes.data()));
+  // A fixed-width key beside the String keeps the packed path.
+  auto mixed = ShortKeyPacker::Create({T::kUInt32, T::kString});
+  ASSERT_NE(mixed, nullptr);
+  EXPECT_FALSE(mixed->PackOneByteKeys({UInt32s({1}), Strings({"A"})}, nullptr, 1, codes.data()));
+
+  ShortKeyMap map;
+  EXPECT_EQ(map.FindOneByte(7), ShortKeyMap::kAbsent);
+  map.InsertOneByte(7, 3);
+  map.InsertOneByte(7, 4);  // already there: keeps 3
+  EXPECT_EQ(map.FindOneByte(7), 3u);
+  EXPECT_EQ(map.FindOneByte(8), ShortKeyMap::kAbsent);
+  map.Clear();
+  EXPECT_EQ(map.FindOneByte(7), ShortKeyMap::kAbsent);
+}
+
+// Batches of one-letter keys (the direct table) between batches that are not (the packed
+// cache, the serialized path) give the serialized groups.
+TEST(ShortKeysTest, AggregatorOverOneByteKeysMatchesSerializedGroups) {
+  const std::vector<std::string> flags = {"A", "N", "R", std::string("\0", 1)};
+  const std::vector<std::string> statuses = {"F", "O"};
+  std::mt19937_64 rng(9);
+  std::vector<std::vector<std::tuple<std::string, std::string, uint64_t>>> batches(6);
+  for (size_t b = 0; b < batches.size(); ++b) {
+    for (size_t i = 0; i < 1000; ++i) {
+      const uint64_t r = rng();
+      batches[b].emplace_back(flags[r % flags.size()], statuses[(r >> 8) % statuses.size()],
+                              r % 1000);
+    }
+  }
+  batches[2].emplace_back("NN", "O", 1);  // packed 128-bit keys
+  batches[3].emplace_back("", "F", 2);
+  batches[4].emplace_back("N", "a status longer than the capacity", 3);  // serialized
+  batches[5].emplace_back("Z", "Z", 4);  // a new group in a one-byte batch
   CheckAggregation(batches);
 }
 

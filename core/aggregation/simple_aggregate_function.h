@@ -19,6 +19,13 @@
 // and optionally `static constexpr bool kReorderable = true;` when Adds in any order, merged,
 // give the same state (integer and decimal sums and averages, not float sums): a batch over a
 // handful of groups then adds into interleaved copies of each state (see AddLanes).
+// Exact sums of integers (decimal sums, averages) may also declare
+//   static constexpr bool kNarrowSums = true;   // In: an integer of <= 64 bits, not UInt64
+//   static constexpr bool kCountsRows;          // whether AddNarrow reads `rows`
+//   static void AddNarrow(State& s, int64_t sum, uint64_t rows);  // adds `rows` values summing
+//                                                                 // to `sum`
+// so that a batch whose values' magnitude bound (core/magnitude_bits.h) proves every partial sum
+// fits int64 adds into int64 accumulators instead of the 128-bit state (see AddNarrowLanes).
 #pragma once
 
 #include <cstring>
@@ -28,6 +35,7 @@
 #include "core/aggregation/aggregate_function.h"
 #include "core/aggregation/bucket_scatter.h"
 #include "core/gather.h"
+#include "core/magnitude_bits.h"
 
 namespace granite::core {
 
@@ -65,7 +73,11 @@ class SimpleAggregateFunction final : public AggregateFunction {
   void AddBatch(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
                 size_t rows) override {
     const In* values = args[0]->Data<In>();
-    if (UsesLanes(rows)) return AddLanes<false>(group_ids, values, nullptr, rows);
+    if (UsesLanes(rows)) {
+      const int shift = NarrowShift(args[0], rows);
+      if (shift >= 0) return AddNarrowLanes<false>(group_ids, values, nullptr, rows, shift);
+      return AddLanes<false>(group_ids, values, nullptr, rows);
+    }
     State* states = states_.data();
     for (size_t i = 0; i < rows; ++i) Op::Add(states[group_ids[i]], values[i]);
   }
@@ -73,13 +85,28 @@ class SimpleAggregateFunction final : public AggregateFunction {
   void AddBatchSelected(const uint32_t* group_ids, const std::vector<ColumnPtr>& args,
                         const uint32_t* selection, size_t count) override {
     const In* values = args[0]->Data<In>();
-    if (UsesLanes(count)) return AddLanes<true>(group_ids, values, selection, count);
+    if (UsesLanes(count)) {
+      const int shift = NarrowShift(args[0], count);
+      if (shift >= 0) return AddNarrowLanes<true>(group_ids, values, selection, count, shift);
+      return AddLanes<true>(group_ids, values, selection, count);
+    }
     State* states = states_.data();
     for (size_t i = 0; i < count; ++i) Op::Add(states[group_ids[i]], values[selection[i]]);
   }
 
   void AddBatchOneGroup(uint32_t group, const std::vector<ColumnPtr>& args, size_t rows) override {
     const In* values = args[0]->Data<In>();
+    if constexpr (kNarrow) {
+      if (NarrowSumFits(args[0], rows)) {
+        // Wrapping adds: the bound proves no partial sum leaves int64, and they vectorize.
+        uint64_t sum = 0;
+        for (size_t i = 0; i < rows; ++i) {
+          sum += static_cast<uint64_t>(static_cast<int64_t>(values[i]));
+        }
+        Op::AddNarrow(states_[group], static_cast<int64_t>(sum), rows);
+        return;
+      }
+    }
     State state = states_[group];
     for (size_t i = 0; i < rows; ++i) Op::Add(state, values[i]);
     states_[group] = state;
@@ -163,6 +190,67 @@ class SimpleAggregateFunction final : public AggregateFunction {
     return false;
   }
 
+  static constexpr bool NarrowSums() {
+    if constexpr (requires { Op::kNarrowSums; }) return Op::kNarrowSums;
+    return false;
+  }
+  static constexpr bool kNarrow = NarrowSums();
+
+  // True when any sum of at most `rows` values of `column` fits int64 (|v| < 2^bits, so a sum of
+  // n < 2^k values is below 2^(bits + k)). Reads the column's bound, scanning it if unknown.
+  static bool NarrowSumFits(const ColumnPtr& column, size_t rows) {
+    if constexpr (kNarrow) {
+      return MagnitudeBitsOf<In>(column) + BitsOfFactor(static_cast<int64_t>(rows)) <= 63;
+    }
+    return false;
+  }
+
+  // The shift of AddNarrowLanes for a batch of `rows` values of `column` (0 for an Op that does
+  // not count rows), or -1 when a lane's packed sum and count might not fit int64.
+  static int NarrowShift(const ColumnPtr& column, size_t rows) {
+    if constexpr (kNarrow) {
+      const int row_bits = BitsOfFactor(static_cast<int64_t>(rows));
+      const int shift = Op::kCountsRows ? row_bits : 0;
+      if (MagnitudeBitsOf<In>(column) + row_bits + shift <= 63) return shift;
+    }
+    return -1;
+  }
+
+  // AddLanes over int64 accumulators, for batches NarrowShift accepts: row i adds its value into
+  // lane i % kLanes of its group with one 8-byte add. An Op that counts rows (avg) keeps the
+  // lane's count in the low `shift` bits of the same accumulator (each row adds v * 2^shift + 1;
+  // a lane counts fewer than 2^shift rows), so it too costs one add a row.
+  template <bool kSelected>
+  void AddNarrowLanes(const uint32_t* group_ids, const In* values, const uint32_t* selection,
+                      size_t rows, int shift) {
+    if constexpr (kNarrow) {
+      uint64_t lanes[kLaneGroups][kLanes] = {};
+      auto term = [&](size_t i) {
+        const In value = values[kSelected ? selection[i] : i];
+        const auto v = static_cast<uint64_t>(static_cast<int64_t>(value));
+        if constexpr (Op::kCountsRows) return (v << shift) + 1;
+        return v;
+      };
+      size_t i = 0;
+      for (; i + kLanes <= rows; i += kLanes) {
+        // Unrolled (GCC's -O2 keeps a counted loop of 4 as a loop, a counter update a row).
+#pragma GCC unroll 4
+        for (size_t l = 0; l < kLanes; ++l) lanes[group_ids[i + l]][l] += term(i + l);
+      }
+      for (; i < rows; ++i) lanes[group_ids[i]][0] += term(i);
+      const uint64_t count_mask = (uint64_t{1} << shift) - 1;
+      for (size_t g = 0; g < states_.size(); ++g) {
+        for (size_t l = 0; l < kLanes; ++l) {
+          const uint64_t lane = lanes[g][l];
+          const uint64_t count = lane & count_mask;
+          // The exact packed value fits int64, so the arithmetic shift recovers the sum.
+          const int64_t sum = static_cast<int64_t>(lane - count) >> shift;
+          if (lane != 0) Op::AddNarrow(states_[g], sum, count);
+        }
+      }
+    }
+  }
+
   template <bool kSelected>
   void AddLanes(const uint32_t* group_ids, const In* values, const uint32_t* selection,
                 size_t rows) {
@@ -174,6 +262,7 @@ class SimpleAggregateFunction final : public AggregateFunction {
     auto value = [&](size_t i) { return values[kSelected ? selection[i] : i]; };
     size_t i = 0;
     for (; i + kLanes <= rows; i += kLanes) {
+#pragma GCC unroll 4
       for (size_t l = 0; l < kLanes; ++l) Op::Add(lanes[group_ids[i + l]][l], value(i + l));
     }
     for (; i < rows; ++i) Op::Add(lanes[group_ids[i]][0], value(i));

@@ -58,11 +58,17 @@ struct DecimalSumOp {
   using State = Int128;
   using Result = Int128;
   static constexpr bool kReorderable = true;
+  static constexpr bool kNarrowSums = sizeof(InT) <= 8;
+  static constexpr bool kCountsRows = false;
 
   static State Init() { return 0; }
   static void Add(State& s, In value) {
     s = static_cast<Int128>(static_cast<unsigned __int128>(s) +
                             static_cast<unsigned __int128>(static_cast<Int128>(value)));
+  }
+  static void AddNarrow(State& s, int64_t sum, uint64_t) {
+    s = static_cast<Int128>(static_cast<unsigned __int128>(s) +
+                            static_cast<unsigned __int128>(static_cast<Int128>(sum)));
   }
   static void Merge(State& s, const State& other) {
     s = static_cast<Int128>(static_cast<unsigned __int128>(s) + static_cast<unsigned __int128>(other));

@@ -3,11 +3,14 @@
 // and the result is narrowed to its width. Sums, differences and products whose result is at most
 // 64 bits wide (Decimal(P <= 18, S) columns with each other or with integers, the common shape of
 // money arithmetic in a filtered aggregate) run on int64 instead, straight from the operands;
-// a batch that overflows there is recomputed on Int128, which decides exactly. When the operands'
-// precisions, or the magnitudes of the batch's values, leave no room for overflow (a discount
-// subtracted from 1, a price times a small factor: one pass finds the batch's largest magnitudes),
-// the int64 loop checks nothing per row. Precisions do not bound the values (a Decimal(15, 2)
-// column holds any 18 digits, as ClickHouse's), so only the values decide.
+// a batch that overflows there is recomputed on Int128, which decides exactly. When the
+// magnitudes of the batch's values leave no room for overflow (a discount subtracted from 1, a
+// price times a small factor), the int64 loop checks nothing per row. Precisions do not bound the
+// values (a Decimal(15, 2) column holds any 18 digits, as ClickHouse's), so only the values
+// decide: each operand's bound (core/magnitude_bits.h) comes with a column read from a part (its
+// granules' min / max), and an unchecked result carries the bound its operands' bounds imply, so
+// a chain like price * (1 - discount) * (1 + tax) runs unchecked without a pass over any column.
+// An operand of unknown bound runs the checked loop: scanning it first would cost as much.
 #include "core/functions/decimal_arithmetic.h"
 
 #include <algorithm>
@@ -22,6 +25,7 @@
 #include "core/functions/function_errors.h"
 #include "core/functions/operand_caster.h"
 #include "core/functions/vector_loops.h"
+#include "core/magnitude_bits.h"
 #include "core/status_macros.h"
 
 namespace granite::core {
@@ -168,20 +172,22 @@ struct UncheckedInt64Op {
   }
 };
 
-// The number of bits of the largest magnitude among the operand's values (its one value when
-// constant): every |value| < 2^bits. 64 for INT64_MIN.
-int MagnitudeBits(const int64_t* values, bool constant, size_t rows) {
-  uint64_t any = 0;
-  const size_t n = constant ? std::min<size_t>(rows, 1) : rows;
-  for (size_t i = 0; i < n; ++i) {
-    const uint64_t x = static_cast<uint64_t>(values[i]);
-    const uint64_t sign = x >> 63;
-    any |= (x ^ (0 - sign)) + sign;
-  }
-  return any == 0 ? 0 : 64 - __builtin_clzll(any);
+// The bound of an operand's values (core/magnitude_bits.h): its one value when constant, else the
+// bound its column was made with (read from a part, or made by a kernel), else -1. Unknown bounds
+// are not found by a pass: the pass over one operand costs about what the checked loop costs.
+// REQUIRES: FitsInt64(operand.type()).
+int OperandBits(const Operand& operand, size_t rows) {
+  if (!operand.is_constant) return KnownMagnitudeBits(operand.column);
+  const Column& column = *operand.column;
+  int bits = 0;
+  DispatchFixed(column.type(), [&](auto tag) {
+    using T = typename decltype(tag)::Type;
+    if constexpr (std::is_integral_v<T> && sizeof(T) <= 8) {
+      bits = MagnitudeBitsOf(column.Data<T>(), std::min<size_t>(rows, 1));
+    }
+  });
+  return bits;
 }
-
-int BitsOf(int64_t factor) { return 64 - __builtin_clzll(static_cast<uint64_t>(factor)); }
 
 // True when a value of type `t` is an int64 without loss: decimals up to 64 bits and integers
 // other than UInt64.
@@ -267,7 +273,10 @@ class DecimalArithmeticKernel : public ScalarKernel {
     std::vector<int64_t> copy_a, copy_b, wide;
     const int64_t* a = Int64Values(args[0], &copy_a);
     const int64_t* b = Int64Values(args[1], &copy_b);
-    auto out = std::make_shared<Column>(plan_.result);
+    const int result_bits = ResultBits(OperandBits(args[0], rows), OperandBits(args[1], rows));
+    // An unchecked result carries its bound, so the next kernel or sum reading it scans nothing.
+    auto out = result_bits <= 63 ? NewBoundedColumn(plan_.result, result_bits)
+                                 : std::make_shared<Column>(plan_.result);
     out->ResizeUninitialized(rows);
     const bool decimal64 = BaseOf(plan_.result) == TypeId::kDecimal64;
     if (!decimal64) wide.resize(rows);
@@ -276,7 +285,7 @@ class DecimalArithmeticKernel : public ScalarKernel {
     auto loop = [&](auto op) {
       BinaryLoop(a, args[0].is_constant, b, args[1].is_constant, dst, rows, op);
     };
-    if (NoOverflow(a, args[0].is_constant, b, args[1].is_constant, rows)) {
+    if (result_bits <= 63) {
       switch (op_) {
         case DecimalOp::kPlus: loop(UncheckedInt64Op<DecimalOp::kPlus>{ma_, mb_}); break;
         case DecimalOp::kMinus: loop(UncheckedInt64Op<DecimalOp::kMinus>{ma_, mb_}); break;
@@ -301,14 +310,14 @@ class DecimalArithmeticKernel : public ScalarKernel {
     return out;
   }
 
-  // True when no row of the batch can overflow int64, by the bits of the batch's largest
-  // magnitudes (one pass over each operand, cheaper than a checked loop).
-  bool NoOverflow(const int64_t* a, bool a_const, const int64_t* b, bool b_const,
-                  size_t rows) const {
-    const int ba = MagnitudeBits(a, a_const, rows);
-    const int bb = MagnitudeBits(b, b_const, rows);
-    if (op_ == DecimalOp::kMultiply) return ba + bb <= 63;
-    return std::max(ba + BitsOf(ma_), bb + BitsOf(mb_)) <= 62;
+  // Returns a bound (bits) of every result of operands bounded by `ba` and `bb` bits, computed in
+  // unbounded integers: over 63 when the int64 loop might overflow, or when an operand's bound
+  // is unknown (-1). The product of |a| < 2^ba and |b| < 2^bb is below 2^(ba + bb); a sum or
+  // difference of two values below 2^m is below 2^(m+1).
+  int ResultBits(int ba, int bb) const {
+    if (ba < 0 || bb < 0) return 64;
+    if (op_ == DecimalOp::kMultiply) return ba + bb;
+    return std::max(ba + BitsOfFactor(ma_), bb + BitsOfFactor(mb_)) + 1;
   }
 
   template <typename T>

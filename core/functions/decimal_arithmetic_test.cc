@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "core/decimal.h"
 #include "core/error.h"
 #include "core/functions/test_columns.h"
+#include "core/magnitude_bits.h"
 
 namespace granite::core {
 namespace {
@@ -92,6 +95,99 @@ TEST(DecimalArithmeticTest, Int64LoopFallsBackWhereAStepOverflows) {
             ErrorCode::kDecimalOverflow);
   EXPECT_EQ(CodeOf(EvalStatus(Fn("multiply", {Col(0, d18_0), Col(0, d18_0)}), b)),
             ErrorCode::kDecimalOverflow);
+}
+
+// Evaluates `expr` on `block` and returns the result column (null on error).
+ColumnPtr EvalColumn(const plan::Expr& expr, const Block& block) {
+  auto compiled = Expression::Compile(expr);
+  EXPECT_TRUE(compiled.ok()) << compiled.status();
+  if (!compiled.ok()) return nullptr;
+  auto column = (*compiled)->Evaluate(block);
+  EXPECT_TRUE(column.ok()) << column.status();
+  return column.ok() ? *column : nullptr;
+}
+
+// Returns a copy of `plain` that carries its exact bound, as a column read from a part does.
+ColumnPtr Bounded(const ColumnPtr& plain) {
+  auto column = NewBoundedColumn(plain->type(), MagnitudeBitsOf<int64_t>(plain));
+  *column = *plain;
+  return column;
+}
+
+// Over operands of known bounds (columns read from parts), a result of the unchecked int64 loop
+// carries the bound of its operands' bounds (core/magnitude_bits.h), which the next kernel of a
+// chain reads; over operands of unknown bounds every step is checked. Both stay exact, and a
+// chain whose bounds leave no room is checked row by row.
+TEST(DecimalArithmeticTest, ChainsCarryBoundsAndStayExact) {
+  const TypeId d18_0 = MakeDecimal(18, 0);
+  Block plain = BlockOf({MakeColumn<int64_t>(kD15_2, {10490000, -90000, 0, 1}),  // price
+                         MakeColumn<int64_t>(kD15_2, {10, 0, 5, -3}),            // discount
+                         MakeColumn<int64_t>(kD15_2, {8, 1, 0, 2}),              // tax
+                         MakeColumn<int64_t>(d18_0, {3037000499, -3037000499, 2, 1})});
+  Block b = plain;
+  for (ColumnPtr& column : b.columns) column = Bounded(column);
+  const plan::Expr one = Lit(uint64_t{1});
+  const plan::Expr charge = Fn("multiply", {Fn("multiply", {Col(0, kD15_2),
+                                                            Fn("minus", {one, Col(1, kD15_2)})}),
+                                            Fn("plus", {one, Col(2, kD15_2)})});
+  ColumnPtr out = EvalColumn(charge, b);
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(Texts(*out), (Rows{"101962.8", "-909", "0", "0.010506"}));
+  // |price| < 2^24, |1 - discount| < 2^9 (1 * 100 needs 1 + 7 bits, discount 4 + 1, plus one
+  // for the difference), |1 + tax| < 2^9 likewise,
+  // so the result's bound is at most 24 + 9 + 9 bits, and bounds its values.
+  ASSERT_GE(KnownMagnitudeBits(out), 0);
+  EXPECT_LE(KnownMagnitudeBits(out), 24 + 9 + 9);
+  EXPECT_LE(MagnitudeBitsOf(out->Data<int64_t>(), out->size()), KnownMagnitudeBits(out));
+  ColumnPtr checked = EvalColumn(charge, plain);
+  ASSERT_NE(checked, nullptr);
+  EXPECT_EQ(Texts(*checked), Texts(*out));
+  EXPECT_EQ(KnownMagnitudeBits(checked), -1);
+
+  // a * a needs 64 bits by the bounds, yet 3037000499^2 fits int64: checked, exact, no bound.
+  ColumnPtr square = EvalColumn(Fn("multiply", {Col(3, d18_0), Col(3, d18_0)}), b);
+  ASSERT_NE(square, nullptr);
+  EXPECT_EQ(Texts(*square), (Rows{"9223372030926249001", "9223372030926249001", "4", "1"}));
+  EXPECT_EQ(KnownMagnitudeBits(square), -1);
+  // The next step of that chain overflows for real.
+  EXPECT_EQ(CodeOf(EvalStatus(Fn("multiply", {Fn("multiply", {Col(3, d18_0), Col(3, d18_0)}),
+                                              Lit(uint64_t{2})}), b)),
+            ErrorCode::kDecimalOverflow);
+}
+
+TEST(DecimalArithmeticTest, Int64MinNegativesConstantsAndNulls) {
+  const TypeId d18_0 = MakeDecimal(18, 0);
+  const int64_t min = std::numeric_limits<int64_t>::min();
+  Block b = BlockOf({MakeColumn<int64_t>(d18_0, {min, -5, 7}),
+                     MakeColumn<int64_t>(d18_0, {1, -1, 0})});
+  // INT64_MIN has a 64-bit magnitude: the loop is checked, and the exact results stand.
+  EXPECT_EQ(Eval(Fn("multiply", {Col(0, d18_0), Lit(uint64_t{1})}), b),
+            (Rows{"-9223372036854775808", "-5", "7"}));
+  EXPECT_EQ(Eval(Fn("plus", {Col(0, d18_0), Col(1, d18_0)}), b),
+            (Rows{"-9223372036854775807", "-6", "7"}));
+  // -INT64_MIN does not fit Decimal64.
+  EXPECT_EQ(CodeOf(EvalStatus(Fn("multiply", {Col(0, d18_0), Lit(int64_t{-1})}), b)),
+            ErrorCode::kDecimalOverflow);
+  EXPECT_EQ(CodeOf(EvalStatus(Fn("minus", {Col(1, d18_0), Col(0, d18_0)}), b)),
+            ErrorCode::kDecimalOverflow);
+  // Negative values and a constant on either side.
+  EXPECT_EQ(Eval(Fn("minus", {Lit(int64_t{-3}), Col(1, d18_0)}), b), (Rows{"-4", "-2", "-3"}));
+  EXPECT_EQ(Eval(Fn("multiply", {Col(1, d18_0), Lit(int64_t{-4611686018427387904})}), b),
+            (Rows{"-4611686018427387904", "4611686018427387904", "0"}));
+
+  // Nullable(Decimal): NULL rows stay NULL, the others compute (and overflow) as without NULLs.
+  auto nullable = std::make_shared<Column>(WithNullable(kD15_2, true));
+  nullable->Append<int64_t>(250);
+  nullable->AppendNull();
+  nullable->Append<int64_t>(-100);
+  Block n = BlockOf({nullable});
+  const TypeId type = WithNullable(kD15_2, true);
+  ColumnPtr out =
+      EvalColumn(Fn("multiply", {Col(0, type), Fn("minus", {Lit(uint64_t{1}), Col(0, type)})}), n);
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(Texts(*out)[0], "-3.75");
+  EXPECT_TRUE(out->IsNullAt(1));
+  EXPECT_EQ(Texts(*out)[2], "-2");
 }
 
 TEST(DecimalArithmeticTest, ComparesExactlyWithIntegersAndDecimals) {
