@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "bench/xorshift.h"
 #include "core/aggregation/aggregator.h"
 #include "core/decimal.h"
 #include "core/magnitude_bits.h"
@@ -17,13 +18,6 @@ namespace {
 
 constexpr size_t kRows = 8192;
 constexpr size_t kBatches = 16;
-
-uint64_t Next(uint64_t& x) {
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  return x;
-}
 
 struct Batch {
   std::vector<ColumnPtr> keys;  // flag, status
@@ -51,7 +45,7 @@ std::vector<Batch> MakeInput(bool bounded) {
     auto price = make(MakeDecimal(15, 2), 24);
     auto charge = make(MakeDecimal(18, 6), 38);
     for (size_t i = 0; i < kRows; ++i) {
-      const uint64_t r = Next(x);
+      const uint64_t r = bench::Xorshift(&x);
       flag->AppendString(flags[r % 3]);
       status->AppendString(statuses[(r >> 8) % 2]);
       quantity->Append(static_cast<int64_t>(100 + (r >> 16) % 5000));

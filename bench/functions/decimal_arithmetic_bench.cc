@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "bench/xorshift.h"
 #include "core/block.h"
 #include "core/decimal.h"
 #include "core/expression.h"
@@ -19,13 +20,6 @@ namespace granite::core {
 namespace {
 
 constexpr size_t kRows = 8192;
-
-uint64_t Next(uint64_t& x) {
-  x ^= x << 13;
-  x ^= x >> 7;
-  x ^= x << 17;
-  return x;
-}
 
 // Columns: price, discount, tax (Decimal(15, 2)); big (Decimal(18, 0), magnitudes near 2^40).
 // With `bounded`, each carries its magnitude bound (core/magnitude_bits.h), as a column read
@@ -38,10 +32,10 @@ Block Input(bool bounded = false) {
   auto big = std::make_shared<Column>(MakeDecimal(18, 0));
   uint64_t x = 88172645463325252ull;
   for (size_t i = 0; i < kRows; ++i) {
-    price->Append(static_cast<int64_t>(90000 + Next(x) % 10400000));
-    discount->Append(static_cast<int64_t>(Next(x) % 11));
-    tax->Append(static_cast<int64_t>(Next(x) % 9));
-    big->Append(static_cast<int64_t>(Next(x) % (int64_t{1} << 40)) - (int64_t{1} << 39));
+    price->Append(static_cast<int64_t>(90000 + bench::Xorshift(&x) % 10400000));
+    discount->Append(static_cast<int64_t>(bench::Xorshift(&x) % 11));
+    tax->Append(static_cast<int64_t>(bench::Xorshift(&x) % 9));
+    big->Append(static_cast<int64_t>(bench::Xorshift(&x) % (int64_t{1} << 40)) - (int64_t{1} << 39));
   }
   Block block;
   block.columns = {price, discount, tax, big};

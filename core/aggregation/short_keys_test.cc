@@ -214,19 +214,27 @@ void CheckAggregation(const std::vector<std::vector<std::tuple<std::string, std:
   EXPECT_EQ(got, expected);
 }
 
+// Six batches of 1,000 rows (flag, status, value) drawn from `flags` and `statuses`.
+std::vector<std::vector<std::tuple<std::string, std::string, uint64_t>>> RandomBatches(
+    const std::vector<std::string>& flags, const std::vector<std::string>& statuses,
+    uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<std::tuple<std::string, std::string, uint64_t>>> batches(6);
+  for (auto& batch : batches) {
+    for (size_t i = 0; i < 1000; ++i) {
+      const uint64_t r = rng();
+      batch.emplace_back(flags[r % flags.size()], statuses[(r >> 8) % statuses.size()],
+                         r % 1000);
+    }
+  }
+  return batches;
+}
+
 TEST(ShortKeysTest, AggregatorMatchesSerializedGroups) {
   const std::vector<std::string> flags = {"A", "N", "R", "", std::string("\0", 1),
                                           std::string("A\0", 2)};
   const std::vector<std::string> statuses = {"F", "O", "", "abcdefg"};
-  std::mt19937_64 rng(5);
-  std::vector<std::vector<std::tuple<std::string, std::string, uint64_t>>> batches(6);
-  for (size_t b = 0; b < batches.size(); ++b) {
-    for (size_t i = 0; i < 1000; ++i) {
-      const uint64_t r = rng();
-      batches[b].emplace_back(flags[r % flags.size()], statuses[(r >> 8) % statuses.size()],
-                              r % 1000);
-    }
-  }
+  auto batches = RandomBatches(flags, statuses, 5);
   // A batch with one key too long to pack goes the serialized way; later batches pack again.
   batches[2].emplace_back("N", "a status longer than the capacity", 1);
   batches[3].emplace_back("toolongflag", "O", 2);
@@ -287,15 +295,7 @@ TEST(ShortKeysTest, OneByteKeysPackIntoTheirBytes) {
 TEST(ShortKeysTest, AggregatorOverOneByteKeysMatchesSerializedGroups) {
   const std::vector<std::string> flags = {"A", "N", "R", std::string("\0", 1)};
   const std::vector<std::string> statuses = {"F", "O"};
-  std::mt19937_64 rng(9);
-  std::vector<std::vector<std::tuple<std::string, std::string, uint64_t>>> batches(6);
-  for (size_t b = 0; b < batches.size(); ++b) {
-    for (size_t i = 0; i < 1000; ++i) {
-      const uint64_t r = rng();
-      batches[b].emplace_back(flags[r % flags.size()], statuses[(r >> 8) % statuses.size()],
-                              r % 1000);
-    }
-  }
+  auto batches = RandomBatches(flags, statuses, 9);
   batches[2].emplace_back("NN", "O", 1);  // packed 128-bit keys
   batches[3].emplace_back("", "F", 2);
   batches[4].emplace_back("N", "a status longer than the capacity", 3);  // serialized
