@@ -5,6 +5,8 @@
 #include <set>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+
 #include "core/column.h"
 #include "core/error.h"
 #include "core/function_error_codes.h"
@@ -243,6 +245,13 @@ std::optional<TupleSplit> SplitSelectTuples(const sql::SelectStatement& select) 
 
 absl::StatusOr<std::vector<core::TypeId>> TupleOutputTypes(const TupleSplit& split,
                                                           const std::vector<core::TypeId>& types) {
+  // A `*` of the split SELECT expands when it runs (to no column without FROM), so its columns
+  // need not be the items the shapes were numbered by.
+  if (types.size() != split.select.select.size()) {
+    return core::Error(core::ErrorCode::kNotImplemented,
+                       absl::StrCat("A tuple beside * in one SELECT list: ", types.size(),
+                                    " columns for ", split.select.select.size(), " items"));
+  }
   std::vector<core::TypeId> out;
   for (const TupleShape& shape : split.outputs) {
     ASSIGN_OR_RETURN(core::TypeId type, TypeOfShape(shape, types));

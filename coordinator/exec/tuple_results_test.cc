@@ -107,5 +107,16 @@ TEST(TupleResultsTest, AssemblesTupleColumnsFromTheElements) {
   EXPECT_EQ(out.columns[1], d);  // a plain column is passed on as it is
 }
 
+// fuzz/query_local: `SELECT (1, 2) AS t, *` without FROM numbered its shapes by the two items,
+// and the `*` ran as no column: the tuple's element 1 was read past the one column there was.
+TEST(TupleResultsTest, ColumnsOtherThanTheItemsAreAnError) {
+  const std::optional<TupleSplit> split = SplitSelectTuples(Parse("SELECT (1, 2) AS t, *"));
+  ASSERT_TRUE(split.has_value());
+  const std::vector<core::TypeId> flat = {core::TypeId::kUInt8, core::TypeId::kUInt8};
+  absl::StatusOr<std::vector<core::TypeId>> types = TupleOutputTypes(*split, flat);
+  EXPECT_FALSE(types.ok());
+  EXPECT_NE(types.status().message().find("beside *"), std::string_view::npos);
+}
+
 }  // namespace
 }  // namespace granite::coordinator

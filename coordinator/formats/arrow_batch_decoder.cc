@@ -40,6 +40,15 @@ absl::Status CopyValues(std::string_view values, size_t rows, core::Column* colu
   return absl::OkStatus();
 }
 
+// Returns a copy of a struct of a flatbuffers vector. The verifier checks a vector's 4-byte
+// alignment only, and FieldNode and Buffer need 8: a crafted message may misalign them.
+template <typename T>
+T CopyOf(const T* stored) {
+  T value;
+  std::memcpy(&value, stored, sizeof(T));
+  return value;
+}
+
 template <typename T>
 absl::Status CopySame(std::string_view values, size_t rows, core::Column* column) {
   return CopyValues<T, T>(values, rows, column, [](T v) { return v; });
@@ -54,8 +63,9 @@ ArrowBatchDecoder::ArrowBatchDecoder(const fb::RecordBatch& batch, std::string_v
   // later checks exactly). Every value of a non-null node takes at least one bit of them.
   uint64_t bytes = 0;
   if (batch.buffers() != nullptr) {
-    for (const fb::Buffer* buffer : *batch.buffers()) {
-      const int64_t offset = buffer->offset(), length = buffer->length();
+    for (const fb::Buffer* stored : *batch.buffers()) {
+      const fb::Buffer buffer = CopyOf(stored);
+      const int64_t offset = buffer.offset(), length = buffer.length();
       if (offset < 0 || length < 0 || static_cast<uint64_t>(offset) > body.size() ||
           static_cast<uint64_t>(length) > body.size() - offset) {
         continue;  // NextBuffer refuses it when it is reached
@@ -79,16 +89,34 @@ absl::Status ArrowBatchDecoder::CheckRows(int64_t rows) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<const fb::FieldNode*> ArrowBatchDecoder::NextNode() {
+absl::Status ArrowBatchDecoder::CheckDecodedRows(int64_t rows) const {
+  uint64_t bytes = decoded_bytes_;
+  for (size_t i = next_buffer_; batch_.buffers() != nullptr && i < batch_.buffers()->size(); ++i) {
+    const fb::Buffer buffer = CopyOf(batch_.buffers()->Get(i));
+    const int64_t offset = buffer.offset(), length = buffer.length();
+    if (offset >= 0 && length >= 0 && static_cast<uint64_t>(offset) <= body_.size() &&
+        static_cast<uint64_t>(length) <= body_.size() - offset) {
+      bytes += static_cast<uint64_t>(length);
+    }
+  }
+  const uint64_t max_rows = std::max<uint64_t>(kRowsWithoutBytes, bytes * 8);
+  if (rows < 0 || static_cast<uint64_t>(rows) > max_rows) {
+    return Bad(absl::StrCat("a record batch claims ", rows, " rows, more than its ", max_rows / 8,
+                            " bytes of buffers hold"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<fb::FieldNode> ArrowBatchDecoder::NextNode() {
   if (batch_.nodes() == nullptr || next_node_ >= batch_.nodes()->size()) {
     return Bad("the record batch has fewer field nodes than the schema needs");
   }
-  const fb::FieldNode* node = batch_.nodes()->Get(next_node_++);
-  if (node->length() < 0 || node->null_count() < 0 || node->null_count() > node->length() ||
-      node->length() > (int64_t{1} << 40)) {
+  const fb::FieldNode node = CopyOf(batch_.nodes()->Get(next_node_++));
+  if (node.length() < 0 || node.null_count() < 0 || node.null_count() > node.length() ||
+      node.length() > (int64_t{1} << 40)) {
     return Bad("a field node has a bad length or null count");
   }
-  RETURN_IF_ERROR(CheckRows(node->length()));
+  RETURN_IF_ERROR(CheckRows(node.length()));
   return node;
 }
 
@@ -96,19 +124,23 @@ absl::StatusOr<std::string_view> ArrowBatchDecoder::NextBuffer() {
   if (batch_.buffers() == nullptr || next_buffer_ >= batch_.buffers()->size()) {
     return Bad("the record batch has fewer buffers than the schema needs");
   }
-  const fb::Buffer* buffer = batch_.buffers()->Get(next_buffer_++);
-  const int64_t offset = buffer->offset(), length = buffer->length();
+  const fb::Buffer buffer = CopyOf(batch_.buffers()->Get(next_buffer_++));
+  const int64_t offset = buffer.offset(), length = buffer.length();
   if (offset < 0 || length < 0 || static_cast<uint64_t>(offset) > body_.size() ||
       static_cast<uint64_t>(length) > body_.size() - offset) {
     return Bad("a buffer lies outside the message body");
   }
   std::string_view bytes = body_.substr(offset, length);
-  if (compression_ < 0) return bytes;
+  if (compression_ < 0) {
+    decoded_bytes_ += bytes.size();
+    return bytes;
+  }
   ASSIGN_OR_RETURN(std::string plain,
                    DecompressArrowBuffer(compression_ == fb::CompressionType_ZSTD
                                              ? ArrowWriteOptions::Codec::kZstd
                                              : ArrowWriteOptions::Codec::kLz4Frame,
                                          bytes));
+  decoded_bytes_ += plain.size();
   decompressed_.push_back(std::move(plain));
   return std::string_view(decompressed_.back());
 }
@@ -141,8 +173,8 @@ absl::Status ArrowBatchDecoder::ReadOffsets(std::string_view buffer, bool large,
 }
 
 absl::StatusOr<core::Column> ArrowBatchDecoder::Next(const ArrowColumnLayout& layout) {
-  ASSIGN_OR_RETURN(const fb::FieldNode* node, NextNode());
-  const size_t rows = static_cast<size_t>(node->length());
+  ASSIGN_OR_RETURN(const fb::FieldNode node, NextNode());
+  const size_t rows = static_cast<size_t>(node.length());
   const core::TypeId type = layout.type;
   core::Column column(type);
   if (core::RemoveNullable(type) == core::TypeId::kNothing) {  // Arrow's null: no buffers
@@ -150,7 +182,7 @@ absl::StatusOr<core::Column> ArrowBatchDecoder::Next(const ArrowColumnLayout& la
     return column;
   }
   ASSIGN_OR_RETURN(std::string_view validity, NextBuffer());
-  const bool has_nulls = node->null_count() > 0 && !validity.empty();
+  const bool has_nulls = node.null_count() > 0 && !validity.empty();
   if (has_nulls && validity.size() < (rows + 7) / 8) return Bad("a validity bitmap is too short");
   auto valid = [&](size_t i) { return !has_nulls || Bit(validity, i); };
 

@@ -31,11 +31,15 @@ class ArrowBatchDecoder {
   // can back: one bit each, or kRowsWithoutBytes for nodes without buffers (Arrow's null type,
   // a batch of no columns), so a few bytes claiming 2^40 rows are refused, not materialized.
   absl::Status CheckRows(int64_t rows) const;
+  // As CheckRows, by the bytes the buffers read so far decompressed to (and the stored bytes of
+  // the rest), not by the lengths compressed buffers claim: before rows are made of nothing (the
+  // defaults of columns the batch lacks), so a few bytes claiming 2^40 rows are refused.
+  absl::Status CheckDecodedRows(int64_t rows) const;
 
   static constexpr uint64_t kRowsWithoutBytes = uint64_t{1} << 16;
 
  private:
-  absl::StatusOr<const arrow_fb::FieldNode*> NextNode();
+  absl::StatusOr<arrow_fb::FieldNode> NextNode();
   // Returns the next buffer's bytes (decompressed when the batch is compressed).
   absl::StatusOr<std::string_view> NextBuffer();
   // Reads rows + 1 offsets (32- or 64-bit) into *offsets, checked to grow and end by `limit`
@@ -49,6 +53,7 @@ class ArrowBatchDecoder {
   size_t next_node_ = 0;
   size_t next_buffer_ = 0;
   uint64_t max_rows_ = kRowsWithoutBytes;
+  uint64_t decoded_bytes_ = 0;  // the bytes NextBuffer returned
   std::deque<std::string> decompressed_;  // owns decompressed buffers (stable addresses)
 };
 

@@ -1,5 +1,6 @@
 #include "coordinator/formats/arrow_input.h"
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -71,6 +72,12 @@ absl::StatusOr<ArrowColumnLayout> LayoutOf(const fb::Field& field, std::string_v
   const fb::Type kind = field.type_type();
   layout.large_offsets = kind == fb::Type_LargeList || kind == fb::Type_LargeUtf8 ||
                          kind == fb::Type_LargeBinary;
+  // The type says which children the field has; a crafted field's kind need not agree with it.
+  const bool has_child = field.children() != nullptr && field.children()->size() > 0;
+  if ((core::IsArray(layout.type) || core::IsArrayOfTuples(layout.type) ||
+       kind == fb::Type_Map) && !has_child) {
+    return Bad(absl::StrCat("a field of column '", std::string(column), "' has no child"));
+  }
   if (core::IsArray(layout.type)) {
     ASSIGN_OR_RETURN(ArrowColumnLayout element, LayoutOf(*field.children()->Get(0), column));
     layout.element.push_back(std::move(element));
@@ -83,6 +90,9 @@ absl::StatusOr<ArrowColumnLayout> LayoutOf(const fb::Field& field, std::string_v
   // A struct's children; a map's key and value (the children of its entries struct).
   const fb::Field* parent = kind == fb::Type_Map ? field.children()->Get(0) : &field;
   if (core::IsTuple(layout.type)) {
+    if (parent->children() == nullptr) {
+      return Bad(absl::StrCat("a struct of column '", std::string(column), "' has no children"));
+    }
     for (const fb::Field* child : *parent->children()) {
       ASSIGN_OR_RETURN(ArrowColumnLayout element, LayoutOf(*child, column));
       layout.element.push_back(std::move(element));
@@ -170,7 +180,8 @@ absl::Status ReadDictionary(const fb::DictionaryBatch& batch, std::string_view b
                             ArrowInputState* state) {
   const ArrowColumnLayout* layout = nullptr;
   for (const ArrowColumnLayout& column : state->columns) {
-    if (column.dictionary_id == batch.id()) layout = &column;
+    // A column without a dictionary has dictionary_id -1 and no element layout.
+    if (column.dictionary_id == batch.id() && !column.element.empty()) layout = &column;
   }
   if (layout == nullptr) {
     return Bad(absl::StrCat("dictionary ", batch.id(), " is not in the schema"));
@@ -208,6 +219,9 @@ absl::Status ReadBatch(const fb::RecordBatch& batch, std::string_view body,
       ASSIGN_OR_RETURN(column, LookUpDictionary(column, state.columns[c], state, state.names[c]));
     }
     RETURN_IF_ERROR(builder->AppendConverted(target, std::move(column)));
+  }
+  if (std::find(filled.begin(), filled.end(), false) != filled.end()) {
+    RETURN_IF_ERROR(decoder.CheckDecodedRows(batch.length()));
   }
   for (size_t c = 0; c < filled.size(); ++c) {
     if (filled[c]) continue;
