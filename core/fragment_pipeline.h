@@ -200,10 +200,6 @@ class FragmentPipeline {
   // evaluation fails, over a filtered copy as Consume does).
   // REQUIRES: aggregate_selected_ or aggregate_selected_dense_.
   absl::Status ConsumeSelected(LocalState& state, const Block& input) const;
-  // Returns true if `expr` is a column, a literal, or arithmetic (plus, minus, multiply, divide,
-  // negate) over such expressions: its value for a row depends on that row alone, so evaluating
-  // it over more rows than a filter kept gives the kept rows the values they would have alone.
-  static bool IsRowWiseArithmetic(const plan::Expr& expr);
   // Evaluates the group keys, then the aggregate arguments, over `block`.
   absl::StatusOr<std::vector<ColumnPtr>> EvaluateKeys(const Block& block) const;
   absl::StatusOr<std::vector<std::vector<ColumnPtr>>> EvaluateArgs(const Block& block) const;

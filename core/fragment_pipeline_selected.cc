@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/fragment_pipeline.h"
+#include "core/shared_arguments.h"
 #include "core/status_macros.h"
 
 namespace granite::core {
@@ -48,16 +49,6 @@ absl::Status FragmentPipeline::ConsumeSelected(LocalState& state, const Block& i
   }
   if (kept == rows) return ConsumeOutput(state, input);
   return ConsumeOutput(state, FilterRows(input, mask, kept, selection));
-}
-
-bool FragmentPipeline::IsRowWiseArithmetic(const plan::Expr& expr) {
-  if (expr.is_column() || expr.is_literal()) return true;
-  if (!expr.is_call()) return false;
-  const std::string& f = expr.function;
-  if (f != "plus" && f != "minus" && f != "multiply" && f != "divide" && f != "negate") {
-    return false;
-  }
-  return std::all_of(expr.args.begin(), expr.args.end(), IsRowWiseArithmetic);
 }
 
 absl::StatusOr<std::vector<ColumnPtr>> FragmentPipeline::EvaluateKeys(const Block& block) const {

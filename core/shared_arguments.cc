@@ -12,16 +12,6 @@ namespace {
 // At most this many shared calls per fragment (a bound on the quadratic search below).
 constexpr size_t kMaxShared = 16;
 
-bool IsArithmetic(const plan::Expr& expr) {
-  if (expr.is_column() || expr.is_literal()) return true;
-  if (!expr.is_call()) return false;
-  const std::string& f = expr.function;
-  if (f != "plus" && f != "minus" && f != "multiply" && f != "divide" && f != "negate") {
-    return false;
-  }
-  return std::all_of(expr.args.begin(), expr.args.end(), IsArithmetic);
-}
-
 bool ReadsColumn(const plan::Expr& expr) {
   if (expr.is_column()) return true;
   return std::any_of(expr.args.begin(), expr.args.end(), ReadsColumn);
@@ -52,7 +42,7 @@ bool AnyColumn(const std::vector<std::vector<plan::Expr>>& args) {
 // runs over array elements), into `counts`.
 void CountCalls(const plan::Expr& expr, std::vector<std::pair<plan::Expr, size_t>>* counts) {
   if (expr.IsCall("lambda")) return;
-  if (expr.is_call() && IsArithmetic(expr) && ReadsColumn(expr)) {
+  if (expr.is_call() && IsRowWiseArithmetic(expr) && ReadsColumn(expr)) {
     auto it = std::find_if(counts->begin(), counts->end(),
                            [&](const auto& entry) { return entry.first == expr; });
     if (it != counts->end()) {
@@ -75,6 +65,16 @@ void Replace(const plan::Expr& call, const plan::Expr& column, plan::Expr* expr)
 }
 
 }  // namespace
+
+bool IsRowWiseArithmetic(const plan::Expr& expr) {
+  if (expr.is_column() || expr.is_literal()) return true;
+  if (!expr.is_call()) return false;
+  const std::string& f = expr.function;
+  if (f != "plus" && f != "minus" && f != "multiply" && f != "divide" && f != "negate") {
+    return false;
+  }
+  return std::all_of(expr.args.begin(), expr.args.end(), IsRowWiseArithmetic);
+}
 
 SharedArguments ShareArithmetic(std::vector<std::vector<plan::Expr>>* args) {
   SharedArguments shared;

@@ -27,4 +27,9 @@ struct SharedArguments {
 // those of the arguments as written.
 SharedArguments ShareArithmetic(std::vector<std::vector<plan::Expr>>* args);
 
+// Returns true if `expr` is a column, a literal, or arithmetic (plus, minus, multiply, divide,
+// negate) over such expressions: its value for a row depends on that row alone, so evaluating
+// it over more rows than a filter kept gives the kept rows the values they would have alone.
+bool IsRowWiseArithmetic(const plan::Expr& expr);
+
 }  // namespace granite::core
