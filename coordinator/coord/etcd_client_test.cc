@@ -18,7 +18,8 @@ namespace {
 using EtcdClientTest = EtcdFixture;
 
 TEST_F(EtcdClientTest, PutGetPrefixDelete) {
-  ASSERT_TRUE(client_->Put("/g/a", "1").ok());
+  auto first = client_->Put("/g/a", "1");
+  ASSERT_TRUE(first.ok()) << first.status();
   auto revision = client_->Put("/g/b", "2");
   ASSERT_TRUE(revision.ok()) << revision.status();
   ASSERT_TRUE(client_->Put("/h/c", "3").ok());

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -24,7 +25,12 @@ class EtcdFixture : public ::testing::Test {
     auto process = EtcdProcess::Start(dir_);
     ASSERT_TRUE(process.ok()) << process.status();
     etcd_ = std::move(*process);
-    auto client = EtcdClient::Create(etcd_->endpoint());
+    // A fresh etcd's first writes wait for its WAL fsyncs; on a loaded machine (CI's other
+    // tests) they can pass the 3 s production deadline. A down etcd still fails at once
+    // (connection refused), so the tests of failures are unchanged.
+    EtcdClient::Options options;
+    options.timeout = std::chrono::seconds(20);
+    auto client = EtcdClient::Create(etcd_->endpoint(), options);
     ASSERT_TRUE(client.ok()) << client.status();
     client_ = std::move(*client);
   }

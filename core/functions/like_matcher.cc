@@ -104,6 +104,33 @@ absl::StatusOr<std::unique_ptr<LikeMatcher>> LikeMatcher::Compile(std::string_vi
     return matcher;
   }
 
+  // Literal runs separated by '%' only ('%special%requests%', 'a%b'): each run found after the
+  // previous one, leftmost first, which is exact when no '_' constrains the gaps.
+  const bool has_one_char = std::any_of(items.begin(), items.end(), [](const PatternItem& item) {
+    return item.type == PatternItem::kOneChar;
+  });
+  if (!has_one_char && !fold_unicode) {
+    std::vector<std::string> segments;
+    for (const PatternItem& item : items) {
+      if (item.type == PatternItem::kAnyRun) {
+        if (!segments.empty() && !segments.back().empty()) segments.emplace_back();
+        continue;
+      }
+      if (segments.empty()) segments.emplace_back();
+      segments.back().push_back(case_insensitive ? absl::ascii_tolower(item.byte) : item.byte);
+    }
+    if (!segments.empty() && segments.back().empty()) segments.pop_back();
+    matcher->kind_ = Kind::kSequence;
+    matcher->anchored_start_ = !leading_any;
+    matcher->anchored_end_ = !trailing_any;
+    for (const std::string& segment : segments) {
+      if (segment.size() > matcher->needle_.size()) matcher->needle_ = segment;
+      matcher->segment_searchers_.emplace_back(segment, case_insensitive);
+    }
+    matcher->searcher_.emplace(matcher->needle_, case_insensitive);
+    return matcher;
+  }
+
   std::string regex;
   std::string run;  // the current run of literal bytes
   for (const PatternItem& item : items) {
@@ -156,13 +183,44 @@ bool LikeMatcher::MatchesLiteral(std::string_view text) const {
       return searcher_->Contains(text);
     case Kind::kAny:
       return true;
+    case Kind::kSequence:
     case Kind::kRegex:
       break;
   }
   return false;
 }
 
+bool LikeMatcher::MatchesSequence(std::string_view text) const {
+  const size_t count = segment_searchers_.size();
+  size_t first = 0, last = count;
+  size_t pos = 0, limit = text.size();
+  auto equal = [&](std::string_view a, std::string_view b) {
+    return case_insensitive_ ? EqualsFolded(a, b) : a == b;
+  };
+  if (anchored_start_) {
+    const std::string& head = segment_searchers_.front().needle();
+    if (text.size() < head.size() || !equal(text.substr(0, head.size()), head)) return false;
+    pos = head.size();
+    first = 1;
+  }
+  if (anchored_end_) {
+    const std::string& tail = segment_searchers_.back().needle();
+    if (limit < pos + tail.size() || !equal(text.substr(limit - tail.size()), tail)) return false;
+    limit -= tail.size();
+    last = count - 1;
+  }
+  for (size_t i = first; i < last; ++i) {
+    const SubstringSearcher& searcher = segment_searchers_[i];
+    const char* end = text.data() + limit;
+    const char* hit = searcher.Find(text.data() + pos, end);
+    if (hit == end) return false;
+    pos = static_cast<size_t>(hit - text.data()) + searcher.needle().size();
+  }
+  return true;
+}
+
 bool LikeMatcher::Matches(std::string_view text) const {
+  if (kind_ == Kind::kSequence) return MatchesSequence(text);
   if (kind_ == Kind::kRegex) {
     return RE2::FullMatch(re2::StringPiece(text.data(), text.size()), *regex_);
   }
@@ -193,6 +251,21 @@ void LikeMatcher::MatchColumn(const Column& strings, bool negated, uint8_t* out)
       for (size_t i = 0; i < rows; ++i) {
         const uint64_t end = offsets[i];
         if (out[i]) out[i] = RE2::FullMatch(re2::StringPiece(chars + begin, end - begin), *regex_);
+        out[i] ^= negated;
+        begin = end;
+      }
+      return;
+    }
+    case Kind::kSequence: {
+      // Rows without the longest run cannot match: only candidates are walked run by run.
+      std::memset(out, 0, rows);
+      searcher_->MarkRowsContaining(strings, out);
+      const uint64_t* offsets = strings.Offsets().data();
+      const char* chars = strings.Chars().data();
+      uint64_t begin = 0;
+      for (size_t i = 0; i < rows; ++i) {
+        const uint64_t end = offsets[i];
+        if (out[i]) out[i] = MatchesSequence(std::string_view(chars + begin, end - begin));
         out[i] ^= negated;
         begin = end;
       }

@@ -6,7 +6,10 @@
 //            of a column, hits mapped back to rows (rows without the needle cost nothing, as in
 //            ClickHouse)
 //   '%'      anything
-//   else     an RE2 regex with '.*' and '.', matched in full (UTF-8, '.' matches newlines); the
+//   '%a%b%'  sequence: literal runs separated by '%' only; rows holding the longest run (one
+//            column-wide search) are walked run by run, each run searched after the previous one
+//            (leftmost matching is exact without '_'); 'a%b' anchors the first and last runs
+//   else     (a '_' in a pattern with a '%' inside) an RE2 regex with '.*' and '.', matched in full (UTF-8, '.' matches newlines); the
 //            longest literal run of the pattern is searched first like a substring, so only rows
 //            that contain it reach RE2 ('%goo_le%' runs RE2 only on rows containing "goo")
 // Case-insensitive matching (ILIKE) folds ASCII letters in the literal paths; a pattern with a
@@ -20,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "core/column.h"
@@ -35,7 +39,7 @@ namespace granite::core {
 // Thread-safety: immutable after Compile; matching may run concurrently.
 class LikeMatcher {
  public:
-  enum class Kind { kExact, kPrefix, kSuffix, kSubstring, kAny, kRegex };
+  enum class Kind { kExact, kPrefix, kSuffix, kSubstring, kAny, kSequence, kRegex };
 
   // Compiles `pattern`. Errors: kCannotCompileRegexp-like failures of RE2 as kBadArguments.
   static absl::StatusOr<std::unique_ptr<LikeMatcher>> Compile(std::string_view pattern,
@@ -54,6 +58,8 @@ class LikeMatcher {
  private:
   LikeMatcher() = default;
   bool MatchesLiteral(std::string_view text) const;
+  // kSequence: whether the runs of segment_searchers_ occur in order in `text` (anchored as set).
+  bool MatchesSequence(std::string_view text) const;
   // Sets out[i] = MatchesLiteral(row i) != negated for a kExact / kPrefix / kSuffix kind.
   void MatchColumnLiteral(const Column& strings, bool negated, uint8_t* out) const;
 
@@ -64,6 +70,11 @@ class LikeMatcher {
   std::unique_ptr<re2::RE2> regex_;
   // Searches needle_: kSubstring, and kRegex with a non-empty literal run (its prefilter).
   std::optional<SubstringSearcher> searcher_;
+  // kSequence: one searcher per literal run, in pattern order; the first (last) run is a prefix
+  // (suffix) when the pattern does not start (end) with '%'.
+  std::vector<SubstringSearcher> segment_searchers_;
+  bool anchored_start_ = false;
+  bool anchored_end_ = false;
 };
 
 }  // namespace granite::core

@@ -28,8 +28,12 @@ TEST(LikeMatcherTest, PicksTheCheapestKind) {
   EXPECT_EQ(Compile("%%abc%%")->kind(), Kind::kSubstring);
   EXPECT_EQ(Compile("%")->kind(), Kind::kAny);
   EXPECT_EQ(Compile("%%")->kind(), Kind::kAny);
-  EXPECT_EQ(Compile("a%c")->kind(), Kind::kRegex);
+  EXPECT_EQ(Compile("a%c")->kind(), Kind::kSequence);
+  EXPECT_EQ(Compile("%special%requests%")->kind(), Kind::kSequence);
+  EXPECT_EQ(Compile("%a%%b")->kind(), Kind::kSequence);
   EXPECT_EQ(Compile("a_c")->kind(), Kind::kRegex);
+  EXPECT_EQ(Compile("%a%_b%")->kind(), Kind::kRegex);
+  EXPECT_EQ(Compile("%\\_%b%")->kind(), Kind::kSequence);  // an escaped '_' is a literal
   EXPECT_EQ(Compile("100\\%")->kind(), Kind::kExact);
   EXPECT_EQ(Compile("%\\_%")->kind(), Kind::kSubstring);
 }
@@ -175,6 +179,55 @@ TEST(LikeMatcherTest, MatchesTheReferenceOnRandomPatterns) {
       ASSERT_EQ(negated_out[row], !expected) << "'" << text << "' NOT LIKE '" << pattern << "'";
     }
   }
+}
+
+// Literal runs split by '%' only (the sequence kind): anchored and floating ends, runs that
+// overlap or repeat, runs that cross row boundaries in the column path, ILIKE; against the
+// reference.
+TEST(LikeMatcherTest, SequencesMatchTheReference) {
+  std::mt19937 rng(29);
+  auto pick = [&](size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng); };
+  static constexpr std::string_view kTextBytes = "aabbcAB";
+  static constexpr std::string_view kRuns[] = {"a", "b", "ab", "ba", "aab", "bb", "A", "\\%"};
+  int sequences = 0;
+  for (int iteration = 0; iteration < 1500; ++iteration) {
+    std::string pattern = pick(2) == 0 ? "%" : "";
+    for (size_t i = 2 + pick(3); i > 0; --i) {
+      pattern += kRuns[pick(std::size(kRuns))];
+      if (i > 1) pattern += pick(4) == 0 ? "%%" : "%";
+    }
+    if (pick(2) == 0) pattern += "%";
+    const bool fold = pick(3) == 0;
+    Column strings(T::kString);
+    for (size_t row = pick(25); row > 0; --row) {
+      std::string text;
+      for (size_t i = pick(pick(4) == 0 ? 30 : 7); i > 0; --i) {
+        text += kTextBytes[pick(kTextBytes.size())];
+      }
+      strings.AppendString(text);
+    }
+    auto matcher = Compile(pattern, fold);
+    ASSERT_NE(matcher, nullptr);
+    sequences += matcher->kind() == Kind::kSequence;
+    std::vector<uint8_t> out(strings.size()), negated_out(strings.size());
+    matcher->MatchColumn(strings, false, out.data());
+    matcher->MatchColumn(strings, true, negated_out.data());
+    for (size_t row = 0; row < strings.size(); ++row) {
+      const std::string_view text = strings.StringAt(row);
+      const bool expected = ReferenceLike(text, pattern, fold);
+      ASSERT_EQ(matcher->Matches(text), expected) << "'" << text << "' LIKE '" << pattern << "'";
+      ASSERT_EQ(out[row], expected) << "row " << row << ": '" << text << "' LIKE '" << pattern
+                                    << "'";
+      ASSERT_EQ(negated_out[row], !expected) << "'" << text << "' NOT LIKE '" << pattern << "'";
+    }
+  }
+  EXPECT_EQ(sequences, 1500);
+  // Hand-picked edges: the prefix and suffix may not overlap; a run must follow the previous one.
+  EXPECT_FALSE(Compile("ab%ba")->Matches("aba"));
+  EXPECT_TRUE(Compile("ab%ba")->Matches("abba"));
+  EXPECT_FALSE(Compile("%requests%special%")->Matches("special requests"));
+  EXPECT_TRUE(Compile("%special%requests%")->Matches("the special packages requests"));
+  EXPECT_TRUE(Compile("%SPECIAL%requests", true)->Matches("special REQUESTS"));
 }
 
 TEST(LikeFunctionTest, AllFourFunctions) {
