@@ -72,6 +72,7 @@ absl::StatusOr<JoinTable> JoinTable::Build(Block build, std::vector<uint32_t> ke
       group_of[r] = group;
     }
     table.word_heads_ = table.GroupRows(group_of, groups);
+    table.heads_are_groups_ = table.unique_ && groups == rows;
   } else {
     table.bytes_head_.reserve(rows);
     std::string key;
@@ -148,17 +149,30 @@ void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t begi
   if (words_) {
     std::vector<uint64_t> words = KeyWords(probe_keys, pair_words_, begin, end);
     if (!key_bits_.empty()) {
-      // Most rows of a fact table probed by a filtered dimension miss the bitmap: one load each,
-      // and the few that pass look their slot up at once.
+      // Most rows of a fact table probed by a filtered dimension miss the bitmap: one load each.
+      // The rows that pass (all of them when the probe was already narrowed to the build's keys)
+      // look their slots up with the slot of the kPrefetchAhead-th next passing row loaded first.
       const uint64_t* bits = key_bits_.data();
+      std::vector<uint32_t> passing;
+      passing.reserve(words.size());
+      for (size_t i = 0; i < words.size(); ++i) {
+        const uint64_t offset = words[i] - key_min_;
+        if (offset < key_range_ && ((bits[offset >> 6] >> (offset & 63)) & 1) != 0) {
+          passing.push_back(static_cast<uint32_t>(i));
+        }
+      }
+      std::vector<uint64_t> hashes(passing.size());
+      for (size_t c = 0; c < passing.size(); ++c) hashes[c] = HashIntKey(words[passing[c]]);
+      size_t c = 0;
       for (size_t p = begin; p < end; ++p) {
-        const uint64_t word = words[p - begin];
-        const uint64_t offset = word - key_min_;
-        if (offset >= key_range_ || ((bits[offset >> 6] >> (offset & 63)) & 1) == 0) {
+        const size_t i = p - begin;
+        if (c == passing.size() || passing[c] != i) {
           emit(p, -1);
           continue;
         }
-        const int64_t head = WordHead(word, HashIntKey(word));
+        if (c + kPrefetchAhead < hashes.size()) word_groups_.Prefetch(hashes[c + kPrefetchAhead]);
+        const int64_t head = WordHead(words[i], hashes[c]);
+        ++c;
         emit(p, head < 0 || NullKey(probe_keys, p) ? -1 : head);
       }
       return;

@@ -72,7 +72,8 @@ class JoinTable {
   // The head of key word `word` (its hash `hash`), -1 when no build row has it.
   int64_t WordHead(uint64_t word, uint64_t hash) const {
     const uint32_t group = word_groups_.Find(word, hash);
-    return group == IntHashMap::kEmpty ? -1 : word_heads_[group];
+    if (group == IntHashMap::kEmpty) return -1;
+    return heads_are_groups_ ? static_cast<int64_t>(group) : word_heads_[group];
   }
   // Adds the rows of probe row `p`, whose key's head is `head`, to `out`.
   void AddRows(Kind kind, size_t p, int64_t head, ProbedRows* out) const;
@@ -87,6 +88,10 @@ class JoinTable {
   // of a table larger than the cache) -> the group's head.
   IntHashMap word_groups_{4};
   std::vector<int64_t> word_heads_;
+  // Every build row has a key of its own and none is NULL (a primary key's build): group g is
+  // row g, its own head, and a probe skips the word_heads_ load (a second cache miss per row
+  // over a table larger than the cache).
+  bool heads_are_groups_ = false;
   // words_ keys spanning at most kBitsPerKey bits per build row (or kSmallSpanBits): a bitmap of
   // the keys over [key_min_, key_min_ + key_range_), tested before the hash table, so a probe row
   // whose key no build row holds (most rows of a fact table probed by a filtered dimension) costs
