@@ -184,6 +184,11 @@ class FragmentPipeline {
   // only: a join that drops most rows never copies them (fragment_pipeline_join.cc).
   absl::Status JoinSelected(LocalState& state, const Block& input, const uint8_t* mask,
                             size_t kept) const;
+  // Appends the build columns of `table` (join j's) for the joined rows `build_rows` to `out`:
+  // a column nothing after the join reads (read_after_filter_: a build key equal to its probe
+  // key, a dimension column joined only to filter) stays an empty placeholder, not gathered.
+  void AppendBuildColumns(const JoinTable& table, const std::vector<int64_t>& build_rows,
+                          bool use_nulls, Block* out) const;
   // Evaluates join j's probe keys over `block`.
   absl::StatusOr<std::vector<ColumnPtr>> ProbeKeys(const Block& block, size_t j) const;
   // Adds the build rows of `table` (the first join's) no probe row matched (ConsumeUnmatched).

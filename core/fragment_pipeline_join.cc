@@ -148,9 +148,7 @@ absl::Status FragmentPipeline::ProbeInto(LocalState& state, const Block& block,
         out.columns.push_back(Gather(column, joined.probe, rows));
       }
     }
-    for (const ColumnPtr& column : table.build().columns) {
-      out.columns.push_back(GatherRows(*column, joined.build, joins_[j].use_nulls));
-    }
+    AppendBuildColumns(table, joined.build, joins_[j].use_nulls, &out);
     RETURN_IF_ERROR(JoinFrom(state, std::move(out), j + 1));
   }
   return absl::OkStatus();
@@ -195,12 +193,24 @@ absl::Status FragmentPipeline::JoinSelected(LocalState& state, const Block& inpu
       out.columns.push_back(read ? Gather(input.columns[c], joined.probe, rows)
                                  : std::make_shared<Column>(input.columns[c]->logical_type()));
     }
-    for (const ColumnPtr& column : join.table.build().columns) {
-      out.columns.push_back(GatherRows(*column, joined.build, join.use_nulls));
-    }
+    AppendBuildColumns(join.table, joined.build, join.use_nulls, &out);
     RETURN_IF_ERROR(JoinFrom(state, std::move(out), 1));
   }
   return absl::OkStatus();
+}
+
+void FragmentPipeline::AppendBuildColumns(const JoinTable& table,
+                                           const std::vector<int64_t>& build_rows, bool use_nulls,
+                                           Block* out) const {
+  for (const ColumnPtr& column : table.build().columns) {
+    const size_t position = out->columns.size();
+    // Column 0 always carries the rows (Block::rows()).
+    const bool read = position == 0 ||
+                      (position < read_after_filter_.size() && read_after_filter_[position]);
+    out->columns.push_back(
+        read ? GatherRows(*column, build_rows, use_nulls)
+             : std::make_shared<Column>(WithNullable(column->type(), use_nulls || column->nullable())));
+  }
 }
 
 absl::StatusOr<Block> FragmentPipeline::FilterJoined(Block block) const {
