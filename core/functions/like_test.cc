@@ -145,6 +145,23 @@ bool ReferenceLike(std::string_view text, std::string_view pattern, bool fold) {
   return equal && ReferenceLike(text.substr(1), pattern.substr(width), fold);
 }
 
+// `matcher` (compiled from `pattern`) answers as ReferenceLike for every row of `strings`: per row
+// (Matches) and per column (MatchColumn), LIKE and NOT LIKE.
+void ExpectReferenceAnswers(const LikeMatcher& matcher, const Column& strings,
+                            const std::string& pattern, bool fold) {
+  std::vector<uint8_t> out(strings.size()), negated_out(strings.size());
+  matcher.MatchColumn(strings, false, out.data());
+  matcher.MatchColumn(strings, true, negated_out.data());
+  for (size_t row = 0; row < strings.size(); ++row) {
+    const std::string_view text = strings.StringAt(row);
+    const bool expected = ReferenceLike(text, pattern, fold);
+    ASSERT_EQ(matcher.Matches(text), expected) << "'" << text << "' LIKE '" << pattern << "'";
+    ASSERT_EQ(out[row], expected) << "row " << row << ": '" << text << "' LIKE '" << pattern
+                                  << "'";
+    ASSERT_EQ(negated_out[row], !expected) << "'" << text << "' NOT LIKE '" << pattern << "'";
+  }
+}
+
 // Every kind (exact, prefix, suffix, substring, any, regex), LIKE / NOT LIKE / ILIKE, per row and
 // per column, against the reference; the column holds rows in which needles cross boundaries.
 TEST(LikeMatcherTest, MatchesTheReferenceOnRandomPatterns) {
@@ -167,17 +184,7 @@ TEST(LikeMatcherTest, MatchesTheReferenceOnRandomPatterns) {
     }
     auto matcher = Compile(pattern, fold);
     ASSERT_NE(matcher, nullptr);
-    std::vector<uint8_t> out(strings.size()), negated_out(strings.size());
-    matcher->MatchColumn(strings, false, out.data());
-    matcher->MatchColumn(strings, true, negated_out.data());
-    for (size_t row = 0; row < strings.size(); ++row) {
-      const std::string_view text = strings.StringAt(row);
-      const bool expected = ReferenceLike(text, pattern, fold);
-      ASSERT_EQ(matcher->Matches(text), expected) << "'" << text << "' LIKE '" << pattern << "'";
-      ASSERT_EQ(out[row], expected) << "row " << row << ": '" << text << "' LIKE '" << pattern
-                                    << "'";
-      ASSERT_EQ(negated_out[row], !expected) << "'" << text << "' NOT LIKE '" << pattern << "'";
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectReferenceAnswers(*matcher, strings, pattern, fold));
   }
 }
 
@@ -209,17 +216,7 @@ TEST(LikeMatcherTest, SequencesMatchTheReference) {
     auto matcher = Compile(pattern, fold);
     ASSERT_NE(matcher, nullptr);
     sequences += matcher->kind() == Kind::kSequence;
-    std::vector<uint8_t> out(strings.size()), negated_out(strings.size());
-    matcher->MatchColumn(strings, false, out.data());
-    matcher->MatchColumn(strings, true, negated_out.data());
-    for (size_t row = 0; row < strings.size(); ++row) {
-      const std::string_view text = strings.StringAt(row);
-      const bool expected = ReferenceLike(text, pattern, fold);
-      ASSERT_EQ(matcher->Matches(text), expected) << "'" << text << "' LIKE '" << pattern << "'";
-      ASSERT_EQ(out[row], expected) << "row " << row << ": '" << text << "' LIKE '" << pattern
-                                    << "'";
-      ASSERT_EQ(negated_out[row], !expected) << "'" << text << "' NOT LIKE '" << pattern << "'";
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectReferenceAnswers(*matcher, strings, pattern, fold));
   }
   EXPECT_EQ(sequences, 1500);
   // Hand-picked edges: the prefix and suffix may not overlap; a run must follow the previous one.
