@@ -169,6 +169,9 @@ class SelectBinder {
   // True if `e` (bound at input level) is a literal, another key than keys_[self] (when not at
   // the top), or a deterministic function call of such expressions.
   bool IsFunctionOfOtherKeys(const core::plan::Expr& e, size_t self, bool top) const;
+  // Returns whether a GROUP BY key is a call over constants only (or a literal): it could stand
+  // for a part of a constant expression bound post-aggregation.
+  bool HasConstantKey() const;
 
   const sql::Expr* AliasTarget(const sql::Expr& e);
   // True for `call AS name` whose name is not being expanded yet (select_binder.cc).
