@@ -41,6 +41,14 @@ inline core::TableSchema TestTable(const std::string& name,
 }
 
 // A system-table provider that knows no table.
+// Returns `head` followed by `n` copies of `link`, then `tail` (deep or long expressions).
+inline std::string Repeat(const std::string& head, const std::string& link, int n,
+                          const std::string& tail = "") {
+  std::string out = head;
+  for (int i = 0; i < n; ++i) out += link;
+  return out + tail;
+}
+
 inline absl::StatusOr<LocalTable> NoSystemTables(const std::string&) {
   return core::Error(core::ErrorCode::kUnknownTable, "no system tables here");
 }

@@ -12,14 +12,7 @@ namespace granite::coordinator {
 namespace {
 
 using core::TypeId;
-
-// Returns `head` followed by `n` copies of `link`, then `tail`.
-std::string Repeat(const std::string& head, const std::string& link, int n,
-                   const std::string& tail = "") {
-  std::string out = head;
-  for (int i = 0; i < n; ++i) out += link;
-  return out + tail;
-}
+using test::Repeat;
 
 // Returns the largest n for which make(n) parses (make(n + 1) must not).
 template <typename Make>

@@ -15,14 +15,7 @@ namespace granite::coordinator {
 namespace {
 
 using core::TypeId;
-
-// Returns `head` followed by `n` copies of `link`, then `tail`.
-std::string Repeat(const std::string& head, const std::string& link, int n,
-                   const std::string& tail = "") {
-  std::string out = head;
-  for (int i = 0; i < n; ++i) out += link;
-  return out + tail;
-}
+using test::Repeat;
 
 // True if `e` reads a column of its input block.
 bool ReadsAColumn(const core::plan::Expr& e) {
