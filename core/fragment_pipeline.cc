@@ -327,8 +327,7 @@ Block FragmentPipeline::FilterRows(const Block& input, const uint8_t* mask, size
   if (!all_read && !any_read_after_filter_) return out;  // rows only, e.g. count() WHERE ...
   for (size_t c = 0; c < input.columns.size(); ++c) {
     const ColumnPtr& column = input.columns[c];
-    const bool read =
-        all_read || c == 0 || (c < read_after_filter_.size() && read_after_filter_[c]);
+    const bool read = all_read || ReadAfterFilter(c);
     if (kept == 0 || !read) {
       out.columns.push_back(std::make_shared<Column>(column->logical_type()));
     } else {

@@ -274,6 +274,11 @@ class FragmentPipeline {
   bool collect_table_stats_ = true;
   uint64_t table_shape_ = 0;
   std::vector<bool> read_after_filter_;  // by input column: read by keys, arguments, projections
+  // Whether a filtered or joined block carries column c (column 0 always: it carries the rows,
+  // Block::rows()); the others are empty placeholders.
+  bool ReadAfterFilter(size_t c) const {
+    return c == 0 || (c < read_after_filter_.size() && read_after_filter_[c]);
+  }
   bool any_read_after_filter_ = false;
   // Aggregating with a filter whose keys and arguments are all plain columns, no key-hash
   // filter, and aggregate_selected_filter on (default 1): Consume runs ConsumeSelected.

@@ -189,9 +189,9 @@ absl::Status FragmentPipeline::JoinSelected(LocalState& state, const Block& inpu
     out.rows_without_columns = joined.probe.size();
     for (size_t c = 0; c < input.columns.size(); ++c) {
       // As Filter leaves them: a column read by nothing after the filter, an empty placeholder.
-      const bool read = c == 0 || (c < read_after_filter_.size() && read_after_filter_[c]);
-      out.columns.push_back(read ? Gather(input.columns[c], joined.probe, rows)
-                                 : std::make_shared<Column>(input.columns[c]->logical_type()));
+      out.columns.push_back(ReadAfterFilter(c)
+                                ? Gather(input.columns[c], joined.probe, rows)
+                                : std::make_shared<Column>(input.columns[c]->logical_type()));
     }
     AppendBuildColumns(join.table, joined.build, join.use_nulls, &out);
     RETURN_IF_ERROR(JoinFrom(state, std::move(out), 1));
@@ -203,13 +203,10 @@ void FragmentPipeline::AppendBuildColumns(const JoinTable& table,
                                            const std::vector<int64_t>& build_rows, bool use_nulls,
                                            Block* out) const {
   for (const ColumnPtr& column : table.build().columns) {
-    const size_t position = out->columns.size();
-    // Column 0 always carries the rows (Block::rows()).
-    const bool read = position == 0 ||
-                      (position < read_after_filter_.size() && read_after_filter_[position]);
-    out->columns.push_back(
-        read ? GatherRows(*column, build_rows, use_nulls)
-             : std::make_shared<Column>(WithNullable(column->type(), use_nulls || column->nullable())));
+    const bool read = ReadAfterFilter(out->columns.size());
+    out->columns.push_back(read ? GatherRows(*column, build_rows, use_nulls)
+                                : std::make_shared<Column>(
+                                      WithNullable(column->type(), use_nulls || column->nullable())));
   }
 }
 

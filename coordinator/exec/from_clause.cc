@@ -351,7 +351,18 @@ absl::StatusOr<MaterializedFrom> FromMaterializer::PlanAndJoin() {
     RETURN_IF_ERROR(SetProbeSets());
     DropKeyOnlyRelations();
     ASSIGN_OR_RETURN(std::optional<MaterializedFrom> broadcast, TryBroadcast());
-    if (broadcast) return *std::move(broadcast);
+    if (broadcast) {
+      // The workers scan the largest table, the one whose probe sets stand for dropped joins.
+      for (const ProbeSetDrop& drop : dropped_by_probe_sets_) {
+        if (broadcast->broadcast->probe_relation != drop.r) {
+          return core::Error(ErrorCode::kLogicalError,
+                             "A join dropped for a probe set lost its set: the workers scan "
+                             "another table");
+        }
+      }
+      return *std::move(broadcast);
+    }
+    RestoreProbeSetDrops();
   } else {
     // The inner joins at the front may be joined in any order: as a FROM of inner joins.
     prefix_ = InnerPrefix();

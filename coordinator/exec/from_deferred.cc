@@ -142,8 +142,8 @@ std::optional<std::pair<ExprPtr, TypeId>> FromMaterializer::DeferredKey(
   return std::make_pair(sql::MakeColumn(item->qualifier, item->name), *type);
 }
 
-absl::StatusOr<std::vector<ExprPtr>> FromMaterializer::SourceFilter(size_t a,
-                                                                     uint64_t scanned) {
+absl::StatusOr<std::vector<ExprPtr>> FromMaterializer::SourceFilter(
+    size_t a, uint64_t scanned, std::vector<Relation::KeySetFrom>* sets) {
   std::vector<ExprPtr> filter = relations_[a].pushed;
   std::set<std::string> present;
   for (const ExprPtr& c : filter) present.insert(sql::ColumnName(*c));
@@ -177,7 +177,9 @@ absl::StatusOr<std::vector<ExprPtr>> FromMaterializer::SourceFilter(size_t a,
     const double dropped = static_cast<double>(scanned) * (1.0 - static_cast<double>(kept) / rows);
     if (scanned > 0 && dropped < kSetPaysBack * static_cast<double>(rows + kept)) continue;
     ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(a_key, s, s_key, relations_[s].pushed));
-    if (present.insert(sql::ColumnName(*in_set)).second) filter.push_back(std::move(in_set));
+    if (!present.insert(sql::ColumnName(*in_set)).second) continue;
+    filter.push_back(std::move(in_set));
+    if (sets) sets->push_back(KeySetRecord(a_key, s, s_key, relations_[s].pushed));
   }
   return filter;
 }
@@ -396,8 +398,9 @@ absl::Status FromMaterializer::SetProbeSets() {
     }
   }
   if (!largest) return absl::OkStatus();
-  ASSIGN_OR_RETURN(std::vector<ExprPtr> filter, SourceFilter(*largest, most));
   Relation& relation = relations_[*largest];
+  ASSIGN_OR_RETURN(std::vector<ExprPtr> filter,
+                   SourceFilter(*largest, most, &relation.probe_sets_from));
   relation.probe_sets.assign(filter.begin() + relation.pushed.size(), filter.end());
   return absl::OkStatus();
 }

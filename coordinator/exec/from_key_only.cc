@@ -7,6 +7,11 @@
 // gives orders' rows back. The customers are then neither read nor joined (a hash join of 300k
 // customers against 1.5M orders on the coordinator at TPC-H SF 10, before orders go to the
 // workers).
+//
+// The largest table's probe sets (SetProbeSets: `l.partkey IN (...)` of the parts whose name
+// matches, added where the workers scan lineitem) stand for such a join the same way, as long
+// as the plan scans that table on the workers: a plan joining on the coordinator reads it
+// without them, so the joins they stood for are restored first (RestoreProbeSetDrops).
 #include <algorithm>
 
 #include "absl/strings/ascii.h"
@@ -52,17 +57,32 @@ void FromMaterializer::DropKeyOnlyRelations() {
     const std::string& r_key = remaining_[*link]->args[1 - s_side]->name;
     // r holds only the keys of s's rows under s's filter as it stands, each met once.
     const std::string s_filter = sql::ColumnName(*sql::JoinAnd(relations_[s].pushed));
-    const auto& sets = relations_[r].key_sets_from;
-    const bool covered = std::any_of(sets.begin(), sets.end(), [&](const auto& set) {
-      return set.s == s && set.unique && set.r_key == r_key && set.s_key == s_key &&
-             set.filter == s_filter;
-    });
-    if (!covered || UsedOutsideConjuncts(s)) continue;
+    auto covers = [&](const std::vector<Relation::KeySetFrom>& sets) {
+      return std::any_of(sets.begin(), sets.end(), [&](const Relation::KeySetFrom& set) {
+        return set.s == s && set.unique && set.r_key == r_key && set.s_key == s_key &&
+               set.filter == s_filter;
+      });
+    };
+    const bool by_pushed = covers(relations_[r].key_sets_from);
+    if ((!by_pushed && !covers(relations_[r].probe_sets_from)) || UsedOutsideConjuncts(s)) {
+      continue;
+    }
     eliminated_.insert(s);
+    std::string note = "Join of " + relations_[s].qualifier + ": only its unique keys, already a " +
+                       "set on " + relations_[r].qualifier + "; not read";
+    if (!by_pushed) dropped_by_probe_sets_.push_back({s, r, remaining_[*link], note});
     remaining_.erase(remaining_.begin() + static_cast<std::ptrdiff_t>(*link));
-    notes_.push_back("Join of " + relations_[s].qualifier + ": only its unique keys, already a " +
-                     "set on " + relations_[r].qualifier + "; not read");
+    notes_.push_back(std::move(note));
   }
+}
+
+void FromMaterializer::RestoreProbeSetDrops() {
+  for (ProbeSetDrop& drop : dropped_by_probe_sets_) {
+    eliminated_.erase(drop.s);
+    remaining_.push_back(std::move(drop.conjunct));
+    notes_.erase(std::find(notes_.begin(), notes_.end(), drop.note));
+  }
+  dropped_by_probe_sets_.clear();
 }
 
 bool FromMaterializer::UsedOutsideConjuncts(size_t s) const {

@@ -190,10 +190,7 @@ absl::Status FromMaterializer::ReduceByJoinKeys() {
           continue;
         }
         ASSIGN_OR_RETURN(ExprPtr in_set, KeySet(r_key, s, s_key, written[s]));
-        const ExprPtr s_where = sql::JoinAnd(written[s]);
-        const std::string s_filter = sql::ColumnName(*s_where);
-        relations_[r].key_sets_from.push_back(
-            {s, r_key.name, s_key.name, s_filter, key_set_unique_[KeySetName(s, s_key, s_where)]});
+        relations_[r].key_sets_from.push_back(KeySetRecord(r_key, s, s_key, written[s]));
         relations_[r].pushed.push_back(in_set);
         relations_[r].keyed_from.insert(s);
         written[r].push_back(std::move(in_set));
@@ -350,6 +347,15 @@ absl::StatusOr<ExprPtr> FromMaterializer::KeySet(const Expr& r_key, size_t s, co
     key_sets_[cache_key] = constant.where->args[1];
   }
   return constant.where;
+}
+
+Relation::KeySetFrom FromMaterializer::KeySetRecord(const Expr& r_key, size_t s,
+                                                    const Expr& s_key,
+                                                    const std::vector<ExprPtr>& filter) const {
+  const ExprPtr where = sql::JoinAnd(filter);
+  auto unique = key_set_unique_.find(KeySetName(s, s_key, where));
+  return {s, r_key.name, s_key.name, where ? sql::ColumnName(*where) : std::string(),
+          unique != key_set_unique_.end() && unique->second};
 }
 
 std::optional<uint64_t> FromMaterializer::KnownRowsAtMost(size_t r, const ExprPtr& where) const {

@@ -60,6 +60,8 @@ struct Relation {
     bool unique = false;
   };
   std::vector<KeySetFrom> key_sets_from;
+  // The same for the sets of probe_sets (applied only where the workers scan this table).
+  std::vector<KeySetFrom> probe_sets_from;
   std::vector<std::string> sharding_key;  // a table's (RelationColumns)
   uint32_t shard_count = 0;
 };
@@ -146,8 +148,12 @@ class FromMaterializer {
   // Inner joins without written order: a table s joined only by `r.a = s.b`, none of whose
   // columns the query uses otherwise, whose b values under its filter are unique and are a set
   // on r already (`r.a IN (...)`, key_sets_from), adds nothing to r's rows: it is not read or
-  // joined at all (eliminated_), with a note for EXPLAIN.
+  // joined at all (eliminated_), with a note for EXPLAIN. A set of r's probe_sets serves too,
+  // but only while r is scanned on the workers with it (dropped_by_probe_sets_).
   void DropKeyOnlyRelations();
+  // Joins again the relations dropped for a set of probe_sets, for a plan that reads the
+  // largest table without those sets (the joins on the coordinator).
+  void RestoreProbeSetDrops();
   // Whether the query names relation s outside FROM's conjuncts (select list, GROUP BY, ORDER
   // BY, HAVING, WITH, LIMIT BY), or may (a star, a subquery).
   bool UsedOutsideConjuncts(size_t s) const;
@@ -164,6 +170,9 @@ class FromMaterializer {
   // `r_key IN (SELECT DISTINCT s_key FROM s WHERE filter)`, the subquery run into a constant.
   absl::StatusOr<ExprPtr> KeySet(const Expr& r_key, size_t s, const Expr& s_key,
                                  const std::vector<ExprPtr>& filter);
+  // What a set KeySet(r_key, s, s_key, filter) made holds, for DropKeyOnlyRelations.
+  Relation::KeySetFrom KeySetRecord(const Expr& r_key, size_t s, const Expr& s_key,
+                                    const std::vector<ExprPtr>& filter) const;
 
   absl::Status ReadRelation(size_t r);
 
@@ -197,7 +206,9 @@ class FromMaterializer {
   // The conjuncts that relation `a`'s rows pass before they join: its own filter, and the keys
   // of the small filtered tables it joins (as IN sets); with `scanned` (a's rows, when the sets
   // are to filter its scan), only the sets that drop enough of them to pay for their reads.
-  absl::StatusOr<std::vector<ExprPtr>> SourceFilter(size_t a, uint64_t scanned = 0);
+  // `sets`, when given, gets a record of each set added (KeySetRecord).
+  absl::StatusOr<std::vector<ExprPtr>> SourceFilter(
+      size_t a, uint64_t scanned = 0, std::vector<Relation::KeySetFrom>* sets = nullptr);
   // Relations [0, Scope()) are inner-joined, their rows never filled with defaults: all of them
   // for inner joins, the inner prefix for written-order joins (none with a RIGHT or FULL join).
   size_t Scope() const;
@@ -375,6 +386,14 @@ class FromMaterializer {
   std::map<std::string, bool> key_set_unique_;
   // Relations DropKeyOnlyRelations left out of the joins.
   std::set<size_t> eliminated_;
+  // Those of them a set of r's probe_sets stands for: the relation, its join conjunct, its note.
+  struct ProbeSetDrop {
+    size_t s = 0;
+    size_t r = 0;
+    ExprPtr conjunct;
+    std::string note;
+  };
+  std::vector<ProbeSetDrop> dropped_by_probe_sets_;
   // The key columns TableRowsWithKeys read whole, by the same key as key_sets_.
   std::map<std::string, LocalTable> prefetched_keys_;
   // The whole rows (ReadStatement's columns and the key) TableRowsWithKeys read of a relation
