@@ -145,35 +145,52 @@ std::vector<int64_t> JoinTable::GroupRows(const std::vector<int64_t>& group_of, 
 
 template <typename Emit>
 void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t begin, size_t end,
-                       Emit&& emit) const {
+                       bool misses, Emit&& emit) const {
+  // A probe row with no build row: emitted as -1 only when the caller asked for misses.
+  auto found = [&](size_t p, int64_t head) {
+    if (head >= 0 && !NullKey(probe_keys, p)) {
+      emit(p, head);
+    } else if (misses) {
+      emit(p, -1);
+    }
+  };
   if (words_) {
     std::vector<uint64_t> words = KeyWords(probe_keys, pair_words_, begin, end);
     if (!key_bits_.empty()) {
-      // Most rows of a fact table probed by a filtered dimension miss the bitmap: one load each.
-      // The rows that pass (all of them when the probe was already narrowed to the build's keys)
-      // look their slots up with the slot of the kPrefetchAhead-th next passing row loaded first.
+      // Most rows of a fact table probed by a filtered dimension miss the bitmap: one load each,
+      // no branch. The rows that pass (all of them when the probe was already narrowed to the
+      // build's keys) look their slots up with the slot of the kPrefetchAhead-th next passing row
+      // loaded first.
       const uint64_t* bits = key_bits_.data();
-      std::vector<uint32_t> passing;
-      passing.reserve(words.size());
+      std::vector<uint32_t> passing(words.size());
+      size_t kept = 0;
       for (size_t i = 0; i < words.size(); ++i) {
         const uint64_t offset = words[i] - key_min_;
-        if (offset < key_range_ && ((bits[offset >> 6] >> (offset & 63)) & 1) != 0) {
-          passing.push_back(static_cast<uint32_t>(i));
-        }
+        const uint64_t word = bits[std::min(offset, key_range_ - 1) >> 6];  // in bounds
+        passing[kept] = static_cast<uint32_t>(i);
+        kept += offset < key_range_ && ((word >> (offset & 63)) & 1) != 0;
       }
-      std::vector<uint64_t> hashes(passing.size());
-      for (size_t c = 0; c < passing.size(); ++c) hashes[c] = HashIntKey(words[passing[c]]);
+      passing.resize(kept);
+      std::vector<uint64_t> hashes(kept);
+      for (size_t c = 0; c < kept; ++c) hashes[c] = HashIntKey(words[passing[c]]);
+      if (!misses) {
+        // Only the passing rows can join.
+        for (size_t c = 0; c < kept; ++c) {
+          if (c + kPrefetchAhead < kept) word_groups_.Prefetch(hashes[c + kPrefetchAhead]);
+          found(begin + passing[c], WordHead(words[passing[c]], hashes[c]));
+        }
+        return;
+      }
       size_t c = 0;
       for (size_t p = begin; p < end; ++p) {
         const size_t i = p - begin;
-        if (c == passing.size() || passing[c] != i) {
+        if (c == kept || passing[c] != i) {
           emit(p, -1);
           continue;
         }
-        if (c + kPrefetchAhead < hashes.size()) word_groups_.Prefetch(hashes[c + kPrefetchAhead]);
-        const int64_t head = WordHead(words[i], hashes[c]);
+        if (c + kPrefetchAhead < kept) word_groups_.Prefetch(hashes[c + kPrefetchAhead]);
+        found(p, WordHead(words[i], hashes[c]));
         ++c;
-        emit(p, head < 0 || NullKey(probe_keys, p) ? -1 : head);
       }
       return;
     }
@@ -183,8 +200,7 @@ void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t begi
     for (size_t p = begin; p < end; ++p) {
       const size_t i = p - begin;
       if (i + kPrefetchAhead < hashes.size()) word_groups_.Prefetch(hashes[i + kPrefetchAhead]);
-      const int64_t head = WordHead(words[i], hashes[i]);
-      emit(p, head < 0 || NullKey(probe_keys, p) ? -1 : head);
+      found(p, WordHead(words[i], hashes[i]));
     }
     return;
   }
@@ -193,7 +209,7 @@ void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t begi
     key.clear();
     AppendRowKey(probe_keys, p, &key);
     auto it = bytes_head_.find(key);
-    emit(p, it == bytes_head_.end() || NullKey(probe_keys, p) ? -1 : it->second);
+    found(p, it == bytes_head_.end() ? -1 : it->second);
   }
 }
 
@@ -261,10 +277,12 @@ ProbedRows JoinTable::ProbeRange(Kind kind, const std::vector<const Column*>& pr
   out.probe.reserve(end - begin);
   out.build.reserve(end - begin);
   const size_t stride = max_rows == 0 ? end - begin : kProbeStride;
+  // Only these kinds add a row for a probe row that matched nothing.
+  const bool misses = kind == Kind::kLeft || kind == Kind::kAnti || kind == Kind::kFull;
   size_t at = begin;
   while (at < end && (max_rows == 0 || out.probe.size() < max_rows)) {
     const size_t until = std::min(end, at + stride);
-    Lookup(probe_keys, at, until,
+    Lookup(probe_keys, at, until, misses,
            [&](size_t p, int64_t head) { AddRows(kind, p, head, &out); });
     at = until;
   }

@@ -59,10 +59,11 @@ class JoinTable {
   const Block& build() const { return build_; }
 
  private:
-  // Calls `emit(probe_row, head)` per probe row of [begin, end); -1 = no match.
+  // Calls `emit(probe_row, head)` per probe row of [begin, end) with a match (a NULL key has
+  // none), in row order; with `misses`, also `emit(probe_row, -1)` for each row without one.
   template <typename Emit>
   void Lookup(const std::vector<const Column*>& probe_keys, size_t begin, size_t end,
-              Emit&& emit) const;
+              bool misses, Emit&& emit) const;
   // Sets key_bits_ from the build rows' key words when their span is small enough.
   void BuildKeyBits(const std::vector<uint64_t>& words);
   // Lays out the build rows by key group (group_of: each row's group, -1 for NULL keys) and
