@@ -37,6 +37,15 @@ bool NamesEveryColumn(const Expr& e) {
 
 void FromMaterializer::DropKeyOnlyRelations() {
   if (ordered_) return;
+  // Rounds until none is dropped: a dropped table leaves its partner joined by one link fewer
+  // (region dropped, the nation it filtered has only its customers' link left, then the
+  // customers only their orders').
+  while (DropKeyOnlyRound()) {
+  }
+}
+
+bool FromMaterializer::DropKeyOnlyRound() {
+  bool dropped = false;
   for (size_t s = 0; s < relations_.size(); ++s) {
     if (!PlainTable(s) || eliminated_.count(s) || relations_[s].pushed.empty()) continue;
     // The one conjunct that names s, an equality r.a = s.b with r another relation.
@@ -73,7 +82,9 @@ void FromMaterializer::DropKeyOnlyRelations() {
     if (!by_pushed) dropped_by_probe_sets_.push_back({s, r, remaining_[*link], note});
     remaining_.erase(remaining_.begin() + static_cast<std::ptrdiff_t>(*link));
     notes_.push_back(std::move(note));
+    dropped = true;
   }
+  return dropped;
 }
 
 void FromMaterializer::RestoreProbeSetDrops() {

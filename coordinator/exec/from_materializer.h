@@ -151,6 +151,8 @@ class FromMaterializer {
   // joined at all (eliminated_), with a note for EXPLAIN. A set of r's probe_sets serves too,
   // but only while r is scanned on the workers with it (dropped_by_probe_sets_).
   void DropKeyOnlyRelations();
+  // One pass of DropKeyOnlyRelations over the relations; returns whether it dropped any.
+  bool DropKeyOnlyRound();
   // Joins again the relations dropped for a set of probe_sets, for a plan that reads the
   // largest table without those sets (the joins on the coordinator).
   void RestoreProbeSetDrops();
