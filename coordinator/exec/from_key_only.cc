@@ -48,6 +48,11 @@ bool FromMaterializer::DropKeyOnlyRound() {
   bool dropped = false;
   for (size_t s = 0; s < relations_.size(); ++s) {
     if (!PlainTable(s) || eliminated_.count(s) || relations_[s].pushed.empty()) continue;
+    // A table whose probe sets stand for dropped joins stays: they act only on its scan.
+    const bool holds_drops =
+        std::any_of(dropped_by_probe_sets_.begin(), dropped_by_probe_sets_.end(),
+                    [s](const ProbeSetDrop& drop) { return drop.r == s; });
+    if (holds_drops) continue;
     // The one conjunct that names s, an equality r.a = s.b with r another relation.
     std::optional<size_t> link;
     bool other_use = false;
