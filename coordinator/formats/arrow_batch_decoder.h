@@ -33,7 +33,9 @@ class ArrowBatchDecoder {
   absl::Status CheckRows(int64_t rows) const;
   // As CheckRows, by the bytes the buffers read so far decompressed to (and the stored bytes of
   // the rest), not by the lengths compressed buffers claim: before rows are made of nothing (the
-  // defaults of columns the batch lacks), so a few bytes claiming 2^40 rows are refused.
+  // defaults of columns the batch lacks, the NULLs of Arrow's null type), so a few bytes claiming
+  // 2^40 rows are refused. A null-type column of a compressed batch is thus limited to 2^16 rows
+  // or 8 per byte read before it and stored after it.
   absl::Status CheckDecodedRows(int64_t rows) const;
 
   static constexpr uint64_t kRowsWithoutBytes = uint64_t{1} << 16;

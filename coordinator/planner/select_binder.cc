@@ -134,7 +134,69 @@ sql::ExprPtr ExpandSet(const Expr& set) {
 
 }  // namespace
 
+// Marks a subtree of post-aggregation binding without aggregates (see aggregate_free_depth_);
+// the outermost one forgets the input failures remembered inside it when it ends.
+class SelectBinder::AggregateFreeScope {
+ public:
+  AggregateFreeScope(SelectBinder* binder, bool active) : binder_(active ? binder : nullptr) {
+    if (binder_ != nullptr) ++binder_->aggregate_free_depth_;
+  }
+  ~AggregateFreeScope() {
+    if (binder_ != nullptr && --binder_->aggregate_free_depth_ == 0) {
+      binder_->input_failures_.clear();
+    }
+  }
+  AggregateFreeScope(const AggregateFreeScope&) = delete;
+  AggregateFreeScope& operator=(const AggregateFreeScope&) = delete;
+  bool active() const { return binder_ != nullptr; }
+
+ private:
+  SelectBinder* binder_;  // null: not such a subtree
+};
+
+// Sets the input failures aside (and leaves any aggregate-free subtree) while BindSpecialCall
+// binds trees of its own making; restores them when it ends.
+class SelectBinder::InputFailureSuspension {
+ public:
+  explicit InputFailureSuspension(SelectBinder* binder)
+      : binder_(binder), depth_(binder->aggregate_free_depth_) {
+    failures_.swap(binder_->input_failures_);
+    binder_->aggregate_free_depth_ = 0;
+  }
+  ~InputFailureSuspension() {
+    binder_->input_failures_.swap(failures_);
+    binder_->aggregate_free_depth_ = depth_;
+  }
+  InputFailureSuspension(const InputFailureSuspension&) = delete;
+  InputFailureSuspension& operator=(const InputFailureSuspension&) = delete;
+
+ private:
+  SelectBinder* binder_;
+  int depth_;
+  std::map<const sql::Expr*, InputFailure> failures_;
+};
+
+const absl::Status* SelectBinder::RememberedInputFailure(const Expr& e) const {
+  if (aggregate_free_depth_ == 0 || input_failures_.empty() || !computing_.empty()) return nullptr;
+  auto it = input_failures_.find(&e);
+  if (it == input_failures_.end() || it->second.expanding != expanding_) return nullptr;
+  return &it->second.status;
+}
+
+void SelectBinder::RememberInputFailure(const Expr& e, const absl::Status& status) {
+  if (aggregate_free_depth_ == 0 || !computing_.empty()) return;
+  if (e.kind != ExprKind::kFunction && e.kind != ExprKind::kIdentifier) return;
+  input_failures_[&e] = InputFailure{status, expanding_};
+}
+
+absl::StatusOr<core::plan::Expr> SelectBinder::BindInputArgument(const Expr& e) {
+  absl::StatusOr<core::plan::Expr> bound = BindInput(e);
+  if (!bound.ok()) RememberInputFailure(e, bound.status());
+  return bound;
+}
+
 absl::StatusOr<core::plan::Expr> SelectBinder::BindInput(const Expr& e) {
+  if (const absl::Status* failed = RememberedInputFailure(e)) return *failed;
   if (OwnAliasPending(e)) return WithAlias(e.alias, [&] { return BindInput(e); });
   switch (e.kind) {
     case ExprKind::kLiteral:
@@ -161,7 +223,7 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindInput(const Expr& e) {
                            " is found where it is not allowed (WHERE, GROUP BY or inside another aggregate)",
                        e.position);
       }
-      return BindCall(e, [this](const Expr& arg) { return BindInput(arg); });
+      return BindCall(e, [this](const Expr& arg) { return BindInputArgument(arg); });
   }
   return core::Error(ErrorCode::kLogicalError, "unknown expression kind");
 }
@@ -185,7 +247,9 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindPostAggregation(const Expr& e
     }
     return BindAggregate(e);
   }
-  if (!ContainsAggregate(e)) {
+  // Inside a call without aggregates, no argument has one either (aggregate_free_depth_).
+  AggregateFreeScope aggregate_free(this, aggregate_free_depth_ > 0 || !ContainsAggregate(e));
+  if (aggregate_free.active()) {
     absl::StatusOr<core::plan::Expr> input = BindInput(e);
     if (input.ok()) {
       std::string signature = core::wire::EncodeExpr(*input);
@@ -216,6 +280,8 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindPostAggregation(const Expr& e
       if (OnlyConstants(*input) && !HasConstantKey()) return input;
     } else if (e.kind == ExprKind::kIdentifier) {
       return input.status();
+    } else {
+      RememberInputFailure(e, input.status());
     }
   }
   if (e.kind != ExprKind::kFunction) {
@@ -655,6 +721,9 @@ absl::StatusOr<core::plan::Expr> SelectBinder::BindCall(const Expr& e, ArgBinder
 }
 
 absl::StatusOr<core::plan::Expr> SelectBinder::BindSpecialCall(const Expr& e, ArgBinder bind_arg) {
+  // The tuple-IN, tuple and map lowerings bind trees built here: no failure is remembered by
+  // their addresses, which later trees may reuse.
+  InputFailureSuspension suspended(this);
   if (e.over) {  // the executor computes window calls before binding (exec/window_split.h)
     return ErrorAt(ErrorCode::kNotImplemented,
                    "Window function " + sql::ColumnName(e) + " is not supported here", e.position);

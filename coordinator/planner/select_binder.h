@@ -157,6 +157,30 @@ class SelectBinder {
     std::optional<core::Value> value;
   };
   std::map<const sql::Expr*, Folded> folded_;
+  // Post-aggregation binding of a call without aggregates first binds it as an input expression
+  // (it may be a GROUP BY key); when that fails, it binds the call's arguments the same way, one
+  // level down, so a chain of n calls that fails to bind (`1 + ... + x + 1` beside count(), x no
+  // column) bound its input O(n^2) times: the sql_bind fuzzer's slowest inputs. Inside such a
+  // subtree (aggregate_free_depth_ > 0, AggregateFreeScope) ContainsAggregate is known false and
+  // the nodes that failed to bind as input are remembered with their error and the aliases being
+  // expanded: met again under the same aliases, a node fails the same way without a second bind
+  // (binding input is a function of the node and those aliases there; the columns it marked
+  // used are marked already). BindSpecialCall binds trees it builds itself (lowerings), whose
+  // addresses may be reused: it suspends the memory (InputFailureSuspension). Computed columns
+  // (computing_ not empty) bind without it.
+  struct InputFailure {
+    absl::Status status;
+    std::set<std::string> expanding;
+  };
+  class AggregateFreeScope;
+  class InputFailureSuspension;
+  int aggregate_free_depth_ = 0;
+  std::map<const sql::Expr*, InputFailure> input_failures_;
+  // The error binding `e` as input gave before in this subtree, or null.
+  [[gnu::noinline]] const absl::Status* RememberedInputFailure(const sql::Expr& e) const;
+  [[gnu::noinline]] void RememberInputFailure(const sql::Expr& e, const absl::Status& status);
+  // BindInput as BindCall's argument binder: remembers the argument's failure.
+  absl::StatusOr<core::plan::Expr> BindInputArgument(const sql::Expr& e);
   bool rewrite_sum_of_affine_ = true;
   bool rewrote_sum_of_affine_ = false;
 
