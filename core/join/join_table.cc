@@ -173,25 +173,16 @@ void JoinTable::Lookup(const std::vector<const Column*>& probe_keys, size_t begi
       passing.resize(kept);
       std::vector<uint64_t> hashes(kept);
       for (size_t c = 0; c < kept; ++c) hashes[c] = HashIntKey(words[passing[c]]);
-      if (!misses) {
-        // Only the passing rows can join.
-        for (size_t c = 0; c < kept; ++c) {
-          if (c + kPrefetchAhead < kept) word_groups_.Prefetch(hashes[c + kPrefetchAhead]);
-          found(begin + passing[c], WordHead(words[passing[c]], hashes[c]));
-        }
-        return;
-      }
-      size_t c = 0;
-      for (size_t p = begin; p < end; ++p) {
-        const size_t i = p - begin;
-        if (c == kept || passing[c] != i) {
-          emit(p, -1);
-          continue;
-        }
+      // Only the passing rows can join; with misses, the rows between them are emitted as -1.
+      size_t next = begin;  // the first row not emitted yet
+      for (size_t c = 0; c < kept; ++c) {
+        const size_t p = begin + passing[c];
+        for (; misses && next < p; ++next) emit(next, -1);
         if (c + kPrefetchAhead < kept) word_groups_.Prefetch(hashes[c + kPrefetchAhead]);
-        found(p, WordHead(words[i], hashes[c]));
-        ++c;
+        found(p, WordHead(words[passing[c]], hashes[c]));
+        next = p + 1;
       }
+      for (; misses && next < end; ++next) emit(next, -1);
       return;
     }
     // Every row looks its slot up: the slot of the kPrefetchAhead-th next row is loaded first.
