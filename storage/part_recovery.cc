@@ -55,13 +55,15 @@ absl::Status DetachPartDirectory(FileSystem& fs, const std::string& table_dir,
 
 absl::StatusOr<RecoveredParts> RecoverParts(const std::shared_ptr<FileSystem>& fs,
                                             const std::shared_ptr<const TableSchema>& schema,
-                                            const std::string& table_dir) {
+                                            const std::string& table_dir,
+                                            const std::set<std::string>& skip) {
   std::string parts_dir = JoinPath(table_dir, "parts");
   RETURN_IF_ERROR(FinishCommits(*fs, parts_dir));
   ASSIGN_OR_RETURN(std::vector<std::string> entries, fs->ListDir(parts_dir));
   RecoveredParts out;
   bool removed = false;
   for (const std::string& entry : entries) {
+    if (skip.contains(entry)) continue;
     std::string path = JoinPath(parts_dir, entry);
     std::optional<PartName> name = PartName::Parse(entry);
     if (!name) {  // tmp_* and foreign entries

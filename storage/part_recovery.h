@@ -4,15 +4,17 @@
 //   2. parts/tmp_*                unfinished writes, prepared inserts and merges: deleted.
 //   3. entries that are not part names: deleted.
 //   4. parts that fail to load (missing or damaged meta, marks or index): moved to
-//      <table>/detached/broken_<name> for inspection, never loaded; a part whose directory
-//      disappears during the scan (removed by the table's earlier instance: an ALTER reopens a
-//      live table) is skipped.
+//      <table>/detached/broken_<name> for inspection, never loaded. When an ALTER reopens a live
+//      table, the earlier instance's outdated parts are skipped (it deletes them itself, maybe
+//      during this scan); any other part whose directory disappears during the scan is skipped
+//      too.
 //   5. parts covered by another part of the same partition (sources of a merge whose result was
 //      made durable before the crash, but which were not deleted yet): deleted.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,12 +36,16 @@ struct RecoveredParts {
 inline constexpr char kDetachedDirName[] = "detached";
 inline constexpr char kBrokenPrefix[] = "broken_";
 
-// Recovers the parts of the table in `table_dir` (holding parts/).
+// Recovers the parts of the table in `table_dir` (holding parts/). Entries named in `skip` are
+// left alone (neither loaded nor removed): the outdated parts an earlier, still open instance of
+// the table deletes itself once its last reader lets go (Store::AlterTableSchema reopens a live
+// table).
 // Errors: CANNOT_READ_FROM_FILE / CANNOT_WRITE_TO_FILE on I/O errors (data is never deleted
 // because of an I/O error).
 absl::StatusOr<RecoveredParts> RecoverParts(const std::shared_ptr<FileSystem>& fs,
                                             const std::shared_ptr<const TableSchema>& schema,
-                                            const std::string& table_dir);
+                                            const std::string& table_dir,
+                                            const std::set<std::string>& skip = {});
 
 // Moves part directory `part_dir` to <table_dir>/detached/broken_<name> (replacing an older one).
 absl::Status DetachPartDirectory(FileSystem& fs, const std::string& table_dir,

@@ -1,5 +1,7 @@
 // Store's databases, RENAME TABLE and TRUNCATE TABLE (the layout is described in store.h).
 #include <cstdio>
+#include <set>
+#include <string>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -182,7 +184,10 @@ absl::Status Store::AlterTableSchema(std::string_view name, const TableSchema& s
     return renamed;
   }
   RETURN_IF_ERROR(fs_->SyncDir(dir));
-  absl::StatusOr<std::shared_ptr<Table>> reopened = Table::Open(fs_, dir, schema);
+  // No merge runs now, so no part becomes outdated after this list is taken.
+  std::set<std::string> outdated;
+  for (const auto& part : table->registry().Outdated()) outdated.insert(part->name());
+  absl::StatusOr<std::shared_ptr<Table>> reopened = Table::Open(fs_, dir, schema, outdated);
   if (!reopened.ok()) {
     // The ALTER did not happen: the old schema goes back, the table keeps serving as it was.
     absl::Status restored = WriteFileSynced(*fs_, altered, EncodeTableSchema(table->declared_schema()));

@@ -294,5 +294,42 @@ TEST(StoreCatalogTest, AlterTableSchemaKeepsOldPartsReadable) {
   EXPECT_EQ(store->GetTable("t")->schema().columns[1].type, TypeId::kUInt32);
 }
 
+// A merged-away part a query still reads stays on disk through an ALTER (the reopened table does
+// not load, detach or delete it) and the earlier instance deletes it once the query lets go.
+TEST(StoreCatalogTest, AlterTableSchemaLeavesOutdatedPartsToTheEarlierInstance) {
+  TempDirectory dir;
+  auto store = Open(dir.path());
+  MergeOptions no_background;
+  no_background.threads = 0;
+  store->StartBackgroundMerges(no_background);
+  ASSERT_TRUE(store->CreateTable(TwoColumns(), false, false).ok());
+  std::shared_ptr<Table> before = store->GetTable("t");
+  ASSERT_TRUE(before->Insert(TwoColumnRows(0, 3)).ok());
+  ASSERT_TRUE(before->Insert(TwoColumnRows(3, 2)).ok());
+  std::shared_ptr<const PartsSnapshot> reading = before->Snapshot();  // a query's snapshot
+  ASSERT_EQ(reading->parts.size(), 2u);
+  ASSERT_TRUE(store->Optimize("t", /*final=*/true).ok());
+  ASSERT_EQ(before->registry().Outdated().size(), 2u);
+
+  TableSchema commented = TwoColumns();
+  commented.columns[1].comment = "altered while a query reads merged-away parts";
+  ASSERT_TRUE(store->AlterTableSchema("t", commented).ok());
+  std::shared_ptr<Table> after = store->GetTable("t");
+  ASSERT_NE(after, before);
+  EXPECT_EQ(RowCount(*after), 5u);
+  ASSERT_EQ(after->Snapshot()->parts.size(), 1u);
+  for (const auto& part : reading->parts) EXPECT_TRUE(fs::exists(part->directory())) << part->name();
+  absl::StatusOr<std::vector<DetachedPart>> detached = after->DetachedParts();
+  ASSERT_TRUE(detached.ok()) << detached.status();
+  EXPECT_TRUE(detached->empty());
+
+  std::vector<std::string> gone;
+  for (const auto& part : reading->parts) gone.push_back(part->directory());
+  reading.reset();
+  EXPECT_EQ(before->DeleteUnusedParts(), 2u);
+  for (const std::string& path : gone) EXPECT_FALSE(fs::exists(path)) << path;
+  EXPECT_EQ(RowCount(*after), 5u);
+}
+
 }  // namespace
 }  // namespace granite::storage

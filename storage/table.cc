@@ -47,7 +47,8 @@ Table::Table(std::shared_ptr<FileSystem> fs, std::string dir,
       granule_rows_(GranuleRowsOf(*schema_)) {}
 
 absl::StatusOr<std::shared_ptr<Table>> Table::Open(std::shared_ptr<FileSystem> fs,
-                                                   std::string dir, TableSchema schema) {
+                                                   std::string dir, TableSchema schema,
+                                                   const std::set<std::string>& earlier_outdated) {
   auto shared_schema = std::make_shared<const TableSchema>(std::move(schema));
   ASSIGN_OR_RETURN(std::shared_ptr<const PartSplitter> splitter,
                    PartSplitter::Create(shared_schema->Stored(), /*strict=*/false));
@@ -55,7 +56,7 @@ absl::StatusOr<std::shared_ptr<Table>> Table::Open(std::shared_ptr<FileSystem> f
       new Table(fs, std::move(dir), std::move(shared_schema), std::move(splitter)));
   // A clone install a crash interrupted is finished first (its staging directory is a tmp_ one).
   ASSIGN_OR_RETURN(const uint64_t floor, FinishCloneInstall(*fs, table->dir_));
-  ASSIGN_OR_RETURN(RecoveredParts recovered, RecoverParts(fs, table->schema_, table->dir_));
+  ASSIGN_OR_RETURN(RecoveredParts recovered, RecoverParts(fs, table->schema_, table->dir_, earlier_outdated));
   for (const auto& [part, reason] : recovered.detached) {
     ReportDetachedPart(table->name(), part, absl::StrCat(kBrokenPrefix, part), reason);
   }

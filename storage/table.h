@@ -54,11 +54,13 @@ inline constexpr size_t kRememberedAborts = 4096;
 class Table {
  public:
   // Opens the table stored in `dir` (which holds `schema` and `parts/`): recovers its parts
-  // (storage/part_recovery.h) and resumes block numbering after the largest one.
+  // (storage/part_recovery.h) and resumes block numbering after the largest one. Parts named in
+  // `earlier_outdated` belong to an earlier instance still open on `dir`, which deletes them.
   // Errors: CANNOT_READ_FROM_FILE / CANNOT_WRITE_TO_FILE on I/O errors; a PARTITION BY or sort
   // key that does not compile (KeyExpression::Parse's errors).
   static absl::StatusOr<std::shared_ptr<Table>> Open(std::shared_ptr<FileSystem> fs,
-                                                     std::string dir, TableSchema schema);
+                                                     std::string dir, TableSchema schema,
+                                                     const std::set<std::string>& earlier_outdated = {});
 
   // The columns parts hold (the declared schema without its ALIAS columns, which are computed
   // by the coordinator when read).
