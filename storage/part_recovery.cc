@@ -73,8 +73,8 @@ absl::StatusOr<RecoveredParts> RecoverParts(const std::shared_ptr<FileSystem>& f
     }
     absl::StatusOr<std::shared_ptr<const Part>> part = Part::Load(fs, schema, path, *name);
     if (!part.ok() && !StillListed(*fs, parts_dir, entry)) {
-      // Removed while this scan ran: a merged-away part an earlier instance of this table
-      // deleted when its last reader let go (Store::AlterTableSchema reopens a live table).
+      // Removed while this scan ran (an ALTER's reopen skips the earlier instance's outdated
+      // parts up front; this catches any other removal): nothing to recover.
       continue;
     }
     if (!part.ok()) {

@@ -318,7 +318,9 @@ TEST(StoreCatalogTest, AlterTableSchemaLeavesOutdatedPartsToTheEarlierInstance) 
   ASSERT_NE(after, before);
   EXPECT_EQ(RowCount(*after), 5u);
   ASSERT_EQ(after->Snapshot()->parts.size(), 1u);
-  for (const auto& part : reading->parts) EXPECT_TRUE(fs::exists(part->directory())) << part->name();
+  for (const auto& part : reading->parts) {
+    EXPECT_TRUE(fs::exists(part->directory())) << part->name();
+  }
   absl::StatusOr<std::vector<DetachedPart>> detached = after->DetachedParts();
   ASSERT_TRUE(detached.ok()) << detached.status();
   EXPECT_TRUE(detached->empty());

@@ -56,7 +56,8 @@ absl::StatusOr<std::shared_ptr<Table>> Table::Open(std::shared_ptr<FileSystem> f
       new Table(fs, std::move(dir), std::move(shared_schema), std::move(splitter)));
   // A clone install a crash interrupted is finished first (its staging directory is a tmp_ one).
   ASSIGN_OR_RETURN(const uint64_t floor, FinishCloneInstall(*fs, table->dir_));
-  ASSIGN_OR_RETURN(RecoveredParts recovered, RecoverParts(fs, table->schema_, table->dir_, earlier_outdated));
+  ASSIGN_OR_RETURN(RecoveredParts recovered,
+                   RecoverParts(fs, table->schema_, table->dir_, earlier_outdated));
   for (const auto& [part, reason] : recovered.detached) {
     ReportDetachedPart(table->name(), part, absl::StrCat(kBrokenPrefix, part), reason);
   }

@@ -58,9 +58,9 @@ class Table {
   // `earlier_outdated` belong to an earlier instance still open on `dir`, which deletes them.
   // Errors: CANNOT_READ_FROM_FILE / CANNOT_WRITE_TO_FILE on I/O errors; a PARTITION BY or sort
   // key that does not compile (KeyExpression::Parse's errors).
-  static absl::StatusOr<std::shared_ptr<Table>> Open(std::shared_ptr<FileSystem> fs,
-                                                     std::string dir, TableSchema schema,
-                                                     const std::set<std::string>& earlier_outdated = {});
+  static absl::StatusOr<std::shared_ptr<Table>> Open(
+      std::shared_ptr<FileSystem> fs, std::string dir, TableSchema schema,
+      const std::set<std::string>& earlier_outdated = {});
 
   // The columns parts hold (the declared schema without its ALIAS columns, which are computed
   // by the coordinator when read).
